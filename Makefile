@@ -1,0 +1,162 @@
+# transpose-bench Makefile
+#
+# Knobs (all optional, e.g. `make CUDA=0 V=1`):
+#   V=1              print full command lines
+#   DEVELOPER=1      strict warnings (-Werror and more)
+#   SAN=1            build with AddressSanitizer + UndefinedBehaviorSanitizer
+#   CUDA=0|1         leave out / force the CUDA backend (default: on when nvcc is found)
+#   CUBLAS=0         leave out the cublas_geam reference kernel
+#   CUDA_PATH=DIR    CUDA toolkit (default /usr/local/cuda)
+#   SMS="53 87"      GPU architectures (default: the board file's sms, else what nvcc offers)
+#   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
+#   PREFIX, DESTDIR  install locations
+#   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
+#
+# Targets: all (default), run, test, gpu-check, install, uninstall, clean, deps, docs.
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+DATADIR   ?= $(PREFIX)/share/transpose-bench
+MANDIR    ?= $(PREFIX)/share/man
+CUDA_PATH ?= /usr/local/cuda
+CC        := $(CROSS_COMPILE)gcc
+PKG_CONFIG ?= $(if $(CROSS_COMPILE),$(CROSS_COMPILE)pkg-config,pkg-config)
+NVCC      ?= $(CUDA_PATH)/bin/nvcc
+NVCC_CCBIN ?= $(CROSS_COMPILE)g++
+
+VERSION   := 0.1.0
+GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+
+ifeq ($(origin CUDA),undefined)
+  CUDA := $(if $(wildcard $(NVCC)),1,0)
+endif
+CUBLAS ?= $(CUDA)
+ifeq ($(CUDA),0)
+  CUBLAS := 0
+endif
+
+# GPU architectures: the board file's `sms` when BOARD= is given, else every
+# architecture nvcc offers among our users' (Jetson 53 62 72 87, desktop 90).
+ifneq ($(BOARD),)
+  SMS ?= $(shell sed -n 's/^[[:space:]]*sms[[:space:]]*=[[:space:]]*"\([0-9 ]*\)".*/\1/p' $(BOARD))
+endif
+ifeq ($(CUDA),1)
+  NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//')
+  SMS ?= $(filter 53 62 72 75 80 86 87 89 90,$(NVCC_ARCHS))
+endif
+
+WARN      := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
+ifeq ($(DEVELOPER),1)
+  WARN    += -Werror -Wstrict-prototypes -Wmissing-prototypes -Wcast-align
+endif
+SANFLAGS  :=
+ifeq ($(SAN),1)
+  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+OPT       ?= -O2 -g
+
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libconfig zlib 2>/dev/null)
+DEP_LIBS   := $(shell $(PKG_CONFIG) --libs libconfig zlib 2>/dev/null || echo -lconfig -lz)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
+	-Isrc -Ikernels $(DEP_CFLAGS) \
+	-DTB_VERSION='"$(VERSION)"' -DTB_GIT_REV='"$(GIT_REV)"' -DTB_DATADIR='"$(DATADIR)"' \
+	$(CFLAGS)
+ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+LIBS := $(DEP_LIBS) -lpthread -ldl -lm
+
+ifeq ($(CUDA),1)
+  ALL_CFLAGS += -DTB_HAVE_CUDA=1
+  NVCC_FLAGS := -ccbin $(NVCC_CCBIN) -std=c++14 -O3 -lineinfo -Isrc -Ikernels \
+	$(foreach s,$(SMS),-gencode=arch=compute_$(s),code=sm_$(s)) -Xcompiler -fPIC
+  ifeq ($(SAN),1)
+    NVCC_FLAGS += -Xcompiler -fsanitize=address,-fsanitize=undefined
+  endif
+  CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_PATH)/targets/$(TARGET)/lib $(CUDA_PATH)/lib64 $(CUDA_PATH)/lib))
+  LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart_static -lrt -lstdc++
+  CU_SRCS := $(wildcard kernels/*.cu)
+  ifeq ($(CUBLAS),1)
+    ALL_CFLAGS += -DTB_HAVE_CUBLAS=1
+    NVCC_FLAGS += -DTB_HAVE_CUBLAS=1
+    LIBS += -lcublas
+  endif
+endif
+
+ifeq ($(V),1)
+  Q :=
+  say :=
+else
+  Q := @
+  say = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+BUILD := build
+# Host sources; main.c only links into the tool, not into the tests.
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c)) $(wildcard kernels/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.cu.o)
+TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
+
+all: transpose-bench
+
+transpose-bench: $(BUILD)/src/main.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/libtb.a: $(LIB_OBJS)
+	$(call say,AR,$@)rm -f $@ && $(CROSS_COMPILE)ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(call say,NVCC,$<)$(NVCC) $(NVCC_FLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
+
+# ---- user-facing targets ---------------------------------------------------
+deps:
+	@scripts/ensure-deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory transpose-bench
+	./transpose-bench run -c conf/default.cfg
+
+test: deps
+	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS)
+	@TB_BIN=$(CURDIR)/transpose-bench scripts/run-tests.sh $(TEST_BINS)
+
+test-valgrind: deps
+	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS)
+	@TB_BIN=$(CURDIR)/transpose-bench TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
+
+gpu-check:
+	@scripts/gpu-check.sh
+
+install: transpose-bench
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/boards $(DESTDIR)$(DATADIR)/conf $(DESTDIR)$(MANDIR)/man1
+	install -m 755 transpose-bench $(DESTDIR)$(BINDIR)/
+	install -m 644 boards/*.cfg $(DESTDIR)$(DATADIR)/boards/
+	install -m 644 conf/*.cfg $(DESTDIR)$(DATADIR)/conf/
+	install -m 644 doc/transpose-bench.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/transpose-bench $(DESTDIR)$(MANDIR)/man1/transpose-bench.1
+	rm -rf $(DESTDIR)$(DATADIR)
+
+docs:
+	@if command -v doxygen >/dev/null; then doxygen doc/Doxyfile; \
+	else echo "make docs: doxygen not found; install it with: sudo apt-get install doxygen"; exit 1; fi
+
+clean:
+	rm -rf $(BUILD) transpose-bench
+
+.PHONY: all deps run test test-valgrind gpu-check install uninstall docs clean
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,129 @@
+/* kernel_table.c: THE table of kernels. Adding a kernel means one row here plus its
+ * launcher; `list`, the sweep's checks and the log all follow from the row. Order is
+ * `list` order. CUDA rows stay in the table when CUDA is compiled out, with the reason. */
+#include "kernels.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ELEM_ALL ((1u << 1) | (1u << 2) | (1u << 4) | (1u << 8))
+#define ELEM_F32 (1u << 4)
+
+static int rule_square(int bx, int by, char *why, size_t n)
+{
+    if (bx == by)
+        return 1;
+    snprintf(why, n, "square tile: needs block.x == block.y, got %dx%d", bx, by);
+    return 0;
+}
+
+static int rule_tile_rows(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 16 || bx == 32 || bx == 64) && by > 0 && bx % by == 0)
+        return 1;
+    snprintf(why, n, "tile rows: needs block.x = tile (16, 32 or 64) and block.y dividing it, "
+             "got %dx%d", bx, by);
+    return 0;
+}
+
+#ifdef TB_HAVE_CUDA
+#define CUDA_FN(n) tb_cuda_##n, NULL
+#else
+#define CUDA_FN(n) NULL, "built without CUDA (nvcc not found, or CUDA=0)"
+#endif
+#ifdef TB_HAVE_CUBLAS
+#define CUBLAS_FN(n) tb_cuda_##n, NULL
+#elif defined(TB_HAVE_CUDA)
+#define CUBLAS_FN(n) NULL, "built without cuBLAS (CUBLAS=0)"
+#else
+#define CUBLAS_FN(n) NULL, "built without CUDA (nvcc not found, or CUDA=0)"
+#endif
+
+#define ANY "any"
+#define NOB "none (one point per size)"
+#define SQ "block.x == block.y (the tile)"
+#define TR "block.x = tile 16|32|64, block.y divides it"
+#define CPU TB_BACKEND_CPU
+#define GPU TB_BACKEND_CUDA
+#define COPY_REF (TB_KF_COPY | TB_KF_COPY_REF | TB_KF_NO_BLOCK)
+
+const struct tb_kernel tb_kernels[] = {
+    /* CPU backend: always built */
+    { "copy_row", "plain row-by-row copy (memcpy): the CPU's upper bound", CPU,
+      tb_cpu_copy_row, NULL, NOB, NULL, 2, COPY_REF, ELEM_ALL },
+    { "naive_row", "the seeds' host loop: row-wise reads, strided writes (verification reference)",
+      CPU, tb_cpu_naive_row, NULL, NOB, NULL, 2, TB_KF_NO_BLOCK, ELEM_ALL },
+    { "blocked", "cache-blocked transpose, tile = block.y rows x block.x cols", CPU,
+      tb_cpu_blocked, NULL, ANY, NULL, 2, 0, ELEM_ALL },
+
+    /* CUDA backend: bounds */
+    { "memcpy", "cudaMemcpy device to device: the physical limit", GPU, CUDA_FN(memcpy), NOB,
+      NULL, 2, COPY_REF, ELEM_ALL },
+    { "copy_row", "coalesced copy by rows: upper bound for a kernel", GPU, CUDA_FN(copy_row), ANY,
+      NULL, 2, TB_KF_COPY, ELEM_F32 },
+    { "copy_col", "strided copy by columns: lower bound", GPU, CUDA_FN(copy_col), ANY, NULL, 2,
+      TB_KF_COPY, ELEM_F32 },
+    { "copy_smem", "copy through a square shared-memory tile", GPU, CUDA_FN(copy_smem), SQ,
+      rule_square, 2, TB_KF_COPY, ELEM_F32 },
+    /* naive */
+    { "naive_row", "coalesced reads, strided writes", GPU, CUDA_FN(naive_row), ANY, NULL, 2, 0,
+      ELEM_F32 },
+    { "naive_col", "strided reads, coalesced writes", GPU, CUDA_FN(naive_col), ANY, NULL, 2, 0,
+      ELEM_F32 },
+    /* unrolled */
+    { "unroll4_row", "4 elements per thread along x, coalesced reads (tail handled)", GPU,
+      CUDA_FN(unroll4_row), ANY, NULL, 2, 0, ELEM_F32 },
+    { "unroll4_col", "4 elements per thread along x, coalesced writes (tail handled)", GPU,
+      CUDA_FN(unroll4_col), ANY, NULL, 2, 0, ELEM_F32 },
+    /* diagonal block order */
+    { "diagonal_row", "diagonal block order (against partition camping), coalesced reads", GPU,
+      CUDA_FN(diagonal_row), ANY, NULL, 2, 0, ELEM_F32 },
+    { "diagonal_col", "diagonal block order, coalesced writes", GPU, CUDA_FN(diagonal_col), ANY,
+      NULL, 2, 0, ELEM_F32 },
+    /* shared memory */
+    { "smem", "square shared-memory tile, bank conflicts on the column read", GPU, CUDA_FN(smem),
+      SQ, rule_square, 2, 0, ELEM_F32 },
+    { "smem_pad", "square tile padded by one column: no bank conflicts", GPU, CUDA_FN(smem_pad),
+      SQ, rule_square, 2, 0, ELEM_F32 },
+    { "smem_rect", "rectangular tile block.y x block.x, bank conflicts", GPU, CUDA_FN(smem_rect),
+      ANY, NULL, 2, 0, ELEM_F32 },
+    { "smem_rect_pad", "rectangular tile, padded", GPU, CUDA_FN(smem_rect_pad), ANY, NULL, 2, 0,
+      ELEM_F32 },
+    { "smem_unroll_pad", "two padded rectangular tiles per block, dynamic shared memory", GPU,
+      CUDA_FN(smem_unroll_pad), ANY, NULL, 2, 0, ELEM_F32 },
+    /* multi-row tiles */
+    { "tiled", "padded TILE x TILE tile moved by TILE x ROWS threads (block.y = ROWS)", GPU,
+      CUDA_FN(tiled), TR, rule_tile_rows, 2, 0, ELEM_F32 },
+    /* vendor reference */
+    { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, CUBLAS_FN(cublas_geam),
+      NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK, ELEM_F32 },
+    { NULL, NULL, CPU, NULL, NULL, NULL, NULL, 0, 0, 0 },
+};
+
+const char *tb_backend_name(enum tb_backend_id b)
+{
+    return b == TB_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
+const struct tb_kernel *tb_kernel_find(const char *name, enum tb_backend_id b)
+{
+    for (const struct tb_kernel *k = tb_kernels; k->name; k++)
+        if (k->backend == b && !strcmp(k->name, name))
+            return k;
+    return NULL;
+}
+
+const struct tb_kernel *tb_kernel_copy_ref(enum tb_backend_id b)
+{
+    for (const struct tb_kernel *k = tb_kernels; k->name; k++)
+        if (k->backend == b && (k->flags & TB_KF_COPY_REF))
+            return k;
+    return NULL;
+}
+
+int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, size_t n)
+{
+    if (k->flags & TB_KF_NO_BLOCK)
+        return 1;
+    return k->block_ok ? k->block_ok(bx, by, why, n) : 1;
+}

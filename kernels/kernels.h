@@ -1,0 +1,80 @@
+/* kernels.h: the one table of transpose kernels, for every backend, behind a plain C
+ * interface. A row says what a kernel is, which block shapes it accepts, and how many
+ * bytes it moves; the runner and `list` read nothing else. Kernel code lives in
+ * cpu_kernels.c and the *.cu files; this header is C and C++ (nvcc) clean. */
+#ifndef TB_KERNELS_H
+#define TB_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tb_backend_id { TB_BACKEND_CPU = 0, TB_BACKEND_CUDA = 1 };
+
+/* One launch: input rows x cols row-major, output cols x rows (copy kernels: rows x cols). */
+struct tb_launch {
+    const void *in;
+    void *out;
+    long rows, cols;
+    int block_x, block_y;
+    int elem_size;
+    unsigned grid_x, grid_y; /* set by the launcher; 0 where there is no grid */
+};
+
+/* Returns 0, or a backend error code (cudaError_t for CUDA, a negative errno for CPU). */
+typedef int (*tb_launch_fn)(struct tb_launch *l);
+/* Returns 1 when the block shape suits the kernel, else 0 with the reason in why. */
+typedef int (*tb_block_rule_fn)(int bx, int by, char *why, size_t n);
+
+enum tb_kernel_flags {
+    TB_KF_COPY = 1u << 0,     /* output has the input's shape: a bound, not a transpose */
+    TB_KF_COPY_REF = 1u << 1, /* the backend's copy that frac_copy divides by */
+    TB_KF_VENDOR = 1u << 2,   /* a library's kernel (cuBLAS), shown for reference */
+    TB_KF_NO_BLOCK = 1u << 3, /* block shape has no meaning: one point per size */
+};
+
+struct tb_kernel {
+    const char *name;
+    const char *description;
+    enum tb_backend_id backend;
+    tb_launch_fn launch;        /* NULL when compiled out */
+    const char *unavailable;    /* why launch is NULL */
+    const char *rule_text;      /* the block-shape rule, in words */
+    tb_block_rule_fn block_ok;  /* NULL: any block within the device's limits */
+    double bytes_factor;        /* bytes moved = factor x rows x cols x elem_size */
+    unsigned flags;
+    unsigned elem_sizes;        /* bit mask of supported element sizes (1<<size) */
+};
+
+/* The table, in `list` order, ended by a row with a NULL name. */
+extern const struct tb_kernel tb_kernels[];
+
+const char *tb_backend_name(enum tb_backend_id b);
+/* Row for name on backend b, or NULL. */
+const struct tb_kernel *tb_kernel_find(const char *name, enum tb_backend_id b);
+/* The backend's reference copy (TB_KF_COPY_REF), or NULL. */
+const struct tb_kernel *tb_kernel_copy_ref(enum tb_backend_id b);
+/* Checks the block against the row's rule; 1 ok, 0 with why filled. */
+int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, size_t n);
+
+/* CPU kernels (cpu_kernels.c). */
+int tb_cpu_naive_row(struct tb_launch *l);
+int tb_cpu_blocked(struct tb_launch *l);
+int tb_cpu_copy_row(struct tb_launch *l);
+
+/* CUDA kernels (cuda_transpose.cu); present when built with TB_HAVE_CUDA. */
+#define TB_CUDA_KERNELS(X) \
+    X(copy_row) X(copy_col) X(copy_smem) X(memcpy) \
+    X(naive_row) X(naive_col) X(unroll4_row) X(unroll4_col) \
+    X(diagonal_row) X(diagonal_col) X(smem) X(smem_pad) X(smem_rect) X(smem_rect_pad) \
+    X(smem_unroll_pad) X(tiled) X(cublas_geam)
+#define TB_DECLARE_CUDA(n) int tb_cuda_##n(struct tb_launch *l);
+TB_CUDA_KERNELS(TB_DECLARE_CUDA)
+#undef TB_DECLARE_CUDA
+
+#ifdef __cplusplus
+}
+#endif
+#endif

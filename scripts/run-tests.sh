@@ -1,0 +1,26 @@
+#!/bin/sh
+# Run every cmocka test binary given as an argument and sum up. Each binary prints
+# cmocka's own summary; the last line is the plain "N passed, N failed" total.
+# TB_VALGRIND=1 runs each under valgrind (memory errors or leaks fail the test).
+set -u
+passed=0; failed=0; failed_names=""
+for t in "$@"; do
+    name=$(basename "$t")
+    if [ "${TB_VALGRIND:-0}" = 1 ]; then
+        set -- valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t"
+    else
+        set -- "$t"
+    fi
+    out=$(CMOCKA_MESSAGE_OUTPUT=stdout "$@" 2>&1); rc=$?
+    printf '%s\n' "$out"
+    n=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+    f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+    passed=$((passed + ${n:-0})); failed=$((failed + ${f:-0}))
+    if [ "$rc" != 0 ]; then
+        [ -z "$f" ] && failed=$((failed + 1))
+        failed_names="$failed_names $name"
+    fi
+done
+[ -n "$failed_names" ] && echo "failing test programs:$failed_names"
+echo "$passed passed, $failed failed"
+[ -z "$failed_names" ]

@@ -1,0 +1,48 @@
+/* backend.c: choosing a backend from --device. Without CUDA compiled in, the CUDA
+ * backend is a stub whose `unavailable` says why, so `--device cuda` explains itself. */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TB_HAVE_CUDA
+const struct tb_backend tb_backend_cuda = {
+    .name = "cuda",
+    .id = TB_BACKEND_CUDA,
+    .unavailable = "built without CUDA (nvcc not found at build time, or CUDA=0)",
+};
+#endif
+
+int tb_backend_select(const char *spec, const struct tb_backend **out, int *index, char *why,
+                      size_t n)
+{
+    why[0] = '\0';
+    *index = 0;
+    if (!strcmp(spec, "cpu")) {
+        *out = &tb_backend_cpu;
+        return 0;
+    }
+    if (!strncmp(spec, "cuda", 4) && (spec[4] == '\0' || spec[4] == ':')) {
+        if (spec[4] == ':') {
+            char *end;
+            long v = strtol(spec + 5, &end, 10);
+            if (end == spec + 5 || *end || v < 0 || v > 1024)
+                return -1;
+            *index = (int)v;
+        }
+        *out = &tb_backend_cuda;
+        return 0;
+    }
+    if (strcmp(spec, "auto"))
+        return -1;
+    const struct tb_backend *cuda = &tb_backend_cuda;
+    if (cuda->unavailable)
+        snprintf(why, n, "%s", cuda->unavailable);
+    else if (cuda->probe(0, why, n) == 0) {
+        *out = cuda;
+        return 0;
+    }
+    *out = &tb_backend_cpu;
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* backend.h: what the runner needs from a device (CPU or CUDA): memory, launches,
+ * timing, cache flushing, clocks and recovery. One ops struct per backend; the CUDA
+ * one lives in kernels/cuda_backend.cu. Errors are backend codes, 0 meaning success. */
+#ifndef TB_BACKEND_H
+#define TB_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tb_device_info {
+    char name[128];
+    int index;
+    int cc_major, cc_minor;          /* 0 on the CPU */
+    int sm_count;                    /* CPU: online cores */
+    size_t l2_bytes;                 /* last-level cache */
+    size_t mem_bytes;                /* device (or host) memory */
+    int max_threads_per_block;       /* CPU: no limit, INT_MAX */
+    char runtime_version[32], driver_version[32];
+};
+
+struct tb_backend {
+    const char *name;
+    enum tb_backend_id id;
+    const char *unavailable;         /* non-NULL when compiled out */
+    /* 0 when device index is usable here, else an error code with why filled in. */
+    int (*probe)(int index, char *why, size_t n);
+    int (*open)(int index, struct tb_device_info *info);
+    void (*close)(void);
+    int (*alloc)(size_t bytes, void **p);
+    void (*free)(void *p);
+    int (*download)(void *host_dst, const void *dev_src, size_t n);
+    int (*fill_bytes)(void *dst, int byte, size_t n);
+    int (*fill_pattern)(void *dst, size_t count, int elem_size, uint64_t seed);
+    int (*launch)(const struct tb_kernel *k, struct tb_launch *l);   /* async where possible */
+    int (*timed)(const struct tb_kernel *k, struct tb_launch *l, double *ms);
+    int (*sync)(void);
+    int (*flush_cache)(void);        /* evict the last-level cache (cold measurements) */
+    int (*sm_clock_mhz)(double *mhz);/* current SM clock, NAN where unknown */
+    int (*recover)(void);            /* after a broken context: 0 when usable again */
+    const char *(*errstr)(int err);
+    bool (*is_oom)(int err);
+    bool (*is_fatal)(int err);       /* the context is broken: recover before going on */
+};
+
+extern const struct tb_backend tb_backend_cpu;
+extern const struct tb_backend tb_backend_cuda;
+
+/* "auto", "cpu", "cuda", "cuda:N": picks the backend; auto prefers a usable GPU.
+ * Fills why with the reason auto fell back to the CPU. Returns 0 or -1 on a bad spec. */
+int tb_backend_select(const char *spec, const struct tb_backend **out, int *index,
+                      char *why, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

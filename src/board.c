@@ -1,0 +1,143 @@
+/* board.c: see board.h. Desktop boards match the GPU's name; Jetsons the device-tree
+ * model. Longest match wins, so "Orin NX" is not taken for a plain "Orin". */
+#include "board.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "util.h"
+
+#ifndef TB_DATADIR
+#define TB_DATADIR "/usr/local/share/transpose-bench"
+#endif
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int tb_data_dir(const char *sub, char *out, size_t n)
+{
+    if (is_dir(sub)) {
+        snprintf(out, n, "%s", sub);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char cand[PATH_MAX + 64];
+            snprintf(cand, sizeof(cand), "%s/%s", exe, sub);   /* build tree */
+            if (is_dir(cand) && strlen(cand) < n) {
+                snprintf(out, n, "%s", cand);
+                return 0;
+            }
+            snprintf(cand, sizeof(cand), "%s/../share/transpose-bench/%s", exe, sub);
+            if (is_dir(cand) && strlen(cand) < n) {
+                snprintf(out, n, "%s", cand);
+                return 0;
+            }
+        }
+    }
+    char cand[PATH_MAX];
+    snprintf(cand, sizeof(cand), "%s/%s", TB_DATADIR, sub);
+    if (is_dir(cand)) {
+        snprintf(out, n, "%s", cand);
+        return 0;
+    }
+    return -1;
+}
+
+int tb_data_file(const char *sub, const char *name, char *out, size_t n)
+{
+    if (access(name, F_OK) == 0 || strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return 0;
+    }
+    char dir[PATH_MAX];
+    if (tb_data_dir(sub, dir, sizeof(dir)) == 0) {
+        char cand[PATH_MAX * 2];
+        snprintf(cand, sizeof(cand), "%s/%s", dir, name);
+        if (access(cand, F_OK) == 0) {
+            snprintf(out, n, "%s", cand);
+            return 0;
+        }
+        snprintf(cand, sizeof(cand), "%s/%s.cfg", dir, name);
+        if (access(cand, F_OK) == 0) {
+            snprintf(out, n, "%s", cand);
+            return 0;
+        }
+    }
+    snprintf(out, n, "%s", name);   /* let the loader report it missing */
+    return -1;
+}
+
+void tb_board_model(const char *root, char *buf, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/proc/device-tree/model", root);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t len = fread(buf, 1, n - 1, f);
+    fclose(f);
+    buf[len] = '\0';   /* the device tree ends it with a NUL already */
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n, char *why,
+                    size_t why_n)
+{
+    char dir[PATH_MAX], model[256];
+    if (tb_data_dir("boards", dir, sizeof(dir)) < 0) {
+        snprintf(why, why_n, "no boards/ directory found");
+        return -1;
+    }
+    tb_board_model(root, model, sizeof(model));
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(why, why_n, "cannot open '%s'", dir);
+        return -1;
+    }
+    size_t best_len = 0;
+    char best[PATH_MAX * 2] = "";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".cfg"))
+            continue;
+        char file[PATH_MAX * 2], name[128], m[256], g[256];
+        snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+        if (tb_config_peek_board(file, name, sizeof(name), m, sizeof(m), g, sizeof(g)) < 0)
+            continue;
+        if (m[0] && model[0] && strstr(model, m) && strlen(m) > best_len) {
+            best_len = strlen(m);
+            snprintf(best, sizeof(best), "%s", file);
+            snprintf(why, why_n, "device-tree model '%s' matches '%s'", model, m);
+        }
+        if (g[0] && gpu_name && strstr(gpu_name, g) && strlen(g) > best_len) {
+            best_len = strlen(g);
+            snprintf(best, sizeof(best), "%s", file);
+            snprintf(why, why_n, "GPU '%s' matches '%s'", gpu_name, g);
+        }
+    }
+    closedir(d);
+    if (!best[0]) {
+        snprintf(best, sizeof(best), "%s/generic.cfg", dir);
+        snprintf(why, why_n, "no board file matches (model '%s'%s%s), using the generic one",
+                 model[0] ? model : "none", gpu_name ? ", GPU " : "", gpu_name ? gpu_name : "");
+    }
+    snprintf(path, n, "%s", best);
+    return access(path, R_OK) == 0 ? 0 : -1;
+}

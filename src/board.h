@@ -1,0 +1,26 @@
+/* board.h: finding the tool's data files (boards/, conf/) and detecting the board this
+ * runs on: a board file's match.model against /proc/device-tree/model (under the
+ * sysfs root), or its match.gpu against the GPU's name; generic.cfg otherwise. */
+#ifndef TB_BOARD_H
+#define TB_BOARD_H
+
+#include <stddef.h>
+
+/* Directory holding sub ("boards" or "conf"): ./sub when present, else next to the
+ * installed binary (../share/transpose-bench/sub), else the compiled-in data dir.
+ * Returns 0 and fills out, or -1. */
+int tb_data_dir(const char *sub, char *out, size_t n);
+
+/* Resolves a file name given on the command line: as given when it exists, else
+ * looked up in the data dir sub. */
+int tb_data_file(const char *sub, const char *name, char *out, size_t n);
+
+/* Picks the board file for this machine. root: sysfs root ("/" normally); gpu_name may
+ * be NULL. Fills path and a one-line reason. Returns 0, or -1 when no file exists. */
+int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n, char *why,
+                    size_t why_n);
+
+/* Reads /proc/device-tree/model under root into buf ("" when absent). */
+void tb_board_model(const char *root, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,664 @@
+/* compare.c: `transpose-bench compare`. Reads logs (gzip or plain, any board, any tool
+ * version: columns are found by name in the header), keeps every readable row, and
+ * prints per size the best point of each kernel on each board; with --baseline, marks
+ * each point faster, slower or same by a rule that counts both runs' measured spread,
+ * and exits 1 when one regressed beyond --threshold. --plot draws through gnuplot. */
+#include "compare.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "csvlog.h"
+#include "util.h"
+
+#define LOG_FORMAT_KNOWN 1
+#define SAME_FLOOR 0.01      /* differences under 1% are "same" whatever the spread */
+#define NOISE_SIGMAS 3.0
+
+#define rec tb_compare_rec
+#define recs tb_compare_recs
+
+static int recs_push(struct recs *r, const struct rec *x)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 256;
+        struct rec *v = realloc(r->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = *x;
+    return 0;
+}
+
+int tb_csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max)
+            return -1;
+        if (*p == '"') {
+            char *out = ++p;
+            fields[n++] = out;
+            for (;;) {
+                if (*p == '\0')
+                    return -1;   /* unterminated quote */
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+            *out = '\0';
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p ? -1 : n;
+        }
+        fields[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            return n;
+        *comma = '\0';
+        p = comma + 1;
+    }
+}
+
+enum { C_BOARD, C_DEVICE, C_KERNEL, C_ROWS, C_COLS, C_BX, C_BY, C_GBPS, C_PEAK, C_COPY, C_GPW,
+       C_SEM, C_STATUS, C_N };
+static const char *const wanted[C_N] = { "board", "device", "kernel", "rows", "cols", "block_x",
+    "block_y", "gbps", "frac_peak", "frac_copy", "gbps_per_w", "rel_sem", "status" };
+static const bool required[C_N] = { true, false, true, true, true, false, false, true };
+
+static double num(const char *s)
+{
+    char *end;
+    if (!s || !*s)
+        return NAN;
+    double v = strtod(s, &end);
+    return *end ? NAN : v;
+}
+
+/* Reads one log; returns the rows it added, or -1 when the file is not a log at all.
+ * Problems are reported naming file and line; readable rows are always kept. */
+int tb_compare_read(const char *path, struct recs *out, int *problems)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz) {
+        error("compare: cannot open '%s': %s", path, strerror(errno ? errno : ENOENT));
+        (*problems)++;
+        return -1;
+    }
+    static char line[16384];
+    int col[C_N];
+    bool have_header = false, ended = false;
+    long lineno = 0, added = 0;
+    int format = 0;
+    char *fields[256];
+    int nhead = 0;
+    while (gzgets(gz, line, sizeof(line))) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+            error("compare: %s:%ld: line longer than %zu bytes; skipped", path, lineno,
+                  sizeof(line));
+            (*problems)++;
+            int ch;
+            while ((ch = gzgetc(gz)) != -1 && ch != '\n')
+                ;
+            continue;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#') {
+            sscanf(line, "# log_format: %d", &format);
+            if (!strncmp(line, "# end:", 6))
+                ended = true;
+            continue;
+        }
+        if (!line[0])
+            continue;
+        if (!have_header) {
+            nhead = tb_csv_split(line, fields, 256);
+            for (int c = 0; c < C_N; c++) {
+                col[c] = -1;
+                for (int i = 0; i < nhead; i++)
+                    if (!strcmp(fields[i], wanted[c]))
+                        col[c] = i;
+                if (col[c] < 0 && required[c]) {
+                    error("compare: %s:%ld: not a transpose-bench log (no '%s' column)", path,
+                          lineno, wanted[c]);
+                    (*problems)++;
+                    gzclose(gz);
+                    return -1;
+                }
+            }
+            if (format > LOG_FORMAT_KNOWN)
+                warning("compare: %s: log format %d is newer than this tool's %d; reading the "
+                        "columns it knows", path, format, LOG_FORMAT_KNOWN);
+            have_header = true;
+            continue;
+        }
+        int nf = tb_csv_split(line, fields, 256);
+        if (nf != nhead) {
+            error("compare: %s:%ld: %d fields where the header has %d; row skipped", path, lineno,
+                  nf, nhead);
+            (*problems)++;
+            continue;
+        }
+        struct rec r;
+        memset(&r, 0, sizeof(r));
+#define STR(c, dst) tb_strlcpy(dst, col[c] >= 0 ? fields[col[c]] : "", sizeof(dst))
+#define NUM(c) (col[c] >= 0 ? num(fields[col[c]]) : NAN)
+        STR(C_BOARD, r.board);
+        STR(C_DEVICE, r.device);
+        STR(C_KERNEL, r.kernel);
+        STR(C_STATUS, r.status);
+        r.rows = (long)NUM(C_ROWS);
+        r.cols = (long)NUM(C_COLS);
+        double bx = NUM(C_BX), by = NUM(C_BY);
+        r.bx = isnan(bx) ? 0 : (int)bx;
+        r.by = isnan(by) ? 0 : (int)by;
+        r.gbps = NUM(C_GBPS);
+        r.frac_peak = NUM(C_PEAK);
+        r.frac_copy = NUM(C_COPY);
+        r.gbps_per_w = NUM(C_GPW);
+        r.rel_sem = NUM(C_SEM);
+#undef STR
+#undef NUM
+        if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
+            error("compare: %s:%ld: row without a kernel or size; skipped", path, lineno);
+            (*problems)++;
+            continue;
+        }
+        if (recs_push(out, &r) == 0)
+            added++;
+    }
+    int zerr = 0;
+    const char *msg = gzerror(gz, &zerr);
+    if (zerr != Z_OK && zerr != Z_STREAM_END) {
+        error("compare: %s: unreadable after line %ld (%s); using the %ld rows read", path, lineno,
+              msg, added);
+        (*problems)++;
+    } else if (have_header && !ended) {
+        warning("compare: %s: no end marker (run interrupted or still running); using its %ld rows",
+                path, added);
+    }
+    gzclose(gz);
+    if (!have_header) {
+        error("compare: %s: not a transpose-bench log (no header line)", path);
+        (*problems)++;
+        return -1;
+    }
+    return (int)added;
+}
+
+static bool usable(const struct rec *r)
+{
+    return !isnan(r->gbps) && (!strcmp(r->status, "ok") || !strcmp(r->status, "suspect") ||
+                               !r->status[0]);
+}
+
+static int by_size_kernel(const void *a, const void *b)
+{
+    const struct rec *x = a, *y = b;
+    double sx = (double)x->rows * x->cols, sy = (double)y->rows * y->cols;
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    if (x->rows != y->rows)
+        return x->rows < y->rows ? -1 : 1;
+    int c = strcmp(x->kernel, y->kernel);
+    if (c)
+        return c;
+    c = strcmp(x->board, y->board);
+    return c ? c : strcmp(x->device, y->device);
+}
+
+static bool same_group(const struct rec *a, const struct rec *b)
+{
+    return a->rows == b->rows && a->cols == b->cols && !strcmp(a->kernel, b->kernel) &&
+           !strcmp(a->board, b->board) && !strcmp(a->device, b->device);
+}
+
+/* Best point of each (size, kernel, board, device), sorted. */
+static size_t best_points(struct recs *in, struct rec *out)
+{
+    size_t n = 0;
+    qsort(in->v, in->n, sizeof(*in->v), by_size_kernel);
+    for (size_t i = 0; i < in->n; i++) {
+        const struct rec *r = &in->v[i];
+        if (!usable(r))
+            continue;
+        if (n && same_group(&out[n - 1], r)) {
+            if (r->gbps > out[n - 1].gbps)
+                out[n - 1] = *r;
+        } else {
+            out[n++] = *r;
+        }
+    }
+    return n;
+}
+
+enum format { F_TABLE, F_MARKDOWN, F_CSV };
+
+static void print_best(const struct rec *v, size_t n, enum format f)
+{
+    if (f == F_CSV)
+        printf("rows,cols,kernel,board,device,gbps,block_x,block_y,frac_peak,frac_copy,gbps_per_w\n");
+    long lr = -1, lc = -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct rec *r = &v[i];
+        char g[32], p[32], c[32], w[32], blk[32];
+        tb_fmt_num(g, sizeof(g), r->gbps, 1);
+        tb_fmt_num(p, sizeof(p), r->frac_peak, 3);
+        tb_fmt_num(c, sizeof(c), r->frac_copy, 3);
+        tb_fmt_num(w, sizeof(w), r->gbps_per_w, 3);
+        if (r->bx)
+            snprintf(blk, sizeof(blk), "%dx%d", r->bx, r->by);
+        else
+            snprintf(blk, sizeof(blk), "-");
+        if (f == F_CSV) {
+            printf("%ld,%ld,%s,%s,\"%s\",%s,%d,%d,%s,%s,%s\n", r->rows, r->cols, r->kernel,
+                   r->board, r->device, isnan(r->gbps) ? "" : g, r->bx, r->by,
+                   isnan(r->frac_peak) ? "" : p, isnan(r->frac_copy) ? "" : c,
+                   isnan(r->gbps_per_w) ? "" : w);
+            continue;
+        }
+        if (r->rows != lr || r->cols != lc) {
+            if (f == F_MARKDOWN)
+                printf("\n### %ld x %ld\n\n| kernel | board | device | best GB/s | block | of peak "
+                       "| of memcpy | GB/s per W |\n|---|---|---|---:|---|---:|---:|---:|\n",
+                       r->rows, r->cols);
+            else
+                printf("\n%ld x %ld\n  %-16s %-18s %-28s %10s %-8s %8s %9s %10s\n", r->rows,
+                       r->cols, "kernel", "board", "device", "best GB/s", "block", "of peak",
+                       "of memcpy", "GB/s per W");
+            lr = r->rows;
+            lc = r->cols;
+        }
+        if (f == F_MARKDOWN)
+            printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r->kernel, r->board, r->device,
+                   g, blk, p, c, w);
+        else
+            printf("  %-16s %-18.18s %-28.28s %10s %-8s %8s %9s %10s\n", r->kernel, r->board,
+                   r->device, g, blk, p, c, w);
+    }
+}
+
+/* ---- baseline --------------------------------------------------------------------- */
+
+static bool same_point(const struct rec *a, const struct rec *b)
+{
+    return same_group(a, b) && a->bx == b->bx && a->by == b->by;
+}
+
+/* faster/slower/same: the difference must exceed both 1% and 3 combined standard errors. */
+const char *tb_compare_verdict(double base, double now, double sem_base, double sem_now,
+                               double *delta)
+{
+    *delta = now / base - 1.0;
+    double sb = isnan(sem_base) ? 0 : sem_base, sn = isnan(sem_now) ? 0 : sem_now;
+    double noise = NOISE_SIGMAS * sqrt(sb * sb + sn * sn);
+    double bar = noise > SAME_FLOOR ? noise : SAME_FLOOR;
+    if (fabs(*delta) <= bar)
+        return "same";
+    return *delta > 0 ? "faster" : "slower";
+}
+
+static int print_baseline(const struct recs *now, const struct recs *base, enum format f,
+                          double threshold_pct)
+{
+    int regressions = 0;
+    if (f == F_CSV)
+        printf("rows,cols,kernel,board,device,block_x,block_y,base_gbps,gbps,delta_pct,verdict\n");
+    else if (f == F_MARKDOWN)
+        printf("| size | kernel | board | block | baseline GB/s | GB/s | change | verdict |\n"
+               "|---|---|---|---|---:|---:|---:|---|\n");
+    else
+        printf("  %-12s %-16s %-18s %-8s %12s %10s %8s  %s\n", "size", "kernel", "board", "block",
+               "baseline", "GB/s", "change", "verdict");
+    size_t matched = 0;
+    for (size_t i = 0; i < now->n; i++) {
+        const struct rec *r = &now->v[i];
+        if (!usable(r))
+            continue;
+        const struct rec *b = NULL;
+        for (size_t j = 0; j < base->n; j++)
+            if (usable(&base->v[j]) && same_point(r, &base->v[j]))
+                b = &base->v[j];
+        if (!b)
+            continue;
+        matched++;
+        double delta;
+        const char *v = tb_compare_verdict(b->gbps, r->gbps, b->rel_sem, r->rel_sem, &delta);
+        bool regressed = !strcmp(v, "slower") && -delta * 100 > threshold_pct;
+        regressions += regressed;
+        char size[32], blk[32];
+        snprintf(size, sizeof(size), "%ldx%ld", r->rows, r->cols);
+        if (r->bx)
+            snprintf(blk, sizeof(blk), "%dx%d", r->bx, r->by);
+        else
+            snprintf(blk, sizeof(blk), "-");
+        const char *mark = regressed ? " REGRESSION" : "";
+        if (f == F_CSV)
+            printf("%ld,%ld,%s,%s,\"%s\",%d,%d,%.2f,%.2f,%.2f,%s%s\n", r->rows, r->cols, r->kernel,
+                   r->board, r->device, r->bx, r->by, b->gbps, r->gbps, delta * 100, v,
+                   regressed ? "-regression" : "");
+        else if (f == F_MARKDOWN)
+            printf("| %s | %s | %s | %s | %.1f | %.1f | %+.1f%% | %s%s |\n", size, r->kernel,
+                   r->board, blk, b->gbps, r->gbps, delta * 100, v, mark);
+        else
+            printf("  %-12s %-16s %-18.18s %-8s %12.1f %10.1f %+7.1f%%  %s%s\n", size, r->kernel,
+                   r->board, blk, b->gbps, r->gbps, delta * 100, v, mark);
+    }
+    if (f != F_CSV)
+        printf("\n%zu points compared, %d regressed beyond %.1f%%\n", matched, regressions,
+               threshold_pct);
+    if (matched == 0)
+        warning("compare: no point of the logs matches a point of the baseline");
+    return regressions;
+}
+
+/* ---- plots ------------------------------------------------------------------------ */
+
+static bool have_gnuplot(void)
+{
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/* Writes a data table: one row per category, one column per series. */
+static void write_table(FILE *f, const char *const *cats, size_t nc, const char *const *series,
+                        size_t ns, const double *val)
+{
+    fprintf(f, "category");
+    for (size_t s = 0; s < ns; s++)
+        fprintf(f, "\t\"%s\"", series[s]);
+    fputc('\n', f);
+    for (size_t c = 0; c < nc; c++) {
+        fprintf(f, "\"%s\"", cats[c]);
+        for (size_t s = 0; s < ns; s++) {
+            double v = val[c * ns + s];
+            if (isnan(v))
+                fprintf(f, "\t-");
+            else
+                fprintf(f, "\t%.4f", v);
+        }
+        fputc('\n', f);
+    }
+}
+
+static size_t intern(const char **v, size_t *n, size_t cap, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(v[i], s))
+            return i;
+    if (*n < cap)
+        v[(*n)++] = s;
+    return *n - 1;
+}
+
+static int plot(const struct recs *all, const char *out)
+{
+    if (!have_gnuplot()) {
+        error("compare: --plot needs gnuplot, which is not installed; install it with: "
+              "sudo apt-get install gnuplot-nox (the tables above are complete without it)");
+        return -1;
+    }
+    const char *ext = strrchr(out, '.');
+    const char *term = ext && !strcmp(ext, ".png") ? "pngcairo size 1400,1500" :
+                       ext && !strcmp(ext, ".svg") ? "svg size 1400,1500 dynamic" : NULL;
+    if (!term) {
+        error("compare: --plot '%s': the file must end in .svg or .png", out);
+        return -1;
+    }
+    char dir[] = "/tmp/tb-plot-XXXXXX";
+    if (!mkdtemp(dir)) {
+        error("compare: cannot make a temporary directory: %s", strerror(errno));
+        return -1;
+    }
+    /* the largest size of the first board: bandwidth against block shape per kernel */
+    const struct rec *first = NULL;
+    for (size_t i = 0; i < all->n; i++)
+        if (usable(&all->v[i]) && (!first || (double)all->v[i].rows * all->v[i].cols >
+                                   (double)first->rows * first->cols))
+            first = &all->v[i];
+    if (!first) {
+        error("compare: nothing to plot");
+        rmdir(dir);
+        return -1;
+    }
+    enum { MAXC = 64, MAXS = 32 };
+    const char *cats[MAXC], *series[MAXS];
+    char labels[MAXC][32];
+    double *val = calloc(MAXC * MAXS, sizeof(double));
+    size_t nc = 0, ns = 0;
+    for (size_t i = 0; i < MAXC * MAXS; i++)
+        val[i] = NAN;
+    for (size_t i = 0; i < all->n; i++) {
+        const struct rec *r = &all->v[i];
+        if (!usable(r) || r->rows != first->rows || r->cols != first->cols || !r->bx ||
+            strcmp(r->board, first->board) || strcmp(r->device, first->device))
+            continue;
+        char lab[32];
+        snprintf(lab, sizeof(lab), "%dx%d", r->bx, r->by);
+        size_t c = nc;
+        for (size_t k = 0; k < nc; k++)
+            if (!strcmp(labels[k], lab))
+                c = k;
+        if (c == nc && nc < MAXC) {
+            tb_strlcpy(labels[nc], lab, sizeof(labels[nc]));
+            cats[nc] = labels[nc];
+            nc++;
+        }
+        size_t s = intern(series, &ns, MAXS, r->kernel);
+        if (c < MAXC && s < MAXS && (isnan(val[c * MAXS + s]) || r->gbps > val[c * MAXS + s]))
+            val[c * MAXS + s] = r->gbps;
+    }
+    char p1[64], p2[64], p3[64], script[64];
+    snprintf(p1, sizeof(p1), "%s/blocks.dat", dir);
+    snprintf(p2, sizeof(p2), "%s/boards.dat", dir);
+    snprintf(p3, sizeof(p3), "%s/perwatt.dat", dir);
+    snprintf(script, sizeof(script), "%s/plot.gp", dir);
+    FILE *f = fopen(p1, "w");
+    if (f) {
+        double *packed = calloc(MAXC * MAXS, sizeof(double));
+        for (size_t c = 0; c < nc; c++)
+            for (size_t s = 0; s < ns; s++)
+                packed[c * ns + s] = val[c * MAXS + s];
+        write_table(f, cats, nc, series, ns, packed);
+        free(packed);
+        fclose(f);
+    }
+    size_t ns1 = ns;
+    /* best per kernel across boards, at the same size; and GB/s per W */
+    const char *kern[MAXC], *boards[MAXS];
+    char blabel[MAXS][200];
+    size_t nk = 0, nb = 0;
+    double *bw = calloc(MAXC * MAXS, sizeof(double)), *pw = calloc(MAXC * MAXS, sizeof(double));
+    for (size_t i = 0; i < MAXC * MAXS; i++)
+        bw[i] = pw[i] = NAN;
+    bool any_pw = false;
+    for (size_t i = 0; i < all->n; i++) {
+        const struct rec *r = &all->v[i];
+        if (!usable(r) || r->rows != first->rows || r->cols != first->cols)
+            continue;
+        char lab[200];
+        snprintf(lab, sizeof(lab), "%s (%s)", r->board, r->device);
+        size_t b = nb;
+        for (size_t k = 0; k < nb; k++)
+            if (!strcmp(blabel[k], lab))
+                b = k;
+        if (b == nb && nb < MAXS) {
+            tb_strlcpy(blabel[nb], lab, sizeof(blabel[nb]));
+            boards[nb] = blabel[nb];
+            nb++;
+        }
+        size_t k = intern(kern, &nk, MAXC, r->kernel);
+        if (k >= MAXC || b >= MAXS)
+            continue;
+        if (isnan(bw[k * MAXS + b]) || r->gbps > bw[k * MAXS + b])
+            bw[k * MAXS + b] = r->gbps;
+        if (!isnan(r->gbps_per_w) && (isnan(pw[k * MAXS + b]) || r->gbps_per_w > pw[k * MAXS + b])) {
+            pw[k * MAXS + b] = r->gbps_per_w;
+            any_pw = true;
+        }
+    }
+    double *packed = calloc(MAXC * MAXS, sizeof(double));
+    for (int which = 0; which < 2; which++) {
+        double *src = which ? pw : bw;
+        for (size_t k = 0; k < nk; k++)
+            for (size_t b = 0; b < nb; b++)
+                packed[k * nb + b] = src[k * MAXS + b];
+        if ((f = fopen(which ? p3 : p2, "w"))) {
+            write_table(f, kern, nk, boards, nb, packed);
+            fclose(f);
+        }
+    }
+    free(packed);
+    f = fopen(script, "w");
+    if (!f) {
+        error("compare: cannot write '%s': %s", script, strerror(errno));
+        free(val); free(bw); free(pw);
+        return -1;
+    }
+    fprintf(f, "set terminal %s\nset output '%s'\nset datafile missing '-'\n"
+            "set style data histograms\nset style histogram clustered gap 1\n"
+            "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
+            "set xtics rotate by -35\nset multiplot layout %d,1\n", term, out, any_pw ? 3 : 2);
+    fprintf(f, "set title 'Bandwidth against block shape, %ldx%ld, %s (%s)'\n"
+            "set ylabel 'GB/s'\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
+            first->rows, first->cols, first->board, first->device, ns1 + 1, p1);
+    fprintf(f, "set title 'Best bandwidth per kernel across boards, %ldx%ld'\n"
+            "plot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
+            first->rows, first->cols, nb + 1, p2);
+    if (any_pw)
+        fprintf(f, "set title 'GB/s per watt per kernel across boards, %ldx%ld'\n"
+                "set ylabel 'GB/s per W'\nplot for [i=2:%zu] '%s' using i:xtic(1) title "
+                "columnhead(i)\n", first->rows, first->cols, nb + 1, p3);
+    fprintf(f, "unset multiplot\n");
+    fclose(f);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "gnuplot '%s' 2>&1", script);
+    int rc = system(cmd);
+    unlink(p1); unlink(p2); unlink(p3); unlink(script); rmdir(dir);
+    free(val); free(bw); free(pw);
+    if (rc != 0) {
+        error("compare: gnuplot failed (exit %d) drawing '%s'", rc, out);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+
+static const char usage[] =
+    "usage: transpose-bench compare LOG... [--baseline LOG]... [--threshold PERCENT]\n"
+    "                               [--format table|markdown|csv] [--plot FILE.svg|.png]\n"
+    "\n"
+    "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"
+    "  best point per board: GB/s, block shape, fraction of peak, fraction of memcpy and\n"
+    "  GB/s per watt. With --baseline (repeatable), compares the same points instead:\n"
+    "  faster / slower / same, where 'same' means within 1% or three combined standard\n"
+    "  errors; exits 1 when a point is slower by more than --threshold (default 5%).\n";
+
+int tb_compare_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return TB_EXIT_OK;
+        }
+    static const struct option opts[] = {
+        { "baseline", required_argument, NULL, 'B' }, { "format", required_argument, NULL, 'f' },
+        { "plot", required_argument, NULL, 'p' }, { "threshold", required_argument, NULL, 't' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char **base = calloc((size_t)argc, sizeof(char *));
+    size_t nbase = 0;
+    const char *plot_file = NULL;
+    enum format f = F_TABLE;
+    double threshold = 5;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'B': base[nbase++] = optarg; break;
+        case 'p': plot_file = optarg; break;
+        case 'f':
+            if (!strcmp(optarg, "table")) f = F_TABLE;
+            else if (!strcmp(optarg, "markdown")) f = F_MARKDOWN;
+            else if (!strcmp(optarg, "csv")) f = F_CSV;
+            else {
+                error("compare: --format '%s': expected table, markdown or csv", optarg);
+                free(base);
+                return TB_EXIT_USAGE;
+            }
+            break;
+        case 't': {
+            char *end;
+            threshold = strtod(optarg, &end);
+            if (*end || !(threshold >= 0)) {
+                error("compare: --threshold '%s': expected a percentage", optarg);
+                free(base);
+                return TB_EXIT_USAGE;
+            }
+            break;
+        }
+        default:
+            fputs(usage, stderr);
+            free(base);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        error("compare: no log given");
+        fputs(usage, stderr);
+        free(base);
+        return TB_EXIT_USAGE;
+    }
+    struct recs now = { 0 }, old = { 0 };
+    int problems = 0;
+    for (int i = optind; i < argc; i++)
+        tb_compare_read(argv[i], &now, &problems);
+    for (size_t i = 0; i < nbase; i++)
+        tb_compare_read(base[i], &old, &problems);
+    free(base);
+    int code = problems ? TB_EXIT_FAIL : TB_EXIT_OK;
+    if (now.n == 0) {
+        error("compare: no readable rows");
+        free(now.v);
+        free(old.v);
+        return TB_EXIT_FAIL;
+    }
+    if (nbase) {
+        if (print_baseline(&now, &old, f, threshold) > 0)
+            code = TB_EXIT_FAIL;
+    } else {
+        struct rec *best = calloc(now.n, sizeof(*best));
+        struct recs copy = { malloc(now.n * sizeof(struct rec)), now.n, now.n };
+        memcpy(copy.v, now.v, now.n * sizeof(struct rec));
+        size_t nb = best_points(&copy, best);
+        print_best(best, nb, f);
+        free(best);
+        free(copy.v);
+    }
+    if (plot_file && plot(&now, plot_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (plot_file && f != F_CSV)
+        printf("plot: %s\n", plot_file);
+    free(now.v);
+    free(old.v);
+    return code;
+}

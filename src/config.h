@@ -1,0 +1,97 @@
+/* config.h: the sweep file and the board file (libconfig), `--set` overrides, and their
+ * validation into plain structs. Every problem is collected with its FILE:LINE (or the
+ * command-line argument that set it) so that all are reported in one pass.
+ * Not here: expanding the sweep into points (sweep.c), finding board files (board.c). */
+#ifndef TB_CONFIG_H
+#define TB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <libconfig.h>
+
+#include "backend.h"
+
+#define TB_STR 256
+
+/* Messages gathered while loading or checking, each "FILE:LINE: text". */
+struct tb_diag {
+    char **msgs;
+    size_t n;
+};
+void tb_diag_add(struct tb_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tb_diag_print(const struct tb_diag *d);   /* to stderr, prefixed "transpose-bench: " */
+void tb_diag_free(struct tb_diag *d);
+
+struct tb_where { char text[TB_STR + 32]; };   /* "conf/x.cfg:12" or "--set a.b=1" */
+
+struct tb_size { long rows, cols; struct tb_where at; };
+struct tb_block { int x, y; struct tb_where at; };
+
+struct tb_sweep_cfg {
+    char **kernels; size_t n_kernels; struct tb_where kernels_at;
+    char **kernel_at; /* where each kernel name was written */
+    struct tb_size *sizes; size_t n_sizes;
+    struct tb_block *blocks; size_t n_blocks;
+    int warmup;
+    char element[TB_STR]; int elem_size;
+    int min_reps, max_reps;
+    double min_time_ms, max_time_ms, rel_spread;
+    bool verify;
+    char cache[TB_STR];        /* "warm" or "cold" (L2 flushed before each repetition) */
+    char out_dir[TB_STR];
+    int gzip_level;
+    int keep_logs, keep_days;  /* log retention, 0 = keep all */
+};
+
+struct tb_board_cfg {
+    char name[TB_STR];
+    char match_model[TB_STR];  /* substring of /proc/device-tree/model */
+    char match_gpu[TB_STR];    /* substring of the GPU's name (desktop boards) */
+    char arch[TB_STR];         /* e.g. "sm_87" */
+    char sms[TB_STR];          /* e.g. "87": what `make BOARD=` compiles for */
+    double peak_gbps;          /* theoretical peak, 0 = unknown */
+    struct {
+        char source[TB_STR];   /* auto, none, or a source name */
+        int interval_ms, window_ms, idle_ms;
+        char sysfs_root[TB_STR];
+        char tegrastats_command[TB_STR];
+        char total_rail[TB_STR];   /* a rail name, or "sum" of all rails */
+        char gpu_rail[TB_STR];
+    } power;
+};
+
+struct tb_override { char *path, *value, *label; };
+
+struct tb_config {
+    struct tb_sweep_cfg sweep;
+    struct tb_board_cfg board;
+    char sweep_path[TB_STR], board_path[TB_STR];
+    config_t files[2];         /* 0 sweep, 1 board: kept for the resolved dump */
+    bool loaded[2];
+    struct tb_override *ovr; size_t n_ovr;
+};
+
+/* Add an override "path=value" (from --set) or one built by an option (--kernels a,b
+ * becomes sweep.kernels = ["a","b"]); label is what error messages show. */
+int tb_config_add_override(struct tb_config *c, const char *path, const char *value,
+                           const char *label);
+/* --set KEY=VALUE. Returns -1 (message in d) when it is not of that form. */
+int tb_config_add_set(struct tb_config *c, const char *arg, struct tb_diag *d);
+
+void tb_config_init(struct tb_config *c);
+/* Reads both files, applies overrides, validates types, ranges and names of settings.
+ * Returns the number of problems added to d. */
+int tb_config_load(struct tb_config *c, const char *sweep_path, const char *board_path,
+                   struct tb_diag *d);
+/* Checks what depends on the device: kernel names for its backend, block limits, memory. */
+int tb_config_check_device(const struct tb_config *c, const struct tb_backend *be,
+                           const struct tb_device_info *dev, struct tb_diag *d);
+/* The resolved configuration, one "path = value" line each, to a callback. */
+void tb_config_dump(const struct tb_config *c, void (*line)(void *ctx, const char *s), void *ctx);
+void tb_config_free(struct tb_config *c);
+
+/* Parses a config file that holds only a board section; used by board detection. */
+int tb_config_peek_board(const char *path, char *name, size_t name_n, char *model, size_t model_n,
+                         char *gpu, size_t gpu_n);
+
+#endif

@@ -1,0 +1,60 @@
+/* log_columns.h: THE definition of the log's columns, in order. The CSV header, every
+ * row, `transpose-bench list --columns`, doc/log-format.md and the compare reader all
+ * follow from this one list. Kinds: STR (text, empty when NULL or ""), INT (integer),
+ * DBL (number, empty when NAN, i.e. no reading). Units live in the names.
+ * X(name, kind, printf format, unit, meaning) */
+#ifndef TB_LOG_COLUMNS_H
+#define TB_LOG_COLUMNS_H
+
+#define TB_LOG_COLUMNS(X) \
+    X(run_id,          STR, "%s",    "-",   "identifies the run: host, board and UTC start") \
+    X(utc,             STR, "%s",    "-",   "UTC time the point finished, ISO 8601") \
+    X(host,            STR, "%s",    "-",   "host name") \
+    X(board,           STR, "%s",    "-",   "board name from the board file") \
+    X(device,          STR, "%s",    "-",   "device name (GPU or CPU model)") \
+    X(backend,         STR, "%s",    "-",   "cpu or cuda") \
+    X(kernel,          STR, "%s",    "-",   "kernel name (transpose-bench list)") \
+    X(elem,            STR, "%s",    "-",   "element type") \
+    X(elem_bytes,      INT, "%lld",  "B",   "bytes per element") \
+    X(rows,            INT, "%lld",  "-",   "input rows (output has cols rows)") \
+    X(cols,            INT, "%lld",  "-",   "input columns") \
+    X(block_x,         INT, "%lld",  "-",   "block shape x (0: kernel takes no block)") \
+    X(block_y,         INT, "%lld",  "-",   "block shape y") \
+    X(grid_x,          INT, "%lld",  "-",   "grid x (0: no grid)") \
+    X(grid_y,          INT, "%lld",  "-",   "grid y") \
+    X(reps,            INT, "%lld",  "-",   "timed repetitions") \
+    X(stop,            STR, "%s",    "-",   "why repetitions stopped: spread, max_reps or max_time") \
+    X(time_ms_median,  DBL, "%.6g",  "ms",  "median time of one repetition") \
+    X(time_ms_min,     DBL, "%.6g",  "ms",  "fastest repetition") \
+    X(time_ms_max,     DBL, "%.6g",  "ms",  "slowest repetition") \
+    X(time_ms_mean,    DBL, "%.6g",  "ms",  "mean repetition") \
+    X(time_ms_stddev,  DBL, "%.6g",  "ms",  "standard deviation of the repetitions") \
+    X(rel_sem,         DBL, "%.4g",  "-",   "standard error of the mean / mean") \
+    X(bytes,           INT, "%lld",  "B",   "bytes moved by one repetition (read + written)") \
+    X(gbps,            DBL, "%.2f",  "GB/s","bytes / median time, GB = 1e9 bytes") \
+    X(frac_peak,       DBL, "%.4f",  "-",   "gbps / the board's theoretical peak") \
+    X(frac_copy,       DBL, "%.4f",  "-",   "gbps / the reference copy's gbps at this size, same run") \
+    X(cache,           STR, "%s",    "-",   "warm (as a program sees it) or cold (cache flushed per rep)") \
+    X(fits_cache,      STR, "%s",    "-",   "yes when input + output fit in the last-level cache") \
+    X(sm_clock_mhz,    DBL, "%.0f",  "MHz", "mean SM clock while timing (GPU), empty where unknown") \
+    X(throttled,       STR, "%s",    "-",   "yes when the clock fell well below the run's start") \
+    X(verified,        STR, "%s",    "-",   "ok, FAIL or n/a") \
+    X(status,          STR, "%s",    "-",   "ok, skipped, oom, error, interrupted, suspect") \
+    X(note,            STR, "%s",    "-",   "why a point was skipped or failed, or what is suspect") \
+    X(power_source,    STR, "%s",    "-",   "power source used, empty when none") \
+    X(rail_total,      STR, "%s",    "-",   "rail counted as the board total (sum: all rails)") \
+    X(rail_gpu,        STR, "%s",    "-",   "rail counted as the GPU") \
+    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the power window") \
+    X(power_gpu_w,     DBL, "%.3f",  "W",   "mean GPU-rail power over the window") \
+    X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured at the start of the run") \
+    X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the window (trapezoid)") \
+    X(energy_counter_j,DBL, "%.4f",  "J",   "energy over the window from the device's counter") \
+    X(window_ms,       DBL, "%.1f",  "ms",  "length of the power window") \
+    X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power window") \
+    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / mean total power") \
+    X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / mean GPU-rail power") \
+    X(power_samples,   INT, "%lld",  "-",   "sensor samples inside the window") \
+    X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
+    X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end")
+
+#endif

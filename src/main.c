@@ -1,0 +1,582 @@
+/* main.c: command-line parsing and subcommand dispatch, and the only place that exits.
+ * Each subcommand gathers its inputs, hands them to the modules, and maps the outcome to
+ * an exit code (README: 0 ok, 1 runtime or verification failure, 2 usage or config, 75
+ * another run holds the lock). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "board.h"
+#include "compare.h"
+#include "config.h"
+#include "csvlog.h"
+#include "lock.h"
+#include "power/power.h"
+#include "powercmd.h"
+#include "retention.h"
+#include "runner.h"
+#include "sweep.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* ---- usage ------------------------------------------------------------------------ */
+
+static const char usage_main[] =
+    "usage: transpose-bench <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run       run a sweep of transpose kernels and write a gzipped CSV log\n"
+    "  list      list kernels, power sources (and log columns with --columns)\n"
+    "  power     sample the board's power source and print what it reads\n"
+    "  compare   compare logs from boards and GPUs, or against a baseline\n"
+    "\n"
+    "  transpose-bench <command> --help    options of a command\n"
+    "  transpose-bench --version           version and git revision\n";
+
+static const char usage_run[] =
+    "usage: transpose-bench run [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR]\n"
+    "                           [--device auto|cpu|cuda[:N]] [--kernels a,b] [--sizes RxC,...]\n"
+    "                           [--blocks XxY,...] [--set KEY=VALUE]... [--quiet]\n"
+    "\n"
+    "  -c, --config FILE   sweep file (default: conf/default.cfg)\n"
+    "  -b, --board FILE    board file (default: detected from the device tree or GPU name)\n"
+    "  -o, --output DIR    log directory (same as --set output.dir=DIR)\n"
+    "      --device D      auto (a usable GPU, else the CPU), cpu, cuda or cuda:N\n"
+    "      --kernels LIST  comma-separated kernel names, '*' for all (sweep.kernels)\n"
+    "      --sizes LIST    e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)\n"
+    "      --blocks LIST   e.g. 32x8,16x16 (x x y; sweep.blocks)\n"
+    "      --set KEY=VAL   override any setting of either file, e.g. --set sweep.warmup=5\n"
+    "  -q, --quiet         nothing on stdout; errors and warnings on stderr (for cron)\n"
+    "\n"
+    "exit: 0 all points ok, 1 a failure (log still written), 2 usage or configuration\n"
+    "error (nothing run, no log), 75 another run holds the lock.\n";
+
+static const char usage_list[] =
+    "usage: transpose-bench list [--columns] [-b BOARD.cfg] [--set KEY=VALUE]...\n"
+    "\n"
+    "  Lists every kernel (backend, availability, block-shape rule) and every power\n"
+    "  source with whether it can work here. --columns prints the log's columns instead.\n";
+
+static void print_version(void)
+{
+    printf("transpose-bench %s (git %s)\n", TB_VERSION, TB_GIT_REV);
+}
+
+/* Handles --help and --version before any parsing. */
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    return 0;
+}
+
+/* ---- shared option handling ------------------------------------------------------- */
+
+struct common {
+    struct tb_config cfg;
+    struct tb_diag diag;
+    const char *sweep_file, *board_file, *device;
+    bool quiet;
+};
+
+/* "a,b" -> [ "a", "b" ]; "8x8,3x5" -> ( [8, 8], [3, 5] ). Returns -1 on a bad item. */
+static int list_option(struct common *c, const char *opt, const char *arg, const char *path,
+                       bool pairs)
+{
+    char value[4096], label[512];
+    size_t len = (size_t)snprintf(value, sizeof(value), pairs ? "(" : "[");
+    char *copy = strdup(arg), *save = NULL;
+    int n = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+        if (pairs) {
+            long a, b;
+            if (tb_parse_pair(tok, &a, &b) < 0) {
+                tb_diag_add(&c->diag, "%s %s: '%s' is not of the form NxM", opt, arg, tok);
+                free(copy);
+                return -1;
+            }
+            len += (size_t)snprintf(value + len, sizeof(value) - len, "%s[%ld, %ld]",
+                                    n ? ", " : " ", a, b);
+        } else {
+            len += (size_t)snprintf(value + len, sizeof(value) - len, "%s\"%s\"", n ? ", " : " ",
+                                    tok);
+        }
+        if (len >= sizeof(value)) {
+            tb_diag_add(&c->diag, "%s: list too long", opt);
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    if (n == 0) {
+        tb_diag_add(&c->diag, "%s: empty list", opt);
+        return -1;
+    }
+    snprintf(value + len, sizeof(value) - len, pairs ? " )" : " ]");
+    snprintf(label, sizeof(label), "%s %s", opt, arg);
+    return tb_config_add_override(&c->cfg, path, value, label);
+}
+
+/* The sysfs root, as the board file or --set would give it, for detection. */
+static const char *override_value(const struct tb_config *cfg, const char *path)
+{
+    for (size_t i = cfg->n_ovr; i-- > 0;)
+        if (!strcmp(cfg->ovr[i].path, path))
+            return cfg->ovr[i].value;
+    return NULL;
+}
+
+static void strip_quotes(char *s)
+{
+    size_t l = strlen(s);
+    if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
+        memmove(s, s + 1, l - 2);
+        s[l - 2] = '\0';
+    }
+}
+
+/* Finds the board file: given, or detected. Prints which one on stderr unless quiet. */
+static int pick_board(struct common *c, const char *gpu_name, char *path, size_t n)
+{
+    if (c->board_file) {
+        tb_data_file("boards", c->board_file, path, n);
+        return 0;
+    }
+    char root[TB_STR] = "/", why[512];
+    const char *r = override_value(&c->cfg, "power.sysfs_root");
+    if (r) {
+        tb_strlcpy(root, r, sizeof(root));
+        strip_quotes(root);
+    }
+    if (tb_board_detect(root, gpu_name, path, n, why, sizeof(why)) < 0) {
+        tb_diag_add(&c->diag, "cannot find a board file: %s (give one with -b)", why);
+        return -1;
+    }
+    if (!c->quiet)
+        note("board file '%s': %s", path, why);
+    return 0;
+}
+
+static void meta_config_line(void *ctx, const char *s)
+{
+    tb_csvlog_meta(ctx, "config", "%s", s);
+}
+
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (*s == '/' || *s == '_' || *s == ' ' || *s == ',' || *s == '#')
+            *s = '-';
+}
+
+/* ---- run -------------------------------------------------------------------------- */
+
+static int cmd_run(int argc, char **argv)
+{
+    if (wants_help(argc, argv)) {
+        fputs(usage_run, stdout);
+        return TB_EXIT_OK;
+    }
+    static const struct option opts[] = {
+        { "config", required_argument, NULL, 'c' }, { "board", required_argument, NULL, 'b' },
+        { "output", required_argument, NULL, 'o' }, { "device", required_argument, NULL, 'D' },
+        { "kernels", required_argument, NULL, 'K' }, { "sizes", required_argument, NULL, 'S' },
+        { "blocks", required_argument, NULL, 'B' }, { "set", required_argument, NULL, 's' },
+        { "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
+    };
+    struct common c;
+    memset(&c, 0, sizeof(c));
+    tb_config_init(&c.cfg);
+    c.device = "auto";
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "c:b:o:q", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': c.sweep_file = optarg; break;
+        case 'b': c.board_file = optarg; break;
+        case 'o': {
+            char v[PATH_MAX + 8], label[PATH_MAX + 8];
+            snprintf(v, sizeof(v), "\"%s\"", optarg);
+            snprintf(label, sizeof(label), "-o %s", optarg);
+            tb_config_add_override(&c.cfg, "output.dir", v, label);
+            break;
+        }
+        case 'D': c.device = optarg; break;
+        case 'K': list_option(&c, "--kernels", optarg, "sweep.kernels", false); break;
+        case 'S': list_option(&c, "--sizes", optarg, "sweep.sizes", true); break;
+        case 'B': list_option(&c, "--blocks", optarg, "sweep.blocks", true); break;
+        case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
+        case 'q': c.quiet = true; break;
+        default:
+            fputs(usage_run, stderr);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        error("run: unexpected argument '%s'", argv[optind]);
+        fputs(usage_run, stderr);
+        return TB_EXIT_USAGE;
+    }
+    tb_quiet = c.quiet;
+
+    const struct tb_backend *be;
+    int index;
+    char why[512];
+    if (tb_backend_select(c.device, &be, &index, why, sizeof(why)) < 0) {
+        error("--device '%s': expected auto, cpu, cuda or cuda:N", c.device);
+        return TB_EXIT_USAGE;
+    }
+    if (be->unavailable) {
+        error("--device %s: %s", c.device, be->unavailable);
+        return TB_EXIT_USAGE;
+    }
+    if (be->id == TB_BACKEND_CUDA && be->probe(index, why, sizeof(why)) != 0) {
+        error("--device %s: %s", c.device, why);
+        return TB_EXIT_FAIL;
+    }
+    if (!strcmp(c.device, "auto") && be->id == TB_BACKEND_CPU && !c.quiet)
+        note("no usable GPU (%s): running on the CPU backend", why[0] ? why : "none found");
+    struct tb_device_info dev;
+    int rc = be->open(index, &dev);
+    if (rc) {
+        error("cannot open %s device %d: %s", be->name, index, be->errstr(rc));
+        return TB_EXIT_FAIL;
+    }
+
+    char sweep_path[PATH_MAX], board_path[PATH_MAX];
+    tb_data_file("conf", c.sweep_file ? c.sweep_file : "default.cfg", sweep_path,
+                 sizeof(sweep_path));
+    int exit_code = TB_EXIT_USAGE;
+    struct tb_point *pts = NULL;
+    size_t npts = 0;
+    if (pick_board(&c, be->id == TB_BACKEND_CUDA ? dev.name : NULL, board_path,
+                   sizeof(board_path)) == 0) {
+        tb_config_load(&c.cfg, sweep_path, board_path, &c.diag);
+        tb_config_check_device(&c.cfg, be, &dev, &c.diag);
+        if (c.diag.n == 0)
+            tb_sweep_expand(&c.cfg.sweep, be->id, &pts, &npts, &c.diag);
+    }
+    if (c.diag.n) {
+        tb_diag_print(&c.diag);
+        goto out_close;
+    }
+
+    /* from here on, problems are runtime failures */
+    exit_code = TB_EXIT_FAIL;
+    struct stat st;
+    const char *dir = c.cfg.sweep.out_dir;
+    if (stat(dir, &st) < 0 && mkdir(dir, 0755) < 0) {
+        error("cannot create log directory '%s': %s", dir, strerror(errno));
+        goto out_close;
+    }
+    struct tb_lock *lock = NULL;
+    rc = tb_lock_acquire(NULL, &lock);
+    if (rc == TB_LOCK_HELD) {
+        exit_code = TB_EXIT_LOCKED;
+        goto out_close;
+    }
+    if (rc < 0)
+        goto out_close;
+
+    char host[128] = "host", board[TB_STR], stamp[32], iso[32], run_id[512], name[1024];
+    gethostname(host, sizeof(host) - 1);
+    host[sizeof(host) - 1] = '\0';
+    sanitize(host);
+    tb_strlcpy(board, c.cfg.board.name, sizeof(board));
+    sanitize(board);
+    tb_utc_stamp(stamp, sizeof(stamp), false);
+    tb_utc_stamp(iso, sizeof(iso), true);
+    snprintf(run_id, sizeof(run_id), "%s_%s_%s", host, board, stamp);
+    snprintf(name, sizeof(name), "%s.csv.gz", run_id);
+
+    /* power: a source that cannot start is a warning, never the end of the run */
+    struct tb_sampler *sampler = NULL;
+    const struct tb_power_ops *pops = tb_power_pick(c.cfg.board.power.source, &c.cfg.board, why,
+                                                    sizeof(why));
+    if (pops && pops != &tb_power_none) {
+        size_t cap = (size_t)(3600000 / c.cfg.board.power.interval_ms) + 64;
+        if (cap > 1 << 20)
+            cap = 1 << 20;
+        rc = tb_sampler_start(&sampler, pops, &c.cfg.board, c.cfg.board.power.interval_ms, cap,
+                              why, sizeof(why));
+        if (rc) {
+            warning("power source '%s' cannot start: %s; the log will have no power figures",
+                    pops->name, why);
+            sampler = NULL;
+        } else if (!c.quiet) {
+            note("power source '%s', every %d ms", pops->name, c.cfg.board.power.interval_ms);
+        }
+    }
+
+    struct tb_csvlog *log;
+    if (tb_csvlog_open(&log, dir, name, c.cfg.sweep.gzip_level) < 0) {
+        tb_sampler_stop(sampler, NULL);
+        tb_lock_release(lock);
+        goto out_close;
+    }
+    tb_csvlog_meta(log, "transpose-bench", "%s (git %s)", TB_VERSION, TB_GIT_REV);
+    tb_csvlog_meta(log, "log_format", "1");
+    tb_csvlog_meta(log, "run_id", "%s", run_id);
+    tb_csvlog_meta(log, "started_utc", "%s", iso);
+    tb_csvlog_meta(log, "host", "%s", host);
+    tb_csvlog_meta(log, "sweep_file", "%s (fnv1a64 %016llx)", sweep_path,
+                   (unsigned long long)tb_hash_file(sweep_path));
+    tb_csvlog_meta(log, "board_file", "%s (fnv1a64 %016llx)", board_path,
+                   (unsigned long long)tb_hash_file(board_path));
+    tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s", c.cfg.board.name, c.cfg.board.peak_gbps);
+    tb_csvlog_meta(log, "backend", "%s", be->name);
+    tb_csvlog_meta(log, "device", "%s", dev.name);
+    if (be->id == TB_BACKEND_CUDA)
+        tb_csvlog_meta(log, "cuda_device", "index %d, compute capability %d.%d, %d SMs, L2 %zu "
+                       "bytes, memory %zu bytes, runtime %s, driver %s", dev.index, dev.cc_major,
+                       dev.cc_minor, dev.sm_count, dev.l2_bytes, dev.mem_bytes,
+                       dev.runtime_version, dev.driver_version);
+    else
+        tb_csvlog_meta(log, "cpu_device", "%d cores, last-level cache %zu bytes, memory %zu bytes",
+                       dev.sm_count, dev.l2_bytes, dev.mem_bytes);
+    tb_csvlog_meta(log, "power_source", "%s", sampler ? pops->name : "none");
+    tb_config_dump(&c.cfg, meta_config_line, log);
+    tb_csvlog_header(log);
+
+    install_signals();
+    struct tb_run_ctx ctx = {
+        .cfg = &c.cfg, .be = be, .dev = &dev, .log = log, .sampler = sampler,
+        .run_id = run_id, .host = host, .stop = &stop_signal,
+        .progress = !c.quiet && isatty(STDERR_FILENO),
+        .seed = (unsigned long long)tb_now_ns(),
+    };
+    struct tb_run_result res;
+    tb_run_sweep(&ctx, pts, npts, &res);
+
+    uint64_t nsamp = 0;
+    double sampler_cpu = tb_sampler_stop(sampler, &nsamp);
+    if (sampler)
+        tb_csvlog_meta(log, "sampler", "%llu samples, thread CPU time %.1f ms",
+                       (unsigned long long)nsamp, sampler_cpu);
+    char how[128];
+    if (stop_signal)
+        snprintf(how, sizeof(how), "interrupted by %s", strsignal(stop_signal));
+    else if (res.aborted)
+        snprintf(how, sizeof(how), "aborted, device lost");
+    else
+        snprintf(how, sizeof(how), "complete");
+    const char *final = tb_csvlog_path(log);
+    char final_copy[PATH_MAX];
+    tb_strlcpy(final_copy, final, sizeof(final_copy));
+    int crc = tb_csvlog_close(log, how);
+    if (crc == 0)
+        tb_retention_apply(dir, c.cfg.sweep.keep_logs, c.cfg.sweep.keep_days, final_copy);
+    tb_lock_release(lock);
+
+    if (!c.quiet) {
+        tb_run_print_summary(&res, stdout, sampler != NULL);
+        if (sampler && !isnan(res.idle_w))
+            printf("\nidle power %.2f W (%s)\n", res.idle_w, pops->name);
+        printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res.ok,
+               res.failed, res.verify_failed, res.skipped);
+        if (crc == 0)
+            printf("log: %s\n", final_copy);
+    }
+    if (stop_signal)
+        note("interrupted by %s: the log holds every completed row", strsignal(stop_signal));
+    bool ok = crc == 0 && !res.log_failed && !res.aborted && !stop_signal && res.failed == 0 &&
+              res.verify_failed == 0;
+    exit_code = ok ? TB_EXIT_OK : TB_EXIT_FAIL;
+    tb_run_result_free(&res);
+
+out_close:
+    free(pts);
+    be->close();
+    tb_config_free(&c.cfg);
+    tb_diag_free(&c.diag);
+    return exit_code;
+}
+
+/* ---- list ------------------------------------------------------------------------- */
+
+static int cmd_list(int argc, char **argv)
+{
+    if (wants_help(argc, argv)) {
+        fputs(usage_list, stdout);
+        return TB_EXIT_OK;
+    }
+    static const struct option opts[] = {
+        { "columns", no_argument, NULL, 'C' }, { "board", required_argument, NULL, 'b' },
+        { "set", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
+    };
+    struct common c;
+    memset(&c, 0, sizeof(c));
+    tb_config_init(&c.cfg);
+    bool columns = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'C': columns = true; break;
+        case 'b': c.board_file = optarg; break;
+        case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
+        default:
+            fputs(usage_list, stderr);
+            tb_config_free(&c.cfg);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (columns) {
+        printf("| column | unit | meaning |\n|---|---|---|\n");
+        for (size_t i = 0; i < tb_n_columns; i++)
+            printf("| `%s` | %s | %s |\n", tb_columns[i].name, tb_columns[i].unit,
+                   tb_columns[i].doc);
+        tb_config_free(&c.cfg);
+        return TB_EXIT_OK;
+    }
+    printf("kernels:\n  %-16s %-7s %-10s %-44s %s\n", "name", "backend", "available",
+           "block-shape rule", "description");
+    for (const struct tb_kernel *k = tb_kernels; k->name; k++)
+        printf("  %-16s %-7s %-10s %-44s %s%s%s\n", k->name, tb_backend_name(k->backend),
+               k->launch ? "yes" : "no", k->rule_text, k->description,
+               k->launch ? "" : "; ", k->launch ? "" : k->unavailable);
+
+    char board_path[PATH_MAX];
+    c.quiet = true;
+    if (pick_board(&c, NULL, board_path, sizeof(board_path)) == 0)
+        tb_config_load(&c.cfg, NULL, board_path, &c.diag);
+    if (c.diag.n) {
+        tb_diag_print(&c.diag);
+        tb_config_free(&c.cfg);
+        tb_diag_free(&c.diag);
+        return TB_EXIT_USAGE;
+    }
+    printf("\npower sources (auto tries them in this order; board '%s'):\n", c.cfg.board.name);
+    for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
+        char why[512] = "";
+        int usable = !(*p)->unavailable && (*p)->probe(&c.cfg.board, why, sizeof(why)) == 0;
+        printf("  %-11s %-38s %s%s%s\n", (*p)->name, (*p)->help, usable ? "usable here" : "not usable: ",
+               usable ? "" : ((*p)->unavailable ? (*p)->unavailable : why), "");
+    }
+    tb_config_free(&c.cfg);
+    tb_diag_free(&c.diag);
+    return TB_EXIT_OK;
+}
+
+/* ---- power ------------------------------------------------------------------------ */
+
+static int cmd_power(int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: transpose-bench power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
+        "                             [--format table|csv]\n"
+        "\n"
+        "  Samples the board's power source (power.source, auto by default) for S seconds\n"
+        "  (default 5) and prints each reading: a table, or CSV with the header\n"
+        "  elapsed_s,source,rail,power_mw and one row per rail per sample.\n";
+    if (wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return TB_EXIT_OK;
+    }
+    static const struct option opts[] = {
+        { "board", required_argument, NULL, 'b' }, { "set", required_argument, NULL, 's' },
+        { "seconds", required_argument, NULL, 'S' }, { "format", required_argument, NULL, 'f' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct common c;
+    memset(&c, 0, sizeof(c));
+    tb_config_init(&c.cfg);
+    double seconds = 5;
+    const char *format = "table";
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'b': c.board_file = optarg; break;
+        case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
+        case 'S': {
+            char *end;
+            seconds = strtod(optarg, &end);
+            if (*end || !(seconds > 0 && seconds <= 86400))
+                tb_diag_add(&c.diag, "--seconds '%s': expected a number of seconds (0 to 86400]",
+                            optarg);
+            break;
+        }
+        case 'f': format = optarg; break;
+        default:
+            fputs(usage, stderr);
+            tb_config_free(&c.cfg);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (strcmp(format, "table") && strcmp(format, "csv"))
+        tb_diag_add(&c.diag, "--format '%s': expected table or csv", format);
+    char board_path[PATH_MAX];
+    c.quiet = true;
+    if (pick_board(&c, NULL, board_path, sizeof(board_path)) == 0)
+        tb_config_load(&c.cfg, NULL, board_path, &c.diag);
+    int code = TB_EXIT_USAGE;
+    if (c.diag.n)
+        tb_diag_print(&c.diag);
+    else
+        code = tb_power_command(&c.cfg.board, seconds, !strcmp(format, "csv"), stdout);
+    tb_config_free(&c.cfg);
+    tb_diag_free(&c.diag);
+    return code;
+}
+
+/* ---- dispatch --------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return TB_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        print_version();
+        return TB_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_main, stdout);
+        return TB_EXIT_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return cmd_list(argc - 1, argv + 1);
+    if (!strcmp(cmd, "power"))
+        return cmd_power(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return tb_compare_main(argc - 1, argv + 1);
+    static const char *const cmds[] = { "run", "list", "power", "compare" };
+    const char *sug = tb_suggest(cmd, cmds, ARRAY_SIZE(cmds));
+    if (sug)
+        error("unknown command '%s' (did you mean '%s'?)", cmd, sug);
+    else
+        error("unknown command '%s'", cmd);
+    fputs(usage_main, stderr);
+    return TB_EXIT_USAGE;
+}

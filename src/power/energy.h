@@ -1,0 +1,15 @@
+/* energy.h: integrating power samples over a time window. Pure arithmetic. */
+#ifndef TB_ENERGY_H
+#define TB_ENERGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Energy in millijoules of power p_mw[i] sampled at t_ns[i] (ascending) over [t0, t1]:
+ * trapezoid rule, with the power at t0 and t1 interpolated linearly between the
+ * neighbouring samples (held constant beyond the first or last sample).
+ * NAN when n == 0 or t1 <= t0. *inside gets how many samples lie within the window. */
+double tb_energy_mj(const int64_t *t_ns, const double *p_mw, size_t n, int64_t t0, int64_t t1,
+                    size_t *inside);
+
+#endif

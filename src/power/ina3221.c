@@ -1,0 +1,208 @@
+/* ina3221.c: power rails read straight from the INA3221 monitors' sysfs files, under
+ * power.sysfs_root so tests can use fake trees. Two layouts:
+ *   JetPack 4, IIO driver "ina3221x": rail_name_K and in_powerK_input (mW), K = 0..2;
+ *   JetPack 5/6, hwmon driver "ina3221": inK_label, inK_input (mV), currK_input (mA),
+ *   K = 1..3, P = V x I; hwmon index found by globbing; several chips (AGX Orin).
+ * Disabled channels (inK_enable = 0) and rails labelled NC are skipped. Each sample
+ * re-opens the files by path, so a file that vanishes is noticed, not read stale. */
+#include "power.h"
+#include "ina3221.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "util.h"
+
+struct rail {
+    char name[TB_RAIL_NAME];
+    char power[PATH_MAX];     /* IIO: mW file */
+    char volt[PATH_MAX];      /* hwmon: mV file */
+    char curr[PATH_MAX];      /* hwmon: mA file */
+};
+
+struct ina_state {
+    int n;
+    struct rail rail[TB_POWER_MAX_RAILS];
+};
+
+int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, n, "cannot open '%s': %s", path, strerror(e));
+        return -e;
+    }
+    char buf[64];
+    ssize_t got = read(fd, buf, sizeof(buf) - 1);
+    int e = errno;
+    close(fd);
+    if (got < 0) {
+        snprintf(why, n, "cannot read '%s': %s", path, strerror(e));
+        return -e;
+    }
+    buf[got] = '\0';
+    char *end;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    if (end == buf || errno) {
+        snprintf(why, n, "'%s' holds '%.20s', not a number", path, buf);
+        return -EINVAL;
+    }
+    while (*end == ' ' || *end == '\n')
+        end++;
+    if (*end && strcmp(end, "mw\n") && strcmp(end, "mw") && strcmp(end, "ma\n") &&
+        strcmp(end, "ma")) {
+        snprintf(why, n, "'%s' holds '%.20s', not a number", path, buf);
+        return -EINVAL;
+    }
+    *value = v;
+    return 0;
+}
+
+static int read_text(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    if (!fgets(buf, (int)n, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+static void add_rail(struct ina_state *s, const char *name, const char *power, const char *volt,
+                     const char *curr)
+{
+    if (s->n >= TB_POWER_MAX_RAILS || !name[0] || !strcmp(name, "NC"))
+        return;
+    struct rail *r = &s->rail[s->n++];
+    tb_strlcpy(r->name, name, sizeof(r->name));
+    tb_strlcpy(r->power, power ? power : "", sizeof(r->power));
+    tb_strlcpy(r->volt, volt ? volt : "", sizeof(r->volt));
+    tb_strlcpy(r->curr, curr ? curr : "", sizeof(r->curr));
+}
+
+static void scan_iio(struct ina_state *s, const char *root)
+{
+    char pat[PATH_MAX];
+    snprintf(pat, sizeof(pat), "%s/sys/bus/i2c/drivers/ina3221x/*/iio:device*", root);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        for (int k = 0; k < 3; k++) {
+            char p[PATH_MAX], name[TB_RAIL_NAME], power[PATH_MAX];
+            snprintf(p, sizeof(p), "%s/rail_name_%d", g.gl_pathv[i], k);
+            if (read_text(p, name, sizeof(name)) < 0)
+                continue;
+            snprintf(power, sizeof(power), "%s/in_power%d_input", g.gl_pathv[i], k);
+            if (access(power, R_OK) == 0)
+                add_rail(s, name, power, NULL, NULL);
+        }
+    globfree(&g);
+}
+
+static void scan_hwmon(struct ina_state *s, const char *root)
+{
+    char pat[PATH_MAX];
+    snprintf(pat, sizeof(pat), "%s/sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*", root);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        for (int k = 1; k <= 3; k++) {
+            char p[PATH_MAX], name[TB_RAIL_NAME], volt[PATH_MAX], curr[PATH_MAX], en[16];
+            snprintf(p, sizeof(p), "%s/in%d_label", g.gl_pathv[i], k);
+            if (read_text(p, name, sizeof(name)) < 0)
+                continue;
+            snprintf(p, sizeof(p), "%s/in%d_enable", g.gl_pathv[i], k);
+            if (read_text(p, en, sizeof(en)) == 0 && !strcmp(en, "0"))
+                continue;
+            snprintf(volt, sizeof(volt), "%s/in%d_input", g.gl_pathv[i], k);
+            snprintf(curr, sizeof(curr), "%s/curr%d_input", g.gl_pathv[i], k);
+            if (access(volt, R_OK) == 0 && access(curr, R_OK) == 0)
+                add_rail(s, name, NULL, volt, curr);
+        }
+    globfree(&g);
+}
+
+static void scan(struct ina_state *s, const struct tb_board_cfg *b)
+{
+    s->n = 0;
+    const char *root = strcmp(b->power.sysfs_root, "/") ? b->power.sysfs_root : "";
+    scan_iio(s, root);
+    scan_hwmon(s, root);
+}
+
+static int ina_probe(const struct tb_board_cfg *b, char *why, size_t n)
+{
+    struct ina_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    scan(s, b);
+    int rails = s->n;
+    free(s);
+    if (rails == 0) {
+        snprintf(why, n, "no INA3221 rails under '%s/sys/bus/i2c/drivers/ina3221{,x}'",
+                 strcmp(b->power.sysfs_root, "/") ? b->power.sysfs_root : "");
+        return -ENOENT;
+    }
+    return 0;
+}
+
+static int ina_open(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+                    char *why, size_t n)
+{
+    struct ina_state *s = st;
+    scan(s, b);
+    if (s->n == 0)
+        return ina_probe(b, why, n);
+    rails->n = s->n;
+    for (int i = 0; i < s->n; i++)
+        tb_strlcpy(rails->name[i], s->rail[i].name, TB_RAIL_NAME);
+    return 0;
+}
+
+static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
+{
+    struct ina_state *s = st;
+    out->t_ns = tb_now_ns();
+    for (int i = 0; i < s->n; i++) {
+        const struct rail *r = &s->rail[i];
+        long v, a;
+        int rc;
+        if (r->power[0]) {
+            if ((rc = tb_ina3221_read_value(r->power, &v, why, n)))
+                return rc;
+            out->rail_mw[i] = (float)v;
+        } else {
+            if ((rc = tb_ina3221_read_value(r->volt, &v, why, n)) ||
+                (rc = tb_ina3221_read_value(r->curr, &a, why, n)))
+                return rc;
+            out->rail_mw[i] = (float)((double)v * (double)a / 1000.0);
+        }
+    }
+    return 0;
+}
+
+static void ina_close(void *st) {}
+
+const struct tb_power_ops tb_power_ina3221 = {
+    .name = "ina3221",
+    .help = "INA3221 rails in sysfs (Jetson, JP4-6)",
+    .state_size = sizeof(struct ina_state),
+    .probe = ina_probe,
+    .open = ina_open,
+    .sample = ina_sample,
+    .close = ina_close,
+};

@@ -1,0 +1,78 @@
+/* power.h: the power-source interface, the sample type, the ordered table of sources
+ * and the sampler thread. One .c file per source (none, tegrastats, ina3221, nvml).
+ * The table's order is the auto-probe order. Not here: energy arithmetic (energy.h). */
+#ifndef TB_POWER_H
+#define TB_POWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tb_board_cfg;
+
+#define TB_POWER_MAX_RAILS 16
+#define TB_RAIL_NAME 32
+
+/* One reading. Values a source does not have are NAN. */
+struct tb_power_sample {
+    int64_t t_ns;                          /* CLOCK_MONOTONIC when read */
+    float rail_mw[TB_POWER_MAX_RAILS];     /* in the order of tb_power_rails */
+    float gpu_load_pct, gpu_clock_mhz;
+    float emc_load_pct, emc_clock_mhz;
+    float gpu_temp_c;
+    double energy_mj;                      /* cumulative energy counter (NVML), else NAN */
+};
+
+struct tb_power_rails {
+    int n;
+    char name[TB_POWER_MAX_RAILS][TB_RAIL_NAME];
+};
+
+struct tb_power_ops {
+    const char *name;
+    const char *help;
+    const char *unavailable;   /* non-NULL: compiled out, with the reason */
+    size_t state_size;         /* private state, allocated zeroed by the core */
+    /* 0 when the source can work on this board, else -errno with why filled in. */
+    int (*probe)(const struct tb_board_cfg *b, char *why, size_t n);
+    /* Opens the source and names its rails. -errno with why filled in on failure. */
+    int (*open)(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+                char *why, size_t n);
+    /* Takes one reading: 0, -EAGAIN when no new reading has arrived, or -errno when the
+     * source failed for good (why says how). Must not allocate (called in the sampler). */
+    int (*sample)(void *st, struct tb_power_sample *s, char *why, size_t n);
+    void (*close)(void *st);
+};
+
+/* NULL-terminated, in auto-probe order. */
+extern const struct tb_power_ops *const tb_power_sources[];
+const struct tb_power_ops *tb_power_find(const char *name);
+/* Resolves "auto" to the first usable source (else none); other names as they are.
+ * Returns NULL with why filled when a named source does not exist. */
+const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_board_cfg *b,
+                                         char *why, size_t n);
+
+extern const struct tb_power_ops tb_power_none, tb_power_tegrastats, tb_power_ina3221,
+    tb_power_nvml;
+
+void tb_power_sample_clear(struct tb_power_sample *s);
+
+/* ---- the sampler thread ---------------------------------------------------------- */
+struct tb_sampler;
+
+/* Opens the source and starts sampling every interval_ms into a ring of capacity samples. */
+int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
+                     const struct tb_board_cfg *b, int interval_ms, size_t capacity,
+                     char *why, size_t n);
+/* Copies the samples with t in [t0_ns - margin, t1_ns + margin] into buf (at most cap);
+ * returns how many. Never blocks the caller for more than a copy. */
+size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int64_t margin_ns,
+                         struct tb_power_sample *buf, size_t cap);
+const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s);
+const char *tb_sampler_source(const struct tb_sampler *s);
+/* True once the source failed mid-run (reported once on stderr). */
+bool tb_sampler_failed(const struct tb_sampler *s);
+/* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
+double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);
+
+#endif

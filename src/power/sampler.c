@@ -1,0 +1,144 @@
+/* sampler.c: the side thread that reads a power source every interval_ms, on absolute
+ * CLOCK_MONOTONIC deadlines (no drift), into a ring allocated before it starts. The loop
+ * allocates nothing and writes no files; the measuring thread copies a window out under
+ * a mutex held only for the copy. A source that fails is reported once, then left alone. */
+#include "power.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+
+struct tb_sampler {
+    const struct tb_power_ops *ops;
+    void *state;
+    struct tb_power_rails rails;
+    struct tb_power_sample *ring;
+    size_t cap, head, count;    /* head: next write; count: valid samples */
+    uint64_t total;
+    int interval_ms;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    volatile int stop;
+    volatile int failed;
+    double cpu_ms;
+    char why[256];
+};
+
+static void *sampler_main(void *arg)
+{
+    struct tb_sampler *s = arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    struct tb_power_sample smp;
+    while (!s->stop) {
+        tb_power_sample_clear(&smp);
+        int rc = s->ops->sample(s->state, &smp, s->why, sizeof(s->why));
+        if (rc == 0) {
+            if (!smp.t_ns)
+                smp.t_ns = tb_now_ns();
+            pthread_mutex_lock(&s->lock);
+            s->ring[s->head] = smp;
+            s->head = (s->head + 1) % s->cap;
+            if (s->count < s->cap)
+                s->count++;
+            s->total++;
+            pthread_mutex_unlock(&s->lock);
+        } else if (rc != -EAGAIN) {
+            s->failed = 1;
+            warning("power source '%s' failed: %s; later rows carry no power figures",
+                    s->ops->name, s->why);
+            break;
+        }
+        next.tv_nsec += (long)s->interval_ms * 1000000L;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !s->stop)
+            ;
+    }
+    struct timespec cpu;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+        s->cpu_ms = (double)cpu.tv_sec * 1e3 + (double)cpu.tv_nsec * 1e-6;
+    return NULL;
+}
+
+int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
+                     const struct tb_board_cfg *b, int interval_ms, size_t capacity,
+                     char *why, size_t n)
+{
+    struct tb_sampler *s = calloc(1, sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    s->ops = ops;
+    s->interval_ms = interval_ms;
+    s->cap = capacity ? capacity : 1;
+    s->ring = calloc(s->cap, sizeof(*s->ring));
+    s->state = calloc(1, ops->state_size ? ops->state_size : 1);
+    if (!s->ring || !s->state) {
+        free(s->ring);
+        free(s->state);
+        free(s);
+        return -ENOMEM;
+    }
+    int rc = ops->open(s->state, b, &s->rails, why, n);
+    if (rc) {
+        free(s->ring);
+        free(s->state);
+        free(s);
+        return rc;
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    if ((rc = pthread_create(&s->thread, NULL, sampler_main, s))) {
+        snprintf(why, n, "cannot start the sampler thread: %s", strerror(rc));
+        ops->close(s->state);
+        pthread_mutex_destroy(&s->lock);
+        free(s->ring);
+        free(s->state);
+        free(s);
+        return -rc;
+    }
+    *out = s;
+    return 0;
+}
+
+size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int64_t margin_ns,
+                         struct tb_power_sample *buf, size_t cap)
+{
+    size_t k = 0;
+    pthread_mutex_lock(&s->lock);
+    size_t start = (s->head + s->cap - s->count) % s->cap;
+    for (size_t i = 0; i < s->count && k < cap; i++) {
+        const struct tb_power_sample *p = &s->ring[(start + i) % s->cap];
+        if (p->t_ns >= t0_ns - margin_ns && p->t_ns <= t1_ns + margin_ns)
+            buf[k++] = *p;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return k;
+}
+
+const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
+const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
+bool tb_sampler_failed(const struct tb_sampler *s) { return s->failed; }
+
+double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples)
+{
+    if (!s)
+        return 0;
+    s->stop = 1;
+    pthread_join(s->thread, NULL);
+    s->ops->close(s->state);
+    double cpu = s->cpu_ms;
+    if (n_samples)
+        *n_samples = s->total;
+    pthread_mutex_destroy(&s->lock);
+    free(s->ring);
+    free(s->state);
+    free(s);
+    return cpu;
+}

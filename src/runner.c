@@ -1,0 +1,577 @@
+/* runner.c: see runner.h. Order per point: fresh input, poisoned output, one checked
+ * launch, warm-up, timed repetitions until the stopping rule holds, then (with a power
+ * source) a window of back-to-back launches that the sampler's readings are integrated
+ * over. Buffers are kept while the size stays the same. */
+#include "runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pattern.h"
+#include "power/energy.h"
+#include "power/power.h"
+#include "stats.h"
+#include "util.h"
+
+#define THROTTLE_FRACTION 0.85
+
+struct buffers {
+    long rows, cols;
+    void *in, *out;
+    void *host;           /* download target for verification */
+    size_t bytes;
+};
+
+static void buffers_free(const struct tb_backend *be, struct buffers *b)
+{
+    if (b->in)
+        be->free(b->in);
+    if (b->out)
+        be->free(b->out);
+    free(b->host);
+    memset(b, 0, sizeof(*b));
+}
+
+/* Allocates input and output for a size, unless they are already there. */
+static int buffers_get(const struct tb_backend *be, struct buffers *b, long rows, long cols,
+                       size_t bytes, bool verify)
+{
+    if (b->in && b->rows == rows && b->cols == cols && (!verify || b->host))
+        return 0;
+    buffers_free(be, b);
+    int rc = be->alloc(bytes, &b->in);
+    if (rc == 0)
+        rc = be->alloc(bytes, &b->out);
+    if (rc == 0 && verify && !(b->host = malloc(bytes)))
+        rc = -ENOMEM;
+    if (rc) {
+        buffers_free(be, b);
+        return rc;
+    }
+    b->rows = rows;
+    b->cols = cols;
+    b->bytes = bytes;
+    return 0;
+}
+
+/* Compares out with what the pattern says each element must be: out[c][r] = in[r][c]
+ * (copy kernels: out[r][c] = in[r][c]), element by element, bit for bit. The expected
+ * value is recomputed from the pattern, so no copy of the input is kept. */
+static size_t verify_output(const void *out, long rows, long cols, int elem, uint64_t seed,
+                            bool copy, char *note, size_t n)
+{
+    size_t bad = 0;
+    const unsigned char *o = out;
+    for (long r = 0; r < rows; r++)
+        for (long c = 0; c < cols; c++) {
+            uint64_t src = (uint64_t)r * (uint64_t)cols + (uint64_t)c;
+            uint64_t dst = copy ? src : (uint64_t)c * (uint64_t)rows + (uint64_t)r;
+            unsigned char want[8];
+            tb_pattern_value(want, elem, seed, src);
+            if (memcmp(o + dst * (uint64_t)elem, want, (size_t)elem)) {
+                if (bad == 0)
+                    snprintf(note, n, "first wrong element: output (%llu, %llu) from input "
+                             "(%ld, %ld)", (unsigned long long)(copy ? (uint64_t)r : (uint64_t)c),
+                             (unsigned long long)(copy ? (uint64_t)c : (uint64_t)r), r, c);
+                bad++;
+            }
+        }
+    return bad;
+}
+
+/* ---- power ------------------------------------------------------------------------ */
+
+static int rail_index(const struct tb_power_rails *rails, const char *name)
+{
+    if (!name || !*name)
+        return -1;
+    if (!strcmp(name, "sum"))
+        return -2;
+    for (int i = 0; i < rails->n; i++)
+        if (!strcmp(rails->name[i], name))
+            return i;
+    return -1;
+}
+
+static double rail_value(const struct tb_power_sample *s, const struct tb_power_rails *rails,
+                         int idx)
+{
+    if (idx == -2) {
+        double sum = 0;
+        for (int i = 0; i < rails->n; i++)
+            if (!isnan(s->rail_mw[i]))
+                sum += s->rail_mw[i];
+        return sum;
+    }
+    return idx >= 0 ? s->rail_mw[idx] : NAN;
+}
+
+struct power_fig {
+    double total_w, gpu_w, energy_j, counter_j, temp_c, clock_mhz;
+    size_t samples;
+};
+
+#define MAX_WINDOW_SAMPLES 65536
+static struct tb_power_sample window_buf[MAX_WINDOW_SAMPLES];
+static int64_t win_t[MAX_WINDOW_SAMPLES];
+static double win_p[MAX_WINDOW_SAMPLES];
+
+/* Integrates the samples of [t0, t1] for the total and GPU rails. */
+static void power_over(struct tb_run_ctx *ctx, int64_t t0, int64_t t1, struct power_fig *f)
+{
+    const struct tb_board_cfg *b = &ctx->cfg->board;
+    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
+    int64_t margin = (int64_t)b->power.interval_ms * 4 * 1000000;
+    size_t n = tb_sampler_window(ctx->sampler, t0, t1, margin, window_buf, MAX_WINDOW_SAMPLES);
+    memset(f, 0, sizeof(*f));
+    f->total_w = f->gpu_w = f->energy_j = f->counter_j = f->temp_c = f->clock_mhz = NAN;
+    if (n == 0)
+        return;
+    double secs = (double)(t1 - t0) * 1e-9;
+    int ti = rail_index(rails, b->power.total_rail);
+    int gi = rail_index(rails, b->power.gpu_rail);
+    if (ti == -1 && rails->n > 0 && !b->power.total_rail[0])
+        ti = 0; /* no rule given: the first rail the source reports */
+    for (int pass = 0; pass < 2; pass++) {
+        int idx = pass == 0 ? ti : gi;
+        if (idx == -1)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            win_t[i] = window_buf[i].t_ns;
+            win_p[i] = rail_value(&window_buf[i], rails, idx);
+        }
+        size_t inside = 0;
+        double mj = tb_energy_mj(win_t, win_p, n, t0, t1, &inside);
+        if (pass == 0) {
+            f->energy_j = mj * 1e-3;
+            f->total_w = f->energy_j / secs;
+            f->samples = inside;
+        } else {
+            f->gpu_w = mj * 1e-3 / secs;
+        }
+    }
+    /* energy counter (NVML): interpolate it at both edges */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(window_buf[i].energy_mj)) {
+            win_t[m] = window_buf[i].t_ns;
+            win_p[m] = window_buf[i].energy_mj;
+            m++;
+        }
+    if (m >= 2 && win_t[0] <= t0 && win_t[m - 1] >= t1) {
+        double e0 = NAN, e1 = NAN;
+        for (size_t i = 1; i < m; i++) {
+            if (isnan(e0) && win_t[i] >= t0)
+                e0 = win_p[i - 1] + (win_p[i] - win_p[i - 1]) *
+                     (double)(t0 - win_t[i - 1]) / (double)(win_t[i] - win_t[i - 1] + 1);
+            if (isnan(e1) && win_t[i] >= t1)
+                e1 = win_p[i - 1] + (win_p[i] - win_p[i - 1]) *
+                     (double)(t1 - win_t[i - 1]) / (double)(win_t[i] - win_t[i - 1] + 1);
+        }
+        if (!isnan(e0) && !isnan(e1))
+            f->counter_j = (e1 - e0) * 1e-3;
+    }
+    for (size_t i = n; i-- > 0;)
+        if (window_buf[i].t_ns <= t1 + margin / 4) {
+            f->temp_c = window_buf[i].gpu_temp_c;
+            f->clock_mhz = window_buf[i].gpu_clock_mhz;
+            break;
+        }
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts = { (time_t)(ms / 1000), (long)(fmod(ms, 1000.0) * 1e6) };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* Idle baseline: nothing runs for idle_ms; the total rail's mean power. */
+static double measure_idle(struct tb_run_ctx *ctx)
+{
+    int ms = ctx->cfg->board.power.idle_ms;
+    if (!ctx->sampler || ms <= 0)
+        return NAN;
+    int64_t t0 = tb_now_ns();
+    sleep_ms(ms);
+    int64_t t1 = tb_now_ns();
+    sleep_ms(ctx->cfg->board.power.interval_ms * 2.0);
+    struct power_fig f;
+    power_over(ctx, t0, t1, &f);
+    return f.total_w;
+}
+
+/* ---- one point -------------------------------------------------------------------- */
+
+struct point_out {
+    struct tb_row row;
+    char note[512];
+    char grid_note[64];
+};
+
+static const char *fits(const struct tb_device_info *dev, size_t bytes)
+{
+    if (!dev->l2_bytes)
+        return "";
+    return 2 * bytes <= dev->l2_bytes ? "yes" : "no";
+}
+
+/* Runs a point; returns 0, or the backend error that ended it (row says which). */
+static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct buffers *buf,
+                     double copy_gbps, double start_clock, double idle_w, struct point_out *o,
+                     size_t index)
+{
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    const struct tb_backend *be = ctx->be;
+    struct tb_row *r = &o->row;
+    int elem = s->elem_size;
+    size_t count = (size_t)p->rows * (size_t)p->cols;
+    size_t bytes = count * (size_t)elem;
+    double moved = p->k->bytes_factor * (double)bytes;
+    r->bytes = (long long)moved;
+    r->fits_cache = fits(ctx->dev, bytes);
+    r->cache = s->cache;
+
+    int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
+    if (rc) {
+        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
+        r->status = be->is_oom(rc) || rc == -ENOMEM ? "oom" : "error";
+        return rc;
+    }
+    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, elem, 0, 0 };
+    uint64_t seed = ctx->seed ^ (0x9E3779B97F4A7C15ULL * (index + 1));
+    const char *step = "filling the input";
+    if ((rc = be->fill_pattern(buf->in, count, elem, seed)))
+        goto fail;
+    r->verified = "n/a";
+    if (s->verify) {
+        step = "poisoning the output";
+        if ((rc = be->fill_bytes(buf->out, 0xFF, bytes)))
+            goto fail;
+        step = "the checked launch";
+        if ((rc = be->launch(p->k, &l)) || (rc = be->sync()))
+            goto fail;
+        step = "reading the output back";
+        if ((rc = be->download(buf->host, buf->out, bytes)))
+            goto fail;
+        char vnote[200] = "";
+        size_t bad = verify_output(buf->host, p->rows, p->cols, elem, seed,
+                                   p->k->flags & TB_KF_COPY, vnote, sizeof(vnote));
+        r->verified = bad ? "FAIL" : "ok";
+        if (bad)
+            snprintf(o->note, sizeof(o->note), "%zu of %zu elements wrong, %s", bad, count, vnote);
+    }
+    step = "the warm-up";
+    for (int i = 0; i < s->warmup; i++)
+        if ((rc = be->launch(p->k, &l)))
+            goto fail;
+    if ((rc = be->sync()))
+        goto fail;
+    r->grid_x = l.grid_x;
+    r->grid_y = l.grid_y;
+
+    /* timed repetitions */
+    struct tb_stop_rule rule = { s->min_reps, s->max_reps, s->min_time_ms, s->max_time_ms,
+                                 s->rel_spread };
+    double *times = malloc((size_t)s->max_reps * sizeof(double));
+    if (!times) {
+        rc = -ENOMEM;
+        step = "allocating the timing array";
+        goto fail;
+    }
+    struct tb_running run = { 0 };
+    enum tb_stop why = TB_GO_ON;
+    double clk0 = NAN, clk1 = NAN;
+    be->sm_clock_mhz(&clk0);
+    int64_t t_start = tb_now_ns();
+    step = "a timed repetition";
+    bool cold = !strcmp(s->cache, "cold");
+    while (why == TB_GO_ON && !*ctx->stop) {
+        if (cold && (rc = be->flush_cache()))
+            break;
+        double ms;
+        if ((rc = be->timed(p->k, &l, &ms)))
+            break;
+        times[run.n] = ms;
+        tb_running_add(&run, ms);
+        why = tb_stop_check(&rule, &run, (double)(tb_now_ns() - t_start) * 1e-6);
+    }
+    be->sm_clock_mhz(&clk1);
+    if (rc) {
+        free(times);
+        goto fail;
+    }
+    struct tb_stats st;
+    tb_stats_compute(times, run.n, &st);
+    free(times);
+    if (*ctx->stop && why == TB_GO_ON) {
+        r->status = "interrupted";
+        snprintf(o->note, sizeof(o->note), "stopped by a signal after %zu repetitions", st.n);
+        return 0;
+    }
+    r->reps = (long long)st.n;
+    r->stop = tb_stop_name(why);
+    r->time_ms_median = st.median;
+    r->time_ms_min = st.min;
+    r->time_ms_max = st.max;
+    r->time_ms_mean = st.mean;
+    r->time_ms_stddev = st.stddev;
+    r->rel_sem = st.rel_sem;
+    r->gbps = tb_gbps(moved, st.median);
+    double peak = ctx->cfg->board.peak_gbps;
+    r->frac_peak = peak > 0 ? r->gbps / peak : NAN;
+    r->frac_copy = (p->k->flags & TB_KF_COPY_REF) ? 1.0 : tb_ratio(r->gbps, copy_gbps);
+    if (!isnan(clk0) && !isnan(clk1))
+        r->sm_clock_mhz = 0.5 * (clk0 + clk1);
+    else
+        r->sm_clock_mhz = isnan(clk0) ? clk1 : clk0;
+    if (!isnan(r->sm_clock_mhz) && !isnan(start_clock))
+        r->throttled = r->sm_clock_mhz < THROTTLE_FRACTION * start_clock ? "yes" : "no";
+    r->status = "ok";
+    if (peak > 0 && r->gbps > peak) {
+        bool cached = !strcmp(r->fits_cache, "yes");
+        size_t len = strlen(o->note);
+        snprintf(o->note + len, sizeof(o->note) - len, "%s%.0f GB/s is above the board's peak of "
+                 "%.0f GB/s%s", len ? "; " : "", r->gbps, peak,
+                 cached ? " (the matrices fit in cache)" : ": suspect, check board.peak_gbps");
+        r->status = "suspect";
+    }
+
+    /* power window: back-to-back launches, timed by the host clock around syncs */
+    if (ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop) {
+        const struct tb_board_cfg *b = &ctx->cfg->board;
+        double per = st.median > 0 ? st.median : 1e-3;
+        long chunk = (long)(20.0 / per) + 1;   /* sync about every 20 ms */
+        long launches = 0;
+        step = "the power window";
+        int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)b->power.window_ms * 1000000;
+        while (tb_now_ns() < deadline && !*ctx->stop) {
+            for (long i = 0; i < chunk; i++)
+                if ((rc = be->launch(p->k, &l)))
+                    goto fail;
+            launches += chunk;
+            if ((rc = be->sync()))
+                goto fail;
+        }
+        int64_t t1 = tb_now_ns();
+        sleep_ms(b->power.interval_ms * 2.0);  /* let the sample after t1 arrive */
+        struct power_fig f;
+        power_over(ctx, t0, t1, &f);
+        double secs = (double)(t1 - t0) * 1e-9;
+        r->window_ms = secs * 1e3;
+        r->window_bytes = moved * (double)launches;
+        r->power_source = tb_sampler_source(ctx->sampler);
+        r->power_total_w = f.total_w;
+        r->power_gpu_w = f.gpu_w;
+        r->power_idle_w = idle_w;
+        r->energy_j = f.energy_j;
+        r->energy_counter_j = f.counter_j;
+        r->power_samples = (long long)f.samples;
+        r->gpu_temp_c = f.temp_c;
+        r->gpu_clock_mhz = f.clock_mhz;
+        double wgbps = r->window_bytes / secs / 1e9;
+        r->gbps_per_w = tb_ratio(wgbps, f.total_w);
+        r->gbps_per_w_gpu = tb_ratio(wgbps, f.gpu_w);
+    }
+    return 0;
+
+fail:
+    r->status = be->is_oom(rc) ? "oom" : "error";
+    {
+        size_t len = strlen(o->note);
+        snprintf(o->note + len, sizeof(o->note) - len, "%s%s: %s", len ? "; " : "", step,
+                 be->errstr(rc));
+    }
+    return rc;
+}
+
+/* ---- the sweep -------------------------------------------------------------------- */
+
+static void progress(struct tb_run_ctx *ctx, size_t done, size_t total, const struct tb_point *p,
+                     double elapsed_s)
+{
+    if (!ctx->progress)
+        return;
+    char eta[32] = "?";
+    if (done > 0) {
+        double left = elapsed_s / (double)done * (double)(total - done);
+        snprintf(eta, sizeof(eta), "%dm%02ds", (int)left / 60, (int)left % 60);
+    }
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s %ldx%ld", done + 1, total, p->k->name, p->rows, p->cols);
+    if (p->bx)
+        fprintf(stderr, " block %dx%d", p->bx, p->by);
+    fprintf(stderr, "  (%s left)", eta);
+}
+
+static void summary_add(struct tb_run_result *res, const struct tb_point *p, const struct tb_row *r)
+{
+    struct tb_summary_row *rows = realloc(res->rows, (res->n_rows + 1) * sizeof(*rows));
+    if (!rows)
+        return;
+    res->rows = rows;
+    struct tb_summary_row *s = &rows[res->n_rows++];
+    tb_strlcpy(s->kernel, p->k->name, sizeof(s->kernel));
+    s->rows = p->rows;
+    s->cols = p->cols;
+    s->bx = p->bx;
+    s->by = p->by;
+    s->gbps = r->gbps;
+    s->frac_copy = r->frac_copy;
+    s->frac_peak = r->frac_peak;
+    s->gbps_per_w = r->gbps_per_w;
+    tb_strlcpy(s->verified, r->verified ? r->verified : "", sizeof(s->verified));
+    tb_strlcpy(s->status, r->status ? r->status : "", sizeof(s->status));
+}
+
+static double start_clock(const struct tb_backend *be)
+{
+    double best = NAN;
+    for (int i = 0; i < 3; i++) {
+        double mhz = NAN;
+        be->sm_clock_mhz(&mhz);
+        if (!isnan(mhz) && (isnan(best) || mhz > best))
+            best = mhz;
+    }
+    return best;
+}
+
+int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
+                 struct tb_run_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    struct buffers buf = { 0 };
+    double copy_gbps = NAN;
+    size_t copy_size = (size_t)-1;
+    double clock0 = start_clock(ctx->be);
+    res->idle_w = measure_idle(ctx);
+    double t_begin = tb_now_s();
+    size_t total = n, done = 0;
+    bool sampler_was_ok = ctx->sampler != NULL;
+    for (size_t i = 0; i < n && !*ctx->stop; i++) {
+        const struct tb_point *p = &pts[i];
+        struct point_out o;
+        memset(&o, 0, sizeof(o));
+        tb_row_init(&o.row);
+        struct tb_row *r = &o.row;
+        char utc[32];
+        r->run_id = ctx->run_id;
+        r->host = ctx->host;
+        r->board = ctx->cfg->board.name;
+        r->device = ctx->dev->name;
+        r->backend = ctx->be->name;
+        r->kernel = p->k->name;
+        r->elem = ctx->cfg->sweep.element;
+        r->elem_bytes = ctx->cfg->sweep.elem_size;
+        r->rows = p->rows;
+        r->cols = p->cols;
+        r->block_x = p->bx;
+        r->block_y = p->by;
+        if (p->size_index != copy_size) {
+            copy_gbps = NAN;
+            copy_size = p->size_index;
+        }
+        progress(ctx, done, total, p, tb_now_s() - t_begin);
+        int rc = 0;
+        if (p->skip) {
+            r->status = "skipped";
+            snprintf(o.note, sizeof(o.note), "%s", p->why);
+            if (!tb_quiet)
+                note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx,
+                     p->by, p->why);
+            res->skipped++;
+        } else {
+            rc = run_point(ctx, p, &buf, copy_gbps, clock0, res->idle_w, &o, i);
+            if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
+                copy_gbps = r->gbps;
+        }
+        r->note = o.note;
+        tb_utc_stamp(utc, sizeof(utc), true);
+        r->utc = utc;
+        if (sampler_was_ok && ctx->sampler && tb_sampler_failed(ctx->sampler))
+            sampler_was_ok = false;
+        bool interrupted = r->status && !strcmp(r->status, "interrupted");
+        if (!interrupted) {
+            if (tb_csvlog_row(ctx->log, r) < 0) {
+                res->log_failed = true;
+                break;
+            }
+            summary_add(res, p, r);
+        }
+        if (rc) {
+            res->failed++;
+            if (ctx->progress)
+                fputc('\n', stderr);
+            error("point %zu (%s %ldx%ld block %dx%d): %s", i + 1, p->k->name, p->rows, p->cols,
+                  p->bx, p->by, o.note);
+            if (ctx->be->is_fatal(rc)) {
+                buf.in = buf.out = NULL; /* gone with the context */
+                buffers_free(ctx->be, &buf);
+                if (ctx->be->recover() != 0) {
+                    error("the device could not be recovered; stopping the sweep");
+                    res->aborted = true;
+                    break;
+                }
+                note("device reset; going on with the next point");
+            }
+        } else if (!p->skip && !interrupted) {
+            if (r->verified && !strcmp(r->verified, "FAIL")) {
+                res->verify_failed++;
+                error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
+                      p->k->name, p->rows, p->cols, p->bx, p->by, o.note);
+            } else {
+                res->ok++;
+            }
+        }
+        if (interrupted)
+            res->interrupted = true;
+        done++;
+    }
+    if (*ctx->stop)
+        res->interrupted = true;
+    if (ctx->progress)
+        fprintf(stderr, "\r\033[K");
+    buffers_free(ctx->be, &buf);
+    return 0;
+}
+
+void tb_run_print_summary(const struct tb_run_result *res, FILE *f, bool with_power)
+{
+    long last_r = -1, last_c = -1;
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const struct tb_summary_row *s = &res->rows[i];
+        if (s->rows != last_r || s->cols != last_c) {
+            fprintf(f, "\n%ld x %ld\n", s->rows, s->cols);
+            fprintf(f, "  %-16s %-9s %10s %8s %8s%s %-8s %s\n", "kernel", "block", "GB/s", "of copy",
+                    "of peak", with_power ? "   GB/s/W" : "", "verified", "status");
+            last_r = s->rows;
+            last_c = s->cols;
+        }
+        char blk[24], g[24], fc[24], fp[24], w[40] = "";
+        if (s->bx)
+            snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
+        else
+            snprintf(blk, sizeof(blk), "-");
+        tb_fmt_num(g, sizeof(g), s->gbps, 1);
+        tb_fmt_num(fc, sizeof(fc), s->frac_copy, 3);
+        tb_fmt_num(fp, sizeof(fp), s->frac_peak, 3);
+        if (with_power) {
+            char t[24];
+            tb_fmt_num(t, sizeof(t), s->gbps_per_w, 3);
+            snprintf(w, sizeof(w), " %8s", t);
+        }
+        fprintf(f, "  %-16s %-9s %10s %8s %8s%s %-8s %s\n", s->kernel, blk, g, fc, fp, w,
+                s->verified, s->status);
+    }
+}
+
+void tb_run_result_free(struct tb_run_result *res)
+{
+    free(res->rows);
+    res->rows = NULL;
+    res->n_rows = 0;
+}

@@ -1,0 +1,54 @@
+/* runner.h: runs the points of a sweep on one backend: verification, warm-up, timed
+ * repetitions under the stopping rule, statistics, the power window, and one log row per
+ * point. A failing point is recorded and the sweep goes on; only a device that cannot
+ * be recovered, a stop request or an unwritable log ends it early. */
+#ifndef TB_RUNNER_H
+#define TB_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend.h"
+#include "config.h"
+#include "csvlog.h"
+#include "sweep.h"
+
+struct tb_sampler;
+
+struct tb_run_ctx {
+    const struct tb_config *cfg;
+    const struct tb_backend *be;
+    const struct tb_device_info *dev;
+    struct tb_csvlog *log;            /* rows go here */
+    struct tb_sampler *sampler;       /* NULL: no power figures */
+    const char *run_id, *host;
+    volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
+    bool progress;                    /* progress line on stderr (a terminal) */
+    unsigned long long seed;
+};
+
+/* What the summary table shows of a point. */
+struct tb_summary_row {
+    char kernel[32];
+    long rows, cols;
+    int bx, by;
+    double gbps, frac_copy, frac_peak, gbps_per_w;
+    char verified[8], status[16];
+};
+
+struct tb_run_result {
+    size_t ok, skipped, failed, verify_failed;
+    bool interrupted, aborted, log_failed;
+    double idle_w;
+    struct tb_summary_row *rows;
+    size_t n_rows;
+};
+
+int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
+                 struct tb_run_result *res);
+/* Prints the summary table of res to f. */
+void tb_run_print_summary(const struct tb_run_result *res, FILE *f, bool with_power);
+void tb_run_result_free(struct tb_run_result *res);
+
+#endif

@@ -1,0 +1,83 @@
+/* stats.c: see stats.h. The median is the reported figure: it shrugs off the odd slow
+ * repetition (a context switch on a Jetson's small cores) that the mean does not. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void tb_stats_compute(double *x, size_t n, struct tb_stats *st)
+{
+    st->n = n;
+    if (n == 0) {
+        st->median = st->min = st->max = st->mean = st->stddev = st->rel_sem = NAN;
+        return;
+    }
+    qsort(x, n, sizeof(*x), cmp_double);
+    st->min = x[0];
+    st->max = x[n - 1];
+    st->median = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    st->mean = sum / (double)n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (x[i] - st->mean) * (x[i] - st->mean);
+    st->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+    st->rel_sem = st->mean > 0 ? st->stddev / sqrt((double)n) / st->mean : NAN;
+}
+
+void tb_running_add(struct tb_running *r, double x)
+{
+    r->n++;
+    r->sum += x;
+    double d = x - r->mean;
+    r->mean += d / (double)r->n;
+    r->m2 += d * (x - r->mean);
+}
+
+double tb_running_rel_sem(const struct tb_running *r)
+{
+    if (r->n < 2 || r->mean <= 0)
+        return INFINITY;
+    double sd = sqrt(r->m2 / (double)(r->n - 1));
+    return sd / sqrt((double)r->n) / r->mean;
+}
+
+enum tb_stop tb_stop_check(const struct tb_stop_rule *rule, const struct tb_running *r,
+                           double wall_ms)
+{
+    if (r->n >= (size_t)rule->max_reps)
+        return TB_STOP_MAX_REPS;
+    if (wall_ms >= rule->max_time_ms && r->n >= 1)
+        return TB_STOP_MAX_TIME;
+    if (r->n < (size_t)rule->min_reps || r->sum < rule->min_time_ms)
+        return TB_GO_ON;
+    return tb_running_rel_sem(r) <= rule->rel_spread ? TB_STOP_SPREAD : TB_GO_ON;
+}
+
+const char *tb_stop_name(enum tb_stop s)
+{
+    switch (s) {
+    case TB_STOP_SPREAD: return "spread";
+    case TB_STOP_MAX_REPS: return "max_reps";
+    case TB_STOP_MAX_TIME: return "max_time";
+    default: return "";
+    }
+}
+
+double tb_gbps(double bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : NAN;
+}
+
+double tb_ratio(double a, double b)
+{
+    return (isnan(a) || isnan(b) || b == 0) ? NAN : a / b;
+}

@@ -1,0 +1,41 @@
+/* stats.h: statistics of repetition times, the stopping rule and bandwidth arithmetic.
+ * Pure functions, no I/O: the runner feeds them, tests check them. */
+#ifndef TB_STATS_H
+#define TB_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tb_stats {
+    size_t n;
+    double median, min, max, mean, stddev;
+    double rel_sem;   /* standard error of the mean / mean */
+};
+
+/* Sorts x in place and fills st; n == 0 gives NANs. */
+void tb_stats_compute(double *x, size_t n, struct tb_stats *st);
+
+/* Running mean and variance (Welford), for the stopping rule without a sort per rep. */
+struct tb_running { size_t n; double mean, m2, sum; };
+void tb_running_add(struct tb_running *r, double x);
+double tb_running_rel_sem(const struct tb_running *r);
+
+struct tb_stop_rule {
+    int min_reps, max_reps;
+    double min_time_ms;   /* sum of measured times */
+    double max_time_ms;   /* wall time spent on the point */
+    double rel_spread;    /* target for rel_sem */
+};
+
+enum tb_stop { TB_GO_ON = 0, TB_STOP_SPREAD, TB_STOP_MAX_REPS, TB_STOP_MAX_TIME };
+/* Decides after each repetition. Minimums come first; then the spread target, or a cap. */
+enum tb_stop tb_stop_check(const struct tb_stop_rule *rule, const struct tb_running *r,
+                           double wall_ms);
+const char *tb_stop_name(enum tb_stop s);
+
+/* GB/s (1e9 bytes per second) for bytes moved in ms milliseconds; NAN if ms <= 0. */
+double tb_gbps(double bytes, double ms);
+/* a / b, or NAN when either is unknown or b is zero. */
+double tb_ratio(double a, double b);
+
+#endif

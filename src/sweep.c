@@ -1,0 +1,108 @@
+/* sweep.c: see sweep.h. Kernel names were checked by config; here only shapes. */
+#include "sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool wants_all(const struct tb_sweep_cfg *s)
+{
+    for (size_t i = 0; i < s->n_kernels; i++)
+        if (!strcmp(s->kernels[i], "*"))
+            return true;
+    return false;
+}
+
+/* The kernels to run, in order, without duplicates. */
+static size_t pick_kernels(const struct tb_sweep_cfg *s, enum tb_backend_id b,
+                           const struct tb_kernel **ks, size_t cap)
+{
+    size_t n = 0;
+    const struct tb_kernel *ref = tb_kernel_copy_ref(b);
+    if (ref && ref->launch)
+        ks[n++] = ref;
+    if (wants_all(s)) {
+        for (const struct tb_kernel *k = tb_kernels; k->name && n < cap; k++)
+            if (k->backend == b && k->launch && k != ref && (k->elem_sizes & (1u << s->elem_size)))
+                ks[n++] = k;
+        return n;
+    }
+    for (size_t i = 0; i < s->n_kernels && n < cap; i++) {
+        const struct tb_kernel *k = tb_kernel_find(s->kernels[i], b);
+        bool dup = false;
+        for (size_t j = 0; j < n; j++)
+            dup |= ks[j] == k;
+        if (k && k->launch && !dup)
+            ks[n++] = k;
+    }
+    return n;
+}
+
+static bool asked_for(const struct tb_sweep_cfg *s, const struct tb_kernel *k)
+{
+    if (wants_all(s))
+        return true;
+    for (size_t i = 0; i < s->n_kernels; i++)
+        if (!strcmp(s->kernels[i], k->name))
+            return true;
+    return false;
+}
+
+int tb_sweep_expand(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct tb_point **out,
+                    size_t *n_out, struct tb_diag *d)
+{
+    const struct tb_kernel *ks[128];
+    size_t nk = pick_kernels(s, b, ks, 128);
+    size_t cap = s->n_sizes * nk * (s->n_blocks ? s->n_blocks : 1) + 1;
+    struct tb_point *pts = calloc(cap, sizeof(*pts));
+    if (!pts)
+        return -1;
+    size_t n = 0;
+    for (size_t si = 0; si < s->n_sizes; si++) {
+        for (size_t ki = 0; ki < nk; ki++) {
+            const struct tb_kernel *k = ks[ki];
+            size_t nb = (k->flags & TB_KF_NO_BLOCK) ? 1 : s->n_blocks;
+            for (size_t bi = 0; bi < nb; bi++) {
+                struct tb_point *p = &pts[n++];
+                p->k = k;
+                p->rows = s->sizes[si].rows;
+                p->cols = s->sizes[si].cols;
+                p->size_index = si;
+                p->auto_ref = !asked_for(s, k);
+                if (!(k->flags & TB_KF_NO_BLOCK)) {
+                    p->bx = s->blocks[bi].x;
+                    p->by = s->blocks[bi].y;
+                    char why[160];
+                    if (!tb_kernel_block_ok(k, p->bx, p->by, why, sizeof(why))) {
+                        p->skip = true;
+                        snprintf(p->why, sizeof(p->why), "%s", why);
+                    }
+                }
+            }
+        }
+    }
+    size_t runnable = 0;
+    for (size_t i = 0; i < n; i++)
+        runnable += !pts[i].skip && !pts[i].auto_ref;
+    if (runnable == 0) {
+        if (nk == 0)
+            tb_diag_add(d, "%s: no kernel of the %s backend is available to run",
+                        s->kernels_at.text, tb_backend_name(b));
+        else
+            tb_diag_add(d, "%s: nothing to run: every kernel asked for excludes every block shape "
+                        "given (see the block rules in 'transpose-bench list')", s->kernels_at.text);
+        free(pts);
+        return -1;
+    }
+    *out = pts;
+    *n_out = n;
+    return 0;
+}
+
+size_t tb_sweep_count_runnable(const struct tb_point *p, size_t n)
+{
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++)
+        r += !p[i].skip;
+    return r;
+}
