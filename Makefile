@@ -63,7 +63,7 @@ DEP_LIBS   := $(shell $(PKG_CONFIG) --libs libconfig zlib 2>/dev/null || echo -l
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
-	-Isrc -Ikernels $(DEP_CFLAGS) \
+	-Isrc -Ikernels -Itests $(DEP_CFLAGS) \
 	-DTB_VERSION='"$(VERSION)"' -DTB_GIT_REV='"$(GIT_REV)"' -DTB_DATADIR='"$(DATADIR)"' \
 	$(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
@@ -103,22 +103,36 @@ TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
 all: transpose-bench
 
+# Rebuild everything when the flags change (CUDA=0 after CUDA=1, SAN=1, SMS=...), as
+# git does with GIT-CFLAGS: the file changes only when its content would.
+FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(NVCC_FLAGS) $(LIBS)
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FLAGS_NOW))' ]; then \
+		echo '$(subst ','\'',$(FLAGS_NOW))' > $@; fi
+FORCE:
+
 transpose-bench: $(BUILD)/src/main.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/libtb.a: $(LIB_OBJS)
 	$(call say,AR,$@)rm -f $@ && $(CROSS_COMPILE)ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$<)$(NVCC) $(NVCC_FLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libtb.a
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
+
+# A stand-in libnvidia-ml for the NVML source's tests (loaded through $TB_NVML_LIB).
+$(BUILD)/tests/libfake-nvml.so: tests/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -o $@ $<
 
 # ---- user-facing targets ---------------------------------------------------
 deps:
@@ -129,11 +143,11 @@ run: deps
 	./transpose-bench run -c conf/default.cfg
 
 test: deps
-	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS)
+	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
 	@TB_BIN=$(CURDIR)/transpose-bench scripts/run-tests.sh $(TEST_BINS)
 
 test-valgrind: deps
-	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS)
+	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
 	@TB_BIN=$(CURDIR)/transpose-bench TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
 
 gpu-check:
@@ -157,6 +171,6 @@ docs:
 clean:
 	rm -rf $(BUILD) transpose-bench
 
-.PHONY: all deps run test test-valgrind gpu-check install uninstall docs clean
+.PHONY: all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -10,7 +10,7 @@
 const struct tb_backend tb_backend_cuda = {
     .name = "cuda",
     .id = TB_BACKEND_CUDA,
-    .unavailable = "built without CUDA (nvcc not found at build time, or CUDA=0)",
+    .unavailable = "built without CUDA (nvcc not found, or CUDA=0)",
 };
 #endif
 

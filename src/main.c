@@ -550,6 +550,8 @@ static int cmd_power(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a file size limit (or full quota) must give EFBIG, reported, not a silent death */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         fputs(usage_main, stderr);
         return TB_EXIT_USAGE;

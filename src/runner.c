@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,26 +62,66 @@ static int buffers_get(const struct tb_backend *be, struct buffers *b, long rows
 
 /* Compares out with what the pattern says each element must be: out[c][r] = in[r][c]
  * (copy kernels: out[r][c] = in[r][c]), element by element, bit for bit. The expected
- * value is recomputed from the pattern, so no copy of the input is kept. */
+ * value is recomputed from the pattern, so no copy of the input is kept. Rows are split
+ * among threads: a 16384 x 16384 check on one core would take longer than its timing. */
+struct verify_job {
+    const unsigned char *out;
+    long rows, cols, r0, r1;
+    int elem;
+    uint64_t seed;
+    bool copy;
+    size_t bad;
+    long bad_r, bad_c;
+    pthread_t thread;
+};
+
+static void *verify_rows(void *arg)
+{
+    struct verify_job *j = arg;
+    j->bad_r = -1;
+    for (long r = j->r0; r < j->r1; r++)
+        for (long c = 0; c < j->cols; c++) {
+            uint64_t src = (uint64_t)r * (uint64_t)j->cols + (uint64_t)c;
+            uint64_t dst = j->copy ? src : (uint64_t)c * (uint64_t)j->rows + (uint64_t)r;
+            unsigned char want[8];
+            tb_pattern_value(want, j->elem, j->seed, src);
+            if (memcmp(j->out + dst * (uint64_t)j->elem, want, (size_t)j->elem)) {
+                if (j->bad_r < 0) {
+                    j->bad_r = r;
+                    j->bad_c = c;
+                }
+                j->bad++;
+            }
+        }
+    return NULL;
+}
+
 static size_t verify_output(const void *out, long rows, long cols, int elem, uint64_t seed,
                             bool copy, char *note, size_t n)
 {
-    size_t bad = 0;
-    const unsigned char *o = out;
-    for (long r = 0; r < rows; r++)
-        for (long c = 0; c < cols; c++) {
-            uint64_t src = (uint64_t)r * (uint64_t)cols + (uint64_t)c;
-            uint64_t dst = copy ? src : (uint64_t)c * (uint64_t)rows + (uint64_t)r;
-            unsigned char want[8];
-            tb_pattern_value(want, elem, seed, src);
-            if (memcmp(o + dst * (uint64_t)elem, want, (size_t)elem)) {
-                if (bad == 0)
-                    snprintf(note, n, "first wrong element: output (%llu, %llu) from input "
-                             "(%ld, %ld)", (unsigned long long)(copy ? (uint64_t)r : (uint64_t)c),
-                             (unsigned long long)(copy ? (uint64_t)c : (uint64_t)r), r, c);
-                bad++;
-            }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long nt = (double)rows * (double)cols < 1e6 ? 1 : cores < 1 ? 1 : cores > 32 ? 32 : cores;
+    if (nt > rows)
+        nt = rows;
+    struct verify_job jobs[32];
+    for (long t = 0; t < nt; t++) {
+        jobs[t] = (struct verify_job){ out, rows, cols, rows * t / nt, rows * (t + 1) / nt,
+                                       elem, seed, copy, 0, -1, -1, 0 };
+        if (nt == 1 || pthread_create(&jobs[t].thread, NULL, verify_rows, &jobs[t]) != 0) {
+            verify_rows(&jobs[t]);
+            jobs[t].thread = 0;
         }
+    }
+    size_t bad = 0;
+    for (long t = 0; t < nt; t++) {
+        if (jobs[t].thread)
+            pthread_join(jobs[t].thread, NULL);
+        if (jobs[t].bad && !bad)
+            snprintf(note, n, "first wrong element: output (%ld, %ld) from input (%ld, %ld)",
+                     copy ? jobs[t].bad_r : jobs[t].bad_c, copy ? jobs[t].bad_c : jobs[t].bad_r,
+                     jobs[t].bad_r, jobs[t].bad_c);
+        bad += jobs[t].bad;
+    }
     return bad;
 }
 

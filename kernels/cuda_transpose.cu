@@ -1,0 +1,400 @@
+/* cuda_transpose.cu: the GPU kernels of the seed studies and their launchers, behind the
+ * plain C interface of kernels.h. Input is row-major rows x cols, output cols x rows.
+ * Every kernel checks bounds (any shape: 1x1, primes, tails of unrolled loops), indexes
+ * memory with 64-bit arithmetic, and loops over tile rows when there are more than the
+ * 65535 that gridDim.y allows (very tall matrices). Block shape = (block_x, block_y).
+ * doc/kernels.md explains each one's memory access. CUDA 10.2, C++14. */
+#include <stddef.h>
+
+#include "cuda_common.cuh"
+#include "kernels.h"
+
+#ifdef TB_HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
+
+typedef float T;
+typedef size_t idx_t;
+
+/* Loop over the y tiles of a grid that may have been capped at 65535 rows of blocks. */
+#define FOR_TILE_Y(tiles_y) for (unsigned ty_ = blockIdx.y; ty_ < (tiles_y); ty_ += gridDim.y)
+
+/* ---- bounds ----------------------------------------------------------------------- */
+
+/* Coalesced copy: neighbouring threads read and write neighbouring elements. */
+__global__ void k_copy_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                           unsigned tiles_y)
+{
+    long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long r = (long)ty_ * blockDim.y + threadIdx.y;
+        if (r < rows && c < cols)
+            out[(idx_t)r * cols + c] = in[(idx_t)r * cols + c];
+    }
+}
+
+/* Strided copy: neighbouring threads are `rows` elements apart, on reads and writes. */
+__global__ void k_copy_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                           unsigned tiles_y)
+{
+    long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long r = (long)ty_ * blockDim.y + threadIdx.y;
+        if (r < rows && c < cols)
+            out[(idx_t)c * rows + r] = in[(idx_t)c * rows + r];
+    }
+}
+
+/* Copy through a square shared tile: the cost of the staging alone. */
+__global__ void k_copy_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                            unsigned tiles_y)
+{
+    extern __shared__ T tile[];
+    long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long r = (long)ty_ * blockDim.y + threadIdx.y;
+        unsigned s = threadIdx.y * blockDim.x + threadIdx.x;
+        if (r < rows && c < cols)
+            tile[s] = in[(idx_t)r * cols + c];
+        __syncthreads();
+        if (r < rows && c < cols)
+            out[(idx_t)r * cols + c] = tile[s];
+        __syncthreads();
+    }
+}
+
+/* ---- naive ------------------------------------------------------------------------ */
+
+/* Threads along x walk input columns: reads coalesced, writes `rows` apart. */
+__global__ void k_naive_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                            unsigned tiles_y)
+{
+    long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long r = (long)ty_ * blockDim.y + threadIdx.y;
+        if (r < rows && c < cols)
+            out[(idx_t)c * rows + r] = in[(idx_t)r * cols + c];
+    }
+}
+
+/* Threads along x walk input rows (= output columns): writes coalesced, reads strided. */
+__global__ void k_naive_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                            unsigned tiles_y)
+{
+    long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long c = (long)ty_ * blockDim.y + threadIdx.y;
+        if (r < rows && c < cols)
+            out[(idx_t)c * rows + r] = in[(idx_t)r * cols + c];
+    }
+}
+
+/* ---- unrolled: four elements per thread along x, each bounds-checked ------------- */
+
+__global__ void k_unroll4_row(const T *__restrict__ in, T *__restrict__ out, long rows,
+                              long cols, unsigned tiles_y)
+{
+    long c0 = (long)blockIdx.x * blockDim.x * 4 + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long r = (long)ty_ * blockDim.y + threadIdx.y;
+        if (r >= rows)
+            continue;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            long c = c0 + (long)k * blockDim.x;
+            if (c < cols)
+                out[(idx_t)c * rows + r] = in[(idx_t)r * cols + c];
+        }
+    }
+}
+
+__global__ void k_unroll4_col(const T *__restrict__ in, T *__restrict__ out, long rows,
+                              long cols, unsigned tiles_y)
+{
+    long r0 = (long)blockIdx.x * blockDim.x * 4 + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        long c = (long)ty_ * blockDim.y + threadIdx.y;
+        if (c >= cols)
+            continue;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            long r = r0 + (long)k * blockDim.x;
+            if (r < rows)
+                out[(idx_t)c * rows + r] = in[(idx_t)r * cols + c];
+        }
+    }
+}
+
+/* ---- diagonal block order --------------------------------------------------------- */
+
+/* Renumbers block (bx, by) of a gx x gy grid along diagonals; a bijection for any shape
+ * (square or not), so concurrently running blocks hit different memory partitions. */
+__device__ __forceinline__ void diagonal(unsigned bx, unsigned by, unsigned gx, unsigned gy,
+                                         unsigned *dx, unsigned *dy)
+{
+    unsigned long long bid = bx + (unsigned long long)gx * by;
+    *dy = (unsigned)(bid % gy);
+    *dx = (unsigned)((bid / gy + *dy) % gx);
+}
+
+__global__ void k_diagonal_row(const T *__restrict__ in, T *__restrict__ out, long rows,
+                               long cols, unsigned tiles_y)
+{
+    FOR_TILE_Y(tiles_y) {
+        unsigned dx, dy;
+        diagonal(blockIdx.x, ty_, gridDim.x, tiles_y, &dx, &dy);
+        long c = (long)dx * blockDim.x + threadIdx.x;
+        long r = (long)dy * blockDim.y + threadIdx.y;
+        if (r < rows && c < cols)
+            out[(idx_t)c * rows + r] = in[(idx_t)r * cols + c];
+    }
+}
+
+__global__ void k_diagonal_col(const T *__restrict__ in, T *__restrict__ out, long rows,
+                               long cols, unsigned tiles_y)
+{
+    FOR_TILE_Y(tiles_y) {
+        unsigned dx, dy;
+        diagonal(blockIdx.x, ty_, gridDim.x, tiles_y, &dx, &dy);
+        long r = (long)dx * blockDim.x + threadIdx.x;
+        long c = (long)dy * blockDim.y + threadIdx.y;
+        if (r < rows && c < cols)
+            out[(idx_t)c * rows + r] = in[(idx_t)r * cols + c];
+    }
+}
+
+/* ---- shared-memory tiles ---------------------------------------------------------- */
+
+/* Square tile of side blockDim.x (== blockDim.y), row pitch tile + pad. A block reads a
+ * tile row by row (coalesced) and writes the transposed tile row by row (coalesced); the
+ * column read from shared memory conflicts on banks unless pad = 1. */
+__global__ void k_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                       unsigned tiles_y, int pad)
+{
+    extern __shared__ T tile[];
+    const unsigned n = blockDim.x, pitch = n + pad;
+    long x0 = (long)blockIdx.x * n;
+    FOR_TILE_Y(tiles_y) {
+        long y0 = (long)ty_ * n;
+        long r = y0 + threadIdx.y, c = x0 + threadIdx.x;
+        if (r < rows && c < cols)
+            tile[threadIdx.y * pitch + threadIdx.x] = in[(idx_t)r * cols + c];
+        __syncthreads();
+        long orow = x0 + threadIdx.y, ocol = y0 + threadIdx.x;   /* output row = input col */
+        if (orow < cols && ocol < rows)
+            out[(idx_t)orow * rows + ocol] = tile[threadIdx.x * pitch + threadIdx.y];
+        __syncthreads();
+    }
+}
+
+/* Rectangular tile of blockDim.y rows x (unroll x blockDim.x) columns. Threads are
+ * renumbered for the write so that consecutive threads write consecutive output
+ * elements: linear id i -> output row i / blockDim.y, output column i % blockDim.y. */
+template <int UNROLL>
+__global__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                            unsigned tiles_y, int pad)
+{
+    extern __shared__ T tile[];
+    const unsigned bx = blockDim.x, by = blockDim.y, w = UNROLL * bx, pitch = w + pad;
+    long x0 = (long)blockIdx.x * w;
+    unsigned i = threadIdx.y * bx + threadIdx.x;
+    unsigned irow = i / by, icol = i % by;
+    FOR_TILE_Y(tiles_y) {
+        long y0 = (long)ty_ * by;
+        long r = y0 + threadIdx.y;
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            long c = x0 + u * bx + threadIdx.x;
+            if (r < rows && c < cols)
+                tile[threadIdx.y * pitch + u * bx + threadIdx.x] = in[(idx_t)r * cols + c];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            long orow = x0 + u * bx + irow, ocol = y0 + icol;
+            if (orow < cols && ocol < rows)
+                out[(idx_t)orow * rows + ocol] = tile[icol * pitch + u * bx + irow];
+        }
+        __syncthreads();
+    }
+}
+
+/* TILE x TILE padded tile moved by TILE x ROWS threads, each moving TILE / ROWS elements
+ * (the classic 32x8). ROWS = blockDim.y. */
+template <int TILE>
+__global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+                        unsigned tiles_y)
+{
+    __shared__ T tile[TILE][TILE + 1];
+    const unsigned step = blockDim.y;
+    long x0 = (long)blockIdx.x * TILE;
+    FOR_TILE_Y(tiles_y) {
+        long y0 = (long)ty_ * TILE;
+        long c = x0 + threadIdx.x;
+        for (unsigned j = threadIdx.y; j < TILE; j += step) {
+            long r = y0 + j;
+            if (r < rows && c < cols)
+                tile[j][threadIdx.x] = in[(idx_t)r * cols + c];
+        }
+        __syncthreads();
+        long ocol = y0 + threadIdx.x;
+        for (unsigned j = threadIdx.y; j < TILE; j += step) {
+            long orow = x0 + j;
+            if (orow < cols && ocol < rows)
+                out[(idx_t)orow * rows + ocol] = tile[threadIdx.x][j];
+        }
+        __syncthreads();
+    }
+}
+
+/* ---- launchers -------------------------------------------------------------------- */
+
+#define ARGS(l) (const T *)(l)->in, (T *)(l)->out, (l)->rows, (l)->cols
+
+/* Grid with x over `xs` elements (xper per block) and y over `ys` (yper per block). */
+static dim3 grid_for(struct tb_launch *l, long xs, long xper, long ys, long yper, unsigned *tiles)
+{
+    *tiles = tb_div_up(ys, yper);
+    dim3 g(tb_div_up(xs, xper), tb_grid_y(*tiles));
+    l->grid_x = g.x;
+    l->grid_y = g.y;
+    return g;
+}
+
+static int done(void) { return (int)cudaGetLastError(); }
+
+#define SIMPLE_LAUNCHER(name, kernel, xs, ys)                                              \
+    extern "C" int tb_cuda_##name(struct tb_launch *l)                                     \
+    {                                                                                      \
+        unsigned tiles;                                                                    \
+        dim3 b(l->block_x, l->block_y);                                                    \
+        dim3 g = grid_for(l, xs, l->block_x, ys, l->block_y, &tiles);                      \
+        kernel<<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);                               \
+        return done();                                                                     \
+    }
+
+SIMPLE_LAUNCHER(copy_row, k_copy_row, l->cols, l->rows)
+SIMPLE_LAUNCHER(copy_col, k_copy_col, l->cols, l->rows)
+SIMPLE_LAUNCHER(naive_row, k_naive_row, l->cols, l->rows)
+SIMPLE_LAUNCHER(naive_col, k_naive_col, l->rows, l->cols)
+SIMPLE_LAUNCHER(diagonal_row, k_diagonal_row, l->cols, l->rows)
+SIMPLE_LAUNCHER(diagonal_col, k_diagonal_col, l->rows, l->cols)
+
+extern "C" int tb_cuda_copy_smem(struct tb_launch *l)
+{
+    unsigned tiles;
+    dim3 b(l->block_x, l->block_y);
+    dim3 g = grid_for(l, l->cols, l->block_x, l->rows, l->block_y, &tiles);
+    size_t smem = (size_t)l->block_x * l->block_y * sizeof(T);
+    k_copy_smem<<<g, b, smem, tb_cuda_stream>>>(ARGS(l), tiles);
+    return done();
+}
+
+extern "C" int tb_cuda_unroll4_row(struct tb_launch *l)
+{
+    unsigned tiles;
+    dim3 b(l->block_x, l->block_y);
+    dim3 g = grid_for(l, l->cols, 4L * l->block_x, l->rows, l->block_y, &tiles);
+    k_unroll4_row<<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    return done();
+}
+
+extern "C" int tb_cuda_unroll4_col(struct tb_launch *l)
+{
+    unsigned tiles;
+    dim3 b(l->block_x, l->block_y);
+    dim3 g = grid_for(l, l->rows, 4L * l->block_x, l->cols, l->block_y, &tiles);
+    k_unroll4_col<<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    return done();
+}
+
+static int launch_smem(struct tb_launch *l, int pad)
+{
+    unsigned tiles;
+    dim3 b(l->block_x, l->block_y);
+    dim3 g = grid_for(l, l->cols, l->block_x, l->rows, l->block_x, &tiles);
+    size_t smem = (size_t)l->block_x * (l->block_x + pad) * sizeof(T);
+    k_smem<<<g, b, smem, tb_cuda_stream>>>(ARGS(l), tiles, pad);
+    return done();
+}
+
+extern "C" int tb_cuda_smem(struct tb_launch *l) { return launch_smem(l, 0); }
+extern "C" int tb_cuda_smem_pad(struct tb_launch *l) { return launch_smem(l, 1); }
+
+template <int UNROLL>
+static int launch_rect(struct tb_launch *l, int pad)
+{
+    unsigned tiles;
+    dim3 b(l->block_x, l->block_y);
+    dim3 g = grid_for(l, l->cols, (long)UNROLL * l->block_x, l->rows, l->block_y, &tiles);
+    size_t smem = (size_t)l->block_y * (UNROLL * l->block_x + pad) * sizeof(T);
+    k_smem_rect<UNROLL><<<g, b, smem, tb_cuda_stream>>>(ARGS(l), tiles, pad);
+    return done();
+}
+
+extern "C" int tb_cuda_smem_rect(struct tb_launch *l) { return launch_rect<1>(l, 0); }
+extern "C" int tb_cuda_smem_rect_pad(struct tb_launch *l) { return launch_rect<1>(l, 1); }
+extern "C" int tb_cuda_smem_unroll_pad(struct tb_launch *l) { return launch_rect<2>(l, 1); }
+
+template <int TILE>
+static int launch_tiled(struct tb_launch *l)
+{
+    unsigned tiles;
+    dim3 b(TILE, l->block_y);
+    dim3 g = grid_for(l, l->cols, TILE, l->rows, TILE, &tiles);
+    k_tiled<TILE><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    return done();
+}
+
+extern "C" int tb_cuda_tiled(struct tb_launch *l)
+{
+    switch (l->block_x) {
+    case 16: return launch_tiled<16>(l);
+    case 32: return launch_tiled<32>(l);
+    case 64: return launch_tiled<64>(l);
+    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
+    }
+}
+
+extern "C" int tb_cuda_memcpy(struct tb_launch *l)
+{
+    l->grid_x = l->grid_y = 0;
+    size_t bytes = (size_t)l->rows * (size_t)l->cols * (size_t)l->elem_size;
+    return (int)cudaMemcpyAsync(l->out, l->in, bytes, cudaMemcpyDeviceToDevice, tb_cuda_stream);
+}
+
+/* ---- cuBLAS ----------------------------------------------------------------------- */
+
+#ifdef TB_HAVE_CUBLAS
+static cublasHandle_t handle;
+
+extern "C" void tb_cuda_forget_handles(void)
+{
+    if (handle)
+        cublasDestroy(handle);
+    handle = NULL;
+}
+
+/* Row-major rows x cols is column-major cols x rows (lda = cols); C = op_T(A) is then
+ * column-major rows x cols, i.e. row-major cols x rows: the transpose. beta = 0 with
+ * B = C (allowed in place when ldb == ldc and B is not transposed). */
+extern "C" int tb_cuda_cublas_geam(struct tb_launch *l)
+{
+    l->grid_x = l->grid_y = 0;
+    cublasStatus_t s;
+    if (!handle) {
+        if ((s = cublasCreate(&handle)) != CUBLAS_STATUS_SUCCESS)
+            return TB_CUBLAS_ERR_BASE + (int)s;
+        cublasSetStream(handle, tb_cuda_stream);
+    }
+    const float alpha = 1.0f, beta = 0.0f;
+    s = cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)l->rows, (int)l->cols, &alpha,
+                    (const float *)l->in, (int)l->cols, &beta, (const float *)l->out,
+                    (int)l->rows, (float *)l->out, (int)l->rows);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return TB_CUBLAS_ERR_BASE + (int)s;
+    return done();
+}
+#else
+extern "C" void tb_cuda_forget_handles(void) {}
+#endif

@@ -1,0 +1,53 @@
+/* fake_nvml.c: a stand-in for libnvidia-ml.so.1, loaded by the NVML source through
+ * $TB_NVML_LIB in tests. $TB_FAKE_NVML selects its behaviour:
+ *   ok (default)  100 W, an energy counter that grows at exactly 100 W, 60 C, 1500 MHz
+ *   notsup        power and energy NOT_SUPPORTED (as on a Jetson Orin)
+ *   initfail      nvmlInit fails (driver not loaded)
+ *   dies:N        power reads fail (GPU lost) after N good ones */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int nvml_ret;
+struct nvml_util { unsigned int gpu, memory; };
+static int calls;
+
+static const char *mode(void)
+{
+    const char *m = getenv("TB_FAKE_NVML");
+    return m ? m : "ok";
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+nvml_ret nvmlInit_v2(void) { return strcmp(mode(), "initfail") ? 0 : 9; }
+nvml_ret nvmlShutdown(void) { return 0; }
+const char *nvmlErrorString(nvml_ret r) { return r == 3 ? "Not Supported" : r == 15 ? "GPU is lost" : "Driver Not Loaded"; }
+nvml_ret nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **dev) { *dev = (void *)1; return i ? 2 : 0; }
+
+nvml_ret nvmlDeviceGetPowerUsage(void *dev, unsigned int *mw)
+{
+    if (!strcmp(mode(), "notsup"))
+        return 3;
+    if (!strncmp(mode(), "dies:", 5) && ++calls > atoi(mode() + 5))
+        return 15;
+    *mw = 100000;
+    return 0;
+}
+
+nvml_ret nvmlDeviceGetTotalEnergyConsumption(void *dev, unsigned long long *mj)
+{
+    if (!strcmp(mode(), "notsup"))
+        return 3;
+    *mj = (unsigned long long)(now_s() * 100000.0);
+    return 0;
+}
+
+nvml_ret nvmlDeviceGetTemperature(void *dev, int which, unsigned int *c) { *c = 60; return 0; }
+nvml_ret nvmlDeviceGetClockInfo(void *dev, int which, unsigned int *mhz) { *mhz = 1500; return 0; }
+nvml_ret nvmlDeviceGetUtilizationRates(void *dev, struct nvml_util *u) { u->gpu = 97; u->memory = 80; return 0; }

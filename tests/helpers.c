@@ -1,0 +1,282 @@
+/* helpers.c: see helpers.h. */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+char *th_tmpdir(void)
+{
+    char *d = strdup("/tmp/tb-test-XXXXXX");
+    if (!mkdtemp(d)) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void th_rmtree(const char *path)
+{
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", path, path);
+    if (system(cmd) != 0) {
+        /* best effort */
+    }
+}
+
+static void mkdirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s", path);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    mkdir(tmp, 0755);
+}
+
+char *th_write(const char *dir, const char *name, const char *text)
+{
+    char *path = malloc(PATH_MAX);
+    snprintf(path, PATH_MAX, "%s/%s", dir, name);
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof(parent), "%s", path);
+    char *slash = strrchr(parent, '/');
+    if (slash) {
+        *slash = '\0';
+        mkdirs(parent);
+    }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+int th_run(const char *args, char **out, char **err)
+{
+    const char *bin = getenv("TB_BIN");
+    char o[] = "/tmp/tb-out-XXXXXX", e[] = "/tmp/tb-err-XXXXXX";
+    int fo = mkstemp(o), fe = mkstemp(e);
+    close(fo);
+    close(fe);
+    size_t len = strlen(args) + 2 * PATH_MAX + 64;
+    char *cmd = malloc(len);
+    snprintf(cmd, len, "%s %s >%s 2>%s </dev/null", bin ? bin : "./transpose-bench", args, o, e);
+    int st = system(cmd);
+    free(cmd);
+    if (out)
+        *out = slurp(o);
+    if (err)
+        *err = slurp(e);
+    unlink(o);
+    unlink(e);
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+char *th_read_gz(const char *path)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    int got;
+    while ((got = gzread(gz, buf + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)got;
+        if (cap - n < 1024) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[n] = '\0';
+    gzclose(gz);
+    return buf;
+}
+
+char *th_find_one(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char *found = NULL;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name), sl = strlen(suffix);
+        if (l >= sl && !strcmp(e->d_name + l - sl, suffix)) {
+            count++;
+            free(found);
+            found = malloc(PATH_MAX);
+            snprintf(found, PATH_MAX, "%s/%s", dir, e->d_name);
+        }
+    }
+    closedir(d);
+    if (count != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
+}
+
+size_t th_count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* Index of col in a header line, or -1. */
+static int col_index(const char *header, const char *col)
+{
+    int i = 0;
+    const char *p = header;
+    size_t cl = strlen(col);
+    for (;;) {
+        const char *end = strpbrk(p, ",\n");
+        size_t l = end ? (size_t)(end - p) : strlen(p);
+        if (l == cl && !strncmp(p, col, cl))
+            return i;
+        if (!end || *end == '\n')
+            return -1;
+        p = end + 1;
+        i++;
+    }
+}
+
+int th_field(const char *header, const char *row, const char *col, char *buf, size_t n)
+{
+    int idx = col_index(header, col);
+    if (idx < 0)
+        return -1;
+    const char *p = row;
+    for (int i = 0; i < idx; i++) {
+        bool quoted = false;
+        while (*p && (quoted || (*p != ',' && *p != '\n'))) {
+            if (*p == '"')
+                quoted = !quoted;
+            p++;
+        }
+        if (*p != ',')
+            return -1;
+        p++;
+    }
+    size_t k = 0;
+    bool quoted = false;
+    while (*p && (quoted || (*p != ',' && *p != '\n')) && k + 1 < n) {
+        if (*p == '"')
+            quoted = !quoted;
+        else
+            buf[k++] = *p;
+        p++;
+    }
+    buf[k] = '\0';
+    return 0;
+}
+
+const char *th_fixture(const char *rel)
+{
+    static char path[PATH_MAX];
+    const char *dir = getenv("TB_FIXTURES");
+    snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", rel);
+    return path;
+}
+
+int th_build_sysfs(const char *root, const char *fixture, int hwmon_index)
+{
+    FILE *f = fopen(th_fixture(fixture), "r");
+    if (!f)
+        return -1;
+    char line[2048];
+    int files = 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] != '/')
+            continue;
+        char *bar = strstr(line, " | ");
+        if (!bar)
+            continue;
+        *bar = '\0';
+        char *content = bar + 3, *bar2 = strstr(content, " | ");
+        if (bar2)
+            *bar2 = '\0';
+        if (strchr(content, '<'))
+            continue; /* "<n>": a value the fixture does not know */
+        char rel[1024], idx[16];
+        snprintf(idx, sizeof(idx), "hwmon%d", hwmon_index);
+        /* replace "hwmon<N>" (or "hwmon<M>") with hwmonK */
+        const char *p = line;
+        size_t k = 0;
+        while (*p && k + 16 < sizeof(rel)) {
+            if (!strncmp(p, "hwmon<", 6)) {
+                k += (size_t)snprintf(rel + k, sizeof(rel) - k, "%s", idx);
+                p = strchr(p, '>') + 1;
+            } else {
+                rel[k++] = *p++;
+            }
+        }
+        rel[k] = '\0';
+        char text[256];
+        snprintf(text, sizeof(text), "%s\n", content);
+        free(th_write(root, rel + 1, text));
+        files++;
+    }
+    fclose(f);
+    return files;
+}
+
+size_t th_fixture_lines(const char *rel, char ***lines)
+{
+    FILE *f = fopen(th_fixture(rel), "r");
+    *lines = NULL;
+    if (!f)
+        return 0;
+    char buf[8192];
+    size_t n = 0;
+    while (fgets(buf, sizeof(buf), f)) {
+        buf[strcspn(buf, "\n")] = '\0';
+        if (!buf[0] || buf[0] == '#')
+            continue;
+        *lines = realloc(*lines, (n + 1) * sizeof(char *));
+        (*lines)[n++] = strdup(buf);
+    }
+    fclose(f);
+    return n;
+}

@@ -1,0 +1,38 @@
+/* helpers.h: what several test programs share: temporary directories, running the real
+ * binary, reading a gzipped log back, building fake sysfs trees from the fixture files. */
+#ifndef TB_TEST_HELPERS_H
+#define TB_TEST_HELPERS_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* A fresh directory under /tmp; removed with th_rmtree. */
+char *th_tmpdir(void);
+void th_rmtree(const char *path);
+/* Writes text to dir/name (creating parent directories); returns the full path (malloc). */
+char *th_write(const char *dir, const char *name, const char *text);
+/* Runs the tool (TB_BIN, else ./transpose-bench) with a shell-quoted argument string,
+ * capturing stdout and stderr; returns the exit code. out/err may be NULL. */
+int th_run(const char *args, char **out, char **err);
+/* Reads a gzip (or plain) file whole; NULL when unreadable. */
+char *th_read_gz(const char *path);
+/* The single file in dir whose name ends with suffix (NULL if none or several). */
+char *th_find_one(const char *dir, const char *suffix);
+size_t th_count_files(const char *dir);
+/* Field of a CSV row by header column name; writes into buf. -1 when absent. */
+int th_field(const char *header, const char *row, const char *col, char *buf, size_t n);
+/* The path of a fixture file (under tests/fixtures). */
+const char *th_fixture(const char *rel);
+/* Builds a fake sysfs tree under root from an ina3221 fixture file (hwmon<N> -> hwmonN). */
+int th_build_sysfs(const char *root, const char *fixture, int hwmon_index);
+/* Every non-comment, non-empty line of a fixture file; returns the count (lines malloc'd). */
+size_t th_fixture_lines(const char *rel, char ***lines);
+
+#endif

@@ -1,0 +1,273 @@
+/* test_config.c: the sweep and board files: a good file's values, every kind of bad file
+ * against the exact message it must produce (kept in the file's "# expect:" lines),
+ * --set overrides and their errors, files that are directories, binary or enormous. */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "config.h"
+
+static const struct tb_device_info gpu80 = {
+    .name = "fake GPU", .max_threads_per_block = 1024, .mem_bytes = (size_t)80 << 30,
+};
+
+static bool has_msg(const struct tb_diag *d, const char *want)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->msgs[i], want))
+            return true;
+    return false;
+}
+
+static void dump_diag(const struct tb_diag *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        print_message("    got: %s\n", d->msgs[i]);
+}
+
+static void test_good_file(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    assert_int_equal(tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d), 0);
+#ifdef TB_HAVE_CUDA
+    assert_int_equal(tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d), 0);
+#else
+    /* without CUDA the GPU kernel is named, but said to be unavailable */
+    assert_int_equal(tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d), 2);
+    assert_non_null(strstr(d.msgs[1], "good.cfg:3: kernel 'smem_pad' is not available: built "
+                                      "without CUDA"));
+#endif
+    assert_int_equal(c.sweep.n_kernels, 2);
+    assert_string_equal(c.sweep.kernels[1], "smem_pad");
+    assert_int_equal(c.sweep.n_sizes, 2);
+    assert_int_equal(c.sweep.sizes[1].rows, 8191);
+    assert_int_equal(c.sweep.sizes[1].cols, 12289);
+    assert_int_equal(c.sweep.n_blocks, 3);
+    assert_int_equal(c.sweep.blocks[2].x, 256);
+    assert_int_equal(c.sweep.blocks[2].y, 1);
+    assert_int_equal(c.sweep.warmup, 5);
+    assert_false(c.sweep.verify);
+    assert_string_equal(c.sweep.cache, "cold");
+    assert_int_equal(c.sweep.min_reps, 20);
+    assert_int_equal(c.sweep.max_reps, 200);
+    assert_true(c.sweep.max_time_ms == 900.0); /* an integer accepted for a number */
+    assert_string_equal(c.sweep.out_dir, "/tmp/x");
+    assert_int_equal(c.sweep.gzip_level, 9);
+    assert_int_equal(c.sweep.keep_logs, 30);
+    tb_config_free(&c);
+    tb_diag_free(&d);
+}
+
+static void test_shipped_files_load(void **state)
+{
+    const char *sweeps[] = { "conf/default.cfg", "conf/gpu-bench.cfg", "conf/gpu-check.cfg" };
+    for (size_t i = 0; i < sizeof(sweeps) / sizeof(*sweeps); i++) {
+        struct tb_config c;
+        struct tb_diag d = { 0 };
+        tb_config_init(&c);
+        tb_config_load(&c, sweeps[i], "boards/generic.cfg", &d);
+        if (d.n)
+            dump_diag(&d);
+        assert_int_equal(d.n, 0);
+        tb_config_free(&c);
+    }
+    DIR *dir = opendir("boards");
+    assert_non_null(dir);
+    struct dirent *e;
+    int boards = 0;
+    while ((e = readdir(dir))) {
+        if (!strstr(e->d_name, ".cfg"))
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "boards/%s", e->d_name);
+        struct tb_config c;
+        struct tb_diag d = { 0 };
+        tb_config_init(&c);
+        tb_config_load(&c, NULL, path, &d);
+        if (d.n) {
+            print_message("  %s\n", path);
+            dump_diag(&d);
+        }
+        assert_int_equal(d.n, 0);
+        assert_true(c.board.name[0] != '\0');
+        tb_config_free(&c);
+        boards++;
+    }
+    closedir(dir);
+    assert_true(boards >= 1);
+}
+
+/* Each bad-*.cfg names the messages it must produce in "# expect:" lines. */
+static void test_bad_files(void **state)
+{
+    DIR *dir = opendir(th_fixture("config"));
+    assert_non_null(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(dir))) {
+        if (strncmp(e->d_name, "bad-", 4))
+            continue;
+        char path[PATH_MAX], rel[PATH_MAX];
+        snprintf(rel, sizeof(rel), "config/%s", e->d_name);
+        snprintf(path, sizeof(path), "%s", th_fixture(rel));
+        bool board = !strncmp(e->d_name, "bad-board-", 10);
+        struct tb_config c;
+        struct tb_diag d = { 0 };
+        tb_config_init(&c);
+        tb_config_load(&c, board ? NULL : path, board ? path : NULL, &d);
+        tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d);
+        FILE *f = fopen(path, "r");
+        char line[1024];
+        int expects = 0;
+        while (fgets(line, sizeof(line), f)) {
+            if (strncmp(line, "# expect: {file}", 16))
+                continue;
+            line[strcspn(line, "\n")] = '\0';
+            char want[PATH_MAX + 1024];
+            snprintf(want, sizeof(want), "%s%s", path, line + 16);
+            if (!has_msg(&d, want)) {
+                print_message("  %s: missing message\n    want: %s\n", e->d_name, want);
+                dump_diag(&d);
+                fail();
+            }
+            expects++;
+        }
+        fclose(f);
+        assert_true(expects > 0);
+        assert_int_equal(d.n, (size_t)expects); /* and nothing else */
+        tb_config_free(&c);
+        tb_diag_free(&d);
+        files++;
+    }
+    closedir(dir);
+    assert_true(files >= 15);
+}
+
+static void test_set_overrides(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    assert_int_equal(tb_config_add_set(&c, "sweep.warmup=7", &d), 0);
+    assert_int_equal(tb_config_add_set(&c, "power.source=none", &d), 0);   /* bare word */
+    assert_int_equal(tb_config_add_set(&c, "sweep.sizes=([3,5])", &d), 0);
+    assert_int_equal(tb_config_add_set(&c, "power.tegrastats.command=/x/y --z", &d), 0);
+    tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+    assert_int_equal(d.n, 0);
+    assert_int_equal(c.sweep.warmup, 7);
+    assert_string_equal(c.board.power.source, "none");
+    assert_int_equal(c.sweep.n_sizes, 1);
+    assert_int_equal(c.sweep.sizes[0].rows, 3);
+    assert_string_equal(c.board.power.tegrastats_command, "/x/y --z");
+    assert_string_equal(c.sweep.sizes[0].at.text, "--set sweep.sizes=([3,5])");
+    tb_config_free(&c);
+}
+
+static void test_set_errors(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    assert_int_equal(tb_config_add_set(&c, "nonsense", &d), -1);
+    tb_config_add_set(&c, "sweep.warmpu=3", &d);
+    tb_config_add_set(&c, "sweep.warmup=-3", &d);
+    tb_config_add_set(&c, "sweep.stop=3", &d);
+    tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+    assert_true(has_msg(&d, "--set 'nonsense': expected KEY=VALUE, e.g. --set sweep.warmup=5"));
+    assert_true(has_msg(&d, "--set sweep.warmpu=3: unknown setting 'sweep.warmpu' (did you mean "
+                            "'sweep.warmup'?)"));
+    assert_true(has_msg(&d, "--set sweep.warmup=-3: 'sweep.warmup' must be between 0 and 1000000, "
+                            "got -3"));
+    assert_true(has_msg(&d, "--set sweep.stop=3: 'sweep.stop' is a group; set one of its settings"));
+    assert_int_equal(d.n, 4);
+    tb_config_free(&c);
+    tb_diag_free(&d);
+}
+
+static void test_not_a_config(void **state)
+{
+    char *dir = th_tmpdir();
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    char want[PATH_MAX + 64];
+
+    tb_config_init(&c);
+    tb_config_load(&c, dir, NULL, &d);               /* a directory */
+    snprintf(want, sizeof(want), "%s: is a directory, not a sweep file", dir);
+    assert_true(has_msg(&d, want));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+
+    char bin[600];
+    for (size_t i = 0; i < sizeof(bin); i++)
+        bin[i] = (char)(i * 37 + 1);
+    bin[sizeof(bin) - 1] = '\0';
+    char *p = th_write(dir, "binary.cfg", bin);
+    tb_config_init(&c);
+    tb_config_load(&c, p, NULL, &d);
+    assert_int_equal(d.n, 1);
+    assert_non_null(strstr(d.msgs[0], "binary.cfg:"));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    free(p);
+
+    char *big = malloc((2 << 20) + 1);
+    memset(big, '#', 2 << 20);
+    big[2 << 20] = '\0';
+    p = th_write(dir, "big.cfg", big);
+    free(big);
+    tb_config_init(&c);
+    tb_config_load(&c, p, NULL, &d);
+    snprintf(want, sizeof(want), "%s: 2097152 bytes is too large for a sweep file (limit 1048576)",
+             p);
+    assert_true(has_msg(&d, want));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    free(p);
+
+    tb_config_init(&c);
+    tb_config_load(&c, "/nonexistent/x.cfg", NULL, &d);
+    assert_true(has_msg(&d, "cannot read sweep file '/nonexistent/x.cfg': No such file or directory"));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_cpu_backend_kernel_names(void **state)
+{
+    static const struct tb_device_info cpu = { .name = "cpu", .max_threads_per_block = 1 << 30 };
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    tb_config_add_set(&c, "sweep.kernels=[\"smem_pad\", \"blokced\"]", &d);
+    tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+    tb_config_check_device(&c, &tb_backend_cpu, &cpu, &d);
+    assert_true(has_msg(&d, "--set sweep.kernels=[\"smem_pad\", \"blokced\"]: kernel 'smem_pad' "
+                            "exists on the cuda backend, not on cpu (this run uses cpu)"));
+    assert_true(has_msg(&d, "--set sweep.kernels=[\"smem_pad\", \"blokced\"]: unknown kernel "
+                            "'blokced' (did you mean 'blocked'?)"));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_file),
+        cmocka_unit_test(test_shipped_files_load),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_set_overrides),
+        cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_not_a_config),
+        cmocka_unit_test(test_cpu_backend_kernel_names),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

@@ -1,0 +1,726 @@
+/* test_e2e.c: the real binary, end to end, on the CPU backend: a sweep read back from its
+ * gz log; bad input exiting 2 with no log; a second run against a held lock; signals
+ * during a sweep; a full disk; power from a fake tegrastats, a fake NVML and a fake
+ * sysfs tree through `run` and `power`; compare on logs the tool wrote. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char lockfile[PATH_MAX];
+
+static int setup(void **state)
+{
+    snprintf(lockfile, sizeof(lockfile), "/tmp/tb-test-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lockfile, 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    unlink(lockfile);
+    return 0;
+}
+
+/* Small, fast sweep options for the CPU. */
+#define FAST "--device cpu -b boards/generic.cfg --set power.source=none " \
+             "--set sweep.stop.min_time_ms=5 --set sweep.stop.min_reps=3 --set sweep.warmup=1"
+
+static char *only_log(const char *dir)
+{
+    char *p = th_find_one(dir, ".csv.gz");
+    assert_non_null(p);
+    return p;
+}
+
+/* Lines of a log that are data rows (not comments, not the header). */
+static int data_rows(const char *text, const char **header)
+{
+    int n = 0;
+    *header = NULL;
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (*p == '#' || *p == '\n')
+            continue;
+        if (!*header)
+            *header = p;
+        else
+            n++;
+    }
+    return n;
+}
+
+/* Row i (0-based) after the header. */
+static const char *row_at(const char *header, int i)
+{
+    const char *p = strchr(header, '\n') + 1;
+    for (int k = 0; k < i; p = strchr(p, '\n') + 1)
+        if (*p != '#')
+            k++;
+    while (*p == '#')
+        p = strchr(p, '\n') + 1;
+    return p;
+}
+
+static void test_sweep_to_log(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[1024];
+    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64,31x33 --blocks 16x16,32x8 -o %s", dir);
+    int rc = th_run(args, &out, &err);
+    if (rc)
+        print_message("stderr: %s\n", err);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "31 x 33"));
+    assert_non_null(strstr(out, "log: "));
+    assert_int_equal(th_count_files(dir), 1);     /* no .part left behind */
+    char *log = only_log(dir);
+    char *text = th_read_gz(log);
+    assert_non_null(strstr(text, "# transpose-bench: "));
+    assert_non_null(strstr(text, "# config: sweep.sizes = ( [64, 64], [31, 33] );"));
+    assert_non_null(strstr(text, "# end: complete, 8 rows"));
+    const char *header;
+    assert_int_equal(data_rows(text, &header), 8); /* per size: copy_row, naive_row, blocked x2 */
+    char v[256];
+    for (int i = 0; i < 8; i++) {
+        const char *row = row_at(header, i);
+        assert_int_equal(th_field(header, row, "verified", v, sizeof(v)), 0);
+        assert_string_equal(v, "ok");
+        assert_int_equal(th_field(header, row, "status", v, sizeof(v)), 0);
+        assert_string_equal(v, "ok");
+        assert_int_equal(th_field(header, row, "backend", v, sizeof(v)), 0);
+        assert_string_equal(v, "cpu");
+        assert_int_equal(th_field(header, row, "gbps", v, sizeof(v)), 0);
+        assert_true(atof(v) > 0);
+        assert_int_equal(th_field(header, row, "reps", v, sizeof(v)), 0);
+        assert_true(atoi(v) >= 3);
+        assert_int_equal(th_field(header, row, "power_total_w", v, sizeof(v)), 0);
+        assert_string_equal(v, "");               /* no source: empty, not zero */
+    }
+    assert_int_equal(th_field(header, row_at(header, 0), "kernel", v, sizeof(v)), 0);
+    assert_string_equal(v, "copy_row");
+    assert_int_equal(th_field(header, row_at(header, 0), "frac_copy", v, sizeof(v)), 0);
+    assert_string_equal(v, "1.0000");
+    assert_int_equal(th_field(header, row_at(header, 7), "rows", v, sizeof(v)), 0);
+    assert_string_equal(v, "31");
+    assert_int_equal(th_field(header, row_at(header, 7), "block_x", v, sizeof(v)), 0);
+    assert_string_equal(v, "32");
+    assert_int_equal(th_field(header, row_at(header, 7), "grid_x", v, sizeof(v)), 0);
+    assert_string_equal(v, "2");                  /* 33 columns in 32-wide tiles */
+    free(text);
+    free(log);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_bad_config_exits_2_without_log(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[1024];
+    snprintf(args, sizeof(args), "run " FAST " -c tests/fixtures/config/bad-many.cfg -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 2);
+    /* every problem, in one pass */
+    assert_non_null(strstr(err, "bad-many.cfg:8: 'sweep.cache' must be one of warm,cold"));
+    assert_non_null(strstr(err, "bad-many.cfg:10: unknown setting 'sweep.stop.min_rep'"));
+    assert_int_equal(th_count_files(dir), 0);
+    free(out);
+    free(err);
+    snprintf(args, sizeof(args), "run " FAST " --kernels blokced --sizes 8x8 -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 2);
+    assert_non_null(strstr(err, "transpose-bench: --kernels blokced: unknown kernel 'blokced' "
+                                "(did you mean 'blocked'?)"));
+    assert_int_equal(th_count_files(dir), 0);
+    free(out);
+    free(err);
+    snprintf(args, sizeof(args), "run " FAST " --sizes 8x0 -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 2);
+    assert_non_null(strstr(err, "--sizes 8x0: 'sweep.sizes' entry 1"));
+    free(out);
+    free(err);
+    assert_int_equal(th_run("run --device tpu", &out, &err), 2);
+    assert_non_null(strstr(err, "--device 'tpu': expected auto, cpu, cuda or cuda:N"));
+    free(out);
+    free(err);
+    assert_int_equal(th_run("frobnicate", &out, &err), 2);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_help_version_list(void **state)
+{
+    char *out, *err;
+    assert_int_equal(th_run("--version", &out, &err), 0);
+    assert_true(!strncmp(out, "transpose-bench ", 16) && strstr(out, "(git "));
+    free(out);
+    free(err);
+    const char *cmds[] = { "run", "list", "power", "compare" };
+    for (int i = 0; i < 4; i++) {
+        char a[64];
+        snprintf(a, sizeof(a), "%s --help", cmds[i]);
+        assert_int_equal(th_run(a, &out, &err), 0);
+        assert_non_null(strstr(out, "usage: transpose-bench"));
+        free(out);
+        free(err);
+    }
+    assert_int_equal(th_run("list", &out, &err), 0);
+    assert_non_null(strstr(out, "smem_unroll_pad"));
+    assert_non_null(strstr(out, "block.x == block.y (the tile)"));
+    assert_non_null(strstr(out, "ina3221"));
+    assert_non_null(strstr(out, "tegrastats"));
+    free(out);
+    free(err);
+}
+
+static void test_quiet_prints_nothing(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[1024];
+    snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 --quiet -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_string_equal(out, "");
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_lock_held_exits_75(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[1024];
+    /* a second process holds the lock: this test process plays the first run */
+    int fd = open(lockfile, O_RDWR | O_CREAT, 0666);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    assert_true(ftruncate(fd, 0) == 0);
+    char pid[32];
+    int l = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    assert_int_equal(pwrite(fd, pid, (size_t)l, 0), l);
+    snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 75);
+    char want[128];
+    snprintf(want, sizeof(want), "another transpose-bench run (pid %ld) holds", (long)getpid());
+    assert_non_null(strstr(err, want));
+    assert_int_equal(th_count_files(dir), 0);
+    free(out);
+    free(err);
+    /* the holder dies (its flock goes with it): a stale file does not block */
+    close(fd);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static pid_t spawn(const char *args)
+{
+    const char *bin = getenv("TB_BIN");
+    char cmd[2048];
+    snprintf(cmd, sizeof(cmd), "exec %s %s >/dev/null 2>&1", bin ? bin : "./transpose-bench",
+             args);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Waits until the log (or its .part) in dir holds at least rows data rows. */
+static char *wait_rows(const char *dir, int rows, double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 20); i++) {
+        char *p = th_find_one(dir, ".part");
+        if (p) {
+            char *text = th_read_gz(p);
+            const char *h;
+            if (text && data_rows(text, &h) >= rows) {
+                free(text);
+                return p;
+            }
+            free(text);
+            free(p);
+        }
+        usleep(50000);
+    }
+    return NULL;
+}
+
+#define SLOW "--device cpu -b boards/generic.cfg --set power.source=none --sizes 256x256 " \
+             "--blocks 8x8,16x16,32x32,64x64,4x4,2x2 --set sweep.stop.min_time_ms=400 " \
+             "--set sweep.stop.rel_spread=0 --set sweep.stop.max_time_ms=500"
+
+static void test_signals_close_the_log(void **state)
+{
+    const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+    const char *names[] = { "Terminated", "Interrupt", "Hangup" };
+    for (int s = 0; s < 3; s++) {
+        char *dir = th_tmpdir(), args[1024];
+        snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
+        pid_t pid = spawn(args);
+        char *part = wait_rows(dir, 2, 20);
+        assert_non_null(part);
+        free(part);
+        kill(pid, sigs[s]);
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 1);
+        assert_null(th_find_one(dir, ".part"));
+        char *log = only_log(dir);
+        char *text = th_read_gz(log);
+        char want[64];
+        snprintf(want, sizeof(want), "# end: interrupted by %s,", names[s]);
+        assert_non_null(strstr(text, want));
+        const char *header;
+        int rows = data_rows(text, &header);
+        assert_true(rows >= 2 && rows < 8);
+        char v[64];
+        for (int i = 0; i < rows; i++) {       /* every row written is a whole, good row */
+            assert_int_equal(th_field(header, row_at(header, i), "status", v, sizeof(v)), 0);
+            assert_string_equal(v, "ok");
+        }
+        free(text);
+        free(log);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
+static void test_sigkill_leaves_readable_rows(void **state)
+{
+    char *dir = th_tmpdir(), args[1024];
+    snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
+    pid_t pid = spawn(args);
+    char *part = wait_rows(dir, 2, 20);
+    assert_non_null(part);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    char *text = th_read_gz(part);          /* as zcat would: every synced row is there */
+    const char *header;
+    assert_true(data_rows(text, &header) >= 2);
+    assert_null(strstr(text, "# end:"));
+    assert_null(th_find_one(dir, ".csv.gz")); /* no file with the final name */
+    free(text);
+    free(part);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_full_disk_keeps_earlier_logs(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048];
+    /* an earlier night's log, and a file size limit that the new log will hit */
+    char *old = th_write(dir, "vm_generic_20260101T000000Z.csv.gz", "earlier log\n");
+    const char *bin = getenv("TB_BIN");
+    snprintf(args, sizeof(args), "sh -c 'ulimit -f 2; exec %s run " FAST " --sizes 16x16,8x8 "
+             "--blocks 4x4,2x2,1x1,8x8,16x16 -o %s' >/dev/null 2>/tmp/tb-fsz-%ld", bin ? bin :
+             "./transpose-bench", dir, (long)getpid());
+    int st = system(args);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    char errpath[64];
+    snprintf(errpath, sizeof(errpath), "/tmp/tb-fsz-%ld", (long)getpid());
+    char *e = th_read_gz(errpath);
+    assert_non_null(strstr(e, "cannot write log"));
+    assert_non_null(strstr(e, "File too large"));
+    free(e);
+    unlink(errpath);
+    char *t = th_read_gz(old);
+    assert_string_equal(t, "earlier log\n");
+    free(t);
+    free(old);
+    /* a log directory that cannot be made (a file is in the way) */
+    char *blocker = th_write(dir, "notadir", "x");
+    snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 -o %s/sub", blocker);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "cannot create log directory"));
+    free(out);
+    free(err);
+    free(blocker);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_retention_only_own_logs(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[1024];
+    const char *names[] = { "vm_generic_20200101T000000Z.csv.gz", "vm_generic_20200102T000000Z.csv.gz",
+                            "vm_generic_20200103T000000Z.csv.gz", "notes.txt",
+                            "results.csv.gz", "vm_generic_2020.csv.gz" };
+    for (int i = 0; i < 6; i++)
+        free(th_write(dir, names[i], "x\n"));
+    snprintf(args, sizeof(args), "run " FAST " --sizes 8x8 --set output.keep_logs=2 -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    char p[PATH_MAX];
+    /* the new log and the newest old one stay; others of ours go; nothing else is touched */
+    snprintf(p, sizeof(p), "%s/%s", dir, names[2]);
+    assert_int_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof(p), "%s/%s", dir, names[1]);
+    assert_int_equal(access(p, F_OK), -1);
+    snprintf(p, sizeof(p), "%s/%s", dir, names[0]);
+    assert_int_equal(access(p, F_OK), -1);
+    for (int i = 3; i < 6; i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+        assert_int_equal(access(p, F_OK), 0);
+    }
+    assert_int_equal(th_count_files(dir), 5);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A board file that replays a fixture through the fake tegrastats. */
+static char *tegra_board(const char *dir, const char *extra)
+{
+    char text[PATH_MAX + 1024], cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(text, sizeof(text),
+             "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; };\n"
+             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 700; "
+             "idle_ms = 400; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; %s };\n",
+             cwd, extra);
+    return th_write(dir, "board.cfg", text);
+}
+
+static void test_tegrastats_through_run(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048];
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
+    char *board = tegra_board(dir, "");
+    snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 128x128 --kernels blocked "
+             "--blocks 16x16 --set sweep.stop.min_time_ms=5 -o %s/logs", board, dir);
+    int rc = th_run(args, &out, &err);
+    if (rc)
+        print_message("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "GB/s/W"));
+    assert_non_null(strstr(out, "idle power"));
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = only_log(logs);
+    char *text = th_read_gz(log);
+    const char *header;
+    assert_int_equal(data_rows(text, &header), 2);
+    char v[64];
+    for (int i = 0; i < 2; i++) {
+        const char *row = row_at(header, i);
+        th_field(header, row, "power_source", v, sizeof(v));
+        assert_string_equal(v, "tegrastats");
+        th_field(header, row, "power_total_w", v, sizeof(v));
+        /* VDD_IN cycles through 12.479, 4.824, 5.251 and 16.321 W */
+        assert_true(atof(v) >= 4.8 && atof(v) <= 16.4);
+        th_field(header, row, "power_gpu_w", v, sizeof(v));
+        assert_true(atof(v) >= 0.5 && atof(v) <= 7.2);
+        th_field(header, row, "power_samples", v, sizeof(v));
+        assert_true(atoi(v) >= 3);
+        th_field(header, row, "gbps_per_w", v, sizeof(v));
+        assert_true(atof(v) > 0);
+        th_field(header, row, "power_idle_w", v, sizeof(v));
+        assert_true(atof(v) >= 4.8 && atof(v) <= 16.4);
+        th_field(header, row, "gpu_temp_c", v, sizeof(v));
+        assert_true(atof(v) >= 49 && atof(v) <= 59);
+    }
+    assert_non_null(strstr(text, "# sampler: "));
+    free(text);
+    free(log);
+    free(board);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_tegrastats_dies_mid_run(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048];
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/nano-jp4.txt"), 1);
+    setenv("TB_FAKE_TEGRASTATS_EXIT", "1", 1);       /* one pass of 4 lines, then exit */
+    setenv("TB_FAKE_TEGRASTATS_GARBAGE", "1", 1);
+    char *board = tegra_board(dir, "");
+    snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 64x64 --kernels blocked "
+             "--blocks 4x4,8x8,16x16,32x32 --set sweep.stop.min_time_ms=5 "
+             "--set power.total_rail=POM_5V_IN -o %s/logs", board, dir);
+    int rc = th_run(args, &out, &err);
+    unsetenv("TB_FAKE_TEGRASTATS_EXIT");
+    unsetenv("TB_FAKE_TEGRASTATS_GARBAGE");
+    assert_int_equal(rc, 0);                          /* the sweep goes on */
+    const char *w = strstr(err, "power source 'tegrastats' failed");
+    assert_non_null(w);
+    assert_null(strstr(w + 1, "power source 'tegrastats' failed"));   /* said once */
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = only_log(logs);
+    char *text = th_read_gz(log);
+    const char *header;
+    int rows = data_rows(text, &header);
+    assert_int_equal(rows, 5);
+    char v[64];
+    th_field(header, row_at(header, rows - 1), "power_total_w", v, sizeof(v));
+    assert_string_equal(v, "");                       /* rows after the failure: no figures */
+    th_field(header, row_at(header, rows - 1), "status", v, sizeof(v));
+    assert_string_equal(v, "ok");
+    free(text);
+    free(log);
+    free(board);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_power_command_csv(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048];
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/tx2-jp-unknown.txt"), 1);
+    char *board = tegra_board(dir, "");
+    snprintf(args, sizeof(args), "power -b %s --seconds 1.2 --format csv", board);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_true(!strncmp(out, "elapsed_s,source,rail,power_mw\n", 31));
+    /* the first TX2 line's rails in the order tegrastats prints them */
+    const char *r = strchr(out, '\n') + 1;
+    const char *order[] = { "VDD_SYS_GPU", "VDD_SYS_SOC", "VDD_4V0_WIFI", "VDD_IN", "VDD_SYS_CPU",
+                            "VDD_SYS_DDR" };
+    const char *vals[] = { "152", "687", "0", "3056", "152", "883" };
+    for (int i = 0; i < 6; i++) {
+        char want[64];
+        snprintf(want, sizeof(want), ",tegrastats,%s,%s\n", order[i], vals[i]);
+        const char *hit = strstr(r, want);
+        if (!hit)
+            fail_msg("missing %s in\n%s", want, out);
+        r = hit + 1;
+    }
+    int lines = 0;
+    for (const char *p = out; *p; p++)
+        lines += *p == '\n';
+    assert_true(lines >= 1 + 6 * 5);   /* >= 5 samples in 1.2 s at 100 ms */
+    free(out);
+    free(err);
+    free(board);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_power_command_ina3221_tree(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048], text[1024];
+    assert_true(th_build_sysfs(dir, "ina3221/nano.txt", 0) > 0);
+    snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
+             "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
+    char *board = th_write(dir, "board.cfg", text);
+    snprintf(args, sizeof(args), "power -b %s --seconds 0.5 --format csv", board);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(out, ",ina3221,POM_5V_IN,1022\n"));
+    assert_non_null(strstr(out, ",ina3221,POM_5V_CPU,204\n"));
+    free(out);
+    free(err);
+    /* the table form, and auto picking ina3221 from the same tree */
+    snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"auto\"; "
+             "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
+    free(board);
+    board = th_write(dir, "board.cfg", text);
+    snprintf(args, sizeof(args), "power -b %s --seconds 0.3", board);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(out, "source ina3221"));
+    assert_non_null(strstr(out, "POM_5V_IN"));
+    free(out);
+    free(err);
+    free(board);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_nvml_energy_through_run(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048], lib[PATH_MAX];
+    const char *b = getenv("TB_BUILD");
+    snprintf(lib, sizeof(lib), "%s/tests/libfake-nvml.so", b ? b : "build");
+    setenv("TB_NVML_LIB", lib, 1);
+    snprintf(args, sizeof(args), "run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
+             "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
+             "--set power.window_ms=500 --set power.idle_ms=300 -o %s", dir);
+    int rc = th_run(args, &out, &err);
+    unsetenv("TB_NVML_LIB");
+    if (rc)
+        print_message("%s\n", err);
+    assert_int_equal(rc, 0);
+    char *log = only_log(dir);
+    char *text = th_read_gz(log);
+    const char *header;
+    assert_int_equal(data_rows(text, &header), 2);
+    char v[64], e[64], c[64], g[64];
+    const char *row = row_at(header, 1);
+    th_field(header, row, "power_total_w", v, sizeof(v));
+    assert_float_equal(atof(v), 100.0, 0.01);          /* the fake reads a steady 100 W */
+    th_field(header, row, "energy_j", e, sizeof(e));
+    th_field(header, row, "energy_counter_j", c, sizeof(c));
+    th_field(header, row, "window_ms", v, sizeof(v));
+    /* trapezoid and counter agree, and both are 100 W over the window */
+    assert_float_equal(atof(e), 100.0 * atof(v) / 1000, 0.01 * atof(e));
+    assert_float_equal(atof(c), atof(e), 0.03 * atof(e));
+    th_field(header, row, "gbps_per_w", g, sizeof(g));
+    th_field(header, row, "window_bytes", v, sizeof(v));
+    assert_true(atof(g) > 0);
+    th_field(header, row, "gpu_clock_mhz", v, sizeof(v));
+    assert_string_equal(v, "1500");
+    free(text);
+    free(log);
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_board_detection(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[2048];
+    /* the device tree ends its string with a NUL */
+    char *m = th_write(dir, "proc/device-tree/model", "NVIDIA Jetson Orin Nano Developer Kit");
+    snprintf(args, sizeof(args), "run --device cpu --sizes 8x8 --set power.source=none "
+             "--set power.sysfs_root=%s --set sweep.stop.min_time_ms=1 -o %s/logs", dir, dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "board file 'boards/jetson-orin-nano.cfg': device-tree model "
+                                "'NVIDIA Jetson Orin Nano Developer Kit' matches 'Orin Nano'"));
+    assert_non_null(strstr(out, "of peak"));
+    free(out);
+    free(err);
+    free(m);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Rewrites a log with gbps of one kernel scaled, as a baseline from a faster night. */
+static void scaled_copy(const char *src, const char *dst, const char *kernel, double factor)
+{
+    char *text = th_read_gz(src);
+    gzFile out = gzopen(dst, "wb");
+    const char *header = NULL;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] != '#' && !header) {
+            header = line;
+            gzprintf(out, "%s\n", line);
+            continue;
+        }
+        char k[64], g[64];
+        if (line[0] == '#' || th_field(header, line, "kernel", k, sizeof(k)) < 0 ||
+            strcmp(k, kernel)) {
+            gzprintf(out, "%s\n", line);
+            continue;
+        }
+        th_field(header, line, "gbps", g, sizeof(g));
+        char *pos = strstr(line, g);       /* gbps is the first field with this value */
+        char newv[64];
+        snprintf(newv, sizeof(newv), "%.2f", atof(g) * factor);
+        *pos = '\0';
+        gzprintf(out, "%s%s%s\n", line, newv, pos + strlen(g));
+    }
+    gzclose(out);
+    free(text);
+}
+
+static void test_compare_on_real_logs(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX];
+    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64,32x48 --blocks 8x8,16x16 -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    free(out);
+    free(err);
+    char *log = only_log(dir);
+    snprintf(args, sizeof(args), "compare %s", log);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(out, "64 x 64"));
+    assert_non_null(strstr(out, "32 x 48"));
+    assert_non_null(strstr(out, "blocked"));
+    assert_non_null(strstr(out, "best GB/s"));
+    free(out);
+    free(err);
+    snprintf(args, sizeof(args), "compare --format markdown %s", log);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(out, "| kernel | board | device | best GB/s |"));
+    free(out);
+    free(err);
+    snprintf(args, sizeof(args), "compare --format csv %s", log);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_true(!strncmp(out, "rows,cols,kernel,board,device,gbps,", 35));
+    free(out);
+    free(err);
+
+    /* against itself: every point the same */
+    snprintf(args, sizeof(args), "compare %s --baseline %s", log, log);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(out, "8 points compared, 0 regressed"));
+    assert_null(strstr(out, "slower"));
+    free(out);
+    free(err);
+    /* a baseline where blocked ran twice as fast: a regression, exit 1 */
+    char base[PATH_MAX];
+    snprintf(base, sizeof(base), "%s/base.csv.gz", dir);
+    scaled_copy(log, base, "blocked", 2.0);
+    snprintf(args, sizeof(args), "compare %s --baseline %s --threshold 10", log, base);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    assert_non_null(strstr(out, "slower REGRESSION"));
+    assert_non_null(strstr(out, "4 regressed beyond 10.0%"));
+    free(out);
+    free(err);
+
+    /* a truncated gzip: an error naming the file, and the rows before the cut still used */
+    char cut[PATH_MAX];
+    snprintf(cut, sizeof(cut), "%s/cut.csv.gz", dir);
+    FILE *in = fopen(log, "rb"), *o = fopen(cut, "wb");
+    fseek(in, 0, SEEK_END);
+    long size = ftell(in);
+    fseek(in, 0, SEEK_SET);
+    char *buf = malloc((size_t)size);
+    assert_int_equal(fread(buf, 1, (size_t)size, in), (size_t)size);
+    fwrite(buf, 1, (size_t)(size - 40), o); /* the end marker and gzip trailer go */
+    fclose(in);
+    fclose(o);
+    free(buf);
+    char *notlog = th_write(dir, "notes.txt", "hello,world\n1,2\n");
+    snprintf(args, sizeof(args), "compare %s %s", cut, notlog);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "cut.csv.gz: unreadable after line"));
+    assert_non_null(strstr(err, "notes.txt:1: not a transpose-bench log (no 'board' column)"));
+    assert_non_null(strstr(out, "64 x 64"));
+    free(out);
+    free(err);
+    free(notlog);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sweep_to_log),
+        cmocka_unit_test(test_bad_config_exits_2_without_log),
+        cmocka_unit_test(test_help_version_list),
+        cmocka_unit_test(test_quiet_prints_nothing),
+        cmocka_unit_test(test_lock_held_exits_75),
+        cmocka_unit_test(test_signals_close_the_log),
+        cmocka_unit_test(test_sigkill_leaves_readable_rows),
+        cmocka_unit_test(test_full_disk_keeps_earlier_logs),
+        cmocka_unit_test(test_retention_only_own_logs),
+        cmocka_unit_test(test_tegrastats_through_run),
+        cmocka_unit_test(test_tegrastats_dies_mid_run),
+        cmocka_unit_test(test_power_command_csv),
+        cmocka_unit_test(test_power_command_ina3221_tree),
+        cmocka_unit_test(test_nvml_energy_through_run),
+        cmocka_unit_test(test_board_detection),
+        cmocka_unit_test(test_compare_on_real_logs),
+    };
+    return cmocka_run_group_tests_name("e2e", tests, setup, teardown);
+}

@@ -1,0 +1,188 @@
+/* test_ina3221.c: the INA3221 source on fake sysfs trees built from the fixture layouts:
+ * the JetPack 4 IIO layout (Nano), the JetPack 5/6 hwmon layout (Orin NX), two chips
+ * (AGX Orin), disabled and NC channels, a file that vanishes, and a value that is junk. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "util.h"
+#include "power/ina3221.h"
+#include "power/power.h"
+
+struct fake {
+    char *root;
+    struct tb_board_cfg b;
+    void *st;
+    struct tb_power_rails rails;
+};
+
+static void fake_open(struct fake *f, const char *fixture, int hwmon)
+{
+    f->root = th_tmpdir();
+    if (fixture)
+        assert_true(th_build_sysfs(f->root, fixture, hwmon) > 0);
+    memset(&f->b, 0, sizeof(f->b));
+    tb_strlcpy(f->b.power.sysfs_root, f->root, sizeof(f->b.power.sysfs_root));
+    f->st = calloc(1, tb_power_ina3221.state_size);
+}
+
+static void fake_close(struct fake *f)
+{
+    tb_power_ina3221.close(f->st);
+    free(f->st);
+    th_rmtree(f->root);
+    free(f->root);
+}
+
+static float rail_mw(const struct fake *f, const struct tb_power_sample *s, const char *name)
+{
+    for (int i = 0; i < f->rails.n; i++)
+        if (!strcmp(f->rails.name[i], name))
+            return s->rail_mw[i];
+    fail_msg("rail %s missing", name);
+    return NAN;
+}
+
+static void test_nano_iio(void **state)
+{
+    struct fake f;
+    char why[256];
+    fake_open(&f, "ina3221/nano.txt", 0);
+    assert_int_equal(tb_power_ina3221.probe(&f.b, why, sizeof(why)), 0);
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    assert_int_equal(f.rails.n, 3);
+    assert_string_equal(f.rails.name[0], "POM_5V_IN");
+    struct tb_power_sample s;
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
+    assert_float_equal(rail_mw(&f, &s, "POM_5V_IN"), 1022, 0);   /* in_power0_input, mW */
+    assert_float_equal(rail_mw(&f, &s, "POM_5V_GPU"), 0, 0);
+    assert_float_equal(rail_mw(&f, &s, "POM_5V_CPU"), 204, 0);
+    assert_true(s.t_ns > 0);
+    fake_close(&f);
+}
+
+static const char *hw(const struct fake *f, const char *chip, int idx, const char *file, char *buf)
+{
+    snprintf(buf, 1024, "sys/bus/i2c/drivers/ina3221/%s/hwmon/hwmon%d/%s", chip, idx, file);
+    return buf;
+}
+
+static void test_orin_nx_hwmon(void **state)
+{
+    struct fake f;
+    char why[256], p[1024];
+    fake_open(&f, "ina3221/orin-nx.txt", 7);          /* the index is found by globbing */
+    /* the fixture gives curr2/curr3 but no voltages for them: 5.1 V, as its notes say */
+    free(th_write(f.root, hw(&f, "1-0040", 7, "in2_input", p), "5100\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 7, "in3_input", p), "5100\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    assert_int_equal(f.rails.n, 3);
+    struct tb_power_sample s;
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
+    assert_float_equal(rail_mw(&f, &s, "VDD_IN"), 5160.0 * 888 / 1000, 1e-2);   /* mV x mA */
+    assert_float_equal(rail_mw(&f, &s, "VDD_CPU_GPU_CV"), 5100.0 * 112 / 1000, 1e-2);
+    assert_float_equal(rail_mw(&f, &s, "VDD_SOC"), 5100.0 * 240 / 1000, 1e-2);
+    fake_close(&f);
+}
+
+static void test_agx_orin_two_chips(void **state)
+{
+    struct fake f;
+    char why[256], p[1024];
+    fake_open(&f, "ina3221/agx-orin.txt", 1);
+    free(th_write(f.root, hw(&f, "1-0040", 1, "in1_input", p), "5000\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 1, "curr1_input", p), "1200\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 1, "in2_input", p), "5000\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 1, "curr2_input", p), "300\n"));
+    /* second chip (hwmon2 in the fixture): in1 labelled NC, in2 real, in3 disabled */
+    free(th_write(f.root, hw(&f, "1-0041", 2, "in1_label", p), "NC\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "in1_input", p), "0\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "curr1_input", p), "0\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "in2_input", p), "1800\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "curr2_input", p), "100\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "in3_label", p), "VDD_OFF\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "in3_enable", p), "0\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    assert_int_equal(f.rails.n, 4); /* 3 on the first chip, VDDQ on the second */
+    for (int i = 0; i < f.rails.n; i++) {
+        assert_string_not_equal(f.rails.name[i], "NC");
+        assert_string_not_equal(f.rails.name[i], "VDD_OFF");
+    }
+    struct tb_power_sample s;
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
+    assert_float_equal(rail_mw(&f, &s, "VDD_GPU_SOC"), 6000, 1e-3);
+    assert_float_equal(rail_mw(&f, &s, "VIN_SYS_5V0"), 4000, 1e-3);   /* 5000 mV x 800 mA */
+    assert_float_equal(rail_mw(&f, &s, "VDDQ_VDD2_1V8AO"), 180, 1e-3);
+    fake_close(&f);
+}
+
+static void test_vanishing_file(void **state)
+{
+    struct fake f;
+    char why[512], p[1024], full[2048];
+    fake_open(&f, "ina3221/orin-nx.txt", 3);
+    free(th_write(f.root, hw(&f, "1-0040", 3, "in2_input", p), "5100\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 3, "in3_input", p), "5100\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    struct tb_power_sample s;
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
+    snprintf(full, sizeof(full), "%s/%s", f.root, hw(&f, "1-0040", 3, "curr1_input", p));
+    assert_int_equal(unlink(full), 0);
+    assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), -ENOENT);
+    assert_non_null(strstr(why, "curr1_input"));
+    assert_non_null(strstr(why, "No such file or directory"));
+    fake_close(&f);
+}
+
+static void test_junk_value_and_units(void **state)
+{
+    char *dir = th_tmpdir();
+    char why[512];
+    long v;
+    char *p = th_write(dir, "a", "32760 ma\n");
+    assert_int_equal(tb_ina3221_read_value(p, &v, why, sizeof(why)), 0);
+    assert_int_equal(v, 32760);
+    free(p);
+    p = th_write(dir, "b", "garbage\n");
+    assert_int_equal(tb_ina3221_read_value(p, &v, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "not a number"));
+    free(p);
+    p = th_write(dir, "c", "12abc\n");
+    assert_int_equal(tb_ina3221_read_value(p, &v, why, sizeof(why)), -EINVAL);
+    free(p);
+    p = th_write(dir, "d", "");
+    assert_int_equal(tb_ina3221_read_value(p, &v, why, sizeof(why)), -EINVAL);
+    free(p);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_no_rails(void **state)
+{
+    struct fake f;
+    char why[512];
+    fake_open(&f, NULL, 0);
+    assert_int_equal(tb_power_ina3221.probe(&f.b, why, sizeof(why)), -ENOENT);
+    assert_non_null(strstr(why, "no INA3221 rails under"));
+    fake_close(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nano_iio),
+        cmocka_unit_test(test_orin_nx_hwmon),
+        cmocka_unit_test(test_agx_orin_two_chips),
+        cmocka_unit_test(test_vanishing_file),
+        cmocka_unit_test(test_junk_value_and_units),
+        cmocka_unit_test(test_no_rails),
+    };
+    return cmocka_run_group_tests_name("ina3221", tests, NULL, NULL);
+}

@@ -1,0 +1,124 @@
+/* test_kernels.c: the kernel table's consistency, the CPU kernels against the seeds'
+ * naive loop on awkward shapes and every element size, and the block rules. */
+#include "helpers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "pattern.h"
+
+static void test_table_consistent(void **state)
+{
+    int per_backend_ref[2] = { 0, 0 };
+    for (const struct tb_kernel *k = tb_kernels; k->name; k++) {
+        assert_true(strlen(k->name) > 0 && strlen(k->name) < 32);
+        assert_non_null(k->description);
+        assert_non_null(k->rule_text);
+        assert_true(k->bytes_factor == 2.0);       /* a transpose reads and writes each element */
+        assert_true(k->elem_sizes & (1u << 4));    /* float everywhere */
+        assert_true(k->launch != NULL || k->unavailable != NULL);
+        if (k->flags & TB_KF_COPY_REF) {
+            per_backend_ref[k->backend]++;
+            assert_true(k->flags & TB_KF_COPY);
+        }
+        for (const struct tb_kernel *q = k + 1; q->name; q++)
+            assert_false(q->backend == k->backend && !strcmp(q->name, k->name));
+        assert_ptr_equal(tb_kernel_find(k->name, k->backend), k);
+    }
+    assert_int_equal(per_backend_ref[TB_BACKEND_CPU], 1);
+    assert_int_equal(per_backend_ref[TB_BACKEND_CUDA], 1);
+    assert_string_equal(tb_kernel_copy_ref(TB_BACKEND_CUDA)->name, "memcpy");
+    assert_null(tb_kernel_find("nope", TB_BACKEND_CPU));
+    /* every kernel the CUDA issue names is in the table */
+    const char *want[] = { "copy_row", "copy_col", "copy_smem", "memcpy", "naive_row", "naive_col",
+                           "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
+                           "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
+                           "cublas_geam" };
+    for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+        assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
+}
+
+static void test_block_rules(void **state)
+{
+    char why[160];
+    const struct tb_kernel *smem = tb_kernel_find("smem_pad", TB_BACKEND_CUDA);
+    assert_int_equal(tb_kernel_block_ok(smem, 32, 32, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(smem, 32, 8, why, sizeof(why)), 0);
+    assert_string_equal(why, "square tile: needs block.x == block.y, got 32x8");
+    const struct tb_kernel *tiled = tb_kernel_find("tiled", TB_BACKEND_CUDA);
+    assert_int_equal(tb_kernel_block_ok(tiled, 32, 8, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(tiled, 64, 16, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(tiled, 32, 6, why, sizeof(why)), 0);
+    assert_int_equal(tb_kernel_block_ok(tiled, 256, 1, why, sizeof(why)), 0);
+    const struct tb_kernel *memcpy_k = tb_kernel_find("memcpy", TB_BACKEND_CUDA);
+    assert_int_equal(tb_kernel_block_ok(memcpy_k, 7, 3, why, sizeof(why)), 1); /* no block */
+}
+
+/* Every CPU kernel, every element size, awkward shapes: same bytes as naive_row. */
+static void test_cpu_kernels_match_reference(void **state)
+{
+    const long shapes[][2] = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 31, 33 }, { 64, 64 },
+                               { 127, 129 }, { 3, 1000 } };
+    const int blocks[][2] = { { 16, 16 }, { 32, 8 }, { 256, 1 }, { 1, 1 }, { 7, 5 } };
+    const int elems[] = { 1, 2, 4, 8 };
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(*shapes); s++)
+        for (size_t e = 0; e < 4; e++) {
+            long rows = shapes[s][0], cols = shapes[s][1];
+            int es = elems[e];
+            size_t bytes = (size_t)(rows * cols) * (size_t)es;
+            unsigned char *in = malloc(bytes), *ref = malloc(bytes), *out = malloc(bytes);
+            for (size_t i = 0; i < (size_t)(rows * cols); i++)
+                tb_pattern_store(in, es, 42 + s, i);
+            struct tb_launch l = { in, ref, rows, cols, 0, 0, es, 0, 0 };
+            assert_int_equal(tb_cpu_naive_row(&l), 0);
+            /* the reference itself: out[c][r] == in[r][c] */
+            for (long r = 0; r < rows; r++)
+                for (long c = 0; c < cols; c++)
+                    assert_memory_equal(ref + ((size_t)c * rows + r) * es,
+                                        in + ((size_t)r * cols + c) * es, (size_t)es);
+            for (size_t b = 0; b < sizeof(blocks) / sizeof(*blocks); b++) {
+                memset(out, 0xFF, bytes);
+                struct tb_launch lb = { in, out, rows, cols, blocks[b][0], blocks[b][1], es, 0, 0 };
+                assert_int_equal(tb_cpu_blocked(&lb), 0);
+                assert_memory_equal(out, ref, bytes);
+                assert_int_equal(lb.grid_x, (cols + blocks[b][0] - 1) / blocks[b][0]);
+            }
+            memset(out, 0xFF, bytes);
+            struct tb_launch lc = { in, out, rows, cols, 0, 0, es, 0, 0 };
+            assert_int_equal(tb_cpu_copy_row(&lc), 0);
+            assert_memory_equal(out, in, bytes);
+            free(in);
+            free(ref);
+            free(out);
+        }
+}
+
+static void test_pattern_values(void **state)
+{
+    /* floats are exact whole numbers in 1..2^24, never NaN or zero, and differ by seed */
+    int differ = 0;
+    for (uint64_t i = 0; i < 10000; i++) {
+        float f, g;
+        tb_pattern_value(&f, 4, 1, i);
+        tb_pattern_value(&g, 4, 2, i);
+        assert_true(f >= 1.0f && f <= 16777216.0f && f == (float)(long)f);
+        differ += f != g;
+    }
+    assert_true(differ > 9900);
+    unsigned char poison[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
+    float p;
+    memcpy(&p, poison, 4);
+    assert_true(p != p); /* the poison is NaN: never equal to a pattern value */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_consistent),
+        cmocka_unit_test(test_block_rules),
+        cmocka_unit_test(test_cpu_kernels_match_reference),
+        cmocka_unit_test(test_pattern_values),
+    };
+    return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
+}

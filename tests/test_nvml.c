@@ -1,0 +1,113 @@
+/* test_nvml.c: the NVML source against a fake libnvidia-ml: absent library, NOT_SUPPORTED
+ * (Jetson), a driver that fails to start, a GPU lost mid-run, and good readings. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <math.h>
+
+#include "config.h"
+#include "util.h"
+#include "power/power.h"
+
+static char fake_lib[4096];
+
+static int setup(void **state)
+{
+    const char *b = getenv("TB_BUILD");
+    snprintf(fake_lib, sizeof(fake_lib), "%s/tests/libfake-nvml.so", b ? b : "build");
+    setenv("TB_NVML_LIB", fake_lib, 1);
+    return 0;
+}
+
+static int probe(char *why, size_t n)
+{
+    struct tb_board_cfg b;
+    memset(&b, 0, sizeof(b));
+    return tb_power_nvml.probe(&b, why, n);
+}
+
+static void test_missing_library(void **state)
+{
+    char why[256];
+    setenv("TB_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
+    assert_int_equal(probe(why, sizeof(why)), -ENOENT);
+    assert_string_equal(why, "cannot load /nonexistent/libnvidia-ml.so.1 (no NVIDIA desktop "
+                             "driver here)");
+    setenv("TB_NVML_LIB", fake_lib, 1);
+}
+
+static void test_not_supported_is_no_reading(void **state)
+{
+    char why[256];
+    setenv("TB_FAKE_NVML", "notsup", 1);
+    assert_int_equal(probe(why, sizeof(why)), -ENOTSUP);
+    assert_non_null(strstr(why, "NOT_SUPPORTED"));
+    /* so auto does not pick it */
+    struct tb_board_cfg b;
+    memset(&b, 0, sizeof(b));
+    tb_strlcpy(b.power.sysfs_root, "/nonexistent", sizeof(b.power.sysfs_root));
+    tb_strlcpy(b.power.tegrastats_command, "/nonexistent/tegrastats", TB_STR);
+    assert_ptr_equal(tb_power_pick("auto", &b, why, sizeof(why)), &tb_power_none);
+    setenv("TB_FAKE_NVML", "initfail", 1);
+    assert_int_equal(probe(why, sizeof(why)), -EIO);
+    assert_string_equal(why, "nvmlInit: Driver Not Loaded");
+    unsetenv("TB_FAKE_NVML");
+}
+
+static void test_readings(void **state)
+{
+    char why[256];
+    struct tb_board_cfg b;
+    memset(&b, 0, sizeof(b));
+    assert_int_equal(probe(why, sizeof(why)), 0);
+    void *st = calloc(1, tb_power_nvml.state_size);
+    struct tb_power_rails rails;
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0);
+    assert_int_equal(rails.n, 1);
+    assert_string_equal(rails.name[0], "GPU");
+    struct tb_power_sample s;
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+    assert_float_equal(s.rail_mw[0], 100000, 0);
+    assert_false(isnan(s.energy_mj));
+    assert_float_equal(s.gpu_temp_c, 60, 0);
+    assert_float_equal(s.gpu_clock_mhz, 1500, 0);
+    assert_float_equal(s.gpu_load_pct, 97, 0);
+    tb_power_nvml.close(st);
+    free(st);
+}
+
+static void test_gpu_lost_mid_run(void **state)
+{
+    char why[256];
+    struct tb_board_cfg b;
+    memset(&b, 0, sizeof(b));
+    setenv("TB_FAKE_NVML", "dies:3", 1);
+    void *st = calloc(1, tb_power_nvml.state_size);
+    struct tb_power_rails rails;
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0); /* read 1 */
+    struct tb_power_sample s;
+    int rc = 0, good = 0;
+    for (int i = 0; i < 5 && rc == 0; i++) {
+        tb_power_sample_clear(&s);
+        rc = tb_power_nvml.sample(st, &s, why, sizeof(why));
+        good += rc == 0;
+    }
+    assert_int_equal(good, 2);
+    assert_int_equal(rc, -EIO);
+    assert_string_equal(why, "nvmlDeviceGetPowerUsage: GPU is lost");
+    tb_power_nvml.close(st);
+    free(st);
+    unsetenv("TB_FAKE_NVML");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_missing_library),
+        cmocka_unit_test(test_not_supported_is_no_reading),
+        cmocka_unit_test(test_readings),
+        cmocka_unit_test(test_gpu_lost_mid_run),
+    };
+    return cmocka_run_group_tests_name("nvml", tests, setup, NULL);
+}

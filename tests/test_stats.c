@@ -1,0 +1,88 @@
+/* test_stats.c: statistics, the stopping rule and bandwidth arithmetic. */
+#include "helpers.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "stats.h"
+
+static void test_stats_odd_even(void **state)
+{
+    double a[] = { 5, 1, 3, 2, 4 };
+    struct tb_stats st;
+    tb_stats_compute(a, 5, &st);
+    assert_true(st.median == 3 && st.min == 1 && st.max == 5 && st.mean == 3);
+    assert_float_equal(st.stddev, sqrt(2.5), 1e-12);          /* sample stddev */
+    assert_float_equal(st.rel_sem, sqrt(2.5) / sqrt(5) / 3, 1e-12);
+    double b[] = { 4, 1, 3, 2 };
+    tb_stats_compute(b, 4, &st);
+    assert_float_equal(st.median, 2.5, 1e-12);
+    double c[] = { 7 };
+    tb_stats_compute(c, 1, &st);
+    assert_true(st.median == 7 && st.stddev == 0);
+    tb_stats_compute(c, 0, &st);
+    assert_true(isnan(st.median) && isnan(st.mean));
+}
+
+static void test_running_matches_batch(void **state)
+{
+    double x[] = { 1.5, 2.25, 0.75, 3.0, 2.0, 1.0 };
+    struct tb_running r = { 0 };
+    for (int i = 0; i < 6; i++)
+        tb_running_add(&r, x[i]);
+    struct tb_stats st;
+    double copy[6];
+    memcpy(copy, x, sizeof(x));
+    tb_stats_compute(copy, 6, &st);
+    assert_float_equal(r.mean, st.mean, 1e-12);
+    assert_float_equal(tb_running_rel_sem(&r), st.rel_sem, 1e-12);
+    assert_float_equal(r.sum, 10.5, 1e-12);
+}
+
+static void test_stop_rule(void **state)
+{
+    struct tb_stop_rule rule = { .min_reps = 3, .max_reps = 10, .min_time_ms = 5,
+                                 .max_time_ms = 1000, .rel_spread = 0.01 };
+    struct tb_running r = { 0 };
+    tb_running_add(&r, 2.0);
+    tb_running_add(&r, 2.0);
+    assert_int_equal(tb_stop_check(&rule, &r, 1), TB_GO_ON);        /* under min_reps */
+    tb_running_add(&r, 2.0);
+    assert_int_equal(tb_stop_check(&rule, &r, 1), TB_STOP_SPREAD);  /* no spread, 6 ms */
+    struct tb_running q = { 0 };
+    for (int i = 0; i < 3; i++)
+        tb_running_add(&q, 1.0);
+    assert_int_equal(tb_stop_check(&rule, &q, 1), TB_GO_ON);        /* 3 ms < min_time */
+    struct tb_running noisy = { 0 };
+    for (int i = 0; i < 9; i++)
+        tb_running_add(&noisy, i % 2 ? 1.0 : 3.0);
+    assert_int_equal(tb_stop_check(&rule, &noisy, 1), TB_GO_ON);    /* spread too large */
+    tb_running_add(&noisy, 1.0);
+    assert_int_equal(tb_stop_check(&rule, &noisy, 1), TB_STOP_MAX_REPS);
+    struct tb_running slow = { 0 };
+    tb_running_add(&slow, 3.0);
+    assert_int_equal(tb_stop_check(&rule, &slow, 1000), TB_STOP_MAX_TIME); /* cap beats minimum */
+    assert_string_equal(tb_stop_name(TB_STOP_SPREAD), "spread");
+}
+
+static void test_bandwidth(void **state)
+{
+    /* 8192 x 8192 floats read and written in 0.5 ms: 2 x 256 MiB / 0.5 ms */
+    double bytes = 2.0 * 8192 * 8192 * 4;
+    assert_float_equal(tb_gbps(bytes, 0.5), bytes / 0.5e-3 / 1e9, 1e-9);
+    assert_float_equal(tb_gbps(1e9, 1000), 1.0, 1e-12);             /* GB = 1e9 bytes */
+    assert_true(isnan(tb_gbps(1e9, 0)));
+    assert_float_equal(tb_ratio(3, 4), 0.75, 1e-12);
+    assert_true(isnan(tb_ratio(3, 0)) && isnan(tb_ratio(NAN, 2)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats_odd_even),
+        cmocka_unit_test(test_running_matches_batch),
+        cmocka_unit_test(test_stop_rule),
+        cmocka_unit_test(test_bandwidth),
+    };
+    return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+}
