@@ -153,6 +153,14 @@ test-valgrind: deps
 gpu-check:
 	@scripts/gpu-check.sh
 
+# Headers and static libraries of libconfig and zlib, for machines that cannot install
+# packages (the lent GPU machine): gpu-check builds against them when pkg-config fails.
+deps-bundle:
+	@mkdir -p .deps/include .deps/lib
+	cp $$($(PKG_CONFIG) --variable=includedir libconfig)/libconfig.h .deps/include/
+	cp $$($(PKG_CONFIG) --variable=includedir zlib)/zlib.h $$($(PKG_CONFIG) --variable=includedir zlib)/zconf.h .deps/include/
+	cp $$($(PKG_CONFIG) --variable=libdir libconfig)/libconfig.a $$($(PKG_CONFIG) --variable=libdir zlib)/libz.a .deps/lib/
+
 install: transpose-bench
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/boards $(DESTDIR)$(DATADIR)/conf $(DESTDIR)$(MANDIR)/man1
 	install -m 755 transpose-bench $(DESTDIR)$(BINDIR)/
@@ -171,6 +179,6 @@ docs:
 clean:
 	rm -rf $(BUILD) transpose-bench
 
-.PHONY: all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -121,7 +121,11 @@ static void cuda_free(void *p) { cudaFree(p); }
 
 static int cuda_download(void *dst, const void *src, size_t n)
 {
-    return err_of(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
+    /* on our stream: it does not synchronise with the legacy default stream */
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, tb_cuda_stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(tb_cuda_stream);
+    return err_of(e);
 }
 
 static int cuda_fill_bytes(void *dst, int byte, size_t n)

@@ -67,7 +67,7 @@ static void test_good_file(void **state)
 
 static void test_shipped_files_load(void **state)
 {
-    const char *sweeps[] = { "conf/default.cfg", "conf/gpu-bench.cfg", "conf/gpu-check.cfg" };
+    const char *sweeps[] = { "conf/default.cfg", "conf/gpu-bench.cfg", "conf/gpu-check.cfg", "conf/gpu-power.cfg" };
     for (size_t i = 0; i < sizeof(sweeps) / sizeof(*sweeps); i++) {
         struct tb_config c;
         struct tb_diag d = { 0 };
