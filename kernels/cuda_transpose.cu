@@ -220,28 +220,88 @@ __global__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long 
 }
 
 /* TILE x TILE padded tile moved by TILE x ROWS threads, each moving TILE / ROWS elements
- * (the classic 32x8). ROWS = blockDim.y. */
-template <int TILE>
+ * (the classic 32x8). ROWS is a template parameter so that the loops unroll: each thread
+ * then has TILE / ROWS independent loads in flight, which is what feeds HBM. */
+template <int TILE, int ROWS>
 __global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                         unsigned tiles_y)
 {
     __shared__ T tile[TILE][TILE + 1];
-    const unsigned step = blockDim.y;
     long x0 = (long)blockIdx.x * TILE;
     FOR_TILE_Y(tiles_y) {
         long y0 = (long)ty_ * TILE;
         long c = x0 + threadIdx.x;
-        for (unsigned j = threadIdx.y; j < TILE; j += step) {
-            long r = y0 + j;
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            long r = y0 + j + threadIdx.y;
             if (r < rows && c < cols)
-                tile[j][threadIdx.x] = in[(idx_t)r * cols + c];
+                tile[j + threadIdx.y][threadIdx.x] = in[(idx_t)r * cols + c];
         }
         __syncthreads();
         long ocol = y0 + threadIdx.x;
-        for (unsigned j = threadIdx.y; j < TILE; j += step) {
-            long orow = x0 + j;
+#pragma unroll
+        for (int j = 0; j < TILE; j += ROWS) {
+            long orow = x0 + j + threadIdx.y;
             if (orow < cols && ocol < rows)
-                out[(idx_t)orow * rows + ocol] = tile[threadIdx.x][j];
+                out[(idx_t)orow * rows + ocol] = tile[threadIdx.x][j + threadIdx.y];
+        }
+        __syncthreads();
+    }
+}
+
+/* ---- beyond the seeds: aligned output segments ------------------------------------ */
+
+/* 64 x 64 tile, 64 x ROWS threads. When `rows` is not a multiple of 8, output row o starts
+ * (o * rows) mod 8 floats into a 32-byte sector, and a tile-aligned write straddles one
+ * sector more than it fills: on an H100 that alone costs a third of the bandwidth. So each
+ * output row's 64-element segment is shifted left by e(o) = (o * rows) mod 8 elements to
+ * start on a sector, and written with 16-byte stores. A block therefore needs input rows
+ * y0 - 8 .. y0 + 63: it loads a 72 x 64 tile (the 8 extra rows come mostly from L2, where
+ * the neighbouring block put them). Partial segments at the matrix edges are written
+ * element by element. doc/kernels.md draws it. */
+#define AL_TILE 64
+#define AL_HALO 8
+template <int ROWS>
+__global__ void __launch_bounds__(AL_TILE * ROWS)
+k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols, unsigned tiles_y)
+{
+    __shared__ T tile[AL_TILE + AL_HALO][AL_TILE + 1];
+    const long x0 = (long)blockIdx.x * AL_TILE;
+    const int halo = (rows % 8) ? AL_HALO : 0;   /* aligned rows: no shift, no extra rows */
+    const unsigned t = threadIdx.y * AL_TILE + threadIdx.x;
+    FOR_TILE_Y(tiles_y) {
+        const long y0 = (long)ty_ * AL_TILE;
+        const long c = x0 + threadIdx.x;
+#pragma unroll
+        for (int j = 0; j < AL_TILE + AL_HALO; j += ROWS) {
+            int jj = j + threadIdx.y;
+            long r = y0 - AL_HALO + jj;
+            if (jj < AL_TILE + AL_HALO && jj >= AL_HALO - halo && r >= 0 && r < rows && c < cols)
+                tile[jj][threadIdx.x] = in[(idx_t)r * cols + c];
+        }
+        __syncthreads();
+        /* 16 threads write one output row: 16 float4 = 64 floats */
+        const int q = t & 15;
+#pragma unroll
+        for (int j = 0; j < AL_TILE; j += ROWS * 4) {
+            const int jr = j + (int)(t >> 4);          /* tile column = output row - x0 */
+            const long o = x0 + jr;
+            if (o < cols) {
+                const int e = (int)(((idx_t)o * rows) & 7);
+                const long col = y0 - e + 4 * q;       /* first of 4 output columns */
+                const int ti = AL_HALO - e + 4 * q;    /* its tile row */
+                T *dst = out + (idx_t)o * rows + col;
+                if (col >= 0 && col + 3 < rows) {
+                    float4 v = make_float4(tile[ti][jr], tile[ti + 1][jr], tile[ti + 2][jr],
+                                           tile[ti + 3][jr]);
+                    *reinterpret_cast<float4 *>(dst) = v;
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+                        if (col + i >= 0 && col + i < rows)
+                            dst[i] = tile[ti + i][jr];
+                }
+            }
         }
         __syncthreads();
     }
@@ -336,22 +396,59 @@ extern "C" int tb_cuda_smem_rect(struct tb_launch *l) { return launch_rect<1>(l,
 extern "C" int tb_cuda_smem_rect_pad(struct tb_launch *l) { return launch_rect<1>(l, 1); }
 extern "C" int tb_cuda_smem_unroll_pad(struct tb_launch *l) { return launch_rect<2>(l, 1); }
 
-template <int TILE>
+template <int TILE, int ROWS>
 static int launch_tiled(struct tb_launch *l)
 {
     unsigned tiles;
-    dim3 b(TILE, l->block_y);
+    dim3 b(TILE, ROWS);
     dim3 g = grid_for(l, l->cols, TILE, l->rows, TILE, &tiles);
-    k_tiled<TILE><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    k_tiled<TILE, ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
     return done();
+}
+
+template <int TILE>
+static int launch_tiled_rows(struct tb_launch *l)
+{
+    switch (l->block_y) {
+    case 1: return launch_tiled<TILE, 1>(l);
+    case 2: return launch_tiled<TILE, 2>(l);
+    case 4: return launch_tiled<TILE, 4>(l);
+    case 8: return launch_tiled<TILE, 8>(l);
+    case 16: return launch_tiled<TILE, 16>(l);
+    case 32: /* 64 x 32 would be 2048 threads: the device's limit check refuses it first */
+        return TILE <= 32 ? launch_tiled<TILE, TILE <= 32 ? 32 : 1>(l)
+                          : (int)cudaErrorInvalidConfiguration;
+    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
+    }
 }
 
 extern "C" int tb_cuda_tiled(struct tb_launch *l)
 {
     switch (l->block_x) {
-    case 16: return launch_tiled<16>(l);
-    case 32: return launch_tiled<32>(l);
-    case 64: return launch_tiled<64>(l);
+    case 16: return launch_tiled_rows<16>(l);
+    case 32: return launch_tiled_rows<32>(l);
+    case 64: return launch_tiled_rows<64>(l);
+    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
+    }
+}
+
+template <int ROWS>
+static int launch_aligned(struct tb_launch *l)
+{
+    unsigned tiles;
+    dim3 b(AL_TILE, ROWS);
+    /* tiles of output columns: shifted segments reach up to 7 past the last tile */
+    dim3 g = grid_for(l, l->cols, AL_TILE, l->rows + AL_HALO - 1, AL_TILE, &tiles);
+    k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    return done();
+}
+
+extern "C" int tb_cuda_aligned64(struct tb_launch *l)
+{
+    switch (l->block_y) {
+    case 4: return launch_aligned<4>(l);
+    case 8: return launch_aligned<8>(l);
+    case 16: return launch_aligned<16>(l);
     default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
     }
 }

@@ -26,6 +26,14 @@ static int rule_tile_rows(int bx, int by, char *why, size_t n)
     return 0;
 }
 
+static int rule_aligned64(int bx, int by, char *why, size_t n)
+{
+    if (bx == 64 && (by == 4 || by == 8 || by == 16))
+        return 1;
+    snprintf(why, n, "aligned64: needs block 64x4, 64x8 or 64x16, got %dx%d", bx, by);
+    return 0;
+}
+
 #ifdef TB_HAVE_CUDA
 #define CUDA_FN(n) tb_cuda_##n, NULL
 #else
@@ -94,6 +102,9 @@ const struct tb_kernel tb_kernels[] = {
     /* multi-row tiles */
     { "tiled", "padded TILE x TILE tile moved by TILE x ROWS threads (block.y = ROWS)", GPU,
       CUDA_FN(tiled), TR, rule_tile_rows, 2, 0, ELEM_F32 },
+    /* beyond the seeds (doc/kernels.md, doc/results/) */
+    { "aligned64", "64x64 tile, output rows shifted to 32-byte sectors, 16-byte stores", GPU,
+      CUDA_FN(aligned64), "64x4, 64x8 or 64x16", rule_aligned64, 2, 0, ELEM_F32 },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, CUBLAS_FN(cublas_geam),
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK, ELEM_F32 },

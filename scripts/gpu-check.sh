@@ -2,21 +2,21 @@
 # gpu-check: everything the lent GPU is for, in one call. Builds for SMS (default 90),
 # runs the correctness matrix (conf/gpu-check.cfg), times the bench (conf/gpu-bench.cfg),
 # measures GB/s per watt (conf/gpu-power.cfg) and prints a short table last.
-#   STEPS="build check bench power cold"   which steps (default: build check bench)
+#   STEPS="build bench check power cold"   which steps, run in this order
+#                                           (default: build check bench table)
 #   OUT=DIR                                 where logs go (default /tmp/gpu-check)
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
 set -u
 OUT=${OUT:-/tmp/gpu-check}
-STEPS=${STEPS:-build check bench}
+STEPS=${STEPS:-build check bench table}
 SMS=${SMS:-90}
 BOARD=${BOARD:-boards/desktop-h100.cfg}
 mkdir -p "$OUT"
-has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 say() { printf '\n=== %s\n' "$*"; }
 rc=0
 
-if has build; then
+step_build() {
     say "build (SMS=$SMS)"
     nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
     cuda=$(dirname "$(dirname "$nvcc")")
@@ -26,11 +26,12 @@ if has build; then
         set -- "$@" DEP_CFLAGS="-I$PWD/.deps/include" DEP_LIBS="$PWD/.deps/lib/libconfig.a $PWD/.deps/lib/libz.a"
     fi
     make -j"$(nproc)" "$@" transpose-bench > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+    set --
     tail -3 "$OUT/build.log"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv 2>/dev/null
-fi
+}
 
-if has check; then
+step_check() {
     say "correctness matrix (conf/gpu-check.cfg)"
     start=$(date +%s)
     ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
@@ -39,9 +40,9 @@ if has check; then
     echo "exit $c after $(( $(date +%s) - start )) s; $(tail -2 "$OUT/check.txt" | head -1)"
     grep -E 'FAIL|error' "$OUT/check.err" | head -20
     [ $c = 0 ] || rc=1
-fi
+}
 
-if has bench; then
+step_bench() {
     say "bench (conf/gpu-bench.cfg)"
     start=$(date +%s)
     ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
@@ -50,27 +51,33 @@ if has bench; then
     echo "exit $c after $(( $(date +%s) - start )) s"
     grep -E 'error' "$OUT/bench.err" | head -10
     [ $c = 0 ] || rc=1
-fi
+}
 
-if has cold; then
+step_cold() {
     say "warm against cold L2 at 8192x8192 and 2048x2048"
     ./transpose-bench run --device cuda -b "$BOARD" -c conf/gpu-bench.cfg --set power.source=none \
         --kernels memcpy,tiled --blocks 32x8 --sizes 8192x8192,2048x2048 --set sweep.cache=cold \
         -o "$OUT/cold" --quiet || rc=1
-fi
+}
 
-if has power; then
+step_power() {
     say "power (conf/gpu-power.cfg)"
     ./transpose-bench list -b "$BOARD" | sed -n '/power sources/,$p'
     ./transpose-bench power -b "$BOARD" --seconds 1 --format csv | head -5
     ./transpose-bench run --device cuda -c conf/gpu-power.cfg -b "$BOARD" -o "$OUT/power" \
         > "$OUT/power.txt" 2> "$OUT/power.err" || rc=1
     cat "$OUT/power.txt"
-fi
+}
 
-if has bench; then
+step_table() {
     say "bench: best block per kernel, GB/s and fraction of memcpy (same size, same run)"
     ./transpose-bench compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
     ./transpose-bench compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
-fi
+}
+for step in $STEPS; do
+    case $step in
+    build|check|bench|cold|power|table) "step_$step" ;;
+    *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
+    esac
+done
 exit $rc
