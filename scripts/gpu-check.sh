@@ -74,9 +74,29 @@ step_table() {
     ./transpose-bench compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
     ./transpose-bench compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
 }
+# Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
+step_profile() {
+    size=${PROFILE_SIZE:-8192x8192}
+    for kb in ${PROFILE_KERNELS:-aligned64:64x8 tiled:64x8}; do
+        k=${kb%%:*}; b=${kb#*:}
+        say "profile $k $b at $size"
+        ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+            --section WarpStateStats --section LaunchStats -c 2 -k "regex:^k_|fill" \
+            ./transpose-bench run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
+            --sizes "$size" --set sweep.verify=false --set sweep.warmup=0 \
+            --set sweep.stop.max_reps=1 --set sweep.stop.min_reps=1 --set power.source=none \
+            -o "$OUT/profile" --quiet > "$OUT/ncu-$k-$b.txt" 2>&1
+        grep -E 'k_[a-z]|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible' \
+            "$OUT/ncu-$k-$b.txt" | grep -v '^==PROF' | head -40
+    done
+    cuobjdump -sass build/kernels/cuda_transpose.cu.o 2>/dev/null | awk '/Function : .*aligned64ILi8E/,/\.L_x_[0-9]+:$/' \
+        | grep -E 'STG|LDS|STS|LDG' | head -40 > "$OUT/sass-aligned64.txt"
+    echo "sass: $(grep -c STG "$OUT/sass-aligned64.txt") STG, $(grep -c 'STG.E.128' "$OUT/sass-aligned64.txt") of them 128-bit"
+}
+
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table) "step_$step" ;;
+    build|check|bench|cold|power|table|profile) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
