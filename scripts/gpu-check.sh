@@ -5,6 +5,7 @@
 #   STEPS="build bench check power cold"   which steps, run in this order
 #                                           (default: build check bench table)
 #   OUT=DIR                                 where logs go (default /tmp/gpu-check)
+#   CHECK_ARGS, BENCH_ARGS                  more `run` options, e.g. "--kernels tiled,memcpy"
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
 set -u
@@ -35,7 +36,7 @@ step_check() {
     say "correctness matrix (conf/gpu-check.cfg)"
     start=$(date +%s)
     ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
-        -o "$OUT/check" > "$OUT/check.txt" 2> "$OUT/check.err"
+        -o "$OUT/check" ${CHECK_ARGS:-} > "$OUT/check.txt" 2> "$OUT/check.err"
     c=$?
     echo "exit $c after $(( $(date +%s) - start )) s; $(tail -2 "$OUT/check.txt" | head -1)"
     grep -E 'FAIL|error' "$OUT/check.err" | head -20
@@ -46,7 +47,7 @@ step_bench() {
     say "bench (conf/gpu-bench.cfg)"
     start=$(date +%s)
     ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
-        -o "$OUT/bench" > "$OUT/bench.txt" 2> "$OUT/bench.err"
+        -o "$OUT/bench" ${BENCH_ARGS:-} > "$OUT/bench.txt" 2> "$OUT/bench.err"
     c=$?
     echo "exit $c after $(( $(date +%s) - start )) s"
     grep -E 'error' "$OUT/bench.err" | head -10
@@ -81,7 +82,7 @@ step_profile() {
         k=${kb%%:*}; b=${kb#*:}
         say "profile $k $b at $size"
         ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-            --section WarpStateStats --section LaunchStats -c 2 -k "regex:^k_|fill" \
+            --section WarpStateStats --section LaunchStats -c 2 -k "regex:^k_" \
             ./transpose-bench run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
             --sizes "$size" --set sweep.verify=false --set sweep.warmup=0 \
             --set sweep.stop.max_reps=1 --set sweep.stop.min_reps=1 --set power.source=none \
@@ -89,8 +90,8 @@ step_profile() {
         grep -E 'k_[a-z]|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible' \
             "$OUT/ncu-$k-$b.txt" | grep -v '^==PROF' | head -40
     done
-    cuobjdump -sass build/kernels/cuda_transpose.cu.o 2>/dev/null | awk '/Function : .*aligned64ILi8E/,/\.L_x_[0-9]+:$/' \
-        | grep -E 'STG|LDS|STS|LDG' | head -40 > "$OUT/sass-aligned64.txt"
+    cuobjdump -sass build/kernels/cuda_transpose.cu.o 2>/dev/null | awk '/Function : /{f=/aligned64ILi8E/} f' \
+        | grep -E 'STG|LDS|STS|LDG' > "$OUT/sass-aligned64.txt"
     echo "sass: $(grep -c STG "$OUT/sass-aligned64.txt") STG, $(grep -c 'STG.E.128' "$OUT/sass-aligned64.txt") of them 128-bit"
 }
 
