@@ -81,7 +81,7 @@ step_profile() {
     for kb in ${PROFILE_KERNELS:-aligned64:64x8 tiled:64x8}; do
         k=${kb%%:*}; b=${kb#*:}
         say "profile $k $b at $size"
-        ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+        ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
             --section WarpStateStats --section LaunchStats -c 2 -k "regex:^k_" \
             ./transpose-bench run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
             --sizes "$size" --set sweep.verify=false --set sweep.warmup=0 \
