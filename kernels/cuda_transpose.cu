@@ -266,6 +266,7 @@ __global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows
  * element by element. doc/kernels.md draws it. */
 #define AL_TILE 64
 #define AL_HALO 8
+#define AL_PER_BLOCK 4
 
 /* One 16-byte store, evict-first. Written in PTX because nvcc merged a plain float4 store
  * with the scalar tail path into four 4-byte stores (seen in SASS), which quadrupled the
@@ -276,28 +277,42 @@ __device__ __forceinline__ void store4_streaming(T *dst, T a, T b, T c, T d)
                  "f"(c), "f"(d)
                  : "memory");
 }
+/* Loads the 72 x 64 input strip of tile row ty into registers (no shared stores here, so
+ * every load is in flight at once). */
+template <int ROWS, int N>
+__device__ __forceinline__ void al_load(T (&v)[N], const T *__restrict__ in, long rows, long cols,
+                                        long c, long y0, int halo)
+{
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        int jj = k * ROWS + threadIdx.y;
+        long r = y0 - AL_HALO + jj;
+        bool ok = jj < AL_TILE + AL_HALO && jj >= AL_HALO - halo && r >= 0 && r < rows &&
+                  c < cols;
+        v[k] = ok ? in[(idx_t)r * cols + c] : T(0);
+    }
+}
+
+/* The grid covers each column of tiles with gridDim.y blocks that walk down it, so that a
+ * block loads the next tile's strip into registers while it writes the current one from
+ * shared memory: reads and writes overlap inside the block, not only across blocks. */
 template <int ROWS>
 __global__ void __launch_bounds__(AL_TILE * ROWS)
 k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols, unsigned tiles_y)
 {
     __shared__ T tile[AL_TILE + AL_HALO][AL_TILE + 1];
+    const int N = (AL_TILE + AL_HALO + ROWS - 1) / ROWS;
     const long x0 = (long)blockIdx.x * AL_TILE;
+    const long c = x0 + threadIdx.x;
     const int halo = (rows % 8) ? AL_HALO : 0;   /* aligned rows: no shift, no extra rows */
     const unsigned t = threadIdx.y * AL_TILE + threadIdx.x;
-    FOR_TILE_Y(tiles_y) {
-        const long y0 = (long)ty_ * AL_TILE;
-        const long c = x0 + threadIdx.x;
-        /* loads into registers first, all in flight together (see k_tiled) */
-        const int N = (AL_TILE + AL_HALO + ROWS - 1) / ROWS;
-        T v[N];
-#pragma unroll
-        for (int k = 0; k < N; k++) {
-            int jj = k * ROWS + threadIdx.y;
-            long r = y0 - AL_HALO + jj;
-            bool ok = jj < AL_TILE + AL_HALO && jj >= AL_HALO - halo && r >= 0 && r < rows &&
-                      c < cols;
-            v[k] = ok ? in[(idx_t)r * cols + c] : T(0);
-        }
+    const int q = t & 15;                       /* 16 threads write one output row */
+    unsigned ty = blockIdx.y;
+    if (ty >= tiles_y)
+        return;
+    T v[N];
+    al_load<ROWS>(v, in, rows, cols, c, (long)ty * AL_TILE, halo);
+    for (;;) {
 #pragma unroll
         for (int k = 0; k < N; k++) {
             int jj = k * ROWS + threadIdx.y;
@@ -305,8 +320,10 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                 tile[jj][threadIdx.x] = v[k];
         }
         __syncthreads();
-        /* 16 threads write one output row: 16 float4 = 64 floats */
-        const int q = t & 15;
+        const long y0 = (long)ty * AL_TILE;
+        const unsigned next = ty + gridDim.y;
+        if (next < tiles_y)
+            al_load<ROWS>(v, in, rows, cols, c, (long)next * AL_TILE, halo);
 #pragma unroll
         for (int j = 0; j < AL_TILE; j += ROWS * 4) {
             const int jr = j + (int)(t >> 4);          /* tile column = output row - x0 */
@@ -328,6 +345,9 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
             }
         }
         __syncthreads();
+        if (next >= tiles_y)
+            break;
+        ty = next;
     }
 }
 
@@ -461,8 +481,11 @@ static int launch_aligned(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(AL_TILE, ROWS);
-    /* tiles of output columns: shifted segments reach up to 7 past the last tile */
+    /* tiles of output columns: shifted segments reach up to 7 past the last tile; each
+     * block walks down up to AL_PER_BLOCK of them */
     dim3 g = grid_for(l, l->cols, AL_TILE, l->rows + AL_HALO - 1, AL_TILE, &tiles);
+    g.y = tb_grid_y(tb_div_up(tiles, AL_PER_BLOCK));
+    l->grid_y = g.y;
     k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
     return done();
 }

@@ -92,7 +92,7 @@ step_profile() {
     done
     cuobjdump -sass build/kernels/cuda_transpose.cu.o 2>/dev/null | awk '/Function : /{f=/aligned64ILi8E/} f' \
         | grep -E 'STG|LDS|STS|LDG' > "$OUT/sass-aligned64.txt"
-    echo "sass: $(grep -c STG "$OUT/sass-aligned64.txt") STG, $(grep -c 'STG.E.128' "$OUT/sass-aligned64.txt") of them 128-bit"
+    echo "sass: $(grep -c STG "$OUT/sass-aligned64.txt") STG, $(grep -c 'STG.*128' "$OUT/sass-aligned64.txt") of them 128-bit"
 }
 
 for step in $STEPS; do
