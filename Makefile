@@ -94,14 +94,15 @@ else
   say = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-BUILD := build
+BUILD ?= build
+BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c)) $(wildcard kernels/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.cu.o)
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
-all: transpose-bench
+all: $(BIN)
 
 # Rebuild everything when the flags change (CUDA=0 after CUDA=1, SAN=1, SMS=...), as
 # git does with GIT-CFLAGS: the file changes only when its content would.
@@ -112,7 +113,7 @@ $(BUILD)/.flags: FORCE
 		echo '$(subst ','\'',$(FLAGS_NOW))' > $@; fi
 FORCE:
 
-transpose-bench: $(BUILD)/src/main.o $(BUILD)/libtb.a
+$(BIN): $(BUILD)/src/main.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/libtb.a: $(LIB_OBJS)
@@ -134,6 +135,18 @@ $(BUILD)/tests/libfake-nvml.so: tests/fake_nvml.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -o $@ $<
 
+# ---- aarch64: the Jetsons' CPU, tested under qemu ----------------------------------
+CROSS_BUILD := build-aarch64
+CROSS_TESTS := $(TESTS:%=$(CROSS_BUILD)/tests/%)
+cross-test:
+	@scripts/ensure-deps.sh cross
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- CUDA=0 BUILD=$(CROSS_BUILD) \
+		BIN=$(CROSS_BUILD)/transpose-bench $(CROSS_BUILD)/transpose-bench $(CROSS_TESTS) \
+		$(CROSS_BUILD)/tests/libfake-nvml.so
+	@file $(CROSS_BUILD)/transpose-bench | cut -d, -f1,2
+	@TB_RUNNER=qemu-aarch64 TB_BIN="qemu-aarch64 $(CURDIR)/$(CROSS_BUILD)/transpose-bench" \
+		TB_BUILD=$(CROSS_BUILD) scripts/run-tests.sh $(CROSS_TESTS)
+
 # ---- user-facing targets ---------------------------------------------------
 deps:
 	@scripts/ensure-deps.sh
@@ -143,12 +156,12 @@ run: deps
 	./transpose-bench run -c conf/default.cfg
 
 test: deps
-	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
-	@TB_BIN=$(CURDIR)/transpose-bench scripts/run-tests.sh $(TEST_BINS)
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
+	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
 
 test-valgrind: deps
-	@$(MAKE) --no-print-directory transpose-bench $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
-	@TB_BIN=$(CURDIR)/transpose-bench TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
+	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
 
 gpu-check:
 	@scripts/gpu-check.sh
@@ -177,8 +190,8 @@ docs:
 	else echo "make docs: doxygen not found; install it with: sudo apt-get install doxygen"; exit 1; fi
 
 clean:
-	rm -rf $(BUILD) transpose-bench
+	rm -rf build build-* transpose-bench
 
-.PHONY: deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,5 +1,7 @@
 #!/bin/sh
 # Install what building and testing transpose-bench needs, when it is missing.
+# `ensure-deps.sh cross`: what `make cross-test` needs (aarch64 compiler, :arm64 libraries,
+# qemu-user). `ensure-deps.sh plot`: gnuplot, so that compare --plot is tested.
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
 # command to run and fails. Never touches a machine that already has everything.
 set -u
@@ -15,6 +17,17 @@ if command -v "$pc" >/dev/null 2>&1; then
 else
     missing="$missing libconfig-dev zlib1g-dev libcmocka-dev"
 fi
+arch_add=""
+case "${1:-}" in
+cross)
+    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing="$missing gcc-aarch64-linux-gnu"
+    command -v qemu-aarch64 >/dev/null 2>&1 || missing="$missing qemu-user"
+    for p in libconfig-dev zlib1g-dev libcmocka-dev; do
+        dpkg -s "$p:arm64" >/dev/null 2>&1 || { missing="$missing $p:arm64"; arch_add=arm64; }
+    done ;;
+plot)
+    command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox" ;;
+esac
 [ -z "$missing" ] && exit 0
 
 echo "transpose-bench: missing packages:$missing"
@@ -22,6 +35,7 @@ if [ "$(id -u)" = 0 ]; then sudo=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo"
 else
     echo "transpose-bench: cannot install them here (not root, no password-less sudo); run:"
+    [ -n "$arch_add" ] && echo "    sudo dpkg --add-architecture $arch_add"
     echo "    sudo apt-get update && sudo apt-get install -y$missing"
     exit 1
 fi
@@ -30,6 +44,7 @@ if ! command -v apt-get >/dev/null 2>&1; then
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+[ -n "$arch_add" ] && $sudo dpkg --add-architecture "$arch_add"
 $sudo apt-get update -qq && $sudo apt-get install -y -qq $missing >/dev/null || {
     echo "transpose-bench: apt-get failed; run: sudo apt-get update && sudo apt-get install -y$missing"
     exit 1

@@ -1,13 +1,16 @@
 #!/bin/sh
 # Run every cmocka test binary given as an argument and sum up. Each binary prints
 # cmocka's own summary; the last line is the plain "N passed, N failed" total.
-# TB_VALGRIND=1 runs each under valgrind (memory errors or leaks fail the test).
+# TB_VALGRIND=1 runs each under valgrind (memory errors or leaks fail the test);
+# TB_RUNNER runs each through a command (qemu-aarch64 for the cross-compiled suite).
 set -u
 passed=0; failed=0; failed_names=""
 for t in "$@"; do
     name=$(basename "$t")
     if [ "${TB_VALGRIND:-0}" = 1 ]; then
         set -- valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t"
+    elif [ -n "${TB_RUNNER:-}" ]; then
+        set -- $TB_RUNNER "$t"
     else
         set -- "$t"
     fi

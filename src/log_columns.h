@@ -53,7 +53,7 @@
     X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power window") \
     X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / mean total power") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / mean GPU-rail power") \
-    X(power_samples,   INT, "%lld",  "-",   "sensor samples inside the window") \
+    X(power_samples,   DBL, "%.0f",  "-",   "sensor samples inside the window") \
     X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end")
 

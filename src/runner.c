@@ -407,12 +407,16 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->window_ms = secs * 1e3;
         r->window_bytes = moved * (double)launches;
         r->power_source = tb_sampler_source(ctx->sampler);
+        const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
+        r->rail_total = b->power.total_rail[0] ? b->power.total_rail
+                        : rails->n ? rails->name[0] : NULL;
+        r->rail_gpu = b->power.gpu_rail[0] ? b->power.gpu_rail : NULL;
         r->power_total_w = f.total_w;
         r->power_gpu_w = f.gpu_w;
         r->power_idle_w = idle_w;
         r->energy_j = f.energy_j;
         r->energy_counter_j = f.counter_j;
-        r->power_samples = (long long)f.samples;
+        r->power_samples = (double)f.samples;
         r->gpu_temp_c = f.temp_c;
         r->gpu_clock_mhz = f.clock_mhz;
         double wgbps = r->window_bytes / secs / 1e9;

@@ -102,6 +102,8 @@ static void test_sweep_to_log(void **state)
         assert_true(atoi(v) >= 3);
         assert_int_equal(th_field(header, row, "power_total_w", v, sizeof(v)), 0);
         assert_string_equal(v, "");               /* no source: empty, not zero */
+        assert_int_equal(th_field(header, row, "power_samples", v, sizeof(v)), 0);
+        assert_string_equal(v, "");
     }
     assert_int_equal(th_field(header, row_at(header, 0), "kernel", v, sizeof(v)), 0);
     assert_string_equal(v, "copy_row");
@@ -425,6 +427,10 @@ static void test_tegrastats_through_run(void **state)
         assert_true(atof(v) >= 0.5 && atof(v) <= 7.2);
         th_field(header, row, "power_samples", v, sizeof(v));
         assert_true(atoi(v) >= 3);
+        th_field(header, row, "rail_total", v, sizeof(v));
+        assert_string_equal(v, "VDD_IN");
+        th_field(header, row, "rail_gpu", v, sizeof(v));
+        assert_string_equal(v, "VDD_CPU_GPU_CV");
         th_field(header, row, "gbps_per_w", v, sizeof(v));
         assert_true(atof(v) > 0);
         th_field(header, row, "power_idle_w", v, sizeof(v));

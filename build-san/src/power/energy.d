@@ -1,0 +1,2 @@
+build-san/src/power/energy.o: src/power/energy.c src/power/energy.h
+src/power/energy.h:

@@ -1,0 +1,2 @@
+build-san/src/stats.o: src/stats.c src/stats.h
+src/stats.h:

@@ -1,0 +1,2 @@
+build-san/tests/helpers.o: tests/helpers.c tests/helpers.h
+tests/helpers.h:

@@ -1,0 +1,2 @@
+build-vg/src/power/energy.o: src/power/energy.c src/power/energy.h
+src/power/energy.h:

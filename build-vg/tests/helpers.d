@@ -1,0 +1,2 @@
+build-vg/tests/helpers.o: tests/helpers.c tests/helpers.h
+tests/helpers.h:
