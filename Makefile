@@ -147,6 +147,20 @@ cross-test:
 	@TB_RUNNER=qemu-aarch64 TB_BIN="qemu-aarch64 $(CURDIR)/$(CROSS_BUILD)/transpose-bench" \
 		TB_BUILD=$(CROSS_BUILD) scripts/run-tests.sh $(CROSS_TESTS)
 
+# ---- fuzzing: libFuzzer (clang) on every parser of outside input --------------------
+FUZZERS := tegrastats sysfs config compare
+FUZZ_BUILD := build-fuzz
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+$(FUZZ_BUILD)/fuzz/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libtb.a
+	@mkdir -p $(dir $@)
+	$(call say,FUZZ,$@)clang -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o %.a,$^) $(LIBS)
+
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz: clang not found; sudo apt-get install clang"; exit 1; }
+	@$(MAKE) --no-print-directory CC=clang CUDA=0 BUILD=$(FUZZ_BUILD) OPT="-O1 -g" \
+		CFLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
+	@scripts/fuzz.sh
+
 # ---- user-facing targets ---------------------------------------------------
 deps:
 	@scripts/ensure-deps.sh
@@ -192,6 +206,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

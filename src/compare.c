@@ -166,11 +166,13 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
         STR(C_DEVICE, r.device);
         STR(C_KERNEL, r.kernel);
         STR(C_STATUS, r.status);
-        r.rows = (long)NUM(C_ROWS);
-        r.cols = (long)NUM(C_COLS);
-        double bx = NUM(C_BX), by = NUM(C_BY);
-        r.bx = isnan(bx) ? 0 : (int)bx;
-        r.by = isnan(by) ? 0 : (int)by;
+        /* range-check before converting: a double out of long's range is undefined (found
+         * by fuzz_compare) */
+        double rows = NUM(C_ROWS), cols = NUM(C_COLS), bx = NUM(C_BX), by = NUM(C_BY);
+        r.rows = rows >= 1 && rows <= 1e13 ? (long)rows : 0;
+        r.cols = cols >= 1 && cols <= 1e13 ? (long)cols : 0;
+        r.bx = bx >= 0 && bx <= 1e6 ? (int)bx : 0;
+        r.by = by >= 0 && by <= 1e6 ? (int)by : 0;
         r.gbps = NUM(C_GBPS);
         r.frac_peak = NUM(C_PEAK);
         r.frac_copy = NUM(C_COPY);
@@ -536,7 +538,8 @@ static int plot(const struct recs *all, const char *out)
     fprintf(f, "set terminal %s\nset output '%s'\nset datafile missing '-'\n"
             "set style data histograms\nset style histogram clustered gap 1\n"
             "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
-            "set xtics rotate by -35\nset multiplot layout %d,1\n", term, out, any_pw ? 3 : 2);
+            "set xtics rotate by -35\nset yrange [0:*]\nset termoption noenhanced\n"
+            "set multiplot layout %d,1\n", term, out, any_pw ? 3 : 2);
     fprintf(f, "set title 'Bandwidth against block shape, %ldx%ld, %s (%s)'\n"
             "set ylabel 'GB/s'\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
             first->rows, first->cols, first->board, first->device, ns1 + 1, p1);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -26,6 +27,7 @@ const size_t tb_n_columns = ARRAY_SIZE(tb_columns);
 struct tb_csvlog {
     gzFile gz;
     int fd;
+    int keep_fd;      /* a second descriptor: the log can be copied out if its directory goes */
     char path[PATH_MAX], tmp[PATH_MAX];
     long rows;
     int err;          /* first write error, -errno */
@@ -123,13 +125,14 @@ int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *name, in
         return -ENOMEM;
     snprintf(l->path, sizeof(l->path), "%s/%s", dir, name);
     snprintf(l->tmp, sizeof(l->tmp), "%s/.%s.part", dir, name);
-    l->fd = open(l->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    l->fd = open(l->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (l->fd < 0) {
         int e = errno;
         error("cannot create log '%s': %s", l->tmp, strerror(e));
         free(l);
         return -e;
     }
+    l->keep_fd = fcntl(l->fd, F_DUPFD_CLOEXEC, 0);
     char mode[8];
     snprintf(mode, sizeof(mode), "wb%d", gzip_level);
     l->gz = gzdopen(l->fd, mode);
@@ -175,6 +178,39 @@ int tb_csvlog_row(struct tb_csvlog *l, const struct tb_row *r)
     return rc;
 }
 
+/* The directory was removed while the log was open: the file lives on through keep_fd,
+ * so make the directory again and copy the finished log to its final name. */
+static int copy_out(struct tb_csvlog *l)
+{
+    char dir[PATH_MAX];
+    tb_strlcpy(dir, l->path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (!slash || l->keep_fd < 0)
+        return -1;
+    *slash = '\0';
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return -1;
+    int out = open(l->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out < 0)
+        return -1;
+    char buf[65536];
+    off_t off = 0;
+    ssize_t n;
+    while ((n = pread(l->keep_fd, buf, sizeof(buf), off)) > 0) {
+        if (write(out, buf, (size_t)n) != n) {
+            close(out);
+            unlink(l->path);
+            return -1;
+        }
+        off += n;
+    }
+    int rc = n < 0 || fsync(out) < 0 ? -1 : 0;
+    close(out);
+    if (rc)
+        unlink(l->path);
+    return rc;
+}
+
 int tb_csvlog_close(struct tb_csvlog *l, const char *how)
 {
     int rc = 0;
@@ -195,11 +231,19 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
     if (l->err)
         rc = l->err;
     if (rc == 0 && rename(l->tmp, l->path) < 0) {
-        rc = -errno;
-        error("cannot rename log '%s' to '%s': %s", l->tmp, l->path, strerror(errno));
+        int e = errno;
+        if (e == ENOENT && copy_out(l) == 0) {
+            warning("log directory of '%s' vanished during the run: recreated it and wrote the "
+                    "whole log again", l->path);
+        } else {
+            rc = -e;
+            error("cannot rename log '%s' to '%s': %s", l->tmp, l->path, strerror(e));
+        }
     }
     if (rc)
         note("the rows written so far stay in '%s' (zcat reads them)", l->tmp);
+    if (l->keep_fd >= 0)
+        close(l->keep_fd);
     free(l);
     return rc;
 }

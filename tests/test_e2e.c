@@ -227,8 +227,8 @@ static pid_t spawn(const char *args)
 {
     const char *bin = getenv("TB_BIN");
     char cmd[2048];
-    snprintf(cmd, sizeof(cmd), "exec %s %s >/dev/null 2>&1", bin ? bin : "./transpose-bench",
-             args);
+    snprintf(cmd, sizeof(cmd), "exec %s %s >/dev/null%s", bin ? bin : "./transpose-bench",
+             args, strstr(args, "2>") ? "" : " 2>&1");
     pid_t pid = fork();
     if (pid == 0) {
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
@@ -349,6 +349,36 @@ static void test_full_disk_keeps_earlier_logs(void **state)
     free(out);
     free(err);
     free(blocker);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_log_dir_removed_mid_run(void **state)
+{
+    char *dir = th_tmpdir(), args[3 * PATH_MAX], logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    snprintf(args, sizeof(args), "run " SLOW " -o %s 2>%s/err", logs, dir);
+    pid_t pid = spawn(args);
+    char *part = wait_rows(logs, 2, 20);
+    assert_non_null(part);
+    free(part);
+    th_rmtree(logs);                            /* someone cleans up during the run */
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    char errp[PATH_MAX];
+    snprintf(errp, sizeof(errp), "%s/err", dir);
+    char *err = th_read_gz(errp);
+    assert_non_null(strstr(err, "vanished during the run: recreated it"));
+    free(err);
+    char *log = only_log(logs);                 /* every row, in a whole log */
+    char *text = th_read_gz(log);
+    const char *header;
+    assert_int_equal(data_rows(text, &header), 8);
+    assert_non_null(strstr(text, "# end: complete, 8 rows"));
+    free(text);
+    free(log);
     th_rmtree(dir);
     free(dir);
 }
@@ -635,6 +665,44 @@ static void scaled_copy(const char *src, const char *dst, const char *kernel, do
     free(text);
 }
 
+static void test_compare_plot(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX];
+    /* logs from two "boards": the CPU run here and the recorded H100 one */
+    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64 --blocks 8x8,16x16 -o %s", dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    free(out);
+    free(err);
+    char *log = only_log(dir);
+    char svg[PATH_MAX];
+    snprintf(svg, sizeof(svg), "%s/plot.svg", dir);
+    snprintf(args, sizeof(args), "compare %s %s --plot %s", log,
+             th_fixture("logs/h100-bench-subset.csv.gz"), svg);
+    int rc = th_run(args, &out, &err);
+    assert_non_null(strstr(out, "64 x 64"));       /* the tables, with or without gnuplot */
+    assert_non_null(strstr(out, "8192 x 8192"));
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        assert_int_equal(rc, 0);
+        char *text = th_read_gz(svg);
+        assert_non_null(text);
+        assert_non_null(strstr(text, "<svg"));
+        assert_non_null(strstr(text, "Bandwidth against block shape"));
+        free(text);
+    } else {
+        assert_int_equal(rc, 1);
+        assert_non_null(strstr(err, "sudo apt-get install gnuplot-nox"));
+    }
+    free(out);
+    free(err);
+    snprintf(args, sizeof(args), "compare %s --plot %s/plot.pdf", log, dir);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    free(out);
+    free(err);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void test_compare_on_real_logs(void **state)
 {
     char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX];
@@ -719,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_signals_close_the_log),
         cmocka_unit_test(test_sigkill_leaves_readable_rows),
         cmocka_unit_test(test_full_disk_keeps_earlier_logs),
+        cmocka_unit_test(test_log_dir_removed_mid_run),
         cmocka_unit_test(test_retention_only_own_logs),
         cmocka_unit_test(test_tegrastats_through_run),
         cmocka_unit_test(test_tegrastats_dies_mid_run),
@@ -727,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_nvml_energy_through_run),
         cmocka_unit_test(test_board_detection),
         cmocka_unit_test(test_compare_on_real_logs),
+        cmocka_unit_test(test_compare_plot),
     };
     return cmocka_run_group_tests_name("e2e", tests, setup, teardown);
 }

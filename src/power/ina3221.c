@@ -33,6 +33,23 @@ struct ina_state {
     struct rail rail[TB_POWER_MAX_RAILS];
 };
 
+int tb_ina3221_parse_value(const char *buf, long *value)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    if (end == buf || errno)
+        return -EINVAL;
+    while (*end == ' ' || *end == '\n')
+        end++;
+    /* the legacy driver's limit files say "32760 ma" / "5000 mw" */
+    if (*end && strcmp(end, "mw\n") && strcmp(end, "mw") && strcmp(end, "ma\n") &&
+        strcmp(end, "ma"))
+        return -EINVAL;
+    *value = v;
+    return 0;
+}
+
 int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -50,21 +67,10 @@ int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n)
         return -e;
     }
     buf[got] = '\0';
-    char *end;
-    errno = 0;
-    long v = strtol(buf, &end, 10);
-    if (end == buf || errno) {
+    if (tb_ina3221_parse_value(buf, value) < 0) {
         snprintf(why, n, "'%s' holds '%.20s', not a number", path, buf);
         return -EINVAL;
     }
-    while (*end == ' ' || *end == '\n')
-        end++;
-    if (*end && strcmp(end, "mw\n") && strcmp(end, "mw") && strcmp(end, "ma\n") &&
-        strcmp(end, "ma")) {
-        snprintf(why, n, "'%s' holds '%.20s', not a number", path, buf);
-        return -EINVAL;
-    }
-    *value = v;
     return 0;
 }
 

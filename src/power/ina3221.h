@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+/* Parses a sysfs value's text: 0 with *value set, or -EINVAL. */
+int tb_ina3221_parse_value(const char *buf, long *value);
 /* Reads one integer sysfs value ("1022", "32760 ma"); 0, or -errno with why filled. */
 int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n);
 
