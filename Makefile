@@ -188,9 +188,9 @@ deps-bundle:
 	cp $$($(PKG_CONFIG) --variable=includedir zlib)/zlib.h $$($(PKG_CONFIG) --variable=includedir zlib)/zconf.h .deps/include/
 	cp $$($(PKG_CONFIG) --variable=libdir libconfig)/libconfig.a $$($(PKG_CONFIG) --variable=libdir zlib)/libz.a .deps/lib/
 
-install: transpose-bench
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/boards $(DESTDIR)$(DATADIR)/conf $(DESTDIR)$(MANDIR)/man1
-	install -m 755 transpose-bench $(DESTDIR)$(BINDIR)/
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/transpose-bench
 	install -m 644 boards/*.cfg $(DESTDIR)$(DATADIR)/boards/
 	install -m 644 conf/*.cfg $(DESTDIR)$(DATADIR)/conf/
 	install -m 644 doc/transpose-bench.1 $(DESTDIR)$(MANDIR)/man1/

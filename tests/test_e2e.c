@@ -618,6 +618,43 @@ static void test_nvml_energy_through_run(void **state)
     free(dir);
 }
 
+/* make install into a DESTDIR; the installed binary, run from elsewhere, finds its files. */
+static void test_install_and_uninstall(void **state)
+{
+    char *dir = th_tmpdir(), cmd[4 * PATH_MAX], bin[PATH_MAX], runner[64] = "";
+    const char *b = getenv("TB_BIN");
+    const char *sp = b ? strrchr(b, ' ') : NULL;       /* "qemu-aarch64 /path/bin" */
+    snprintf(bin, sizeof(bin), "%s", sp ? sp + 1 : b ? b : "./transpose-bench");
+    if (sp)
+        snprintf(runner, sizeof(runner), "%.*s ", (int)(sp - b), b);
+    snprintf(cmd, sizeof(cmd), "make -s install BIN=%s DESTDIR=%s PREFIX=/opt/tb >/dev/null 2>&1",
+             bin, dir);
+    assert_int_equal(system(cmd), 0);
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s/opt/tb/share/man/man1/transpose-bench.1", dir);
+    assert_int_equal(access(p, R_OK), 0);
+    snprintf(p, sizeof(p), "%s/opt/tb/share/transpose-bench/boards/jetson-nano.cfg", dir);
+    assert_int_equal(access(p, R_OK), 0);
+    /* from / : conf/default.cfg and boards/ must come from the installed share directory */
+    snprintf(cmd, sizeof(cmd), "cd / && %s%s/opt/tb/bin/transpose-bench run --device cpu "
+             "--sizes 8x8 --set power.source=none --set sweep.stop.min_time_ms=1 -q -o %s/logs "
+             "&& %s%s/opt/tb/bin/transpose-bench list -b jetson-nano | grep -q 'board .jetson-nano'",
+             runner, dir, dir, runner, dir);
+    assert_int_equal(system(cmd), 0);
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = only_log(logs);
+    free(log);
+    snprintf(cmd, sizeof(cmd), "make -s uninstall DESTDIR=%s PREFIX=/opt/tb >/dev/null 2>&1", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(p, sizeof(p), "%s/opt/tb/bin/transpose-bench", dir);
+    assert_int_equal(access(p, F_OK), -1);
+    snprintf(p, sizeof(p), "%s/opt/tb/share/transpose-bench", dir);
+    assert_int_equal(access(p, F_OK), -1);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void test_board_detection(void **state)
 {
     char *dir = th_tmpdir(), *out, *err, args[2048];
@@ -795,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_power_command_ina3221_tree),
         cmocka_unit_test(test_nvml_energy_through_run),
         cmocka_unit_test(test_board_detection),
+        cmocka_unit_test(test_install_and_uninstall),
         cmocka_unit_test(test_compare_on_real_logs),
         cmocka_unit_test(test_compare_plot),
     };
