@@ -75,6 +75,16 @@ step_table() {
     ./transpose-bench compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
     ./transpose-bench compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
 }
+# A size that passes the configuration's memory check (2 x 42.4 GB < 85.5 GB) but cannot
+# be allocated next to the context: its row must say oom, and the next size must run.
+step_oom() {
+    say "out of memory for one size, then the sweep goes on"
+    ./transpose-bench run --device cuda -b "$BOARD" --kernels memcpy,aligned64 --blocks 64x8 \
+        --sizes 103000x103000,4096x4096 --set sweep.verify=false --set power.source=none \
+        -o "$OUT/oom" > "$OUT/oom.txt" 2>&1
+    echo "exit $?"; grep -E 'oom|ok  |error' "$OUT/oom.txt" | head -6
+}
+
 # Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
 step_profile() {
     size=${PROFILE_SIZE:-8192x8192}
@@ -97,7 +107,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
