@@ -44,15 +44,15 @@
     X(power_source,    STR, "%s",    "-",   "power source used, empty when none") \
     X(rail_total,      STR, "%s",    "-",   "rail counted as the board total (sum: all rails)") \
     X(rail_gpu,        STR, "%s",    "-",   "rail counted as the GPU") \
-    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the power window") \
+    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the window: from the energy counter where the source has one, else the trapezoid of the readings") \
     X(power_gpu_w,     DBL, "%.3f",  "W",   "mean GPU-rail power over the window") \
     X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured at the start of the run") \
     X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the window (trapezoid)") \
     X(energy_counter_j,DBL, "%.4f",  "J",   "energy over the window from the device's counter") \
     X(window_ms,       DBL, "%.1f",  "ms",  "length of the power window") \
     X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power window") \
-    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / mean total power") \
-    X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / mean GPU-rail power") \
+    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / power_total_w") \
+    X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
     X(power_samples,   DBL, "%.0f",  "-",   "sensor samples inside the window") \
     X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end")

@@ -419,9 +419,18 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->power_samples = (double)f.samples;
         r->gpu_temp_c = f.temp_c;
         r->gpu_clock_mhz = f.clock_mhz;
+        /* an energy counter is exact where the power reading is an average over the last
+         * second or so (NVML on an H100: 323 W read against 495 J counted over 1 s of
+         * memcpy): where there is one, it gives the mean power; the trapezoid stays beside */
+        if (!isnan(f.counter_j)) {
+            bool same_rail = !strcmp(b->power.gpu_rail, b->power.total_rail);
+            r->power_total_w = f.counter_j / secs;
+            if (same_rail)
+                r->power_gpu_w = r->power_total_w;
+        }
         double wgbps = r->window_bytes / secs / 1e9;
-        r->gbps_per_w = tb_ratio(wgbps, f.total_w);
-        r->gbps_per_w_gpu = tb_ratio(wgbps, f.gpu_w);
+        r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
+        r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
     }
     return 0;
 

@@ -1,6 +1,7 @@
 /* fake_nvml.c: a stand-in for libnvidia-ml.so.1, loaded by the NVML source through
  * $TB_NVML_LIB in tests. $TB_FAKE_NVML selects its behaviour:
- *   ok (default)  100 W, an energy counter that grows at exactly 100 W, 60 C, 1500 MHz
+ *   ok (default)  a power reading of 60 W that lags (as an averaged reading does) while the
+ *                 energy counter grows at exactly 100 W; 60 C, 1500 MHz
  *   notsup        power and energy NOT_SUPPORTED (as on a Jetson Orin)
  *   initfail      nvmlInit fails (driver not loaded)
  *   dies:N        power reads fail (GPU lost) after N good ones */
@@ -36,7 +37,7 @@ nvml_ret nvmlDeviceGetPowerUsage(void *dev, unsigned int *mw)
         return 3;
     if (!strncmp(mode(), "dies:", 5) && ++calls > atoi(mode() + 5))
         return 15;
-    *mw = 100000;
+    *mw = 60000;
     return 0;
 }
 
