@@ -28,7 +28,7 @@ NVCC      ?= $(CUDA_PATH)/bin/nvcc
 NVCC_CCBIN ?= $(CROSS_COMPILE)g++
 
 VERSION   := 0.1.0
-GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+GIT_REV   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
 ifeq ($(origin CUDA),undefined)
   CUDA := $(if $(wildcard $(NVCC)),1,0)

@@ -22,6 +22,8 @@ step_build() {
     nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
     cuda=$(dirname "$(dirname "$nvcc")")
     set -- SMS="$SMS" CUDA_PATH="$cuda"
+    # the device gets a copy of the tree without .git: pass GIT_REV=$(git rev-parse --short HEAD)
+    [ -n "${GIT_REV:-}" ] && set -- "$@" GIT_REV="$GIT_REV"
     if ! pkg-config --exists libconfig zlib 2>/dev/null; then
         [ -d .deps ] || { echo "gpu-check: libconfig missing and no .deps/ (run make deps-bundle)"; exit 1; }
         set -- "$@" DEP_CFLAGS="-I$PWD/.deps/include" DEP_LIBS="$PWD/.deps/lib/libconfig.a $PWD/.deps/lib/libz.a"

@@ -354,7 +354,7 @@ static int cmd_run(int argc, char **argv)
     tb_csvlog_meta(log, "device", "%s", dev.name);
     if (be->id == TB_BACKEND_CUDA)
         tb_csvlog_meta(log, "cuda_device", "index %d, compute capability %d.%d, %d SMs, L2 %zu "
-                       "bytes, memory %zu bytes, runtime %s, driver %s", dev.index, dev.cc_major,
+                       "bytes, memory %zu bytes, CUDA runtime %s, driver's CUDA API %s", dev.index, dev.cc_major,
                        dev.cc_minor, dev.sm_count, dev.l2_bytes, dev.mem_bytes,
                        dev.runtime_version, dev.driver_version);
     else

@@ -244,7 +244,8 @@ static double measure_idle(struct tb_run_ctx *ctx)
     sleep_ms(ctx->cfg->board.power.interval_ms * 2.0);
     struct power_fig f;
     power_over(ctx, t0, t1, &f);
-    return f.total_w;
+    /* the counter where there is one, as for the points (see run_point) */
+    return !isnan(f.counter_j) ? f.counter_j / ((double)(t1 - t0) * 1e-9) : f.total_w;
 }
 
 /* ---- one point -------------------------------------------------------------------- */
