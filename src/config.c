@@ -79,6 +79,7 @@ static void load_kernels(struct load_ctx *x, config_setting_t *s);
 static void load_sizes(struct load_ctx *x, config_setting_t *s);
 static void load_blocks(struct load_ctx *x, config_setting_t *s);
 static void load_element(struct load_ctx *x, config_setting_t *s);
+static void load_points(struct load_ctx *x, config_setting_t *s);
 static void load_power_source(struct load_ctx *x, config_setting_t *s);
 
 #define SW(f) offsetof(struct tb_config, sweep.f)
@@ -91,6 +92,8 @@ static const struct schema schema[] = {
       "kernel names, or [\"*\"] for every kernel of the backend" },
     { "sweep.sizes", F_SWEEP, S_CUSTOM, 0, NOLIM, NULL, load_sizes, "( [rows, cols], ... )" },
     { "sweep.blocks", F_SWEEP, S_CUSTOM, 0, NOLIM, NULL, load_blocks, "( [x, y], ... )" },
+    { "sweep.points", F_SWEEP, S_CUSTOM, 0, NOLIM, NULL, load_points,
+      "( { kernel = \"tiled\"; size = [r, c]; block = [x, y]; }, ... ) instead of the product" },
     { "sweep.warmup", F_SWEEP, S_INT, SW(warmup), 0, 1e6, NULL, NULL, "untimed launches first" },
     { "sweep.element", F_SWEEP, S_CUSTOM, 0, NOLIM, NULL, load_element,
       "element type: float" },
@@ -109,6 +112,9 @@ static const struct schema schema[] = {
       "stop a point after this much wall time" },
     { "sweep.stop.rel_spread", F_SWEEP, S_FLOAT, SW(rel_spread), 0, 10, NULL, NULL,
       "stop once the standard error of the mean / mean is below this" },
+    { "tune", F_SWEEP, S_GROUP, 0, NOLIM, NULL, NULL, "the autotuner" },
+    { "tune.seconds", F_SWEEP, S_FLOAT, SW(tune_seconds), 1, 1e6, NULL, NULL,
+      "time budget of `tune`: no new point starts after it" },
     { "output", F_SWEEP, S_GROUP, 0, NOLIM, NULL, NULL, "where logs go" },
     { "output.dir", F_SWEEP, S_STRING, SW(out_dir), NOLIM, NULL, NULL, "log directory" },
     { "output.gzip_level", F_SWEEP, S_INT, SW(gzip_level), 1, 9, NULL, NULL, "1 fast .. 9 small" },
@@ -354,6 +360,50 @@ static void load_blocks(struct load_ctx *x, config_setting_t *s)
     sw->n_blocks = k;
     free(v);
     free(at);
+}
+
+/* ( { kernel = "tiled"; size = [ 8192, 8192 ]; block = [ 32, 8 ]; }, ... ) */
+static void load_points(struct load_ctx *x, config_setting_t *s)
+{
+    struct tb_sweep_cfg *sw = &x->c->sweep;
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_LIST) {
+        DIAG_AT(x, F_SWEEP, s, "'sweep.points' must be a list of groups, got %s", type_name(t));
+        return;
+    }
+    int n = config_setting_length(s);
+    free(sw->points);
+    sw->points = calloc((size_t)(n > 0 ? n : 1), sizeof(*sw->points));
+    sw->n_points = 0;
+    for (int i = 0; i < n; i++) {
+        config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        struct tb_point_cfg *p = &sw->points[sw->n_points];
+        const char *k = NULL;
+        config_setting_t *sz, *bl;
+        if (!config_setting_is_group(e) || !config_setting_lookup_string(e, "kernel", &k) ||
+            !(sz = config_setting_get_member(e, "size")) ||
+            !(bl = config_setting_get_member(e, "block")) || config_setting_length(sz) != 2 ||
+            config_setting_length(bl) != 2 || config_setting_length(e) != 3) {
+            DIAG_AT(x, F_SWEEP, e, "'sweep.points' entry %d must be { kernel = \"name\"; "
+                    "size = [rows, cols]; block = [x, y]; }", i + 1);
+            continue;
+        }
+        long long v[4] = { config_setting_get_int64_elem(sz, 0), config_setting_get_int64_elem(sz, 1),
+                           config_setting_get_int64_elem(bl, 0), config_setting_get_int64_elem(bl, 1) };
+        if (v[0] <= 0 || v[1] <= 0 || v[0] > (1LL << 40) || v[1] > (1LL << 40) || v[2] < 0 ||
+            v[3] < 0 || v[2] > (1 << 20) || v[3] > (1 << 20) || (!v[2] != !v[3])) {
+            DIAG_AT(x, F_SWEEP, e, "'sweep.points' entry %d: size must be positive and block "
+                    "[x, y] positive ([0, 0] for kernels without a block)", i + 1);
+            continue;
+        }
+        tb_strlcpy(p->kernel, k, sizeof(p->kernel));
+        p->rows = (long)v[0];
+        p->cols = (long)v[1];
+        p->x = (int)v[2];
+        p->y = (int)v[3];
+        p->at = where(x->c, F_SWEEP, e);
+        sw->n_points++;
+    }
 }
 
 static const struct { const char *name; int size; } elements[] = {
@@ -681,6 +731,7 @@ static void set_defaults(struct tb_config *c)
     tb_strlcpy(s->cache, "warm", TB_STR);
     tb_strlcpy(s->out_dir, "logs", TB_STR);
     s->gzip_level = 6;
+    s->tune_seconds = 600;
     struct tb_board_cfg *b = &c->board;
     tb_strlcpy(b->power.source, "auto", TB_STR);
     b->power.interval_ms = 50;
@@ -747,9 +798,10 @@ int tb_config_load(struct tb_config *c, const char *sweep_path, const char *boar
         walk(&x, F_BOARD, config_root_setting(&c->files[F_BOARD]));
 
     if (ok_s == 0 && sweep_path) {
-        if (!c->sweep.n_kernels && !config_lookup(&c->files[F_SWEEP], "sweep.kernels"))
+        bool pts = config_lookup(&c->files[F_SWEEP], "sweep.points") != NULL;
+        if (!pts && !c->sweep.n_kernels && !config_lookup(&c->files[F_SWEEP], "sweep.kernels"))
             tb_diag_add(d, "%s: missing setting 'sweep.kernels'", c->sweep_path);
-        if (!c->sweep.n_sizes && !config_lookup(&c->files[F_SWEEP], "sweep.sizes"))
+        if (!pts && !c->sweep.n_sizes && !config_lookup(&c->files[F_SWEEP], "sweep.sizes"))
             tb_diag_add(d, "%s: missing setting 'sweep.sizes'", c->sweep_path);
         if (!config_lookup(&c->files[F_SWEEP], "sweep.blocks") && !c->sweep.n_blocks) {
             /* a sensible default: the classic 32x8 */
@@ -773,45 +825,58 @@ int tb_config_load(struct tb_config *c, const char *sweep_path, const char *boar
     return (int)(d->n - before);
 }
 
+/* A kernel name for the backend: the row, or NULL with the problem added to d. */
+static const struct tb_kernel *check_kernel_name(const struct tb_config *c,
+                                                 const struct tb_backend *be, const char *name,
+                                                 const char *at, struct tb_diag *d)
+{
+    const struct tb_sweep_cfg *s = &c->sweep;
+    const struct tb_kernel *k = tb_kernel_find(name, be->id);
+    if (k && !k->launch) {
+        tb_diag_add(d, "%s: kernel '%s' is not available: %s", at, name, k->unavailable);
+        return NULL;
+    }
+    if (k && !(k->elem_sizes & (1u << s->elem_size))) {
+        tb_diag_add(d, "%s: kernel '%s' does not support element type '%s'", at, name, s->element);
+        return NULL;
+    }
+    if (k)
+        return k;
+    const char *cands[64];
+    size_t n = 0;
+    for (const struct tb_kernel *q = tb_kernels; q->name && n < 64; q++)
+        if (q->backend == be->id)
+            cands[n++] = q->name;
+    const struct tb_kernel *other = tb_kernel_find(name, be->id == TB_BACKEND_CPU ?
+                                                   TB_BACKEND_CUDA : TB_BACKEND_CPU);
+    const char *sug = tb_suggest(name, cands, n);
+    if (other)
+        tb_diag_add(d, "%s: kernel '%s' exists on the %s backend, not on %s (this run uses %s)",
+                    at, name, tb_backend_name(other->backend), be->name, be->name);
+    else if (sug)
+        tb_diag_add(d, "%s: unknown kernel '%s' (did you mean '%s'?)", at, name, sug);
+    else
+        tb_diag_add(d, "%s: unknown kernel '%s' (see 'transpose-bench list')", at, name);
+    return NULL;
+}
+
 int tb_config_check_device(const struct tb_config *c, const struct tb_backend *be,
                            const struct tb_device_info *dev, struct tb_diag *d)
 {
     size_t before = d->n;
     const struct tb_sweep_cfg *s = &c->sweep;
-    for (size_t i = 0; i < s->n_kernels; i++) {
-        const char *name = s->kernels[i];
-        if (!strcmp(name, "*"))
-            continue;
-        const struct tb_kernel *k = tb_kernel_find(name, be->id);
-        if (k && !k->launch) {
-            tb_diag_add(d, "%s: kernel '%s' is not available: %s", s->kernel_at[i], name,
-                        k->unavailable);
-            continue;
-        }
-        if (k && !(k->elem_sizes & (1u << s->elem_size))) {
-            tb_diag_add(d, "%s: kernel '%s' does not support element type '%s'", s->kernel_at[i],
-                        name, s->element);
-            continue;
-        }
-        if (k)
-            continue;
-        const char *cands[64];
-        size_t n = 0;
-        for (const struct tb_kernel *q = tb_kernels; q->name && n < 64; q++)
-            if (q->backend == be->id)
-                cands[n++] = q->name;
-        const struct tb_kernel *other = tb_kernel_find(name, be->id == TB_BACKEND_CPU ?
-                                                       TB_BACKEND_CUDA : TB_BACKEND_CPU);
-        const char *sug = tb_suggest(name, cands, n);
-        if (other)
-            tb_diag_add(d, "%s: kernel '%s' exists on the %s backend, not on %s (this run uses %s)",
-                        s->kernel_at[i], name, tb_backend_name(other->backend), be->name, be->name);
-        else if (sug)
-            tb_diag_add(d, "%s: unknown kernel '%s' (did you mean '%s'?)", s->kernel_at[i], name,
-                        sug);
-        else
-            tb_diag_add(d, "%s: unknown kernel '%s' (see 'transpose-bench list')", s->kernel_at[i],
-                        name);
+    for (size_t i = 0; i < s->n_kernels; i++)
+        if (strcmp(s->kernels[i], "*"))
+            check_kernel_name(c, be, s->kernels[i], s->kernel_at[i], d);
+    for (size_t i = 0; i < s->n_points; i++) {
+        const struct tb_point_cfg *p = &s->points[i];
+        const struct tb_kernel *k = check_kernel_name(c, be, p->kernel, p->at.text, d);
+        char why[160];
+        if (k && !tb_kernel_block_ok(k, p->x, p->y, why, sizeof(why)))
+            tb_diag_add(d, "%s: %s", p->at.text, why);
+        if ((long)p->x * p->y > dev->max_threads_per_block)
+            tb_diag_add(d, "%s: block %dx%d has %ld threads, above the device's limit of %d",
+                        p->at.text, p->x, p->y, (long)p->x * p->y, dev->max_threads_per_block);
     }
     for (size_t i = 0; i < s->n_blocks; i++) {
         long threads = (long)s->blocks[i].x * s->blocks[i].y;
@@ -820,19 +885,21 @@ int tb_config_check_device(const struct tb_config *c, const struct tb_backend *b
                         s->blocks[i].at.text, s->blocks[i].x, s->blocks[i].y, threads,
                         dev->max_threads_per_block);
     }
-    for (size_t i = 0; i < s->n_sizes; i++) {
+    for (size_t i = 0; i < s->n_sizes + s->n_points; i++) {
+        bool is_size = i < s->n_sizes;
+        long rows = is_size ? s->sizes[i].rows : s->points[i - s->n_sizes].rows;
+        long cols = is_size ? s->sizes[i].cols : s->points[i - s->n_sizes].cols;
+        const char *at = is_size ? s->sizes[i].at.text : s->points[i - s->n_sizes].at.text;
         size_t elems, bytes, both;
-        if (tb_mul_overflow((size_t)s->sizes[i].rows, (size_t)s->sizes[i].cols, &elems) ||
+        if (tb_mul_overflow((size_t)rows, (size_t)cols, &elems) ||
             tb_mul_overflow(elems, (size_t)s->elem_size, &bytes) ||
             tb_mul_overflow(bytes, 2, &both)) {
-            tb_diag_add(d, "%s: size %ldx%ld overflows a byte count", s->sizes[i].at.text,
-                        s->sizes[i].rows, s->sizes[i].cols);
+            tb_diag_add(d, "%s: size %ldx%ld overflows a byte count", at, rows, cols);
             continue;
         }
         if (dev->mem_bytes && both > dev->mem_bytes)
             tb_diag_add(d, "%s: size %ldx%ld needs %.2f GiB for input and output, more than the "
-                        "device's %.2f GiB", s->sizes[i].at.text, s->sizes[i].rows,
-                        s->sizes[i].cols, (double)both / (1 << 30),
+                        "device's %.2f GiB", at, rows, cols, (double)both / (1 << 30),
                         (double)dev->mem_bytes / (1 << 30));
     }
     return (int)(d->n - before);
@@ -865,6 +932,12 @@ void tb_config_dump(const struct tb_config *c, void (*line)(void *ctx, const cha
     snprintf(buf + (len < sizeof(buf) ? len : sizeof(buf) - 1),
              sizeof(buf) - (len < sizeof(buf) ? len : sizeof(buf) - 1), " );");
     line(ctx, buf);
+    for (size_t i = 0; i < s->n_points; i++) {
+        snprintf(buf, sizeof(buf), "sweep.points[%zu] = { kernel = \"%s\"; size = [%ld, %ld]; "
+                 "block = [%d, %d]; };", i, s->points[i].kernel, s->points[i].rows,
+                 s->points[i].cols, s->points[i].x, s->points[i].y);
+        line(ctx, buf);
+    }
     snprintf(buf, sizeof(buf), "sweep.element = \"%s\";", s->element);
     line(ctx, buf);
     const char *base = (const char *)c;
@@ -889,6 +962,7 @@ void tb_config_free(struct tb_config *c)
     free_strv(c->sweep.kernel_at, c->sweep.n_kernels);
     free(c->sweep.sizes);
     free(c->sweep.blocks);
+    free(c->sweep.points);
     for (int i = 0; i < 2; i++)
         if (c->loaded[i])
             config_destroy(&c->files[i]);

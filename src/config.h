@@ -26,12 +26,16 @@ struct tb_where { char text[TB_STR + 32]; };   /* "conf/x.cfg:12" or "--set a.b=
 
 struct tb_size { long rows, cols; struct tb_where at; };
 struct tb_block { int x, y; struct tb_where at; };
+/* One explicit point (sweep.points, as `tune` writes them): runs instead of the product
+ * kernels x sizes x blocks. */
+struct tb_point_cfg { char kernel[32]; long rows, cols; int x, y; struct tb_where at; };
 
 struct tb_sweep_cfg {
     char **kernels; size_t n_kernels; struct tb_where kernels_at;
     char **kernel_at; /* where each kernel name was written */
     struct tb_size *sizes; size_t n_sizes;
     struct tb_block *blocks; size_t n_blocks;
+    struct tb_point_cfg *points; size_t n_points;
     int warmup;
     char element[TB_STR]; int elem_size;
     int min_reps, max_reps;
@@ -41,6 +45,7 @@ struct tb_sweep_cfg {
     char out_dir[TB_STR];
     int gzip_level;
     int keep_logs, keep_days;  /* log retention, 0 = keep all */
+    double tune_seconds;       /* `tune`'s time budget */
 };
 
 struct tb_board_cfg {

@@ -24,6 +24,7 @@
 #include "retention.h"
 #include "runner.h"
 #include "sweep.h"
+#include "tune.h"
 #include "util.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -54,6 +55,7 @@ static const char usage_main[] =
     "  list      list kernels, power sources (and log columns with --columns)\n"
     "  power     sample the board's power source and print what it reads\n"
     "  compare   compare logs from boards and GPUs, or against a baseline\n"
+    "  tune      find each kernel's best block per size and write a tuned sweep file\n"
     "\n"
     "  transpose-bench <command> --help    options of a command\n"
     "  transpose-bench --version           version and git revision\n";
@@ -197,70 +199,156 @@ static void sanitize(char *s)
 
 /* ---- run -------------------------------------------------------------------------- */
 
+/* What `tune` adds to a run: candidate blocks, a time budget, and where the tuned sweep goes. */
+struct tune_req {
+    const char *out;       /* tuned sweep file; NULL: conf/tuned-<board>.cfg */
+};
+
+/* Options shared by run and tune; tune also takes --seconds and --out. Returns -1 after a
+ * usage error (printed), else 0. */
+static int parse_run_options(int argc, char **argv, struct common *c, const char *usage,
+                             struct tune_req *tune)
+{
+    static const struct option opts[] = {
+        { "config", required_argument, NULL, 'c' }, { "board", required_argument, NULL, 'b' },
+        { "output", required_argument, NULL, 'o' }, { "device", required_argument, NULL, 'D' },
+        { "kernels", required_argument, NULL, 'K' }, { "sizes", required_argument, NULL, 'S' },
+        { "blocks", required_argument, NULL, 'B' }, { "set", required_argument, NULL, 's' },
+        { "quiet", no_argument, NULL, 'q' }, { "seconds", required_argument, NULL, 'T' },
+        { "out", required_argument, NULL, 'O' }, { NULL, 0, NULL, 0 },
+    };
+    memset(c, 0, sizeof(*c));
+    tb_config_init(&c->cfg);
+    c->device = "auto";
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "c:b:o:q", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': c->sweep_file = optarg; break;
+        case 'b': c->board_file = optarg; break;
+        case 'o': {
+            char v[PATH_MAX + 8], label[PATH_MAX + 8];
+            snprintf(v, sizeof(v), "\"%s\"", optarg);
+            snprintf(label, sizeof(label), "-o %s", optarg);
+            tb_config_add_override(&c->cfg, "output.dir", v, label);
+            break;
+        }
+        case 'D': c->device = optarg; break;
+        case 'K': list_option(c, "--kernels", optarg, "sweep.kernels", false); break;
+        case 'S': list_option(c, "--sizes", optarg, "sweep.sizes", true); break;
+        case 'B': list_option(c, "--blocks", optarg, "sweep.blocks", true); break;
+        case 's': tb_config_add_set(&c->cfg, optarg, &c->diag); break;
+        case 'q': c->quiet = true; break;
+        case 'T':
+        case 'O':
+            if (!tune) {   /* tune's options, not run's */
+                fputs(usage, stderr);
+                return -1;
+            }
+            if (opt == 'O') {
+                tune->out = optarg;
+            } else {
+                char label[PATH_MAX + 16];
+                snprintf(label, sizeof(label), "--seconds %s", optarg);
+                tb_config_add_override(&c->cfg, "tune.seconds", optarg, label);
+            }
+            break;
+        default:
+            fputs(usage, stderr);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        error("unexpected argument '%s'", argv[optind]);
+        fputs(usage, stderr);
+        return -1;
+    }
+    tb_quiet = c->quiet;
+    return 0;
+}
+
+/* Block shapes `tune` tries when --blocks is not given: every power-of-two shape from 32
+ * to 1024 threads; each kernel's rule then keeps the ones it accepts. */
+static void tune_candidates(struct common *c)
+{
+    if (override_value(&c->cfg, "sweep.blocks"))
+        return;
+    char v[2048];
+    size_t len = (size_t)snprintf(v, sizeof(v), "(");
+    for (int x = 1; x <= 1024; x *= 2)
+        for (int y = 1; x * y <= 1024; y *= 2)
+            if (x * y >= 32)
+                len += (size_t)snprintf(v + len, sizeof(v) - len, "%s[%d, %d]",
+                                        len > 1 ? ", " : " ", x, y);
+    snprintf(v + len, sizeof(v) - len, " )");
+    tb_config_add_override(&c->cfg, "sweep.blocks", v, "tune's candidate blocks");
+}
+
+static int do_run(struct common *c, struct tune_req *tune);
+
 static int cmd_run(int argc, char **argv)
 {
     if (wants_help(argc, argv)) {
         fputs(usage_run, stdout);
         return TB_EXIT_OK;
     }
-    static const struct option opts[] = {
-        { "config", required_argument, NULL, 'c' }, { "board", required_argument, NULL, 'b' },
-        { "output", required_argument, NULL, 'o' }, { "device", required_argument, NULL, 'D' },
-        { "kernels", required_argument, NULL, 'K' }, { "sizes", required_argument, NULL, 'S' },
-        { "blocks", required_argument, NULL, 'B' }, { "set", required_argument, NULL, 's' },
-        { "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
-    };
     struct common c;
-    memset(&c, 0, sizeof(c));
-    tb_config_init(&c.cfg);
-    c.device = "auto";
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:b:o:q", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'c': c.sweep_file = optarg; break;
-        case 'b': c.board_file = optarg; break;
-        case 'o': {
-            char v[PATH_MAX + 8], label[PATH_MAX + 8];
-            snprintf(v, sizeof(v), "\"%s\"", optarg);
-            snprintf(label, sizeof(label), "-o %s", optarg);
-            tb_config_add_override(&c.cfg, "output.dir", v, label);
-            break;
-        }
-        case 'D': c.device = optarg; break;
-        case 'K': list_option(&c, "--kernels", optarg, "sweep.kernels", false); break;
-        case 'S': list_option(&c, "--sizes", optarg, "sweep.sizes", true); break;
-        case 'B': list_option(&c, "--blocks", optarg, "sweep.blocks", true); break;
-        case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
-        case 'q': c.quiet = true; break;
-        default:
-            fputs(usage_run, stderr);
-            return TB_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        error("run: unexpected argument '%s'", argv[optind]);
-        fputs(usage_run, stderr);
+    if (parse_run_options(argc, argv, &c, usage_run, NULL) < 0) {
+        tb_config_free(&c.cfg);
+        tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
     }
-    tb_quiet = c.quiet;
+    return do_run(&c, NULL);
+}
+
+static const char usage_tune[] =
+    "usage: transpose-bench tune [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR] [--device D]\n"
+    "                            [--kernels a,b] [--sizes RxC,...] [--blocks XxY,...]\n"
+    "                            [--seconds S] [--out TUNED.cfg] [--set KEY=VALUE]... [--quiet]\n"
+    "\n"
+    "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
+    "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
+    "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
+    "  sweep.points hold each kernel's best block per size (default conf/tuned-<board>.cfg)\n"
+    "  and a log of everything it measured. It says how much of the space it covered.\n";
+
+static int cmd_tune(int argc, char **argv)
+{
+    if (wants_help(argc, argv)) {
+        fputs(usage_tune, stdout);
+        return TB_EXIT_OK;
+    }
+    struct common c;
+    struct tune_req t = { NULL };
+    if (parse_run_options(argc, argv, &c, usage_tune, &t) < 0) {
+        tb_config_free(&c.cfg);
+        tb_diag_free(&c.diag);
+        return TB_EXIT_USAGE;
+    }
+    tune_candidates(&c);
+    return do_run(&c, &t);
+}
+
+/* The body of run and tune: device, board, configuration, lock, power, log, sweep. */
+static int do_run(struct common *c, struct tune_req *tune)
+{
 
     const struct tb_backend *be;
     int index;
     char why[512];
-    if (tb_backend_select(c.device, &be, &index, why, sizeof(why)) < 0) {
-        error("--device '%s': expected auto, cpu, cuda or cuda:N", c.device);
+    if (tb_backend_select(c->device, &be, &index, why, sizeof(why)) < 0) {
+        error("--device '%s': expected auto, cpu, cuda or cuda:N", c->device);
         return TB_EXIT_USAGE;
     }
     if (be->unavailable) {
-        error("--device %s: %s", c.device, be->unavailable);
+        error("--device %s: %s", c->device, be->unavailable);
         return TB_EXIT_USAGE;
     }
     if (be->id == TB_BACKEND_CUDA && be->probe(index, why, sizeof(why)) != 0) {
-        error("--device %s: %s", c.device, why);
+        error("--device %s: %s", c->device, why);
         return TB_EXIT_FAIL;
     }
-    if (!strcmp(c.device, "auto") && be->id == TB_BACKEND_CPU && !c.quiet)
+    if (!strcmp(c->device, "auto") && be->id == TB_BACKEND_CPU && !c->quiet)
         note("no usable GPU (%s): running on the CPU backend", why[0] ? why : "none found");
     struct tb_device_info dev;
     int rc = be->open(index, &dev);
@@ -270,27 +358,27 @@ static int cmd_run(int argc, char **argv)
     }
 
     char sweep_path[PATH_MAX], board_path[PATH_MAX];
-    tb_data_file("conf", c.sweep_file ? c.sweep_file : "default.cfg", sweep_path,
+    tb_data_file("conf", c->sweep_file ? c->sweep_file : "default.cfg", sweep_path,
                  sizeof(sweep_path));
     int exit_code = TB_EXIT_USAGE;
     struct tb_point *pts = NULL;
     size_t npts = 0;
-    if (pick_board(&c, be->id == TB_BACKEND_CUDA ? dev.name : NULL, board_path,
+    if (pick_board(c, be->id == TB_BACKEND_CUDA ? dev.name : NULL, board_path,
                    sizeof(board_path)) == 0) {
-        tb_config_load(&c.cfg, sweep_path, board_path, &c.diag);
-        tb_config_check_device(&c.cfg, be, &dev, &c.diag);
-        if (c.diag.n == 0)
-            tb_sweep_expand(&c.cfg.sweep, be->id, &pts, &npts, &c.diag);
+        tb_config_load(&c->cfg, sweep_path, board_path, &c->diag);
+        tb_config_check_device(&c->cfg, be, &dev, &c->diag);
+        if (c->diag.n == 0)
+            tb_sweep_expand(&c->cfg.sweep, be->id, &pts, &npts, &c->diag);
     }
-    if (c.diag.n) {
-        tb_diag_print(&c.diag);
+    if (c->diag.n) {
+        tb_diag_print(&c->diag);
         goto out_close;
     }
 
     /* from here on, problems are runtime failures */
     exit_code = TB_EXIT_FAIL;
     struct stat st;
-    const char *dir = c.cfg.sweep.out_dir;
+    const char *dir = c->cfg.sweep.out_dir;
     if (stat(dir, &st) < 0 && mkdir(dir, 0755) < 0) {
         error("cannot create log directory '%s': %s", dir, strerror(errno));
         goto out_close;
@@ -308,7 +396,7 @@ static int cmd_run(int argc, char **argv)
     gethostname(host, sizeof(host) - 1);
     host[sizeof(host) - 1] = '\0';
     sanitize(host);
-    tb_strlcpy(board, c.cfg.board.name, sizeof(board));
+    tb_strlcpy(board, c->cfg.board.name, sizeof(board));
     sanitize(board);
     tb_utc_stamp(stamp, sizeof(stamp), false);
     tb_utc_stamp(iso, sizeof(iso), true);
@@ -317,25 +405,25 @@ static int cmd_run(int argc, char **argv)
 
     /* power: a source that cannot start is a warning, never the end of the run */
     struct tb_sampler *sampler = NULL;
-    const struct tb_power_ops *pops = tb_power_pick(c.cfg.board.power.source, &c.cfg.board, why,
+    const struct tb_power_ops *pops = tb_power_pick(c->cfg.board.power.source, &c->cfg.board, why,
                                                     sizeof(why));
     if (pops && pops != &tb_power_none) {
-        size_t cap = (size_t)(3600000 / c.cfg.board.power.interval_ms) + 64;
+        size_t cap = (size_t)(3600000 / c->cfg.board.power.interval_ms) + 64;
         if (cap > 1 << 20)
             cap = 1 << 20;
-        rc = tb_sampler_start(&sampler, pops, &c.cfg.board, c.cfg.board.power.interval_ms, cap,
+        rc = tb_sampler_start(&sampler, pops, &c->cfg.board, c->cfg.board.power.interval_ms, cap,
                               why, sizeof(why));
         if (rc) {
             warning("power source '%s' cannot start: %s; the log will have no power figures",
                     pops->name, why);
             sampler = NULL;
-        } else if (!c.quiet) {
-            note("power source '%s', every %d ms", pops->name, c.cfg.board.power.interval_ms);
+        } else if (!c->quiet) {
+            note("power source '%s', every %d ms", pops->name, c->cfg.board.power.interval_ms);
         }
     }
 
     struct tb_csvlog *log;
-    if (tb_csvlog_open(&log, dir, name, c.cfg.sweep.gzip_level) < 0) {
+    if (tb_csvlog_open(&log, dir, name, c->cfg.sweep.gzip_level) < 0) {
         tb_sampler_stop(sampler, NULL);
         tb_lock_release(lock);
         goto out_close;
@@ -349,7 +437,7 @@ static int cmd_run(int argc, char **argv)
                    (unsigned long long)tb_hash_file(sweep_path));
     tb_csvlog_meta(log, "board_file", "%s (fnv1a64 %016llx)", board_path,
                    (unsigned long long)tb_hash_file(board_path));
-    tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s", c.cfg.board.name, c.cfg.board.peak_gbps);
+    tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s", c->cfg.board.name, c->cfg.board.peak_gbps);
     tb_csvlog_meta(log, "backend", "%s", be->name);
     tb_csvlog_meta(log, "device", "%s", dev.name);
     if (be->id == TB_BACKEND_CUDA)
@@ -361,15 +449,16 @@ static int cmd_run(int argc, char **argv)
         tb_csvlog_meta(log, "cpu_device", "%d cores, last-level cache %zu bytes, memory %zu bytes",
                        dev.sm_count, dev.l2_bytes, dev.mem_bytes);
     tb_csvlog_meta(log, "power_source", "%s", sampler ? pops->name : "none");
-    tb_config_dump(&c.cfg, meta_config_line, log);
+    tb_config_dump(&c->cfg, meta_config_line, log);
     tb_csvlog_header(log);
 
     install_signals();
     struct tb_run_ctx ctx = {
-        .cfg = &c.cfg, .be = be, .dev = &dev, .log = log, .sampler = sampler,
+        .cfg = &c->cfg, .be = be, .dev = &dev, .log = log, .sampler = sampler,
         .run_id = run_id, .host = host, .stop = &stop_signal,
-        .progress = !c.quiet && isatty(STDERR_FILENO),
+        .progress = !c->quiet && isatty(STDERR_FILENO),
         .seed = (unsigned long long)tb_now_ns(),
+        .deadline_ns = tune ? tb_now_ns() + (int64_t)(c->cfg.sweep.tune_seconds * 1e9) : 0,
     };
     struct tb_run_result res;
     tb_run_sweep(&ctx, pts, npts, &res);
@@ -384,6 +473,8 @@ static int cmd_run(int argc, char **argv)
         snprintf(how, sizeof(how), "interrupted by %s", strsignal(stop_signal));
     else if (res.aborted)
         snprintf(how, sizeof(how), "aborted, device lost");
+    else if (res.not_run)
+        snprintf(how, sizeof(how), "tune time budget spent, %zu points not run", res.not_run);
     else
         snprintf(how, sizeof(how), "complete");
     const char *final = tb_csvlog_path(log);
@@ -391,10 +482,28 @@ static int cmd_run(int argc, char **argv)
     tb_strlcpy(final_copy, final, sizeof(final_copy));
     int crc = tb_csvlog_close(log, how);
     if (crc == 0)
-        tb_retention_apply(dir, c.cfg.sweep.keep_logs, c.cfg.sweep.keep_days, final_copy);
+        tb_retention_apply(dir, c->cfg.sweep.keep_logs, c->cfg.sweep.keep_days, final_copy);
     tb_lock_release(lock);
 
-    if (!c.quiet) {
+    int tuned = 0;
+    if (tune && crc == 0) {
+        char out[PATH_MAX], confdir[PATH_MAX];
+        if (tune->out)
+            tb_strlcpy(out, tune->out, sizeof(out));
+        else if (tb_data_dir("conf", confdir, sizeof(confdir)) == 0 && access(confdir, W_OK) == 0)
+            snprintf(out, sizeof(out), "%.*s/tuned-%s.cfg", PATH_MAX / 2, confdir, board);
+        else
+            snprintf(out, sizeof(out), "%.*s/tuned-%s.cfg", PATH_MAX / 2, dir, board);
+        size_t runnable = tb_sweep_count_runnable(pts, npts);
+        size_t measured = runnable >= res.not_run ? runnable - res.not_run : 0;
+        tuned = tb_tune_write(out, &c->cfg, &res, dev.name, final_copy, measured, runnable);
+        if (tuned > 0)
+            note("tune: measured %zu of %zu candidate points (%.0f%%) within %.0f s; best "
+                 "blocks of %d kernel/size pairs in '%s'", measured, runnable,
+                 runnable ? 100.0 * (double)measured / (double)runnable : 0.0,
+                 c->cfg.sweep.tune_seconds, tuned, out);
+    }
+    if (!c->quiet) {
         tb_run_print_summary(&res, stdout, sampler != NULL);
         if (sampler && !isnan(res.idle_w))
             printf("\nidle power %.2f W (%s)\n", res.idle_w, pops->name);
@@ -406,15 +515,15 @@ static int cmd_run(int argc, char **argv)
     if (stop_signal)
         note("interrupted by %s: the log holds every completed row", strsignal(stop_signal));
     bool ok = crc == 0 && !res.log_failed && !res.aborted && !stop_signal && res.failed == 0 &&
-              res.verify_failed == 0;
+              res.verify_failed == 0 && (!tune || tuned > 0);
     exit_code = ok ? TB_EXIT_OK : TB_EXIT_FAIL;
     tb_run_result_free(&res);
 
 out_close:
     free(pts);
     be->close();
-    tb_config_free(&c.cfg);
-    tb_diag_free(&c.diag);
+    tb_config_free(&c->cfg);
+    tb_diag_free(&c->diag);
     return exit_code;
 }
 
@@ -571,9 +680,11 @@ int main(int argc, char **argv)
         return cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "power"))
         return cmd_power(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return tb_compare_main(argc - 1, argv + 1);
-    static const char *const cmds[] = { "run", "list", "power", "compare" };
+    static const char *const cmds[] = { "run", "list", "power", "compare", "tune" };
     const char *sug = tb_suggest(cmd, cmds, ARRAY_SIZE(cmds));
     if (sug)
         error("unknown command '%s' (did you mean '%s'?)", cmd, sug);

@@ -509,6 +509,10 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
     bool sampler_was_ok = ctx->sampler != NULL;
     for (size_t i = 0; i < n && !*ctx->stop; i++) {
         const struct tb_point *p = &pts[i];
+        if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
+            res->not_run = n - i;
+            break;
+        }
         struct point_out o;
         memset(&o, 0, sizeof(o));
         tb_row_init(&o.row);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend.h"
 #include "config.h"
@@ -25,6 +26,7 @@ struct tb_run_ctx {
     const char *run_id, *host;
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
     bool progress;                    /* progress line on stderr (a terminal) */
+    int64_t deadline_ns;              /* tb_now_ns() past which no new point starts; 0: none */
     unsigned long long seed;
 };
 
@@ -40,6 +42,7 @@ struct tb_summary_row {
 struct tb_run_result {
     size_t ok, skipped, failed, verify_failed;
     bool interrupted, aborted, log_failed;
+    size_t not_run;                   /* points left when the deadline passed */
     double idle_w;
     struct tb_summary_row *rows;
     size_t n_rows;

@@ -48,9 +48,54 @@ static bool asked_for(const struct tb_sweep_cfg *s, const struct tb_kernel *k)
     return false;
 }
 
+/* sweep.points: the listed points grouped by size (in order of first appearance), each
+ * size led by the reference copy unless the list has it. Rules were checked by config. */
+static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct tb_point **out,
+                         size_t *n_out)
+{
+    struct tb_point *pts = calloc(2 * s->n_points + 1, sizeof(*pts));
+    if (!pts)
+        return -1;
+    const struct tb_kernel *ref = tb_kernel_copy_ref(b);
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_points; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen |= s->points[j].rows == s->points[i].rows && s->points[j].cols == s->points[i].cols;
+        if (seen)
+            continue;
+        bool has_ref = false;
+        for (size_t j = i; j < s->n_points; j++)
+            has_ref |= s->points[j].rows == s->points[i].rows &&
+                       s->points[j].cols == s->points[i].cols && ref &&
+                       !strcmp(s->points[j].kernel, ref->name);
+        if (ref && ref->launch && !has_ref)
+            pts[n++] = (struct tb_point){ .k = ref, .rows = s->points[i].rows,
+                                          .cols = s->points[i].cols, .size_index = i,
+                                          .auto_ref = true };
+        for (size_t j = i; j < s->n_points; j++) {
+            const struct tb_point_cfg *p = &s->points[j];
+            if (p->rows != s->points[i].rows || p->cols != s->points[i].cols)
+                continue;
+            const struct tb_kernel *k = tb_kernel_find(p->kernel, b);
+            if (!k || !k->launch)
+                continue;
+            bool noblock = k->flags & TB_KF_NO_BLOCK;
+            pts[n++] = (struct tb_point){ .k = k, .rows = p->rows, .cols = p->cols,
+                                          .bx = noblock ? 0 : p->x, .by = noblock ? 0 : p->y,
+                                          .size_index = i };
+        }
+    }
+    *out = pts;
+    *n_out = n;
+    return 0;
+}
+
 int tb_sweep_expand(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct tb_point **out,
                     size_t *n_out, struct tb_diag *d)
 {
+    if (s->n_points)
+        return expand_points(s, b, out, n_out);
     const struct tb_kernel *ks[128];
     size_t nk = pick_kernels(s, b, ks, 128);
     size_t cap = s->n_sizes * nk * (s->n_blocks ? s->n_blocks : 1) + 1;

@@ -655,6 +655,51 @@ static void test_install_and_uninstall(void **state)
     free(dir);
 }
 
+static void test_tune_writes_a_sweep_run_takes(void **state)
+{
+    char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX], tuned[PATH_MAX];
+    snprintf(tuned, sizeof(tuned), "%s/tuned.cfg", dir);
+    snprintf(args, sizeof(args), "tune " FAST " --sizes 64x64,31x33 --blocks 4x4,8x8,16x16 "
+             "-o %s/logs --out %s", dir, tuned);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "tune: measured 10 of 10 candidate points (100%)"));
+    char *text = th_read_gz(tuned);
+    /* one best block per kernel and size; blocked's is one of the candidates */
+    const char *p = strstr(text, "{ kernel = \"blocked\"; size = [ 64, 64 ]; block = [ ");
+    assert_non_null(p);
+    assert_null(strstr(p + 1, "{ kernel = \"blocked\"; size = [ 64, 64 ]"));
+    int bx = atoi(p + strlen("{ kernel = \"blocked\"; size = [ 64, 64 ]; block = [ "));
+    assert_true(bx == 4 || bx == 8 || bx == 16);
+    free(text);
+    free(out);
+    free(err);
+    /* the nightly run measures exactly those points */
+    snprintf(args, sizeof(args), "run --device cpu -b boards/generic.cfg --set power.source=none "
+             "-c %s --set sweep.stop.min_time_ms=1 -o %s/run", tuned, dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    char runs[PATH_MAX];
+    snprintf(runs, sizeof(runs), "%s/run", dir);
+    char *log = only_log(runs);
+    char *t2 = th_read_gz(log);
+    const char *header;
+    assert_int_equal(data_rows(t2, &header), 6);   /* copy_row, naive_row, blocked per size */
+    free(t2);
+    free(log);
+    free(out);
+    free(err);
+    /* a budget that ends the search early says how much it covered */
+    snprintf(args, sizeof(args), "tune --device cpu -b boards/generic.cfg --set power.source=none "
+             "--sizes 256x256 --set sweep.stop.min_time_ms=400 --seconds 1 -o %s/logs2 "
+             "--out %s/t2.cfg", dir, dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "candidate points ("));
+    assert_null(strstr(err, "(100%)"));
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void test_board_detection(void **state)
 {
     char *dir = th_tmpdir(), *out, *err, args[2048];
@@ -833,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_nvml_energy_through_run),
         cmocka_unit_test(test_board_detection),
         cmocka_unit_test(test_install_and_uninstall),
+        cmocka_unit_test(test_tune_writes_a_sweep_run_takes),
         cmocka_unit_test(test_compare_on_real_logs),
         cmocka_unit_test(test_compare_plot),
     };

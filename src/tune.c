@@ -1,0 +1,65 @@
+/* tune.c: see tune.h. "Fastest" is the highest median GB/s of a point that ran and
+ * verified (status ok); kernels without a block keep [0, 0]. */
+#include "tune.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static bool usable(const struct tb_summary_row *r)
+{
+    return !strcmp(r->status, "ok") && strcmp(r->verified, "FAIL") && !isnan(r->gbps);
+}
+
+int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_run_result *res,
+                  const char *device, const char *log_path, size_t measured, size_t total)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return error("cannot write tuned sweep '%s': %s", tmp, strerror(errno));
+    char utc[32];
+    tb_utc_stamp(utc, sizeof(utc), true);
+    const struct tb_sweep_cfg *s = &cfg->sweep;
+    fprintf(f, "# Written by `transpose-bench tune` on %s for board '%s' (%s).\n"
+               "# Each kernel's fastest block per size by median GB/s; measured %zu of %zu\n"
+               "# candidate points (%.0f%%). Log: %s\n"
+               "sweep = {\n  points = (\n", utc, cfg->board.name, device, measured, total,
+            total ? 100.0 * (double)measured / (double)total : 0.0, log_path);
+    int written = 0;
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const struct tb_summary_row *r = &res->rows[i];
+        bool best = usable(r);
+        for (size_t j = 0; j < res->n_rows && best; j++) {
+            const struct tb_summary_row *q = &res->rows[j];
+            if (j != i && usable(q) && !strcmp(q->kernel, r->kernel) && q->rows == r->rows &&
+                q->cols == r->cols && (q->gbps > r->gbps || (q->gbps == r->gbps && j < i)))
+                best = false;
+        }
+        if (!best)
+            continue;
+        /* the comma goes before each entry after the first: libconfig lists take no trailing one */
+        fprintf(f, "    %s{ kernel = \"%s\"; size = [ %ld, %ld ]; block = [ %d, %d ]; }  "
+                   "# %.1f GB/s, %.3f of copy\n", written ? ", " : "  ", r->kernel, r->rows,
+                r->cols, r->bx, r->by, r->gbps, r->frac_copy);
+        written++;
+    }
+    fprintf(f, "  );\n  warmup = %d;\n  element = \"%s\";\n  verify = %s;\n  cache = \"%s\";\n"
+               "  stop = { min_reps = %d; max_reps = %d; min_time_ms = %g; max_time_ms = %g; "
+               "rel_spread = %g; };\n};\n", s->warmup, s->element, s->verify ? "true" : "false",
+            s->cache, s->min_reps, s->max_reps, s->min_time_ms, s->max_time_ms, s->rel_spread);
+    if (fclose(f) != 0 || written == 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        if (written == 0)
+            return error("tune: no point was measured, nothing to write to '%s'", path);
+        return error("cannot write tuned sweep '%s': %s", path, strerror(e));
+    }
+    return written;
+}

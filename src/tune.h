@@ -1,0 +1,18 @@
+/* tune.h: the autotuner's output: from the points a tuning run measured, each kernel's
+ * fastest block per size, written as a sweep file (sweep.points) that `run -c` takes.
+ * The search itself is an ordinary run over candidate blocks with a deadline (main.c). */
+#ifndef TB_TUNE_H
+#define TB_TUNE_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "runner.h"
+
+/* Writes the tuned sweep to path (via a temporary file and rename). The measurement
+ * settings (warm-up, stopping rule, verification, cache) are copied from cfg. Returns the
+ * number of points written, or -1 with the error printed. */
+int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_run_result *res,
+                  const char *device, const char *log_path, size_t measured, size_t total);
+
+#endif
