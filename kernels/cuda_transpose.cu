@@ -13,8 +13,22 @@
 #include <cublas_v2.h>
 #endif
 
-typedef float T;
 typedef size_t idx_t;
+
+/* Element types by size: the kernels move bits, so 1, 2, 4 and 8-byte elements are
+ * unsigned integers (floats for 4 bytes, which cuBLAS and aligned64 need). */
+template <int BYTES> struct elem_of;
+template <> struct elem_of<1> { typedef unsigned char type; };
+template <> struct elem_of<2> { typedef unsigned short type; };
+template <> struct elem_of<4> { typedef float type; };
+template <> struct elem_of<8> { typedef unsigned long long type; };
+
+/* Dynamic shared memory, typed per instantiation (an `extern __shared__ T[]` cannot be). */
+template <typename T> __device__ __forceinline__ T *dyn_smem()
+{
+    extern __shared__ __align__(16) unsigned char tb_smem_raw[];
+    return reinterpret_cast<T *>(tb_smem_raw);
+}
 
 /* Loop over the y tiles of a grid that may have been capped at 65535 rows of blocks. */
 #define FOR_TILE_Y(tiles_y) for (unsigned ty_ = blockIdx.y; ty_ < (tiles_y); ty_ += gridDim.y)
@@ -22,6 +36,7 @@ typedef size_t idx_t;
 /* ---- bounds ----------------------------------------------------------------------- */
 
 /* Coalesced copy: neighbouring threads read and write neighbouring elements. */
+template <typename T>
 __global__ void k_copy_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                            unsigned tiles_y)
 {
@@ -34,6 +49,7 @@ __global__ void k_copy_row(const T *__restrict__ in, T *__restrict__ out, long r
 }
 
 /* Strided copy: neighbouring threads are `rows` elements apart, on reads and writes. */
+template <typename T>
 __global__ void k_copy_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                            unsigned tiles_y)
 {
@@ -46,10 +62,11 @@ __global__ void k_copy_col(const T *__restrict__ in, T *__restrict__ out, long r
 }
 
 /* Copy through a square shared tile: the cost of the staging alone. */
+template <typename T>
 __global__ void k_copy_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y)
 {
-    extern __shared__ T tile[];
+    T *tile = dyn_smem<T>();
     long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
     FOR_TILE_Y(tiles_y) {
         long r = (long)ty_ * blockDim.y + threadIdx.y;
@@ -66,6 +83,7 @@ __global__ void k_copy_smem(const T *__restrict__ in, T *__restrict__ out, long 
 /* ---- naive ------------------------------------------------------------------------ */
 
 /* Threads along x walk input columns: reads coalesced, writes `rows` apart. */
+template <typename T>
 __global__ void k_naive_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y)
 {
@@ -78,6 +96,7 @@ __global__ void k_naive_row(const T *__restrict__ in, T *__restrict__ out, long 
 }
 
 /* Threads along x walk input rows (= output columns): writes coalesced, reads strided. */
+template <typename T>
 __global__ void k_naive_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y)
 {
@@ -91,6 +110,7 @@ __global__ void k_naive_col(const T *__restrict__ in, T *__restrict__ out, long 
 
 /* ---- unrolled: four elements per thread along x, each bounds-checked ------------- */
 
+template <typename T>
 __global__ void k_unroll4_row(const T *__restrict__ in, T *__restrict__ out, long rows,
                               long cols, unsigned tiles_y)
 {
@@ -108,6 +128,7 @@ __global__ void k_unroll4_row(const T *__restrict__ in, T *__restrict__ out, lon
     }
 }
 
+template <typename T>
 __global__ void k_unroll4_col(const T *__restrict__ in, T *__restrict__ out, long rows,
                               long cols, unsigned tiles_y)
 {
@@ -137,6 +158,7 @@ __device__ __forceinline__ void diagonal(unsigned bx, unsigned by, unsigned gx, 
     *dx = (unsigned)((bid / gy + *dy) % gx);
 }
 
+template <typename T>
 __global__ void k_diagonal_row(const T *__restrict__ in, T *__restrict__ out, long rows,
                                long cols, unsigned tiles_y)
 {
@@ -150,6 +172,7 @@ __global__ void k_diagonal_row(const T *__restrict__ in, T *__restrict__ out, lo
     }
 }
 
+template <typename T>
 __global__ void k_diagonal_col(const T *__restrict__ in, T *__restrict__ out, long rows,
                                long cols, unsigned tiles_y)
 {
@@ -168,10 +191,11 @@ __global__ void k_diagonal_col(const T *__restrict__ in, T *__restrict__ out, lo
 /* Square tile of side blockDim.x (== blockDim.y), row pitch tile + pad. A block reads a
  * tile row by row (coalesced) and writes the transposed tile row by row (coalesced); the
  * column read from shared memory conflicts on banks unless pad = 1. */
+template <typename T>
 __global__ void k_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                        unsigned tiles_y, int pad)
 {
-    extern __shared__ T tile[];
+    T *tile = dyn_smem<T>();
     const unsigned n = blockDim.x, pitch = n + pad;
     long x0 = (long)blockIdx.x * n;
     FOR_TILE_Y(tiles_y) {
@@ -190,11 +214,11 @@ __global__ void k_smem(const T *__restrict__ in, T *__restrict__ out, long rows,
 /* Rectangular tile of blockDim.y rows x (unroll x blockDim.x) columns. Threads are
  * renumbered for the write so that consecutive threads write consecutive output
  * elements: linear id i -> output row i / blockDim.y, output column i % blockDim.y. */
-template <int UNROLL>
+template <typename T, int UNROLL>
 __global__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y, int pad)
 {
-    extern __shared__ T tile[];
+    T *tile = dyn_smem<T>();
     const unsigned bx = blockDim.x, by = blockDim.y, w = UNROLL * bx, pitch = w + pad;
     long x0 = (long)blockIdx.x * w;
     unsigned i = threadIdx.y * bx + threadIdx.x;
@@ -222,7 +246,7 @@ __global__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long 
 /* TILE x TILE padded tile moved by TILE x ROWS threads, each moving TILE / ROWS elements
  * (the classic 32x8). ROWS is a template parameter so that the loops unroll: each thread
  * then has TILE / ROWS independent loads in flight, which is what feeds HBM. */
-template <int TILE, int ROWS>
+template <typename T, int TILE, int ROWS>
 __global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                         unsigned tiles_y)
 {
@@ -264,6 +288,7 @@ __global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows
  * y0 - 8 .. y0 + 63: it loads a 72 x 64 tile (the 8 extra rows come mostly from L2, where
  * the neighbouring block put them). Partial segments at the matrix edges are written
  * element by element. doc/kernels.md draws it. */
+typedef float T;   /* aligned64 is float-only: its shift and 16-byte stores count floats */
 #define AL_TILE 64
 #define AL_HALO 8
 #define AL_PER_BLOCK 4
@@ -351,9 +376,9 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
     }
 }
 
-/* ---- launchers -------------------------------------------------------------------- */
+/* ---- launchers ----------------------------------------------------------------------- */
 
-#define ARGS(l) (const T *)(l)->in, (T *)(l)->out, (l)->rows, (l)->cols
+#define ARGS(T, l) (const T *)(l)->in, (T *)(l)->out, (l)->rows, (l)->cols
 
 /* Grid with x over `xs` elements (xper per block) and y over `ys` (yper per block). */
 static dim3 grid_for(struct tb_launch *l, long xs, long xper, long ys, long yper, unsigned *tiles)
@@ -367,15 +392,26 @@ static dim3 grid_for(struct tb_launch *l, long xs, long xper, long ys, long yper
 
 static int done(void) { return (int)cudaGetLastError(); }
 
+/* Calls LAUNCH<T>(l) for the element size of l: one C entry point per kernel. */
+#define BY_ELEM(LAUNCH, l)                                                                 \
+    switch ((l)->elem_size) {                                                              \
+    case 1: return LAUNCH<elem_of<1>::type>(l);                                            \
+    case 2: return LAUNCH<elem_of<2>::type>(l);                                            \
+    case 4: return LAUNCH<elem_of<4>::type>(l);                                            \
+    case 8: return LAUNCH<elem_of<8>::type>(l);                                            \
+    default: return (int)cudaErrorInvalidValue;                                            \
+    }
+
 #define SIMPLE_LAUNCHER(name, kernel, xs, ys)                                              \
-    extern "C" int tb_cuda_##name(struct tb_launch *l)                                     \
+    template <typename E> static int launch_##name(struct tb_launch *l)                    \
     {                                                                                      \
         unsigned tiles;                                                                    \
         dim3 b(l->block_x, l->block_y);                                                    \
         dim3 g = grid_for(l, xs, l->block_x, ys, l->block_y, &tiles);                      \
-        kernel<<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);                               \
+        kernel<E><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);                         \
         return done();                                                                     \
-    }
+    }                                                                                      \
+    extern "C" int tb_cuda_##name(struct tb_launch *l) { BY_ELEM(launch_##name, l) }
 
 SIMPLE_LAUNCHER(copy_row, k_copy_row, l->cols, l->rows)
 SIMPLE_LAUNCHER(copy_col, k_copy_col, l->cols, l->rows)
@@ -384,97 +420,104 @@ SIMPLE_LAUNCHER(naive_col, k_naive_col, l->rows, l->cols)
 SIMPLE_LAUNCHER(diagonal_row, k_diagonal_row, l->cols, l->rows)
 SIMPLE_LAUNCHER(diagonal_col, k_diagonal_col, l->rows, l->cols)
 
-extern "C" int tb_cuda_copy_smem(struct tb_launch *l)
+template <typename E> static int launch_copy_smem(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(l->block_x, l->block_y);
     dim3 g = grid_for(l, l->cols, l->block_x, l->rows, l->block_y, &tiles);
-    size_t smem = (size_t)l->block_x * l->block_y * sizeof(T);
-    k_copy_smem<<<g, b, smem, tb_cuda_stream>>>(ARGS(l), tiles);
+    size_t smem = (size_t)l->block_x * l->block_y * sizeof(E);
+    k_copy_smem<E><<<g, b, smem, tb_cuda_stream>>>(ARGS(E, l), tiles);
     return done();
 }
+extern "C" int tb_cuda_copy_smem(struct tb_launch *l) { BY_ELEM(launch_copy_smem, l) }
 
-extern "C" int tb_cuda_unroll4_row(struct tb_launch *l)
+template <typename E> static int launch_unroll4_row(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(l->block_x, l->block_y);
     dim3 g = grid_for(l, l->cols, 4L * l->block_x, l->rows, l->block_y, &tiles);
-    k_unroll4_row<<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    k_unroll4_row<E><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);
     return done();
 }
+extern "C" int tb_cuda_unroll4_row(struct tb_launch *l) { BY_ELEM(launch_unroll4_row, l) }
 
-extern "C" int tb_cuda_unroll4_col(struct tb_launch *l)
+template <typename E> static int launch_unroll4_col(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(l->block_x, l->block_y);
     dim3 g = grid_for(l, l->rows, 4L * l->block_x, l->cols, l->block_y, &tiles);
-    k_unroll4_col<<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    k_unroll4_col<E><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);
     return done();
 }
+extern "C" int tb_cuda_unroll4_col(struct tb_launch *l) { BY_ELEM(launch_unroll4_col, l) }
 
-static int launch_smem(struct tb_launch *l, int pad)
+template <typename E, int PAD> static int launch_smem(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(l->block_x, l->block_y);
     dim3 g = grid_for(l, l->cols, l->block_x, l->rows, l->block_x, &tiles);
-    size_t smem = (size_t)l->block_x * (l->block_x + pad) * sizeof(T);
-    k_smem<<<g, b, smem, tb_cuda_stream>>>(ARGS(l), tiles, pad);
+    size_t smem = (size_t)l->block_x * (l->block_x + PAD) * sizeof(E);
+    k_smem<E><<<g, b, smem, tb_cuda_stream>>>(ARGS(E, l), tiles, PAD);
     return done();
 }
+template <typename E> static int launch_smem0(struct tb_launch *l) { return launch_smem<E, 0>(l); }
+template <typename E> static int launch_smem1(struct tb_launch *l) { return launch_smem<E, 1>(l); }
+extern "C" int tb_cuda_smem(struct tb_launch *l) { BY_ELEM(launch_smem0, l) }
+extern "C" int tb_cuda_smem_pad(struct tb_launch *l) { BY_ELEM(launch_smem1, l) }
 
-extern "C" int tb_cuda_smem(struct tb_launch *l) { return launch_smem(l, 0); }
-extern "C" int tb_cuda_smem_pad(struct tb_launch *l) { return launch_smem(l, 1); }
-
-template <int UNROLL>
-static int launch_rect(struct tb_launch *l, int pad)
+template <typename E, int UNROLL, int PAD>
+static int launch_rect(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(l->block_x, l->block_y);
     dim3 g = grid_for(l, l->cols, (long)UNROLL * l->block_x, l->rows, l->block_y, &tiles);
-    size_t smem = (size_t)l->block_y * (UNROLL * l->block_x + pad) * sizeof(T);
-    k_smem_rect<UNROLL><<<g, b, smem, tb_cuda_stream>>>(ARGS(l), tiles, pad);
+    size_t smem = (size_t)l->block_y * (UNROLL * l->block_x + PAD) * sizeof(E);
+    k_smem_rect<E, UNROLL><<<g, b, smem, tb_cuda_stream>>>(ARGS(E, l), tiles, PAD);
     return done();
 }
+template <typename E> static int launch_rect10(struct tb_launch *l) { return launch_rect<E, 1, 0>(l); }
+template <typename E> static int launch_rect11(struct tb_launch *l) { return launch_rect<E, 1, 1>(l); }
+template <typename E> static int launch_rect21(struct tb_launch *l) { return launch_rect<E, 2, 1>(l); }
+extern "C" int tb_cuda_smem_rect(struct tb_launch *l) { BY_ELEM(launch_rect10, l) }
+extern "C" int tb_cuda_smem_rect_pad(struct tb_launch *l) { BY_ELEM(launch_rect11, l) }
+extern "C" int tb_cuda_smem_unroll_pad(struct tb_launch *l) { BY_ELEM(launch_rect21, l) }
 
-extern "C" int tb_cuda_smem_rect(struct tb_launch *l) { return launch_rect<1>(l, 0); }
-extern "C" int tb_cuda_smem_rect_pad(struct tb_launch *l) { return launch_rect<1>(l, 1); }
-extern "C" int tb_cuda_smem_unroll_pad(struct tb_launch *l) { return launch_rect<2>(l, 1); }
-
-template <int TILE, int ROWS>
+template <typename E, int TILE, int ROWS>
 static int launch_tiled(struct tb_launch *l)
 {
     unsigned tiles;
     dim3 b(TILE, ROWS);
     dim3 g = grid_for(l, l->cols, TILE, l->rows, TILE, &tiles);
-    k_tiled<TILE, ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    k_tiled<E, TILE, ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);
     return done();
 }
 
-template <int TILE>
+template <typename E, int TILE>
 static int launch_tiled_rows(struct tb_launch *l)
 {
     switch (l->block_y) {
-    case 1: return launch_tiled<TILE, 1>(l);
-    case 2: return launch_tiled<TILE, 2>(l);
-    case 4: return launch_tiled<TILE, 4>(l);
-    case 8: return launch_tiled<TILE, 8>(l);
-    case 16: return launch_tiled<TILE, 16>(l);
+    case 1: return launch_tiled<E, TILE, 1>(l);
+    case 2: return launch_tiled<E, TILE, 2>(l);
+    case 4: return launch_tiled<E, TILE, 4>(l);
+    case 8: return launch_tiled<E, TILE, 8>(l);
+    case 16: return launch_tiled<E, TILE, 16>(l);
     case 32: /* only the 32 tile: 16 x 32 breaks the rule, 64 x 32 is 2048 threads */
-        return TILE == 32 ? launch_tiled<TILE, TILE == 32 ? 32 : 1>(l)
+        return TILE == 32 ? launch_tiled<E, TILE, TILE == 32 ? 32 : 1>(l)
                           : (int)cudaErrorInvalidConfiguration;
     default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
     }
 }
 
-extern "C" int tb_cuda_tiled(struct tb_launch *l)
+template <typename E> static int launch_tiled_any(struct tb_launch *l)
 {
     switch (l->block_x) {
-    case 16: return launch_tiled_rows<16>(l);
-    case 32: return launch_tiled_rows<32>(l);
-    case 64: return launch_tiled_rows<64>(l);
+    case 16: return launch_tiled_rows<E, 16>(l);
+    case 32: return launch_tiled_rows<E, 32>(l);
+    case 64: return launch_tiled_rows<E, 64>(l);
     default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
     }
 }
+extern "C" int tb_cuda_tiled(struct tb_launch *l) { BY_ELEM(launch_tiled_any, l) }
 
 template <int ROWS>
 static int launch_aligned(struct tb_launch *l)
@@ -486,7 +529,7 @@ static int launch_aligned(struct tb_launch *l)
     dim3 g = grid_for(l, l->cols, AL_TILE, l->rows + AL_HALO - 1, AL_TILE, &tiles);
     g.y = tb_grid_y(tb_div_up(tiles, AL_PER_BLOCK));
     l->grid_y = g.y;
-    k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(l), tiles);
+    k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(T, l), tiles);
     return done();
 }
 

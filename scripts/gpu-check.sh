@@ -77,6 +77,29 @@ step_table() {
     ./transpose-bench compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
     ./transpose-bench compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
 }
+# 1, 2 and 8-byte elements: every kernel that takes them, every allowed block, on the
+# awkward shapes (not the 1 GiB ones: the float matrix has those), then timings at 8192x8192.
+step_elements() {
+    for e in u8 f16 double; do
+        say "element $e: correctness"
+        ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" \
+            --set power.source=none --set sweep.element=$e \
+            --sizes 1x1,1x4099,4099x1,31x33,33x31,300007x7,7x300007,1031x2053 \
+            -o "$OUT/el-check-$e" > "$OUT/el-check-$e.txt" 2>&1
+        echo "exit $?; $(tail -2 "$OUT/el-check-$e.txt" | head -1)"
+    done
+    for e in u8 f16 float double; do
+        ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+            --set power.source=none --set sweep.element=$e --sizes 8192x8192 \
+            --kernels memcpy,copy_row,naive_row,naive_col,unroll4_col,smem_pad,smem_unroll_pad,tiled,aligned64 \
+            -o "$OUT/el-bench" --quiet
+    done
+    say "8192x8192 by element type: best block, GB/s and fraction of memcpy"
+    for f in "$OUT"/el-bench/*.csv.gz; do
+        ./transpose-bench compare "$f" --format csv | awk -F, 'NR > 1 { printf "%s %-16s %8s %s\n", FILENAME, $3, $6, $10 }' FILENAME="$(zcat "$f" | grep -m1 '^# config: sweep.element' | sed 's/.*= "\(.*\)";/\1/')"
+    done
+}
+
 # A size that passes the configuration's memory check (2 x 42.4 GB < 85.5 GB) but cannot
 # be allocated next to the context: its row must say oom, and the next size must run.
 step_oom() {
@@ -109,7 +132,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

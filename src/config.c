@@ -96,7 +96,7 @@ static const struct schema schema[] = {
       "( { kernel = \"tiled\"; size = [r, c]; block = [x, y]; }, ... ) instead of the product" },
     { "sweep.warmup", F_SWEEP, S_INT, SW(warmup), 0, 1e6, NULL, NULL, "untimed launches first" },
     { "sweep.element", F_SWEEP, S_CUSTOM, 0, NOLIM, NULL, load_element,
-      "element type: float" },
+      "element type: u8, f16, float or double (1, 2, 4, 8 bytes)" },
     { "sweep.verify", F_SWEEP, S_BOOL, SW(verify), NOLIM, NULL, NULL,
       "check each point's output against the reference" },
     { "sweep.cache", F_SWEEP, S_STRING, SW(cache), NOLIM, "warm,cold", NULL,
@@ -406,8 +406,11 @@ static void load_points(struct load_ctx *x, config_setting_t *s)
     }
 }
 
+/* Element types: the kernels move bits, so what matters is the size (1-byte images,
+ * half precision, float, double); bandwidth counts rows x cols x size. */
 static const struct { const char *name; int size; } elements[] = {
-    { "float", 4 }, { "f32", 4 },
+    { "u8", 1 }, { "uint8", 1 }, { "f16", 2 }, { "half", 2 }, { "u16", 2 },
+    { "float", 4 }, { "f32", 4 }, { "double", 8 }, { "f64", 8 }, { "u64", 8 },
 };
 
 static void load_element(struct load_ctx *x, config_setting_t *s)
@@ -424,8 +427,7 @@ static void load_element(struct load_ctx *x, config_setting_t *s)
             x->c->sweep.elem_size = elements[i].size;
             return;
         }
-    DIAG_AT(x, F_SWEEP, s, "'sweep.element': unknown element type '%s' (this version measures "
-            "float)", v);
+    DIAG_AT(x, F_SWEEP, s, "'sweep.element': unknown element type '%s' (u8, f16, float, double)", v);
 }
 
 static void load_power_source(struct load_ctx *x, config_setting_t *s)
@@ -832,12 +834,12 @@ static const struct tb_kernel *check_kernel_name(const struct tb_config *c,
 {
     const struct tb_sweep_cfg *s = &c->sweep;
     const struct tb_kernel *k = tb_kernel_find(name, be->id);
-    if (k && !k->launch) {
-        tb_diag_add(d, "%s: kernel '%s' is not available: %s", at, name, k->unavailable);
-        return NULL;
-    }
     if (k && !(k->elem_sizes & (1u << s->elem_size))) {
         tb_diag_add(d, "%s: kernel '%s' does not support element type '%s'", at, name, s->element);
+        return NULL;
+    }
+    if (k && !k->launch) {
+        tb_diag_add(d, "%s: kernel '%s' is not available: %s", at, name, k->unavailable);
         return NULL;
     }
     if (k)

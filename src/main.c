@@ -564,12 +564,13 @@ static int cmd_list(int argc, char **argv)
         tb_config_free(&c.cfg);
         return TB_EXIT_OK;
     }
-    printf("kernels:\n  %-16s %-7s %-10s %-44s %s\n", "name", "backend", "available",
-           "block-shape rule", "description");
+    printf("kernels:\n  %-16s %-7s %-10s %-8s %-44s %s\n", "name", "backend", "available",
+           "elements", "block-shape rule", "description");
     for (const struct tb_kernel *k = tb_kernels; k->name; k++)
-        printf("  %-16s %-7s %-10s %-44s %s%s%s\n", k->name, tb_backend_name(k->backend),
-               k->launch ? "yes" : "no", k->rule_text, k->description,
-               k->launch ? "" : "; ", k->launch ? "" : k->unavailable);
+        printf("  %-16s %-7s %-10s %-8s %-44s %s%s%s\n", k->name, tb_backend_name(k->backend),
+               k->launch ? "yes" : "no", k->elem_sizes == (1u << 4) ? "float" : "all",
+               k->rule_text, k->description, k->launch ? "" : "; ",
+               k->launch ? "" : k->unavailable);
 
     char board_path[PATH_MAX];
     c.quiet = true;

@@ -718,30 +718,35 @@ static void test_board_detection(void **state)
     free(dir);
 }
 
-/* Rewrites a log with gbps of one kernel scaled, as a baseline from a faster night. */
+/* Rewrites a log with gbps of one kernel scaled, as a baseline from a faster night. The
+ * field is found by its column index (its text may also occur inside another field). */
 static void scaled_copy(const char *src, const char *dst, const char *kernel, double factor)
 {
     char *text = th_read_gz(src);
     gzFile out = gzopen(dst, "wb");
+    int gcol = -1;
     const char *header = NULL;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char k[64];
         if (line[0] != '#' && !header) {
             header = line;
-            gzprintf(out, "%s\n", line);
+            int i = 0;
+            for (const char *p = line; p; p = strchr(p, ','), p = p ? p + 1 : NULL, i++)
+                if (!strncmp(p, "gbps,", 5))
+                    gcol = i;
+        } else if (line[0] != '#' && th_field(header, line, "kernel", k, sizeof(k)) == 0 &&
+                   !strcmp(k, kernel)) {
+            /* unquoted fields before gbps in our rows: count commas to reach it */
+            char *start = line;
+            for (int i = 0; i < gcol; i++)
+                start = strchr(start, ',') + 1;
+            char *end = strchr(start, ',');
+            char rest[8192];
+            snprintf(rest, sizeof(rest), "%s", end);
+            gzprintf(out, "%.*s%.2f%s\n", (int)(start - line), line, atof(start) * factor, rest);
             continue;
         }
-        char k[64], g[64];
-        if (line[0] == '#' || th_field(header, line, "kernel", k, sizeof(k)) < 0 ||
-            strcmp(k, kernel)) {
-            gzprintf(out, "%s\n", line);
-            continue;
-        }
-        th_field(header, line, "gbps", g, sizeof(g));
-        char *pos = strstr(line, g);       /* gbps is the first field with this value */
-        char newv[64];
-        snprintf(newv, sizeof(newv), "%.2f", atof(g) * factor);
-        *pos = '\0';
-        gzprintf(out, "%s%s%s\n", line, newv, pos + strlen(g));
+        gzprintf(out, "%s\n", line);
     }
     gzclose(out);
     free(text);
