@@ -88,15 +88,20 @@ step_elements() {
             -o "$OUT/el-check-$e" > "$OUT/el-check-$e.txt" 2>&1
         echo "exit $?; $(tail -2 "$OUT/el-check-$e.txt" | head -1)"
     done
+}
+
+step_elbench() {
     for e in u8 f16 float double; do
+        k=memcpy,copy_row,naive_row,naive_col,unroll4_col,smem_pad,smem_unroll_pad,tiled
+        [ $e = float ] && k=$k,aligned64,cublas_geam
         ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
-            --set power.source=none --set sweep.element=$e --sizes 8192x8192 \
-            --kernels memcpy,copy_row,naive_row,naive_col,unroll4_col,smem_pad,smem_unroll_pad,tiled,aligned64 \
-            -o "$OUT/el-bench" --quiet
+            --set power.source=none --set sweep.element=$e --sizes 8192x8192 --kernels $k \
+            -o "$OUT/el-bench-$e" --quiet
     done
-    say "8192x8192 by element type: best block, GB/s and fraction of memcpy"
-    for f in "$OUT"/el-bench/*.csv.gz; do
-        ./transpose-bench compare "$f" --format csv | awk -F, 'NR > 1 { printf "%s %-16s %8s %s\n", FILENAME, $3, $6, $10 }' FILENAME="$(zcat "$f" | grep -m1 '^# config: sweep.element' | sed 's/.*= "\(.*\)";/\1/')"
+    say "8192x8192 by element type: kernel, best GB/s, fraction of memcpy"
+    for e in u8 f16 float double; do
+        ./transpose-bench compare "$OUT"/el-bench-$e/*.csv.gz --format csv |
+            awk -F, -v e=$e 'NR > 1 { printf "%-6s %-16s %8s %s\n", e, $3, $6, $10 }'
     done
 }
 
@@ -132,7 +137,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
