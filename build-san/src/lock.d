@@ -1,3 +1,0 @@
-build-san/src/lock.o: src/lock.c src/lock.h src/util.h
-src/lock.h:
-src/util.h:

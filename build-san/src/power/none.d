@@ -1,2 +1,0 @@
-build-san/src/power/none.o: src/power/none.c src/power/power.h
-src/power/power.h:

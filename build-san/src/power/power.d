@@ -1,2 +1,0 @@
-build-san/src/power/power.o: src/power/power.c src/power/power.h
-src/power/power.h:

@@ -1,4 +1,0 @@
-build-san/src/power/sampler.o: src/power/sampler.c src/power/power.h \
- src/util.h
-src/power/power.h:
-src/util.h:

@@ -1,2 +1,0 @@
-build-san/tests/helpers.o: tests/helpers.c tests/helpers.h
-tests/helpers.h:

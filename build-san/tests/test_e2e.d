@@ -1,2 +1,0 @@
-build-san/tests/test_e2e.o: tests/test_e2e.c tests/helpers.h
-tests/helpers.h:

@@ -1,2 +1,0 @@
-build-vg/kernels/cpu_kernels.o: kernels/cpu_kernels.c kernels/kernels.h
-kernels/kernels.h:

@@ -1,2 +1,0 @@
-build-vg/kernels/kernel_table.o: kernels/kernel_table.c kernels/kernels.h
-kernels/kernels.h:

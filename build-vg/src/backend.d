@@ -1,3 +1,0 @@
-build-vg/src/backend.o: src/backend.c src/backend.h kernels/kernels.h
-src/backend.h:
-kernels/kernels.h:

@@ -1,6 +1,0 @@
-build-vg/src/backend_cpu.o: src/backend_cpu.c src/backend.h \
- kernels/kernels.h kernels/pattern.h src/util.h
-src/backend.h:
-kernels/kernels.h:
-kernels/pattern.h:
-src/util.h:

@@ -1,2 +1,0 @@
-build-vg/src/power/energy.o: src/power/energy.c src/power/energy.h
-src/power/energy.h:

@@ -1,2 +1,0 @@
-build-vg/src/stats.o: src/stats.c src/stats.h
-src/stats.h:

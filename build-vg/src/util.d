@@ -1,2 +1,0 @@
-build-vg/src/util.o: src/util.c src/util.h
-src/util.h:

@@ -1,2 +1,0 @@
-build-vg/tests/helpers.o: tests/helpers.c tests/helpers.h
-tests/helpers.h:
