@@ -909,31 +909,44 @@ int tb_config_check_device(const struct tb_config *c, const struct tb_backend *b
 
 /* ---- dump ------------------------------------------------------------------------- */
 
+/* One list setting as "path = ( item, item );": fmt_item writes item i into buf. */
+static void dump_list(const char *path, const char *open, const char *close, size_t n,
+                      void (*fmt_item)(const struct tb_sweep_cfg *, size_t, char *, size_t),
+                      const struct tb_sweep_cfg *s, void (*line)(void *, const char *), void *ctx)
+{
+    char buf[2048], item[256];
+    size_t len = (size_t)snprintf(buf, sizeof(buf), "%s = %s", path, open);
+    for (size_t i = 0; i < n && len < sizeof(buf); i++) {
+        fmt_item(s, i, item, sizeof(item));
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : " ", item);
+    }
+    if (len < sizeof(buf))
+        snprintf(buf + len, sizeof(buf) - len, " %s;", close);
+    line(ctx, buf);
+}
+
+static void fmt_kernel(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
+{
+    snprintf(b, n, "\"%s\"", s->kernels[i]);
+}
+
+static void fmt_size(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
+{
+    snprintf(b, n, "[%ld, %ld]", s->sizes[i].rows, s->sizes[i].cols);
+}
+
+static void fmt_block(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
+{
+    snprintf(b, n, "[%d, %d]", s->blocks[i].x, s->blocks[i].y);
+}
+
 void tb_config_dump(const struct tb_config *c, void (*line)(void *ctx, const char *s), void *ctx)
 {
     char buf[2048];
     const struct tb_sweep_cfg *s = &c->sweep;
-    size_t len = (size_t)snprintf(buf, sizeof(buf), "sweep.kernels = [");
-    for (size_t i = 0; i < s->n_kernels && len < sizeof(buf); i++)
-        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s\"%s\"", i ? ", " : " ",
-                                s->kernels[i]);
-    snprintf(buf + (len < sizeof(buf) ? len : sizeof(buf) - 1),
-             sizeof(buf) - (len < sizeof(buf) ? len : sizeof(buf) - 1), " ];");
-    line(ctx, buf);
-    len = (size_t)snprintf(buf, sizeof(buf), "sweep.sizes = (");
-    for (size_t i = 0; i < s->n_sizes && len < sizeof(buf); i++)
-        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s[%ld, %ld]", i ? ", " : " ",
-                                s->sizes[i].rows, s->sizes[i].cols);
-    snprintf(buf + (len < sizeof(buf) ? len : sizeof(buf) - 1),
-             sizeof(buf) - (len < sizeof(buf) ? len : sizeof(buf) - 1), " );");
-    line(ctx, buf);
-    len = (size_t)snprintf(buf, sizeof(buf), "sweep.blocks = (");
-    for (size_t i = 0; i < s->n_blocks && len < sizeof(buf); i++)
-        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s[%d, %d]", i ? ", " : " ",
-                                s->blocks[i].x, s->blocks[i].y);
-    snprintf(buf + (len < sizeof(buf) ? len : sizeof(buf) - 1),
-             sizeof(buf) - (len < sizeof(buf) ? len : sizeof(buf) - 1), " );");
-    line(ctx, buf);
+    dump_list("sweep.kernels", "[", "]", s->n_kernels, fmt_kernel, s, line, ctx);
+    dump_list("sweep.sizes", "(", ")", s->n_sizes, fmt_size, s, line, ctx);
+    dump_list("sweep.blocks", "(", ")", s->n_blocks, fmt_block, s, line, ctx);
     for (size_t i = 0; i < s->n_points; i++) {
         snprintf(buf, sizeof(buf), "sweep.points[%zu] = { kernel = \"%s\"; size = [%ld, %ld]; "
                  "block = [%d, %d]; };", i, s->points[i].kernel, s->points[i].rows,

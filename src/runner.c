@@ -253,7 +253,6 @@ static double measure_idle(struct tb_run_ctx *ctx)
 struct point_out {
     struct tb_row row;
     char note[512];
-    char grid_note[64];
 };
 
 static const char *fits(const struct tb_device_info *dev, size_t bytes)
