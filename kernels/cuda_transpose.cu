@@ -376,6 +376,56 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
     }
 }
 
+/* ---- beyond the seeds: 2x2 blocks as 16-byte elements ------------------------------ */
+
+/* With even rows and cols, a float matrix is a (rows/2) x (cols/2) matrix of 2x2 blocks,
+ * 16 bytes each. A thread reads a block as two float2 from two adjacent rows, transposes it
+ * in registers, and the tile moves whole blocks; the block is written as two float2 into two
+ * adjacent output rows. Measured on the H100, the plain tile with 8-byte elements reached
+ * 0.99 of memcpy where floats reached 0.87: bytes per access, not the pattern, were the
+ * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
+template <int ROWS>
+__global__ void __launch_bounds__(32 * ROWS)
+k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
+          unsigned tiles_y)
+{
+    const int TILE = 32;
+    __shared__ float4 tile[TILE][TILE + 1];   /* pitch 33 x 16 bytes: no bank conflicts */
+    const long R2 = rows / 2, C2 = cols / 2;
+    const float2 *__restrict__ in2 = reinterpret_cast<const float2 *>(in);   /* rows x C2 */
+    float2 *__restrict__ out2 = reinterpret_cast<float2 *>(out);            /* cols x R2 */
+    const long x0 = (long)blockIdx.x * TILE;   /* block column */
+    FOR_TILE_Y(tiles_y) {
+        const long y0 = (long)ty_ * TILE;      /* block row */
+        const long c2 = x0 + threadIdx.x;
+        float2 top[TILE / ROWS], bot[TILE / ROWS];
+#pragma unroll
+        for (int k = 0; k < TILE / ROWS; k++) {
+            long r2 = y0 + k * ROWS + threadIdx.y;
+            bool ok = r2 < R2 && c2 < C2;
+            top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
+            bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
+        }
+        /* block (a b / c d) -> output rows (a c) and (b d) */
+#pragma unroll
+        for (int k = 0; k < TILE / ROWS; k++)
+            tile[k * ROWS + threadIdx.y][threadIdx.x] =
+                make_float4(top[k].x, bot[k].x, top[k].y, bot[k].y);
+        __syncthreads();
+        const long r2 = y0 + threadIdx.x;
+#pragma unroll
+        for (int k = 0; k < TILE / ROWS; k++) {
+            long cc2 = x0 + k * ROWS + threadIdx.y;
+            if (cc2 < C2 && r2 < R2) {
+                float4 v = tile[threadIdx.x][k * ROWS + threadIdx.y];
+                out2[(idx_t)(2 * cc2) * R2 + r2] = make_float2(v.x, v.y);
+                out2[(idx_t)(2 * cc2 + 1) * R2 + r2] = make_float2(v.z, v.w);
+            }
+        }
+        __syncthreads();
+    }
+}
+
 /* ---- launchers ----------------------------------------------------------------------- */
 
 #define ARGS(T, l) (const T *)(l)->in, (T *)(l)->out, (l)->rows, (l)->cols
@@ -531,6 +581,29 @@ static int launch_aligned(struct tb_launch *l)
     l->grid_y = g.y;
     k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(T, l), tiles);
     return done();
+}
+
+template <int ROWS>
+static int launch_tile2x2(struct tb_launch *l)
+{
+    unsigned tiles;
+    dim3 b(32, ROWS);
+    dim3 g = grid_for(l, l->cols / 2, 32, l->rows / 2, 32, &tiles);
+    k_tile2x2<ROWS><<<g, b, 0, tb_cuda_stream>>>((const float *)l->in, (float *)l->out, l->rows,
+                                                  l->cols, tiles);
+    return done();
+}
+
+extern "C" int tb_cuda_tile2x2(struct tb_launch *l)
+{
+    if (l->rows % 2 || l->cols % 2)
+        return (int)cudaErrorInvalidValue; /* the table's shape rule forbids it */
+    switch (l->block_y) {
+    case 4: return launch_tile2x2<4>(l);
+    case 8: return launch_tile2x2<8>(l);
+    case 16: return launch_tile2x2<16>(l);
+    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
+    }
 }
 
 extern "C" int tb_cuda_aligned64(struct tb_launch *l)

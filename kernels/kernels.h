@@ -27,6 +27,8 @@ struct tb_launch {
 typedef int (*tb_launch_fn)(struct tb_launch *l);
 /* Returns 1 when the block shape suits the kernel, else 0 with the reason in why. */
 typedef int (*tb_block_rule_fn)(int bx, int by, char *why, size_t n);
+/* Returns 1 when the matrix shape suits the kernel, else 0 with the reason in why. */
+typedef int (*tb_shape_rule_fn)(long rows, long cols, char *why, size_t n);
 
 enum tb_kernel_flags {
     TB_KF_COPY = 1u << 0,     /* output has the input's shape: a bound, not a transpose */
@@ -46,6 +48,7 @@ struct tb_kernel {
     double bytes_factor;        /* bytes moved = factor x rows x cols x elem_size */
     unsigned flags;
     unsigned elem_sizes;        /* bit mask of supported element sizes (1<<size) */
+    tb_shape_rule_fn shape_ok;  /* NULL: any matrix shape */
 };
 
 /* The table, in `list` order, ended by a row with a NULL name. */
@@ -58,6 +61,8 @@ const struct tb_kernel *tb_kernel_find(const char *name, enum tb_backend_id b);
 const struct tb_kernel *tb_kernel_copy_ref(enum tb_backend_id b);
 /* Checks the block against the row's rule; 1 ok, 0 with why filled. */
 int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, size_t n);
+/* Checks the matrix shape against the row's rule; 1 ok, 0 with why filled. */
+int tb_kernel_shape_ok(const struct tb_kernel *k, long rows, long cols, char *why, size_t n);
 
 /* CPU kernels (cpu_kernels.c). */
 int tb_cpu_naive_row(struct tb_launch *l);
@@ -69,7 +74,7 @@ int tb_cpu_copy_row(struct tb_launch *l);
     X(copy_row) X(copy_col) X(copy_smem) X(memcpy) \
     X(naive_row) X(naive_col) X(unroll4_row) X(unroll4_col) \
     X(diagonal_row) X(diagonal_col) X(smem) X(smem_pad) X(smem_rect) X(smem_rect_pad) \
-    X(smem_unroll_pad) X(tiled) X(aligned64) X(cublas_geam)
+    X(smem_unroll_pad) X(tiled) X(aligned64) X(tile2x2) X(cublas_geam)
 #define TB_DECLARE_CUDA(n) int tb_cuda_##n(struct tb_launch *l);
 TB_CUDA_KERNELS(TB_DECLARE_CUDA)
 #undef TB_DECLARE_CUDA

@@ -81,9 +81,12 @@ static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, str
             if (!k || !k->launch)
                 continue;
             bool noblock = k->flags & TB_KF_NO_BLOCK;
-            pts[n++] = (struct tb_point){ .k = k, .rows = p->rows, .cols = p->cols,
-                                          .bx = noblock ? 0 : p->x, .by = noblock ? 0 : p->y,
-                                          .size_index = i };
+            struct tb_point *q = &pts[n++];
+            *q = (struct tb_point){ .k = k, .rows = p->rows, .cols = p->cols,
+                                    .bx = noblock ? 0 : p->x, .by = noblock ? 0 : p->y,
+                                    .size_index = i };
+            if (!tb_kernel_shape_ok(k, p->rows, p->cols, q->why, sizeof(q->why)))
+                q->skip = true;
         }
     }
     *out = pts;
@@ -114,14 +117,18 @@ int tb_sweep_expand(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct t
                 p->cols = s->sizes[si].cols;
                 p->size_index = si;
                 p->auto_ref = !asked_for(s, k);
+                char why[160];
                 if (!(k->flags & TB_KF_NO_BLOCK)) {
                     p->bx = s->blocks[bi].x;
                     p->by = s->blocks[bi].y;
-                    char why[160];
                     if (!tb_kernel_block_ok(k, p->bx, p->by, why, sizeof(why))) {
                         p->skip = true;
                         snprintf(p->why, sizeof(p->why), "%s", why);
                     }
+                }
+                if (!p->skip && !tb_kernel_shape_ok(k, p->rows, p->cols, why, sizeof(why))) {
+                    p->skip = true;
+                    snprintf(p->why, sizeof(p->why), "%s", why);
                 }
             }
         }

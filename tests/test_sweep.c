@@ -72,6 +72,22 @@ static void test_block_rule_skips(void **state)
     tb_config_free(&c);
 }
 
+static void test_shape_rule_skips(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    load(&c, &d, "[\"tile2x2\"]", "([64,64],[63,64])", "([32,8])");
+    struct tb_point *p;
+    size_t n;
+    assert_int_equal(tb_sweep_expand(&c.sweep, TB_BACKEND_CUDA, &p, &n, &d), 0);
+    assert_int_equal(n, 4); /* memcpy + tile2x2, per size */
+    assert_false(p[1].skip);
+    assert_true(p[3].skip);
+    assert_string_equal(p[3].why, "2x2 blocks: needs even rows and cols, got 63x64");
+    free(p);
+    tb_config_free(&c);
+}
+
 static void test_nothing_to_run(void **state)
 {
     struct tb_config c;
@@ -94,6 +110,7 @@ int main(void)
         cmocka_unit_test(test_reference_copy_added),
 #ifdef TB_HAVE_CUDA
         cmocka_unit_test(test_block_rule_skips),
+        cmocka_unit_test(test_shape_rule_skips),
         cmocka_unit_test(test_nothing_to_run),
 #endif
     };
