@@ -30,8 +30,13 @@ NVCC_CCBIN ?= $(CROSS_COMPILE)g++
 VERSION   := 0.1.0
 GIT_REV   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
+# CUDA when nvcc is found; a cross build only with a cross toolkit named by TARGET
 ifeq ($(origin CUDA),undefined)
-  CUDA := $(if $(wildcard $(NVCC)),1,0)
+  ifneq ($(CROSS_COMPILE),)
+    CUDA := $(if $(TARGET),$(if $(wildcard $(NVCC)),1,0),0)
+  else
+    CUDA := $(if $(wildcard $(NVCC)),1,0)
+  endif
 endif
 CUBLAS ?= $(CUDA)
 ifeq ($(CUDA),0)

@@ -195,6 +195,40 @@ static void test_quiet_prints_nothing(void **state)
     free(dir);
 }
 
+/* Progress goes to a terminal, never into pipes or the log. `script` gives the run a pty. */
+static void test_progress_only_on_a_terminal(void **state)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        fail_msg("util-linux's script is needed to give the run a terminal");
+    char *dir = th_tmpdir(), cmd[4 * PATH_MAX], out[PATH_MAX];
+    const char *bin = getenv("TB_BIN");
+    snprintf(out, sizeof(out), "%s/tty.txt", dir);
+    snprintf(cmd, sizeof(cmd), "script -qec '%s run " FAST " --sizes 64x64 --blocks 8x8,16x16 "
+             "-o %s/logs' %s >/dev/null 2>&1", bin ? bin : "./transpose-bench", dir, out);
+    assert_int_equal(system(cmd), 0);
+    char *tty = th_read_gz(out);
+    assert_non_null(strstr(tty, "[1/4] copy_row 64x64"));      /* points done of total */
+    assert_non_null(strstr(tty, "[4/4] blocked 64x64 block 16x16"));
+    assert_non_null(strstr(tty, " left)"));                    /* time left */
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = only_log(logs);
+    char *text = th_read_gz(log);
+    assert_null(strstr(text, "[1/4]"));
+    free(text);
+    free(log);
+    free(tty);
+    char *o, *e, args[PATH_MAX + 256];                         /* a pipe: no progress */
+    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64 -o %s/logs2", dir);
+    assert_int_equal(th_run(args, &o, &e), 0);
+    assert_null(strstr(e, "[1/"));
+    assert_null(strstr(o, "[1/"));
+    free(o);
+    free(e);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void test_lock_held_exits_75(void **state)
 {
     char *dir = th_tmpdir(), *out, *err, args[1024];
@@ -848,6 +882,22 @@ static void test_compare_on_real_logs(void **state)
     fclose(in);
     fclose(o);
     free(buf);
+    /* a log from a newer tool version: read by column names, with a warning */
+    char newer[PATH_MAX];
+    snprintf(newer, sizeof(newer), "%s/newer.csv", dir);
+    char *lt = th_read_gz(log);
+    char *fmt = strstr(lt, "# log_format: 1");
+    assert_non_null(fmt);
+    fmt[strlen("# log_format: ")] = '7';
+    free(th_write(dir, "newer.csv", lt));
+    free(lt);
+    snprintf(args, sizeof(args), "compare %s", newer);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "newer.csv: log format 7 is newer than this tool's 1; reading the "
+                                "columns it knows"));
+    assert_non_null(strstr(out, "64 x 64"));
+    free(out);
+    free(err);
     char *notlog = th_write(dir, "notes.txt", "hello,world\n1,2\n");
     snprintf(args, sizeof(args), "compare %s %s", cut, notlog);
     assert_int_equal(th_run(args, &out, &err), 1);
@@ -870,6 +920,7 @@ int main(void)
         cmocka_unit_test(test_bad_config_exits_2_without_log),
         cmocka_unit_test(test_help_version_list),
         cmocka_unit_test(test_quiet_prints_nothing),
+        cmocka_unit_test(test_progress_only_on_a_terminal),
         cmocka_unit_test(test_lock_held_exits_75),
         cmocka_unit_test(test_signals_close_the_log),
         cmocka_unit_test(test_sigkill_leaves_readable_rows),
