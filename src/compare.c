@@ -468,6 +468,40 @@ static int plot(const struct recs *all, const char *out)
         if (c < MAXC && s < MAXS && (isnan(val[c * MAXS + s]) || r->gbps > val[c * MAXS + s]))
             val[c * MAXS + s] = r->gbps;
     }
+    /* keep the 8 fastest kernels: gnuplot cycles 8 colours, and more bars say less */
+    enum { SHOWN = 8 };
+    if (ns > SHOWN) {
+        double bestv[MAXS];
+        for (size_t k = 0; k < ns; k++) {
+            bestv[k] = -1;
+            for (size_t c = 0; c < nc; c++)
+                if (!isnan(val[c * MAXS + k]) && val[c * MAXS + k] > bestv[k])
+                    bestv[k] = val[c * MAXS + k];
+        }
+        size_t keep[SHOWN];
+        for (size_t pick = 0; pick < SHOWN; pick++) {
+            size_t bi = 0;
+            for (size_t k = 1; k < ns; k++)
+                if (bestv[k] > bestv[bi])
+                    bi = k;
+            keep[pick] = bi;
+            bestv[bi] = -2;
+        }
+        double *kept = malloc(MAXC * MAXS * sizeof(double));
+        const char *kser[SHOWN];
+        for (size_t i = 0; i < MAXC * MAXS; i++)
+            kept[i] = NAN;
+        for (size_t k = 0; k < SHOWN; k++) {
+            kser[k] = series[keep[k]];
+            for (size_t c = 0; c < nc; c++)
+                kept[c * MAXS + k] = val[c * MAXS + keep[k]];
+        }
+        for (size_t k = 0; k < SHOWN; k++)
+            series[k] = kser[k];
+        memcpy(val, kept, MAXC * MAXS * sizeof(double));
+        free(kept);
+        ns = SHOWN;
+    }
     char p1[64], p2[64], p3[64], script[64];
     snprintf(p1, sizeof(p1), "%s/blocks.dat", dir);
     snprintf(p2, sizeof(p2), "%s/boards.dat", dir);
@@ -484,7 +518,37 @@ static int plot(const struct recs *all, const char *out)
         fclose(f);
     }
     size_t ns1 = ns;
-    /* best per kernel across boards, at the same size; and GB/s per W */
+    /* best per kernel across boards at the size the most boards measured; among those, one
+     * with power figures, then the largest */
+    const struct rec *shared = first;
+    int shared_boards = 0;
+    bool shared_pw = false;
+    for (size_t i = 0; i < all->n; i++) {
+        const struct rec *r = &all->v[i];
+        if (!usable(r))
+            continue;
+        int boards = 0;
+        bool pw = false;
+        for (size_t j = 0; j < all->n; j++) {
+            const struct rec *q = &all->v[j];
+            if (!usable(q) || q->rows != r->rows || q->cols != r->cols)
+                continue;
+            pw |= !isnan(q->gbps_per_w);
+            bool seen = false;
+            for (size_t k = 0; k < j && !seen; k++)
+                seen = usable(&all->v[k]) && all->v[k].rows == q->rows &&
+                       all->v[k].cols == q->cols && !strcmp(all->v[k].board, q->board) &&
+                       !strcmp(all->v[k].device, q->device);
+            boards += !seen;
+        }
+        bool larger = (double)r->rows * r->cols > (double)shared->rows * shared->cols;
+        if (boards > shared_boards ||
+            (boards == shared_boards && ((pw && !shared_pw) || (pw == shared_pw && larger)))) {
+            shared = r;
+            shared_boards = boards;
+            shared_pw = pw;
+        }
+    }
     const char *kern[MAXC], *boards[MAXS];
     char blabel[MAXS][200];
     size_t nk = 0, nb = 0;
@@ -494,7 +558,7 @@ static int plot(const struct recs *all, const char *out)
     bool any_pw = false;
     for (size_t i = 0; i < all->n; i++) {
         const struct rec *r = &all->v[i];
-        if (!usable(r) || r->rows != first->rows || r->cols != first->cols)
+        if (!usable(r) || r->rows != shared->rows || r->cols != shared->cols)
             continue;
         char lab[200];
         snprintf(lab, sizeof(lab), "%s (%s)", r->board, r->device);
@@ -540,16 +604,16 @@ static int plot(const struct recs *all, const char *out)
             "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
             "set xtics rotate by -35\nset yrange [0:*]\nset termoption noenhanced\n"
             "set multiplot layout %d,1\n", term, out, any_pw ? 3 : 2);
-    fprintf(f, "set title 'Bandwidth against block shape, %ldx%ld, %s (%s)'\n"
+    fprintf(f, "set title 'Bandwidth against block shape, %ldx%ld, %s (%s): fastest kernels'\n"
             "set ylabel 'GB/s'\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
             first->rows, first->cols, first->board, first->device, ns1 + 1, p1);
-    fprintf(f, "set title 'Best bandwidth per kernel across boards, %ldx%ld'\n"
+    fprintf(f, "set title 'Best bandwidth per kernel across boards, %ldx%ld (%d board%s)'\n"
             "plot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
-            first->rows, first->cols, nb + 1, p2);
+            shared->rows, shared->cols, shared_boards, shared_boards == 1 ? "" : "s", nb + 1, p2);
     if (any_pw)
         fprintf(f, "set title 'GB/s per watt per kernel across boards, %ldx%ld'\n"
                 "set ylabel 'GB/s per W'\nplot for [i=2:%zu] '%s' using i:xtic(1) title "
-                "columnhead(i)\n", first->rows, first->cols, nb + 1, p3);
+                "columnhead(i)\n", shared->rows, shared->cols, nb + 1, p3);
     fprintf(f, "unset multiplot\n");
     fclose(f);
     char cmd[256];
