@@ -5,6 +5,8 @@
  * cuda_transpose.cu. Only runtime API calls that CUDA 10.2 has. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,8 +154,19 @@ static int cuda_fill_pattern(void *dst, size_t count, int elem_size, uint64_t se
     return err_of(e);
 }
 
+/* Fault injection for tests on a GPU: TB_CUDA_FAULT=<kernel> makes that kernel's first
+ * launch write through an invalid pointer, which breaks the context (illegal address), so
+ * the recovery path (row recorded, device reset, sweep goes on) can be seen working. */
 static int cuda_launch(const struct tb_kernel *k, struct tb_launch *l)
 {
+    static bool injected;
+    const char *fault = getenv("TB_CUDA_FAULT");
+    if (fault && !injected && !strcmp(fault, k->name)) {
+        injected = true;
+        struct tb_launch bad = *l;
+        bad.out = (void *)(uintptr_t)0x10;
+        return k->launch(&bad);
+    }
     return k->launch(l);
 }
 

@@ -115,6 +115,16 @@ step_oom() {
     echo "exit $?"; grep -E 'oom|ok  |error' "$OUT/oom.txt" | head -6
 }
 
+# A launch that breaks the context (TB_CUDA_FAULT: naive_row writes through a bad pointer
+# once): its row is recorded, the device is reset, the points after it run and verify.
+step_fault() {
+    say "a launch that breaks the CUDA context, then the sweep goes on"
+    TB_CUDA_FAULT=naive_row ./transpose-bench run --device cuda -b "$BOARD" \
+        --kernels naive_row,tile2x2 --blocks 32x8 --sizes 1024x1024,2048x2048 \
+        --set power.source=none -o "$OUT/fault" > "$OUT/fault.txt" 2>&1
+    echo "exit $?"; cat "$OUT/fault.txt"
+}
+
 # Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
 step_profile() {
     size=${PROFILE_SIZE:-8192x8192}
@@ -137,7 +147,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
