@@ -254,16 +254,16 @@ static int cuda_recover(void)
 {
     tb_cuda_forget_handles();
     release();
-    cudaDeviceReset();
+    cudaError_t e = cudaDeviceReset();
     cudaGetLastError();
     int rc = setup_device(cur_index);
     if (rc == 0) {
         void *p;
-        if (cudaMalloc(&p, 1 << 20) != cudaSuccess)
-            return -EIO;
+        if ((e = cudaMalloc(&p, 1 << 20)) != cudaSuccess)
+            return err_of(e);
         cudaFree(p);
     }
-    return rc;
+    return rc ? rc : 0;
 }
 
 static const char *cuda_errstr(int err)

@@ -569,8 +569,13 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
             if (ctx->be->is_fatal(rc)) {
                 buf.in = buf.out = NULL; /* gone with the context */
                 buffers_free(ctx->be, &buf);
-                if (ctx->be->recover() != 0) {
-                    error("the device could not be recovered; stopping the sweep");
+                int rrc = ctx->be->recover();
+                if (rrc != 0) {
+                    /* CUDA documents illegal-address and similar errors as sticky: only a new
+                     * process gets a working context (seen on the H100, doc/reliability.md) */
+                    error("the device could not be recovered (reset: %s); stopping the sweep: "
+                          "the log keeps every completed row, and the next run starts afresh",
+                          ctx->be->errstr(rrc));
                     res->aborted = true;
                     break;
                 }
