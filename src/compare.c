@@ -244,8 +244,16 @@ static size_t best_points(struct recs *in, struct rec *out)
         if (!usable(r))
             continue;
         if (n && same_group(&out[n - 1], r)) {
+            /* the fastest point, with the best GB/s per W measured for the group (a power
+             * run and a bench run of the same board need not share their fastest point) */
+            double pw = out[n - 1].gbps_per_w;
             if (r->gbps > out[n - 1].gbps)
                 out[n - 1] = *r;
+            if (!isnan(pw) && (isnan(out[n - 1].gbps_per_w) || pw > out[n - 1].gbps_per_w))
+                out[n - 1].gbps_per_w = pw;
+            if (!isnan(r->gbps_per_w) && (isnan(out[n - 1].gbps_per_w) ||
+                                          r->gbps_per_w > out[n - 1].gbps_per_w))
+                out[n - 1].gbps_per_w = r->gbps_per_w;
         } else {
             out[n++] = *r;
         }
@@ -635,8 +643,8 @@ static const char usage[] =
     "                               [--format table|markdown|csv] [--plot FILE.svg|.png]\n"
     "\n"
     "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"
-    "  best point per board: GB/s, block shape, fraction of peak, fraction of memcpy and\n"
-    "  GB/s per watt. With --baseline (repeatable), compares the same points instead:\n"
+    "  best point per board: GB/s, block shape, fraction of peak, fraction of memcpy, and\n"
+    "  the best GB/s per watt measured for it. With --baseline (repeatable), compares the same points instead:\n"
     "  faster / slower / same, where 'same' means within 1% or three combined standard\n"
     "  errors; exits 1 when a point is slower by more than --threshold (default 5%).\n";
 
