@@ -384,54 +384,37 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
  * adjacent output rows. Measured on the H100, the plain tile with 8-byte elements reached
  * 0.99 of memcpy where floats reached 0.87: bytes per access, not the pattern, were the
  * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
-/* Loads the 2x2 blocks of block row ty into registers (all loads in flight together). */
-template <int ROWS, int N>
-__device__ __forceinline__ void t22_load(float2 (&top)[N], float2 (&bot)[N],
-                                         const float2 *__restrict__ in2, long R2, long C2,
-                                         long c2, long y0)
-{
-#pragma unroll
-    for (int k = 0; k < N; k++) {
-        long r2 = y0 + k * ROWS + threadIdx.y;
-        bool ok = r2 < R2 && c2 < C2;
-        top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
-        bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
-    }
-}
-
 template <int ROWS>
 __global__ void __launch_bounds__(32 * ROWS)
 k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
           unsigned tiles_y)
 {
-    const int TILE = 32, N = TILE / ROWS;
+    const int TILE = 32;
     __shared__ float4 tile[TILE][TILE + 1];   /* pitch 33 x 16 bytes: no bank conflicts */
     const long R2 = rows / 2, C2 = cols / 2;
     const float2 *__restrict__ in2 = reinterpret_cast<const float2 *>(in);   /* rows x C2 */
     float2 *__restrict__ out2 = reinterpret_cast<float2 *>(out);            /* cols x R2 */
     const long x0 = (long)blockIdx.x * TILE;   /* block column */
-    const long c2 = x0 + threadIdx.x;
-    /* as in k_aligned64: each block walks down its column of tiles and loads the next
-     * tile's blocks while it writes the current one */
-    unsigned ty = blockIdx.y;
-    if (ty >= tiles_y)
-        return;
-    float2 top[N], bot[N];
-    t22_load<ROWS>(top, bot, in2, R2, C2, c2, (long)ty * TILE);
-    for (;;) {
+    FOR_TILE_Y(tiles_y) {
+        const long y0 = (long)ty_ * TILE;      /* block row */
+        const long c2 = x0 + threadIdx.x;
+        float2 top[TILE / ROWS], bot[TILE / ROWS];
+#pragma unroll
+        for (int k = 0; k < TILE / ROWS; k++) {
+            long r2 = y0 + k * ROWS + threadIdx.y;
+            bool ok = r2 < R2 && c2 < C2;
+            top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
+            bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
+        }
         /* block (a b / c d) -> output rows (a c) and (b d) */
 #pragma unroll
-        for (int k = 0; k < N; k++)
+        for (int k = 0; k < TILE / ROWS; k++)
             tile[k * ROWS + threadIdx.y][threadIdx.x] =
                 make_float4(top[k].x, bot[k].x, top[k].y, bot[k].y);
         __syncthreads();
-        const long y0 = (long)ty * TILE;
-        const unsigned next = ty + gridDim.y;
-        if (next < tiles_y)
-            t22_load<ROWS>(top, bot, in2, R2, C2, c2, (long)next * TILE);
         const long r2 = y0 + threadIdx.x;
 #pragma unroll
-        for (int k = 0; k < N; k++) {
+        for (int k = 0; k < TILE / ROWS; k++) {
             long cc2 = x0 + k * ROWS + threadIdx.y;
             if (cc2 < C2 && r2 < R2) {
                 float4 v = tile[threadIdx.x][k * ROWS + threadIdx.y];
@@ -440,9 +423,6 @@ k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long
             }
         }
         __syncthreads();
-        if (next >= tiles_y)
-            break;
-        ty = next;
     }
 }
 
@@ -609,8 +589,6 @@ static int launch_tile2x2(struct tb_launch *l)
     unsigned tiles;
     dim3 b(32, ROWS);
     dim3 g = grid_for(l, l->cols / 2, 32, l->rows / 2, 32, &tiles);
-    g.y = tb_grid_y(tb_div_up(tiles, AL_PER_BLOCK));   /* each block walks down up to 4 tiles */
-    l->grid_y = g.y;
     k_tile2x2<ROWS><<<g, b, 0, tb_cuda_stream>>>((const float *)l->in, (float *)l->out, l->rows,
                                                   l->cols, tiles);
     return done();
