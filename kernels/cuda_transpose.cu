@@ -288,7 +288,7 @@ __global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows
  * y0 - 8 .. y0 + 63: it loads a 72 x 64 tile (the 8 extra rows come mostly from L2, where
  * the neighbouring block put them). Partial segments at the matrix edges are written
  * element by element. doc/kernels.md draws it. */
-typedef float T;   /* aligned64 is float-only: its shift and 16-byte stores count floats */
+/* aligned64 is float-only: its shift and 16-byte stores count floats */
 #define AL_TILE 64
 #define AL_HALO 8
 #define AL_PER_BLOCK 4
@@ -296,7 +296,7 @@ typedef float T;   /* aligned64 is float-only: its shift and 16-byte stores coun
 /* One 16-byte store, evict-first. Written in PTX because nvcc merged a plain float4 store
  * with the scalar tail path into four 4-byte stores (seen in SASS), which quadrupled the
  * write sectors. dst must be 16-byte aligned. */
-__device__ __forceinline__ void store4_streaming(T *dst, T a, T b, T c, T d)
+__device__ __forceinline__ void store4_streaming(float *dst, float a, float b, float c, float d)
 {
     asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(a), "f"(b),
                  "f"(c), "f"(d)
@@ -305,7 +305,7 @@ __device__ __forceinline__ void store4_streaming(T *dst, T a, T b, T c, T d)
 /* Loads the 72 x 64 input strip of tile row ty into registers (no shared stores here, so
  * every load is in flight at once). */
 template <int ROWS, int N>
-__device__ __forceinline__ void al_load(T (&v)[N], const T *__restrict__ in, long rows, long cols,
+__device__ __forceinline__ void al_load(float (&v)[N], const float *__restrict__ in, long rows, long cols,
                                         long c, long y0, int halo)
 {
 #pragma unroll
@@ -314,7 +314,7 @@ __device__ __forceinline__ void al_load(T (&v)[N], const T *__restrict__ in, lon
         long r = y0 - AL_HALO + jj;
         bool ok = jj < AL_TILE + AL_HALO && jj >= AL_HALO - halo && r >= 0 && r < rows &&
                   c < cols;
-        v[k] = ok ? in[(idx_t)r * cols + c] : T(0);
+        v[k] = ok ? in[(idx_t)r * cols + c] : 0.f;
     }
 }
 
@@ -323,9 +323,9 @@ __device__ __forceinline__ void al_load(T (&v)[N], const T *__restrict__ in, lon
  * shared memory: reads and writes overlap inside the block, not only across blocks. */
 template <int ROWS>
 __global__ void __launch_bounds__(AL_TILE * ROWS)
-k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols, unsigned tiles_y)
+k_aligned64(const float *__restrict__ in, float *__restrict__ out, long rows, long cols, unsigned tiles_y)
 {
-    __shared__ T tile[AL_TILE + AL_HALO][AL_TILE + 1];
+    __shared__ float tile[AL_TILE + AL_HALO][AL_TILE + 1];
     const int N = (AL_TILE + AL_HALO + ROWS - 1) / ROWS;
     const long x0 = (long)blockIdx.x * AL_TILE;
     const long c = x0 + threadIdx.x;
@@ -335,7 +335,7 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
     unsigned ty = blockIdx.y;
     if (ty >= tiles_y)
         return;
-    T v[N];
+    float v[N];
     al_load<ROWS>(v, in, rows, cols, c, (long)ty * AL_TILE, halo);
     for (;;) {
 #pragma unroll
@@ -357,7 +357,7 @@ k_aligned64(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                 const int e = (int)(((idx_t)o * rows) & 7);
                 const long col = y0 - e + 4 * q;       /* first of 4 output columns */
                 const int ti = AL_HALO - e + 4 * q;    /* its tile row */
-                T *dst = out + (idx_t)o * rows + col;
+                float *dst = out + (idx_t)o * rows + col;
                 if (col >= 0 && col + 3 < rows) {
                     store4_streaming(dst, tile[ti][jr], tile[ti + 1][jr], tile[ti + 2][jr],
                                      tile[ti + 3][jr]);
@@ -579,7 +579,7 @@ static int launch_aligned(struct tb_launch *l)
     dim3 g = grid_for(l, l->cols, AL_TILE, l->rows + AL_HALO - 1, AL_TILE, &tiles);
     g.y = tb_grid_y(tb_div_up(tiles, AL_PER_BLOCK));
     l->grid_y = g.y;
-    k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(T, l), tiles);
+    k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(float, l), tiles);
     return done();
 }
 

@@ -246,14 +246,10 @@ static size_t best_points(struct recs *in, struct rec *out)
         if (n && same_group(&out[n - 1], r)) {
             /* the fastest point, with the best GB/s per W measured for the group (a power
              * run and a bench run of the same board need not share their fastest point) */
-            double pw = out[n - 1].gbps_per_w;
+            double pw = fmax(out[n - 1].gbps_per_w, r->gbps_per_w);   /* fmax skips NAN */
             if (r->gbps > out[n - 1].gbps)
                 out[n - 1] = *r;
-            if (!isnan(pw) && (isnan(out[n - 1].gbps_per_w) || pw > out[n - 1].gbps_per_w))
-                out[n - 1].gbps_per_w = pw;
-            if (!isnan(r->gbps_per_w) && (isnan(out[n - 1].gbps_per_w) ||
-                                          r->gbps_per_w > out[n - 1].gbps_per_w))
-                out[n - 1].gbps_per_w = r->gbps_per_w;
+            out[n - 1].gbps_per_w = pw;
         } else {
             out[n++] = *r;
         }

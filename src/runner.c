@@ -217,6 +217,14 @@ static void power_over(struct tb_run_ctx *ctx, int64_t t0, int64_t t1, struct po
         if (!isnan(e0) && !isnan(e1))
             f->counter_j = (e1 - e0) * 1e-3;
     }
+    /* an energy counter is exact where the power reading is an average over the last
+     * second or so (NVML on an H100: 317 J read against 491 J counted over 1 s of
+     * memcpy): where there is one, it gives the mean power; energy_j keeps the trapezoid */
+    if (!isnan(f->counter_j)) {
+        f->total_w = f->counter_j / secs;
+        if (!strcmp(b->power.gpu_rail, b->power.total_rail))
+            f->gpu_w = f->total_w;
+    }
     for (size_t i = n; i-- > 0;)
         if (window_buf[i].t_ns <= t1 + margin / 4) {
             f->temp_c = window_buf[i].gpu_temp_c;
@@ -244,8 +252,7 @@ static double measure_idle(struct tb_run_ctx *ctx)
     sleep_ms(ctx->cfg->board.power.interval_ms * 2.0);
     struct power_fig f;
     power_over(ctx, t0, t1, &f);
-    /* the counter where there is one, as for the points (see run_point) */
-    return !isnan(f.counter_j) ? f.counter_j / ((double)(t1 - t0) * 1e-9) : f.total_w;
+    return f.total_w;
 }
 
 /* ---- one point -------------------------------------------------------------------- */
@@ -281,7 +288,7 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
     int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
     if (rc) {
         snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
-        r->status = be->is_oom(rc) || rc == -ENOMEM ? "oom" : "error";
+        r->status = be->is_oom(rc) ? "oom" : "error";
         return rc;
     }
     struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, elem, 0, 0 };
@@ -419,15 +426,6 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->power_samples = (double)f.samples;
         r->gpu_temp_c = f.temp_c;
         r->gpu_clock_mhz = f.clock_mhz;
-        /* an energy counter is exact where the power reading is an average over the last
-         * second or so (NVML on an H100: 323 W read against 495 J counted over 1 s of
-         * memcpy): where there is one, it gives the mean power; the trapezoid stays beside */
-        if (!isnan(f.counter_j)) {
-            bool same_rail = !strcmp(b->power.gpu_rail, b->power.total_rail);
-            r->power_total_w = f.counter_j / secs;
-            if (same_rail)
-                r->power_gpu_w = r->power_total_w;
-        }
         double wgbps = r->window_bytes / secs / 1e9;
         r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
         r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
