@@ -5,14 +5,15 @@
 #   DEVELOPER=1      strict warnings (-Werror and more)
 #   SAN=1            build with AddressSanitizer + UndefinedBehaviorSanitizer
 #   CUDA=0|1         leave out / force the CUDA backend (default: on when nvcc is found)
-#   CUBLAS=0         leave out the cublas_geam reference kernel
-#   CUDA_PATH=DIR    CUDA toolkit (default /usr/local/cuda)
+#   CUDA_PATH=DIR    CUDA toolkit whose nvcc builds the kernel images (default /usr/local/cuda)
+#   NVCC=PATH        that nvcc directly (e.g. /usr/local/cuda-10.2/bin/nvcc for JetPack 4)
 #   SMS="53 87"      GPU architectures (default: the board file's sms, else what nvcc offers)
+#   BOARD=boards/X.cfg   build for that board (its sms; `make dist` packs for it)
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, gpu-check, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, gpu-check, dist, install, uninstall, clean, deps, docs.
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -25,32 +26,52 @@ CUDA_PATH ?= /usr/local/cuda
 CC        := $(CROSS_COMPILE)gcc
 PKG_CONFIG ?= $(if $(CROSS_COMPILE),$(CROSS_COMPILE)pkg-config,pkg-config)
 NVCC      ?= $(CUDA_PATH)/bin/nvcc
-NVCC_CCBIN ?= $(CROSS_COMPILE)g++
+NVCC_CCBIN ?= g++
+AR        := $(if $(filter command line environment,$(origin AR)),$(AR),$(CROSS_COMPILE)ar)
 
 VERSION   := 0.1.0
 GIT_REV   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-# CUDA when nvcc is found; a cross build only with a cross toolkit named by TARGET
+# Kernel images when nvcc is found (CUDA=0 leaves them out). They are device code only, so
+# a cross build embeds the same fatbin: no CUDA toolkit for the target is needed.
 ifeq ($(origin CUDA),undefined)
-  ifneq ($(CROSS_COMPILE),)
-    CUDA := $(if $(TARGET),$(if $(wildcard $(NVCC)),1,0),0)
-  else
-    CUDA := $(if $(wildcard $(NVCC)),1,0)
-  endif
-endif
-CUBLAS ?= $(CUDA)
-ifeq ($(CUDA),0)
-  CUBLAS := 0
+  CUDA := $(if $(wildcard $(NVCC)),1,0)
 endif
 
 # GPU architectures: the board file's `sms` when BOARD= is given, else every
-# architecture nvcc offers among our users' (Jetson 53 62 72 87, desktop 90).
+# architecture nvcc offers among our users' (Jetson 53 62 72 87, desktop 75..90).
+board_setting = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' $(BOARD) 2>/dev/null | head -n 1)
 ifneq ($(BOARD),)
-  SMS ?= $(shell sed -n 's/^[[:space:]]*sms[[:space:]]*=[[:space:]]*"\([0-9 ]*\)".*/\1/p' $(BOARD))
+  ifeq ($(origin SMS),undefined)
+    SMS := $(call board_setting,sms)
+  endif
+  BOARD_CUDA := $(call board_setting,cuda)
 endif
 ifeq ($(CUDA),1)
   NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//')
-  SMS ?= $(filter 53 62 72 75 80 86 87 89 90,$(NVCC_ARCHS))
+  NVCC_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+  ifeq ($(origin SMS),undefined)
+    SMS := $(filter 53 62 72 75 80 86 87 89 90,$(NVCC_ARCHS))
+  endif
+  PTX_SM := $(shell printf '%s\n' $(SMS) | sort -n | tail -n 1)
+  # nvcc 10.2 cannot list its architectures: then nvcc itself judges SMS
+  ifneq ($(NVCC_ARCHS),)
+    NVCC_MISSING := $(filter-out $(NVCC_ARCHS),$(SMS))
+    ifneq ($(NVCC_MISSING),)
+      $(error nvcc $(NVCC_VERSION) ($(NVCC)) cannot build for sm_$(firstword $(NVCC_MISSING)) \
+        $(if $(BOARD),(board $(BOARD)) ,)- use a toolkit that can: sm_53 and sm_62 need CUDA 10.2 \
+        (JetPack 4: NVCC=/usr/local/cuda-10.2/bin/nvcc), sm_72 CUDA 11.x (JetPack 5: \
+        NVCC=/usr/local/cuda-11.4/bin/nvcc; Debian's nvidia-cuda-toolkit 11.8 works too), \
+        or set SMS= to what this nvcc offers: $(NVCC_ARCHS))
+    endif
+  endif
+  ifneq ($(BOARD_CUDA),)
+    ifneq ($(NVCC_VERSION),)
+      ifneq ($(shell [ $(firstword $(subst ., ,$(NVCC_VERSION))) -gt $(firstword $(subst ., ,$(BOARD_CUDA))) ] 2>/dev/null && echo newer),)
+        $(warning nvcc $(NVCC_VERSION) is newer than the CUDA $(BOARD_CUDA) of $(BOARD): its driver may refuse these kernel images (NVCC= a CUDA $(BOARD_CUDA) toolkit avoids that))
+      endif
+    endif
+  endif
 endif
 
 WARN      := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
@@ -74,21 +95,14 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(DEP_LIBS) -lpthread -ldl -lm
 
+# One fatbin: a cubin per SMS, PTX for the newest (a newer GPU's driver compiles it).
+FATBIN = $(BUILD)/kernels.fatbin
 ifeq ($(CUDA),1)
-  ALL_CFLAGS += -DTB_HAVE_CUDA=1
+  ALL_CFLAGS += -DTB_HAVE_CUDA=1 -DTB_CUDA_SMS='"$(SMS)"' -DTB_CUDA_PTX='"$(PTX_SM)"' \
+	-DTB_NVCC_VERSION='"$(NVCC_VERSION)"'
   NVCC_FLAGS := -ccbin $(NVCC_CCBIN) -std=c++14 -O3 -lineinfo -Isrc -Ikernels \
-	$(foreach s,$(SMS),-gencode=arch=compute_$(s),code=sm_$(s)) -Xcompiler -fPIC
-  ifeq ($(SAN),1)
-    NVCC_FLAGS += -Xcompiler -fsanitize=address,-fsanitize=undefined
-  endif
-  CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_PATH)/targets/$(TARGET)/lib $(CUDA_PATH)/lib64 $(CUDA_PATH)/lib))
-  LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart_static -lrt -lstdc++
-  CU_SRCS := $(wildcard kernels/*.cu)
-  ifeq ($(CUBLAS),1)
-    ALL_CFLAGS += -DTB_HAVE_CUBLAS=1
-    NVCC_FLAGS += -DTB_HAVE_CUBLAS=1
-    LIBS += -lcublas
-  endif
+	$(foreach s,$(SMS),-gencode=arch=compute_$(s),code=sm_$(s)) \
+	-gencode=arch=compute_$(PTX_SM),code=compute_$(PTX_SM)
 endif
 
 ifeq ($(V),1)
@@ -103,7 +117,7 @@ BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c)) $(wildcard kernels/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.cu.o)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
@@ -122,15 +136,20 @@ $(BIN): $(BUILD)/src/main.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/libtb.a: $(LIB_OBJS)
-	$(call say,AR,$@)rm -f $@ && $(CROSS_COMPILE)ar rcs $@ $^
+	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.cu.o: %.cu $(BUILD)/.flags
+$(FATBIN): kernels/cuda_transpose.cu kernels/pattern.h $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(call say,NVCC,$<)$(NVCC) $(NVCC_FLAGS) -MMD -MP -c -o $@ $<
+	$(call say,NVCC,$@)$(NVCC) $(NVCC_FLAGS) --fatbin -o $@ $<
+
+ifeq ($(CUDA),1)
+$(BUILD)/src/fatbin.o: $(FATBIN)
+$(BUILD)/src/fatbin.o: ALL_CFLAGS += -DTB_FATBIN=$(abspath $(FATBIN))
+endif
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)

@@ -1,17 +1,16 @@
-/* cuda_transpose.cu: the GPU kernels of the seed studies and their launchers, behind the
- * plain C interface of kernels.h. Input is row-major rows x cols, output cols x rows.
+/* cuda_transpose.cu: the GPU kernels, device code only. nvcc compiles this file into one
+ * fatbin (a cubin per architecture of SMS, PTX for the newest) that is embedded in the
+ * executable and loaded through the driver API (src/backend_cuda.c); the launchers that
+ * pick grids and entry points are plain C (kernels/cuda_launch.c). Every entry point is
+ * extern "C" with a stable name, tb_<kernel>[_<variant>]_<element bytes>, and the same
+ * parameters (in, out, rows, cols, tiles_y, pad). Input is row-major rows x cols, output cols x rows.
  * Every kernel checks bounds (any shape: 1x1, primes, tails of unrolled loops), indexes
  * memory with 64-bit arithmetic, and loops over tile rows when there are more than the
  * 65535 that gridDim.y allows (very tall matrices). Block shape = (block_x, block_y).
  * doc/kernels.md explains each one's memory access. CUDA 10.2, C++14. */
 #include <stddef.h>
 
-#include "cuda_common.cuh"
-#include "kernels.h"
-
-#ifdef TB_HAVE_CUBLAS
-#include <cublas_v2.h>
-#endif
+#include "pattern.h"
 
 typedef size_t idx_t;
 
@@ -37,7 +36,7 @@ template <typename T> __device__ __forceinline__ T *dyn_smem()
 
 /* Coalesced copy: neighbouring threads read and write neighbouring elements. */
 template <typename T>
-__global__ void k_copy_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_copy_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                            unsigned tiles_y)
 {
     long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -50,7 +49,7 @@ __global__ void k_copy_row(const T *__restrict__ in, T *__restrict__ out, long r
 
 /* Strided copy: neighbouring threads are `rows` elements apart, on reads and writes. */
 template <typename T>
-__global__ void k_copy_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_copy_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                            unsigned tiles_y)
 {
     long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -63,7 +62,7 @@ __global__ void k_copy_col(const T *__restrict__ in, T *__restrict__ out, long r
 
 /* Copy through a square shared tile: the cost of the staging alone. */
 template <typename T>
-__global__ void k_copy_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_copy_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y)
 {
     T *tile = dyn_smem<T>();
@@ -84,7 +83,7 @@ __global__ void k_copy_smem(const T *__restrict__ in, T *__restrict__ out, long 
 
 /* Threads along x walk input columns: reads coalesced, writes `rows` apart. */
 template <typename T>
-__global__ void k_naive_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_naive_row(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y)
 {
     long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -97,7 +96,7 @@ __global__ void k_naive_row(const T *__restrict__ in, T *__restrict__ out, long 
 
 /* Threads along x walk input rows (= output columns): writes coalesced, reads strided. */
 template <typename T>
-__global__ void k_naive_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_naive_col(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y)
 {
     long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -111,7 +110,7 @@ __global__ void k_naive_col(const T *__restrict__ in, T *__restrict__ out, long 
 /* ---- unrolled: four elements per thread along x, each bounds-checked ------------- */
 
 template <typename T>
-__global__ void k_unroll4_row(const T *__restrict__ in, T *__restrict__ out, long rows,
+__device__ __forceinline__ void k_unroll4_row(const T *__restrict__ in, T *__restrict__ out, long rows,
                               long cols, unsigned tiles_y)
 {
     long c0 = (long)blockIdx.x * blockDim.x * 4 + threadIdx.x;
@@ -129,7 +128,7 @@ __global__ void k_unroll4_row(const T *__restrict__ in, T *__restrict__ out, lon
 }
 
 template <typename T>
-__global__ void k_unroll4_col(const T *__restrict__ in, T *__restrict__ out, long rows,
+__device__ __forceinline__ void k_unroll4_col(const T *__restrict__ in, T *__restrict__ out, long rows,
                               long cols, unsigned tiles_y)
 {
     long r0 = (long)blockIdx.x * blockDim.x * 4 + threadIdx.x;
@@ -159,7 +158,7 @@ __device__ __forceinline__ void diagonal(unsigned bx, unsigned by, unsigned gx, 
 }
 
 template <typename T>
-__global__ void k_diagonal_row(const T *__restrict__ in, T *__restrict__ out, long rows,
+__device__ __forceinline__ void k_diagonal_row(const T *__restrict__ in, T *__restrict__ out, long rows,
                                long cols, unsigned tiles_y)
 {
     FOR_TILE_Y(tiles_y) {
@@ -173,7 +172,7 @@ __global__ void k_diagonal_row(const T *__restrict__ in, T *__restrict__ out, lo
 }
 
 template <typename T>
-__global__ void k_diagonal_col(const T *__restrict__ in, T *__restrict__ out, long rows,
+__device__ __forceinline__ void k_diagonal_col(const T *__restrict__ in, T *__restrict__ out, long rows,
                                long cols, unsigned tiles_y)
 {
     FOR_TILE_Y(tiles_y) {
@@ -192,7 +191,7 @@ __global__ void k_diagonal_col(const T *__restrict__ in, T *__restrict__ out, lo
  * tile row by row (coalesced) and writes the transposed tile row by row (coalesced); the
  * column read from shared memory conflicts on banks unless pad = 1. */
 template <typename T>
-__global__ void k_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_smem(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                        unsigned tiles_y, int pad)
 {
     T *tile = dyn_smem<T>();
@@ -215,7 +214,7 @@ __global__ void k_smem(const T *__restrict__ in, T *__restrict__ out, long rows,
  * renumbered for the write so that consecutive threads write consecutive output
  * elements: linear id i -> output row i / blockDim.y, output column i % blockDim.y. */
 template <typename T, int UNROLL>
-__global__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                             unsigned tiles_y, int pad)
 {
     T *tile = dyn_smem<T>();
@@ -247,7 +246,7 @@ __global__ void k_smem_rect(const T *__restrict__ in, T *__restrict__ out, long 
  * (the classic 32x8). ROWS is a template parameter so that the loops unroll: each thread
  * then has TILE / ROWS independent loads in flight, which is what feeds HBM. */
 template <typename T, int TILE, int ROWS>
-__global__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_tiled(const T *__restrict__ in, T *__restrict__ out, long rows, long cols,
                         unsigned tiles_y)
 {
     __shared__ T tile[TILE][TILE + 1];
@@ -322,8 +321,7 @@ __device__ __forceinline__ void al_load(float (&v)[N], const float *__restrict__
  * block loads the next tile's strip into registers while it writes the current one from
  * shared memory: reads and writes overlap inside the block, not only across blocks. */
 template <int ROWS>
-__global__ void __launch_bounds__(AL_TILE * ROWS)
-k_aligned64(const float *__restrict__ in, float *__restrict__ out, long rows, long cols, unsigned tiles_y)
+__device__ __forceinline__ void k_aligned64(const float *__restrict__ in, float *__restrict__ out, long rows, long cols, unsigned tiles_y)
 {
     __shared__ float tile[AL_TILE + AL_HALO][AL_TILE + 1];
     const int N = (AL_TILE + AL_HALO + ROWS - 1) / ROWS;
@@ -385,8 +383,7 @@ k_aligned64(const float *__restrict__ in, float *__restrict__ out, long rows, lo
  * 0.99 of memcpy where floats reached 0.87: bytes per access, not the pattern, were the
  * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
 template <int ROWS>
-__global__ void __launch_bounds__(32 * ROWS)
-k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
+__device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
           unsigned tiles_y)
 {
     const int TILE = 32;
@@ -426,235 +423,86 @@ k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long
     }
 }
 
-/* ---- launchers ----------------------------------------------------------------------- */
 
-#define ARGS(T, l) (const T *)(l)->in, (T *)(l)->out, (l)->rows, (l)->cols
+/* ---- entry points: extern "C", one per kernel, variant and element size ------------ */
 
-/* Grid with x over `xs` elements (xper per block) and y over `ys` (yper per block). */
-static dim3 grid_for(struct tb_launch *l, long xs, long xper, long ys, long yper, unsigned *tiles)
-{
-    *tiles = tb_div_up(ys, yper);
-    dim3 g(tb_div_up(xs, xper), tb_grid_y(*tiles));
-    l->grid_x = g.x;
-    l->grid_y = g.y;
-    return g;
-}
-
-static int done(void) { return (int)cudaGetLastError(); }
-
-/* Calls LAUNCH<T>(l) for the element size of l: one C entry point per kernel. */
-#define BY_ELEM(LAUNCH, l)                                                                 \
-    switch ((l)->elem_size) {                                                              \
-    case 1: return LAUNCH<elem_of<1>::type>(l);                                            \
-    case 2: return LAUNCH<elem_of<2>::type>(l);                                            \
-    case 4: return LAUNCH<elem_of<4>::type>(l);                                            \
-    case 8: return LAUNCH<elem_of<8>::type>(l);                                            \
-    default: return (int)cudaErrorInvalidValue;                                            \
-    }
-
-#define SIMPLE_LAUNCHER(name, kernel, xs, ys)                                              \
-    template <typename E> static int launch_##name(struct tb_launch *l)                    \
+/* Every entry takes the same parameters, so that one argument list launches any of them. */
+#define TB_PARAMS const void *in, void *out, long rows, long cols, unsigned tiles_y, int pad
+#define TB_ENTRY(name, call, T, bytes)                                                     \
+    extern "C" __global__ void tb_##name##_##bytes(TB_PARAMS)                              \
     {                                                                                      \
-        unsigned tiles;                                                                    \
-        dim3 b(l->block_x, l->block_y);                                                    \
-        dim3 g = grid_for(l, xs, l->block_x, ys, l->block_y, &tiles);                      \
-        kernel<E><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);                         \
-        return done();                                                                     \
-    }                                                                                      \
-    extern "C" int tb_cuda_##name(struct tb_launch *l) { BY_ELEM(launch_##name, l) }
-
-SIMPLE_LAUNCHER(copy_row, k_copy_row, l->cols, l->rows)
-SIMPLE_LAUNCHER(copy_col, k_copy_col, l->cols, l->rows)
-SIMPLE_LAUNCHER(naive_row, k_naive_row, l->cols, l->rows)
-SIMPLE_LAUNCHER(naive_col, k_naive_col, l->rows, l->cols)
-SIMPLE_LAUNCHER(diagonal_row, k_diagonal_row, l->cols, l->rows)
-SIMPLE_LAUNCHER(diagonal_col, k_diagonal_col, l->rows, l->cols)
-
-template <typename E> static int launch_copy_smem(struct tb_launch *l)
-{
-    unsigned tiles;
-    dim3 b(l->block_x, l->block_y);
-    dim3 g = grid_for(l, l->cols, l->block_x, l->rows, l->block_y, &tiles);
-    size_t smem = (size_t)l->block_x * l->block_y * sizeof(E);
-    k_copy_smem<E><<<g, b, smem, tb_cuda_stream>>>(ARGS(E, l), tiles);
-    return done();
-}
-extern "C" int tb_cuda_copy_smem(struct tb_launch *l) { BY_ELEM(launch_copy_smem, l) }
-
-template <typename E> static int launch_unroll4_row(struct tb_launch *l)
-{
-    unsigned tiles;
-    dim3 b(l->block_x, l->block_y);
-    dim3 g = grid_for(l, l->cols, 4L * l->block_x, l->rows, l->block_y, &tiles);
-    k_unroll4_row<E><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);
-    return done();
-}
-extern "C" int tb_cuda_unroll4_row(struct tb_launch *l) { BY_ELEM(launch_unroll4_row, l) }
-
-template <typename E> static int launch_unroll4_col(struct tb_launch *l)
-{
-    unsigned tiles;
-    dim3 b(l->block_x, l->block_y);
-    dim3 g = grid_for(l, l->rows, 4L * l->block_x, l->cols, l->block_y, &tiles);
-    k_unroll4_col<E><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);
-    return done();
-}
-extern "C" int tb_cuda_unroll4_col(struct tb_launch *l) { BY_ELEM(launch_unroll4_col, l) }
-
-template <typename E, int PAD> static int launch_smem(struct tb_launch *l)
-{
-    unsigned tiles;
-    dim3 b(l->block_x, l->block_y);
-    dim3 g = grid_for(l, l->cols, l->block_x, l->rows, l->block_x, &tiles);
-    size_t smem = (size_t)l->block_x * (l->block_x + PAD) * sizeof(E);
-    k_smem<E><<<g, b, smem, tb_cuda_stream>>>(ARGS(E, l), tiles, PAD);
-    return done();
-}
-template <typename E> static int launch_smem0(struct tb_launch *l) { return launch_smem<E, 0>(l); }
-template <typename E> static int launch_smem1(struct tb_launch *l) { return launch_smem<E, 1>(l); }
-extern "C" int tb_cuda_smem(struct tb_launch *l) { BY_ELEM(launch_smem0, l) }
-extern "C" int tb_cuda_smem_pad(struct tb_launch *l) { BY_ELEM(launch_smem1, l) }
-
-template <typename E, int UNROLL, int PAD>
-static int launch_rect(struct tb_launch *l)
-{
-    unsigned tiles;
-    dim3 b(l->block_x, l->block_y);
-    dim3 g = grid_for(l, l->cols, (long)UNROLL * l->block_x, l->rows, l->block_y, &tiles);
-    size_t smem = (size_t)l->block_y * (UNROLL * l->block_x + PAD) * sizeof(E);
-    k_smem_rect<E, UNROLL><<<g, b, smem, tb_cuda_stream>>>(ARGS(E, l), tiles, PAD);
-    return done();
-}
-template <typename E> static int launch_rect10(struct tb_launch *l) { return launch_rect<E, 1, 0>(l); }
-template <typename E> static int launch_rect11(struct tb_launch *l) { return launch_rect<E, 1, 1>(l); }
-template <typename E> static int launch_rect21(struct tb_launch *l) { return launch_rect<E, 2, 1>(l); }
-extern "C" int tb_cuda_smem_rect(struct tb_launch *l) { BY_ELEM(launch_rect10, l) }
-extern "C" int tb_cuda_smem_rect_pad(struct tb_launch *l) { BY_ELEM(launch_rect11, l) }
-extern "C" int tb_cuda_smem_unroll_pad(struct tb_launch *l) { BY_ELEM(launch_rect21, l) }
-
-template <typename E, int TILE, int ROWS>
-static int launch_tiled(struct tb_launch *l)
-{
-    unsigned tiles;
-    dim3 b(TILE, ROWS);
-    dim3 g = grid_for(l, l->cols, TILE, l->rows, TILE, &tiles);
-    k_tiled<E, TILE, ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(E, l), tiles);
-    return done();
-}
-
-template <typename E, int TILE>
-static int launch_tiled_rows(struct tb_launch *l)
-{
-    switch (l->block_y) {
-    case 1: return launch_tiled<E, TILE, 1>(l);
-    case 2: return launch_tiled<E, TILE, 2>(l);
-    case 4: return launch_tiled<E, TILE, 4>(l);
-    case 8: return launch_tiled<E, TILE, 8>(l);
-    case 16: return launch_tiled<E, TILE, 16>(l);
-    case 32: /* only the 32 tile: 16 x 32 breaks the rule, 64 x 32 is 2048 threads */
-        return TILE == 32 ? launch_tiled<E, TILE, TILE == 32 ? 32 : 1>(l)
-                          : (int)cudaErrorInvalidConfiguration;
-    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
+        typedef T E;                                                                       \
+        const E *i_ = (const E *)in;                                                       \
+        E *o_ = (E *)out;                                                                  \
+        (void)pad;                                                                         \
+        call;                                                                              \
     }
-}
+#define TB_ENTRY_ALL(name, call)                                                           \
+    TB_ENTRY(name, call, unsigned char, 1)                                                 \
+    TB_ENTRY(name, call, unsigned short, 2)                                                \
+    TB_ENTRY(name, call, float, 4)                                                         \
+    TB_ENTRY(name, call, unsigned long long, 8)
 
-template <typename E> static int launch_tiled_any(struct tb_launch *l)
-{
-    switch (l->block_x) {
-    case 16: return launch_tiled_rows<E, 16>(l);
-    case 32: return launch_tiled_rows<E, 32>(l);
-    case 64: return launch_tiled_rows<E, 64>(l);
-    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
+TB_ENTRY_ALL(copy_row, k_copy_row<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(copy_col, k_copy_col<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(copy_smem, k_copy_smem<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(naive_row, k_naive_row<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(naive_col, k_naive_col<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(unroll4_row, k_unroll4_row<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(unroll4_col, k_unroll4_col<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(diagonal_row, k_diagonal_row<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(diagonal_col, k_diagonal_col<E>(i_, o_, rows, cols, tiles_y))
+TB_ENTRY_ALL(smem, k_smem<E>(i_, o_, rows, cols, tiles_y, pad))
+TB_ENTRY_ALL(smem_rect1, (k_smem_rect<E, 1>(i_, o_, rows, cols, tiles_y, pad)))
+TB_ENTRY_ALL(smem_rect2, (k_smem_rect<E, 2>(i_, o_, rows, cols, tiles_y, pad)))
+
+/* tiled: TILE x ROWS threads for every shape the table's rule allows */
+#define TB_TILED(t, r) TB_ENTRY_ALL(tiled_##t##x##r, (k_tiled<E, t, r>(i_, o_, rows, cols, tiles_y)))
+TB_TILED(16, 1) TB_TILED(16, 2) TB_TILED(16, 4) TB_TILED(16, 8) TB_TILED(16, 16)
+TB_TILED(32, 1) TB_TILED(32, 2) TB_TILED(32, 4) TB_TILED(32, 8) TB_TILED(32, 16) TB_TILED(32, 32)
+TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
+
+/* float-only kernels, with launch bounds for their fixed block shapes */
+#define TB_FLOAT_ENTRY(name, threads, call)                                                \
+    extern "C" __global__ void __launch_bounds__(threads) tb_##name##_4(TB_PARAMS)         \
+    {                                                                                      \
+        (void)pad;                                                                         \
+        call;                                                                              \
     }
-}
-extern "C" int tb_cuda_tiled(struct tb_launch *l) { BY_ELEM(launch_tiled_any, l) }
+#define TB_ALIGNED64(r) TB_FLOAT_ENTRY(aligned64_##r, AL_TILE * r, \
+    k_aligned64<r>((const float *)in, (float *)out, rows, cols, tiles_y))
+#define TB_TILE2X2(r) TB_FLOAT_ENTRY(tile2x2_##r, 32 * r, \
+    k_tile2x2<r>((const float *)in, (float *)out, rows, cols, tiles_y))
+TB_ALIGNED64(4) TB_ALIGNED64(8) TB_ALIGNED64(16)
+TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 
-template <int ROWS>
-static int launch_aligned(struct tb_launch *l)
+/* ---- support: input fill and the SM clock probe ------------------------------------ */
+
+extern "C" __global__ void tb_fill_pattern(void *dst, size_t count, int elem,
+                                           unsigned long long seed)
 {
-    unsigned tiles;
-    dim3 b(AL_TILE, ROWS);
-    /* tiles of output columns: shifted segments reach up to 7 past the last tile; each
-     * block walks down up to AL_PER_BLOCK of them */
-    dim3 g = grid_for(l, l->cols, AL_TILE, l->rows + AL_HALO - 1, AL_TILE, &tiles);
-    g.y = tb_grid_y(tb_div_up(tiles, AL_PER_BLOCK));
-    l->grid_y = g.y;
-    k_aligned64<ROWS><<<g, b, 0, tb_cuda_stream>>>(ARGS(float, l), tiles);
-    return done();
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        tb_pattern_store(dst, elem, seed, i);
 }
 
-template <int ROWS>
-static int launch_tile2x2(struct tb_launch *l)
+__device__ __forceinline__ unsigned long long global_ns()
 {
-    unsigned tiles;
-    dim3 b(32, ROWS);
-    dim3 g = grid_for(l, l->cols / 2, 32, l->rows / 2, 32, &tiles);
-    k_tile2x2<ROWS><<<g, b, 0, tb_cuda_stream>>>((const float *)l->in, (float *)l->out, l->rows,
-                                                  l->cols, tiles);
-    return done();
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 
-extern "C" int tb_cuda_tile2x2(struct tb_launch *l)
+/* One thread spins for about 200 us and counts SM cycles against the global timer
+ * (clock64 against %globaltimer works on Jetson, where NVML does not report clocks). */
+extern "C" __global__ void tb_clock_probe(unsigned long long *out)
 {
-    if (l->rows % 2 || l->cols % 2)
-        return (int)cudaErrorInvalidValue; /* the table's shape rule forbids it */
-    switch (l->block_y) {
-    case 4: return launch_tile2x2<4>(l);
-    case 8: return launch_tile2x2<8>(l);
-    case 16: return launch_tile2x2<16>(l);
-    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
-    }
+    unsigned long long t0 = global_ns(), t1;
+    long long c0 = clock64(), c1;
+    do {
+        t1 = global_ns();
+        c1 = clock64();
+    } while (t1 - t0 < 200000ull);
+    out[0] = (unsigned long long)(c1 - c0);
+    out[1] = t1 - t0;
 }
-
-extern "C" int tb_cuda_aligned64(struct tb_launch *l)
-{
-    switch (l->block_y) {
-    case 4: return launch_aligned<4>(l);
-    case 8: return launch_aligned<8>(l);
-    case 16: return launch_aligned<16>(l);
-    default: return (int)cudaErrorInvalidConfiguration; /* the table's rule forbids it */
-    }
-}
-
-extern "C" int tb_cuda_memcpy(struct tb_launch *l)
-{
-    l->grid_x = l->grid_y = 0;
-    size_t bytes = (size_t)l->rows * (size_t)l->cols * (size_t)l->elem_size;
-    return (int)cudaMemcpyAsync(l->out, l->in, bytes, cudaMemcpyDeviceToDevice, tb_cuda_stream);
-}
-
-/* ---- cuBLAS ----------------------------------------------------------------------- */
-
-#ifdef TB_HAVE_CUBLAS
-static cublasHandle_t handle;
-
-extern "C" void tb_cuda_forget_handles(void)
-{
-    if (handle)
-        cublasDestroy(handle);
-    handle = NULL;
-}
-
-/* Row-major rows x cols is column-major cols x rows (lda = cols); C = op_T(A) is then
- * column-major rows x cols, i.e. row-major cols x rows: the transpose. beta = 0 with
- * B = C (allowed in place when ldb == ldc and B is not transposed). */
-extern "C" int tb_cuda_cublas_geam(struct tb_launch *l)
-{
-    l->grid_x = l->grid_y = 0;
-    cublasStatus_t s;
-    if (!handle) {
-        if ((s = cublasCreate(&handle)) != CUBLAS_STATUS_SUCCESS)
-            return TB_CUBLAS_ERR_BASE + (int)s;
-        cublasSetStream(handle, tb_cuda_stream);
-    }
-    const float alpha = 1.0f, beta = 0.0f;
-    s = cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)l->rows, (int)l->cols, &alpha,
-                    (const float *)l->in, (int)l->cols, &beta, (const float *)l->out,
-                    (int)l->rows, (float *)l->out, (int)l->rows);
-    if (s != CUBLAS_STATUS_SUCCESS)
-        return TB_CUBLAS_ERR_BASE + (int)s;
-    return done();
-}
-#else
-extern "C" void tb_cuda_forget_handles(void) {}
-#endif

@@ -23,12 +23,14 @@ struct tb_launch {
     unsigned grid_x, grid_y; /* set by the launcher; 0 where there is no grid */
 };
 
-/* Returns 0, or a backend error code (cudaError_t for CUDA, a negative errno for CPU). */
+/* Returns 0, or a backend error code (CUresult for CUDA, a negative errno for CPU). */
 typedef int (*tb_launch_fn)(struct tb_launch *l);
 /* Returns 1 when the block shape suits the kernel, else 0 with the reason in why. */
 typedef int (*tb_block_rule_fn)(int bx, int by, char *why, size_t n);
 /* Returns 1 when the matrix shape suits the kernel, else 0 with the reason in why. */
 typedef int (*tb_shape_rule_fn)(long rows, long cols, char *why, size_t n);
+/* NULL when the kernel can run in this process, else why not (a library not found). */
+typedef const char *(*tb_unusable_fn)(void);
 
 enum tb_kernel_flags {
     TB_KF_COPY = 1u << 0,     /* output has the input's shape: a bound, not a transpose */
@@ -49,6 +51,7 @@ struct tb_kernel {
     unsigned flags;
     unsigned elem_sizes;        /* bit mask of supported element sizes (1<<size) */
     tb_shape_rule_fn shape_ok;  /* NULL: any matrix shape */
+    tb_unusable_fn unusable;    /* NULL: always usable when launch is set */
 };
 
 /* The table, in `list` order, ended by a row with a NULL name. */
@@ -63,13 +66,17 @@ const struct tb_kernel *tb_kernel_copy_ref(enum tb_backend_id b);
 int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, size_t n);
 /* Checks the matrix shape against the row's rule; 1 ok, 0 with why filled. */
 int tb_kernel_shape_ok(const struct tb_kernel *k, long rows, long cols, char *why, size_t n);
+/* Checks that the kernel can run here (its library found); 1 ok, 0 with why filled. */
+int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n);
 
 /* CPU kernels (cpu_kernels.c). */
 int tb_cpu_naive_row(struct tb_launch *l);
 int tb_cpu_blocked(struct tb_launch *l);
 int tb_cpu_copy_row(struct tb_launch *l);
 
-/* CUDA kernels (cuda_transpose.cu); present when built with TB_HAVE_CUDA. */
+/* CUDA kernels: C launchers (cuda_launch.c) that pick a grid and an entry point of the
+ * embedded images (cuda_transpose.cu); memcpy and cublas_geam are in backend_cuda.c.
+ * TB_HAVE_CUDA: the executable carries kernel images. */
 #define TB_CUDA_KERNELS(X) \
     X(copy_row) X(copy_col) X(copy_smem) X(memcpy) \
     X(naive_row) X(naive_col) X(unroll4_row) X(unroll4_col) \
@@ -78,6 +85,17 @@ int tb_cpu_copy_row(struct tb_launch *l);
 #define TB_DECLARE_CUDA(n) int tb_cuda_##n(struct tb_launch *l);
 TB_CUDA_KERNELS(TB_DECLARE_CUDA)
 #undef TB_DECLARE_CUDA
+
+/* One launch of an image entry: grid, block, dynamic shared memory, and the two values the
+ * entries take besides the matrix (tile rows in the grid, shared-memory padding). */
+struct tb_grid {
+    unsigned gx, gy, bx, by, smem, tiles_y;
+    int pad;
+};
+/* Launches entry point `entry` of the embedded images on the CUDA backend's stream. */
+int tb_cuda_launch_entry(const char *entry, const struct tb_grid *g, const struct tb_launch *l);
+/* NULL when cuBLAS can be loaded, else why not (backend_cuda.c). */
+const char *tb_cuda_cublas_unusable(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #                                           (default: build check bench table)
 #   OUT=DIR                                 where logs go (default /tmp/gpu-check)
 #   CHECK_ARGS, BENCH_ARGS                  more `run` options, e.g. "--kernels tiled,memcpy"
+#   RT_BIN                                  a runtime-API build, for the rtcompare step
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
 set -u
@@ -31,6 +32,7 @@ step_build() {
     make -j"$(nproc)" "$@" transpose-bench > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     set --
     tail -3 "$OUT/build.log"
+    ./transpose-bench list | sed -n '/^kernel images/,/^GPU/p'
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv 2>/dev/null
 }
 
@@ -125,6 +127,25 @@ step_fault() {
     echo "exit $?"; cat "$OUT/fault.txt"
 }
 
+# The driver-API build (this tree) against a runtime-API build of the last commit before it
+# (RT_BIN, built beforehand and carried), timed one after the other on the same sizes.
+step_rtcompare() {
+    say "runtime API ($RT_BIN) then driver API (this build): best GB/s per kernel and size"
+    for tag in rt drv; do
+        b=./transpose-bench; [ $tag = rt ] && b=$RT_BIN
+        "$b" run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+            --sizes 8192x8192,8191x12289 -o "$OUT/cmp-$tag" --quiet || rc=1
+        ./transpose-bench compare "$OUT"/cmp-$tag/*.csv.gz --format csv > "$OUT/cmp-$tag.csv"
+    done
+    awk -F, 'NR == FNR { if (FNR > 1) rt[$1 "x" $2 " " $3] = $6; next }
+             FNR > 1 && ($1 "x" $2 " " $3) in rt {
+                 k = $1 "x" $2 " " $3; r = rt[k] > 0 ? $6 / rt[k] : 0
+                 printf "%-28s rt %8.1f  drv %8.1f  drv/rt %.3f\n", k, rt[k], $6, r
+                 s += r; n++ }
+             END { if (n) printf "mean drv/rt over %d kernel-size pairs: %.4f\n", n, s / n }' \
+        "$OUT/cmp-rt.csv" "$OUT/cmp-drv.csv"
+}
+
 # Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
 step_profile() {
     size=${PROFILE_SIZE:-8192x8192}
@@ -140,14 +161,14 @@ step_profile() {
         grep -E 'k_[a-z]|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible' \
             "$OUT/ncu-$k-$b.txt" | grep -v '^==PROF' | head -40
     done
-    cuobjdump -sass build/kernels/cuda_transpose.cu.o 2>/dev/null | awk '/Function : /{f=/aligned64ILi8E/} f' \
+    cuobjdump -sass build/kernels.fatbin 2>/dev/null | awk "/Function : /{f=/tb_aligned64_8_4/} f" \
         | grep -E 'STG|LDS|STS|LDG' > "$OUT/sass-aligned64.txt"
     echo "sass: $(grep -c STG "$OUT/sass-aligned64.txt") STG, $(grep -c 'STG.*128' "$OUT/sass-aligned64.txt") of them 128-bit"
 }
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

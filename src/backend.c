@@ -1,18 +1,10 @@
-/* backend.c: choosing a backend from --device. Without CUDA compiled in, the CUDA
- * backend is a stub whose `unavailable` says why, so `--device cuda` explains itself. */
+/* backend.c: choosing a backend from --device. The CUDA backend is always built (it opens
+ * the driver at run time); its probe says why a GPU cannot be used. */
 #include "backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef TB_HAVE_CUDA
-const struct tb_backend tb_backend_cuda = {
-    .name = "cuda",
-    .id = TB_BACKEND_CUDA,
-    .unavailable = "built without CUDA (nvcc not found, or CUDA=0)",
-};
-#endif
 
 int tb_backend_select(const char *spec, const struct tb_backend **out, int *index, char *why,
                       size_t n)
@@ -37,9 +29,7 @@ int tb_backend_select(const char *spec, const struct tb_backend **out, int *inde
     if (strcmp(spec, "auto"))
         return -1;
     const struct tb_backend *cuda = &tb_backend_cuda;
-    if (cuda->unavailable)
-        snprintf(why, n, "%s", cuda->unavailable);
-    else if (cuda->probe(0, why, n) == 0) {
+    if (cuda->probe(0, why, n) == 0) {
         *out = cuda;
         return 0;
     }

@@ -1,6 +1,7 @@
 /* backend.h: what the runner needs from a device (CPU or CUDA): memory, launches,
- * timing, cache flushing, clocks and recovery. One ops struct per backend; the CUDA
- * one lives in kernels/cuda_backend.cu. Errors are backend codes, 0 meaning success. */
+ * timing, cache flushing, clocks and recovery. One ops struct per backend, one file each:
+ * backend_cpu.c and backend_cuda.c (the driver API, opened at run time). Errors are backend
+ * codes, 0 meaning success. */
 #ifndef TB_BACKEND_H
 #define TB_BACKEND_H
 
@@ -22,16 +23,19 @@ struct tb_device_info {
     size_t l2_bytes;                 /* last-level cache */
     size_t mem_bytes;                /* device (or host) memory */
     int max_threads_per_block;       /* CPU: no limit, INT_MAX */
-    char runtime_version[32], driver_version[32];
+    bool integrated;                 /* a Tegra GPU sharing the board's memory */
+    char driver_version[32];         /* the driver's CUDA version, e.g. "12.2" */
+    char image[96];                  /* the embedded kernel image this GPU runs */
+    char pci_bus_id[32];             /* e.g. "00000000:19:00.0", for NVML; "" when none */
 };
 
 struct tb_backend {
     const char *name;
     enum tb_backend_id id;
-    const char *unavailable;         /* non-NULL when compiled out */
-    /* 0 when device index is usable here, else an error code with why filled in. */
+    /* 0 when device index looks usable here, else an error code with why filled in. */
     int (*probe)(int index, char *why, size_t n);
-    int (*open)(int index, struct tb_device_info *info);
+    /* Opens the device (context, kernel images); 0, or an error code with why filled in. */
+    int (*open)(int index, struct tb_device_info *info, char *why, size_t n);
     void (*close)(void);
     int (*alloc)(size_t bytes, void **p);
     void (*free)(void *p);
@@ -51,6 +55,10 @@ struct tb_backend {
 
 extern const struct tb_backend tb_backend_cpu;
 extern const struct tb_backend tb_backend_cuda;
+
+/* The kernel images this executable carries, e.g. "sm_53 sm_87 + PTX compute_87, built by
+ * nvcc 11.8", or why there are none. */
+const char *tb_cuda_images(void);
 
 /* "auto", "cpu", "cuda", "cuda:N": picks the backend; auto prefers a usable GPU.
  * Fills why with the reason auto fell back to the CPU. Returns 0 or -1 on a bad spec. */

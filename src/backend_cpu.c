@@ -47,7 +47,7 @@ static void cpu_model(char *buf, size_t n)
     fclose(f);
 }
 
-static int cpu_open(int index, struct tb_device_info *info)
+static int cpu_open(int index, struct tb_device_info *info, char *why, size_t n)
 {
     memset(info, 0, sizeof(*info));
     cpu_model(info->name, sizeof(info->name));
@@ -61,7 +61,6 @@ static int cpu_open(int index, struct tb_device_info *info)
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     info->mem_bytes = pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : 0;
     info->max_threads_per_block = INT_MAX;
-    tb_strlcpy(info->runtime_version, "", sizeof(info->runtime_version));
     tb_strlcpy(info->driver_version, "", sizeof(info->driver_version));
     return 0;
 }

@@ -340,10 +340,6 @@ static int do_run(struct common *c, struct tune_req *tune)
         error("--device '%s': expected auto, cpu, cuda or cuda:N", c->device);
         return TB_EXIT_USAGE;
     }
-    if (be->unavailable) {
-        error("--device %s: %s", c->device, be->unavailable);
-        return TB_EXIT_USAGE;
-    }
     if (be->id == TB_BACKEND_CUDA && be->probe(index, why, sizeof(why)) != 0) {
         error("--device %s: %s", c->device, why);
         return TB_EXIT_FAIL;
@@ -351,9 +347,9 @@ static int do_run(struct common *c, struct tune_req *tune)
     if (!strcmp(c->device, "auto") && be->id == TB_BACKEND_CPU && !c->quiet)
         note("no usable GPU (%s): running on the CPU backend", why[0] ? why : "none found");
     struct tb_device_info dev;
-    int rc = be->open(index, &dev);
+    int rc = be->open(index, &dev, why, sizeof(why));
     if (rc) {
-        error("cannot open %s device %d: %s", be->name, index, be->errstr(rc));
+        error("cannot open %s device %d: %s", be->name, index, why);
         return TB_EXIT_FAIL;
     }
 
@@ -440,11 +436,12 @@ static int do_run(struct common *c, struct tune_req *tune)
     tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s", c->cfg.board.name, c->cfg.board.peak_gbps);
     tb_csvlog_meta(log, "backend", "%s", be->name);
     tb_csvlog_meta(log, "device", "%s", dev.name);
+    tb_csvlog_meta(log, "kernel_images", "%s", tb_cuda_images());
     if (be->id == TB_BACKEND_CUDA)
         tb_csvlog_meta(log, "cuda_device", "index %d, compute capability %d.%d, %d SMs, L2 %zu "
-                       "bytes, memory %zu bytes, CUDA runtime %s, driver's CUDA API %s", dev.index, dev.cc_major,
-                       dev.cc_minor, dev.sm_count, dev.l2_bytes, dev.mem_bytes,
-                       dev.runtime_version, dev.driver_version);
+                       "bytes, memory %zu bytes, driver's CUDA %s, PCI %s, runs %s",
+                       dev.index, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes,
+                       dev.mem_bytes, dev.driver_version, dev.pci_bus_id, dev.image);
     else
         tb_csvlog_meta(log, "cpu_device", "%d cores, last-level cache %zu bytes, memory %zu bytes",
                        dev.sm_count, dev.l2_bytes, dev.mem_bytes);
@@ -529,6 +526,22 @@ out_close:
 
 /* ---- list ------------------------------------------------------------------------- */
 
+/* The kernel images this binary carries, and whether GPU 0 can run them and which. */
+static void list_gpu(void)
+{
+    printf("\nkernel images: %s\n", tb_cuda_images());
+    const struct tb_backend *be = &tb_backend_cuda;
+    char why[1024];
+    struct tb_device_info dev;
+    if (be->probe(0, why, sizeof(why)) != 0 || be->open(0, &dev, why, sizeof(why)) != 0) {
+        printf("GPU cuda:0: not usable: %s\n", why);
+        return;
+    }
+    printf("GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: usable, runs %s\n", dev.name,
+           dev.cc_major, dev.cc_minor, dev.driver_version, dev.image);
+    be->close();
+}
+
 static int cmd_list(int argc, char **argv)
 {
     if (wants_help(argc, argv)) {
@@ -566,11 +579,17 @@ static int cmd_list(int argc, char **argv)
     }
     printf("kernels:\n  %-16s %-7s %-10s %-8s %-44s %s\n", "name", "backend", "available",
            "elements", "block-shape rule", "description");
-    for (const struct tb_kernel *k = tb_kernels; k->name; k++)
+    for (const struct tb_kernel *k = tb_kernels; k->name; k++) {
+        char no[256] = "";
+        if (!k->launch)
+            tb_strlcpy(no, k->unavailable, sizeof(no));
+        else
+            tb_kernel_usable(k, no, sizeof(no));
         printf("  %-16s %-7s %-10s %-8s %-44s %s%s%s\n", k->name, tb_backend_name(k->backend),
-               k->launch ? "yes" : "no", k->elem_sizes == (1u << 4) ? "float" : "all",
-               k->rule_text, k->description, k->launch ? "" : "; ",
-               k->launch ? "" : k->unavailable);
+               no[0] ? "no" : "yes", k->elem_sizes == (1u << 4) ? "float" : "all",
+               k->rule_text, k->description, no[0] ? "; " : "", no);
+    }
+    list_gpu();
 
     char board_path[PATH_MAX];
     c.quiet = true;

@@ -1,5 +1,6 @@
 /* sweep.c: see sweep.h. Kernel names were checked by config; here only shapes. */
 #include "sweep.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,20 @@ static bool asked_for(const struct tb_sweep_cfg *s, const struct tb_kernel *k)
 
 /* sweep.points: the listed points grouped by size (in order of first appearance), each
  * size led by the reference copy unless the list has it. Rules were checked by config. */
+/* Marks p skipped, with the reason, when it breaks a rule of its kernel's row (block shape,
+ * matrix shape) or the kernel cannot run in this process (its library not found). */
+static void check_point(struct tb_point *p)
+{
+    const struct tb_kernel *k = p->k;
+    char why[sizeof(p->why)];
+    if (!tb_kernel_block_ok(k, p->bx, p->by, why, sizeof(why)) ||
+        !tb_kernel_shape_ok(k, p->rows, p->cols, why, sizeof(why)) ||
+        !tb_kernel_usable(k, why, sizeof(why))) {
+        p->skip = true;
+        tb_strlcpy(p->why, why, sizeof(p->why));
+    }
+}
+
 static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct tb_point **out,
                          size_t *n_out)
 {
@@ -85,8 +100,7 @@ static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, str
             *q = (struct tb_point){ .k = k, .rows = p->rows, .cols = p->cols,
                                     .bx = noblock ? 0 : p->x, .by = noblock ? 0 : p->y,
                                     .size_index = i };
-            if (!tb_kernel_shape_ok(k, p->rows, p->cols, q->why, sizeof(q->why)))
-                q->skip = true;
+            check_point(q);
         }
     }
     *out = pts;
@@ -117,19 +131,11 @@ int tb_sweep_expand(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct t
                 p->cols = s->sizes[si].cols;
                 p->size_index = si;
                 p->auto_ref = !asked_for(s, k);
-                char why[160];
                 if (!(k->flags & TB_KF_NO_BLOCK)) {
                     p->bx = s->blocks[bi].x;
                     p->by = s->blocks[bi].y;
-                    if (!tb_kernel_block_ok(k, p->bx, p->by, why, sizeof(why))) {
-                        p->skip = true;
-                        snprintf(p->why, sizeof(p->why), "%s", why);
-                    }
                 }
-                if (!p->skip && !tb_kernel_shape_ok(k, p->rows, p->cols, why, sizeof(why))) {
-                    p->skip = true;
-                    snprintf(p->why, sizeof(p->why), "%s", why);
-                }
+                check_point(p);
             }
         }
     }

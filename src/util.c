@@ -153,16 +153,29 @@ bool tb_mul_overflow(size_t a, size_t b, size_t *out)
     return __builtin_mul_overflow(a, b, out);
 }
 
+#define FNV_OFFSET 1469598103934665603ULL
+#define FNV_PRIME 1099511628211ULL
+
+uint64_t tb_hash_bytes(const void *p, size_t n)
+{
+    uint64_t h = FNV_OFFSET;
+    for (size_t i = 0; i < n; i++) {
+        h ^= ((const unsigned char *)p)[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
 uint64_t tb_hash_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = FNV_OFFSET;
     int c;
     while ((c = getc(f)) != EOF) {
         h ^= (unsigned char)c;
-        h *= 1099511628211ULL;
+        h *= FNV_PRIME;
     }
     fclose(f);
     return h;

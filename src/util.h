@@ -45,6 +45,8 @@ void tb_fmt_num(char *buf, size_t n, double v, int decimals);
 /* Checked multiply of sizes; returns false on overflow. */
 bool tb_mul_overflow(size_t a, size_t b, size_t *out);
 
+/* FNV-1a 64-bit hash of n bytes. */
+uint64_t tb_hash_bytes(const void *p, size_t n);
 /* FNV-1a 64-bit hash of a file's bytes (config provenance in the log); 0 on error. */
 uint64_t tb_hash_file(const char *path);
 

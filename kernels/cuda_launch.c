@@ -1,0 +1,134 @@
+/* cuda_launch.c: the CUDA kernels' launchers, plain C. Each picks the grid and the name of
+ * the entry point in the embedded images (cuda_transpose.cu: tb_<kernel>[_<variant>]_<bytes>)
+ * for one launch and hands both to the backend. The rules here mirror the table's: a shape
+ * the table forbids never gets here, and is refused with CUDA_ERROR_INVALID_VALUE if it does.
+ * Grids: gridDim.y is capped at 65535 and the kernels loop over the tile rows beyond. */
+#include <stdio.h>
+
+#include "cuda_drv.h"
+#include "kernels.h"
+
+#define MAX_GRID_Y 65535u
+
+static unsigned div_up(long a, long b) { return (unsigned)((a + b - 1) / b); }
+
+/* Grid with x over xs elements (xper per block) and y over ys (yper per block). */
+static struct tb_grid grid_for(struct tb_launch *l, unsigned bx, unsigned by, long xs, long xper,
+                               long ys, long yper)
+{
+    struct tb_grid g = { .bx = bx, .by = by };
+    g.tiles_y = div_up(ys, yper);
+    g.gx = div_up(xs, xper);
+    g.gy = g.tiles_y < MAX_GRID_Y ? g.tiles_y : MAX_GRID_Y;
+    l->grid_x = g.gx;
+    l->grid_y = g.gy;
+    return g;
+}
+
+/* Launches "tb_<base>_<element bytes>". */
+static int launch(const char *base, const struct tb_grid *g, struct tb_launch *l)
+{
+    char entry[48];
+    snprintf(entry, sizeof(entry), "tb_%s_%d", base, l->elem_size);
+    return tb_cuda_launch_entry(entry, g, l);
+}
+
+/* One thread per element; x over `xs`, y over `ys` (rows or cols, by kernel). */
+static int simple(const char *base, struct tb_launch *l, long xs, long ys)
+{
+    struct tb_grid g = grid_for(l, l->block_x, l->block_y, xs, l->block_x, ys, l->block_y);
+    return launch(base, &g, l);
+}
+
+int tb_cuda_copy_row(struct tb_launch *l) { return simple("copy_row", l, l->cols, l->rows); }
+int tb_cuda_copy_col(struct tb_launch *l) { return simple("copy_col", l, l->cols, l->rows); }
+int tb_cuda_naive_row(struct tb_launch *l) { return simple("naive_row", l, l->cols, l->rows); }
+int tb_cuda_naive_col(struct tb_launch *l) { return simple("naive_col", l, l->rows, l->cols); }
+int tb_cuda_diagonal_row(struct tb_launch *l) { return simple("diagonal_row", l, l->cols, l->rows); }
+int tb_cuda_diagonal_col(struct tb_launch *l) { return simple("diagonal_col", l, l->rows, l->cols); }
+
+int tb_cuda_copy_smem(struct tb_launch *l)
+{
+    struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, l->block_x, l->rows,
+                                l->block_y);
+    g.smem = (unsigned)(l->block_x * l->block_y * l->elem_size);
+    return launch("copy_smem", &g, l);
+}
+
+/* Four elements per thread along x. */
+static int unroll4(const char *base, struct tb_launch *l, long xs, long ys)
+{
+    struct tb_grid g = grid_for(l, l->block_x, l->block_y, xs, 4L * l->block_x, ys, l->block_y);
+    return launch(base, &g, l);
+}
+
+int tb_cuda_unroll4_row(struct tb_launch *l) { return unroll4("unroll4_row", l, l->cols, l->rows); }
+int tb_cuda_unroll4_col(struct tb_launch *l) { return unroll4("unroll4_col", l, l->rows, l->cols); }
+
+/* Square tile of side block.x, padded by pad columns in shared memory. */
+static int smem(struct tb_launch *l, int pad)
+{
+    struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, l->block_x, l->rows,
+                                l->block_x);
+    g.smem = (unsigned)(l->block_x * (l->block_x + pad) * l->elem_size);
+    g.pad = pad;
+    return launch("smem", &g, l);
+}
+
+int tb_cuda_smem(struct tb_launch *l) { return smem(l, 0); }
+int tb_cuda_smem_pad(struct tb_launch *l) { return smem(l, 1); }
+
+/* Rectangular tile of block.y rows x unroll * block.x columns. */
+static int rect(struct tb_launch *l, int unroll, int pad)
+{
+    struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, (long)unroll * l->block_x,
+                                l->rows, l->block_y);
+    g.smem = (unsigned)(l->block_y * (unroll * l->block_x + pad) * l->elem_size);
+    g.pad = pad;
+    return launch(unroll == 2 ? "smem_rect2" : "smem_rect1", &g, l);
+}
+
+int tb_cuda_smem_rect(struct tb_launch *l) { return rect(l, 1, 0); }
+int tb_cuda_smem_rect_pad(struct tb_launch *l) { return rect(l, 1, 1); }
+int tb_cuda_smem_unroll_pad(struct tb_launch *l) { return rect(l, 2, 1); }
+
+/* TILE x TILE tile moved by TILE x ROWS threads: block.x = TILE, block.y = ROWS. */
+int tb_cuda_tiled(struct tb_launch *l)
+{
+    int t = l->block_x, r = l->block_y;
+    if ((t != 16 && t != 32 && t != 64) || r < 1 || t % r || t * r > 1024)
+        return CUDA_ERROR_INVALID_VALUE;   /* the table's rule forbids it */
+    struct tb_grid g = grid_for(l, t, r, l->cols, t, l->rows, t);
+    char base[32];
+    snprintf(base, sizeof(base), "tiled_%dx%d", t, r);
+    return launch(base, &g, l);
+}
+
+/* 64 x 64 tiles of output columns; shifted segments reach up to 7 past the last tile, and
+ * each block walks down up to 4 tiles. Floats only. */
+int tb_cuda_aligned64(struct tb_launch *l)
+{
+    int r = l->block_y;
+    if (l->block_x != 64 || (r != 4 && r != 8 && r != 16) || l->elem_size != 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct tb_grid g = grid_for(l, 64, r, l->cols, 64, l->rows + 8 - 1, 64);
+    unsigned walk = div_up(g.tiles_y, 4);
+    g.gy = walk < MAX_GRID_Y ? walk : MAX_GRID_Y;
+    l->grid_y = g.gy;
+    char base[32];
+    snprintf(base, sizeof(base), "aligned64_%d", r);
+    return launch(base, &g, l);
+}
+
+/* Even-shaped float matrices as 2x2 blocks: a 32 x 32 tile of blocks per thread block. */
+int tb_cuda_tile2x2(struct tb_launch *l)
+{
+    int r = l->block_y;
+    if (l->block_x != 32 || (r != 4 && r != 8 && r != 16) || l->elem_size != 4 ||
+        l->rows % 2 || l->cols % 2)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct tb_grid g = grid_for(l, 32, r, l->cols / 2, 32, l->rows / 2, 32);
+    char base[32];
+    snprintf(base, sizeof(base), "tile2x2_%d", r);
+    return launch(base, &g, l);
+}
