@@ -159,14 +159,25 @@ $(BUILD)/tests/libfake-nvml.so: tests/fake_nvml.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -o $@ $<
 
+# A stand-in libcuda for the CUDA backend's tests (loaded through $TB_CUDA_LIB); the -old
+# one lacks an entry point, as a driver older than CUDA 10.2 does.
+$(BUILD)/tests/libfake-cuda.so: tests/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -o $@ $<
+$(BUILD)/tests/libfake-cuda-old.so: tests/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -DFAKE_PRE_10_2 -o $@ $<
+TEST_LIBS = $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
+
 # ---- aarch64: the Jetsons' CPU, tested under qemu ----------------------------------
 CROSS_BUILD := build-aarch64
 CROSS_TESTS := $(TESTS:%=$(CROSS_BUILD)/tests/%)
 cross-test:
 	@scripts/ensure-deps.sh cross
-	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- CUDA=0 BUILD=$(CROSS_BUILD) \
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- BUILD=$(CROSS_BUILD) \
 		BIN=$(CROSS_BUILD)/transpose-bench $(CROSS_BUILD)/transpose-bench $(CROSS_TESTS) \
-		$(CROSS_BUILD)/tests/libfake-nvml.so
+		$(CROSS_BUILD)/tests/libfake-nvml.so $(CROSS_BUILD)/tests/libfake-cuda.so \
+		$(CROSS_BUILD)/tests/libfake-cuda-old.so
 	@file $(CROSS_BUILD)/transpose-bench | cut -d, -f1,2
 	@TB_RUNNER=qemu-aarch64 TB_BIN="qemu-aarch64 $(CURDIR)/$(CROSS_BUILD)/transpose-bench" \
 		TB_BUILD=$(CROSS_BUILD) scripts/run-tests.sh $(CROSS_TESTS)
@@ -194,11 +205,11 @@ run: deps
 	./transpose-bench run -c conf/default.cfg
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
 
 test-valgrind: deps
-	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(BUILD)/tests/libfake-nvml.so
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
 
 gpu-check:

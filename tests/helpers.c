@@ -1,6 +1,8 @@
 /* helpers.c: see helpers.h. */
 #include "helpers.h"
 
+#include <math.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -279,4 +281,13 @@ size_t th_fixture_lines(const char *rel, char ***lines)
     }
     fclose(f);
     return n;
+}
+
+void th_assert_close_(double a, double b, double eps, const char *what, const char *file,
+                      int line)
+{
+    if (!(fabs(a - b) <= eps)) {   /* NaN fails too */
+        print_error("%s = %.9g, expected %.9g within %.3g\n", what, a, b, eps);
+        _fail(file, line);
+    }
 }

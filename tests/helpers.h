@@ -13,6 +13,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+/* |a - b| <= eps, failing with both values. Our own: assert_float_equal came with cmocka
+ * 1.1.4, and JetPack 4 ships 1.1.1 (use no cmocka API newer than that). */
+#define th_assert_close(a, b, eps) th_assert_close_((double)(a), (double)(b), (double)(eps), \
+                                                    #a, __FILE__, __LINE__)
+void th_assert_close_(double a, double b, double eps, const char *what, const char *file,
+                      int line);
+
 /* A fresh directory under /tmp; removed with th_rmtree. */
 char *th_tmpdir(void);
 void th_rmtree(const char *path);

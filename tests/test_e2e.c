@@ -632,16 +632,16 @@ static void test_nvml_energy_through_run(void **state)
     char v[64], e[64], c[64], g[64];
     const char *row = row_at(header, 1);
     th_field(header, row, "power_total_w", v, sizeof(v));
-    assert_float_equal(atof(v), 100.0, 1.0);   /* from the counter, not the lagging reading */
+    th_assert_close(atof(v), 100.0, 1.0);   /* from the counter, not the lagging reading */
     th_field(header, row, "energy_j", e, sizeof(e));
     th_field(header, row, "energy_counter_j", c, sizeof(c));
     th_field(header, row, "window_ms", v, sizeof(v));
     double secs = atof(v) / 1000;
-    assert_float_equal(atof(e), 60.0 * secs, 0.01 * atof(e));     /* trapezoid of 60 W */
-    assert_float_equal(atof(c), 100.0 * secs, 0.02 * atof(c));    /* the counter's 100 W */
+    th_assert_close(atof(e), 60.0 * secs, 0.01 * atof(e));     /* trapezoid of 60 W */
+    th_assert_close(atof(c), 100.0 * secs, 0.02 * atof(c));    /* the counter's 100 W */
     th_field(header, row, "gbps_per_w", g, sizeof(g));
     th_field(header, row, "window_bytes", v, sizeof(v));
-    assert_float_equal(atof(g), atof(v) / secs / 1e9 / 100.0, 0.02 * atof(g));
+    th_assert_close(atof(g), atof(v) / secs / 1e9 / 100.0, 0.02 * atof(g));
     th_field(header, row, "gpu_clock_mhz", v, sizeof(v));
     assert_string_equal(v, "1500");
     free(text);

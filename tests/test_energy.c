@@ -13,7 +13,7 @@ static void test_constant_power(void **state)
     double p[] = { 5000, 5000, 5000, 5000, 5000 };
     size_t inside;
     /* 5 W for 0.25 s = 1.25 J = 1250 mJ, window edges between samples */
-    assert_float_equal(tb_energy_mj(t, p, 5, 50 * MS, 300 * MS, &inside), 1250, 1e-9);
+    th_assert_close(tb_energy_mj(t, p, 5, 50 * MS, 300 * MS, &inside), 1250, 1e-9);
     assert_int_equal(inside, 2); /* samples at 100 and 200 ms; 300 is the edge itself */
 }
 
@@ -28,7 +28,7 @@ static void test_linear_ramp(void **state)
     }
     double a = 150, b = 870; /* ms */
     double want = (1000 * (b - a) + 5 * (b * b - a * a)) * 1e-3; /* mW*ms -> mJ */
-    assert_float_equal(tb_energy_mj(t, p, 11, (int64_t)(a * MS), (int64_t)(b * MS), NULL), want,
+    th_assert_close(tb_energy_mj(t, p, 11, (int64_t)(a * MS), (int64_t)(b * MS), NULL), want,
                        1e-6);
 }
 
@@ -38,7 +38,7 @@ static void test_step_between_samples(void **state)
     int64_t t[] = { 0, 1000 * MS };
     double p[] = { 2000, 6000 };
     /* window [250, 750] ms: p goes 3000 -> 5000, mean 4000 mW over 0.5 s = 2000 mJ */
-    assert_float_equal(tb_energy_mj(t, p, 2, 250 * MS, 750 * MS, NULL), 2000, 1e-9);
+    th_assert_close(tb_energy_mj(t, p, 2, 250 * MS, 750 * MS, NULL), 2000, 1e-9);
 }
 
 static void test_outside_and_degenerate(void **state)
@@ -46,9 +46,9 @@ static void test_outside_and_degenerate(void **state)
     int64_t t[] = { 100 * MS, 200 * MS };
     double p[] = { 1000, 3000 };
     /* before the first sample the power is held at its value */
-    assert_float_equal(tb_energy_mj(t, p, 2, 0, 50 * MS, NULL), 50, 1e-9);
+    th_assert_close(tb_energy_mj(t, p, 2, 0, 50 * MS, NULL), 50, 1e-9);
     /* after the last one as well */
-    assert_float_equal(tb_energy_mj(t, p, 2, 300 * MS, 400 * MS, NULL), 300, 1e-9);
+    th_assert_close(tb_energy_mj(t, p, 2, 300 * MS, 400 * MS, NULL), 300, 1e-9);
     assert_true(isnan(tb_energy_mj(t, p, 0, 0, 10, NULL)));
     assert_true(isnan(tb_energy_mj(t, p, 2, 10, 10, NULL)));
 }

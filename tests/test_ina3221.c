@@ -58,9 +58,9 @@ static void test_nano_iio(void **state)
     struct tb_power_sample s;
     tb_power_sample_clear(&s);
     assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
-    assert_float_equal(rail_mw(&f, &s, "POM_5V_IN"), 1022, 0);   /* in_power0_input, mW */
-    assert_float_equal(rail_mw(&f, &s, "POM_5V_GPU"), 0, 0);
-    assert_float_equal(rail_mw(&f, &s, "POM_5V_CPU"), 204, 0);
+    th_assert_close(rail_mw(&f, &s, "POM_5V_IN"), 1022, 0);   /* in_power0_input, mW */
+    th_assert_close(rail_mw(&f, &s, "POM_5V_GPU"), 0, 0);
+    th_assert_close(rail_mw(&f, &s, "POM_5V_CPU"), 204, 0);
     assert_true(s.t_ns > 0);
     fake_close(&f);
 }
@@ -84,9 +84,9 @@ static void test_orin_nx_hwmon(void **state)
     struct tb_power_sample s;
     tb_power_sample_clear(&s);
     assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
-    assert_float_equal(rail_mw(&f, &s, "VDD_IN"), 5160.0 * 888 / 1000, 1e-2);   /* mV x mA */
-    assert_float_equal(rail_mw(&f, &s, "VDD_CPU_GPU_CV"), 5100.0 * 112 / 1000, 1e-2);
-    assert_float_equal(rail_mw(&f, &s, "VDD_SOC"), 5100.0 * 240 / 1000, 1e-2);
+    th_assert_close(rail_mw(&f, &s, "VDD_IN"), 5160.0 * 888 / 1000, 1e-2);   /* mV x mA */
+    th_assert_close(rail_mw(&f, &s, "VDD_CPU_GPU_CV"), 5100.0 * 112 / 1000, 1e-2);
+    th_assert_close(rail_mw(&f, &s, "VDD_SOC"), 5100.0 * 240 / 1000, 1e-2);
     fake_close(&f);
 }
 
@@ -116,9 +116,9 @@ static void test_agx_orin_two_chips(void **state)
     struct tb_power_sample s;
     tb_power_sample_clear(&s);
     assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
-    assert_float_equal(rail_mw(&f, &s, "VDD_GPU_SOC"), 6000, 1e-3);
-    assert_float_equal(rail_mw(&f, &s, "VIN_SYS_5V0"), 4000, 1e-3);   /* 5000 mV x 800 mA */
-    assert_float_equal(rail_mw(&f, &s, "VDDQ_VDD2_1V8AO"), 180, 1e-3);
+    th_assert_close(rail_mw(&f, &s, "VDD_GPU_SOC"), 6000, 1e-3);
+    th_assert_close(rail_mw(&f, &s, "VIN_SYS_5V0"), 4000, 1e-3);   /* 5000 mV x 800 mA */
+    th_assert_close(rail_mw(&f, &s, "VDDQ_VDD2_1V8AO"), 180, 1e-3);
     fake_close(&f);
 }
 

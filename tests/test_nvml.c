@@ -68,11 +68,11 @@ static void test_readings(void **state)
     struct tb_power_sample s;
     tb_power_sample_clear(&s);
     assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
-    assert_float_equal(s.rail_mw[0], 60000, 0);
+    th_assert_close(s.rail_mw[0], 60000, 0);
     assert_false(isnan(s.energy_mj));
-    assert_float_equal(s.gpu_temp_c, 60, 0);
-    assert_float_equal(s.gpu_clock_mhz, 1500, 0);
-    assert_float_equal(s.gpu_load_pct, 97, 0);
+    th_assert_close(s.gpu_temp_c, 60, 0);
+    th_assert_close(s.gpu_clock_mhz, 1500, 0);
+    th_assert_close(s.gpu_load_pct, 97, 0);
     tb_power_nvml.close(st);
     free(st);
 }

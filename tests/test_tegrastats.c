@@ -19,7 +19,7 @@ static void expect_rail(const struct tb_tegrastats_reading *r, const char *name,
     int i = rail(r, name);
     if (i < 0)
         fail_msg("rail %s missing", name);
-    assert_float_equal(r->rail_mw[i], mw, 1e-3);
+    th_assert_close(r->rail_mw[i], mw, 1e-3);
 }
 
 /* Every line of every fixture is recognised; every line with rails names its total. */
@@ -68,9 +68,9 @@ static void test_nano_jp4_root(void **state)
     assert_string_equal(r.rail[0], "POM_5V_IN");
     expect_rail(&r, "POM_5V_IN", 1750);          /* cur, not the cumulative avg 1628 */
     expect_rail(&r, "POM_5V_CPU", 366);
-    assert_float_equal(r.gpu_clock_mhz, 76, 0);
-    assert_float_equal(r.emc_clock_mhz, 1600, 0);
-    assert_float_equal(r.gpu_temp_c, 40, 0);
+    th_assert_close(r.gpu_clock_mhz, 76, 0);
+    th_assert_close(r.emc_clock_mhz, 1600, 0);
+    th_assert_close(r.gpu_temp_c, 40, 0);
 }
 
 static void test_non_root_no_clock(void **state)
@@ -80,7 +80,7 @@ static void test_non_root_no_clock(void **state)
                         "[2%@102,1%@102,0%@102,0%@102] EMC_FREQ 0% GR3D_FREQ 0% PLL@39C "
                         "CPU@40.5C PMIC@100C GPU@41C AO@46C thermal@41C POM_5V_IN 900/943 "
                         "POM_5V_GPU 0/0 POM_5V_CPU 123/123", &r);
-    assert_float_equal(r.gpu_load_pct, 0, 0);
+    th_assert_close(r.gpu_load_pct, 0, 0);
     assert_true(isnan(r.gpu_clock_mhz));
     assert_true(isnan(r.emc_clock_mhz));
     expect_rail(&r, "POM_5V_IN", 900);
@@ -98,10 +98,10 @@ static void test_orin_jp6_date_and_brackets(void **state)
     assert_int_equal(r.n_rails, 3);
     expect_rail(&r, "VDD_IN", 16321);
     expect_rail(&r, "VDD_CPU_GPU_CV", 7104);
-    assert_float_equal(r.gpu_load_pct, 99, 0);
-    assert_float_equal(r.gpu_clock_mhz, 612, 0);
-    assert_float_equal(r.emc_load_pct, 61, 0);
-    assert_float_equal(r.gpu_temp_c, 58.625, 1e-3);
+    th_assert_close(r.gpu_load_pct, 99, 0);
+    th_assert_close(r.gpu_clock_mhz, 612, 0);
+    th_assert_close(r.emc_load_pct, 61, 0);
+    th_assert_close(r.gpu_temp_c, 58.625, 1e-3);
 }
 
 static void test_agx_orin_offline_sensor_and_pairs(void **state)
@@ -112,7 +112,7 @@ static void test_agx_orin_offline_sensor_and_pairs(void **state)
                         "CV0@-256C GPU@-256C tj@44.343C VDD_GPU_SOC 2340mW/2340mW "
                         "VDD_CPU_CV 390mW/390mW ", &r);
     assert_true(isnan(r.gpu_temp_c));            /* -256C: offline */
-    assert_float_equal(r.gpu_clock_mhz, 1300, 0);
+    th_assert_close(r.gpu_clock_mhz, 1300, 0);
     assert_int_equal(r.n_rails, 2);              /* VIC_FREQ 729, APE 174 are no rails */
     expect_rail(&r, "VDD_GPU_SOC", 2340);
 }
@@ -125,7 +125,7 @@ static void test_jetpack7_three_values(void **state)
                         &r);
     expect_rail(&r, "VDD_GPU", 5139);
     expect_rail(&r, "VIN", 9000);
-    assert_float_equal(r.gpu_temp_c, 50.5, 1e-3);
+    th_assert_close(r.gpu_temp_c, 50.5, 1e-3);
 }
 
 static void test_agx_xavier_rail_names(void **state)
@@ -138,7 +138,7 @@ static void test_agx_xavier_rail_names(void **state)
     assert_int_equal(r.n_rails, 6);
     expect_rail(&r, "GPU", 463);
     expect_rail(&r, "SYS5V", 3306);
-    assert_float_equal(r.gpu_temp_c, 30.5, 1e-3);
+    th_assert_close(r.gpu_temp_c, 30.5, 1e-3);
 }
 
 static void test_garbage_and_truncated(void **state)

@@ -1,0 +1,149 @@
+/* fake_cuda.c: a stand-in for libcuda.so.1, loaded by the CUDA backend through $TB_CUDA_LIB
+ * in tests, so that every way a GPU can be unusable is seen without a GPU. $TB_FAKE_CUDA:
+ *   h100 (default)  one discrete sm_90 GPU, driver CUDA 13.0; the module loads
+ *   nano            one integrated sm_53 GPU (a Jetson Nano), driver CUDA 10.2
+ *   orin-old        one integrated sm_87 GPU whose driver (CUDA 11.4) refuses the images
+ *   nodevice        cuInit fails with CUDA_ERROR_NO_DEVICE (no GPU, or not in 'video')
+ *   zero            cuInit succeeds but no device is listed
+ * Built with -DFAKE_PRE_10_2 it lacks cuDevicePrimaryCtxReset, as a too-old driver would.
+ * Memory is host memory; kernels never run (launches succeed and do nothing). */
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+static const char *mode(void)
+{
+    const char *m = getenv("TB_FAKE_CUDA");
+    return m ? m : "h100";
+}
+
+static int is(const char *m) { return !strcmp(mode(), m); }
+
+CUresult cuInit(unsigned flags) { (void)flags; return is("nodevice") ? 100 : 0; }
+
+CUresult cuDriverGetVersion(int *v)
+{
+    *v = is("nano") ? 10020 : is("orin-old") ? 11040 : 13000;
+    return 0;
+}
+
+CUresult cuGetErrorString(CUresult e, const char **s)
+{
+    *s = e == 100 ? "no CUDA-capable device is detected"
+       : e == 209 ? "no kernel image is available for execution on the device"
+       : e == 222 ? "the provided PTX was compiled with an unsupported toolchain." : "unknown error";
+    return 0;
+}
+
+CUresult cuGetErrorName(CUresult e, const char **s)
+{
+    *s = e == 100 ? "CUDA_ERROR_NO_DEVICE" : e == 209 ? "CUDA_ERROR_NO_BINARY_FOR_GPU"
+       : e == 222 ? "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" : "CUDA_ERROR_UNKNOWN";
+    return 0;
+}
+
+CUresult cuDeviceGetCount(int *n) { *n = is("zero") ? 0 : 1; return 0; }
+CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? 0 : 101; }
+
+CUresult cuDeviceGetName(char *name, int len, int d)
+{
+    (void)d;
+    strncpy(name, is("nano") ? "NVIDIA Tegra X1" : is("orin-old") ? "Orin" : "NVIDIA H100 80GB HBM3",
+            (size_t)len);
+    return 0;
+}
+
+CUresult cuDeviceGetAttribute(int *v, int attr, int d)
+{
+    (void)d;
+    int tegra = is("nano") || is("orin-old");
+    switch (attr) {
+    case 75: *v = is("nano") ? 5 : is("orin-old") ? 8 : 9; break;     /* major */
+    case 76: *v = is("nano") ? 3 : is("orin-old") ? 7 : 0; break;     /* minor */
+    case 18: *v = tegra; break;                                       /* integrated */
+    case 1: *v = 1024; break;
+    case 16: *v = tegra ? 1 : 132; break;
+    case 38: *v = tegra ? 256 << 10 : 50 << 20; break;
+    case 33: *v = tegra ? 0 : 0x19; break;
+    default: *v = 0;
+    }
+    return 0;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)4 << 30; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = (void *)1; return 0; }
+CUresult cuDevicePrimaryCtxRelease(int d) { (void)d; return 0; }
+#ifndef FAKE_PRE_10_2
+CUresult cuDevicePrimaryCtxReset(int d) { (void)d; return 0; }
+#endif
+CUresult cuCtxSetCurrent(void *c) { (void)c; return 0; }
+
+CUresult cuModuleLoadData(void **m, const void *image)
+{
+    (void)image;
+    if (is("orin-old"))
+        return 222;
+    *m = (void *)1;
+    return 0;
+}
+
+CUresult cuModuleUnload(void *m) { (void)m; return 0; }
+CUresult cuModuleGetFunction(void **f, void *m, const char *name)
+{
+    (void)m;
+    *f = (void *)name;
+    return 0;
+}
+
+CUresult cuFuncGetAttribute(int *v, int attr, void *f)
+{
+    (void)f;
+    *v = attr == 6 ? (is("nano") ? 53 : 90) : 0;
+    return 0;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+    void *h = malloc(n);
+    *p = (CUdeviceptr)(size_t)h;
+    return h ? 0 : 2;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(size_t)p); return 0; }
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st)
+{
+    (void)st;
+    memcpy(d, (void *)(size_t)s, n);
+    return 0;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st)
+{
+    (void)st;
+    memcpy((void *)(size_t)d, (void *)(size_t)s, n);
+    return 0;
+}
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *st)
+{
+    (void)st;
+    memset((void *)(size_t)p, v, n);
+    return 0;
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, void *s, void **params, void **extra)
+{
+    (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)s;
+    (void)params; (void)extra;
+    return 0;
+}
+
+CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)1; return 0; }
+CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
+CUresult cuStreamDestroy_v2(void *s) { (void)s; return 0; }
+CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = (void *)1; return 0; }
+CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return 0; }
+CUresult cuEventSynchronize(void *e) { (void)e; return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1.0f; return 0; }
+CUresult cuEventDestroy_v2(void *e) { (void)e; return 0; }
