@@ -196,6 +196,16 @@ fuzz:
 		CFLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
 	@scripts/fuzz.sh
 
+# ---- one tarball per board: make dist BOARD=boards/<board>.cfg ----------------------
+dist:
+	@test -n "$(BOARD)" || { echo "make dist: name a board, e.g. make dist BOARD=boards/jetson-nano.cfg"; exit 2; }
+	@scripts/dist.sh $(BOARD)
+
+# What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image.
+dist-check:
+	@scripts/ensure-deps.sh cross
+	@tests/dist-check.sh
+
 # ---- user-facing targets ---------------------------------------------------
 deps:
 	@scripts/ensure-deps.sh
@@ -241,6 +251,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

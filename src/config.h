@@ -54,6 +54,10 @@ struct tb_board_cfg {
     char match_gpu[TB_STR];    /* substring of the GPU's name (desktop boards) */
     char arch[TB_STR];         /* e.g. "sm_87" */
     char sms[TB_STR];          /* e.g. "87": what `make BOARD=` compiles for */
+    char cpu[TB_STR];          /* "aarch64" or "x86_64": what `make dist` builds for */
+    char cuda[TB_STR];         /* the JetPack's CUDA version, e.g. "10.2"; "" on desktops */
+    bool has_gpu;              /* a run that cannot use the GPU fails (unless --device cpu) */
+    double max_power_w;        /* readings above it are dropped; 0: no ceiling */
     double peak_gbps;          /* theoretical peak, 0 = unknown */
     struct {
         char source[TB_STR];   /* auto, none, or a source name */

@@ -20,6 +20,9 @@
 void th_assert_close_(double a, double b, double eps, const char *what, const char *file,
                       int line);
 
+/* Fails the test with a message (cmocka's fail_msg, in a form every version has). */
+#define th_fail(...) do { print_error(__VA_ARGS__); print_error("\n"); fail(); } while (0)
+
 /* A fresh directory under /tmp; removed with th_rmtree. */
 char *th_tmpdir(void);
 void th_rmtree(const char *path);

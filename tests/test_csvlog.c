@@ -103,7 +103,7 @@ static void test_doc_lists_every_column(void **state)
         char pat[64];
         snprintf(pat, sizeof(pat), "`%s`", tb_columns[i].name);
         if (!strstr(doc, pat))
-            fail_msg("doc/log-format.md does not list column %s", tb_columns[i].name);
+            th_fail("doc/log-format.md does not list column %s", tb_columns[i].name);
     }
 }
 

@@ -199,7 +199,7 @@ static void test_quiet_prints_nothing(void **state)
 static void test_progress_only_on_a_terminal(void **state)
 {
     if (system("command -v script >/dev/null 2>&1") != 0)
-        fail_msg("util-linux's script is needed to give the run a terminal");
+        th_fail("util-linux's script is needed to give the run a terminal");
     char *dir = th_tmpdir(), cmd[4 * PATH_MAX], out[PATH_MAX];
     const char *bin = getenv("TB_BIN");
     snprintf(out, sizeof(out), "%s/tty.txt", dir);
@@ -568,7 +568,7 @@ static void test_power_command_csv(void **state)
         snprintf(want, sizeof(want), ",tegrastats,%s,%s\n", order[i], vals[i]);
         const char *hit = strstr(r, want);
         if (!hit)
-            fail_msg("missing %s in\n%s", want, out);
+            th_fail("missing %s in\n%s", want, out);
         r = hit + 1;
     }
     int lines = 0;

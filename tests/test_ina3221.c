@@ -42,7 +42,7 @@ static float rail_mw(const struct fake *f, const struct tb_power_sample *s, cons
     for (int i = 0; i < f->rails.n; i++)
         if (!strcmp(f->rails.name[i], name))
             return s->rail_mw[i];
-    fail_msg("rail %s missing", name);
+    th_fail("rail %s missing", name);
     return NAN;
 }
 

@@ -18,7 +18,7 @@ static void expect_rail(const struct tb_tegrastats_reading *r, const char *name,
 {
     int i = rail(r, name);
     if (i < 0)
-        fail_msg("rail %s missing", name);
+        th_fail("rail %s missing", name);
     th_assert_close(r->rail_mw[i], mw, 1e-3);
 }
 
@@ -38,7 +38,7 @@ static void test_every_fixture_line(void **state)
         for (size_t i = 0; i < n; i++) {
             struct tb_tegrastats_reading r;
             if (tb_tegrastats_parse(v[i], &r) <= 0)
-                fail_msg("%s line %zu not recognised", files[f], i + 1);
+                th_fail("%s line %zu not recognised", files[f], i + 1);
             bool old_l4t = !strncmp(files[f], "tx1-jp3", 7);
             if (old_l4t)
                 assert_int_equal(r.n_rails, 0);
