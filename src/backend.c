@@ -7,10 +7,11 @@
 #include <string.h>
 
 int tb_backend_select(const char *spec, const struct tb_backend **out, int *index, char *why,
-                      size_t n)
+                      size_t n, int *probe_rc)
 {
     why[0] = '\0';
     *index = 0;
+    *probe_rc = 0;
     if (!strcmp(spec, "cpu")) {
         *out = &tb_backend_cpu;
         return 0;
@@ -29,7 +30,7 @@ int tb_backend_select(const char *spec, const struct tb_backend **out, int *inde
     if (strcmp(spec, "auto"))
         return -1;
     const struct tb_backend *cuda = &tb_backend_cuda;
-    if (cuda->probe(0, why, n) == 0) {
+    if ((*probe_rc = cuda->probe(0, why, n)) == 0) {
         *out = cuda;
         return 0;
     }

@@ -61,9 +61,10 @@ extern const struct tb_backend tb_backend_cuda;
 const char *tb_cuda_images(void);
 
 /* "auto", "cpu", "cuda", "cuda:N": picks the backend; auto prefers a usable GPU.
- * Fills why with the reason auto fell back to the CPU. Returns 0 or -1 on a bad spec. */
+ * When auto takes the CPU, why says why and *probe_rc is the GPU probe's code (-ENOENT:
+ * no NVIDIA driver here at all). Returns 0, or -1 on a bad spec. */
 int tb_backend_select(const char *spec, const struct tb_backend **out, int *index,
-                      char *why, size_t n);
+                      char *why, size_t n, int *probe_rc);
 
 #ifdef __cplusplus
 }

@@ -201,6 +201,7 @@ static int device_facts(int index, CUdevice *d, int *major, int *minor, bool *in
 static int driver_for_images(char *why, size_t n)
 {
     if (!have_images()) {
+        load_driver();   /* only to learn whether a driver (so a GPU) is here */
         snprintf(why, n, "this binary carries no kernel images (built without nvcc, or CUDA=0)");
         return -1;
     }
@@ -214,7 +215,7 @@ static int driver_for_images(char *why, size_t n)
 static int cuda_probe(int index, char *why, size_t n)
 {
     if (driver_for_images(why, n) < 0)
-        return -ENODEV;
+        return libcuda ? -ENODEV : -ENOENT;   /* ENOENT: no NVIDIA driver on this machine */
     CUdevice d;
     int major, minor;
     bool integ;

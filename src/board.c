@@ -96,6 +96,22 @@ void tb_board_model(const char *root, char *buf, size_t n)
     buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* The longest of the '|'-separated candidates found in text; 0 when none. */
+static size_t best_match(const char *text, const char *cands, char *which, size_t n)
+{
+    size_t best = 0;
+    char list[512];
+    tb_strlcpy(list, cands, sizeof(list));
+    for (char *save = NULL, *t = strtok_r(list, "|", &save); t; t = strtok_r(NULL, "|", &save))
+        if (*t && strstr(text, t) && strlen(t) > best) {
+            best = strlen(t);
+            tb_strlcpy(which, t, n);
+        }
+    return best;
+}
+
+/* The model string decides when some board file names it; the GPU's name only when none
+ * does (a TX2's GPU is "NVIDIA Tegra X2", which the desktop file's "NVIDIA" would take). */
 int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n, char *why,
                     size_t why_n)
 {
@@ -110,34 +126,57 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
         snprintf(why, why_n, "cannot open '%s'", dir);
         return -1;
     }
-    size_t best_len = 0;
-    char best[PATH_MAX * 2] = "";
+    size_t best_model = 0, best_gpu = 0;
+    char by_model[PATH_MAX * 2] = "", by_gpu[PATH_MAX * 2] = "", mwhy[1024] = "", gwhy[1024] = "";
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
         if (l < 5 || strcmp(e->d_name + l - 4, ".cfg"))
             continue;
-        char file[PATH_MAX * 2], name[128], m[256], g[256];
+        char file[PATH_MAX * 2], name[128], m[256], g[256], which[256];
         snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
         if (tb_config_peek_board(file, name, sizeof(name), m, sizeof(m), g, sizeof(g)) < 0)
             continue;
-        if (m[0] && model[0] && strstr(model, m) && strlen(m) > best_len) {
-            best_len = strlen(m);
-            snprintf(best, sizeof(best), "%s", file);
-            snprintf(why, why_n, "device-tree model '%s' matches '%s'", model, m);
+        size_t k = model[0] ? best_match(model, m, which, sizeof(which)) : 0;
+        if (k > best_model) {
+            best_model = k;
+            snprintf(by_model, sizeof(by_model), "%s", file);
+            snprintf(mwhy, sizeof(mwhy), "model '%s' matches '%s'", model, which);
         }
-        if (g[0] && gpu_name && strstr(gpu_name, g) && strlen(g) > best_len) {
-            best_len = strlen(g);
-            snprintf(best, sizeof(best), "%s", file);
-            snprintf(why, why_n, "GPU '%s' matches '%s'", gpu_name, g);
+        k = gpu_name && g[0] && strstr(gpu_name, g) ? strlen(g) : 0;
+        if (k > best_gpu) {
+            best_gpu = k;
+            snprintf(by_gpu, sizeof(by_gpu), "%s", file);
+            snprintf(gwhy, sizeof(gwhy), "GPU '%s' matches '%s'", gpu_name, g);
         }
     }
     closedir(d);
-    if (!best[0]) {
-        snprintf(best, sizeof(best), "%s/generic.cfg", dir);
+    if (by_model[0]) {
+        snprintf(path, n, "%s", by_model);
+        snprintf(why, why_n, "%s", mwhy);
+    } else if (by_gpu[0]) {
+        snprintf(path, n, "%s", by_gpu);
+        snprintf(why, why_n, "%s", gwhy);
+    } else {
+        snprintf(path, n, "%s/generic.cfg", dir);
         snprintf(why, why_n, "no board file matches (model '%s'%s%s), using the generic one",
                  model[0] ? model : "none", gpu_name ? ", GPU " : "", gpu_name ? gpu_name : "");
     }
-    snprintf(path, n, "%s", best);
     return access(path, R_OK) == 0 ? 0 : -1;
+}
+
+int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gpu_name,
+                  char *path, size_t n, char *why, size_t why_n)
+{
+    if (given) {
+        tb_data_file("boards", given, path, n);
+        snprintf(why, why_n, "given with -b");
+        return 0;
+    }
+    char root[PATH_MAX] = "/";
+    if (tb_root()[0])
+        tb_strlcpy(root, tb_root(), sizeof(root));
+    else
+        tb_config_override(cfg, "power.sysfs_root", root, sizeof(root));
+    return tb_board_detect(root, gpu_name, path, n, why, why_n);
 }

@@ -1,6 +1,7 @@
 /* board.h: finding the tool's data files (boards/, conf/) and detecting the board this
  * runs on: a board file's match.model against /proc/device-tree/model (under the
- * sysfs root), or its match.gpu against the GPU's name; generic.cfg otherwise. */
+ * root), which decides when any file names the model; else its match.gpu against the
+ * GPU's name; generic.cfg otherwise. */
 #ifndef TB_BOARD_H
 #define TB_BOARD_H
 
@@ -19,6 +20,13 @@ int tb_data_file(const char *sub, const char *name, char *out, size_t n);
  * be NULL. Fills path and a one-line reason. Returns 0, or -1 when no file exists. */
 int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n, char *why,
                     size_t why_n);
+
+struct tb_config;
+/* The board file for a run: given (looked up in boards/), else detected under $TB_ROOT (or
+ * the power.sysfs_root override, else /). why says from what, e.g. "model 'quill' matches
+ * 'quill'". Returns 0, or -1 when no file exists. */
+int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gpu_name,
+                  char *path, size_t n, char *why, size_t why_n);
 
 /* Reads /proc/device-tree/model under root into buf ("" when absent). */
 void tb_board_model(const char *root, char *buf, size_t n);

@@ -81,6 +81,7 @@ static void load_blocks(struct load_ctx *x, config_setting_t *s);
 static void load_element(struct load_ctx *x, config_setting_t *s);
 static void load_points(struct load_ctx *x, config_setting_t *s);
 static void load_power_source(struct load_ctx *x, config_setting_t *s);
+static void load_models(struct load_ctx *x, config_setting_t *s);
 
 #define SW(f) offsetof(struct tb_config, sweep.f)
 #define BO(f) offsetof(struct tb_config, board.f)
@@ -126,8 +127,8 @@ static const struct schema schema[] = {
     { "board", F_BOARD, S_GROUP, 0, NOLIM, NULL, NULL, "the board" },
     { "board.name", F_BOARD, S_STRING, BO(name), NOLIM, NULL, NULL, "short name, used in log names" },
     { "board.match", F_BOARD, S_GROUP, 0, NOLIM, NULL, NULL, "how to recognise it" },
-    { "board.match.model", F_BOARD, S_STRING, BO(match_model), NOLIM, NULL, NULL,
-      "substring of /proc/device-tree/model" },
+    { "board.match.model", F_BOARD, S_CUSTOM, 0, NOLIM, NULL, load_models,
+      "substring of /proc/device-tree/model, or a list of them (L4T releases differ)" },
     { "board.match.gpu", F_BOARD, S_STRING, BO(match_gpu), NOLIM, NULL, NULL,
       "substring of the GPU name" },
     { "board.arch", F_BOARD, S_STRING, BO(arch), NOLIM, NULL, NULL, "GPU architecture, sm_XY" },
@@ -438,6 +439,33 @@ static void load_element(struct load_ctx *x, config_setting_t *s)
     DIAG_AT(x, F_SWEEP, s, "'sweep.element': unknown element type '%s' (u8, f16, float, double)", v);
 }
 
+/* A string or a list of strings, kept joined by '|' (no model string has one). */
+static int models_join(const config_setting_t *s, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+        tb_strlcpy(out, config_setting_get_string(s), n);
+        return 0;
+    }
+    if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
+        return -1;
+    size_t len = 0;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const char *v = config_setting_get_string_elem(s, i);
+        if (!v || strchr(v, '|'))
+            return -1;
+        len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s%s", i ? "|" : "", v);
+    }
+    return len < n ? 0 : -1;
+}
+
+static void load_models(struct load_ctx *x, config_setting_t *s)
+{
+    if (models_join(s, x->c->board.match_model, TB_STR) < 0)
+        DIAG_AT(x, F_BOARD, s, "'board.match.model' must be a string or a list of strings "
+                "(without '|'), %d characters in all at most", TB_STR - 1);
+}
+
 static void load_power_source(struct load_ctx *x, config_setting_t *s)
 {
     if (config_setting_type(s) != CONFIG_TYPE_STRING) {
@@ -602,6 +630,21 @@ int tb_config_add_override(struct tb_config *c, const char *path, const char *va
     o[c->n_ovr].label = strdup(label);
     c->n_ovr++;
     return 0;
+}
+
+bool tb_config_override(const struct tb_config *c, const char *path, char *buf, size_t n)
+{
+    for (size_t i = c->n_ovr; i-- > 0;)
+        if (!strcmp(c->ovr[i].path, path)) {
+            const char *v = c->ovr[i].value;
+            size_t l = strlen(v);
+            if (l >= 2 && v[0] == '"' && v[l - 1] == '"')
+                snprintf(buf, n, "%.*s", (int)(l - 2), v + 1);
+            else
+                snprintf(buf, n, "%s", v);
+            return true;
+        }
+    return false;
 }
 
 int tb_config_add_set(struct tb_config *c, const char *arg, struct tb_diag *d)
@@ -1011,8 +1054,9 @@ int tb_config_peek_board(const char *path, char *name, size_t name_n, char *mode
     name[0] = model[0] = gpu[0] = '\0';
     if (config_lookup_string(&cf, "board.name", &v))
         tb_strlcpy(name, v, name_n);
-    if (config_lookup_string(&cf, "board.match.model", &v))
-        tb_strlcpy(model, v, model_n);
+    const config_setting_t *m = config_lookup(&cf, "board.match.model");
+    if (m)
+        models_join(m, model, model_n);
     if (config_lookup_string(&cf, "board.match.gpu", &v))
         tb_strlcpy(gpu, v, gpu_n);
     config_destroy(&cf);

@@ -66,6 +66,7 @@ struct tb_board_cfg {
         char tegrastats_command[TB_STR];
         char total_rail[TB_STR];   /* a rail name, or "sum" of all rails */
         char gpu_rail[TB_STR];
+        char pci_bus_id[32];   /* the GPU the run uses, for NVML (set by the run, not a setting) */
     } power;
 };
 
@@ -86,6 +87,9 @@ int tb_config_add_override(struct tb_config *c, const char *path, const char *va
                            const char *label);
 /* --set KEY=VALUE. Returns -1 (message in d) when it is not of that form. */
 int tb_config_add_set(struct tb_config *c, const char *arg, struct tb_diag *d);
+/* The last override of path (from --set or an option), quotes of a string removed, into
+ * buf; false when nothing overrides it. */
+bool tb_config_override(const struct tb_config *c, const char *path, char *buf, size_t n);
 
 void tb_config_init(struct tb_config *c);
 /* Reads both files, applies overrides, validates types, ranges and names of settings.

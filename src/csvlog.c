@@ -2,8 +2,11 @@
  * compression ratio per row; a sweep point takes far longer than that write. */
 #include "csvlog.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -29,6 +32,8 @@ struct tb_csvlog {
     int fd;
     int keep_fd;      /* a second descriptor: the log can be copied out if its directory goes */
     char path[PATH_MAX], tmp[PATH_MAX];
+    char run_id[NAME_MAX + 1];
+    char started[32];  /* ISO UTC of the stamp */
     long rows;
     int err;          /* first write error, -errno */
 };
@@ -118,14 +123,115 @@ static int put_line(struct tb_csvlog *l, const char *s, bool sync)
     return 0;
 }
 
-int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *name, int gzip_level)
+/* ".RUNID.csv.gz.PID.part": the run_id and pid of a run's temporary file. */
+static bool part_parse(const char *name, char *run_id, size_t n, long *pid)
+{
+    size_t len = strlen(name);
+    if (name[0] != '.' || len < 6 || strcmp(name + len - 5, ".part"))
+        return false;
+    const char *dot = name + len - 5;
+    const char *p = dot;
+    while (p > name && isdigit((unsigned char)p[-1]))
+        p--;
+    if (p == dot || p - name < 9 || strncmp(p - 8, ".csv.gz.", 8))
+        return false;
+    *pid = strtol(p, NULL, 10);
+    snprintf(run_id, n, "%.*s", (int)(p - 8 - (name + 1)), name + 1);
+    return true;
+}
+
+/* Whether some run's temporary file for run_id is in dir. */
+static bool part_exists(const char *dir, const char *run_id)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    char id[NAME_MAX + 1];
+    long pid;
+    while (!found && (e = readdir(d)))
+        found = part_parse(e->d_name, id, sizeof(id), &pid) && !strcmp(id, run_id);
+    closedir(d);
+    return found;
+}
+
+void tb_log_name_part(char *s)
+{
+    for (; *s; s++)
+        if (*s == '/' || *s == '_' || *s == ' ' || *s == ',' || *s == '#')
+            *s = '-';
+}
+
+bool tb_log_name_parse(const char *name, char *host, size_t hn, char *board, size_t bn,
+                       time_t *stamp)
+{
+    static const char suffix[] = ".csv.gz";
+    size_t len = strlen(name), sl = sizeof(suffix) - 1;
+    if (name[0] == '.' || len <= sl || strcmp(name + len - sl, suffix))
+        return false;
+    len -= sl;
+    /* an optional -N after the stamp's Z */
+    size_t end = len;
+    while (end > 0 && isdigit((unsigned char)name[end - 1]))
+        end--;
+    if (end < len && end > 0 && name[end - 1] == '-')
+        len = end - 1;
+    if (len < 16 + 4 || name[len - 1] != 'Z')
+        return false;
+    const char *s = name + len - 16;   /* YYYYMMDDTHHMMSSZ */
+    if (s[-1] != '_' || s[8] != 'T')
+        return false;
+    for (int i = 0; i < 15; i++)
+        if (i != 8 && !isdigit((unsigned char)s[i]))
+            return false;
+    const char *u1 = strchr(name, '_');
+    if (!u1 || u1 >= s - 1)
+        return false; /* needs host_board_ */
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    if (sscanf(s, "%4d%2d%2dT%2d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec) != 6)
+        return false;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    if (stamp)
+        *stamp = timegm(&tm);
+    if (host)
+        snprintf(host, hn, "%.*s", (int)(u1 - name), name);
+    if (board)
+        snprintf(board, bn, "%.*s", (int)(s - 1 - (u1 + 1)), u1 + 1);
+    return true;
+}
+
+int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *host, const char *board,
+                   int gzip_level)
 {
     struct tb_csvlog *l = calloc(1, sizeof(*l));
     if (!l)
         return -ENOMEM;
-    snprintf(l->path, sizeof(l->path), "%s/%s", dir, name);
-    snprintf(l->tmp, sizeof(l->tmp), "%s/.%s.part", dir, name);
-    l->fd = open(l->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    char h[128], b[128], stamp[32];
+    tb_strlcpy(h, host, sizeof(h));
+    tb_strlcpy(b, board, sizeof(b));
+    tb_log_name_part(h);
+    tb_log_name_part(b);
+    tb_utc_stamp(stamp, sizeof(stamp), false);
+    tb_utc_stamp(l->started, sizeof(l->started), true);
+    /* the first free name of this second: no log and no run's temporary file holds it (a
+     * run's .part is created with O_EXCL, so two runs never take the same one) */
+    for (int seq = 1; seq < 10000; seq++) {
+        if (seq == 1)
+            snprintf(l->run_id, sizeof(l->run_id), "%.100s_%.100s_%s", h, b, stamp);
+        else
+            snprintf(l->run_id, sizeof(l->run_id), "%.100s_%.100s_%s-%d", h, b, stamp, seq);
+        snprintf(l->path, sizeof(l->path), "%s/%s.csv.gz", dir, l->run_id);
+        if (access(l->path, F_OK) == 0 || part_exists(dir, l->run_id))
+            continue;
+        snprintf(l->tmp, sizeof(l->tmp), "%s/.%s.csv.gz.%ld.part", dir, l->run_id, (long)getpid());
+        l->fd = open(l->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (l->fd >= 0 || errno != EEXIST)
+            break;
+    }
     if (l->fd < 0) {
         int e = errno;
         error("cannot create log '%s': %s", l->tmp, strerror(e));
@@ -145,6 +251,20 @@ int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *name, in
     }
     *out = l;
     return 0;
+}
+
+const char *tb_csvlog_run_id(const struct tb_csvlog *l) { return l->run_id; }
+
+int tb_csvlog_preamble(struct tb_csvlog *l, const char *version)
+{
+    int rc = tb_csvlog_meta(l, "transpose-bench", "%s", version);
+    if (!rc)
+        rc = tb_csvlog_meta(l, "log_format", "%d", TB_LOG_FORMAT);
+    if (!rc)
+        rc = tb_csvlog_meta(l, "run_id", "%s", l->run_id);
+    if (!rc)
+        rc = tb_csvlog_meta(l, "started_utc", "%s", l->started);
+    return rc;
 }
 
 int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
@@ -211,6 +331,22 @@ static int copy_out(struct tb_csvlog *l)
     return rc;
 }
 
+/* Gives tmp the name path unless a file has it: link(2) fails rather than replace, where
+ * rename(2) would not (and renameat2's RENAME_NOREPLACE is newer than glibc 2.27). On a file
+ * system without hard links (vfat), a rename after checking that the name is free. */
+static int give_name(const char *tmp, const char *path)
+{
+    if (link(tmp, path) == 0)
+        return unlink(tmp) < 0 && errno != ENOENT ? -1 : 0;
+    if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EXDEV)
+        return -1;
+    if (access(path, F_OK) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
 int tb_csvlog_close(struct tb_csvlog *l, const char *how)
 {
     int rc = 0;
@@ -230,14 +366,14 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
         rc = write_error(l);
     if (l->err)
         rc = l->err;
-    if (rc == 0 && rename(l->tmp, l->path) < 0) {
+    if (rc == 0 && give_name(l->tmp, l->path) < 0) {
         int e = errno;
         if (e == ENOENT && copy_out(l) == 0) {
             warning("log directory of '%s' vanished during the run: recreated it and wrote the "
                     "whole log again", l->path);
         } else {
             rc = -e;
-            error("cannot rename log '%s' to '%s': %s", l->tmp, l->path, strerror(e));
+            error("cannot give log '%s' its name '%s': %s", l->tmp, l->path, strerror(e));
         }
     }
     if (rc)
@@ -251,3 +387,80 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
 const char *tb_csvlog_path(const struct tb_csvlog *l) { return l->path; }
 const char *tb_csvlog_tmp_path(const struct tb_csvlog *l) { return l->tmp; }
 long tb_csvlog_rows(const struct tb_csvlog *l) { return l->rows; }
+
+/* Copies what zlib can read of a dead run's temporary file (its last gzip member has no
+ * trailer: rows were flushed, never finished) into a new whole log, with an end line. */
+static int recover_one(const char *dir, const char *part, const char *run_id, long pid)
+{
+    char src[PATH_MAX], dst[PATH_MAX];
+    snprintf(src, sizeof(src), "%s/%s", dir, part);
+    snprintf(dst, sizeof(dst), "%s/%s.csv.gz", dir, run_id);
+    gzFile in = gzopen(src, "rb");
+    if (!in)
+        return -1;
+    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        warning("cannot recover '%s' as '%s': %s", src, dst, strerror(errno));
+        gzclose(in);
+        return -1;
+    }
+    gzFile out = gzdopen(fd, "wb6");
+    char buf[65536];
+    long rows = 0;
+    bool header = false, at_line_start = true;
+    int n, ok = out != NULL;
+    while (ok && (n = gzread(in, buf, sizeof(buf))) > 0) {
+        for (int i = 0; i < n; i++) {
+            if (at_line_start && buf[i] != '#') {
+                if (header)
+                    rows++;
+                header = true;
+            }
+            at_line_start = buf[i] == '\n';
+        }
+        ok = gzwrite(out, buf, (unsigned)n) == n;
+    }
+    if (ok && !at_line_start)
+        ok = gzputc(out, '\n') >= 0;   /* a row cut short stays, on a line of its own */
+    if (ok)
+        ok = gzprintf(out, "# end: recovered, the run (pid %ld) died before closing its log, "
+                      "%ld rows\n", pid, rows) > 0;
+    ok = (out ? gzclose(out) == Z_OK : (close(fd), 0)) && ok;
+    gzclose(in);
+    if (!ok) {
+        unlink(dst);
+        return -1;
+    }
+    unlink(src);
+    warning("recovered '%s' (the run, pid %ld, died): %ld rows in '%s'", src, pid, rows, dst);
+    return 0;
+}
+
+int tb_csvlog_recover(const char *dir, const char *host, const char *board)
+{
+    char h[128], b[128];
+    tb_strlcpy(h, host, sizeof(h));
+    tb_strlcpy(b, board, sizeof(b));
+    tb_log_name_part(h);
+    tb_log_name_part(b);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char id[NAME_MAX + 1], lh[128], lb[128], name[NAME_MAX + 16];
+        long pid;
+        if (!part_parse(e->d_name, id, sizeof(id), &pid))
+            continue;
+        snprintf(name, sizeof(name), "%s.csv.gz", id);
+        if (!tb_log_name_parse(name, lh, sizeof(lh), lb, sizeof(lb), NULL) || strcmp(lh, h) ||
+            strcmp(lb, b))
+            continue;   /* another host's or board's: its pid means nothing here */
+        if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;   /* alive (or not ours to judge) */
+        n += recover_one(dir, e->d_name, id, pid) == 0;
+    }
+    closedir(d);
+    return n;
+}

@@ -1,11 +1,15 @@
-/* csvlog.h: the gzipped CSV log. One file per run, written under a temporary name and
- * renamed when closed, so a file with the final name is always whole; every row is
+/* csvlog.h: the gzipped CSV log, and everything about it that other modules read: its name
+ * (HOST_BOARD_YYYYMMDDTHHMMSSZ[-N].csv.gz), its format version, its columns (log_columns.h).
+ * One file per run, written under a temporary name and given its final name when closed,
+ * never over an existing file, so a file with the final name is always whole; every row is
  * flushed (and synced) as written, so a killed run still leaves its rows readable with
- * zcat in the temporary file. Metadata lines start with '#'. Columns: log_columns.h. */
+ * zcat in the temporary file, and the next run on that host turns it into a log. */
 #ifndef TB_CSVLOG_H
 #define TB_CSVLOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "log_columns.h"
 
@@ -34,17 +38,38 @@ void tb_row_init(struct tb_row *r);
 void tb_row_format(const struct tb_row *r, char *buf, size_t n);
 void tb_header_format(char *buf, size_t n);
 
+/* The log format's version, written as "# log_format: N"; readers refuse newer ones. */
+#define TB_LOG_FORMAT 1
+
 struct tb_csvlog;
 
-/* Creates DIR/.NAME.part; returns 0 or -errno (message on stderr naming the path). */
-int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *name, int gzip_level);
+/* host or board as they stand in a log name: '/', '_', ' ', ',' and '#' become '-'. */
+void tb_log_name_part(char *s);
+/* Parses a log's file name: true for HOST_BOARD_YYYYMMDDTHHMMSSZ[-N].csv.gz, with its
+ * parts (host and board may be NULL) and the stamp as UTC time. */
+bool tb_log_name_parse(const char *name, char *host, size_t hn, char *board, size_t bn,
+                       time_t *stamp);
+
+/* Creates DIR/.HOST_BOARD_STAMP[-N].csv.gz.PID.part for a new run started now: N counts up
+ * from 2 while that second already has a log or a run in DIR, so names never collide. The
+ * run_id is the name without .csv.gz. Returns 0 or -errno (message on stderr). */
+int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *host, const char *board,
+                   int gzip_level);
+const char *tb_csvlog_run_id(const struct tb_csvlog *l);
+/* The first metadata lines every log has: tool version, format, run_id, start time. */
+int tb_csvlog_preamble(struct tb_csvlog *l, const char *version);
+/* Temporary files in DIR left by runs of HOST and BOARD that died (their process is gone):
+ * each becomes a log of its final name holding every row it had, ended by "# end:
+ * recovered, the run (pid N) died ...". Returns how many; never touches other files. */
+int tb_csvlog_recover(const char *dir, const char *host, const char *board);
 /* "# key: value" line. */
 int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int tb_csvlog_header(struct tb_csvlog *l);
 /* Writes and flushes one row; -errno (already reported once) when the write failed. */
 int tb_csvlog_row(struct tb_csvlog *l, const struct tb_row *r);
-/* Writes "# end: <how>", closes, renames to the final name. Returns 0 or -errno. */
+/* Writes "# end: <how>, N rows", closes, gives the file its final name (never replacing a
+ * file of that name). Returns 0 or -errno. */
 int tb_csvlog_close(struct tb_csvlog *l, const char *how);
 const char *tb_csvlog_path(const struct tb_csvlog *l);   /* final path */
 const char *tb_csvlog_tmp_path(const struct tb_csvlog *l);

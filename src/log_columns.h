@@ -7,7 +7,7 @@
 #define TB_LOG_COLUMNS_H
 
 #define TB_LOG_COLUMNS(X) \
-    X(run_id,          STR, "%s",    "-",   "identifies the run: host, board and UTC start") \
+    X(run_id,          STR, "%s",    "-",   "identifies the run: host, board, UTC start and -N when that second already had a run") \
     X(utc,             STR, "%s",    "-",   "UTC time the point finished, ISO 8601") \
     X(host,            STR, "%s",    "-",   "host name") \
     X(board,           STR, "%s",    "-",   "board name from the board file") \
@@ -37,7 +37,9 @@
     X(cache,           STR, "%s",    "-",   "warm (as a program sees it) or cold (cache flushed per rep)") \
     X(fits_cache,      STR, "%s",    "-",   "yes when input + output fit in the last-level cache") \
     X(sm_clock_mhz,    DBL, "%.0f",  "MHz", "mean SM clock while timing (GPU), empty where unknown") \
-    X(throttled,       STR, "%s",    "-",   "yes when the clock fell well below the run's start") \
+    X(gpu_max_mhz,     DBL, "%.0f",  "MHz", "the GPU clock this power mode allows (Jetson devfreq max), empty where unknown") \
+    X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start)") \
+    X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
     X(verified,        STR, "%s",    "-",   "ok, FAIL or n/a") \
     X(status,          STR, "%s",    "-",   "ok, skipped, oom, error, interrupted, suspect") \
     X(note,            STR, "%s",    "-",   "why a point was skipped or failed, or what is suspect") \

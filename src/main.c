@@ -1,6 +1,6 @@
 /* main.c: command-line parsing and subcommand dispatch, and the only place that exits.
- * Each subcommand gathers its inputs, hands them to the modules, and maps the outcome to
- * an exit code (README: 0 ok, 1 runtime or verification failure, 2 usage or config, 75
+ * Each subcommand gathers its inputs, hands them to the modules (a run's lifecycle is
+ * run.c), and maps the outcome to an exit code (README: 0 ok, 1 runtime or verification failure, 2 usage or config, 75
  * another run holds the lock). */
 #include <errno.h>
 #include <getopt.h>
@@ -18,32 +18,10 @@
 #include "compare.h"
 #include "config.h"
 #include "csvlog.h"
-#include "lock.h"
 #include "power/power.h"
 #include "powercmd.h"
-#include "retention.h"
-#include "runner.h"
-#include "sweep.h"
-#include "tune.h"
+#include "run.h"
 #include "util.h"
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
 
 /* ---- usage ------------------------------------------------------------------------ */
 
@@ -145,56 +123,14 @@ static int list_option(struct common *c, const char *opt, const char *arg, const
     return tb_config_add_override(&c->cfg, path, value, label);
 }
 
-/* The sysfs root, as the board file or --set would give it, for detection. */
-static const char *override_value(const struct tb_config *cfg, const char *path)
+/* The board file for list and power: given, or detected (said on stderr unless quiet). */
+static int pick_board(struct common *c, char *path, size_t n, char *why, size_t wn)
 {
-    for (size_t i = cfg->n_ovr; i-- > 0;)
-        if (!strcmp(cfg->ovr[i].path, path))
-            return cfg->ovr[i].value;
-    return NULL;
-}
-
-static void strip_quotes(char *s)
-{
-    size_t l = strlen(s);
-    if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
-        memmove(s, s + 1, l - 2);
-        s[l - 2] = '\0';
-    }
-}
-
-/* Finds the board file: given, or detected. Prints which one on stderr unless quiet. */
-static int pick_board(struct common *c, const char *gpu_name, char *path, size_t n)
-{
-    if (c->board_file) {
-        tb_data_file("boards", c->board_file, path, n);
-        return 0;
-    }
-    char root[TB_STR] = "/", why[512];
-    const char *r = override_value(&c->cfg, "power.sysfs_root");
-    if (r) {
-        tb_strlcpy(root, r, sizeof(root));
-        strip_quotes(root);
-    }
-    if (tb_board_detect(root, gpu_name, path, n, why, sizeof(why)) < 0) {
+    if (tb_board_pick(&c->cfg, c->board_file, NULL, path, n, why, wn) < 0) {
         tb_diag_add(&c->diag, "cannot find a board file: %s (give one with -b)", why);
         return -1;
     }
-    if (!c->quiet)
-        note("board file '%s': %s", path, why);
     return 0;
-}
-
-static void meta_config_line(void *ctx, const char *s)
-{
-    tb_csvlog_meta(ctx, "config", "%s", s);
-}
-
-static void sanitize(char *s)
-{
-    for (; *s; s++)
-        if (*s == '/' || *s == '_' || *s == ' ' || *s == ',' || *s == '#')
-            *s = '-';
 }
 
 /* ---- run -------------------------------------------------------------------------- */
@@ -271,9 +207,9 @@ static int parse_run_options(int argc, char **argv, struct common *c, const char
  * to 1024 threads; each kernel's rule then keeps the ones it accepts. */
 static void tune_candidates(struct common *c)
 {
-    if (override_value(&c->cfg, "sweep.blocks"))
-        return;
     char v[2048];
+    if (tb_config_override(&c->cfg, "sweep.blocks", v, sizeof(v)))
+        return;
     size_t len = (size_t)snprintf(v, sizeof(v), "(");
     for (int x = 1; x <= 1024; x *= 2)
         for (int y = 1; x * y <= 1024; y *= 2)
@@ -284,7 +220,24 @@ static void tune_candidates(struct common *c)
     tb_config_add_override(&c->cfg, "sweep.blocks", v, "tune's candidate blocks");
 }
 
-static int do_run(struct common *c, struct tune_req *tune);
+/* run and tune: the run module does the work; here its outcome becomes an exit code. */
+static int do_run(struct common *c, struct tune_req *tune)
+{
+    struct tb_run_opts o = {
+        .cfg = &c->cfg, .diag = &c->diag, .sweep_file = c->sweep_file,
+        .board_file = c->board_file, .device = c->device, .quiet = c->quiet,
+        .tune = tune != NULL, .tune_out = tune ? tune->out : NULL,
+    };
+    enum tb_run_outcome out = tb_run(&o);
+    tb_config_free(&c->cfg);
+    tb_diag_free(&c->diag);
+    switch (out) {
+    case TB_RUN_OK: return TB_EXIT_OK;
+    case TB_RUN_USAGE: return TB_EXIT_USAGE;
+    case TB_RUN_LOCKED: return TB_EXIT_LOCKED;
+    default: return TB_EXIT_FAIL;
+    }
+}
 
 static int cmd_run(int argc, char **argv)
 {
@@ -327,201 +280,6 @@ static int cmd_tune(int argc, char **argv)
     }
     tune_candidates(&c);
     return do_run(&c, &t);
-}
-
-/* The body of run and tune: device, board, configuration, lock, power, log, sweep. */
-static int do_run(struct common *c, struct tune_req *tune)
-{
-
-    const struct tb_backend *be;
-    int index;
-    char why[512];
-    if (tb_backend_select(c->device, &be, &index, why, sizeof(why)) < 0) {
-        error("--device '%s': expected auto, cpu, cuda or cuda:N", c->device);
-        return TB_EXIT_USAGE;
-    }
-    if (be->id == TB_BACKEND_CUDA && be->probe(index, why, sizeof(why)) != 0) {
-        error("--device %s: %s", c->device, why);
-        return TB_EXIT_FAIL;
-    }
-    if (!strcmp(c->device, "auto") && be->id == TB_BACKEND_CPU && !c->quiet)
-        note("no usable GPU (%s): running on the CPU backend", why[0] ? why : "none found");
-    struct tb_device_info dev;
-    int rc = be->open(index, &dev, why, sizeof(why));
-    if (rc) {
-        error("cannot open %s device %d: %s", be->name, index, why);
-        return TB_EXIT_FAIL;
-    }
-
-    char sweep_path[PATH_MAX], board_path[PATH_MAX];
-    tb_data_file("conf", c->sweep_file ? c->sweep_file : "default.cfg", sweep_path,
-                 sizeof(sweep_path));
-    int exit_code = TB_EXIT_USAGE;
-    struct tb_point *pts = NULL;
-    size_t npts = 0;
-    if (pick_board(c, be->id == TB_BACKEND_CUDA ? dev.name : NULL, board_path,
-                   sizeof(board_path)) == 0) {
-        tb_config_load(&c->cfg, sweep_path, board_path, &c->diag);
-        tb_config_check_device(&c->cfg, be, &dev, &c->diag);
-        if (c->diag.n == 0)
-            tb_sweep_expand(&c->cfg.sweep, be->id, &pts, &npts, &c->diag);
-    }
-    if (c->diag.n) {
-        tb_diag_print(&c->diag);
-        goto out_close;
-    }
-
-    /* from here on, problems are runtime failures */
-    exit_code = TB_EXIT_FAIL;
-    struct stat st;
-    const char *dir = c->cfg.sweep.out_dir;
-    if (stat(dir, &st) < 0 && mkdir(dir, 0755) < 0) {
-        error("cannot create log directory '%s': %s", dir, strerror(errno));
-        goto out_close;
-    }
-    struct tb_lock *lock = NULL;
-    rc = tb_lock_acquire(NULL, &lock);
-    if (rc == TB_LOCK_HELD) {
-        exit_code = TB_EXIT_LOCKED;
-        goto out_close;
-    }
-    if (rc < 0)
-        goto out_close;
-
-    char host[128] = "host", board[TB_STR], stamp[32], iso[32], run_id[512], name[1024];
-    gethostname(host, sizeof(host) - 1);
-    host[sizeof(host) - 1] = '\0';
-    sanitize(host);
-    tb_strlcpy(board, c->cfg.board.name, sizeof(board));
-    sanitize(board);
-    tb_utc_stamp(stamp, sizeof(stamp), false);
-    tb_utc_stamp(iso, sizeof(iso), true);
-    snprintf(run_id, sizeof(run_id), "%s_%s_%s", host, board, stamp);
-    snprintf(name, sizeof(name), "%s.csv.gz", run_id);
-
-    /* power: a source that cannot start is a warning, never the end of the run */
-    struct tb_sampler *sampler = NULL;
-    const struct tb_power_ops *pops = tb_power_pick(c->cfg.board.power.source, &c->cfg.board, why,
-                                                    sizeof(why));
-    if (pops && pops != &tb_power_none) {
-        size_t cap = (size_t)(3600000 / c->cfg.board.power.interval_ms) + 64;
-        if (cap > 1 << 20)
-            cap = 1 << 20;
-        rc = tb_sampler_start(&sampler, pops, &c->cfg.board, c->cfg.board.power.interval_ms, cap,
-                              why, sizeof(why));
-        if (rc) {
-            warning("power source '%s' cannot start: %s; the log will have no power figures",
-                    pops->name, why);
-            sampler = NULL;
-        } else if (!c->quiet) {
-            note("power source '%s', every %d ms", pops->name, c->cfg.board.power.interval_ms);
-        }
-    }
-
-    struct tb_csvlog *log;
-    if (tb_csvlog_open(&log, dir, name, c->cfg.sweep.gzip_level) < 0) {
-        tb_sampler_stop(sampler, NULL);
-        tb_lock_release(lock);
-        goto out_close;
-    }
-    tb_csvlog_meta(log, "transpose-bench", "%s (git %s)", TB_VERSION, TB_GIT_REV);
-    tb_csvlog_meta(log, "log_format", "1");
-    tb_csvlog_meta(log, "run_id", "%s", run_id);
-    tb_csvlog_meta(log, "started_utc", "%s", iso);
-    tb_csvlog_meta(log, "host", "%s", host);
-    tb_csvlog_meta(log, "sweep_file", "%s (fnv1a64 %016llx)", sweep_path,
-                   (unsigned long long)tb_hash_file(sweep_path));
-    tb_csvlog_meta(log, "board_file", "%s (fnv1a64 %016llx)", board_path,
-                   (unsigned long long)tb_hash_file(board_path));
-    tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s", c->cfg.board.name, c->cfg.board.peak_gbps);
-    tb_csvlog_meta(log, "backend", "%s", be->name);
-    tb_csvlog_meta(log, "device", "%s", dev.name);
-    tb_csvlog_meta(log, "kernel_images", "%s", tb_cuda_images());
-    if (be->id == TB_BACKEND_CUDA)
-        tb_csvlog_meta(log, "cuda_device", "index %d, compute capability %d.%d, %d SMs, L2 %zu "
-                       "bytes, memory %zu bytes, driver's CUDA %s, PCI %s, runs %s",
-                       dev.index, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes,
-                       dev.mem_bytes, dev.driver_version, dev.pci_bus_id, dev.image);
-    else
-        tb_csvlog_meta(log, "cpu_device", "%d cores, last-level cache %zu bytes, memory %zu bytes",
-                       dev.sm_count, dev.l2_bytes, dev.mem_bytes);
-    tb_csvlog_meta(log, "power_source", "%s", sampler ? pops->name : "none");
-    tb_config_dump(&c->cfg, meta_config_line, log);
-    tb_csvlog_header(log);
-
-    install_signals();
-    struct tb_run_ctx ctx = {
-        .cfg = &c->cfg, .be = be, .dev = &dev, .log = log, .sampler = sampler,
-        .run_id = run_id, .host = host, .stop = &stop_signal,
-        .progress = !c->quiet && isatty(STDERR_FILENO),
-        .seed = (unsigned long long)tb_now_ns(),
-        .deadline_ns = tune ? tb_now_ns() + (int64_t)(c->cfg.sweep.tune_seconds * 1e9) : 0,
-    };
-    struct tb_run_result res;
-    tb_run_sweep(&ctx, pts, npts, &res);
-
-    uint64_t nsamp = 0;
-    double sampler_cpu = tb_sampler_stop(sampler, &nsamp);
-    if (sampler)
-        tb_csvlog_meta(log, "sampler", "%llu samples, thread CPU time %.1f ms",
-                       (unsigned long long)nsamp, sampler_cpu);
-    char how[128];
-    if (stop_signal)
-        snprintf(how, sizeof(how), "interrupted by %s", strsignal(stop_signal));
-    else if (res.aborted)
-        snprintf(how, sizeof(how), "aborted, device lost");
-    else if (res.not_run)
-        snprintf(how, sizeof(how), "tune time budget spent, %zu points not run", res.not_run);
-    else
-        snprintf(how, sizeof(how), "complete");
-    const char *final = tb_csvlog_path(log);
-    char final_copy[PATH_MAX];
-    tb_strlcpy(final_copy, final, sizeof(final_copy));
-    int crc = tb_csvlog_close(log, how);
-    if (crc == 0)
-        tb_retention_apply(dir, c->cfg.sweep.keep_logs, c->cfg.sweep.keep_days, final_copy);
-    tb_lock_release(lock);
-
-    int tuned = 0;
-    if (tune && crc == 0) {
-        char out[PATH_MAX], confdir[PATH_MAX];
-        if (tune->out)
-            tb_strlcpy(out, tune->out, sizeof(out));
-        else if (tb_data_dir("conf", confdir, sizeof(confdir)) == 0 && access(confdir, W_OK) == 0)
-            snprintf(out, sizeof(out), "%.*s/tuned-%s.cfg", PATH_MAX / 2, confdir, board);
-        else
-            snprintf(out, sizeof(out), "%.*s/tuned-%s.cfg", PATH_MAX / 2, dir, board);
-        size_t runnable = tb_sweep_count_runnable(pts, npts);
-        size_t measured = runnable >= res.not_run ? runnable - res.not_run : 0;
-        tuned = tb_tune_write(out, &c->cfg, &res, dev.name, final_copy, measured, runnable);
-        if (tuned > 0)
-            note("tune: measured %zu of %zu candidate points (%.0f%%) within %.0f s; best "
-                 "blocks of %d kernel/size pairs in '%s'", measured, runnable,
-                 runnable ? 100.0 * (double)measured / (double)runnable : 0.0,
-                 c->cfg.sweep.tune_seconds, tuned, out);
-    }
-    if (!c->quiet) {
-        tb_run_print_summary(&res, stdout, sampler != NULL);
-        if (sampler && !isnan(res.idle_w))
-            printf("\nidle power %.2f W (%s)\n", res.idle_w, pops->name);
-        printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res.ok,
-               res.failed, res.verify_failed, res.skipped);
-        if (crc == 0)
-            printf("log: %s\n", final_copy);
-    }
-    if (stop_signal)
-        note("interrupted by %s: the log holds every completed row", strsignal(stop_signal));
-    bool ok = crc == 0 && !res.log_failed && !res.aborted && !stop_signal && res.failed == 0 &&
-              res.verify_failed == 0 && (!tune || tuned > 0);
-    exit_code = ok ? TB_EXIT_OK : TB_EXIT_FAIL;
-    tb_run_result_free(&res);
-
-out_close:
-    free(pts);
-    be->close();
-    tb_config_free(&c->cfg);
-    tb_diag_free(&c->diag);
-    return exit_code;
 }
 
 /* ---- list ------------------------------------------------------------------------- */
@@ -591,9 +349,9 @@ static int cmd_list(int argc, char **argv)
     }
     list_gpu();
 
-    char board_path[PATH_MAX];
+    char board_path[PATH_MAX], board_why[512];
     c.quiet = true;
-    if (pick_board(&c, NULL, board_path, sizeof(board_path)) == 0)
+    if (pick_board(&c, board_path, sizeof(board_path), board_why, sizeof(board_why)) == 0)
         tb_config_load(&c.cfg, NULL, board_path, &c.diag);
     if (c.diag.n) {
         tb_diag_print(&c.diag);
@@ -601,6 +359,7 @@ static int cmd_list(int argc, char **argv)
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
     }
+    printf("\nboard: %s (%s)\n", board_path, board_why);
     printf("\npower sources (auto tries them in this order; board '%s'):\n", c.cfg.board.name);
     for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
         char why[512] = "";
@@ -661,9 +420,9 @@ static int cmd_power(int argc, char **argv)
     }
     if (strcmp(format, "table") && strcmp(format, "csv"))
         tb_diag_add(&c.diag, "--format '%s': expected table or csv", format);
-    char board_path[PATH_MAX];
+    char board_path[PATH_MAX], board_why[512];
     c.quiet = true;
-    if (pick_board(&c, NULL, board_path, sizeof(board_path)) == 0)
+    if (pick_board(&c, board_path, sizeof(board_path), board_why, sizeof(board_why)) == 0)
         tb_config_load(&c.cfg, NULL, board_path, &c.diag);
     int code = TB_EXIT_USAGE;
     if (c.diag.n)

@@ -1,5 +1,5 @@
 /* retention.c: see retention.h. Age comes from the name's UTC stamp, not the mtime,
- * which rsync and cp -p may have changed. */
+ * which rsync and cp -p may have changed; names are the log module's (csvlog.h). */
 #include "retention.h"
 
 #include <ctype.h>
@@ -12,34 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csvlog.h"
 #include "util.h"
-
-bool tb_retention_is_log(const char *name, time_t *stamp)
-{
-    static const char suffix[] = "Z.csv.gz";
-    size_t len = strlen(name), sl = sizeof(suffix) - 1;
-    /* ..._YYYYMMDDTHHMMSSZ.csv.gz */
-    if (name[0] == '.' || len < sl + 16 + 3 || strcmp(name + len - sl, suffix))
-        return false;
-    const char *s = name + len - sl - 15;
-    if (s[-1] != '_' || s[8] != 'T')
-        return false;
-    for (int i = 0; i < 15; i++)
-        if (i != 8 && !isdigit((unsigned char)s[i]))
-            return false;
-    if (!strchr(name, '_') || strchr(name, '_') == s - 1)
-        return false; /* needs host_board_ */
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    if (sscanf(s, "%4d%2d%2dT%2d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-               &tm.tm_min, &tm.tm_sec) != 6)
-        return false;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    if (stamp)
-        *stamp = timegm(&tm);
-    return true;
-}
 
 struct entry { char name[NAME_MAX + 1]; time_t stamp; };
 
@@ -49,8 +23,14 @@ static int newest_first(const void *a, const void *b)
     return (x->stamp < y->stamp) - (x->stamp > y->stamp);
 }
 
-int tb_retention_apply(const char *dir, int keep_logs, int keep_days, const char *keep_path)
+int tb_retention_apply(const char *dir, const char *host, const char *board, int keep_logs,
+                       int keep_days, const char *keep_path)
 {
+    char h[128], b[128];
+    tb_strlcpy(h, host, sizeof(h));
+    tb_strlcpy(b, board, sizeof(b));
+    tb_log_name_part(h);
+    tb_log_name_part(b);
     if (keep_logs <= 0 && keep_days <= 0)
         return 0;
     DIR *d = opendir(dir);
@@ -63,8 +43,10 @@ int tb_retention_apply(const char *dir, int keep_logs, int keep_days, const char
     struct dirent *e;
     while ((e = readdir(d))) {
         time_t t;
-        if (!tb_retention_is_log(e->d_name, &t))
-            continue;
+        char lh[128], lb[128];
+        if (!tb_log_name_parse(e->d_name, lh, sizeof(lh), lb, sizeof(lb), &t) || strcmp(lh, h) ||
+            strcmp(lb, b))
+            continue;   /* not a log, or another host's or board's */
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             struct entry *nv = realloc(v, cap * sizeof(*v));

@@ -499,7 +499,8 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
     struct buffers buf = { 0 };
     double copy_gbps = NAN;
     size_t copy_size = (size_t)-1;
-    double clock0 = start_clock(ctx->be);
+    double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
+                                                                        : start_clock(ctx->be);
     res->idle_w = measure_idle(ctx);
     double t_begin = tb_now_s();
     size_t total = n, done = 0;
@@ -527,6 +528,8 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
         r->cols = p->cols;
         r->block_x = p->bx;
         r->block_y = p->by;
+        r->power_mode = ctx->power_mode;
+        r->gpu_max_mhz = ctx->max_clock_mhz;
         if (p->size_index != copy_size) {
             copy_gbps = NAN;
             copy_size = p->size_index;

@@ -28,6 +28,10 @@ struct tb_run_ctx {
     bool progress;                    /* progress line on stderr (a terminal) */
     int64_t deadline_ns;              /* tb_now_ns() past which no new point starts; 0: none */
     unsigned long long seed;
+    const char *power_mode;           /* nvpmodel mode, "" when unknown: on every row */
+    double max_clock_mhz;             /* the GPU clock this mode allows (devfreq max); NAN:
+                                       * unknown, throttled is then judged against the clock
+                                       * measured at the start */
 };
 
 /* What the summary table shows of a point. */

@@ -180,3 +180,14 @@ uint64_t tb_hash_file(const char *path)
     fclose(f);
     return h;
 }
+
+const char *tb_root(void)
+{
+    const char *r = getenv("TB_ROOT");
+    return r && *r && strcmp(r, "/") ? r : "";
+}
+
+void tb_root_path(char *buf, size_t n, const char *abs)
+{
+    snprintf(buf, n, "%s%s", tb_root(), abs);
+}

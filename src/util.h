@@ -50,6 +50,12 @@ uint64_t tb_hash_bytes(const void *p, size_t n);
 /* FNV-1a 64-bit hash of a file's bytes (config provenance in the log); 0 on error. */
 uint64_t tb_hash_file(const char *path);
 
+/* The root every /proc, /sys, /etc and /var path is read under: $TB_ROOT, else "" (the
+ * real one). Tests point it at fake trees shaped like real boards. */
+const char *tb_root(void);
+/* buf = tb_root() + abs. */
+void tb_root_path(char *buf, size_t n, const char *abs);
+
 /* Quiet mode: warnings still go to stderr, progress and summaries do not go to stdout. */
 extern bool tb_quiet;
 

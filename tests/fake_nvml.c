@@ -28,8 +28,14 @@ static double now_s(void)
 
 nvml_ret nvmlInit_v2(void) { return strcmp(mode(), "initfail") ? 0 : 9; }
 nvml_ret nvmlShutdown(void) { return 0; }
-const char *nvmlErrorString(nvml_ret r) { return r == 3 ? "Not Supported" : r == 15 ? "GPU is lost" : "Driver Not Loaded"; }
+const char *nvmlErrorString(nvml_ret r) { return r == 3 ? "Not Supported" : r == 15 ? "GPU is lost" : r == 6 ? "Not Found" : "Driver Not Loaded"; }
 nvml_ret nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **dev) { *dev = (void *)1; return i ? 2 : 0; }
+/* one GPU, on bus 00000000:19:00.0; any other bus id is NVML_ERROR_NOT_FOUND (6) */
+nvml_ret nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev)
+{
+    *dev = (void *)1;
+    return strcmp(bus, "00000000:19:00.0") ? 6 : 0;
+}
 
 nvml_ret nvmlDeviceGetPowerUsage(void *dev, unsigned int *mw)
 {

@@ -2,6 +2,9 @@
  * quoting, the temporary name until close, rows readable from an unfinished log. */
 #include "helpers.h"
 
+#include <sys/wait.h>
+#include <zlib.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,7 @@ static void test_roundtrip(void **state)
 {
     char *dir = th_tmpdir();
     struct tb_csvlog *l;
-    assert_int_equal(tb_csvlog_open(&l, dir, "x.csv.gz", 6), 0);
+    assert_int_equal(tb_csvlog_open(&l, dir, "vm", "jetson_nano", 6), 0);
     char tmp[4096], final[4096];
     tb_strlcpy(tmp, tb_csvlog_tmp_path(l), sizeof(tmp));
     tb_strlcpy(final, tb_csvlog_path(l), sizeof(final));
@@ -107,17 +110,124 @@ static void test_doc_lists_every_column(void **state)
     }
 }
 
+/* Runs started in one second get distinct names and run_ids; a name is never taken twice. */
+static void test_same_second_names_differ(void **state)
+{
+    char *dir = th_tmpdir();
+    struct tb_csvlog *l[3];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(tb_csvlog_open(&l[i], dir, "vm", "generic", 6), 0);
+    /* all three within a second or two: each run_id is different */
+    assert_string_not_equal(tb_csvlog_run_id(l[0]), tb_csvlog_run_id(l[1]));
+    assert_string_not_equal(tb_csvlog_run_id(l[1]), tb_csvlog_run_id(l[2]));
+    assert_string_not_equal(tb_csvlog_run_id(l[0]), tb_csvlog_run_id(l[2]));
+    for (int i = 0; i < 3; i++) {
+        char h[64], b[64];
+        char name[512];
+        snprintf(name, sizeof(name), "%s.csv.gz", tb_csvlog_run_id(l[i]));
+        assert_true(tb_log_name_parse(name, h, sizeof(h), b, sizeof(b), NULL));
+        assert_string_equal(h, "vm");
+        assert_string_equal(b, "generic");
+        assert_int_equal(tb_csvlog_close(l[i], "complete"), 0);
+    }
+    assert_int_equal(th_count_files(dir), 3);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A file that took the final name while the run went on is never replaced. */
 static void test_existing_name_not_clobbered(void **state)
 {
     char *dir = th_tmpdir();
-    free(th_write(dir, ".x.csv.gz.part", "someone else's\n"));
     struct tb_csvlog *l;
-    assert_true(tb_csvlog_open(&l, dir, "x.csv.gz", 6) < 0);     /* O_EXCL */
-    char p[4096];
-    snprintf(p, sizeof(p), "%s/.x.csv.gz.part", dir);
-    char *text = th_read_gz(p);
+    assert_int_equal(tb_csvlog_open(&l, dir, "vm", "generic", 6), 0);
+    char final[4096], tmp[4096];
+    tb_strlcpy(final, tb_csvlog_path(l), sizeof(final));
+    tb_strlcpy(tmp, tb_csvlog_tmp_path(l), sizeof(tmp));
+    FILE *f = fopen(final, "w");
+    assert_non_null(f);
+    fputs("someone else's\n", f);
+    fclose(f);
+    assert_true(tb_csvlog_close(l, "complete") < 0);
+    char *text = th_read_gz(final);
     assert_string_equal(text, "someone else's\n");
     free(text);
+    assert_int_equal(access(tmp, F_OK), 0);   /* our rows stay in the temporary file */
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_name_parse(void **state)
+{
+    char h[64], b[64];
+    time_t t;
+    assert_true(tb_log_name_parse("jetson1_nano_20261122T101500Z.csv.gz", h, sizeof(h), b,
+                                  sizeof(b), &t));
+    assert_string_equal(h, "jetson1");
+    assert_string_equal(b, "nano");
+    assert_int_equal((long long)t, 1795342500LL);
+    assert_true(tb_log_name_parse("vm_h100-sxm_20261122T101500Z-12.csv.gz", h, sizeof(h), b,
+                                  sizeof(b), NULL));
+    assert_string_equal(b, "h100-sxm");
+    assert_false(tb_log_name_parse("notes_20261122T101500Z.csv.gz", NULL, 0, NULL, 0, NULL));
+    assert_false(tb_log_name_parse("a_b_20261122T101500Z.csv", NULL, 0, NULL, 0, NULL));
+    assert_false(tb_log_name_parse(".a_b_20261122T101500Z.csv.gz", NULL, 0, NULL, 0, NULL));
+    assert_false(tb_log_name_parse("a_b_2026112XT101500Z.csv.gz", NULL, 0, NULL, 0, NULL));
+}
+
+/* A pid that is surely gone: a child that has exited and been reaped. */
+static long dead_pid(void)
+{
+    pid_t p = fork();
+    if (p == 0)
+        _exit(0);
+    waitpid(p, NULL, 0);
+    return (long)p;
+}
+
+/* Writes a temporary log as a killed run leaves it: rows flushed, no gzip trailer. */
+static void write_part(const char *dir, const char *run_id, long pid, int rows)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/.%s.csv.gz.%ld.part", dir, run_id, pid);
+    gzFile gz = gzopen(path, "wb");
+    gzprintf(gz, "# run_id: %s\nrun_id,kernel\n", run_id);
+    for (int i = 0; i < rows; i++)
+        gzprintf(gz, "%s,k%d\n", run_id, i);
+    gzflush(gz, Z_SYNC_FLUSH);
+    /* no gzclose: copy what is on disk, as SIGKILL would leave it */
+    char copy[4096];
+    snprintf(copy, sizeof(copy), "%s.copy", path);
+    char cmd[9000];
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
+    assert_int_equal(system(cmd), 0);
+    gzclose(gz);
+    rename(copy, path);
+}
+
+/* A dead run's temporary file of this host and board becomes a whole log with every row
+ * and an end line; a live run's, and other hosts' or boards', are left alone. */
+static void test_recover_dead_runs_only(void **state)
+{
+    char *dir = th_tmpdir();
+    long dead = dead_pid();
+    write_part(dir, "vm_nano_20261122T010000Z", dead, 3);
+    write_part(dir, "vm_nano_20261122T020000Z", (long)getppid(), 2);   /* alive */
+    write_part(dir, "jetson1_nano_20261122T010000Z", dead, 1);        /* another host */
+    write_part(dir, "vm_orin_20261122T010000Z", dead, 1);             /* another board */
+    free(th_write(dir, "notes.txt", "mine\n"));
+    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano"), 1);
+    char p[4096];
+    snprintf(p, sizeof(p), "%s/vm_nano_20261122T010000Z.csv.gz", dir);
+    char *text = th_read_gz(p);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "vm_nano_20261122T010000Z,k2\n"));
+    char want[200];
+    snprintf(want, sizeof(want), "# end: recovered, the run (pid %ld) died before closing its "
+             "log, 3 rows\n", dead);
+    assert_non_null(strstr(text, want));
+    free(text);
+    assert_int_equal(th_count_files(dir), 5);   /* 1 recovered + 3 parts left + notes */
     th_rmtree(dir);
     free(dir);
 }
@@ -128,7 +238,10 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_header_matches_table),
         cmocka_unit_test(test_doc_lists_every_column),
+        cmocka_unit_test(test_same_second_names_differ),
         cmocka_unit_test(test_existing_name_not_clobbered),
+        cmocka_unit_test(test_name_parse),
+        cmocka_unit_test(test_recover_dead_runs_only),
     };
     return cmocka_run_group_tests_name("csvlog", tests, NULL, NULL);
 }

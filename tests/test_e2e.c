@@ -743,7 +743,7 @@ static void test_board_detection(void **state)
     snprintf(args, sizeof(args), "run --device cpu --sizes 8x8 --set power.source=none "
              "--set power.sysfs_root=%s --set sweep.stop.min_time_ms=1 -o %s/logs", dir, dir);
     assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "board file 'boards/jetson-orin-nano.cfg': device-tree model "
+    assert_non_null(strstr(err, "board file 'boards/jetson-orin-nano.cfg': model "
                                 "'NVIDIA Jetson Orin Nano Developer Kit' matches 'Orin Nano'"));
     assert_non_null(strstr(out, "of peak"));
     free(out);

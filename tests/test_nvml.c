@@ -77,6 +77,24 @@ static void test_readings(void **state)
     free(st);
 }
 
+/* NVML measures the GPU the run uses, found by its PCI bus id, not NVML's GPU 0. */
+static void test_follows_the_chosen_gpu(void **state)
+{
+    char why[256];
+    struct tb_board_cfg b;
+    memset(&b, 0, sizeof(b));
+    struct tb_power_rails rails;
+    void *st = calloc(1, tb_power_nvml.state_size);
+    tb_strlcpy(b.power.pci_bus_id, "00000000:19:00.0", sizeof(b.power.pci_bus_id));
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0);
+    tb_power_nvml.close(st);
+    memset(st, 0, tb_power_nvml.state_size);
+    tb_strlcpy(b.power.pci_bus_id, "00000000:1a:00.0", sizeof(b.power.pci_bus_id));
+    assert_true(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)) < 0);
+    assert_string_equal(why, "NVML device 00000000:1a:00.0: Not Found");
+    free(st);
+}
+
 static void test_gpu_lost_mid_run(void **state)
 {
     char why[256];
@@ -107,6 +125,7 @@ int main(void)
         cmocka_unit_test(test_missing_library),
         cmocka_unit_test(test_not_supported_is_no_reading),
         cmocka_unit_test(test_readings),
+        cmocka_unit_test(test_follows_the_chosen_gpu),
         cmocka_unit_test(test_gpu_lost_mid_run),
     };
     return cmocka_run_group_tests_name("nvml", tests, setup, NULL);

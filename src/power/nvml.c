@@ -28,6 +28,7 @@ struct nvml_state {
     nvml_ret (*init)(void);
     nvml_ret (*shutdown)(void);
     nvml_ret (*handle)(unsigned int, nvml_dev *);
+    nvml_ret (*handle_pci)(const char *, nvml_dev *);
     nvml_ret (*power)(nvml_dev, unsigned int *);
     nvml_ret (*energy)(nvml_dev, unsigned long long *);
     nvml_ret (*temp)(nvml_dev, int, unsigned int *);
@@ -58,7 +59,9 @@ static void nvml_close(void *st)
     memset(s, 0, sizeof(*s));
 }
 
-static int nvml_load(struct nvml_state *s, int index, char *why, size_t n)
+/* The GPU: the run's own by its PCI bus id (CUDA and NVML count devices differently, and
+ * --device cuda:1 must not measure GPU 0), else NVML's first. */
+static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t n)
 {
     s->lib = dlopen(lib_name(), RTLD_NOW | RTLD_LOCAL);
     if (!s->lib) {
@@ -69,6 +72,7 @@ static int nvml_load(struct nvml_state *s, int index, char *why, size_t n)
     SYM(init, "nvmlInit_v2");
     SYM(shutdown, "nvmlShutdown");
     SYM(handle, "nvmlDeviceGetHandleByIndex_v2");
+    SYM(handle_pci, "nvmlDeviceGetHandleByPciBusId_v2");
     SYM(power, "nvmlDeviceGetPowerUsage");
     SYM(energy, "nvmlDeviceGetTotalEnergyConsumption");
     SYM(temp, "nvmlDeviceGetTemperature");
@@ -88,8 +92,10 @@ static int nvml_load(struct nvml_state *s, int index, char *why, size_t n)
         nvml_close(s);
         return -EIO;
     }
-    if ((rc = s->handle((unsigned)index, &s->dev)) != NVML_OK) {
-        snprintf(why, n, "NVML device %d: %s", index, nvml_err(s, rc));
+    bool by_bus = bus_id && bus_id[0] && s->handle_pci;
+    rc = by_bus ? s->handle_pci(bus_id, &s->dev) : s->handle(0, &s->dev);
+    if (rc != NVML_OK) {
+        snprintf(why, n, "NVML device %s: %s", by_bus ? bus_id : "0", nvml_err(s, rc));
         nvml_close(s);
         return -ENODEV;
     }
@@ -109,7 +115,7 @@ static int nvml_probe(const struct tb_board_cfg *b, char *why, size_t n)
 {
     struct nvml_state s;
     memset(&s, 0, sizeof(s));
-    int rc = nvml_load(&s, 0, why, n);
+    int rc = nvml_load(&s, b->power.pci_bus_id, why, n);
     if (rc == 0)
         nvml_close(&s);
     return rc;
@@ -119,7 +125,7 @@ static int nvml_open(void *st, const struct tb_board_cfg *b, struct tb_power_rai
                      char *why, size_t n)
 {
     struct nvml_state *s = st;
-    int rc = nvml_load(s, 0, why, n);
+    int rc = nvml_load(s, b->power.pci_bus_id, why, n);
     if (rc)
         return rc;
     rails->n = 1;
