@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "csvlog.h"
+
 static char lockfile[PATH_MAX];
 
 static int setup(void **state)
@@ -417,13 +419,24 @@ static void test_log_dir_removed_mid_run(void **state)
     free(dir);
 }
 
+/* Retention removes this host's old logs of this board, and nothing else: not other
+ * hosts' logs (pulled back from boards into one folder), not other boards', not files
+ * that only look like logs. */
 static void test_retention_only_own_logs(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[1024];
-    const char *names[] = { "vm_generic_20200101T000000Z.csv.gz", "vm_generic_20200102T000000Z.csv.gz",
-                            "vm_generic_20200103T000000Z.csv.gz", "notes.txt",
-                            "results.csv.gz", "vm_generic_2020.csv.gz" };
-    for (int i = 0; i < 6; i++)
+    char *dir = th_tmpdir(), *out, *err, args[1024], host[128] = "host";
+    gethostname(host, sizeof(host) - 1);
+    tb_log_name_part(host);
+    char names[8][300];
+    snprintf(names[0], 300, "%s_generic_20200101T000000Z.csv.gz", host);
+    snprintf(names[1], 300, "%s_generic_20200102T000000Z.csv.gz", host);
+    snprintf(names[2], 300, "%s_generic_20200103T000000Z-2.csv.gz", host);
+    snprintf(names[3], 300, "notes.txt");
+    snprintf(names[4], 300, "results.csv.gz");
+    snprintf(names[5], 300, "%s_generic_2020.csv.gz", host);
+    snprintf(names[6], 300, "jetson1%s_generic_20200101T000000Z.csv.gz", host);  /* another host */
+    snprintf(names[7], 300, "%s_jetson-nano_20200101T000000Z.csv.gz", host);     /* another board */
+    for (int i = 0; i < 8; i++)
         free(th_write(dir, names[i], "x\n"));
     snprintf(args, sizeof(args), "run " FAST " --sizes 8x8 --set output.keep_logs=2 -o %s", dir);
     assert_int_equal(th_run(args, &out, &err), 0);
@@ -435,11 +448,11 @@ static void test_retention_only_own_logs(void **state)
     assert_int_equal(access(p, F_OK), -1);
     snprintf(p, sizeof(p), "%s/%s", dir, names[0]);
     assert_int_equal(access(p, F_OK), -1);
-    for (int i = 3; i < 6; i++) {
+    for (int i = 3; i < 8; i++) {
         snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
         assert_int_equal(access(p, F_OK), 0);
     }
-    assert_int_equal(th_count_files(dir), 5);
+    assert_int_equal(th_count_files(dir), 7);
     free(out);
     free(err);
     th_rmtree(dir);

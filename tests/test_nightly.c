@@ -1,0 +1,282 @@
+/* test_nightly.c: what makes an unattended night's log trustworthy, on the real binary with
+ * fake roots shaped like real boards (TB_ROOT) and a fake libcuda: a board whose GPU cannot
+ * be used fails with a log that says why (never a silent CPU run); runs in one second get
+ * distinct logs; retention keeps other hosts' and boards' logs; the run conditions of a
+ * Jetson (L4T, power mode, GPU clocks, temperature) in the log; board detection on the model
+ * strings real boards report. */
+#include "helpers.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "board.h"
+#include "csvlog.h"
+
+static char fake_cuda[PATH_MAX];
+static bool images;
+
+static int setup(void **state)
+{
+    const char *b = getenv("TB_BUILD");
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(fake_cuda, sizeof(fake_cuda), "%s/%s/tests/libfake-cuda.so", cwd, b ? b : "build");
+    if (b && b[0] == '/')
+        snprintf(fake_cuda, sizeof(fake_cuda), "%s/tests/libfake-cuda.so", b);
+    images = strncmp(tb_cuda_images(), "none", 4) != 0;
+    setenv("TB_LOCK_FILE", "/tmp/tb-test-nightly-lock", 1);
+    return 0;
+}
+
+/* A fake board root: the device-tree model (NUL-terminated, as the kernel gives it). */
+static char *fake_root(const char *model)
+{
+    char *root = th_tmpdir(), path[PATH_MAX];
+    free(th_write(root, "proc/device-tree/model", ""));
+    snprintf(path, sizeof(path), "%s/proc/device-tree/model", root);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(model, 1, strlen(model) + 1, f);
+    fclose(f);
+    return root;
+}
+
+/* An Orin Nano as JetPack 6 lays it out, in 15W mode, clocks not pinned (fixture files). */
+static char *fake_orin_nano(void)
+{
+    char *root = fake_root("NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super");
+    free(th_write(root, "etc/nv_tegra_release",
+                  "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, "
+                  "DATE: Wed Jan  8 01:49:37 UTC 2025\n"));
+    free(th_write(root, "var/lib/nvpmodel/status", "pmode:0001 fmode:quiet\n"));
+    free(th_write(root, "etc/nvpmodel.conf",
+                  "< POWER_MODEL ID=0 NAME=15W >\nCPU_ONLINE CORE_0 1\n"
+                  "< POWER_MODEL ID=1 NAME=7W >\nCPU_ONLINE CORE_0 1\n"
+                  "< POWER_MODEL ID=2 NAME=MAXN_SUPER >\n"));
+    const char *g = "sys/class/devfreq/17000000.gpu/";
+    char p[256];
+    snprintf(p, sizeof(p), "%scur_freq", g);
+    free(th_write(root, p, "306000000\n"));
+    snprintf(p, sizeof(p), "%smin_freq", g);
+    free(th_write(root, p, "306000000\n"));
+    snprintf(p, sizeof(p), "%smax_freq", g);
+    free(th_write(root, p, "408000000\n"));
+    snprintf(p, sizeof(p), "%savailable_frequencies", g);
+    free(th_write(root, p, "306000000 408000000 510000000 612000000 625000000\n"));
+    free(th_write(root, "sys/class/devfreq/13e40000.host1x/cur_freq", "204000000\n"));
+    free(th_write(root, "sys/class/thermal/thermal_zone0/type", "cpu-thermal\n"));
+    free(th_write(root, "sys/class/thermal/thermal_zone0/temp", "47000\n"));
+    free(th_write(root, "sys/class/thermal/thermal_zone1/type", "gpu-thermal\n"));
+    free(th_write(root, "sys/class/thermal/thermal_zone1/temp", "45500\n"));
+    return root;
+}
+
+#define TINY "--sizes 16x16 --kernels copy_row --set power.source=none " \
+             "--set sweep.stop.min_time_ms=1 --set sweep.stop.min_reps=2 --set sweep.warmup=0"
+
+/* Runs the tool with TB_ROOT and libcuda set; returns the exit code, stderr in *err. */
+static int run_on(const char *root, const char *cuda_lib, const char *mode, const char *args,
+                  char **err)
+{
+    setenv("TB_ROOT", root, 1);
+    setenv("TB_CUDA_LIB", cuda_lib, 1);
+    setenv("TB_FAKE_CUDA", mode, 1);
+    int rc = th_run(args, NULL, err);
+    unsetenv("TB_ROOT");
+    return rc;
+}
+
+static char *the_log(const char *dir)
+{
+    char *p = th_find_one(dir, ".csv.gz");
+    assert_non_null(p);
+    char *text = th_read_gz(p);
+    assert_non_null(text);
+    free(p);
+    return text;
+}
+
+static void must_have(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        th_fail("missing '%s' in:\n%.3000s", want, text);
+}
+
+/* A Nano whose GPU cannot be used: exit 1 and a log that says so, with the driver
+ * installed but failing and with no driver at all; --device cpu runs on purpose. */
+static void test_gpu_board_without_gpu_fails_with_a_log(void **state)
+{
+    char *root = fake_root("NVIDIA Jetson Nano Developer Kit");
+    const char *libs[] = { fake_cuda, "/nonexistent/libcuda.so.1" };
+    for (int i = 0; i < 2; i++) {
+        char *dir = th_tmpdir(), *err, args[1024];
+        snprintf(args, sizeof(args), "run --quiet " TINY " -o %s", dir);
+        assert_int_equal(run_on(root, libs[i], "nodevice", args, &err), 1);
+        must_have(err, "jetson-nano: the GPU cannot be used: ");
+        char *text = the_log(dir);
+        must_have(text, "# board: jetson-nano, peak 25.6 GB/s, has a GPU\n");
+        must_have(text, "# backend: none\n");
+        must_have(text, "# gpu: unusable: ");
+        must_have(text, "# end: failed: the GPU cannot be used (");
+        must_have(text, " 0 rows\n");
+        if (images)
+            must_have(text, i == 0 ? "cuInit: CUDA_ERROR_NO_DEVICE" : "cannot load the CUDA driver");
+        free(text);
+        free(err);
+        th_rmtree(dir);
+        free(dir);
+    }
+    char *dir = th_tmpdir(), *err, args[1024];
+    snprintf(args, sizeof(args), "run --quiet --device cpu " TINY " -o %s", dir);
+    assert_int_equal(run_on(root, fake_cuda, "nodevice", args, &err), 0);
+    char *text = the_log(dir);
+    must_have(text, "# backend: cpu\n");
+    must_have(text, "# end: complete, 1 rows");
+    free(text);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+    th_rmtree(root);
+    free(root);
+}
+
+/* A machine with no GPU and no NVIDIA driver (generic board) may run on the CPU; one with a
+ * driver whose GPU fails may not. */
+static void test_auto_falls_back_only_without_a_driver(void **state)
+{
+    char *root = fake_root("QEMU Virtual Machine");
+    char *dir = th_tmpdir(), *err, args[1024];
+    snprintf(args, sizeof(args), "run " TINY " -o %s", dir);
+    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, &err), 0);
+    must_have(err, "no usable GPU (");
+    free(err);
+    th_rmtree(dir);
+    assert_int_equal(run_on(root, fake_cuda, "nodevice", args, &err), 1);
+    must_have(err, "generic: the GPU cannot be used: ");
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+    th_rmtree(root);
+    free(root);
+}
+
+/* The conditions a night depends on, from an Orin Nano's own files. */
+static void test_run_conditions_of_a_jetson(void **state)
+{
+    char *root = fake_orin_nano();
+    char *dir = th_tmpdir(), *err, args[1024];
+    snprintf(args, sizeof(args), "run --quiet --device cpu " TINY " -o %s", dir);
+    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, &err), 0);
+    char *text = the_log(dir);
+    must_have(text, "# board_file: ");
+    must_have(text, "boards/jetson-orin-nano.cfg (fnv1a64 ");
+    must_have(text, "model 'NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super' "
+                    "matches 'Orin Nano'\n");
+    must_have(text, "# l4t: R36.4.3\n");
+    must_have(text, "# power_mode: 7W (1)\n");
+    must_have(text, "# gpu_devfreq: 17000000.gpu: cur 306 MHz, min 306 MHz, max 408 MHz; "
+                    "available: 306 408 510 612 625\n");
+    must_have(text, "# gpu_clocks: dynamic (DVFS: not pinned)\n");
+    must_have(text, "# gpu_temp: 45.5 C at the start\n");
+    const char *h = strstr(text, "\nrun_id,") + 1, *row = strchr(h, '\n') + 1;
+    char v[64];
+    assert_int_equal(th_field(h, row, "power_mode", v, sizeof(v)), 0);
+    assert_string_equal(v, "7W (1)");
+    assert_int_equal(th_field(h, row, "gpu_max_mhz", v, sizeof(v)), 0);
+    assert_string_equal(v, "408");
+    free(text);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+    th_rmtree(root);
+    free(root);
+}
+
+/* jetson_clocks leaves min == max: pinned. */
+static void test_pinned_clocks(void **state)
+{
+    char *root = fake_orin_nano();
+    free(th_write(root, "sys/class/devfreq/17000000.gpu/min_freq", "408000000\n"));
+    char *dir = th_tmpdir(), *err, args[1024];
+    snprintf(args, sizeof(args), "run --quiet --device cpu " TINY " -o %s", dir);
+    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, &err), 0);
+    char *text = the_log(dir);
+    must_have(text, "# gpu_clocks: pinned (min == max: jetson_clocks)\n");
+    free(text);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+    th_rmtree(root);
+    free(root);
+}
+
+/* Five runs as fast as they go: five logs, five run_ids. */
+static void test_quick_runs_never_share_a_log(void **state)
+{
+    char *dir = th_tmpdir(), args[1024];
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg " TINY " -o %s",
+             dir);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(th_run(args, NULL, NULL), 0);
+    assert_int_equal(th_count_files(dir), 5);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Real model strings, and a TX2 whose GPU name ("NVIDIA Tegra X2") the desktop file's
+ * "NVIDIA" would match: the model decides. */
+static void test_board_detection_on_real_models(void **state)
+{
+    static const struct { const char *model, *gpu, *file; } cases[] = {
+        { "NVIDIA Jetson Nano Developer Kit", "NVIDIA Tegra X1", "jetson-nano.cfg" },
+        { "NVIDIA Jetson TX1", "NVIDIA Tegra X1", "jetson-tx1.cfg" },
+        { "quill", "NVIDIA Tegra X2", "jetson-tx2.cfg" },
+        { "NVIDIA Jetson TX2", "NVIDIA Tegra X2", "jetson-tx2.cfg" },
+        { "lanai", NULL, "jetson-tx2.cfg" },
+        { "Jetson-AGX", "Xavier", "jetson-agx-xavier.cfg" },
+        { "jetson-xavier", "Xavier", "jetson-agx-xavier.cfg" },
+        { "NVIDIA Jetson AGX Xavier Developer Kit", NULL, "jetson-agx-xavier.cfg" },
+        { "NVIDIA Jetson Xavier NX Developer Kit", NULL, "jetson-xavier-nx.cfg" },
+        { "NVIDIA Jetson Orin Nano Developer Kit", "Orin", "jetson-orin-nano.cfg" },
+        { "NVIDIA Jetson Orin NX Engineering Reference Developer Kit", NULL, "jetson-orin-nx.cfg" },
+        { "Jetson AGX Orin", "Orin", "jetson-agx-orin.cfg" },
+        { "NVIDIA Jetson AGX Orin Developer Kit", NULL, "jetson-agx-orin.cfg" },
+        { "", "NVIDIA H100 80GB HBM3", "desktop-h100.cfg" },
+        { "", "NVIDIA GeForce RTX 4090", "desktop-nvml.cfg" },
+        { "QEMU", NULL, "generic.cfg" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *root = fake_root(cases[i].model), path[PATH_MAX], why[512];
+        assert_int_equal(tb_board_detect(root, cases[i].gpu, path, sizeof(path), why,
+                                         sizeof(why)), 0);
+        const char *base = strrchr(path, '/') + 1;
+        if (strcmp(base, cases[i].file))
+            th_fail("model '%s' (GPU %s): got %s (%s), want %s", cases[i].model,
+                    cases[i].gpu ? cases[i].gpu : "none", base, why, cases[i].file);
+        th_rmtree(root);
+        free(root);
+    }
+    /* list says which file it would take, and from what */
+    char *root = fake_root("quill"), *out;
+    setenv("TB_ROOT", root, 1);
+    assert_int_equal(th_run("list", &out, NULL), 0);
+    unsetenv("TB_ROOT");
+    must_have(out, "board: boards/jetson-tx2.cfg (model 'quill' matches 'quill')\n");
+    free(out);
+    th_rmtree(root);
+    free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_board_without_gpu_fails_with_a_log),
+        cmocka_unit_test(test_auto_falls_back_only_without_a_driver),
+        cmocka_unit_test(test_run_conditions_of_a_jetson),
+        cmocka_unit_test(test_pinned_clocks),
+        cmocka_unit_test(test_quick_runs_never_share_a_log),
+        cmocka_unit_test(test_board_detection_on_real_models),
+    };
+    return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
+}
