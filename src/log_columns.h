@@ -57,6 +57,7 @@
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
     X(power_samples,   DBL, "%.0f",  "-",   "sensor samples inside the window") \
     X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
-    X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end")
+    X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end") \
+    X(power_note,      STR, "%s",    "-",   "why the power figures are missing or partial: the source silent, absurd readings dropped")
 
 #endif

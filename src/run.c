@@ -297,6 +297,13 @@ static int write_tuned(struct run *r)
 static enum tb_run_outcome finish(struct run *r)
 {
     struct tb_run_result *res = &r->res;
+    if (r->sampler) {
+        struct tb_sampler_health h;
+        tb_sampler_health(r->sampler, &h);
+        tb_csvlog_meta(r->log, "sensor", "%llu reading(s) outside 0..%.0f W dropped, %llu "
+                       "silence(s) of twice the interval or more", h.dropped,
+                       r->cfg->board.max_power_w, h.silences);
+    }
     uint64_t nsamp = 0;
     double sampler_cpu = tb_sampler_stop(r->sampler, &nsamp);
     if (r->sampler)

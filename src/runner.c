@@ -182,12 +182,16 @@ static void power_over(struct tb_run_ctx *ctx, int64_t t0, int64_t t1, struct po
         int idx = pass == 0 ? ti : gi;
         if (idx == -1)
             continue;
+        size_t k = 0;   /* the readings this rail has (dropped ones are NAN) */
         for (size_t i = 0; i < n; i++) {
-            win_t[i] = window_buf[i].t_ns;
-            win_p[i] = rail_value(&window_buf[i], rails, idx);
+            double v = rail_value(&window_buf[i], rails, idx);
+            if (!isnan(v)) {
+                win_t[k] = window_buf[i].t_ns;
+                win_p[k++] = v;
+            }
         }
         size_t inside = 0;
-        double mj = tb_energy_mj(win_t, win_p, n, t0, t1, &inside);
+        double mj = k ? tb_energy_mj(win_t, win_p, k, t0, t1, &inside) : NAN;
         if (pass == 0) {
             f->energy_j = mj * 1e-3;
             f->total_w = f->energy_j / secs;
@@ -260,7 +264,28 @@ static double measure_idle(struct tb_run_ctx *ctx)
 struct point_out {
     struct tb_row row;
     char note[512];
+    char power_note[160];
 };
+
+/* Why this row's power figures are missing or partial: a source that went silent over
+ * the window, or readings dropped as absurd meanwhile. "" when they are whole. */
+static void power_health(struct tb_run_ctx *ctx, const struct power_fig *f, struct point_out *o)
+{
+    struct tb_sampler_health h;
+    tb_sampler_health(ctx->sampler, &h);
+    int interval = ctx->cfg->board.power.interval_ms;
+    if (h.quiet_ms > 2.0 * interval)
+        snprintf(o->power_note, sizeof(o->power_note), "no reading from '%s' for %.0f ms "
+                 "(the source is silent): no power figures", tb_sampler_source(ctx->sampler),
+                 h.quiet_ms);
+    else if (h.dropped > ctx->dropped_seen)
+        snprintf(o->power_note, sizeof(o->power_note), "%llu reading(s) outside 0..%.0f W "
+                 "dropped during the window", h.dropped - ctx->dropped_seen,
+                 ctx->cfg->board.max_power_w);
+    else if (f->samples == 0)
+        snprintf(o->power_note, sizeof(o->power_note), "no reading inside the window");
+    ctx->dropped_seen = h.dropped;
+}
 
 static const char *fits(const struct tb_device_info *dev, size_t bytes)
 {
@@ -426,6 +451,8 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->power_samples = (double)f.samples;
         r->gpu_temp_c = f.temp_c;
         r->gpu_clock_mhz = f.clock_mhz;
+        power_health(ctx, &f, o);
+        r->power_note = o->power_note;
         double wgbps = r->window_bytes / secs / 1e9;
         r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
         r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);

@@ -32,6 +32,7 @@ struct tb_run_ctx {
     double max_clock_mhz;             /* the GPU clock this mode allows (devfreq max); NAN:
                                        * unknown, throttled is then judged against the clock
                                        * measured at the start */
+    unsigned long long dropped_seen;  /* the sampler's dropped count at the last row */
 };
 
 /* What the summary table shows of a point. */

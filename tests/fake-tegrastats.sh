@@ -4,15 +4,23 @@
 #   TB_FAKE_TEGRASTATS_FILE   fixture to replay (required)
 #   TB_FAKE_TEGRASTATS_EXIT   exit after this many lines (a tegrastats that dies mid-run)
 #   TB_FAKE_TEGRASTATS_GARBAGE=1  print a garbage line between real ones
+#   TB_FAKE_TEGRASTATS_STALL=N    after N lines, print nothing more but stay alive (hung)
 interval=1000
 while [ $# -gt 0 ]; do
     case "$1" in --interval) interval=$2; shift 2;; *) shift;; esac
 done
 secs=$(awk "BEGIN { printf \"%.3f\", $interval / 1000 }")
+stall=${TB_FAKE_TEGRASTATS_STALL:-0}
 n=0
 while :; do
-    grep -v '^#' "$TB_FAKE_TEGRASTATS_FILE" | grep -v '^[[:space:]]*$' | while IFS= read -r line; do
-        printf '%s\n' "$line"
+    lines=$(grep -v '^#' "$TB_FAKE_TEGRASTATS_FILE" | grep -v '^[[:space:]]*$' | wc -l)
+    i=0
+    while [ "$i" -lt "$lines" ]; do
+        i=$((i + 1))
+        if [ "$stall" -gt 0 ] && [ "$((n * lines + i))" -gt "$stall" ]; then
+            while :; do sleep 60; done
+        fi
+        grep -v '^#' "$TB_FAKE_TEGRASTATS_FILE" | grep -v '^[[:space:]]*$' | sed -n "${i}p"
         [ "${TB_FAKE_TEGRASTATS_GARBAGE:-0}" = 1 ] && printf '%s\n' '@@@ not a tegrastats line 12/34mW ~~'
         sleep "$secs"
     done

@@ -268,6 +268,82 @@ static void test_board_detection_on_real_models(void **state)
     free(root);
 }
 
+/* A board file replaying `lines` through the fake tegrastats, with a power ceiling. */
+static char *replay_board(const char *dir, const char *lines)
+{
+    char cwd[PATH_MAX], text[PATH_MAX * 2];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    char *fixture = th_write(dir, "replay.txt", lines);
+    setenv("TB_FAKE_TEGRASTATS_FILE", fixture, 1);
+    free(fixture);
+    snprintf(text, sizeof(text),
+             "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; max_power_w = 45.0; };\n"
+             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 500; "
+             "idle_ms = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; };\n", cwd);
+    return th_write(dir, "board.cfg", text);
+}
+
+#define ORIN_LINE(vdd_in) "06-18-2025 11:25:24 RAM 3452/7620MB (lfb 25x4MB) CPU [1%@1420] " \
+    "GR3D_FREQ 0% gpu@49.031C VDD_IN " vdd_in "/" vdd_in " VDD_CPU_GPU_CV 518mW/518mW " \
+    "VDD_SOC 1475mW/1475mW\n"
+
+/* Readings the board cannot draw (negative, above max_power_w) are dropped and counted,
+ * never logged as power. */
+static void test_absurd_readings_dropped(void **state)
+{
+    char *dir = th_tmpdir(), *err, args[2048];
+    char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("1000000000mW"));
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64 --kernels copy_row "
+             "--set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
+    assert_int_equal(th_run(args, NULL, &err), 0);
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *text = the_log(logs);
+    const char *h = strstr(text, "\nrun_id,") + 1, *row = strchr(h, '\n') + 1;
+    char v[256];
+    assert_int_equal(th_field(h, row, "power_total_w", v, sizeof(v)), 0);
+    assert_true(atof(v) > 4.8 && atof(v) < 4.85);  /* the good readings alone */
+    assert_int_equal(th_field(h, row, "power_note", v, sizeof(v)), 0);
+    must_have(v, "outside 0..45 W dropped during the window");
+    must_have(text, "# sensor: ");
+    assert_null(strstr(text, "# sensor: 0 reading"));
+    free(text);
+    free(board);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A tegrastats that stops printing (alive, silent): said once on stderr and in the log, and
+ * the rows measured meanwhile say why they have no power. */
+static void test_silent_source_is_said(void **state)
+{
+    char *dir = th_tmpdir(), *err, args[2048];
+    char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("5251mW"));
+    setenv("TB_FAKE_TEGRASTATS_STALL", "3", 1);
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64,32x32 "
+             "--kernels copy_row --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
+    assert_int_equal(th_run(args, NULL, &err), 0);
+    unsetenv("TB_FAKE_TEGRASTATS_STALL");
+    must_have(err, "power source 'tegrastats' delivered nothing for ");
+    assert_null(strstr(strstr(err, "delivered nothing") + 1, "delivered nothing")); /* once */
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *text = the_log(logs);
+    const char *h = strstr(text, "\nrun_id,") + 1, *row = strchr(strchr(h, '\n') + 1, '\n') + 1;
+    char v[256];
+    assert_int_equal(th_field(h, row, "power_note", v, sizeof(v)), 0);
+    must_have(v, "no reading from 'tegrastats' for ");
+    must_have(v, "(the source is silent)");
+    must_have(text, "1 silence(s) of twice the interval or more");
+    free(text);
+    free(board);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +353,8 @@ int main(void)
         cmocka_unit_test(test_pinned_clocks),
         cmocka_unit_test(test_quick_runs_never_share_a_log),
         cmocka_unit_test(test_board_detection_on_real_models),
+        cmocka_unit_test(test_absurd_readings_dropped),
+        cmocka_unit_test(test_silent_source_is_said),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }

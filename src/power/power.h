@@ -72,6 +72,13 @@ const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s);
 const char *tb_sampler_source(const struct tb_sampler *s);
 /* True once the source failed mid-run (reported once on stderr). */
 bool tb_sampler_failed(const struct tb_sampler *s);
+/* How trustworthy the readings have been: absurd readings dropped (never logged as
+ * power), silences of twice the interval or more, and how long since the last reading. */
+struct tb_sampler_health {
+    unsigned long long dropped, silences;
+    double quiet_ms;
+};
+void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);
 

@@ -1,16 +1,21 @@
 /* sampler.c: the side thread that reads a power source every interval_ms, on absolute
  * CLOCK_MONOTONIC deadlines (no drift), into a ring allocated before it starts. The loop
  * allocates nothing and writes no files; the measuring thread copies a window out under
- * a mutex held only for the copy. A source that fails is reported once, then left alone. */
+ * a mutex held only for the copy. A source that fails is reported once, then left alone.
+ * Readings the board cannot draw (below 0, above board.max_power_w) are dropped and
+ * counted; a source that delivers nothing for twice its interval is said once per silence. */
 #include "power.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "util.h"
 
 struct tb_sampler {
@@ -23,8 +28,11 @@ struct tb_sampler {
     int interval_ms;
     pthread_t thread;
     pthread_mutex_t lock;
-    volatile int stop;
-    volatile int failed;
+    atomic_int stop, failed;
+    atomic_ullong dropped;      /* readings outside [0, max_mw] */
+    atomic_ullong silences;     /* times the source went quiet for 2 intervals or more */
+    atomic_llong last_ns;       /* when the last good reading came */
+    double max_mw;              /* 0: no ceiling */
     double cpu_ms;
     char why[256];
 };
@@ -35,12 +43,26 @@ static void *sampler_main(void *arg)
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     struct tb_power_sample smp;
-    while (!s->stop) {
+    bool silent = false;   /* in a silence already counted */
+    while (!atomic_load(&s->stop)) {
         tb_power_sample_clear(&smp);
         int rc = s->ops->sample(s->state, &smp, s->why, sizeof(s->why));
+        bool absurd = false;
+        for (int i = 0; rc == 0 && i < s->rails.n; i++)
+            if (smp.rail_mw[i] < 0 || (s->max_mw > 0 && smp.rail_mw[i] > s->max_mw)) {
+                smp.rail_mw[i] = NAN;   /* never logged as power */
+                absurd = true;
+            }
+        if (absurd)
+            atomic_fetch_add(&s->dropped, 1);
+        int64_t now = tb_now_ns();
         if (rc == 0) {
             if (!smp.t_ns)
-                smp.t_ns = tb_now_ns();
+                smp.t_ns = now;
+            if (silent)
+                note("power source '%s' speaks again", s->ops->name);
+            silent = false;
+            atomic_store(&s->last_ns, now);
             pthread_mutex_lock(&s->lock);
             s->ring[s->head] = smp;
             s->head = (s->head + 1) % s->cap;
@@ -48,8 +70,18 @@ static void *sampler_main(void *arg)
                 s->count++;
             s->total++;
             pthread_mutex_unlock(&s->lock);
-        } else if (rc != -EAGAIN) {
-            s->failed = 1;
+        } else if (rc == -EAGAIN) {
+            int64_t quiet = now - atomic_load(&s->last_ns);
+            /* once per silence: when it passes twice the interval */
+            if (quiet > 2LL * s->interval_ms * 1000000LL && !silent) {
+                silent = true;
+                if (atomic_fetch_add(&s->silences, 1) == 0)
+                    warning("power source '%s' delivered nothing for %lld ms (twice its %d ms "
+                            "interval); rows measured meanwhile say so", s->ops->name,
+                            (long long)(quiet / 1000000), s->interval_ms);
+            }
+        } else {
+            atomic_store(&s->failed, 1);
             warning("power source '%s' failed: %s; later rows carry no power figures",
                     s->ops->name, s->why);
             break;
@@ -59,7 +91,8 @@ static void *sampler_main(void *arg)
             next.tv_nsec -= 1000000000L;
             next.tv_sec++;
         }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !s->stop)
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+               !atomic_load(&s->stop))
             ;
     }
     struct timespec cpu;
@@ -77,6 +110,8 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
         return -ENOMEM;
     s->ops = ops;
     s->interval_ms = interval_ms;
+    s->max_mw = b->max_power_w > 0 ? b->max_power_w * 1000.0 : 0;
+    atomic_store(&s->last_ns, tb_now_ns());
     s->cap = capacity ? capacity : 1;
     s->ring = calloc(s->cap, sizeof(*s->ring));
     s->state = calloc(1, ops->state_size ? ops->state_size : 1);
@@ -124,13 +159,20 @@ size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int
 
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
 const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
-bool tb_sampler_failed(const struct tb_sampler *s) { return s->failed; }
+bool tb_sampler_failed(const struct tb_sampler *s) { return atomic_load(&((struct tb_sampler *)s)->failed); }
+
+void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h)
+{
+    h->dropped = atomic_load(&s->dropped);
+    h->silences = atomic_load(&s->silences);
+    h->quiet_ms = (double)(tb_now_ns() - atomic_load(&s->last_ns)) / 1e6;
+}
 
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples)
 {
     if (!s)
         return 0;
-    s->stop = 1;
+    atomic_store(&s->stop, 1);
     pthread_join(s->thread, NULL);
     s->ops->close(s->state);
     double cpu = s->cpu_ms;
