@@ -5,6 +5,7 @@
 #ifndef TB_KERNELS_H
 #define TB_KERNELS_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -21,6 +22,7 @@ struct tb_launch {
     int block_x, block_y;
     int elem_size;
     unsigned grid_x, grid_y; /* set by the launcher; 0 where there is no grid */
+    const volatile sig_atomic_t *stop; /* CPU kernels return -EINTR soon after it is set */
 };
 
 /* Returns 0, or a backend error code (CUresult for CUDA, a negative errno for CPU). */

@@ -5,6 +5,7 @@
 #ifndef TB_BACKEND_H
 #define TB_BACKEND_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,9 @@ struct tb_backend {
     const char *(*errstr)(int err);
     bool (*is_oom)(int err);
     bool (*is_fatal)(int err);       /* the context is broken: recover before going on */
+    /* Long host-side work (fills, CPU kernels) checks *stop and returns -EINTR when set;
+     * NULL where every step is short (the GPU's). */
+    void (*watch)(const volatile sig_atomic_t *stop);
 };
 
 extern const struct tb_backend tb_backend_cpu;

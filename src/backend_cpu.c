@@ -16,6 +16,9 @@
 
 static unsigned char *flush_buf;
 static size_t flush_bytes;
+static const volatile sig_atomic_t *stop_flag;   /* a signal asked the run to stop */
+
+static void cpu_watch(const volatile sig_atomic_t *stop) { stop_flag = stop; }
 
 static int cpu_probe(int index, char *why, size_t n)
 {
@@ -94,18 +97,23 @@ static int cpu_fill_bytes(void *dst, int byte, size_t n)
 
 static int cpu_fill_pattern(void *dst, size_t count, int elem_size, uint64_t seed)
 {
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
+        if ((i & 0xFFFFF) == 0 && stop_flag && *stop_flag)
+            return -EINTR;
         tb_pattern_store(dst, elem_size, seed, i);
+    }
     return 0;
 }
 
 static int cpu_launch(const struct tb_kernel *k, struct tb_launch *l)
 {
+    l->stop = stop_flag;
     return k->launch(l);
 }
 
 static int cpu_timed(const struct tb_kernel *k, struct tb_launch *l, double *ms)
 {
+    l->stop = stop_flag;
     int64_t t0 = tb_now_ns();
     int rc = k->launch(l);
     *ms = (double)(tb_now_ns() - t0) * 1e-6;
@@ -162,4 +170,5 @@ const struct tb_backend tb_backend_cpu = {
     .errstr = cpu_errstr,
     .is_oom = cpu_is_oom,
     .is_fatal = cpu_is_fatal,
+    .watch = cpu_watch,
 };

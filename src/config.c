@@ -3,6 +3,7 @@
  * FILE:LINE. Nothing here touches a device; tb_config_check_device gets its limits. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -684,6 +685,88 @@ static int copy_setting(config_setting_t *parent, const char *name, const config
     return 0;
 }
 
+/* libconfig 1.5 (JetPack 4, Debian 12) reads an integer literal outside 32 bits without an
+ * L suffix as a wrapped 32-bit value (4294967297 becomes 1). This scan of the text finds
+ * such literals before libconfig does, so they are refused with their line, never used. */
+static void check_wraps(const char *text, const char *where, bool has_lines, struct tb_diag *d)
+{
+    int line = 1;
+    for (const char *p = text; *p;) {
+        if (*p == '\n') {
+            line++;
+            p++;
+        } else if (*p == '"') {                                  /* a string */
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == '\n')
+                    line++;
+            if (*p)
+                p++;
+        } else if (*p == '#' || (*p == '/' && p[1] == '/')) {   /* a line comment */
+            while (*p && *p != '\n')
+                p++;
+        } else if (*p == '/' && p[1] == '*') {                  /* a block comment */
+            for (p += 2; *p && !(*p == '*' && p[1] == '/'); p++)
+                line += *p == '\n';
+            p += *p ? 2 : 0;
+        } else if (isdigit((unsigned char)*p) &&
+                   (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
+            const char *start = p;
+            bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+            p += hex ? 2 : 0;
+            while (isxdigit((unsigned char)*p) && (hex || isdigit((unsigned char)*p)))
+                p++;
+            bool fp = !hex && (*p == '.' || *p == 'e' || *p == 'E');
+            bool wide = *p == 'L';
+            if (fp) {
+                while (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+')
+                    p++;
+                continue;
+            }
+            errno = 0;
+            unsigned long long v = strtoull(start, NULL, hex ? 16 : 10);
+            bool neg = start > text && start[-1] == '-';
+            if (!wide && (errno == ERANGE || v > (neg ? 2147483648ULL : 2147483647ULL))) {
+                if (has_lines)
+                    tb_diag_add(d, "%s:%d: the integer %s%.*s does not fit in 32 bits; libconfig 1.5 "
+                                "would wrap it: write %s%.*sL if you mean it", where, line,
+                                neg ? "-" : "", (int)(p - start), start, neg ? "-" : "",
+                                (int)(p - start), start);
+                else
+                    tb_diag_add(d, "%s: the integer %s%.*s does not fit in 32 bits; libconfig 1.5 "
+                                "would wrap it: write %s%.*sL if you mean it", where,
+                                neg ? "-" : "", (int)(p - start), start, neg ? "-" : "",
+                                (int)(p - start), start);
+            }
+            while (isalnum((unsigned char)*p))
+                p++;
+        } else {
+            p++;
+        }
+    }
+}
+
+/* The file's text through check_wraps; -1 when it has a wrapped integer. */
+static int check_file_wraps(const char *path, struct tb_diag *d)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;   /* libconfig reports it */
+    char *text = calloc(1, TB_CONFIG_MAX_BYTES + 1);
+    if (!text) {
+        fclose(f);
+        return 0;
+    }
+    size_t n = fread(text, 1, TB_CONFIG_MAX_BYTES, f);
+    fclose(f);
+    text[n] = '\0';
+    size_t before = d->n;
+    check_wraps(text, path, true, d);
+    free(text);
+    return d->n > before ? -1 : 0;
+}
+
 /* Parses value as libconfig text; a bare word is taken as a string. */
 static int parse_value(config_t *tmp, const char *value)
 {
@@ -739,6 +822,10 @@ static void apply_override(struct tb_config *c, const struct tb_override *o, str
         tb_diag_add(d, "%s: '%s' is a group; set one of its settings", o->label, o->path);
         return;
     }
+    size_t before = d->n;
+    check_wraps(o->value, o->label, false, d);
+    if (d->n > before)
+        return;
     config_t tmp;
     if (parse_value(&tmp, o->value) < 0) {
         tb_diag_add(d, "%s: cannot parse value '%s'", o->label, o->value);
@@ -820,6 +907,8 @@ static int read_file(struct tb_config *c, int file, const char *path, struct tb_
                     (long long)st.st_size, file_kind[file], TB_CONFIG_MAX_BYTES);
         return -1;
     }
+    if (check_file_wraps(path, d) < 0)
+        return -1;
     if (config_read_file(&c->files[file], path) != CONFIG_TRUE) {
         int line = config_error_line(&c->files[file]);
         const char *f = config_error_file(&c->files[file]);

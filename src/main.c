@@ -101,7 +101,8 @@ static int list_option(struct common *c, const char *opt, const char *arg, const
                 free(copy);
                 return -1;
             }
-            len += (size_t)snprintf(value + len, sizeof(value) - len, "%s[%ld, %ld]",
+            /* L: 64-bit literals, which libconfig 1.5 would otherwise wrap to 32 bits */
+            len += (size_t)snprintf(value + len, sizeof(value) - len, "%s[%ldL, %ldL]",
                                     n ? ", " : " ", a, b);
         } else {
             len += (size_t)snprintf(value + len, sizeof(value) - len, "%s\"%s\"", n ? ", " : " ",

@@ -70,6 +70,7 @@ struct verify_job {
     int elem;
     uint64_t seed;
     bool copy;
+    const volatile sig_atomic_t *stop;
     size_t bad;
     long bad_r, bad_c;
     pthread_t thread;
@@ -79,7 +80,7 @@ static void *verify_rows(void *arg)
 {
     struct verify_job *j = arg;
     j->bad_r = -1;
-    for (long r = j->r0; r < j->r1; r++)
+    for (long r = j->r0; r < j->r1 && !*j->stop; r++)
         for (long c = 0; c < j->cols; c++) {
             uint64_t src = (uint64_t)r * (uint64_t)j->cols + (uint64_t)c;
             uint64_t dst = j->copy ? src : (uint64_t)c * (uint64_t)j->rows + (uint64_t)r;
@@ -97,7 +98,7 @@ static void *verify_rows(void *arg)
 }
 
 static size_t verify_output(const void *out, long rows, long cols, int elem, uint64_t seed,
-                            bool copy, char *note, size_t n)
+                            bool copy, const volatile sig_atomic_t *stop, char *note, size_t n)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     long nt = (double)rows * (double)cols < 1e6 ? 1 : cores < 1 ? 1 : cores > 32 ? 32 : cores;
@@ -106,7 +107,7 @@ static size_t verify_output(const void *out, long rows, long cols, int elem, uin
     struct verify_job jobs[32];
     for (long t = 0; t < nt; t++) {
         jobs[t] = (struct verify_job){ out, rows, cols, rows * t / nt, rows * (t + 1) / nt,
-                                       elem, seed, copy, 0, -1, -1, 0 };
+                                       elem, seed, copy, stop, 0, -1, -1, 0 };
         if (nt == 1 || pthread_create(&jobs[t].thread, NULL, verify_rows, &jobs[t]) != 0) {
             verify_rows(&jobs[t]);
             jobs[t].thread = 0;
@@ -316,7 +317,7 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->status = be->is_oom(rc) ? "oom" : "error";
         return rc;
     }
-    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, elem, 0, 0 };
+    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, elem, 0, 0, NULL };
     uint64_t seed = ctx->seed ^ (0x9E3779B97F4A7C15ULL * (index + 1));
     const char *step = "filling the input";
     if ((rc = be->fill_pattern(buf->in, count, elem, seed)))
@@ -334,7 +335,9 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
             goto fail;
         char vnote[200] = "";
         size_t bad = verify_output(buf->host, p->rows, p->cols, elem, seed,
-                                   p->k->flags & TB_KF_COPY, vnote, sizeof(vnote));
+                                   p->k->flags & TB_KF_COPY, ctx->stop, vnote, sizeof(vnote));
+        if (*ctx->stop)
+            goto stopped;
         r->verified = bad ? "FAIL" : "ok";
         if (bad)
             snprintf(o->note, sizeof(o->note), "%zu of %zu elements wrong, %s", bad, count, vnote);
@@ -460,6 +463,12 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
     return 0;
 
 fail:
+    if (*ctx->stop) {
+stopped:
+        r->status = "interrupted";
+        snprintf(o->note, sizeof(o->note), "stopped by a signal during %s", step);
+        return 0;
+    }
     r->status = be->is_oom(rc) ? "oom" : "error";
     {
         size_t len = strlen(o->note);
@@ -526,6 +535,8 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
     struct buffers buf = { 0 };
     double copy_gbps = NAN;
     size_t copy_size = (size_t)-1;
+    if (ctx->be->watch)
+        ctx->be->watch(ctx->stop);
     double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
                                                                         : start_clock(ctx->be);
     res->idle_w = measure_idle(ctx);

@@ -74,7 +74,7 @@ static void test_cpu_kernels_match_reference(void **state)
             unsigned char *in = malloc(bytes), *ref = malloc(bytes), *out = malloc(bytes);
             for (size_t i = 0; i < (size_t)(rows * cols); i++)
                 tb_pattern_store(in, es, 42 + s, i);
-            struct tb_launch l = { in, ref, rows, cols, 0, 0, es, 0, 0 };
+            struct tb_launch l = { in, ref, rows, cols, 0, 0, es, 0, 0, NULL };
             assert_int_equal(tb_cpu_naive_row(&l), 0);
             /* the reference itself: out[c][r] == in[r][c] */
             for (long r = 0; r < rows; r++)
@@ -83,13 +83,13 @@ static void test_cpu_kernels_match_reference(void **state)
                                         in + ((size_t)r * cols + c) * es, (size_t)es);
             for (size_t b = 0; b < sizeof(blocks) / sizeof(*blocks); b++) {
                 memset(out, 0xFF, bytes);
-                struct tb_launch lb = { in, out, rows, cols, blocks[b][0], blocks[b][1], es, 0, 0 };
+                struct tb_launch lb = { in, out, rows, cols, blocks[b][0], blocks[b][1], es, 0, 0, NULL };
                 assert_int_equal(tb_cpu_blocked(&lb), 0);
                 assert_memory_equal(out, ref, bytes);
                 assert_int_equal(lb.grid_x, (cols + blocks[b][0] - 1) / blocks[b][0]);
             }
             memset(out, 0xFF, bytes);
-            struct tb_launch lc = { in, out, rows, cols, 0, 0, es, 0, 0 };
+            struct tb_launch lc = { in, out, rows, cols, 0, 0, es, 0, 0, NULL };
             assert_int_equal(tb_cpu_copy_row(&lc), 0);
             assert_memory_equal(out, in, bytes);
             free(in);

@@ -7,6 +7,8 @@
 #include "helpers.h"
 
 #include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -344,6 +346,70 @@ static void test_silent_source_is_said(void **state)
     free(dir);
 }
 
+/* A big CPU point answers SIGINT at once: the log ends "interrupted", exit 1. The point
+ * (a 4 GiB transpose of doubles on the CPU, with its fill and check) takes far longer than
+ * the 20 s allowed here; a stop between rows takes a fraction of a second. */
+static void test_sigint_during_a_big_cpu_point(void **state)
+{
+    char *dir = th_tmpdir(), cmd[2048];
+    const char *bin = getenv("TB_BIN");
+    snprintf(cmd, sizeof(cmd), "exec %s run --quiet --device cpu -b boards/generic.cfg "
+             "--sizes 16384x16384 --kernels naive_row --set sweep.element=double "
+             "--set power.source=none -o %s 2>/dev/null", bin ? bin : "./transpose-bench", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    char *part = NULL;
+    for (int i = 0; i < 600 && !part; i++) {   /* the run has started: its log exists */
+        usleep(50000);
+        part = th_find_one(dir, ".part");
+    }
+    assert_non_null(part);
+    free(part);
+    sleep(1);                                  /* now inside the point */
+    kill(pid, SIGINT);
+    int status = 0, waited = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0 && waited < 400) {
+        usleep(50000);
+        waited++;
+    }
+    if (waited >= 400) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        th_fail("the run did not stop within 20 s of SIGINT");
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    char *text = the_log(dir);
+    must_have(text, "# end: interrupted by Interrupt");
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Integers that libconfig 1.5 would wrap to 32 bits are refused, naming the option, and
+ * sizes from --sizes keep their 64-bit value (4294967297x3 was run as 1x3). */
+static void test_no_wrapped_integers(void **state)
+{
+    char *dir = th_tmpdir(), *err, args[1024];
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg " TINY
+             " --set output.keep_days=4294967297 -o %s", dir);
+    assert_int_equal(th_run(args, NULL, &err), 2);
+    must_have(err, "--set output.keep_days=4294967297: the integer 4294967297 does not fit in "
+                   "32 bits; libconfig 1.5 would wrap it");
+    free(err);
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg --kernels copy_row "
+             "--sizes 4294967297x4294967297 -o %s", dir);
+    assert_int_equal(th_run(args, NULL, &err), 2);
+    must_have(err, "size 4294967297x4294967297 overflows a byte count");
+    free(err);
+    assert_int_equal(th_count_files(dir), 0);   /* nothing run, no log */
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +421,8 @@ int main(void)
         cmocka_unit_test(test_board_detection_on_real_models),
         cmocka_unit_test(test_absurd_readings_dropped),
         cmocka_unit_test(test_silent_source_is_said),
+        cmocka_unit_test(test_sigint_during_a_big_cpu_point),
+        cmocka_unit_test(test_no_wrapped_integers),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }
