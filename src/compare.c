@@ -78,9 +78,10 @@ int tb_csv_split(char *line, char **fields, int max)
 }
 
 enum { C_BOARD, C_DEVICE, C_KERNEL, C_ROWS, C_COLS, C_BX, C_BY, C_GBPS, C_PEAK, C_COPY, C_GPW,
-       C_SEM, C_STATUS, C_N };
+       C_SEM, C_STATUS, C_ELEM, C_MODE, C_N };
 static const char *const wanted[C_N] = { "board", "device", "kernel", "rows", "cols", "block_x",
-    "block_y", "gbps", "frac_peak", "frac_copy", "gbps_per_w", "rel_sem", "status" };
+    "block_y", "gbps", "frac_peak", "frac_copy", "gbps_per_w", "rel_sem", "status", "elem",
+    "power_mode" };
 static const bool required[C_N] = { true, false, true, true, true, false, false, true };
 
 static double num(const char *s)
@@ -166,6 +167,10 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
         STR(C_DEVICE, r.device);
         STR(C_KERNEL, r.kernel);
         STR(C_STATUS, r.status);
+        STR(C_ELEM, r.elem);
+        STR(C_MODE, r.power_mode);
+        if (!r.elem[0])
+            tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
         /* range-check before converting: a double out of long's range is undefined (found
          * by fuzz_compare) */
         double rows = NUM(C_ROWS), cols = NUM(C_COLS), bx = NUM(C_BX), by = NUM(C_BY);
@@ -222,16 +227,22 @@ static int by_size_kernel(const void *a, const void *b)
     if (x->rows != y->rows)
         return x->rows < y->rows ? -1 : 1;
     int c = strcmp(x->kernel, y->kernel);
-    if (c)
-        return c;
-    c = strcmp(x->board, y->board);
-    return c ? c : strcmp(x->device, y->device);
+    if (!c)
+        c = strcmp(x->board, y->board);
+    if (!c)
+        c = strcmp(x->device, y->device);
+    if (!c)
+        c = strcmp(x->elem, y->elem);
+    return c ? c : strcmp(x->power_mode, y->power_mode);
 }
 
+/* One kernel at one size on one board and device, with one element type in one power
+ * mode: a u8 and a double point, or a 5W and a MAXN night, are never merged. */
 static bool same_group(const struct rec *a, const struct rec *b)
 {
     return a->rows == b->rows && a->cols == b->cols && !strcmp(a->kernel, b->kernel) &&
-           !strcmp(a->board, b->board) && !strcmp(a->device, b->device);
+           !strcmp(a->board, b->board) && !strcmp(a->device, b->device) &&
+           !strcmp(a->elem, b->elem) && !strcmp(a->power_mode, b->power_mode);
 }
 
 /* Best point of each (size, kernel, board, device), sorted. */
@@ -262,7 +273,8 @@ enum format { F_TABLE, F_MARKDOWN, F_CSV };
 static void print_best(const struct rec *v, size_t n, enum format f)
 {
     if (f == F_CSV)
-        printf("rows,cols,kernel,board,device,gbps,block_x,block_y,frac_peak,frac_copy,gbps_per_w\n");
+        printf("rows,cols,kernel,board,device,gbps,block_x,block_y,frac_peak,frac_copy,gbps_per_w,"
+               "elem,power_mode\n");
     long lr = -1, lc = -1;
     for (size_t i = 0; i < n; i++) {
         const struct rec *r = &v[i];
@@ -276,30 +288,31 @@ static void print_best(const struct rec *v, size_t n, enum format f)
         else
             snprintf(blk, sizeof(blk), "-");
         if (f == F_CSV) {
-            printf("%ld,%ld,%s,%s,\"%s\",%s,%d,%d,%s,%s,%s\n", r->rows, r->cols, r->kernel,
-                   r->board, r->device, isnan(r->gbps) ? "" : g, r->bx, r->by,
+            printf("%ld,%ld,%s,%s,\"%s\",%s,%d,%d,%s,%s,%s,%s,\"%s\"\n", r->rows, r->cols,
+                   r->kernel, r->board, r->device, isnan(r->gbps) ? "" : g, r->bx, r->by,
                    isnan(r->frac_peak) ? "" : p, isnan(r->frac_copy) ? "" : c,
-                   isnan(r->gbps_per_w) ? "" : w);
+                   isnan(r->gbps_per_w) ? "" : w, r->elem, r->power_mode);
             continue;
         }
         if (r->rows != lr || r->cols != lc) {
             if (f == F_MARKDOWN)
-                printf("\n### %ld x %ld\n\n| kernel | board | device | best GB/s | block | of peak "
-                       "| of memcpy | GB/s per W |\n|---|---|---|---:|---|---:|---:|---:|\n",
-                       r->rows, r->cols);
+                printf("\n### %ld x %ld\n\n| kernel | board | element | power mode | device | "
+                       "best GB/s | block | of peak | of memcpy | GB/s per W |\n"
+                       "|---|---|---|---|---|---:|---|---:|---:|---:|\n", r->rows, r->cols);
             else
-                printf("\n%ld x %ld\n  %-16s %-18s %-28s %10s %-8s %8s %9s %10s\n", r->rows,
-                       r->cols, "kernel", "board", "device", "best GB/s", "block", "of peak",
-                       "of memcpy", "GB/s per W");
+                printf("\n%ld x %ld\n  %-16s %-18s %-6s %-10s %-28s %10s %-8s %8s %9s %10s\n",
+                       r->rows, r->cols, "kernel", "board", "elem", "mode", "device", "best GB/s",
+                       "block", "of peak", "of memcpy", "GB/s per W");
             lr = r->rows;
             lc = r->cols;
         }
         if (f == F_MARKDOWN)
-            printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r->kernel, r->board, r->device,
-                   g, blk, p, c, w);
+            printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->kernel, r->board,
+                   r->elem, r->power_mode[0] ? r->power_mode : "-", r->device, g, blk, p, c, w);
         else
-            printf("  %-16s %-18.18s %-28.28s %10s %-8s %8s %9s %10s\n", r->kernel, r->board,
-                   r->device, g, blk, p, c, w);
+            printf("  %-16s %-18.18s %-6s %-10.10s %-28.28s %10s %-8s %8s %9s %10s\n", r->kernel,
+                   r->board, r->elem, r->power_mode[0] ? r->power_mode : "-", r->device, g, blk,
+                   p, c, w);
     }
 }
 
@@ -335,17 +348,28 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
     else
         printf("  %-12s %-16s %-18s %-8s %12s %10s %8s  %s\n", "size", "kernel", "board", "block",
                "baseline", "GB/s", "change", "verdict");
-    size_t matched = 0;
+    size_t matched = 0, other_mode = 0;
     for (size_t i = 0; i < now->n; i++) {
         const struct rec *r = &now->v[i];
         if (!usable(r))
             continue;
         const struct rec *b = NULL;
-        for (size_t j = 0; j < base->n; j++)
-            if (usable(&base->v[j]) && same_point(r, &base->v[j]))
+        bool mode_differs = false;
+        for (size_t j = 0; j < base->n; j++) {
+            if (!usable(&base->v[j]))
+                continue;
+            if (same_point(r, &base->v[j]))
                 b = &base->v[j];
-        if (!b)
+            else {
+                struct rec m = base->v[j];
+                tb_strlcpy(m.power_mode, r->power_mode, sizeof(m.power_mode));
+                mode_differs |= same_point(r, &m);
+            }
+        }
+        if (!b) {
+            other_mode += mode_differs;
             continue;
+        }
         matched++;
         double delta;
         const char *v = tb_compare_verdict(b->gbps, r->gbps, b->rel_sem, r->rel_sem, &delta);
@@ -372,8 +396,14 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
     if (f != F_CSV)
         printf("\n%zu points compared, %d regressed beyond %.1f%%\n", matched, regressions,
                threshold_pct);
-    if (matched == 0)
-        warning("compare: no point of the logs matches a point of the baseline");
+    if (other_mode)
+        warning("compare: %zu point(s) match the baseline only in another power mode: not "
+                "compared (a 5W night is no regression of a MAXN one)", other_mode);
+    if (matched == 0) {
+        error("compare: no point of the logs matches a point of the baseline (same size, "
+              "kernel, board, device, block, element type and power mode): nothing compared");
+        return -1;
+    }
     return regressions;
 }
 
@@ -714,7 +744,10 @@ int tb_compare_main(int argc, char **argv)
         return TB_EXIT_FAIL;
     }
     if (nbase) {
-        if (print_baseline(&now, &old, f, threshold) > 0)
+        int reg = print_baseline(&now, &old, f, threshold);
+        if (reg < 0)
+            code = TB_EXIT_USAGE;   /* a nightly gate must not pass on nothing compared */
+        else if (reg > 0)
             code = TB_EXIT_FAIL;
     } else {
         struct rec *best = calloc(now.n, sizeof(*best));

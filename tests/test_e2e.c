@@ -856,7 +856,7 @@ static void test_compare_on_real_logs(void **state)
     free(err);
     snprintf(args, sizeof(args), "compare --format markdown %s", log);
     assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, "| kernel | board | device | best GB/s |"));
+    assert_non_null(strstr(out, "| kernel | board | element | power mode | device | best GB/s |"));
     free(out);
     free(err);
     snprintf(args, sizeof(args), "compare --format csv %s", log);

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "board.h"
 #include "csvlog.h"
+#include "util.h"
 
 static char fake_cuda[PATH_MAX];
 static bool images;
@@ -410,6 +411,56 @@ static void test_no_wrapped_integers(void **state)
     free(dir);
 }
 
+/* compare keeps element types and power modes apart, and a baseline that matches nothing
+ * (or only in another power mode) exits 2 rather than passing a nightly gate. */
+static void test_compare_keeps_types_and_modes_apart(void **state)
+{
+    char *root = fake_orin_nano(), *dir = th_tmpdir(), *out, *err, args[2048];
+    const char *runs[][2] = { { "u8", "pmode:0001" }, { "double", "pmode:0001" },
+                              { "u8", "pmode:0000" } };
+    char logs[3][PATH_MAX];
+    for (int i = 0; i < 3; i++) {
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof(sub), "%s/r%d", dir, i);
+        free(th_write(root, "var/lib/nvpmodel/status", runs[i][1]));
+        snprintf(args, sizeof(args), "run --quiet --device cpu " TINY
+                 " --set sweep.element=%s -o %s", runs[i][0], sub);
+        assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, NULL), 0);
+        char *l = th_find_one(sub, ".csv.gz");
+        assert_non_null(l);
+        tb_strlcpy(logs[i], l, sizeof(logs[i]));
+        free(l);
+    }
+    snprintf(args, sizeof(args), "compare --format csv %s %s %s", logs[0], logs[1], logs[2]);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    must_have(out, ",copy_row,jetson-orin-nano,");
+    must_have(out, ",u8,\"7W (1)\"\n");
+    must_have(out, ",double,\"7W (1)\"\n");
+    must_have(out, ",u8,\"15W (0)\"\n");
+    int lines = 0;
+    for (const char *p = out; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 4);   /* header + three kept apart */
+    free(out);
+    free(err);
+    /* the double night against the u8 one: nothing in common, exit 2 */
+    snprintf(args, sizeof(args), "compare %s --baseline %s", logs[1], logs[0]);
+    assert_int_equal(th_run(args, &out, &err), 2);
+    must_have(err, "no point of the logs matches a point of the baseline");
+    free(out);
+    free(err);
+    /* u8 in 15W against u8 in 7W: only another power mode, said, and exit 2 */
+    snprintf(args, sizeof(args), "compare %s --baseline %s", logs[2], logs[0]);
+    assert_int_equal(th_run(args, &out, &err), 2);
+    must_have(err, "1 point(s) match the baseline only in another power mode: not compared");
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+    th_rmtree(root);
+    free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_silent_source_is_said),
         cmocka_unit_test(test_sigint_during_a_big_cpu_point),
         cmocka_unit_test(test_no_wrapped_integers),
+        cmocka_unit_test(test_compare_keeps_types_and_modes_apart),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }
