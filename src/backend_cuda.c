@@ -330,7 +330,12 @@ static int cuda_open(int index, struct tb_device_info *info, char *why, size_t n
     }
     char what[64];
     image_for(major, minor, integ, what, sizeof(what));
-    snprintf(info->image, sizeof(info->image), "%s (runs as sm_%d)", what, bin);
+    char as[16];
+    snprintf(as, sizeof(as), "sm_%d", bin);
+    if (bin > 0 && !strstr(what, as))   /* PTX, compiled by the driver for this GPU */
+        snprintf(info->image, sizeof(info->image), "%s, loaded as sm_%d", what, bin);
+    else
+        snprintf(info->image, sizeof(info->image), "%s", what);
     return 0;
 }
 
