@@ -37,7 +37,7 @@
     X(cache,           STR, "%s",    "-",   "warm (as a program sees it) or cold (cache flushed per rep)") \
     X(fits_cache,      STR, "%s",    "-",   "yes when input + output fit in the last-level cache") \
     X(sm_clock_mhz,    DBL, "%.0f",  "MHz", "mean SM clock while timing (GPU), empty where unknown") \
-    X(gpu_max_mhz,     DBL, "%.0f",  "MHz", "the GPU clock this power mode allows (Jetson devfreq max), empty where unknown") \
+    X(gpu_max_mhz,     DBL, "%.0f",  "MHz", "the GPU clock the board can reach in this mode (Jetson devfreq max, desktop NVML max SM clock), empty where unknown") \
     X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start)") \
     X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
     X(verified,        STR, "%s",    "-",   "ok, FAIL or n/a") \
@@ -58,6 +58,7 @@
     X(power_samples,   DBL, "%.0f",  "-",   "sensor samples inside the window") \
     X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end") \
+    X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock reported by tegrastats at the window's end") \
     X(power_note,      STR, "%s",    "-",   "why the power figures are missing or partial: the source silent, absurd readings dropped")
 
 #endif

@@ -244,8 +244,15 @@ static void start_power(struct run *r)
                 r->pops->name, why);
         tb_csvlog_meta(r->log, "power", "source '%s' cannot start: %s", r->pops->name, why);
         r->sampler = NULL;
-    } else if (!r->o->quiet) {
-        note("power source '%s', every %d ms", r->pops->name, b->power.interval_ms);
+    } else {
+        if (!r->o->quiet)
+            note("power source '%s', every %d ms", r->pops->name, b->power.interval_ms);
+        double max_mhz;
+        const char *line = tb_sampler_conditions(r->sampler, &max_mhz);
+        if (line[0])
+            tb_csvlog_meta(r->log, "gpu_conditions", "%s (from %s)", line, r->pops->name);
+        if (isnan(r->cond.gpu_max_mhz))
+            r->cond.gpu_max_mhz = max_mhz;   /* a desktop: NVML's max SM clock */
     }
 }
 

@@ -154,7 +154,7 @@ static double rail_value(const struct tb_power_sample *s, const struct tb_power_
 }
 
 struct power_fig {
-    double total_w, gpu_w, energy_j, counter_j, temp_c, clock_mhz;
+    double total_w, gpu_w, energy_j, counter_j, temp_c, clock_mhz, emc_mhz;
     size_t samples;
 };
 
@@ -172,6 +172,7 @@ static void power_over(struct tb_run_ctx *ctx, int64_t t0, int64_t t1, struct po
     size_t n = tb_sampler_window(ctx->sampler, t0, t1, margin, window_buf, MAX_WINDOW_SAMPLES);
     memset(f, 0, sizeof(*f));
     f->total_w = f->gpu_w = f->energy_j = f->counter_j = f->temp_c = f->clock_mhz = NAN;
+    f->emc_mhz = NAN;
     if (n == 0)
         return;
     double secs = (double)(t1 - t0) * 1e-9;
@@ -234,6 +235,7 @@ static void power_over(struct tb_run_ctx *ctx, int64_t t0, int64_t t1, struct po
         if (window_buf[i].t_ns <= t1 + margin / 4) {
             f->temp_c = window_buf[i].gpu_temp_c;
             f->clock_mhz = window_buf[i].gpu_clock_mhz;
+            f->emc_mhz = window_buf[i].emc_clock_mhz;
             break;
         }
 }
@@ -454,6 +456,7 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->power_samples = (double)f.samples;
         r->gpu_temp_c = f.temp_c;
         r->gpu_clock_mhz = f.clock_mhz;
+        r->emc_clock_mhz = f.emc_mhz;
         power_health(ctx, &f, o);
         r->power_note = o->power_note;
         double wgbps = r->window_bytes / secs / 1e9;

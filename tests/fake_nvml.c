@@ -57,4 +57,6 @@ nvml_ret nvmlDeviceGetTotalEnergyConsumption(void *dev, unsigned long long *mj)
 
 nvml_ret nvmlDeviceGetTemperature(void *dev, int which, unsigned int *c) { *c = 60; return 0; }
 nvml_ret nvmlDeviceGetClockInfo(void *dev, int which, unsigned int *mhz) { *mhz = 1500; return 0; }
+nvml_ret nvmlDeviceGetMaxClockInfo(void *dev, int which, unsigned int *mhz) { *mhz = 1980; return 0; }
+nvml_ret nvmlDeviceGetEnforcedPowerLimit(void *dev, unsigned int *mw) { *mw = 700000; return 0; }
 nvml_ret nvmlDeviceGetUtilizationRates(void *dev, struct nvml_util *u) { u->gpu = 97; u->memory = 80; return 0; }

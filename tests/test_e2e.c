@@ -657,6 +657,11 @@ static void test_nvml_energy_through_run(void **state)
     th_assert_close(atof(g), atof(v) / secs / 1e9 / 100.0, 0.02 * atof(g));
     th_field(header, row, "gpu_clock_mhz", v, sizeof(v));
     assert_string_equal(v, "1500");
+    /* the desktop's run conditions, and throttled judged against NVML's max SM clock */
+    assert_non_null(strstr(text, "# gpu_conditions: SM clock 1500 MHz, max 1980 MHz, power limit "
+                                 "700 W, 60 C (from nvml)\n"));
+    th_field(header, row, "gpu_max_mhz", v, sizeof(v));
+    assert_string_equal(v, "1980");
     free(text);
     free(log);
     free(out);

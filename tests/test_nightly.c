@@ -288,7 +288,7 @@ static char *replay_board(const char *dir, const char *lines)
 }
 
 #define ORIN_LINE(vdd_in) "06-18-2025 11:25:24 RAM 3452/7620MB (lfb 25x4MB) CPU [1%@1420] " \
-    "GR3D_FREQ 0% gpu@49.031C VDD_IN " vdd_in "/" vdd_in " VDD_CPU_GPU_CV 518mW/518mW " \
+    "EMC_FREQ 43%@2133 GR3D_FREQ 0% gpu@49.031C VDD_IN " vdd_in "/" vdd_in " VDD_CPU_GPU_CV 518mW/518mW " \
     "VDD_SOC 1475mW/1475mW\n"
 
 /* Readings the board cannot draw (negative, above max_power_w) are dropped and counted,
@@ -309,6 +309,8 @@ static void test_absurd_readings_dropped(void **state)
     assert_true(atof(v) > 4.8 && atof(v) < 4.85);  /* the good readings alone */
     assert_int_equal(th_field(h, row, "power_note", v, sizeof(v)), 0);
     must_have(v, "outside 0..45 W dropped during the window");
+    assert_int_equal(th_field(h, row, "emc_clock_mhz", v, sizeof(v)), 0);
+    assert_string_equal(v, "2133");                 /* the memory clock, per row */
     must_have(text, "# sensor: ");
     assert_null(strstr(text, "# sensor: 0 reading"));
     free(text);

@@ -34,6 +34,8 @@ struct nvml_state {
     nvml_ret (*temp)(nvml_dev, int, unsigned int *);
     nvml_ret (*clock)(nvml_dev, int, unsigned int *);
     nvml_ret (*util)(nvml_dev, struct nvml_util *);
+    nvml_ret (*max_clock)(nvml_dev, int, unsigned int *);
+    nvml_ret (*limit)(nvml_dev, unsigned int *);
     const char *(*errstr)(nvml_ret);
 };
 
@@ -78,6 +80,8 @@ static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t
     SYM(temp, "nvmlDeviceGetTemperature");
     SYM(clock, "nvmlDeviceGetClockInfo");
     SYM(util, "nvmlDeviceGetUtilizationRates");
+    SYM(max_clock, "nvmlDeviceGetMaxClockInfo");
+    SYM(limit, "nvmlDeviceGetEnforcedPowerLimit");
     SYM(errstr, "nvmlErrorString");
 #undef SYM
     if (!s->init || !s->handle || !s->power) {
@@ -158,6 +162,30 @@ static int nvml_sample(void *st, struct tb_power_sample *out, char *why, size_t 
     return 0;
 }
 
+/* The desktop's run conditions: SM clock now and at most, the enforced power limit, the
+ * temperature; the max clock is what `throttled` is judged against. */
+static void nvml_describe(void *st, char *line, size_t n, double *max_clock_mhz)
+{
+    struct nvml_state *s = st;
+    unsigned int cur = 0, max = 0, mw = 0, temp = 0;
+    bool has_cur = s->clock && s->clock(s->dev, NVML_CLOCK_SM, &cur) == NVML_OK;
+    bool has_max = s->max_clock && s->max_clock(s->dev, NVML_CLOCK_SM, &max) == NVML_OK;
+    bool has_lim = s->limit && s->limit(s->dev, &mw) == NVML_OK;
+    bool has_t = s->temp && s->temp(s->dev, NVML_TEMP_GPU, &temp) == NVML_OK;
+    *max_clock_mhz = has_max ? (double)max : NAN;
+    size_t len = 0;
+    line[0] = '\0';
+    if (has_cur)
+        len += (size_t)snprintf(line + len, n - len, "SM clock %u MHz", cur);
+    if (has_max && len < n)
+        len += (size_t)snprintf(line + len, n - len, "%smax %u MHz", len ? ", " : "", max);
+    if (has_lim && len < n)
+        len += (size_t)snprintf(line + len, n - len, "%spower limit %.0f W", len ? ", " : "",
+                                mw / 1000.0);
+    if (has_t && len < n)
+        snprintf(line + len, n - len, "%s%u C", len ? ", " : "", temp);
+}
+
 const struct tb_power_ops tb_power_nvml = {
     .name = "nvml",
     .help = "NVML power and energy (desktop GPUs)",
@@ -166,4 +194,5 @@ const struct tb_power_ops tb_power_nvml = {
     .open = nvml_open,
     .sample = nvml_sample,
     .close = nvml_close,
+    .describe = nvml_describe,
 };

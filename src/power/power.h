@@ -42,6 +42,10 @@ struct tb_power_ops {
      * source failed for good (why says how). Must not allocate (called in the sampler). */
     int (*sample)(void *st, struct tb_power_sample *s, char *why, size_t n);
     void (*close)(void *st);
+    /* Optional, right after open: one line of the run conditions the source knows (NVML:
+     * clocks, power limit, temperature), and the GPU clock the board can reach (NAN: not
+     * known), which `throttled` is then judged against. */
+    void (*describe)(void *st, char *line, size_t n, double *max_clock_mhz);
 };
 
 /* NULL-terminated, in auto-probe order. */
@@ -69,6 +73,8 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
 size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int64_t margin_ns,
                          struct tb_power_sample *buf, size_t cap);
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s);
+/* The source's describe() line taken at start ("" when it has none), and its max clock. */
+const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz);
 const char *tb_sampler_source(const struct tb_sampler *s);
 /* True once the source failed mid-run (reported once on stderr). */
 bool tb_sampler_failed(const struct tb_sampler *s);

@@ -35,6 +35,8 @@ struct tb_sampler {
     double max_mw;              /* 0: no ceiling */
     double cpu_ms;
     char why[256];
+    char conditions[256];
+    double max_clock_mhz;
 };
 
 static void *sampler_main(void *arg)
@@ -128,6 +130,9 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
         free(s);
         return rc;
     }
+    s->max_clock_mhz = NAN;
+    if (ops->describe)   /* before the thread starts: no concurrent calls into the source */
+        ops->describe(s->state, s->conditions, sizeof(s->conditions), &s->max_clock_mhz);
     pthread_mutex_init(&s->lock, NULL);
     if ((rc = pthread_create(&s->thread, NULL, sampler_main, s))) {
         snprintf(why, n, "cannot start the sampler thread: %s", strerror(rc));
@@ -159,6 +164,12 @@ size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int
 
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
 const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
+
+const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz)
+{
+    *max_clock_mhz = s->max_clock_mhz;
+    return s->conditions;
+}
 bool tb_sampler_failed(const struct tb_sampler *s) { return atomic_load(&((struct tb_sampler *)s)->failed); }
 
 void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h)
