@@ -233,11 +233,15 @@ deps-bundle:
 	cp $$($(PKG_CONFIG) --variable=includedir zlib)/zlib.h $$($(PKG_CONFIG) --variable=includedir zlib)/zconf.h .deps/include/
 	cp $$($(PKG_CONFIG) --variable=libdir libconfig)/libconfig.a $$($(PKG_CONFIG) --variable=libdir zlib)/libz.a .deps/lib/
 
-install: $(BIN)
+# install copies what `make` built and never builds: `sudo make install` from a user's checkout
+# would otherwise rebuild as root (files owned by root, git refusing the tree: "unknown-dirty").
+# Sweep files: the shipped ones, not a tuned-*.cfg that `tune` wrote into this checkout.
+install:
+	@test -x $(BIN) || { echo "make install: no $(BIN) here: run make first (as yourself), then make install"; exit 2; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/boards $(DESTDIR)$(DATADIR)/conf $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/transpose-bench
 	install -m 644 boards/*.cfg $(DESTDIR)$(DATADIR)/boards/
-	install -m 644 conf/*.cfg $(DESTDIR)$(DATADIR)/conf/
+	install -m 644 $(filter-out conf/tuned-%,$(wildcard conf/*.cfg)) $(DESTDIR)$(DATADIR)/conf/
 	install -m 644 doc/transpose-bench.1 $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:

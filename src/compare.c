@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,6 @@
 #include "csvlog.h"
 #include "util.h"
 
-#define LOG_FORMAT_KNOWN 1
 #define SAME_FLOOR 0.01      /* differences under 1% are "same" whatever the spread */
 #define NOISE_SIGMAS 3.0
 
@@ -79,9 +79,15 @@ int tb_csv_split(char *line, char **fields, int max)
 
 enum { C_BOARD, C_DEVICE, C_KERNEL, C_ROWS, C_COLS, C_BX, C_BY, C_GBPS, C_PEAK, C_COPY, C_GPW,
        C_SEM, C_STATUS, C_ELEM, C_MODE, C_N };
-static const char *const wanted[C_N] = { "board", "device", "kernel", "rows", "cols", "block_x",
-    "block_y", "gbps", "frac_peak", "frac_copy", "gbps_per_w", "rel_sem", "status", "elem",
-    "power_mode" };
+/* The columns compare reads, in the order of the enum: names of the column table
+ * (log_columns.h), checked when this file compiles, so a column renamed there cannot leave
+ * the reader looking for a name no log has. */
+#define READ_COLUMNS(X) X(board) X(device) X(kernel) X(rows) X(cols) X(block_x) X(block_y) \
+    X(gbps) X(frac_peak) X(frac_copy) X(gbps_per_w) X(rel_sem) X(status) X(elem) X(power_mode)
+#define IS_COLUMN(n) _Static_assert(offsetof(struct tb_row, n) < sizeof(struct tb_row), #n);
+READ_COLUMNS(IS_COLUMN)
+#define COLUMN_NAME(n) #n,
+static const char *const wanted[C_N] = { READ_COLUMNS(COLUMN_NAME) };
 static const bool required[C_N] = { true, false, true, true, true, false, false, true };
 
 static double num(const char *s)
@@ -146,9 +152,9 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
                     return -1;
                 }
             }
-            if (format > LOG_FORMAT_KNOWN)
+            if (format > TB_LOG_FORMAT)
                 warning("compare: %s: log format %d is newer than this tool's %d; reading the "
-                        "columns it knows", path, format, LOG_FORMAT_KNOWN);
+                        "columns it knows", path, format, TB_LOG_FORMAT);
             have_header = true;
             continue;
         }

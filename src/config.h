@@ -9,18 +9,12 @@
 #include <stddef.h>
 #include <libconfig.h>
 
-#include "backend.h"
+#include "diag.h"
 
 #define TB_STR 256
 
-/* Messages gathered while loading or checking, each "FILE:LINE: text". */
-struct tb_diag {
-    char **msgs;
-    size_t n;
-};
-void tb_diag_add(struct tb_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tb_diag_print(const struct tb_diag *d);   /* to stderr, prefixed "transpose-bench: " */
-void tb_diag_free(struct tb_diag *d);
+struct tb_backend;
+struct tb_device_info;
 
 struct tb_where { char text[TB_STR + 32]; };   /* "conf/x.cfg:12" or "--set a.b=1" */
 

@@ -1,4 +1,4 @@
-/* util.c: error reporting, clocks, strings. Only main.c decides to exit (die). */
+/* util.c: error reporting, clocks, strings. Only main.c decides to exit. */
 #include "util.h"
 
 #include <stdio.h>
@@ -40,14 +40,6 @@ void note(const char *fmt, ...)
     va_end(ap);
 }
 
-void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("", fmt, ap);
-    va_end(ap);
-    exit(code);
-}
 
 int64_t tb_now_ns(void)
 {

@@ -20,8 +20,6 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "transpose-bench: ..." (no prefix word) to stderr. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Fatal error in main.c only: print and exit with code. */
-void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
 /* Monotonic and wall clocks. */
 int64_t tb_now_ns(void);

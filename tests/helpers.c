@@ -291,3 +291,28 @@ void th_assert_close_(double a, double b, double eps, const char *what, const ch
         _fail(file, line);
     }
 }
+
+static int saved_stderr = -1;
+static char stderr_path[64];
+
+void th_stderr_begin(void)
+{
+    fflush(stderr);
+    snprintf(stderr_path, sizeof(stderr_path), "/tmp/tb-stderr-XXXXXX");
+    int fd = mkstemp(stderr_path);
+    assert_true(fd >= 0);
+    saved_stderr = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+}
+
+char *th_stderr_end(void)
+{
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    saved_stderr = -1;
+    char *text = slurp(stderr_path);
+    unlink(stderr_path);
+    return text;
+}

@@ -23,6 +23,11 @@ void th_assert_close_(double a, double b, double eps, const char *what, const ch
 /* Fails the test with a message (cmocka's fail_msg, in a form every version has). */
 #define th_fail(...) do { print_error(__VA_ARGS__); print_error("\n"); fail(); } while (0)
 
+/* Stderr to a temporary file between begin and end; end returns what was written (malloc),
+ * so a test of bad input checks the tool's messages instead of printing them. */
+void th_stderr_begin(void);
+char *th_stderr_end(void);
+
 /* A fresh directory under /tmp; removed with th_rmtree. */
 char *th_tmpdir(void);
 void th_rmtree(const char *path);

@@ -148,7 +148,11 @@ static void test_existing_name_not_clobbered(void **state)
     assert_non_null(f);
     fputs("someone else's\n", f);
     fclose(f);
+    th_stderr_begin();
     assert_true(tb_csvlog_close(l, "complete") < 0);
+    char *said = th_stderr_end();
+    assert_non_null(strstr(said, "File exists"));
+    free(said);
     char *text = th_read_gz(final);
     assert_string_equal(text, "someone else's\n");
     free(text);
@@ -196,7 +200,7 @@ static void write_part(const char *dir, const char *run_id, long pid, int rows)
         gzprintf(gz, "%s,k%d\n", run_id, i);
     gzflush(gz, Z_SYNC_FLUSH);
     /* no gzclose: copy what is on disk, as SIGKILL would leave it */
-    char copy[4096];
+    char copy[4200];
     snprintf(copy, sizeof(copy), "%s.copy", path);
     char cmd[9000];
     snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
@@ -216,7 +220,11 @@ static void test_recover_dead_runs_only(void **state)
     write_part(dir, "jetson1_nano_20261122T010000Z", dead, 1);        /* another host */
     write_part(dir, "vm_orin_20261122T010000Z", dead, 1);             /* another board */
     free(th_write(dir, "notes.txt", "mine\n"));
+    th_stderr_begin();
     assert_int_equal(tb_csvlog_recover(dir, "vm", "nano"), 1);
+    char *said = th_stderr_end();
+    assert_non_null(strstr(said, "warning: recovered '"));   /* a recovery is said */
+    free(said);
     char p[4096];
     snprintf(p, sizeof(p), "%s/vm_nano_20261122T010000Z.csv.gz", dir);
     char *text = th_read_gz(p);

@@ -16,8 +16,12 @@ static void test_compare_inputs(void **state)
     int problems = 0;
     char path[PATH_MAX];
     snprintf(path, sizeof(path), "%s", th_fixture("fuzz-regressions/compare-huge-rows.csv.gz"));
+    th_stderr_begin();
     tb_compare_read(path, &r, &problems);
+    char *said = th_stderr_end();
     assert_true(problems > 0);
+    assert_non_null(strstr(said, "compare-huge-rows.csv.gz:"));   /* each named by file:line */
+    free(said);
     for (size_t i = 0; i < r.n; i++)
         assert_true(r.v[i].rows >= 1 && r.v[i].cols >= 1);
     free(r.v);

@@ -16,7 +16,7 @@
 #include "csvlog.h"
 #include "util.h"
 
-static char fake_cuda[PATH_MAX];
+static char fake_cuda[2 * PATH_MAX + 64];
 static bool images;
 
 static int setup(void **state)
@@ -274,7 +274,7 @@ static void test_board_detection_on_real_models(void **state)
 /* A board file replaying `lines` through the fake tegrastats, with a power ceiling. */
 static char *replay_board(const char *dir, const char *lines)
 {
-    char cwd[PATH_MAX], text[PATH_MAX * 2];
+    char cwd[PATH_MAX], text[PATH_MAX * 2 + 512];
     assert_non_null(getcwd(cwd, sizeof(cwd)));
     char *fixture = th_write(dir, "replay.txt", lines);
     setenv("TB_FAKE_TEGRASTATS_FILE", fixture, 1);
@@ -295,7 +295,7 @@ static char *replay_board(const char *dir, const char *lines)
  * never logged as power. */
 static void test_absurd_readings_dropped(void **state)
 {
-    char *dir = th_tmpdir(), *err, args[2048];
+    char *dir = th_tmpdir(), *err, args[3 * PATH_MAX];
     char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("1000000000mW"));
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64 --kernels copy_row "
              "--set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
@@ -324,7 +324,7 @@ static void test_absurd_readings_dropped(void **state)
  * the rows measured meanwhile say why they have no power. */
 static void test_silent_source_is_said(void **state)
 {
-    char *dir = th_tmpdir(), *err, args[2048];
+    char *dir = th_tmpdir(), *err, args[3 * PATH_MAX];
     char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("5251mW"));
     setenv("TB_FAKE_TEGRASTATS_STALL", "3", 1);
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64,32x32 "
@@ -354,7 +354,7 @@ static void test_silent_source_is_said(void **state)
  * the 20 s allowed here; a stop between rows takes a fraction of a second. */
 static void test_sigint_during_a_big_cpu_point(void **state)
 {
-    char *dir = th_tmpdir(), cmd[2048];
+    char *dir = th_tmpdir(), cmd[3 * PATH_MAX];
     const char *bin = getenv("TB_BIN");
     snprintf(cmd, sizeof(cmd), "exec %s run --quiet --device cpu -b boards/generic.cfg "
              "--sizes 16384x16384 --kernels naive_row --set sweep.element=double "
@@ -417,12 +417,12 @@ static void test_no_wrapped_integers(void **state)
  * (or only in another power mode) exits 2 rather than passing a nightly gate. */
 static void test_compare_keeps_types_and_modes_apart(void **state)
 {
-    char *root = fake_orin_nano(), *dir = th_tmpdir(), *out, *err, args[2048];
+    char *root = fake_orin_nano(), *dir = th_tmpdir(), *out, *err, args[4 * PATH_MAX];
     const char *runs[][2] = { { "u8", "pmode:0001" }, { "double", "pmode:0001" },
                               { "u8", "pmode:0000" } };
     char logs[3][PATH_MAX];
     for (int i = 0; i < 3; i++) {
-        char sub[PATH_MAX];
+        char sub[PATH_MAX + 16];
         snprintf(sub, sizeof(sub), "%s/r%d", dir, i);
         free(th_write(root, "var/lib/nvpmodel/status", runs[i][1]));
         snprintf(args, sizeof(args), "run --quiet --device cpu " TINY
