@@ -219,6 +219,7 @@ test: deps
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
 
 test-valgrind: deps
+	@scripts/ensure-deps.sh valgrind
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
 

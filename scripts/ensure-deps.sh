@@ -2,6 +2,7 @@
 # Install what building and testing transpose-bench needs, when it is missing.
 # `ensure-deps.sh cross`: what `make cross-test` needs (aarch64 compiler, :arm64 libraries,
 # qemu-user). `ensure-deps.sh plot`: gnuplot, so that compare --plot is tested.
+# `ensure-deps.sh valgrind`: valgrind, for make test-valgrind.
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
 # command to run and fails. Never touches a machine that already has everything.
 set -u
@@ -27,6 +28,8 @@ cross)
     done ;;
 plot)
     command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox" ;;
+valgrind)
+    command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" ;;
 esac
 [ -z "$missing" ] && exit 0
 

@@ -6,13 +6,15 @@
 set -u
 # Leaks inside libconfig's own lexer on some syntax errors are not ours (doc/reliability.md);
 # LeakSanitizer ignores that library only, so ours still fail the run under SAN=1.
-LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+top=$(cd "$(dirname "$0")/.." && pwd)
+LSAN_OPTIONS="suppressions=$top/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
 passed=0; failed=0; failed_names=""
 for t in "$@"; do
     name=$(basename "$t")
     if [ "${TB_VALGRIND:-0}" = 1 ]; then
-        set -- valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t"
+        set -- valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+            --suppressions="$top/tests/valgrind.supp" "$t"
     elif [ -n "${TB_RUNNER:-}" ]; then
         set -- $TB_RUNNER "$t"
     else

@@ -251,10 +251,13 @@ static void module_why(CUresult e, int major, int minor, char *why, size_t n)
     char v[16];
     version_string(driver_version, v, sizeof(v));
     int nvcc_major = atoi(TB_NVCC_VERSION);
-    const char *fix = "rebuild for this GPU: make SMS=<its sm> (or make BOARD=boards/<board>.cfg)";
+    char fix[160];
     if (nvcc_major > driver_version / 1000)
-        fix = "the kernel images come from a newer CUDA than the driver's: build them with a "
-              "toolkit no newer than the driver (JetPack 4: NVCC=/usr/local/cuda-10.2/bin/nvcc)";
+        snprintf(fix, sizeof(fix), "the kernel images come from a newer CUDA than the driver's: "
+                 "build them with CUDA %s or older (e.g. NVCC=/usr/local/cuda-%s/bin/nvcc)", v, v);
+    else
+        snprintf(fix, sizeof(fix), "rebuild for this GPU: make SMS=%d%d (or make "
+                 "BOARD=boards/<board>.cfg)", major, minor);
     snprintf(why, n, "the driver refused the kernel images: %s; GPU sm_%d%d, driver's CUDA %s, "
              "images %s; %s", cu_err(e), major, minor, v, tb_cuda_images(), fix);
 }

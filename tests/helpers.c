@@ -316,3 +316,27 @@ char *th_stderr_end(void)
     unlink(stderr_path);
     return text;
 }
+
+char *th_run_log(const char *args, int want_rc, bool want_log, char **err)
+{
+    char *dir = th_tmpdir(), *e = NULL;
+    size_t n = strlen(args) + strlen(dir) + 1;
+    char *full = malloc(n);
+    snprintf(full, n, args, dir);
+    int rc = th_run(full, NULL, &e);
+    if (rc != want_rc)
+        print_error("'%s' exited %d, want %d; stderr:\n%s\n", full, rc, want_rc, e);
+    assert_int_equal(rc, want_rc);
+    char *log = th_find_one(dir, ".csv.gz"), *text = log ? th_read_gz(log) : NULL;
+    if (want_log)
+        assert_non_null(text);
+    free(log);
+    free(full);
+    th_rmtree(dir);
+    free(dir);
+    if (err)
+        *err = e;
+    else
+        free(e);
+    return text;
+}

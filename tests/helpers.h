@@ -36,6 +36,11 @@ char *th_write(const char *dir, const char *name, const char *text);
 /* Runs the tool (TB_BIN, else ./transpose-bench) with a shell-quoted argument string,
  * capturing stdout and stderr; returns the exit code. out/err may be NULL. */
 int th_run(const char *args, char **out, char **err);
+/* The end-to-end fixture: runs the tool with args (one "%s" in them is the log directory, a
+ * fresh one), checks the exit code, and returns the text of the one log it wrote (malloc;
+ * NULL when want_log is false and none was written). The directory is removed; *err gets
+ * stderr when err is not NULL. */
+char *th_run_log(const char *args, int want_rc, bool want_log, char **err);
 /* Reads a gzip (or plain) file whole; NULL when unreadable. */
 char *th_read_gz(const char *path);
 /* The single file in dir whose name ends with suffix (NULL if none or several). */

@@ -27,7 +27,9 @@ static int setup(void **state)
         snprintf(fake_old, sizeof(fake_old), "%.2000s/%.2000s", cwd, rel);
     }
     images = strncmp(tb_cuda_images(), "none", 4) != 0;
-    setenv("TB_LOCK_FILE", "/tmp/tb-test-cuda-lock", 1);
+    char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-cuda-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
     return 0;
 }
 
@@ -109,7 +111,11 @@ static void test_images_refused(void **state)
 {
     char *out = list_with(fake, "orin-old");
     if (strstr(tb_cuda_images(), "sm_87"))
+    {
         expect_line(out, "the driver refused the kernel images: CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+        expect_line(out, "GPU sm_87, driver's CUDA 11.4, images ");
+        expect_line(out, "build them with CUDA 11.4 or older (e.g. NVCC=/usr/local/cuda-11.4/bin/nvcc)");
+    }
     else
         expect_line(out, "no kernel image for this GPU (sm_87)");
     free(out);

@@ -28,7 +28,9 @@ static int setup(void **state)
     if (b && b[0] == '/')
         snprintf(fake_cuda, sizeof(fake_cuda), "%s/tests/libfake-cuda.so", b);
     images = strncmp(tb_cuda_images(), "none", 4) != 0;
-    setenv("TB_LOCK_FILE", "/tmp/tb-test-nightly-lock", 1);
+    char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-nightly-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
     return 0;
 }
 
@@ -106,6 +108,16 @@ static void must_have(const char *text, const char *want)
         th_fail("missing '%s' in:\n%.3000s", want, text);
 }
 
+/* A CPU night on a fake root (no driver there): the text of its log. */
+static char *cpu_night(const char *root)
+{
+    setenv("TB_ROOT", root, 1);
+    setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);
+    char *text = th_run_log("run --quiet --device cpu " TINY " -o %s", 0, true, NULL);
+    unsetenv("TB_ROOT");
+    return text;
+}
+
 /* A Nano whose GPU cannot be used: exit 1 and a log that says so, with the driver
  * installed but failing and with no driver at all; --device cpu runs on purpose. */
 static void test_gpu_board_without_gpu_fails_with_a_log(void **state)
@@ -168,10 +180,7 @@ static void test_auto_falls_back_only_without_a_driver(void **state)
 static void test_run_conditions_of_a_jetson(void **state)
 {
     char *root = fake_orin_nano();
-    char *dir = th_tmpdir(), *err, args[1024];
-    snprintf(args, sizeof(args), "run --quiet --device cpu " TINY " -o %s", dir);
-    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, &err), 0);
-    char *text = the_log(dir);
+    char *text = cpu_night(root);
     must_have(text, "# board_file: ");
     must_have(text, "boards/jetson-orin-nano.cfg (fnv1a64 ");
     must_have(text, "model 'NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super' "
@@ -189,9 +198,6 @@ static void test_run_conditions_of_a_jetson(void **state)
     assert_int_equal(th_field(h, row, "gpu_max_mhz", v, sizeof(v)), 0);
     assert_string_equal(v, "408");
     free(text);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
     th_rmtree(root);
     free(root);
 }
@@ -201,15 +207,9 @@ static void test_pinned_clocks(void **state)
 {
     char *root = fake_orin_nano();
     free(th_write(root, "sys/class/devfreq/17000000.gpu/min_freq", "408000000\n"));
-    char *dir = th_tmpdir(), *err, args[1024];
-    snprintf(args, sizeof(args), "run --quiet --device cpu " TINY " -o %s", dir);
-    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, &err), 0);
-    char *text = the_log(dir);
+    char *text = cpu_night(root);
     must_have(text, "# gpu_clocks: pinned (min == max: jetson_clocks)\n");
     free(text);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
     th_rmtree(root);
     free(root);
 }
