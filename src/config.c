@@ -112,7 +112,7 @@ static const struct schema schema[] = {
       "the CUDA version of the board's JetPack (its driver loads no newer kernel images)" },
     { "board.gpu", F_BOARD, S_BOOL, BO(has_gpu), NOLIM, NULL, NULL,
       "the board has a GPU: a run that cannot use it fails unless --device cpu" },
-    { "board.max_power_w", F_BOARD, S_FLOAT, BO(max_power_w), 0, 1e5, NULL, NULL,
+    { "board.max_power_w", F_BOARD, S_FLOAT, BO(power.max_power_w), 0, 1e5, NULL, NULL,
       "most the board can draw: readings above it (or below 0) are dropped (0: no ceiling)" },
     { "board.peak_gbps", F_BOARD, S_FLOAT, BO(peak_gbps), 0, 1e6, NULL, NULL,
       "theoretical peak memory bandwidth, GB/s (0: unknown)" },

@@ -10,6 +10,7 @@
 #include <libconfig.h>
 
 #include "diag.h"
+#include "power/power.h"
 
 #define TB_STR 256
 
@@ -51,17 +52,8 @@ struct tb_board_cfg {
     char cpu[TB_STR];          /* "aarch64" or "x86_64": what `make dist` builds for */
     char cuda[TB_STR];         /* the JetPack's CUDA version, e.g. "10.2"; "" on desktops */
     bool has_gpu;              /* a run that cannot use the GPU fails (unless --device cpu) */
-    double max_power_w;        /* readings above it are dropped; 0: no ceiling */
     double peak_gbps;          /* theoretical peak, 0 = unknown */
-    struct {
-        char source[TB_STR];   /* auto, none, or a source name */
-        int interval_ms, window_ms, idle_ms;
-        char sysfs_root[TB_STR];
-        char tegrastats_command[TB_STR];
-        char total_rail[TB_STR];   /* a rail name, or "sum" of all rails */
-        char gpu_rail[TB_STR];
-        char pci_bus_id[32];   /* the GPU the run uses, for NVML (set by the run, not a setting) */
-    } power;
+    struct tb_power_cfg power; /* the power group (power.h), board.max_power_w in it */
 };
 
 struct tb_override { char *path, *value, *label; };

@@ -364,7 +364,7 @@ static int cmd_list(int argc, char **argv)
     printf("\npower sources (auto tries them in this order; board '%s'):\n", c.cfg.board.name);
     for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
         char why[512] = "";
-        int usable = !(*p)->unavailable && (*p)->probe(&c.cfg.board, why, sizeof(why)) == 0;
+        int usable = !(*p)->unavailable && (*p)->probe(&c.cfg.board.power, why, sizeof(why)) == 0;
         printf("  %-11s %-38s %s%s%s\n", (*p)->name, (*p)->help, usable ? "usable here" : "not usable: ",
                usable ? "" : ((*p)->unavailable ? (*p)->unavailable : why), "");
     }
@@ -429,7 +429,7 @@ static int cmd_power(int argc, char **argv)
     if (c.diag.n)
         tb_diag_print(&c.diag);
     else
-        code = tb_power_command(&c.cfg.board, seconds, !strcmp(format, "csv"), stdout);
+        code = tb_power_command(&c.cfg.board.power, c.cfg.board.name, seconds, !strcmp(format, "csv"), stdout);
     tb_config_free(&c.cfg);
     tb_diag_free(&c.diag);
     return code;

@@ -45,23 +45,24 @@ static void print_sample(FILE *out, bool csv, const char *source, const struct t
     fflush(out);
 }
 
-int tb_power_command(const struct tb_board_cfg *b, double seconds, bool csv, FILE *out)
+int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds, bool csv,
+                     FILE *out)
 {
     char why[512];
-    const struct tb_power_ops *ops = tb_power_pick(b->power.source, b, why, sizeof(why));
+    const struct tb_power_ops *ops = tb_power_pick(pc->source, pc, why, sizeof(why));
     if (!ops) {
         error("%s", why);
         return TB_EXIT_FAIL;
     }
     if (ops == &tb_power_none) {
-        error("no power source to sample on board '%s'%s%s (see 'transpose-bench list')", b->name,
+        error("no power source to sample on board '%s'%s%s (see 'transpose-bench list')", board,
               why[0] ? ": " : "", why);
         return TB_EXIT_FAIL;
     }
     struct tb_sampler *s;
-    int interval = b->power.interval_ms;
+    int interval = pc->interval_ms;
     size_t cap = (size_t)(seconds * 1000 / interval) + 64;
-    if (tb_sampler_start(&s, ops, b, interval, cap, why, sizeof(why)) < 0) {
+    if (tb_sampler_start(&s, ops, pc, interval, cap, why, sizeof(why)) < 0) {
         error("power source '%s' cannot start: %s", ops->name, why);
         return TB_EXIT_FAIL;
     }
@@ -69,7 +70,7 @@ int tb_power_command(const struct tb_board_cfg *b, double seconds, bool csv, FIL
     if (csv) {
         fprintf(out, "elapsed_s,source,rail,power_mw\n");
     } else {
-        fprintf(out, "source %s, board %s, every %d ms (mW)\n%8s", ops->name, b->name, interval,
+        fprintf(out, "source %s, board %s, every %d ms (mW)\n%8s", ops->name, board, interval,
                 "t_s");
         for (int i = 0; i < rails->n; i++)
             fprintf(out, " %8s", rails->name[i]);

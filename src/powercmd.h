@@ -6,9 +6,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct tb_board_cfg;
+struct tb_power_cfg;
 
 /* Returns an exit code: 0, 1 when the source cannot start or fails. */
-int tb_power_command(const struct tb_board_cfg *b, double seconds, bool csv, FILE *out);
+int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds, bool csv,
+                     FILE *out);
 
 #endif

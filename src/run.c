@@ -228,25 +228,23 @@ static void end_gpu_unusable(struct run *r)
 /* A source that cannot start is a warning, never the end of the run. */
 static void start_power(struct run *r)
 {
-    const struct tb_board_cfg *b = &r->cfg->board;
+    struct tb_power_cfg pc = r->cfg->board.power;
+    tb_strlcpy(pc.pci_bus_id, r->dev.pci_bus_id, sizeof(pc.pci_bus_id));   /* NVML: this GPU */
     char why[512];
-    r->pops = tb_power_pick(b->power.source, b, why, sizeof(why));
+    r->pops = tb_power_pick(pc.source, &pc, why, sizeof(why));
     if (!r->pops || r->pops == &tb_power_none)
         return;
-    size_t cap = (size_t)(3600000 / b->power.interval_ms) + 64;
+    size_t cap = (size_t)(3600000 / pc.interval_ms) + 64;
     if (cap > 1 << 20)
         cap = 1 << 20;
-    struct tb_board_cfg bc = *b;
-    tb_strlcpy(bc.power.pci_bus_id, r->dev.pci_bus_id, sizeof(bc.power.pci_bus_id));
-    if (tb_sampler_start(&r->sampler, r->pops, &bc, b->power.interval_ms, cap, why,
-                         sizeof(why))) {
+    if (tb_sampler_start(&r->sampler, r->pops, &pc, pc.interval_ms, cap, why, sizeof(why))) {
         warning("power source '%s' cannot start: %s; the log will have no power figures",
                 r->pops->name, why);
         tb_csvlog_meta(r->log, "power", "source '%s' cannot start: %s", r->pops->name, why);
         r->sampler = NULL;
     } else {
         if (!r->o->quiet)
-            note("power source '%s', every %d ms", r->pops->name, b->power.interval_ms);
+            note("power source '%s', every %d ms", r->pops->name, pc.interval_ms);
         double max_mhz;
         const char *line = tb_sampler_conditions(r->sampler, &max_mhz);
         if (line[0])
@@ -309,7 +307,7 @@ static enum tb_run_outcome finish(struct run *r)
         tb_sampler_health(r->sampler, &h);
         tb_csvlog_meta(r->log, "sensor", "%llu reading(s) outside 0..%.0f W dropped, %llu "
                        "silence(s) of twice the interval or more", h.dropped,
-                       r->cfg->board.max_power_w, h.silences);
+                       r->cfg->board.power.max_power_w, h.silences);
     }
     uint64_t nsamp = 0;
     double sampler_cpu = tb_sampler_stop(r->sampler, &nsamp);

@@ -284,7 +284,7 @@ static void power_health(struct tb_run_ctx *ctx, const struct power_fig *f, stru
     else if (h.dropped > ctx->dropped_seen)
         snprintf(o->power_note, sizeof(o->power_note), "%llu reading(s) outside 0..%.0f W "
                  "dropped during the window", h.dropped - ctx->dropped_seen,
-                 ctx->cfg->board.max_power_w);
+                 ctx->cfg->board.power.max_power_w);
     else if (f->samples == 0)
         snprintf(o->power_note, sizeof(o->power_note), "no reading inside the window");
     ctx->dropped_seen = h.dropped;

@@ -14,7 +14,7 @@
 
 struct fake {
     char *root;
-    struct tb_board_cfg b;
+    struct tb_power_cfg b;
     void *st;
     struct tb_power_rails rails;
 };
@@ -25,7 +25,7 @@ static void fake_open(struct fake *f, const char *fixture, int hwmon)
     if (fixture)
         assert_true(th_build_sysfs(f->root, fixture, hwmon) > 0);
     memset(&f->b, 0, sizeof(f->b));
-    tb_strlcpy(f->b.power.sysfs_root, f->root, sizeof(f->b.power.sysfs_root));
+    tb_strlcpy(f->b.sysfs_root, f->root, sizeof(f->b.sysfs_root));
     f->st = calloc(1, tb_power_ina3221.state_size);
 }
 

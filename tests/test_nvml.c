@@ -21,7 +21,7 @@ static int setup(void **state)
 
 static int probe(char *why, size_t n)
 {
-    struct tb_board_cfg b;
+    struct tb_power_cfg b;
     memset(&b, 0, sizeof(b));
     return tb_power_nvml.probe(&b, why, n);
 }
@@ -43,10 +43,10 @@ static void test_not_supported_is_no_reading(void **state)
     assert_int_equal(probe(why, sizeof(why)), -ENOTSUP);
     assert_non_null(strstr(why, "NOT_SUPPORTED"));
     /* so auto does not pick it */
-    struct tb_board_cfg b;
+    struct tb_power_cfg b;
     memset(&b, 0, sizeof(b));
-    tb_strlcpy(b.power.sysfs_root, "/nonexistent", sizeof(b.power.sysfs_root));
-    tb_strlcpy(b.power.tegrastats_command, "/nonexistent/tegrastats", TB_STR);
+    tb_strlcpy(b.sysfs_root, "/nonexistent", sizeof(b.sysfs_root));
+    tb_strlcpy(b.tegrastats_command, "/nonexistent/tegrastats", TB_STR);
     assert_ptr_equal(tb_power_pick("auto", &b, why, sizeof(why)), &tb_power_none);
     setenv("TB_FAKE_NVML", "initfail", 1);
     assert_int_equal(probe(why, sizeof(why)), -EIO);
@@ -57,7 +57,7 @@ static void test_not_supported_is_no_reading(void **state)
 static void test_readings(void **state)
 {
     char why[256];
-    struct tb_board_cfg b;
+    struct tb_power_cfg b;
     memset(&b, 0, sizeof(b));
     assert_int_equal(probe(why, sizeof(why)), 0);
     void *st = calloc(1, tb_power_nvml.state_size);
@@ -81,15 +81,15 @@ static void test_readings(void **state)
 static void test_follows_the_chosen_gpu(void **state)
 {
     char why[256];
-    struct tb_board_cfg b;
+    struct tb_power_cfg b;
     memset(&b, 0, sizeof(b));
     struct tb_power_rails rails;
     void *st = calloc(1, tb_power_nvml.state_size);
-    tb_strlcpy(b.power.pci_bus_id, "00000000:19:00.0", sizeof(b.power.pci_bus_id));
+    tb_strlcpy(b.pci_bus_id, "00000000:19:00.0", sizeof(b.pci_bus_id));
     assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0);
     tb_power_nvml.close(st);
     memset(st, 0, tb_power_nvml.state_size);
-    tb_strlcpy(b.power.pci_bus_id, "00000000:1a:00.0", sizeof(b.power.pci_bus_id));
+    tb_strlcpy(b.pci_bus_id, "00000000:1a:00.0", sizeof(b.pci_bus_id));
     assert_true(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)) < 0);
     assert_string_equal(why, "NVML device 00000000:1a:00.0: Not Found");
     free(st);
@@ -98,7 +98,7 @@ static void test_follows_the_chosen_gpu(void **state)
 static void test_gpu_lost_mid_run(void **state)
 {
     char why[256];
-    struct tb_board_cfg b;
+    struct tb_power_cfg b;
     memset(&b, 0, sizeof(b));
     setenv("TB_FAKE_NVML", "dies:3", 1);
     void *st = calloc(1, tb_power_nvml.state_size);

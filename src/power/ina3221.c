@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "util.h"
 
 struct rail {
@@ -142,37 +141,37 @@ static void scan_hwmon(struct ina_state *s, const char *root)
     globfree(&g);
 }
 
-static void scan(struct ina_state *s, const struct tb_board_cfg *b)
+static void scan(struct ina_state *s, const struct tb_power_cfg *pc)
 {
     s->n = 0;
-    const char *root = strcmp(b->power.sysfs_root, "/") ? b->power.sysfs_root : "";
+    const char *root = strcmp(pc->sysfs_root, "/") ? pc->sysfs_root : "";
     scan_iio(s, root);
     scan_hwmon(s, root);
 }
 
-static int ina_probe(const struct tb_board_cfg *b, char *why, size_t n)
+static int ina_probe(const struct tb_power_cfg *pc, char *why, size_t n)
 {
     struct ina_state *s = calloc(1, sizeof(*s));
     if (!s)
         return -ENOMEM;
-    scan(s, b);
+    scan(s, pc);
     int rails = s->n;
     free(s);
     if (rails == 0) {
         snprintf(why, n, "no INA3221 rails under '%s/sys/bus/i2c/drivers/ina3221{,x}'",
-                 strcmp(b->power.sysfs_root, "/") ? b->power.sysfs_root : "");
+                 strcmp(pc->sysfs_root, "/") ? pc->sysfs_root : "");
         return -ENOENT;
     }
     return 0;
 }
 
-static int ina_open(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                     char *why, size_t n)
 {
     struct ina_state *s = st;
-    scan(s, b);
+    scan(s, pc);
     if (s->n == 0)
-        return ina_probe(b, why, n);
+        return ina_probe(pc, why, n);
     rails->n = s->n;
     for (int i = 0; i < s->n; i++)
         tb_strlcpy(rails->name[i], s->rail[i].name, TB_RAIL_NAME);

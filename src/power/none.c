@@ -3,9 +3,9 @@
 
 #include <errno.h>
 
-static int none_probe(const struct tb_board_cfg *b, char *why, size_t n) { return 0; }
+static int none_probe(const struct tb_power_cfg *pc, char *why, size_t n) { return 0; }
 
-static int none_open(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+static int none_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                      char *why, size_t n)
 {
     rails->n = 0;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "util.h"
 
 /* The few NVML types and constants used, as its ABI defines them. */
@@ -115,21 +114,21 @@ static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t
     return 0;
 }
 
-static int nvml_probe(const struct tb_board_cfg *b, char *why, size_t n)
+static int nvml_probe(const struct tb_power_cfg *pc, char *why, size_t n)
 {
     struct nvml_state s;
     memset(&s, 0, sizeof(s));
-    int rc = nvml_load(&s, b->power.pci_bus_id, why, n);
+    int rc = nvml_load(&s, pc->pci_bus_id, why, n);
     if (rc == 0)
         nvml_close(&s);
     return rc;
 }
 
-static int nvml_open(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+static int nvml_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                      char *why, size_t n)
 {
     struct nvml_state *s = st;
-    int rc = nvml_load(s, b->power.pci_bus_id, why, n);
+    int rc = nvml_load(s, pc->pci_bus_id, why, n);
     if (rc)
         return rc;
     rails->n = 1;

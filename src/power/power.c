@@ -22,7 +22,7 @@ const struct tb_power_ops *tb_power_find(const char *name)
     return NULL;
 }
 
-const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_board_cfg *b,
+const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_power_cfg *pc,
                                          char *why, size_t n)
 {
     why[0] = '\0';
@@ -36,7 +36,7 @@ const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_board
         char w[256];
         if (*p == &tb_power_none)
             break;
-        if (!(*p)->unavailable && (*p)->probe(b, w, sizeof(w)) == 0)
+        if (!(*p)->unavailable && (*p)->probe(pc, w, sizeof(w)) == 0)
             return *p;
     }
     snprintf(why, n, "no power source works on this board");

@@ -8,9 +8,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tb_board_cfg;
-
 #define TB_POWER_MAX_RAILS 16
+#define TB_POWER_STR 256
+
+/* The power settings of a board file (its power group, and board.max_power_w), as every
+ * source and the sampler read them: the sources know nothing of the rest of the config. */
+struct tb_power_cfg {
+    char source[TB_POWER_STR];        /* auto, none, or a source name */
+    int interval_ms, window_ms, idle_ms;
+    char sysfs_root[TB_POWER_STR];
+    char tegrastats_command[TB_POWER_STR];
+    char total_rail[TB_POWER_STR];    /* a rail name, or "sum" of all rails */
+    char gpu_rail[TB_POWER_STR];
+    double max_power_w;               /* readings above it are dropped; 0: no ceiling */
+    char pci_bus_id[32];              /* the GPU the run uses, for NVML (set by the run) */
+};
 #define TB_RAIL_NAME 32
 
 /* One reading. Values a source does not have are NAN. */
@@ -34,9 +46,9 @@ struct tb_power_ops {
     const char *unavailable;   /* non-NULL: compiled out, with the reason */
     size_t state_size;         /* private state, allocated zeroed by the core */
     /* 0 when the source can work on this board, else -errno with why filled in. */
-    int (*probe)(const struct tb_board_cfg *b, char *why, size_t n);
+    int (*probe)(const struct tb_power_cfg *pc, char *why, size_t n);
     /* Opens the source and names its rails. -errno with why filled in on failure. */
-    int (*open)(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+    int (*open)(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                 char *why, size_t n);
     /* Takes one reading: 0, -EAGAIN when no new reading has arrived, or -errno when the
      * source failed for good (why says how). Must not allocate (called in the sampler). */
@@ -53,7 +65,7 @@ extern const struct tb_power_ops *const tb_power_sources[];
 const struct tb_power_ops *tb_power_find(const char *name);
 /* Resolves "auto" to the first usable source (else none); other names as they are.
  * Returns NULL with why filled when a named source does not exist. */
-const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_board_cfg *b,
+const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_power_cfg *pc,
                                          char *why, size_t n);
 
 extern const struct tb_power_ops tb_power_none, tb_power_tegrastats, tb_power_ina3221,
@@ -66,7 +78,7 @@ struct tb_sampler;
 
 /* Opens the source and starts sampling every interval_ms into a ring of capacity samples. */
 int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
-                     const struct tb_board_cfg *b, int interval_ms, size_t capacity,
+                     const struct tb_power_cfg *pc, int interval_ms, size_t capacity,
                      char *why, size_t n);
 /* Copies the samples with t in [t0_ns - margin, t1_ns + margin] into buf (at most cap);
  * returns how many. Never blocks the caller for more than a copy. */

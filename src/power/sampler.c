@@ -15,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
 #include "util.h"
 
 struct tb_sampler {
@@ -104,7 +103,7 @@ static void *sampler_main(void *arg)
 }
 
 int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
-                     const struct tb_board_cfg *b, int interval_ms, size_t capacity,
+                     const struct tb_power_cfg *pc, int interval_ms, size_t capacity,
                      char *why, size_t n)
 {
     struct tb_sampler *s = calloc(1, sizeof(*s));
@@ -112,7 +111,7 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
         return -ENOMEM;
     s->ops = ops;
     s->interval_ms = interval_ms;
-    s->max_mw = b->max_power_w > 0 ? b->max_power_w * 1000.0 : 0;
+    s->max_mw = pc->max_power_w > 0 ? pc->max_power_w * 1000.0 : 0;
     atomic_store(&s->last_ns, tb_now_ns());
     s->cap = capacity ? capacity : 1;
     s->ring = calloc(s->cap, sizeof(*s->ring));
@@ -123,7 +122,7 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
         free(s);
         return -ENOMEM;
     }
-    int rc = ops->open(s->state, b, &s->rails, why, n);
+    int rc = ops->open(s->state, pc, &s->rails, why, n);
     if (rc) {
         free(s->ring);
         free(s->state);

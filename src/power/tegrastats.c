@@ -20,7 +20,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "util.h"
 
 /* ---- the parser ------------------------------------------------------------------- */
@@ -156,13 +155,13 @@ struct tegra_state {
     struct tb_tegrastats_reading latest;
     bool have_new;
     int64_t latest_t;
-    char cmd[TB_STR + 32];
+    char cmd[TB_POWER_STR + 32];
 };
 
 /* First word of the command, found on PATH or as a path. */
 static int command_exists(const char *cmd, char *why, size_t n)
 {
-    char word[TB_STR];
+    char word[TB_POWER_STR];
     size_t l = strcspn(cmd, " \t");
     if (l == 0 || l >= sizeof(word)) {
         snprintf(why, n, "power.tegrastats.command is empty");
@@ -177,7 +176,7 @@ static int command_exists(const char *cmd, char *why, size_t n)
     char dirs[4096];
     tb_strlcpy(dirs, path ? path : "/usr/bin:/bin", sizeof(dirs));
     for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        char full[4096 + TB_STR];
+        char full[4096 + TB_POWER_STR];
         snprintf(full, sizeof(full), "%s/%s", d, word);
         if (access(full, X_OK) == 0)
             return 0;
@@ -186,9 +185,9 @@ static int command_exists(const char *cmd, char *why, size_t n)
     return -ENOENT;
 }
 
-static int tegra_probe(const struct tb_board_cfg *b, char *why, size_t n)
+static int tegra_probe(const struct tb_power_cfg *pc, char *why, size_t n)
 {
-    return command_exists(b->power.tegrastats_command, why, n);
+    return command_exists(pc->tegrastats_command, why, n);
 }
 
 /* Reads what is there without blocking; returns 0, or -EPIPE when the child is gone. */
@@ -243,12 +242,12 @@ static void tegra_close(void *st)
     s->fd = -1;
 }
 
-static int tegra_open(void *st, const struct tb_board_cfg *b, struct tb_power_rails *rails,
+static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                       char *why, size_t n)
 {
     struct tegra_state *s = st;
     s->fd = -1;
-    if (tegra_probe(b, why, n))
+    if (tegra_probe(pc, why, n))
         return -ENOENT;
     int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
@@ -258,8 +257,8 @@ static int tegra_open(void *st, const struct tb_board_cfg *b, struct tb_power_ra
         return -errno;
     }
     const char *slave_name = ptsname(master);
-    snprintf(s->cmd, sizeof(s->cmd), "exec %s --interval %d", b->power.tegrastats_command,
-             b->power.interval_ms);
+    snprintf(s->cmd, sizeof(s->cmd), "exec %s --interval %d", pc->tegrastats_command,
+             pc->interval_ms);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(why, n, "fork: %s", strerror(errno));
@@ -292,7 +291,7 @@ static int tegra_open(void *st, const struct tb_board_cfg *b, struct tb_power_ra
     fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 
     /* wait for the first line: it names the rails */
-    int64_t deadline = tb_now_ns() + (int64_t)(b->power.interval_ms * 3 + 3000) * 1000000;
+    int64_t deadline = tb_now_ns() + (int64_t)(pc->interval_ms * 3 + 3000) * 1000000;
     while (!s->have_new && tb_now_ns() < deadline) {
         struct pollfd p = { master, POLLIN, 0 };
         poll(&p, 1, 50);
@@ -301,7 +300,7 @@ static int tegra_open(void *st, const struct tb_board_cfg *b, struct tb_power_ra
     }
     if (!s->have_new) {
         snprintf(why, n, "'%s' printed no tegrastats line within %d ms", s->cmd,
-                 b->power.interval_ms * 3 + 3000);
+                 pc->interval_ms * 3 + 3000);
         tegra_close(s);
         return -EIO;
     }
