@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -77,11 +78,11 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         fputc('\n', out);
     }
     int64_t t0 = tb_now_ns(), end = t0 + (int64_t)(seconds * 1e9), last = t0 - 1;
-    struct tb_power_sample buf[256];
     size_t printed = 0;
     for (;;) {
         int64_t now = tb_now_ns();
-        size_t n = tb_sampler_window(s, last + 1, now, 0, buf, 256);
+        size_t n;
+        struct tb_power_sample *buf = tb_sampler_window(s, last + 1, now, 0, &n);
         for (size_t i = 0; i < n; i++) {
             if (buf[i].t_ns <= last)
                 continue;
@@ -89,6 +90,7 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
             last = buf[i].t_ns;
             printed++;
         }
+        free(buf);
         if (now >= end || tb_sampler_failed(s))
             break;
         struct timespec ts = { 0, (long)interval * 1000000L / 2 };

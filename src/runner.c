@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "pattern.h"
-#include "power/energy.h"
 #include "power/power.h"
 #include "stats.h"
 #include "util.h"
@@ -128,118 +127,6 @@ static size_t verify_output(const void *out, long rows, long cols, int elem, uin
 
 /* ---- power ------------------------------------------------------------------------ */
 
-static int rail_index(const struct tb_power_rails *rails, const char *name)
-{
-    if (!name || !*name)
-        return -1;
-    if (!strcmp(name, "sum"))
-        return -2;
-    for (int i = 0; i < rails->n; i++)
-        if (!strcmp(rails->name[i], name))
-            return i;
-    return -1;
-}
-
-static double rail_value(const struct tb_power_sample *s, const struct tb_power_rails *rails,
-                         int idx)
-{
-    if (idx == -2) {
-        double sum = 0;
-        for (int i = 0; i < rails->n; i++)
-            if (!isnan(s->rail_mw[i]))
-                sum += s->rail_mw[i];
-        return sum;
-    }
-    return idx >= 0 ? s->rail_mw[idx] : NAN;
-}
-
-struct power_fig {
-    double total_w, gpu_w, energy_j, counter_j, temp_c, clock_mhz, emc_mhz;
-    size_t samples;
-};
-
-#define MAX_WINDOW_SAMPLES 65536
-static struct tb_power_sample window_buf[MAX_WINDOW_SAMPLES];
-static int64_t win_t[MAX_WINDOW_SAMPLES];
-static double win_p[MAX_WINDOW_SAMPLES];
-
-/* Integrates the samples of [t0, t1] for the total and GPU rails. */
-static void power_over(struct tb_run_ctx *ctx, int64_t t0, int64_t t1, struct power_fig *f)
-{
-    const struct tb_board_cfg *b = &ctx->cfg->board;
-    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
-    int64_t margin = (int64_t)b->power.interval_ms * 4 * 1000000;
-    size_t n = tb_sampler_window(ctx->sampler, t0, t1, margin, window_buf, MAX_WINDOW_SAMPLES);
-    memset(f, 0, sizeof(*f));
-    f->total_w = f->gpu_w = f->energy_j = f->counter_j = f->temp_c = f->clock_mhz = NAN;
-    f->emc_mhz = NAN;
-    if (n == 0)
-        return;
-    double secs = (double)(t1 - t0) * 1e-9;
-    int ti = rail_index(rails, b->power.total_rail);
-    int gi = rail_index(rails, b->power.gpu_rail);
-    if (ti == -1 && rails->n > 0 && !b->power.total_rail[0])
-        ti = 0; /* no rule given: the first rail the source reports */
-    for (int pass = 0; pass < 2; pass++) {
-        int idx = pass == 0 ? ti : gi;
-        if (idx == -1)
-            continue;
-        size_t k = 0;   /* the readings this rail has (dropped ones are NAN) */
-        for (size_t i = 0; i < n; i++) {
-            double v = rail_value(&window_buf[i], rails, idx);
-            if (!isnan(v)) {
-                win_t[k] = window_buf[i].t_ns;
-                win_p[k++] = v;
-            }
-        }
-        size_t inside = 0;
-        double mj = k ? tb_energy_mj(win_t, win_p, k, t0, t1, &inside) : NAN;
-        if (pass == 0) {
-            f->energy_j = mj * 1e-3;
-            f->total_w = f->energy_j / secs;
-            f->samples = inside;
-        } else {
-            f->gpu_w = mj * 1e-3 / secs;
-        }
-    }
-    /* energy counter (NVML): interpolate it at both edges */
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(window_buf[i].energy_mj)) {
-            win_t[m] = window_buf[i].t_ns;
-            win_p[m] = window_buf[i].energy_mj;
-            m++;
-        }
-    if (m >= 2 && win_t[0] <= t0 && win_t[m - 1] >= t1) {
-        double e0 = NAN, e1 = NAN;
-        for (size_t i = 1; i < m; i++) {
-            if (isnan(e0) && win_t[i] >= t0)
-                e0 = win_p[i - 1] + (win_p[i] - win_p[i - 1]) *
-                     (double)(t0 - win_t[i - 1]) / (double)(win_t[i] - win_t[i - 1] + 1);
-            if (isnan(e1) && win_t[i] >= t1)
-                e1 = win_p[i - 1] + (win_p[i] - win_p[i - 1]) *
-                     (double)(t1 - win_t[i - 1]) / (double)(win_t[i] - win_t[i - 1] + 1);
-        }
-        if (!isnan(e0) && !isnan(e1))
-            f->counter_j = (e1 - e0) * 1e-3;
-    }
-    /* an energy counter is exact where the power reading is an average over the last
-     * second or so (NVML on an H100: 317 J read against 491 J counted over 1 s of
-     * memcpy): where there is one, it gives the mean power; energy_j keeps the trapezoid */
-    if (!isnan(f->counter_j)) {
-        f->total_w = f->counter_j / secs;
-        if (!strcmp(b->power.gpu_rail, b->power.total_rail))
-            f->gpu_w = f->total_w;
-    }
-    for (size_t i = n; i-- > 0;)
-        if (window_buf[i].t_ns <= t1 + margin / 4) {
-            f->temp_c = window_buf[i].gpu_temp_c;
-            f->clock_mhz = window_buf[i].gpu_clock_mhz;
-            f->emc_mhz = window_buf[i].emc_clock_mhz;
-            break;
-        }
-}
-
 static void sleep_ms(double ms)
 {
     struct timespec ts = { (time_t)(ms / 1000), (long)(fmod(ms, 1000.0) * 1e6) };
@@ -257,8 +144,8 @@ static double measure_idle(struct tb_run_ctx *ctx)
     sleep_ms(ms);
     int64_t t1 = tb_now_ns();
     sleep_ms(ctx->cfg->board.power.interval_ms * 2.0);
-    struct power_fig f;
-    power_over(ctx, t0, t1, &f);
+    struct tb_power_figures f;
+    tb_power_over(ctx->sampler, &ctx->cfg->board.power, t0, t1, &f);
     return f.total_w;
 }
 
@@ -272,7 +159,8 @@ struct point_out {
 
 /* Why this row's power figures are missing or partial: a source that went silent over
  * the window, or readings dropped as absurd meanwhile. "" when they are whole. */
-static void power_health(struct tb_run_ctx *ctx, const struct power_fig *f, struct point_out *o)
+static void power_health(struct tb_run_ctx *ctx, const struct tb_power_figures *f,
+                         struct point_out *o)
 {
     struct tb_sampler_health h;
     tb_sampler_health(ctx->sampler, &h);
@@ -438,8 +326,8 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         }
         int64_t t1 = tb_now_ns();
         sleep_ms(b->power.interval_ms * 2.0);  /* let the sample after t1 arrive */
-        struct power_fig f;
-        power_over(ctx, t0, t1, &f);
+        struct tb_power_figures f;
+        tb_power_over(ctx->sampler, &ctx->cfg->board.power, t0, t1, &f);
         double secs = (double)(t1 - t0) * 1e-9;
         r->window_ms = secs * 1e3;
         r->window_bytes = moved * (double)launches;
@@ -452,11 +340,11 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
         r->power_gpu_w = f.gpu_w;
         r->power_idle_w = idle_w;
         r->energy_j = f.energy_j;
-        r->energy_counter_j = f.counter_j;
+        r->energy_counter_j = f.energy_counter_j;
         r->power_samples = (double)f.samples;
-        r->gpu_temp_c = f.temp_c;
-        r->gpu_clock_mhz = f.clock_mhz;
-        r->emc_clock_mhz = f.emc_mhz;
+        r->gpu_temp_c = f.gpu_temp_c;
+        r->gpu_clock_mhz = f.gpu_clock_mhz;
+        r->emc_clock_mhz = f.emc_clock_mhz;
         power_health(ctx, &f, o);
         r->power_note = o->power_note;
         double wgbps = r->window_bytes / secs / 1e9;

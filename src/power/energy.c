@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-static double power_at(const int64_t *t, const double *p, size_t n, int64_t x)
+double tb_energy_interp(const int64_t *t, const double *p, size_t n, int64_t x)
 {
     if (x <= t[0])
         return p[0];
@@ -32,7 +32,7 @@ double tb_energy_mj(const int64_t *t_ns, const double *p_mw, size_t n, int64_t t
         return NAN;
     double e = 0;       /* mW * ns */
     int64_t prev_t = t0;
-    double prev_p = power_at(t_ns, p_mw, n, t0);
+    double prev_p = tb_energy_interp(t_ns, p_mw, n, t0);
     for (size_t i = 0; i < n; i++) {
         if (t_ns[i] <= t0 || t_ns[i] >= t1)
             continue;
@@ -42,7 +42,7 @@ double tb_energy_mj(const int64_t *t_ns, const double *p_mw, size_t n, int64_t t
         if (inside)
             (*inside)++;
     }
-    double end_p = power_at(t_ns, p_mw, n, t1);
+    double end_p = tb_energy_interp(t_ns, p_mw, n, t1);
     e += 0.5 * (prev_p + end_p) * (double)(t1 - prev_t);
     return e * 1e-9; /* mW*ns -> mJ */
 }

@@ -12,4 +12,8 @@
 double tb_energy_mj(const int64_t *t_ns, const double *p_mw, size_t n, int64_t t0, int64_t t1,
                     size_t *inside);
 
+/* The series p sampled at t (ascending, n >= 1) at time x: linear between neighbours, held
+ * constant beyond the ends. */
+double tb_energy_interp(const int64_t *t_ns, const double *p, size_t n, int64_t x);
+
 #endif

@@ -80,10 +80,10 @@ struct tb_sampler;
 int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
                      const struct tb_power_cfg *pc, int interval_ms, size_t capacity,
                      char *why, size_t n);
-/* Copies the samples with t in [t0_ns - margin, t1_ns + margin] into buf (at most cap);
- * returns how many. Never blocks the caller for more than a copy. */
-size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int64_t margin_ns,
-                         struct tb_power_sample *buf, size_t cap);
+/* The samples with t in [t0_ns - margin, t1_ns + margin], copied (malloc; *n of them, NULL
+ * when none or out of memory). Never blocks the sampler for more than a copy. */
+struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns,
+                                          int64_t margin_ns, size_t *n);
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s);
 /* The source's describe() line taken at start ("" when it has none), and its max clock. */
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz);
@@ -97,6 +97,18 @@ struct tb_sampler_health {
     double quiet_ms;
 };
 void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
+/* ---- a measurement window's power (window.c) -------------------------------------- */
+struct tb_power_figures {
+    double total_w, gpu_w;        /* mean power of the total and GPU rails over the window */
+    double energy_j;              /* total rail, trapezoid of the readings */
+    double energy_counter_j;      /* from the source's energy counter; NAN where none */
+    double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
+    size_t samples;               /* total-rail readings inside the window */
+};
+/* The power over [t0, t1] (CLOCK_MONOTONIC ns) from s's readings, rails chosen by pc. */
+void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
+                   struct tb_power_figures *f);
+
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);
 

@@ -146,19 +146,24 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     return 0;
 }
 
-size_t tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns, int64_t margin_ns,
-                         struct tb_power_sample *buf, size_t cap)
+struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns,
+                                          int64_t margin_ns, size_t *n)
 {
-    size_t k = 0;
+    *n = 0;
     pthread_mutex_lock(&s->lock);
-    size_t start = (s->head + s->cap - s->count) % s->cap;
-    for (size_t i = 0; i < s->count && k < cap; i++) {
+    size_t start = (s->head + s->cap - s->count) % s->cap, k = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const struct tb_power_sample *p = &s->ring[(start + i) % s->cap];
+        k += p->t_ns >= t0_ns - margin_ns && p->t_ns <= t1_ns + margin_ns;
+    }
+    struct tb_power_sample *buf = k ? malloc(k * sizeof(*buf)) : NULL;
+    for (size_t i = 0; buf && i < s->count && *n < k; i++) {
         const struct tb_power_sample *p = &s->ring[(start + i) % s->cap];
         if (p->t_ns >= t0_ns - margin_ns && p->t_ns <= t1_ns + margin_ns)
-            buf[k++] = *p;
+            buf[(*n)++] = *p;
     }
     pthread_mutex_unlock(&s->lock);
-    return k;
+    return buf;
 }
 
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
