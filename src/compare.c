@@ -218,7 +218,7 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
     return (int)added;
 }
 
-static bool usable(const struct rec *r)
+bool tb_compare_usable(const struct rec *r)
 {
     return !isnan(r->gbps) && (!strcmp(r->status, "ok") || !strcmp(r->status, "suspect") ||
                                !r->status[0]);
@@ -258,7 +258,7 @@ static size_t best_points(struct recs *in, struct rec *out)
     qsort(in->v, in->n, sizeof(*in->v), by_size_kernel);
     for (size_t i = 0; i < in->n; i++) {
         const struct rec *r = &in->v[i];
-        if (!usable(r))
+        if (!tb_compare_usable(r))
             continue;
         if (n && same_group(&out[n - 1], r)) {
             /* the fastest point, with the best GB/s per W measured for the group (a power
@@ -357,12 +357,12 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
     size_t matched = 0, other_mode = 0;
     for (size_t i = 0; i < now->n; i++) {
         const struct rec *r = &now->v[i];
-        if (!usable(r))
+        if (!tb_compare_usable(r))
             continue;
         const struct rec *b = NULL;
         bool mode_differs = false;
         for (size_t j = 0; j < base->n; j++) {
-            if (!usable(&base->v[j]))
+            if (!tb_compare_usable(&base->v[j]))
                 continue;
             if (same_point(r, &base->v[j]))
                 b = &base->v[j];
@@ -411,261 +411,6 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
         return -1;
     }
     return regressions;
-}
-
-/* ---- plots ------------------------------------------------------------------------ */
-
-static bool have_gnuplot(void)
-{
-    return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
-/* Writes a data table: one row per category, one column per series. */
-static void write_table(FILE *f, const char *const *cats, size_t nc, const char *const *series,
-                        size_t ns, const double *val)
-{
-    fprintf(f, "category");
-    for (size_t s = 0; s < ns; s++)
-        fprintf(f, "\t\"%s\"", series[s]);
-    fputc('\n', f);
-    for (size_t c = 0; c < nc; c++) {
-        fprintf(f, "\"%s\"", cats[c]);
-        for (size_t s = 0; s < ns; s++) {
-            double v = val[c * ns + s];
-            if (isnan(v))
-                fprintf(f, "\t-");
-            else
-                fprintf(f, "\t%.4f", v);
-        }
-        fputc('\n', f);
-    }
-}
-
-static size_t intern(const char **v, size_t *n, size_t cap, const char *s)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp(v[i], s))
-            return i;
-    if (*n < cap)
-        v[(*n)++] = s;
-    return *n - 1;
-}
-
-static int plot(const struct recs *all, const char *out)
-{
-    if (!have_gnuplot()) {
-        error("compare: --plot needs gnuplot, which is not installed; install it with: "
-              "sudo apt-get install gnuplot-nox (the tables above are complete without it)");
-        return -1;
-    }
-    const char *ext = strrchr(out, '.');
-    const char *term = ext && !strcmp(ext, ".png") ? "pngcairo size 1400,1500" :
-                       ext && !strcmp(ext, ".svg") ? "svg size 1400,1500 dynamic" : NULL;
-    if (!term) {
-        error("compare: --plot '%s': the file must end in .svg or .png", out);
-        return -1;
-    }
-    char dir[] = "/tmp/tb-plot-XXXXXX";
-    if (!mkdtemp(dir)) {
-        error("compare: cannot make a temporary directory: %s", strerror(errno));
-        return -1;
-    }
-    /* the largest size of the first board: bandwidth against block shape per kernel */
-    const struct rec *first = NULL;
-    for (size_t i = 0; i < all->n; i++)
-        if (usable(&all->v[i]) && (!first || (double)all->v[i].rows * all->v[i].cols >
-                                   (double)first->rows * first->cols))
-            first = &all->v[i];
-    if (!first) {
-        error("compare: nothing to plot");
-        rmdir(dir);
-        return -1;
-    }
-    enum { MAXC = 64, MAXS = 32 };
-    const char *cats[MAXC], *series[MAXS];
-    char labels[MAXC][32];
-    double *val = calloc(MAXC * MAXS, sizeof(double));
-    size_t nc = 0, ns = 0;
-    for (size_t i = 0; i < MAXC * MAXS; i++)
-        val[i] = NAN;
-    for (size_t i = 0; i < all->n; i++) {
-        const struct rec *r = &all->v[i];
-        if (!usable(r) || r->rows != first->rows || r->cols != first->cols || !r->bx ||
-            strcmp(r->board, first->board) || strcmp(r->device, first->device))
-            continue;
-        char lab[32];
-        snprintf(lab, sizeof(lab), "%dx%d", r->bx, r->by);
-        size_t c = nc;
-        for (size_t k = 0; k < nc; k++)
-            if (!strcmp(labels[k], lab))
-                c = k;
-        if (c == nc && nc < MAXC) {
-            tb_strlcpy(labels[nc], lab, sizeof(labels[nc]));
-            cats[nc] = labels[nc];
-            nc++;
-        }
-        size_t s = intern(series, &ns, MAXS, r->kernel);
-        if (c < MAXC && s < MAXS && (isnan(val[c * MAXS + s]) || r->gbps > val[c * MAXS + s]))
-            val[c * MAXS + s] = r->gbps;
-    }
-    /* keep the 8 fastest kernels: gnuplot cycles 8 colours, and more bars say less */
-    enum { SHOWN = 8 };
-    if (ns > SHOWN) {
-        double bestv[MAXS];
-        for (size_t k = 0; k < ns; k++) {
-            bestv[k] = -1;
-            for (size_t c = 0; c < nc; c++)
-                if (!isnan(val[c * MAXS + k]) && val[c * MAXS + k] > bestv[k])
-                    bestv[k] = val[c * MAXS + k];
-        }
-        size_t keep[SHOWN];
-        for (size_t pick = 0; pick < SHOWN; pick++) {
-            size_t bi = 0;
-            for (size_t k = 1; k < ns; k++)
-                if (bestv[k] > bestv[bi])
-                    bi = k;
-            keep[pick] = bi;
-            bestv[bi] = -2;
-        }
-        double *kept = malloc(MAXC * MAXS * sizeof(double));
-        const char *kser[SHOWN];
-        for (size_t i = 0; i < MAXC * MAXS; i++)
-            kept[i] = NAN;
-        for (size_t k = 0; k < SHOWN; k++) {
-            kser[k] = series[keep[k]];
-            for (size_t c = 0; c < nc; c++)
-                kept[c * MAXS + k] = val[c * MAXS + keep[k]];
-        }
-        for (size_t k = 0; k < SHOWN; k++)
-            series[k] = kser[k];
-        memcpy(val, kept, MAXC * MAXS * sizeof(double));
-        free(kept);
-        ns = SHOWN;
-    }
-    char p1[64], p2[64], p3[64], script[64];
-    snprintf(p1, sizeof(p1), "%s/blocks.dat", dir);
-    snprintf(p2, sizeof(p2), "%s/boards.dat", dir);
-    snprintf(p3, sizeof(p3), "%s/perwatt.dat", dir);
-    snprintf(script, sizeof(script), "%s/plot.gp", dir);
-    FILE *f = fopen(p1, "w");
-    if (f) {
-        double *packed = calloc(MAXC * MAXS, sizeof(double));
-        for (size_t c = 0; c < nc; c++)
-            for (size_t s = 0; s < ns; s++)
-                packed[c * ns + s] = val[c * MAXS + s];
-        write_table(f, cats, nc, series, ns, packed);
-        free(packed);
-        fclose(f);
-    }
-    size_t ns1 = ns;
-    /* best per kernel across boards at the size the most boards measured; among those, one
-     * with power figures, then the largest */
-    const struct rec *shared = first;
-    int shared_boards = 0;
-    bool shared_pw = false;
-    for (size_t i = 0; i < all->n; i++) {
-        const struct rec *r = &all->v[i];
-        if (!usable(r))
-            continue;
-        int boards = 0;
-        bool pw = false;
-        for (size_t j = 0; j < all->n; j++) {
-            const struct rec *q = &all->v[j];
-            if (!usable(q) || q->rows != r->rows || q->cols != r->cols)
-                continue;
-            pw |= !isnan(q->gbps_per_w);
-            bool seen = false;
-            for (size_t k = 0; k < j && !seen; k++)
-                seen = usable(&all->v[k]) && all->v[k].rows == q->rows &&
-                       all->v[k].cols == q->cols && !strcmp(all->v[k].board, q->board) &&
-                       !strcmp(all->v[k].device, q->device);
-            boards += !seen;
-        }
-        bool larger = (double)r->rows * r->cols > (double)shared->rows * shared->cols;
-        if (boards > shared_boards ||
-            (boards == shared_boards && ((pw && !shared_pw) || (pw == shared_pw && larger)))) {
-            shared = r;
-            shared_boards = boards;
-            shared_pw = pw;
-        }
-    }
-    const char *kern[MAXC], *boards[MAXS];
-    char blabel[MAXS][200];
-    size_t nk = 0, nb = 0;
-    double *bw = calloc(MAXC * MAXS, sizeof(double)), *pw = calloc(MAXC * MAXS, sizeof(double));
-    for (size_t i = 0; i < MAXC * MAXS; i++)
-        bw[i] = pw[i] = NAN;
-    bool any_pw = false;
-    for (size_t i = 0; i < all->n; i++) {
-        const struct rec *r = &all->v[i];
-        if (!usable(r) || r->rows != shared->rows || r->cols != shared->cols)
-            continue;
-        char lab[200];
-        snprintf(lab, sizeof(lab), "%s (%s)", r->board, r->device);
-        size_t b = nb;
-        for (size_t k = 0; k < nb; k++)
-            if (!strcmp(blabel[k], lab))
-                b = k;
-        if (b == nb && nb < MAXS) {
-            tb_strlcpy(blabel[nb], lab, sizeof(blabel[nb]));
-            boards[nb] = blabel[nb];
-            nb++;
-        }
-        size_t k = intern(kern, &nk, MAXC, r->kernel);
-        if (k >= MAXC || b >= MAXS)
-            continue;
-        if (isnan(bw[k * MAXS + b]) || r->gbps > bw[k * MAXS + b])
-            bw[k * MAXS + b] = r->gbps;
-        if (!isnan(r->gbps_per_w) && (isnan(pw[k * MAXS + b]) || r->gbps_per_w > pw[k * MAXS + b])) {
-            pw[k * MAXS + b] = r->gbps_per_w;
-            any_pw = true;
-        }
-    }
-    double *packed = calloc(MAXC * MAXS, sizeof(double));
-    for (int which = 0; which < 2; which++) {
-        double *src = which ? pw : bw;
-        for (size_t k = 0; k < nk; k++)
-            for (size_t b = 0; b < nb; b++)
-                packed[k * nb + b] = src[k * MAXS + b];
-        if ((f = fopen(which ? p3 : p2, "w"))) {
-            write_table(f, kern, nk, boards, nb, packed);
-            fclose(f);
-        }
-    }
-    free(packed);
-    f = fopen(script, "w");
-    if (!f) {
-        error("compare: cannot write '%s': %s", script, strerror(errno));
-        free(val); free(bw); free(pw);
-        return -1;
-    }
-    fprintf(f, "set terminal %s\nset output '%s'\nset datafile missing '-'\n"
-            "set style data histograms\nset style histogram clustered gap 1\n"
-            "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
-            "set xtics rotate by -35\nset yrange [0:*]\nset termoption noenhanced\n"
-            "set multiplot layout %d,1\n", term, out, any_pw ? 3 : 2);
-    fprintf(f, "set title 'Bandwidth against block shape, %ldx%ld, %s (%s): fastest kernels'\n"
-            "set ylabel 'GB/s'\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
-            first->rows, first->cols, first->board, first->device, ns1 + 1, p1);
-    fprintf(f, "set title 'Best bandwidth per kernel across boards, %ldx%ld (%d board%s)'\n"
-            "plot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
-            shared->rows, shared->cols, shared_boards, shared_boards == 1 ? "" : "s", nb + 1, p2);
-    if (any_pw)
-        fprintf(f, "set title 'GB/s per watt per kernel across boards, %ldx%ld'\n"
-                "set ylabel 'GB/s per W'\nplot for [i=2:%zu] '%s' using i:xtic(1) title "
-                "columnhead(i)\n", shared->rows, shared->cols, nb + 1, p3);
-    fprintf(f, "unset multiplot\n");
-    fclose(f);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "gnuplot '%s' 2>&1", script);
-    int rc = system(cmd);
-    unlink(p1); unlink(p2); unlink(p3); unlink(script); rmdir(dir);
-    free(val); free(bw); free(pw);
-    if (rc != 0) {
-        error("compare: gnuplot failed (exit %d) drawing '%s'", rc, out);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- main ------------------------------------------------------------------------- */
@@ -764,7 +509,7 @@ int tb_compare_main(int argc, char **argv)
         free(best);
         free(copy.v);
     }
-    if (plot_file && plot(&now, plot_file) < 0)
+    if (plot_file && tb_compare_plot(&now, plot_file) < 0)
         code = TB_EXIT_FAIL;
     else if (plot_file && f != F_CSV)
         printf("plot: %s\n", plot_file);
