@@ -306,43 +306,39 @@ static size_t load_pairs(struct load_ctx *x, config_setting_t *s, const char *wh
     return k;
 }
 
-static void load_sizes(struct load_ctx *x, config_setting_t *s)
+/* sweep.sizes and sweep.blocks: one list of pairs, kept as sizes or as blocks. */
+static void load_pair_setting(struct load_ctx *x, config_setting_t *s, bool sizes)
 {
     struct tb_sweep_cfg *sw = &x->c->sweep;
     int n = config_setting_length(s);
     long (*v)[2] = calloc((size_t)(n > 0 ? n : 1), sizeof(*v));
     struct tb_where *at = calloc((size_t)(n > 0 ? n : 1), sizeof(*at));
-    size_t k = load_pairs(x, s, "sweep.sizes", "rows, cols", 1L << 40, v, at);
-    free(sw->sizes);
-    sw->sizes = calloc(k ? k : 1, sizeof(*sw->sizes));
-    for (size_t i = 0; i < k; i++) {
-        sw->sizes[i].rows = v[i][0];
-        sw->sizes[i].cols = v[i][1];
-        sw->sizes[i].at = at[i];
+    if (!v || !at) {
+        free(v);
+        free(at);
+        return;
     }
-    sw->n_sizes = k;
+    size_t k = load_pairs(x, s, sizes ? "sweep.sizes" : "sweep.blocks",
+                          sizes ? "rows, cols" : "x, y", sizes ? 1L << 40 : 1L << 20, v, at);
+    if (sizes) {
+        free(sw->sizes);
+        sw->sizes = calloc(k ? k : 1, sizeof(*sw->sizes));
+        for (size_t i = 0; sw->sizes && i < k; i++)
+            sw->sizes[i] = (struct tb_size){ v[i][0], v[i][1], at[i] };
+        sw->n_sizes = sw->sizes ? k : 0;
+    } else {
+        free(sw->blocks);
+        sw->blocks = calloc(k ? k : 1, sizeof(*sw->blocks));
+        for (size_t i = 0; sw->blocks && i < k; i++)
+            sw->blocks[i] = (struct tb_block){ (int)v[i][0], (int)v[i][1], at[i] };
+        sw->n_blocks = sw->blocks ? k : 0;
+    }
     free(v);
     free(at);
 }
 
-static void load_blocks(struct load_ctx *x, config_setting_t *s)
-{
-    struct tb_sweep_cfg *sw = &x->c->sweep;
-    int n = config_setting_length(s);
-    long (*v)[2] = calloc((size_t)(n > 0 ? n : 1), sizeof(*v));
-    struct tb_where *at = calloc((size_t)(n > 0 ? n : 1), sizeof(*at));
-    size_t k = load_pairs(x, s, "sweep.blocks", "x, y", 1L << 20, v, at);
-    free(sw->blocks);
-    sw->blocks = calloc(k ? k : 1, sizeof(*sw->blocks));
-    for (size_t i = 0; i < k; i++) {
-        sw->blocks[i].x = (int)v[i][0];
-        sw->blocks[i].y = (int)v[i][1];
-        sw->blocks[i].at = at[i];
-    }
-    sw->n_blocks = k;
-    free(v);
-    free(at);
-}
+static void load_sizes(struct load_ctx *x, config_setting_t *s) { load_pair_setting(x, s, true); }
+static void load_blocks(struct load_ctx *x, config_setting_t *s) { load_pair_setting(x, s, false); }
 
 /* ( { kernel = "tiled"; size = [ 8192, 8192 ]; block = [ 32, 8 ]; }, ... ) */
 static void load_points(struct load_ctx *x, config_setting_t *s)
@@ -1024,17 +1020,17 @@ int tb_config_check_device(const struct tb_config *c, const struct tb_backend *b
 /* One list setting as "path = ( item, item );": fmt_item writes item i into buf. */
 static void dump_list(const char *path, const char *open, const char *close, size_t n,
                       void (*fmt_item)(const struct tb_sweep_cfg *, size_t, char *, size_t),
-                      const struct tb_sweep_cfg *s, void (*line)(void *, const char *), void *ctx)
+                      const struct tb_sweep_cfg *s, tb_config_emit_fn emit, void *ctx)
 {
     char buf[2048], item[256];
-    size_t len = (size_t)snprintf(buf, sizeof(buf), "%s = %s", path, open);
+    size_t len = (size_t)snprintf(buf, sizeof(buf), "%s", open);
     for (size_t i = 0; i < n && len < sizeof(buf); i++) {
         fmt_item(s, i, item, sizeof(item));
         len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : " ", item);
     }
     if (len < sizeof(buf))
-        snprintf(buf + len, sizeof(buf) - len, " %s;", close);
-    line(ctx, buf);
+        snprintf(buf + len, sizeof(buf) - len, " %s", close);
+    emit(ctx, path, buf);
 }
 
 static void fmt_kernel(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
@@ -1042,9 +1038,13 @@ static void fmt_kernel(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n
     snprintf(b, n, "\"%s\"", s->kernels[i]);
 }
 
+/* An integer as libconfig 1.5 reads it back: with L beyond 32 bits. */
+static const char *int_suffix(long v) { return v > 2147483647L || v < -2147483647L ? "L" : ""; }
+
 static void fmt_size(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
 {
-    snprintf(b, n, "[%ld, %ld]", s->sizes[i].rows, s->sizes[i].cols);
+    snprintf(b, n, "[%ld%s, %ld%s]", s->sizes[i].rows, int_suffix(s->sizes[i].rows),
+             s->sizes[i].cols, int_suffix(s->sizes[i].cols));
 }
 
 static void fmt_block(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
@@ -1052,35 +1052,36 @@ static void fmt_block(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
     snprintf(b, n, "[%d, %d]", s->blocks[i].x, s->blocks[i].y);
 }
 
-void tb_config_dump(const struct tb_config *c, void (*line)(void *ctx, const char *s), void *ctx)
+void tb_config_dump(const struct tb_config *c, tb_config_emit_fn emit, void *ctx)
 {
-    char buf[2048];
+    char buf[2048], path[TB_STR];
     const struct tb_sweep_cfg *s = &c->sweep;
-    dump_list("sweep.kernels", "[", "]", s->n_kernels, fmt_kernel, s, line, ctx);
-    dump_list("sweep.sizes", "(", ")", s->n_sizes, fmt_size, s, line, ctx);
-    dump_list("sweep.blocks", "(", ")", s->n_blocks, fmt_block, s, line, ctx);
+    dump_list("sweep.kernels", "[", "]", s->n_kernels, fmt_kernel, s, emit, ctx);
+    dump_list("sweep.sizes", "(", ")", s->n_sizes, fmt_size, s, emit, ctx);
+    dump_list("sweep.blocks", "(", ")", s->n_blocks, fmt_block, s, emit, ctx);
     for (size_t i = 0; i < s->n_points; i++) {
-        snprintf(buf, sizeof(buf), "sweep.points[%zu] = { kernel = \"%s\"; size = [%ld, %ld]; "
-                 "block = [%d, %d]; };", i, s->points[i].kernel, s->points[i].rows,
-                 s->points[i].cols, s->points[i].x, s->points[i].y);
-        line(ctx, buf);
+        snprintf(path, sizeof(path), "sweep.points[%zu]", i);
+        snprintf(buf, sizeof(buf), "{ kernel = \"%s\"; size = [%ld%s, %ld%s]; block = [%d, %d]; }",
+                 s->points[i].kernel, s->points[i].rows, int_suffix(s->points[i].rows),
+                 s->points[i].cols, int_suffix(s->points[i].cols), s->points[i].x, s->points[i].y);
+        emit(ctx, path, buf);
     }
-    snprintf(buf, sizeof(buf), "sweep.element = \"%s\";", s->element);
-    line(ctx, buf);
+    snprintf(buf, sizeof(buf), "\"%s\"", s->element);
+    emit(ctx, "sweep.element", buf);
     const char *base = (const char *)c;
     for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
         const struct schema *sc = &schema[i];
         switch (sc->type) {
-        case S_INT: snprintf(buf, sizeof(buf), "%s = %d;", sc->path, *(const int *)(base + sc->off)); break;
-        case S_FLOAT: snprintf(buf, sizeof(buf), "%s = %g;", sc->path, *(const double *)(base + sc->off)); break;
-        case S_BOOL: snprintf(buf, sizeof(buf), "%s = %s;", sc->path, *(const bool *)(base + sc->off) ? "true" : "false"); break;
-        case S_STRING: snprintf(buf, sizeof(buf), "%s = \"%s\";", sc->path, base + sc->off); break;
+        case S_INT: snprintf(buf, sizeof(buf), "%d", *(const int *)(base + sc->off)); break;
+        case S_FLOAT: snprintf(buf, sizeof(buf), "%g", *(const double *)(base + sc->off)); break;
+        case S_BOOL: snprintf(buf, sizeof(buf), "%s", *(const bool *)(base + sc->off) ? "true" : "false"); break;
+        case S_STRING: snprintf(buf, sizeof(buf), "\"%s\"", base + sc->off); break;
         default: continue;
         }
-        line(ctx, buf);
+        emit(ctx, sc->path, buf);
     }
-    snprintf(buf, sizeof(buf), "power.source = \"%s\";", c->board.power.source);
-    line(ctx, buf);
+    snprintf(buf, sizeof(buf), "\"%s\"", c->board.power.source);
+    emit(ctx, "power.source", buf);
 }
 
 void tb_config_free(struct tb_config *c)

@@ -85,8 +85,11 @@ int tb_config_load(struct tb_config *c, const char *sweep_path, const char *boar
 /* Checks what depends on the device: kernel names for its backend, block limits, memory. */
 int tb_config_check_device(const struct tb_config *c, const struct tb_backend *be,
                            const struct tb_device_info *dev, struct tb_diag *d);
-/* The resolved configuration, one "path = value" line each, to a callback. */
-void tb_config_dump(const struct tb_config *c, void (*line)(void *ctx, const char *s), void *ctx);
+/* The resolved configuration, setting by setting: emit(ctx, "sweep.warmup", "5") with the
+ * value as libconfig text. Every setting of the schema, so a new one reaches the log's
+ * metadata and `tune`'s files with no change there. */
+typedef void (*tb_config_emit_fn)(void *ctx, const char *path, const char *value);
+void tb_config_dump(const struct tb_config *c, tb_config_emit_fn emit, void *ctx);
 void tb_config_free(struct tb_config *c);
 
 /* Parses a config file that holds only a board section; used by board detection. */

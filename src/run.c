@@ -159,7 +159,10 @@ static int take_lock(struct run *r)
     return rc == TB_LOCK_HELD ? 1 : rc < 0 ? -1 : 0;
 }
 
-static void meta_config_line(void *ctx, const char *s) { tb_csvlog_meta(ctx, "config", "%s", s); }
+static void meta_config_line(void *ctx, const char *path, const char *value)
+{
+    tb_csvlog_meta(ctx, "config", "%s = %s;", path, value);
+}
 
 static void meta_condition(void *ctx, const char *key, const char *value)
 {

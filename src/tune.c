@@ -16,6 +16,37 @@ static bool usable(const struct tb_summary_row *r)
     return !strcmp(r->status, "ok") && strcmp(r->verified, "FAIL") && !isnan(r->gbps);
 }
 
+/* Writes the sweep's own settings (not its lists: the points replace them) through the
+ * config dump, nesting "sweep.stop.min_reps" into groups: whatever setting the schema gains
+ * is in the tuned file with no change here. Settings arrive grouped, in schema order. */
+struct nest {
+    FILE *f;
+    char open[TB_STR];   /* the group path now open below "sweep", "" when none */
+};
+
+static void tuned_setting(void *ctx, const char *path, const char *value)
+{
+    struct nest *n = ctx;
+    static const char *const skip[] = { "sweep.kernels", "sweep.sizes", "sweep.blocks" };
+    if (strncmp(path, "sweep.", 6) || !strncmp(path, "sweep.points", 12))
+        return;
+    for (size_t i = 0; i < ARRAY_SIZE(skip); i++)
+        if (!strcmp(path, skip[i]))
+            return;
+    const char *rest = path + 6, *dot = strrchr(rest, '.');
+    char group[TB_STR] = "";
+    if (dot)
+        snprintf(group, sizeof(group), "%.*s", (int)(dot - rest), rest);
+    if (strcmp(group, n->open)) {
+        if (n->open[0])
+            fprintf(n->f, "  };\n");
+        if (group[0])
+            fprintf(n->f, "  %s = {\n", group);   /* one level: the schema has no deeper */
+        tb_strlcpy(n->open, group, sizeof(n->open));
+    }
+    fprintf(n->f, "%s  %s = %s;\n", group[0] ? "  " : "", dot ? dot + 1 : rest, value);
+}
+
 int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_run_result *res,
                   const char *device, const char *log_path, size_t measured, size_t total)
 {
@@ -26,7 +57,6 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
         return error("cannot write tuned sweep '%s': %s", tmp, strerror(errno));
     char utc[32];
     tb_utc_stamp(utc, sizeof(utc), true);
-    const struct tb_sweep_cfg *s = &cfg->sweep;
     fprintf(f, "# Written by `transpose-bench tune` on %s for board '%s' (%s).\n"
                "# Each kernel's fastest block per size by median GB/s; measured %zu of %zu\n"
                "# candidate points (%.0f%%). Log: %s\n"
@@ -45,15 +75,15 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
         if (!best)
             continue;
         /* the comma goes before each entry after the first: libconfig lists take no trailing one */
-        fprintf(f, "    %s{ kernel = \"%s\"; size = [ %ld, %ld ]; block = [ %d, %d ]; }  "
+        fprintf(f, "    %s{ kernel = \"%s\"; size = [ %ldL, %ldL ]; block = [ %d, %d ]; }  "
                    "# %.1f GB/s, %.3f of copy\n", written ? ", " : "  ", r->kernel, r->rows,
                 r->cols, r->bx, r->by, r->gbps, r->frac_copy);
         written++;
     }
-    fprintf(f, "  );\n  warmup = %d;\n  element = \"%s\";\n  verify = %s;\n  cache = \"%s\";\n"
-               "  stop = { min_reps = %d; max_reps = %d; min_time_ms = %g; max_time_ms = %g; "
-               "rel_spread = %g; };\n};\n", s->warmup, s->element, s->verify ? "true" : "false",
-            s->cache, s->min_reps, s->max_reps, s->min_time_ms, s->max_time_ms, s->rel_spread);
+    fprintf(f, "  );\n");
+    struct nest n = { f, "" };
+    tb_config_dump(cfg, tuned_setting, &n);
+    fprintf(f, "%s};\n", n.open[0] ? "  };\n" : "");
     if (fclose(f) != 0 || written == 0 || rename(tmp, path) != 0) {
         int e = errno;
         remove(tmp);
