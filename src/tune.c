@@ -75,9 +75,11 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
         if (!best)
             continue;
         /* the comma goes before each entry after the first: libconfig lists take no trailing one */
-        fprintf(f, "    %s{ kernel = \"%s\"; size = [ %ldL, %ldL ]; block = [ %d, %d ]; }  "
+        /* L beyond 32 bits: libconfig 1.5 would read a plain literal wrapped */
+        fprintf(f, "    %s{ kernel = \"%s\"; size = [ %ld%s, %ld%s ]; block = [ %d, %d ]; }  "
                    "# %.1f GB/s, %.3f of copy\n", written ? ", " : "  ", r->kernel, r->rows,
-                r->cols, r->bx, r->by, r->gbps, r->frac_copy);
+                r->rows > INT_MAX ? "L" : "", r->cols, r->cols > INT_MAX ? "L" : "", r->bx, r->by,
+                r->gbps, r->frac_copy);
         written++;
     }
     fprintf(f, "  );\n");
