@@ -186,100 +186,94 @@ static const char *fits(const struct tb_device_info *dev, size_t bytes)
 }
 
 /* Runs a point; returns 0, or the backend error that ended it (row says which). */
-static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct buffers *buf,
-                     double copy_gbps, double start_clock, double idle_w, struct point_out *o,
-                     size_t index)
+/* Fresh input, poisoned output, the checked launch and its verification, the warm-up. */
+static int check_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct buffers *buf,
+                       struct tb_launch *l, uint64_t seed, struct point_out *o, const char **step)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
     struct tb_row *r = &o->row;
-    int elem = s->elem_size;
-    size_t count = (size_t)p->rows * (size_t)p->cols;
-    size_t bytes = count * (size_t)elem;
-    double moved = p->k->bytes_factor * (double)bytes;
-    r->bytes = (long long)moved;
-    r->fits_cache = fits(ctx->dev, bytes);
-    r->cache = s->cache;
-
-    int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
-    if (rc) {
-        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
-        r->status = be->is_oom(rc) ? "oom" : "error";
+    size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
+    int rc;
+    *step = "filling the input";
+    if ((rc = be->fill_pattern(buf->in, count, s->elem_size, seed)))
         return rc;
-    }
-    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, elem, 0, 0, NULL };
-    uint64_t seed = ctx->seed ^ (0x9E3779B97F4A7C15ULL * (index + 1));
-    const char *step = "filling the input";
-    if ((rc = be->fill_pattern(buf->in, count, elem, seed)))
-        goto fail;
     r->verified = "n/a";
     if (s->verify) {
-        step = "poisoning the output";
+        *step = "poisoning the output";
         if ((rc = be->fill_bytes(buf->out, 0xFF, bytes)))
-            goto fail;
-        step = "the checked launch";
-        if ((rc = be->launch(p->k, &l)) || (rc = be->sync()))
-            goto fail;
-        step = "reading the output back";
+            return rc;
+        *step = "the checked launch";
+        if ((rc = be->launch(p->k, l)) || (rc = be->sync()))
+            return rc;
+        *step = "reading the output back";
         if ((rc = be->download(buf->host, buf->out, bytes)))
-            goto fail;
+            return rc;
+        *step = "the check";
         char vnote[200] = "";
-        size_t bad = verify_output(buf->host, p->rows, p->cols, elem, seed,
+        size_t bad = verify_output(buf->host, p->rows, p->cols, s->elem_size, seed,
                                    p->k->flags & TB_KF_COPY, ctx->stop, vnote, sizeof(vnote));
         if (*ctx->stop)
-            goto stopped;
+            return -EINTR;
         r->verified = bad ? "FAIL" : "ok";
         if (bad)
             snprintf(o->note, sizeof(o->note), "%zu of %zu elements wrong, %s", bad, count, vnote);
     }
-    step = "the warm-up";
+    *step = "the warm-up";
     for (int i = 0; i < s->warmup; i++)
-        if ((rc = be->launch(p->k, &l)))
-            goto fail;
+        if ((rc = be->launch(p->k, l)))
+            return rc;
     if ((rc = be->sync()))
-        goto fail;
-    r->grid_x = l.grid_x;
-    r->grid_y = l.grid_y;
+        return rc;
+    r->grid_x = l->grid_x;
+    r->grid_y = l->grid_y;
+    return 0;
+}
 
-    /* timed repetitions */
+/* Timed repetitions until the stopping rule holds, then the row's timing, bandwidth and clock
+ * figures. *median_ms gets the median; 1 when a signal stopped it (the row says so). */
+static int time_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
+                      double moved, double copy_gbps, double start_clock, struct point_out *o,
+                      double *median_ms, const char **step)
+{
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    const struct tb_backend *be = ctx->be;
+    struct tb_row *r = &o->row;
     struct tb_stop_rule rule = { s->min_reps, s->max_reps, s->min_time_ms, s->max_time_ms,
                                  s->rel_spread };
+    *step = "allocating the timing array";
     double *times = malloc((size_t)s->max_reps * sizeof(double));
-    if (!times) {
-        rc = -ENOMEM;
-        step = "allocating the timing array";
-        goto fail;
-    }
+    if (!times)
+        return -ENOMEM;
     struct tb_running run = { 0 };
     enum tb_stop why = TB_GO_ON;
     double clk0 = NAN, clk1 = NAN;
     be->sm_clock_mhz(&clk0);
     int64_t t_start = tb_now_ns();
-    step = "a timed repetition";
+    *step = "a timed repetition";
     bool cold = !strcmp(s->cache, "cold");
+    int rc = 0;
     while (why == TB_GO_ON && !*ctx->stop) {
-        if (cold && (rc = be->flush_cache()))
-            break;
         double ms;
-        if ((rc = be->timed(p->k, &l, &ms)))
+        if ((cold && (rc = be->flush_cache())) || (rc = be->timed(p->k, l, &ms)))
             break;
         times[run.n] = ms;
         tb_running_add(&run, ms);
         why = tb_stop_check(&rule, &run, (double)(tb_now_ns() - t_start) * 1e-6);
     }
     be->sm_clock_mhz(&clk1);
-    if (rc) {
-        free(times);
-        goto fail;
-    }
     struct tb_stats st;
-    tb_stats_compute(times, run.n, &st);
+    if (!rc)
+        tb_stats_compute(times, run.n, &st);
     free(times);
+    if (rc)
+        return rc;
     if (*ctx->stop && why == TB_GO_ON) {
         r->status = "interrupted";
         snprintf(o->note, sizeof(o->note), "stopped by a signal after %zu repetitions", st.n);
-        return 0;
+        return 1;
     }
+    *median_ms = st.median;
     r->reps = (long long)st.n;
     r->stop = tb_stop_name(why);
     r->time_ms_median = st.median;
@@ -307,65 +301,102 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
                  cached ? " (the matrices fit in cache)" : ": suspect, check board.peak_gbps");
         r->status = "suspect";
     }
-
-    /* power window: back-to-back launches, timed by the host clock around syncs */
-    if (ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop) {
-        const struct tb_board_cfg *b = &ctx->cfg->board;
-        double per = st.median > 0 ? st.median : 1e-3;
-        long chunk = (long)(20.0 / per) + 1;   /* sync about every 20 ms */
-        long launches = 0;
-        step = "the power window";
-        int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)b->power.window_ms * 1000000;
-        while (tb_now_ns() < deadline && !*ctx->stop) {
-            for (long i = 0; i < chunk; i++)
-                if ((rc = be->launch(p->k, &l)))
-                    goto fail;
-            launches += chunk;
-            if ((rc = be->sync()))
-                goto fail;
-        }
-        int64_t t1 = tb_now_ns();
-        sleep_ms(b->power.interval_ms * 2.0);  /* let the sample after t1 arrive */
-        struct tb_power_figures f;
-        tb_power_over(ctx->sampler, &ctx->cfg->board.power, t0, t1, &f);
-        double secs = (double)(t1 - t0) * 1e-9;
-        r->window_ms = secs * 1e3;
-        r->window_bytes = moved * (double)launches;
-        r->power_source = tb_sampler_source(ctx->sampler);
-        const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
-        r->rail_total = b->power.total_rail[0] ? b->power.total_rail
-                        : rails->n ? rails->name[0] : NULL;
-        r->rail_gpu = b->power.gpu_rail[0] ? b->power.gpu_rail : NULL;
-        r->power_total_w = f.total_w;
-        r->power_gpu_w = f.gpu_w;
-        r->power_idle_w = idle_w;
-        r->energy_j = f.energy_j;
-        r->energy_counter_j = f.energy_counter_j;
-        r->power_samples = (double)f.samples;
-        r->gpu_temp_c = f.gpu_temp_c;
-        r->gpu_clock_mhz = f.gpu_clock_mhz;
-        r->emc_clock_mhz = f.emc_clock_mhz;
-        power_health(ctx, &f, o);
-        r->power_note = o->power_note;
-        double wgbps = r->window_bytes / secs / 1e9;
-        r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
-        r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
-    }
     return 0;
+}
 
-fail:
+/* The power window: back-to-back launches for window_ms, timed by the host clock around
+ * syncs, and the power module's figures for it. */
+static int power_window(struct tb_run_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
+                        double moved, double median_ms, double idle_w, struct point_out *o,
+                        const char **step)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    const struct tb_backend *be = ctx->be;
+    struct tb_row *r = &o->row;
+    long chunk = (long)(20.0 / (median_ms > 0 ? median_ms : 1e-3)) + 1;   /* a sync every 20 ms */
+    long launches = 0;
+    int rc;
+    *step = "the power window";
+    int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)pc->window_ms * 1000000;
+    while (tb_now_ns() < deadline && !*ctx->stop) {
+        for (long i = 0; i < chunk; i++)
+            if ((rc = be->launch(p->k, l)))
+                return rc;
+        launches += chunk;
+        if ((rc = be->sync()))
+            return rc;
+    }
+    int64_t t1 = tb_now_ns();
+    sleep_ms(pc->interval_ms * 2.0);  /* let the sample after t1 arrive */
+    struct tb_power_figures f;
+    tb_power_over(ctx->sampler, pc, t0, t1, &f);
+    double secs = (double)(t1 - t0) * 1e-9;
+    r->window_ms = secs * 1e3;
+    r->window_bytes = moved * (double)launches;
+    r->power_source = tb_sampler_source(ctx->sampler);
+    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
+    r->rail_total = pc->total_rail[0] ? pc->total_rail : rails->n ? rails->name[0] : NULL;
+    r->rail_gpu = pc->gpu_rail[0] ? pc->gpu_rail : NULL;
+    r->power_total_w = f.total_w;
+    r->power_gpu_w = f.gpu_w;
+    r->power_idle_w = idle_w;
+    r->energy_j = f.energy_j;
+    r->energy_counter_j = f.energy_counter_j;
+    r->power_samples = (double)f.samples;
+    r->gpu_temp_c = f.gpu_temp_c;
+    r->gpu_clock_mhz = f.gpu_clock_mhz;
+    r->emc_clock_mhz = f.emc_clock_mhz;
+    power_health(ctx, &f, o);
+    r->power_note = o->power_note;
+    double wgbps = r->window_bytes / secs / 1e9;
+    r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
+    r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
+    return 0;
+}
+
+/* One point: buffers, check, timing, power; a failure is recorded in the row (status and the
+ * step it failed in), a signal as "interrupted". */
+static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct buffers *buf,
+                     double copy_gbps, double start_clock, double idle_w, struct point_out *o,
+                     size_t index)
+{
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    const struct tb_backend *be = ctx->be;
+    struct tb_row *r = &o->row;
+    size_t bytes = (size_t)p->rows * (size_t)p->cols * (size_t)s->elem_size;
+    double moved = p->k->bytes_factor * (double)bytes;
+    r->bytes = (long long)moved;
+    r->fits_cache = fits(ctx->dev, bytes);
+    r->cache = s->cache;
+    const char *step = "allocating the matrices";
+    int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
+    if (rc) {
+        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
+        r->status = be->is_oom(rc) ? "oom" : "error";
+        return rc;
+    }
+    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
+                           0, 0, NULL };
+    uint64_t seed = ctx->seed ^ (0x9E3779B97F4A7C15ULL * (index + 1));
+    double median_ms = 0;
+    rc = check_point(ctx, p, buf, &l, seed, o, &step);
+    if (!rc)
+        rc = time_point(ctx, p, &l, moved, copy_gbps, start_clock, o, &median_ms, &step);
+    if (rc == 1)
+        return 0;   /* interrupted between repetitions: the row says so */
+    if (!rc && ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop)
+        rc = power_window(ctx, p, &l, moved, median_ms, idle_w, o, &step);
+    if (!rc)
+        return 0;
     if (*ctx->stop) {
-stopped:
         r->status = "interrupted";
         snprintf(o->note, sizeof(o->note), "stopped by a signal during %s", step);
         return 0;
     }
     r->status = be->is_oom(rc) ? "oom" : "error";
-    {
-        size_t len = strlen(o->note);
-        snprintf(o->note + len, sizeof(o->note) - len, "%s%s: %s", len ? "; " : "", step,
-                 be->errstr(rc));
-    }
+    size_t len = strlen(o->note);
+    snprintf(o->note + len, sizeof(o->note) - len, "%s%s: %s", len ? "; " : "", step,
+             be->errstr(rc));
     return rc;
 }
 
