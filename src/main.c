@@ -13,12 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "board.h"
 #include "compare.h"
 #include "config.h"
-#include "csvlog.h"
-#include "power/power.h"
+#include "listcmd.h"
 #include "powercmd.h"
 #include "run.h"
 #include "util.h"
@@ -285,22 +283,6 @@ static int cmd_tune(int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------------------- */
 
-/* The kernel images this binary carries, and whether GPU 0 can run them and which. */
-static void list_gpu(void)
-{
-    printf("\nkernel images: %s\n", tb_cuda_images());
-    const struct tb_backend *be = &tb_backend_cuda;
-    char why[1024];
-    struct tb_device_info dev;
-    if (be->probe(0, why, sizeof(why)) != 0 || be->open(0, &dev, why, sizeof(why)) != 0) {
-        printf("GPU cuda:0: not usable: %s\n", why);
-        return;
-    }
-    printf("GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: usable, runs %s\n", dev.name,
-           dev.cc_major, dev.cc_minor, dev.driver_version, dev.image);
-    be->close();
-}
-
 static int cmd_list(int argc, char **argv)
 {
     if (wants_help(argc, argv)) {
@@ -328,49 +310,10 @@ static int cmd_list(int argc, char **argv)
             return TB_EXIT_USAGE;
         }
     }
-    if (columns) {
-        printf("| column | unit | meaning |\n|---|---|---|\n");
-        for (size_t i = 0; i < tb_n_columns; i++)
-            printf("| `%s` | %s | %s |\n", tb_columns[i].name, tb_columns[i].unit,
-                   tb_columns[i].doc);
-        tb_config_free(&c.cfg);
-        return TB_EXIT_OK;
-    }
-    printf("kernels:\n  %-16s %-7s %-10s %-8s %-44s %s\n", "name", "backend", "available",
-           "elements", "block-shape rule", "description");
-    for (const struct tb_kernel *k = tb_kernels; k->name; k++) {
-        char no[256] = "";
-        if (!k->launch)
-            tb_strlcpy(no, k->unavailable, sizeof(no));
-        else
-            tb_kernel_usable(k, no, sizeof(no));
-        printf("  %-16s %-7s %-10s %-8s %-44s %s%s%s\n", k->name, tb_backend_name(k->backend),
-               no[0] ? "no" : "yes", k->elem_sizes == (1u << 4) ? "float" : "all",
-               k->rule_text, k->description, no[0] ? "; " : "", no);
-    }
-    list_gpu();
-
-    char board_path[PATH_MAX], board_why[512];
-    c.quiet = true;
-    if (pick_board(&c, board_path, sizeof(board_path), board_why, sizeof(board_why)) == 0)
-        tb_config_load(&c.cfg, NULL, board_path, &c.diag);
-    if (c.diag.n) {
-        tb_diag_print(&c.diag);
-        tb_config_free(&c.cfg);
-        tb_diag_free(&c.diag);
-        return TB_EXIT_USAGE;
-    }
-    printf("\nboard: %s (%s)\n", board_path, board_why);
-    printf("\npower sources (auto tries them in this order; board '%s'):\n", c.cfg.board.name);
-    for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
-        char why[512] = "";
-        int usable = !(*p)->unavailable && (*p)->probe(&c.cfg.board.power, why, sizeof(why)) == 0;
-        printf("  %-11s %-38s %s%s%s\n", (*p)->name, (*p)->help, usable ? "usable here" : "not usable: ",
-               usable ? "" : ((*p)->unavailable ? (*p)->unavailable : why), "");
-    }
+    int rc = columns ? tb_list_columns(stdout) : tb_list(&c.cfg, &c.diag, c.board_file, stdout);
     tb_config_free(&c.cfg);
     tb_diag_free(&c.diag);
-    return TB_EXIT_OK;
+    return rc < 0 ? TB_EXIT_USAGE : TB_EXIT_OK;
 }
 
 /* ---- power ------------------------------------------------------------------------ */

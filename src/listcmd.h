@@ -1,0 +1,16 @@
+/* listcmd.h: `transpose-bench list`: what this executable and this machine offer. */
+#ifndef TB_LISTCMD_H
+#define TB_LISTCMD_H
+
+#include <stdio.h>
+
+#include "config.h"
+
+/* Kernels (with why one cannot run), the kernel images and whether GPU 0 runs them (or why
+ * not), the board file it would choose and from what, the power sources. -1 after a
+ * configuration problem (printed). */
+int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file, FILE *out);
+/* The log's columns as a Markdown table (doc/log-format.md holds it). */
+int tb_list_columns(FILE *out);
+
+#endif
