@@ -320,19 +320,21 @@ char *th_stderr_end(void)
 /* args is the caller's format with one %s, as the header says */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-char *th_run_log(const char *args, int want_rc, bool want_log, char **err)
+char *th_run_log(const char *args, int want_rc, bool want_log, char **out, char **err)
 {
     char *dir = th_tmpdir(), *e = NULL;
     size_t n = strlen(args) + strlen(dir) + 1;
     char *full = malloc(n);
     snprintf(full, n, args, dir);
-    int rc = th_run(full, NULL, &e);
+    int rc = th_run(full, out, &e);
     if (rc != want_rc)
         print_error("'%s' exited %d, want %d; stderr:\n%s\n", full, rc, want_rc, e);
     assert_int_equal(rc, want_rc);
     char *log = th_find_one(dir, ".csv.gz"), *text = log ? th_read_gz(log) : NULL;
-    if (want_log)
+    if (want_log) {
         assert_non_null(text);
+        assert_int_equal(th_count_files(dir), 1);   /* the log alone: no .part left */
+    }
     free(log);
     free(full);
     th_rmtree(dir);

@@ -37,10 +37,11 @@ char *th_write(const char *dir, const char *name, const char *text);
  * capturing stdout and stderr; returns the exit code. out/err may be NULL. */
 int th_run(const char *args, char **out, char **err);
 /* The end-to-end fixture: runs the tool with args (one "%s" in them is the log directory, a
- * fresh one), checks the exit code, and returns the text of the one log it wrote (malloc;
- * NULL when want_log is false and none was written). The directory is removed; *err gets
- * stderr when err is not NULL. */
-char *th_run_log(const char *args, int want_rc, bool want_log, char **err);
+ * fresh one), checks the exit code and that the directory holds that one log and nothing
+ * else (no .part left behind), and returns the log's text (malloc; NULL when want_log is
+ * false and none was written). The directory is removed; *out and *err get stdout and
+ * stderr when not NULL. */
+char *th_run_log(const char *args, int want_rc, bool want_log, char **out, char **err);
 /* Reads a gzip (or plain) file whole; NULL when unreadable. */
 char *th_read_gz(const char *path);
 /* The single file in dir whose name ends with suffix (NULL if none or several). */

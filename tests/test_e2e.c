@@ -73,17 +73,11 @@ static const char *row_at(const char *header, int i)
 
 static void test_sweep_to_log(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[1024];
-    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64,31x33 --blocks 16x16,32x8 -o %s", dir);
-    int rc = th_run(args, &out, &err);
-    if (rc)
-        print_message("stderr: %s\n", err);
-    assert_int_equal(rc, 0);
+    char *out;
+    char *text = th_run_log("run " FAST " --sizes 64x64,31x33 --blocks 16x16,32x8 -o %s", 0, true,
+                            &out, NULL);
     assert_non_null(strstr(out, "31 x 33"));
     assert_non_null(strstr(out, "log: "));
-    assert_int_equal(th_count_files(dir), 1);     /* no .part left behind */
-    char *log = only_log(dir);
-    char *text = th_read_gz(log);
     assert_non_null(strstr(text, "# transpose-bench: "));
     assert_non_null(strstr(text, "# config: sweep.sizes = ( [64, 64], [31, 33] );"));
     assert_non_null(strstr(text, "# end: complete, 8 rows"));
@@ -118,11 +112,7 @@ static void test_sweep_to_log(void **state)
     assert_int_equal(th_field(header, row_at(header, 7), "grid_x", v, sizeof(v)), 0);
     assert_string_equal(v, "2");                  /* 33 columns in 32-wide tiles */
     free(text);
-    free(log);
     free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_bad_config_exits_2_without_log(void **state)
@@ -475,21 +465,14 @@ static char *tegra_board(const char *dir, const char *extra)
 
 static void test_tegrastats_through_run(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048];
+    char *dir = th_tmpdir(), *out, args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
     char *board = tegra_board(dir, "");
     snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 128x128 --kernels blocked "
-             "--blocks 16x16 --set sweep.stop.min_time_ms=5 -o %s/logs", board, dir);
-    int rc = th_run(args, &out, &err);
-    if (rc)
-        print_message("%s\n", err);
-    assert_int_equal(rc, 0);
+             "--blocks 16x16 --set sweep.stop.min_time_ms=5 -o %%s", board);
+    char *text = th_run_log(args, 0, true, &out, NULL);
     assert_non_null(strstr(out, "GB/s/W"));
     assert_non_null(strstr(out, "idle power"));
-    char logs[PATH_MAX];
-    snprintf(logs, sizeof(logs), "%s/logs", dir);
-    char *log = only_log(logs);
-    char *text = th_read_gz(log);
     const char *header;
     assert_int_equal(data_rows(text, &header), 2);
     char v[64];
@@ -517,35 +500,29 @@ static void test_tegrastats_through_run(void **state)
     }
     assert_non_null(strstr(text, "# sampler: "));
     free(text);
-    free(log);
     free(board);
     free(out);
-    free(err);
     th_rmtree(dir);
     free(dir);
 }
 
 static void test_tegrastats_dies_mid_run(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048];
+    char *dir = th_tmpdir(), args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/nano-jp4.txt"), 1);
     setenv("TB_FAKE_TEGRASTATS_EXIT", "1", 1);       /* one pass of 4 lines, then exit */
     setenv("TB_FAKE_TEGRASTATS_GARBAGE", "1", 1);
     char *board = tegra_board(dir, "");
     snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 64x64 --kernels blocked "
              "--blocks 4x4,8x8,16x16,32x32 --set sweep.stop.min_time_ms=5 "
-             "--set power.total_rail=POM_5V_IN -o %s/logs", board, dir);
-    int rc = th_run(args, &out, &err);
+             "--set power.total_rail=POM_5V_IN -o %%s", board);
+    char *err;
+    char *text = th_run_log(args, 0, true, NULL, &err);   /* the sweep goes on */
     unsetenv("TB_FAKE_TEGRASTATS_EXIT");
     unsetenv("TB_FAKE_TEGRASTATS_GARBAGE");
-    assert_int_equal(rc, 0);                          /* the sweep goes on */
     const char *w = strstr(err, "power source 'tegrastats' failed");
     assert_non_null(w);
     assert_null(strstr(w + 1, "power source 'tegrastats' failed"));   /* said once */
-    char logs[PATH_MAX];
-    snprintf(logs, sizeof(logs), "%s/logs", dir);
-    char *log = only_log(logs);
-    char *text = th_read_gz(log);
     const char *header;
     int rows = data_rows(text, &header);
     assert_int_equal(rows, 5);
@@ -555,9 +532,7 @@ static void test_tegrastats_dies_mid_run(void **state)
     th_field(header, row_at(header, rows - 1), "status", v, sizeof(v));
     assert_string_equal(v, "ok");
     free(text);
-    free(log);
     free(board);
-    free(out);
     free(err);
     th_rmtree(dir);
     free(dir);
@@ -626,20 +601,15 @@ static void test_power_command_ina3221_tree(void **state)
 
 static void test_nvml_energy_through_run(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048], lib[PATH_MAX];
+    char lib[PATH_MAX];
     const char *b = getenv("TB_BUILD");
     snprintf(lib, sizeof(lib), "%s/tests/libfake-nvml.so", b ? b : "build");
     setenv("TB_NVML_LIB", lib, 1);
-    snprintf(args, sizeof(args), "run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
-             "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
-             "--set power.window_ms=500 --set power.idle_ms=300 -o %s", dir);
-    int rc = th_run(args, &out, &err);
+    char *text = th_run_log("run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
+                            "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
+                            "--set power.window_ms=500 --set power.idle_ms=300 -o %s", 0, true,
+                            NULL, NULL);
     unsetenv("TB_NVML_LIB");
-    if (rc)
-        print_message("%s\n", err);
-    assert_int_equal(rc, 0);
-    char *log = only_log(dir);
-    char *text = th_read_gz(log);
     const char *header;
     assert_int_equal(data_rows(text, &header), 2);
     char v[64], e[64], c[64], g[64];
@@ -663,11 +633,6 @@ static void test_nvml_energy_through_run(void **state)
     th_field(header, row, "gpu_max_mhz", v, sizeof(v));
     assert_string_equal(v, "1980");
     free(text);
-    free(log);
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* make install into a DESTDIR; the installed binary, run from elsewhere, finds its files. */

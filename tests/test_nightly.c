@@ -113,7 +113,7 @@ static char *cpu_night(const char *root)
 {
     setenv("TB_ROOT", root, 1);
     setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);
-    char *text = th_run_log("run --quiet --device cpu " TINY " -o %s", 0, true, NULL);
+    char *text = th_run_log("run --quiet --device cpu " TINY " -o %s", 0, true, NULL, NULL);
     unsetenv("TB_ROOT");
     return text;
 }
