@@ -32,7 +32,9 @@ static int cpu_probe(int index, char *why, size_t n)
 static void cpu_model(char *buf, size_t n)
 {
     tb_strlcpy(buf, "cpu", n);
-    FILE *f = fopen("/proc/cpuinfo", "r");
+    char path[4096];
+    tb_root_path(path, sizeof(path), "/proc/cpuinfo");
+    FILE *f = fopen(path, "r");
     if (!f)
         return;
     char line[512];
