@@ -158,8 +158,10 @@ static bool part_exists(const char *dir, const char *run_id)
 
 void tb_log_name_part(char *s)
 {
+    /* letters, digits, '.', '+' and '-' only: a name any shell, rsync pattern or CSV field
+     * takes as it is, whatever a board file calls the board */
     for (; *s; s++)
-        if (*s == '/' || *s == '_' || *s == ' ' || *s == ',' || *s == '#')
+        if (!isalnum((unsigned char)*s) && *s != '.' && *s != '+' && *s != '-')
             *s = '-';
 }
 

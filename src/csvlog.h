@@ -43,7 +43,7 @@ void tb_header_format(char *buf, size_t n);
 
 struct tb_csvlog;
 
-/* host or board as they stand in a log name: '/', '_', ' ', ',' and '#' become '-'. */
+/* host or board as they stand in a log name: all but letters, digits, '.', '+', '-' become '-'. */
 void tb_log_name_part(char *s);
 /* Parses a log's file name: true for HOST_BOARD_YYYYMMDDTHHMMSSZ[-N].csv.gz, with its
  * parts (host and board may be NULL) and the stamp as UTC time. */

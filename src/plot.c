@@ -19,16 +19,43 @@ static bool have_gnuplot(void)
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
+/* Text from a log (board and device names, kernel names, the output file name) never reaches
+ * gnuplot as code. In the script it stands only inside single-quoted strings, where gnuplot
+ * does no substitution and a quote is written twice; in data files, inside double quotes,
+ * with double quotes and control characters replaced. */
+static void gp_single(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\'')
+            fputs("''", f);
+        else
+            fputc(ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
+    }
+    fputc('\'', f);
+}
+
+static void gp_data_label(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        fputc(ch == '"' ? '\'' : ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
+    }
+    fputc('"', f);
+}
+
 /* Writes a data table: one row per category, one column per series. */
 static void write_table(FILE *f, const char *const *cats, size_t nc, const char *const *series,
                         size_t ns, const double *val)
 {
     fprintf(f, "category");
     for (size_t s = 0; s < ns; s++)
-        fprintf(f, "\t\"%s\"", series[s]);
+        fputc('\t', f), gp_data_label(f, series[s]);
     fputc('\n', f);
     for (size_t c = 0; c < nc; c++) {
-        fprintf(f, "\"%s\"", cats[c]);
+        gp_data_label(f, cats[c]);
         for (size_t s = 0; s < ns; s++) {
             double v = val[c * ns + s];
             if (isnan(v))
@@ -232,17 +259,25 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
         free(val); free(bw); free(pw);
         return -1;
     }
-    fprintf(f, "set terminal %s\nset output '%s'\nset datafile missing '-'\n"
+    char title[600];
+    fprintf(f, "set terminal %s\nset output ", term);
+    gp_single(f, out);
+    fprintf(f, "\nset datafile missing '-'\n"
             "set style data histograms\nset style histogram clustered gap 1\n"
             "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
             "set xtics rotate by -35\nset yrange [0:*]\nset termoption noenhanced\n"
-            "set multiplot layout %d,1\n", term, out, any_pw ? 3 : 2);
-    fprintf(f, "set title 'Bandwidth against block shape, %ldx%ld, %s (%s): fastest kernels'\n"
-            "set ylabel 'GB/s'\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
-            first->rows, first->cols, first->board, first->device, ns1 + 1, p1);
-    fprintf(f, "set title 'Best bandwidth per kernel across boards, %ldx%ld (%d board%s)'\n"
-            "plot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n",
-            shared->rows, shared->cols, shared_boards, shared_boards == 1 ? "" : "s", nb + 1, p2);
+            "set multiplot layout %d,1\n", any_pw ? 3 : 2);
+    snprintf(title, sizeof(title), "Bandwidth against block shape, %ldx%ld, %s (%s): fastest "
+             "kernels", first->rows, first->cols, first->board, first->device);
+    fputs("set title ", f);
+    gp_single(f, title);
+    fprintf(f, "\nset ylabel 'GB/s'\nplot for [i=2:%zu] '%s' using i:xtic(1) title "
+            "columnhead(i)\n", ns1 + 1, p1);
+    snprintf(title, sizeof(title), "Best bandwidth per kernel across boards, %ldx%ld (%d board%s)",
+             shared->rows, shared->cols, shared_boards, shared_boards == 1 ? "" : "s");
+    fputs("set title ", f);
+    gp_single(f, title);
+    fprintf(f, "\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n", nb + 1, p2);
     if (any_pw)
         fprintf(f, "set title 'GB/s per watt per kernel across boards, %ldx%ld'\n"
                 "set ylabel 'GB/s per W'\nplot for [i=2:%zu] '%s' using i:xtic(1) title "

@@ -463,6 +463,49 @@ static void test_compare_keeps_types_and_modes_apart(void **state)
     free(root);
 }
 
+/* A log is data, never code: board names with quotes, backquotes, macros and system() calls
+ * go through compare --plot without running anything, and the plot is drawn. */
+static void test_plot_of_hostile_names(void **state)
+{
+    char *dir = th_tmpdir(), args[6 * PATH_MAX], board[PATH_MAX], pwned[PATH_MAX];
+    snprintf(pwned, sizeof(pwned), "%s/PWNED", dir);
+    char text[3 * PATH_MAX];
+    snprintf(text, sizeof(text),
+             "board = { name = \"bob's nano'; system('touch %s'); `touch %s` @x \\\"q\\\"\"; "
+             "peak_gbps = 0.0; };\npower = { source = \"none\"; };\n", pwned, pwned);
+    free(th_write(dir, "hostile.cfg", text));
+    snprintf(board, sizeof(board), "%s/hostile.cfg", dir);
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64 --kernels copy_row,"
+             "blocked --blocks 8x8,16x16 --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
+    assert_int_equal(th_run(args, NULL, NULL), 0);
+    char logs[PATH_MAX + 8], *log;
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    log = th_find_one(logs, ".csv.gz");
+    assert_non_null(log);
+    must_have(log, "_bob-s-nano---system--touch-");   /* the file name: nothing a shell reads */
+    char *out, *err;
+    snprintf(args, sizeof(args), "compare %s --plot \"%s/it's a plot.svg\"", log, dir);
+    int rc = th_run(args, &out, &err);
+    assert_int_equal(access(pwned, F_OK), -1);          /* nothing ran */
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        assert_int_equal(rc, 0);
+        char svg[PATH_MAX + 32];
+        snprintf(svg, sizeof(svg), "%s/it's a plot.svg", dir);
+        char *pic = th_read_gz(svg);
+        assert_non_null(pic);
+        must_have(pic, "<svg");
+        free(pic);
+    } else {
+        assert_int_equal(rc, 1);
+        must_have(err, "sudo apt-get install gnuplot-nox");
+    }
+    free(out);
+    free(err);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_sigint_during_a_big_cpu_point),
         cmocka_unit_test(test_no_wrapped_integers),
         cmocka_unit_test(test_compare_keeps_types_and_modes_apart),
+        cmocka_unit_test(test_plot_of_hostile_names),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }
