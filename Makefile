@@ -51,7 +51,8 @@ ifeq ($(CUDA),1)
   NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//')
   NVCC_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
   ifeq ($(origin SMS),undefined)
-    SMS := $(filter 53 62 72 75 80 86 87 89 90,$(NVCC_ARCHS))
+    # nvcc 10.2 (JetPack 4) has no --list-gpu-arch: then the architectures it has of ours
+    SMS := $(if $(NVCC_ARCHS),$(filter 53 62 72 75 80 86 87 89 90,$(NVCC_ARCHS)),53 62 72 75)
   endif
   PTX_SM := $(shell printf '%s\n' $(SMS) | sort -n | tail -n 1)
   # nvcc 10.2 cannot list its architectures: then nvcc itself judges SMS
