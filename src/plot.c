@@ -4,6 +4,7 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,6 +45,19 @@ static void gp_data_label(FILE *f, const char *s)
         fputc(ch == '"' ? '\'' : ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
     }
     fputc('"', f);
+}
+
+/* Size, then board and device: the order the shared-size pass counts boards in. */
+static int by_size_board(const void *a, const void *b)
+{
+    const struct tb_compare_rec *x = *(const struct tb_compare_rec *const *)a;
+    const struct tb_compare_rec *y = *(const struct tb_compare_rec *const *)b;
+    if (x->rows != y->rows)
+        return x->rows < y->rows ? -1 : 1;
+    if (x->cols != y->cols)
+        return x->cols < y->cols ? -1 : 1;
+    int c = strcmp(x->board, y->board);
+    return c ? c : strcmp(x->device, y->device);
 }
 
 /* Writes a data table: one row per category, one column per series. */
@@ -92,8 +106,8 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
         return -1;
     }
     const char *ext = strrchr(out, '.');
-    const char *term = ext && !strcmp(ext, ".png") ? "pngcairo size 1400,1500" :
-                       ext && !strcmp(ext, ".svg") ? "svg size 1400,1500 dynamic" : NULL;
+    const char *term = ext && !strcmp(ext, ".png") ? "pngcairo size 1400,1500 background rgb 'white'" :
+                       ext && !strcmp(ext, ".svg") ? "svg size 1400,1500 dynamic background rgb 'white'" : NULL;
     if (!term) {
         error("compare: --plot '%s': the file must end in .svg or .png", out);
         return -1;
@@ -188,28 +202,33 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
     }
     size_t ns1 = ns;
     /* best per kernel across boards at the size the most boards measured; among those, one
-     * with power figures, then the largest */
+     * with power figures, then the largest. One sort and one pass: linear in the rows but
+     * for the sort (it was cubic: 2 boards x 400 logs took minutes) */
     const struct tb_compare_rec *shared = first;
     int shared_boards = 0;
     bool shared_pw = false;
-    for (size_t i = 0; i < all->n; i++) {
-        const struct tb_compare_rec *r = &all->v[i];
-        if (!usable(r))
-            continue;
+    size_t nu = 0;
+    const struct tb_compare_rec **u = malloc((all->n ? all->n : 1) * sizeof(*u));
+    if (!u) {
+        error("compare: out of memory for the plot");
+        free(val); free(bw); free(pw); free(packed); free(kept);
+        rmdir(dir);
+        return -1;
+    }
+    for (size_t i = 0; i < all->n; i++)
+        if (usable(&all->v[i]))
+            u[nu++] = &all->v[i];
+    qsort(u, nu, sizeof(*u), by_size_board);
+    for (size_t i = 0; i < nu;) {
+        size_t j = i;
         int boards = 0;
         bool has_pw = false;
-        for (size_t j = 0; j < all->n; j++) {
-            const struct tb_compare_rec *q = &all->v[j];
-            if (!usable(q) || q->rows != r->rows || q->cols != r->cols)
-                continue;
-            has_pw |= !isnan(q->gbps_per_w);
-            bool seen = false;
-            for (size_t k = 0; k < j && !seen; k++)
-                seen = usable(&all->v[k]) && all->v[k].rows == q->rows &&
-                       all->v[k].cols == q->cols && !strcmp(all->v[k].board, q->board) &&
-                       !strcmp(all->v[k].device, q->device);
-            boards += !seen;
+        for (; j < nu && u[j]->rows == u[i]->rows && u[j]->cols == u[i]->cols; j++) {
+            has_pw |= !isnan(u[j]->gbps_per_w);
+            boards += j == i || strcmp(u[j]->board, u[j - 1]->board) ||
+                      strcmp(u[j]->device, u[j - 1]->device);
         }
+        const struct tb_compare_rec *r = u[i];
         bool larger = (double)r->rows * r->cols > (double)shared->rows * shared->cols;
         if (boards > shared_boards ||
             (boards == shared_boards && ((has_pw && !shared_pw) || (has_pw == shared_pw && larger)))) {
@@ -217,7 +236,9 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
             shared_boards = boards;
             shared_pw = has_pw;
         }
+        i = j;
     }
+    free(u);
     const char *kern[MAXC], *boards[MAXS];
     static char blabel[MAXS][200];
     size_t nk = 0, nb = 0;
@@ -253,6 +274,28 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
     }
     free(packed);
     free(kept);
+    /* boards with no point at the shared size: not in those panels, and said so */
+    const size_t nb_shown = nb;
+    for (size_t i = 0; i < all->n; i++) {
+        const struct tb_compare_rec *r = &all->v[i];
+        char lab[200];
+        snprintf(lab, sizeof(lab), "%.60s (%.128s)", r->board, r->device);
+        size_t before = nb;
+        if (usable(r) && intern(boards, &nb, MAXS, lab, blabel) == before && nb > before)
+            warning("compare --plot: %s has no point at %ldx%ld: not in the boards panels",
+                    lab, shared->rows, shared->cols);
+    }
+    /* boards an order of magnitude or more apart (a Nano beside an H100): a log axis */
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < MAXC * MAXS; i++)
+        if (bw[i] > 0) {
+            lo = fmin(lo, bw[i]);
+            hi = fmax(hi, bw[i]);
+        }
+    bool log_axis = hi > 0 && hi / lo >= 20;
+    /* drawn under a temporary name, renamed when whole: a failure leaves no partial file */
+    char tmp_out[PATH_MAX];
+    snprintf(tmp_out, sizeof(tmp_out), "%s.tmp-%ld", out, (long)getpid());
     f = fopen(script, "w");
     if (!f) {
         error("compare: cannot write '%s': %s", script, strerror(errno));
@@ -261,7 +304,7 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
     }
     char title[600];
     fprintf(f, "set terminal %s\nset output ", term);
-    gp_single(f, out);
+    gp_single(f, tmp_out);
     fprintf(f, "\nset datafile missing '-'\n"
             "set style data histograms\nset style histogram clustered gap 1\n"
             "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
@@ -277,11 +320,13 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
              shared->rows, shared->cols, shared_boards, shared_boards == 1 ? "" : "s");
     fputs("set title ", f);
     gp_single(f, title);
-    fprintf(f, "\nplot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n", nb + 1, p2);
+    fprintf(f, "\n%splot for [i=2:%zu] '%s' using i:xtic(1) title columnhead(i)\n%s",
+            log_axis ? "set logscale y\nset yrange [*:*]\nset ylabel 'GB/s (log scale)'\n" : "",
+            nb_shown + 1, p2, log_axis ? "unset logscale y\nset yrange [0:*]\n" : "");
     if (any_pw)
         fprintf(f, "set title 'GB/s per watt per kernel across boards, %ldx%ld'\n"
                 "set ylabel 'GB/s per W'\nplot for [i=2:%zu] '%s' using i:xtic(1) title "
-                "columnhead(i)\n", shared->rows, shared->cols, nb + 1, p3);
+                "columnhead(i)\n", shared->rows, shared->cols, nb_shown + 1, p3);
     fprintf(f, "unset multiplot\n");
     fclose(f);
     char cmd[256];
@@ -289,8 +334,13 @@ int tb_compare_plot(const struct tb_compare_recs *all, const char *out)
     int rc = system(cmd);
     unlink(p1); unlink(p2); unlink(p3); unlink(script); rmdir(dir);
     free(val); free(bw); free(pw);
-    if (rc != 0) {
-        error("compare: gnuplot failed (exit %d) drawing '%s'", rc, out);
+    if (rc != 0 || rename(tmp_out, out) != 0) {
+        int e = errno;
+        unlink(tmp_out);
+        if (rc != 0)
+            error("compare: gnuplot failed (exit %d) drawing '%s'", rc, out);
+        else
+            error("compare: cannot write '%s': %s", out, strerror(e));
         return -1;
     }
     return 0;
