@@ -515,5 +515,10 @@ int tb_compare_main(int argc, char **argv)
         printf("plot: %s\n", plot_file);
     free(now.v);
     free(old.v);
+    /* a table cut short by a full disk must not pass for a whole one */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        error("compare: cannot write the output: %s", strerror(errno));
+        code = TB_EXIT_FAIL;
+    }
     return code;
 }

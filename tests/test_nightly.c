@@ -506,6 +506,31 @@ static void test_plot_of_hostile_names(void **state)
     free(dir);
 }
 
+/* compare's output to a full disk: an error and exit 1, never a quiet success. */
+static void test_compare_output_to_a_full_disk(void **state)
+{
+    char *text_dir = th_tmpdir(), args[2 * PATH_MAX], cmd[3 * PATH_MAX];
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg " TINY " -o %s",
+             text_dir);
+    assert_int_equal(th_run(args, NULL, NULL), 0);
+    char *log = th_find_one(text_dir, ".csv.gz");
+    assert_non_null(log);
+    const char *bin = getenv("TB_BIN");
+    snprintf(cmd, sizeof(cmd), "%s compare %s --format csv > /dev/full 2>%s/err",
+             bin ? bin : "./transpose-bench", log, text_dir);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    char errp[PATH_MAX + 8];
+    snprintf(errp, sizeof(errp), "%s/err", text_dir);
+    char *err = th_read_gz(errp);
+    must_have(err, "compare: cannot write the output: No space left on device");
+    free(err);
+    free(log);
+    th_rmtree(text_dir);
+    free(text_dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -521,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_no_wrapped_integers),
         cmocka_unit_test(test_compare_keeps_types_and_modes_apart),
         cmocka_unit_test(test_plot_of_hostile_names),
+        cmocka_unit_test(test_compare_output_to_a_full_disk),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }
