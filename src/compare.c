@@ -7,11 +7,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -78,12 +80,13 @@ int tb_csv_split(char *line, char **fields, int max)
 }
 
 enum { C_BOARD, C_DEVICE, C_KERNEL, C_ROWS, C_COLS, C_BX, C_BY, C_GBPS, C_PEAK, C_COPY, C_GPW,
-       C_SEM, C_STATUS, C_ELEM, C_MODE, C_N };
+       C_SEM, C_STATUS, C_ELEM, C_MODE, C_RUN, C_N };
 /* The columns compare reads, in the order of the enum: names of the column table
  * (log_columns.h), checked when this file compiles, so a column renamed there cannot leave
  * the reader looking for a name no log has. */
 #define READ_COLUMNS(X) X(board) X(device) X(kernel) X(rows) X(cols) X(block_x) X(block_y) \
-    X(gbps) X(frac_peak) X(frac_copy) X(gbps_per_w) X(rel_sem) X(status) X(elem) X(power_mode)
+    X(gbps) X(frac_peak) X(frac_copy) X(gbps_per_w) X(rel_sem) X(status) X(elem) X(power_mode) \
+    X(run_id)
 #define IS_COLUMN(n) _Static_assert(offsetof(struct tb_row, n) < sizeof(struct tb_row), #n);
 READ_COLUMNS(IS_COLUMN)
 #define COLUMN_NAME(n) #n,
@@ -177,6 +180,14 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
         STR(C_MODE, r.power_mode);
         if (!r.elem[0])
             tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
+        if (col[C_RUN] >= 0) {   /* the night: the date in the run_id's stamp */
+            char name[NAME_MAX + 16];
+            time_t t;
+            snprintf(name, sizeof(name), "%.200s.csv.gz", fields[col[C_RUN]]);
+            struct tm tm;
+            if (tb_log_name_parse(name, NULL, 0, NULL, 0, &t) && gmtime_r(&t, &tm))
+                strftime(r.night, sizeof(r.night), "%Y-%m-%d", &tm);
+        }
         /* range-check before converting: a double out of long's range is undefined (found
          * by fuzz_compare) */
         double rows = NUM(C_ROWS), cols = NUM(C_COLS), bx = NUM(C_BX), by = NUM(C_BY);

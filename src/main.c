@@ -16,6 +16,7 @@
 #include "board.h"
 #include "compare.h"
 #include "config.h"
+#include "history.h"
 #include "listcmd.h"
 #include "powercmd.h"
 #include "run.h"
@@ -31,6 +32,7 @@ static const char usage_main[] =
     "  list      list kernels, power sources (and log columns with --columns)\n"
     "  power     sample the board's power source and print what it reads\n"
     "  compare   compare logs from boards and GPUs, or against a baseline\n"
+    "  history   each result night by night, with changes beyond the noise flagged\n"
     "  tune      find each kernel's best block per size and write a tuned sweep file\n"
     "\n"
     "  transpose-bench <command> --help    options of a command\n"
@@ -407,7 +409,9 @@ int main(int argc, char **argv)
         return cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return tb_compare_main(argc - 1, argv + 1);
-    static const char *const cmds[] = { "run", "list", "power", "compare", "tune" };
+    if (!strcmp(cmd, "history"))
+        return tb_history_main(argc - 1, argv + 1);
+    static const char *const cmds[] = { "run", "list", "power", "compare", "history", "tune" };
     const char *sug = tb_suggest(cmd, cmds, ARRAY_SIZE(cmds));
     if (sug)
         error("unknown command '%s' (did you mean '%s'?)", cmd, sug);

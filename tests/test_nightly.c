@@ -531,6 +531,68 @@ static void test_compare_output_to_a_full_disk(void **state)
     free(text_dir);
 }
 
+/* A night's log as history reads it: the run_id carries the night. */
+static void night_log(const char *dir, int day, const char *const *kernels, const double *gbps,
+                      int nk)
+{
+    char name[128], text[4096];
+    size_t len = (size_t)snprintf(text, sizeof(text),
+                                  "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
+                                  "block_x,block_y,gbps,rel_sem,status,power_mode\n");
+    for (int k = 0; k < nk; k++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,"
+                                "%s,float,4096,4096,32,8,%.2f,0.002,ok,15W (0)\n", day, kernels[k],
+                                gbps[k]);
+    snprintf(text + len, sizeof(text) - len, "# end: complete, %d rows\n", nk);
+    snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
+    free(th_write(dir, name, text));
+}
+
+/* Twelve nights: blocked drops by 30% on the 11th and stays down (a change: flagged from the
+ * 11th, still slower on the 12th, exit 1);
+ * copy_row has one bad night in the middle (noise: said, not a change). With the 12th night
+ * not yet there, the 11th alone is not called a regression. */
+static void test_history_flags_a_lasting_change_only(void **state)
+{
+    static const double blocked[12] = { 100, 101, 99, 100.5, 99.5, 100, 101, 99.8, 100.2, 100.1,
+                                        70, 71 };
+    static const double copy[12] = { 200, 201, 199, 200, 202, 140, 200, 199, 201, 200, 200, 199 };
+    const char *kernels[2] = { "blocked", "copy_row" };
+    char *dir = th_tmpdir(), args[PATH_MAX + 64], *out, *err;
+    for (int d = 0; d < 12; d++) {
+        double g[2] = { blocked[d], copy[d] };
+        night_log(dir, d + 1, kernels, g, 2);
+    }
+    snprintf(args, sizeof(args), "history %s/*.csv.gz", dir);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    must_have(out, "jetson-orin-nano (Orin), blocked, 4096x4096 float, 15W (0)\n");
+    must_have(out, "  2026-11-11       70.0      100.1   -30.1%  SLOWER from here\n");
+    must_have(out, "  2026-11-12       71.0      100.1   -29.1%  still slower\n");
+    must_have(out, "  2026-11-06      140.0      200.0   -30.0%  one night off (noise)\n");
+    assert_null(strstr(out, "faster from here"));
+    must_have(out, "1 series regressed on the latest night\n");
+    free(out);
+    free(err);
+    /* the csv form, one row per series and night */
+    snprintf(args, sizeof(args), "history --format csv %s/*.csv.gz", dir);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    must_have(out, "jetson-orin-nano,\"Orin\",blocked,4096,4096,float,\"15W (0)\",2026-11-11,70.00,"
+                   "100.1,-30.1%,SLOWER from here\n");
+    free(out);
+    free(err);
+    /* before the 12th night: one low night is not yet a change */
+    char last[PATH_MAX];
+    snprintf(last, sizeof(last), "%s/orin1_jetson-orin-nano_20261112T023000Z.csv.gz", dir);
+    assert_int_equal(unlink(last), 0);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    must_have(out, ",2026-11-11,70.00,100.1,-30.1%,lower (one night: not yet a change)\n");
+    free(out);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_compare_keeps_types_and_modes_apart),
         cmocka_unit_test(test_plot_of_hostile_names),
         cmocka_unit_test(test_compare_output_to_a_full_disk),
+        cmocka_unit_test(test_history_flags_a_lasting_change_only),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }

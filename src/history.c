@@ -1,0 +1,230 @@
+/* history.c: `transpose-bench history LOG...`: for each board, device, kernel, size, element
+ * type and power mode, the best result of each night (the date in the run_id) in time order,
+ * with changes beyond the nights' own noise flagged. The rule (also in the usage text):
+ *   a night's baseline is the median of the up to 7 nights before it (at least 3), its band
+ *   max(3%, 3 x 1.4826 x MAD / median) of the baseline; a change starts at night i when night
+ *   i and night i+1 are both beyond the band on the same side (a change-point that holds for
+ *   two nights, never one noisy night), and goes on while nights stay beyond the band it
+ *   started from.
+ * Exit 1 when the latest night is inside a slowdown.
+ * Not here: reading logs (compare.c). */
+#include "history.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "util.h"
+
+#define HIST_NIGHTS 7       /* nights in a baseline */
+#define HIST_MIN_NIGHTS 3   /* fewer: no verdict */
+#define HIST_FLOOR 0.03     /* a band never narrower than 3% */
+
+static int by_group_night(const void *a, const void *b)
+{
+    const struct tb_compare_rec *x = a, *y = b;
+    int c;
+    if ((c = strcmp(x->board, y->board)) || (c = strcmp(x->device, y->device)) ||
+        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
+        (c = strcmp(x->power_mode, y->power_mode)))
+        return c;
+    if (x->rows != y->rows)
+        return x->rows < y->rows ? -1 : 1;
+    if (x->cols != y->cols)
+        return x->cols < y->cols ? -1 : 1;
+    if ((c = strcmp(x->night, y->night)))
+        return c;
+    return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
+}
+
+static bool same_series(const struct tb_compare_rec *a, const struct tb_compare_rec *b)
+{
+    return !strcmp(a->board, b->board) && !strcmp(a->device, b->device) &&
+           !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
+           !strcmp(a->power_mode, b->power_mode) && a->rows == b->rows && a->cols == b->cols;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Baseline and band of night i from the nights before it; false when too few. */
+static bool baseline(const double *x, size_t i, double *base, double *band)
+{
+    size_t k = i < HIST_NIGHTS ? i : HIST_NIGHTS;
+    if (k < HIST_MIN_NIGHTS)
+        return false;
+    double v[HIST_NIGHTS], d[HIST_NIGHTS];
+    memcpy(v, x + i - k, k * sizeof(*v));
+    *base = median(v, k);
+    for (size_t j = 0; j < k; j++)
+        d[j] = fabs(x[i - k + j] - *base);
+    double mad = median(d, k);
+    *band = fmax(HIST_FLOOR, 3 * 1.4826 * mad / *base);
+    return *base > 0;
+}
+
+/* -1 below the band, +1 above, 0 within (or no baseline) */
+static int side(double x, double base, double band)
+{
+    return x < base * (1 - band) ? -1 : x > base * (1 + band) ? 1 : 0;
+}
+
+enum hformat { H_TABLE, H_MARKDOWN, H_CSV };
+
+/* One series: prints its nights, returns 1 when its latest night is inside a slowdown. */
+static int series(const struct tb_compare_rec *const *n, size_t count, enum hformat f)
+{
+    double *x = malloc(count * sizeof(*x));
+    if (!x)
+        return 0;
+    for (size_t i = 0; i < count; i++)
+        x[i] = n[i]->gbps;
+    const struct tb_compare_rec *r = n[0];
+    if (f == H_TABLE)
+        printf("\n%s (%s), %s, %ldx%ld %s%s%s\n  %-10s %10s %10s %8s  %s\n", r->board, r->device,
+               r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? ", " : "",
+               r->power_mode, "night", "best GB/s", "baseline", "change", "");
+    int regressed = 0;
+    int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
+    double cbase = NAN, cband = NAN;   /* the baseline and band the change started from */
+    for (size_t i = 0; i < count; i++) {
+        double base = NAN, band = NAN;
+        const char *flag = "";
+        bool have = baseline(x, i, &base, &band);
+        if (change && side(x[i], cbase, cband) == change) {
+            base = cbase;   /* a change goes on: shown against where it started from */
+            have = true;
+            flag = change < 0 ? "still slower" : "still faster";
+        } else if (have) {
+            change = 0;
+            int s0 = side(x[i], base, band);
+            int s1 = i + 1 < count ? side(x[i + 1], base, band) : 0;
+            if (s0 && s0 == s1) {
+                flag = s0 < 0 ? "SLOWER from here" : "faster from here";
+                change = s0;
+                cbase = base;
+                cband = band;
+            } else if (s0 && i + 1 < count) {
+                flag = "one night off (noise)";
+            } else if (s0) {
+                flag = s0 < 0 ? "lower (one night: not yet a change)" : "higher (one night)";
+            }
+        } else {
+            change = 0;
+        }
+        if (i + 1 == count)
+            regressed = change < 0;   /* the latest night is inside a slowdown */
+        char b[32] = "-", c[32] = "-";
+        if (have) {
+            snprintf(b, sizeof(b), "%.1f", base);
+            snprintf(c, sizeof(c), "%+.1f%%", (x[i] / base - 1) * 100);
+        }
+        if (f == H_CSV)
+            printf("%s,\"%s\",%s,%ld,%ld,%s,\"%s\",%s,%.2f,%s,%s,%s\n", r->board, r->device,
+                   r->kernel, r->rows, r->cols, r->elem, r->power_mode, n[i]->night, x[i],
+                   have ? b : "", have ? c : "", flag);
+        else if (f == H_MARKDOWN)
+            printf("| %s | %s | %ldx%ld | %s | %s | %s | %.1f | %s | %s | %s |\n", r->board,
+                   r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? r->power_mode : "-",
+                   n[i]->night, x[i], b, c, flag);
+        else
+            printf("  %-10s %10.1f %10s %8s  %s\n", n[i]->night, x[i], b, c, flag);
+    }
+    free(x);
+    return regressed;
+}
+
+static const char usage[] =
+    "usage: transpose-bench history LOG... [--format table|markdown|csv]\n"
+    "\n"
+    "  For each board, device, kernel, size, element type and power mode: the best GB/s of\n"
+    "  each night (the UTC date of the run), in time order. A night's baseline is the median of\n"
+    "  the up to 7 nights before it (3 at least); its band is max(3%, 3 x 1.4826 x MAD /\n"
+    "  median). A change starts where two nights in a row fall beyond the band on the same\n"
+    "  side, and lasts while nights stay beyond the band it started from; one night alone is\n"
+    "  noise. Exit 1 when the latest night is inside a slowdown.\n";
+
+int tb_history_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return TB_EXIT_OK;
+        }
+    static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+                                           { NULL, 0, NULL, 0 } };
+    enum hformat f = H_TABLE;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (opt == 'f' && !strcmp(optarg, "table"))
+            f = H_TABLE;
+        else if (opt == 'f' && !strcmp(optarg, "markdown"))
+            f = H_MARKDOWN;
+        else if (opt == 'f' && !strcmp(optarg, "csv"))
+            f = H_CSV;
+        else {
+            fputs(usage, stderr);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fputs(usage, stderr);
+        return TB_EXIT_USAGE;
+    }
+    struct tb_compare_recs all = { 0 };
+    int problems = 0;
+    for (int i = optind; i < argc; i++)
+        tb_compare_read(argv[i], &all, &problems);
+    size_t k = 0;
+    for (size_t i = 0; i < all.n; i++)   /* the rows with a night and a measurement */
+        if (tb_compare_usable(&all.v[i]) && all.v[i].night[0])
+            all.v[k++] = all.v[i];
+    if (k == 0) {
+        error("history: no measured row with a night in the logs given");
+        free(all.v);
+        return TB_EXIT_USAGE;
+    }
+    qsort(all.v, k, sizeof(*all.v), by_group_night);
+    const struct tb_compare_rec **best = malloc(k * sizeof(*best));
+    if (!best) {
+        free(all.v);
+        return TB_EXIT_FAIL;
+    }
+    if (f == H_CSV)
+        printf("board,device,kernel,rows,cols,elem,power_mode,night,gbps,baseline_gbps,"
+               "change_pct,flag\n");
+    else if (f == H_MARKDOWN)
+        printf("| board | kernel | size | element | power mode | night | best GB/s | baseline | "
+               "change | flag |\n|---|---|---|---|---|---|---:|---:|---:|---|\n");
+    int regressions = 0;
+    for (size_t i = 0; i < k;) {
+        size_t n = 0, j = i;
+        for (; j < k && same_series(&all.v[i], &all.v[j]); j++)
+            if (n == 0 || strcmp(best[n - 1]->night, all.v[j].night))
+                best[n++] = &all.v[j];   /* the first of a night is its best */
+        regressions += series(best, n, f);
+        i = j;
+    }
+    if (f != H_CSV)
+        printf("\n%d series regressed on the latest night\n", regressions);
+    free(best);
+    free(all.v);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        error("history: cannot write the output");
+        return TB_EXIT_FAIL;
+    }
+    return regressions ? TB_EXIT_FAIL : TB_EXIT_OK;
+}
