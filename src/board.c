@@ -173,10 +173,8 @@ int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gp
         snprintf(why, why_n, "given with -b");
         return 0;
     }
-    char root[PATH_MAX] = "/";
-    if (tb_root()[0])
-        tb_strlcpy(root, tb_root(), sizeof(root));
-    else
-        tb_config_override(cfg, "power.sysfs_root", root, sizeof(root));
-    return tb_board_detect(root, gpu_name, path, n, why, why_n);
+    char setting[PATH_MAX] = "";
+    tb_config_override(cfg, "power.sysfs_root", setting, sizeof(setting));
+    const char *root = tb_sys_root(setting);
+    return tb_board_detect(root[0] ? root : "/", gpu_name, path, n, why, why_n);
 }

@@ -22,9 +22,9 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
                     size_t why_n);
 
 struct tb_config;
-/* The board file for a run: given (looked up in boards/), else detected under $TB_ROOT (or
- * the power.sysfs_root override, else /). why says from what, e.g. "model 'quill' matches
- * 'quill'". Returns 0, or -1 when no file exists. */
+/* The board file for a run: given (looked up in boards/), else detected under the
+ * power.sysfs_root override, else $TB_ROOT, else / (tb_sys_root). why says from what, e.g.
+ * "model 'quill' matches 'quill'". Returns 0, or -1 when no file exists. */
 int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gpu_name,
                   char *path, size_t n, char *why, size_t why_n);
 

@@ -179,6 +179,11 @@ const char *tb_root(void)
     return r && *r && strcmp(r, "/") ? r : "";
 }
 
+const char *tb_sys_root(const char *setting)
+{
+    return setting && setting[0] && strcmp(setting, "/") ? setting : tb_root();
+}
+
 void tb_root_path(char *buf, size_t n, const char *abs)
 {
     snprintf(buf, n, "%s%s", tb_root(), abs);

@@ -51,6 +51,9 @@ uint64_t tb_hash_file(const char *path);
 /* The root every /proc, /sys, /etc and /var path is read under: $TB_ROOT, else "" (the
  * real one). Tests point it at fake trees shaped like real boards. */
 const char *tb_root(void);
+/* The root a sysfs reader uses: the power.sysfs_root setting when it names one (not "" or
+ * "/"), else tb_root(). One rule for board detection and the power sources. */
+const char *tb_sys_root(const char *setting);
 /* buf = tb_root() + abs. */
 void tb_root_path(char *buf, size_t n, const char *abs);
 

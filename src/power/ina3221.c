@@ -141,16 +141,10 @@ static void scan_hwmon(struct ina_state *s, const char *root)
     globfree(&g);
 }
 
-/* power.sysfs_root when set, else $TB_ROOT (tests), else the real root. */
-static const char *sys_root(const struct tb_power_cfg *pc)
-{
-    return pc->sysfs_root[0] && strcmp(pc->sysfs_root, "/") ? pc->sysfs_root : tb_root();
-}
-
 static void scan(struct ina_state *s, const struct tb_power_cfg *pc)
 {
     s->n = 0;
-    const char *root = sys_root(pc);
+    const char *root = tb_sys_root(pc->sysfs_root);
     scan_iio(s, root);
     scan_hwmon(s, root);
 }
@@ -165,7 +159,7 @@ static int ina_probe(const struct tb_power_cfg *pc, char *why, size_t n)
     free(s);
     if (rails == 0) {
         snprintf(why, n, "no INA3221 rails under '%s/sys/bus/i2c/drivers/ina3221{,x}'",
-                 sys_root(pc));
+                 tb_sys_root(pc->sysfs_root));
         return -ENOENT;
     }
     return 0;
