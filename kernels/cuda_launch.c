@@ -132,3 +132,20 @@ int tb_cuda_tile2x2(struct tb_launch *l)
     snprintf(base, sizeof(base), "tile2x2_%d", r);
     return launch(base, &g, l);
 }
+
+/* Any element size: a tile of 128 bytes of input columns by 128 bytes of input rows, with
+ * 32 bytes of rows more above it when output rows do not start on 32-byte sectors (their
+ * segments are shifted up to that much: one more tile row covers the last). Entry
+ * tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk. */
+int tb_cuda_vec16(struct tb_launch *l)
+{
+    int t = l->block_x, e = l->elem_size;
+    if ((t != 128 && t != 256 && t != 512) || l->block_y != 1 ||
+        (e != 1 && e != 2 && e != 4 && e != 8))
+        return CUDA_ERROR_INVALID_VALUE;
+    long halo = (l->rows % (32 / e)) ? 32 / e - 1 : 0;
+    struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, 128 / e, l->rows + halo, 128 / e);
+    char base[32];
+    snprintf(base, sizeof(base), "vec16_%d%c", t, (l->cols * e) % 16 ? 'u' : 'a');
+    return launch(base, &g, l);
+}

@@ -423,6 +423,198 @@ __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *_
     }
 }
 
+/* ---- beyond the seeds: 16-byte accesses for every element type, any shape ---------- */
+
+/* vec16: one kernel for 1, 2, 4 and 8-byte elements, any shape. Every global load and
+ * store moves 16 bytes (V = 16 / E elements of E bytes), which 1 or 2-byte accesses cannot:
+ * a warp's 1-byte access fills a quarter of a 128-byte line. doc/kernels.md draws it.
+ * Tile: SEG = 128 bytes of input columns (TC = SEG / E) by 128 bytes of input rows
+ * (TR = SEG / E). Measured on the H100 (doc/results/h100-2026-11-22-elements.md): 256-byte
+ * segments were slower for 2 and 4-byte elements (16 threads per row put two threads on
+ * each bank group in the shared stores); 128 rows for every type helped even shapes a
+ * little and odd ones a lot less than this; a walk down the tile column with the next
+ * tile's loads in flight and evict-first stores lost 4 to 12% of memcpy on bytes.
+ * Loads: each input row's segment is read as the 16-byte chunks, aligned in memory, that
+ * cover it, SEG / 16 threads per row. When cols * E is not a multiple of 16 the segment
+ * starts d = (r * cols + x0) * E mod 16 bytes into its first chunk: one chunk more is read,
+ * and each thread shifts its chunk into place with its neighbour's (a shuffle and funnel
+ * shifts), so shared memory always holds the segment from its first byte.
+ * Stores: output row o is written in 16-byte vectors that start on 32-byte sectors: its
+ * segment is shifted left by e_o = (o * rows) mod (32 / E) elements (0 when rows * E is a
+ * multiple of 32), so the tile holds H = 32 / E rows above it too (mostly L2 hits: the tile
+ * above read them). A warp writes NC output rows x NQ vectors (u8 16 x 2, f16 8 x 4, float
+ * and double 4 x 8: whole sectors); a thread gathers its vector's V elements down one shared column and
+ * stores them at once; vectors crossing the matrix edge are written element by element.
+ * Banks: the shared row pitch is 33 words, so rows V apart are V banks apart, and a warp's
+ * gathers touch 32 different banks (8-byte elements: pitch 34, a half-warp's 16 distinct). The 8 threads storing a row's chunks and the 4 rows of a
+ * warp's stores also fall on 32 different banks. */
+
+/* The 16 bytes at byte d (0..15) of the 32 in a ++ b (a first). d is the same for all the
+ * threads of one row. */
+__device__ __forceinline__ uint4 v16_realign(uint4 a, uint4 b, unsigned d)
+{
+    unsigned w[8] = { a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w };
+    if (d & 8) {
+#pragma unroll
+        for (int i = 0; i < 6; i++)
+            w[i] = w[i + 2];
+    }
+    if (d & 4) {
+#pragma unroll
+        for (int i = 0; i < 5; i++)
+            w[i] = w[i + 1];
+    }
+    const unsigned s = (d & 3) * 8;
+    return make_uint4(__funnelshift_r(w[0], w[1], s), __funnelshift_r(w[1], w[2], s),
+                      __funnelshift_r(w[2], w[3], s), __funnelshift_r(w[3], w[4], s));
+}
+
+__device__ __forceinline__ uint4 v16_shfl_down(uint4 v, int width)
+{
+    const unsigned all = 0xffffffffu;
+    return make_uint4(__shfl_down_sync(all, v.x, 1, width), __shfl_down_sync(all, v.y, 1, width),
+                      __shfl_down_sync(all, v.z, 1, width), __shfl_down_sync(all, v.w, 1, width));
+}
+
+/* Reads the 16 bytes at byte `at` of the input: one load, or byte by byte for the last
+ * chunk of the input when it runs past the end. */
+__device__ __forceinline__ uint4 v16_load(const unsigned char *__restrict__ in, idx_t at, idx_t total)
+{
+    if (at + 16 <= total)
+        return *reinterpret_cast<const uint4 *>(in + at);
+    union { unsigned char b[16]; uint4 u; } t;
+    for (int i = 0; i < 16; i++)
+        t.b[i] = at + i < total ? in[at + i] : 0;
+    return t.u;
+}
+
+/* The tile geometry of vec16 for element size E and THREADS threads. */
+template <int E, int THREADS> struct v16_geo {
+    enum {
+        V = 16 / E, SEG = 128, TR = SEG / E, TC = SEG / E, H = 32 / E, NR = TR + H,
+        LPR = SEG / 16,                          /* threads (chunks) per input row */
+        PW = SEG / 4 + (E == 8 ? 2 : 1),         /* shared pitch in words (8-byte aligned for E 8) */
+        LOADS = (NR * LPR + THREADS - 1) / THREADS,
+        NQ = (TR < 32 ? TR : 32) / V,            /* a warp: NC output rows x NQ vectors */
+        NC = 32 / NQ, QW = TR / V / NQ,          /* QW warp tiles along a segment */
+        WTILES = (TC / NC) * QW, WARPS = THREADS / 32
+    };
+};
+
+/* One tile's input chunks, in registers: a thread's chunk, the row's extra chunk (read by
+ * the row's last thread when the segment is not chunk-aligned), the segment's offset d. */
+template <int LOADS> struct v16_strip {
+    uint4 v[LOADS], x[LOADS];
+    unsigned d[LOADS];
+};
+
+/* Issues every load of the tile whose first input row is rbase (shared row 0). */
+template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
+__device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned char *__restrict__ inb,
+                                          long rows, long cols, long x0, long ncols, long rbase,
+                                          int nrows, idx_t total)
+{
+    typedef v16_geo<E, THREADS> G;
+#pragma unroll
+    for (int k = 0; k < LOADS; k++) {
+        const int idx = k * THREADS + (int)threadIdx.x;
+        const int l = idx / G::LPR, ch = idx % G::LPR;
+        const long r = rbase + l;
+        s.v[k] = s.x[k] = make_uint4(0, 0, 0, 0);
+        s.d[k] = 0;
+        if (idx >= G::NR * G::LPR || l >= nrows || r < 0 || r >= rows)
+            continue;
+        const idx_t first = ((idx_t)r * cols + x0) * E;   /* the segment's first byte */
+        const idx_t end = first + (idx_t)ncols * E;
+        const idx_t at = (first & ~(idx_t)15) + 16 * (idx_t)ch;
+        s.d[k] = (unsigned)(first & 15);
+        if (at < end)
+            s.v[k] = v16_load(inb, at, total);
+        if (!IN_ALIGNED && ch == G::LPR - 1 && at + 16 < end)
+            s.x[k] = v16_load(inb, at + 16, total);
+    }
+}
+
+/* Puts the fetched chunks into shared rows, each segment from its first byte. */
+template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
+__device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *sm)
+{
+    typedef v16_geo<E, THREADS> G;
+#pragma unroll
+    for (int k = 0; k < LOADS; k++) {
+        const int idx = k * THREADS + (int)threadIdx.x;
+        const int l = idx / G::LPR, ch = idx % G::LPR;
+        uint4 c = s.v[k];
+        if (!IN_ALIGNED) {                       /* every thread shuffles, in or out */
+            uint4 n = v16_shfl_down(s.v[k], G::LPR);
+            c = v16_realign(s.v[k], ch == G::LPR - 1 ? s.x[k] : n, s.d[k]);
+        }
+        if (idx < G::NR * G::LPR) {
+            unsigned *p = sm + l * G::PW + 4 * ch;
+            p[0] = c.x; p[1] = c.y; p[2] = c.z; p[3] = c.w;
+        }
+    }
+}
+
+/* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
+template <typename T, int THREADS>
+__device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
+                                          long x0, long ncols, long y0, int halo)
+{
+    typedef v16_geo<sizeof(T), THREADS> G;
+    const int E = sizeof(T), V = G::V;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned char *smb = reinterpret_cast<const unsigned char *>(sm);
+#pragma unroll 1
+    for (int w = warp; w < G::WTILES; w += G::WARPS) {
+        const int oc = (w / G::QW) * G::NC + lane / G::NQ;     /* output row in tile */
+        const int q = (w % G::QW) * G::NQ + lane % G::NQ;      /* vector in its segment */
+        const long o = x0 + oc;
+        if (oc >= ncols)
+            continue;
+        const int e = halo ? (int)(((idx_t)o * rows) & (32 / E - 1)) : 0;
+        const long col = y0 - e + (long)q * V;                 /* first output column */
+        union { T e[V]; uint4 u; } g;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            const int l = halo - e + q * V + i;
+            g.e[i] = *reinterpret_cast<const T *>(smb + 4 * l * G::PW + oc * E);
+        }
+        T *dst = out + (idx_t)o * rows + col;
+        if (col >= 0 && col + V <= rows) {
+            *reinterpret_cast<uint4 *>(dst) = g.u;
+        } else {
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                if (col + i >= 0 && col + i < rows)
+                    dst[i] = g.e[i];
+        }
+    }
+}
+
+template <typename T, int THREADS, bool IN_ALIGNED>
+__device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict__ out, long rows,
+                                        long cols, unsigned tiles_y)
+{
+    typedef v16_geo<sizeof(T), THREADS> G;
+    const int E = sizeof(T);
+    __shared__ unsigned sm[G::NR * G::PW];
+    const unsigned char *inb = reinterpret_cast<const unsigned char *>(in);
+    const idx_t total = (idx_t)rows * cols * E;
+    const long x0 = (long)blockIdx.x * G::TC;
+    const int halo = (rows % (32 / E)) ? G::H : 0;
+    const long ncols = cols - x0 < G::TC ? cols - x0 : G::TC;
+    FOR_TILE_Y(tiles_y) {
+        const long y0 = (long)ty_ * G::TR;
+        v16_strip<G::LOADS> s;
+        v16_fetch<E, THREADS, IN_ALIGNED>(s, inb, rows, cols, x0, ncols, y0 - halo,
+                                          G::TR + halo, total);
+        v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
+        __syncthreads();
+        v16_write<T, THREADS>(sm, out, rows, x0, ncols, y0, halo);
+        __syncthreads();
+    }
+}
 
 /* ---- entry points: extern "C", one per kernel, variant and element size ------------ */
 
@@ -475,6 +667,20 @@ TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
     k_tile2x2<r>((const float *)in, (float *)out, rows, cols, tiles_y))
 TB_ALIGNED64(4) TB_ALIGNED64(8) TB_ALIGNED64(16)
 TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
+
+/* vec16: every element size, 128, 256 or 512 threads, input rows on 16-byte chunks or not */
+#define TB_VEC16_ONE(t, al, sfx, T, bytes)                                                \
+    extern "C" __global__ void __launch_bounds__(t) tb_vec16_##t##sfx##_##bytes(TB_PARAMS) \
+    {                                                                                      \
+        (void)pad;                                                                         \
+        k_vec16<T, t, al>((const T *)in, (T *)out, rows, cols, tiles_y);                   \
+    }
+#define TB_VEC16(t)                                                                        \
+    TB_VEC16_ONE(t, true, a, unsigned char, 1) TB_VEC16_ONE(t, false, u, unsigned char, 1) \
+    TB_VEC16_ONE(t, true, a, unsigned short, 2) TB_VEC16_ONE(t, false, u, unsigned short, 2) \
+    TB_VEC16_ONE(t, true, a, float, 4) TB_VEC16_ONE(t, false, u, float, 4)                 \
+    TB_VEC16_ONE(t, true, a, unsigned long long, 8) TB_VEC16_ONE(t, false, u, unsigned long long, 8)
+TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */
 

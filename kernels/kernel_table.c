@@ -42,6 +42,14 @@ static int rule_tile2x2(int bx, int by, char *why, size_t n)
     return 0;
 }
 
+static int rule_vec16(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 128 || bx == 256 || bx == 512) && by == 1)
+        return 1;
+    snprintf(why, n, "vec16: needs block 128x1, 256x1 or 512x1, got %dx%d", bx, by);
+    return 0;
+}
+
 static int shape_even(long rows, long cols, char *why, size_t n)
 {
     if (rows % 2 == 0 && cols % 2 == 0)
@@ -117,6 +125,8 @@ const struct tb_kernel tb_kernels[] = {
     { "tile2x2", "64x64 floats as a 32x32 tile of 2x2 blocks (16-byte elements)", GPU,
       CUDA_FN(tile2x2), "32x4, 32x8 or 32x16; even rows and cols", rule_tile2x2, 2, 0, ELEM_F32,
       shape_even, NULL },
+    { "vec16", "16-byte loads and stores for every element type, output rows on sectors, any shape",
+      GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, 0, ELEM_ALL, NULL, NULL },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, CUDA_FN(cublas_geam),
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK, ELEM_F32, NULL, tb_cuda_cublas_unusable },

@@ -146,6 +146,37 @@ step_rtcompare() {
         "$OUT/cmp-rt.csv" "$OUT/cmp-drv.csv"
 }
 
+# One kernel (VKERNEL, default vec16) on every element type, every block it takes, on the
+# awkward shapes: a quick check while a kernel is being written (check/elements do all).
+step_vcheck() {
+    for e in u8 f16 float double; do
+        say "${VKERNEL:-vec16}, element $e: correctness on the awkward shapes"
+        ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" \
+            --set power.source=none --set sweep.element=$e --kernels "${VKERNEL:-vec16}" \
+            -o "$OUT/vcheck-$e" > "$OUT/vcheck-$e.txt" 2>&1
+        echo "exit $?; $(tail -2 "$OUT/vcheck-$e.txt" | head -1)"
+        grep -E 'FAIL|error' "$OUT/vcheck-$e.txt" | head -5
+    done
+}
+
+# The element-type targets (doc/results): each element type and shape in one run with
+# memcpy and cuBLAS beside; best GB/s and fraction of memcpy per kernel.
+step_targets() {
+    for e in u8 f16 float double; do
+        k=memcpy,tiled,vec16 sizes=8192x8192,8191x12289
+        [ $e = float ] && k=$k,tile2x2,aligned64,cublas_geam \
+            sizes=8192x8192,16384x16384,4096x65536,8191x12289,8192x12289
+        ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+            --set power.source=none --set sweep.element=$e --sizes $sizes --kernels $k \
+            -o "$OUT/targets-$e" --quiet || rc=1
+    done
+    say "targets: shape, element, kernel, best block, GB/s, fraction of memcpy (same run)"
+    for e in u8 f16 float double; do
+        ./transpose-bench compare "$OUT"/targets-$e/*.csv.gz --format csv |
+            awk -F, -v e=$e 'NR > 1 { printf "%-12s %-6s %-12s %-7s %8s %s\n", $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
+    done | tee "$OUT/targets.txt"
+}
+
 # Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
 step_profile() {
     size=${PROFILE_SIZE:-8192x8192}
@@ -168,7 +199,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

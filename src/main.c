@@ -138,7 +138,7 @@ static int pick_board(struct common *c, char *path, size_t n, char *why, size_t 
 
 /* What `tune` adds to a run: candidate blocks, a time budget, and where the tuned sweep goes. */
 struct tune_req {
-    const char *out;       /* tuned sweep file; NULL: conf/tuned-<board>.cfg */
+    const char *out;       /* tuned sweep file; NULL: conf/tuned-<board>-<element>.cfg */
 };
 
 /* Options shared by run and tune; tune also takes --seconds and --out. Returns -1 after a
@@ -263,8 +263,9 @@ static const char usage_tune[] =
     "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
     "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
     "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
-    "  sweep.points hold each kernel's best block per size (default conf/tuned-<board>.cfg)\n"
-    "  and a log of everything it measured. It says how much of the space it covered.\n";
+    "  sweep.points hold each kernel's best block per size, and a log of everything it\n"
+    "  measured. It says how much of the space it covered. One file per board and element\n"
+    "  type (default conf/tuned-<board>-<element>.cfg; --set sweep.element=u8 tunes bytes).\n";
 
 static int cmd_tune(int argc, char **argv)
 {

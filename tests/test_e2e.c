@@ -705,6 +705,28 @@ static void test_tune_writes_a_sweep_run_takes(void **state)
     free(log);
     free(out);
     free(err);
+    /* per element type: a u8 search writes a u8 sweep, whose run measures bytes */
+    snprintf(args, sizeof(args), "tune " FAST " --sizes 31x33 --blocks 4x4,8x8 "
+             "--set sweep.element=u8 -o %s/logs3 --out %s/t8.cfg", dir, dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    free(out);
+    free(err);
+    char t8[PATH_MAX + 16];
+    snprintf(t8, sizeof(t8), "%s/t8.cfg", dir);
+    text = th_read_gz(t8);
+    assert_non_null(strstr(text, "element = \"u8\";"));
+    free(text);
+    snprintf(args, sizeof(args), "run --device cpu -b boards/generic.cfg --set power.source=none "
+             "-c %s --set sweep.stop.min_time_ms=1 -o %s/run8", t8, dir);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    snprintf(runs, sizeof(runs), "%s/run8", dir);
+    log = only_log(runs);
+    t2 = th_read_gz(log);
+    assert_non_null(strstr(t2, ",blocked,u8,1,31,33,"));
+    free(t2);
+    free(log);
+    free(out);
+    free(err);
     /* a budget that ends the search early says how much it covered */
     snprintf(args, sizeof(args), "tune --device cpu -b boards/generic.cfg --set power.source=none "
              "--sizes 256x256 --set sweep.stop.min_time_ms=400 --seconds 1 -o %s/logs2 "

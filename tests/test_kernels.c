@@ -38,7 +38,7 @@ static void test_table_consistent(void **state)
     const char *want[] = { "copy_row", "copy_col", "copy_smem", "memcpy", "naive_row", "naive_col",
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
-                           "cublas_geam" };
+                           "vec16", "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -57,6 +57,11 @@ static void test_block_rules(void **state)
     assert_int_equal(tb_kernel_block_ok(tiled, 256, 1, why, sizeof(why)), 0);
     const struct tb_kernel *memcpy_k = tb_kernel_find("memcpy", TB_BACKEND_CUDA);
     assert_int_equal(tb_kernel_block_ok(memcpy_k, 7, 3, why, sizeof(why)), 1); /* no block */
+    const struct tb_kernel *vec16 = tb_kernel_find("vec16", TB_BACKEND_CUDA);
+    assert_int_equal(vec16->elem_sizes, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8));
+    assert_int_equal(tb_kernel_block_ok(vec16, 256, 1, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vec16, 32, 8, why, sizeof(why)), 0);
+    assert_string_equal(why, "vec16: needs block 128x1, 256x1 or 512x1, got 32x8");
 }
 
 /* Every CPU kernel, every element size, awkward shapes: same bytes as naive_row. */
