@@ -177,6 +177,39 @@ step_targets() {
     done | tee "$OUT/targets.txt"
 }
 
+# Small matrices (what a Nano holds) with a warm and a cold L2, u8 and float: a desktop's
+# warm numbers there are partly cache numbers.
+step_small() {
+    for e in u8 float; do
+        k=memcpy,tiled,vec16; [ $e = float ] && k=$k,tile2x2
+        for c in warm cold; do
+            ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+                --set power.source=none --set sweep.element=$e --set sweep.cache=$c \
+                --sizes 1024x1024,2048x2048,4096x4096 --kernels $k \
+                --set sweep.stop.max_time_ms=300 -o "$OUT/small-$e-$c" --quiet || rc=1
+        done
+    done
+    say "small sizes: size, element, cache, kernel, best GB/s, fraction of memcpy (same cache)"
+    for e in u8 float; do for c in warm cold; do
+        ./transpose-bench compare "$OUT"/small-$e-$c/*.csv.gz --format csv |
+            awk -F, -v e=$e -v c=$c 'NR > 1 { printf "%-10s %-6s %-5s %-8s %8s %s\n", $1 "x" $2, e, c, $3, $6, $10 }'
+    done; done | tee "$OUT/small.txt"
+}
+
+# GB/s per watt by element type at 8192x8192 (conf/gpu-power.cfg, NVML, 2 s windows).
+step_elpower() {
+    for e in u8 f16 float double; do
+        k=memcpy,vec16,tiled; [ $e = float ] && k=$k,tile2x2,aligned64,cublas_geam
+        ./transpose-bench run --device cuda -c conf/gpu-power.cfg -b "$BOARD" \
+            --set sweep.element=$e --kernels $k -o "$OUT/power-$e" --quiet || rc=1
+    done
+    say "GB/s per W at 8192x8192: element, kernel, block, GB/s, fraction of memcpy, GB/s per W"
+    for e in u8 f16 float double; do
+        ./transpose-bench compare "$OUT"/power-$e/*.csv.gz --format csv |
+            awk -F, -v e=$e 'NR > 1 { printf "%-6s %-12s %-6s %8s %6s %s\n", e, $3, $7 "x" $8, $6, $10, $11 }'
+    done | tee "$OUT/elpower.txt"
+}
+
 # Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
 step_profile() {
     size=${PROFILE_SIZE:-8192x8192}
@@ -199,7 +232,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
