@@ -13,7 +13,7 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, gpu-check, dist, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, html-check, gpu-check, dist, install, uninstall, clean, deps, docs.
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -207,6 +207,12 @@ dist-check:
 	@scripts/ensure-deps.sh cross
 	@tests/dist-check.sh
 
+# The --html pages of compare and history rendered in headless Chromium, checked for what
+# they show (tests/html-check.sh).
+html-check: $(BIN)
+	@scripts/ensure-deps.sh html
+	@BIN=$(BIN) tests/html-check.sh
+
 # ---- user-facing targets ---------------------------------------------------
 deps:
 	@scripts/ensure-deps.sh
@@ -257,6 +263,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: html-check dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -2,6 +2,7 @@
 # Install what building and testing transpose-bench needs, when it is missing.
 # `ensure-deps.sh cross`: what `make cross-test` needs (aarch64 compiler, :arm64 libraries,
 # qemu-user). `ensure-deps.sh plot`: gnuplot, so that compare --plot is tested.
+# `ensure-deps.sh html`: chromium and poppler-utils, so that the --html pages are rendered.
 # `ensure-deps.sh valgrind`: valgrind, for make test-valgrind.
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
 # command to run and fails. Never touches a machine that already has everything.
@@ -30,6 +31,9 @@ plot)
     command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox" ;;
 valgrind)
     command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" ;;
+html)
+    command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+    command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils" ;;
 esac
 [ -z "$missing" ] && exit 0
 

@@ -4,6 +4,7 @@
  * each point faster, slower or same by a rule that counts both runs' measured spread,
  * and exits 1 when one regressed beyond --threshold. --plot draws through gnuplot. */
 #include "compare.h"
+#include "report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -429,12 +430,15 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
 static const char usage[] =
     "usage: transpose-bench compare LOG... [--baseline LOG]... [--threshold PERCENT]\n"
     "                               [--format table|markdown|csv] [--plot FILE.svg|.png]\n"
+    "                               [--html FILE.html]\n"
     "\n"
     "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"
     "  best point per board: GB/s, block shape, fraction of peak, fraction of memcpy, and\n"
     "  the best GB/s per watt measured for it. With --baseline (repeatable), compares the same points instead:\n"
     "  faster / slower / same, where 'same' means within 1% or three combined standard\n"
-    "  errors; exits 1 when a point is slower by more than --threshold (default 5%).\n";
+    "  errors; exits 1 when a point is slower by more than --threshold (default 5%).\n"
+    "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"
+    "  on a log axis, GB/s per W; no network fetches).\n";
 
 int tb_compare_main(int argc, char **argv)
 {
@@ -446,11 +450,12 @@ int tb_compare_main(int argc, char **argv)
     static const struct option opts[] = {
         { "baseline", required_argument, NULL, 'B' }, { "format", required_argument, NULL, 'f' },
         { "plot", required_argument, NULL, 'p' }, { "threshold", required_argument, NULL, 't' },
+        { "html", required_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     const char **base = calloc((size_t)argc, sizeof(char *));
     size_t nbase = 0;
-    const char *plot_file = NULL;
+    const char *plot_file = NULL, *html_file = NULL;
     enum format f = F_TABLE;
     double threshold = 5;
     int opt;
@@ -459,6 +464,7 @@ int tb_compare_main(int argc, char **argv)
         switch (opt) {
         case 'B': base[nbase++] = optarg; break;
         case 'p': plot_file = optarg; break;
+        case 'H': html_file = optarg; break;
         case 'f':
             if (!strcmp(optarg, "table")) f = F_TABLE;
             else if (!strcmp(optarg, "markdown")) f = F_MARKDOWN;
@@ -517,6 +523,10 @@ int tb_compare_main(int argc, char **argv)
         memcpy(copy.v, now.v, now.n * sizeof(struct rec));
         size_t nb = best_points(&copy, best);
         print_best(best, nb, f);
+        if (html_file && tb_report_compare(best, nb, (size_t)(argc - optind), html_file) < 0)
+            code = TB_EXIT_FAIL;
+        else if (html_file && f != F_CSV)
+            printf("page: %s\n", html_file);
         free(best);
         free(copy.v);
     }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "report.h"
 #include "util.h"
 
 #define HIST_NIGHTS 7       /* nights in a baseline */
@@ -83,15 +84,28 @@ static int side(double x, double base, double band)
 
 enum hformat { H_TABLE, H_MARKDOWN, H_CSV };
 
-/* One series: prints its nights, returns 1 when its latest night is inside a slowdown. */
-static int series(const struct tb_compare_rec *const *n, size_t count, enum hformat f)
+/* One series: prints its nights and keeps them in *out for the page (out->n = 0 when out of
+ * memory), returns 1 when its latest night is inside a slowdown. */
+static int series(const struct tb_compare_rec *const *n, size_t count, enum hformat f,
+                  struct tb_history_series *out)
 {
     double *x = malloc(count * sizeof(*x));
-    if (!x)
+    out->night = malloc(count * sizeof(*out->night));
+    out->gbps = malloc(3 * count * sizeof(*out->gbps));
+    out->flag = malloc(count * sizeof(*out->flag));
+    out->n = 0;
+    if (!x || !out->night || !out->gbps || !out->flag) {
+        free(x);
         return 0;
+    }
+    out->base = out->gbps + count;
+    out->change = out->base + count;
     for (size_t i = 0; i < count; i++)
         x[i] = n[i]->gbps;
     const struct tb_compare_rec *r = n[0];
+    *out = (struct tb_history_series){ r->board, r->device, r->kernel, r->elem, r->power_mode,
+                                       r->rows, r->cols, count, out->night, out->gbps,
+                                       out->base, out->change, out->flag };
     if (f == H_TABLE)
         printf("\n%s (%s), %s, %ldx%ld %s%s%s\n  %-10s %10s %10s %8s  %s\n", r->board, r->device,
                r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? ", " : "",
@@ -126,6 +140,11 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
         }
         if (i + 1 == count)
             regressed = change < 0;   /* the latest night is inside a slowdown */
+        out->night[i] = n[i]->night;
+        out->gbps[i] = x[i];
+        out->base[i] = have ? base : NAN;
+        out->change[i] = have ? (x[i] / base - 1) * 100 : NAN;
+        tb_strlcpy(out->flag[i], flag, sizeof(out->flag[i]));
         char b[32] = "-", c[32] = "-";
         if (have) {
             snprintf(b, sizeof(b), "%.1f", base);
@@ -147,14 +166,16 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
 }
 
 static const char usage[] =
-    "usage: transpose-bench history LOG... [--format table|markdown|csv]\n"
+    "usage: transpose-bench history LOG... [--format table|markdown|csv] [--html FILE.html]\n"
     "\n"
     "  For each board, device, kernel, size, element type and power mode: the best GB/s of\n"
     "  each night (the UTC date of the run), in time order. A night's baseline is the median of\n"
     "  the up to 7 nights before it (3 at least); its band is max(3%, 3 x 1.4826 x MAD /\n"
     "  median). A change starts where two nights in a row fall beyond the band on the same\n"
     "  side, and lasts while nights stay beyond the band it started from; one night alone is\n"
-    "  noise. Exit 1 when the latest night is inside a slowdown.\n";
+    "  noise. Exit 1 when the latest night is inside a slowdown. --html writes one\n"
+    "  self-contained page: per kernel, size and element type a chart of the nights with a\n"
+    "  line per board, and the table with its flags.\n";
 
 int tb_history_main(int argc, char **argv)
 {
@@ -164,12 +185,16 @@ int tb_history_main(int argc, char **argv)
             return TB_EXIT_OK;
         }
     static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+                                           { "html", required_argument, NULL, 'H' },
                                            { NULL, 0, NULL, 0 } };
     enum hformat f = H_TABLE;
+    const char *html_file = NULL;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (opt == 'f' && !strcmp(optarg, "table"))
+        if (opt == 'H')
+            html_file = optarg;
+        else if (opt == 'f' && !strcmp(optarg, "table"))
             f = H_TABLE;
         else if (opt == 'f' && !strcmp(optarg, "markdown"))
             f = H_MARKDOWN;
@@ -199,7 +224,11 @@ int tb_history_main(int argc, char **argv)
     }
     qsort(all.v, k, sizeof(*all.v), by_group_night);
     const struct tb_compare_rec **best = malloc(k * sizeof(*best));
-    if (!best) {
+    struct tb_history_series *hs = calloc(k, sizeof(*hs));
+    size_t nhs = 0;
+    if (!best || !hs) {
+        free(best);
+        free(hs);
         free(all.v);
         return TB_EXIT_FAIL;
     }
@@ -215,16 +244,27 @@ int tb_history_main(int argc, char **argv)
         for (; j < k && same_series(&all.v[i], &all.v[j]); j++)
             if (n == 0 || strcmp(best[n - 1]->night, all.v[j].night))
                 best[n++] = &all.v[j];   /* the first of a night is its best */
-        regressions += series(best, n, f);
+        regressions += series(best, n, f, &hs[nhs++]);
         i = j;
     }
     if (f != H_CSV)
         printf("\n%d series regressed on the latest night\n", regressions);
+    int code = regressions ? TB_EXIT_FAIL : TB_EXIT_OK;
+    if (html_file && tb_report_history(hs, nhs, regressions, html_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (html_file && f != H_CSV)
+        printf("page: %s\n", html_file);
+    for (size_t i = 0; i < nhs; i++) {
+        free(hs[i].night);
+        free(hs[i].gbps);
+        free(hs[i].flag);
+    }
+    free(hs);
     free(best);
     free(all.v);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         error("history: cannot write the output");
         return TB_EXIT_FAIL;
     }
-    return regressions ? TB_EXIT_FAIL : TB_EXIT_OK;
+    return code;
 }

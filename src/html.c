@@ -1,0 +1,212 @@
+/* html.c: see html.h. Charts are plain SVG elements with computed coordinates; colours from
+ * one fixed palette; a white background so that dark viewers show them as printed. */
+#include "html.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
+#define NPAL (sizeof(palette) / sizeof(*palette))
+
+void tb_html_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            if ((unsigned char)*s < 0x20)
+                fputc(' ', f);   /* a newline or control character from a log: a space */
+            else
+                fputc(*s, f);
+        }
+    }
+}
+
+int tb_html_open(struct tb_html *h, const char *path, const char *title)
+{
+    tb_strlcpy(h->path, path, sizeof(h->path));
+    snprintf(h->tmp, sizeof(h->tmp), "%s.%ld.part", path, (long)getpid());
+    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 || !(h->f = fdopen(fd, "w"))) {
+        if (fd >= 0)
+            close(fd);
+        return error("cannot write '%s': %s", h->tmp, strerror(errno));
+    }
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", h->f);
+    tb_html_text(h->f, title);
+    fputs("</title>\n<style>body{font-family:sans-serif;margin:1.5em;background:#fff;color:#111}"
+          "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #bbb;"
+          "padding:2px 8px}td.n{text-align:right}.flag{color:#b00;font-weight:bold}"
+          "svg{display:block;margin:0.5em 0}</style></head><body>\n<h1>", h->f);
+    tb_html_text(h->f, title);
+    fputs("</h1>\n", h->f);
+    return 0;
+}
+
+int tb_html_close(struct tb_html *h)
+{
+    fputs("</body></html>\n", h->f);
+    bool bad = fflush(h->f) != 0 || ferror(h->f) || fsync(fileno(h->f)) != 0;
+    int err = errno;
+    bad |= fclose(h->f) != 0;
+    if (bad || rename(h->tmp, h->path) != 0) {
+        if (!bad)
+            err = errno;
+        unlink(h->tmp);   /* our own temporary file: no partial page is left */
+        return error("cannot write '%s': %s", h->path, strerror(err));
+    }
+    return 0;
+}
+
+/* Axis position of v in [lo, hi] on a length of px pixels. */
+static double scale(double v, double lo, double hi, bool log, double px)
+{
+    if (log)
+        return px * (log10(v) - log10(lo)) / (log10(hi) - log10(lo));
+    return px * (v - lo) / (hi - lo);
+}
+
+static void legend(FILE *f, const char *const *series, size_t ns, double x, double y)
+{
+    for (size_t s = 0; s < ns; s++) {
+        fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<text x=\"%.0f\" y=\"%.0f\">", x, y + 16.0 * (double)s, palette[s % NPAL],
+                x + 16, y + 16.0 * (double)s + 11);
+        tb_html_text(f, series[s]);
+        fputs("</text>\n", f);
+    }
+}
+
+static void svg_head(FILE *f, const char *title, double w, double h)
+{
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\"><rect width=\"100%%\" height=\"100%%\" "
+            "fill=\"#fff\"/><text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">", w, h);
+    tb_html_text(f, title);
+    fputs("</text>\n", f);
+}
+
+void tb_html_bars(FILE *f, const char *title, const char *unit, const char *const *cats,
+                  size_t nc, const char *const *series, size_t ns, const double *values,
+                  bool log)
+{
+    double lo = log ? INFINITY : 0, hi = 0;
+    for (size_t i = 0; i < nc * ns; i++)
+        if (isfinite(values[i]) && (!log || values[i] > 0)) {
+            hi = fmax(hi, values[i]);
+            lo = log ? fmin(lo, values[i]) : 0;
+        }
+    if (!(hi > 0))
+        return;
+    if (log) {
+        lo = pow(10, floor(log10(lo)));
+        hi = pow(10, ceil(log10(hi)));
+        if (hi <= lo)
+            hi = lo * 10;
+    } else {
+        hi *= 1.05;
+    }
+    const double left = 150, plotw = 520, bar = 12, top = 40;
+    double h = top + (double)nc * ((double)ns * bar + 8) + 40;
+    double lh = top + 16.0 * (double)ns + 10;
+    svg_head(f, title, left + plotw + 230, h > lh ? h : lh);
+    double y = top;
+    for (size_t c = 0; c < nc; c++) {
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", left - 6,
+                y + (double)ns * bar / 2 + 4);
+        tb_html_text(f, cats[c]);
+        fputs("</text>\n", f);
+        for (size_t s = 0; s < ns; s++, y += bar) {
+            double v = values[c * ns + s];
+            if (!isfinite(v) || (log && v <= 0))
+                continue;
+            fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
+                    "<title>%.3g %s</title></rect>\n", left, y,
+                    fmax(1, scale(v, lo, hi, log, plotw)), bar - 1, palette[s % NPAL], v, unit);
+        }
+        y += 8;
+    }
+    /* the value axis: decades on a log axis, five steps on a linear one */
+    for (int i = 0;; i++) {
+        double v = log ? lo * pow(10, i) : hi / 5 * i;
+        if (v > hi * 1.0001)
+            break;
+        double x = left + scale(v, lo, hi, log, plotw);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ccc\"/>"
+                "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3g</text>\n", x, top - 4, x,
+                y, x, y + 14, v);
+        if (!log && i == 5)
+            break;
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", left + plotw / 2, y + 30);
+    tb_html_text(f, unit);
+    fprintf(f, "%s</text>\n", log ? " (log scale)" : "");
+    legend(f, series, ns, left + plotw + 20, top);
+    fputs("</svg>\n", f);
+}
+
+void tb_html_lines(FILE *f, const char *title, const char *unit, const char *const *xs,
+                   size_t nx, const char *const *series, size_t ns, const double *values)
+{
+    double hi = 0;
+    for (size_t i = 0; i < nx * ns; i++)
+        if (isfinite(values[i]))
+            hi = fmax(hi, values[i]);
+    if (!(hi > 0) || nx == 0)
+        return;
+    hi *= 1.1;
+    const double left = 70, plotw = 560, ploth = 220, top = 40;
+    double step = nx > 1 ? plotw / (double)(nx - 1) : 0;
+    svg_head(f, title, left + plotw + 250, top + ploth + 70);
+    for (int i = 0; i <= 4; i++) {
+        double v = hi / 4 * i, y = top + ploth - ploth * v / hi;
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", left, y,
+                left + plotw, y, left - 4, y + 4, v);
+    }
+    size_t every = nx / 8 + 1;   /* at most about 8 night labels */
+    for (size_t x = 0; x < nx; x += every) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">", left + step * (double)x,
+                top + ploth + 16);
+        tb_html_text(f, xs[x]);
+        fputs("</text>\n", f);
+    }
+    for (size_t s = 0; s < ns; s++) {
+        fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"",
+                palette[s % NPAL]);
+        for (size_t x = 0; x < nx; x++) {
+            double v = values[s * nx + x];
+            if (isfinite(v))
+                fprintf(f, "%.1f,%.1f ", left + step * (double)x, top + ploth - ploth * v / hi);
+        }
+        fputs("\"/>\n", f);
+        for (size_t x = 0; x < nx; x++) {
+            double v = values[s * nx + x];
+            if (isfinite(v)) {
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
+                        left + step * (double)x, top + ploth - ploth * v / hi, palette[s % NPAL]);
+                tb_html_text(f, xs[x]);
+                fprintf(f, ": %.1f %s</title></circle>\n", v, unit);
+            }
+        }
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">night (UTC)</text>\n",
+            left + plotw / 2, top + ploth + 36);
+    fprintf(f, "<text x=\"14\" y=\"%.0f\" transform=\"rotate(-90 14 %.0f)\" "
+            "text-anchor=\"middle\">", top + ploth / 2, top + ploth / 2);
+    tb_html_text(f, unit);
+    fputs("</text>\n", f);
+    legend(f, series, ns, left + plotw + 20, top);
+    fputs("</svg>\n", f);
+}

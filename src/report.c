@@ -1,0 +1,306 @@
+/* report.c: the pages of `compare --html` and `history --html` (html.c draws): per size and
+ * element type the best points of every board in a table and three charts (fraction of
+ * memcpy, GB/s on a log axis, GB/s per W), saying which boards lack the size; per series
+ * of history, the nights as a line chart and a table with the flags. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+#include "util.h"
+
+#define MAXS 64   /* series (boards) and categories (kernels) a chart shows */
+
+static size_t find_or_add(const char **v, size_t *n, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(v[i], s))
+            return i;
+    if (*n == MAXS)
+        return MAXS;
+    v[*n] = s;
+    return (*n)++;
+}
+
+/* A number with dec decimals; pct: signed, as a percentage. */
+static void cell_num(FILE *f, double v, int dec, bool pct)
+{
+    fputs("<td class=\"n\">", f);
+    if (isfinite(v))
+        fprintf(f, pct ? "%+.*f%%" : "%.*f", dec, v);
+    else
+        fputs("-", f);
+    fputs("</td>", f);
+}
+
+static void cell(FILE *f, const char *s)
+{
+    fputs("<td>", f);
+    tb_html_text(f, s[0] ? s : "-");
+    fputs("</td>", f);
+}
+
+static bool same_size(const struct tb_compare_rec *a, const struct tb_compare_rec *b)
+{
+    return a->rows == b->rows && a->cols == b->cols && !strcmp(a->elem, b->elem);
+}
+
+/* A chart's series: the board, with its power mode where it has one. */
+static void series_label(char *out, size_t n, const struct tb_compare_rec *r)
+{
+    snprintf(out, n, "%s%s%s", r->board, r->power_mode[0] ? " " : "", r->power_mode);
+}
+
+/* One size and element type: v[0..n), sorted by kernel then board. */
+static void compare_size(FILE *f, const struct tb_compare_rec *v, size_t n,
+                         const char *const *boards, size_t nboards)
+{
+    char h[96];
+    snprintf(h, sizeof(h), "%ldx%ld %s", v[0].rows, v[0].cols, v[0].elem);
+    fputs("<h2>", f);
+    tb_html_text(f, h);
+    fputs("</h2>\n", f);
+    const char *cats[MAXS], *series[MAXS];
+    char labels[MAXS][200];
+    size_t nc = 0, ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        find_or_add(cats, &nc, v[i].kernel);
+        char lab[200];
+        series_label(lab, sizeof(lab), &v[i]);
+        bool have = false;
+        for (size_t s = 0; s < ns; s++)
+            have |= !strcmp(series[s], lab);
+        if (!have && ns < MAXS) {
+            tb_strlcpy(labels[ns], lab, sizeof(labels[ns]));
+            series[ns] = labels[ns];
+            ns++;
+        }
+    }
+    /* boards of the whole input that have no row at this size */
+    bool missing = false;
+    for (size_t b = 0; b < nboards; b++) {
+        bool here = false;
+        for (size_t i = 0; i < n && !here; i++)
+            here = !strcmp(v[i].board, boards[b]);
+        if (!here) {
+            fputs(missing ? ", " : "<p class=\"flag\">Not measured at this size: ", f);
+            tb_html_text(f, boards[b]);
+            missing = true;
+        }
+    }
+    if (missing)
+        fputs("</p>\n", f);
+    double *frac = malloc(sizeof(double) * nc * ns * 3);
+    if (!frac)
+        return;
+    double *gbps = frac + nc * ns, *perw = gbps + nc * ns;
+    for (size_t i = 0; i < nc * ns * 3; i++)
+        frac[i] = NAN;
+    bool any_w = false;
+    for (size_t i = 0; i < n; i++) {
+        char lab[200];
+        series_label(lab, sizeof(lab), &v[i]);
+        size_t c = find_or_add(cats, &nc, v[i].kernel), s = find_or_add(series, &ns, lab);
+        if (c >= MAXS || s >= MAXS)
+            continue;
+        frac[c * ns + s] = v[i].frac_copy;
+        gbps[c * ns + s] = v[i].gbps;
+        perw[c * ns + s] = v[i].gbps_per_w;
+        any_w |= isfinite(v[i].gbps_per_w) != 0;
+    }
+    tb_html_bars(f, "Fraction of memcpy (same board, same size)", "of memcpy", cats, nc, series,
+                 ns, frac, false);
+    tb_html_bars(f, "Best GB/s", "GB/s", cats, nc, series, ns, gbps, true);
+    if (any_w)
+        tb_html_bars(f, "GB/s per watt", "GB/s per W", cats, nc, series, ns, perw, false);
+    free(frac);
+    fputs("<table><tr><th>kernel</th><th>board</th><th>device</th><th>power mode</th>"
+          "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W</th>"
+          "</tr>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        char blk[32] = "-";
+        if (v[i].bx)
+            snprintf(blk, sizeof(blk), "%dx%d", v[i].bx, v[i].by);
+        fputs("<tr>", f);
+        cell(f, v[i].kernel);
+        cell(f, v[i].board);
+        cell(f, v[i].device);
+        cell(f, v[i].power_mode);
+        cell(f, blk);
+        cell_num(f, v[i].gbps, 1, false);
+        cell_num(f, v[i].frac_peak, 3, false);
+        cell_num(f, v[i].frac_copy, 3, false);
+        cell_num(f, v[i].gbps_per_w, 2, false);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs, const char *path)
+{
+    struct tb_html h;
+    char title[128];
+    snprintf(title, sizeof(title), "transpose-bench compare: %zu log%s", nlogs,
+             nlogs == 1 ? "" : "s");
+    if (tb_html_open(&h, path, title) < 0)
+        return -1;
+    const char *boards[MAXS];
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++)
+        find_or_add(boards, &nb, best[i].board);
+    fputs("<p>Each kernel's best point per board, size and element type; fractions of memcpy "
+          "are against the same board's memcpy at the same size in the same logs.</p>\n", h.f);
+    /* best is sorted by size then kernel: gather each size and element type */
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    struct tb_compare_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
+    if (!done || !grp) {
+        free(done);
+        free(grp);
+        tb_html_close(&h);
+        return error("compare: out of memory for the page");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && same_size(&best[i], &best[j])) {
+                grp[m++] = best[j];
+                done[j] = true;
+            }
+        compare_size(h.f, grp, m, boards, nb);
+    }
+    free(done);
+    free(grp);
+    return tb_html_close(&h);
+}
+
+/* ---- history ---------------------------------------------------------------------- */
+
+static bool same_chart(const struct tb_history_series *a, const struct tb_history_series *b)
+{
+    return !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
+           !strcmp(a->power_mode, b->power_mode) && a->rows == b->rows && a->cols == b->cols;
+}
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, size_t n)
+{
+    double *c = malloc((n ? n : 1) * sizeof(*c));
+    if (!c || n == 0) {
+        free(c);
+        return NAN;
+    }
+    memcpy(c, v, n * sizeof(*c));
+    qsort(c, n, sizeof(*c), by_value);
+    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
+    return m;
+}
+
+static void history_chart(FILE *f, const struct tb_history_series *const *g, size_t m)
+{
+    const struct tb_history_series *s0 = g[0];
+    char title[256];
+    snprintf(title, sizeof(title), "%s, %ldx%ld %s%s%s", s0->kernel, s0->rows, s0->cols, s0->elem,
+             s0->power_mode[0] ? ", " : "", s0->power_mode);
+    fputs("<h2>", f);
+    tb_html_text(f, title);
+    fputs("</h2>\n", f);
+    size_t total = 0;
+    for (size_t i = 0; i < m; i++)
+        total += g[i]->n;
+    const char **nights = malloc((total ? total : 1) * sizeof(*nights));
+    const char *series[MAXS];
+    char labels[MAXS][200];
+    size_t ns = m < MAXS ? m : MAXS, nx = 0;
+    double *val = nights ? malloc(sizeof(double) * ns * (total ? total : 1)) : NULL;
+    if (!val) {
+        free(nights);
+        return;
+    }
+    for (size_t i = 0; i < m; i++)
+        for (size_t k = 0; k < g[i]->n; k++)
+            nights[nx++] = g[i]->night[k];
+    qsort(nights, nx, sizeof(*nights), by_text);
+    size_t u = 0;
+    for (size_t i = 0; i < nx; i++)
+        if (!u || strcmp(nights[u - 1], nights[i]))
+            nights[u++] = nights[i];
+    nx = u;
+    for (size_t s = 0; s < ns; s++) {
+        snprintf(labels[s], sizeof(labels[s]), "%s (%s)", g[s]->board, g[s]->device);
+        series[s] = labels[s];
+        double med = median_of(g[s]->gbps, g[s]->n);
+        for (size_t x = 0, k = 0; x < nx; x++) {
+            bool at = k < g[s]->n && !strcmp(g[s]->night[k], nights[x]);
+            val[s * nx + x] = at && med > 0 ? g[s]->gbps[k++] / med : NAN;
+        }
+    }
+    /* relative: a Nano's nights and an H100's on one axis, each change visible */
+    tb_html_lines(f, "Best GB/s per night, relative to each board's median night", "of median",
+                  nights, nx, series, ns, val);
+    free(val);
+    free(nights);
+    fputs("<table><tr><th>board</th><th>night</th><th>best GB/s</th><th>baseline</th>"
+          "<th>change</th><th>flag</th></tr>\n", f);
+    for (size_t s = 0; s < m; s++)
+        for (size_t k = 0; k < g[s]->n; k++) {
+            fputs("<tr>", f);
+            cell(f, g[s]->board);
+            cell(f, g[s]->night[k]);
+            cell_num(f, g[s]->gbps[k], 1, false);
+            cell_num(f, g[s]->base[k], 1, false);
+            cell_num(f, g[s]->change[k], 1, true);
+            fputs(strstr(g[s]->flag[k], "SLOWER") || strstr(g[s]->flag[k], "still slower")
+                      ? "<td class=\"flag\">" : "<td>", f);
+            tb_html_text(f, g[s]->flag[k]);
+            fputs("</td></tr>\n", f);
+        }
+    fputs("</table>\n", f);
+}
+
+int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
+                      const char *path)
+{
+    struct tb_html h;
+    if (tb_html_open(&h, path, "transpose-bench history") < 0)
+        return -1;
+    fprintf(h.f, "<p>%d series regressed on the latest night. A change is two nights in a row "
+            "beyond the band of the nights before (median of up to 7; band max(3%%, 3 MAD)); "
+            "one night alone is noise.</p>\n", regressions);
+    const struct tb_history_series **g = malloc((n ? n : 1) * sizeof(*g));
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    if (!g || !done) {
+        free(g);
+        free(done);
+        tb_html_close(&h);
+        return error("history: out of memory for the page");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && same_chart(&v[i], &v[j])) {
+                g[m++] = &v[j];
+                done[j] = true;
+            }
+        history_chart(h.f, g, m);
+    }
+    free(g);
+    free(done);
+    return tb_html_close(&h);
+}
