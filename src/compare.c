@@ -491,6 +491,12 @@ int tb_compare_main(int argc, char **argv)
             return TB_EXIT_USAGE;
         }
     }
+    if (html_file && nbase) {
+        error("compare: --html draws the best points, not a comparison with --baseline: "
+              "give one of them");
+        free(base);
+        return TB_EXIT_USAGE;
+    }
     if (optind >= argc) {
         error("compare: no log given");
         fputs(usage, stderr);

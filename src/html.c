@@ -69,6 +69,13 @@ int tb_html_close(struct tb_html *h)
     return 0;
 }
 
+int tb_html_abort(struct tb_html *h)
+{
+    fclose(h->f);
+    unlink(h->tmp);   /* our own temporary file */
+    return -1;
+}
+
 /* Axis position of v in [lo, hi] on a length of px pixels. */
 static double scale(double v, double lo, double hi, bool log, double px)
 {

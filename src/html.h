@@ -18,6 +18,8 @@ struct tb_html {
 int tb_html_open(struct tb_html *h, const char *path, const char *title);
 /* Ends the page and renames it into place; 0, or -1 (disk full...) with no file left. */
 int tb_html_close(struct tb_html *h);
+/* Drops an unfinished page (its temporary file); returns -1. */
+int tb_html_abort(struct tb_html *h);
 /* Text, escaped for HTML and SVG. */
 void tb_html_text(FILE *f, const char *s);
 /* Horizontal bars: for each category (a kernel) one bar per series (a board); values[c * ns

@@ -42,9 +42,27 @@ static void cell(FILE *f, const char *s)
     fputs("</td>", f);
 }
 
-static bool same_size(const struct tb_compare_rec *a, const struct tb_compare_rec *b)
+static bool same_size(const void *v, size_t i, size_t j)
 {
+    const struct tb_compare_rec *a = (const struct tb_compare_rec *)v + i,
+                                *b = (const struct tb_compare_rec *)v + j;
     return a->rows == b->rows && a->cols == b->cols && !strcmp(a->elem, b->elem);
+}
+
+/* Items v[0..n) fall into groups by same(); take_group fills idx with the group of item i
+ * among those not yet done (i first), marks them done and returns how many. */
+typedef bool (*same_fn)(const void *v, size_t a, size_t b);
+
+static size_t take_group(const void *v, size_t n, size_t i, bool *done, same_fn same,
+                         size_t *idx)
+{
+    size_t m = 0;
+    for (size_t j = i; j < n; j++)
+        if (!done[j] && same(v, i, j)) {
+            idx[m++] = j;
+            done[j] = true;
+        }
+    return m;
 }
 
 /* A chart's series: the board, with its power mode where it has one. */
@@ -152,35 +170,37 @@ int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs,
         find_or_add(boards, &nb, best[i].board);
     fputs("<p>Each kernel's best point per board, size and element type; fractions of memcpy "
           "are against the same board's memcpy at the same size in the same logs.</p>\n", h.f);
-    /* best is sorted by size then kernel: gather each size and element type */
+    /* each size and element type, in the order of best (by size, then kernel) */
     bool *done = calloc(n ? n : 1, sizeof(*done));
+    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
     struct tb_compare_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
-    if (!done || !grp) {
+    if (!done || !idx || !grp) {
         free(done);
+        free(idx);
         free(grp);
-        tb_html_close(&h);
-        return error("compare: out of memory for the page");
+        error("compare: out of memory for the page");
+        return tb_html_abort(&h);
     }
     for (size_t i = 0; i < n; i++) {
         if (done[i])
             continue;
-        size_t m = 0;
-        for (size_t j = i; j < n; j++)
-            if (!done[j] && same_size(&best[i], &best[j])) {
-                grp[m++] = best[j];
-                done[j] = true;
-            }
+        size_t m = take_group(best, n, i, done, same_size, idx);
+        for (size_t k = 0; k < m; k++)
+            grp[k] = best[idx[k]];
         compare_size(h.f, grp, m, boards, nb);
     }
     free(done);
+    free(idx);
     free(grp);
     return tb_html_close(&h);
 }
 
 /* ---- history ---------------------------------------------------------------------- */
 
-static bool same_chart(const struct tb_history_series *a, const struct tb_history_series *b)
+static bool same_chart(const void *v, size_t i, size_t j)
 {
+    const struct tb_history_series *a = (const struct tb_history_series *)v + i,
+                                   *b = (const struct tb_history_series *)v + j;
     return !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
            !strcmp(a->power_mode, b->power_mode) && a->rows == b->rows && a->cols == b->cols;
 }
@@ -282,25 +302,25 @@ int tb_report_history(const struct tb_history_series *v, size_t n, int regressio
             "beyond the band of the nights before (median of up to 7; band max(3%%, 3 MAD)); "
             "one night alone is noise.</p>\n", regressions);
     const struct tb_history_series **g = malloc((n ? n : 1) * sizeof(*g));
+    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
     bool *done = calloc(n ? n : 1, sizeof(*done));
-    if (!g || !done) {
+    if (!g || !idx || !done) {
         free(g);
+        free(idx);
         free(done);
-        tb_html_close(&h);
-        return error("history: out of memory for the page");
+        error("history: out of memory for the page");
+        return tb_html_abort(&h);
     }
     for (size_t i = 0; i < n; i++) {
         if (done[i])
             continue;
-        size_t m = 0;
-        for (size_t j = i; j < n; j++)
-            if (!done[j] && same_chart(&v[i], &v[j])) {
-                g[m++] = &v[j];
-                done[j] = true;
-            }
+        size_t m = take_group(v, n, i, done, same_chart, idx);
+        for (size_t k = 0; k < m; k++)
+            g[k] = &v[idx[k]];
         history_chart(h.f, g, m);
     }
     free(g);
+    free(idx);
     free(done);
     return tb_html_close(&h);
 }

@@ -77,5 +77,8 @@ grep -q 'alert' "$OUT/history.chromium.log" && bad "a script ran" || ok "no scri
 "$BIN" compare --html "$OUT/no/such/dir/c.html" "$OUT"/logs/*.csv.gz > /dev/null 2>&1
 [ $? = 1 ] && ok "unwritable page: exit 1" || bad "unwritable page: exit"
 ls "$OUT"/*.part > /dev/null 2>&1 && bad "a .part left" || ok "no partial page left"
+# --html draws best points: with --baseline it is a usage error, and no page is written
+"$BIN" compare --html "$OUT/b.html" --baseline "$OUT"/logs/host_jet*01T*.csv.gz "$OUT"/logs/*.csv.gz > /dev/null 2>&1
+[ $? = 2 ] && [ ! -e "$OUT/b.html" ] && ok "--html with --baseline: exit 2, no page" || bad "--html with --baseline"
 [ $fail = 0 ] && echo "html-check: all passed ($OUT)" || echo "html-check: FAILED ($OUT)"
 exit $fail
