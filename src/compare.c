@@ -81,13 +81,13 @@ int tb_csv_split(char *line, char **fields, int max)
 }
 
 enum { C_BOARD, C_DEVICE, C_KERNEL, C_ROWS, C_COLS, C_BX, C_BY, C_GBPS, C_PEAK, C_COPY, C_GPW,
-       C_SEM, C_STATUS, C_ELEM, C_MODE, C_RUN, C_N };
+       C_SEM, C_STATUS, C_ELEM, C_MODE, C_RUN, C_HOST, C_N };
 /* The columns compare reads, in the order of the enum: names of the column table
  * (log_columns.h), checked when this file compiles, so a column renamed there cannot leave
  * the reader looking for a name no log has. */
 #define READ_COLUMNS(X) X(board) X(device) X(kernel) X(rows) X(cols) X(block_x) X(block_y) \
     X(gbps) X(frac_peak) X(frac_copy) X(gbps_per_w) X(rel_sem) X(status) X(elem) X(power_mode) \
-    X(run_id)
+    X(run_id) X(host)
 #define IS_COLUMN(n) _Static_assert(offsetof(struct tb_row, n) < sizeof(struct tb_row), #n);
 READ_COLUMNS(IS_COLUMN)
 #define COLUMN_NAME(n) #n,
@@ -179,6 +179,7 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
         STR(C_STATUS, r.status);
         STR(C_ELEM, r.elem);
         STR(C_MODE, r.power_mode);
+        STR(C_HOST, r.host);
         if (!r.elem[0])
             tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
         if (col[C_RUN] >= 0) {   /* the night: the date in the run_id's stamp */
@@ -186,8 +187,12 @@ int tb_compare_read(const char *path, struct recs *out, int *problems)
             time_t t;
             snprintf(name, sizeof(name), "%.200s.csv.gz", fields[col[C_RUN]]);
             struct tm tm;
-            if (tb_log_name_parse(name, NULL, 0, NULL, 0, &t) && gmtime_r(&t, &tm))
+            char host[64];
+            if (tb_log_name_parse(name, host, sizeof(host), NULL, 0, &t) && gmtime_r(&t, &tm)) {
                 strftime(r.night, sizeof(r.night), "%Y-%m-%d", &tm);
+                if (!r.host[0])   /* a log without the host column: the run_id names it */
+                    tb_strlcpy(r.host, host, sizeof(r.host));
+            }
         }
         /* range-check before converting: a double out of long's range is undefined (found
          * by fuzz_compare) */

@@ -9,6 +9,7 @@
 
 struct tb_compare_rec {
     char board[64], device[128], kernel[32], status[16];
+    char host[64];                  /* the host that ran it: two boards of one kind stay apart */
     char elem[8], power_mode[64];   /* element type; nvpmodel mode ("" off a Jetson) */
     char night[12];                 /* the run's UTC date from its run_id, "2026-11-22"; "" unknown */
     long rows, cols;

@@ -1,4 +1,4 @@
-/* history.c: `transpose-bench history LOG...`: for each board, device, kernel, size, element
+/* history.c: `transpose-bench history LOG...`: for each board, host, device, kernel, size, element
  * type and power mode, the best result of each night (the date in the run_id) in time order,
  * with changes beyond the nights' own noise flagged. The rule (also in the usage text):
  *   a night's baseline is the median of the up to 7 nights before it (at least 3), its band
@@ -28,7 +28,8 @@ static int by_group_night(const void *a, const void *b)
 {
     const struct tb_compare_rec *x = a, *y = b;
     int c;
-    if ((c = strcmp(x->board, y->board)) || (c = strcmp(x->device, y->device)) ||
+    if ((c = strcmp(x->board, y->board)) || (c = strcmp(x->host, y->host)) ||
+        (c = strcmp(x->device, y->device)) ||
         (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
         (c = strcmp(x->power_mode, y->power_mode)))
         return c;
@@ -43,8 +44,8 @@ static int by_group_night(const void *a, const void *b)
 
 static bool same_series(const struct tb_compare_rec *a, const struct tb_compare_rec *b)
 {
-    return !strcmp(a->board, b->board) && !strcmp(a->device, b->device) &&
-           !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
+    return !strcmp(a->board, b->board) && !strcmp(a->host, b->host) &&
+           !strcmp(a->device, b->device) && !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
            !strcmp(a->power_mode, b->power_mode) && a->rows == b->rows && a->cols == b->cols;
 }
 
@@ -103,12 +104,12 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
     for (size_t i = 0; i < count; i++)
         x[i] = n[i]->gbps;
     const struct tb_compare_rec *r = n[0];
-    *out = (struct tb_history_series){ r->board, r->device, r->kernel, r->elem, r->power_mode,
+    *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem, r->power_mode,
                                        r->rows, r->cols, count, out->night, out->gbps,
                                        out->base, out->change, out->flag };
     if (f == H_TABLE)
-        printf("\n%s (%s), %s, %ldx%ld %s%s%s\n  %-10s %10s %10s %8s  %s\n", r->board, r->device,
-               r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? ", " : "",
+        printf("\n%s (%s)%s%s, %s, %ldx%ld %s%s%s\n  %-10s %10s %10s %8s  %s\n", r->board,
+               r->device, r->host[0] ? " on " : "", r->host, r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? ", " : "",
                r->power_mode, "night", "best GB/s", "baseline", "change", "");
     int regressed = 0;
     int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
@@ -151,12 +152,12 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
             snprintf(c, sizeof(c), "%+.1f%%", (x[i] / base - 1) * 100);
         }
         if (f == H_CSV)
-            printf("%s,\"%s\",%s,%ld,%ld,%s,\"%s\",%s,%.2f,%s,%s,%s\n", r->board, r->device,
-                   r->kernel, r->rows, r->cols, r->elem, r->power_mode, n[i]->night, x[i],
+            printf("%s,\"%s\",\"%s\",%s,%ld,%ld,%s,\"%s\",%s,%.2f,%s,%s,%s\n", r->board, r->host,
+                   r->device, r->kernel, r->rows, r->cols, r->elem, r->power_mode, n[i]->night, x[i],
                    have ? b : "", have ? c : "", flag);
         else if (f == H_MARKDOWN)
-            printf("| %s | %s | %ldx%ld | %s | %s | %s | %.1f | %s | %s | %s |\n", r->board,
-                   r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? r->power_mode : "-",
+            printf("| %s | %s | %s | %ldx%ld | %s | %s | %s | %.1f | %s | %s | %s |\n", r->board,
+                   r->host, r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? r->power_mode : "-",
                    n[i]->night, x[i], b, c, flag);
         else
             printf("  %-10s %10.1f %10s %8s  %s\n", n[i]->night, x[i], b, c, flag);
@@ -168,7 +169,7 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
 static const char usage[] =
     "usage: transpose-bench history LOG... [--format table|markdown|csv] [--html FILE.html]\n"
     "\n"
-    "  For each board, device, kernel, size, element type and power mode: the best GB/s of\n"
+    "  For each board, host, device, kernel, size, element type and power mode: the best GB/s of\n"
     "  each night (the UTC date of the run), in time order. A night's baseline is the median of\n"
     "  the up to 7 nights before it (3 at least); its band is max(3%, 3 x 1.4826 x MAD /\n"
     "  median). A change starts where two nights in a row fall beyond the band on the same\n"
@@ -233,11 +234,11 @@ int tb_history_main(int argc, char **argv)
         return TB_EXIT_FAIL;
     }
     if (f == H_CSV)
-        printf("board,device,kernel,rows,cols,elem,power_mode,night,gbps,baseline_gbps,"
+        printf("board,host,device,kernel,rows,cols,elem,power_mode,night,gbps,baseline_gbps,"
                "change_pct,flag\n");
     else if (f == H_MARKDOWN)
-        printf("| board | kernel | size | element | power mode | night | best GB/s | baseline | "
-               "change | flag |\n|---|---|---|---|---|---|---:|---:|---:|---|\n");
+        printf("| board | host | kernel | size | element | power mode | night | best GB/s | "
+               "baseline | change | flag |\n|---|---|---|---|---|---|---|---:|---:|---:|---|\n");
     int regressions = 0;
     for (size_t i = 0; i < k;) {
         size_t n = 0, j = i;

@@ -261,7 +261,8 @@ static void history_chart(FILE *f, const struct tb_history_series *const *g, siz
             nights[u++] = nights[i];
     nx = u;
     for (size_t s = 0; s < ns; s++) {
-        snprintf(labels[s], sizeof(labels[s]), "%s (%s)", g[s]->board, g[s]->device);
+        snprintf(labels[s], sizeof(labels[s]), "%s (%s)%s%s", g[s]->board, g[s]->device,
+                 g[s]->host[0] ? " on " : "", g[s]->host);
         series[s] = labels[s];
         double med = median_of(g[s]->gbps, g[s]->n);
         for (size_t x = 0, k = 0; x < nx; x++) {

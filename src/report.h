@@ -8,7 +8,7 @@
 
 /* One series of history: a board's nights for one kernel, size, element type, power mode. */
 struct tb_history_series {
-    const char *board, *device, *kernel, *elem, *power_mode;
+    const char *board, *host, *device, *kernel, *elem, *power_mode;
     long rows, cols;
     size_t n;
     const char **night;        /* n nights, in order */

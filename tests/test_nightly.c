@@ -566,7 +566,7 @@ static void test_history_flags_a_lasting_change_only(void **state)
     }
     snprintf(args, sizeof(args), "history %s/*.csv.gz", dir);
     assert_int_equal(th_run(args, &out, &err), 1);
-    must_have(out, "jetson-orin-nano (Orin), blocked, 4096x4096 float, 15W (0)\n");
+    must_have(out, "jetson-orin-nano (Orin) on orin1, blocked, 4096x4096 float, 15W (0)\n");
     must_have(out, "  2026-11-11       70.0      100.1   -30.1%  SLOWER from here\n");
     must_have(out, "  2026-11-12       71.0      100.1   -29.1%  still slower\n");
     must_have(out, "  2026-11-06      140.0      200.0   -30.0%  one night off (noise)\n");
@@ -577,7 +577,7 @@ static void test_history_flags_a_lasting_change_only(void **state)
     /* the csv form, one row per series and night */
     snprintf(args, sizeof(args), "history --format csv %s/*.csv.gz", dir);
     assert_int_equal(th_run(args, &out, &err), 1);
-    must_have(out, "jetson-orin-nano,\"Orin\",blocked,4096,4096,float,\"15W (0)\",2026-11-11,70.00,"
+    must_have(out, "jetson-orin-nano,\"orin1\",\"Orin\",blocked,4096,4096,float,\"15W (0)\",2026-11-11,70.00,"
                    "100.1,-30.1%,SLOWER from here\n");
     free(out);
     free(err);
