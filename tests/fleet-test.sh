@@ -205,6 +205,26 @@ stamp_after=$(stat -c '%n %Y %s' "$fl"/shelf-*/*.csv.gz)
 [ "$(ls "$T/home/tb-fleet-a/transpose-logs" | wc -l)" -gt 0 ] && ok "the board's logs are still on the board" ||
     bad "logs vanished from shelf-a"
 
+# ---- a night cut short on shelf-b: the next collect says how it ended -------------------
+job=$(crontab -l -u tb-fleet-b | grep -A1 '^#Ansible: transpose-bench nightly' | tail -n 1 | cut -d' ' -f6-)
+nsenter --target "$(cat "$T/sshd-b.pid")" --net --uts runuser -u tb-fleet-b -- \
+    env -i HOME="$T/home/tb-fleet-b" LOGNAME=tb-fleet-b SHELL=/bin/sh PATH=/usr/bin:/bin \
+    sh -c "$job --sizes 4096x4096 --set sweep.stop.min_time_ms=5000" > "$T/night-b2.out" 2>&1 &
+cut_pid=$!
+for _ in $(seq 100); do   # until its temporary log exists, then as a shutdown would
+    ls -a "$T/home/tb-fleet-b/transpose-logs" | grep -q '\.part$' && break
+    sleep 0.1
+done
+sleep 1
+pkill -TERM -u tb-fleet-b -f 'transpose-bench run'
+wait "$cut_pid"
+play collect3 doc/fleet/collect.yml -e "tb_fleet_logs=$fl"
+cut=$(grep -o 'shelf-b: latest night [^"]*' "$T/collect3.out" | head -n 1)
+case $cut in
+*"ended: # end: interrupted by Terminated"*) ok "collect names the cut night: $cut" ;;
+*) bad "the cut night was not named: '$cut'"; cat "$T/night-b2.out" ;;
+esac
+
 # ---- deploy again: idempotent -------------------------------------------------------------
 play deploy2 doc/fleet/deploy.yml --limit shelf-a,shelf-b
 rc=$?
