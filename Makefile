@@ -13,7 +13,7 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, html-check, fleet-test, gpu-check, dist, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, html-check, readers-check, fleet-test, gpu-check, dist, install, uninstall, clean, deps, docs.
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -213,6 +213,10 @@ html-check: $(BIN)
 	@scripts/ensure-deps.sh html
 	@BIN=$(BIN) tests/html-check.sh
 
+# DuckDB and pandas over a folder of logs, as doc/log-format.md says (tests/readers-check.sh).
+readers-check: $(BIN)
+	@BIN=$(BIN) tests/readers-check.sh
+
 # doc/fleet's Ansible playbooks against three sshd hosts in network namespaces (needs root;
 # tests/fleet-test.sh).
 fleet-test:
@@ -268,6 +272,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: html-check fleet-test dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: html-check readers-check fleet-test dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
