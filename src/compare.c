@@ -2,7 +2,7 @@
  * version: columns are found by name in the header), keeps every readable row, and
  * prints per size the best point of each kernel on each board; with --baseline, marks
  * each point faster, slower or same by a rule that counts both runs' measured spread,
- * and exits 1 when one regressed beyond --threshold. --plot draws through gnuplot. */
+ * and exits 1 when one regressed beyond --threshold. --html and --plot: report.c. */
 #include "compare.h"
 #include "report.h"
 
@@ -443,7 +443,8 @@ static const char usage[] =
     "  faster / slower / same, where 'same' means within 1% or three combined standard\n"
     "  errors; exits 1 when a point is slower by more than --threshold (default 5%).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"
-    "  on a log axis, GB/s per W; no network fetches).\n";
+    "  on a log axis, GB/s per W; no network fetches); --plot draws the same charts with\n"
+    "  gnuplot (.svg or .png).\n";
 
 int tb_compare_main(int argc, char **argv)
 {
@@ -528,23 +529,33 @@ int tb_compare_main(int argc, char **argv)
             code = TB_EXIT_USAGE;   /* a nightly gate must not pass on nothing compared */
         else if (reg > 0)
             code = TB_EXIT_FAIL;
-    } else {
+    }
+    if (!nbase || plot_file) {   /* the best points: the table, the page, the plot */
         struct rec *best = calloc(now.n, sizeof(*best));
         struct recs copy = { malloc(now.n * sizeof(struct rec)), now.n, now.n };
+        if (!best || !copy.v) {
+            error("compare: out of memory for %zu rows", now.n);
+            free(best);
+            free(copy.v);
+            free(now.v);
+            free(old.v);
+            return TB_EXIT_FAIL;
+        }
         memcpy(copy.v, now.v, now.n * sizeof(struct rec));
         size_t nb = best_points(&copy, best);
-        print_best(best, nb, f);
+        if (!nbase)
+            print_best(best, nb, f);
         if (html_file && tb_report_compare(best, nb, (size_t)(argc - optind), html_file) < 0)
             code = TB_EXIT_FAIL;
         else if (html_file && f != F_CSV)
             printf("page: %s\n", html_file);
+        if (plot_file && tb_report_compare_plot(best, nb, plot_file) < 0)
+            code = TB_EXIT_FAIL;
+        else if (plot_file && f != F_CSV)
+            printf("plot: %s\n", plot_file);
         free(best);
         free(copy.v);
     }
-    if (plot_file && tb_compare_plot(&now, plot_file) < 0)
-        code = TB_EXIT_FAIL;
-    else if (plot_file && f != F_CSV)
-        printf("plot: %s\n", plot_file);
     free(now.v);
     free(old.v);
     /* a table cut short by a full disk must not pass for a whole one */

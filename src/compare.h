@@ -28,9 +28,6 @@ int tb_csv_split(char *line, char **fields, int max);
 int tb_compare_read(const char *path, struct tb_compare_recs *out, int *problems);
 /* A row that counts: measured, and ok or suspect. */
 bool tb_compare_usable(const struct tb_compare_rec *r);
-/* Draws the usable points of all into out (.svg or .png) with gnuplot (plot.c); 0, or -1
- * with the reason said. */
-int tb_compare_plot(const struct tb_compare_recs *all, const char *out);
 /* "faster", "slower" or "same" for bandwidth base -> now, given each side's relative
  * standard error; *delta gets now/base - 1. */
 const char *tb_compare_verdict(double base, double now, double sem_base, double sem_now,

@@ -168,6 +168,7 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
 
 static const char usage[] =
     "usage: transpose-bench history LOG... [--format table|markdown|csv] [--html FILE.html]\n"
+    "                                      [--plot FILE.svg|.png]\n"
     "\n"
     "  For each board, host, device, kernel, size, element type and power mode: the best GB/s of\n"
     "  each night (the UTC date of the run), in time order. A night's baseline is the median of\n"
@@ -176,7 +177,7 @@ static const char usage[] =
     "  side, and lasts while nights stay beyond the band it started from; one night alone is\n"
     "  noise. Exit 1 when the latest night is inside a slowdown. --html writes one\n"
     "  self-contained page: per kernel, size and element type a chart of the nights with a\n"
-    "  line per board, and the table with its flags.\n";
+    "  line per board, and the table with its flags. --plot draws those charts with gnuplot.\n";
 
 int tb_history_main(int argc, char **argv)
 {
@@ -187,14 +188,17 @@ int tb_history_main(int argc, char **argv)
         }
     static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
                                            { "html", required_argument, NULL, 'H' },
+                                           { "plot", required_argument, NULL, 'p' },
                                            { NULL, 0, NULL, 0 } };
     enum hformat f = H_TABLE;
-    const char *html_file = NULL;
+    const char *html_file = NULL, *plot_file = NULL;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (opt == 'H')
             html_file = optarg;
+        else if (opt == 'p')
+            plot_file = optarg;
         else if (opt == 'f' && !strcmp(optarg, "table"))
             f = H_TABLE;
         else if (opt == 'f' && !strcmp(optarg, "markdown"))
@@ -255,6 +259,10 @@ int tb_history_main(int argc, char **argv)
         code = TB_EXIT_FAIL;
     else if (html_file && f != H_CSV)
         printf("page: %s\n", html_file);
+    if (plot_file && tb_report_history_plot(hs, nhs, plot_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (plot_file && f != H_CSV)
+        printf("plot: %s\n", plot_file);
     for (size_t i = 0; i < nhs; i++) {
         free(hs[i].night);
         free(hs[i].gbps);

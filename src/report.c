@@ -1,7 +1,9 @@
-/* report.c: the pages of `compare --html` and `history --html` (html.c draws): per size and
- * element type the best points of every board in a table and three charts (fraction of
- * memcpy, GB/s on a log axis, GB/s per W), saying which boards lack the size; per series
- * of history, the nights as a line chart and a table with the flags. */
+/* report.c: what `compare` and `history` show as pictures, composed once and drawn either as
+ * the --html page (html.c: inline SVG and tables) or as the --plot picture (plot.c: gnuplot):
+ * per size and element type, the charts of every board (fraction of memcpy and of peak, GB/s
+ * on a log axis, GB/s per W) saying which boards lack the size, and on the page the table; per kernel,
+ * size, element type and power mode of history, the nights of every board as lines, and on
+ * the page the table with the flags. */
 #include "report.h"
 
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "plot.h"
 #include "util.h"
 
 #define MAXS 64   /* series (boards) and categories (kernels) a chart shows */
@@ -22,6 +25,48 @@ static size_t find_or_add(const char **v, size_t *n, const char *s)
         return MAXS;
     v[*n] = s;
     return (*n)++;
+}
+
+/* Where the charts go: the page (html, with tables) or the gnuplot picture. */
+struct canvas {
+    FILE *html;
+    struct tb_plot *plot;
+};
+
+static void cv_heading(const struct canvas *cv, const char *heading, const char *note)
+{
+    if (!cv->html) {
+        tb_plot_heading(cv->plot, heading, note);
+        return;
+    }
+    fputs("<h2>", cv->html);
+    tb_html_text(cv->html, heading);
+    fputs("</h2>\n", cv->html);
+    if (note && note[0]) {
+        fputs("<p class=\"flag\">", cv->html);
+        tb_html_text(cv->html, note);
+        fputs("</p>\n", cv->html);
+    }
+}
+
+static void cv_bars(const struct canvas *cv, const char *title, const char *unit,
+                    const char *const *cats, size_t nc, const char *const *series, size_t ns,
+                    const double *v, bool log)
+{
+    if (cv->html)
+        tb_html_bars(cv->html, title, unit, cats, nc, series, ns, v, log);
+    else
+        tb_plot_bars(cv->plot, title, unit, cats, nc, series, ns, v, log);
+}
+
+static void cv_lines(const struct canvas *cv, const char *title, const char *unit,
+                     const char *const *xs, size_t nx, const char *const *series, size_t ns,
+                     const double *v)
+{
+    if (cv->html)
+        tb_html_lines(cv->html, title, unit, xs, nx, series, ns, v);
+    else
+        tb_plot_lines(cv->plot, title, unit, xs, nx, series, ns, v);
 }
 
 /* A number with dec decimals; pct: signed, as a percentage. */
@@ -72,14 +117,11 @@ static void series_label(char *out, size_t n, const struct tb_compare_rec *r)
 }
 
 /* One size and element type: v[0..n), sorted by kernel then board. */
-static void compare_size(FILE *f, const struct tb_compare_rec *v, size_t n,
+static void compare_size(const struct canvas *cv, const struct tb_compare_rec *v, size_t n,
                          const char *const *boards, size_t nboards)
 {
     char h[96];
     snprintf(h, sizeof(h), "%ldx%ld %s", v[0].rows, v[0].cols, v[0].elem);
-    fputs("<h2>", f);
-    tb_html_text(f, h);
-    fputs("</h2>\n", f);
     const char *cats[MAXS], *series[MAXS];
     char labels[MAXS][200];
     size_t nc = 0, ns = 0;
@@ -97,26 +139,24 @@ static void compare_size(FILE *f, const struct tb_compare_rec *v, size_t n,
         }
     }
     /* boards of the whole input that have no row at this size */
-    bool missing = false;
+    char note[1024] = "";
+    size_t len = 0;
     for (size_t b = 0; b < nboards; b++) {
         bool here = false;
         for (size_t i = 0; i < n && !here; i++)
             here = !strcmp(v[i].board, boards[b]);
-        if (!here) {
-            fputs(missing ? ", " : "<p class=\"flag\">Not measured at this size: ", f);
-            tb_html_text(f, boards[b]);
-            missing = true;
-        }
+        if (!here && len < sizeof(note))
+            len += (size_t)snprintf(note + len, sizeof(note) - len, "%s%s",
+                                    len ? ", " : "Not measured at this size: ", boards[b]);
     }
-    if (missing)
-        fputs("</p>\n", f);
-    double *frac = malloc(sizeof(double) * nc * ns * 3);
+    cv_heading(cv, h, note);
+    double *frac = malloc(sizeof(double) * nc * ns * 4);
     if (!frac)
         return;
-    double *gbps = frac + nc * ns, *perw = gbps + nc * ns;
-    for (size_t i = 0; i < nc * ns * 3; i++)
+    double *gbps = frac + nc * ns, *perw = gbps + nc * ns, *peak = perw + nc * ns;
+    for (size_t i = 0; i < nc * ns * 4; i++)
         frac[i] = NAN;
-    bool any_w = false;
+    bool any_w = false, any_peak = false;
     for (size_t i = 0; i < n; i++) {
         char lab[200];
         series_label(lab, sizeof(lab), &v[i]);
@@ -126,14 +166,22 @@ static void compare_size(FILE *f, const struct tb_compare_rec *v, size_t n,
         frac[c * ns + s] = v[i].frac_copy;
         gbps[c * ns + s] = v[i].gbps;
         perw[c * ns + s] = v[i].gbps_per_w;
+        peak[c * ns + s] = v[i].frac_peak;
         any_w |= isfinite(v[i].gbps_per_w) != 0;
+        any_peak |= isfinite(v[i].frac_peak) != 0;
     }
-    tb_html_bars(f, "Fraction of memcpy (same board, same size)", "of memcpy", cats, nc, series,
-                 ns, frac, false);
-    tb_html_bars(f, "Best GB/s", "GB/s", cats, nc, series, ns, gbps, true);
+    cv_bars(cv, "Fraction of memcpy (same board, same size)", "of memcpy", cats, nc, series, ns,
+            frac, false);
+    if (any_peak)
+        cv_bars(cv, "Fraction of the board's peak bandwidth", "of peak", cats, nc, series, ns,
+                peak, false);
+    cv_bars(cv, "Best GB/s", "GB/s", cats, nc, series, ns, gbps, true);
     if (any_w)
-        tb_html_bars(f, "GB/s per watt", "GB/s per W", cats, nc, series, ns, perw, false);
+        cv_bars(cv, "GB/s per watt", "GB/s per W", cats, nc, series, ns, perw, false);
     free(frac);
+    FILE *f = cv->html;
+    if (!f)
+        return;
     fputs("<table><tr><th>kernel</th><th>board</th><th>device</th><th>power mode</th>"
           "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W</th>"
           "</tr>\n", f);
@@ -156,6 +204,34 @@ static void compare_size(FILE *f, const struct tb_compare_rec *v, size_t n,
     fputs("</table>\n", f);
 }
 
+/* Every size and element type, in the order of best (by size, then kernel); 0, or -1 out
+ * of memory (said). */
+static int compare_all(const struct canvas *cv, const struct tb_compare_rec *best, size_t n)
+{
+    const char *boards[MAXS];
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++)
+        find_or_add(boards, &nb, best[i].board);
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+    struct tb_compare_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
+    int rc = done && idx && grp ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (done[i])
+            continue;
+        size_t m = take_group(best, n, i, done, same_size, idx);
+        for (size_t k = 0; k < m; k++)
+            grp[k] = best[idx[k]];
+        compare_size(cv, grp, m, boards, nb);
+    }
+    free(done);
+    free(idx);
+    free(grp);
+    if (rc)
+        error("compare: out of memory for the charts");
+    return rc;
+}
+
 int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs, const char *path)
 {
     struct tb_html h;
@@ -164,35 +240,19 @@ int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs,
              nlogs == 1 ? "" : "s");
     if (tb_html_open(&h, path, title) < 0)
         return -1;
-    const char *boards[MAXS];
-    size_t nb = 0;
-    for (size_t i = 0; i < n; i++)
-        find_or_add(boards, &nb, best[i].board);
     fputs("<p>Each kernel's best point per board, size and element type; fractions of memcpy "
           "are against the same board's memcpy at the same size in the same logs.</p>\n", h.f);
-    /* each size and element type, in the order of best (by size, then kernel) */
-    bool *done = calloc(n ? n : 1, sizeof(*done));
-    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-    struct tb_compare_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
-    if (!done || !idx || !grp) {
-        free(done);
-        free(idx);
-        free(grp);
-        error("compare: out of memory for the page");
-        return tb_html_abort(&h);
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (done[i])
-            continue;
-        size_t m = take_group(best, n, i, done, same_size, idx);
-        for (size_t k = 0; k < m; k++)
-            grp[k] = best[idx[k]];
-        compare_size(h.f, grp, m, boards, nb);
-    }
-    free(done);
-    free(idx);
-    free(grp);
-    return tb_html_close(&h);
+    struct canvas cv = { h.f, NULL };
+    return compare_all(&cv, best, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
+}
+
+int tb_report_compare_plot(const struct tb_compare_rec *best, size_t n, const char *path)
+{
+    struct canvas cv = { NULL, tb_plot_open(path, "compare") };
+    if (!cv.plot)
+        return -1;
+    int rc = compare_all(&cv, best, n);
+    return tb_plot_close(cv.plot) < 0 || rc < 0 ? -1 : 0;
 }
 
 /* ---- history ---------------------------------------------------------------------- */
@@ -230,15 +290,14 @@ static double median_of(const double *v, size_t n)
     return m;
 }
 
-static void history_chart(FILE *f, const struct tb_history_series *const *g, size_t m)
+static void history_chart(const struct canvas *cv, const struct tb_history_series *const *g,
+                          size_t m)
 {
     const struct tb_history_series *s0 = g[0];
     char title[256];
     snprintf(title, sizeof(title), "%s, %ldx%ld %s%s%s", s0->kernel, s0->rows, s0->cols, s0->elem,
              s0->power_mode[0] ? ", " : "", s0->power_mode);
-    fputs("<h2>", f);
-    tb_html_text(f, title);
-    fputs("</h2>\n", f);
+    cv_heading(cv, title, NULL);
     size_t total = 0;
     for (size_t i = 0; i < m; i++)
         total += g[i]->n;
@@ -271,10 +330,13 @@ static void history_chart(FILE *f, const struct tb_history_series *const *g, siz
         }
     }
     /* relative: a Nano's nights and an H100's on one axis, each change visible */
-    tb_html_lines(f, "Best GB/s per night, relative to each board's median night", "of median",
-                  nights, nx, series, ns, val);
+    cv_lines(cv, "Best GB/s per night, relative to each board's median night", "of median",
+             nights, nx, series, ns, val);
     free(val);
     free(nights);
+    FILE *f = cv->html;
+    if (!f)
+        return;
     fputs("<table><tr><th>board</th><th>night</th><th>best GB/s</th><th>baseline</th>"
           "<th>change</th><th>flag</th></tr>\n", f);
     for (size_t s = 0; s < m; s++)
@@ -293,6 +355,30 @@ static void history_chart(FILE *f, const struct tb_history_series *const *g, siz
     fputs("</table>\n", f);
 }
 
+/* Every chart of history (series of one kernel, size, element type and power mode
+ * together); 0, or -1 out of memory (said). */
+static int history_all(const struct canvas *cv, const struct tb_history_series *v, size_t n)
+{
+    const struct tb_history_series **g = malloc((n ? n : 1) * sizeof(*g));
+    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    int rc = g && idx && done ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (done[i])
+            continue;
+        size_t m = take_group(v, n, i, done, same_chart, idx);
+        for (size_t k = 0; k < m; k++)
+            g[k] = &v[idx[k]];
+        history_chart(cv, g, m);
+    }
+    free(g);
+    free(idx);
+    free(done);
+    if (rc)
+        error("history: out of memory for the charts");
+    return rc;
+}
+
 int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
                       const char *path)
 {
@@ -302,26 +388,15 @@ int tb_report_history(const struct tb_history_series *v, size_t n, int regressio
     fprintf(h.f, "<p>%d series regressed on the latest night. A change is two nights in a row "
             "beyond the band of the nights before (median of up to 7; band max(3%%, 3 MAD)); "
             "one night alone is noise.</p>\n", regressions);
-    const struct tb_history_series **g = malloc((n ? n : 1) * sizeof(*g));
-    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-    bool *done = calloc(n ? n : 1, sizeof(*done));
-    if (!g || !idx || !done) {
-        free(g);
-        free(idx);
-        free(done);
-        error("history: out of memory for the page");
-        return tb_html_abort(&h);
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (done[i])
-            continue;
-        size_t m = take_group(v, n, i, done, same_chart, idx);
-        for (size_t k = 0; k < m; k++)
-            g[k] = &v[idx[k]];
-        history_chart(h.f, g, m);
-    }
-    free(g);
-    free(idx);
-    free(done);
-    return tb_html_close(&h);
+    struct canvas cv = { h.f, NULL };
+    return history_all(&cv, v, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
+}
+
+int tb_report_history_plot(const struct tb_history_series *v, size_t n, const char *path)
+{
+    struct canvas cv = { NULL, tb_plot_open(path, "history") };
+    if (!cv.plot)
+        return -1;
+    int rc = history_all(&cv, v, n);
+    return tb_plot_close(cv.plot) < 0 || rc < 0 ? -1 : 0;
 }

@@ -1,4 +1,4 @@
-/* report.h: the --html pages of compare and history (report.c). */
+/* report.h: the --html pages and --plot pictures of compare and history (report.c). */
 #ifndef TB_REPORT_H
 #define TB_REPORT_H
 
@@ -22,5 +22,9 @@ int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs,
 /* The page of history; regressions as history counted them. 0, or -1 with the reason said. */
 int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
                       const char *path);
+/* The same charts as the pages, drawn by gnuplot into path (.svg or .png); 0, or -1 with the
+ * reason said and no file left. */
+int tb_report_compare_plot(const struct tb_compare_rec *best, size_t n, const char *path);
+int tb_report_history_plot(const struct tb_history_series *v, size_t n, const char *path);
 
 #endif

@@ -828,7 +828,14 @@ static void test_compare_plot(void **state)
         char *text = th_read_gz(svg);
         assert_non_null(text);
         assert_non_null(strstr(text, "<svg"));
-        assert_non_null(strstr(text, "Bandwidth against block shape"));
+        /* the charts of the page: each size, its boards, and the board that lacks it */
+        assert_non_null(strstr(text, "8192x8192 float. Not measured at this size: generic: "
+                                     "Fraction of memcpy (same board, same size)"));
+        assert_non_null(strstr(text, "64x64 float. Not measured at this size: h100-sxm: Best GB/s"));
+        assert_non_null(strstr(text, "8192x8192 float. Not measured at this size: generic: "
+                                     "Fraction of the board's peak bandwidth"));
+        assert_non_null(strstr(text, "fill=\"#ffffff\""));   /* opaque white, not transparent */
+        assert_non_null(strstr(text, "cublas_geam"));      /* a kernel, as a tick label */
         free(text);
     } else {
         assert_int_equal(rc, 1);
@@ -840,6 +847,14 @@ static void test_compare_plot(void **state)
     assert_int_equal(th_run(args, &out, &err), 1);
     free(out);
     free(err);
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        /* a place no picture can be written (even by root): exit 1, the file named */
+        snprintf(args, sizeof(args), "compare %s --plot /proc/tb-none/plot.svg", log);
+        assert_int_equal(th_run(args, &out, &err), 1);
+        assert_non_null(strstr(err, "/proc/tb-none/plot.svg"));
+        free(out);
+        free(err);
+    }
     free(log);
     th_rmtree(dir);
     free(dir);

@@ -494,10 +494,28 @@ static void test_plot_of_hostile_names(void **state)
         char *pic = th_read_gz(svg);
         assert_non_null(pic);
         must_have(pic, "<svg");
+        must_have(pic, "bob's nano'; system('touch ");   /* the name, drawn as text */
         free(pic);
     } else {
         assert_int_equal(rc, 1);
         must_have(err, "sudo apt-get install gnuplot-nox");
+    }
+    free(out);
+    free(err);
+    /* history --plot of the same log, to a name with a quote, a semicolon and a backslash */
+    snprintf(args, sizeof(args), "history %s --plot \"%s/it's; a \\ plot.svg\"", log, dir);
+    rc = th_run(args, &out, &err);
+    assert_int_equal(access(pwned, F_OK), -1);
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        assert_int_equal(rc, 0);
+        char svg[PATH_MAX + 32];
+        snprintf(svg, sizeof(svg), "%s/it's; a \\ plot.svg", dir);
+        char *pic = th_read_gz(svg);
+        if (!pic)
+            th_fail("no history plot; stderr: %s", err);
+        must_have(pic, "Best GB/s per night");
+        must_have(pic, "bob's nano'; system('touch ");
+        free(pic);
     }
     free(out);
     free(err);
