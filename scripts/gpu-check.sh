@@ -210,20 +210,22 @@ step_elpower() {
     done | tee "$OUT/elpower.txt"
 }
 
-# Nsight Compute on PROFILE_KERNELS (e.g. "aligned64:64x8 tiled:64x8") at PROFILE_SIZE.
+# Nsight Compute on PROFILE_KERNELS, each "kernel:block[:element[:size]]" (e.g. "aligned64:64x8
+# vec16:256x1:f16 aligned64:64x8:float:8191x12289"); size defaults to PROFILE_SIZE.
 step_profile() {
-    size=${PROFILE_SIZE:-8192x8192}
-    for kb in ${PROFILE_KERNELS:-aligned64:64x8 tiled:64x8}; do
-        k=${kb%%:*}; b=${kb#*:}
-        say "profile $k $b at $size"
+    for spec in ${PROFILE_KERNELS:-aligned64:64x8 tiled:64x8}; do
+        k=$(echo "$spec" | cut -d: -f1); b=$(echo "$spec" | cut -d: -f2)
+        e=$(echo "$spec:" | cut -d: -f3); size=$(echo "$spec::" | cut -d: -f4)
+        e=${e:-float}; size=${size:-${PROFILE_SIZE:-8192x8192}}
+        say "profile $k $b $e at $size"
         ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-            --section WarpStateStats --section LaunchStats -c 2 -k "regex:^k_" \
+            --section WarpStateStats --section LaunchStats -c 2 -k "regex:^tb_${k}" \
             ./transpose-bench run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
-            --sizes "$size" --set sweep.verify=false --set sweep.warmup=0 \
+            --sizes "$size" --set sweep.element="$e" --set sweep.verify=false --set sweep.warmup=0 \
             --set sweep.stop.max_reps=1 --set sweep.stop.min_reps=1 --set power.source=none \
-            -o "$OUT/profile" --quiet > "$OUT/ncu-$k-$b.txt" 2>&1
-        grep -E 'k_[a-z]|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible' \
-            "$OUT/ncu-$k-$b.txt" | grep -v '^==PROF' | head -40
+            -o "$OUT/profile" --quiet > "$OUT/ncu-$k-$b-$e-$size.txt" 2>&1
+        grep -E 'tb_[a-z]|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|L1/TEX Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible|Theoretical Occupancy|Block Limit' \
+            "$OUT/ncu-$k-$b-$e-$size.txt" | grep -v '^==PROF' | head -40
     done
     cuobjdump -sass build/kernels.fatbin 2>/dev/null | awk "/Function : /{f=/tb_aligned64_8_4/} f" \
         | grep -E 'STG|LDS|STS|LDG' > "$OUT/sass-aligned64.txt"
