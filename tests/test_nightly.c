@@ -524,6 +524,54 @@ static void test_plot_of_hostile_names(void **state)
     free(dir);
 }
 
+/* A crafted log: every text field (board, device, kernel, power mode) carries quotes,
+ * backslashes, a tab, semicolons, backquotes, $( ) and gnuplot's system(); compare --plot and
+ * history --plot draw it, nothing runs, and the names appear as text. */
+static void test_plot_of_a_crafted_log(void **state)
+{
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        skip();
+    char *dir = th_tmpdir(), pwned[PATH_MAX], text[4 * PATH_MAX], args[4 * PATH_MAX];
+    snprintf(pwned, sizeof(pwned), "%s/PWNED", dir);
+    const char *fields = "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,"
+                         "rel_sem,status,power_mode,frac_copy,gbps_per_w\n";
+    for (int night = 1; night <= 2; night++) {
+        snprintf(text, sizeof(text),
+                 "# log_format: 1\n%s"
+                 "h_x_202611%02dT023000Z,\"b'; system(\"\"touch %s\"\") #\",\"d\\\\ `touch %s`"
+                 " ; $(touch %s)\tx\",\"k'\"\";x\",float,64,64,8,8,%d,0.01,ok,\"m'\\\\\",0.5,1\n"
+                 "h_x_202611%02dT023000Z,\"b'; system(\"\"touch %s\"\") #\",\"d\\\\ `touch %s`"
+                 " ; $(touch %s)\tx\",memcpy,float,64,64,0,0,20,0.01,ok,\"m'\\\\\",1,2\n"
+                 "# end: complete, 2 rows\n",
+                 fields, night, pwned, pwned, pwned, 10 + night, night, pwned, pwned, pwned);
+        char name[64];
+        snprintf(name, sizeof(name), "h_x_202611%02dT023000Z.csv", night);
+        free(th_write(dir, name, text));
+    }
+    const char *cmds[2] = { "compare", "history" };
+    for (int c = 0; c < 2; c++) {
+        char *out, *err;
+        snprintf(args, sizeof(args), "%s %s/h_x_20261101T023000Z.csv %s/h_x_20261102T023000Z.csv "
+                 "--plot %s/p%d.svg", cmds[c], dir, dir, dir, c);
+        int rc = th_run(args, &out, &err);
+        if (rc != 0)
+            th_fail("%s --plot exit %d: %s", cmds[c], rc, err);
+        assert_int_equal(access(pwned, F_OK), -1);          /* nothing ran */
+        char svg[PATH_MAX + 16];
+        snprintf(svg, sizeof(svg), "%s/p%d.svg", dir, c);
+        char *pic = th_read_gz(svg);
+        assert_non_null(pic);
+        must_have(pic, "system(");                          /* the board name, as text */
+        /* compare: the kernel (its double quote drawn as '); history: the device */
+        must_have(pic, c ? "$(touch " : "k'';x");
+        free(pic);
+        free(out);
+        free(err);
+    }
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* compare's output to a full disk: an error and exit 1, never a quiet success. */
 static void test_compare_output_to_a_full_disk(void **state)
 {
@@ -626,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_no_wrapped_integers),
         cmocka_unit_test(test_compare_keeps_types_and_modes_apart),
         cmocka_unit_test(test_plot_of_hostile_names),
+        cmocka_unit_test(test_plot_of_a_crafted_log),
         cmocka_unit_test(test_compare_output_to_a_full_disk),
         cmocka_unit_test(test_history_flags_a_lasting_change_only),
     };
