@@ -180,17 +180,28 @@ static bool data_file(struct tb_plot *p, char *name, size_t n, const char *const
     return fclose(f) == 0;
 }
 
+/* A panel and its data file (named into name), or false when there is nothing to draw or
+ * the data cannot be written (then the panel says so). */
+static bool chart(struct tb_plot *p, const char *title, const char *unit, const char *const *cats,
+                  size_t nc, const char *const *series, size_t ns, const double *values,
+                  bool log, bool by_series, char *name, size_t n)
+{
+    if (!panel(p, title, unit, values, nc * ns, log))
+        return false;
+    if (!data_file(p, name, n, cats, nc, series, ns, values, by_series)) {
+        fputs("set label 1 'cannot write the data' at graph 0.5, 0.5\nplot NaN notitle\n", p->f);
+        return false;
+    }
+    return true;
+}
+
 void tb_plot_bars(struct tb_plot *p, const char *title, const char *unit,
                   const char *const *cats, size_t nc, const char *const *series, size_t ns,
                   const double *values, bool log)
 {
     char name[64];
-    if (!panel(p, title, unit, values, nc * ns, log))
+    if (!chart(p, title, unit, cats, nc, series, ns, values, log, false, name, sizeof(name)))
         return;
-    if (!data_file(p, name, sizeof(name), cats, nc, series, ns, values, false)) {
-        fputs("set label 1 'cannot write the data' at graph 0.5, 0.5\n", p->f);
-        return;
-    }
     double lo, hi;
     range_of(values, nc * ns, log, &lo, &hi);
     if (log)   /* whole decades, the lowest bar well above the axis: a Nano beside an H100 */
@@ -208,12 +219,8 @@ void tb_plot_lines(struct tb_plot *p, const char *title, const char *unit,
                    const double *values)
 {
     char name[64];
-    if (!panel(p, title, unit, values, nx * ns, false))
+    if (!chart(p, title, unit, xs, nx, series, ns, values, false, true, name, sizeof(name)))
         return;
-    if (!data_file(p, name, sizeof(name), xs, nx, series, ns, values, true)) {
-        fputs("set label 1 'cannot write the data' at graph 0.5, 0.5\n", p->f);
-        return;
-    }
     double lo, hi;
     range_of(values, nx * ns, false, &lo, &hi);
     double pad = fmax(0.05 * (hi - lo), 0.02 * fmax(fabs(hi), 1e-9));
