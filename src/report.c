@@ -337,12 +337,13 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
     FILE *f = cv->html;
     if (!f)
         return;
-    fputs("<table><tr><th>board</th><th>night</th><th>best GB/s</th><th>baseline</th>"
-          "<th>change</th><th>flag</th></tr>\n", f);
+    fputs("<table><tr><th>board</th><th>host</th><th>night</th><th>best GB/s</th>"
+          "<th>baseline</th><th>change</th><th>flag</th></tr>\n", f);
     for (size_t s = 0; s < m; s++)
         for (size_t k = 0; k < g[s]->n; k++) {
             fputs("<tr>", f);
             cell(f, g[s]->board);
+            cell(f, g[s]->host);
             cell(f, g[s]->night[k]);
             cell_num(f, g[s]->gbps[k], 1, false);
             cell_num(f, g[s]->base[k], 1, false);
