@@ -10,6 +10,7 @@
  * Not here: reading logs (compare.c). */
 #include "history.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -272,7 +273,7 @@ int tb_history_main(int argc, char **argv)
     free(best);
     free(all.v);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        error("history: cannot write the output");
+        error("history: cannot write the output: %s", strerror(errno));
         return TB_EXIT_FAIL;
     }
     return code;

@@ -592,6 +592,15 @@ static void test_compare_output_to_a_full_disk(void **state)
     char *err = th_read_gz(errp);
     must_have(err, "compare: cannot write the output: No space left on device");
     free(err);
+    /* history too: its table to a full disk is an error, not a quiet success */
+    snprintf(cmd, sizeof(cmd), "%s history %s --format csv > /dev/full 2>%s/err",
+             bin ? bin : "./transpose-bench", log, text_dir);
+    st = system(cmd);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    err = th_read_gz(errp);
+    must_have(err, "history: cannot write the output: No space left on device");
+    free(err);
     free(log);
     th_rmtree(text_dir);
     free(text_dir);
