@@ -68,6 +68,12 @@ struct tb_plot *tb_plot_open(const char *path, const char *who)
         error("%s: --plot '%s': the file must end in .svg or .png", who, path);
         return NULL;
     }
+    for (const char *c = path; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {   /* gnuplot's quoted names hold none */
+            error("%s: --plot: the file name has a control character (a newline, a tab...): "
+                  "give another name", who);
+            return NULL;
+        }
     struct tb_plot *p = calloc(1, sizeof(*p));
     if (!p) {
         error("%s: out of memory for the plot", who);

@@ -568,6 +568,15 @@ static void test_plot_of_a_crafted_log(void **state)
         free(out);
         free(err);
     }
+    /* a picture name with a newline: refused with the reason, nothing written, nothing run */
+    char *out, *err;
+    snprintf(args, sizeof(args), "compare %s/h_x_20261101T023000Z.csv --plot \"%s/a\nb.svg\"",
+             dir, dir);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    must_have(err, "the file name has a control character");
+    assert_int_equal(access(pwned, F_OK), -1);
+    free(out);
+    free(err);
     th_rmtree(dir);
     free(dir);
 }
