@@ -133,7 +133,8 @@ int tb_cuda_tile2x2(struct tb_launch *l)
     return launch(base, &g, l);
 }
 
-/* Any element size: a tile of 128 bytes of input columns by 128 bytes of input rows, with
+/* Any element size: a tile of 128 bytes (u8) or 256 bytes (the others) of input columns by
+ * 128 bytes of input rows, with
  * 32 bytes of rows more above it when output rows do not start on 32-byte sectors (their
  * segments are shifted up to that much: one more tile row covers the last). Entry
  * tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk. */
@@ -144,7 +145,8 @@ int tb_cuda_vec16(struct tb_launch *l)
         (e != 1 && e != 2 && e != 4 && e != 8))
         return CUDA_ERROR_INVALID_VALUE;
     long halo = (l->rows % (32 / e)) ? 32 / e - 1 : 0;
-    struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, 128 / e, l->rows + halo, 128 / e);
+    long segc = e == 1 ? 128 : 256;   /* V16_SEGC of cuda_transpose.cu */
+    struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, segc / e, l->rows + halo, 128 / e);
     char base[32];
     snprintf(base, sizeof(base), "vec16_%d%c", t, (l->cols * e) % 16 ? 'u' : 'a');
     return launch(base, &g, l);

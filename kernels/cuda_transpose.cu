@@ -496,11 +496,19 @@ template <> struct v16_bits<2> { typedef unsigned short t; };
 template <> struct v16_bits<4> { typedef unsigned t; };
 template <> struct v16_bits<8> { typedef unsigned long long t; };
 
+/* The input-row bytes of a tile: 256 for 2, 4 and 8-byte elements (a row that is not on a
+ * sector costs one sector more per segment: 1 in 8 instead of 1 in 4), 128 for bytes (whose
+ * tile is then 128 rows deep already; 256 measured worse on odd shapes, and 512 worse for f16).
+ * kernels/cuda_launch.c sizes the grid with the same rule. */
+#define V16_SEGC(E) ((E) == 1 ? 128 : 256)
+
 template <int E, int THREADS> struct v16_geo {
     enum {
-        V = 16 / E, SEG = 128, TR = SEG / E, TC = SEG / E, H = 32 / E, NR = TR + H,
-        LPR = SEG / 16,                          /* threads (chunks) per input row */
-        PW = SEG / 4 + (E == 8 ? 2 : 1),         /* shared pitch in words (8-byte aligned for E 8) */
+        V = 16 / E, SEG = 128, TR = SEG / E, H = 32 / E, NR = TR + H,
+        SEGC = V16_SEGC(E),                      /* bytes of an input row a tile reads */
+        TC = SEGC / E,
+        LPR = SEGC / 16,                         /* threads (chunks) per input row */
+        PW = SEGC / 4 + (E == 8 ? 2 : 1),        /* shared pitch in words (8-byte aligned for E 8) */
         LOADS = (NR * LPR + THREADS - 1) / THREADS,
         NQ = (TR < 32 ? TR : 32) / V,            /* a warp: NC output rows x NQ vectors */
         NC = 32 / NQ, QW = TR / V / NQ,          /* QW warp tiles along a segment */
