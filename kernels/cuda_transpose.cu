@@ -501,10 +501,14 @@ template <> struct v16_bits<8> { typedef unsigned long long t; };
  * tile is then 128 rows deep already; 256 measured worse on odd shapes, and 512 worse for f16).
  * kernels/cuda_launch.c sizes the grid with the same rule. */
 #define V16_SEGC(E) ((E) == 1 ? 128 : 256)
+/* The tile's depth in bytes of input rows: 256 for 2, 4 and 8-byte elements whose input rows
+ * start on chunks (the "a" entries: twice the bytes per block), 128 otherwise (deeper tiles
+ * measured worse where rows must be realigned). The launcher uses the same rule. */
+#define V16_SEGR(E, ALIGNED) ((E) != 1 && (ALIGNED) ? 256 : 128)
 
-template <int E, int THREADS> struct v16_geo {
+template <int E, int THREADS, bool ALIGNED> struct v16_geo {
     enum {
-        V = 16 / E, SEG = 128, TR = SEG / E, H = 32 / E, NR = TR + H,
+        V = 16 / E, SEG = V16_SEGR(E, ALIGNED), TR = SEG / E, H = 32 / E, NR = TR + H,
         SEGC = V16_SEGC(E),                      /* bytes of an input row a tile reads */
         TC = SEGC / E,
         LPR = SEGC / 16,                         /* threads (chunks) per input row */
@@ -529,7 +533,7 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
                                           long rows, long cols, long x0, long ncols, long rbase,
                                           int nrows, idx_t total)
 {
-    typedef v16_geo<E, THREADS> G;
+    typedef v16_geo<E, THREADS, IN_ALIGNED> G;
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
@@ -554,7 +558,7 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
 template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
 __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *sm)
 {
-    typedef v16_geo<E, THREADS> G;
+    typedef v16_geo<E, THREADS, IN_ALIGNED> G;
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
@@ -572,11 +576,11 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
 }
 
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
-template <typename T, int THREADS>
+template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
                                           long x0, long ncols, long y0, int halo)
 {
-    typedef v16_geo<sizeof(T), THREADS> G;
+    typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T), V = G::V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned char *smb = reinterpret_cast<const unsigned char *>(sm);
@@ -627,7 +631,7 @@ template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict__ out, long rows,
                                         long cols, unsigned tiles_y)
 {
-    typedef v16_geo<sizeof(T), THREADS> G;
+    typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T);
     __shared__ unsigned sm[G::NR * G::PW];
     const unsigned char *inb = reinterpret_cast<const unsigned char *>(in);
@@ -642,7 +646,7 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
                                           G::TR + halo, total);
         v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
         __syncthreads();
-        v16_write<T, THREADS>(sm, out, rows, x0, ncols, y0, halo);
+        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo);
         __syncthreads();
     }
 }
