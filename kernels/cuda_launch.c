@@ -134,7 +134,8 @@ int tb_cuda_tile2x2(struct tb_launch *l)
 }
 
 /* Any element size: a tile of 128 bytes (u8) or 256 bytes (the others) of input columns by
- * 128 bytes of input rows (256 for the others when input rows start on 16-byte chunks), with
+ * 128 bytes of input rows (when input rows start on 16-byte chunks: 256 for f16, 512 for
+ * floats and doubles), with
  * 32 bytes of rows more above it when output rows do not start on 32-byte sectors (their
  * segments are shifted up to that much: one more tile row covers the last). Entry
  * tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk. */
@@ -147,7 +148,7 @@ int tb_cuda_vec16(struct tb_launch *l)
     long halo = (l->rows % (32 / e)) ? 32 / e - 1 : 0;
     long segc = e == 1 ? 128 : 256;   /* V16_SEGC of cuda_transpose.cu */
     int aligned = (l->cols * e) % 16 == 0;
-    long segr = e != 1 && aligned ? 256 : 128;   /* V16_SEGR */
+    long segr = e == 1 || !aligned ? 128 : e == 2 ? 256 : 512;   /* V16_SEGR */
     struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, segc / e, l->rows + halo, segr / e);
     char base[32];
     snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : 'u');
