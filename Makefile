@@ -143,7 +143,7 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(FATBIN): kernels/cuda_transpose.cu kernels/pattern.h $(BUILD)/.flags
+$(FATBIN): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$@)$(NVCC) $(NVCC_FLAGS) --fatbin -o $@ $<
 

@@ -7,6 +7,7 @@
 
 #include "cuda_drv.h"
 #include "kernels.h"
+#include "vec16_geo.h"
 
 #define MAX_GRID_Y 65535u
 
@@ -133,11 +134,10 @@ int tb_cuda_tile2x2(struct tb_launch *l)
     return launch(base, &g, l);
 }
 
-/* Any element size: a tile of 128 bytes (u8) or 256 bytes (the others) of input columns by
- * 128 bytes of input rows (when input rows start on 16-byte chunks: 256 for f16, 512 for
- * floats and doubles), with
- * 32 bytes of rows more above it when output rows do not start on 32-byte sectors (their
- * segments are shifted up to that much: one more tile row covers the last). Entry
+/* Any element size: a tile of V16_SEGC bytes of input columns by V16_SEGR bytes of input
+ * rows (vec16_geo.h), with 32 bytes of rows more above it when output rows do not start on
+ * 32-byte sectors (their segments are shifted up to that much: one more tile row covers the
+ * last). Entry
  * tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk. */
 int tb_cuda_vec16(struct tb_launch *l)
 {
@@ -146,10 +146,9 @@ int tb_cuda_vec16(struct tb_launch *l)
         (e != 1 && e != 2 && e != 4 && e != 8))
         return CUDA_ERROR_INVALID_VALUE;
     long halo = (l->rows % (32 / e)) ? 32 / e - 1 : 0;
-    long segc = e == 1 ? 128 : 256;   /* V16_SEGC of cuda_transpose.cu */
     int aligned = (l->cols * e) % 16 == 0;
-    long segr = e == 1 || !aligned ? 128 : e == 2 ? 256 : 512;   /* V16_SEGR */
-    struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, segc / e, l->rows + halo, segr / e);
+    struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, V16_SEGC(e) / e, l->rows + halo,
+                                V16_SEGR(e, aligned) / e);
     char base[32];
     snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : 'u');
     return launch(base, &g, l);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "pattern.h"
+#include "vec16_geo.h"
 
 typedef size_t idx_t;
 
@@ -495,17 +496,6 @@ template <> struct v16_bits<1> { typedef unsigned char t; };
 template <> struct v16_bits<2> { typedef unsigned short t; };
 template <> struct v16_bits<4> { typedef unsigned t; };
 template <> struct v16_bits<8> { typedef unsigned long long t; };
-
-/* The input-row bytes of a tile: 256 for 2, 4 and 8-byte elements (a row that is not on a
- * sector costs one sector more per segment: 1 in 8 instead of 1 in 4), 128 for bytes (whose
- * tile is then 128 rows deep already; 256 measured worse on odd shapes, and 512 worse for f16).
- * kernels/cuda_launch.c sizes the grid with the same rule. */
-#define V16_SEGC(E) ((E) == 1 ? 128 : 256)
-/* The tile's depth in bytes of input rows where every input row starts on a 16-byte chunk
- * (the "a" entries): 256 for f16 (512 would not fit 48 KB of shared memory), 512 for floats
- * and doubles (64 and 128 rows: more bytes per block); 128 for u8 and for the "u" entries
- * (deeper tiles measured worse where rows are realigned). The launcher uses the same rule. */
-#define V16_SEGR(E, ALIGNED) ((E) == 1 || !(ALIGNED) ? 128 : (E) == 2 ? 256 : 512)
 
 template <int E, int THREADS, bool ALIGNED> struct v16_geo {
     enum {

@@ -249,6 +249,8 @@ static int by_size_kernel(const void *a, const void *b)
         return sx < sy ? -1 : 1;
     if (x->rows != y->rows)
         return x->rows < y->rows ? -1 : 1;
+    if (x->cols != y->cols)
+        return x->cols < y->cols ? -1 : 1;
     int c = strcmp(x->kernel, y->kernel);
     if (!c)
         c = strcmp(x->board, y->board);
@@ -260,15 +262,15 @@ static int by_size_kernel(const void *a, const void *b)
 }
 
 /* One kernel at one size on one board and device, with one element type in one power
- * mode: a u8 and a double point, or a 5W and a MAXN night, are never merged. */
+ * mode: a u8 and a double point, or a 5W and a MAXN night, are never merged. The order's
+ * key, so that a group is a run of the sorted rows. */
 static bool same_group(const struct rec *a, const struct rec *b)
 {
-    return a->rows == b->rows && a->cols == b->cols && !strcmp(a->kernel, b->kernel) &&
-           !strcmp(a->board, b->board) && !strcmp(a->device, b->device) &&
-           !strcmp(a->elem, b->elem) && !strcmp(a->power_mode, b->power_mode);
+    return by_size_kernel(a, b) == 0;
 }
 
-/* Best point of each (size, kernel, board, device), sorted. */
+/* Best point of each (size, kernel, board, device, element type, power mode) into out;
+ * sorts in. */
 static size_t best_points(struct recs *in, struct rec *out)
 {
     size_t n = 0;
@@ -532,17 +534,13 @@ int tb_compare_main(int argc, char **argv)
     }
     if (!nbase || plot_file) {   /* the best points: the table, the page, the plot */
         struct rec *best = calloc(now.n, sizeof(*best));
-        struct recs copy = { malloc(now.n * sizeof(struct rec)), now.n, now.n };
-        if (!best || !copy.v) {
+        if (!best) {
             error("compare: out of memory for %zu rows", now.n);
-            free(best);
-            free(copy.v);
             free(now.v);
             free(old.v);
             return TB_EXIT_FAIL;
         }
-        memcpy(copy.v, now.v, now.n * sizeof(struct rec));
-        size_t nb = best_points(&copy, best);
+        size_t nb = best_points(&now, best);   /* the baseline, if any, is done with now */
         if (!nbase)
             print_best(best, nb, f);
         if (html_file && tb_report_compare(best, nb, (size_t)(argc - optind), html_file) < 0)
@@ -554,7 +552,6 @@ int tb_compare_main(int argc, char **argv)
         else if (plot_file && f != F_CSV)
             printf("plot: %s\n", plot_file);
         free(best);
-        free(copy.v);
     }
     free(now.v);
     free(old.v);

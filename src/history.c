@@ -19,15 +19,16 @@
 
 #include "compare.h"
 #include "report.h"
+#include "stats.h"
 #include "util.h"
 
 #define HIST_NIGHTS 7       /* nights in a baseline */
 #define HIST_MIN_NIGHTS 3   /* fewer: no verdict */
 #define HIST_FLOOR 0.03     /* a band never narrower than 3% */
 
-static int by_group_night(const void *a, const void *b)
+/* The series a row belongs to: board, host, device, kernel, element type, power mode, size. */
+static int by_series(const struct tb_compare_rec *x, const struct tb_compare_rec *y)
 {
-    const struct tb_compare_rec *x = a, *y = b;
     int c;
     if ((c = strcmp(x->board, y->board)) || (c = strcmp(x->host, y->host)) ||
         (c = strcmp(x->device, y->device)) ||
@@ -36,30 +37,22 @@ static int by_group_night(const void *a, const void *b)
         return c;
     if (x->rows != y->rows)
         return x->rows < y->rows ? -1 : 1;
-    if (x->cols != y->cols)
-        return x->cols < y->cols ? -1 : 1;
-    if ((c = strcmp(x->night, y->night)))
+    return (x->cols > y->cols) - (x->cols < y->cols);
+}
+
+/* Series, then nights in order, the best of a night first. */
+static int by_group_night(const void *a, const void *b)
+{
+    const struct tb_compare_rec *x = a, *y = b;
+    int c;
+    if ((c = by_series(x, y)) || (c = strcmp(x->night, y->night)))
         return c;
     return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
 }
 
 static bool same_series(const struct tb_compare_rec *a, const struct tb_compare_rec *b)
 {
-    return !strcmp(a->board, b->board) && !strcmp(a->host, b->host) &&
-           !strcmp(a->device, b->device) && !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
-           !strcmp(a->power_mode, b->power_mode) && a->rows == b->rows && a->cols == b->cols;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return by_series(a, b) == 0;
 }
 
 /* Baseline and band of night i from the nights before it; false when too few. */
@@ -70,10 +63,10 @@ static bool baseline(const double *x, size_t i, double *base, double *band)
         return false;
     double v[HIST_NIGHTS], d[HIST_NIGHTS];
     memcpy(v, x + i - k, k * sizeof(*v));
-    *base = median(v, k);
+    *base = tb_median(v, k);
     for (size_t j = 0; j < k; j++)
         d[j] = fabs(x[i - k + j] - *base);
-    double mad = median(d, k);
+    double mad = tb_median(d, k);
     *band = fmax(HIST_FLOOR, 3 * 1.4826 * mad / *base);
     return *base > 0;
 }
@@ -105,13 +98,14 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
     for (size_t i = 0; i < count; i++)
         x[i] = n[i]->gbps;
     const struct tb_compare_rec *r = n[0];
-    *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem, r->power_mode,
-                                       r->rows, r->cols, count, out->night, out->gbps,
-                                       out->base, out->change, out->flag };
+    *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem,
+                                       r->power_mode, r->rows, r->cols, count, out->night,
+                                       out->gbps, out->base, out->change, out->flag };
     if (f == H_TABLE)
         printf("\n%s (%s)%s%s, %s, %ldx%ld %s%s%s\n  %-10s %10s %10s %8s  %s\n", r->board,
-               r->device, r->host[0] ? " on " : "", r->host, r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? ", " : "",
-               r->power_mode, "night", "best GB/s", "baseline", "change", "");
+               r->device, r->host[0] ? " on " : "", r->host, r->kernel, r->rows, r->cols,
+               r->elem, r->power_mode[0] ? ", " : "", r->power_mode, "night", "best GB/s",
+               "baseline", "change", "");
     int regressed = 0;
     int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
     double cbase = NAN, cband = NAN;   /* the baseline and band the change started from */
@@ -153,13 +147,13 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
             snprintf(c, sizeof(c), "%+.1f%%", (x[i] / base - 1) * 100);
         }
         if (f == H_CSV)
-            printf("%s,\"%s\",\"%s\",%s,%ld,%ld,%s,\"%s\",%s,%.2f,%s,%s,%s\n", r->board, r->host,
-                   r->device, r->kernel, r->rows, r->cols, r->elem, r->power_mode, n[i]->night, x[i],
-                   have ? b : "", have ? c : "", flag);
+            printf("%s,\"%s\",\"%s\",%s,%ld,%ld,%s,\"%s\",%s,%.2f,%s,%s,%s\n", r->board,
+                   r->host, r->device, r->kernel, r->rows, r->cols, r->elem, r->power_mode,
+                   n[i]->night, x[i], have ? b : "", have ? c : "", flag);
         else if (f == H_MARKDOWN)
             printf("| %s | %s | %s | %ldx%ld | %s | %s | %s | %.1f | %s | %s | %s |\n", r->board,
-                   r->host, r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? r->power_mode : "-",
-                   n[i]->night, x[i], b, c, flag);
+                   r->host, r->kernel, r->rows, r->cols, r->elem,
+                   r->power_mode[0] ? r->power_mode : "-", n[i]->night, x[i], b, c, flag);
         else
             printf("  %-10s %10.1f %10s %8s  %s\n", n[i]->night, x[i], b, c, flag);
     }

@@ -1,9 +1,9 @@
 /* report.c: what `compare` and `history` show as pictures, composed once and drawn either as
  * the --html page (html.c: inline SVG and tables) or as the --plot picture (plot.c: gnuplot):
  * per size and element type, the charts of every board (fraction of memcpy and of peak, GB/s
- * on a log axis, GB/s per W) saying which boards lack the size, and on the page the table; per kernel,
- * size, element type and power mode of history, the nights of every board as lines, and on
- * the page the table with the flags. */
+ * on a log axis, GB/s per W) saying which boards lack the size, and on the page the table;
+ * per kernel, size, element type and power mode of history, the nights of every board as
+ * lines, and on the page the table with the flags. */
 #include "report.h"
 
 #include <math.h>
@@ -12,6 +12,7 @@
 
 #include "html.h"
 #include "plot.h"
+#include "stats.h"
 #include "util.h"
 
 #define MAXS 64   /* series (boards) and categories (kernels) a chart shows */
@@ -270,22 +271,14 @@ static int by_text(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The median of v[0..n), v left as it is; NAN when empty or out of memory. */
 static double median_of(const double *v, size_t n)
 {
     double *c = malloc((n ? n : 1) * sizeof(*c));
-    if (!c || n == 0) {
-        free(c);
+    if (!c)
         return NAN;
-    }
     memcpy(c, v, n * sizeof(*c));
-    qsort(c, n, sizeof(*c), by_value);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    double m = tb_median(c, n);
     free(c);
     return m;
 }

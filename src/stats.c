@@ -11,6 +11,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double tb_median(double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(x, n, sizeof(*x), cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 void tb_stats_compute(double *x, size_t n, struct tb_stats *st)
 {
     st->n = n;
@@ -18,10 +26,9 @@ void tb_stats_compute(double *x, size_t n, struct tb_stats *st)
         st->median = st->min = st->max = st->mean = st->stddev = st->rel_sem = NAN;
         return;
     }
-    qsort(x, n, sizeof(*x), cmp_double);
+    st->median = tb_median(x, n);
     st->min = x[0];
     st->max = x[n - 1];
-    st->median = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += x[i];

@@ -12,6 +12,8 @@ struct tb_stats {
     double rel_sem;   /* standard error of the mean / mean */
 };
 
+/* The median of x[0..n), sorting x in place; NAN when n == 0. */
+double tb_median(double *x, size_t n);
 /* Sorts x in place and fills st; n == 0 gives NANs. */
 void tb_stats_compute(double *x, size_t n, struct tb_stats *st);
 
