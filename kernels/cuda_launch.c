@@ -73,7 +73,7 @@ static int smem(struct tb_launch *l, int pad)
     struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, l->block_x, l->rows,
                                 l->block_x);
     g.smem = (unsigned)(l->block_x * (l->block_x + pad) * l->elem_size);
-    g.opt = pad;
+    g.pad = pad;
     return launch("smem", &g, l);
 }
 
@@ -86,7 +86,7 @@ static int rect(struct tb_launch *l, int unroll, int pad)
     struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, (long)unroll * l->block_x,
                                 l->rows, l->block_y);
     g.smem = (unsigned)(l->block_y * (unroll * l->block_x + pad) * l->elem_size);
-    g.opt = pad;
+    g.pad = pad;
     return launch(unroll == 2 ? "smem_rect2" : "smem_rect1", &g, l);
 }
 
