@@ -4,7 +4,6 @@
  * the table forbids never gets here, and is refused with CUDA_ERROR_INVALID_VALUE if it does.
  * Grids: gridDim.y is capped at 65535 and the kernels loop over the tile rows beyond. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cuda_drv.h"
 #include "kernels.h"
@@ -138,10 +137,8 @@ int tb_cuda_tile2x2(struct tb_launch *l)
 /* Any element size: a tile of V16_SEGC bytes of input columns by V16_SEGR bytes of input
  * rows (vec16_geo.h), with 32 bytes of rows more above it when output rows do not start on
  * 32-byte sectors (their segments are shifted up to that much: one more tile row covers the
- * last). Entry tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte
- * chunk, "u" when not, "w" when not and output rows do not start on sectors either: there
- * each block walks down V16_WALK tiles of its column and keeps the halo in shared memory. TB_VEC16_WALK=N sets the walk's
- * length, 0 turns it off: a measurement knob (doc/kernels.md), not a setting. */
+ * last). Entry
+ * tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk. */
 int tb_cuda_vec16(struct tb_launch *l)
 {
     int t = l->block_x, e = l->elem_size;
@@ -152,20 +149,7 @@ int tb_cuda_vec16(struct tb_launch *l)
     int aligned = (l->cols * e) % 16 == 0;
     struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, V16_SEGC(e) / e, l->rows + halo,
                                 V16_SEGR(e, aligned) / e);
-    char kind = aligned ? 'a' : 'u';
-    if (!aligned && halo) {
-        long walk = V16_WALK;
-        const char *env = getenv("TB_VEC16_WALK");
-        if (env && *env)
-            walk = strtol(env, NULL, 10);
-        if (walk > 0) {
-            unsigned gy = div_up(g.tiles_y, walk);
-            g.gy = gy < MAX_GRID_Y ? gy : MAX_GRID_Y;
-            l->grid_y = g.gy;
-            kind = 'w';
-        }
-    }
     char base[32];
-    snprintf(base, sizeof(base), "vec16_%d%c", t, kind);
+    snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : 'u');
     return launch(base, &g, l);
 }

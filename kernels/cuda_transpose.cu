@@ -505,7 +505,6 @@ template <int E, int THREADS, bool ALIGNED> struct v16_geo {
         LPR = SEGC / 16,                         /* threads (chunks) per input row */
         PW = SEGC / 4 + (E == 8 ? 2 : 1),        /* shared pitch in words (8-byte aligned for E 8) */
         LOADS = (NR * LPR + THREADS - 1) / THREADS,
-        LOADS_B = (TR * LPR + THREADS - 1) / THREADS,   /* a tile's rows without the halo */
         NQ = (TR < 32 ? TR : 32) / V,            /* a warp: NC output rows x NQ vectors */
         NC = 32 / NQ, QW = TR / V / NQ,          /* QW warp tiles along a segment */
         WTILES = (TC / NC) * QW, WARPS = THREADS / 32
@@ -519,8 +518,8 @@ template <int LOADS> struct v16_strip {
     unsigned d[LOADS];
 };
 
-/* Issues every load of NL input rows from rbase (the strip's row 0) on. */
-template <int E, int THREADS, bool IN_ALIGNED, int NL, int LOADS>
+/* Issues every load of the tile whose first input row is rbase (shared row 0). */
+template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
 __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned char *__restrict__ inb,
                                           long rows, long cols, long x0, long ncols, long rbase,
                                           int nrows, idx_t total)
@@ -533,7 +532,7 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
         const long r = rbase + l;
         s.v[k] = s.x[k] = make_uint4(0, 0, 0, 0);
         s.d[k] = 0;
-        if (idx >= NL * G::LPR || l >= nrows || r < 0 || r >= rows)
+        if (idx >= G::NR * G::LPR || l >= nrows || r < 0 || r >= rows)
             continue;
         const idx_t first = ((idx_t)r * cols + x0) * E;   /* the segment's first byte */
         const idx_t end = first + (idx_t)ncols * E;
@@ -546,22 +545,9 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
     }
 }
 
-/* The shared row that holds tile row l when the tile starts `off` rows into the ring of NR
- * rows (off is 0 except in the walk, where l + off < 2 NR). */
-template <int NR, bool RING>
-__device__ __forceinline__ int v16_row(int l, int off)
-{
-    if (!RING)
-        return l;
-    const int p = l + off;
-    return p >= NR ? p - NR : p;
-}
-
-/* Puts the fetched strip of NL rows into shared rows from tile row lbase on, each segment
- * from its first byte. */
-template <int E, int THREADS, bool IN_ALIGNED, bool RING, int NL, int LOADS>
-__device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *sm, int lbase,
-                                          int off)
+/* Puts the fetched chunks into shared rows, each segment from its first byte. */
+template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
+__device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *sm)
 {
     typedef v16_geo<E, THREADS, IN_ALIGNED> G;
 #pragma unroll
@@ -573,17 +559,17 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
             uint4 n = v16_shfl_down(s.v[k], G::LPR);
             c = v16_realign(s.v[k], ch == G::LPR - 1 ? s.x[k] : n, s.d[k]);
         }
-        if (idx < NL * G::LPR) {
-            unsigned *p = sm + v16_row<G::NR, RING>(lbase + l, off) * G::PW + 4 * ch;
+        if (idx < G::NR * G::LPR) {
+            unsigned *p = sm + l * G::PW + 4 * ch;
             p[0] = c.x; p[1] = c.y; p[2] = c.z; p[3] = c.w;
         }
     }
 }
 
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
-template <typename T, int THREADS, bool IN_ALIGNED, bool RING>
+template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
-                                          long x0, long ncols, long y0, int halo, int off)
+                                          long x0, long ncols, long y0, int halo)
 {
     typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T), V = G::V;
@@ -607,7 +593,7 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
         B el[V];
 #pragma unroll
         for (int i = 0; i < V; i++) {
-            const int l = v16_row<G::NR, RING>(halo - e + q * V + i, off);
+            const int l = halo - e + q * V + i;
             el[i] = *reinterpret_cast<const B *>(smb + 4 * l * G::PW + oc * E);
             const unsigned long long x = el[i];
             if (E == 8) {
@@ -632,51 +618,7 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
     }
 }
 
-/* The walk (input rows not on 16-byte chunks and output rows not on sectors, e.g. float
- * 8191x12289): each block takes a run of consecutive tiles down its tile column, and the H
- * halo rows of a tile are the last H rows of the tile above, already in shared memory. The
- * NR shared rows are a ring: a tile starts `off` rows into it, and the next tile's TR new
- * rows replace this tile's first TR (its last H stay as the next one's halo). Only the
- * run's first tile reads its halo from memory, and the next tile's loads are in flight while
- * this one is written. */
-template <typename T, int THREADS>
-__device__ __forceinline__ void v16_walk(unsigned *sm, const unsigned char *__restrict__ inb,
-                                         T *__restrict__ out, long rows, long cols, long x0,
-                                         long ncols, unsigned tiles_y, idx_t total)
-{
-    typedef v16_geo<sizeof(T), THREADS, false> G;
-    const int E = sizeof(T);
-    const unsigned per = (tiles_y + gridDim.y - 1) / gridDim.y;   /* tiles per block */
-    unsigned ty = blockIdx.y * per;
-    const unsigned last = ty + per < tiles_y ? ty + per : tiles_y;
-    if (ty >= last)
-        return;
-    {
-        v16_strip<G::LOADS> s;
-        v16_fetch<E, THREADS, false, G::NR>(s, inb, rows, cols, x0, ncols,
-                                            (long)ty * G::TR - G::H, G::NR, total);
-        v16_stage<E, THREADS, false, false, G::NR>(s, sm, 0, 0);
-    }
-    __syncthreads();
-    int off = 0;
-    for (;;) {
-        const bool more = ty + 1 < last;
-        v16_strip<G::LOADS_B> s;
-        if (more)
-            v16_fetch<E, THREADS, false, G::TR>(s, inb, rows, cols, x0, ncols,
-                                                (long)(ty + 1) * G::TR, G::TR, total);
-        v16_write<T, THREADS, false, true>(sm, out, rows, x0, ncols, (long)ty * G::TR, G::H, off);
-        __syncthreads();
-        if (!more)
-            break;
-        off = v16_row<G::NR, true>(G::TR, off);
-        v16_stage<E, THREADS, false, true, G::TR>(s, sm, G::H, off);
-        __syncthreads();
-        ty++;
-    }
-}
-
-template <typename T, int THREADS, bool IN_ALIGNED, bool WALK>
+template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict__ out, long rows,
                                         long cols, unsigned tiles_y)
 {
@@ -688,19 +630,15 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
     const long x0 = (long)blockIdx.x * G::TC;
     const int halo = (rows % (32 / E)) ? G::H : 0;
     const long ncols = cols - x0 < G::TC ? cols - x0 : G::TC;
-    if (WALK) {   /* its own entries: the prefetched tile's registers stay out of the others */
-        v16_walk<T, THREADS>(sm, inb, out, rows, cols, x0, ncols, tiles_y, total);
-    } else {
-        FOR_TILE_Y(tiles_y) {
-            const long y0 = (long)ty_ * G::TR;
-            v16_strip<G::LOADS> s;
-            v16_fetch<E, THREADS, IN_ALIGNED, G::NR>(s, inb, rows, cols, x0, ncols, y0 - halo,
-                                                     G::TR + halo, total);
-            v16_stage<E, THREADS, IN_ALIGNED, false, G::NR>(s, sm, 0, 0);
-            __syncthreads();
-            v16_write<T, THREADS, IN_ALIGNED, false>(sm, out, rows, x0, ncols, y0, halo, 0);
-            __syncthreads();
-        }
+    FOR_TILE_Y(tiles_y) {
+        const long y0 = (long)ty_ * G::TR;
+        v16_strip<G::LOADS> s;
+        v16_fetch<E, THREADS, IN_ALIGNED>(s, inb, rows, cols, x0, ncols, y0 - halo,
+                                          G::TR + halo, total);
+        v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
+        __syncthreads();
+        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo);
+        __syncthreads();
     }
 }
 
@@ -756,20 +694,18 @@ TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
 TB_ALIGNED64(4) TB_ALIGNED64(8) TB_ALIGNED64(16)
 TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 
-/* vec16: every element size, 128, 256 or 512 threads; input rows on 16-byte chunks (a), or
- * not (u), or not and the walk (w) */
-#define TB_VEC16_ONE(t, al, wk, sfx, T, bytes)                                            \
+/* vec16: every element size, 128, 256 or 512 threads, input rows on 16-byte chunks or not */
+#define TB_VEC16_ONE(t, al, sfx, T, bytes)                                                \
     extern "C" __global__ void __launch_bounds__(t) tb_vec16_##t##sfx##_##bytes(TB_PARAMS) \
     {                                                                                      \
         (void)pad;                                                                         \
-        k_vec16<T, t, al, wk>((const T *)in, (T *)out, rows, cols, tiles_y);               \
+        k_vec16<T, t, al>((const T *)in, (T *)out, rows, cols, tiles_y);                   \
     }
-#define TB_VEC16_T(t, T, bytes)                                                            \
-    TB_VEC16_ONE(t, true, false, a, T, bytes) TB_VEC16_ONE(t, false, false, u, T, bytes)   \
-    TB_VEC16_ONE(t, false, true, w, T, bytes)
 #define TB_VEC16(t)                                                                        \
-    TB_VEC16_T(t, unsigned char, 1) TB_VEC16_T(t, unsigned short, 2)                       \
-    TB_VEC16_T(t, float, 4) TB_VEC16_T(t, unsigned long long, 8)
+    TB_VEC16_ONE(t, true, a, unsigned char, 1) TB_VEC16_ONE(t, false, u, unsigned char, 1) \
+    TB_VEC16_ONE(t, true, a, unsigned short, 2) TB_VEC16_ONE(t, false, u, unsigned short, 2) \
+    TB_VEC16_ONE(t, true, a, float, 4) TB_VEC16_ONE(t, false, u, float, 4)                 \
+    TB_VEC16_ONE(t, true, a, unsigned long long, 8) TB_VEC16_ONE(t, false, u, unsigned long long, 8)
 TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */

@@ -6,14 +6,11 @@
  * V16_SEGR: the tile's depth in bytes of input rows where every input row starts on a
  * 16-byte chunk (the "a" entries): 256 for f16 (512 would not fit 48 KB of shared memory),
  * 512 for floats and doubles; 128 for u8 and for the "u" entries (deeper tiles measured
- * worse where rows are realigned).
- * V16_WALK: tiles a block takes down its column where input rows are realigned and output
- * rows shifted (the halo then comes from the tile above, in shared memory). */
+ * worse where rows are realigned). */
 #ifndef TB_VEC16_GEO_H
 #define TB_VEC16_GEO_H
 
 #define V16_SEGC(E) ((E) == 1 ? 128 : 256)
 #define V16_SEGR(E, ALIGNED) ((E) == 1 || !(ALIGNED) ? 128 : (E) == 2 ? 256 : 512)
-#define V16_WALK 8
 
 #endif

@@ -177,24 +177,6 @@ step_targets() {
     done | tee "$OUT/targets.txt"
 }
 
-# vec16's walk (TB_VEC16_WALK tiles per block, 0 = off) on the shapes that take it, each
-# setting its own run with memcpy and cuBLAS beside: WALKS="8 0" by default.
-step_walk() {
-    for w in ${WALKS:-8 0}; do
-        for e in ${WALK_ELEMENTS:-u8 f16 float double}; do
-            k=memcpy,vec16; [ $e = float ] && k=$k,aligned64,cublas_geam
-            TB_VEC16_WALK=$w ./transpose-bench run --device cuda -c conf/gpu-bench.cfg \
-                -b "$BOARD" --set power.source=none --set sweep.element=$e \
-                --sizes ${WALK_SIZES:-8191x12289} --kernels $k -o "$OUT/walk$w-$e" --quiet || rc=1
-        done
-    done
-    say "walk: tiles per block, shape, element, kernel, best block, GB/s, fraction of memcpy"
-    for w in ${WALKS:-8 0}; do for e in ${WALK_ELEMENTS:-u8 f16 float double}; do
-        ./transpose-bench compare "$OUT"/walk$w-$e/*.csv.gz --format csv |
-            awk -F, -v e=$e -v w=$w 'NR > 1 { printf "%-3s %-12s %-6s %-12s %-7s %8s %s\n", w, $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
-    done; done | tee "$OUT/walk.txt"
-}
-
 # Small matrices (what a Nano holds) with a warm and a cold L2, u8 and float: a desktop's
 # warm numbers there are partly cache numbers.
 step_small() {
@@ -252,7 +234,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|walk) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
