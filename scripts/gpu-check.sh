@@ -177,6 +177,26 @@ step_targets() {
     done | tee "$OUT/targets.txt"
 }
 
+# A measurement knob both ways on the same machine: AB_VAR (an environment variable the
+# build reads, e.g. one left in a launcher while a kernel change is measured) set to each of
+# AB_VALUES in turn, each its own run with memcpy (and cuBLAS for floats) beside.
+step_ab() {
+    for v in ${AB_VALUES:-0 1}; do
+        for e in ${AB_ELEMENTS:-u8 f16 float double}; do
+            k=memcpy,vec16; [ $e = float ] && k=$k,tile2x2,cublas_geam
+            env "${AB_VAR:?set AB_VAR}=$v" ./transpose-bench run --device cuda -c conf/gpu-bench.cfg \
+                -b "$BOARD" --set power.source=none --set sweep.element=$e \
+                --sizes ${AB_SIZES:-8192x8192,8191x12289} --kernels ${AB_KERNELS:-$k} \
+                -o "$OUT/ab$v-$e" --quiet || rc=1
+        done
+    done
+    say "ab: $AB_VAR, shape, element, kernel, best block, GB/s, fraction of memcpy"
+    for v in ${AB_VALUES:-0 1}; do for e in ${AB_ELEMENTS:-u8 f16 float double}; do
+        ./transpose-bench compare "$OUT"/ab$v-$e/*.csv.gz --format csv |
+            awk -F, -v e=$e -v v=$v 'NR > 1 { printf "%-3s %-12s %-6s %-12s %-7s %8s %s\n", v, $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
+    done; done | tee "$OUT/ab.txt"
+}
+
 # Small matrices (what a Nano holds) with a warm and a cold L2, u8 and float: a desktop's
 # warm numbers there are partly cache numbers.
 step_small() {
@@ -234,7 +254,7 @@ step_profile() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
