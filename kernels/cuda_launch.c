@@ -4,7 +4,6 @@
  * the table forbids never gets here, and is refused with CUDA_ERROR_INVALID_VALUE if it does.
  * Grids: gridDim.y is capped at 65535 and the kernels loop over the tile rows beyond. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cuda_drv.h"
 #include "kernels.h"
@@ -150,8 +149,6 @@ int tb_cuda_vec16(struct tb_launch *l)
     int aligned = (l->cols * e) % 16 == 0;
     struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, V16_SEGC(e) / e, l->rows + halo,
                                 V16_SEGR(e, aligned) / e);
-    const char *norot = getenv("TB_VEC16_NOROT");   /* measurement only, removed after */
-    g.pad = norot && *norot == '1';
     char base[32];
     snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : 'u');
     return launch(base, &g, l);

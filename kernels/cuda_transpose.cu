@@ -566,31 +566,10 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
     }
 }
 
-/* The 128 bits of w (w[0] lowest) rotated towards the high end by n bits, 0 <= n < 128. */
-__device__ __forceinline__ void v16_rotl(unsigned (&w)[4], int n)
-{
-    unsigned t;
-    if (n & 64) {
-        t = w[0]; w[0] = w[2]; w[2] = t;
-        t = w[1]; w[1] = w[3]; w[3] = t;
-    }
-    if (n & 32) {
-        t = w[3]; w[3] = w[2]; w[2] = w[1]; w[1] = w[0]; w[0] = t;
-    }
-    const unsigned b = n & 31;
-    if (b) {
-        const unsigned w3 = w[3];
-        w[3] = __funnelshift_l(w[2], w[3], b);
-        w[2] = __funnelshift_l(w[1], w[2], b);
-        w[1] = __funnelshift_l(w[0], w[1], b);
-        w[0] = __funnelshift_l(w3, w[0], b);
-    }
-}
-
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
 template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
-                                          long x0, long ncols, long y0, int halo, int rot)
+                                          long x0, long ncols, long y0, int halo)
 {
     typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T), V = G::V;
@@ -610,17 +589,13 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
          * 2, 4 and 8-byte elements (PTX st.global.v2.u16 / .u32), four times the L2 write
          * sectors (Nsight Compute, 2026-11-22) */
         typedef typename v16_bits<E>::t B;   /* the element's bits, never its value */
-        /* the gathers start r = e mod V elements into the vector, and its words are turned
-         * back by r elements after: with per-row shifts e, the lanes of one step would
-         * otherwise read rows whose banks coincide (float and double: 2 to 4-way conflicts
-         * on every gather; none with r, doc/kernels.md) */
-        const int r = rot ? (e & (V - 1)) : 0;
         unsigned pk[4] = { 0, 0, 0, 0 };
+        B el[V];
 #pragma unroll
         for (int i = 0; i < V; i++) {
-            const int j = (i + r) & (V - 1);
-            const int l = halo - e + q * V + j;
-            const unsigned long long x = *reinterpret_cast<const B *>(smb + 4 * l * G::PW + oc * E);
+            const int l = halo - e + q * V + i;
+            el[i] = *reinterpret_cast<const B *>(smb + 4 * l * G::PW + oc * E);
+            const unsigned long long x = el[i];
             if (E == 8) {
                 pk[2 * i] = (unsigned)x;
                 pk[2 * i + 1] = (unsigned)(x >> 32);
@@ -628,7 +603,6 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
                 pk[(i * E) / 4] |= (unsigned)x << ((i * E * 8) % 32);
             }
         }
-        v16_rotl(pk, r * E * 8);
         B *dst = reinterpret_cast<B *>(out + (idx_t)o * rows + col);
         if (col >= 0 && col + V <= rows) {
             /* one 16-byte store, said in PTX: as C, nvcc split it into 32-bit stores next to
@@ -639,15 +613,14 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
 #pragma unroll
             for (int i = 0; i < V; i++)
                 if (col + i >= 0 && col + i < rows)
-                    dst[i] = E == 8 ? (B)(pk[2 * i] | (unsigned long long)pk[2 * i + 1] << 32)
-                                    : (B)(pk[(i * E) / 4] >> ((i * E * 8) % 32));
+                    dst[i] = el[i];
         }
     }
 }
 
 template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict__ out, long rows,
-                                        long cols, unsigned tiles_y, int rot)
+                                        long cols, unsigned tiles_y)
 {
     typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T);
@@ -664,7 +637,7 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
                                           G::TR + halo, total);
         v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
         __syncthreads();
-        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo, rot);
+        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo);
         __syncthreads();
     }
 }
@@ -725,7 +698,8 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 #define TB_VEC16_ONE(t, al, sfx, T, bytes)                                                \
     extern "C" __global__ void __launch_bounds__(t) tb_vec16_##t##sfx##_##bytes(TB_PARAMS) \
     {                                                                                      \
-        k_vec16<T, t, al>((const T *)in, (T *)out, rows, cols, tiles_y, !pad);             \
+        (void)pad;                                                                         \
+        k_vec16<T, t, al>((const T *)in, (T *)out, rows, cols, tiles_y);                   \
     }
 #define TB_VEC16(t)                                                                        \
     TB_VEC16_ONE(t, true, a, unsigned char, 1) TB_VEC16_ONE(t, false, u, unsigned char, 1) \

@@ -240,11 +240,12 @@ step_profile() {
         say "profile $k $b $e at $size"
         ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
             --section WarpStateStats --section LaunchStats -c 2 -k "regex:^tb_${k}" \
+            --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct \
             ./transpose-bench run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
             --sizes "$size" --set sweep.element="$e" --set sweep.verify=false --set sweep.warmup=0 \
             --set sweep.stop.max_reps=1 --set sweep.stop.min_reps=1 --set power.source=none \
             -o "$OUT/profile" --quiet > "$OUT/ncu-$k-$b-$e-$size.txt" 2>&1
-        grep -E 'tb_[a-z]|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|L1/TEX Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible|Theoretical Occupancy|Block Limit' \
+        grep -E 'tb_[a-z]|dram__|lts__|l1tex__|smsp__|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|L1/TEX Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible|Theoretical Occupancy|Block Limit' \
             "$OUT/ncu-$k-$b-$e-$size.txt" | grep -v '^==PROF' | head -40
     done
     cuobjdump -sass build/kernels.fatbin 2>/dev/null | awk "/Function : /{f=/tb_aligned64_8_4/} f" \
