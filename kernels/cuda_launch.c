@@ -4,8 +4,6 @@
  * the table forbids never gets here, and is refused with CUDA_ERROR_INVALID_VALUE if it does.
  * Grids: gridDim.y is capped at 65535 and the kernels loop over the tile rows beyond. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cuda_drv.h"
 #include "kernels.h"
@@ -29,11 +27,8 @@ static struct tb_grid grid_for(struct tb_launch *l, unsigned bx, unsigned by, lo
 }
 
 /* Launches "tb_<base>_<element bytes>". */
-static int launch(const char *base, struct tb_grid *g, struct tb_launch *l)
+static int launch(const char *base, const struct tb_grid *g, struct tb_launch *l)
 {
-    const char *cs = getenv("TB_CS");   /* measurement only: evict-first hints, A/B */
-    if ((!strncmp(base, "tile2x2", 7) || !strncmp(base, "vec16", 5)) && cs && *cs == '1')
-        g->pad = 1;
     char entry[48];
     snprintf(entry, sizeof(entry), "tb_%s_%d", base, l->elem_size);
     return tb_cuda_launch_entry(entry, g, l);

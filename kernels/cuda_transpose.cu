@@ -385,7 +385,7 @@ __device__ __forceinline__ void k_aligned64(const float *__restrict__ in, float 
  * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
 template <int ROWS>
 __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
-          unsigned tiles_y, int cs)
+          unsigned tiles_y)
 {
     const int TILE = 32;
     __shared__ float4 tile[TILE][TILE + 1];   /* pitch 33 x 16 bytes: no bank conflicts */
@@ -401,13 +401,8 @@ __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *_
         for (int k = 0; k < TILE / ROWS; k++) {
             long r2 = y0 + k * ROWS + threadIdx.y;
             bool ok = r2 < R2 && c2 < C2;
-            if (cs) {
-                top[k] = ok ? __ldcs(&in2[(idx_t)(2 * r2) * C2 + c2]) : make_float2(0.f, 0.f);
-                bot[k] = ok ? __ldcs(&in2[(idx_t)(2 * r2 + 1) * C2 + c2]) : make_float2(0.f, 0.f);
-            } else {
-                top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
-                bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
-            }
+            top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
+            bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
         }
         /* block (a b / c d) -> output rows (a c) and (b d) */
 #pragma unroll
@@ -421,13 +416,8 @@ __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *_
             long cc2 = x0 + k * ROWS + threadIdx.y;
             if (cc2 < C2 && r2 < R2) {
                 float4 v = tile[threadIdx.x][k * ROWS + threadIdx.y];
-                if (cs) {
-                    __stcs(&out2[(idx_t)(2 * cc2) * R2 + r2], make_float2(v.x, v.y));
-                    __stcs(&out2[(idx_t)(2 * cc2 + 1) * R2 + r2], make_float2(v.z, v.w));
-                } else {
-                    out2[(idx_t)(2 * cc2) * R2 + r2] = make_float2(v.x, v.y);
-                    out2[(idx_t)(2 * cc2 + 1) * R2 + r2] = make_float2(v.z, v.w);
-                }
+                out2[(idx_t)(2 * cc2) * R2 + r2] = make_float2(v.x, v.y);
+                out2[(idx_t)(2 * cc2 + 1) * R2 + r2] = make_float2(v.z, v.w);
             }
         }
         __syncthreads();
@@ -579,7 +569,7 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
 template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
-                                          long x0, long ncols, long y0, int halo, int cs)
+                                          long x0, long ncols, long y0, int halo)
 {
     typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T), V = G::V;
@@ -617,12 +607,8 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
         if (col >= 0 && col + V <= rows) {
             /* one 16-byte store, said in PTX: as C, nvcc split it into 32-bit stores next to
              * the element-wise edge path below */
-            if (cs)
-                asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(pk[0]),
-                             "r"(pk[1]), "r"(pk[2]), "r"(pk[3]) : "memory");
-            else
-                asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(pk[0]),
-                             "r"(pk[1]), "r"(pk[2]), "r"(pk[3]) : "memory");
+            asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(pk[0]),
+                         "r"(pk[1]), "r"(pk[2]), "r"(pk[3]) : "memory");
         } else {
 #pragma unroll
             for (int i = 0; i < V; i++)
@@ -634,7 +620,7 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
 
 template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict__ out, long rows,
-                                        long cols, unsigned tiles_y, int cs)
+                                        long cols, unsigned tiles_y)
 {
     typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T);
@@ -651,7 +637,7 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
                                           G::TR + halo, total);
         v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
         __syncthreads();
-        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo, cs);
+        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo);
         __syncthreads();
     }
 }
@@ -704,7 +690,7 @@ TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
 #define TB_ALIGNED64(r) TB_FLOAT_ENTRY(aligned64_##r, AL_TILE * r, \
     k_aligned64<r>((const float *)in, (float *)out, rows, cols, tiles_y))
 #define TB_TILE2X2(r) TB_FLOAT_ENTRY(tile2x2_##r, 32 * r, \
-    k_tile2x2<r>((const float *)in, (float *)out, rows, cols, tiles_y, pad))
+    k_tile2x2<r>((const float *)in, (float *)out, rows, cols, tiles_y))
 TB_ALIGNED64(4) TB_ALIGNED64(8) TB_ALIGNED64(16)
 TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 
@@ -712,7 +698,8 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 #define TB_VEC16_ONE(t, al, sfx, T, bytes)                                                \
     extern "C" __global__ void __launch_bounds__(t) tb_vec16_##t##sfx##_##bytes(TB_PARAMS) \
     {                                                                                      \
-        k_vec16<T, t, al>((const T *)in, (T *)out, rows, cols, tiles_y, pad);              \
+        (void)pad;                                                                         \
+        k_vec16<T, t, al>((const T *)in, (T *)out, rows, cols, tiles_y);                   \
     }
 #define TB_VEC16(t)                                                                        \
     TB_VEC16_ONE(t, true, a, unsigned char, 1) TB_VEC16_ONE(t, false, u, unsigned char, 1) \
