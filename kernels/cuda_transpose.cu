@@ -385,24 +385,15 @@ __device__ __forceinline__ void k_aligned64(const float *__restrict__ in, float 
  * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
 template <int ROWS>
 __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
-          unsigned tiles_y, int group)
+          unsigned tiles_y)
 {
     const int TILE = 32;
     __shared__ float4 tile[TILE][TILE + 1];   /* pitch 33 x 16 bytes: no bank conflicts */
     const long R2 = rows / 2, C2 = cols / 2;
     const float2 *__restrict__ in2 = reinterpret_cast<const float2 *>(in);   /* rows x C2 */
     float2 *__restrict__ out2 = reinterpret_cast<float2 *>(out);            /* cols x R2 */
-    unsigned bx = blockIdx.x, by = blockIdx.y;
-    if (group > 0 && gridDim.y == tiles_y) {
-        /* blocks in order of launch fill `group` tile rows column by column */
-        const unsigned id = blockIdx.y * gridDim.x + blockIdx.x;
-        const unsigned span = (unsigned)group * gridDim.x, g0 = id / span * group;
-        const unsigned gh = tiles_y - g0 < (unsigned)group ? tiles_y - g0 : (unsigned)group;
-        by = g0 + (id % span) % gh;
-        bx = (id % span) / gh;
-    }
-    const long x0 = (long)bx * TILE;   /* block column */
-    for (unsigned ty_ = by; ty_ < tiles_y; ty_ += gridDim.y) {
+    const long x0 = (long)blockIdx.x * TILE;   /* block column */
+    FOR_TILE_Y(tiles_y) {
         const long y0 = (long)ty_ * TILE;      /* block row */
         const long c2 = x0 + threadIdx.x;
         float2 top[TILE / ROWS], bot[TILE / ROWS];
@@ -699,7 +690,7 @@ TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
 #define TB_ALIGNED64(r) TB_FLOAT_ENTRY(aligned64_##r, AL_TILE * r, \
     k_aligned64<r>((const float *)in, (float *)out, rows, cols, tiles_y))
 #define TB_TILE2X2(r) TB_FLOAT_ENTRY(tile2x2_##r, 32 * r, \
-    k_tile2x2<r>((const float *)in, (float *)out, rows, cols, tiles_y, pad))
+    k_tile2x2<r>((const float *)in, (float *)out, rows, cols, tiles_y))
 TB_ALIGNED64(4) TB_ALIGNED64(8) TB_ALIGNED64(16)
 TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 
