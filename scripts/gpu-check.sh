@@ -7,6 +7,8 @@
 #   OUT=DIR                                 where logs go (default /tmp/gpu-check)
 #   CHECK_ARGS, BENCH_ARGS                  more `run` options, e.g. "--kernels tiled,memcpy"
 #   RT_BIN                                  a runtime-API build, for the rtcompare step
+# Steps: build check bench cold power table profile oom elements elbench fault rtcompare
+# vcheck targets small elpower ab (each one's comment says what it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
 set -u
@@ -228,6 +230,29 @@ step_elpower() {
         ./transpose-bench compare "$OUT"/power-$e/*.csv.gz --format csv |
             awk -F, -v e=$e 'NR > 1 { printf "%-6s %-12s %-6s %8s %6s %s\n", e, $3, $7 "x" $8, $6, $10, $11 }'
     done | tee "$OUT/elpower.txt"
+    say "the watts behind it: element, kernel, block, GB/s, board W, idle W, W above idle, GB/s per W (each kernel's best GB/s per W row)"
+    for e in u8 f16 float double; do
+        zcat "$OUT"/power-$e/*.csv.gz | awk -v e=$e '
+            function split_csv(s, f,   n, q, ch, i, cur) {   # quoted fields may hold commas
+                n = 0; q = 0; cur = ""
+                for (i = 1; i <= length(s); i++) {
+                    ch = substr(s, i, 1)
+                    if (ch == "\"") q = !q
+                    else if (ch == "," && !q) { f[++n] = cur; cur = "" }
+                    else cur = cur ch
+                }
+                f[++n] = cur; return n
+            }
+            /^#/ { next }
+            { n = split_csv($0, f) }
+            !h { for (i = 1; i <= n; i++) c[f[i]] = i; h = 1; next }
+            f[c["status"]] == "ok" && f[c["gbps_per_w"]] + 0 > best[f[c["kernel"]]] + 0 {
+                k = f[c["kernel"]]; best[k] = f[c["gbps_per_w"]]
+                line[k] = sprintf("%-6s %-12s %-6s %8.1f %7.1f %6.1f %7.1f %s", e, k,
+                    f[c["block_x"]] "x" f[c["block_y"]], f[c["gbps"]], f[c["power_total_w"]],
+                    f[c["power_idle_w"]], f[c["power_total_w"]] - f[c["power_idle_w"]], best[k]) }
+            END { for (k in line) print line[k] }' | sort
+    done | tee "$OUT/elpower-w.txt"
 }
 
 # Nsight Compute on PROFILE_KERNELS, each "kernel:block[:element[:size]]" (e.g. "aligned64:64x8
