@@ -566,6 +566,39 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
     }
 }
 
+/* Floats and doubles whose input rows do not start on 16-byte chunks: each element is read
+ * as itself (a warp still reads 128 or 256 contiguous bytes of a row) and put into shared
+ * memory where the realigned chunks would have put it: no extra chunk, shuffle or shift, and
+ * a register per element in flight instead of three chunks' worth. */
+template <int E, int THREADS, typename T>
+__device__ __forceinline__ void v16_fetch_el(unsigned *sm, const T *__restrict__ in, long rows,
+                                             long cols, long x0, long ncols, long rbase, int nrows)
+{
+    typedef v16_geo<E, THREADS, false> G;
+    typedef typename v16_bits<E>::t B;
+    const B *__restrict__ inw = reinterpret_cast<const B *>(in);
+    B *smw = reinterpret_cast<B *>(sm);
+    /* THREADS is a multiple of TC: a thread keeps its column and takes every RPK-th row */
+    enum { RPK = THREADS / G::TC, N = (G::NR + RPK - 1) / RPK, PE = G::PW * 4 / E };
+    const int c = (int)threadIdx.x % G::TC, l0 = (int)threadIdx.x / G::TC;
+    const bool col_ok = c < ncols;
+    const B *__restrict__ p = inw + (idx_t)(rbase + l0) * cols + x0 + c;
+    const idx_t step = (idx_t)RPK * cols;
+    B v[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        const int l = l0 + k * RPK;
+        const long r = rbase + l;
+        v[k] = col_ok && l < G::NR && l < nrows && r >= 0 && r < rows ? p[k * step] : (B)0;
+    }
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        const int l = l0 + k * RPK;
+        if (l < G::NR)
+            smw[l * PE + c] = v[k];
+    }
+}
+
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
 template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
@@ -632,10 +665,14 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
     const long ncols = cols - x0 < G::TC ? cols - x0 : G::TC;
     FOR_TILE_Y(tiles_y) {
         const long y0 = (long)ty_ * G::TR;
-        v16_strip<G::LOADS> s;
-        v16_fetch<E, THREADS, IN_ALIGNED>(s, inb, rows, cols, x0, ncols, y0 - halo,
-                                          G::TR + halo, total);
-        v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
+        if (E >= 4 && !IN_ALIGNED) {
+            v16_fetch_el<E, THREADS>(sm, in, rows, cols, x0, ncols, y0 - halo, G::TR + halo);
+        } else {
+            v16_strip<G::LOADS> s;
+            v16_fetch<E, THREADS, IN_ALIGNED>(s, inb, rows, cols, x0, ncols, y0 - halo,
+                                              G::TR + halo, total);
+            v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
+        }
         __syncthreads();
         v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo);
         __syncthreads();
