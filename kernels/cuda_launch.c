@@ -137,8 +137,9 @@ int tb_cuda_tile2x2(struct tb_launch *l)
 /* Any element size: a tile of V16_SEGC bytes of input columns by V16_SEGR bytes of input
  * rows (vec16_geo.h), with 32 bytes of rows more above it when output rows do not start on
  * 32-byte sectors (their segments are shifted up to that much: one more tile row covers the
- * last). Entry
- * tb_vec16_<threads><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk. */
+ * last). Entry tb_vec16_<threads><a|u|e>_<bytes>: "a" when every input row starts on a 16-byte
+ * chunk; else "e" for floats and doubles with shifted output rows (each element read as
+ * itself), "u" otherwise (chunks realigned in registers). */
 int tb_cuda_vec16(struct tb_launch *l)
 {
     int t = l->block_x, e = l->elem_size;
@@ -150,6 +151,6 @@ int tb_cuda_vec16(struct tb_launch *l)
     struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, V16_SEGC(e) / e, l->rows + halo,
                                 V16_SEGR(e, aligned) / e);
     char base[32];
-    snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : 'u');
+    snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : e >= 4 && halo ? 'e' : 'u');
     return launch(base, &g, l);
 }
