@@ -735,18 +735,23 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 
 /* vec16: every element size, 128, 256 or 512 threads; input rows on 16-byte chunks (a) or
  * not (u: chunks realigned; e: floats and doubles read element by element) */
-#define TB_VEC16_ONE(t, al, el, sfx, T, bytes)                                            \
-    extern "C" __global__ void __launch_bounds__(t) tb_vec16_##t##sfx##_##bytes(TB_PARAMS) \
+#define TB_VEC16_ONE(t, bounds, al, el, sfx, T, bytes)                                    \
+    extern "C" __global__ void bounds tb_vec16_##t##sfx##_##bytes(TB_PARAMS)               \
     {                                                                                      \
         (void)pad;                                                                         \
         k_vec16<T, t, al, el>((const T *)in, (T *)out, rows, cols, tiles_y);               \
     }
+/* the "e" entries are held to 75% occupancy (1536 threads per SM: at most 40 registers on
+ * the H100, no spills): float 8191x12289 0.916 -> 0.929 of memcpy on the H100; the others
+ * keep the compiler's choice (a bound of 1 block per SM let them grow and lose occupancy) */
 #define TB_VEC16_AU(t, T, bytes)                                                           \
-    TB_VEC16_ONE(t, true, false, a, T, bytes) TB_VEC16_ONE(t, false, false, u, T, bytes)
+    TB_VEC16_ONE(t, __launch_bounds__(t), true, false, a, T, bytes)                        \
+    TB_VEC16_ONE(t, __launch_bounds__(t), false, false, u, T, bytes)
+#define TB_VEC16_E(t, T, bytes) TB_VEC16_ONE(t, __launch_bounds__(t, 1536 / t), false, true, e, T, bytes)
 #define TB_VEC16(t)                                                                        \
     TB_VEC16_AU(t, unsigned char, 1) TB_VEC16_AU(t, unsigned short, 2)                     \
-    TB_VEC16_AU(t, float, 4) TB_VEC16_ONE(t, false, true, e, float, 4)                     \
-    TB_VEC16_AU(t, unsigned long long, 8) TB_VEC16_ONE(t, false, true, e, unsigned long long, 8)
+    TB_VEC16_AU(t, float, 4) TB_VEC16_E(t, float, 4)                                       \
+    TB_VEC16_AU(t, unsigned long long, 8) TB_VEC16_E(t, unsigned long long, 8)
 TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */
