@@ -125,7 +125,7 @@ const struct tb_kernel tb_kernels[] = {
     { "tile2x2", "64x64 floats as a 32x32 tile of 2x2 blocks (16-byte elements)", GPU,
       CUDA_FN(tile2x2), "32x4, 32x8 or 32x16; even rows and cols", rule_tile2x2, 2, 0, ELEM_F32,
       shape_even, NULL },
-    { "vec16", "16-byte loads and stores for every element type, output rows on sectors, any shape",
+    { "vec16", "every element type, any shape: 16-byte stores on sectors, 16-byte loads (element loads on odd float/double rows)",
       GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, 0, ELEM_ALL, NULL, NULL },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, CUDA_FN(cublas_geam),
