@@ -383,36 +383,54 @@ __device__ __forceinline__ void k_aligned64(const float *__restrict__ in, float 
  * adjacent output rows. Measured on the H100, the plain tile with 8-byte elements reached
  * 0.99 of memcpy where floats reached 0.87: bytes per access, not the pattern, were the
  * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
+/* Reads tile row ty's blocks (a thread's TILE / ROWS of them) into registers. */
+template <int ROWS, int K>
+__device__ __forceinline__ void t2_load(float2 (&top)[K], float2 (&bot)[K],
+                                        const float2 *__restrict__ in2, long R2, long C2,
+                                        long x0, unsigned ty)
+{
+    const long c2 = x0 + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        long r2 = (long)ty * 32 + k * ROWS + threadIdx.y;
+        bool ok = r2 < R2 && c2 < C2;
+        top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
+        bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
+    }
+}
+
 template <int ROWS>
 __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
           unsigned tiles_y)
 {
-    const int TILE = 32;
+    const int TILE = 32, K = TILE / ROWS;
     __shared__ float4 tile[TILE][TILE + 1];   /* pitch 33 x 16 bytes: no bank conflicts */
     const long R2 = rows / 2, C2 = cols / 2;
     const float2 *__restrict__ in2 = reinterpret_cast<const float2 *>(in);   /* rows x C2 */
     float2 *__restrict__ out2 = reinterpret_cast<float2 *>(out);            /* cols x R2 */
     const long x0 = (long)blockIdx.x * TILE;   /* block column */
-    FOR_TILE_Y(tiles_y) {
-        const long y0 = (long)ty_ * TILE;      /* block row */
-        const long c2 = x0 + threadIdx.x;
-        float2 top[TILE / ROWS], bot[TILE / ROWS];
-#pragma unroll
-        for (int k = 0; k < TILE / ROWS; k++) {
-            long r2 = y0 + k * ROWS + threadIdx.y;
-            bool ok = r2 < R2 && c2 < C2;
-            top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
-            bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
-        }
+    /* a block takes `per` consecutive tile rows, the next one's loads in flight while it
+     * writes the current one */
+    const unsigned per = (tiles_y + gridDim.y - 1) / gridDim.y;
+    unsigned ty = blockIdx.y * per;
+    const unsigned end = ty + per < tiles_y ? ty + per : tiles_y;
+    if (ty >= end)
+        return;
+    float2 top[K], bot[K];
+    t2_load<ROWS>(top, bot, in2, R2, C2, x0, ty);
+    for (;;) {
         /* block (a b / c d) -> output rows (a c) and (b d) */
 #pragma unroll
-        for (int k = 0; k < TILE / ROWS; k++)
+        for (int k = 0; k < K; k++)
             tile[k * ROWS + threadIdx.y][threadIdx.x] =
                 make_float4(top[k].x, bot[k].x, top[k].y, bot[k].y);
         __syncthreads();
-        const long r2 = y0 + threadIdx.x;
+        const bool more = ty + 1 < end;
+        if (more)
+            t2_load<ROWS>(top, bot, in2, R2, C2, x0, ty + 1);
+        const long r2 = (long)ty * TILE + threadIdx.x;
 #pragma unroll
-        for (int k = 0; k < TILE / ROWS; k++) {
+        for (int k = 0; k < K; k++) {
             long cc2 = x0 + k * ROWS + threadIdx.y;
             if (cc2 < C2 && r2 < R2) {
                 float4 v = tile[threadIdx.x][k * ROWS + threadIdx.y];
@@ -420,7 +438,10 @@ __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *_
                 out2[(idx_t)(2 * cc2 + 1) * R2 + r2] = make_float2(v.z, v.w);
             }
         }
+        if (!more)
+            break;
         __syncthreads();
+        ty++;
     }
 }
 
