@@ -4,7 +4,6 @@
  * the table forbids never gets here, and is refused with CUDA_ERROR_INVALID_VALUE if it does.
  * Grids: gridDim.y is capped at 65535 and the kernels loop over the tile rows beyond. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cuda_drv.h"
 #include "kernels.h"
@@ -130,12 +129,6 @@ int tb_cuda_tile2x2(struct tb_launch *l)
         l->rows % 2 || l->cols % 2)
         return CUDA_ERROR_INVALID_VALUE;
     struct tb_grid g = grid_for(l, 32, r, l->cols / 2, 32, l->rows / 2, 32);
-    const char *w = getenv("TB_T2_WALK");   /* measurement only, A/B */
-    if (w && atoi(w) > 1) {
-        unsigned gy = div_up(g.tiles_y, atoi(w));
-        g.gy = gy < MAX_GRID_Y ? gy : MAX_GRID_Y;
-        l->grid_y = g.gy;
-    }
     char base[32];
     snprintf(base, sizeof(base), "tile2x2_%d", r);
     return launch(base, &g, l);
