@@ -383,7 +383,9 @@ __device__ __forceinline__ void k_aligned64(const float *__restrict__ in, float 
  * adjacent output rows. Measured on the H100, the plain tile with 8-byte elements reached
  * 0.99 of memcpy where floats reached 0.87: bytes per access, not the pattern, were the
  * limit. TILE is in blocks (32 blocks = 64 floats), ROWS = blockDim.y. */
-/* Reads tile row ty's blocks (a thread's TILE / ROWS of them) into registers. */
+#define T2_TILE 32   /* tile2x2's tile side, in 2x2 blocks (64 floats) */
+
+/* Reads tile row ty's blocks (a thread's T2_TILE / ROWS of them) into registers. */
 template <int ROWS, int K>
 __device__ __forceinline__ void t2_load(float2 (&top)[K], float2 (&bot)[K],
                                         const float2 *__restrict__ in2, long R2, long C2,
@@ -392,7 +394,7 @@ __device__ __forceinline__ void t2_load(float2 (&top)[K], float2 (&bot)[K],
     const long c2 = x0 + threadIdx.x;
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        long r2 = (long)ty * 32 + k * ROWS + threadIdx.y;
+        long r2 = (long)ty * T2_TILE + k * ROWS + threadIdx.y;
         bool ok = r2 < R2 && c2 < C2;
         top[k] = ok ? in2[(idx_t)(2 * r2) * C2 + c2] : make_float2(0.f, 0.f);
         bot[k] = ok ? in2[(idx_t)(2 * r2 + 1) * C2 + c2] : make_float2(0.f, 0.f);
@@ -403,7 +405,7 @@ template <int ROWS>
 __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *__restrict__ out, long rows, long cols,
           unsigned tiles_y)
 {
-    const int TILE = 32, K = TILE / ROWS;
+    const int TILE = T2_TILE, K = TILE / ROWS;
     __shared__ float4 tile[TILE][TILE + 1];   /* pitch 33 x 16 bytes: no bank conflicts */
     const long R2 = rows / 2, C2 = cols / 2;
     const float2 *__restrict__ in2 = reinterpret_cast<const float2 *>(in);   /* rows x C2 */

@@ -161,6 +161,20 @@ step_vcheck() {
     done
 }
 
+# One bench run (no power) into DIR: el_run DIR ELEMENT SIZES KERNELS.
+el_run() {
+    ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+        --set power.source=none --set sweep.element="$2" --sizes "$3" --kernels "$4" \
+        -o "$1" --quiet || rc=1
+}
+
+# Its rows, best point per kernel: el_rows DIR ELEMENT [LEAD] prints LEAD, shape, element,
+# kernel, best block, GB/s, fraction of memcpy (same run).
+el_rows() {
+    ./transpose-bench compare "$1"/*.csv.gz --format csv |
+        awk -F, -v e="$2" -v lead="${3:-}" 'NR > 1 { printf "%s%-12s %-6s %-12s %-7s %8s %s\n", lead, $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
+}
+
 # The element-type targets (doc/results): each element type and shape in one run with
 # memcpy and cuBLAS beside; best GB/s and fraction of memcpy per kernel.
 step_targets() {
@@ -168,15 +182,10 @@ step_targets() {
         k=memcpy,tiled,vec16 sizes=8192x8192,8191x12289
         [ $e = float ] && k=$k,tile2x2,aligned64,cublas_geam \
             sizes=8192x8192,16384x16384,4096x65536,8191x12289,8192x12289
-        ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
-            --set power.source=none --set sweep.element=$e --sizes $sizes --kernels $k \
-            -o "$OUT/targets-$e" --quiet || rc=1
+        el_run "$OUT/targets-$e" $e $sizes $k
     done
     say "targets: shape, element, kernel, best block, GB/s, fraction of memcpy (same run)"
-    for e in u8 f16 float double; do
-        ./transpose-bench compare "$OUT"/targets-$e/*.csv.gz --format csv |
-            awk -F, -v e=$e 'NR > 1 { printf "%-12s %-6s %-12s %-7s %8s %s\n", $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
-    done | tee "$OUT/targets.txt"
+    for e in u8 f16 float double; do el_rows "$OUT/targets-$e" $e; done | tee "$OUT/targets.txt"
 }
 
 # A measurement knob both ways on the same machine: AB_VAR (an environment variable the
@@ -184,18 +193,16 @@ step_targets() {
 # AB_VALUES in turn, each its own run with memcpy (and cuBLAS for floats) beside.
 step_ab() {
     for v in ${AB_VALUES:-0 1}; do
+        export "${AB_VAR:?set AB_VAR}=$v"
         for e in ${AB_ELEMENTS:-u8 f16 float double}; do
             k=memcpy,vec16; [ $e = float ] && k=$k,tile2x2,cublas_geam
-            env "${AB_VAR:?set AB_VAR}=$v" ./transpose-bench run --device cuda -c conf/gpu-bench.cfg \
-                -b "$BOARD" --set power.source=none --set sweep.element=$e \
-                --sizes ${AB_SIZES:-8192x8192,8191x12289} --kernels ${AB_KERNELS:-$k} \
-                -o "$OUT/ab$v-$e" --quiet || rc=1
+            el_run "$OUT/ab$v-$e" $e "${AB_SIZES:-8192x8192,8191x12289}" "${AB_KERNELS:-$k}"
         done
     done
+    unset "$AB_VAR"
     say "ab: $AB_VAR, shape, element, kernel, best block, GB/s, fraction of memcpy"
     for v in ${AB_VALUES:-0 1}; do for e in ${AB_ELEMENTS:-u8 f16 float double}; do
-        ./transpose-bench compare "$OUT"/ab$v-$e/*.csv.gz --format csv |
-            awk -F, -v e=$e -v v=$v 'NR > 1 { printf "%-3s %-12s %-6s %-12s %-7s %8s %s\n", v, $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
+        el_rows "$OUT/ab$v-$e" $e "$(printf '%-4s' "$v")"
     done; done | tee "$OUT/ab.txt"
 }
 
