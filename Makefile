@@ -4,11 +4,15 @@
 #   V=1              print full command lines
 #   DEVELOPER=1      strict warnings (-Werror and more)
 #   SAN=1            build with AddressSanitizer + UndefinedBehaviorSanitizer
-#   CUDA=0|1         leave out / force the CUDA backend (default: on when nvcc is found)
-#   CUDA_PATH=DIR    CUDA toolkit whose nvcc builds the kernel images (default /usr/local/cuda)
-#   NVCC=PATH        that nvcc directly (e.g. /usr/local/cuda-10.2/bin/nvcc for JetPack 4)
-#   SMS="53 87"      GPU architectures (default: the board file's sms, else what nvcc offers)
-#   BOARD=boards/X.cfg   build for that board (its sms; `make dist` packs for it)
+#   CUDA=0|1         leave out / force the kernel images (default: on when nvcc or clang-14+ is found)
+#   CUDA_PATH=DIR    CUDA toolkit whose nvcc builds cubins (default /usr/local/cuda)
+#   NVCC=PATH        that nvcc directly (e.g. /usr/local/cuda-10.2/bin/nvcc on JetPack 4)
+#   CLANG=clang-19   the clang that builds PTX (default: the newest clang-N, N >= 14)
+#   KERNEL_CC=auto|clang|nvcc   auto: nvcc's cubins where the board's driver loads them, else
+#                    clang's PTX at the board's ISA; clang or nvcc: that compiler only
+#   SMS="53 87"      GPU architectures (default: the board file's sms, else all of ours)
+#   PTX_ISA=6.5      newest PTX ISA the target driver JIT-compiles (default: the board's ptx_isa)
+#   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it)
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
@@ -32,47 +36,31 @@ AR        := $(if $(filter command line environment,$(origin AR)),$(AR),$(CROSS_
 VERSION   := 0.1.0
 GIT_REV   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-# Kernel images when nvcc is found (CUDA=0 leaves them out). They are device code only, so
-# a cross build embeds the same fatbin: no CUDA toolkit for the target is needed.
+# Kernel images (scripts/kernel-images.sh, doc/cross-compile.md): nvcc's cubins where the
+# board's driver is guaranteed to load them, PTX from Debian's clang at the board's PTX ISA
+# ceiling (or nvcc's PTX on a desktop). Device code only, so a cross build embeds the same.
+CLANG_NAMES := clang-19 clang-18 clang-17 clang-16 clang-15 clang-14
+HAVE_CLANG := $(firstword $(foreach c,$(CLANG_NAMES),$(shell command -v $(c) 2>/dev/null)))
 ifeq ($(origin CUDA),undefined)
-  CUDA := $(if $(wildcard $(NVCC)),1,0)
+  CUDA := $(if $(or $(wildcard $(NVCC)),$(HAVE_CLANG)),1,0)
 endif
+KERNEL_CC ?= auto
 
-# GPU architectures: the board file's `sms` when BOARD= is given, else every
-# architecture nvcc offers among our users' (Jetson 53 62 72 87, desktop 75..90).
+# GPU architectures: the board file's `sms` (and its CUDA and PTX ISA ceiling) when BOARD= is
+# given, else every architecture of our users' (Jetson 53 62 72 87, desktop 75..90), less
+# those the compiler at hand cannot target.
 board_setting = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' $(BOARD) 2>/dev/null | head -n 1)
+SMS_STRICT := 1
 ifneq ($(BOARD),)
   ifeq ($(origin SMS),undefined)
     SMS := $(call board_setting,sms)
   endif
   BOARD_CUDA := $(call board_setting,cuda)
+  PTX_ISA ?= $(call board_setting,ptx_isa)
 endif
-ifeq ($(CUDA),1)
-  NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//')
-  NVCC_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
-  ifeq ($(origin SMS),undefined)
-    # nvcc 10.2 (JetPack 4) has no --list-gpu-arch: then the architectures it has of ours
-    SMS := $(if $(NVCC_ARCHS),$(filter 53 62 72 75 80 86 87 89 90,$(NVCC_ARCHS)),53 62 72 75)
-  endif
-  PTX_SM := $(shell printf '%s\n' $(SMS) | sort -n | tail -n 1)
-  # nvcc 10.2 cannot list its architectures: then nvcc itself judges SMS
-  ifneq ($(NVCC_ARCHS),)
-    NVCC_MISSING := $(filter-out $(NVCC_ARCHS),$(SMS))
-    ifneq ($(NVCC_MISSING),)
-      $(error nvcc $(NVCC_VERSION) ($(NVCC)) cannot build for sm_$(firstword $(NVCC_MISSING)) \
-        $(if $(BOARD),(board $(BOARD)) ,)- use a toolkit that can: sm_53 and sm_62 need CUDA 10.2 \
-        (JetPack 4: NVCC=/usr/local/cuda-10.2/bin/nvcc), sm_72 CUDA 11.x (JetPack 5: \
-        NVCC=/usr/local/cuda-11.4/bin/nvcc; Debian's nvidia-cuda-toolkit 11.8 works too), \
-        or set SMS= to what this nvcc offers: $(NVCC_ARCHS))
-    endif
-  endif
-  ifneq ($(BOARD_CUDA),)
-    ifneq ($(NVCC_VERSION),)
-      ifneq ($(shell [ $(firstword $(subst ., ,$(NVCC_VERSION))) -gt $(firstword $(subst ., ,$(BOARD_CUDA))) ] 2>/dev/null && echo newer),)
-        $(warning nvcc $(NVCC_VERSION) is newer than the CUDA $(BOARD_CUDA) of $(BOARD): its driver may refuse these kernel images (NVCC= a CUDA $(BOARD_CUDA) toolkit avoids that))
-      endif
-    endif
-  endif
+ifeq ($(origin SMS),undefined)
+  SMS := 53 62 72 75 80 86 87 89 90
+  SMS_STRICT := 0
 endif
 
 WARN      := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
@@ -96,15 +84,12 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(DEP_LIBS) -lpthread -ldl -lm
 
-# One fatbin: a cubin per SMS, PTX for the newest (a newer GPU's driver compiles it).
-FATBIN = $(BUILD)/kernels.fatbin
+IMAGES = $(BUILD)/kernel_images.c
 ifeq ($(CUDA),1)
-  ALL_CFLAGS += -DTB_HAVE_CUDA=1 -DTB_CUDA_SMS='"$(SMS)"' -DTB_CUDA_PTX='"$(PTX_SM)"' \
-	-DTB_NVCC_VERSION='"$(NVCC_VERSION)"'
-  NVCC_FLAGS := -ccbin $(NVCC_CCBIN) -std=c++14 -O3 -lineinfo -Isrc -Ikernels \
-	$(foreach s,$(SMS),-gencode=arch=compute_$(s),code=sm_$(s)) \
-	-gencode=arch=compute_$(PTX_SM),code=compute_$(PTX_SM)
+  ALL_CFLAGS += -DTB_HAVE_CUDA=1
 endif
+IMAGE_ENV := SMS="$(SMS)" SMS_STRICT=$(SMS_STRICT) PTX_ISA="$(PTX_ISA)" BOARD_CUDA="$(BOARD_CUDA)" \
+	NVCC="$(NVCC)" NVCC_CCBIN="$(NVCC_CCBIN)" CLANG="$(CLANG)" KERNEL_CC=$(KERNEL_CC) V=$(V)
 
 ifeq ($(V),1)
   Q :=
@@ -117,8 +102,8 @@ endif
 BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c)) $(wildcard kernels/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
@@ -126,7 +111,7 @@ all: $(BIN)
 
 # Rebuild everything when the flags change (CUDA=0 after CUDA=1, SAN=1, SMS=...), as
 # git does with GIT-CFLAGS: the file changes only when its content would.
-FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(NVCC_FLAGS) $(LIBS)
+FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(IMAGE_ENV) $(LIBS)
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FLAGS_NOW))' ]; then \
@@ -143,14 +128,19 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(FATBIN): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h $(BUILD)/.flags
-	@mkdir -p $(dir $@)
-	$(call say,NVCC,$@)$(NVCC) $(NVCC_FLAGS) --fatbin -o $@ $<
-
+# The image table: built by the script when CUDA=1, an empty table otherwise.
+$(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \
+		scripts/kernel-images.sh $(BUILD)/.flags
+	@mkdir -p $(BUILD)/images
 ifeq ($(CUDA),1)
-$(BUILD)/src/fatbin.o: $(FATBIN)
-$(BUILD)/src/fatbin.o: ALL_CFLAGS += -DTB_FATBIN=$(abspath $(FATBIN))
+	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) scripts/kernel-images.sh $(BUILD)/images
+	@cp $(BUILD)/images/kernel_images.c $@
+else
+	@printf '%s\n' '/* CUDA=0: no kernel images */' '#include "cuda/images.h"' \
+		'const struct tb_image tb_images[] = { { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 } };' > $@
 endif
+$(BUILD)/kernel_images.o: $(IMAGES)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)

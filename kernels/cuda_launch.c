@@ -1,11 +1,12 @@
-/* cuda_launch.c: the CUDA kernels' launchers, plain C. Each picks the grid and the name of
- * the entry point in the embedded images (cuda_transpose.cu: tb_<kernel>[_<variant>]_<bytes>)
- * for one launch and hands both to the backend. The rules here mirror the table's: a shape
- * the table forbids never gets here, and is refused with CUDA_ERROR_INVALID_VALUE if it does.
- * Grids: gridDim.y is capped at 65535 and the kernels loop over the tile rows beyond. */
+/* cuda_launch.c: the GPU kernels' geometry, plain C. Each picks the grid and the name of the
+ * entry point in the embedded images (cuda_transpose.cu: tb_<kernel>[_<variant>]_<bytes>)
+ * for one launch; the CUDA backend loads and launches it (nothing here calls up into a
+ * backend). The rules here mirror the table's: a shape the table forbids never gets here,
+ * and is refused with -EINVAL if it does. Grids: gridDim.y is capped at 65535 and the
+ * kernels loop over the tile rows beyond. */
+#include <errno.h>
 #include <stdio.h>
 
-#include "cuda_drv.h"
 #include "kernels.h"
 #include "vec16_geo.h"
 
@@ -14,124 +15,152 @@
 static unsigned div_up(long a, long b) { return (unsigned)((a + b - 1) / b); }
 
 /* Grid with x over xs elements (xper per block) and y over ys (yper per block). */
-static struct tb_grid grid_for(struct tb_launch *l, unsigned bx, unsigned by, long xs, long xper,
-                               long ys, long yper)
+static struct tb_grid grid_for(unsigned bx, unsigned by, long xs, long xper, long ys, long yper)
 {
     struct tb_grid g = { .bx = bx, .by = by };
     g.tiles_y = div_up(ys, yper);
     g.gx = div_up(xs, xper);
     g.gy = g.tiles_y < MAX_GRID_Y ? g.tiles_y : MAX_GRID_Y;
-    l->grid_x = g.gx;
-    l->grid_y = g.gy;
     return g;
 }
 
-/* Launches "tb_<base>_<element bytes>". */
-static int launch(const char *base, const struct tb_grid *g, struct tb_launch *l)
+/* Names the entry "tb_<base>_<element bytes>" and hands g back. */
+static int entry(const char *base, const struct tb_grid *g, const struct tb_launch *l,
+                 struct tb_grid *out)
 {
-    char entry[48];
-    snprintf(entry, sizeof(entry), "tb_%s_%d", base, l->elem_size);
-    return tb_cuda_launch_entry(entry, g, l);
+    *out = *g;
+    snprintf(out->entry, sizeof(out->entry), "tb_%s_%d", base, l->elem_size);
+    return 0;
 }
 
 /* One thread per element; x over `xs`, y over `ys` (rows or cols, by kernel). */
-static int simple(const char *base, struct tb_launch *l, long xs, long ys)
+static int simple(const char *base, const struct tb_launch *l, long xs, long ys, struct tb_grid *out)
 {
-    struct tb_grid g = grid_for(l, l->block_x, l->block_y, xs, l->block_x, ys, l->block_y);
-    return launch(base, &g, l);
+    struct tb_grid g = grid_for(l->block_x, l->block_y, xs, l->block_x, ys, l->block_y);
+    return entry(base, &g, l, out);
 }
 
-int tb_cuda_copy_row(struct tb_launch *l) { return simple("copy_row", l, l->cols, l->rows); }
-int tb_cuda_copy_col(struct tb_launch *l) { return simple("copy_col", l, l->cols, l->rows); }
-int tb_cuda_naive_row(struct tb_launch *l) { return simple("naive_row", l, l->cols, l->rows); }
-int tb_cuda_naive_col(struct tb_launch *l) { return simple("naive_col", l, l->rows, l->cols); }
-int tb_cuda_diagonal_row(struct tb_launch *l) { return simple("diagonal_row", l, l->cols, l->rows); }
-int tb_cuda_diagonal_col(struct tb_launch *l) { return simple("diagonal_col", l, l->rows, l->cols); }
-
-int tb_cuda_copy_smem(struct tb_launch *l)
+int tb_cuda_copy_row(const struct tb_launch *l, struct tb_grid *g)
 {
-    struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, l->block_x, l->rows,
+    return simple("copy_row", l, l->cols, l->rows, g);
+}
+int tb_cuda_copy_col(const struct tb_launch *l, struct tb_grid *g)
+{
+    return simple("copy_col", l, l->cols, l->rows, g);
+}
+int tb_cuda_naive_row(const struct tb_launch *l, struct tb_grid *g)
+{
+    return simple("naive_row", l, l->cols, l->rows, g);
+}
+int tb_cuda_naive_col(const struct tb_launch *l, struct tb_grid *g)
+{
+    return simple("naive_col", l, l->rows, l->cols, g);
+}
+int tb_cuda_diagonal_row(const struct tb_launch *l, struct tb_grid *g)
+{
+    return simple("diagonal_row", l, l->cols, l->rows, g);
+}
+int tb_cuda_diagonal_col(const struct tb_launch *l, struct tb_grid *g)
+{
+    return simple("diagonal_col", l, l->rows, l->cols, g);
+}
+
+int tb_cuda_copy_smem(const struct tb_launch *l, struct tb_grid *out)
+{
+    struct tb_grid g = grid_for(l->block_x, l->block_y, l->cols, l->block_x, l->rows,
                                 l->block_y);
     g.smem = (unsigned)(l->block_x * l->block_y * l->elem_size);
-    return launch("copy_smem", &g, l);
+    return entry("copy_smem", &g, l, out);
 }
 
 /* Four elements per thread along x. */
-static int unroll4(const char *base, struct tb_launch *l, long xs, long ys)
+static int unroll4(const char *base, const struct tb_launch *l, long xs, long ys,
+                   struct tb_grid *out)
 {
-    struct tb_grid g = grid_for(l, l->block_x, l->block_y, xs, 4L * l->block_x, ys, l->block_y);
-    return launch(base, &g, l);
+    struct tb_grid g = grid_for(l->block_x, l->block_y, xs, 4L * l->block_x, ys, l->block_y);
+    return entry(base, &g, l, out);
 }
 
-int tb_cuda_unroll4_row(struct tb_launch *l) { return unroll4("unroll4_row", l, l->cols, l->rows); }
-int tb_cuda_unroll4_col(struct tb_launch *l) { return unroll4("unroll4_col", l, l->rows, l->cols); }
+int tb_cuda_unroll4_row(const struct tb_launch *l, struct tb_grid *g)
+{
+    return unroll4("unroll4_row", l, l->cols, l->rows, g);
+}
+int tb_cuda_unroll4_col(const struct tb_launch *l, struct tb_grid *g)
+{
+    return unroll4("unroll4_col", l, l->rows, l->cols, g);
+}
 
 /* Square tile of side block.x, padded by pad columns in shared memory. */
-static int smem(struct tb_launch *l, int pad)
+static int smem(const struct tb_launch *l, int pad, struct tb_grid *out)
 {
-    struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, l->block_x, l->rows,
+    struct tb_grid g = grid_for(l->block_x, l->block_y, l->cols, l->block_x, l->rows,
                                 l->block_x);
     g.smem = (unsigned)(l->block_x * (l->block_x + pad) * l->elem_size);
     g.pad = pad;
-    return launch("smem", &g, l);
+    return entry("smem", &g, l, out);
 }
 
-int tb_cuda_smem(struct tb_launch *l) { return smem(l, 0); }
-int tb_cuda_smem_pad(struct tb_launch *l) { return smem(l, 1); }
+int tb_cuda_smem(const struct tb_launch *l, struct tb_grid *g) { return smem(l, 0, g); }
+int tb_cuda_smem_pad(const struct tb_launch *l, struct tb_grid *g) { return smem(l, 1, g); }
 
 /* Rectangular tile of block.y rows x unroll * block.x columns. */
-static int rect(struct tb_launch *l, int unroll, int pad)
+static int rect(const struct tb_launch *l, int unroll, int pad, struct tb_grid *out)
 {
-    struct tb_grid g = grid_for(l, l->block_x, l->block_y, l->cols, (long)unroll * l->block_x,
+    struct tb_grid g = grid_for(l->block_x, l->block_y, l->cols, (long)unroll * l->block_x,
                                 l->rows, l->block_y);
     g.smem = (unsigned)(l->block_y * (unroll * l->block_x + pad) * l->elem_size);
     g.pad = pad;
-    return launch(unroll == 2 ? "smem_rect2" : "smem_rect1", &g, l);
+    return entry(unroll == 2 ? "smem_rect2" : "smem_rect1", &g, l, out);
 }
 
-int tb_cuda_smem_rect(struct tb_launch *l) { return rect(l, 1, 0); }
-int tb_cuda_smem_rect_pad(struct tb_launch *l) { return rect(l, 1, 1); }
-int tb_cuda_smem_unroll_pad(struct tb_launch *l) { return rect(l, 2, 1); }
+int tb_cuda_smem_rect(const struct tb_launch *l, struct tb_grid *g) { return rect(l, 1, 0, g); }
+int tb_cuda_smem_rect_pad(const struct tb_launch *l, struct tb_grid *g)
+{
+    return rect(l, 1, 1, g);
+}
+int tb_cuda_smem_unroll_pad(const struct tb_launch *l, struct tb_grid *g)
+{
+    return rect(l, 2, 1, g);
+}
 
 /* TILE x TILE tile moved by TILE x ROWS threads: block.x = TILE, block.y = ROWS. */
-int tb_cuda_tiled(struct tb_launch *l)
+int tb_cuda_tiled(const struct tb_launch *l, struct tb_grid *out)
 {
     int t = l->block_x, r = l->block_y;
     if ((t != 16 && t != 32 && t != 64) || r < 1 || t % r || t * r > 1024)
-        return CUDA_ERROR_INVALID_VALUE;   /* the table's rule forbids it */
-    struct tb_grid g = grid_for(l, t, r, l->cols, t, l->rows, t);
+        return -EINVAL;   /* the table's rule forbids it */
+    struct tb_grid g = grid_for(t, r, l->cols, t, l->rows, t);
     char base[32];
     snprintf(base, sizeof(base), "tiled_%dx%d", t, r);
-    return launch(base, &g, l);
+    return entry(base, &g, l, out);
 }
 
 /* 64 x 64 tiles of output columns; shifted segments reach up to 7 past the last tile, and
  * each block walks down up to 4 tiles. Floats only. */
-int tb_cuda_aligned64(struct tb_launch *l)
+int tb_cuda_aligned64(const struct tb_launch *l, struct tb_grid *out)
 {
     int r = l->block_y;
     if (l->block_x != 64 || (r != 4 && r != 8 && r != 16) || l->elem_size != 4)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct tb_grid g = grid_for(l, 64, r, l->cols, 64, l->rows + 8 - 1, 64);
+        return -EINVAL;
+    struct tb_grid g = grid_for(64, r, l->cols, 64, l->rows + 8 - 1, 64);
     unsigned walk = div_up(g.tiles_y, 4);
     g.gy = walk < MAX_GRID_Y ? walk : MAX_GRID_Y;
-    l->grid_y = g.gy;
     char base[32];
     snprintf(base, sizeof(base), "aligned64_%d", r);
-    return launch(base, &g, l);
+    return entry(base, &g, l, out);
 }
 
 /* Even-shaped float matrices as 2x2 blocks: a 32 x 32 tile of blocks per thread block. */
-int tb_cuda_tile2x2(struct tb_launch *l)
+int tb_cuda_tile2x2(const struct tb_launch *l, struct tb_grid *out)
 {
     int r = l->block_y;
     if (l->block_x != 32 || (r != 4 && r != 8 && r != 16) || l->elem_size != 4 ||
         l->rows % 2 || l->cols % 2)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct tb_grid g = grid_for(l, 32, r, l->cols / 2, 32, l->rows / 2, 32);
+        return -EINVAL;
+    struct tb_grid g = grid_for(32, r, l->cols / 2, 32, l->rows / 2, 32);
     char base[32];
     snprintf(base, sizeof(base), "tile2x2_%d", r);
-    return launch(base, &g, l);
+    return entry(base, &g, l, out);
 }
 
 /* Any element size: a tile of V16_SEGC bytes of input columns by V16_SEGR bytes of input
@@ -140,17 +169,17 @@ int tb_cuda_tile2x2(struct tb_launch *l)
  * last). Entry tb_vec16_<threads><a|u|e>_<bytes>: "a" when every input row starts on a 16-byte
  * chunk; else "e" for floats and doubles with shifted output rows (each element read as
  * itself), "u" otherwise (chunks realigned in registers). */
-int tb_cuda_vec16(struct tb_launch *l)
+int tb_cuda_vec16(const struct tb_launch *l, struct tb_grid *out)
 {
     int t = l->block_x, e = l->elem_size;
     if ((t != 128 && t != 256 && t != 512) || l->block_y != 1 ||
         (e != 1 && e != 2 && e != 4 && e != 8))
-        return CUDA_ERROR_INVALID_VALUE;
+        return -EINVAL;
     long halo = (l->rows % (32 / e)) ? 32 / e - 1 : 0;
     int aligned = (l->cols * e) % 16 == 0;
-    struct tb_grid g = grid_for(l, (unsigned)t, 1, l->cols, V16_SEGC(e) / e, l->rows + halo,
+    struct tb_grid g = grid_for((unsigned)t, 1, l->cols, V16_SEGC(e) / e, l->rows + halo,
                                 V16_SEGR(e, aligned) / e);
     char base[32];
     snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : e >= 4 && halo ? 'e' : 'u');
-    return launch(base, &g, l);
+    return entry(base, &g, l, out);
 }

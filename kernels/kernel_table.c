@@ -58,10 +58,15 @@ static int shape_even(long rows, long cols, char *why, size_t n)
     return 0;
 }
 
+/* GPU rows: their geometry, or the reason they are not in this build. Built-ins are the
+ * backend's own operations (no geometry); they too need the backend, so the images. */
 #ifdef TB_HAVE_CUDA
-#define CUDA_FN(n) tb_cuda_##n, NULL
+#define CUDA_FN(n) NULL, tb_cuda_##n, NULL
+#define BUILTIN NULL, NULL, NULL
 #else
-#define CUDA_FN(n) NULL, "built without kernel images (nvcc not found, or CUDA=0)"
+#define NO_IMAGES "built without kernel images (neither clang nor nvcc found, or CUDA=0)"
+#define CUDA_FN(n) NULL, NULL, NO_IMAGES
+#define BUILTIN NULL, NULL, NO_IMAGES
 #endif
 
 #define ANY "any"
@@ -75,62 +80,62 @@ static int shape_even(long rows, long cols, char *why, size_t n)
 const struct tb_kernel tb_kernels[] = {
     /* CPU backend: always built */
     { "copy_row", "plain row-by-row copy (memcpy): the CPU's upper bound", CPU,
-      tb_cpu_copy_row, NULL, NOB, NULL, 2, COPY_REF, ELEM_ALL, NULL, NULL },
+      tb_cpu_copy_row, NULL, NULL, NOB, NULL, 2, COPY_REF, ELEM_ALL, NULL },
     { "naive_row", "the seeds' host loop: row-wise reads, strided writes (verification reference)",
-      CPU, tb_cpu_naive_row, NULL, NOB, NULL, 2, TB_KF_NO_BLOCK, ELEM_ALL, NULL, NULL },
+      CPU, tb_cpu_naive_row, NULL, NULL, NOB, NULL, 2, TB_KF_NO_BLOCK, ELEM_ALL, NULL },
     { "blocked", "cache-blocked transpose, tile = block.y rows x block.x cols", CPU,
-      tb_cpu_blocked, NULL, ANY, NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      tb_cpu_blocked, NULL, NULL, ANY, NULL, 2, 0, ELEM_ALL, NULL },
 
     /* CUDA backend: bounds */
-    { "memcpy", "cudaMemcpy device to device: the physical limit", GPU, CUDA_FN(memcpy), NOB,
-      NULL, 2, COPY_REF, ELEM_ALL, NULL, NULL },
+    { "memcpy", "cudaMemcpy device to device: the physical limit", GPU, BUILTIN, NOB, NULL, 2,
+      COPY_REF | TB_KF_BUILTIN, ELEM_ALL, NULL },
     { "copy_row", "coalesced copy by rows: upper bound for a kernel", GPU, CUDA_FN(copy_row), ANY,
-      NULL, 2, TB_KF_COPY, ELEM_ALL, NULL, NULL },
+      NULL, 2, TB_KF_COPY, ELEM_ALL, NULL },
     { "copy_col", "strided copy by columns: lower bound", GPU, CUDA_FN(copy_col), ANY, NULL, 2,
-      TB_KF_COPY, ELEM_ALL, NULL, NULL },
+      TB_KF_COPY, ELEM_ALL, NULL },
     { "copy_smem", "copy through a square shared-memory tile", GPU, CUDA_FN(copy_smem), SQ,
-      rule_square, 2, TB_KF_COPY, ELEM_ALL, NULL, NULL },
+      rule_square, 2, TB_KF_COPY, ELEM_ALL, NULL },
     /* naive */
     { "naive_row", "coalesced reads, strided writes", GPU, CUDA_FN(naive_row), ANY, NULL, 2, 0,
-      ELEM_ALL, NULL, NULL },
+      ELEM_ALL, NULL },
     { "naive_col", "strided reads, coalesced writes", GPU, CUDA_FN(naive_col), ANY, NULL, 2, 0,
-      ELEM_ALL, NULL, NULL },
+      ELEM_ALL, NULL },
     /* unrolled */
     { "unroll4_row", "4 elements per thread along x, coalesced reads (tail handled)", GPU,
-      CUDA_FN(unroll4_row), ANY, NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      CUDA_FN(unroll4_row), ANY, NULL, 2, 0, ELEM_ALL, NULL },
     { "unroll4_col", "4 elements per thread along x, coalesced writes (tail handled)", GPU,
-      CUDA_FN(unroll4_col), ANY, NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      CUDA_FN(unroll4_col), ANY, NULL, 2, 0, ELEM_ALL, NULL },
     /* diagonal block order */
     { "diagonal_row", "diagonal block order (against partition camping), coalesced reads", GPU,
-      CUDA_FN(diagonal_row), ANY, NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      CUDA_FN(diagonal_row), ANY, NULL, 2, 0, ELEM_ALL, NULL },
     { "diagonal_col", "diagonal block order, coalesced writes", GPU, CUDA_FN(diagonal_col), ANY,
-      NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      NULL, 2, 0, ELEM_ALL, NULL },
     /* shared memory */
     { "smem", "square shared-memory tile, bank conflicts on the column read", GPU, CUDA_FN(smem),
-      SQ, rule_square, 2, 0, ELEM_ALL, NULL, NULL },
+      SQ, rule_square, 2, 0, ELEM_ALL, NULL },
     { "smem_pad", "square tile padded by one column: no bank conflicts", GPU, CUDA_FN(smem_pad),
-      SQ, rule_square, 2, 0, ELEM_ALL, NULL, NULL },
+      SQ, rule_square, 2, 0, ELEM_ALL, NULL },
     { "smem_rect", "rectangular tile block.y x block.x, bank conflicts", GPU, CUDA_FN(smem_rect),
-      ANY, NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      ANY, NULL, 2, 0, ELEM_ALL, NULL },
     { "smem_rect_pad", "rectangular tile, padded", GPU, CUDA_FN(smem_rect_pad), ANY, NULL, 2, 0,
-      ELEM_ALL, NULL, NULL },
+      ELEM_ALL, NULL },
     { "smem_unroll_pad", "two padded rectangular tiles per block, dynamic shared memory", GPU,
-      CUDA_FN(smem_unroll_pad), ANY, NULL, 2, 0, ELEM_ALL, NULL, NULL },
+      CUDA_FN(smem_unroll_pad), ANY, NULL, 2, 0, ELEM_ALL, NULL },
     /* multi-row tiles */
     { "tiled", "padded TILE x TILE tile moved by TILE x ROWS threads (block.y = ROWS)", GPU,
-      CUDA_FN(tiled), TR, rule_tile_rows, 2, 0, ELEM_ALL, NULL, NULL },
+      CUDA_FN(tiled), TR, rule_tile_rows, 2, 0, ELEM_ALL, NULL },
     /* beyond the seeds (doc/kernels.md, doc/results/) */
     { "aligned64", "64x64 tile, output rows shifted to 32-byte sectors, 16-byte stores", GPU,
-      CUDA_FN(aligned64), "64x4, 64x8 or 64x16", rule_aligned64, 2, 0, ELEM_F32, NULL, NULL },
+      CUDA_FN(aligned64), "64x4, 64x8 or 64x16", rule_aligned64, 2, 0, ELEM_F32, NULL },
     { "tile2x2", "64x64 floats as a 32x32 tile of 2x2 blocks (16-byte elements)", GPU,
       CUDA_FN(tile2x2), "32x4, 32x8 or 32x16; even rows and cols", rule_tile2x2, 2, 0, ELEM_F32,
-      shape_even, NULL },
+      shape_even },
     { "vec16", "every element type, any shape: 16-byte stores on sectors, 16-byte loads (element loads on odd float/double rows)",
-      GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, 0, ELEM_ALL, NULL, NULL },
+      GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, 0, ELEM_ALL, NULL },
     /* vendor reference */
-    { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, CUDA_FN(cublas_geam),
-      NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK, ELEM_F32, NULL, tb_cuda_cublas_unusable },
-    { NULL, NULL, CPU, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL },
+    { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,
+      NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK | TB_KF_BUILTIN, ELEM_F32, NULL },
+    { NULL, NULL, CPU, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
 };
 
 const char *tb_backend_name(enum tb_backend_id b)
@@ -159,13 +164,7 @@ int tb_kernel_shape_ok(const struct tb_kernel *k, long rows, long cols, char *wh
     return k->shape_ok ? k->shape_ok(rows, cols, why, n) : 1;
 }
 
-int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n)
-{
-    const char *no = k->unusable ? k->unusable() : NULL;
-    if (no)
-        snprintf(why, n, "%s", no);
-    return no == NULL;
-}
+int tb_kernel_built(const struct tb_kernel *k) { return k->unavailable == NULL; }
 
 int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, size_t n)
 {

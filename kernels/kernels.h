@@ -25,35 +25,46 @@ struct tb_launch {
     const volatile sig_atomic_t *stop; /* CPU kernels return -EINTR soon after it is set */
 };
 
-/* Returns 0, or a backend error code (CUresult for CUDA, a negative errno for CPU). */
+/* A CPU kernel: returns 0, or a negative errno. */
 typedef int (*tb_launch_fn)(struct tb_launch *l);
+
+/* One launch of a GPU kernel, as its geometry function chooses it: the image entry point
+ * (tb_<kernel>[_<variant>]_<element bytes>), grid, block, dynamic shared memory, and the two
+ * values the entries take besides the matrix (tile rows in the grid, shared-memory padding).
+ * The CUDA backend loads the entry and launches it; nothing in kernels/ calls a backend. */
+struct tb_grid {
+    char entry[48];
+    unsigned gx, gy, bx, by, smem, tiles_y;
+    int pad;
+};
+/* Fills g for l; 0, or -EINVAL for a shape the row's rules forbid (never reached in a sweep). */
+typedef int (*tb_geometry_fn)(const struct tb_launch *l, struct tb_grid *g);
 /* Returns 1 when the block shape suits the kernel, else 0 with the reason in why. */
 typedef int (*tb_block_rule_fn)(int bx, int by, char *why, size_t n);
 /* Returns 1 when the matrix shape suits the kernel, else 0 with the reason in why. */
 typedef int (*tb_shape_rule_fn)(long rows, long cols, char *why, size_t n);
-/* NULL when the kernel can run in this process, else why not (a library not found). */
-typedef const char *(*tb_unusable_fn)(void);
 
 enum tb_kernel_flags {
     TB_KF_COPY = 1u << 0,     /* output has the input's shape: a bound, not a transpose */
     TB_KF_COPY_REF = 1u << 1, /* the backend's copy that frac_copy divides by */
     TB_KF_VENDOR = 1u << 2,   /* a library's kernel (cuBLAS), shown for reference */
     TB_KF_NO_BLOCK = 1u << 3, /* block shape has no meaning: one point per size */
+    TB_KF_BUILTIN = 1u << 4,  /* the backend's own operation (memcpy, cuBLAS), no image entry */
 };
 
 struct tb_kernel {
     const char *name;
     const char *description;
     enum tb_backend_id backend;
-    tb_launch_fn launch;        /* NULL when compiled out */
-    const char *unavailable;    /* why launch is NULL */
+    tb_launch_fn launch;        /* CPU kernels: the code; NULL on the GPU */
+    tb_geometry_fn geometry;    /* GPU kernels: grid and entry point; NULL for built-ins */
+    const char *unavailable;    /* NULL when the kernel is in this build, else why not */
     const char *rule_text;      /* the block-shape rule, in words */
     tb_block_rule_fn block_ok;  /* NULL: any block within the device's limits */
     double bytes_factor;        /* bytes moved = factor x rows x cols x elem_size */
     unsigned flags;
     unsigned elem_sizes;        /* bit mask of supported element sizes (1<<size) */
     tb_shape_rule_fn shape_ok;  /* NULL: any matrix shape */
-    tb_unusable_fn unusable;    /* NULL: always usable when launch is set */
 };
 
 /* The table, in `list` order, ended by a row with a NULL name. */
@@ -68,7 +79,10 @@ const struct tb_kernel *tb_kernel_copy_ref(enum tb_backend_id b);
 int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, size_t n);
 /* Checks the matrix shape against the row's rule; 1 ok, 0 with why filled. */
 int tb_kernel_shape_ok(const struct tb_kernel *k, long rows, long cols, char *why, size_t n);
-/* Checks that the kernel can run here (its library found); 1 ok, 0 with why filled. */
+/* 1 when the kernel is in this build (CPU code, or GPU images embedded), else 0. */
+int tb_kernel_built(const struct tb_kernel *k);
+/* Checks that the kernel can run in this process (a built-in's library found: cuBLAS); 1 ok,
+ * 0 with why filled. Defined beside the backends (src/backend.c), which know their libraries. */
 int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n);
 
 /* CPU kernels (cpu_kernels.c). */
@@ -76,28 +90,16 @@ int tb_cpu_naive_row(struct tb_launch *l);
 int tb_cpu_blocked(struct tb_launch *l);
 int tb_cpu_copy_row(struct tb_launch *l);
 
-/* CUDA kernels: C launchers (cuda_launch.c) that pick a grid and an entry point of the
- * embedded images (cuda_transpose.cu); memcpy and cublas_geam are in backend_cuda.c.
- * TB_HAVE_CUDA: the executable carries kernel images. */
+/* GPU kernels: their geometry (cuda_launch.c) over the entry points of the embedded images
+ * (cuda_transpose.cu). memcpy and cublas_geam are the CUDA backend's built-ins. */
 #define TB_CUDA_KERNELS(X) \
-    X(copy_row) X(copy_col) X(copy_smem) X(memcpy) \
+    X(copy_row) X(copy_col) X(copy_smem) \
     X(naive_row) X(naive_col) X(unroll4_row) X(unroll4_col) \
     X(diagonal_row) X(diagonal_col) X(smem) X(smem_pad) X(smem_rect) X(smem_rect_pad) \
-    X(smem_unroll_pad) X(tiled) X(aligned64) X(tile2x2) X(vec16) X(cublas_geam)
-#define TB_DECLARE_CUDA(n) int tb_cuda_##n(struct tb_launch *l);
+    X(smem_unroll_pad) X(tiled) X(aligned64) X(tile2x2) X(vec16)
+#define TB_DECLARE_CUDA(n) int tb_cuda_##n(const struct tb_launch *l, struct tb_grid *g);
 TB_CUDA_KERNELS(TB_DECLARE_CUDA)
 #undef TB_DECLARE_CUDA
-
-/* One launch of an image entry: grid, block, dynamic shared memory, and the two values the
- * entries take besides the matrix (tile rows in the grid, shared-memory padding). */
-struct tb_grid {
-    unsigned gx, gy, bx, by, smem, tiles_y;
-    int pad;
-};
-/* Launches entry point `entry` of the embedded images on the CUDA backend's stream. */
-int tb_cuda_launch_entry(const char *entry, const struct tb_grid *g, const struct tb_launch *l);
-/* NULL when cuBLAS can be loaded, else why not (backend_cuda.c). */
-const char *tb_cuda_cublas_unusable(void);
 
 #ifdef __cplusplus
 }

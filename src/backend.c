@@ -1,5 +1,6 @@
-/* backend.c: choosing a backend from --device. The CUDA backend is always built (it opens
- * the driver at run time); its probe says why a GPU cannot be used. */
+/* backend.c: choosing a backend from --device, and whether a kernel can run in this
+ * process. The CUDA backend is always built (it opens the driver at run time); its probe
+ * says why a GPU cannot be used. */
 #include "backend.h"
 
 #include <stdio.h>
@@ -36,4 +37,13 @@ int tb_backend_select(const char *spec, const struct tb_backend **out, int *inde
     }
     *out = &tb_backend_cpu;
     return 0;
+}
+
+int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n)
+{
+    const struct tb_backend *be = k->backend == TB_BACKEND_CUDA ? &tb_backend_cuda : &tb_backend_cpu;
+    const char *no = be->unusable ? be->unusable(k) : NULL;
+    if (no)
+        snprintf(why, n, "%s", no);
+    return no == NULL;
 }

@@ -26,7 +26,8 @@ struct tb_device_info {
     int max_threads_per_block;       /* CPU: no limit, INT_MAX */
     bool integrated;                 /* a Tegra GPU sharing the board's memory */
     char driver_version[32];         /* the driver's CUDA version, e.g. "12.2" */
-    char image[96];                  /* the embedded kernel image this GPU runs */
+    char image[192];                 /* the embedded kernel image this GPU runs */
+    char image_why[768];             /* why that one (images.c's rules), a refused cubin */
     char pci_bus_id[32];             /* e.g. "00000000:19:00.0", for NVML; "" when none */
 };
 
@@ -55,14 +56,24 @@ struct tb_backend {
     /* Long host-side work (fills, CPU kernels) checks *stop and returns -EINTR when set;
      * NULL where every step is short (the GPU's). */
     void (*watch)(const volatile sig_atomic_t *stop);
+    /* NULL when kernel k can run here, else why not (a built-in's library missing); the
+     * op itself may be NULL: every kernel of the backend can run. */
+    const char *(*unusable)(const struct tb_kernel *k);
+    /* How the kernel images were loaded so far (cubin load, PTX entries JIT-compiled and
+     * their time), for the log; NULL where nothing is loaded (the CPU). */
+    void (*load_stats)(char *buf, size_t n);
 };
 
 extern const struct tb_backend tb_backend_cpu;
 extern const struct tb_backend tb_backend_cuda;
 
-/* The kernel images this executable carries, e.g. "sm_53 sm_87 + PTX compute_87, built by
- * nvcc 11.8", or why there are none. */
+/* The kernel images this executable carries, each with its compiler, e.g. "PTX sm_53 ISA
+ * 6.5 (clang 19.1.7)", or why there are none (src/cuda/images.c). */
 const char *tb_cuda_images(void);
+
+/* Where the driver keeps PTX it JIT-compiled (CUDA_CACHE_PATH, else ~/.nv/ComputeCache),
+ * whether it is on (CUDA_CACHE_DISABLE) and writable, and its size limit: into buf. */
+const char *tb_cuda_jit_cache(char *buf, size_t n);
 
 /* "auto", "cpu", "cuda", "cuda:N": picks the backend; auto prefers a usable GPU.
  * When auto takes the CPU, why says why and *probe_rc is the GPU probe's code (-ENOENT:

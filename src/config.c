@@ -110,6 +110,8 @@ static const struct schema schema[] = {
       "the board's CPU, for `make dist` (aarch64 on every Jetson)" },
     { "board.cuda", F_BOARD, S_STRING, BO(cuda), NOLIM, NULL, NULL,
       "the CUDA version of the board's JetPack (its driver loads no newer kernel images)" },
+    { "board.ptx_isa", F_BOARD, S_STRING, BO(ptx_isa), NOLIM, NULL, NULL,
+      "the newest PTX ISA the board's driver JIT-compiles, e.g. \"6.5\" (`make` builds PTX at it)" },
     { "board.gpu", F_BOARD, S_BOOL, BO(has_gpu), NOLIM, NULL, NULL,
       "the board has a GPU: a run that cannot use it fails unless --device cpu" },
     { "board.max_power_w", F_BOARD, S_FLOAT, BO(power.max_power_w), 0, 1e5, NULL, NULL,
@@ -946,7 +948,7 @@ static const struct tb_kernel *check_kernel_name(const struct tb_config *c,
         tb_diag_add(d, "%s: kernel '%s' does not support element type '%s'", at, name, s->element);
         return NULL;
     }
-    if (k && !k->launch) {
+    if (k && !tb_kernel_built(k)) {
         tb_diag_add(d, "%s: kernel '%s' is not available: %s", at, name, k->unavailable);
         return NULL;
     }

@@ -51,6 +51,7 @@ struct tb_board_cfg {
     char sms[TB_STR];          /* e.g. "87": what `make BOARD=` compiles for */
     char cpu[TB_STR];          /* "aarch64" or "x86_64": what `make dist` builds for */
     char cuda[TB_STR];         /* the JetPack's CUDA version, e.g. "10.2"; "" on desktops */
+    char ptx_isa[TB_STR];      /* newest PTX ISA its driver JIT-compiles, e.g. "6.5"; "" */
     bool has_gpu;              /* a run that cannot use the GPU fails (unless --device cpu) */
     double peak_gbps;          /* theoretical peak, 0 = unknown */
     struct tb_power_cfg power; /* the power group (power.h), board.max_power_w in it */

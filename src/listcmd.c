@@ -2,11 +2,17 @@
  * user finds out, before a night, whether the board can be measured at all. */
 #include "listcmd.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "board.h"
+#include "cuda/images.h"
 #include "csvlog.h"
 #include "power/power.h"
 #include "util.h"
@@ -26,7 +32,7 @@ static void list_kernels(FILE *out)
             "elements", "block-shape rule", "description");
     for (const struct tb_kernel *k = tb_kernels; k->name; k++) {
         char no[256] = "";
-        if (!k->launch)
+        if (!tb_kernel_built(k))
             tb_strlcpy(no, k->unavailable, sizeof(no));
         else
             tb_kernel_usable(k, no, sizeof(no));
@@ -37,10 +43,16 @@ static void list_kernels(FILE *out)
     }
 }
 
-/* The kernel images this binary carries, and whether GPU 0 can run them and which. */
+/* The kernel images this binary carries, each on its own line, and whether GPU 0 can run
+ * them, which one and why. */
 static void list_gpu(FILE *out)
 {
     fprintf(out, "\nkernel images: %s\n", tb_cuda_images());
+    for (size_t i = 0; i < tb_image_count(); i++) {
+        char desc[192];
+        tb_image_describe(&tb_images[i], desc, sizeof(desc));
+        fprintf(out, "  image %zu: %s\n", i, desc);
+    }
     const struct tb_backend *be = &tb_backend_cuda;
     char why[1024];
     struct tb_device_info dev;
@@ -50,6 +62,7 @@ static void list_gpu(FILE *out)
     }
     fprintf(out, "GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: usable, runs %s\n", dev.name,
             dev.cc_major, dev.cc_minor, dev.driver_version, dev.image);
+    fprintf(out, "  why that image: %s\n", dev.image_why);
     be->close();
 }
 
@@ -75,6 +88,54 @@ int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file,
         fprintf(out, "  %-11s %-38s %s%s\n", (*p)->name, (*p)->help,
                 usable ? "usable here" : "not usable: ",
                 usable ? "" : ((*p)->unavailable ? (*p)->unavailable : why));
+    }
+    return 0;
+}
+
+/* One image to dir/name, never over an existing file nor through a link. */
+static int write_image(const char *dir, size_t i, const struct tb_image *im, FILE *out)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/transpose-bench.%zu.sm_%d.%s", dir, i, im->sm,
+             im->kind == TB_IMAGE_CUBIN ? "cubin" : "ptx");
+    unsigned char *buf;
+    size_t len;
+    int rc = tb_image_unpack(im, &buf, &len);
+    if (rc < 0) {
+        fprintf(stderr, "transpose-bench: image %zu: %s\n", i, strerror(-rc));
+        return rc;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    ssize_t w = fd < 0 ? -1 : write(fd, buf, len);
+    rc = fd < 0 || w != (ssize_t)len ? -errno : 0;
+    if (fd >= 0 && close(fd) && !rc)
+        rc = -errno;
+    free(buf);
+    if (rc) {
+        fprintf(stderr, "transpose-bench: cannot write '%s': %s\n", path, strerror(-rc ? -rc : EIO));
+        return rc ? rc : -EIO;
+    }
+    char desc[192];
+    tb_image_describe(im, desc, sizeof(desc));
+    fprintf(out, "%s: %s\n", path, desc);
+    return 0;
+}
+
+int tb_list_images(const char *dir, FILE *out)
+{
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, "transpose-bench: cannot create '%s': %s\n", dir, strerror(errno));
+        return -errno;
+    }
+    if (!tb_image_count()) {
+        fprintf(stderr, "transpose-bench: this binary carries no kernel images: %s\n",
+                tb_cuda_images());
+        return -ENOENT;
+    }
+    for (size_t i = 0; i < tb_image_count(); i++) {
+        int rc = write_image(dir, i, &tb_images[i], out);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }

@@ -10,6 +10,10 @@
  * not), the board file it would choose and from what, the power sources. -1 after a
  * configuration problem (printed). */
 int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file, FILE *out);
+/* `list --images DIR`: each embedded kernel image unpacked to
+ * DIR/transpose-bench.<i>.sm_<sm>.<ptx|cubin> (never over a file), for cuobjdump, ptxas or a
+ * reader; one line each on out. 0, or a negative errno (said on stderr). */
+int tb_list_images(const char *dir, FILE *out);
 /* The log's columns as a Markdown table (doc/log-format.md holds it). */
 int tb_list_columns(FILE *out);
 

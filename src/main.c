@@ -57,10 +57,12 @@ static const char usage_run[] =
     "error (nothing run, no log), 75 another run holds the lock.\n";
 
 static const char usage_list[] =
-    "usage: transpose-bench list [--columns] [-b BOARD.cfg] [--set KEY=VALUE]...\n"
+    "usage: transpose-bench list [--columns] [--images DIR] [-b BOARD.cfg] [--set KEY=VALUE]...\n"
     "\n"
-    "  Lists every kernel (backend, availability, block-shape rule) and every power\n"
-    "  source with whether it can work here. --columns prints the log's columns instead.\n";
+    "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
+    "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
+    "  work here. --columns prints the log's columns instead; --images DIR writes each\n"
+    "  kernel image to a file in DIR (PTX as text, cubins as ELF) for inspection.\n";
 
 static void print_version(void)
 {
@@ -294,17 +296,20 @@ static int cmd_list(int argc, char **argv)
     }
     static const struct option opts[] = {
         { "columns", no_argument, NULL, 'C' }, { "board", required_argument, NULL, 'b' },
-        { "set", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
+        { "set", required_argument, NULL, 's' }, { "images", required_argument, NULL, 'I' },
+        { NULL, 0, NULL, 0 },
     };
     struct common c;
     memset(&c, 0, sizeof(c));
     tb_config_init(&c.cfg);
     bool columns = false;
+    const char *images = NULL;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
         switch (opt) {
         case 'C': columns = true; break;
+        case 'I': images = optarg; break;
         case 'b': c.board_file = optarg; break;
         case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
         default:
@@ -312,6 +317,10 @@ static int cmd_list(int argc, char **argv)
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
+    }
+    if (images) {
+        tb_config_free(&c.cfg);
+        return tb_list_images(images, stdout) < 0 ? TB_EXIT_FAIL : TB_EXIT_OK;
     }
     int rc = columns ? tb_list_columns(stdout) : tb_list(&c.cfg, &c.diag, c.board_file, stdout);
     tb_config_free(&c.cfg);

@@ -195,13 +195,16 @@ static int open_log(struct run *r)
         tb_csvlog_meta(log, "backend", "%s", r->be->name);
         tb_csvlog_meta(log, "device", "%s", r->dev.name);
     }
-    if (!r->gpu_failed && r->be->id == TB_BACKEND_CUDA)
+    if (!r->gpu_failed && r->be->id == TB_BACKEND_CUDA) {
+        char cache[512];
         tb_csvlog_meta(log, "cuda_device", "index %d, compute capability %d.%d, %d SMs, L2 %zu "
                        "bytes, memory %zu bytes, driver's CUDA %s, PCI %s, runs %s",
                        r->dev.index, r->dev.cc_major, r->dev.cc_minor, r->dev.sm_count,
                        r->dev.l2_bytes, r->dev.mem_bytes, r->dev.driver_version,
                        r->dev.pci_bus_id, r->dev.image);
-    else if (!r->gpu_failed)
+        tb_csvlog_meta(log, "kernel_image", "%s", r->dev.image_why);
+        tb_csvlog_meta(log, "jit_cache", "%s", tb_cuda_jit_cache(cache, sizeof(cache)));
+    } else if (!r->gpu_failed)
         tb_csvlog_meta(log, "cpu_device", "%d cores, last-level cache %zu bytes, memory %zu bytes",
                        r->dev.sm_count, r->dev.l2_bytes, r->dev.mem_bytes);
     tb_conditions_read(&r->cond);
@@ -315,6 +318,11 @@ static enum tb_run_outcome finish(struct run *r)
         tb_csvlog_meta(r->log, "sensor", "%llu reading(s) outside 0..%.0f W dropped, %llu "
                        "silence(s) of twice the interval or more", h.dropped,
                        r->cfg->board.power.max_power_w, h.silences);
+    }
+    if (r->be && r->be->load_stats && !r->gpu_failed) {
+        char load[256];
+        r->be->load_stats(load, sizeof(load));
+        tb_csvlog_meta(r->log, "kernel_load", "%s", load);
     }
     uint64_t nsamp = 0;
     double sampler_cpu = tb_sampler_stop(r->sampler, &nsamp);

@@ -20,11 +20,11 @@ static size_t pick_kernels(const struct tb_sweep_cfg *s, enum tb_backend_id b,
 {
     size_t n = 0;
     const struct tb_kernel *ref = tb_kernel_copy_ref(b);
-    if (ref && ref->launch)
+    if (ref && tb_kernel_built(ref))
         ks[n++] = ref;
     if (wants_all(s)) {
         for (const struct tb_kernel *k = tb_kernels; k->name && n < cap; k++)
-            if (k->backend == b && k->launch && k != ref && (k->elem_sizes & (1u << s->elem_size)))
+            if (k->backend == b && tb_kernel_built(k) && k != ref && (k->elem_sizes & (1u << s->elem_size)))
                 ks[n++] = k;
         return n;
     }
@@ -33,7 +33,7 @@ static size_t pick_kernels(const struct tb_sweep_cfg *s, enum tb_backend_id b,
         bool dup = false;
         for (size_t j = 0; j < n; j++)
             dup |= ks[j] == k;
-        if (k && k->launch && !dup)
+        if (k && tb_kernel_built(k) && !dup)
             ks[n++] = k;
     }
     return n;
@@ -84,7 +84,7 @@ static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, str
             has_ref |= s->points[j].rows == s->points[i].rows &&
                        s->points[j].cols == s->points[i].cols && ref &&
                        !strcmp(s->points[j].kernel, ref->name);
-        if (ref && ref->launch && !has_ref)
+        if (ref && tb_kernel_built(ref) && !has_ref)
             pts[n++] = (struct tb_point){ .k = ref, .rows = s->points[i].rows,
                                           .cols = s->points[i].cols, .size_index = i,
                                           .auto_ref = true };
@@ -93,7 +93,7 @@ static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, str
             if (p->rows != s->points[i].rows || p->cols != s->points[i].cols)
                 continue;
             const struct tb_kernel *k = tb_kernel_find(p->kernel, b);
-            if (!k || !k->launch)
+            if (!k || !tb_kernel_built(k))
                 continue;
             bool noblock = k->flags & TB_KF_NO_BLOCK;
             struct tb_point *q = &pts[n++];

@@ -2,11 +2,19 @@
  * in tests, so that every way a GPU can be unusable is seen without a GPU. $TB_FAKE_CUDA:
  *   h100 (default)  one discrete sm_90 GPU, driver CUDA 13.0; the module loads
  *   nano            one integrated sm_53 GPU (a Jetson Nano), driver CUDA 10.2
- *   orin-old        one integrated sm_87 GPU whose driver (CUDA 11.4) refuses the images
+ *   orin-old        one integrated sm_87 GPU, driver CUDA 11.4
+ *   h100-nocubin    as h100, but the driver refuses every cubin (a damaged one, say)
+ *   kepler          one discrete sm_30 GPU, driver CUDA 10.2: older than any image we build
  *   nodevice        cuInit fails with CUDA_ERROR_NO_DEVICE (no GPU, or not in 'video')
  *   zero            cuInit succeeds but no device is listed
  * Built with -DFAKE_PRE_10_2 it lacks cuDevicePrimaryCtxReset, as a too-old driver would.
- * Memory is host memory; kernels never run (launches succeed and do nothing). */
+ * Modules behave as the driver's rules say: PTX whose .version is above the driver's ISA is
+ * refused (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), a PTX module holds only the entries in its
+ * text (cuModuleGetFunction says CUDA_ERROR_NOT_FOUND for others), a cubin holds any.
+ * $TB_FAKE_CUDA_LOG, when set, names a file that gets one line per module load ("ptx
+ * <entries>" or "cubin"), so tests see what was JIT-compiled. Memory is host memory;
+ * kernels never run (launches succeed and do nothing). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,12 +28,13 @@ static const char *mode(void)
 }
 
 static int is(const char *m) { return !strcmp(mode(), m); }
+static int orin(void) { return is("orin-old"); }
 
 CUresult cuInit(unsigned flags) { (void)flags; return is("nodevice") ? 100 : 0; }
 
 CUresult cuDriverGetVersion(int *v)
 {
-    *v = is("nano") ? 10020 : is("orin-old") ? 11040 : 13000;
+    *v = is("nano") || is("kepler") ? 10020 : orin() ? 11040 : 13000;
     return 0;
 }
 
@@ -33,14 +42,17 @@ CUresult cuGetErrorString(CUresult e, const char **s)
 {
     *s = e == 100 ? "no CUDA-capable device is detected"
        : e == 209 ? "no kernel image is available for execution on the device"
-       : e == 222 ? "the provided PTX was compiled with an unsupported toolchain." : "unknown error";
+       : e == 222 ? "the provided PTX was compiled with an unsupported toolchain."
+       : e == 200 ? "device kernel image is invalid" : e == 500 ? "named symbol not found"
+       : "unknown error";
     return 0;
 }
 
 CUresult cuGetErrorName(CUresult e, const char **s)
 {
     *s = e == 100 ? "CUDA_ERROR_NO_DEVICE" : e == 209 ? "CUDA_ERROR_NO_BINARY_FOR_GPU"
-       : e == 222 ? "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" : "CUDA_ERROR_UNKNOWN";
+       : e == 222 ? "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" : e == 200 ? "CUDA_ERROR_INVALID_IMAGE"
+       : e == 500 ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 
@@ -50,7 +62,7 @@ CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? 
 CUresult cuDeviceGetName(char *name, int len, int d)
 {
     (void)d;
-    strncpy(name, is("nano") ? "NVIDIA Tegra X1" : is("orin-old") ? "Orin" : "NVIDIA H100 80GB HBM3",
+    strncpy(name, is("nano") ? "NVIDIA Tegra X1" : orin() ? "Orin" : "NVIDIA H100 80GB HBM3",
             (size_t)len);
     return 0;
 }
@@ -58,10 +70,10 @@ CUresult cuDeviceGetName(char *name, int len, int d)
 CUresult cuDeviceGetAttribute(int *v, int attr, int d)
 {
     (void)d;
-    int tegra = is("nano") || is("orin-old");
+    int tegra = is("nano") || orin();
     switch (attr) {
-    case 75: *v = is("nano") ? 5 : is("orin-old") ? 8 : 9; break;     /* major */
-    case 76: *v = is("nano") ? 3 : is("orin-old") ? 7 : 0; break;     /* minor */
+    case 75: *v = is("nano") ? 5 : orin() ? 8 : is("kepler") ? 3 : 9; break;   /* major */
+    case 76: *v = is("nano") ? 3 : orin() ? 7 : 0; break;                      /* minor */
     case 18: *v = tegra; break;                                       /* integrated */
     case 1: *v = 1024; break;
     case 16: *v = tegra ? 1 : 132; break;
@@ -80,19 +92,72 @@ CUresult cuDevicePrimaryCtxReset(int d) { (void)d; return 0; }
 #endif
 CUresult cuCtxSetCurrent(void *c) { (void)c; return 0; }
 
-CUresult cuModuleLoadData(void **m, const void *image)
+/* The driver's newest PTX ISA (x10). */
+static int driver_isa(void) { return is("nano") || is("kepler") ? 65 : orin() ? 74 : 90; }
+
+static void log_load(const char *what)
 {
-    (void)image;
-    if (is("orin-old"))
-        return 222;
-    *m = (void *)1;
+    const char *f = getenv("TB_FAKE_CUDA_LOG");
+    FILE *o = f ? fopen(f, "a") : NULL;
+    if (o) {
+        fprintf(o, "%s\n", what);
+        fclose(o);
+    }
+}
+
+/* A module: NULL text for a cubin (holds everything), else the PTX. */
+struct fake_mod { char *ptx; };
+
+CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, void **vals)
+{
+    (void)n; (void)opts; (void)vals;
+    const unsigned char *b = image;
+    struct fake_mod *fm = calloc(1, sizeof(*fm));
+    if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
+        if (is("h100-nocubin")) {
+            free(fm);
+            return 200;   /* CUDA_ERROR_INVALID_IMAGE */
+        }
+        log_load("cubin");
+    } else {
+        const char *v = strstr((const char *)image, ".version ");
+        int major = 0, minor = 0;
+        if (!v || sscanf(v, ".version %d.%d", &major, &minor) != 2) {
+            free(fm);
+            return 218;   /* CUDA_ERROR_INVALID_PTX */
+        }
+        if (major * 10 + minor > driver_isa()) {
+            free(fm);
+            return 222;
+        }
+        fm->ptx = strdup(image);
+        char line[4096] = "ptx";
+        for (const char *p = fm->ptx; (p = strstr(p, ".entry ")); p += 7)
+            snprintf(line + strlen(line), sizeof(line) - strlen(line), " %.*s",
+                     (int)strcspn(p + 7, "( \n"), p + 7);
+        log_load(line);
+    }
+    *m = fm;
     return 0;
 }
 
-CUresult cuModuleUnload(void *m) { (void)m; return 0; }
+CUresult cuModuleLoadData(void **m, const void *image) { return cuModuleLoadDataEx(m, image, 0, 0, 0); }
+
+CUresult cuModuleUnload(void *m)
+{
+    struct fake_mod *fm = m;
+    free(fm->ptx);
+    free(fm);
+    return 0;
+}
+
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
-    (void)m;
+    struct fake_mod *fm = m;
+    char want[128];
+    snprintf(want, sizeof(want), ".entry %s(", name);
+    if (fm->ptx && !strstr(fm->ptx, want))
+        return 500;   /* CUDA_ERROR_NOT_FOUND */
     *f = (void *)name;
     return 0;
 }
@@ -100,7 +165,7 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 CUresult cuFuncGetAttribute(int *v, int attr, void *f)
 {
     (void)f;
-    *v = attr == 6 ? (is("nano") ? 53 : 90) : 0;
+    *v = attr == 6 ? (is("nano") ? 53 : orin() ? 87 : 90) : 0;
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cuda/images.h"
 
 static char fake[PATH_MAX], fake_old[PATH_MAX];
 static bool images;   /* this build carries kernel images (nvcc was there) */
@@ -26,7 +27,7 @@ static int setup(void **state)
         snprintf(rel, sizeof(rel), "%s", fake_old);
         snprintf(fake_old, sizeof(fake_old), "%.2000s/%.2000s", cwd, rel);
     }
-    images = strncmp(tb_cuda_images(), "none", 4) != 0;
+    images = tb_image_count() > 0;
     char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
     snprintf(lock, sizeof(lock), "/tmp/tb-test-cuda-lock-%ld", (long)getpid());
     setenv("TB_LOCK_FILE", lock, 1);
@@ -91,46 +92,159 @@ static void test_no_device(void **state)
     free(out);
 }
 
-/* A Nano (integrated sm_53) with a binary built without sm_53: which images, and the fix. */
-static void test_no_image_for_the_gpu(void **state)
+/* The image the build's table gives sm/driver (images.c's rules, unit-tested on their own in
+ * test_cuda_images.c); here: that the backend runs what they pick. */
+static bool pick_for(int sm, bool integrated, int driver, struct tb_image_pick *p)
 {
+    return tb_image_pick(tb_images, tb_image_count(), sm, integrated, driver, p);
+}
+
+/* A whole small file, or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 1 << 16);
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void expect_image(const char *out, const struct tb_image_pick *p, bool fits)
+{
+    char want[256];
+    if (!fits) {
+        expect_line(out, "no kernel image for this GPU: no image fits");
+        return;
+    }
+    const struct tb_image *im = &tb_images[p->cubin >= 0 ? p->cubin : p->ptx];
+    if (im->kind == TB_IMAGE_CUBIN)
+        snprintf(want, sizeof(want), "usable, runs cubin sm_%d", im->sm);
+    else
+        snprintf(want, sizeof(want), "usable, runs PTX sm_%d ISA %d.%d", im->sm, im->ptx_isa / 10,
+                 im->ptx_isa % 10);
+    expect_line(out, want);
+}
+
+/* A Nano (Tegra sm_53, CUDA 10.2): no cubin of a newer CUDA, PTX at ISA 6.5 at most. */
+static void test_nano_image(void **state)
+{
+    struct tb_image_pick p;
+    bool fits = pick_for(53, true, 10020, &p);
     char *out = list_with(fake, "nano");
-    if (strstr(tb_cuda_images(), "sm_53 "))
-        expect_line(out, "usable, runs cubin sm_53");
-    else {
-        char want[512];
-        snprintf(want, sizeof(want), "no kernel image for this GPU (sm_53): the binary carries "
-                 "%s; driver's CUDA 10.2; rebuild with SMS=53", tb_cuda_images());
-        expect_line(out, want);
+    expect_image(out, &p, fits);
+    if (fits) {
+        assert_int_equal(p.cubin, -1);   /* every cubin we can build is CUDA 11 or newer */
+        assert_true(tb_images[p.ptx].ptx_isa <= 65 && tb_images[p.ptx].sm <= 53);
+        assert_non_null(strstr(out, "why that image: PTX sm_"));
     }
     free(out);
 }
 
-/* An Orin whose driver (CUDA 11.4) refuses images from a newer nvcc. */
-static void test_images_refused(void **state)
+/* An Orin under JetPack 5 (CUDA 11.4): a CUDA 13 cubin is never loaded; PTX up to ISA 7.4. */
+static void test_orin_old_driver(void **state)
 {
+    struct tb_image_pick p;
+    bool fits = pick_for(87, true, 11040, &p);
     char *out = list_with(fake, "orin-old");
-    if (strstr(tb_cuda_images(), "sm_87"))
-    {
-        expect_line(out, "the driver refused the kernel images: CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
-        expect_line(out, "GPU sm_87, driver's CUDA 11.4, images ");
-        expect_line(out, "build them with CUDA 11.4 or older (e.g. NVCC=/usr/local/cuda-11.4/bin/nvcc)");
-    }
-    else
-        expect_line(out, "no kernel image for this GPU (sm_87)");
+    expect_image(out, &p, fits);
+    if (fits && p.cubin < 0)
+        assert_true(tb_images[p.ptx].ptx_isa <= 74);
     free(out);
+}
+
+/* A GPU older than every image: says so, with what the binary carries. */
+static void test_no_image_for_the_gpu(void **state)
+{
+    char *out = list_with(fake, "kepler");
+    expect_line(out, "no kernel image for this GPU: no image fits sm_30 under a driver of CUDA "
+                     "10.2 (PTX ISA 6.5 at most");
+    free(out);
+}
+
+/* A cubin NVIDIA's rules allow but the driver refuses: the PTX runs, and list says why. */
+static void test_cubin_refused_falls_back(void **state)
+{
+    struct tb_image_pick p;
+    bool fits = pick_for(90, false, 13000, &p);
+    char *out = list_with(fake, "h100-nocubin");
+    if (fits && p.cubin >= 0 && p.ptx >= 0) {
+        const struct tb_image *im = &tb_images[p.ptx];
+        char want[128];
+        snprintf(want, sizeof(want), "usable, runs PTX sm_%d ISA %d.%d", im->sm, im->ptx_isa / 10,
+                 im->ptx_isa % 10);
+        expect_line(out, want);
+        const char *why = strstr(out, "why that image: ");
+        assert_non_null(why);
+        assert_non_null(strstr(why, "the driver (CUDA 13.0) refused cubin sm_90"));
+        assert_non_null(strstr(why, "CUDA_ERROR_INVALID_IMAGE"));
+    } else if (fits && p.cubin >= 0)
+        expect_line(out, "refused cubin sm_90");
+    else
+        expect_image(out, &p, fits);
+    free(out);
+}
+
+/* PTX is JIT-compiled one entry at a time, when the sweep first runs it: a run of one kernel
+ * loads the clock probe, the fill and that kernel's entries, nothing else, and its log says
+ * how many entries and how long. */
+static void test_ptx_loaded_by_entry(void **state)
+{
+    struct tb_image_pick p;
+    if (!pick_for(53, true, 10020, &p))
+        skip();   /* a build without an image for the Nano (CUDA=0) */
+    char *dir = th_tmpdir(), args[1024], loads[PATH_MAX];
+    snprintf(loads, sizeof(loads), "%s/loads.txt", dir);
+    setenv("TB_CUDA_LIB", fake, 1);
+    setenv("TB_FAKE_CUDA", "nano", 1);
+    setenv("TB_FAKE_CUDA_LOG", loads, 1);
+    snprintf(args, sizeof(args), "run --device cuda -b boards/generic.cfg --sizes 64x64,65x33 "
+             "--kernels naive_row --blocks 32x8 --set sweep.verify=false --set power.source=none "
+             "--set sweep.warmup=0 --set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
+             "-o %s/logs --quiet", dir);
+    assert_int_equal(th_run(args, NULL, NULL), 0);
+    unsetenv("TB_FAKE_CUDA_LOG");
+    char *text = read_text(loads);
+    assert_non_null(text);
+    /* each load is one entry; each entry is loaded once */
+    size_t n = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        n++;
+        assert_true(!strncmp(l, "ptx tb_", 7) && !strchr(l + 4, ' '));
+        assert_true(!strcmp(l + 4, "tb_clock_probe") || !strcmp(l + 4, "tb_fill_pattern") ||
+                    !strcmp(l + 4, "tb_naive_row_4"));
+    }
+    assert_int_equal(n, 3);
+    free(text);
+    char logdir[PATH_MAX];
+    snprintf(logdir, sizeof(logdir), "%s/logs", dir);
+    char *log = th_find_one(logdir, ".csv.gz");
+    char *gz = th_read_gz(log);
+    assert_non_null(strstr(gz, "# kernel_load: 3 PTX entries JIT-compiled in "));
+    assert_non_null(strstr(gz, "# kernel_image: PTX sm_"));
+    assert_non_null(strstr(gz, "# jit_cache: "));
+    free(gz);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
 }
 
 static void test_usable_gpu_and_its_image(void **state)
 {
     char *out = list_with(fake, "h100");
-    char want[256];
+    char want[1100];
     snprintf(want, sizeof(want), "kernel images: %s\n", tb_cuda_images());
     assert_non_null(strstr(out, want));
-    if (strstr(tb_cuda_images(), "sm_90"))
-        expect_line(out, "NVIDIA H100 80GB HBM3, sm_90, driver's CUDA 13.0: usable, runs cubin sm_90");
-    else
-        expect_line(out, "usable, runs PTX compute_");
+    for (size_t i = 0; i < tb_image_count(); i++) {   /* one line per image */
+        char desc[192];
+        tb_image_describe(&tb_images[i], desc, sizeof(desc));
+        snprintf(want, sizeof(want), "  image %zu: %s\n", i, desc);
+        assert_non_null(strstr(out, want));
+    }
+    struct tb_image_pick p;
+    expect_image(out, &p, pick_for(90, false, 13000, &p));
     free(out);
 }
 
@@ -159,7 +273,8 @@ static void test_cublas_absent(void **state)
     assert_non_null(strstr(row, "cuBLAS not found"));
     assert_true(strstr(row, "cuBLAS not found") < strchr(row, '\n'));
     free(out);
-    if (images && strstr(tb_cuda_images(), "sm_90")) {
+    struct tb_image_pick p;
+    if (tb_image_pick(tb_images, tb_image_count(), 90, false, 13000, &p)) {
         char *dir = th_tmpdir(), args[1024];
         snprintf(args, sizeof(args), "run --device cuda -b boards/generic.cfg --sizes 64x64 "
                  "--kernels memcpy,cublas_geam --set sweep.verify=false --set power.source=none "
@@ -191,8 +306,11 @@ int main(void)
         cmocka_unit_test(test_driver_too_old),
         cmocka_unit_test(test_cuinit_fails),
         cmocka_unit_test(test_no_device),
+        cmocka_unit_test(test_nano_image),
+        cmocka_unit_test(test_orin_old_driver),
         cmocka_unit_test(test_no_image_for_the_gpu),
-        cmocka_unit_test(test_images_refused),
+        cmocka_unit_test(test_cubin_refused_falls_back),
+        cmocka_unit_test(test_ptx_loaded_by_entry),
         cmocka_unit_test(test_usable_gpu_and_its_image),
         cmocka_unit_test(test_run_on_unusable_gpu),
         cmocka_unit_test(test_cublas_absent),

@@ -1,11 +1,12 @@
-/* cuda_drv.h: the few CUDA driver API and cuBLAS types, constants and entry points that
- * backend_cuda.c uses, declared here so that host C builds with no CUDA headers. The
- * libraries are opened with dlopen at run time (libcuda.so.1, libcublas.so.*); symbol
- * names are those of the ABI, with the _v2 suffixes that cuda.h maps its names to.
- * Values are the driver API's own (cuda.h, CUDA 10.2 to 13): never renumber them. */
-#ifndef TB_CUDA_DRV_H
-#define TB_CUDA_DRV_H
+/* driver.h: the few CUDA driver API and cuBLAS types, constants and entry points that the
+ * CUDA backend uses, declared here so that host C builds with no CUDA headers. The
+ * libraries are opened with dlopen at run time (libcuda.so.1 by driver.c, libcublas.so.* by
+ * cublas.c); symbol names are those of the ABI, with the _v2 suffixes that cuda.h maps its
+ * names to. Values are the driver API's own (cuda.h, CUDA 10.2 to 13): never renumber them. */
+#ifndef TB_CUDA_DRIVER_H
+#define TB_CUDA_DRIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef int CUresult;
@@ -59,6 +60,8 @@ enum {
 enum { CU_STREAM_NON_BLOCKING = 1 };
 enum { CU_EVENT_DEFAULT = 0 };
 enum { CU_FUNC_ATTRIBUTE_PTX_VERSION = 5, CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6 };
+/* cuModuleLoadDataEx options: the JIT's error log, so that a refused PTX says why */
+enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
 
 /* The entry points, as (name, symbol, return, parameters): backend_cuda.c declares a
  * pointer for each and resolves `symbol` with dlsym. */
@@ -77,6 +80,8 @@ enum { CU_FUNC_ATTRIBUTE_PTX_VERSION = 5, CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6 }
     X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", CUresult, (CUdevice d))          \
     X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext c))                         \
     X(cuModuleLoadData, "cuModuleLoadData", CUresult, (CUmodule *m, const void *image))    \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult, (CUmodule *m, const void *image, \
+      unsigned n, int *options, void **values))                                            \
     X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule m))                            \
     X(cuModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction *f, CUmodule m, const char *name)) \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", CUresult, (int *v, int attr, CUfunction f)) \
@@ -108,5 +113,24 @@ enum { CUBLAS_STATUS_ALLOC_FAILED = 3 };
     X(cublasSgeam, "cublasSgeam", int, (cublasHandle_t h, int ta, int tb, int m, int n,    \
       const float *alpha, const float *a, int lda, const float *beta, const float *b,      \
       int ldb, float *c, int ldc))
+
+/* The driver's entry points, resolved by tb_cu_load (NULL before). */
+#define TB_CU_EXTERN(fn, sym, ret, params) extern ret(*p_##fn) params;
+TB_CUDA_DRIVER_API(TB_CU_EXTERN)
+#undef TB_CU_EXTERN
+
+/* Opens libcuda ($TB_CUDA_LIB, default libcuda.so.1) and cuInit's it, once: 0, or -1 with
+ * the reason in tb_cu_why(). */
+int tb_cu_load(void);
+/* Why the driver cannot be used; "" when it can (or was not tried). */
+const char *tb_cu_why(void);
+/* Whether libcuda itself was found (a driver is installed), whatever cuInit said. */
+bool tb_cu_present(void);
+/* The driver's CUDA version, e.g. 12020; 0 before tb_cu_load. */
+int tb_cu_driver_version(void);
+/* "12.2" for 12020. */
+void tb_cu_version_string(int v, char *buf, size_t n);
+/* "CUDA_ERROR_X (description)" for e, in a static buffer. */
+const char *tb_cu_err(CUresult e);
 
 #endif

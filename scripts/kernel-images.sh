@@ -1,0 +1,192 @@
+#!/bin/sh
+# kernel-images.sh OUTDIR: compiles kernels/cuda_transpose.cu into the kernel images the
+# executable embeds, and writes OUTDIR/kernel_images.c, their table (src/cuda/images.h):
+# one row per image {sm, cubin or PTX, PTX ISA, compiler, bytes}, each image gzipped and
+# placed in the executable with the assembler's .incbin. No NVIDIA packing tool is needed.
+#
+# Which images (doc/cross-compile.md says why):
+#   cubins  nvcc, one per SM, only when nvcc's CUDA major is not newer than the board's
+#           (BOARD_CUDA; a driver loads no cubin of a newer CUDA major);
+#   PTX     clang (Debian's clang-N, CUDA device-only, no CUDA install) at the board's PTX
+#           ISA ceiling (PTX_ISA) for each SM of SMS; without clang (or KERNEL_CC=nvcc), nvcc's
+#           PTX for the newest SM, only when no ceiling forbids it.
+# Environment: SMS="53 87", PTX_ISA=6.5 (empty: the lowest ISA each SM needs), BOARD_CUDA=10.2
+# (empty: any), NVCC=path, NVCC_CCBIN=g++, CLANG=clang-19 (empty: the newest clang-N that
+# targets every SM), KERNEL_CC=auto|clang|nvcc, V=1.
+set -eu
+out=${1:?usage: kernel-images.sh OUTDIR}
+src=kernels/cuda_transpose.cu
+SMS=${SMS:-}
+PTX_ISA=${PTX_ISA:-}
+BOARD_CUDA=${BOARD_CUDA:-}
+NVCC=${NVCC:-nvcc}
+KERNEL_CC=${KERNEL_CC:-auto}
+say() { [ "${V:-0}" = 1 ] && echo "$*" >&2; "$@"; }
+die() { echo "kernel-images: $*" >&2; exit 2; }
+
+# the lowest PTX ISA (x10) each SM needs; 60 is our floor (the _sync shuffles)
+min_isa() { case $1 in 5*|6*) echo 60 ;; 70|72) echo 61 ;; 75) echo 63 ;; 80) echo 70 ;;
+            86) echo 71 ;; 87) echo 74 ;; 89|90) echo 78 ;; *) echo 0 ;; esac; }
+# the oldest clang major that targets the SM (measured: clang-14 stops at sm_86)
+min_clang() { case $1 in 87|89|90) echo 16 ;; *) echo 14 ;; esac; }
+# the newest PTX ISA (x10) a clang major writes
+max_clang_isa() { if [ "$1" -ge 19 ]; then echo 85; elif [ "$1" -ge 17 ]; then echo 81;
+                  elif [ "$1" -ge 16 ]; then echo 78; elif [ "$1" -ge 15 ]; then echo 75;
+                  else echo 75; fi; }
+isa10() { echo "$1" | awk -F. '{ printf "%d\n", $1 * 10 + ($2 == "" ? 0 : substr($2, 1, 1)) }'; }
+major_of() { echo "$1" | cut -d. -f1; }
+
+mkdir -p "$out"
+rm -f "$out"/img-* "$out/kernel_images.c.tmp"
+[ -n "$SMS" ] || die "no SMS: name the GPU architectures (SMS=\"53 87\" or BOARD=boards/<board>.cfg)"
+ceiling=""
+[ -n "$PTX_ISA" ] && ceiling=$(isa10 "$PTX_ISA")
+
+# ---- nvcc: usable, and allowed for this board? ----
+nvcc_ok=0; nvcc_ver=""; nvcc_archs=""
+if [ "$KERNEL_CC" != clang ] && command -v "$NVCC" >/dev/null 2>&1; then
+    nvcc_ver=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+    nvcc_archs=$("$NVCC" --list-gpu-arch 2>/dev/null | sed 's/compute_//' | tr '\n' ' ') || true
+    if [ -n "$BOARD_CUDA" ] && [ "$(major_of "$nvcc_ver")" -gt "$(major_of "$BOARD_CUDA")" ]; then
+        echo "kernel-images: nvcc $nvcc_ver is newer than the board's CUDA $BOARD_CUDA: no cubins" \
+             "from it (its driver would refuse them)" >&2
+    else nvcc_ok=1; fi
+fi
+[ "$KERNEL_CC" = nvcc ] && [ "$nvcc_ok" = 0 ] && die "KERNEL_CC=nvcc but no usable nvcc ($NVCC)"
+
+# ---- clang: the newest clang-N on PATH (14 or newer) ----
+clang=""; clang_major=0
+if [ "$KERNEL_CC" != nvcc ]; then
+    for c in ${CLANG:-clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang}; do
+        command -v "$c" >/dev/null 2>&1 || continue
+        v=$("$c" --version | sed -n 's/.*clang version \([0-9]*\)\..*/\1/p' | head -n 1)
+        [ -n "$v" ] && [ "$v" -ge 14 ] || continue
+        clang=$c; clang_major=$v; break
+    done
+fi
+# SMs that clang is too old for: an error when the board or the user named them
+# (SMS_STRICT=1), else left out with a word (the default list of every SM we know)
+if [ -n "$clang" ] && [ "$nvcc_ok" = 0 -o "$KERNEL_CC" = clang ]; then
+    keep=""
+    for sm in $SMS; do
+        m=$(min_clang "$sm")
+        if [ "$clang_major" -ge "$m" ]; then keep="$keep $sm"
+        elif [ "${SMS_STRICT:-1}" = 1 ]; then
+            die "sm_$sm needs clang $m or newer, $clang is $clang_major (scripts/ensure-deps.sh clang $sm installs one)"
+        else echo "kernel-images: $clang ($clang_major) cannot target sm_$sm (needs $m): left out" >&2; fi
+    done
+    SMS=$keep
+fi
+[ "$KERNEL_CC" = clang ] && [ -z "$clang" ] &&
+    die "KERNEL_CC=clang but no clang 14 or newer (scripts/ensure-deps.sh clang installs one)"
+if [ -z "$clang" ] && [ "$nvcc_ok" = 0 ]; then
+    die "no compiler for sm_$(echo $SMS | tr ' ' ,): clang (scripts/ensure-deps.sh clang installs it)," \
+        "or an nvcc no newer than CUDA ${BOARD_CUDA:-any}"
+fi
+clang_full=""
+[ -n "$clang" ] && clang_full="clang $("$clang" --version | sed -n 's/.*clang version \([0-9.]*\).*/\1/p' | head -n 1)"
+
+n=0
+rows=""
+add() {   # file sm kind isa cuda compiler
+    gzip -9 -n -c "$1" > "$out/img-$n.gz"
+    raw=$(wc -c < "$1")
+    rows="$rows$2 $3 $4 $5 $raw $6
+"
+    n=$((n + 1))
+}
+
+# Compiles run side by side (one per SM); each writes its image, then `add` tables them in
+# SMS order.
+jobs=""
+spawn() { "$@" & jobs="$jobs $!"; }
+join() { for j in $jobs; do wait "$j" || die "a compile failed (V=1 shows the command)"; done; jobs=""; }
+
+# ---- cubins (nvcc) ----
+cubin_sms=""; clang_sms=""
+if [ "$nvcc_ok" = 1 ]; then
+    for sm in $SMS; do
+        if [ -n "$nvcc_archs" ] && ! echo " $nvcc_archs " | grep -q " $sm "; then
+            clang_sms="$clang_sms $sm"; continue
+        fi
+        cubin_sms="$cubin_sms $sm"
+        spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels \
+            -cubin -arch=sm_$sm -o "$out/sm_$sm.cubin" "$src"
+    done
+else
+    clang_sms=$SMS
+fi
+[ "$KERNEL_CC" = clang ] && clang_sms=$SMS
+if [ -z "$clang" ] && [ -n "$clang_sms" ] && [ "$nvcc_ok" = 1 ]; then
+    echo "kernel-images: nvcc $nvcc_ver cannot target sm_$(echo $clang_sms | tr ' ' ,) and no clang" \
+         "is here: no image for them" >&2
+    clang_sms=""
+fi
+
+# ---- PTX: clang's for every SM nvcc may not serve (a board's older driver, an SM this nvcc
+# dropped) or with KERNEL_CC=clang; nvcc's for the newest SM, which newer GPUs' drivers
+# compile ----
+if [ -n "$clang" ] && [ -n "$clang_sms" ]; then
+    res=$("$clang" -print-resource-dir)
+    maxc=$(max_clang_isa "$clang_major")
+    for sm in $clang_sms; do
+        lo=$(min_isa "$sm")
+        isa=${ceiling:-$lo}
+        [ "$isa" -lt "$lo" ] && die "sm_$sm needs PTX ISA $((lo / 10)).$((lo % 10)), above the board's ceiling $PTX_ISA"
+        [ "$isa" -gt "$maxc" ] && isa=$maxc
+        [ "$isa" -lt "$lo" ] && die "$clang writes PTX ISA $((maxc / 10)).$((maxc % 10)) at most; sm_$sm needs $((lo / 10)).$((lo % 10))"
+        echo "$isa" > "$out/sm_$sm.isa"
+        spawn say "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path=/nonexistent \
+            -std=c++14 -O3 -S --cuda-gpu-arch=sm_$sm -Xclang -target-feature -Xclang +ptx$isa \
+            -isystem "$res/include" -include kernels/clang_cuda.h -Ikernels -Isrc \
+            -o "$out/sm_$sm.ptx" "$src"
+    done
+fi
+top=""
+if [ "$nvcc_ok" = 1 ] && [ "$KERNEL_CC" != clang ] && [ -n "$cubin_sms" ]; then
+    top=$(printf '%s\n' $cubin_sms | sort -n | tail -n 1)
+    spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels -ptx \
+        -arch=compute_$top -o "$out/compute_$top.ptx" "$src"
+fi
+join
+
+cuda10=0
+[ -n "$nvcc_ver" ] && cuda10=$(isa10 "$nvcc_ver")
+for sm in $cubin_sms; do add "$out/sm_$sm.cubin" "$sm" cubin 0 "$cuda10" "nvcc $nvcc_ver"; done
+if [ -n "$clang" ]; then
+    for sm in $clang_sms; do add "$out/sm_$sm.ptx" "$sm" ptx "$(cat "$out/sm_$sm.isa")" 0 "$clang_full"; done
+fi
+if [ -n "$top" ]; then
+    isa=$(isa10 "$(sed -n 's/^\.version \([0-9.]*\).*/\1/p' "$out/compute_$top.ptx" | head -n 1)")
+    if [ -n "$ceiling" ] && [ "$isa" -gt "$ceiling" ]; then
+        echo "kernel-images: nvcc's PTX is ISA $((isa / 10)).$((isa % 10)), above the board's $PTX_ISA: left out" >&2
+    else add "$out/compute_$top.ptx" "$top" ptx "$isa" 0 "nvcc $nvcc_ver"; fi
+fi
+[ "$n" -gt 0 ] || die "no kernel image was built for sm_$(echo $SMS | tr ' ' ,)"
+
+# ---- the table ----
+c=$out/kernel_images.c.tmp
+{
+    echo "/* Generated by scripts/kernel-images.sh: the embedded kernel images (src/cuda/images.h). */"
+    echo "#include \"cuda/images.h\""
+    i=0
+    while [ $i -lt $n ]; do
+        printf '__asm__(".section .rodata\\n.balign 16\\n.globl tb_img_%d\\ntb_img_%d:\\n.incbin \\"%s/img-%d.gz\\"\\n.globl tb_img_%d_end\\ntb_img_%d_end:\\n.previous\\n");\n' \
+            "$i" "$i" "$(cd "$out" && pwd)" "$i" "$i" "$i"
+        echo "extern const unsigned char tb_img_$i[], tb_img_${i}_end[];"
+        i=$((i + 1))
+    done
+    echo "const struct tb_image tb_images[] = {"
+    i=0
+    printf '%s' "$rows" | while read -r sm kind isa cuda raw compiler; do
+        k=TB_IMAGE_PTX; [ "$kind" = cubin ] && k=TB_IMAGE_CUBIN
+        echo "    { $sm, $k, $isa, $cuda, \"$compiler\", tb_img_$i, tb_img_${i}_end, $raw },"
+        i=$((i + 1))
+    done
+    echo "    { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 },"
+    echo "};"
+} > "$c"
+mv "$c" "$out/kernel_images.c"
+printf '%s' "$rows" | while read -r sm kind isa cuda raw compiler; do
+    echo "kernel-images: sm_$sm $kind$( [ "$kind" = ptx ] && echo " ISA $((isa / 10)).$((isa % 10))") by $compiler, $raw bytes" >&2
+done
