@@ -232,6 +232,18 @@ test-valgrind: deps
 gpu-check:
 	@scripts/gpu-check.sh
 
+# What the lent GPU machine cannot build (it has nvcc, no clang): on this host, x86 builds
+# carrying the Nano's images (clang PTX sm_53 at ISA 6.5, as `make dist BOARD=boards/
+# jetson-nano.cfg` embeds) and clang's PTX for the H100 (sm_90), linked against the bundled
+# libconfig and zlib; carry build-gpu and .deps to the device (gpu-check's nanocheck, nanoel,
+# clangbench steps).
+GPU_PREP_LIBS = DEP_CFLAGS=-I$(CURDIR)/.deps/include DEP_LIBS="$(CURDIR)/.deps/lib/libconfig.a $(CURDIR)/.deps/lib/libz.a"
+gpu-prep: deps-bundle
+	@$(MAKE) --no-print-directory BUILD=build-gpu/nano BIN=build-gpu/nano/transpose-bench \
+		SMS=53 PTX_ISA=6.5 KERNEL_CC=clang $(GPU_PREP_LIBS) build-gpu/nano/transpose-bench
+	@$(MAKE) --no-print-directory BUILD=build-gpu/clang BIN=build-gpu/clang/transpose-bench \
+		SMS=90 KERNEL_CC=clang $(GPU_PREP_LIBS) build-gpu/clang/transpose-bench
+
 # Headers and static libraries of libconfig and zlib, for machines that cannot install
 # packages (the lent GPU machine): gpu-check builds against them when pkg-config fails.
 deps-bundle:
@@ -262,6 +274,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: html-check readers-check fleet-test dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: gpu-prep html-check readers-check fleet-test dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

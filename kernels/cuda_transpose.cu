@@ -710,8 +710,17 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
 
 /* ---- entry points: extern "C", one per kernel, variant and element size ------------ */
 
-/* Every entry takes the same parameters, so that one argument list launches any of them. */
-#define TB_PARAMS const void *in, void *out, long rows, long cols, unsigned tiles_y, int pad
+/* Every entry takes the same parameters, so that one argument list launches any of them.
+ * clang emits read-only loads (ld.global.nc) only when the entry's own pointers are
+ * __restrict__ (the inner functions' qualifiers do not survive its inlining); nvcc does from
+ * the inner functions, and would change code measured without it, so only clang sees them. */
+#ifdef __clang__
+#define TB_ENTRY_RESTRICT __restrict__
+#else
+#define TB_ENTRY_RESTRICT
+#endif
+#define TB_PARAMS const void *TB_ENTRY_RESTRICT in, void *TB_ENTRY_RESTRICT out, long rows, \
+    long cols, unsigned tiles_y, int pad
 #define TB_ENTRY(name, call, T, bytes)                                                     \
     extern "C" __global__ void tb_##name##_##bytes(TB_PARAMS)                              \
     {                                                                                      \

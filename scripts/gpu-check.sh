@@ -7,12 +7,23 @@
 #   OUT=DIR                                 where logs go (default /tmp/gpu-check)
 #   CHECK_ARGS, BENCH_ARGS                  more `run` options, e.g. "--kernels tiled,memcpy"
 #   RT_BIN                                  a runtime-API build, for the rtcompare step
+#   TB=PATH                                 the executable the run steps use (default the
+#                                           one `build` makes, ./transpose-bench)
+#   NANO_BIN, CLANG_BIN                     x86 builds carrying the Nano's images (PTX sm_53
+#                                           ISA 6.5) and clang's PTX for this GPU, made on a
+#                                           host with clang by `make gpu-prep` (default
+#                                           build-gpu/nano/ and build-gpu/clang/): steps
+#                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
-# vcheck targets small elpower ab (each one's comment says what it does and reads).
+# vcheck targets small elpower ab nanocheck nanoel clangbench (each one's comment says what
+# it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
 set -u
 OUT=${OUT:-/tmp/gpu-check}
+TB=${TB:-./transpose-bench}
+NANO_BIN=${NANO_BIN:-build-gpu/nano/transpose-bench}
+CLANG_BIN=${CLANG_BIN:-build-gpu/clang/transpose-bench}
 STEPS=${STEPS:-build check bench table}
 SMS=${SMS:-90}
 BOARD=${BOARD:-boards/desktop-h100.cfg}
@@ -34,14 +45,14 @@ step_build() {
     make -j"$(nproc)" "$@" transpose-bench > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     set --
     tail -3 "$OUT/build.log"
-    ./transpose-bench list | sed -n '/^kernel images/,/^GPU/p'
+    $TB list | sed -n '/^kernel images/,/^GPU/p'
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv 2>/dev/null
 }
 
 step_check() {
     say "correctness matrix (conf/gpu-check.cfg)"
     start=$(date +%s)
-    ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
+    $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
         -o "$OUT/check" ${CHECK_ARGS:-} > "$OUT/check.txt" 2> "$OUT/check.err"
     c=$?
     echo "exit $c after $(( $(date +%s) - start )) s; $(tail -2 "$OUT/check.txt" | head -1)"
@@ -52,7 +63,7 @@ step_check() {
 step_bench() {
     say "bench (conf/gpu-bench.cfg)"
     start=$(date +%s)
-    ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+    $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
         -o "$OUT/bench" ${BENCH_ARGS:-} > "$OUT/bench.txt" 2> "$OUT/bench.err"
     c=$?
     echo "exit $c after $(( $(date +%s) - start )) s"
@@ -62,31 +73,31 @@ step_bench() {
 
 step_cold() {
     say "warm against cold L2 at 8192x8192 and 2048x2048"
-    ./transpose-bench run --device cuda -b "$BOARD" -c conf/gpu-bench.cfg --set power.source=none \
+    $TB run --device cuda -b "$BOARD" -c conf/gpu-bench.cfg --set power.source=none \
         --kernels memcpy,tiled --blocks 32x8 --sizes 8192x8192,2048x2048 --set sweep.cache=cold \
         -o "$OUT/cold" --quiet || rc=1
 }
 
 step_power() {
     say "power (conf/gpu-power.cfg)"
-    ./transpose-bench list -b "$BOARD" | sed -n '/power sources/,$p'
-    ./transpose-bench power -b "$BOARD" --seconds 1 --format csv | head -5
-    ./transpose-bench run --device cuda -c conf/gpu-power.cfg -b "$BOARD" -o "$OUT/power" \
+    $TB list -b "$BOARD" | sed -n '/power sources/,$p'
+    $TB power -b "$BOARD" --seconds 1 --format csv | head -5
+    $TB run --device cuda -c conf/gpu-power.cfg -b "$BOARD" -o "$OUT/power" \
         > "$OUT/power.txt" 2> "$OUT/power.err" || rc=1
     cat "$OUT/power.txt"
 }
 
 step_table() {
     say "bench: best block per kernel, GB/s and fraction of memcpy (same size, same run)"
-    ./transpose-bench compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
-    ./transpose-bench compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
+    $TB compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
+    $TB compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
 }
 # 1, 2 and 8-byte elements: every kernel that takes them, every allowed block, on the
 # awkward shapes (not the 1 GiB ones: the float matrix has those), then timings at 8192x8192.
 step_elements() {
     for e in u8 f16 double; do
         say "element $e: correctness"
-        ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" \
+        $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" \
             --set power.source=none --set sweep.element=$e \
             --sizes 1x1,1x4099,4099x1,31x33,33x31,300007x7,7x300007,1031x2053 \
             -o "$OUT/el-check-$e" > "$OUT/el-check-$e.txt" 2>&1
@@ -98,13 +109,13 @@ step_elbench() {
     for e in u8 f16 float double; do
         k=memcpy,copy_row,naive_row,naive_col,unroll4_col,smem_pad,smem_unroll_pad,tiled
         [ $e = float ] && k=$k,aligned64,cublas_geam
-        ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+        $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
             --set power.source=none --set sweep.element=$e --sizes 8192x8192 --kernels $k \
             -o "$OUT/el-bench-$e" --quiet
     done
     say "8192x8192 by element type: kernel, best GB/s, fraction of memcpy"
     for e in u8 f16 float double; do
-        ./transpose-bench compare "$OUT"/el-bench-$e/*.csv.gz --format csv |
+        $TB compare "$OUT"/el-bench-$e/*.csv.gz --format csv |
             awk -F, -v e=$e 'NR > 1 { printf "%-6s %-16s %8s %s\n", e, $3, $6, $10 }'
     done
 }
@@ -113,7 +124,7 @@ step_elbench() {
 # be allocated next to the context: its row must say oom, and the next size must run.
 step_oom() {
     say "out of memory for one size, then the sweep goes on"
-    ./transpose-bench run --device cuda -b "$BOARD" --kernels memcpy,aligned64 --blocks 64x8 \
+    $TB run --device cuda -b "$BOARD" --kernels memcpy,aligned64 --blocks 64x8 \
         --sizes 103000x103000,4096x4096 --set sweep.verify=false --set power.source=none \
         -o "$OUT/oom" > "$OUT/oom.txt" 2>&1
     echo "exit $?"; grep -E 'oom|ok  |error' "$OUT/oom.txt" | head -6
@@ -123,7 +134,7 @@ step_oom() {
 # once): its row is recorded, the device is reset, the points after it run and verify.
 step_fault() {
     say "a launch that breaks the CUDA context, then the sweep goes on"
-    TB_CUDA_FAULT=naive_row ./transpose-bench run --device cuda -b "$BOARD" \
+    TB_CUDA_FAULT=naive_row $TB run --device cuda -b "$BOARD" \
         --kernels naive_row,tile2x2 --blocks 32x8 --sizes 1024x1024,2048x2048 \
         --set power.source=none -o "$OUT/fault" > "$OUT/fault.txt" 2>&1
     echo "exit $?"; cat "$OUT/fault.txt"
@@ -137,7 +148,7 @@ step_rtcompare() {
         b=./transpose-bench; [ $tag = rt ] && b=$RT_BIN
         "$b" run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
             --sizes 8192x8192,8191x12289 -o "$OUT/cmp-$tag" --quiet || rc=1
-        ./transpose-bench compare "$OUT"/cmp-$tag/*.csv.gz --format csv > "$OUT/cmp-$tag.csv"
+        $TB compare "$OUT"/cmp-$tag/*.csv.gz --format csv > "$OUT/cmp-$tag.csv"
     done
     awk -F, 'NR == FNR { if (FNR > 1) rt[$1 "x" $2 " " $3] = $6; next }
              FNR > 1 && ($1 "x" $2 " " $3) in rt {
@@ -153,7 +164,7 @@ step_rtcompare() {
 step_vcheck() {
     for e in u8 f16 float double; do
         say "${VKERNEL:-vec16}, element $e: correctness on the awkward shapes"
-        ./transpose-bench run --device cuda -c conf/gpu-check.cfg -b "$BOARD" \
+        $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" \
             --set power.source=none --set sweep.element=$e --kernels "${VKERNEL:-vec16}" \
             -o "$OUT/vcheck-$e" > "$OUT/vcheck-$e.txt" 2>&1
         echo "exit $?; $(tail -2 "$OUT/vcheck-$e.txt" | head -1)"
@@ -163,7 +174,7 @@ step_vcheck() {
 
 # One bench run (no power) into DIR: el_run DIR ELEMENT SIZES KERNELS.
 el_run() {
-    ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+    $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
         --set power.source=none --set sweep.element="$2" --sizes "$3" --kernels "$4" \
         -o "$1" --quiet || rc=1
 }
@@ -171,7 +182,7 @@ el_run() {
 # Its rows, best point per kernel: el_rows DIR ELEMENT [LEAD] prints LEAD, shape, element,
 # kernel, best block, GB/s, fraction of memcpy (same run).
 el_rows() {
-    ./transpose-bench compare "$1"/*.csv.gz --format csv |
+    $TB compare "$1"/*.csv.gz --format csv |
         awk -F, -v e="$2" -v lead="${3:-}" 'NR > 1 { printf "%s%-12s %-6s %-12s %-7s %8s %s\n", lead, $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
 }
 
@@ -212,7 +223,7 @@ step_small() {
     for e in u8 float; do
         k=memcpy,tiled,vec16; [ $e = float ] && k=$k,tile2x2
         for c in warm cold; do
-            ./transpose-bench run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
+            $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
                 --set power.source=none --set sweep.element=$e --set sweep.cache=$c \
                 --sizes 1024x1024,2048x2048,4096x4096 --kernels $k \
                 --set sweep.stop.max_time_ms=300 -o "$OUT/small-$e-$c" --quiet || rc=1
@@ -220,7 +231,7 @@ step_small() {
     done
     say "small sizes: size, element, cache, kernel, best GB/s, fraction of memcpy (same cache)"
     for e in u8 float; do for c in warm cold; do
-        ./transpose-bench compare "$OUT"/small-$e-$c/*.csv.gz --format csv |
+        $TB compare "$OUT"/small-$e-$c/*.csv.gz --format csv |
             awk -F, -v e=$e -v c=$c 'NR > 1 { printf "%-10s %-6s %-5s %-8s %8s %s\n", $1 "x" $2, e, c, $3, $6, $10 }'
     done; done | tee "$OUT/small.txt"
 }
@@ -229,12 +240,12 @@ step_small() {
 step_elpower() {
     for e in u8 f16 float double; do
         k=memcpy,vec16,tiled; [ $e = float ] && k=$k,tile2x2,aligned64,cublas_geam
-        ./transpose-bench run --device cuda -c conf/gpu-power.cfg -b "$BOARD" \
+        $TB run --device cuda -c conf/gpu-power.cfg -b "$BOARD" \
             --set sweep.element=$e --kernels $k -o "$OUT/power-$e" --quiet || rc=1
     done
     say "GB/s per W at 8192x8192: element, kernel, block, GB/s, fraction of memcpy, GB/s per W"
     for e in u8 f16 float double; do
-        ./transpose-bench compare "$OUT"/power-$e/*.csv.gz --format csv |
+        $TB compare "$OUT"/power-$e/*.csv.gz --format csv |
             awk -F, -v e=$e 'NR > 1 { printf "%-6s %-12s %-6s %8s %6s %s\n", e, $3, $7 "x" $8, $6, $10, $11 }'
     done | tee "$OUT/elpower.txt"
     say "the watts behind it: element, kernel, block, GB/s, board W, idle W, W above idle, GB/s per W (each kernel's best GB/s per W row)"
@@ -273,21 +284,78 @@ step_profile() {
         ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
             --section WarpStateStats --section LaunchStats -c 2 -k "regex:^tb_${k}" \
             --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct \
-            ./transpose-bench run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
+            $TB run --device cuda -b "$BOARD" --kernels "$k" --blocks "$b" \
             --sizes "$size" --set sweep.element="$e" --set sweep.verify=false --set sweep.warmup=0 \
             --set sweep.stop.max_reps=1 --set sweep.stop.min_reps=1 --set power.source=none \
             -o "$OUT/profile" --quiet > "$OUT/ncu-$k-$b-$e-$size.txt" 2>&1
         grep -E 'tb_[a-z]|dram__|lts__|l1tex__|smsp__|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Bank Conflicts|Stall|L2 Hit|L1/TEX Hit|Mem Busy|Max Bandwidth|warp.*cycles|One or More|No Eligible|Theoretical Occupancy|Block Limit' \
             "$OUT/ncu-$k-$b-$e-$size.txt" | grep -v '^==PROF' | head -40
     done
-    cuobjdump -sass build/kernels.fatbin 2>/dev/null | awk "/Function : /{f=/tb_aligned64_8_4/} f" \
+    cuobjdump -sass build/images/sm_90.cubin 2>/dev/null | awk "/Function : /{f=/tb_aligned64_8_4/} f" \
         | grep -E 'STG|LDS|STS|LDG' > "$OUT/sass-aligned64.txt"
     echo "sass: $(grep -c STG "$OUT/sass-aligned64.txt") STG, $(grep -c 'STG.*128' "$OUT/sass-aligned64.txt") of them 128-bit"
 }
 
+# The correctness matrix with the Nano's kernel images (PTX sm_53 at ISA 6.5 from clang,
+# JIT-compiled by this GPU's driver entry by entry), bit for bit.
+step_nanocheck() {
+    say "correctness matrix with the Nano's images ($NANO_BIN)"
+    $NANO_BIN list -b "$BOARD" | sed -n '/^kernel images/,/why that image/p'
+    start=$(date +%s)
+    $NANO_BIN run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
+        -o "$OUT/nanocheck" > "$OUT/nanocheck.txt" 2> "$OUT/nanocheck.err"
+    c=$?
+    echo "exit $c after $(( $(date +%s) - start )) s; $(tail -2 "$OUT/nanocheck.txt" | head -1)"
+    zcat "$OUT"/nanocheck/*.csv.gz | grep -E '^# (kernel_images|kernel_image|kernel_load|jit_cache):'
+    grep -E 'FAIL|error' "$OUT/nanocheck.err" | head -20
+    [ $c = 0 ] || rc=1
+}
+
+# The other element types with the Nano's images, on the awkward shapes.
+step_nanoel() {
+    for e in u8 f16 double; do
+        $NANO_BIN run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
+            --set sweep.element=$e --sizes 1x1,1x4099,4099x1,31x33,33x31,300007x7,7x300007,1031x2053 \
+            -o "$OUT/nanoel-$e" > "$OUT/nanoel-$e.txt" 2>&1
+        echo "nano images, $e: exit $?; $(tail -2 "$OUT/nanoel-$e.txt" | head -1)"
+    done
+}
+
+# clang's images against nvcc's in one session: per element type and shape, each build's
+# kernels with memcpy beside (its own run), then the best kernel of each build and the
+# ratio clang / nvcc. Builds: nvcc (./transpose-bench), clang (CLANG_BIN: PTX for this SM),
+# nano (NANO_BIN: the Nano's PTX, sm_53 ISA 6.5).
+step_clangbench() {
+    sizes=${CB_SIZES:-8192x8192,16384x16384,8191x12289,4096x65536,3840x2160}
+    for b in nvcc clang nano; do
+        case $b in nvcc) bin=./transpose-bench ;; clang) bin=$CLANG_BIN ;; nano) bin=$NANO_BIN ;; esac
+        for e in ${CB_ELEMENTS:-u8 f16 float double}; do
+            k=memcpy,tiled,vec16; [ $e = float ] && k=$k,tile2x2,aligned64
+            tb_was=$TB; TB=$bin
+            el_run "$OUT/cb-$b-$e" $e "$sizes" "$k"
+            TB=$tb_was
+        done
+    done
+    say "clangbench: shape, element, best kernel and GB/s per build (fraction of memcpy, same run); clang/nvcc"
+    for e in ${CB_ELEMENTS:-u8 f16 float double}; do
+        for b in nvcc clang nano; do
+            ./transpose-bench compare "$OUT"/cb-$b-$e/*.csv.gz --format csv | awk -F, -v b=$b -v e=$e '
+                NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                $c["kernel"] != "memcpy" { k = $c["rows"] "x" $c["cols"]
+                    if ($c["gbps"] + 0 > best[k] + 0) { best[k] = $c["gbps"]; who[k] = $c["kernel"] " " $c["block_x"] "x" $c["block_y"]; fr[k] = $c["frac_copy"] } }
+                END { for (k in best) printf "%s %s %s %s %s %s\n", k, e, b, who[k], best[k], fr[k] }'
+        done
+    done | sort > "$OUT/clangbench.txt"
+    awk '{ key = $1 " " $2; g[key, $3] = $6; w[key, $3] = $4 " " $5 " " $6 " (" $7 ")"; keys[key] = 1 }
+         END { printf "%-12s %-6s | %-34s | %-34s | %-34s | clang/nvcc nano/nvcc\n", "shape", "elem", "nvcc", "clang sm_90", "nano sm_53";
+               for (k in keys) { split(k, p, " ");
+                 printf "%-12s %-6s | %-34s | %-34s | %-34s | %.3f %.3f\n", p[1], p[2], w[k, "nvcc"], w[k, "clang"], w[k, "nano"],
+                        g[k, "clang"] / g[k, "nvcc"], g[k, "nano"] / g[k, "nvcc"] } }' "$OUT/clangbench.txt" | sort | tee "$OUT/clangbench-table.txt"
+}
+
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
