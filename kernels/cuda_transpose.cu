@@ -781,9 +781,12 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
  * holds 2048 threads (sm_53 to sm_72, sm_80, sm_90; no spills): float 8191x12289 0.916 ->
  * 0.929 of memcpy on the H100 (the only one measured). Where it holds fewer (sm_75, sm_86,
  * sm_87, sm_89) they keep the compiler's choice, as the a and u entries do everywhere: a
- * bound of one block per SM let those grow and lose occupancy. */
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || \
-                               __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+ * bound of one block per SM let those grow and lose occupancy. clang's code needs 55
+ * registers there: held to 40 it spilled and fell to 0.879 (H100, 2026-11-23, A/B on one
+ * machine); unbound it runs at nvcc's speed (0.926-0.927 against 0.928), so clang keeps its
+ * own choice everywhere. */
+#if defined(__clang__) || (defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || \
+                                                      __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890))
 #define TB_VEC16_E_BOUNDS(t) __launch_bounds__(t)
 #else
 #define TB_VEC16_E_BOUNDS(t) __launch_bounds__(t, 1536 / (t))

@@ -15,7 +15,7 @@
 #                                           build-gpu/nano/ and build-gpu/clang/): steps
 #                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
-# vcheck targets small elpower ab nanocheck nanoel clangbench (each one's comment says what
+# vcheck targets small elpower ab nanocheck nanoel clangbench binab (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
@@ -353,9 +353,27 @@ step_clangbench() {
                         g[k, "clang"] / g[k, "nvcc"], g[k, "nano"] / g[k, "nvcc"] } }' "$OUT/clangbench.txt" | sort | tee "$OUT/clangbench-table.txt"
 }
 
+# Executables both ways on one machine: AB_BINS="name:path ..." (builds that differ in their
+# kernel images, e.g. KERNEL_FLAGS), each its own run per round (AB_ROUNDS, default 2) with
+# memcpy beside; rows as el_rows prints them, led by the build's name and round.
+step_binab() {
+    for r in $(seq 1 "${AB_ROUNDS:-2}"); do
+        for nb in ${AB_BINS:?set AB_BINS}; do
+            tb_was=$TB; TB=${nb#*:}
+            el_run "$OUT/binab-${nb%%:*}-$r" "${AB_ELEMENTS:-float}" "${AB_SIZES:-8191x12289}" \
+                "${AB_KERNELS:-memcpy,vec16}"
+            TB=$tb_was
+        done
+    done
+    say "binab: build round, shape, element, kernel, best block, GB/s, fraction of memcpy"
+    for r in $(seq 1 "${AB_ROUNDS:-2}"); do for nb in $AB_BINS; do
+        el_rows "$OUT/binab-${nb%%:*}-$r" "${AB_ELEMENTS:-float}" "$(printf '%-8s' "${nb%%:*}$r")"
+    done; done | tee "$OUT/binab.txt"
+}
+
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

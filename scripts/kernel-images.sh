@@ -12,7 +12,8 @@
 #           PTX for the newest SM, only when no ceiling forbids it.
 # Environment: SMS="53 87", PTX_ISA=6.5 (empty: the lowest ISA each SM needs), BOARD_CUDA=10.2
 # (empty: any), NVCC=path, NVCC_CCBIN=g++, CLANG=clang-19 (empty: the newest clang-N that
-# targets every SM), KERNEL_CC=auto|clang|nvcc, V=1.
+# targets every SM), KERNEL_CC=auto|clang|nvcc, KERNEL_FLAGS (more -D flags for both compilers,
+# for an A/B on the GPU), V=1.
 set -eu
 out=${1:?usage: kernel-images.sh OUTDIR}
 src=kernels/cuda_transpose.cu
@@ -110,7 +111,7 @@ if [ "$nvcc_ok" = 1 ]; then
             clang_sms="$clang_sms $sm"; continue
         fi
         cubin_sms="$cubin_sms $sm"
-        spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels \
+        spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} \
             -cubin -arch=sm_$sm -o "$out/sm_$sm.cubin" "$src"
     done
 else
@@ -138,14 +139,14 @@ if [ -n "$clang" ] && [ -n "$clang_sms" ]; then
         echo "$isa" > "$out/sm_$sm.isa"
         spawn say "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path=/nonexistent \
             -std=c++14 -O3 -S --cuda-gpu-arch=sm_$sm -Xclang -target-feature -Xclang +ptx$isa \
-            -isystem "$res/include" -include kernels/clang_cuda.h -Ikernels -Isrc \
+            -isystem "$res/include" -include kernels/clang_cuda.h -Ikernels -Isrc ${KERNEL_FLAGS:-} \
             -o "$out/sm_$sm.ptx" "$src"
     done
 fi
 top=""
 if [ "$nvcc_ok" = 1 ] && [ "$KERNEL_CC" != clang ] && [ -n "$cubin_sms" ]; then
     top=$(printf '%s\n' $cubin_sms | sort -n | tail -n 1)
-    spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels -ptx \
+    spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} -ptx \
         -arch=compute_$top -o "$out/compute_$top.ptx" "$src"
 fi
 join
