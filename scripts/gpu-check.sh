@@ -315,7 +315,7 @@ step_nanocheck() {
 step_nanoel() {
     for e in u8 f16 double; do
         $NANO_BIN run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
-            --set sweep.element=$e --sizes 1x1,1x4099,4099x1,31x33,33x31,300007x7,7x300007,1031x2053 \
+            --set sweep.element=$e --sizes 1x1,1x4099,4099x1,64x4099,31x33,33x31,300007x7,7x300007,1031x2053 \
             -o "$OUT/nanoel-$e" > "$OUT/nanoel-$e.txt" 2>&1
         echo "nano images, $e: exit $?; $(tail -2 "$OUT/nanoel-$e.txt" | head -1)"
     done
@@ -326,7 +326,7 @@ step_nanoel() {
 # ratio clang / nvcc. Builds: nvcc (./transpose-bench), clang (CLANG_BIN: PTX for this SM),
 # nano (NANO_BIN: the Nano's PTX, sm_53 ISA 6.5).
 step_clangbench() {
-    sizes=${CB_SIZES:-8192x8192,16384x16384,8191x12289,4096x65536,3840x2160}
+    sizes=${CB_SIZES:-8192x8192,16384x16384,8191x12289,8192x12289,4096x65536,3840x2160}
     for b in nvcc clang nano; do
         case $b in nvcc) bin=./transpose-bench ;; clang) bin=$CLANG_BIN ;; nano) bin=$NANO_BIN ;; esac
         for e in ${CB_ELEMENTS:-u8 f16 float double}; do
