@@ -127,9 +127,10 @@ static int load_config(struct run *r)
         tb_config_load(r->cfg, r->sweep_path, r->board_path, r->o->diag);
         if (!r->gpu_failed)
             tb_config_check_device(r->cfg, r->be, &r->dev, r->o->diag);
-        if (r->o->diag->n == 0)
-            tb_sweep_expand(&r->cfg->sweep, r->gpu_failed ? TB_BACKEND_CUDA : r->be->id,
-                            &r->pts, &r->npts, r->o->diag);
+        /* a GPU that cannot be used runs nothing: its unavailable kernels are not a
+         * configuration error, the log's end line says why instead */
+        if (r->o->diag->n == 0 && !r->gpu_failed)
+            tb_sweep_expand(&r->cfg->sweep, r->be->id, &r->pts, &r->npts, r->o->diag);
     }
     if (r->o->diag->n) {
         tb_diag_print(r->o->diag);
