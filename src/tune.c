@@ -47,7 +47,7 @@ static void tuned_setting(void *ctx, const char *path, const char *value)
     fprintf(n->f, "%s  %s = %s;\n", group[0] ? "  " : "", dot ? dot + 1 : rest, value);
 }
 
-int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_run_result *res,
+int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_runner_result *res,
                   const char *device, const char *log_path, size_t measured, size_t total)
 {
     char tmp[PATH_MAX];

@@ -12,7 +12,7 @@
 /* Writes the tuned sweep to path (via a temporary file and rename). The measurement
  * settings (warm-up, stopping rule, verification, cache) are copied from cfg. Returns the
  * number of points written, or -1 with the error printed. */
-int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_run_result *res,
+int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_runner_result *res,
                   const char *device, const char *log_path, size_t measured, size_t total);
 
 #endif

@@ -11,10 +11,18 @@
 
 #include "backend.h"
 #include "config.h"
+#include "point_rules.h"
 
 static const struct tb_device_info gpu80 = {
     .name = "fake GPU", .max_threads_per_block = 1024, .mem_bytes = (size_t)80 << 30,
 };
+
+/* The checks a run makes against the kernel table and the device: names, then limits. */
+static int check_for(const struct tb_config *c, const struct tb_backend *be,
+                     const struct tb_device_info *dev, struct tb_diag *d)
+{
+    return tb_point_rules_check_names(c, be->id, true, d) + tb_point_rules_check_device(c, dev, d);
+}
 
 static bool has_msg(const struct tb_diag *d, const char *want)
 {
@@ -37,10 +45,10 @@ static void test_good_file(void **state)
     tb_config_init(&c);
     assert_int_equal(tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d), 0);
 #ifdef TB_HAVE_CUDA
-    assert_int_equal(tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d), 0);
+    assert_int_equal(check_for(&c, &tb_backend_cuda, &gpu80, &d), 0);
 #else
     /* without CUDA the GPU kernel is named, but said to be unavailable */
-    assert_int_equal(tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d), 2);
+    assert_int_equal(check_for(&c, &tb_backend_cuda, &gpu80, &d), 2);
     /* the reason is the kernel row's own, so the message follows the table */
     char want[256];
     snprintf(want, sizeof(want), "good.cfg:3: kernel 'smem_pad' is not available: %s",
@@ -126,7 +134,7 @@ static void test_bad_files(void **state)
         struct tb_diag d = { 0 };
         tb_config_init(&c);
         tb_config_load(&c, board ? NULL : path, board ? path : NULL, &d);
-        tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d);
+        check_for(&c, &tb_backend_cuda, &gpu80, &d);
         FILE *f = fopen(path, "r");
         char line[1024];
         int expects = 0;
@@ -253,7 +261,7 @@ static void test_cpu_backend_kernel_names(void **state)
     tb_config_init(&c);
     tb_config_add_set(&c, "sweep.kernels=[\"smem_pad\", \"blokced\"]", &d);
     tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
-    tb_config_check_device(&c, &tb_backend_cpu, &cpu, &d);
+    check_for(&c, &tb_backend_cpu, &cpu, &d);
     assert_true(has_msg(&d, "--set sweep.kernels=[\"smem_pad\", \"blokced\"]: kernel 'smem_pad' "
                             "exists on the cuda backend, not on cpu (this run uses cpu)"));
     assert_true(has_msg(&d, "--set sweep.kernels=[\"smem_pad\", \"blokced\"]: unknown kernel "
