@@ -227,13 +227,10 @@ static void test_progress_only_on_a_terminal(void **state)
     free(text);
     free(log);
     free(tty);
-    char *o, *e, args[PATH_MAX + 256];                         /* a pipe: no progress */
-    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64 -o %s/logs2", dir);
-    assert_int_equal(th_run(args, &o, &e), 0);
-    assert_null(strstr(e, "[1/"));
-    assert_null(strstr(o, "[1/"));
-    free(o);
-    free(e);
+    /* a pipe: no progress */
+    assert_int_equal(th_runf("run " FAST " --sizes 64x64 -o %s/logs2", dir), 0);
+    assert_null(strstr(th_err(), "[1/"));
+    assert_null(strstr(th_out(), "[1/"));
 }
 
 static void test_lock_held_exits_75(void **state)
@@ -519,8 +516,6 @@ static void test_tegrastats_dies_mid_run(void **state)
              "--set power.total_rail=POM_5V_IN -o %%s", board);
     char *err;
     char *text = th_run_log(args, 0, true, NULL, &err);   /* the sweep goes on */
-    unsetenv("TB_FAKE_TEGRASTATS_EXIT");
-    unsetenv("TB_FAKE_TEGRASTATS_GARBAGE");
     const char *w = strstr(err, "power source 'tegrastats' failed");
     assert_non_null(w);
     assert_null(strstr(w + 1, "power source 'tegrastats' failed"));   /* said once */
@@ -600,7 +595,6 @@ static void test_nvml_energy_through_run(void **state)
                             "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
                             "--set power.window_ms=500 --set power.idle_ms=300 -o %s", 0, true,
                             NULL, NULL);
-    unsetenv("TB_NVML_LIB");
     const char *header;
     assert_int_equal(data_rows(text, &header), 2);
     char v[64], e[64], c[64], g[64];
