@@ -344,21 +344,14 @@ static void sweep(struct run *r)
 
 /* ---- 6. finish ------------------------------------------------------------------------ */
 
-/* One tuned file per board and element type (the best block of a kernel differs by type):
- * conf/tuned-<board>-<element>.cfg, where `run -c` takes it with its sweep.element. */
+/* The tuned sweep file: --out, else tb_tune_default_path's (one per board and element). */
 static int write_tuned(struct run *r)
 {
-    char out[PATH_MAX], confdir[PATH_MAX], board[TB_STR];
-    tb_strlcpy(board, r->cfg->board.name, sizeof(board));
-    tb_log_name_part(board);
+    char out[PATH_MAX];
     if (r->o->tune_out)
         tb_strlcpy(out, r->o->tune_out, sizeof(out));
-    else if (tb_data_dir("conf", confdir, sizeof(confdir)) == 0 && access(confdir, W_OK) == 0)
-        snprintf(out, sizeof(out), "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, confdir, board,
-                 r->cfg->sweep.element);
     else
-        snprintf(out, sizeof(out), "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, r->cfg->sweep.out_dir,
-                 board, r->cfg->sweep.element);
+        tb_tune_default_path(r->cfg, out, sizeof(out));
     size_t runnable = tb_sweep_count_runnable(r->pts, r->npts);
     size_t measured = runnable >= r->res.not_run ? runnable - r->res.not_run : 0;
     int tuned = tb_tune_write(out, r->cfg, &r->res, r->dev.name, r->log_path, measured, runnable);

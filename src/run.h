@@ -17,7 +17,7 @@ struct tb_run_opts {
     const char *device;        /* auto, cpu, cuda, cuda:N */
     bool quiet;
     bool tune;                 /* `tune`: write the best block per kernel and size */
-    const char *tune_out;      /* tuned sweep file; NULL: conf/tuned-<board>.cfg */
+    const char *tune_out;      /* tuned sweep file; NULL: tb_tune_default_path's */
 };
 
 enum tb_run_outcome {

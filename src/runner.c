@@ -451,8 +451,68 @@ static double start_clock(const struct tb_backend *be)
     return best;
 }
 
+/* The row's fields that come from the run and the point, before it is measured. */
+static void row_start(const struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_row *r)
+{
+    tb_row_init(r);
+    r->run_id = ctx->run_id;
+    r->host = ctx->host;
+    r->board = ctx->cfg->board.name;
+    r->device = ctx->dev->name;
+    r->backend = ctx->be->name;
+    r->kernel = p->k->name;
+    r->elem = ctx->cfg->sweep.element;
+    r->elem_bytes = ctx->cfg->sweep.elem_size;
+    r->rows = p->rows;
+    r->cols = p->cols;
+    r->block_x = p->bx;
+    r->block_y = p->by;
+    r->power_mode = ctx->power_mode;
+    r->gpu_max_mhz = ctx->max_clock_mhz;
+}
+
+/* A point that ended with backend error rc: said, and a broken context recovered. Returns
+ * -1 when the device cannot be recovered (the sweep stops), else 0. */
+static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, size_t i, int rc,
+                         const struct point_out *o, struct buffers *buf,
+                         struct tb_runner_result *res)
+{
+    res->failed++;
+    if (ctx->progress)
+        fputc('\n', stderr);
+    error("point %zu (%s %ldx%ld block %dx%d): %s", i + 1, p->k->name, p->rows, p->cols, p->bx,
+          p->by, o->note);
+    if (!ctx->be->is_fatal(rc))
+        return 0;
+    buf->in = buf->out = NULL; /* gone with the context */
+    buffers_free(ctx->be, buf);
+    int rrc = ctx->be->recover();
+    if (rrc != 0) {
+        /* CUDA documents illegal-address and similar errors as sticky: only a new
+         * process gets a working context (seen on the H100, doc/reliability.md) */
+        error("the device could not be recovered (reset: %s); stopping the sweep: "
+              "the log keeps every completed row, and the next run starts afresh",
+              ctx->be->errstr(rrc));
+        res->aborted = true;
+        return -1;
+    }
+    note("device reset; going on with the next point");
+    return 0;
+}
+
+/* A point a rule excludes: a row that says why, and a note unless quiet. */
+static void skip_point(const struct tb_point *p, struct point_out *o, struct tb_runner_result *res)
+{
+    o->row.status = "skipped";
+    snprintf(o->note, sizeof(o->note), "%s", p->why);
+    if (!tb_quiet)
+        note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx, p->by,
+             p->why);
+    res->skipped++;
+}
+
 int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                 struct tb_runner_result *res)
+                    struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
     struct buffers buf = { 0 };
@@ -464,8 +524,7 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
                                                                         : start_clock(ctx->be);
     res->idle_w = measure_idle(ctx);
     double t_begin = tb_now_s();
-    size_t total = n, done = 0;
-    bool sampler_was_ok = ctx->sampler != NULL;
+    size_t done = 0;
     for (size_t i = 0; i < n && !*ctx->stop; i++) {
         const struct tb_point *p = &pts[i];
         if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
@@ -474,46 +533,25 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         }
         struct point_out o;
         memset(&o, 0, sizeof(o));
-        tb_row_init(&o.row);
         struct tb_row *r = &o.row;
-        char utc[32];
-        r->run_id = ctx->run_id;
-        r->host = ctx->host;
-        r->board = ctx->cfg->board.name;
-        r->device = ctx->dev->name;
-        r->backend = ctx->be->name;
-        r->kernel = p->k->name;
-        r->elem = ctx->cfg->sweep.element;
-        r->elem_bytes = ctx->cfg->sweep.elem_size;
-        r->rows = p->rows;
-        r->cols = p->cols;
-        r->block_x = p->bx;
-        r->block_y = p->by;
-        r->power_mode = ctx->power_mode;
-        r->gpu_max_mhz = ctx->max_clock_mhz;
+        row_start(ctx, p, r);
         if (p->size_index != copy_size) {
             copy_gbps = NAN;
             copy_size = p->size_index;
         }
-        progress(ctx, done, total, p, tb_now_s() - t_begin);
+        progress(ctx, done, n, p, tb_now_s() - t_begin);
         int rc = 0;
         if (p->skip) {
-            r->status = "skipped";
-            snprintf(o.note, sizeof(o.note), "%s", p->why);
-            if (!tb_quiet)
-                note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx,
-                     p->by, p->why);
-            res->skipped++;
+            skip_point(p, &o, res);
         } else {
             rc = run_point(ctx, p, &buf, copy_gbps, clock0, res->idle_w, &o, i);
             if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
                 copy_gbps = r->gbps;
         }
+        char utc[32];
         r->note = o.note;
         tb_utc_stamp(utc, sizeof(utc), true);
         r->utc = utc;
-        if (sampler_was_ok && ctx->sampler && tb_sampler_failed(ctx->sampler))
-            sampler_was_ok = false;
         bool interrupted = r->status && !strcmp(r->status, "interrupted");
         if (!interrupted) {
             if (tb_csvlog_row(ctx->log, r) < 0) {
@@ -523,37 +561,16 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
             summary_add(res, p, r);
         }
         if (rc) {
-            res->failed++;
-            if (ctx->progress)
-                fputc('\n', stderr);
-            error("point %zu (%s %ldx%ld block %dx%d): %s", i + 1, p->k->name, p->rows, p->cols,
-                  p->bx, p->by, o.note);
-            if (ctx->be->is_fatal(rc)) {
-                buf.in = buf.out = NULL; /* gone with the context */
-                buffers_free(ctx->be, &buf);
-                int rrc = ctx->be->recover();
-                if (rrc != 0) {
-                    /* CUDA documents illegal-address and similar errors as sticky: only a new
-                     * process gets a working context (seen on the H100, doc/reliability.md) */
-                    error("the device could not be recovered (reset: %s); stopping the sweep: "
-                          "the log keeps every completed row, and the next run starts afresh",
-                          ctx->be->errstr(rrc));
-                    res->aborted = true;
-                    break;
-                }
-                note("device reset; going on with the next point");
-            }
+            if (after_failure(ctx, p, i, rc, &o, &buf, res) < 0)
+                break;
+        } else if (!p->skip && !interrupted && r->verified && !strcmp(r->verified, "FAIL")) {
+            res->verify_failed++;
+            error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
+                  p->k->name, p->rows, p->cols, p->bx, p->by, o.note);
         } else if (!p->skip && !interrupted) {
-            if (r->verified && !strcmp(r->verified, "FAIL")) {
-                res->verify_failed++;
-                error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
-                      p->k->name, p->rows, p->cols, p->bx, p->by, o.note);
-            } else {
-                res->ok++;
-            }
+            res->ok++;
         }
-        if (interrupted)
-            res->interrupted = true;
+        res->interrupted |= interrupted;
         done++;
     }
     if (*ctx->stop)
