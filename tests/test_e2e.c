@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "backend.h"
 #include "csvlog.h"
 
 static char lockfile[PATH_MAX];
@@ -150,6 +151,39 @@ static void test_env_restored_after_it(void **state)
 {
     assert_null(getenv("TB_TEST_LEAK_PROBE"));
     assert_string_equal(getenv("TB_LOCK_FILE"), lockfile);
+}
+
+/* Configuration problems are reported before the device opens: a fake GPU that records
+ * each context made sees none for a bad sweep; a block above the device's limit, which
+ * needs the open device, is found after it (the control: the trace can fill). */
+static void test_config_errors_before_the_device(void **state)
+{
+    if (!strncmp(tb_cuda_images(), "none", 4))
+        skip();   /* without kernel images the GPU is never opened at all */
+    const char *dir = th_scratch(), *b = getenv("TB_BUILD");
+    char lib[2 * PATH_MAX], trace[PATH_MAX + 16], cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(lib, sizeof(lib), "%s/tests/libfake-cuda.so", b ? b : "build");
+    if (lib[0] != '/')
+        snprintf(lib, sizeof(lib), "%s/%s/tests/libfake-cuda.so", cwd, b ? b : "build");
+    snprintf(trace, sizeof(trace), "%s/trace", dir);
+    setenv("TB_CUDA_LIB", lib, 1);
+    setenv("TB_FAKE_CUDA", "h100", 1);
+    setenv("TB_FAKE_CUDA_TRACE", trace, 1);
+#define ON_GPU "run --device cuda -b boards/generic.cfg --set power.source=none --sizes 64x64 "
+    assert_int_equal(th_runf(ON_GPU "--set sweep.warmup=-1 --kernels tiledd -o %s/l", dir), 2);
+    assert_non_null(strstr(th_err(), "'sweep.warmup' must be between 0 and 1000000, got -1"));
+    assert_non_null(strstr(th_err(), "unknown kernel 'tiledd' (did you mean 'tiled'?)"));
+    assert_int_equal(access(trace, F_OK), -1);             /* no context was made */
+    assert_int_equal(th_runf(ON_GPU "--kernels tiled --blocks 64x32 -o %s/l", dir), 2);
+    assert_non_null(strstr(th_err(), "block 64x32 has 2048 threads, above the device's limit "
+                                      "of 1024"));
+    char *t = th_read_gz(trace);
+    assert_non_null(t);
+    assert_string_equal(t, "ctx\n");
+    free(t);
+    assert_int_equal(th_count_files(dir), 1);              /* the trace: no log, no folder */
+#undef ON_GPU
 }
 
 static void test_bad_config_exits_2_without_log(void **state)
@@ -903,6 +937,7 @@ int main(void)
         TH_TEST(test_element_alias_logged_canonical),
         TH_TEST(test_env_set_in_a_test),
         TH_TEST(test_env_restored_after_it),
+        TH_TEST(test_config_errors_before_the_device),
         TH_TEST(test_bad_config_exits_2_without_log),
         TH_TEST(test_help_version_list),
         TH_TEST(test_quiet_prints_nothing),
