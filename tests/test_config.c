@@ -17,6 +17,7 @@
 #include "elements.h"
 #include "util.h"
 #include "point_rules.h"
+#include "tune.h"
 
 static const struct tb_device_info gpu80 = {
     .name = "fake GPU", .max_threads_per_block = 1024, .mem_bytes = (size_t)80 << 30,
@@ -292,6 +293,11 @@ static void test_element_names_canonical(void **state)
             assert_int_equal(d.n, 0);
             assert_string_equal(c.sweep.element, e->name);
             assert_int_equal(c.sweep.elem_size, e->bytes);
+            char tuned[PATH_MAX], want[64];   /* tune's file: one per canonical type */
+            tb_tune_default_path(&c, tuned, sizeof(tuned));
+            snprintf(want, sizeof(want), "/tuned-generic-%s.cfg", e->name);
+            assert_true(strlen(tuned) > strlen(want));
+            assert_string_equal(tuned + strlen(tuned) - strlen(want), want);
             tb_config_free(&c);
             seen++;
         }
