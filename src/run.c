@@ -151,8 +151,10 @@ static int load_config(struct run *r)
 static int open_device(struct run *r)
 {
     char why[1024];
-    if (r->gpu_failed)
+    if (r->gpu_failed) {
         r->be = &tb_backend_cpu;   /* nothing runs: the log says why the GPU could not */
+        r->index = 0;
+    }
     if (r->be->open(r->index, &r->dev, why, sizeof(why)) != 0) {
         if (r->be->id == TB_BACKEND_CPU) {
             error("cannot open the cpu backend: %s", why);
