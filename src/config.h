@@ -1,7 +1,9 @@
 /* config.h: the sweep file and the board file (libconfig), `--set` overrides, and their
  * validation into plain structs. Every problem is collected with its FILE:LINE (or the
- * command-line argument that set it) so that all are reported in one pass.
- * Not here: expanding the sweep into points (sweep.c), finding board files (board.c). */
+ * command-line argument that set it) so that all are reported in one pass. Rooms:
+ * config.c, config_lists.c, config_set.c, config_guard.c (config_internal.h).
+ * Not here: kernel names and device limits (point_rules.c), expanding the sweep into
+ * points (sweep.c), finding board files (board.c). */
 #ifndef TB_CONFIG_H
 #define TB_CONFIG_H
 
@@ -13,9 +15,6 @@
 #include "power/power.h"
 
 #define TB_STR 256
-
-struct tb_backend;
-struct tb_device_info;
 
 struct tb_where { char text[TB_STR + 32]; };   /* "conf/x.cfg:12" or "--set a.b=1" */
 
@@ -63,7 +62,8 @@ struct tb_config {
     struct tb_sweep_cfg sweep;
     struct tb_board_cfg board;
     char sweep_path[TB_STR], board_path[TB_STR];
-    config_t files[2];         /* 0 sweep, 1 board: kept for the resolved dump */
+    config_t files[2];         /* 0 sweep, 1 board: as parsed, overrides written into them
+                                * before the walk; the dump reads the structs above */
     bool loaded[2];
     struct tb_override *ovr; size_t n_ovr;
 };
@@ -83,15 +83,15 @@ void tb_config_init(struct tb_config *c);
  * Returns the number of problems added to d. */
 int tb_config_load(struct tb_config *c, const char *sweep_path, const char *board_path,
                    struct tb_diag *d);
-/* Checks what depends on the device: kernel names for its backend, block limits, memory. */
-int tb_config_check_device(const struct tb_config *c, const struct tb_backend *be,
-                           const struct tb_device_info *dev, struct tb_diag *d);
 /* The resolved configuration, setting by setting: emit(ctx, "sweep.warmup", "5") with the
  * value as libconfig text. Every setting of the schema, so a new one reaches the log's
  * metadata and `tune`'s files with no change there. */
 typedef void (*tb_config_emit_fn)(void *ctx, const char *path, const char *value);
 void tb_config_dump(const struct tb_config *c, tb_config_emit_fn emit, void *ctx);
 void tb_config_free(struct tb_config *c);
+/* Back to tb_config_init's state, keeping the overrides: for a second load (a run whose
+ * board file is chosen by the GPU's name, known once the GPU is open). */
+void tb_config_reset(struct tb_config *c);
 
 /* Parses a config file that holds only a board section; used by board detection. */
 int tb_config_peek_board(const char *path, char *name, size_t name_n, char *model, size_t model_n,

@@ -15,6 +15,7 @@
 #include "cuda/images.h"
 #include "csvlog.h"
 #include "power/power.h"
+#include "elements.h"
 #include "util.h"
 
 int tb_list_columns(FILE *out)
@@ -36,10 +37,11 @@ static void list_kernels(FILE *out)
             tb_strlcpy(no, k->unavailable, sizeof(no));
         else
             tb_kernel_usable(k, no, sizeof(no));
+        char elems[64];
         fprintf(out, "  %-16s %-7s %-10s %-8s %-44s %s%s%s\n", k->name,
                 tb_backend_name(k->backend), no[0] ? "no" : "yes",
-                k->elem_sizes == (1u << 4) ? "float" : "all", k->rule_text, k->description,
-                no[0] ? "; " : "", no);
+                tb_elements_describe(k->elem_sizes, elems, sizeof(elems)), k->rule_text,
+                k->description, no[0] ? "; " : "", no);
     }
 }
 

@@ -138,9 +138,10 @@ static int pick_board(struct common *c, char *path, size_t n, char *why, size_t 
 
 /* ---- run -------------------------------------------------------------------------- */
 
-/* What `tune` adds to a run: candidate blocks, a time budget, and where the tuned sweep goes. */
+/* What `tune` adds to a run that the configuration cannot hold: where the tuned sweep goes.
+ * Its candidate blocks and time budget are overrides (tune_candidates, --seconds). */
 struct tune_req {
-    const char *out;       /* tuned sweep file; NULL: conf/tuned-<board>-<element>.cfg */
+    const char *out;       /* tuned sweep file; NULL: tb_tune_default_path's */
 };
 
 /* Options shared by run and tune; tune also takes --seconds and --out. Returns -1 after a

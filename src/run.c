@@ -1,9 +1,11 @@
 /* run.c: see run.h. The steps, in order, each a short function (fio's backend.c is the
- * model): pick_device, load_config, take_lock, open_log, the GPU-unusable ending or
- * conditions and power, sweep, finish. Configuration problems end the run before the
- * lock and the log (exit 2, nothing measured); from the log on, every ending, a GPU that
- * cannot be used included, is written as the log's end line, so a night pulled back from
- * a board shows a bad night as plainly as a good one. */
+ * model): choose_backend, load_config (both files, overrides, kernel names, the sweep's
+ * points: all before the device opens), open_device, settle (a board file chosen by the
+ * GPU's name, the device's limits), make_log_dir, take_lock, open_log, the GPU-unusable
+ * ending or conditions and power, sweep, finish. Configuration problems end the run
+ * before the lock and the log (exit 2, nothing measured); from the log on, every ending,
+ * a GPU that cannot be used included, is written as the log's end line, so a night pulled
+ * back from a board shows a bad night as plainly as a good one. */
 #include "run.h"
 
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include "conditions.h"
 #include "csvlog.h"
 #include "lock.h"
+#include "point_rules.h"
 #include "power/power.h"
 #include "retention.h"
 #include "runner.h"
@@ -54,6 +57,7 @@ struct run {
     bool gpu_failed;                /* ... and the run must fail for it */
     bool gpu_absent;                /* no NVIDIA driver here at all (auto may use the CPU) */
     char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512];
+    bool board_by_gpu_later;        /* generic so far; the GPU's name may pick another */
     struct tb_point *pts;
     size_t npts;
     struct tb_lock *lock;
@@ -64,15 +68,16 @@ struct run {
     char power_mode[80];
     struct tb_sampler *sampler;
     const struct tb_power_ops *pops;
-    struct tb_run_result res;
+    struct tb_runner_result res;
     bool have_res;
 };
 
-/* ---- 1. the device ---------------------------------------------------------------- */
+/* ---- 1. the backend, not yet opened ------------------------------------------------ */
 
-/* Chooses the backend and opens it. A GPU that cannot be used is not an error yet: the
- * board file decides (load_config) whether the run may go on on the CPU. */
-static int pick_device(struct run *r)
+/* Chooses the backend from --device; an explicit GPU is probed (the driver is loaded, no
+ * context made). A GPU that cannot be used is not an error yet: the board file decides
+ * (settle) whether the run may go on on the CPU. */
+static int choose_backend(struct run *r)
 {
     int probe_rc = 0;
     if (tb_backend_select(r->o->device, &r->be, &r->index, r->gpu_why, sizeof(r->gpu_why),
@@ -82,12 +87,74 @@ static int pick_device(struct run *r)
     }
     bool asked_gpu = strcmp(r->o->device, "cpu") && strcmp(r->o->device, "auto");
     r->gpu_absent = probe_rc == -ENOENT;
-    if (asked_gpu && r->be->probe(r->index, r->gpu_why, sizeof(r->gpu_why)) != 0) {
-        r->gpu_failed = true;
-        r->be = &tb_backend_cpu;   /* for the configuration checks; nothing runs */
+    if (asked_gpu && r->be->probe(r->index, r->gpu_why, sizeof(r->gpu_why)) != 0)
+        r->gpu_failed = true;   /* the configuration is still checked for the GPU's kernels */
+    return 0;
+}
+
+/* The backend whose kernels the configuration names: the GPU's even when it failed. */
+static enum tb_backend_id config_backend(const struct run *r)
+{
+    return r->gpu_failed ? TB_BACKEND_CUDA : r->be->id;
+}
+
+/* ---- 2. board and configuration, before the device opens ---------------------------- */
+
+/* The board file; gpu: the opened GPU's name, or NULL before. r->board_by_gpu_later is set
+ * when the pick fell to the generic file and the GPU's name may still choose another. */
+static int pick_board(struct run *r, const char *gpu)
+{
+    if (tb_board_pick(r->cfg, r->o->board_file, gpu, r->board_path, sizeof(r->board_path),
+                      r->board_why, sizeof(r->board_why)) < 0) {
+        tb_diag_add(r->o->diag, "cannot find a board file: %s (give one with -b)", r->board_why);
+        return -1;
+    }
+    const char *base = strrchr(r->board_path, '/');
+    r->board_by_gpu_later = !gpu && !r->o->board_file && r->be->id == TB_BACKEND_CUDA &&
+                            !r->gpu_failed && !strcmp(base ? base + 1 : r->board_path,
+                                                      "generic.cfg");
+    return 0;
+}
+
+/* Loads both files with the overrides and checks the kernel names for the backend: every
+ * problem reported here is found without the device. */
+static int check_config(struct run *r)
+{
+    if (r->o->diag->n == 0) {
+        tb_config_load(r->cfg, r->sweep_path, r->board_path, r->o->diag);
+        tb_point_rules_check_names(r->cfg, config_backend(r), !r->gpu_failed, r->o->diag);
+        /* a GPU that cannot be used runs nothing: its unavailable kernels are not a
+         * configuration error, the log's end line says why instead */
+        if (r->o->diag->n == 0 && !r->gpu_failed)
+            tb_sweep_expand(&r->cfg->sweep, r->be->id, &r->pts, &r->npts, r->o->diag);
+    }
+    if (r->o->diag->n) {
+        tb_diag_print(r->o->diag);
+        return -1;
+    }
+    return 0;
+}
+
+static int load_config(struct run *r)
+{
+    tb_data_file("conf", r->o->sweep_file ? r->o->sweep_file : "default.cfg", r->sweep_path,
+                 sizeof(r->sweep_path));
+    if (r->o->diag->n == 0)
+        pick_board(r, NULL);
+    return check_config(r);
+}
+
+/* ---- 3. the device ------------------------------------------------------------------ */
+
+/* Opens the backend; a GPU that will not open is the run's failure (settle decides), and
+ * the CPU is opened in its place for the metadata. */
+static int open_device(struct run *r)
+{
+    char why[1024];
+    if (r->gpu_failed) {
+        r->be = &tb_backend_cpu;   /* nothing runs: the log says why the GPU could not */
         r->index = 0;
     }
-    char why[1024];
     if (r->be->open(r->index, &r->dev, why, sizeof(why)) != 0) {
         if (r->be->id == TB_BACKEND_CPU) {
             error("cannot open the cpu backend: %s", why);
@@ -104,37 +171,32 @@ static int pick_device(struct run *r)
     return 0;
 }
 
-/* ---- 2. board and configuration ---------------------------------------------------- */
-
-static int pick_board(struct run *r)
+/* What needs the open device: a board file chosen by the GPU's name (a desktop without
+ * -b: its file is loaded now, the one exception to "before the device"), the device's
+ * limits, and whether falling back to the CPU is allowed. */
+static int settle(struct run *r)
 {
-    const char *gpu = r->be->id == TB_BACKEND_CUDA ? r->dev.name : NULL;
-    if (tb_board_pick(r->cfg, r->o->board_file, gpu, r->board_path, sizeof(r->board_path),
-                      r->board_why, sizeof(r->board_why)) < 0) {
-        tb_diag_add(r->o->diag, "cannot find a board file: %s (give one with -b)", r->board_why);
+    if (r->board_by_gpu_later && !r->gpu_failed) {
+        char first[PATH_MAX];
+        tb_strlcpy(first, r->board_path, sizeof(first));
+        if (pick_board(r, r->dev.name) < 0) {
+            tb_diag_print(r->o->diag);
+            return -1;
+        }
+        if (strcmp(first, r->board_path)) {
+            free(r->pts);
+            r->pts = NULL;
+            tb_config_reset(r->cfg);
+            if (check_config(r) < 0)
+                return -1;
+        }
+    }
+    if (!r->gpu_failed && tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag)) {
+        tb_diag_print(r->o->diag);
         return -1;
     }
     if (!r->o->quiet && !r->o->board_file)
         note("board file '%s': %s", r->board_path, r->board_why);
-    return 0;
-}
-
-static int load_config(struct run *r)
-{
-    tb_data_file("conf", r->o->sweep_file ? r->o->sweep_file : "default.cfg", r->sweep_path,
-                 sizeof(r->sweep_path));
-    if (r->o->diag->n == 0 && pick_board(r) == 0) {
-        tb_config_load(r->cfg, r->sweep_path, r->board_path, r->o->diag);
-        if (!r->gpu_failed)
-            tb_config_check_device(r->cfg, r->be, &r->dev, r->o->diag);
-        if (r->o->diag->n == 0)
-            tb_sweep_expand(&r->cfg->sweep, r->gpu_failed ? TB_BACKEND_CUDA : r->be->id,
-                            &r->pts, &r->npts, r->o->diag);
-    }
-    if (r->o->diag->n) {
-        tb_diag_print(r->o->diag);
-        return -1;
-    }
     /* --device auto fell back to the CPU: fine on a machine with no GPU, a failure on a
      * board whose file says it has one, or where an NVIDIA driver is installed */
     bool fell_back = !strcmp(r->o->device, "auto") && r->be->id == TB_BACKEND_CPU;
@@ -145,16 +207,20 @@ static int load_config(struct run *r)
     return 0;
 }
 
-/* ---- 3. lock and log ---------------------------------------------------------------- */
+/* ---- 4. log directory, lock and log -------------------------------------------------- */
 
-static int take_lock(struct run *r)
+static int make_log_dir(struct run *r)
 {
     const char *dir = r->cfg->sweep.out_dir;
     struct stat st;
-    if (stat(dir, &st) < 0 && mkdir(dir, 0755) < 0) {
-        error("cannot create log directory '%s': %s", dir, strerror(errno));
-        return -1;
-    }
+    if (stat(dir, &st) < 0 && mkdir(dir, 0755) < 0)
+        return error("cannot create log directory '%s': %s", dir, strerror(errno));
+    return 0;
+}
+
+/* 0 held, 1 another run holds it, -1 an error. */
+static int take_lock(struct run *r)
+{
     int rc = tb_lock_acquire(NULL, &r->lock);
     return rc == TB_LOCK_HELD ? 1 : rc < 0 ? -1 : 0;
 }
@@ -268,7 +334,7 @@ static void sweep(struct run *r)
     tb_config_dump(r->cfg, meta_config_line, r->log);
     tb_csvlog_header(r->log);
     install_signals();
-    struct tb_run_ctx ctx = {
+    struct tb_runner_ctx ctx = {
         .cfg = r->cfg, .be = r->be, .dev = &r->dev, .log = r->log, .sampler = r->sampler,
         .run_id = tb_csvlog_run_id(r->log), .host = r->host, .stop = &stop_signal,
         .progress = !r->o->quiet && isatty(STDERR_FILENO),
@@ -277,27 +343,20 @@ static void sweep(struct run *r)
         .power_mode = r->power_mode,
         .max_clock_mhz = r->cond.gpu_max_mhz,
     };
-    tb_run_sweep(&ctx, r->pts, r->npts, &r->res);
+    tb_runner_sweep(&ctx, r->pts, r->npts, &r->res);
     r->have_res = true;
 }
 
 /* ---- 6. finish ------------------------------------------------------------------------ */
 
-/* One tuned file per board and element type (the best block of a kernel differs by type):
- * conf/tuned-<board>-<element>.cfg, where `run -c` takes it with its sweep.element. */
+/* The tuned sweep file: --out, else tb_tune_default_path's (one per board and element). */
 static int write_tuned(struct run *r)
 {
-    char out[PATH_MAX], confdir[PATH_MAX], board[TB_STR];
-    tb_strlcpy(board, r->cfg->board.name, sizeof(board));
-    tb_log_name_part(board);
+    char out[PATH_MAX];
     if (r->o->tune_out)
         tb_strlcpy(out, r->o->tune_out, sizeof(out));
-    else if (tb_data_dir("conf", confdir, sizeof(confdir)) == 0 && access(confdir, W_OK) == 0)
-        snprintf(out, sizeof(out), "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, confdir, board,
-                 r->cfg->sweep.element);
     else
-        snprintf(out, sizeof(out), "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, r->cfg->sweep.out_dir,
-                 board, r->cfg->sweep.element);
+        tb_tune_default_path(r->cfg, out, sizeof(out));
     size_t runnable = tb_sweep_count_runnable(r->pts, r->npts);
     size_t measured = runnable >= r->res.not_run ? runnable - r->res.not_run : 0;
     int tuned = tb_tune_write(out, r->cfg, &r->res, r->dev.name, r->log_path, measured, runnable);
@@ -311,7 +370,7 @@ static int write_tuned(struct run *r)
 
 static enum tb_run_outcome finish(struct run *r)
 {
-    struct tb_run_result *res = &r->res;
+    struct tb_runner_result *res = &r->res;
     if (r->sampler) {
         struct tb_sampler_health h;
         tb_sampler_health(r->sampler, &h);
@@ -351,7 +410,7 @@ static enum tb_run_outcome finish(struct run *r)
                            r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
     if (!r->o->quiet) {
-        tb_run_print_summary(res, stdout, r->sampler != NULL);
+        tb_runner_print_summary(res, stdout, r->sampler != NULL);
         if (r->sampler && !isnan(res->idle_w))
             printf("\nidle power %.2f W (%s)\n", res->idle_w, r->pops->name);
         printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,
@@ -370,14 +429,16 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
 {
     struct run r = { .o = o, .cfg = o->cfg };
     enum tb_run_outcome out = TB_RUN_USAGE;
-    if (pick_device(&r) < 0) {
-        out = r.be ? TB_RUN_FAILED : TB_RUN_USAGE;
+    if (choose_backend(&r) < 0 || load_config(&r) < 0)
+        goto done;                           /* exit 2: no device opened, no log */
+    if (open_device(&r) < 0) {
+        out = TB_RUN_FAILED;
         goto done;
     }
-    if (load_config(&r) < 0)
+    if (settle(&r) < 0)
         goto done;                           /* exit 2: nothing measured, no log */
     out = TB_RUN_FAILED;
-    int lk = take_lock(&r);
+    int lk = make_log_dir(&r) < 0 ? -1 : take_lock(&r);
     if (lk) {
         out = lk > 0 ? TB_RUN_LOCKED : TB_RUN_FAILED;
         goto done;
@@ -394,7 +455,7 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
     tb_lock_release(r.lock);
 done:
     if (r.have_res)
-        tb_run_result_free(&r.res);
+        tb_runner_result_free(&r.res);
     free(r.pts);
     if (r.opened)
         r.be->close();

@@ -135,7 +135,7 @@ static void sleep_ms(double ms)
 }
 
 /* Idle baseline: nothing runs for idle_ms; the total rail's mean power. */
-static double measure_idle(struct tb_run_ctx *ctx)
+static double measure_idle(struct tb_runner_ctx *ctx)
 {
     int ms = ctx->cfg->board.power.idle_ms;
     if (!ctx->sampler || ms <= 0)
@@ -159,7 +159,7 @@ struct point_out {
 
 /* Why this row's power figures are missing or partial: a source that went silent over
  * the window, or readings dropped as absurd meanwhile. "" when they are whole. */
-static void power_health(struct tb_run_ctx *ctx, const struct tb_power_figures *f,
+static void power_health(struct tb_runner_ctx *ctx, const struct tb_power_figures *f,
                          struct point_out *o)
 {
     struct tb_sampler_health h;
@@ -185,9 +185,9 @@ static const char *fits(const struct tb_device_info *dev, size_t bytes)
     return 2 * bytes <= dev->l2_bytes ? "yes" : "no";
 }
 
-/* Runs a point; returns 0, or the backend error that ended it (row says which). */
-/* Fresh input, poisoned output, the checked launch and its verification, the warm-up. */
-static int check_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct buffers *buf,
+/* Fresh input, poisoned output, the checked launch and its verification, the warm-up.
+ * Returns 0, or the backend error (or -EINTR) that ended it, with *step saying where. */
+static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct buffers *buf,
                        struct tb_launch *l, uint64_t seed, struct point_out *o, const char **step)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
@@ -232,7 +232,7 @@ static int check_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct 
 
 /* Timed repetitions until the stopping rule holds, then the row's timing, bandwidth and clock
  * figures. *median_ms gets the median; 1 when a signal stopped it (the row says so). */
-static int time_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
+static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
                       double moved, double copy_gbps, double start_clock, struct point_out *o,
                       double *median_ms, const char **step)
 {
@@ -306,7 +306,7 @@ static int time_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct t
 
 /* The power window: back-to-back launches for window_ms, timed by the host clock around
  * syncs, and the power module's figures for it. */
-static int power_window(struct tb_run_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
+static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
                         double moved, double median_ms, double idle_w, struct point_out *o,
                         const char **step)
 {
@@ -355,8 +355,9 @@ static int power_window(struct tb_run_ctx *ctx, const struct tb_point *p, struct
 }
 
 /* One point: buffers, check, timing, power; a failure is recorded in the row (status and the
- * step it failed in), a signal as "interrupted". */
-static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct buffers *buf,
+ * step it failed in), a signal as "interrupted". Returns 0, or the backend error that ended
+ * it (the row says which). */
+static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct buffers *buf,
                      double copy_gbps, double start_clock, double idle_w, struct point_out *o,
                      size_t index)
 {
@@ -379,7 +380,7 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
                            0, 0, NULL };
     uint64_t seed = ctx->seed ^ (0x9E3779B97F4A7C15ULL * (index + 1));
     double median_ms = 0;
-    rc = check_point(ctx, p, buf, &l, seed, o, &step);
+    rc = prepare_point(ctx, p, buf, &l, seed, o, &step);
     if (!rc)
         rc = time_point(ctx, p, &l, moved, copy_gbps, start_clock, o, &median_ms, &step);
     if (rc == 1)
@@ -402,7 +403,7 @@ static int run_point(struct tb_run_ctx *ctx, const struct tb_point *p, struct bu
 
 /* ---- the sweep -------------------------------------------------------------------- */
 
-static void progress(struct tb_run_ctx *ctx, size_t done, size_t total, const struct tb_point *p,
+static void progress(struct tb_runner_ctx *ctx, size_t done, size_t total, const struct tb_point *p,
                      double elapsed_s)
 {
     if (!ctx->progress)
@@ -418,7 +419,7 @@ static void progress(struct tb_run_ctx *ctx, size_t done, size_t total, const st
     fprintf(stderr, "  (%s left)", eta);
 }
 
-static void summary_add(struct tb_run_result *res, const struct tb_point *p, const struct tb_row *r)
+static void summary_add(struct tb_runner_result *res, const struct tb_point *p, const struct tb_row *r)
 {
     struct tb_summary_row *rows = realloc(res->rows, (res->n_rows + 1) * sizeof(*rows));
     if (!rows)
@@ -450,8 +451,68 @@ static double start_clock(const struct tb_backend *be)
     return best;
 }
 
-int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
-                 struct tb_run_result *res)
+/* The row's fields that come from the run and the point, before it is measured. */
+static void row_start(const struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_row *r)
+{
+    tb_row_init(r);
+    r->run_id = ctx->run_id;
+    r->host = ctx->host;
+    r->board = ctx->cfg->board.name;
+    r->device = ctx->dev->name;
+    r->backend = ctx->be->name;
+    r->kernel = p->k->name;
+    r->elem = ctx->cfg->sweep.element;
+    r->elem_bytes = ctx->cfg->sweep.elem_size;
+    r->rows = p->rows;
+    r->cols = p->cols;
+    r->block_x = p->bx;
+    r->block_y = p->by;
+    r->power_mode = ctx->power_mode;
+    r->gpu_max_mhz = ctx->max_clock_mhz;
+}
+
+/* A point that ended with backend error rc: said, and a broken context recovered. Returns
+ * -1 when the device cannot be recovered (the sweep stops), else 0. */
+static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, size_t i, int rc,
+                         const struct point_out *o, struct buffers *buf,
+                         struct tb_runner_result *res)
+{
+    res->failed++;
+    if (ctx->progress)
+        fputc('\n', stderr);
+    error("point %zu (%s %ldx%ld block %dx%d): %s", i + 1, p->k->name, p->rows, p->cols, p->bx,
+          p->by, o->note);
+    if (!ctx->be->is_fatal(rc))
+        return 0;
+    buf->in = buf->out = NULL; /* gone with the context */
+    buffers_free(ctx->be, buf);
+    int rrc = ctx->be->recover();
+    if (rrc != 0) {
+        /* CUDA documents illegal-address and similar errors as sticky: only a new
+         * process gets a working context (seen on the H100, doc/reliability.md) */
+        error("the device could not be recovered (reset: %s); stopping the sweep: "
+              "the log keeps every completed row, and the next run starts afresh",
+              ctx->be->errstr(rrc));
+        res->aborted = true;
+        return -1;
+    }
+    note("device reset; going on with the next point");
+    return 0;
+}
+
+/* A point a rule excludes: a row that says why, and a note unless quiet. */
+static void skip_point(const struct tb_point *p, struct point_out *o, struct tb_runner_result *res)
+{
+    o->row.status = "skipped";
+    snprintf(o->note, sizeof(o->note), "%s", p->why);
+    if (!tb_quiet)
+        note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx, p->by,
+             p->why);
+    res->skipped++;
+}
+
+int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                    struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
     struct buffers buf = { 0 };
@@ -463,8 +524,7 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
                                                                         : start_clock(ctx->be);
     res->idle_w = measure_idle(ctx);
     double t_begin = tb_now_s();
-    size_t total = n, done = 0;
-    bool sampler_was_ok = ctx->sampler != NULL;
+    size_t done = 0;
     for (size_t i = 0; i < n && !*ctx->stop; i++) {
         const struct tb_point *p = &pts[i];
         if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
@@ -473,46 +533,25 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
         }
         struct point_out o;
         memset(&o, 0, sizeof(o));
-        tb_row_init(&o.row);
         struct tb_row *r = &o.row;
-        char utc[32];
-        r->run_id = ctx->run_id;
-        r->host = ctx->host;
-        r->board = ctx->cfg->board.name;
-        r->device = ctx->dev->name;
-        r->backend = ctx->be->name;
-        r->kernel = p->k->name;
-        r->elem = ctx->cfg->sweep.element;
-        r->elem_bytes = ctx->cfg->sweep.elem_size;
-        r->rows = p->rows;
-        r->cols = p->cols;
-        r->block_x = p->bx;
-        r->block_y = p->by;
-        r->power_mode = ctx->power_mode;
-        r->gpu_max_mhz = ctx->max_clock_mhz;
+        row_start(ctx, p, r);
         if (p->size_index != copy_size) {
             copy_gbps = NAN;
             copy_size = p->size_index;
         }
-        progress(ctx, done, total, p, tb_now_s() - t_begin);
+        progress(ctx, done, n, p, tb_now_s() - t_begin);
         int rc = 0;
         if (p->skip) {
-            r->status = "skipped";
-            snprintf(o.note, sizeof(o.note), "%s", p->why);
-            if (!tb_quiet)
-                note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx,
-                     p->by, p->why);
-            res->skipped++;
+            skip_point(p, &o, res);
         } else {
             rc = run_point(ctx, p, &buf, copy_gbps, clock0, res->idle_w, &o, i);
             if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
                 copy_gbps = r->gbps;
         }
+        char utc[32];
         r->note = o.note;
         tb_utc_stamp(utc, sizeof(utc), true);
         r->utc = utc;
-        if (sampler_was_ok && ctx->sampler && tb_sampler_failed(ctx->sampler))
-            sampler_was_ok = false;
         bool interrupted = r->status && !strcmp(r->status, "interrupted");
         if (!interrupted) {
             if (tb_csvlog_row(ctx->log, r) < 0) {
@@ -522,37 +561,16 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
             summary_add(res, p, r);
         }
         if (rc) {
-            res->failed++;
-            if (ctx->progress)
-                fputc('\n', stderr);
-            error("point %zu (%s %ldx%ld block %dx%d): %s", i + 1, p->k->name, p->rows, p->cols,
-                  p->bx, p->by, o.note);
-            if (ctx->be->is_fatal(rc)) {
-                buf.in = buf.out = NULL; /* gone with the context */
-                buffers_free(ctx->be, &buf);
-                int rrc = ctx->be->recover();
-                if (rrc != 0) {
-                    /* CUDA documents illegal-address and similar errors as sticky: only a new
-                     * process gets a working context (seen on the H100, doc/reliability.md) */
-                    error("the device could not be recovered (reset: %s); stopping the sweep: "
-                          "the log keeps every completed row, and the next run starts afresh",
-                          ctx->be->errstr(rrc));
-                    res->aborted = true;
-                    break;
-                }
-                note("device reset; going on with the next point");
-            }
+            if (after_failure(ctx, p, i, rc, &o, &buf, res) < 0)
+                break;
+        } else if (!p->skip && !interrupted && r->verified && !strcmp(r->verified, "FAIL")) {
+            res->verify_failed++;
+            error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
+                  p->k->name, p->rows, p->cols, p->bx, p->by, o.note);
         } else if (!p->skip && !interrupted) {
-            if (r->verified && !strcmp(r->verified, "FAIL")) {
-                res->verify_failed++;
-                error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
-                      p->k->name, p->rows, p->cols, p->bx, p->by, o.note);
-            } else {
-                res->ok++;
-            }
+            res->ok++;
         }
-        if (interrupted)
-            res->interrupted = true;
+        res->interrupted |= interrupted;
         done++;
     }
     if (*ctx->stop)
@@ -563,7 +581,7 @@ int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
     return 0;
 }
 
-void tb_run_print_summary(const struct tb_run_result *res, FILE *f, bool with_power)
+void tb_runner_print_summary(const struct tb_runner_result *res, FILE *f, bool with_power)
 {
     long last_r = -1, last_c = -1;
     for (size_t i = 0; i < res->n_rows; i++) {
@@ -593,7 +611,7 @@ void tb_run_print_summary(const struct tb_run_result *res, FILE *f, bool with_po
     }
 }
 
-void tb_run_result_free(struct tb_run_result *res)
+void tb_runner_result_free(struct tb_runner_result *res)
 {
     free(res->rows);
     res->rows = NULL;

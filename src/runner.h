@@ -17,7 +17,7 @@
 
 struct tb_sampler;
 
-struct tb_run_ctx {
+struct tb_runner_ctx {
     const struct tb_config *cfg;
     const struct tb_backend *be;
     const struct tb_device_info *dev;
@@ -44,7 +44,7 @@ struct tb_summary_row {
     char verified[8], status[16];
 };
 
-struct tb_run_result {
+struct tb_runner_result {
     size_t ok, skipped, failed, verify_failed;
     bool interrupted, aborted, log_failed;
     size_t not_run;                   /* points left when the deadline passed */
@@ -53,10 +53,10 @@ struct tb_run_result {
     size_t n_rows;
 };
 
-int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
-                 struct tb_run_result *res);
+int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                    struct tb_runner_result *res);
 /* Prints the summary table of res to f. */
-void tb_run_print_summary(const struct tb_run_result *res, FILE *f, bool with_power);
-void tb_run_result_free(struct tb_run_result *res);
+void tb_runner_print_summary(const struct tb_runner_result *res, FILE *f, bool with_power);
+void tb_runner_result_free(struct tb_runner_result *res);
 
 #endif

@@ -1,4 +1,5 @@
-/* sweep.c: see sweep.h. Kernel names were checked by config; here only shapes. */
+/* sweep.c: see sweep.h. Kernel names and explicit points' blocks were checked before
+ * (point_rules.c); here each point is marked skipped where a row's rule excludes it. */
 #include "sweep.h"
 #include "util.h"
 
@@ -49,8 +50,6 @@ static bool asked_for(const struct tb_sweep_cfg *s, const struct tb_kernel *k)
     return false;
 }
 
-/* sweep.points: the listed points grouped by size (in order of first appearance), each
- * size led by the reference copy unless the list has it. Rules were checked by config. */
 /* Marks p skipped, with the reason, when it breaks a rule of its kernel's row (block shape,
  * matrix shape) or the kernel cannot run in this process (its library not found). */
 static void check_point(struct tb_point *p)
@@ -65,6 +64,9 @@ static void check_point(struct tb_point *p)
     }
 }
 
+/* sweep.points: the listed points grouped by size (in order of first appearance), each
+ * size led by the reference copy unless the list has it; a point whose kernel's row now
+ * refuses it (its library not found, a shape rule) is kept, marked skipped. */
 static int expand_points(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct tb_point **out,
                          size_t *n_out)
 {

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "board.h"
+#include "csvlog.h"
 #include "util.h"
 
 static bool usable(const struct tb_summary_row *r)
@@ -47,7 +50,17 @@ static void tuned_setting(void *ctx, const char *path, const char *value)
     fprintf(n->f, "%s  %s = %s;\n", group[0] ? "  " : "", dot ? dot + 1 : rest, value);
 }
 
-int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_run_result *res,
+void tb_tune_default_path(const struct tb_config *cfg, char *out, size_t n)
+{
+    char confdir[PATH_MAX], board[TB_STR];
+    tb_strlcpy(board, cfg->board.name, sizeof(board));
+    tb_log_name_part(board);
+    const char *dir = tb_data_dir("conf", confdir, sizeof(confdir)) == 0 &&
+                      access(confdir, W_OK) == 0 ? confdir : cfg->sweep.out_dir;
+    snprintf(out, n, "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, dir, board, cfg->sweep.element);
+}
+
+int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_runner_result *res,
                   const char *device, const char *log_path, size_t measured, size_t total)
 {
     char tmp[PATH_MAX];

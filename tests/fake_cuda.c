@@ -7,6 +7,8 @@
  *   kepler          one discrete sm_30 GPU, driver CUDA 10.2: older than any image we build
  *   nodevice        cuInit fails with CUDA_ERROR_NO_DEVICE (no GPU, or not in 'video')
  *   zero            cuInit succeeds but no device is listed
+ * $TB_FAKE_CUDA_TRACE names a file that gets a line "ctx" for each context made (tests of
+ * what a run does before it opens the device).
  * Built with -DFAKE_PRE_10_2 it lacks cuDevicePrimaryCtxReset, as a too-old driver would.
  * Modules behave as the driver's rules say: PTX whose .version is above the driver's ISA is
  * refused (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), a PTX module holds only the entries in its
@@ -85,7 +87,18 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d)
 }
 
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)4 << 30; return 0; }
-CUresult cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = (void *)1; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **c, int d)
+{
+    const char *trace = getenv("TB_FAKE_CUDA_TRACE");
+    FILE *f = trace ? fopen(trace, "a") : NULL;
+    if (f) {
+        fputs("ctx\n", f);
+        fclose(f);
+    }
+    (void)d;
+    *c = (void *)1;
+    return 0;
+}
 CUresult cuDevicePrimaryCtxRelease(int d) { (void)d; return 0; }
 #ifndef FAKE_PRE_10_2
 CUresult cuDevicePrimaryCtxReset(int d) { (void)d; return 0; }

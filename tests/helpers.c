@@ -1,4 +1,5 @@
-/* helpers.c: see helpers.h. */
+/* helpers.c: see helpers.h. The per-test fixture keeps what a test made (scratch
+ * directories, run outputs, the environment before it) in one list the teardown undoes. */
 #include "helpers.h"
 
 #include <math.h>
@@ -13,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+
+extern char **environ;
 
 char *th_tmpdir(void)
 {
@@ -346,3 +349,103 @@ char *th_run_log(const char *args, int want_rc, bool want_log, char **out, char 
     return text;
 }
 #pragma GCC diagnostic pop
+
+/* ---- the per-test fixture ---------------------------------------------------------- */
+
+static char **env_before;            /* "NAME=value" copies, NULL-ended */
+static char **scratch_dirs;
+static size_t n_scratch;
+static void **kept;
+static size_t n_kept;
+static char *last_out, *last_err;
+
+int th_test_setup(void **state)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    env_before = calloc(n + 1, sizeof(*env_before));
+    for (size_t i = 0; env_before && i < n; i++)
+        env_before[i] = strdup(environ[i]);
+    return env_before ? 0 : -1;
+}
+
+/* The environment back to env_before: unset what is new or changed, set what was. */
+static void env_restore(void)
+{
+    if (!env_before)
+        return;
+    clearenv();
+    for (size_t i = 0; env_before[i]; i++) {
+        char *eq = strchr(env_before[i], '=');
+        if (eq) {
+            *eq = '\0';
+            setenv(env_before[i], eq + 1, 1);
+            *eq = '=';
+        }
+        free(env_before[i]);
+    }
+    free(env_before);
+    env_before = NULL;
+}
+
+int th_test_teardown(void **state)
+{
+    env_restore();
+    for (size_t i = 0; i < n_scratch; i++) {
+        th_rmtree(scratch_dirs[i]);
+        free(scratch_dirs[i]);
+    }
+    free(scratch_dirs);
+    scratch_dirs = NULL;
+    n_scratch = 0;
+    for (size_t i = 0; i < n_kept; i++)
+        free(kept[i]);
+    free(kept);
+    kept = NULL;
+    n_kept = 0;
+    last_out = last_err = NULL;
+    return 0;
+}
+
+void *th_keep(void *p)
+{
+    void **k = realloc(kept, (n_kept + 1) * sizeof(*k));
+    assert_non_null(k);
+    kept = k;
+    kept[n_kept++] = p;
+    return p;
+}
+
+const char *th_scratch(void)
+{
+    char *d = th_tmpdir();
+    assert_non_null(d);
+    char **s = realloc(scratch_dirs, (n_scratch + 1) * sizeof(*s));
+    assert_non_null(s);
+    scratch_dirs = s;
+    scratch_dirs[n_scratch++] = d;
+    return d;
+}
+
+int th_runf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *args = malloc((size_t)n + 1);
+    assert_non_null(args);
+    va_start(ap, fmt);
+    vsnprintf(args, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    char *out, *err;
+    int rc = th_run(args, &out, &err);
+    free(args);
+    last_out = th_keep(out);
+    last_err = th_keep(err);
+    return rc;
+}
+
+const char *th_out(void) { return last_out ? last_out : ""; }
+const char *th_err(void) { return last_err ? last_err : ""; }

@@ -42,6 +42,26 @@ int th_run(const char *args, char **out, char **err);
  * false and none was written). The directory is removed; *out and *err get stdout and
  * stderr when not NULL. */
 char *th_run_log(const char *args, int want_rc, bool want_log, char **out, char **err);
+
+/* ---- the per-test fixture of the end-to-end and nightly suites ----
+ * TH_TEST(f) runs test f between th_test_setup and th_test_teardown: the teardown puts the
+ * environment back as it was before the test (a setenv in one test never reaches the
+ * next), removes every scratch directory the test made and frees what its runs printed,
+ * so a test holds only what it checks. */
+#define TH_TEST(f) cmocka_unit_test_setup_teardown(f, th_test_setup, th_test_teardown)
+int th_test_setup(void **state);
+int th_test_teardown(void **state);
+/* A fresh directory for this test ("/tmp/tb-test-XXXXXX"), removed by the teardown; the
+ * path belongs to the fixture (do not free it). */
+const char *th_scratch(void);
+/* Runs the tool with args formatted as printf does (th_run); what it printed is then
+ * th_out() and th_err(), kept until the teardown. Returns the exit code. */
+int th_runf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *th_out(void);
+const char *th_err(void);
+/* Keeps p (malloc) until the teardown frees it; returns p. */
+void *th_keep(void *p);
+
 /* Reads a gzip (or plain) file whole; NULL when unreadable. */
 char *th_read_gz(const char *path);
 /* The single file in dir whose name ends with suffix (NULL if none or several). */

@@ -1,6 +1,8 @@
 /* test_config.c: the sweep and board files: a good file's values, every kind of bad file
  * against the exact message it must produce (kept in the file's "# expect:" lines),
- * --set overrides and their errors, files that are directories, binary or enormous. */
+ * --set overrides and their errors, files that are directories, binary or enormous,
+ * element aliases made canonical, FIFOs and devices as files or @includes, @include
+ * checked as the file is (FILE:LINE, wrap, the 1 MiB limit counted over both). */
 #include "helpers.h"
 
 #include <dirent.h>
@@ -8,13 +10,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend.h"
 #include "config.h"
+#include "elements.h"
+#include "util.h"
+#include "point_rules.h"
+#include "tune.h"
 
 static const struct tb_device_info gpu80 = {
     .name = "fake GPU", .max_threads_per_block = 1024, .mem_bytes = (size_t)80 << 30,
 };
+
+/* The checks a run makes against the kernel table and the device: names, then limits. */
+static int check_for(const struct tb_config *c, const struct tb_backend *be,
+                     const struct tb_device_info *dev, struct tb_diag *d)
+{
+    return tb_point_rules_check_names(c, be->id, true, d) + tb_point_rules_check_device(c, dev, d);
+}
 
 static bool has_msg(const struct tb_diag *d, const char *want)
 {
@@ -37,12 +51,16 @@ static void test_good_file(void **state)
     tb_config_init(&c);
     assert_int_equal(tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d), 0);
 #ifdef TB_HAVE_CUDA
-    assert_int_equal(tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d), 0);
+    assert_int_equal(check_for(&c, &tb_backend_cuda, &gpu80, &d), 0);
 #else
     /* without CUDA the GPU kernel is named, but said to be unavailable */
-    assert_int_equal(tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d), 2);
-    assert_non_null(strstr(d.msgs[1], "good.cfg:3: kernel 'smem_pad' is not available: built "
-                                      "without CUDA"));
+    assert_int_equal(check_for(&c, &tb_backend_cuda, &gpu80, &d), 2);
+    /* the reason is the kernel row's own, so the message follows the table */
+    char want[256];
+    snprintf(want, sizeof(want), "good.cfg:3: kernel 'smem_pad' is not available: %s",
+             tb_kernel_find("smem_pad", TB_BACKEND_CUDA)->unavailable);
+    assert_non_null(strstr(d.msgs[1], want));
+    assert_non_null(strstr(d.msgs[1], "built without kernel images"));
 #endif
     assert_int_equal(c.sweep.n_kernels, 2);
     assert_string_equal(c.sweep.kernels[1], "smem_pad");
@@ -122,7 +140,7 @@ static void test_bad_files(void **state)
         struct tb_diag d = { 0 };
         tb_config_init(&c);
         tb_config_load(&c, board ? NULL : path, board ? path : NULL, &d);
-        tb_config_check_device(&c, &tb_backend_cuda, &gpu80, &d);
+        check_for(&c, &tb_backend_cuda, &gpu80, &d);
         FILE *f = fopen(path, "r");
         char line[1024];
         int expects = 0;
@@ -249,11 +267,178 @@ static void test_cpu_backend_kernel_names(void **state)
     tb_config_init(&c);
     tb_config_add_set(&c, "sweep.kernels=[\"smem_pad\", \"blokced\"]", &d);
     tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
-    tb_config_check_device(&c, &tb_backend_cpu, &cpu, &d);
+    check_for(&c, &tb_backend_cpu, &cpu, &d);
     assert_true(has_msg(&d, "--set sweep.kernels=[\"smem_pad\", \"blokced\"]: kernel 'smem_pad' "
                             "exists on the cuda backend, not on cpu (this run uses cpu)"));
     assert_true(has_msg(&d, "--set sweep.kernels=[\"smem_pad\", \"blokced\"]: unknown kernel "
                             "'blokced' (did you mean 'blocked'?)"));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+}
+
+/* Every alias of the element table loads as its canonical name and size, so f32 and
+ * float (or u16 and f16) are one series in the log, compare, history and tuned files. */
+static void test_element_names_canonical(void **state)
+{
+    size_t seen = 0;
+    for (const struct tb_element *e = tb_elements; e->name; e++) {
+        for (int a = -1; a < (int)ARRAY_SIZE(e->aliases) && (a < 0 || e->aliases[a]); a++) {
+            char set[64];
+            snprintf(set, sizeof(set), "sweep.element=%s", a < 0 ? e->name : e->aliases[a]);
+            struct tb_config c;
+            struct tb_diag d = { 0 };
+            tb_config_init(&c);
+            tb_config_add_set(&c, set, &d);
+            tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+            assert_int_equal(d.n, 0);
+            assert_string_equal(c.sweep.element, e->name);
+            assert_int_equal(c.sweep.elem_size, e->bytes);
+            char tuned[PATH_MAX], want[64];   /* tune's file: one per canonical type */
+            tb_tune_default_path(&c, tuned, sizeof(tuned));
+            snprintf(want, sizeof(want), "/tuned-generic-%s.cfg", e->name);
+            assert_true(strlen(tuned) > strlen(want));
+            assert_string_equal(tuned + strlen(tuned) - strlen(want), want);
+            tb_config_free(&c);
+            seen++;
+        }
+    }
+    assert_true(seen >= 8);   /* the four types and their aliases */
+    assert_string_equal(tb_element_find("f32")->name, "float");
+    assert_null(tb_element_find("complex"));
+}
+
+/* Loads text as a sweep file at dir/name; returns the problems (caller frees). */
+static struct tb_diag load_text(const char *dir, const char *name, const char *text,
+                                bool board)
+{
+    char *p = th_write(dir, name, text);
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    tb_config_load(&c, board ? NULL : p, board ? p : NULL, &d);
+    tb_config_free(&c);
+    free(p);
+    return d;
+}
+
+/* A FIFO as a sweep file, a board file or an @include is refused at once with its name
+ * (libconfig 1.5's fopen would block forever on it); so is an @include loop. */
+static void test_fifo_config_and_include(void **state)
+{
+    char *dir = th_tmpdir(), fifo[PATH_MAX], want[PATH_MAX * 2], text[PATH_MAX + 128];
+    snprintf(fifo, sizeof(fifo), "%s/fifo.cfg", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    for (int board = 0; board < 2; board++) {
+        struct tb_config c;
+        struct tb_diag d = { 0 };
+        tb_config_init(&c);
+        tb_config_load(&c, board ? NULL : fifo, board ? fifo : NULL, &d);
+        snprintf(want, sizeof(want), "%s: is a FIFO, not a %s file", fifo, board ? "board" : "sweep");
+        assert_int_equal(d.n, 1);
+        assert_string_equal(d.msgs[0], want);
+        tb_config_free(&c);
+        tb_diag_free(&d);
+    }
+    snprintf(text, sizeof(text), "sweep = {\n  warmup = 1;\n  @include \"%s\"\n};\n", fifo);
+    struct tb_diag d = load_text(dir, "inc.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/inc.cfg:3: @include %s: is a FIFO, not a sweep file", dir, fifo);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    tb_diag_free(&d);
+    /* a device is no config either */
+    d = load_text(dir, "dev.cfg", "sweep = {\n@include \"/dev/zero\"\n};\n", false);
+    snprintf(want, sizeof(want), "%s/dev.cfg:2: @include /dev/zero: is a device or a socket, "
+             "not a sweep file", dir);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    tb_diag_free(&d);
+    snprintf(text, sizeof(text), "sweep = {\n@include \"%s/loop.cfg\"\n};\n", dir);
+    d = load_text(dir, "loop.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/loop.cfg:2: @include nested too deep (a loop?)", dir);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    tb_diag_free(&d);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* An included file is checked as the file itself is: its problems carry its own FILE:LINE,
+ * its integers are checked for libconfig 1.5's wrap, and what a commented-out @include
+ * names is not opened. */
+static void test_include_checked_like_the_file(void **state)
+{
+    char *dir = th_tmpdir(), text[PATH_MAX * 2], want[PATH_MAX * 2];
+    free(th_write(dir, "bad.inc", "warmup = -1;\n"));
+    free(th_write(dir, "wrap.inc", "\n\nwarmup = 4294967297;\n"));
+    snprintf(text, sizeof(text), "sweep = {\n  kernels = [\"naive_row\"];\n  sizes = ([64, 64]);\n"
+             "  @include \"%s/bad.inc\"\n  /*\n  @include \"/dev/zero\"\n  */\n};\n", dir);
+    struct tb_diag d = load_text(dir, "a.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/bad.inc:1: 'sweep.warmup' must be between 0 and 1000000, "
+             "got -1", dir);
+    if (d.n != 1)
+        dump_diag(&d);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    tb_diag_free(&d);
+    snprintf(text, sizeof(text), "sweep = {\n@include \"%s/wrap.inc\"\n};\n", dir);
+    d = load_text(dir, "b.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/wrap.inc:3: the integer 4294967297 does not fit in 32 bits; "
+             "libconfig 1.5 would wrap it: write 4294967297L if you mean it", dir);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    tb_diag_free(&d);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* @include cannot get past the 1 MiB limit: a file and its includes count together. */
+static void test_include_size_bound(void **state)
+{
+    char *dir = th_tmpdir(), want[PATH_MAX * 2];
+    size_t part = 600 << 10;   /* each under the limit, the two over it */
+    char *big = malloc(part + 1);
+    assert_non_null(big);
+    memset(big, '#', part);
+    big[part - 1] = '\n';
+    big[part] = '\0';
+    free(th_write(dir, "big.inc", big));
+    char head[PATH_MAX + 64];
+    snprintf(head, sizeof(head), "@include \"%s/big.inc\"\n", dir);
+    memcpy(big, head, strlen(head));
+    struct tb_diag d = load_text(dir, "main.cfg", big, false);
+    snprintf(want, sizeof(want), "%s/main.cfg:1: @include %s/big.inc: %zu bytes is too large for "
+             "a sweep file (limit 1048576, for a file and its @includes together)", dir, dir, part);
+    if (d.n != 1)
+        dump_diag(&d);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], want);
+    tb_diag_free(&d);
+    /* the same include from a small file is fine */
+    char small[PATH_MAX + 160];
+    snprintf(small, sizeof(small), "%ssweep = { kernels = [\"naive_row\"]; sizes = ([64, 64]); };\n",
+             head);
+    d = load_text(dir, "small.cfg", small, false);
+    if (d.n)
+        dump_diag(&d);
+    assert_int_equal(d.n, 0);
+    tb_diag_free(&d);
+    free(big);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A --set value is one line: a second one could hold an @include libconfig would open
+ * unchecked. */
+static void test_set_value_one_line(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    tb_config_add_set(&c, "sweep.warmup=1\n@include \"/dev/zero\"", &d);
+    tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.msgs[0], "--set sweep.warmup=1\n@include \"/dev/zero\": a value is one "
+                        "line (no line break in it)");
     tb_config_free(&c);
     tb_diag_free(&d);
 }
@@ -268,6 +453,11 @@ int main(void)
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_not_a_config),
         cmocka_unit_test(test_cpu_backend_kernel_names),
+        cmocka_unit_test(test_element_names_canonical),
+        cmocka_unit_test(test_fifo_config_and_include),
+        cmocka_unit_test(test_include_checked_like_the_file),
+        cmocka_unit_test(test_include_size_bound),
+        cmocka_unit_test(test_set_value_one_line),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

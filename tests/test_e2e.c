@@ -1,7 +1,9 @@
 /* test_e2e.c: the real binary, end to end, on the CPU backend: a sweep read back from its
  * gz log; bad input exiting 2 with no log; a second run against a held lock; signals
  * during a sweep; a full disk; power from a fake tegrastats, a fake NVML and a fake
- * sysfs tree through `run` and `power`; compare on logs the tool wrote. */
+ * sysfs tree through `run` and `power`; compare on logs the tool wrote; element aliases
+ * logged by their canonical name. Each test runs in the fixture of helpers.h (TH_TEST):
+ * scratch directories, run outputs and the environment are undone after it. */
 #include "helpers.h"
 
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "backend.h"
 #include "csvlog.h"
 
 static char lockfile[PATH_MAX];
@@ -115,76 +118,123 @@ static void test_sweep_to_log(void **state)
     free(out);
 }
 
+/* sweep.element=f32 and =float are one series: both logged as float, 4 bytes. */
+static void test_element_alias_logged_canonical(void **state)
+{
+    const char *names[] = { "f32", "float" };
+    for (int i = 0; i < 2; i++) {
+        char args[256];
+        snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 --blocks 8x8 --kernels blocked "
+                 "--set sweep.element=%s --quiet -o %%s", names[i]);
+        char *text = th_keep(th_run_log(args, 0, true, NULL, NULL));
+        assert_non_null(strstr(text, "# config: sweep.element = \"float\";"));
+        const char *header;
+        assert_int_equal(data_rows(text, &header), 2);   /* copy_row and blocked */
+        char v[64];
+        for (int r = 0; r < 2; r++) {
+            assert_int_equal(th_field(header, row_at(header, r), "elem", v, sizeof(v)), 0);
+            assert_string_equal(v, "float");
+            assert_int_equal(th_field(header, row_at(header, r), "elem_bytes", v, sizeof(v)), 0);
+            assert_string_equal(v, "4");
+        }
+    }
+}
+
+/* The fixture restores the environment: what one test sets, the next does not see. */
+static void test_env_set_in_a_test(void **state)
+{
+    setenv("TB_TEST_LEAK_PROBE", "1", 1);
+    setenv("TB_LOCK_FILE", "/nonexistent/lock", 1);   /* changed, not only added */
+}
+
+static void test_env_restored_after_it(void **state)
+{
+    assert_null(getenv("TB_TEST_LEAK_PROBE"));
+    assert_string_equal(getenv("TB_LOCK_FILE"), lockfile);
+}
+
+/* Configuration problems are reported before the device opens: a fake GPU that records
+ * each context made sees none for a bad sweep; a block above the device's limit, which
+ * needs the open device, is found after it (the control: the trace can fill). */
+static void test_config_errors_before_the_device(void **state)
+{
+    if (!strncmp(tb_cuda_images(), "none", 4))
+        skip();   /* without kernel images the GPU is never opened at all */
+    const char *dir = th_scratch(), *b = getenv("TB_BUILD");
+    char lib[2 * PATH_MAX], trace[PATH_MAX + 16], cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(lib, sizeof(lib), "%s/tests/libfake-cuda.so", b ? b : "build");
+    if (lib[0] != '/')
+        snprintf(lib, sizeof(lib), "%s/%s/tests/libfake-cuda.so", cwd, b ? b : "build");
+    snprintf(trace, sizeof(trace), "%s/trace", dir);
+    setenv("TB_CUDA_LIB", lib, 1);
+    setenv("TB_FAKE_CUDA", "h100", 1);
+    setenv("TB_FAKE_CUDA_TRACE", trace, 1);
+#define ON_GPU "run --device cuda -b boards/generic.cfg --set power.source=none --sizes 64x64 "
+    assert_int_equal(th_runf(ON_GPU "--set sweep.warmup=-1 --kernels tiledd -o %s/l", dir), 2);
+    assert_non_null(strstr(th_err(), "'sweep.warmup' must be between 0 and 1000000, got -1"));
+    assert_non_null(strstr(th_err(), "unknown kernel 'tiledd' (did you mean 'tiled'?)"));
+    assert_int_equal(access(trace, F_OK), -1);             /* no context was made */
+    assert_int_equal(th_runf(ON_GPU "--kernels tiled --blocks 64x32 -o %s/l", dir), 2);
+    assert_non_null(strstr(th_err(), "block 64x32 has 2048 threads, above the device's limit "
+                                      "of 1024"));
+    char *t = th_read_gz(trace);
+    assert_non_null(t);
+    assert_string_equal(t, "ctx\n");
+    free(t);
+    assert_int_equal(th_count_files(dir), 1);              /* the trace: no log, no folder */
+#undef ON_GPU
+}
+
 static void test_bad_config_exits_2_without_log(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run " FAST " -c tests/fixtures/config/bad-many.cfg -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 2);
+    assert_int_equal(th_runf("%s", args), 2);
     /* every problem, in one pass */
-    assert_non_null(strstr(err, "bad-many.cfg:8: 'sweep.cache' must be one of warm,cold"));
-    assert_non_null(strstr(err, "bad-many.cfg:10: unknown setting 'sweep.stop.min_rep'"));
+    assert_non_null(strstr(th_err(), "bad-many.cfg:8: 'sweep.cache' must be one of warm,cold"));
+    assert_non_null(strstr(th_err(), "bad-many.cfg:10: unknown setting 'sweep.stop.min_rep'"));
     assert_int_equal(th_count_files(dir), 0);
-    free(out);
-    free(err);
     snprintf(args, sizeof(args), "run " FAST " --kernels blokced --sizes 8x8 -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 2);
-    assert_non_null(strstr(err, "transpose-bench: --kernels blokced: unknown kernel 'blokced' "
+    assert_int_equal(th_runf("%s", args), 2);
+    assert_non_null(strstr(th_err(), "transpose-bench: --kernels blokced: unknown kernel 'blokced' "
                                 "(did you mean 'blocked'?)"));
     assert_int_equal(th_count_files(dir), 0);
-    free(out);
-    free(err);
     snprintf(args, sizeof(args), "run " FAST " --sizes 8x0 -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 2);
-    assert_non_null(strstr(err, "--sizes 8x0: 'sweep.sizes' entry 1"));
-    free(out);
-    free(err);
-    assert_int_equal(th_run("run --device tpu", &out, &err), 2);
-    assert_non_null(strstr(err, "--device 'tpu': expected auto, cpu, cuda or cuda:N"));
-    free(out);
-    free(err);
-    assert_int_equal(th_run("frobnicate", &out, &err), 2);
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
+    assert_int_equal(th_runf("%s", args), 2);
+    assert_non_null(strstr(th_err(), "--sizes 8x0: 'sweep.sizes' entry 1"));
+    assert_int_equal(th_runf("run --device tpu"), 2);
+    assert_non_null(strstr(th_err(), "--device 'tpu': expected auto, cpu, cuda or cuda:N"));
+    assert_int_equal(th_runf("frobnicate"), 2);
 }
 
 static void test_help_version_list(void **state)
 {
-    char *out, *err;
-    assert_int_equal(th_run("--version", &out, &err), 0);
-    assert_true(!strncmp(out, "transpose-bench ", 16) && strstr(out, "(git "));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("--version"), 0);
+    assert_true(!strncmp(th_out(), "transpose-bench ", 16) && strstr(th_out(), "(git "));
     const char *cmds[] = { "run", "list", "power", "compare" };
     for (int i = 0; i < 4; i++) {
         char a[64];
         snprintf(a, sizeof(a), "%s --help", cmds[i]);
-        assert_int_equal(th_run(a, &out, &err), 0);
-        assert_non_null(strstr(out, "usage: transpose-bench"));
-        free(out);
-        free(err);
+        assert_int_equal(th_runf("%s", a), 0);
+        assert_non_null(strstr(th_out(), "usage: transpose-bench"));
     }
-    assert_int_equal(th_run("list", &out, &err), 0);
-    assert_non_null(strstr(out, "smem_unroll_pad"));
-    assert_non_null(strstr(out, "block.x == block.y (the tile)"));
-    assert_non_null(strstr(out, "ina3221"));
-    assert_non_null(strstr(out, "tegrastats"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("list"), 0);
+    assert_non_null(strstr(th_out(), "smem_unroll_pad"));
+    assert_non_null(strstr(th_out(), "block.x == block.y (the tile)"));
+    assert_non_null(strstr(th_out(), "ina3221"));
+    assert_non_null(strstr(th_out(), "tegrastats"));
 }
 
 static void test_quiet_prints_nothing(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 --quiet -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_string_equal(out, "");
-    assert_string_equal(err, "");
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_string_equal(th_out(), "");
+    assert_string_equal(th_err(), "");
 }
 
 /* Progress goes to a terminal, never into pipes or the log. `script` gives the run a pty. */
@@ -192,7 +242,8 @@ static void test_progress_only_on_a_terminal(void **state)
 {
     if (system("command -v script >/dev/null 2>&1") != 0)
         th_fail("util-linux's script is needed to give the run a terminal");
-    char *dir = th_tmpdir(), cmd[4 * PATH_MAX], out[PATH_MAX];
+    const char *dir = th_scratch();
+    char cmd[4 * PATH_MAX], out[PATH_MAX];
     const char *bin = getenv("TB_BIN");
     snprintf(out, sizeof(out), "%s/tty.txt", dir);
     snprintf(cmd, sizeof(cmd), "script -qec '%s run " FAST " --sizes 64x64 --blocks 8x8,16x16 "
@@ -210,20 +261,16 @@ static void test_progress_only_on_a_terminal(void **state)
     free(text);
     free(log);
     free(tty);
-    char *o, *e, args[PATH_MAX + 256];                         /* a pipe: no progress */
-    snprintf(args, sizeof(args), "run " FAST " --sizes 64x64 -o %s/logs2", dir);
-    assert_int_equal(th_run(args, &o, &e), 0);
-    assert_null(strstr(e, "[1/"));
-    assert_null(strstr(o, "[1/"));
-    free(o);
-    free(e);
-    th_rmtree(dir);
-    free(dir);
+    /* a pipe: no progress */
+    assert_int_equal(th_runf("run " FAST " --sizes 64x64 -o %s/logs2", dir), 0);
+    assert_null(strstr(th_err(), "[1/"));
+    assert_null(strstr(th_out(), "[1/"));
 }
 
 static void test_lock_held_exits_75(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     /* a second process holds the lock: this test process plays the first run */
     int fd = open(lockfile, O_RDWR | O_CREAT, 0666);
     assert_true(fd >= 0);
@@ -233,20 +280,14 @@ static void test_lock_held_exits_75(void **state)
     int l = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
     assert_int_equal(pwrite(fd, pid, (size_t)l, 0), l);
     snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 75);
+    assert_int_equal(th_runf("%s", args), 75);
     char want[128];
     snprintf(want, sizeof(want), "another transpose-bench run (pid %ld) holds", (long)getpid());
-    assert_non_null(strstr(err, want));
+    assert_non_null(strstr(th_err(), want));
     assert_int_equal(th_count_files(dir), 0);
-    free(out);
-    free(err);
     /* the holder dies (its flock goes with it): a stale file does not block */
     close(fd);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
+    assert_int_equal(th_runf("%s", args), 0);
 }
 
 static pid_t spawn(const char *args)
@@ -292,7 +333,8 @@ static void test_signals_close_the_log(void **state)
     const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
     const char *names[] = { "Terminated", "Interrupt", "Hangup" };
     for (int s = 0; s < 3; s++) {
-        char *dir = th_tmpdir(), args[1024];
+        const char *dir = th_scratch();
+        char args[1024];
         snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
         pid_t pid = spawn(args);
         char *part = wait_rows(dir, 2, 20);
@@ -319,14 +361,13 @@ static void test_signals_close_the_log(void **state)
         }
         free(text);
         free(log);
-        th_rmtree(dir);
-        free(dir);
     }
 }
 
 static void test_sigkill_leaves_readable_rows(void **state)
 {
-    char *dir = th_tmpdir(), args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
     pid_t pid = spawn(args);
     char *part = wait_rows(dir, 2, 20);
@@ -340,13 +381,12 @@ static void test_sigkill_leaves_readable_rows(void **state)
     assert_null(th_find_one(dir, ".csv.gz")); /* no file with the final name */
     free(text);
     free(part);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_full_disk_keeps_earlier_logs(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048];
+    const char *dir = th_scratch();
+    char args[2048];
     /* an earlier night's log, and a file size limit that the new log will hit */
     char *old = th_write(dir, "vm_generic_20260101T000000Z.csv.gz", "earlier log\n");
     const char *bin = getenv("TB_BIN");
@@ -370,18 +410,15 @@ static void test_full_disk_keeps_earlier_logs(void **state)
     /* a log directory that cannot be made (a file is in the way) */
     char *blocker = th_write(dir, "notadir", "x");
     snprintf(args, sizeof(args), "run " FAST " --sizes 16x16 -o %s/sub", blocker);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    assert_non_null(strstr(err, "cannot create log directory"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 1);
+    assert_non_null(strstr(th_err(), "cannot create log directory"));
     free(blocker);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_log_dir_removed_mid_run(void **state)
 {
-    char *dir = th_tmpdir(), args[3 * PATH_MAX], logs[PATH_MAX];
+    const char *dir = th_scratch();
+    char args[3 * PATH_MAX], logs[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", dir);
     snprintf(args, sizeof(args), "run " SLOW " -o %s 2>%s/err", logs, dir);
     pid_t pid = spawn(args);
@@ -405,8 +442,6 @@ static void test_log_dir_removed_mid_run(void **state)
     assert_non_null(strstr(text, "# end: complete, 8 rows"));
     free(text);
     free(log);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Retention removes this host's old logs of this board, and nothing else: not other
@@ -414,7 +449,8 @@ static void test_log_dir_removed_mid_run(void **state)
  * that only look like logs. */
 static void test_retention_only_own_logs(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[1024], host[128] = "host";
+    const char *dir = th_scratch();
+    char args[1024], host[128] = "host";
     gethostname(host, sizeof(host) - 1);
     tb_log_name_part(host);
     char names[8][300];
@@ -429,7 +465,7 @@ static void test_retention_only_own_logs(void **state)
     for (int i = 0; i < 8; i++)
         free(th_write(dir, names[i], "x\n"));
     snprintf(args, sizeof(args), "run " FAST " --sizes 8x8 --set output.keep_logs=2 -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_int_equal(th_runf("%s", args), 0);
     char p[PATH_MAX];
     /* the new log and the newest old one stay; others of ours go; nothing else is touched */
     snprintf(p, sizeof(p), "%s/%s", dir, names[2]);
@@ -443,10 +479,6 @@ static void test_retention_only_own_logs(void **state)
         assert_int_equal(access(p, F_OK), 0);
     }
     assert_int_equal(th_count_files(dir), 7);
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A board file that replays a fixture through the fake tegrastats. */
@@ -465,7 +497,8 @@ static char *tegra_board(const char *dir, const char *extra)
 
 static void test_tegrastats_through_run(void **state)
 {
-    char *dir = th_tmpdir(), *out, args[2048];
+    const char *dir = th_scratch();
+    char *out, args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
     char *board = tegra_board(dir, "");
     snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 128x128 --kernels blocked "
@@ -502,13 +535,12 @@ static void test_tegrastats_through_run(void **state)
     free(text);
     free(board);
     free(out);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_tegrastats_dies_mid_run(void **state)
 {
-    char *dir = th_tmpdir(), args[2048];
+    const char *dir = th_scratch();
+    char args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/nano-jp4.txt"), 1);
     setenv("TB_FAKE_TEGRASTATS_EXIT", "1", 1);       /* one pass of 4 lines, then exit */
     setenv("TB_FAKE_TEGRASTATS_GARBAGE", "1", 1);
@@ -518,8 +550,6 @@ static void test_tegrastats_dies_mid_run(void **state)
              "--set power.total_rail=POM_5V_IN -o %%s", board);
     char *err;
     char *text = th_run_log(args, 0, true, NULL, &err);   /* the sweep goes on */
-    unsetenv("TB_FAKE_TEGRASTATS_EXIT");
-    unsetenv("TB_FAKE_TEGRASTATS_GARBAGE");
     const char *w = strstr(err, "power source 'tegrastats' failed");
     assert_non_null(w);
     assert_null(strstr(w + 1, "power source 'tegrastats' failed"));   /* said once */
@@ -534,20 +564,19 @@ static void test_tegrastats_dies_mid_run(void **state)
     free(text);
     free(board);
     free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_power_command_csv(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048];
+    const char *dir = th_scratch();
+    char args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/tx2-jp-unknown.txt"), 1);
     char *board = tegra_board(dir, "");
     snprintf(args, sizeof(args), "power -b %s --seconds 1.2 --format csv", board);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_true(!strncmp(out, "elapsed_s,source,rail,power_mw\n", 31));
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_true(!strncmp(th_out(), "elapsed_s,source,rail,power_mw\n", 31));
     /* the first TX2 line's rails in the order tegrastats prints them */
-    const char *r = strchr(out, '\n') + 1;
+    const char *r = strchr(th_out(), '\n') + 1;
     const char *order[] = { "VDD_SYS_GPU", "VDD_SYS_SOC", "VDD_4V0_WIFI", "VDD_IN", "VDD_SYS_CPU",
                             "VDD_SYS_DDR" };
     const char *vals[] = { "152", "687", "0", "3056", "152", "883" };
@@ -556,47 +585,38 @@ static void test_power_command_csv(void **state)
         snprintf(want, sizeof(want), ",tegrastats,%s,%s\n", order[i], vals[i]);
         const char *hit = strstr(r, want);
         if (!hit)
-            th_fail("missing %s in\n%s", want, out);
+            th_fail("missing %s in\n%s", want, th_out());
         r = hit + 1;
     }
     int lines = 0;
-    for (const char *p = out; *p; p++)
+    for (const char *p = th_out(); *p; p++)
         lines += *p == '\n';
     assert_true(lines >= 1 + 6 * 5);   /* >= 5 samples in 1.2 s at 100 ms */
-    free(out);
-    free(err);
     free(board);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_power_command_ina3221_tree(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048], text[1024];
+    const char *dir = th_scratch();
+    char args[2048], text[1024];
     assert_true(th_build_sysfs(dir, "ina3221/nano.txt", 0) > 0);
     snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
              "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
     char *board = th_write(dir, "board.cfg", text);
     snprintf(args, sizeof(args), "power -b %s --seconds 0.5 --format csv", board);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, ",ina3221,POM_5V_IN,1022\n"));
-    assert_non_null(strstr(out, ",ina3221,POM_5V_CPU,204\n"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), ",ina3221,POM_5V_IN,1022\n"));
+    assert_non_null(strstr(th_out(), ",ina3221,POM_5V_CPU,204\n"));
     /* the table form, and auto picking ina3221 from the same tree */
     snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"auto\"; "
              "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
     free(board);
     board = th_write(dir, "board.cfg", text);
     snprintf(args, sizeof(args), "power -b %s --seconds 0.3", board);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, "source ina3221"));
-    assert_non_null(strstr(out, "POM_5V_IN"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), "source ina3221"));
+    assert_non_null(strstr(th_out(), "POM_5V_IN"));
     free(board);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_nvml_energy_through_run(void **state)
@@ -609,7 +629,6 @@ static void test_nvml_energy_through_run(void **state)
                             "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
                             "--set power.window_ms=500 --set power.idle_ms=300 -o %s", 0, true,
                             NULL, NULL);
-    unsetenv("TB_NVML_LIB");
     const char *header;
     assert_int_equal(data_rows(text, &header), 2);
     char v[64], e[64], c[64], g[64];
@@ -638,7 +657,8 @@ static void test_nvml_energy_through_run(void **state)
 /* make install into a DESTDIR; the installed binary, run from elsewhere, finds its files. */
 static void test_install_and_uninstall(void **state)
 {
-    char *dir = th_tmpdir(), cmd[4 * PATH_MAX], bin[PATH_MAX], runner[64] = "";
+    const char *dir = th_scratch();
+    char cmd[4 * PATH_MAX], bin[PATH_MAX], runner[64] = "";
     const char *b = getenv("TB_BIN");
     const char *sp = b ? strrchr(b, ' ') : NULL;       /* "qemu-aarch64 /path/bin" */
     snprintf(bin, sizeof(bin), "%s", sp ? sp + 1 : b ? b : "./transpose-bench");
@@ -669,18 +689,17 @@ static void test_install_and_uninstall(void **state)
     assert_int_equal(access(p, F_OK), -1);
     snprintf(p, sizeof(p), "%s/opt/tb/share/transpose-bench", dir);
     assert_int_equal(access(p, F_OK), -1);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_tune_writes_a_sweep_run_takes(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX], tuned[PATH_MAX];
+    const char *dir = th_scratch();
+    char args[3 * PATH_MAX], tuned[PATH_MAX];
     snprintf(tuned, sizeof(tuned), "%s/tuned.cfg", dir);
     snprintf(args, sizeof(args), "tune " FAST " --sizes 64x64,31x33 --blocks 4x4,8x8,16x16 "
              "-o %s/logs --out %s", dir, tuned);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "tune: measured 10 of 10 candidate points (100%)"));
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_err(), "tune: measured 10 of 10 candidate points (100%)"));
     char *text = th_read_gz(tuned);
     /* one best block per kernel and size; blocked's is one of the candidates */
     const char *p = strstr(text, "{ kernel = \"blocked\"; size = [ 64, 64 ]; block = [ ");
@@ -689,12 +708,10 @@ static void test_tune_writes_a_sweep_run_takes(void **state)
     int bx = atoi(p + strlen("{ kernel = \"blocked\"; size = [ 64, 64 ]; block = [ "));
     assert_true(bx == 4 || bx == 8 || bx == 16);
     free(text);
-    free(out);
-    free(err);
     /* the nightly run measures exactly those points */
     snprintf(args, sizeof(args), "run --device cpu -b boards/generic.cfg --set power.source=none "
              "-c %s --set sweep.stop.min_time_ms=1 -o %s/run", tuned, dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_int_equal(th_runf("%s", args), 0);
     char runs[PATH_MAX];
     snprintf(runs, sizeof(runs), "%s/run", dir);
     char *log = only_log(runs);
@@ -703,14 +720,10 @@ static void test_tune_writes_a_sweep_run_takes(void **state)
     assert_int_equal(data_rows(t2, &header), 6);   /* copy_row, naive_row, blocked per size */
     free(t2);
     free(log);
-    free(out);
-    free(err);
     /* per element type: a u8 search writes a u8 sweep, whose run measures bytes */
     snprintf(args, sizeof(args), "tune " FAST " --sizes 31x33 --blocks 4x4,8x8 "
              "--set sweep.element=u8 -o %s/logs3 --out %s/t8.cfg", dir, dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
     char t8[PATH_MAX + 16];
     snprintf(t8, sizeof(t8), "%s/t8.cfg", dir);
     text = th_read_gz(t8);
@@ -718,44 +731,35 @@ static void test_tune_writes_a_sweep_run_takes(void **state)
     free(text);
     snprintf(args, sizeof(args), "run --device cpu -b boards/generic.cfg --set power.source=none "
              "-c %s --set sweep.stop.min_time_ms=1 -o %s/run8", t8, dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_int_equal(th_runf("%s", args), 0);
     snprintf(runs, sizeof(runs), "%s/run8", dir);
     log = only_log(runs);
     t2 = th_read_gz(log);
     assert_non_null(strstr(t2, ",blocked,u8,1,31,33,"));
     free(t2);
     free(log);
-    free(out);
-    free(err);
     /* a budget that ends the search early says how much it covered */
     snprintf(args, sizeof(args), "tune --device cpu -b boards/generic.cfg --set power.source=none "
              "--sizes 256x256 --set sweep.stop.min_time_ms=400 --seconds 1 -o %s/logs2 "
              "--out %s/t2.cfg", dir, dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "candidate points ("));
-    assert_null(strstr(err, "(100%)"));
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_err(), "candidate points ("));
+    assert_null(strstr(th_err(), "(100%)"));
 }
 
 static void test_board_detection(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[2048];
+    const char *dir = th_scratch();
+    char args[2048];
     /* the device tree ends its string with a NUL */
     char *m = th_write(dir, "proc/device-tree/model", "NVIDIA Jetson Orin Nano Developer Kit");
     snprintf(args, sizeof(args), "run --device cpu --sizes 8x8 --set power.source=none "
              "--set power.sysfs_root=%s --set sweep.stop.min_time_ms=1 -o %s/logs", dir, dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "board file 'boards/jetson-orin-nano.cfg': model "
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_err(), "board file 'boards/jetson-orin-nano.cfg': model "
                                 "'NVIDIA Jetson Orin Nano Developer Kit' matches 'Orin Nano'"));
-    assert_non_null(strstr(out, "of peak"));
-    free(out);
-    free(err);
+    assert_non_null(strstr(th_out(), "of peak"));
     free(m);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Rewrites a log with gbps of one kernel scaled, as a baseline from a faster night. The
@@ -809,20 +813,19 @@ static void scaled_copy(const char *src, const char *dst, const char *kernel, do
 
 static void test_compare_plot(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX];
+    const char *dir = th_scratch();
+    char args[3 * PATH_MAX];
     /* logs from two "boards": the CPU run here and the recorded H100 one */
     snprintf(args, sizeof(args), "run " FAST " --sizes 64x64 --blocks 8x8,16x16 -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
     char *log = only_log(dir);
     char svg[PATH_MAX];
     snprintf(svg, sizeof(svg), "%s/plot.svg", dir);
     snprintf(args, sizeof(args), "compare %s %s --plot %s", log,
              th_fixture("logs/h100-bench-subset.csv.gz"), svg);
-    int rc = th_run(args, &out, &err);
-    assert_non_null(strstr(out, "64 x 64"));       /* the tables, with or without gnuplot */
-    assert_non_null(strstr(out, "8192 x 8192"));
+    int rc = th_runf("%s", args);
+    assert_non_null(strstr(th_out(), "64 x 64"));       /* the tables, with or without gnuplot */
+    assert_non_null(strstr(th_out(), "8192 x 8192"));
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
         assert_int_equal(rc, 0);
         char *text = th_read_gz(svg);
@@ -839,61 +842,44 @@ static void test_compare_plot(void **state)
         free(text);
     } else {
         assert_int_equal(rc, 1);
-        assert_non_null(strstr(err, "sudo apt-get install gnuplot-nox"));
+        assert_non_null(strstr(th_err(), "sudo apt-get install gnuplot-nox"));
     }
-    free(out);
-    free(err);
     snprintf(args, sizeof(args), "compare %s --plot %s/plot.pdf", log, dir);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 1);
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
         /* a place no picture can be written (even by root): exit 1, the file named */
         snprintf(args, sizeof(args), "compare %s --plot /proc/tb-none/plot.svg", log);
-        assert_int_equal(th_run(args, &out, &err), 1);
-        assert_non_null(strstr(err, "/proc/tb-none/plot.svg"));
-        free(out);
-        free(err);
+        assert_int_equal(th_runf("%s", args), 1);
+        assert_non_null(strstr(th_err(), "/proc/tb-none/plot.svg"));
     }
     free(log);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_compare_on_real_logs(void **state)
 {
-    char *dir = th_tmpdir(), *out, *err, args[3 * PATH_MAX];
+    const char *dir = th_scratch();
+    char args[3 * PATH_MAX];
     snprintf(args, sizeof(args), "run " FAST " --sizes 64x64,32x48 --blocks 8x8,16x16 -o %s", dir);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
     char *log = only_log(dir);
     snprintf(args, sizeof(args), "compare %s", log);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, "64 x 64"));
-    assert_non_null(strstr(out, "32 x 48"));
-    assert_non_null(strstr(out, "blocked"));
-    assert_non_null(strstr(out, "best GB/s"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), "64 x 64"));
+    assert_non_null(strstr(th_out(), "32 x 48"));
+    assert_non_null(strstr(th_out(), "blocked"));
+    assert_non_null(strstr(th_out(), "best GB/s"));
     snprintf(args, sizeof(args), "compare --format markdown %s", log);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, "| kernel | board | element | power mode | device | best GB/s |"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), "| kernel | board | element | power mode | device | best GB/s |"));
     snprintf(args, sizeof(args), "compare --format csv %s", log);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_true(!strncmp(out, "rows,cols,kernel,board,device,gbps,", 35));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_true(!strncmp(th_out(), "rows,cols,kernel,board,device,gbps,", 35));
 
     /* against itself: every point the same */
     snprintf(args, sizeof(args), "compare %s --baseline %s", log, log);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, "8 points compared, 0 regressed"));
-    assert_null(strstr(out, "slower"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), "8 points compared, 0 regressed"));
+    assert_null(strstr(th_out(), "slower"));
     /* a baseline where blocked ran twice as fast: a regression, exit 1 (both sides with a
      * fixed small spread, so the verdicts depend on the planted change alone) */
     char base[PATH_MAX], now[PATH_MAX];
@@ -902,11 +888,9 @@ static void test_compare_on_real_logs(void **state)
     scaled_copy(log, base, "blocked", 2.0);
     scaled_copy(log, now, "blocked", 1.0);
     snprintf(args, sizeof(args), "compare %s --baseline %s --threshold 10", now, base);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    assert_non_null(strstr(out, "slower REGRESSION"));
-    assert_non_null(strstr(out, "4 regressed beyond 10.0%"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 1);
+    assert_non_null(strstr(th_out(), "slower REGRESSION"));
+    assert_non_null(strstr(th_out(), "4 regressed beyond 10.0%"));
 
     /* a truncated gzip: an error naming the file, and the rows before the cut still used */
     char cut[PATH_MAX];
@@ -931,51 +915,49 @@ static void test_compare_on_real_logs(void **state)
     free(th_write(dir, "newer.csv", lt));
     free(lt);
     snprintf(args, sizeof(args), "compare %s", newer);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "newer.csv: log format 7 is newer than this tool's 1; reading the "
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_err(), "newer.csv: log format 7 is newer than this tool's 1; reading the "
                                 "columns it knows"));
-    assert_non_null(strstr(out, "64 x 64"));
-    free(out);
-    free(err);
+    assert_non_null(strstr(th_out(), "64 x 64"));
     char *notlog = th_write(dir, "notes.txt", "hello,world\n1,2\n");
     snprintf(args, sizeof(args), "compare %s %s", cut, notlog);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    assert_non_null(strstr(err, "cut.csv.gz: unreadable after line"));
-    assert_non_null(strstr(err, "notes.txt:1: not a transpose-bench log (no 'board' column)"));
-    assert_non_null(strstr(out, "64 x 64"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 1);
+    assert_non_null(strstr(th_err(), "cut.csv.gz: unreadable after line"));
+    assert_non_null(strstr(th_err(), "notes.txt:1: not a transpose-bench log (no 'board' column)"));
+    assert_non_null(strstr(th_out(), "64 x 64"));
     free(notlog);
     free(log);
-    th_rmtree(dir);
-    free(dir);
 }
 
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep_to_log),
-        cmocka_unit_test(test_bad_config_exits_2_without_log),
-        cmocka_unit_test(test_help_version_list),
-        cmocka_unit_test(test_quiet_prints_nothing),
-        cmocka_unit_test(test_progress_only_on_a_terminal),
-        cmocka_unit_test(test_lock_held_exits_75),
-        cmocka_unit_test(test_signals_close_the_log),
-        cmocka_unit_test(test_sigkill_leaves_readable_rows),
-        cmocka_unit_test(test_full_disk_keeps_earlier_logs),
-        cmocka_unit_test(test_log_dir_removed_mid_run),
-        cmocka_unit_test(test_retention_only_own_logs),
-        cmocka_unit_test(test_tegrastats_through_run),
-        cmocka_unit_test(test_tegrastats_dies_mid_run),
-        cmocka_unit_test(test_power_command_csv),
-        cmocka_unit_test(test_power_command_ina3221_tree),
-        cmocka_unit_test(test_nvml_energy_through_run),
-        cmocka_unit_test(test_board_detection),
-        cmocka_unit_test(test_install_and_uninstall),
-        cmocka_unit_test(test_tune_writes_a_sweep_run_takes),
-        cmocka_unit_test(test_compare_on_real_logs),
-        cmocka_unit_test(test_compare_plot),
+        TH_TEST(test_sweep_to_log),
+        TH_TEST(test_element_alias_logged_canonical),
+        TH_TEST(test_env_set_in_a_test),
+        TH_TEST(test_env_restored_after_it),
+        TH_TEST(test_config_errors_before_the_device),
+        TH_TEST(test_bad_config_exits_2_without_log),
+        TH_TEST(test_help_version_list),
+        TH_TEST(test_quiet_prints_nothing),
+        TH_TEST(test_progress_only_on_a_terminal),
+        TH_TEST(test_lock_held_exits_75),
+        TH_TEST(test_signals_close_the_log),
+        TH_TEST(test_sigkill_leaves_readable_rows),
+        TH_TEST(test_full_disk_keeps_earlier_logs),
+        TH_TEST(test_log_dir_removed_mid_run),
+        TH_TEST(test_retention_only_own_logs),
+        TH_TEST(test_tegrastats_through_run),
+        TH_TEST(test_tegrastats_dies_mid_run),
+        TH_TEST(test_power_command_csv),
+        TH_TEST(test_power_command_ina3221_tree),
+        TH_TEST(test_nvml_energy_through_run),
+        TH_TEST(test_board_detection),
+        TH_TEST(test_install_and_uninstall),
+        TH_TEST(test_tune_writes_a_sweep_run_takes),
+        TH_TEST(test_compare_on_real_logs),
+        TH_TEST(test_compare_plot),
     };
     return cmocka_run_group_tests_name("e2e", tests, setup, teardown);
 }

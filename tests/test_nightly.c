@@ -3,7 +3,8 @@
  * be used fails with a log that says why (never a silent CPU run); runs in one second get
  * distinct logs; retention keeps other hosts' and boards' logs; the run conditions of a
  * Jetson (L4T, power mode, GPU clocks, temperature) in the log; board detection on the model
- * strings real boards report. */
+ * strings real boards report. Each test runs in the fixture of helpers.h (TH_TEST): fake
+ * roots, scratch directories, run outputs and the environment are undone after it. */
 #include "helpers.h"
 
 #include <limits.h>
@@ -35,9 +36,10 @@ static int setup(void **state)
 }
 
 /* A fake board root: the device-tree model (NUL-terminated, as the kernel gives it). */
-static char *fake_root(const char *model)
+static const char *fake_root(const char *model)
 {
-    char *root = th_tmpdir(), path[PATH_MAX];
+    const char *root = th_scratch();
+    char path[PATH_MAX];
     free(th_write(root, "proc/device-tree/model", ""));
     snprintf(path, sizeof(path), "%s/proc/device-tree/model", root);
     FILE *f = fopen(path, "wb");
@@ -48,9 +50,9 @@ static char *fake_root(const char *model)
 }
 
 /* An Orin Nano as JetPack 6 lays it out, in 15W mode, clocks not pinned (fixture files). */
-static char *fake_orin_nano(void)
+static const char *fake_orin_nano(void)
 {
-    char *root = fake_root("NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super");
+    const char *root = fake_root("NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super");
     free(th_write(root, "etc/nv_tegra_release",
                   "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, "
                   "DATE: Wed Jan  8 01:49:37 UTC 2025\n"));
@@ -80,14 +82,13 @@ static char *fake_orin_nano(void)
 #define TINY "--sizes 16x16 --kernels copy_row --set power.source=none " \
              "--set sweep.stop.min_time_ms=1 --set sweep.stop.min_reps=2 --set sweep.warmup=0"
 
-/* Runs the tool with TB_ROOT and libcuda set; returns the exit code, stderr in *err. */
-static int run_on(const char *root, const char *cuda_lib, const char *mode, const char *args,
-                  char **err)
+/* Runs the tool with TB_ROOT and libcuda set; returns the exit code (stderr: th_err()). */
+static int run_on(const char *root, const char *cuda_lib, const char *mode, const char *args)
 {
     setenv("TB_ROOT", root, 1);
     setenv("TB_CUDA_LIB", cuda_lib, 1);
     setenv("TB_FAKE_CUDA", mode, 1);
-    int rc = th_run(args, NULL, err);
+    int rc = th_runf("%s", args);
     unsetenv("TB_ROOT");
     return rc;
 }
@@ -122,13 +123,14 @@ static char *cpu_night(const char *root)
  * installed but failing and with no driver at all; --device cpu runs on purpose. */
 static void test_gpu_board_without_gpu_fails_with_a_log(void **state)
 {
-    char *root = fake_root("NVIDIA Jetson Nano Developer Kit");
+    const char *root = fake_root("NVIDIA Jetson Nano Developer Kit");
     const char *libs[] = { fake_cuda, "/nonexistent/libcuda.so.1" };
     for (int i = 0; i < 2; i++) {
-        char *dir = th_tmpdir(), *err, args[1024];
+        const char *dir = th_scratch();
+        char args[1024];
         snprintf(args, sizeof(args), "run --quiet " TINY " -o %s", dir);
-        assert_int_equal(run_on(root, libs[i], "nodevice", args, &err), 1);
-        must_have(err, "jetson-nano: the GPU cannot be used: ");
+        assert_int_equal(run_on(root, libs[i], "nodevice", args), 1);
+        must_have(th_err(), "jetson-nano: the GPU cannot be used: ");
         char *text = the_log(dir);
         must_have(text, "# board: jetson-nano, peak 25.6 GB/s, has a GPU\n");
         must_have(text, "# backend: none\n");
@@ -138,48 +140,36 @@ static void test_gpu_board_without_gpu_fails_with_a_log(void **state)
         if (images)
             must_have(text, i == 0 ? "cuInit: CUDA_ERROR_NO_DEVICE" : "cannot load the CUDA driver");
         free(text);
-        free(err);
-        th_rmtree(dir);
-        free(dir);
     }
-    char *dir = th_tmpdir(), *err, args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run --quiet --device cpu " TINY " -o %s", dir);
-    assert_int_equal(run_on(root, fake_cuda, "nodevice", args, &err), 0);
+    assert_int_equal(run_on(root, fake_cuda, "nodevice", args), 0);
     char *text = the_log(dir);
     must_have(text, "# backend: cpu\n");
     must_have(text, "# end: complete, 1 rows");
     free(text);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
-    th_rmtree(root);
-    free(root);
 }
 
 /* A machine with no GPU and no NVIDIA driver (generic board) may run on the CPU; one with a
  * driver whose GPU fails may not. */
 static void test_auto_falls_back_only_without_a_driver(void **state)
 {
-    char *root = fake_root("QEMU Virtual Machine");
-    char *dir = th_tmpdir(), *err, args[1024];
+    const char *root = fake_root("QEMU Virtual Machine");
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run " TINY " -o %s", dir);
-    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, &err), 0);
-    must_have(err, "no usable GPU (");
-    free(err);
-    th_rmtree(dir);
-    assert_int_equal(run_on(root, fake_cuda, "nodevice", args, &err), 1);
-    must_have(err, "generic: the GPU cannot be used: ");
-    free(err);
-    th_rmtree(dir);
-    free(dir);
-    th_rmtree(root);
-    free(root);
+    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args), 0);
+    must_have(th_err(), "no usable GPU (");
+    th_rmtree(dir);   /* the second night starts with no log folder, as the first did */
+    assert_int_equal(run_on(root, fake_cuda, "nodevice", args), 1);
+    must_have(th_err(), "generic: the GPU cannot be used: ");
 }
 
 /* The conditions a night depends on, from an Orin Nano's own files. */
 static void test_run_conditions_of_a_jetson(void **state)
 {
-    char *root = fake_orin_nano();
+    const char *root = fake_orin_nano();
     char *text = cpu_night(root);
     must_have(text, "# board_file: ");
     must_have(text, "boards/jetson-orin-nano.cfg (fnv1a64 ");
@@ -198,33 +188,28 @@ static void test_run_conditions_of_a_jetson(void **state)
     assert_int_equal(th_field(h, row, "gpu_max_mhz", v, sizeof(v)), 0);
     assert_string_equal(v, "408");
     free(text);
-    th_rmtree(root);
-    free(root);
 }
 
 /* jetson_clocks leaves min == max: pinned. */
 static void test_pinned_clocks(void **state)
 {
-    char *root = fake_orin_nano();
+    const char *root = fake_orin_nano();
     free(th_write(root, "sys/class/devfreq/17000000.gpu/min_freq", "408000000\n"));
     char *text = cpu_night(root);
     must_have(text, "# gpu_clocks: pinned (min == max: jetson_clocks)\n");
     free(text);
-    th_rmtree(root);
-    free(root);
 }
 
 /* Five runs as fast as they go: five logs, five run_ids. */
 static void test_quick_runs_never_share_a_log(void **state)
 {
-    char *dir = th_tmpdir(), args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg " TINY " -o %s",
              dir);
     for (int i = 0; i < 5; i++)
-        assert_int_equal(th_run(args, NULL, NULL), 0);
+        assert_int_equal(th_runf("%s", args), 0);
     assert_int_equal(th_count_files(dir), 5);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Real model strings, and a TX2 whose GPU name ("NVIDIA Tegra X2") the desktop file's
@@ -250,25 +235,19 @@ static void test_board_detection_on_real_models(void **state)
         { "QEMU", NULL, "generic.cfg" },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *root = fake_root(cases[i].model), path[PATH_MAX], why[512];
+        const char *root = fake_root(cases[i].model);
+        char path[PATH_MAX], why[512];
         assert_int_equal(tb_board_detect(root, cases[i].gpu, path, sizeof(path), why,
                                          sizeof(why)), 0);
         const char *base = strrchr(path, '/') + 1;
         if (strcmp(base, cases[i].file))
             th_fail("model '%s' (GPU %s): got %s (%s), want %s", cases[i].model,
                     cases[i].gpu ? cases[i].gpu : "none", base, why, cases[i].file);
-        th_rmtree(root);
-        free(root);
     }
     /* list says which file it would take, and from what */
-    char *root = fake_root("quill"), *out;
-    setenv("TB_ROOT", root, 1);
-    assert_int_equal(th_run("list", &out, NULL), 0);
-    unsetenv("TB_ROOT");
-    must_have(out, "board: boards/jetson-tx2.cfg (model 'quill' matches 'quill')\n");
-    free(out);
-    th_rmtree(root);
-    free(root);
+    setenv("TB_ROOT", fake_root("quill"), 1);
+    assert_int_equal(th_runf("list"), 0);
+    must_have(th_out(), "board: boards/jetson-tx2.cfg (model 'quill' matches 'quill')\n");
 }
 
 /* A board file replaying `lines` through the fake tegrastats, with a power ceiling. */
@@ -295,11 +274,12 @@ static char *replay_board(const char *dir, const char *lines)
  * never logged as power. */
 static void test_absurd_readings_dropped(void **state)
 {
-    char *dir = th_tmpdir(), *err, args[3 * PATH_MAX];
+    const char *dir = th_scratch();
+    char args[3 * PATH_MAX];
     char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("1000000000mW"));
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64 --kernels copy_row "
              "--set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
-    assert_int_equal(th_run(args, NULL, &err), 0);
+    assert_int_equal(th_runf("%s", args), 0);
     char logs[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", dir);
     char *text = the_log(logs);
@@ -315,24 +295,21 @@ static void test_absurd_readings_dropped(void **state)
     assert_null(strstr(text, "# sensor: 0 reading"));
     free(text);
     free(board);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A tegrastats that stops printing (alive, silent): said once on stderr and in the log, and
  * the rows measured meanwhile say why they have no power. */
 static void test_silent_source_is_said(void **state)
 {
-    char *dir = th_tmpdir(), *err, args[3 * PATH_MAX];
+    const char *dir = th_scratch();
+    char args[3 * PATH_MAX];
     char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("5251mW"));
     setenv("TB_FAKE_TEGRASTATS_STALL", "3", 1);
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64,32x32 "
              "--kernels copy_row --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
-    assert_int_equal(th_run(args, NULL, &err), 0);
-    unsetenv("TB_FAKE_TEGRASTATS_STALL");
-    must_have(err, "power source 'tegrastats' delivered nothing for ");
-    assert_null(strstr(strstr(err, "delivered nothing") + 1, "delivered nothing")); /* once */
+    assert_int_equal(th_runf("%s", args), 0);
+    must_have(th_err(), "power source 'tegrastats' delivered nothing for ");
+    assert_null(strstr(strstr(th_err(), "delivered nothing") + 1, "delivered nothing")); /* once */
     char logs[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", dir);
     char *text = the_log(logs);
@@ -344,9 +321,6 @@ static void test_silent_source_is_said(void **state)
     must_have(text, "1 silence(s) of twice the interval or more");
     free(text);
     free(board);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A big CPU point answers SIGINT at once: the log ends "interrupted", exit 1. The point
@@ -354,7 +328,8 @@ static void test_silent_source_is_said(void **state)
  * the 20 s allowed here; a stop between rows takes a fraction of a second. */
 static void test_sigint_during_a_big_cpu_point(void **state)
 {
-    char *dir = th_tmpdir(), cmd[3 * PATH_MAX];
+    const char *dir = th_scratch();
+    char cmd[3 * PATH_MAX];
     const char *bin = getenv("TB_BIN");
     snprintf(cmd, sizeof(cmd), "exec %s run --quiet --device cpu -b boards/generic.cfg "
              "--sizes 16384x16384 --kernels naive_row --set sweep.element=double "
@@ -388,36 +363,33 @@ static void test_sigint_during_a_big_cpu_point(void **state)
     char *text = the_log(dir);
     must_have(text, "# end: interrupted by Interrupt");
     free(text);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Integers that libconfig 1.5 would wrap to 32 bits are refused, naming the option, and
  * sizes from --sizes keep their 64-bit value (4294967297x3 was run as 1x3). */
 static void test_no_wrapped_integers(void **state)
 {
-    char *dir = th_tmpdir(), *err, args[1024];
+    const char *dir = th_scratch();
+    char args[1024];
     snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg " TINY
              " --set output.keep_days=4294967297 -o %s", dir);
-    assert_int_equal(th_run(args, NULL, &err), 2);
-    must_have(err, "--set output.keep_days=4294967297: the integer 4294967297 does not fit in "
+    assert_int_equal(th_runf("%s", args), 2);
+    must_have(th_err(), "--set output.keep_days=4294967297: the integer 4294967297 does not fit in "
                    "32 bits; libconfig 1.5 would wrap it");
-    free(err);
     snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg --kernels copy_row "
              "--sizes 4294967297x4294967297 -o %s", dir);
-    assert_int_equal(th_run(args, NULL, &err), 2);
-    must_have(err, "size 4294967297x4294967297 overflows a byte count");
-    free(err);
+    assert_int_equal(th_runf("%s", args), 2);
+    must_have(th_err(), "size 4294967297x4294967297 overflows a byte count");
     assert_int_equal(th_count_files(dir), 0);   /* nothing run, no log */
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* compare keeps element types and power modes apart, and a baseline that matches nothing
  * (or only in another power mode) exits 2 rather than passing a nightly gate. */
 static void test_compare_keeps_types_and_modes_apart(void **state)
 {
-    char *root = fake_orin_nano(), *dir = th_tmpdir(), *out, *err, args[4 * PATH_MAX];
+    const char *root = fake_orin_nano();
+    const char *dir = th_scratch();
+    char args[4 * PATH_MAX];
     const char *runs[][2] = { { "u8", "pmode:0001" }, { "double", "pmode:0001" },
                               { "u8", "pmode:0000" } };
     char logs[3][PATH_MAX];
@@ -427,47 +399,38 @@ static void test_compare_keeps_types_and_modes_apart(void **state)
         free(th_write(root, "var/lib/nvpmodel/status", runs[i][1]));
         snprintf(args, sizeof(args), "run --quiet --device cpu " TINY
                  " --set sweep.element=%s -o %s", runs[i][0], sub);
-        assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args, NULL), 0);
+        assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args), 0);
         char *l = th_find_one(sub, ".csv.gz");
         assert_non_null(l);
         tb_strlcpy(logs[i], l, sizeof(logs[i]));
         free(l);
     }
     snprintf(args, sizeof(args), "compare --format csv %s %s %s", logs[0], logs[1], logs[2]);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    must_have(out, ",copy_row,jetson-orin-nano,");
-    must_have(out, ",u8,\"7W (1)\"\n");
-    must_have(out, ",double,\"7W (1)\"\n");
-    must_have(out, ",u8,\"15W (0)\"\n");
+    assert_int_equal(th_runf("%s", args), 0);
+    must_have(th_out(), ",copy_row,jetson-orin-nano,");
+    must_have(th_out(), ",u8,\"7W (1)\"\n");
+    must_have(th_out(), ",double,\"7W (1)\"\n");
+    must_have(th_out(), ",u8,\"15W (0)\"\n");
     int lines = 0;
-    for (const char *p = out; (p = strchr(p, '\n')); p++)
+    for (const char *p = th_out(); (p = strchr(p, '\n')); p++)
         lines++;
     assert_int_equal(lines, 4);   /* header + three kept apart */
-    free(out);
-    free(err);
     /* the double night against the u8 one: nothing in common, exit 2 */
     snprintf(args, sizeof(args), "compare %s --baseline %s", logs[1], logs[0]);
-    assert_int_equal(th_run(args, &out, &err), 2);
-    must_have(err, "no point of the logs matches a point of the baseline");
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 2);
+    must_have(th_err(), "no point of the logs matches a point of the baseline");
     /* u8 in 15W against u8 in 7W: only another power mode, said, and exit 2 */
     snprintf(args, sizeof(args), "compare %s --baseline %s", logs[2], logs[0]);
-    assert_int_equal(th_run(args, &out, &err), 2);
-    must_have(err, "1 point(s) match the baseline only in another power mode: not compared");
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
-    th_rmtree(root);
-    free(root);
+    assert_int_equal(th_runf("%s", args), 2);
+    must_have(th_err(), "1 point(s) match the baseline only in another power mode: not compared");
 }
 
 /* A log is data, never code: board names with quotes, backquotes, macros and system() calls
  * go through compare --plot without running anything, and the plot is drawn. */
 static void test_plot_of_hostile_names(void **state)
 {
-    char *dir = th_tmpdir(), args[6 * PATH_MAX], board[PATH_MAX], pwned[PATH_MAX];
+    const char *dir = th_scratch();
+    char args[6 * PATH_MAX], board[PATH_MAX], pwned[PATH_MAX];
     snprintf(pwned, sizeof(pwned), "%s/PWNED", dir);
     char text[3 * PATH_MAX];
     snprintf(text, sizeof(text),
@@ -477,15 +440,14 @@ static void test_plot_of_hostile_names(void **state)
     snprintf(board, sizeof(board), "%s/hostile.cfg", dir);
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64 --kernels copy_row,"
              "blocked --blocks 8x8,16x16 --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
-    assert_int_equal(th_run(args, NULL, NULL), 0);
+    assert_int_equal(th_runf("%s", args), 0);
     char logs[PATH_MAX + 8], *log;
     snprintf(logs, sizeof(logs), "%s/logs", dir);
     log = th_find_one(logs, ".csv.gz");
     assert_non_null(log);
     must_have(log, "_bob-s-nano---system--touch-");   /* the file name: nothing a shell reads */
-    char *out, *err;
     snprintf(args, sizeof(args), "compare %s --plot \"%s/it's a plot.svg\"", log, dir);
-    int rc = th_run(args, &out, &err);
+    int rc = th_runf("%s", args);
     assert_int_equal(access(pwned, F_OK), -1);          /* nothing ran */
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
         assert_int_equal(rc, 0);
@@ -498,13 +460,11 @@ static void test_plot_of_hostile_names(void **state)
         free(pic);
     } else {
         assert_int_equal(rc, 1);
-        must_have(err, "sudo apt-get install gnuplot-nox");
+        must_have(th_err(), "sudo apt-get install gnuplot-nox");
     }
-    free(out);
-    free(err);
     /* history --plot of the same log, to a name with a quote, a semicolon and a backslash */
     snprintf(args, sizeof(args), "history %s --plot \"%s/it's; a \\ plot.svg\"", log, dir);
-    rc = th_run(args, &out, &err);
+    rc = th_runf("%s", args);
     assert_int_equal(access(pwned, F_OK), -1);
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
         assert_int_equal(rc, 0);
@@ -512,16 +472,12 @@ static void test_plot_of_hostile_names(void **state)
         snprintf(svg, sizeof(svg), "%s/it's; a \\ plot.svg", dir);
         char *pic = th_read_gz(svg);
         if (!pic)
-            th_fail("no history plot; stderr: %s", err);
+            th_fail("no history plot; stderr: %s", th_err());
         must_have(pic, "Best GB/s per night");
         must_have(pic, "bob's nano'; system('touch ");
         free(pic);
     }
-    free(out);
-    free(err);
     free(log);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A crafted log: every text field (board, device, kernel, power mode) carries quotes,
@@ -531,7 +487,8 @@ static void test_plot_of_a_crafted_log(void **state)
 {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         skip();
-    char *dir = th_tmpdir(), pwned[PATH_MAX], text[4 * PATH_MAX], args[4 * PATH_MAX];
+    const char *dir = th_scratch();
+    char pwned[PATH_MAX], text[8 * PATH_MAX], args[4 * PATH_MAX];
     snprintf(pwned, sizeof(pwned), "%s/PWNED", dir);
     const char *fields = "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,"
                          "rel_sem,status,power_mode,frac_copy,gbps_per_w\n";
@@ -550,12 +507,11 @@ static void test_plot_of_a_crafted_log(void **state)
     }
     const char *cmds[2] = { "compare", "history" };
     for (int c = 0; c < 2; c++) {
-        char *out, *err;
         snprintf(args, sizeof(args), "%s %s/h_x_20261101T023000Z.csv %s/h_x_20261102T023000Z.csv "
                  "--plot %s/p%d.svg", cmds[c], dir, dir, dir, c);
-        int rc = th_run(args, &out, &err);
+        int rc = th_runf("%s", args);
         if (rc != 0)
-            th_fail("%s --plot exit %d: %s", cmds[c], rc, err);
+            th_fail("%s --plot exit %d: %s", cmds[c], rc, th_err());
         assert_int_equal(access(pwned, F_OK), -1);          /* nothing ran */
         char svg[PATH_MAX + 16];
         snprintf(svg, sizeof(svg), "%s/p%d.svg", dir, c);
@@ -565,29 +521,23 @@ static void test_plot_of_a_crafted_log(void **state)
         /* compare: the kernel (its double quote drawn as '); history: the device */
         must_have(pic, c ? "$(touch " : "k'';x");
         free(pic);
-        free(out);
-        free(err);
     }
     /* a picture name with a newline: refused with the reason, nothing written, nothing run */
-    char *out, *err;
     snprintf(args, sizeof(args), "compare %s/h_x_20261101T023000Z.csv --plot \"%s/a\nb.svg\"",
              dir, dir);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    must_have(err, "the file name has a control character");
+    assert_int_equal(th_runf("%s", args), 1);
+    must_have(th_err(), "the file name has a control character");
     assert_int_equal(access(pwned, F_OK), -1);
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* compare's output to a full disk: an error and exit 1, never a quiet success. */
 static void test_compare_output_to_a_full_disk(void **state)
 {
-    char *text_dir = th_tmpdir(), args[2 * PATH_MAX], cmd[3 * PATH_MAX];
+    const char *text_dir = th_scratch();
+    char args[2 * PATH_MAX], cmd[3 * PATH_MAX];
     snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg " TINY " -o %s",
              text_dir);
-    assert_int_equal(th_run(args, NULL, NULL), 0);
+    assert_int_equal(th_runf("%s", args), 0);
     char *log = th_find_one(text_dir, ".csv.gz");
     assert_non_null(log);
     const char *bin = getenv("TB_BIN");
@@ -611,8 +561,6 @@ static void test_compare_output_to_a_full_disk(void **state)
     must_have(err, "history: cannot write the output: No space left on device");
     free(err);
     free(log);
-    th_rmtree(text_dir);
-    free(text_dir);
 }
 
 /* A night's log as history reads it: the run_id carries the night. */
@@ -643,58 +591,51 @@ static void test_history_flags_a_lasting_change_only(void **state)
                                         70, 71 };
     static const double copy[12] = { 200, 201, 199, 200, 202, 140, 200, 199, 201, 200, 200, 199 };
     const char *kernels[2] = { "blocked", "copy_row" };
-    char *dir = th_tmpdir(), args[PATH_MAX + 64], *out, *err;
+    const char *dir = th_scratch();
+    char args[PATH_MAX + 64];
     for (int d = 0; d < 12; d++) {
         double g[2] = { blocked[d], copy[d] };
         night_log(dir, d + 1, kernels, g, 2);
     }
     snprintf(args, sizeof(args), "history %s/*.csv.gz", dir);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    must_have(out, "jetson-orin-nano (Orin) on orin1, blocked, 4096x4096 float, 15W (0)\n");
-    must_have(out, "  2026-11-11       70.0      100.1   -30.1%  SLOWER from here\n");
-    must_have(out, "  2026-11-12       71.0      100.1   -29.1%  still slower\n");
-    must_have(out, "  2026-11-06      140.0      200.0   -30.0%  one night off (noise)\n");
-    assert_null(strstr(out, "faster from here"));
-    must_have(out, "1 series regressed on the latest night\n");
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("%s", args), 1);
+    must_have(th_out(), "jetson-orin-nano (Orin) on orin1, blocked, 4096x4096 float, 15W (0)\n");
+    must_have(th_out(), "  2026-11-11       70.0      100.1   -30.1%  SLOWER from here\n");
+    must_have(th_out(), "  2026-11-12       71.0      100.1   -29.1%  still slower\n");
+    must_have(th_out(), "  2026-11-06      140.0      200.0   -30.0%  one night off (noise)\n");
+    assert_null(strstr(th_out(), "faster from here"));
+    must_have(th_out(), "1 series regressed on the latest night\n");
     /* the csv form, one row per series and night */
     snprintf(args, sizeof(args), "history --format csv %s/*.csv.gz", dir);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    must_have(out, "jetson-orin-nano,\"orin1\",\"Orin\",blocked,4096,4096,float,\"15W (0)\",2026-11-11,70.00,"
+    assert_int_equal(th_runf("%s", args), 1);
+    must_have(th_out(), "jetson-orin-nano,\"orin1\",\"Orin\",blocked,4096,4096,float,\"15W (0)\",2026-11-11,70.00,"
                    "100.1,-30.1%,SLOWER from here\n");
-    free(out);
-    free(err);
     /* before the 12th night: one low night is not yet a change */
     char last[PATH_MAX];
     snprintf(last, sizeof(last), "%s/orin1_jetson-orin-nano_20261112T023000Z.csv.gz", dir);
     assert_int_equal(unlink(last), 0);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    must_have(out, ",2026-11-11,70.00,100.1,-30.1%,lower (one night: not yet a change)\n");
-    free(out);
-    free(err);
-    th_rmtree(dir);
-    free(dir);
+    assert_int_equal(th_runf("%s", args), 0);
+    must_have(th_out(), ",2026-11-11,70.00,100.1,-30.1%,lower (one night: not yet a change)\n");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_board_without_gpu_fails_with_a_log),
-        cmocka_unit_test(test_auto_falls_back_only_without_a_driver),
-        cmocka_unit_test(test_run_conditions_of_a_jetson),
-        cmocka_unit_test(test_pinned_clocks),
-        cmocka_unit_test(test_quick_runs_never_share_a_log),
-        cmocka_unit_test(test_board_detection_on_real_models),
-        cmocka_unit_test(test_absurd_readings_dropped),
-        cmocka_unit_test(test_silent_source_is_said),
-        cmocka_unit_test(test_sigint_during_a_big_cpu_point),
-        cmocka_unit_test(test_no_wrapped_integers),
-        cmocka_unit_test(test_compare_keeps_types_and_modes_apart),
-        cmocka_unit_test(test_plot_of_hostile_names),
-        cmocka_unit_test(test_plot_of_a_crafted_log),
-        cmocka_unit_test(test_compare_output_to_a_full_disk),
-        cmocka_unit_test(test_history_flags_a_lasting_change_only),
+        TH_TEST(test_gpu_board_without_gpu_fails_with_a_log),
+        TH_TEST(test_auto_falls_back_only_without_a_driver),
+        TH_TEST(test_run_conditions_of_a_jetson),
+        TH_TEST(test_pinned_clocks),
+        TH_TEST(test_quick_runs_never_share_a_log),
+        TH_TEST(test_board_detection_on_real_models),
+        TH_TEST(test_absurd_readings_dropped),
+        TH_TEST(test_silent_source_is_said),
+        TH_TEST(test_sigint_during_a_big_cpu_point),
+        TH_TEST(test_no_wrapped_integers),
+        TH_TEST(test_compare_keeps_types_and_modes_apart),
+        TH_TEST(test_plot_of_hostile_names),
+        TH_TEST(test_plot_of_a_crafted_log),
+        TH_TEST(test_compare_output_to_a_full_disk),
+        TH_TEST(test_history_flags_a_lasting_change_only),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }

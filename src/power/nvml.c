@@ -2,7 +2,7 @@
  * where the library is absent (Jetson Nano) or answers NOT_SUPPORTED (Orin): both read
  * as "no reading", never as a failure of the run. Reads power, the total-energy counter
  * where the GPU has one, temperature, SM clock and utilisation. $TB_NVML_LIB overrides
- * the library (tests load a fake one). The device is NVML index power.device_index. */
+ * the library (tests load a fake one). The device is the run's GPU by PCI bus id, else index 0. */
 #include "power.h"
 
 #include <dlfcn.h>

@@ -1,5 +1,6 @@
 /* fuzz_config.c: libFuzzer target for the sweep and board file loader (both roles, with
- * the device checks). Files go through /dev/shm, as the loader reads a path. */
+ * the kernel and device checks of point_rules.c). Files go through /dev/shm, as the
+ * loader reads a path. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "point_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct tb_diag d = { 0 };
         tb_config_init(&c);
         tb_config_load(&c, role ? NULL : path, role ? path : NULL, &d);
-        tb_config_check_device(&c, &tb_backend_cpu, &dev, &d);
+        tb_point_rules_check_names(&c, TB_BACKEND_CPU, true, &d);
+        tb_point_rules_check_device(&c, &dev, &d);
         tb_config_free(&c);
         tb_diag_free(&d);
     }

@@ -1,0 +1,210 @@
+/* config_guard.c: what libconfig 1.5 (JetPack 4) cannot guard itself. It opens files
+ * with fopen (a FIFO blocks it forever), follows @include with no size limit and no hook
+ * (config_set_include_func is 1.7+), and wraps integer literals past 32 bits. So the text
+ * of a file is read here, bounded and without blocking, and every @include target is
+ * checked to be a regular file and counted against the same 1 MiB before libconfig opens
+ * it. Not here: parsing (libconfig), what the settings mean (config.c). */
+#include "config_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* libconfig 1.5 (JetPack 4, Debian 12) reads an integer literal outside 32 bits without an
+ * L suffix as a wrapped 32-bit value (4294967297 becomes 1). This scan of the text finds
+ * such literals before libconfig does, so they are refused with their line, never used. */
+void tb_config_check_wraps(const char *text, const char *where, bool has_lines, struct tb_diag *d)
+{
+    int line = 1;
+    for (const char *p = text; *p;) {
+        if (*p == '\n') {
+            line++;
+            p++;
+        } else if (*p == '"') {                                  /* a string */
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == '\n')
+                    line++;
+            if (*p)
+                p++;
+        } else if (*p == '#' || (*p == '/' && p[1] == '/')) {   /* a line comment */
+            while (*p && *p != '\n')
+                p++;
+        } else if (*p == '/' && p[1] == '*') {                  /* a block comment */
+            for (p += 2; *p && !(*p == '*' && p[1] == '/'); p++)
+                line += *p == '\n';
+            p += *p ? 2 : 0;
+        } else if (isdigit((unsigned char)*p) &&
+                   (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
+            const char *start = p;
+            bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+            p += hex ? 2 : 0;
+            while (isxdigit((unsigned char)*p) && (hex || isdigit((unsigned char)*p)))
+                p++;
+            bool fp = !hex && (*p == '.' || *p == 'e' || *p == 'E');
+            bool wide = *p == 'L';
+            if (fp) {
+                while (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+')
+                    p++;
+                continue;
+            }
+            errno = 0;
+            unsigned long long v = strtoull(start, NULL, hex ? 16 : 10);
+            bool neg = start > text && start[-1] == '-';
+            if (!wide && (errno == ERANGE || v > (neg ? 2147483648ULL : 2147483647ULL))) {
+                if (has_lines)
+                    tb_diag_add(d, "%s:%d: the integer %s%.*s does not fit in 32 bits; libconfig 1.5 "
+                                "would wrap it: write %s%.*sL if you mean it", where, line,
+                                neg ? "-" : "", (int)(p - start), start, neg ? "-" : "",
+                                (int)(p - start), start);
+                else
+                    tb_diag_add(d, "%s: the integer %s%.*s does not fit in 32 bits; libconfig 1.5 "
+                                "would wrap it: write %s%.*sL if you mean it", where,
+                                neg ? "-" : "", (int)(p - start), start, neg ? "-" : "",
+                                (int)(p - start), start);
+            }
+            while (isalnum((unsigned char)*p))
+                p++;
+        } else {
+            p++;
+        }
+    }
+}
+
+/* Opens path without blocking (a FIFO with no writer would block open and read) and reads
+ * it whole if it is a regular file of at most *budget bytes; *budget shrinks by its size.
+ * by: "" for the file itself, else "FILE:LINE: @include " of the line that names it. */
+static int read_bounded(const char *path, const char *kind, const char *by, size_t *budget,
+                        char **text, struct tb_diag *d)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        tb_diag_add(d, "%scannot read %s file '%s': %s", by, kind, path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    const char *not = S_ISDIR(st.st_mode) ? "is a directory" : S_ISFIFO(st.st_mode) ? "is a FIFO"
+                      : S_ISREG(st.st_mode) ? NULL : "is a device or a socket";
+    if (not) {
+        tb_diag_add(d, "%s%s: %s, not a %s file", by, path, not, kind);
+        close(fd);
+        return -1;
+    }
+    char *buf = st.st_size <= (off_t)*budget ? malloc((size_t)*budget + 1) : NULL;
+    size_t n = 0;
+    ssize_t got = 0;
+    while (buf && n <= *budget && (got = read(fd, buf + n, *budget + 1 - n)) > 0)
+        n += (size_t)got;
+    int e = errno;
+    close(fd);
+    if (!buf || n > *budget) {   /* the file may have grown since fstat */
+        tb_diag_add(d, "%s%s: %lld bytes is too large for a %s file (limit %d%s)", by, path,
+                    buf ? (long long)n : (long long)st.st_size, kind, TB_CONFIG_MAX_BYTES,
+                    by[0] || *budget < TB_CONFIG_MAX_BYTES ? ", for a file and its @includes "
+                    "together" : "");
+        free(buf);
+        return -1;
+    }
+    if (got < 0) {
+        tb_diag_add(d, "%scannot read %s file '%s': %s", by, kind, path, strerror(e));
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    if (memchr(buf, '\0', n)) {
+        tb_diag_add(d, "%s%s: holds a NUL byte: not a %s file", by, path, kind);
+        free(buf);
+        return -1;
+    }
+    *budget -= n;
+    *text = buf;
+    return 0;
+}
+
+static int guard_text(const char *path, const char *text, const char *kind, int depth,
+                      size_t *budget, struct tb_diag *d);
+
+/* The @include directives of text, as libconfig 1.5's scanner sees them: at the start of a
+ * line (after blanks), outside block comments, a quoted name relative to the working
+ * directory (we set no include_dir). Each target is read and checked in turn. */
+static int guard_includes(const char *path, const char *text, const char *kind, int depth,
+                          size_t *budget, struct tb_diag *d)
+{
+    int line = 1, rc = 0;
+    bool in_comment = false;
+    for (const char *p = text; *p; line++) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        const char *q = p;
+        while (!in_comment && (*q == ' ' || *q == '\t'))
+            q++;
+        if (!in_comment && !strncmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
+            for (q += 8; *q == ' ' || *q == '\t'; q++)
+                ;
+            char name[4096], by[4200];
+            size_t k = 0;
+            if (*q == '"')
+                for (q++; *q && *q != '"' && *q != '\n' && k < sizeof(name) - 1; q++)
+                    name[k++] = *q == '\\' && q[1] && q[1] != '\n' ? *++q : *q;
+            name[k] = '\0';
+            snprintf(by, sizeof(by), "%s:%d: @include ", path, line);
+            char *inc = NULL;
+            if (k == 0 || depth >= TB_CONFIG_MAX_INCLUDE_DEPTH) {
+                tb_diag_add(d, "%s:%d: %s", path, line, k ? "@include nested too deep (a loop?)"
+                            : "@include names no file");
+                rc = -1;
+            } else if (read_bounded(name, kind, by, budget, &inc, d) < 0 ||
+                       guard_text(name, inc, kind, depth + 1, budget, d) < 0) {
+                rc = -1;
+            }
+            free(inc);
+        }
+        /* block comments: only whether one is open at the end of the line matters */
+        for (const char *c = p; c < p + len; c++) {
+            if (!in_comment && (*c == '#' || (*c == '/' && c[1] == '/')))
+                break;
+            if (!in_comment && *c == '/' && c[1] == '*')
+                in_comment = true, c++;
+            else if (in_comment && *c == '*' && c[1] == '/')
+                in_comment = false, c++;
+        }
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    return rc;
+}
+
+static int guard_text(const char *path, const char *text, const char *kind, int depth,
+                      size_t *budget, struct tb_diag *d)
+{
+    size_t before = d->n;
+    tb_config_check_wraps(text, path, true, d);
+    if (guard_includes(path, text, kind, depth, budget, d) < 0)
+        return -1;
+    return d->n > before ? -1 : 0;
+}
+
+int tb_config_guard_file(const char *path, const char *kind, char **text, struct tb_diag *d)
+{
+    size_t budget = TB_CONFIG_MAX_BYTES;
+    *text = NULL;
+    if (read_bounded(path, kind, "", &budget, text, d) < 0)
+        return -1;
+    if (guard_text(path, *text, kind, 0, &budget, d) < 0) {
+        free(*text);
+        *text = NULL;
+        return -1;
+    }
+    return 0;
+}
