@@ -55,8 +55,6 @@ struct tb_run_result {
 
 int tb_run_sweep(struct tb_run_ctx *ctx, const struct tb_point *pts, size_t n,
                  struct tb_run_result *res);
-/* Prints the summary table of res to f. */
-void tb_run_print_summary(const struct tb_run_result *res, FILE *f, bool with_power);
 void tb_run_result_free(struct tb_run_result *res);
 
 #endif
