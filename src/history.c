@@ -197,7 +197,7 @@ static int failed_latest(const struct tb_logset *s)
                     !strcmp(s->logs[j].host, l->host) &&
                     strcmp(s->logs[j].run_id, l->run_id) > 0;
         if (!later) {
-            error("history: the latest night of %s on %s (%s) failed: %s", l->board, l->host,
+            error("history: the latest night of %s on %s (%s) ended '%s'", l->board, l->host,
                   l->night, l->end);
             n++;
         }

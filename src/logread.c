@@ -351,12 +351,10 @@ struct lines {
 /* Feeds n bytes; -1 when the reader says stop (no log) or the byte bound is reached. */
 static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
 {
+    bool over = ls->bytes + n > rd->s->max_bytes_per_log;
+    if (over)   /* the lines up to the bound count; the rest is not read */
+        n = (size_t)(rd->s->max_bytes_per_log - ls->bytes);
     ls->bytes += n;
-    if (ls->bytes > rd->s->max_bytes_per_log) {
-        error("%s: %s: more than %llu bytes uncompressed; the rest is not read", rd->s->who,
-              rd->path, rd->s->max_bytes_per_log);
-        return problem(rd);
-    }
     for (size_t i = 0; i < n; i++) {
         if (p[i] != '\n') {
             if (ls->len + 1 < TB_LOGREAD_MAX_LINE)
@@ -376,6 +374,12 @@ static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
             return -1;
         ls->len = 0;
         ls->skipping = false;
+    }
+    if (over) {
+        ls->len = 0;   /* a line cut by the bound is no row */
+        error("%s: %s:%ld: more than %llu bytes uncompressed; the rest is not read", rd->s->who,
+              rd->path, rd->lineno, rd->s->max_bytes_per_log);
+        return problem(rd);
     }
     return 0;
 }

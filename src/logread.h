@@ -65,8 +65,10 @@ struct tb_logset {
     const char *who;                /* "compare": the prefix of its messages */
 };
 
-#define TB_LOGREAD_MAX_ROWS_PER_LOG 1000000
-#define TB_LOGREAD_MAX_ROWS 2000000
+/* A tune run logs some thousands of rows and a year of nights some tens of thousands; a row
+ * takes about 500 bytes here, so the total bound is about 250 MB, within a Nano's memory. */
+#define TB_LOGREAD_MAX_ROWS_PER_LOG 200000
+#define TB_LOGREAD_MAX_ROWS 500000
 #define TB_LOGREAD_MAX_BYTES_PER_LOG (1ULL << 30)   /* decompressed */
 #define TB_LOGREAD_MAX_LINE 65536
 

@@ -64,6 +64,11 @@ struct tb_plot *tb_plot_open(const char *path, const char *who)
               "sudo apt-get install gnuplot-nox (the tables above are complete without it)", who);
         return NULL;
     }
+    return tb_plot_open_script(path, who);
+}
+
+struct tb_plot *tb_plot_open_script(const char *path, const char *who)
+{
     const char *ext = strrchr(path, '.');
     if (!ext || (strcmp(ext, ".svg") && strcmp(ext, ".png"))) {
         error("%s: --plot '%s': the file must end in .svg or .png", who, path);
@@ -280,6 +285,31 @@ void tb_plot_lines(struct tb_plot *p, const char *title, const char *unit,
             "columnhead(i)\n", lo - pad, hi + pad, ns + 1, name);
 }
 
+const char *tb_plot_dir(const struct tb_plot *p) { return p->dir; }
+
+/* Our temporary directory and what is in it (only our own files), and p. */
+static void cleanup(struct tb_plot *p, const char *script)
+{
+    for (int i = 0; i < p->ndata; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s/%d.dat", p->dir, i);
+        unlink(name);
+    }
+    unlink(script);
+    unlink(p->body);
+    unlink(p->drawn);
+    rmdir(p->dir);
+    free(p);
+}
+
+void tb_plot_discard(struct tb_plot *p)
+{
+    char script[64];
+    fclose(p->f);
+    snprintf(script, sizeof(script), "%s/plot.gp", p->dir);
+    cleanup(p, script);
+}
+
 int tb_plot_close(struct tb_plot *p)
 {
     bool body_ok = fclose(p->f) == 0;
@@ -322,15 +352,6 @@ int tb_plot_close(struct tb_plot *p)
     if (rc == 0 && p->skipped)
         warning("%s: --plot drew %d charts and left %d out (a picture has room for %d); --html "
                 "shows every one", p->who, p->panels, p->skipped, MAX_PANELS);
-    for (int i = 0; i < p->ndata; i++) {
-        char name[64];
-        snprintf(name, sizeof(name), "%s/%d.dat", p->dir, i);
-        unlink(name);
-    }
-    unlink(script);
-    unlink(p->body);
-    unlink(p->drawn);
-    rmdir(p->dir);
-    free(p);
+    cleanup(p, script);
     return rc;
 }

@@ -181,7 +181,8 @@ static void heads(struct tb_table *t)
     for (size_t i = 0; i < t->ncols; i++)
         if (!t->cols[i].data_only)
             fprintf(f, t->cols[i].kind == 'S' ? "%*s %-*s" : "%*s %*s", t->cols[i].gap, "",
-                    t->cols[i].width, t->cols[i].head);
+                    i == t->last && t->cols[i].kind == 'S' ? 0 : t->cols[i].width,
+                    t->cols[i].head);
     fputc('\n', f);
 }
 
@@ -189,6 +190,9 @@ void tb_table_begin(struct tb_table *t, struct tb_doc *d, const char *name, cons
                     const struct tb_table_col *cols, size_t ncols)
 {
     *t = (struct tb_table){ .doc = d, .cols = cols, .ncols = ncols };
+    for (size_t i = 0; i < ncols; i++)
+        if (!cols[i].data_only)
+            t->last = i;
     FILE *f = d->out;
     t->silent = d->f == TB_FMT_CSV && d->tables > 0;
     d->tables++;
@@ -282,7 +286,8 @@ void tb_table_row(struct tb_table *t, const struct tb_cell *cells)
                     len--;
                 clean[len] = '\0';
             }
-            fprintf(f, c->kind == 'S' ? "%*s %-*s" : "%*s %*s", c->gap, "", c->width, clean);
+            int w = i == t->last && c->kind == 'S' ? 0 : c->width;   /* no trailing blanks */
+            fprintf(f, c->kind == 'S' ? "%*s %-*s" : "%*s %*s", c->gap, "", w, clean);
         }
     }
     fputs(fmt == TB_FMT_MARKDOWN ? "|\n" : "\n", f);

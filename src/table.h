@@ -54,6 +54,7 @@ struct tb_table {
     const struct tb_table_col *cols;
     size_t ncols, nrows;
     bool silent;          /* CSV's second table */
+    size_t last;          /* the last column the terminal shows: not padded */
     bool heads_due;       /* terminal, markdown: column heads before the next row */
 };
 
