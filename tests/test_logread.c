@@ -308,6 +308,26 @@ static void test_meta_value(void **state)
     assert_false(tb_meta_known("gpu_devfreqs"));
 }
 
+/* doc/log-format.md's metadata table is src/log_meta.h's list, row for row
+ * (scripts/log-format-doc.sh writes it). */
+static void test_doc_lists_every_key(void **state)
+{
+    char *doc = th_read_gz("doc/log-format.md");
+    assert_non_null(doc);
+    const char *at = strstr(doc, "## Metadata keys");
+    assert_non_null(at);
+    for (size_t i = 0; i < TB_META_N; i++) {
+        char row[1024];
+        snprintf(row, sizeof(row), "| `%s` | %s | %s |\n", tb_meta_keys[i].key,
+                 tb_meta_keys[i].when, tb_meta_keys[i].doc);
+        const char *hit = strstr(at, row);
+        if (!hit)
+            th_fail("doc/log-format.md lacks the row (run scripts/log-format-doc.sh):\n%s", row);
+        at = hit;   /* in the list's order */
+    }
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_impossible_numbers_are_flagged),
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
         cmocka_unit_test(test_meta_value),
+        cmocka_unit_test(test_doc_lists_every_key),
     };
     return cmocka_run_group_tests_name("logread", tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "html.h"
+#include "log_meta.h"
 #include "plot.h"
 #include "util.h"
 
@@ -342,6 +343,11 @@ static void test_two_hosts_of_one_name(void **state)
     unsetenv("TB_CUDA_LIB");
     must_have(log, "\n# host: ");
     must_have(log, "\n# machine_id: 0123456789abcdef0123456789abcdef\n");
+    for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n")) {   /* every key listed */
+        char key[64];
+        if (sscanf(l, "# %63[^:]:", key) == 1 && !tb_meta_known(key))
+            th_fail("the log's key '%s' is not in src/log_meta.h", key);
+    }
     free(log);
     th_rmtree(root);
     free(root);
