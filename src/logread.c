@@ -511,8 +511,9 @@ int tb_logread(struct tb_logset *s, const char *path)
     int rc = pump(&rd, &ls, fd);
     close(fd);
     free(ls.buf);
-    /* a failed night's log from before every log had its header: the metadata says it all */
-    info->readable = rd.have_header || (info->failed && info->run_id[0]);
+    /* a log with no header line: a failed night's from before every log had one, or a run
+     * killed while its power source started (recovered, 0 rows): its metadata says it all */
+    info->readable = rd.have_header || (info->run_id[0] && rd.ended);
     if (!info->board[0] && s->n > 0 && info->rows > 0)
         tb_strlcpy(info->board, s->v[s->n - 1].board, sizeof(info->board));
     if (!info->readable) {

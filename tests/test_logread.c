@@ -223,6 +223,32 @@ static void test_failed_night_is_a_log(void **state)
     free(dir);
 }
 
+/* A run killed while its power source started, recovered: metadata and an end line, no header.
+ * A log of no rows, not an error; a file of the same shape without its run id is no log. */
+static void test_headerless_recovered_log(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    char *path = th_write(dir, "r.csv", "# transpose-bench: 0.1.0\n# log_format: 1\n"
+                          "# run_id: orin_jetson-orin-nano_20261103T020000Z\n# host: orin\n"
+                          "# end: recovered, the run (pid 42) died before closing its log, 0 rows\n");
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, path, &said), 0);
+    assert_int_equal(s.problems, 0);
+    assert_true(s.logs[0].readable && !s.logs[0].failed);
+    free(said);
+    free(path);
+    tb_logset_free(&s);
+    path = th_write(dir, "n.csv", "# just a comment\n# end: complete\n");
+    assert_int_equal(read_one(&s, path, &said), -EINVAL);
+    assert_int_equal(s.problems, 1);
+    must_have(said, "n.csv: not a transpose-bench log (no header line)");
+    free(said);
+    free(path);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* inf, NaN, negative, 1e308 GB/s and a figure 50 times the peak: flagged, never usable;
  * secondary figures that cannot be are no figures; 5e-324 and 12.5 are possible. */
 static void test_impossible_numbers_are_flagged(void **state)
@@ -337,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_gzip_bomb_stops_at_the_cap),
         cmocka_unit_test(test_total_and_byte_caps),
         cmocka_unit_test(test_failed_night_is_a_log),
+        cmocka_unit_test(test_headerless_recovered_log),
         cmocka_unit_test(test_impossible_numbers_are_flagged),
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
         cmocka_unit_test(test_meta_value),

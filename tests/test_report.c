@@ -231,6 +231,46 @@ static void test_page_never_through_a_link(void **state)
     free(dir);
 }
 
+/* --plot of extreme figures to a name where a link was left: gnuplot draws in our own
+ * directory, the picture replaces the link, its target is untouched, no temporary is left. */
+static void test_plot_extreme_and_through_no_link(void **state)
+{
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        skip();
+    char *dir = th_tmpdir(), logs[3][PATH_MAX], args[5 * PATH_MAX], pic[PATH_MAX + 16];
+    extreme_logs(dir, logs);
+    char *victim = th_write(dir, "victim.txt", "precious\n");
+    const char *cmds[2] = { "compare", "history" };
+    for (int c = 0; c < 2; c++) {
+        snprintf(pic, sizeof(pic), "%s/%s.svg", dir, cmds[c]);
+        assert_int_equal(symlink(victim, pic), 0);
+        char *out, *err;
+        snprintf(args, sizeof(args), "%s %s %s %s --plot %s", cmds[c], logs[0], logs[1],
+                 logs[2], pic);
+        if (th_run(args, &out, &err) != 0)
+            th_fail("%s --plot: %s", cmds[c], err);
+        struct stat st;
+        assert_int_equal(lstat(pic, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        char *svg = th_read_gz(pic);
+        must_have(svg, "</svg>");
+        must_have(svg, "k5");
+        must_lack(svg, "k1e308");
+        free(svg);
+        free(out);
+        free(err);
+    }
+    char *v = th_read_gz(victim);
+    assert_string_equal(v, "precious\n");
+    free(v);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof(cmd), "ls -a %s | grep -q '\\.part$'", dir);
+    assert_int_not_equal(system(cmd), 0);   /* no temporary left */
+    free(victim);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A FIFO and /dev/zero given as logs: a clear error within seconds (timeout: 60), exit 1,
  * and the good log still read. History says a missing log and exits 1. */
 static void test_fifo_and_dev_zero_as_logs(void **state)
@@ -431,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_extreme_numbers_through_the_pages),
         cmocka_unit_test(test_no_output_over_a_log),
         cmocka_unit_test(test_page_never_through_a_link),
+        cmocka_unit_test(test_plot_extreme_and_through_no_link),
         cmocka_unit_test(test_fifo_and_dev_zero_as_logs),
         cmocka_unit_test(test_failed_night_among_good_ones),
         cmocka_unit_test(test_two_hosts_of_one_name),
