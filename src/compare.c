@@ -230,7 +230,7 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
 
 static const char usage[] =
     "usage: transpose-bench compare LOG... [--baseline LOG|'PATTERN']... [--threshold PERCENT]\n"
-    "                               [--format table|markdown|csv|json] [--plot FILE.svg|.png]\n"
+    "                               [--format " TB_FORMAT_NAMES "] [--plot FILE.svg|.png]\n"
     "                               [--html FILE.html]\n"
     "\n"
     "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"

@@ -206,7 +206,7 @@ static int failed_latest(const struct tb_logset *s)
 }
 
 static const char usage[] =
-    "usage: transpose-bench history LOG... [--format table|markdown|csv|json] [--html FILE.html]\n"
+    "usage: transpose-bench history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
     "                                      [--plot FILE.svg|.png]\n"
     "\n"
     "  For each board, host, device, kernel, size, element type and power mode: the best GB/s of\n"

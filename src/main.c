@@ -20,6 +20,7 @@
 #include "listcmd.h"
 #include "powercmd.h"
 #include "run.h"
+#include "table.h"
 #include "util.h"
 
 /* ---- usage ------------------------------------------------------------------------ */
@@ -325,7 +326,7 @@ static int cmd_power(int argc, char **argv)
 {
     static const char usage[] =
         "usage: transpose-bench power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
-        "                             [--format table|markdown|csv|json]\n"
+        "                             [--format " TB_FORMAT_NAMES "]\n"
         "\n"
         "  Samples the board's power source (power.source, auto by default) for S seconds\n"
         "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-const char tb_format_names[] = "table|markdown|csv|json";
+const char tb_format_names[] = TB_FORMAT_NAMES;
 
 int tb_format_parse(const char *name, enum tb_format *f)
 {

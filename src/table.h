@@ -12,8 +12,9 @@
 
 enum tb_format { TB_FMT_TABLE, TB_FMT_MARKDOWN, TB_FMT_CSV, TB_FMT_JSON };
 
-/* "table|markdown|csv|json": the --format help of every command. */
-extern const char tb_format_names[];
+/* The --format help of every command, spliced into each usage text. */
+#define TB_FORMAT_NAMES "table|markdown|csv|json"
+extern const char tb_format_names[];   /* the same, for messages */
 /* 0 and *f for a format's name; -1 (nothing said) otherwise. */
 int tb_format_parse(const char *name, enum tb_format *f);
 
