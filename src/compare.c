@@ -408,6 +408,8 @@ int tb_compare_main(int argc, char **argv)
     if (usable == 0) {
         error("compare: no measured row in the logs given");
         code = TB_EXIT_FAIL;
+        if (!o.nbase)
+            print_best(&d, NULL, 0);   /* JSON: its table, empty */
     } else {
         if (o.nbase)
             code = run_baseline(&d, &o, &now, &old, code);

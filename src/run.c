@@ -418,6 +418,7 @@ static enum tb_run_outcome finish(struct run *r)
         tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
                            r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
+    bool summary_lost = false;
     if (!r->o->quiet) {
         print_summary(res, r->sampler != NULL);
         if (r->sampler && !isnan(res->idle_w))
@@ -426,10 +427,14 @@ static enum tb_run_outcome finish(struct run *r)
                res->failed, res->verify_failed, res->skipped);
         if (crc == 0)
             printf("log: %s\n", r->log_path);
+        if (fflush(stdout) != 0 || ferror(stdout)) {   /* a summary lost to a full disk */
+            error("cannot write the summary: %s", strerror(errno ? errno : EIO));
+            summary_lost = true;
+        }
     }
     if (stop_signal)
         note("interrupted by %s: the log holds every completed row", strsignal(stop_signal));
-    bool ok = crc == 0 && !res->log_failed && !res->aborted && !stop_signal &&
+    bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !stop_signal &&
               res->failed == 0 && res->verify_failed == 0 && (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "html.h"
@@ -464,6 +465,30 @@ static void test_json_outputs(void **state)
     free(dir);
 }
 
+/* The run's summary to a full disk: exit 1, said, and the log still whole. */
+static void test_run_summary_to_a_full_disk(void **state)
+{
+    char *dir = th_tmpdir(), cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd), "%s run --device cpu -b boards/generic.cfg --sizes 16x16 "
+             "--kernels copy_row --set power.source=none -o %s > /dev/full 2>%s/err", bin, dir,
+             dir);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    char errp[PATH_MAX + 8];
+    snprintf(errp, sizeof(errp), "%s/err", dir);
+    char *err = th_read_gz(errp);
+    must_have(err, "cannot write the summary: No space left on device");
+    free(err);
+    char *log = th_find_one(dir, ".csv.gz");
+    assert_non_null(log);
+    char *text = th_read_gz(log);
+    must_have(text, "# end: complete, 1 rows");
+    free(text);
+    free(log);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_two_hosts_of_one_name),
         cmocka_unit_test(test_baseline_night_with_two_logs),
         cmocka_unit_test(test_json_outputs),
+        cmocka_unit_test(test_run_summary_to_a_full_disk),
     };
     return cmocka_run_group_tests_name("report", tests, setup, NULL);
 }
