@@ -399,6 +399,7 @@ int tb_compare_main(int argc, char **argv)
         tb_logread(&now, argv[i]);
     for (size_t i = 0; i < o.nbase; i++)
         tb_logread(&old, o.base[i]);
+    tb_logset_fill_ids(&now);   /* an old log without a machine-id joins its one machine */
     int code = now.problems || old.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
     struct tb_doc d;
     tb_doc_begin(&d, stdout, o.f, "compare");
