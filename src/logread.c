@@ -406,8 +406,10 @@ static int pump(struct reader *rd, struct lines *ls, int fd)
         if (!started) {
             started = true;
             gz = got >= 2 && in[0] == 0x1f && in[1] == 0x8b;
-            if (gz && inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-                return error("%s: %s: out of memory", rd->s->who, rd->path);
+            if (gz && inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+                error("%s: %s: out of memory", rd->s->who, rd->path);
+                return problem(rd);
+            }
         }
         if (!gz) {
             rc = feed(rd, ls, (const char *)in, (size_t)got);
@@ -496,7 +498,8 @@ int tb_logread(struct tb_logset *s, const char *path)
     struct tb_log_info *info = new_info(s, path);
     if (!info) {
         s->problems++;
-        return error("%s: out of memory reading '%s'", s->who, path) * ENOMEM;
+        error("%s: out of memory reading '%s'", s->who, path);
+        return -ENOMEM;
     }
     int fd = open_log(s, path);
     if (fd < 0)
@@ -506,7 +509,8 @@ int tb_logread(struct tb_logset *s, const char *path)
     if (!ls.buf) {
         close(fd);
         s->problems++;
-        return error("%s: out of memory reading '%s'", s->who, path) * ENOMEM;
+        error("%s: out of memory reading '%s'", s->who, path);
+        return -ENOMEM;
     }
     int rc = pump(&rd, &ls, fd);
     close(fd);
