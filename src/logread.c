@@ -32,7 +32,7 @@ static const char *const wanted[TB_LR_N] = { TB_LOGREAD_COLUMNS(TB_LR_NAME) };
 #define TB_LR_REQ(n, req) req,
 static const bool required[TB_LR_N] = { TB_LOGREAD_COLUMNS(TB_LR_REQ) };
 
-enum { MAX_FIELDS = 256 };
+enum { MAX_FIELDS = 256, MAX_SAID = 10 /* impossible rows named per log; then a count */ };
 
 void tb_logset_init(struct tb_logset *s, const char *who)
 {
@@ -140,7 +140,7 @@ struct reader {
     int col[TB_LR_N];
     int nhead, format;
     bool have_header, ended, capped;
-    long lineno;
+    long lineno, impossible;
     char *fields[MAX_FIELDS];
 };
 
@@ -296,7 +296,7 @@ static void row(struct reader *rd, char *line)
         problem(rd);
         return;
     }
-    if (r.impossible && !strcmp(r.status, "ok"))
+    if (r.impossible && rd->impossible++ < MAX_SAID)
         warning("%s: %s:%ld: %s %ldx%ld: impossible figures (gbps '%s'); flagged, not shown "
                 "as a result", s->who, rd->path, rd->lineno, r.kernel, r.rows, r.cols,
                 rd->col[TB_LR_gbps] >= 0 ? rd->fields[rd->col[TB_LR_gbps]] : "");
@@ -370,8 +370,8 @@ static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
         ls->buf[ls->len] = '\0';
         if (ls->skipping)
             rd->lineno++;
-        else if (line(rd, ls->buf) < 0)
-            return -1;
+        else if (line(rd, ls->buf) < 0 || rd->capped)
+            return -1;   /* no log, or a bound reached (said): the rest is not inflated */
         ls->len = 0;
         ls->skipping = false;
     }
@@ -527,6 +527,9 @@ int tb_logread(struct tb_logset *s, const char *path)
         }
         return -EINVAL;
     }
+    if (rd.impossible > MAX_SAID)
+        warning("%s: %s: %ld rows with impossible figures in all (the first %d named above)",
+                s->who, path, rd.impossible, MAX_SAID);
     if (rc == 0 && rd.have_header && !rd.ended)
         warning("%s: %s: no end marker (run interrupted or still running); using its %ld rows",
                 s->who, path, info->rows);

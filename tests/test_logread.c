@@ -278,6 +278,22 @@ static void test_impossible_numbers_are_flagged(void **state)
     free(said);
     free(path);
     tb_logset_free(&s);
+    /* a log full of them: ten named, then a count, not a flood */
+    char text[4096];
+    size_t len = (size_t)snprintf(text, sizeof(text), "%s", HEAD);
+    for (int i = 0; i < 15; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "h_b_20261101T020000Z,b,d,k,float,64,64,8,8,inf,0.01,ok,,,\n");
+    path = th_write(dir, "many.csv", text);
+    assert_int_equal(read_one(&s, path, &said), 15);
+    int named = 0;
+    for (const char *p = said; (p = strstr(p, "impossible figures (gbps")); p++)
+        named++;
+    assert_int_equal(named, 10);
+    must_have(said, "many.csv: 15 rows with impossible figures in all (the first 10 named above)");
+    free(said);
+    free(path);
+    tb_logset_free(&s);
     th_rmtree(dir);
     free(dir);
 }
