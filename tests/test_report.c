@@ -465,6 +465,35 @@ static void test_json_outputs(void **state)
     free(dir);
 }
 
+/* power --format json over a fake INA3221 tree, read by python3; CSV keeps its header. */
+static void test_power_json(void **state)
+{
+    if (system("python3 -c 'import json' 2>/dev/null") != 0)
+        skip();
+    char *dir = th_tmpdir(), text[1024], cmd[4 * PATH_MAX];
+    assert_true(th_build_sysfs(dir, "ina3221/nano.txt", 0) > 0);
+    snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
+             "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
+    char *board = th_write(dir, "board.cfg", text);
+    snprintf(cmd, sizeof(cmd), "%s power -b %s --seconds 0.5 --format json | python3 -c \"import "
+             "json,sys\nd = json.load(sys.stdin)\nr = d['readings']\n"
+             "ok = d['schema'] == 'transpose-bench/power/1' and len(r) >= 3 and "
+             "{'elapsed_s', 'source', 'rail', 'power_mw'} == set(r[0]) and "
+             "any(x['rail'] == 'POM_5V_IN' and x['power_mw'] == 1022 for x in r)\n"
+             "sys.exit(0 if ok else 'unexpected: %%s' %% d)\"", bin, board);
+    if (system(cmd) != 0)
+        th_fail("power --format json: not the JSON expected");
+    char *out, *err, args[2 * PATH_MAX];
+    snprintf(args, sizeof(args), "power -b %s --seconds 0.3 --format csv", board);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_true(!strncmp(out, "elapsed_s,source,rail,power_mw\n", 31));
+    free(out);
+    free(err);
+    free(board);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* The run's summary to a full disk: exit 1, said, and the log still whole. */
 static void test_run_summary_to_a_full_disk(void **state)
 {
@@ -503,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_baseline_night_with_two_logs),
         cmocka_unit_test(test_json_outputs),
         cmocka_unit_test(test_run_summary_to_a_full_disk),
+        cmocka_unit_test(test_power_json),
     };
     return cmocka_run_group_tests_name("report", tests, setup, NULL);
 }
