@@ -175,7 +175,7 @@ cross-test:
 		TB_BUILD=$(CROSS_BUILD) scripts/run-tests.sh $(CROSS_TESTS)
 
 # ---- fuzzing: libFuzzer (clang) on every parser of outside input --------------------
-FUZZERS := tegrastats sysfs config compare
+FUZZERS := tegrastats sysfs config compare report
 FUZZ_BUILD := build-fuzz
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 $(FUZZ_BUILD)/fuzz/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libtb.a

@@ -15,10 +15,13 @@ seed() { # target
                i=$((i + 1)); printf '%s\n' "$v" | sed 's/^ //; s/ $//' > "$d/value$i"; done ;;
     config) cp tests/fixtures/config/*.cfg conf/*.cfg "$d/"; for b in boards/*.cfg; do cp "$b" "$d/board-$(basename "$b")"; done ;;
     compare) cp tests/fixtures/logs/* "$d/" ;;
+    report) # charts of 2x3 values: ordinary, huge, tiny, infinite, NaN, negative (raw doubles)
+        python3 -c 'import struct,sys; sys.stdout.buffer.write(bytes([1,2,0]) + struct.pack("<6d", 12.5, 1e308, 5e-324, float("inf"), float("nan"), -1.0))' > "$d/extreme-linear"
+        python3 -c 'import struct,sys; sys.stdout.buffer.write(bytes([1,2,1]) + struct.pack("<6d", 12.5, 1e308, 5e-324, float("inf"), float("nan"), -1.0))' > "$d/extreme-log" ;;
     esac
 }
 rc=0
-for t in tegrastats sysfs config compare; do
+for t in tegrastats sysfs config compare report; do
     seed $t
     LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp ./$B/fuzz/fuzz_$t -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix=$B/crashes/$t- $B/corpus/$t > $B/fuzz-$t.log 2>&1

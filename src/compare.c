@@ -1,249 +1,33 @@
-/* compare.c: `transpose-bench compare`. Reads logs (gzip or plain, any board, any tool
- * version: columns are found by name in the header), keeps every readable row, and
- * prints per size the best point of each kernel on each board; with --baseline, marks
- * each point faster, slower or same by a rule that counts both runs' measured spread,
- * and exits 1 when one regressed beyond --threshold. --html and --plot: report.c. */
+/* compare.c: `transpose-bench compare`. Reads logs (logread.c), and prints per size the best
+ * point of each kernel on each board and host; with --baseline, the best of each point on
+ * either side marked faster, slower or same by a rule that counts both runs' measured spread,
+ * exiting 1 when one regressed beyond --threshold. A failed night is listed with its reason.
+ * The output goes through the table writer (table.c); --html and --plot: report.c. */
 #include "compare.h"
-#include "report.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
+#include <glob.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <zlib.h>
 
-#include "csvlog.h"
+#include "logread.h"
+#include "report.h"
+#include "table.h"
 #include "util.h"
 
 #define SAME_FLOOR 0.01      /* differences under 1% are "same" whatever the spread */
 #define NOISE_SIGMAS 3.0
 
-#define rec tb_compare_rec
-#define recs tb_compare_recs
+#define rec tb_log_rec
 
-static int recs_push(struct recs *r, const struct rec *x)
+/* What a point is. K_HOST: the host (name and machine-id) too; K_BLOCK: the block too. */
+enum { K_HOST = 1, K_BLOCK = 2 };
+
+static int by_key(const struct rec *x, const struct rec *y, unsigned what)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 256;
-        struct rec *v = realloc(r->v, cap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        r->v = v;
-        r->cap = cap;
-    }
-    r->v[r->n++] = *x;
-    return 0;
-}
-
-int tb_csv_split(char *line, char **fields, int max)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        if (n == max)
-            return -1;
-        if (*p == '"') {
-            char *out = ++p;
-            fields[n++] = out;
-            for (;;) {
-                if (*p == '\0')
-                    return -1;   /* unterminated quote */
-                if (*p == '"' && p[1] == '"') {
-                    *out++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *out++ = *p++;
-                }
-            }
-            *out = '\0';
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            return *p ? -1 : n;
-        }
-        fields[n++] = p;
-        char *comma = strchr(p, ',');
-        if (!comma)
-            return n;
-        *comma = '\0';
-        p = comma + 1;
-    }
-}
-
-enum { C_BOARD, C_DEVICE, C_KERNEL, C_ROWS, C_COLS, C_BX, C_BY, C_GBPS, C_PEAK, C_COPY, C_GPW,
-       C_SEM, C_STATUS, C_ELEM, C_MODE, C_RUN, C_HOST, C_N };
-/* The columns compare reads, in the order of the enum: names of the column table
- * (log_columns.h), checked when this file compiles, so a column renamed there cannot leave
- * the reader looking for a name no log has. */
-#define READ_COLUMNS(X) X(board) X(device) X(kernel) X(rows) X(cols) X(block_x) X(block_y) \
-    X(gbps) X(frac_peak) X(frac_copy) X(gbps_per_w) X(rel_sem) X(status) X(elem) X(power_mode) \
-    X(run_id) X(host)
-#define IS_COLUMN(n) _Static_assert(offsetof(struct tb_row, n) < sizeof(struct tb_row), #n);
-READ_COLUMNS(IS_COLUMN)
-#define COLUMN_NAME(n) #n,
-static const char *const wanted[C_N] = { READ_COLUMNS(COLUMN_NAME) };
-static const bool required[C_N] = { true, false, true, true, true, false, false, true };
-
-static double num(const char *s)
-{
-    char *end;
-    if (!s || !*s)
-        return NAN;
-    double v = strtod(s, &end);
-    return *end ? NAN : v;
-}
-
-/* Reads one log; returns the rows it added, or -1 when the file is not a log at all.
- * Problems are reported naming file and line; readable rows are always kept. */
-int tb_compare_read(const char *path, struct recs *out, int *problems)
-{
-    gzFile gz = gzopen(path, "rb");
-    if (!gz) {
-        error("compare: cannot open '%s': %s", path, strerror(errno ? errno : ENOENT));
-        (*problems)++;
-        return -1;
-    }
-    static char line[16384];
-    int col[C_N];
-    bool have_header = false, ended = false;
-    long lineno = 0, added = 0;
-    int format = 0;
-    char *fields[256];
-    int nhead = 0;
-    while (gzgets(gz, line, sizeof(line))) {
-        lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
-            error("compare: %s:%ld: line longer than %zu bytes; skipped", path, lineno,
-                  sizeof(line));
-            (*problems)++;
-            int ch;
-            while ((ch = gzgetc(gz)) != -1 && ch != '\n')
-                ;
-            continue;
-        }
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#') {
-            sscanf(line, "# log_format: %d", &format);
-            if (!strncmp(line, "# end:", 6))
-                ended = true;
-            continue;
-        }
-        if (!line[0])
-            continue;
-        if (!have_header) {
-            nhead = tb_csv_split(line, fields, 256);
-            for (int c = 0; c < C_N; c++) {
-                col[c] = -1;
-                for (int i = 0; i < nhead; i++)
-                    if (!strcmp(fields[i], wanted[c]))
-                        col[c] = i;
-                if (col[c] < 0 && required[c]) {
-                    error("compare: %s:%ld: not a transpose-bench log (no '%s' column)", path,
-                          lineno, wanted[c]);
-                    (*problems)++;
-                    gzclose(gz);
-                    return -1;
-                }
-            }
-            if (format > TB_LOG_FORMAT)
-                warning("compare: %s: log format %d is newer than this tool's %d; reading the "
-                        "columns it knows", path, format, TB_LOG_FORMAT);
-            have_header = true;
-            continue;
-        }
-        int nf = tb_csv_split(line, fields, 256);
-        if (nf != nhead) {
-            error("compare: %s:%ld: %d fields where the header has %d; row skipped", path, lineno,
-                  nf, nhead);
-            (*problems)++;
-            continue;
-        }
-        struct rec r;
-        memset(&r, 0, sizeof(r));
-#define STR(c, dst) tb_strlcpy(dst, col[c] >= 0 ? fields[col[c]] : "", sizeof(dst))
-#define NUM(c) (col[c] >= 0 ? num(fields[col[c]]) : NAN)
-        STR(C_BOARD, r.board);
-        STR(C_DEVICE, r.device);
-        STR(C_KERNEL, r.kernel);
-        STR(C_STATUS, r.status);
-        STR(C_ELEM, r.elem);
-        STR(C_MODE, r.power_mode);
-        STR(C_HOST, r.host);
-        if (!r.elem[0])
-            tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
-        if (col[C_RUN] >= 0) {   /* the night: the date in the run_id's stamp */
-            char name[NAME_MAX + 16];
-            time_t t;
-            snprintf(name, sizeof(name), "%.200s.csv.gz", fields[col[C_RUN]]);
-            struct tm tm;
-            char host[64];
-            if (tb_log_name_parse(name, host, sizeof(host), NULL, 0, &t) && gmtime_r(&t, &tm)) {
-                strftime(r.night, sizeof(r.night), "%Y-%m-%d", &tm);
-                if (!r.host[0])   /* a log without the host column: the run_id names it */
-                    tb_strlcpy(r.host, host, sizeof(r.host));
-            }
-        }
-        /* range-check before converting: a double out of long's range is undefined (found
-         * by fuzz_compare) */
-        double rows = NUM(C_ROWS), cols = NUM(C_COLS), bx = NUM(C_BX), by = NUM(C_BY);
-        r.rows = rows >= 1 && rows <= 1e13 ? (long)rows : 0;
-        r.cols = cols >= 1 && cols <= 1e13 ? (long)cols : 0;
-        r.bx = bx >= 0 && bx <= 1e6 ? (int)bx : 0;
-        r.by = by >= 0 && by <= 1e6 ? (int)by : 0;
-        r.gbps = NUM(C_GBPS);
-        r.frac_peak = NUM(C_PEAK);
-        r.frac_copy = NUM(C_COPY);
-        r.gbps_per_w = NUM(C_GPW);
-        r.rel_sem = NUM(C_SEM);
-#undef STR
-#undef NUM
-        if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
-            error("compare: %s:%ld: row without a kernel or size; skipped", path, lineno);
-            (*problems)++;
-            continue;
-        }
-        if (recs_push(out, &r) == 0)
-            added++;
-    }
-    int zerr = 0;
-    const char *msg = gzerror(gz, &zerr);
-    if (zerr != Z_OK && zerr != Z_STREAM_END) {
-        error("compare: %s: unreadable after line %ld (%s); using the %ld rows read", path, lineno,
-              msg, added);
-        (*problems)++;
-    } else if (have_header && !ended) {
-        warning("compare: %s: no end marker (run interrupted or still running); using its %ld rows",
-                path, added);
-    }
-    gzclose(gz);
-    if (!have_header) {
-        error("compare: %s: not a transpose-bench log (no header line)", path);
-        (*problems)++;
-        return -1;
-    }
-    return (int)added;
-}
-
-bool tb_compare_usable(const struct rec *r)
-{
-    return !isnan(r->gbps) && (!strcmp(r->status, "ok") || !strcmp(r->status, "suspect") ||
-                               !r->status[0]);
-}
-
-static int by_size_kernel(const void *a, const void *b)
-{
-    const struct rec *x = a, *y = b;
     double sx = (double)x->rows * x->cols, sy = (double)y->rows * y->cols;
     if (sx != sy)
         return sx < sy ? -1 : 1;
@@ -251,35 +35,32 @@ static int by_size_kernel(const void *a, const void *b)
         return x->rows < y->rows ? -1 : 1;
     if (x->cols != y->cols)
         return x->cols < y->cols ? -1 : 1;
-    int c = strcmp(x->kernel, y->kernel);
-    if (!c)
-        c = strcmp(x->board, y->board);
-    if (!c)
-        c = strcmp(x->device, y->device);
-    if (!c)
-        c = strcmp(x->elem, y->elem);
-    return c ? c : strcmp(x->power_mode, y->power_mode);
+    int c;
+    if ((c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->board, y->board)) ||
+        ((what & K_HOST) && (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id))) ||
+        (c = strcmp(x->device, y->device)) || (c = strcmp(x->elem, y->elem)) ||
+        (c = strcmp(x->power_mode, y->power_mode)))
+        return c;
+    if (!(what & K_BLOCK))
+        return 0;
+    return x->bx != y->bx ? (x->bx < y->bx ? -1 : 1) : (x->by > y->by) - (x->by < y->by);
 }
 
-/* One kernel at one size on one board and device, with one element type in one power
- * mode: a u8 and a double point, or a 5W and a MAXN night, are never merged. The order's
- * key, so that a group is a run of the sorted rows. */
-static bool same_group(const struct rec *a, const struct rec *b)
-{
-    return by_size_kernel(a, b) == 0;
-}
+static int by_all(const void *a, const void *b) { return by_key(a, b, K_HOST | K_BLOCK); }
+static int by_all_but_host(const void *a, const void *b) { return by_key(a, b, K_BLOCK); }
 
-/* Best point of each (size, kernel, board, device, element type, power mode) into out;
- * sorts in. */
-static size_t best_points(struct recs *in, struct rec *out)
+/* The best usable point of each group (by_key with what) into out; sorts in. One kernel at
+ * one size on one board, host and device, with one element type in one power mode: a u8 and
+ * a double point, a 5W and a MAXN night, two Nanos, are never merged. */
+static size_t best_points(struct rec *in, size_t n_in, struct rec *out, unsigned what)
 {
     size_t n = 0;
-    qsort(in->v, in->n, sizeof(*in->v), by_size_kernel);
-    for (size_t i = 0; i < in->n; i++) {
-        const struct rec *r = &in->v[i];
-        if (!tb_compare_usable(r))
+    qsort(in, n_in, sizeof(*in), what & K_HOST ? by_all : by_all_but_host);
+    for (size_t i = 0; i < n_in; i++) {
+        const struct rec *r = &in[i];
+        if (!tb_log_usable(r))
             continue;
-        if (n && same_group(&out[n - 1], r)) {
+        if (n && by_key(&out[n - 1], r, what) == 0) {
             /* the fastest point, with the best GB/s per W measured for the group (a power
              * run and a bench run of the same board need not share their fastest point) */
             double pw = fmax(out[n - 1].gbps_per_w, r->gbps_per_w);   /* fmax skips NAN */
@@ -293,60 +74,65 @@ static size_t best_points(struct recs *in, struct rec *out)
     return n;
 }
 
-enum format { F_TABLE, F_MARKDOWN, F_CSV };
+/* The CSV columns keep the order they always had (scripts read them): element and power mode
+ * come last there, and early in the tables people read. */
+static const struct tb_table_col best_cols[] = {
+    { .name = "rows", .head = "rows", .kind = 'N', .data_only = true },
+    { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
+    { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
+    { .name = "board", .head = "board", .kind = 'S', .width = 18, .cut = true },
+    { .name = "elem", .head = "element", .kind = 'S', .width = 7, .text_only = true },
+    { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 10, .cut = true,
+      .text_only = true },
+    { .name = "device", .head = "device", .kind = 'S', .width = 28, .cut = true },
+    { .name = "gbps", .head = "best GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
+    { .name = "block", .head = "block", .kind = 'S', .width = 8, .text_only = true },
+    { .name = "block_x", .head = "block x", .kind = 'N', .data_only = true },
+    { .name = "block_y", .head = "block y", .kind = 'N', .data_only = true },
+    { .name = "frac_peak", .head = "of peak", .kind = 'N', .dec = 3, .width = 8, .data_dec = 4 },
+    { .name = "frac_copy", .head = "of memcpy", .kind = 'N', .dec = 3, .width = 9, .data_dec = 4 },
+    { .name = "gbps_per_w", .head = "GB/s per W", .kind = 'N', .dec = 3, .width = 10,
+      .data_dec = 4 },
+    { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
+    { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+    { .name = "elem", .head = "element", .kind = 'S', .data_only = true },
+    { .name = "power_mode", .head = "power mode", .kind = 'S', .data_only = true },
+};
 
-static void print_best(const struct rec *v, size_t n, enum format f)
+static void block_text(char *buf, size_t n, const struct rec *r)
 {
-    if (f == F_CSV)
-        printf("rows,cols,kernel,board,device,gbps,block_x,block_y,frac_peak,frac_copy,gbps_per_w,"
-               "elem,power_mode\n");
-    long lr = -1, lc = -1;
+    if (r->bx)
+        snprintf(buf, n, "%dx%d", r->bx, r->by);
+    else
+        snprintf(buf, n, "-");
+}
+
+static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
+{
+    struct tb_table t;
+    tb_table_begin(&t, d, "best", "", best_cols, ARRAY_SIZE(best_cols));
     for (size_t i = 0; i < n; i++) {
         const struct rec *r = &v[i];
-        char g[32], p[32], c[32], w[32], blk[32];
-        tb_fmt_num(g, sizeof(g), r->gbps, 1);
-        tb_fmt_num(p, sizeof(p), r->frac_peak, 3);
-        tb_fmt_num(c, sizeof(c), r->frac_copy, 3);
-        tb_fmt_num(w, sizeof(w), r->gbps_per_w, 3);
-        if (r->bx)
-            snprintf(blk, sizeof(blk), "%dx%d", r->bx, r->by);
-        else
-            snprintf(blk, sizeof(blk), "-");
-        if (f == F_CSV) {
-            printf("%ld,%ld,%s,%s,\"%s\",%s,%d,%d,%s,%s,%s,%s,\"%s\"\n", r->rows, r->cols,
-                   r->kernel, r->board, r->device, isnan(r->gbps) ? "" : g, r->bx, r->by,
-                   isnan(r->frac_peak) ? "" : p, isnan(r->frac_copy) ? "" : c,
-                   isnan(r->gbps_per_w) ? "" : w, r->elem, r->power_mode);
-            continue;
+        if (i == 0 || r->rows != v[i - 1].rows || r->cols != v[i - 1].cols) {
+            char h[64];
+            snprintf(h, sizeof(h), "%ld x %ld", r->rows, r->cols);
+            tb_table_section(&t, h);
         }
-        if (r->rows != lr || r->cols != lc) {
-            if (f == F_MARKDOWN)
-                printf("\n### %ld x %ld\n\n| kernel | board | element | power mode | device | "
-                       "best GB/s | block | of peak | of memcpy | GB/s per W |\n"
-                       "|---|---|---|---|---|---:|---|---:|---:|---:|\n", r->rows, r->cols);
-            else
-                printf("\n%ld x %ld\n  %-16s %-18s %-6s %-10s %-28s %10s %-8s %8s %9s %10s\n",
-                       r->rows, r->cols, "kernel", "board", "elem", "mode", "device", "best GB/s",
-                       "block", "of peak", "of memcpy", "GB/s per W");
-            lr = r->rows;
-            lc = r->cols;
-        }
-        if (f == F_MARKDOWN)
-            printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->kernel, r->board,
-                   r->elem, r->power_mode[0] ? r->power_mode : "-", r->device, g, blk, p, c, w);
-        else
-            printf("  %-16s %-18.18s %-6s %-10.10s %-28.28s %10s %-8s %8s %9s %10s\n", r->kernel,
-                   r->board, r->elem, r->power_mode[0] ? r->power_mode : "-", r->device, g, blk,
-                   p, c, w);
+        char blk[32];
+        block_text(blk, sizeof(blk), r);
+        struct tb_cell c[] = {
+            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
+            TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(r->power_mode), TB_TEXT(r->device),
+            TB_NUM(r->gbps), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by), TB_NUM(r->frac_peak),
+            TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_TEXT(r->host), TB_TEXT(r->host_id),
+            TB_TEXT(r->elem), TB_TEXT(r->power_mode),
+        };
+        tb_table_row(&t, c);
     }
+    tb_table_end(&t);
 }
 
 /* ---- baseline --------------------------------------------------------------------- */
-
-static bool same_point(const struct rec *a, const struct rec *b)
-{
-    return same_group(a, b) && a->bx == b->bx && a->by == b->by;
-}
 
 /* faster/slower/same: the difference must exceed both 1% and 3 combined standard errors. */
 const char *tb_compare_verdict(double base, double now, double sem_base, double sem_now,
@@ -361,34 +147,48 @@ const char *tb_compare_verdict(double base, double now, double sem_base, double 
     return *delta > 0 ? "faster" : "slower";
 }
 
-static int print_baseline(const struct recs *now, const struct recs *base, enum format f,
-                          double threshold_pct)
+static const struct tb_table_col base_cols[] = {
+    { .name = "rows", .head = "rows", .kind = 'N', .data_only = true },
+    { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
+    { .name = "size", .head = "size", .kind = 'S', .width = 12, .text_only = true },
+    { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
+    { .name = "board", .head = "board", .kind = 'S', .width = 18, .cut = true },
+    { .name = "device", .head = "device", .kind = 'S', .data_only = true },
+    { .name = "block", .head = "block", .kind = 'S', .width = 8, .text_only = true },
+    { .name = "block_x", .head = "block x", .kind = 'N', .data_only = true },
+    { .name = "block_y", .head = "block y", .kind = 'N', .data_only = true },
+    { .name = "base_gbps", .head = "baseline", .kind = 'N', .dec = 1, .width = 12,
+      .data_dec = 2 },
+    { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
+    { .name = "delta_pct", .head = "change", .kind = 'P', .dec = 1, .width = 8, .data_dec = 2 },
+    { .name = "verdict", .head = "verdict", .kind = 'S', .width = 6 },
+    { .name = "regression", .head = "", .kind = 'S', .width = 10, .blank = true },
+    { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
+    { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+    { .name = "elem", .head = "element", .kind = 'S', .width = 7 },
+    { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 10, .cut = true },
+};
+
+/* The best of each point now against the best of the same point in the baseline logs (a
+ * night with a manual run and the cron run is one night, not a regression of itself).
+ * Returns the regressions, or -1 when nothing matched. */
+static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
+                          const struct rec *base, size_t nb, double threshold_pct)
 {
+    struct tb_table t;
+    tb_table_begin(&t, d, "baseline", "", base_cols, ARRAY_SIZE(base_cols));
     int regressions = 0;
-    if (f == F_CSV)
-        printf("rows,cols,kernel,board,device,block_x,block_y,base_gbps,gbps,delta_pct,verdict\n");
-    else if (f == F_MARKDOWN)
-        printf("| size | kernel | board | block | baseline GB/s | GB/s | change | verdict |\n"
-               "|---|---|---|---|---:|---:|---:|---|\n");
-    else
-        printf("  %-12s %-16s %-18s %-8s %12s %10s %8s  %s\n", "size", "kernel", "board", "block",
-               "baseline", "GB/s", "change", "verdict");
     size_t matched = 0, other_mode = 0;
-    for (size_t i = 0; i < now->n; i++) {
-        const struct rec *r = &now->v[i];
-        if (!tb_compare_usable(r))
-            continue;
-        const struct rec *b = NULL;
+    for (size_t i = 0; i < nn; i++) {
+        const struct rec *r = &now[i], *b = NULL;
         bool mode_differs = false;
-        for (size_t j = 0; j < base->n; j++) {
-            if (!tb_compare_usable(&base->v[j]))
-                continue;
-            if (same_point(r, &base->v[j]))
-                b = &base->v[j];
-            else {
-                struct rec m = base->v[j];
+        for (size_t j = 0; j < nb && !b; j++) {
+            if (by_key(r, &base[j], K_BLOCK) == 0) {
+                b = &base[j];
+            } else {
+                struct rec m = base[j];
                 tb_strlcpy(m.power_mode, r->power_mode, sizeof(m.power_mode));
-                mode_differs |= same_point(r, &m);
+                mode_differs |= by_key(r, &m, K_BLOCK) == 0;
             }
         }
         if (!b) {
@@ -400,27 +200,21 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
         const char *v = tb_compare_verdict(b->gbps, r->gbps, b->rel_sem, r->rel_sem, &delta);
         bool regressed = !strcmp(v, "slower") && -delta * 100 > threshold_pct;
         regressions += regressed;
-        char size[32], blk[32];
+        char size[48], blk[32];
         snprintf(size, sizeof(size), "%ldx%ld", r->rows, r->cols);
-        if (r->bx)
-            snprintf(blk, sizeof(blk), "%dx%d", r->bx, r->by);
-        else
-            snprintf(blk, sizeof(blk), "-");
-        const char *mark = regressed ? " REGRESSION" : "";
-        if (f == F_CSV)
-            printf("%ld,%ld,%s,%s,\"%s\",%d,%d,%.2f,%.2f,%.2f,%s%s\n", r->rows, r->cols, r->kernel,
-                   r->board, r->device, r->bx, r->by, b->gbps, r->gbps, delta * 100, v,
-                   regressed ? "-regression" : "");
-        else if (f == F_MARKDOWN)
-            printf("| %s | %s | %s | %s | %.1f | %.1f | %+.1f%% | %s%s |\n", size, r->kernel,
-                   r->board, blk, b->gbps, r->gbps, delta * 100, v, mark);
-        else
-            printf("  %-12s %-16s %-18.18s %-8s %12.1f %10.1f %+7.1f%%  %s%s\n", size, r->kernel,
-                   r->board, blk, b->gbps, r->gbps, delta * 100, v, mark);
+        block_text(blk, sizeof(blk), r);
+        struct tb_cell c[] = {
+            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(size), TB_TEXT(r->kernel),
+            TB_TEXT(r->board), TB_TEXT(r->device), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by),
+            TB_NUM(b->gbps), TB_NUM(r->gbps), TB_NUM(delta * 100), TB_TEXT(v),
+            TB_TEXT(regressed ? "REGRESSION" : ""), TB_TEXT(r->host), TB_TEXT(r->host_id),
+            TB_TEXT(r->elem), TB_TEXT(r->power_mode),
+        };
+        tb_table_row(&t, c);
     }
-    if (f != F_CSV)
-        printf("\n%zu points compared, %d regressed beyond %.1f%%\n", matched, regressions,
-               threshold_pct);
+    tb_table_end(&t);
+    tb_doc_note(d, "%zu points compared, %d regressed beyond %.1f%%", matched, regressions,
+                threshold_pct);
     if (other_mode)
         warning("compare: %zu point(s) match the baseline only in another power mode: not "
                 "compared (a 5W night is no regression of a MAXN one)", other_mode);
@@ -435,18 +229,156 @@ static int print_baseline(const struct recs *now, const struct recs *base, enum 
 /* ---- main ------------------------------------------------------------------------- */
 
 static const char usage[] =
-    "usage: transpose-bench compare LOG... [--baseline LOG]... [--threshold PERCENT]\n"
-    "                               [--format table|markdown|csv] [--plot FILE.svg|.png]\n"
+    "usage: transpose-bench compare LOG... [--baseline LOG|'PATTERN']... [--threshold PERCENT]\n"
+    "                               [--format " TB_FORMAT_NAMES "] [--plot FILE.svg|.png]\n"
     "                               [--html FILE.html]\n"
     "\n"
     "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"
-    "  best point per board: GB/s, block shape, fraction of peak, fraction of memcpy, and\n"
-    "  the best GB/s per watt measured for it. With --baseline (repeatable), compares the same points instead:\n"
-    "  faster / slower / same, where 'same' means within 1% or three combined standard\n"
-    "  errors; exits 1 when a point is slower by more than --threshold (default 5%).\n"
+    "  best point per board and host: GB/s, block shape, fraction of peak, fraction of\n"
+    "  memcpy, and the best GB/s per watt measured for it; nights that failed before\n"
+    "  measuring are listed with their reason. With --baseline (repeatable; a quoted glob\n"
+    "  pattern takes every log it matches, e.g. yesterday's manual and cron runs), compares\n"
+    "  the best of each point on either side instead: faster / slower / same, where 'same'\n"
+    "  means within 1% or three combined standard errors; exits 1 when a point is slower by\n"
+    "  more than --threshold (default 5%), 2 when no point matched.\n"
+    "  --format json: one object, {\"schema\": \"transpose-bench/compare/1\", \"best\" or\n"
+    "  \"baseline\": [rows], \"failed_nights\": [rows]} (doc/log-format.md).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"
     "  on a log axis, GB/s per W; no network fetches); --plot draws the same charts with\n"
-    "  gnuplot (.svg or .png).\n";
+    "  gnuplot (.svg or .png). Neither may name a log or an input (exit 2).\n";
+
+struct opts {
+    char **base;           /* baseline logs, each pattern expanded */
+    size_t nbase;
+    const char *plot_file, *html_file;
+    enum tb_format f;
+    double threshold;
+};
+
+/* A --baseline: a log, or a pattern of logs (glob(3); a name that matches nothing stays as
+ * it is, to be said unreadable). */
+static int add_baseline(struct opts *o, const char *arg)
+{
+    glob_t g;
+    if (glob(arg, GLOB_NOCHECK, NULL, &g) != 0)
+        return error("compare: --baseline '%s': cannot expand the pattern", arg);
+    char **v = realloc(o->base, (o->nbase + g.gl_pathc) * sizeof(*v));
+    int rc = v ? 0 : error("compare: out of memory");
+    for (size_t i = 0; v && i < g.gl_pathc; i++)
+        if (!(v[o->nbase] = strdup(g.gl_pathv[i])))
+            rc = error("compare: out of memory");
+        else
+            o->nbase++;
+    if (v)
+        o->base = v;
+    globfree(&g);
+    return rc;
+}
+
+static void free_opts(struct opts *o)
+{
+    for (size_t i = 0; i < o->nbase; i++)
+        free(o->base[i]);
+    free(o->base);
+}
+
+/* 0, or -1 after a usage error (said). */
+static int parse(int argc, char **argv, struct opts *o)
+{
+    static const struct option opts[] = {
+        { "baseline", required_argument, NULL, 'B' }, { "format", required_argument, NULL, 'f' },
+        { "plot", required_argument, NULL, 'p' }, { "threshold", required_argument, NULL, 't' },
+        { "html", required_argument, NULL, 'H' }, { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        char *end;
+        switch (opt) {
+        case 'B':
+            if (add_baseline(o, optarg) < 0)
+                return -1;
+            break;
+        case 'p': o->plot_file = optarg; break;
+        case 'H': o->html_file = optarg; break;
+        case 'f':
+            if (tb_format_parse(optarg, &o->f) < 0)
+                return error("compare: --format '%s': expected %s", optarg, tb_format_names);
+            break;
+        case 't':
+            o->threshold = strtod(optarg, &end);
+            if (*end || !(o->threshold >= 0))
+                return error("compare: --threshold '%s': expected a percentage", optarg);
+            break;
+        default:
+            fputs(usage, stderr);
+            return -1;
+        }
+    }
+    if (o->html_file && o->nbase)
+        return error("compare: --html draws the best points, not a comparison with --baseline: "
+                     "give one of them");
+    if (optind >= argc) {
+        error("compare: no log given");
+        fputs(usage, stderr);
+        return -1;
+    }
+    /* a page or a plot never goes over a log or an input: checked before anything is read */
+    for (int k = 0; k < 2; k++) {
+        const char *out = k ? o->plot_file : o->html_file;
+        if (out && (tb_report_check_output("compare", out, (const char *const *)argv + optind,
+                                           (size_t)(argc - optind)) < 0 ||
+                    tb_report_check_output("compare", out, (const char *const *)o->base,
+                                           o->nbase) < 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* The best points: the table, the page, the plot. Returns the exit code so far. */
+static int show_best(struct tb_doc *d, const struct opts *o, struct tb_logset *now,
+                     size_t nlogs, int code)
+{
+    struct rec *best = calloc(now->n ? now->n : 1, sizeof(*best));
+    if (!best) {
+        error("compare: out of memory for %zu rows", now->n);
+        return TB_EXIT_FAIL;
+    }
+    size_t nb = best_points(now->v, now->n, best, K_HOST);
+    if (!o->nbase)
+        print_best(d, best, nb);
+    if (o->html_file && tb_report_compare(best, nb, nlogs, o->html_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (o->html_file && d->f != TB_FMT_CSV && d->f != TB_FMT_JSON)
+        tb_doc_note(d, "page: %s", o->html_file);
+    if (o->plot_file && tb_report_compare_plot(best, nb, o->plot_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (o->plot_file)
+        tb_doc_note(d, "plot: %s", o->plot_file);
+    free(best);
+    return code;
+}
+
+static int run_baseline(struct tb_doc *d, const struct opts *o, struct tb_logset *now,
+                        struct tb_logset *old, int code)
+{
+    struct rec *bn = calloc(now->n ? now->n : 1, sizeof(*bn));
+    struct rec *bo = calloc(old->n ? old->n : 1, sizeof(*bo));
+    if (!bn || !bo) {
+        free(bn);
+        free(bo);
+        error("compare: out of memory");
+        return TB_EXIT_FAIL;
+    }
+    size_t nn = best_points(now->v, now->n, bn, K_HOST | K_BLOCK);
+    size_t no = best_points(old->v, old->n, bo, K_BLOCK);
+    int reg = print_baseline(d, bn, nn, bo, no, o->threshold);
+    free(bn);
+    free(bo);
+    if (reg < 0)
+        return TB_EXIT_USAGE;   /* a nightly gate must not pass on nothing compared */
+    return reg > 0 ? TB_EXIT_FAIL : code;
+}
 
 int tb_compare_main(int argc, char **argv)
 {
@@ -455,110 +387,45 @@ int tb_compare_main(int argc, char **argv)
             fputs(usage, stdout);
             return TB_EXIT_OK;
         }
-    static const struct option opts[] = {
-        { "baseline", required_argument, NULL, 'B' }, { "format", required_argument, NULL, 'f' },
-        { "plot", required_argument, NULL, 'p' }, { "threshold", required_argument, NULL, 't' },
-        { "html", required_argument, NULL, 'H' },
-        { NULL, 0, NULL, 0 },
-    };
-    const char **base = calloc((size_t)argc, sizeof(char *));
-    size_t nbase = 0;
-    const char *plot_file = NULL, *html_file = NULL;
-    enum format f = F_TABLE;
-    double threshold = 5;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'B': base[nbase++] = optarg; break;
-        case 'p': plot_file = optarg; break;
-        case 'H': html_file = optarg; break;
-        case 'f':
-            if (!strcmp(optarg, "table")) f = F_TABLE;
-            else if (!strcmp(optarg, "markdown")) f = F_MARKDOWN;
-            else if (!strcmp(optarg, "csv")) f = F_CSV;
-            else {
-                error("compare: --format '%s': expected table, markdown or csv", optarg);
-                free(base);
-                return TB_EXIT_USAGE;
-            }
-            break;
-        case 't': {
-            char *end;
-            threshold = strtod(optarg, &end);
-            if (*end || !(threshold >= 0)) {
-                error("compare: --threshold '%s': expected a percentage", optarg);
-                free(base);
-                return TB_EXIT_USAGE;
-            }
-            break;
-        }
-        default:
-            fputs(usage, stderr);
-            free(base);
-            return TB_EXIT_USAGE;
-        }
-    }
-    if (html_file && nbase) {
-        error("compare: --html draws the best points, not a comparison with --baseline: "
-              "give one of them");
-        free(base);
+    struct opts o = { .f = TB_FMT_TABLE, .threshold = 5 };
+    if (parse(argc, argv, &o) < 0) {
+        free_opts(&o);
         return TB_EXIT_USAGE;
     }
-    if (optind >= argc) {
-        error("compare: no log given");
-        fputs(usage, stderr);
-        free(base);
-        return TB_EXIT_USAGE;
-    }
-    struct recs now = { 0 }, old = { 0 };
-    int problems = 0;
+    struct tb_logset now, old;
+    tb_logset_init(&now, "compare");
+    tb_logset_init(&old, "compare");
     for (int i = optind; i < argc; i++)
-        tb_compare_read(argv[i], &now, &problems);
-    for (size_t i = 0; i < nbase; i++)
-        tb_compare_read(base[i], &old, &problems);
-    free(base);
-    int code = problems ? TB_EXIT_FAIL : TB_EXIT_OK;
-    if (now.n == 0) {
-        error("compare: no readable rows");
-        free(now.v);
-        free(old.v);
-        return TB_EXIT_FAIL;
+        tb_logread(&now, argv[i]);
+    for (size_t i = 0; i < o.nbase; i++)
+        tb_logread(&old, o.base[i]);
+    tb_logset_fill_ids(&now);   /* an old log without a machine-id joins its one machine */
+    int code = now.problems || old.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
+    struct tb_doc d;
+    tb_doc_begin(&d, stdout, o.f, "compare");
+    size_t usable = 0;
+    for (size_t i = 0; i < now.n; i++)
+        usable += tb_log_usable(&now.v[i]);
+    if (usable == 0) {
+        error("compare: no measured row in the logs given");
+        code = TB_EXIT_FAIL;
+        if (!o.nbase)
+            print_best(&d, NULL, 0);   /* JSON: its table, empty */
+    } else {
+        if (o.nbase)
+            code = run_baseline(&d, &o, &now, &old, code);
+        if (!o.nbase || o.plot_file)
+            code = show_best(&d, &o, &now, (size_t)(argc - optind), code) == TB_EXIT_FAIL
+                   ? TB_EXIT_FAIL : code;
     }
-    if (nbase) {
-        int reg = print_baseline(&now, &old, f, threshold);
-        if (reg < 0)
-            code = TB_EXIT_USAGE;   /* a nightly gate must not pass on nothing compared */
-        else if (reg > 0)
-            code = TB_EXIT_FAIL;
-    }
-    if (!nbase || plot_file) {   /* the best points: the table, the page, the plot */
-        struct rec *best = calloc(now.n, sizeof(*best));
-        if (!best) {
-            error("compare: out of memory for %zu rows", now.n);
-            free(now.v);
-            free(old.v);
-            return TB_EXIT_FAIL;
-        }
-        size_t nb = best_points(&now, best);   /* the baseline, if any, is done with now */
-        if (!nbase)
-            print_best(best, nb, f);
-        if (html_file && tb_report_compare(best, nb, (size_t)(argc - optind), html_file) < 0)
-            code = TB_EXIT_FAIL;
-        else if (html_file && f != F_CSV)
-            printf("page: %s\n", html_file);
-        if (plot_file && tb_report_compare_plot(best, nb, plot_file) < 0)
-            code = TB_EXIT_FAIL;
-        else if (plot_file && f != F_CSV)
-            printf("plot: %s\n", plot_file);
-        free(best);
-    }
-    free(now.v);
-    free(old.v);
+    tb_report_failed_nights(&d, &now, "compare");
     /* a table cut short by a full disk must not pass for a whole one */
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        error("compare: cannot write the output: %s", strerror(errno));
+    if (tb_doc_end(&d) < 0) {
+        error("compare: cannot write the output: %s", strerror(errno ? errno : EIO));
         code = TB_EXIT_FAIL;
     }
+    tb_logset_free(&now);
+    tb_logset_free(&old);
+    free_opts(&o);
     return code;
 }

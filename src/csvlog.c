@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "log_meta.h"
 #include "util.h"
 
 const struct tb_column tb_columns[] = {
@@ -26,6 +27,30 @@ const struct tb_column tb_columns[] = {
 #undef X
 };
 const size_t tb_n_columns = ARRAY_SIZE(tb_columns);
+
+const struct tb_meta_key tb_meta_keys[TB_META_N] = {
+#define X(id, key, when, doc) { key, when, doc },
+    TB_LOG_META(X)
+#undef X
+};
+
+const char *tb_meta_value(const char *line, enum tb_meta id)
+{
+    const char *key = tb_meta_keys[id].key;
+    size_t n = strlen(key);
+    if (line[0] != '#' || line[1] != ' ' || strncmp(line + 2, key, n) || line[2 + n] != ':')
+        return NULL;
+    line += 3 + n;
+    return *line == ' ' ? line + 1 : line;
+}
+
+int tb_meta_known(const char *key)
+{
+    for (size_t i = 0; i < TB_META_N; i++)
+        if (!strcmp(tb_meta_keys[i].key, key))
+            return 1;
+    return 0;
+}
 
 struct tb_csvlog {
     gzFile gz;
@@ -259,13 +284,13 @@ const char *tb_csvlog_run_id(const struct tb_csvlog *l) { return l->run_id; }
 
 int tb_csvlog_preamble(struct tb_csvlog *l, const char *version)
 {
-    int rc = tb_csvlog_meta(l, "transpose-bench", "%s", version);
+    int rc = tb_csvlog_meta(l, TB_META(transpose_bench), "%s", version);
     if (!rc)
-        rc = tb_csvlog_meta(l, "log_format", "%d", TB_LOG_FORMAT);
+        rc = tb_csvlog_meta(l, TB_META(log_format), "%d", TB_LOG_FORMAT);
     if (!rc)
-        rc = tb_csvlog_meta(l, "run_id", "%s", l->run_id);
+        rc = tb_csvlog_meta(l, TB_META(run_id), "%s", l->run_id);
     if (!rc)
-        rc = tb_csvlog_meta(l, "started_utc", "%s", l->started);
+        rc = tb_csvlog_meta(l, TB_META(started_utc), "%s", l->started);
     return rc;
 }
 
@@ -356,7 +381,7 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
         return 0;
     if (!l->err) {
         char line[512];
-        snprintf(line, sizeof(line), "# end: %s, %ld rows", how, l->rows);
+        snprintf(line, sizeof(line), "# %s: %s, %ld rows", TB_META(end), how, l->rows);
         put_line(l, line, false);
         if (!l->err && (gzflush(l->gz, Z_FINISH) != Z_OK ||
                         (fdatasync(l->fd) < 0 && errno != EINVAL && errno != EROFS)))

@@ -6,8 +6,9 @@
  *   i and night i+1 are both beyond the band on the same side (a change-point that holds for
  *   two nights, never one noisy night), and goes on while nights stay beyond the band it
  *   started from.
- * Exit 1 when the latest night is inside a slowdown.
- * Not here: reading logs (compare.c). */
+ * Exit 1 when the latest night is inside a slowdown, when a board's latest night failed, or
+ * when a log could not be read.
+ * Not here: reading logs (logread.c), the output formats (table.c). */
 #include "history.h"
 
 #include <errno.h>
@@ -17,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "logread.h"
 #include "report.h"
 #include "stats.h"
+#include "table.h"
 #include "util.h"
 
 #define HIST_NIGHTS 7       /* nights in a baseline */
@@ -27,10 +29,11 @@
 #define HIST_FLOOR 0.03     /* a band never narrower than 3% */
 
 /* The series a row belongs to: board, host, device, kernel, element type, power mode, size. */
-static int by_series(const struct tb_compare_rec *x, const struct tb_compare_rec *y)
+static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
 {
     int c;
-    if ((c = strcmp(x->board, y->board)) || (c = strcmp(x->host, y->host)) ||
+    if ((c = strcmp(x->board, y->board)) ||
+        (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
         (c = strcmp(x->device, y->device)) ||
         (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
         (c = strcmp(x->power_mode, y->power_mode)))
@@ -43,14 +46,14 @@ static int by_series(const struct tb_compare_rec *x, const struct tb_compare_rec
 /* Series, then nights in order, the best of a night first. */
 static int by_group_night(const void *a, const void *b)
 {
-    const struct tb_compare_rec *x = a, *y = b;
+    const struct tb_log_rec *x = a, *y = b;
     int c;
     if ((c = by_series(x, y)) || (c = strcmp(x->night, y->night)))
         return c;
     return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
 }
 
-static bool same_series(const struct tb_compare_rec *a, const struct tb_compare_rec *b)
+static bool same_series(const struct tb_log_rec *a, const struct tb_log_rec *b)
 {
     return by_series(a, b) == 0;
 }
@@ -77,11 +80,56 @@ static int side(double x, double base, double band)
     return x < base * (1 - band) ? -1 : x > base * (1 + band) ? 1 : 0;
 }
 
-enum hformat { H_TABLE, H_MARKDOWN, H_CSV };
+/* The series' own columns are the section heading of the terminal table and markdown. */
+static const struct tb_table_col cols[] = {
+    { .name = "board", .head = "board", .kind = 'S', .data_only = true },
+    { .name = "host", .head = "host", .kind = 'S', .data_only = true },
+    { .name = "device", .head = "device", .kind = 'S', .data_only = true },
+    { .name = "kernel", .head = "kernel", .kind = 'S', .data_only = true },
+    { .name = "rows", .head = "rows", .kind = 'N', .data_only = true },
+    { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
+    { .name = "elem", .head = "elem", .kind = 'S', .data_only = true },
+    { .name = "power_mode", .head = "mode", .kind = 'S', .data_only = true },
+    { .name = "night", .head = "night", .kind = 'S', .width = 10 },
+    { .name = "gbps", .head = "best GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
+    { .name = "baseline_gbps", .head = "baseline", .kind = 'N', .dec = 1, .width = 10 },
+    { .name = "change_pct", .head = "change", .kind = 'P', .dec = 1, .width = 8 },
+    { .name = "flag", .head = "", .kind = 'S', .gap = 1, .blank = true },
+    { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+};
 
-/* One series: prints its nights and keeps them in *out for the page (out->n = 0 when out of
- * memory), returns 1 when its latest night is inside a slowdown. */
-static int series(const struct tb_compare_rec *const *n, size_t count, enum hformat f,
+/* The flag of night i, and the change state carried to the next night. */
+static const char *judge(const double *x, size_t i, size_t count, int *change, double *cbase,
+                         double *cband, double *base, bool *have)
+{
+    double band = NAN;
+    *have = baseline(x, i, base, &band);
+    if (*change && side(x[i], *cbase, *cband) == *change) {
+        *base = *cbase;   /* a change goes on: shown against where it started from */
+        *have = true;
+        return *change < 0 ? "still slower" : "still faster";
+    }
+    *change = 0;
+    if (!*have)
+        return "";
+    int s0 = side(x[i], *base, band);
+    int s1 = i + 1 < count ? side(x[i + 1], *base, band) : 0;
+    if (s0 && s0 == s1) {
+        *change = s0;
+        *cbase = *base;
+        *cband = band;
+        return s0 < 0 ? "SLOWER from here" : "faster from here";
+    }
+    if (s0 && i + 1 < count)
+        return "one night off (noise)";
+    if (s0)
+        return s0 < 0 ? "lower (one night: not yet a change)" : "higher (one night)";
+    return "";
+}
+
+/* One series: its nights into the table and into *out for the page (out->n = 0 when out of
+ * memory); returns 1 when its latest night is inside a slowdown. */
+static int series(const struct tb_log_rec *const *n, size_t count, struct tb_table *t,
                   struct tb_history_series *out)
 {
     double *x = malloc(count * sizeof(*x));
@@ -97,72 +145,68 @@ static int series(const struct tb_compare_rec *const *n, size_t count, enum hfor
     out->change = out->base + count;
     for (size_t i = 0; i < count; i++)
         x[i] = n[i]->gbps;
-    const struct tb_compare_rec *r = n[0];
+    const struct tb_log_rec *r = n[0];
     *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem,
                                        r->power_mode, r->rows, r->cols, count, out->night,
                                        out->gbps, out->base, out->change, out->flag };
-    if (f == H_TABLE)
-        printf("\n%s (%s)%s%s, %s, %ldx%ld %s%s%s\n  %-10s %10s %10s %8s  %s\n", r->board,
-               r->device, r->host[0] ? " on " : "", r->host, r->kernel, r->rows, r->cols,
-               r->elem, r->power_mode[0] ? ", " : "", r->power_mode, "night", "best GB/s",
-               "baseline", "change", "");
-    int regressed = 0;
+    char h[512];
+    snprintf(h, sizeof(h), "%s (%s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s", r->board, r->device,
+             r->host[0] ? " on " : "", r->host, r->host_id[0] ? " (" : "", r->host_id,
+             r->host_id[0] ? ")" : "", r->kernel, r->rows, r->cols, r->elem,
+             r->power_mode[0] ? ", " : "", r->power_mode);
+    tb_table_section(t, h);
     int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
     double cbase = NAN, cband = NAN;   /* the baseline and band the change started from */
     for (size_t i = 0; i < count; i++) {
-        double base = NAN, band = NAN;
-        const char *flag = "";
-        bool have = baseline(x, i, &base, &band);
-        if (change && side(x[i], cbase, cband) == change) {
-            base = cbase;   /* a change goes on: shown against where it started from */
-            have = true;
-            flag = change < 0 ? "still slower" : "still faster";
-        } else if (have) {
-            change = 0;
-            int s0 = side(x[i], base, band);
-            int s1 = i + 1 < count ? side(x[i + 1], base, band) : 0;
-            if (s0 && s0 == s1) {
-                flag = s0 < 0 ? "SLOWER from here" : "faster from here";
-                change = s0;
-                cbase = base;
-                cband = band;
-            } else if (s0 && i + 1 < count) {
-                flag = "one night off (noise)";
-            } else if (s0) {
-                flag = s0 < 0 ? "lower (one night: not yet a change)" : "higher (one night)";
-            }
-        } else {
-            change = 0;
-        }
-        if (i + 1 == count)
-            regressed = change < 0;   /* the latest night is inside a slowdown */
+        double base = NAN;
+        bool have;
+        const char *flag = judge(x, i, count, &change, &cbase, &cband, &base, &have);
         out->night[i] = n[i]->night;
         out->gbps[i] = x[i];
         out->base[i] = have ? base : NAN;
         out->change[i] = have ? (x[i] / base - 1) * 100 : NAN;
         tb_strlcpy(out->flag[i], flag, sizeof(out->flag[i]));
-        char b[32] = "-", c[32] = "-";
-        if (have) {
-            snprintf(b, sizeof(b), "%.1f", base);
-            snprintf(c, sizeof(c), "%+.1f%%", (x[i] / base - 1) * 100);
-        }
-        if (f == H_CSV)
-            printf("%s,\"%s\",\"%s\",%s,%ld,%ld,%s,\"%s\",%s,%.2f,%s,%s,%s\n", r->board,
-                   r->host, r->device, r->kernel, r->rows, r->cols, r->elem, r->power_mode,
-                   n[i]->night, x[i], have ? b : "", have ? c : "", flag);
-        else if (f == H_MARKDOWN)
-            printf("| %s | %s | %s | %ldx%ld | %s | %s | %s | %.1f | %s | %s | %s |\n", r->board,
-                   r->host, r->kernel, r->rows, r->cols, r->elem,
-                   r->power_mode[0] ? r->power_mode : "-", n[i]->night, x[i], b, c, flag);
-        else
-            printf("  %-10s %10.1f %10s %8s  %s\n", n[i]->night, x[i], b, c, flag);
+        struct tb_cell c[] = {
+            TB_TEXT(r->board), TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(r->kernel),
+            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
+            TB_TEXT(r->power_mode), TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
+            TB_NUM(out->change[i]), TB_TEXT(flag), TB_TEXT(r->host_id),
+        };
+        tb_table_row(t, c);
     }
     free(x);
-    return regressed;
+    return change < 0;   /* the latest night is inside a slowdown */
+}
+
+/* Boards whose latest night failed (a failed log, and no measured row of a later night of
+ * that board on that host): each said; returns how many. */
+static int failed_latest(const struct tb_logset *s)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->nlogs; i++) {
+        const struct tb_log_info *l = &s->logs[i];
+        bool later = !l->failed;
+        for (size_t j = 0; j < s->n && !later; j++) {
+            const struct tb_log_rec *r = &s->v[j];
+            later = !strcmp(r->board, l->board) &&
+                    !tb_log_host_cmp(r->host, r->host_id, l->host, l->host_id) &&
+                    strcmp(r->night, l->night) > 0 && tb_log_usable(r);
+        }
+        for (size_t j = 0; j < s->nlogs && !later; j++)   /* a later failed night says it */
+            later = j != i && s->logs[j].failed && !strcmp(s->logs[j].board, l->board) &&
+                    !strcmp(s->logs[j].host, l->host) &&
+                    strcmp(s->logs[j].run_id, l->run_id) > 0;
+        if (!later) {
+            error("history: the latest night of %s on %s (%s) ended '%s'", l->board, l->host,
+                  l->night, l->end);
+            n++;
+        }
+    }
+    return n;
 }
 
 static const char usage[] =
-    "usage: transpose-bench history LOG... [--format table|markdown|csv] [--html FILE.html]\n"
+    "usage: transpose-bench history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
     "                                      [--plot FILE.svg|.png]\n"
     "\n"
     "  For each board, host, device, kernel, size, element type and power mode: the best GB/s of\n"
@@ -170,9 +214,84 @@ static const char usage[] =
     "  the up to 7 nights before it (3 at least); its band is max(3%, 3 x 1.4826 x MAD /\n"
     "  median). A change starts where two nights in a row fall beyond the band on the same\n"
     "  side, and lasts while nights stay beyond the band it started from; one night alone is\n"
-    "  noise. Exit 1 when the latest night is inside a slowdown. --html writes one\n"
+    "  noise. A night that failed before measuring is listed with its reason. Exit 1 when\n"
+    "  the latest night is inside a slowdown or failed, or a log cannot be read.\n"
+    "  --format json: {\"schema\": \"transpose-bench/history/1\", \"nights\": [rows],\n"
+    "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one\n"
     "  self-contained page: per kernel, size and element type a chart of the nights with a\n"
     "  line per board, and the table with its flags. --plot draws those charts with gnuplot.\n";
+
+struct hopts {
+    enum tb_format f;
+    const char *html_file, *plot_file;
+};
+
+/* 0, or -1 after a usage error (said). Outputs are checked against the inputs here, before
+ * anything is read. */
+static int parse(int argc, char **argv, struct hopts *o)
+{
+    static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+                                           { "html", required_argument, NULL, 'H' },
+                                           { "plot", required_argument, NULL, 'p' },
+                                           { NULL, 0, NULL, 0 } };
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (opt == 'H')
+            o->html_file = optarg;
+        else if (opt == 'p')
+            o->plot_file = optarg;
+        else if (opt == 'f' && tb_format_parse(optarg, &o->f) < 0)
+            return error("history: --format '%s': expected %s", optarg, tb_format_names);
+        else if (opt != 'f') {
+            fputs(usage, stderr);
+            return -1;
+        }
+    }
+    if (optind >= argc) {
+        fputs(usage, stderr);
+        return -1;
+    }
+    const char *const *in = (const char *const *)argv + optind;
+    if ((o->html_file && tb_report_check_output("history", o->html_file, in,
+                                                (size_t)(argc - optind)) < 0) ||
+        (o->plot_file && tb_report_check_output("history", o->plot_file, in,
+                                                (size_t)(argc - optind)) < 0))
+        return -1;
+    return 0;
+}
+
+/* The series of the k usable rows (sorted), into the table and hs; returns the series
+ * whose latest night is inside a slowdown. */
+static int all_series(struct tb_log_rec *v, size_t k, struct tb_table *t,
+                      const struct tb_log_rec **best, struct tb_history_series *hs, size_t *nhs)
+{
+    int regressions = 0;
+    for (size_t i = 0; i < k;) {
+        size_t n = 0, j = i;
+        for (; j < k && same_series(&v[i], &v[j]); j++)
+            if (n == 0 || strcmp(best[n - 1]->night, v[j].night))
+                best[n++] = &v[j];   /* the first of a night is its best */
+        regressions += series(best, n, t, &hs[(*nhs)++]);
+        i = j;
+    }
+    return regressions;
+}
+
+/* The page and the plot; the exit code so far, made 1 when one fails. */
+static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_history_series *hs,
+                    size_t nhs, int regressions, int code)
+{
+    if (o->html_file && tb_report_history(hs, nhs, regressions, o->html_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (o->html_file)
+        tb_doc_note(d, "page: %s", o->html_file);
+    if (o->plot_file && tb_report_history_plot(hs, nhs, o->plot_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (o->plot_file)
+        tb_doc_note(d, "plot: %s", o->plot_file);
+    return code;
+}
 
 int tb_history_main(int argc, char **argv)
 {
@@ -181,83 +300,51 @@ int tb_history_main(int argc, char **argv)
             fputs(usage, stdout);
             return TB_EXIT_OK;
         }
-    static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
-                                           { "html", required_argument, NULL, 'H' },
-                                           { "plot", required_argument, NULL, 'p' },
-                                           { NULL, 0, NULL, 0 } };
-    enum hformat f = H_TABLE;
-    const char *html_file = NULL, *plot_file = NULL;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (opt == 'H')
-            html_file = optarg;
-        else if (opt == 'p')
-            plot_file = optarg;
-        else if (opt == 'f' && !strcmp(optarg, "table"))
-            f = H_TABLE;
-        else if (opt == 'f' && !strcmp(optarg, "markdown"))
-            f = H_MARKDOWN;
-        else if (opt == 'f' && !strcmp(optarg, "csv"))
-            f = H_CSV;
-        else {
-            fputs(usage, stderr);
-            return TB_EXIT_USAGE;
+    struct hopts o = { TB_FMT_TABLE, NULL, NULL };
+    if (parse(argc, argv, &o) < 0)
+        return TB_EXIT_USAGE;
+    struct tb_logset all;
+    tb_logset_init(&all, "history");
+    for (int i = optind; i < argc; i++)
+        tb_logread(&all, argv[i]);
+    tb_logset_fill_ids(&all);
+    size_t k = 0, nfailed = 0;
+    for (size_t i = 0; i < all.nlogs; i++)
+        nfailed += all.logs[i].failed;
+    struct tb_log_rec *v = all.v;
+    for (size_t i = 0; i < all.n; i++)   /* the rows with a night and a measurement */
+        if (tb_log_usable(&v[i]) && v[i].night[0])
+            v[k++] = v[i];
+    if (k == 0 && nfailed == 0) {
+        error("history: no measured row with a night in the logs given");
+        int code = all.problems ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+        tb_logset_free(&all);
+        return code;
+    }
+    all.n = k;
+    qsort(v, k, sizeof(*v), by_group_night);
+    const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
+    struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
+    size_t nhs = 0;
+    int code = TB_EXIT_FAIL;
+    if (best && hs) {
+        struct tb_doc d;
+        struct tb_table t;
+        tb_doc_begin(&d, stdout, o.f, "history");
+        tb_table_begin(&t, &d, "nights", "", cols, ARRAY_SIZE(cols));
+        int regressions = all_series(v, k, &t, best, hs, &nhs);
+        tb_table_end(&t);
+        tb_report_failed_nights(&d, &all, "history");
+        int failed = failed_latest(&all);
+        tb_doc_note(&d, "%d series regressed on the latest night%s", regressions,
+                    failed ? "; the latest night failed on some boards (above)" : "");
+        code = regressions || failed || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
+        code = pictures(&o, &d, hs, nhs, regressions, code);
+        if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */
+            error("history: cannot write the output: %s", strerror(errno ? errno : EIO));
+            code = TB_EXIT_FAIL;
         }
     }
-    if (optind >= argc) {
-        fputs(usage, stderr);
-        return TB_EXIT_USAGE;
-    }
-    struct tb_compare_recs all = { 0 };
-    int problems = 0;
-    for (int i = optind; i < argc; i++)
-        tb_compare_read(argv[i], &all, &problems);
-    size_t k = 0;
-    for (size_t i = 0; i < all.n; i++)   /* the rows with a night and a measurement */
-        if (tb_compare_usable(&all.v[i]) && all.v[i].night[0])
-            all.v[k++] = all.v[i];
-    if (k == 0) {
-        error("history: no measured row with a night in the logs given");
-        free(all.v);
-        return TB_EXIT_USAGE;
-    }
-    qsort(all.v, k, sizeof(*all.v), by_group_night);
-    const struct tb_compare_rec **best = malloc(k * sizeof(*best));
-    struct tb_history_series *hs = calloc(k, sizeof(*hs));
-    size_t nhs = 0;
-    if (!best || !hs) {
-        free(best);
-        free(hs);
-        free(all.v);
-        return TB_EXIT_FAIL;
-    }
-    if (f == H_CSV)
-        printf("board,host,device,kernel,rows,cols,elem,power_mode,night,gbps,baseline_gbps,"
-               "change_pct,flag\n");
-    else if (f == H_MARKDOWN)
-        printf("| board | host | kernel | size | element | power mode | night | best GB/s | "
-               "baseline | change | flag |\n|---|---|---|---|---|---|---|---:|---:|---:|---|\n");
-    int regressions = 0;
-    for (size_t i = 0; i < k;) {
-        size_t n = 0, j = i;
-        for (; j < k && same_series(&all.v[i], &all.v[j]); j++)
-            if (n == 0 || strcmp(best[n - 1]->night, all.v[j].night))
-                best[n++] = &all.v[j];   /* the first of a night is its best */
-        regressions += series(best, n, f, &hs[nhs++]);
-        i = j;
-    }
-    if (f != H_CSV)
-        printf("\n%d series regressed on the latest night\n", regressions);
-    int code = regressions ? TB_EXIT_FAIL : TB_EXIT_OK;
-    if (html_file && tb_report_history(hs, nhs, regressions, html_file) < 0)
-        code = TB_EXIT_FAIL;
-    else if (html_file && f != H_CSV)
-        printf("page: %s\n", html_file);
-    if (plot_file && tb_report_history_plot(hs, nhs, plot_file) < 0)
-        code = TB_EXIT_FAIL;
-    else if (plot_file && f != H_CSV)
-        printf("plot: %s\n", plot_file);
     for (size_t i = 0; i < nhs; i++) {
         free(hs[i].night);
         free(hs[i].gbps);
@@ -265,10 +352,6 @@ int tb_history_main(int argc, char **argv)
     }
     free(hs);
     free(best);
-    free(all.v);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        error("history: cannot write the output: %s", strerror(errno));
-        return TB_EXIT_FAIL;
-    }
+    tb_logset_free(&all);
     return code;
 }

@@ -37,7 +37,7 @@ int tb_html_open(struct tb_html *h, const char *path, const char *title)
 {
     tb_strlcpy(h->path, path, sizeof(h->path));
     snprintf(h->tmp, sizeof(h->tmp), "%s.%ld.part", path, (long)getpid());
-    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 || !(h->f = fdopen(fd, "w"))) {
         if (fd >= 0)
             close(fd);
@@ -76,6 +76,23 @@ int tb_html_abort(struct tb_html *h)
     return -1;
 }
 
+/* What an axis takes: a value outside [AXIS_MIN, AXIS_MAX] is clamped to it, so log10 stays
+ * finite and every tick loop ends (a row of 1e308 or 5e-324 GB/s once made the decade loop
+ * run forever). Negative and non-finite values are never drawn. */
+#define AXIS_MIN 1e-6
+#define AXIS_MAX 1e9
+#define MAX_TICKS 40
+
+static bool drawable(double v, bool log)
+{
+    return isfinite(v) && (log ? v > 0 : v >= 0);
+}
+
+static double clamp_axis(double v)
+{
+    return fmin(fmax(v, AXIS_MIN), AXIS_MAX);
+}
+
 /* Axis position of v in [lo, hi] on a length of px pixels. */
 static double scale(double v, double lo, double hi, bool log, double px)
 {
@@ -110,9 +127,9 @@ void tb_html_bars(FILE *f, const char *title, const char *unit, const char *cons
 {
     double lo = log ? INFINITY : 0, hi = 0;
     for (size_t i = 0; i < nc * ns; i++)
-        if (isfinite(values[i]) && (!log || values[i] > 0)) {
-            hi = fmax(hi, values[i]);
-            lo = log ? fmin(lo, values[i]) : 0;
+        if (drawable(values[i], log)) {
+            hi = fmax(hi, clamp_axis(values[i]));
+            lo = log ? fmin(lo, clamp_axis(values[i])) : 0;
         }
     if (!(hi > 0))
         return;
@@ -136,16 +153,17 @@ void tb_html_bars(FILE *f, const char *title, const char *unit, const char *cons
         fputs("</text>\n", f);
         for (size_t s = 0; s < ns; s++, y += bar) {
             double v = values[c * ns + s];
-            if (!isfinite(v) || (log && v <= 0))
+            if (!drawable(v, log))
                 continue;
             fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
                     "<title>%.3g %s</title></rect>\n", left, y,
-                    fmax(1, scale(v, lo, hi, log, plotw)), bar - 1, palette[s % NPAL], v, unit);
+                    fmax(1, scale(fmin(fmax(clamp_axis(v), lo), hi), lo, hi, log, plotw)), bar - 1,
+                    palette[s % NPAL], v, unit);
         }
         y += 8;
     }
     /* the value axis: decades on a log axis, five steps on a linear one */
-    for (int i = 0;; i++) {
+    for (int i = 0; i < MAX_TICKS; i++) {
         double v = log ? lo * pow(10, i) : hi / 5 * i;
         if (v > hi * 1.0001)
             break;
@@ -168,8 +186,8 @@ void tb_html_lines(FILE *f, const char *title, const char *unit, const char *con
 {
     double hi = 0;
     for (size_t i = 0; i < nx * ns; i++)
-        if (isfinite(values[i]))
-            hi = fmax(hi, values[i]);
+        if (drawable(values[i], false))
+            hi = fmax(hi, clamp_axis(values[i]));
     if (!(hi > 0) || nx == 0)
         return;
     hi *= 1.1;
@@ -194,15 +212,17 @@ void tb_html_lines(FILE *f, const char *title, const char *unit, const char *con
                 palette[s % NPAL]);
         for (size_t x = 0; x < nx; x++) {
             double v = values[s * nx + x];
-            if (isfinite(v))
-                fprintf(f, "%.1f,%.1f ", left + step * (double)x, top + ploth - ploth * v / hi);
+            if (drawable(v, false))
+                fprintf(f, "%.1f,%.1f ", left + step * (double)x,
+                        top + ploth - ploth * fmin(v, hi) / hi);
         }
         fputs("\"/>\n", f);
         for (size_t x = 0; x < nx; x++) {
             double v = values[s * nx + x];
-            if (isfinite(v)) {
+            if (drawable(v, false)) {
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
-                        left + step * (double)x, top + ploth - ploth * v / hi, palette[s % NPAL]);
+                        left + step * (double)x, top + ploth - ploth * fmin(v, hi) / hi,
+                        palette[s % NPAL]);
                 tb_html_text(f, xs[x]);
                 fprintf(f, ": %.1f %s</title></circle>\n", v, unit);
             }

@@ -20,6 +20,7 @@
 #include "listcmd.h"
 #include "powercmd.h"
 #include "run.h"
+#include "table.h"
 #include "util.h"
 
 /* ---- usage ------------------------------------------------------------------------ */
@@ -335,11 +336,11 @@ static int cmd_power(int argc, char **argv)
 {
     static const char usage[] =
         "usage: transpose-bench power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
-        "                             [--format table|csv]\n"
+        "                             [--format " TB_FORMAT_NAMES "]\n"
         "\n"
         "  Samples the board's power source (power.source, auto by default) for S seconds\n"
-        "  (default 5) and prints each reading: a table, or CSV with the header\n"
-        "  elapsed_s,source,rail,power_mw and one row per rail per sample.\n";
+        "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
+        "  (the table adds the source's GPU load, clocks, temperature and energy).\n";
     if (wants_help(argc, argv)) {
         fputs(usage, stdout);
         return TB_EXIT_OK;
@@ -353,7 +354,7 @@ static int cmd_power(int argc, char **argv)
     memset(&c, 0, sizeof(c));
     tb_config_init(&c.cfg);
     double seconds = 5;
-    const char *format = "table";
+    enum tb_format format = TB_FMT_TABLE;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
@@ -368,15 +369,16 @@ static int cmd_power(int argc, char **argv)
                             optarg);
             break;
         }
-        case 'f': format = optarg; break;
+        case 'f':
+            if (tb_format_parse(optarg, &format) < 0)
+                tb_diag_add(&c.diag, "--format '%s': expected %s", optarg, tb_format_names);
+            break;
         default:
             fputs(usage, stderr);
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
     }
-    if (strcmp(format, "table") && strcmp(format, "csv"))
-        tb_diag_add(&c.diag, "--format '%s': expected table or csv", format);
     char board_path[PATH_MAX], board_why[512];
     c.quiet = true;
     if (pick_board(&c, board_path, sizeof(board_path), board_why, sizeof(board_why)) == 0)
@@ -385,7 +387,8 @@ static int cmd_power(int argc, char **argv)
     if (c.diag.n)
         tb_diag_print(&c.diag);
     else
-        code = tb_power_command(&c.cfg.board.power, c.cfg.board.name, seconds, !strcmp(format, "csv"), stdout);
+        code = tb_power_command(&c.cfg.board.power, c.cfg.board.name, seconds, format,
+                                stdout);
     tb_config_free(&c.cfg);
     tb_diag_free(&c.diag);
     return code;

@@ -7,6 +7,7 @@
 #include "plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ enum { MAX_PANELS = 60, PANEL_HEIGHT = 420, WIDTH = 1400 };
 struct tb_plot {
     const char *who;
     bool png;
-    char dir[32], out[PATH_MAX], tmp[PATH_MAX + 32], body[64];
+    char dir[32], out[PATH_MAX], tmp[PATH_MAX + 32], body[64], drawn[64];
     FILE *f;                   /* the panels' commands (body.gp, loaded by plot.gp) */
     int panels, skipped, ndata;
     char heading[600];
@@ -63,6 +64,11 @@ struct tb_plot *tb_plot_open(const char *path, const char *who)
               "sudo apt-get install gnuplot-nox (the tables above are complete without it)", who);
         return NULL;
     }
+    return tb_plot_open_script(path, who);
+}
+
+struct tb_plot *tb_plot_open_script(const char *path, const char *who)
+{
     const char *ext = strrchr(path, '.');
     if (!ext || (strcmp(ext, ".svg") && strcmp(ext, ".png"))) {
         error("%s: --plot '%s': the file must end in .svg or .png", who, path);
@@ -90,6 +96,7 @@ struct tb_plot *tb_plot_open(const char *path, const char *who)
         return NULL;
     }
     snprintf(p->body, sizeof(p->body), "%s/body.gp", p->dir);
+    snprintf(p->drawn, sizeof(p->drawn), "%s/picture", p->dir);
     if (!(p->f = fopen(p->body, "w"))) {
         error("%s: cannot write '%s': %s", who, p->body, strerror(errno));
         rmdir(p->dir);
@@ -103,6 +110,37 @@ void tb_plot_heading(struct tb_plot *p, const char *heading, const char *note)
 {
     snprintf(p->heading, sizeof(p->heading), "%s%s%s", heading, note && note[0] ? ". " : "",
              note ? note : "");
+}
+
+/* Copies the picture gnuplot drew in our private directory to our own new temporary file
+ * beside the output (O_EXCL and O_NOFOLLOW: never through a link left there), then renames it
+ * into place; 0, or -1 with errno set and no temporary left. */
+static int put_in_place(const char *drawn, const char *tmp, const char *out)
+{
+    int in = open(drawn, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = fd < 0 ? -1 : 0;
+    char buf[65536];
+    ssize_t n;
+    while (rc == 0 && (n = read(in, buf, sizeof(buf))) != 0)
+        rc = n < 0 || write(fd, buf, (size_t)n) != n ? -1 : 0;
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -1;
+    int e = errno;
+    if (fd >= 0 && close(fd) != 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (in >= 0)
+        close(in);
+    if (rc == 0 && rename(tmp, out) != 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc != 0 && fd >= 0)
+        unlink(tmp);   /* our own temporary file */
+    errno = e;
+    return rc;
 }
 
 /* Whether gnuplot wrote the picture whole: a full disk can leave it cut short with gnuplot
@@ -122,15 +160,27 @@ static bool whole(const char *path, bool png)
     return strstr(tail, "</svg>") != NULL;
 }
 
-/* The finite values' range (above 0 when log); false when there is none. */
+/* What an axis takes (as html.c): values clamped to [AXIS_MIN, AXIS_MAX], so a row of 1e308
+ * or 5e-324 GB/s gives gnuplot a range it can draw; negative and non-finite ones are left
+ * out of the data ('-', missing). */
+#define AXIS_MIN 1e-6
+#define AXIS_MAX 1e9
+
+static bool drawable(double v)
+{
+    return isfinite(v) && v >= 0;
+}
+
+/* The drawable values' range, clamped (above 0 when log); false when there is none. */
 static bool range_of(const double *v, size_t n, bool log, double *lo, double *hi)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]) && (!log || v[i] > 0)) {
-            *lo = fmin(*lo, v[i]);
-            *hi = fmax(*hi, v[i]);
+        if (drawable(v[i]) && (!log || v[i] > 0)) {
+            double c = fmin(fmax(v[i], AXIS_MIN), AXIS_MAX);
+            *lo = fmin(*lo, c);
+            *hi = fmax(*hi, c);
         }
     return *lo <= *hi;
 }
@@ -176,8 +226,8 @@ static bool data_file(struct tb_plot *p, char *name, size_t n, const char *const
         gp_data_label(f, cats[c]);
         for (size_t s = 0; s < ns; s++) {
             double x = by_series ? v[s * nc + c] : v[c * ns + s];
-            if (isfinite(x))
-                fprintf(f, "\t%.6g", x);
+            if (drawable(x))
+                fprintf(f, "\t%.6g", fmin(fmax(x, AXIS_MIN), AXIS_MAX));
             else
                 fputs("\t-", f);
         }
@@ -235,6 +285,31 @@ void tb_plot_lines(struct tb_plot *p, const char *title, const char *unit,
             "columnhead(i)\n", lo - pad, hi + pad, ns + 1, name);
 }
 
+const char *tb_plot_dir(const struct tb_plot *p) { return p->dir; }
+
+/* Our temporary directory and what is in it (only our own files), and p. */
+static void cleanup(struct tb_plot *p, const char *script)
+{
+    for (int i = 0; i < p->ndata; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s/%d.dat", p->dir, i);
+        unlink(name);
+    }
+    unlink(script);
+    unlink(p->body);
+    unlink(p->drawn);
+    rmdir(p->dir);
+    free(p);
+}
+
+void tb_plot_discard(struct tb_plot *p)
+{
+    char script[64];
+    fclose(p->f);
+    snprintf(script, sizeof(script), "%s/plot.gp", p->dir);
+    cleanup(p, script);
+}
+
 int tb_plot_close(struct tb_plot *p)
 {
     bool body_ok = fclose(p->f) == 0;
@@ -253,7 +328,7 @@ int tb_plot_close(struct tb_plot *p)
         else
             fprintf(f, "set terminal svg size %d,%d dynamic background rgb 'white'\n", WIDTH, h);
         fputs("set output ", f);
-        gp_single(f, p->tmp);
+        gp_single(f, p->drawn);   /* in our own 0700 directory: no link can be planted there */
         fprintf(f, "\nset termoption noenhanced\nset datafile missing '-'\n"
                 "set key outside right top\nset grid ytics\nset multiplot layout %d,1\n"
                 "load '%s'\nunset multiplot\n", p->panels, p->body);
@@ -264,28 +339,19 @@ int tb_plot_close(struct tb_plot *p)
             if (st != 0)
                 error("%s: gnuplot failed (exit %d) drawing '%s'", p->who,
                       WIFEXITED(st) ? WEXITSTATUS(st) : st, p->out);
-            else if (!whole(p->tmp, p->png))
+            else if (!whole(p->drawn, p->png))
                 error("%s: '%s' was not written whole (disk full?)", p->who, p->out);
-            else if (rename(p->tmp, p->out) != 0)
-                error("%s: cannot write '%s': %s", p->who, p->out, strerror(errno));
+            else if (put_in_place(p->drawn, p->tmp, p->out) != 0)
+                error("%s: cannot write '%s' (through '%s'): %s", p->who, p->out, p->tmp,
+                      strerror(errno));
             else
                 rc = 0;
         } else
             error("%s: cannot write '%s': %s", p->who, script, strerror(errno));
     }
-    if (rc != 0)
-        unlink(p->tmp);   /* our own temporary picture: no partial file is left */
-    else if (p->skipped)
+    if (rc == 0 && p->skipped)
         warning("%s: --plot drew %d charts and left %d out (a picture has room for %d); --html "
                 "shows every one", p->who, p->panels, p->skipped, MAX_PANELS);
-    for (int i = 0; i < p->ndata; i++) {
-        char name[64];
-        snprintf(name, sizeof(name), "%s/%d.dat", p->dir, i);
-        unlink(name);
-    }
-    unlink(script);
-    unlink(p->body);
-    rmdir(p->dir);
-    free(p);
+    cleanup(p, script);
     return rc;
 }

@@ -25,5 +25,10 @@ void tb_plot_lines(struct tb_plot *p, const char *title, const char *unit,
                    const double *values);
 /* Runs gnuplot and puts the picture in place; 0, or -1 with the reason said and no file. */
 int tb_plot_close(struct tb_plot *p);
+/* For tests and the fuzzer: open without looking for gnuplot, see the script and data files
+ * in tb_plot_dir (a fresh 0700 directory), and drop it all without drawing. */
+struct tb_plot *tb_plot_open_script(const char *path, const char *who);
+const char *tb_plot_dir(const struct tb_plot *p);
+void tb_plot_discard(struct tb_plot *p);
 
 #endif

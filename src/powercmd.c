@@ -2,6 +2,7 @@
  * ring, so what is printed is exactly what a run would integrate. */
 #include "powercmd.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,42 +13,39 @@
 #include "power/power.h"
 #include "util.h"
 
-static void print_sample(FILE *out, bool csv, const char *source, const struct tb_power_rails *r,
+static const struct tb_table_col cols[] = {
+    { .name = "elapsed_s", .head = "t_s", .kind = 'N', .dec = 3, .width = 8 },
+    { .name = "source", .head = "source", .kind = 'S', .data_only = true },
+    { .name = "rail", .head = "rail", .kind = 'S', .width = 14 },
+    { .name = "power_mw", .head = "mW", .kind = 'N', .width = 7 },
+    { .name = "gpu_load_pct", .head = "gpu %", .kind = 'N', .width = 5, .text_only = true },
+    { .name = "gpu_clock_mhz", .head = "gpu MHz", .kind = 'N', .width = 7, .text_only = true },
+    { .name = "emc_load_pct", .head = "emc %", .kind = 'N', .width = 5, .text_only = true },
+    { .name = "gpu_temp_c", .head = "gpu C", .kind = 'N', .dec = 1, .width = 5,
+      .text_only = true },
+    { .name = "energy_j", .head = "energy J", .kind = 'N', .dec = 3, .width = 10,
+      .text_only = true },
+};
+
+/* One reading: a row per rail, the source's other figures on the first. */
+static void print_sample(struct tb_table *t, const char *source, const struct tb_power_rails *r,
                          const struct tb_power_sample *s, double elapsed)
 {
-    if (csv) {
-        for (int i = 0; i < r->n; i++) {
-            fprintf(out, "%.3f,%s,%s,", elapsed, source, r->name[i]);
-            if (!isnan(s->rail_mw[i]))
-                fprintf(out, "%.0f", s->rail_mw[i]);
-            fputc('\n', out);
-        }
-    } else {
-        fprintf(out, "%8.3f", elapsed);
-        for (int i = 0; i < r->n; i++) {
-            if (isnan(s->rail_mw[i]))
-                fprintf(out, " %*s", (int)(strlen(r->name[i]) > 8 ? strlen(r->name[i]) : 8), "-");
-            else
-                fprintf(out, " %*.0f", (int)(strlen(r->name[i]) > 8 ? strlen(r->name[i]) : 8),
-                        s->rail_mw[i]);
-        }
-        if (!isnan(s->gpu_load_pct))
-            fprintf(out, "  gpu %3.0f%%", s->gpu_load_pct);
-        if (!isnan(s->gpu_clock_mhz))
-            fprintf(out, " @%.0f MHz", s->gpu_clock_mhz);
-        if (!isnan(s->emc_load_pct))
-            fprintf(out, "  emc %3.0f%%", s->emc_load_pct);
-        if (!isnan(s->gpu_temp_c))
-            fprintf(out, "  gpu %.1f C", s->gpu_temp_c);
-        if (!isnan(s->energy_mj))
-            fprintf(out, "  energy %.3f J", s->energy_mj * 1e-3);
-        fputc('\n', out);
+    for (int i = 0; i < r->n; i++) {
+        bool first = i == 0;
+        struct tb_cell c[] = {
+            TB_NUM(elapsed), TB_TEXT(source), TB_TEXT(r->name[i]), TB_NUM(s->rail_mw[i]),
+            TB_NUM(first ? s->gpu_load_pct : NAN), TB_NUM(first ? s->gpu_clock_mhz : NAN),
+            TB_NUM(first ? s->emc_load_pct : NAN), TB_NUM(first ? s->gpu_temp_c : NAN),
+            TB_NUM(first ? s->energy_mj * 1e-3 : NAN),
+        };
+        tb_table_row(t, c);
     }
-    fflush(out);
+    fflush(t->doc->out);
 }
 
-int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds, bool csv,
-                     FILE *out)
+int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds,
+                     enum tb_format f, FILE *out)
 {
     char why[512];
     const struct tb_power_ops *ops = tb_power_pick(pc->source, pc, why, sizeof(why));
@@ -68,15 +66,12 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         return TB_EXIT_FAIL;
     }
     const struct tb_power_rails *rails = tb_sampler_rails(s);
-    if (csv) {
-        fprintf(out, "elapsed_s,source,rail,power_mw\n");
-    } else {
-        fprintf(out, "source %s, board %s, every %d ms (mW)\n%8s", ops->name, board, interval,
-                "t_s");
-        for (int i = 0; i < rails->n; i++)
-            fprintf(out, " %8s", rails->name[i]);
-        fputc('\n', out);
-    }
+    struct tb_doc d;
+    struct tb_table t;
+    tb_doc_begin(&d, out, f, "power");
+    if (f == TB_FMT_TABLE || f == TB_FMT_MARKDOWN)
+        fprintf(out, "source %s, board %s, every %d ms\n", ops->name, board, interval);
+    tb_table_begin(&t, &d, "readings", "", cols, ARRAY_SIZE(cols));
     int64_t t0 = tb_now_ns(), end = t0 + (int64_t)(seconds * 1e9), last = t0 - 1;
     size_t printed = 0;
     for (;;) {
@@ -86,7 +81,7 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         for (size_t i = 0; i < n; i++) {
             if (buf[i].t_ns <= last)
                 continue;
-            print_sample(out, csv, ops->name, rails, &buf[i], (double)(buf[i].t_ns - t0) * 1e-9);
+            print_sample(&t, ops->name, rails, &buf[i], (double)(buf[i].t_ns - t0) * 1e-9);
             last = buf[i].t_ns;
             printed++;
         }
@@ -98,6 +93,11 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
     }
     bool failed = tb_sampler_failed(s);
     tb_sampler_stop(s, NULL);
+    tb_table_end(&t);
+    if (tb_doc_end(&d) < 0) {
+        error("power: cannot write the output: %s", strerror(errno ? errno : EIO));
+        return TB_EXIT_FAIL;
+    }
     if (printed == 0) {
         error("power source '%s' gave no reading in %.1f s", ops->name, seconds);
         return TB_EXIT_FAIL;

@@ -6,10 +6,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "table.h"
+
 struct tb_power_cfg;
 
-/* Returns an exit code: 0, 1 when the source cannot start or fails. */
-int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds, bool csv,
-                     FILE *out);
+/* Prints one row per rail per reading (elapsed_s, source, rail, power_mw) in format f; the
+ * terminal and markdown tables add the source's GPU load, clocks, temperature and energy on
+ * each reading's first row. Returns an exit code: 0, 1 when the source cannot start or
+ * fails, or the output cannot be written. */
+int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds,
+                     enum tb_format f, FILE *out);
 
 #endif

@@ -6,9 +6,13 @@
  * lines, and on the page the table with the flags. */
 #include "report.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "html.h"
 #include "plot.h"
@@ -90,8 +94,8 @@ static void cell(FILE *f, const char *s)
 
 static bool same_size(const void *v, size_t i, size_t j)
 {
-    const struct tb_compare_rec *a = (const struct tb_compare_rec *)v + i,
-                                *b = (const struct tb_compare_rec *)v + j;
+    const struct tb_log_rec *a = (const struct tb_log_rec *)v + i,
+                                *b = (const struct tb_log_rec *)v + j;
     return a->rows == b->rows && a->cols == b->cols && !strcmp(a->elem, b->elem);
 }
 
@@ -111,24 +115,27 @@ static size_t take_group(const void *v, size_t n, size_t i, bool *done, same_fn 
     return m;
 }
 
-/* A chart's series: the board, with its power mode where it has one. */
-static void series_label(char *out, size_t n, const struct tb_compare_rec *r)
+/* A chart's series: the board on its host (two Nanos are two series), with its power mode
+ * where it has one; the machine-id's start where two hosts share a name. */
+static void series_label(char *out, size_t n, const struct tb_log_rec *r)
 {
-    snprintf(out, n, "%s%s%s", r->board, r->power_mode[0] ? " " : "", r->power_mode);
+    snprintf(out, n, "%s%s%s%s%.8s%s%s%s", r->board, r->host[0] ? " on " : "", r->host,
+             r->host_id[0] ? " (" : "", r->host_id, r->host_id[0] ? ")" : "",
+             r->power_mode[0] ? " " : "", r->power_mode);
 }
 
 /* One size and element type: v[0..n), sorted by kernel then board. */
-static void compare_size(const struct canvas *cv, const struct tb_compare_rec *v, size_t n,
+static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, size_t n,
                          const char *const *boards, size_t nboards)
 {
     char h[96];
     snprintf(h, sizeof(h), "%ldx%ld %s", v[0].rows, v[0].cols, v[0].elem);
     const char *cats[MAXS], *series[MAXS];
-    char labels[MAXS][200];
+    char labels[MAXS][256];
     size_t nc = 0, ns = 0;
     for (size_t i = 0; i < n; i++) {
         find_or_add(cats, &nc, v[i].kernel);
-        char lab[200];
+        char lab[256];
         series_label(lab, sizeof(lab), &v[i]);
         bool have = false;
         for (size_t s = 0; s < ns; s++)
@@ -159,7 +166,7 @@ static void compare_size(const struct canvas *cv, const struct tb_compare_rec *v
         frac[i] = NAN;
     bool any_w = false, any_peak = false;
     for (size_t i = 0; i < n; i++) {
-        char lab[200];
+        char lab[256];
         series_label(lab, sizeof(lab), &v[i]);
         size_t c = find_or_add(cats, &nc, v[i].kernel), s = find_or_add(series, &ns, lab);
         if (c >= MAXS || s >= MAXS)
@@ -207,7 +214,7 @@ static void compare_size(const struct canvas *cv, const struct tb_compare_rec *v
 
 /* Every size and element type, in the order of best (by size, then kernel); 0, or -1 out
  * of memory (said). */
-static int compare_all(const struct canvas *cv, const struct tb_compare_rec *best, size_t n)
+static int compare_all(const struct canvas *cv, const struct tb_log_rec *best, size_t n)
 {
     const char *boards[MAXS];
     size_t nb = 0;
@@ -215,7 +222,7 @@ static int compare_all(const struct canvas *cv, const struct tb_compare_rec *bes
         find_or_add(boards, &nb, best[i].board);
     bool *done = calloc(n ? n : 1, sizeof(*done));
     size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-    struct tb_compare_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
+    struct tb_log_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
     int rc = done && idx && grp ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (done[i])
@@ -233,7 +240,7 @@ static int compare_all(const struct canvas *cv, const struct tb_compare_rec *bes
     return rc;
 }
 
-int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs, const char *path)
+int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs, const char *path)
 {
     struct tb_html h;
     char title[128];
@@ -247,7 +254,7 @@ int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs,
     return compare_all(&cv, best, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
 }
 
-int tb_report_compare_plot(const struct tb_compare_rec *best, size_t n, const char *path)
+int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path)
 {
     struct canvas cv = { NULL, tb_plot_open(path, "compare") };
     if (!cv.plot)
@@ -296,7 +303,7 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
         total += g[i]->n;
     const char **nights = malloc((total ? total : 1) * sizeof(*nights));
     const char *series[MAXS];
-    char labels[MAXS][200];
+    char labels[MAXS][256];
     size_t ns = m < MAXS ? m : MAXS, nx = 0;
     double *val = nights ? malloc(sizeof(double) * ns * (total ? total : 1)) : NULL;
     if (!val) {
@@ -393,4 +400,82 @@ int tb_report_history_plot(const struct tb_history_series *v, size_t n, const ch
         return -1;
     int rc = history_all(&cv, v, n);
     return tb_plot_close(cv.plot) < 0 || rc < 0 ? -1 : 0;
+}
+
+/* ---- outputs and failed nights ---------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Whether an existing file starts like a log: a gzip stream, or a log's first line. */
+static bool looks_like_log(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    char head[20] = "";
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : 0;
+    close(fd);
+    return (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b) ||
+           (n >= 17 && !memcmp(head, "# transpose-bench", 17));
+}
+
+int tb_report_check_output(const char *who, const char *out, const char *const *inputs,
+                           size_t n)
+{
+    struct stat so, si;
+    bool exists = lstat(out, &so) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(out, inputs[i]) ||
+            (exists && stat(inputs[i], &si) == 0 && stat(out, &so) == 0 &&
+             si.st_dev == so.st_dev && si.st_ino == so.st_ino))
+            return error("%s: the output '%s' is one of the logs given: refused (a glob such as "
+                         "*.csv.gz right after --html or --plot takes the first log as the "
+                         "output)", who, out);
+    if (ends_with(out, ".csv.gz") || ends_with(out, ".csv") || ends_with(out, ".gz") ||
+        ends_with(out, ".part"))
+        return error("%s: the output '%s' has a log's name: refused (a page ends .html, a "
+                     "plot .svg or .png)", who, out);
+    if (exists && lstat(out, &so) == 0 && !S_ISREG(so.st_mode) && !S_ISLNK(so.st_mode))
+        return error("%s: the output '%s' exists and is not a regular file: refused", who, out);
+    if (exists && looks_like_log(out))
+        return error("%s: the output '%s' is an existing log: refused (a log is never "
+                     "overwritten)", who, out);
+    return 0;
+}
+
+void tb_report_failed_nights(struct tb_doc *d, const struct tb_logset *s, const char *who)
+{
+    static const struct tb_table_col cols[] = {
+        { .name = "night", .head = "night", .kind = 'S', .width = 10 },
+        { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
+        { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+        { .name = "board", .head = "board", .kind = 'S', .width = 18, .cut = true },
+        { .name = "run_id", .head = "run id", .kind = 'S', .data_only = true },
+        { .name = "reason", .head = "how it ended", .kind = 'S' },
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < s->nlogs; i++)
+        n += s->logs[i].failed;
+    if (n == 0)
+        return;
+    struct tb_table t;
+    tb_table_begin(&t, d, "failed_nights", "Failed nights (nothing measured)", cols,
+                   ARRAY_SIZE(cols));
+    for (size_t i = 0; i < s->nlogs; i++) {
+        const struct tb_log_info *l = &s->logs[i];
+        if (!l->failed)
+            continue;
+        struct tb_cell c[] = { TB_TEXT(l->night), TB_TEXT(l->host), TB_TEXT(l->host_id),
+                               TB_TEXT(l->board), TB_TEXT(l->run_id), TB_TEXT(l->end) };
+        tb_table_row(&t, c);
+        if (d->f == TB_FMT_CSV)
+            warning("%s: %s: a failed night (%s, %s, %s): %s", who, l->path, l->night, l->host,
+                    l->board, l->end);
+    }
+    tb_table_end(&t);
 }

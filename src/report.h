@@ -1,10 +1,13 @@
-/* report.h: the --html pages and --plot pictures of compare and history (report.c). */
+/* report.h: what compare and history show beside their tables (report.c): the --html pages
+ * and --plot pictures, the failed nights, and the rule that an output never goes over an
+ * input or a log. */
 #ifndef TB_REPORT_H
 #define TB_REPORT_H
 
 #include <stddef.h>
 
-#include "compare.h"
+#include "logread.h"
+#include "table.h"
 
 /* One series of history: a board's nights for one kernel, size, element type, power mode. */
 struct tb_history_series {
@@ -17,14 +20,25 @@ struct tb_history_series {
 };
 
 /* The page of compare: best points (sorted by size, then kernel) read from nlogs logs. */
-int tb_report_compare(const struct tb_compare_rec *best, size_t n, size_t nlogs,
+int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs,
                       const char *path);
 /* The page of history; regressions as history counted them. 0, or -1 with the reason said. */
 int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
                       const char *path);
 /* The same charts as the pages, drawn by gnuplot into path (.svg or .png); 0, or -1 with the
  * reason said and no file left. */
-int tb_report_compare_plot(const struct tb_compare_rec *best, size_t n, const char *path);
+int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path);
 int tb_report_history_plot(const struct tb_history_series *v, size_t n, const char *path);
+
+/* An output file (--html, --plot) that would go over one of the inputs (the same file, by
+ * name or by inode), a log (a name ending .csv.gz, .csv or .part, or an existing file that
+ * starts like a gzip stream or a log), or that is not a regular file where it exists, is
+ * refused: -1 with the reason said (the caller exits 2 before reading anything), else 0. */
+int tb_report_check_output(const char *who, const char *out, const char *const *inputs,
+                           size_t n);
+/* The logs of nights that failed before measuring (the GPU could not be used), as a table
+ * "failed_nights": a failed night is a result to show, not an unreadable file. With CSV (one
+ * table only) each is said on stderr instead. */
+void tb_report_failed_nights(struct tb_doc *d, const struct tb_logset *s, const char *who);
 
 #endif

@@ -9,6 +9,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -24,10 +25,12 @@
 #include "csvlog.h"
 #include "lock.h"
 #include "point_rules.h"
+#include "log_meta.h"
 #include "power/power.h"
 #include "retention.h"
 #include "runner.h"
 #include "sweep.h"
+#include "table.h"
 #include "tune.h"
 #include "util.h"
 
@@ -62,6 +65,7 @@ struct run {
     size_t npts;
     struct tb_lock *lock;
     char host[128];
+    char host_id[40];               /* machine-id, "" where the host has none */
     struct tb_csvlog *log;
     char log_path[PATH_MAX];
     struct tb_conditions cond;
@@ -227,12 +231,42 @@ static int take_lock(struct run *r)
 
 static void meta_config_line(void *ctx, const char *path, const char *value)
 {
-    tb_csvlog_meta(ctx, "config", "%s = %s;", path, value);
+    tb_csvlog_meta(ctx, TB_META(config), "%s = %s;", path, value);
 }
 
 static void meta_condition(void *ctx, const char *key, const char *value)
 {
+    if (!tb_meta_known(key))   /* log_meta.h lists every key a log may hold */
+        warning("log metadata key '%s' is not in log_meta.h's list", key);
     tb_csvlog_meta(ctx, key, "%s", value);
+}
+
+/* The host's machine-id (systemd's, else D-Bus's; either may be a link to the other), under
+ * TB_ROOT: a regular file, opened without blocking, 32 hex digits read in one bounded read.
+ * 0, or -1 where there is none. */
+static int host_id(char *buf, size_t n)
+{
+    static const char *const files[] = { "/etc/machine-id", "/var/lib/dbus/machine-id" };
+    for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+        char path[PATH_MAX], id[64];
+        tb_root_path(path, sizeof(path), files[i]);
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, id, 33) : -1;
+        close(fd);
+        if (got < 32 || n < 33)
+            continue;
+        bool whole = got == 32 || id[32] == '\n';
+        id[32] = '\0';
+        if (whole && strspn(id, "0123456789abcdef") == 32) {
+            tb_strlcpy(buf, id, n);
+            return 0;
+        }
+    }
+    buf[0] = '\0';
+    return -1;
 }
 
 static int open_log(struct run *r)
@@ -246,32 +280,34 @@ static int open_log(struct run *r)
         return -1;
     struct tb_csvlog *log = r->log;
     tb_csvlog_preamble(log, TB_VERSION " (git " TB_GIT_REV ")");
-    tb_csvlog_meta(log, "host", "%s", r->host);
-    tb_csvlog_meta(log, "sweep_file", "%s (fnv1a64 %016llx)", r->sweep_path,
+    tb_csvlog_meta(log, TB_META(host), "%s", r->host);
+    if (host_id(r->host_id, sizeof(r->host_id)) == 0)
+        tb_csvlog_meta(log, TB_META(machine_id), "%s", r->host_id);
+    tb_csvlog_meta(log, TB_META(sweep_file), "%s (fnv1a64 %016llx)", r->sweep_path,
                    (unsigned long long)tb_hash_file(r->sweep_path));
-    tb_csvlog_meta(log, "board_file", "%s (fnv1a64 %016llx), %s", r->board_path,
+    tb_csvlog_meta(log, TB_META(board_file), "%s (fnv1a64 %016llx), %s", r->board_path,
                    (unsigned long long)tb_hash_file(r->board_path), r->board_why);
-    tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s%s", r->cfg->board.name,
+    tb_csvlog_meta(log, TB_META(board), "%s, peak %.1f GB/s%s", r->cfg->board.name,
                    r->cfg->board.peak_gbps, r->cfg->board.has_gpu ? ", has a GPU" : "");
-    tb_csvlog_meta(log, "kernel_images", "%s", tb_cuda_images());
+    tb_csvlog_meta(log, TB_META(kernel_images), "%s", tb_cuda_images());
     if (r->gpu_failed) {
-        tb_csvlog_meta(log, "backend", "none");
-        tb_csvlog_meta(log, "gpu", "unusable: %s", r->gpu_why);
+        tb_csvlog_meta(log, TB_META(backend), "none");
+        tb_csvlog_meta(log, TB_META(gpu), "unusable: %s", r->gpu_why);
     } else {
-        tb_csvlog_meta(log, "backend", "%s", r->be->name);
-        tb_csvlog_meta(log, "device", "%s", r->dev.name);
+        tb_csvlog_meta(log, TB_META(backend), "%s", r->be->name);
+        tb_csvlog_meta(log, TB_META(device), "%s", r->dev.name);
     }
     if (!r->gpu_failed && r->be->id == TB_BACKEND_CUDA) {
         char cache[512];
-        tb_csvlog_meta(log, "cuda_device", "index %d, compute capability %d.%d, %d SMs, L2 %zu "
+        tb_csvlog_meta(log, TB_META(cuda_device), "index %d, compute capability %d.%d, %d SMs, L2 %zu "
                        "bytes, memory %zu bytes, driver's CUDA %s, PCI %s, runs %s",
                        r->dev.index, r->dev.cc_major, r->dev.cc_minor, r->dev.sm_count,
                        r->dev.l2_bytes, r->dev.mem_bytes, r->dev.driver_version,
                        r->dev.pci_bus_id, r->dev.image);
-        tb_csvlog_meta(log, "kernel_image", "%s", r->dev.image_why);
-        tb_csvlog_meta(log, "jit_cache", "%s", tb_cuda_jit_cache(cache, sizeof(cache)));
+        tb_csvlog_meta(log, TB_META(kernel_image), "%s", r->dev.image_why);
+        tb_csvlog_meta(log, TB_META(jit_cache), "%s", tb_cuda_jit_cache(cache, sizeof(cache)));
     } else if (!r->gpu_failed)
-        tb_csvlog_meta(log, "cpu_device", "%d cores, last-level cache %zu bytes, memory %zu bytes",
+        tb_csvlog_meta(log, TB_META(cpu_device), "%d cores, last-level cache %zu bytes, memory %zu bytes",
                        r->dev.sm_count, r->dev.l2_bytes, r->dev.mem_bytes);
     tb_conditions_read(&r->cond);
     tb_conditions_mode(&r->cond, r->power_mode, sizeof(r->power_mode));
@@ -283,6 +319,7 @@ static int open_log(struct run *r)
 static void end_gpu_unusable(struct run *r)
 {
     tb_config_dump(r->cfg, meta_config_line, r->log);
+    tb_csvlog_header(r->log);   /* every log has its header: readers take a failed night too */
     char how[1200];
     snprintf(how, sizeof(how), "failed: the GPU cannot be used (%s)", r->gpu_why);
     tb_strlcpy(r->log_path, tb_csvlog_path(r->log), sizeof(r->log_path));
@@ -312,7 +349,7 @@ static void start_power(struct run *r)
     if (tb_sampler_start(&r->sampler, r->pops, &pc, pc.interval_ms, cap, why, sizeof(why))) {
         warning("power source '%s' cannot start: %s; the log will have no power figures",
                 r->pops->name, why);
-        tb_csvlog_meta(r->log, "power", "source '%s' cannot start: %s", r->pops->name, why);
+        tb_csvlog_meta(r->log, TB_META(power), "source '%s' cannot start: %s", r->pops->name, why);
         r->sampler = NULL;
     } else {
         if (!r->o->quiet)
@@ -320,7 +357,7 @@ static void start_power(struct run *r)
         double max_mhz;
         const char *line = tb_sampler_conditions(r->sampler, &max_mhz);
         if (line[0])
-            tb_csvlog_meta(r->log, "gpu_conditions", "%s (from %s)", line, r->pops->name);
+            tb_csvlog_meta(r->log, TB_META(gpu_conditions), "%s (from %s)", line, r->pops->name);
         if (isnan(r->cond.gpu_max_mhz))
             r->cond.gpu_max_mhz = max_mhz;   /* a desktop: NVML's max SM clock */
     }
@@ -330,7 +367,7 @@ static void start_power(struct run *r)
 
 static void sweep(struct run *r)
 {
-    tb_csvlog_meta(r->log, "power_source", "%s", r->sampler ? r->pops->name : "none");
+    tb_csvlog_meta(r->log, TB_META(power_source), "%s", r->sampler ? r->pops->name : "none");
     tb_config_dump(r->cfg, meta_config_line, r->log);
     tb_csvlog_header(r->log);
     install_signals();
@@ -368,25 +405,64 @@ static int write_tuned(struct run *r)
     return tuned;
 }
 
+/* The run's summary on stdout: per size, each point's figures (the table writer, so a kernel
+ * or status text never puts a control character on the terminal). */
+static void print_summary(const struct tb_runner_result *res, bool with_power)
+{
+    struct tb_table_col cols[] = {
+        { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
+        { .name = "block", .head = "block", .kind = 'S', .width = 9 },
+        { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 10 },
+        { .name = "frac_copy", .head = "of copy", .kind = 'N', .dec = 3, .width = 8 },
+        { .name = "frac_peak", .head = "of peak", .kind = 'N', .dec = 3, .width = 8 },
+        { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .dec = 3, .width = 8,
+          .data_only = !with_power },
+        { .name = "verified", .head = "verified", .kind = 'S', .width = 8 },
+        { .name = "status", .head = "status", .kind = 'S' },
+    };
+    struct tb_doc d;
+    struct tb_table t;
+    tb_doc_begin(&d, stdout, TB_FMT_TABLE, "run");
+    tb_table_begin(&t, &d, "points", "", cols, ARRAY_SIZE(cols));
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const struct tb_summary_row *s = &res->rows[i];
+        if (i == 0 || s->rows != res->rows[i - 1].rows || s->cols != res->rows[i - 1].cols) {
+            char h[64];
+            snprintf(h, sizeof(h), "%ld x %ld", s->rows, s->cols);
+            tb_table_section(&t, h);
+        }
+        char blk[24] = "-";
+        if (s->bx)
+            snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
+        struct tb_cell c[] = { TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(s->gbps),
+                               TB_NUM(s->frac_copy), TB_NUM(s->frac_peak),
+                               TB_NUM(s->gbps_per_w), TB_TEXT(s->verified),
+                               TB_TEXT(s->status) };
+        tb_table_row(&t, c);
+    }
+    tb_table_end(&t);
+    tb_doc_end(&d);
+}
+
 static enum tb_run_outcome finish(struct run *r)
 {
     struct tb_runner_result *res = &r->res;
     if (r->sampler) {
         struct tb_sampler_health h;
         tb_sampler_health(r->sampler, &h);
-        tb_csvlog_meta(r->log, "sensor", "%llu reading(s) outside 0..%.0f W dropped, %llu "
+        tb_csvlog_meta(r->log, TB_META(sensor), "%llu reading(s) outside 0..%.0f W dropped, %llu "
                        "silence(s) of twice the interval or more", h.dropped,
                        r->cfg->board.power.max_power_w, h.silences);
     }
     if (r->be && r->be->load_stats && !r->gpu_failed) {
         char load[256];
         r->be->load_stats(load, sizeof(load));
-        tb_csvlog_meta(r->log, "kernel_load", "%s", load);
+        tb_csvlog_meta(r->log, TB_META(kernel_load), "%s", load);
     }
     uint64_t nsamp = 0;
     double sampler_cpu = tb_sampler_stop(r->sampler, &nsamp);
     if (r->sampler)
-        tb_csvlog_meta(r->log, "sampler", "%llu samples, thread CPU time %.1f ms",
+        tb_csvlog_meta(r->log, TB_META(sampler), "%llu samples, thread CPU time %.1f ms",
                        (unsigned long long)nsamp, sampler_cpu);
     char how[160];
     if (stop_signal)
@@ -409,18 +485,23 @@ static enum tb_run_outcome finish(struct run *r)
         tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
                            r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
+    bool summary_lost = false;
     if (!r->o->quiet) {
-        tb_runner_print_summary(res, stdout, r->sampler != NULL);
+        print_summary(res, r->sampler != NULL);
         if (r->sampler && !isnan(res->idle_w))
             printf("\nidle power %.2f W (%s)\n", res->idle_w, r->pops->name);
         printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,
                res->failed, res->verify_failed, res->skipped);
         if (crc == 0)
             printf("log: %s\n", r->log_path);
+        if (fflush(stdout) != 0 || ferror(stdout)) {   /* a summary lost to a full disk */
+            error("cannot write the summary: %s", strerror(errno ? errno : EIO));
+            summary_lost = true;
+        }
     }
     if (stop_signal)
         note("interrupted by %s: the log holds every completed row", strsignal(stop_signal));
-    bool ok = crc == 0 && !res->log_failed && !res->aborted && !stop_signal &&
+    bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !stop_signal &&
               res->failed == 0 && res->verify_failed == 0 && (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

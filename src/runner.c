@@ -581,36 +581,6 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     return 0;
 }
 
-void tb_runner_print_summary(const struct tb_runner_result *res, FILE *f, bool with_power)
-{
-    long last_r = -1, last_c = -1;
-    for (size_t i = 0; i < res->n_rows; i++) {
-        const struct tb_summary_row *s = &res->rows[i];
-        if (s->rows != last_r || s->cols != last_c) {
-            fprintf(f, "\n%ld x %ld\n", s->rows, s->cols);
-            fprintf(f, "  %-16s %-9s %10s %8s %8s%s %-8s %s\n", "kernel", "block", "GB/s", "of copy",
-                    "of peak", with_power ? "   GB/s/W" : "", "verified", "status");
-            last_r = s->rows;
-            last_c = s->cols;
-        }
-        char blk[24], g[24], fc[24], fp[24], w[40] = "";
-        if (s->bx)
-            snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
-        else
-            snprintf(blk, sizeof(blk), "-");
-        tb_fmt_num(g, sizeof(g), s->gbps, 1);
-        tb_fmt_num(fc, sizeof(fc), s->frac_copy, 3);
-        tb_fmt_num(fp, sizeof(fp), s->frac_peak, 3);
-        if (with_power) {
-            char t[24];
-            tb_fmt_num(t, sizeof(t), s->gbps_per_w, 3);
-            snprintf(w, sizeof(w), " %8s", t);
-        }
-        fprintf(f, "  %-16s %-9s %10s %8s %8s%s %-8s %s\n", s->kernel, blk, g, fc, fp, w,
-                s->verified, s->status);
-    }
-}
-
 void tb_runner_result_free(struct tb_runner_result *res)
 {
     free(res->rows);

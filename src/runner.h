@@ -55,8 +55,6 @@ struct tb_runner_result {
 
 int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                     struct tb_runner_result *res);
-/* Prints the summary table of res to f. */
-void tb_runner_print_summary(const struct tb_runner_result *res, FILE *f, bool with_power);
 void tb_runner_result_free(struct tb_runner_result *res);
 
 #endif

@@ -80,5 +80,29 @@ ls "$OUT"/*.part > /dev/null 2>&1 && bad "a .part left" || ok "no partial page l
 # --html draws best points: with --baseline it is a usage error, and no page is written
 "$BIN" compare --html "$OUT/b.html" --baseline "$OUT"/logs/host_jet*01T*.csv.gz "$OUT"/logs/*.csv.gz > /dev/null 2>&1
 [ $? = 2 ] && [ ! -e "$OUT/b.html" ] && ok "--html with --baseline: exit 2, no page" || bad "--html with --baseline"
+# the page path before a glob of logs (issue 22: the first log became the page): refused, exit 2,
+# the log untouched
+first=$(ls "$OUT"/logs/*.csv.gz | head -n 1)
+sum=$(cksum < "$first")
+"$BIN" compare --html "$OUT"/logs/*.csv.gz > /dev/null 2>&1
+[ $? = 2 ] && [ "$(cksum < "$first")" = "$sum" ] && ok "compare --html *.csv.gz: exit 2, log untouched" \
+    || bad "compare --html *.csv.gz"
+# figures of 1e308, 5e-324, inf and negative GB/s: the page comes at once, small, and renders
+mkdir -p "$OUT/extreme"
+{
+    echo "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,status"
+    for g in 1e308 5e-324 inf -5 12.5; do
+        echo "h_x_20261101T023000Z,x,d,k$g,float,64,64,8,8,$g,0.01,ok"
+    done
+} > "$OUT/extreme/h_x_20261101T023000Z.csv"
+timeout 20 "$BIN" compare --html "$OUT/extreme.html" "$OUT/extreme/h_x_20261101T023000Z.csv" > /dev/null 2>&1
+[ $? = 0 ] && [ "$(wc -c < "$OUT/extreme.html")" -lt 200000 ] && ok "extreme figures: a small page, at once" \
+    || bad "extreme figures: the page"
+timeout 120 chromium --headless --no-sandbox --disable-gpu --print-to-pdf="$OUT/extreme.pdf" \
+    "file://$(cd "$OUT" && pwd)/extreme.html" > /dev/null 2>&1
+pdftotext -layout "$OUT/extreme.pdf" "$OUT/extreme.txt-shown" 2>/dev/null || bad "extreme: Chromium printed no PDF"
+shown extreme "k12.5"
+grep -qF "k1e308" "$OUT/extreme.txt-shown" && bad "extreme: an impossible row shown as a result" \
+    || ok "extreme: impossible rows left out"
 [ $fail = 0 ] && echo "html-check: all passed ($OUT)" || echo "html-check: FAILED ($OUT)"
 exit $fail

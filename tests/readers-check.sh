@@ -1,10 +1,12 @@
 #!/bin/sh
-# readers-check: a folder of real logs (two boards, three runs, one cut short by SIGTERM) read
-# by other tools as doc/log-format.md says: DuckDB over the folder with no options at all,
-# pandas one log at a time with comment='#' then concat, and the shell line that concatenates
-# logs safely (one header, no metadata) read by pandas with no options. Each must give every
-# data row, the right row count per log, and numbers as numbers. PyPI's pandas and duckdb
-# are installed into build-tools/readers when python3 lacks them.
+# readers-check: a folder of real logs (three runs, one cut short by SIGTERM, and two logs of a
+# failed night: a Nano whose GPU cannot be used, one of them named to sort first) read by other
+# tools as doc/log-format.md says: DuckDB over the folder with no options at all, pandas one log
+# at a time with comment='#', the empty ones left out, then concat, and the shell line that
+# concatenates logs safely (one header, no metadata) read by pandas with no options. Each must
+# give every data row, the right row count per log, and numbers as numbers; compare and history
+# show the failed night as a failed night. PyPI's pandas and duckdb are installed into
+# build-tools/readers when python3 lacks them.
 #   BIN=./transpose-bench
 set -u
 BIN=${BIN:-./transpose-bench}
@@ -28,7 +30,13 @@ pid=$!
 for _ in $(seq 100); do ls -a "$T/logs" | grep -q '\.part$' && break; sleep 0.1; done
 sleep 2
 kill -TERM "$pid"; wait "$pid"
-ls "$T"/logs/*.csv.gz | wc -l | grep -qx 3 || { echo "readers-check: expected 3 logs: $(ls -a "$T/logs")"; exit 1; }
+# a failed night: the board has a GPU and no driver is here; its log has the header, 0 rows
+TB_CUDA_LIB=/nonexistent/libcuda.so.1 "$BIN" run --quiet -b boards/jetson-nano.cfg --sizes 16x16 \
+    --kernels copy_row --set power.source=none -o "$T/logs" 2>/dev/null
+[ $? = 1 ] || { echo "readers-check: the failed night did not exit 1"; exit 1; }
+failed=$(ls "$T"/logs/*_jetson-nano_*.csv.gz)
+cp "$failed" "$T/logs/aaa_jetson-nano_20261101T000000Z.csv.gz"   # first in any glob
+ls "$T"/logs/*.csv.gz | wc -l | grep -qx 5 || { echo "readers-check: expected 5 logs: $(ls -a "$T/logs")"; exit 1; }
 # the safe concatenation of doc/log-format.md: one header, no metadata lines
 zcat "$T"/logs/*.csv.gz | awk '!/^#/ && !(/^run_id,/ && seen++)' > "$T/all.csv"
 # what each log holds, counted here without either tool
@@ -40,6 +48,7 @@ import glob, sys
 import duckdb, pandas as pd
 t = sys.argv[1]
 want = {l.split()[0]: int(l.split()[1]) for l in open(t + "/counts")}
+want = {k: v for k, v in want.items() if v}   # a log of 0 rows is in no group
 total = sum(want.values())
 fails = 0
 def check(label, ok, detail):
@@ -61,10 +70,15 @@ q = duckdb.sql(f"SELECT elem, kernel, max(gbps) FROM '{t}/logs/*.csv.gz' WHERE s
                "GROUP BY ALL ORDER BY ALL").fetchall()
 check("duckdb: a query across logs", len(q) >= 4, f"{len(q)} (element, kernel) groups: {q[:3]}...")
 
-# pandas: one log at a time with comment='#', then concat
-p = pd.concat(pd.read_csv(f, comment="#") for f in sorted(glob.glob(t + "/logs/*.csv.gz")))
-check("pandas: concat of read_csv(f, comment='#')", p.groupby("run_id").size().to_dict() == want,
-      f"{len(p)} rows")
+# pandas: one log at a time with comment='#' (a failed night's log too: its header, no rows),
+# the empty ones left out (an empty frame has no dtypes and would make every column text),
+# then concat
+frames = [pd.read_csv(f, comment="#") for f in sorted(glob.glob(t + "/logs/*.csv.gz"))]
+check("pandas: every log, a failed night's too, reads", all("gbps" in d.columns for d in frames),
+      f"{len(frames)} logs, {sum(len(d) == 0 for d in frames)} of them empty")
+p = pd.concat([d for d in frames if len(d)])
+check("pandas: concat of the non-empty read_csv(f, comment='#')",
+      p.groupby("run_id").size().to_dict() == want, f"{len(p)} rows")
 check("pandas: numbers as numbers", all(pd.api.types.is_numeric_dtype(p[c]) for c in numeric),
       ", ".join(f"{c} {p[c].dtype}" for c in numeric))
 
@@ -77,8 +91,18 @@ check("pandas: read_csv of the awk concatenation, no options",
 sys.exit(1 if fails else 0)
 EOF
 rc=$?
-zcat "$T"/logs/*.csv.gz | grep -c '^run_id,' | grep -qx 3 &&
-    echo "ok   plain 'zcat a b c' repeats the header 3 times (why the docs give the awk line)" ||
+zcat "$T"/logs/*.csv.gz | grep -c '^run_id,' | grep -qx 5 &&
+    echo "ok   plain 'zcat a b c' repeats the header 5 times (why the docs give the awk line)" ||
     { echo "FAIL the header count of plain zcat"; rc=1; }
+# compare and history: the failed night is a failed night, with its reason, not an error
+out=$("$BIN" compare "$T"/logs/*.csv.gz 2>&1); c=$?
+if [ $c = 0 ] && printf '%s' "$out" | grep -q 'failed: the GPU cannot be used' &&
+   ! printf '%s' "$out" | grep -q 'not a transpose-bench log'; then
+    echo "ok   compare: the failed night listed with its reason, exit 0"
+else echo "FAIL compare over the folder (exit $c): $out"; rc=1; fi
+out=$("$BIN" history "$T"/logs/*.csv.gz 2>&1); c=$?
+if [ $c = 1 ] && printf '%s' "$out" | grep -q 'the latest night of jetson-nano on'; then
+    echo "ok   history: the Nano's latest night failed, said, exit 1"
+else echo "FAIL history over the folder (exit $c): $out"; rc=1; fi
 [ "$rc" = 0 ] && echo "readers-check: all passed" || echo "readers-check: FAILED"
 exit "$rc"

@@ -6,25 +6,25 @@
 #include <limits.h>
 
 #include "backend.h"
-#include "compare.h"
+#include "logread.h"
 #include "config.h"
 
 static void test_compare_inputs(void **state)
 {
     /* a row whose rows/cols field is out of long's range: skipped, reported, no UB */
-    struct tb_compare_recs r = { 0 };
-    int problems = 0;
+    struct tb_logset r;
+    tb_logset_init(&r, "compare");
     char path[PATH_MAX];
     snprintf(path, sizeof(path), "%s", th_fixture("fuzz-regressions/compare-huge-rows.csv.gz"));
     th_stderr_begin();
-    tb_compare_read(path, &r, &problems);
+    tb_logread(&r, path);
     char *said = th_stderr_end();
-    assert_true(problems > 0);
+    assert_true(r.problems > 0);
     assert_non_null(strstr(said, "compare-huge-rows.csv.gz:"));   /* each named by file:line */
     free(said);
     for (size_t i = 0; i < r.n; i++)
         assert_true(r.v[i].rows >= 1 && r.v[i].cols >= 1);
-    free(r.v);
+    tb_logset_free(&r);
 }
 
 static void test_config_inputs(void **state)

@@ -1,0 +1,96 @@
+/* logread.h: reading transpose-bench logs back (gzip or plain, any tool version: columns are
+ * found by name in the header), for compare, history and the reports. Hostile files are
+ * bounded: regular files only, opened without blocking, rows and bytes capped per log and in
+ * all, a damaged gzip keeps what was read before the damage.
+ * Not here: what the commands make of the rows (compare.c, history.c, report.c). */
+#ifndef TB_LOGREAD_H
+#define TB_LOGREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* THE columns the reader takes from a log, X(name of log_columns.h, required): the enum,
+ * the names looked up in the header and the required set all follow from this one list. */
+#define TB_LOGREAD_COLUMNS(X) \
+    X(board, true) X(device, false) X(kernel, true) X(rows, true) X(cols, true) \
+    X(block_x, false) X(block_y, false) X(gbps, true) X(frac_peak, false) X(frac_copy, false) \
+    X(gbps_per_w, false) X(rel_sem, false) X(status, false) X(elem, false) \
+    X(power_mode, false) X(run_id, false) X(host, false)
+
+enum tb_logread_col {
+#define TB_LR_ENUM(name, req) TB_LR_##name,
+    TB_LOGREAD_COLUMNS(TB_LR_ENUM)
+#undef TB_LR_ENUM
+    TB_LR_N
+};
+
+/* Above this many GB/s (100 TB/s, some 30 times the fastest HBM of 2026) or this many times
+ * the board's peak (past anything a cache explains, which the `suspect` status covers), a
+ * figure is impossible: flagged, never shown or drawn as a result. */
+#define TB_LOGREAD_MAX_GBPS 1e5
+#define TB_LOGREAD_MAX_FRAC_PEAK 10.0
+
+/* One row as the commands use it. */
+struct tb_log_rec {
+    char board[64], device[128], kernel[32], status[16];
+    char host[64];                  /* the host that ran it */
+    char host_id[40];               /* its machine-id ("" in logs from before it was logged) */
+    char elem[8], power_mode[64];   /* element type; nvpmodel mode ("" off a Jetson) */
+    char night[12];                 /* the run's UTC date from its run_id; "" unknown */
+    long rows, cols;
+    int bx, by;
+    double gbps, frac_peak, frac_copy, gbps_per_w, rel_sem;
+    bool impossible;                /* gbps non-finite, negative or beyond the limits above */
+};
+
+/* One log as a whole: what a failed night is shown by. */
+struct tb_log_info {
+    const char *path;               /* as given (not copied) */
+    char run_id[128], host[64], host_id[40], board[64], night[12];
+    char end[256];                  /* the "# end:" line's text; "" when none */
+    bool failed;                    /* the run ended failed before measuring (GPU unusable) */
+    bool readable;                  /* a log at all (header, or a failed night's metadata) */
+    long rows;                      /* rows kept */
+};
+
+struct tb_logset {
+    struct tb_log_rec *v;
+    size_t n, cap;
+    struct tb_log_info *logs;
+    size_t nlogs, logs_cap;
+    /* the bounds (tb_logset_init sets the defaults below; tests lower them) */
+    size_t max_rows_per_log, max_rows;
+    unsigned long long max_bytes_per_log;
+    int problems;                   /* each one said on stderr, naming file and line */
+    const char *who;                /* "compare": the prefix of its messages */
+};
+
+/* A tune run logs some thousands of rows and a year of nights some tens of thousands; a row
+ * takes about 500 bytes here, so the total bound is about 250 MB, within a Nano's memory. */
+#define TB_LOGREAD_MAX_ROWS_PER_LOG 200000
+#define TB_LOGREAD_MAX_ROWS 500000
+#define TB_LOGREAD_MAX_BYTES_PER_LOG (1ULL << 30)   /* decompressed */
+#define TB_LOGREAD_MAX_LINE 65536
+
+void tb_logset_init(struct tb_logset *s, const char *who);
+void tb_logset_free(struct tb_logset *s);
+/* Reads one log into s: its rows, and its tb_log_info (always appended, readable or not).
+ * Returns the rows added, or a negative errno when nothing could be read from it (not a
+ * regular file, no log, unreadable). Every problem is said and counted in s->problems;
+ * rows read before one are kept. */
+int tb_logread(struct tb_logset *s, const char *path);
+
+/* Rows of logs from before the machine-id was logged get the id of the one machine of their
+ * host name that logged one; where several machines share the name they stay without (a
+ * series of their own), never guessed. */
+void tb_logset_fill_ids(struct tb_logset *s);
+
+/* Splits a CSV line in place (quotes handled); returns the field count, -1 when malformed. */
+int tb_csv_split(char *line, char **fields, int max);
+/* A row that counts: measured, possible, and ok or suspect. */
+bool tb_log_usable(const struct tb_log_rec *r);
+/* Whether two rows (or logs) come from one host: the host name and, where both logs carry
+ * one, the machine-id (cloned hostnames stay apart; old logs match by name). */
+int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b);
+
+#endif

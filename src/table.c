@@ -1,0 +1,301 @@
+/* table.c: see table.h. Every format is a writer here, never a branch in a command's
+ * printer: a command says its columns and rows once. Text from logs is hostile (a board name
+ * with a comma, a quote, a '|', an escape sequence, bytes that are no UTF-8): each writer
+ * makes it valid for its own format. */
+#include "table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+const char tb_format_names[] = TB_FORMAT_NAMES;
+
+int tb_format_parse(const char *name, enum tb_format *f)
+{
+    static const char *const names[] = { "table", "markdown", "csv", "json" };
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, names[i])) {
+            *f = (enum tb_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* The length of the valid UTF-8 sequence at p (1 for ASCII), 0 when invalid; *cp gets the
+ * code point. Overlong forms and surrogates are invalid. */
+static int utf8_at(const unsigned char *p, uint32_t *cp)
+{
+    if (p[0] < 0x80) {
+        *cp = p[0];
+        return 1;
+    }
+    int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+    if (n == 0 || p[0] > 0xf4)
+        return 0;
+    uint32_t c = p[0] & (0x7f >> n);
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+        (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+char *tb_table_clean(char *buf, size_t n, const char *s)
+{
+    size_t len = 0;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p && len + 4 < n) {
+        uint32_t c;
+        int k = utf8_at(p, &c);
+        if (k == 0 || c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) {
+            buf[len++] = '?';   /* no escape sequence reaches the terminal */
+            p += k ? k : 1;
+            continue;
+        }
+        memcpy(buf + len, p, (size_t)k);
+        len += (size_t)k;
+        p += k;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c;
+        int k = utf8_at(p, &c);
+        if (k == 0) {
+            fputs("\\ufffd", f);   /* a byte that is no UTF-8: the replacement character */
+            p++;
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", (int)c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\u%04x", (unsigned)c);
+        else
+            fwrite(p, 1, (size_t)k, f);
+        p += k;
+    }
+    fputc('"', f);
+}
+
+/* RFC 4180: a field with a comma, a quote or a line break is quoted, a quote in it written
+ * twice; one with a space is quoted too (allowed, and what our CSV always did for device
+ * names and power modes, so scripts that read it keep working). */
+static void put_csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n ")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_markdown_text(FILE *f, const char *s)
+{
+    char clean[1024];
+    for (const char *p = tb_table_clean(clean, sizeof(clean), s); *p; p++) {
+        if (*p == '|' || *p == '\\')
+            fputc('\\', f);
+        if (*p == '<')
+            fputs("&lt;", f);
+        else
+            fputc(*p, f);
+    }
+}
+
+/* The cell as text for the terminal and markdown, CSV and JSON numbers aside. */
+static const char *cell_text(const struct tb_table_col *c, const struct tb_cell *x, char *buf,
+                             size_t n, bool human)
+{
+    if (c->kind == 'S')
+        return x->s && x->s[0] ? x->s : human && !c->blank ? "-" : "";
+    if (!isfinite(x->v))
+        return human ? "-" : "";
+    if (c->kind == 'P' && human)
+        snprintf(buf, n, "%+.*f%%", c->dec, x->v);
+    else
+        snprintf(buf, n, "%.*f", human || !c->data_dec ? c->dec : c->data_dec, x->v);
+    return buf;
+}
+
+void tb_doc_begin(struct tb_doc *d, FILE *out, enum tb_format f, const char *what)
+{
+    d->out = out;
+    d->f = f;
+    d->tables = 0;
+    if (f == TB_FMT_JSON)
+        fprintf(out, "{\"schema\": \"transpose-bench/%s/1\"", what);
+}
+
+int tb_doc_end(struct tb_doc *d)
+{
+    if (d->f == TB_FMT_JSON)
+        fputs("\n}\n", d->out);
+    return fflush(d->out) != 0 || ferror(d->out) ? -1 : 0;
+}
+
+void tb_doc_note(struct tb_doc *d, const char *fmt, ...)
+{
+    if (d->f == TB_FMT_CSV || d->f == TB_FMT_JSON)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputc('\n', d->out);
+    vfprintf(d->out, fmt, ap);
+    fputc('\n', d->out);
+    va_end(ap);
+}
+
+static void heads(struct tb_table *t)
+{
+    FILE *f = t->doc->out;
+    t->heads_due = false;
+    if (t->doc->f == TB_FMT_MARKDOWN) {
+        for (size_t i = 0; i < t->ncols; i++)
+            if (!t->cols[i].data_only)
+                fprintf(f, "| %s ", t->cols[i].head);
+        fputs("|\n", f);
+        for (size_t i = 0; i < t->ncols; i++)
+            if (!t->cols[i].data_only)
+                fputs(t->cols[i].kind == 'S' ? "|---" : "|---:", f);
+        fputs("|\n", f);
+        return;
+    }
+    fputs(" ", f);
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!t->cols[i].data_only)
+            fprintf(f, t->cols[i].kind == 'S' ? "%*s %-*s" : "%*s %*s", t->cols[i].gap, "",
+                    i == t->last && t->cols[i].kind == 'S' ? 0 : t->cols[i].width,
+                    t->cols[i].head);
+    fputc('\n', f);
+}
+
+void tb_table_begin(struct tb_table *t, struct tb_doc *d, const char *name, const char *title,
+                    const struct tb_table_col *cols, size_t ncols)
+{
+    *t = (struct tb_table){ .doc = d, .cols = cols, .ncols = ncols };
+    for (size_t i = 0; i < ncols; i++)
+        if (!cols[i].data_only)
+            t->last = i;
+    FILE *f = d->out;
+    t->silent = d->f == TB_FMT_CSV && d->tables > 0;
+    d->tables++;
+    if (d->f == TB_FMT_JSON) {
+        fprintf(f, ",\n\"%s\": [", name);
+    } else if (d->f == TB_FMT_CSV) {
+        for (size_t i = 0, shown = 0; i < ncols && !t->silent; i++)
+            if (!cols[i].text_only)
+                fprintf(f, "%s%s", shown++ ? "," : "", cols[i].name);
+        if (!t->silent)
+            fputc('\n', f);
+    } else {
+        if (title && title[0])
+            fprintf(f, d->f == TB_FMT_MARKDOWN ? "\n## %s\n\n" : "\n%s\n", title);
+        t->heads_due = true;
+    }
+}
+
+void tb_table_section(struct tb_table *t, const char *heading)
+{
+    if (t->doc->f == TB_FMT_CSV || t->doc->f == TB_FMT_JSON)
+        return;
+    char clean[512];
+    tb_table_clean(clean, sizeof(clean), heading);
+    if (t->doc->f == TB_FMT_MARKDOWN) {
+        fputs("\n### ", t->doc->out);
+        put_markdown_text(t->doc->out, clean);
+        fputs("\n\n", t->doc->out);
+    } else {
+        fprintf(t->doc->out, "\n%s\n", clean);
+    }
+    t->heads_due = true;
+}
+
+static void row_json(struct tb_table *t, const struct tb_cell *cells)
+{
+    FILE *f = t->doc->out;
+    fputs(t->nrows ? ",\n  {" : "\n  {", f);
+    for (size_t i = 0, shown = 0; i < t->ncols; i++) {
+        const struct tb_table_col *c = &t->cols[i];
+        if (c->text_only)
+            continue;
+        fprintf(f, "%s\"%s\": ", shown++ ? ", " : "", c->name);
+        if (c->kind == 'S' && cells[i].s && cells[i].s[0])
+            put_json_string(f, cells[i].s);
+        else if (c->kind != 'S' && isfinite(cells[i].v))
+            fprintf(f, "%.*f", c->data_dec ? c->data_dec : c->dec, cells[i].v);
+        else
+            fputs("null", f);
+    }
+    fputc('}', f);
+}
+
+void tb_table_row(struct tb_table *t, const struct tb_cell *cells)
+{
+    FILE *f = t->doc->out;
+    enum tb_format fmt = t->doc->f;
+    if (t->silent)
+        return;
+    if (fmt == TB_FMT_JSON) {
+        row_json(t, cells);
+        t->nrows++;
+        return;
+    }
+    if (t->heads_due)
+        heads(t);
+    char num[64], clean[1024];
+    fputs(fmt == TB_FMT_TABLE ? " " : "", f);
+    for (size_t i = 0, shown = 0; i < t->ncols; i++) {
+        const struct tb_table_col *c = &t->cols[i];
+        const char *s = cell_text(c, &cells[i], num, sizeof(num), fmt != TB_FMT_CSV);
+        if (fmt == TB_FMT_CSV && c->text_only)
+            continue;
+        if (fmt == TB_FMT_CSV) {
+            fputs(shown++ ? "," : "", f);
+            put_csv_text(f, s);
+            continue;
+        }
+        if (c->data_only)
+            continue;
+        if (fmt == TB_FMT_MARKDOWN) {
+            fputs("| ", f);
+            put_markdown_text(f, s);
+            fputc(' ', f);
+        } else {
+            tb_table_clean(clean, sizeof(clean), s);
+            size_t len = strlen(clean);
+            if (c->cut && len > (size_t)c->width) {   /* cut on a character's start */
+                len = (size_t)c->width;
+                while (len > 0 && ((unsigned char)clean[len] & 0xc0) == 0x80)
+                    len--;
+                clean[len] = '\0';
+            }
+            int w = i == t->last && c->kind == 'S' ? 0 : c->width;   /* no trailing blanks */
+            fprintf(f, c->kind == 'S' ? "%*s %-*s" : "%*s %*s", c->gap, "", w, clean);
+        }
+    }
+    fputs(fmt == TB_FMT_MARKDOWN ? "|\n" : "\n", f);
+    t->nrows++;
+}
+
+void tb_table_end(struct tb_table *t)
+{
+    if (t->doc->f == TB_FMT_JSON)
+        fputs(t->nrows ? "\n]" : "]", t->doc->out);
+}

@@ -1,0 +1,389 @@
+/* test_logread.c: the log reader fed hostile logs: a bit flip in the gzip trailer, a cut
+ * gzip, a FIFO and /dev/zero as a log, a gzip bomb past the row caps, a byte bound, a
+ * failed night's log with and without its header, impossible numbers, machine-ids. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "csvlog.h"
+#include "log_meta.h"
+#include "logread.h"
+
+#define HEAD "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps," \
+             "rel_sem,status,frac_peak,frac_copy,gbps_per_w\n"
+
+static void must_have(const char *text, const char *want)
+{
+    if (!text || !strstr(text, want))
+        th_fail("missing '%s' in:\n%.3000s", want, text ? text : "(null)");
+}
+
+/* A log of n rows "k<i>" at 64x64, gzipped into path (level 9: a bomb is small). */
+static void write_gz(const char *path, const char *head, long n, const char *tail)
+{
+    gzFile g = gzopen(path, "wb9");
+    assert_non_null(g);
+    gzputs(g, head);
+    for (long i = 0; i < n; i++)
+        gzprintf(g, "h_b_20261101T020000Z,b,d,k%ld,float,64,64,8,8,12.5,0.01,ok,0.5,0.5,1\n",
+                 i % 7);
+    gzputs(g, tail);
+    assert_int_equal(gzclose(g), Z_OK);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (long)st.st_size;
+}
+
+/* Reads path into a fresh set; stderr into *said. Returns tb_logread's result. */
+static int read_one(struct tb_logset *s, const char *path, char **said)
+{
+    tb_logset_init(s, "compare");
+    th_stderr_begin();
+    int rc = tb_logread(s, path);
+    *said = th_stderr_end();
+    return rc;
+}
+
+/* zlib's gzgets dropped the whole chunk it was inflating when the trailer's CRC was wrong:
+ * every row of a small log. Each row read before the damage stays. */
+static void test_bit_flip_in_the_trailer_keeps_the_rows(void **state)
+{
+    char *dir = th_tmpdir(), path[PATH_MAX], *said;
+    snprintf(path, sizeof(path), "%s/flip.csv.gz", dir);
+    write_gz(path, HEAD, 3, "# end: complete, 3 rows\n");
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, -6, SEEK_END), 0);   /* inside the CRC-32 of the trailer */
+    int ch = fgetc(f);
+    assert_int_equal(fseek(f, -6, SEEK_END), 0);
+    fputc(ch ^ 0x10, f);
+    fclose(f);
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, path, &said), 3);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.problems, 1);
+    must_have(said, "flip.csv.gz: unreadable after line 6 (damaged gzip data: ");
+    must_have(said, "using the 3 rows before it");
+    assert_string_equal(s.logs[0].end, "complete, 3 rows");
+    free(said);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+static void test_cut_gzip_keeps_the_rows_before_the_cut(void **state)
+{
+    char *dir = th_tmpdir(), path[PATH_MAX], *said;
+    snprintf(path, sizeof(path), "%s/cut.csv.gz", dir);
+    write_gz(path, HEAD, 200, "# end: complete, 200 rows\n");
+    assert_int_equal(truncate(path, file_size(path) - 30), 0);
+    struct tb_logset s;
+    int rc = read_one(&s, path, &said);
+    assert_true(rc > 100 && rc < 200);   /* what came before the cut, no more */
+    assert_int_equal(s.problems, 1);
+    must_have(said, "cut.csv.gz: unreadable after line ");
+    must_have(said, "the gzip stream is cut short");
+    free(said);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A FIFO with no writer, /dev/zero and a directory as logs: refused at once (the alarm kills
+ * the test if a read blocks or never ends). */
+static void test_fifo_device_and_directory_are_no_logs(void **state)
+{
+    char *dir = th_tmpdir(), fifo[PATH_MAX], *said;
+    snprintf(fifo, sizeof(fifo), "%s/night.csv.gz", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    alarm(20);
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, fifo, &said), -EINVAL);
+    must_have(said, "night.csv.gz' is not a regular file (a FIFO): not a log");
+    assert_int_equal(s.problems, 1);
+    free(said);
+    tb_logset_free(&s);
+    assert_int_equal(read_one(&s, "/dev/zero", &said), -EINVAL);
+    must_have(said, "'/dev/zero' is not a regular file (a device)");
+    free(said);
+    tb_logset_free(&s);
+    assert_int_equal(read_one(&s, dir, &said), -EISDIR);
+    must_have(said, "is not a regular file (a directory)");
+    free(said);
+    tb_logset_free(&s);
+    assert_int_equal(read_one(&s, "/nonexistent/x.csv.gz", &said), -ENOENT);
+    must_have(said, "cannot open '/nonexistent/x.csv.gz': No such file or directory");
+    free(said);
+    tb_logset_free(&s);
+    alarm(0);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A gzip bomb of valid rows (about 40 bytes each uncompressed, a few compressed): the
+ * default cap stops it with a message naming the file and the line, and keeps exactly the
+ * rows up to the cap, never a silent drop. */
+static void test_gzip_bomb_stops_at_the_cap(void **state)
+{
+    char *dir = th_tmpdir(), path[PATH_MAX], *said;
+    snprintf(path, sizeof(path), "%s/bomb.csv.gz", dir);
+    write_gz(path, HEAD, TB_LOGREAD_MAX_ROWS_PER_LOG + 5000, "");
+    assert_true(file_size(path) < 2000000);
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, path, &said), TB_LOGREAD_MAX_ROWS_PER_LOG);
+    assert_int_equal(s.n, TB_LOGREAD_MAX_ROWS_PER_LOG);
+    char want[200];
+    snprintf(want, sizeof(want), "bomb.csv.gz:%d: more than %d rows in one log; the rows from "
+             "here on are not read", TB_LOGREAD_MAX_ROWS_PER_LOG + 3, TB_LOGREAD_MAX_ROWS_PER_LOG);
+    must_have(said, want);
+    assert_int_equal(s.problems, 1);
+    free(said);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The bound on all logs together, and the one on uncompressed bytes. */
+static void test_total_and_byte_caps(void **state)
+{
+    char *dir = th_tmpdir(), a[PATH_MAX], b[PATH_MAX];
+    snprintf(a, sizeof(a), "%s/a.csv.gz", dir);
+    snprintf(b, sizeof(b), "%s/b.csv.gz", dir);
+    write_gz(a, HEAD, 5, "# end: complete, 5 rows\n");
+    write_gz(b, HEAD, 5, "# end: complete, 5 rows\n");
+    struct tb_logset s;
+    tb_logset_init(&s, "history");
+    s.max_rows = 7;
+    th_stderr_begin();
+    assert_int_equal(tb_logread(&s, a), 5);
+    assert_int_equal(tb_logread(&s, b), 2);
+    char *said = th_stderr_end();
+    must_have(said, "history: ");
+    must_have(said, "b.csv.gz:5: more than 7 rows in all logs");
+    assert_int_equal(s.n, 7);
+    free(said);
+    tb_logset_free(&s);
+    tb_logset_init(&s, "compare");
+    s.max_bytes_per_log = 300;
+    th_stderr_begin();
+    int rc = tb_logread(&s, a);
+    said = th_stderr_end();
+    assert_int_equal(rc, 2);   /* the rows whole within the bound */
+    must_have(said, "a.csv.gz:4: more than 300 bytes uncompressed; the rest is not read");
+    free(said);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A failed night's log, as the tool writes it now (with its header) and as it wrote it
+ * before (no header): a log, failed, with its reason, and no problem. */
+static void test_failed_night_is_a_log(void **state)
+{
+    static const char *const texts[2] = {
+        "# transpose-bench: 0.1.0\n# log_format: 1\n# run_id: nano1_jetson-nano_20261102T020000Z\n"
+        "# host: nano1\n# machine_id: 0123456789abcdef0123456789abcdef\n"
+        "# board: jetson-nano, peak 25.6 GB/s, has a GPU\n# backend: none\n# gpu: unusable: x\n"
+        "run_id,utc,host,board,kernel,rows,cols,gbps\n"
+        "# end: failed: the GPU cannot be used (cuInit: no device), 0 rows\n",
+        "# transpose-bench: 0.1.0\n# log_format: 1\n# run_id: nano1_jetson-nano_20261102T020000Z\n"
+        "# host: nano1\n# board: jetson-nano, peak 25.6 GB/s, has a GPU\n# backend: none\n"
+        "# end: failed: the GPU cannot be used (cuInit: no device), 0 rows\n",
+    };
+    char *dir = th_tmpdir(), *said;
+    for (int i = 0; i < 2; i++) {
+        char *path = th_write(dir, i ? "old.csv" : "new.csv", texts[i]);
+        struct tb_logset s;
+        assert_int_equal(read_one(&s, path, &said), 0);
+        assert_int_equal(s.problems, 0);
+        assert_string_equal(said, "");
+        assert_int_equal(s.nlogs, 1);
+        const struct tb_log_info *l = &s.logs[0];
+        assert_true(l->readable && l->failed);
+        assert_string_equal(l->night, "2026-11-02");
+        assert_string_equal(l->host, "nano1");
+        assert_string_equal(l->board, "jetson-nano");
+        assert_string_equal(l->host_id, i ? "" : "0123456789abcdef0123456789abcdef");
+        assert_string_equal(l->end, "failed: the GPU cannot be used (cuInit: no device), 0 rows");
+        free(said);
+        free(path);
+        tb_logset_free(&s);
+    }
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A run killed while its power source started, recovered: metadata and an end line, no header.
+ * A log of no rows, not an error; a file of the same shape without its run id is no log. */
+static void test_headerless_recovered_log(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    char *path = th_write(dir, "r.csv", "# transpose-bench: 0.1.0\n# log_format: 1\n"
+                          "# run_id: orin_jetson-orin-nano_20261103T020000Z\n# host: orin\n"
+                          "# end: recovered, the run (pid 42) died before closing its log, 0 rows\n");
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, path, &said), 0);
+    assert_int_equal(s.problems, 0);
+    assert_true(s.logs[0].readable && !s.logs[0].failed);
+    free(said);
+    free(path);
+    tb_logset_free(&s);
+    path = th_write(dir, "n.csv", "# just a comment\n# end: complete\n");
+    assert_int_equal(read_one(&s, path, &said), -EINVAL);
+    assert_int_equal(s.problems, 1);
+    must_have(said, "n.csv: not a transpose-bench log (no header line)");
+    free(said);
+    free(path);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* inf, NaN, negative, 1e308 GB/s and a figure 50 times the peak: flagged, never usable;
+ * secondary figures that cannot be are no figures; 5e-324 and 12.5 are possible. */
+static void test_impossible_numbers_are_flagged(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    char *path = th_write(dir, "x.csv", HEAD
+        "h_b_20261101T020000Z,b,d,inf,float,64,64,8,8,inf,0.01,ok,,,\n"
+        "h_b_20261101T020000Z,b,d,nan,float,64,64,8,8,nan,0.01,ok,,,\n"
+        "h_b_20261101T020000Z,b,d,neg,float,64,64,8,8,-5,0.01,ok,,,\n"
+        "h_b_20261101T020000Z,b,d,huge,float,64,64,8,8,1e308,0.01,ok,,,\n"
+        "h_b_20261101T020000Z,b,d,peak,float,64,64,8,8,500,0.01,suspect,50,,\n"
+        "h_b_20261101T020000Z,b,d,tiny,float,64,64,8,8,5e-324,0.01,ok,,1e308,-3\n"
+        "h_b_20261101T020000Z,b,d,fine,float,64,64,8,8,12.5,0.01,ok,0.5,0.9,2\n"
+        "# end: complete, 7 rows\n");
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, path, &said), 7);
+    const bool usable[7] = { false, false, false, false, false, true, true };
+    for (int i = 0; i < 7; i++)
+        if (tb_log_usable(&s.v[i]) != usable[i])
+            th_fail("row %d (%s): usable %d", i, s.v[i].kernel, !usable[i]);
+    assert_true(s.v[0].impossible && s.v[2].impossible && s.v[3].impossible &&
+                s.v[4].impossible);
+    assert_true(isnan(s.v[5].frac_copy) && isnan(s.v[5].gbps_per_w));
+    th_assert_close(s.v[6].frac_copy, 0.9, 1e-12);
+    must_have(said, "x.csv:3: inf 64x64: impossible figures (gbps 'inf'); flagged");
+    must_have(said, "x.csv:6: huge 64x64: impossible figures (gbps '1e308')");
+    free(said);
+    free(path);
+    tb_logset_free(&s);
+    /* a log full of them: ten named, then a count, not a flood */
+    char text[4096];
+    size_t len = (size_t)snprintf(text, sizeof(text), "%s", HEAD);
+    for (int i = 0; i < 15; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "h_b_20261101T020000Z,b,d,k,float,64,64,8,8,inf,0.01,ok,,,\n");
+    path = th_write(dir, "many.csv", text);
+    assert_int_equal(read_one(&s, path, &said), 15);
+    int named = 0;
+    for (const char *p = said; (p = strstr(p, "impossible figures (gbps")); p++)
+        named++;
+    assert_int_equal(named, 10);
+    must_have(said, "many.csv: 15 rows with impossible figures in all (the first 10 named above)");
+    free(said);
+    free(path);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Two hosts named nano with their own machine-ids stay apart; an old log of a name only one
+ * machine-id goes with takes it, one of a name several machines share stays without. */
+static void test_machine_ids_keep_hosts_apart(void **state)
+{
+    char *dir = th_tmpdir(), text[2048], name[64];
+    struct tb_logset s;
+    tb_logset_init(&s, "history");
+    const char *hosts[4] = { "nano", "nano", "nano", "orin" };
+    const char *ids[4] = { "aaaa", "bbbb", "", "" };
+    th_stderr_begin();
+    for (int i = 0; i < 4; i++) {
+        snprintf(text, sizeof(text), "# run_id: %s_b_2026110%dT020000Z\n%s%s%s"
+                 "run_id,board,kernel,rows,cols,gbps,status\n"
+                 "%s_b_2026110%dT020000Z,b,k,64,64,%d,ok\n# end: complete, 1 rows\n",
+                 hosts[i], i + 1, ids[i][0] ? "# machine_id: " : "", ids[i],
+                 ids[i][0] ? "\n" : "", hosts[i], i + 1, 10 + i);
+        snprintf(name, sizeof(name), "l%d.csv", i);
+        char *p = th_write(dir, name, text);
+        assert_int_equal(tb_logread(&s, p), 1);
+        free(p);
+    }
+    /* orin's machine-id appears in a later log of its own */
+    char *p = th_write(dir, "l4.csv", "# run_id: orin_b_20261106T020000Z\n# machine_id: cccc\n"
+                       "run_id,board,kernel,rows,cols,gbps,status\n"
+                       "orin_b_20261106T020000Z,b,k,64,64,20,ok\n");
+    assert_int_equal(tb_logread(&s, p), 1);
+    free(th_stderr_end());
+    free(p);
+    tb_logset_fill_ids(&s);
+    assert_string_equal(s.v[0].host_id, "aaaa");
+    assert_string_equal(s.v[1].host_id, "bbbb");
+    assert_string_equal(s.v[2].host_id, "");       /* nano: two machines, not guessed */
+    assert_string_equal(s.v[3].host_id, "cccc");   /* orin: one machine */
+    assert_true(tb_log_host_cmp(s.v[0].host, s.v[0].host_id, s.v[1].host, s.v[1].host_id) != 0);
+    assert_int_equal(tb_log_host_cmp(s.v[3].host, s.v[3].host_id, s.v[4].host, s.v[4].host_id),
+                     0);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The metadata keys: the reader finds them by the same table the writers use. */
+static void test_meta_value(void **state)
+{
+    assert_string_equal(tb_meta_value("# machine_id: abc", TB_META_machine_id), "abc");
+    assert_null(tb_meta_value("# machine_idx: abc", TB_META_machine_id));
+    assert_null(tb_meta_value("machine_id: abc", TB_META_machine_id));
+    assert_string_equal(tb_meta_value("# end: complete, 3 rows", TB_META_end), "complete, 3 rows");
+    assert_true(tb_meta_known("gpu_devfreq"));
+    assert_false(tb_meta_known("gpu_devfreqs"));
+}
+
+/* doc/log-format.md's metadata table is src/log_meta.h's list, row for row
+ * (scripts/log-format-doc.sh writes it). */
+static void test_doc_lists_every_key(void **state)
+{
+    char *doc = th_read_gz("doc/log-format.md");
+    assert_non_null(doc);
+    const char *at = strstr(doc, "## Metadata keys");
+    assert_non_null(at);
+    for (size_t i = 0; i < TB_META_N; i++) {
+        char row[1024];
+        snprintf(row, sizeof(row), "| `%s` | %s | %s |\n", tb_meta_keys[i].key,
+                 tb_meta_keys[i].when, tb_meta_keys[i].doc);
+        const char *hit = strstr(at, row);
+        if (!hit)
+            th_fail("doc/log-format.md lacks the row (run scripts/log-format-doc.sh):\n%s", row);
+        at = hit;   /* in the list's order */
+    }
+    free(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bit_flip_in_the_trailer_keeps_the_rows),
+        cmocka_unit_test(test_cut_gzip_keeps_the_rows_before_the_cut),
+        cmocka_unit_test(test_fifo_device_and_directory_are_no_logs),
+        cmocka_unit_test(test_gzip_bomb_stops_at_the_cap),
+        cmocka_unit_test(test_total_and_byte_caps),
+        cmocka_unit_test(test_failed_night_is_a_log),
+        cmocka_unit_test(test_headerless_recovered_log),
+        cmocka_unit_test(test_impossible_numbers_are_flagged),
+        cmocka_unit_test(test_machine_ids_keep_hosts_apart),
+        cmocka_unit_test(test_meta_value),
+        cmocka_unit_test(test_doc_lists_every_key),
+    };
+    return cmocka_run_group_tests_name("logread", tests, NULL, NULL);
+}
