@@ -3,6 +3,7 @@
 #include "board.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "safeio.h"
 #include "util.h"
 
 #ifndef TB_DATADIR
@@ -84,16 +86,16 @@ int tb_data_file(const char *sub, const char *name, char *out, size_t n)
 
 void tb_board_model(const char *root, char *buf, size_t n)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], why[PATH_MAX + 128];
     snprintf(path, sizeof(path), "%s/proc/device-tree/model", root);
     buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    size_t len = fread(buf, 1, n - 1, f);
-    fclose(f);
-    buf[len] = '\0';   /* the device tree ends it with a NUL already */
-    buf[strcspn(buf, "\n")] = '\0';
+    /* a bounded read (safeio.h): a FIFO or a link there is said and skipped, not a hang */
+    int rc = tb_safeio_read(path, buf, n, NULL, 0, 0, why, sizeof(why));
+    if (rc < 0 && rc != -ENOENT && rc != -ENOTDIR)
+        warning("board detection: %s", why);
+    if (rc < 0 && rc != -EFBIG)
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';   /* the device tree ends it with a NUL already */
 }
 
 /* The longest of the '|'-separated candidates found in text; 0 when none. */
