@@ -53,7 +53,7 @@ struct run {
     char gpu_why[1024];             /* why the GPU cannot be used; "" when it can */
     bool gpu_failed;                /* ... and the run must fail for it */
     bool gpu_absent;                /* no NVIDIA driver here at all (auto may use the CPU) */
-    char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512];
+    char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512], variant[256];
     struct tb_point *pts;
     size_t npts;
     struct tb_lock *lock;
@@ -108,7 +108,7 @@ static int pick_device(struct run *r)
 
 static int pick_board(struct run *r)
 {
-    const char *gpu = r->be->id == TB_BACKEND_CUDA ? r->dev.name : NULL;
+    const char *gpu = r->be->id == TB_BACKEND_CUDA ? r->dev.name : "";   /* "": no GPU used */
     if (tb_board_pick(r->cfg, r->o->board_file, gpu, r->board_path, sizeof(r->board_path),
                       r->board_why, sizeof(r->board_why)) < 0) {
         tb_diag_add(r->o->diag, "cannot find a board file: %s (give one with -b)", r->board_why);
@@ -125,6 +125,9 @@ static int load_config(struct run *r)
                  sizeof(r->sweep_path));
     if (r->o->diag->n == 0 && pick_board(r) == 0) {
         tb_config_load(r->cfg, r->sweep_path, r->board_path, r->o->diag);
+        if (r->o->diag->n == 0 && tb_board_variant(r->cfg, r->variant, sizeof(r->variant)) &&
+            !r->o->quiet)
+            note("board: %s", r->variant);
         if (!r->gpu_failed)
             tb_config_check_device(r->cfg, r->be, &r->dev, r->o->diag);
         if (r->o->diag->n == 0)
@@ -156,7 +159,7 @@ static int take_lock(struct run *r)
         return -1;
     }
     int rc = tb_lock_acquire(NULL, &r->lock);
-    return rc == TB_LOCK_HELD ? 1 : rc < 0 ? -1 : 0;
+    return rc == TB_LOCK_HELD ? 1 : rc == TB_LOCK_BAD ? 2 : rc < 0 ? -1 : 0;
 }
 
 static void meta_config_line(void *ctx, const char *path, const char *value)
@@ -187,6 +190,8 @@ static int open_log(struct run *r)
                    (unsigned long long)tb_hash_file(r->board_path), r->board_why);
     tb_csvlog_meta(log, "board", "%s, peak %.1f GB/s%s", r->cfg->board.name,
                    r->cfg->board.peak_gbps, r->cfg->board.has_gpu ? ", has a GPU" : "");
+    if (r->variant[0])
+        tb_csvlog_meta(log, "board_variant", "%s", r->variant);
     tb_csvlog_meta(log, "kernel_images", "%s", tb_cuda_images());
     if (r->gpu_failed) {
         tb_csvlog_meta(log, "backend", "none");
@@ -371,7 +376,7 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
     out = TB_RUN_FAILED;
     int lk = take_lock(&r);
     if (lk) {
-        out = lk > 0 ? TB_RUN_LOCKED : TB_RUN_FAILED;
+        out = lk == 1 ? TB_RUN_LOCKED : lk == 2 ? TB_RUN_USAGE : TB_RUN_FAILED;
         goto done;
     }
     if (open_log(&r) == 0) {
