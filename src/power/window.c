@@ -6,6 +6,8 @@
 #include "power.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,19 @@ static double rail_value(const struct tb_power_sample *s, const struct tb_power_
         }                                                                                  \
     } while (0)
 
+/* Power over a window needs a reading at or after its end: with none (a source gone
+ * silent, a stalled tegrastats) the trapezoid would hold the last reading flat across the
+ * silence and log watts, and GB/s per W, from no reading at all. (A first reading inside
+ * the window is held back to its start: a slow source, not a silent one.) */
+static bool bracketed(const int64_t *t, size_t k, int64_t t1, struct tb_power_figures *f)
+{
+    if (k && t[k - 1] >= t1)
+        return true;
+    if (k)
+        snprintf(f->why, sizeof(f->why), "no reading after the window's end: no power figures");
+    return false;
+}
+
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f)
 {
@@ -71,6 +86,9 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     size_t k;
     if (ti != -1) {
         SERIES(w, n, rail_value(&w[i_], rails, ti), t, v, k);   /* dropped readings are NAN */
+        if (!bracketed(t, k, t1, f))
+            k = 0;
+
         size_t inside = 0;
         f->energy_j = k ? tb_energy_mj(t, v, k, t0, t1, &inside) * 1e-3 : NAN;
         f->total_w = f->energy_j / secs;
@@ -78,6 +96,8 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     }
     if (gi != -1) {
         SERIES(w, n, rail_value(&w[i_], rails, gi), t, v, k);
+        if (!bracketed(t, k, t1, f))
+            k = 0;
         f->gpu_w = k ? tb_energy_mj(t, v, k, t0, t1, NULL) * 1e-3 / secs : NAN;
     }
     /* the energy counter, read at both edges by the same interpolation */

@@ -1,0 +1,91 @@
+/* test_power_window.c: a window's power from the sampler's readings, fed by a scripted
+ * source whose readings carry their own times: a source that stalls (tegrastats alive and
+ * silent) gives no watts, and so no GB/s per W, for the windows in the silence, with the
+ * reason; a window with readings on both sides gives the mean power. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+#include "power/power.h"
+#include "util.h"
+
+#define MS 1000000LL
+static const int64_t base = 1000000000000LL;   /* readings' clock: arbitrary, theirs */
+
+struct script { int next, n; };
+
+static int script_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
+                       char *why, size_t n)
+{
+    struct script *s = st;
+    s->n = 10;   /* readings at base + 0, 100, ..., 900 ms, then silence */
+    rails->n = 1;
+    tb_strlcpy(rails->name[0], "VDD_IN", TB_RAIL_NAME);
+    return 0;
+}
+
+static int script_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
+{
+    struct script *s = st;
+    if (s->next >= s->n)
+        return -EAGAIN;   /* alive, and says nothing: a stalled tegrastats */
+    out->t_ns = base + s->next++ * 100 * MS;
+    out->rail_mw[0] = 5000;
+    return 0;
+}
+
+static void script_close(void *st) {}
+
+static const struct tb_power_ops script_ops = {
+    .name = "script", .help = "scripted readings", .state_size = sizeof(struct script),
+    .open = script_open, .sample = script_sample, .close = script_close,
+};
+
+static void test_stall_gives_no_watts(void **state)
+{
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 100;   /* the board's interval: the window's margin */
+    tb_strlcpy(pc.total_rail, "VDD_IN", sizeof(pc.total_rail));
+    tb_strlcpy(pc.gpu_rail, "VDD_IN", sizeof(pc.gpu_rail));
+    struct tb_sampler *s;
+    char why[256];
+    th_stderr_begin();   /* the sampler says the silence; not this test's subject */
+    assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
+    size_t got = 0;
+    for (int i = 0; i < 5000 && got < 10; i++) {   /* wait for the script to be read */
+        free(tb_sampler_window(s, base, base + 900 * MS, 0, &got));
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(got, 10);
+    struct tb_power_figures f;
+    /* readings on both sides: the mean power, no reason */
+    tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
+    th_assert_close(f.total_w, 5.0, 1e-9);
+    th_assert_close(f.gpu_w, 5.0, 1e-9);
+    assert_string_equal(f.why, "");
+    /* the silence starts in the window: no reading after its end */
+    tb_power_over(s, &pc, base + 850 * MS, base + 1350 * MS, &f);
+    assert_true(isnan(f.total_w));
+    assert_true(isnan(f.gpu_w));
+    assert_true(isnan(f.energy_j));
+    assert_non_null(strstr(f.why, "no reading after the window's end"));
+    /* the first window wholly in the silence: readings only before it */
+    tb_power_over(s, &pc, base + 950 * MS, base + 1250 * MS, &f);
+    assert_true(isnan(f.total_w));
+    assert_int_equal(f.samples, 0);
+    assert_non_null(strstr(f.why, "no power figures"));
+    tb_sampler_stop(s, NULL);
+    free(th_stderr_end());
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stall_gives_no_watts),
+    };
+    return cmocka_run_group_tests_name("power_window", tests, NULL, NULL);
+}
