@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "power/emc.h"
 #include "safeio.h"
 #include "util.h"
 
@@ -157,11 +158,14 @@ void tb_conditions_read(struct tb_conditions *c)
     memset(c, 0, sizeof(*c));
     c->power_mode_id = -1;
     c->pinned = -1;
-    c->gpu_cur_mhz = c->gpu_min_mhz = c->gpu_max_mhz = c->gpu_temp_c = NAN;
+    c->gpu_cur_mhz = c->gpu_min_mhz = c->gpu_max_mhz = c->gpu_temp_c = c->emc_mhz = NAN;
     read_l4t(c);
     read_power_mode(c);
     read_devfreq(c);
     read_gpu_temp(c);
+    char why[512];
+    c->emc_mhz = tb_emc_find(tb_root(), c->emc_path, sizeof(c->emc_path)) == 0 ?
+                 tb_emc_read_mhz(c->emc_path, why, sizeof(why)) : NAN;
 }
 
 void tb_conditions_mode(const struct tb_conditions *c, char *buf, size_t n)
@@ -188,6 +192,10 @@ void tb_conditions_each(const struct tb_conditions *c,
         emit(ctx, "gpu_devfreq", v);
         emit(ctx, "gpu_clocks", c->pinned == 1 ? "pinned (min == max: jetson_clocks)"
                                : c->pinned == 0 ? "dynamic (DVFS: not pinned)" : "unknown");
+    }
+    if (!isnan(c->emc_mhz)) {
+        snprintf(v, sizeof(v), "%.0f MHz at the start (%s)", c->emc_mhz, c->emc_path);
+        emit(ctx, "emc_clock", v);
     }
     if (!isnan(c->gpu_temp_c)) {
         snprintf(v, sizeof(v), "%.1f C at the start", c->gpu_temp_c);

@@ -82,10 +82,38 @@ static void test_stall_gives_no_watts(void **state)
     free(th_stderr_end());
 }
 
+/* A source that reports no EMC clock (INA3221, NVML, this script) still gets one per
+ * reading from sysfs, under the board's sysfs root. */
+static void test_emc_clock_from_sysfs(void **state)
+{
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 100;
+    tb_strlcpy(pc.total_rail, "VDD_IN", sizeof(pc.total_rail));
+    tb_strlcpy(pc.sysfs_root, th_fixture("emc/l4t35-orin"), sizeof(pc.sysfs_root));
+    struct tb_sampler *s;
+    char why[256];
+    th_stderr_begin();
+    assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
+    size_t got = 0;
+    for (int i = 0; i < 5000 && got < 10; i++) {
+        free(tb_sampler_window(s, base, base + 900 * MS, 0, &got));
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(got, 10);
+    struct tb_power_figures f;
+    tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
+    th_assert_close(f.emc_clock_mhz, 2133, 1e-3);
+    tb_sampler_stop(s, NULL);
+    free(th_stderr_end());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stall_gives_no_watts),
+        cmocka_unit_test(test_emc_clock_from_sysfs),
     };
     return cmocka_run_group_tests_name("power_window", tests, NULL, NULL);
 }

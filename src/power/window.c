@@ -52,16 +52,17 @@ static double rail_value(const struct tb_power_sample *s, const struct tb_power_
         }                                                                                  \
     } while (0)
 
-/* Power over a window needs a reading at or after its end: with none (a source gone
- * silent, a stalled tegrastats) the trapezoid would hold the last reading flat across the
- * silence and log watts, and GB/s per W, from no reading at all. (A first reading inside
- * the window is held back to its start: a slow source, not a silent one.) */
-static bool bracketed(const int64_t *t, size_t k, int64_t t1, struct tb_power_figures *f)
+/* Power over a window needs the source to have spoken at or after its end: when it has
+ * not (gone silent: a stalled tegrastats) the trapezoid would hold the last reading flat
+ * across the silence and log watts, and GB/s per W, from no reading at all. A reading
+ * dropped as absurd still shows a live source; a first reading inside the window is held
+ * back to its start (a slow source, not a silent one). */
+static bool spoke_after(const struct tb_power_sample *w, size_t n, int64_t t1,
+                        struct tb_power_figures *f)
 {
-    if (k && t[k - 1] >= t1)
+    if (n && w[n - 1].t_ns >= t1)
         return true;
-    if (k)
-        snprintf(f->why, sizeof(f->why), "no reading after the window's end: no power figures");
+    snprintf(f->why, sizeof(f->why), "no reading after the window's end: no power figures");
     return false;
 }
 
@@ -84,9 +85,10 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     if (ti == -1 && rails->n > 0 && !pc->total_rail[0])
         ti = 0; /* no rule given: the first rail the source reports */
     size_t k;
+    bool live = spoke_after(w, n, t1, f);
     if (ti != -1) {
         SERIES(w, n, rail_value(&w[i_], rails, ti), t, v, k);   /* dropped readings are NAN */
-        if (!bracketed(t, k, t1, f))
+        if (!live)
             k = 0;
 
         size_t inside = 0;
@@ -96,7 +98,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     }
     if (gi != -1) {
         SERIES(w, n, rail_value(&w[i_], rails, gi), t, v, k);
-        if (!bracketed(t, k, t1, f))
+        if (!live)
             k = 0;
         f->gpu_w = k ? tb_energy_mj(t, v, k, t0, t1, NULL) * 1e-3 / secs : NAN;
     }
