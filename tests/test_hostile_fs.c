@@ -242,7 +242,7 @@ static void test_run_not_hung_by_fifo_part(void **state)
 static char *hostile_root(void)
 {
     char *r = th_tmpdir(), p[1024];
-    const char *fifos[] = { "proc/device-tree/model", "etc/nv_tegra_release",
+    const char *fifos[] = { "proc/device-tree/model", "etc/nv_tegra_release", "proc/cpuinfo",
                             "var/lib/nvpmodel/status",
                             "sys/class/devfreq/17000000.ga10b/cur_freq",
                             "sys/class/thermal/thermal_zone0/type" };
