@@ -19,17 +19,25 @@
 /* Below this a reading is no EMC clock (a misread, or a value in other units). */
 #define EMC_MIN_HZ 1e6
 
+int tb_emc_parse_hz(const char *buf, double *hz)
+{
+    char *end;
+    double v = strtod(buf, &end);
+    while (*end == ' ' || *end == '\n')
+        end++;
+    if (end == buf || *end || !(v >= EMC_MIN_HZ && v < 1e11))
+        return -EINVAL;
+    *hz = v;
+    return 0;
+}
+
 double tb_emc_read_mhz(const char *path, char *why, size_t n)
 {
     char buf[64];
-    int rc = tb_safeio_read(path, buf, sizeof(buf), NULL, 0, 0, why, n);
-    if (rc < 0)
+    double hz;
+    if (tb_safeio_read(path, buf, sizeof(buf), NULL, 0, 0, why, n) < 0)
         return NAN;
-    char *end;
-    double hz = strtod(buf, &end);
-    while (*end == ' ' || *end == '\n')
-        end++;
-    if (end == buf || *end || !(hz >= EMC_MIN_HZ && hz < 1e11)) {
+    if (tb_emc_parse_hz(buf, &hz) < 0) {
         snprintf(why, n, "'%s' holds '%.20s', not a clock in Hz", path, buf);
         return NAN;
     }

@@ -15,6 +15,9 @@
  * All in Hz. 0 with path filled, or -ENOENT ("" in path) when none reads. */
 int tb_emc_find(const char *root, char *path, size_t n);
 
+/* "3199000000\n" -> 3.199e9: 0, or -EINVAL for anything but a clock in Hz (1 MHz..100 GHz). */
+int tb_emc_parse_hz(const char *buf, double *hz);
+
 /* The clock in path, MHz, by a bounded read; NAN with why filled when it does not read. */
 double tb_emc_read_mhz(const char *path, char *why, size_t n);
 
