@@ -212,6 +212,29 @@ static void test_part_links_fifos_hard_links_left_alone(void **state)
     free(d);
 }
 
+/* A link left at a log's final name (dangling: writing through it would create its target)
+ * holds the name: the log is not written through it; its rows stay in the temporary file. */
+static void test_log_never_written_through_a_link(void **state)
+{
+    char *d = th_tmpdir(), ghost[600];
+    snprintf(ghost, sizeof(ghost), "%s/ghost", d);
+    struct tb_csvlog *l;
+    assert_int_equal(tb_csvlog_open(&l, d, "vm", "nano", 6), 0);
+    assert_int_equal(tb_csvlog_header(l), 0);
+    char tmp[1024];
+    tb_strlcpy(tmp, tb_csvlog_tmp_path(l), sizeof(tmp));
+    assert_int_equal(symlink(ghost, tb_csvlog_path(l)), 0);
+    th_stderr_begin();
+    assert_true(tb_csvlog_close(l, "complete") < 0);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "cannot give log"));
+    free(err);
+    assert_int_equal(access(ghost, F_OK), -1);   /* nothing written through the link */
+    assert_int_equal(access(tmp, F_OK), 0);      /* the rows kept */
+    th_rmtree(d);
+    free(d);
+}
+
 /* The binary, as the nightly run meets it: a FIFO as a dead run's temporary file of this
  * host and board. The run finishes (it holds the lock meanwhile) and the FIFO stays. */
 static void test_run_not_hung_by_fifo_part(void **state)
@@ -416,6 +439,7 @@ int main(void)
         cmocka_unit_test_setup(test_run_with_linked_lock_exits_2, guard),
         cmocka_unit_test_setup(test_part_links_fifos_hard_links_left_alone, guard),
         cmocka_unit_test_setup(test_run_not_hung_by_fifo_part, guard),
+        cmocka_unit_test_setup(test_log_never_written_through_a_link, guard),
         cmocka_unit_test_setup(test_list_power_run_not_hung_by_hostile_root, guard),
         cmocka_unit_test_setup(test_ina3221_fifo_rail, guard),
         cmocka_unit_test_setup(test_orin_nano_super, guard),
