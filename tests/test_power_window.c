@@ -5,6 +5,8 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <unistd.h>
 #include <math.h>
 #include <time.h>
 
@@ -109,11 +111,66 @@ static void test_emc_clock_from_sysfs(void **state)
     free(th_stderr_end());
 }
 
+/* The whole tool with a fake tegrastats that stalls after 3 lines: every row the silence
+ * reaches says so and carries no watts and no GB/s per W (the first of them once logged
+ * both from the readings before the silence). */
+static void test_run_with_a_stalled_tegrastats(void **state)
+{
+    char cwd[PATH_MAX], text[2 * PATH_MAX + 512], args[3 * PATH_MAX], lock[PATH_MAX + 8];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    char *dir = th_tmpdir(), *err;
+    snprintf(lock, sizeof(lock), "%s/lock", dir);
+    setenv("TB_LOCK_FILE", lock, 1);
+    char *lines = th_write(dir, "replay.txt", "RAM 3452/7620MB EMC_FREQ 43%@2133 GR3D_FREQ 0% "
+                           "VDD_IN 4824mW/4824mW VDD_CPU_GPU_CV 518mW/518mW\n");
+    setenv("TB_FAKE_TEGRASTATS_FILE", lines, 1);
+    setenv("TB_FAKE_TEGRASTATS_STALL", "3", 1);
+    snprintf(text, sizeof(text),
+             "board = { name = \"stall\"; max_power_w = 45.0; };\n"
+             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 300; "
+             "idle_ms = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; };\n", cwd);
+    char *board = th_write(dir, "board.cfg", text);
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64,32x32,16x16 "
+             "--kernels copy_row --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
+    assert_int_equal(th_run(args, NULL, &err), 0);
+    unsetenv("TB_FAKE_TEGRASTATS_STALL");
+    unsetenv("TB_FAKE_TEGRASTATS_FILE");
+    unsetenv("TB_LOCK_FILE");
+    char logs[PATH_MAX + 8];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = th_find_one(logs, ".csv.gz"), *t = th_read_gz(log);
+    assert_non_null(t);
+    const char *h = strstr(t, "\nrun_id,") + 1;
+    int silent = 0;
+    for (const char *row = strchr(h, '\n') + 1; *row && *row != '#';
+         row = strchr(row, '\n') + 1) {
+        char note[256], w[64], gw[64];
+        assert_int_equal(th_field(h, row, "power_note", note, sizeof(note)), 0);
+        assert_int_equal(th_field(h, row, "power_total_w", w, sizeof(w)), 0);
+        assert_int_equal(th_field(h, row, "gbps_per_w", gw, sizeof(gw)), 0);
+        if (strstr(note, "no reading")) {
+            silent++;
+            if (w[0] || gw[0])
+                th_fail("a row in the silence logs %s W, %s GB/s per W (%s)", w, gw, note);
+        }
+    }
+    assert_true(silent >= 2);   /* the run goes on well past the third line */
+    free(t);
+    free(log);
+    free(board);
+    free(lines);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stall_gives_no_watts),
         cmocka_unit_test(test_emc_clock_from_sysfs),
+        cmocka_unit_test(test_run_with_a_stalled_tegrastats),
     };
     return cmocka_run_group_tests_name("power_window", tests, NULL, NULL);
 }
