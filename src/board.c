@@ -241,16 +241,16 @@ int tb_board_variant(struct tb_config *cfg, char *note, size_t n)
     char setting[PATH_MAX], model[256], peak[64];
     if (tb_config_override(cfg, "board.peak_gbps", peak, sizeof(peak)))
         return 0;   /* the user's own figure stands */
-    tb_board_model(board_root(cfg, setting, sizeof(setting)), model, sizeof(model));
     struct tb_conditions cond;
-    bool cond_read = false;
+    bool read = false;   /* the model and conditions, once, only for a board with variants */
     for (size_t i = 0; i < ARRAY_SIZE(variants); i++) {
         const struct tb_board_variant_rule *v = &variants[i];
         if (strcmp(cfg->board.name, v->board))
             continue;
-        if (!cond_read) {
+        if (!read) {
+            tb_board_model(board_root(cfg, setting, sizeof(setting)), model, sizeof(model));
             tb_conditions_read(&cond);
-            cond_read = true;
+            read = true;
         }
         bool by_model = model[0] && ends_with(model, v->model_suffix);
         bool by_mode = !strcmp(cond.power_mode, v->mode);
