@@ -7,7 +7,8 @@
 # `ensure-deps.sh fleet`: ansible-core, openssh-server and -client, cron's crontab, for
 # make fleet-test (doc/fleet/).
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
-# command to run and fails. Never touches a machine that already has everything.
+# command to run and fails. Never touches a machine that already has everything. Waits
+# (TB_APT_WAIT s, default 600) for a dpkg/apt lock held by another package manager.
 set -u
 pc=${PKG_CONFIG:-pkg-config}
 missing=""
@@ -57,9 +58,38 @@ if ! command -v apt-get >/dev/null 2>&1; then
     echo "transpose-bench: no apt-get on this system; install the equivalents of:$missing"
     exit 1
 fi
+# On a board, unattended-upgrades holds the dpkg/apt lock for minutes after boot: wait for
+# it (TB_APT_WAIT seconds, default 600), saying so, rather than fail at once. apt 1.9.11+
+# waits itself (DPkg::Lock::Timeout); Ubuntu 18.04's apt 1.6 (JetPack 4) does not, so the
+# lock's holders are looked for first: fuser on the lock files where psmisc is installed,
+# else the package tools' processes by name.
+apt_wait=${TB_APT_WAIT:-600}
+apt_locked() {
+    if command -v fuser >/dev/null 2>&1; then
+        $sudo fuser /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock \
+            /var/cache/apt/archives/lock >/dev/null 2>&1
+    else
+        pgrep -x 'apt|apt-get|aptitude|dpkg|unattended-upgr' >/dev/null 2>&1
+    fi
+}
+wait_for_apt() {
+    waited=0
+    while apt_locked; do
+        if [ "$waited" -ge "$apt_wait" ]; then
+            echo "transpose-bench: the dpkg/apt lock is still held after ${apt_wait} s (unattended-upgrades?); try again later, or set TB_APT_WAIT"
+            exit 1
+        fi
+        [ "$waited" = 0 ] && echo "transpose-bench: waiting for the dpkg/apt lock (held by another package manager, e.g. unattended-upgrades at boot; up to ${apt_wait} s)"
+        sleep 5
+        waited=$((waited + 5))
+    done
+}
 export DEBIAN_FRONTEND=noninteractive
+wait_for_apt
 [ -n "$arch_add" ] && $sudo dpkg --add-architecture "$arch_add"
-$sudo apt-get update -qq && $sudo apt-get install -y -qq $missing >/dev/null || {
+lockwait="-oDPkg::Lock::Timeout=$apt_wait"
+$sudo apt-get "$lockwait" update -qq && wait_for_apt &&
+    $sudo apt-get "$lockwait" install -y -qq $missing >/dev/null || {
     echo "transpose-bench: apt-get failed; run: sudo apt-get update && sudo apt-get install -y$missing"
     exit 1
 }

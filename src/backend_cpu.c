@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pattern.h"
+#include "safeio.h"
 #include "util.h"
 
 static unsigned char *flush_buf;
@@ -32,24 +33,27 @@ static int cpu_probe(int index, char *why, size_t n)
 static void cpu_model(char *buf, size_t n)
 {
     tb_strlcpy(buf, "cpu", n);
-    char path[4096];
+    char path[4096], why[4300];
     tb_root_path(path, sizeof(path), "/proc/cpuinfo");
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* a bounded read (safeio.h): the model is in the first lines, a FIFO there no hang */
+    char *text = malloc(65536);
+    if (!text || (tb_safeio_read(path, text, 65536, NULL, 0, 0, why, sizeof(why)) < 0 &&
+                  !text[0])) {
+        free(text);
         return;
-    char line[512];
-    while (fgets(line, sizeof(line), f)) {
+    }
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
         char *colon = strchr(line, ':');
         if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5))) {
             char *v = colon + 1;
             while (*v == ' ' || *v == '\t')
                 v++;
-            v[strcspn(v, "\n")] = '\0';
             tb_strlcpy(buf, v, n);
             break;
         }
     }
-    fclose(f);
+    free(text);
 }
 
 static int cpu_open(int index, struct tb_device_info *info, char *why, size_t n)

@@ -2,7 +2,9 @@
  * model. Longest match wins, so "Orin NX" is not taken for a plain "Orin". */
 #include "board.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
+#include "conditions.h"
 #include "config.h"
+#include "safeio.h"
 #include "util.h"
 
 #ifndef TB_DATADIR
@@ -84,16 +89,16 @@ int tb_data_file(const char *sub, const char *name, char *out, size_t n)
 
 void tb_board_model(const char *root, char *buf, size_t n)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], why[PATH_MAX + 128];
     snprintf(path, sizeof(path), "%s/proc/device-tree/model", root);
     buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    size_t len = fread(buf, 1, n - 1, f);
-    fclose(f);
-    buf[len] = '\0';   /* the device tree ends it with a NUL already */
-    buf[strcspn(buf, "\n")] = '\0';
+    /* a bounded read (safeio.h): a FIFO or a link there is said and skipped, not a hang */
+    int rc = tb_safeio_read(path, buf, n, NULL, 0, 0, why, sizeof(why));
+    if (rc < 0 && rc != -ENOENT && rc != -ENOTDIR)
+        warning("board detection: %s", why);
+    if (rc < 0 && rc != -EFBIG)
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';   /* the device tree ends it with a NUL already */
 }
 
 /* The longest of the '|'-separated candidates found in text; 0 when none. */
@@ -116,6 +121,8 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
                     size_t why_n)
 {
     char dir[PATH_MAX], model[256];
+    if (gpu_name && !gpu_name[0])
+        gpu_name = NULL;   /* "": the caller uses no GPU */
     if (tb_data_dir("boards", dir, sizeof(dir)) < 0) {
         snprintf(why, why_n, "no boards/ directory found");
         return -1;
@@ -165,6 +172,28 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
     return access(path, R_OK) == 0 ? 0 : -1;
 }
 
+/* GPU 0's name from the CUDA driver, for list and power, which open no GPU of their own
+ * before choosing (run passes the GPU it opened): "" when there is none. */
+static void gpu0_name(char *buf, size_t n)
+{
+    char why[512];
+    struct tb_device_info dev;
+    buf[0] = '\0';
+    if (tb_backend_cuda.probe(0, why, sizeof(why)) == 0 &&
+        tb_backend_cuda.open(0, &dev, why, sizeof(why)) == 0) {
+        tb_strlcpy(buf, dev.name, n);
+        tb_backend_cuda.close();
+    }
+}
+
+static const char *board_root(const struct tb_config *cfg, char *setting, size_t n)
+{
+    setting[0] = '\0';
+    tb_config_override(cfg, "power.sysfs_root", setting, n);
+    const char *root = tb_sys_root(setting);
+    return root[0] ? root : "/";
+}
+
 int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gpu_name,
                   char *path, size_t n, char *why, size_t why_n)
 {
@@ -173,8 +202,65 @@ int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gp
         snprintf(why, why_n, "given with -b");
         return 0;
     }
-    char setting[PATH_MAX] = "";
-    tb_config_override(cfg, "power.sysfs_root", setting, sizeof(setting));
-    const char *root = tb_sys_root(setting);
-    return tb_board_detect(root[0] ? root : "/", gpu_name, path, n, why, why_n);
+    char setting[PATH_MAX], gpu[128] = "";
+    const char *root = board_root(cfg, setting, sizeof(setting));
+    int rc = tb_board_detect(root, gpu_name, path, n, why, why_n);
+    /* no model decided and the caller opened no GPU: ask the driver for GPU 0's name, so
+     * that list and power take the board file that run takes (a model always decides
+     * first, so a Jetson never needs the driver here) */
+    if (!gpu_name && rc == 0 && strstr(why, "no board file matches")) {
+        gpu0_name(gpu, sizeof(gpu));
+        if (gpu[0])
+            rc = tb_board_detect(root, gpu, path, n, why, why_n);
+    }
+    return rc;
+}
+
+/* Boards one board file covers whose peak differs by a mode or a revision the file's
+ * match cannot tell: the Orin Nano with the Super clocks of JetPack 6.2 (model string
+ * ending "Super", or the MAXN_SUPER power mode) runs its 128-bit LPDDR5 at 6400 MT/s,
+ * 102.4 GB/s, where the plain Orin Nano's 68 GB/s is the board file's figure. */
+static const struct tb_board_variant_rule {
+    const char *board, *model_suffix, *mode, *label;
+    double peak_gbps;
+} variants[] = {
+    { "jetson-orin-nano", "Super", "MAXN_SUPER", "Orin Nano Super", 102.4 },
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t l = strlen(s), k = strlen(suffix);
+    while (l && isspace((unsigned char)s[l - 1]))
+        l--;
+    return l >= k && !strncmp(s + l - k, suffix, k);
+}
+
+int tb_board_variant(struct tb_config *cfg, char *note, size_t n)
+{
+    note[0] = '\0';
+    char setting[PATH_MAX], model[256], peak[64];
+    if (tb_config_override(cfg, "board.peak_gbps", peak, sizeof(peak)))
+        return 0;   /* the user's own figure stands */
+    struct tb_conditions cond;
+    bool read = false;   /* the model and conditions, once, only for a board with variants */
+    for (size_t i = 0; i < ARRAY_SIZE(variants); i++) {
+        const struct tb_board_variant_rule *v = &variants[i];
+        if (strcmp(cfg->board.name, v->board))
+            continue;
+        if (!read) {
+            tb_board_model(board_root(cfg, setting, sizeof(setting)), model, sizeof(model));
+            tb_conditions_read(&cond);
+            read = true;
+        }
+        bool by_model = model[0] && ends_with(model, v->model_suffix);
+        bool by_mode = !strcmp(cond.power_mode, v->mode);
+        if (!by_model && !by_mode)
+            continue;
+        snprintf(note, n, "%s (%s '%s'): peak %.1f GB/s, not the board file's %.1f",
+                 v->label, by_model ? "model" : "power mode", by_model ? model : cond.power_mode,
+                 v->peak_gbps, cfg->board.peak_gbps);
+        cfg->board.peak_gbps = v->peak_gbps;
+        return 1;
+    }
+    return 0;
 }

@@ -22,13 +22,21 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
                     size_t why_n);
 
 struct tb_config;
-/* The board file for a run: given (looked up in boards/), else detected under the
- * power.sysfs_root override, else $TB_ROOT, else / (tb_sys_root). why says from what, e.g.
+/* The board file, one rule for run, list and power: given (looked up in boards/), else
+ * detected under the power.sysfs_root override, else $TB_ROOT, else / (tb_sys_root): the
+ * model first, then the GPU's name. gpu_name: the GPU the caller opened (run), "" when it
+ * uses none (--device cpu), NULL to have GPU 0's name asked of the CUDA driver when no
+ * model decides (list, power), so they choose what `run` chooses. why says from what, e.g.
  * "model 'quill' matches 'quill'". Returns 0, or -1 when no file exists. */
 int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gpu_name,
                   char *path, size_t n, char *why, size_t why_n);
 
-/* Reads /proc/device-tree/model under root into buf ("" when absent). */
+/* Reads /proc/device-tree/model under root into buf ("" when absent), a bounded read. */
 void tb_board_model(const char *root, char *buf, size_t n);
+
+/* A board the loaded board file covers whose peak differs (an Orin Nano Super: model
+ * string ending "Super", or the MAXN_SUPER power mode, 102.4 GB/s): sets board.peak_gbps
+ * (unless --set gave it), fills note with what was found and returns 1; else 0 and "". */
+int tb_board_variant(struct tb_config *cfg, char *note, size_t n);
 
 #endif

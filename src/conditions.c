@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,22 +12,27 @@
 #include <string.h>
 #include <strings.h>
 
+#include "power/emc.h"
+#include "safeio.h"
 #include "util.h"
 
-/* First line of the file at abs (under TB_ROOT) into buf; 0, or -1 when unreadable. */
+/* Says why a condition's file was skipped when that is worth knowing: a link, a FIFO, a
+ * device or a stuck read (an absent or unreadable file is the normal case off a Jetson). */
+static void skipped(int rc, const char *why)
+{
+    if (rc == -ELOOP || rc == -EINVAL || rc == -ETIMEDOUT || rc == -EIO)
+        warning("run conditions: %s; that condition stays unknown", why);
+}
+
+/* First line of the file at abs (under TB_ROOT) into buf, by a bounded read (safeio.h);
+ * 0, or -1 when absent, unreadable or not a plain file. */
 static int read_line(const char *abs, char *buf, size_t n)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], why[PATH_MAX + 160];
     tb_root_path(path, sizeof(path), abs);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char *ok = fgets(buf, (int)n, f);
-    fclose(f);
-    if (!ok)
-        return -1;
-    buf[strcspn(buf, "\n")] = '\0';
-    return 0;
+    int rc = tb_safeio_line(path, buf, n, 0, why, sizeof(why));
+    skipped(rc, why);
+    return rc < 0 ? -1 : 0;
 }
 
 static double read_hz_as_mhz(const char *dir, const char *file)
@@ -61,21 +67,25 @@ static void read_power_mode(struct tb_conditions *c)
     if (!p || !isdigit((unsigned char)p[6]))
         return;
     c->power_mode_id = atoi(p + 6);
+    /* /etc/nvpmodel.conf is a link to the board's own file on L4T: followed on purpose,
+     * its target still has to be a regular file, read whole within the bound */
     tb_root_path(path, sizeof(path), "/etc/nvpmodel.conf");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    while (fgets(line, sizeof(line), f)) {
+    char *conf = malloc(TB_SAFEIO_MAX + 1), why[PATH_MAX + 160];
+    int rc = conf ? tb_safeio_read(path, conf, TB_SAFEIO_MAX + 1, NULL, TB_SAFEIO_LINK_OK, 0,
+                                   why, sizeof(why)) : -ENOMEM;
+    skipped(rc, why);
+    for (char *save = NULL, *l = rc == 0 ? strtok_r(conf, "\n", &save) : NULL; l;
+         l = strtok_r(NULL, "\n", &save)) {
         int id;
         char name[64];
-        const char *m = strstr(line, "POWER_MODEL");
+        const char *m = strstr(l, "POWER_MODEL");
         if (m && sscanf(m, "POWER_MODEL ID=%d NAME=%63[^ >\n]", &id, name) == 2 &&
             id == c->power_mode_id) {
             tb_strlcpy(c->power_mode, name, sizeof(c->power_mode));
             break;
         }
     }
-    fclose(f);
+    free(conf);
 }
 
 /* The GPU's devfreq entry: 57000000.gpu (Nano, TX1), 17000000.gp10b (TX2), 17000000.gv11b
@@ -148,11 +158,14 @@ void tb_conditions_read(struct tb_conditions *c)
     memset(c, 0, sizeof(*c));
     c->power_mode_id = -1;
     c->pinned = -1;
-    c->gpu_cur_mhz = c->gpu_min_mhz = c->gpu_max_mhz = c->gpu_temp_c = NAN;
+    c->gpu_cur_mhz = c->gpu_min_mhz = c->gpu_max_mhz = c->gpu_temp_c = c->emc_mhz = NAN;
     read_l4t(c);
     read_power_mode(c);
     read_devfreq(c);
     read_gpu_temp(c);
+    char why[512];
+    c->emc_mhz = tb_emc_find(tb_root(), c->emc_path, sizeof(c->emc_path)) == 0 ?
+                 tb_emc_read_mhz(c->emc_path, why, sizeof(why)) : NAN;
 }
 
 void tb_conditions_mode(const struct tb_conditions *c, char *buf, size_t n)
@@ -179,6 +192,10 @@ void tb_conditions_each(const struct tb_conditions *c,
         emit(ctx, "gpu_devfreq", v);
         emit(ctx, "gpu_clocks", c->pinned == 1 ? "pinned (min == max: jetson_clocks)"
                                : c->pinned == 0 ? "dynamic (DVFS: not pinned)" : "unknown");
+    }
+    if (!isnan(c->emc_mhz)) {
+        snprintf(v, sizeof(v), "%.0f MHz at the start (%s)", c->emc_mhz, c->emc_path);
+        emit(ctx, "emc_clock", v);
     }
     if (!isnan(c->gpu_temp_c)) {
         snprintf(v, sizeof(v), "%.1f C at the start", c->gpu_temp_c);

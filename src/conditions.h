@@ -2,7 +2,7 @@
  * readable files, no root needed): on a Jetson the L4T release, the nvpmodel power mode
  * (ID and name), the GPU's devfreq clocks (current, the range this mode allows, the
  * available steps; pinned when min == max, as jetson_clocks leaves them) and the GPU's
- * temperature. Every path is read under $TB_ROOT (tb_root_path), so tests use fake roots.
+ * temperature, and the EMC (memory) clock on every board. Every path is read under $TB_ROOT (tb_root_path), so tests use fake roots.
  * Not here: desktop GPUs (NVML reports theirs through the power source). */
 #ifndef TB_CONDITIONS_H
 #define TB_CONDITIONS_H
@@ -18,6 +18,8 @@ struct tb_conditions {
     char gpu_avail_mhz[512]; /* the steps devfreq offers, MHz, space separated */
     int pinned;              /* 1 min == max (jetson_clocks), 0 DVFS, -1 unknown */
     double gpu_temp_c;       /* NAN: unknown */
+    double emc_mhz;          /* the EMC (memory) clock at the start, NAN: unknown */
+    char emc_path[256];      /* the file it came from (power/emc.h) */
 };
 
 void tb_conditions_read(struct tb_conditions *c);

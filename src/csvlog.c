@@ -252,7 +252,8 @@ int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *host, co
         else
             snprintf(l->run_id, sizeof(l->run_id), "%.100s_%.100s_%s-%d", h, b, stamp, seq);
         snprintf(l->path, sizeof(l->path), "%s/%s.csv.gz", dir, l->run_id);
-        if (access(l->path, F_OK) == 0 || part_exists(dir, l->run_id))
+        struct stat st;   /* lstat: a link (dangling too) holds the name as a file does */
+        if (lstat(l->path, &st) == 0 || part_exists(dir, l->run_id))
             continue;
         snprintf(l->tmp, sizeof(l->tmp), "%s/.%s.csv.gz.%ld.part", dir, l->run_id, (long)getpid());
         l->fd = open(l->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -367,7 +368,8 @@ static int give_name(const char *tmp, const char *path)
         return unlink(tmp) < 0 && errno != ENOENT ? -1 : 0;
     if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EXDEV)
         return -1;
-    if (access(path, F_OK) == 0) {
+    struct stat st;
+    if (lstat(path, &st) == 0) {   /* a file, or a link: never replaced, never written through */
         errno = EEXIST;
         return -1;
     }
@@ -415,17 +417,56 @@ const char *tb_csvlog_path(const struct tb_csvlog *l) { return l->path; }
 const char *tb_csvlog_tmp_path(const struct tb_csvlog *l) { return l->tmp; }
 long tb_csvlog_rows(const struct tb_csvlog *l) { return l->rows; }
 
+/* The most a dead run's temporary file may hold, compressed and read back: far past any
+ * real sweep's log (~300 bytes a row), short of a gzip bomb filling the disk. */
+#define RECOVER_MAX_IN ((off_t)1 << 30)
+#define RECOVER_MAX_OUT ((long long)1 << 30)
+
+/* Opens a dead run's temporary file for reading only when it is what a run leaves: a
+ * regular file of our own with no other name. A link (to a root-only file, to /dev/zero),
+ * a FIFO, a device or a hard link is never read (it would leak into a world-readable log,
+ * or hang the nightly run while it holds the lock) and never removed: said and left. */
+static int part_open(const char *src)
+{
+    int fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            warning("'%s' is a symbolic link, not a run's log: not followed, left alone", src);
+        else if (errno != ENOENT)
+            warning("cannot recover '%s': %s", src, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    const char *bad = fstat(fd, &st) < 0 ? strerror(errno) : !S_ISREG(st.st_mode) ?
+                      (S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file") :
+                      st.st_nlink != 1 ? "a file with other hard links" :
+                      st.st_uid != geteuid() ? "another user's file" :
+                      st.st_size > RECOVER_MAX_IN ? "larger than any run's log (1 GiB)" : NULL;
+    if (bad) {
+        warning("'%s' is %s, not a run's log: not read, left alone", src, bad);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* Copies what zlib can read of a dead run's temporary file (its last gzip member has no
- * trailer: rows were flushed, never finished) into a new whole log, with an end line. */
+ * trailer: rows were flushed, never finished) into a new whole log, with an end line. The
+ * new log is made with O_EXCL (never through a link, never over a file). */
 static int recover_one(const char *dir, const char *part, const char *run_id, long pid)
 {
     char src[PATH_MAX], dst[PATH_MAX];
     snprintf(src, sizeof(src), "%s/%s", dir, part);
     snprintf(dst, sizeof(dst), "%s/%s.csv.gz", dir, run_id);
-    gzFile in = gzopen(src, "rb");
-    if (!in)
+    int in_fd = part_open(src);
+    if (in_fd < 0)
         return -1;
-    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    gzFile in = gzdopen(in_fd, "rb");
+    if (!in) {
+        close(in_fd);
+        return -1;
+    }
+    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         warning("cannot recover '%s' as '%s': %s", src, dst, strerror(errno));
         gzclose(in);
@@ -434,9 +475,14 @@ static int recover_one(const char *dir, const char *part, const char *run_id, lo
     gzFile out = gzdopen(fd, "wb6");
     char buf[65536];
     long rows = 0;
-    bool header = false, at_line_start = true;
+    long long total = 0;
+    bool header = false, at_line_start = true, cut = false;
     int n, ok = out != NULL;
     while (ok && (n = gzread(in, buf, sizeof(buf))) > 0) {
+        if ((total += n) > RECOVER_MAX_OUT) {
+            cut = true;   /* a bomb, not rows: the source stays for a person to look at */
+            break;
+        }
         for (int i = 0; i < n; i++) {
             if (at_line_start && buf[i] != '#') {
                 if (header)
@@ -451,14 +497,16 @@ static int recover_one(const char *dir, const char *part, const char *run_id, lo
         ok = gzputc(out, '\n') >= 0;   /* a row cut short stays, on a line of its own */
     if (ok)
         ok = gzprintf(out, "# end: recovered, the run (pid %ld) died before closing its log, "
-                      "%ld rows\n", pid, rows) > 0;
+                      "%ld rows%s\n", pid, rows, cut ? "; cut at 1 GiB of text, the rest "
+                      "stays in its temporary file" : "") > 0;
     ok = (out ? gzclose(out) == Z_OK : (close(fd), 0)) && ok;
     gzclose(in);
     if (!ok) {
         unlink(dst);
         return -1;
     }
-    unlink(src);
+    if (!cut)
+        unlink(src);
     warning("recovered '%s' (the run, pid %ld, died): %ld rows in '%s'", src, pid, rows, dst);
     return 0;
 }

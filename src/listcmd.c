@@ -82,7 +82,10 @@ int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file,
         tb_diag_print(diag);
         return -1;
     }
+    char variant[256];
     fprintf(out, "\nboard: %s (%s)\n", board_path, board_why);
+    if (tb_board_variant(cfg, variant, sizeof(variant)))
+        fprintf(out, "board variant: %s\n", variant);
     fprintf(out, "\npower sources (auto tries them in this order; board '%s'):\n", cfg->board.name);
     for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
         char why[512] = "";

@@ -16,6 +16,7 @@
     X(sweep_file,    "sweep_file",    "always", "the sweep file and its FNV-1a 64 hash") \
     X(board_file,    "board_file",    "always", "the board file, its hash, and why it was chosen") \
     X(board,         "board",         "always", "board name, its peak GB/s, whether it has a GPU") \
+    X(board_variant, "board_variant", "a corrected peak", "the board file's peak corrected for a variant (an Orin Nano Super: 102.4 GB/s)") \
     X(kernel_images, "kernel_images", "always", "the kernel images the executable carries") \
     X(backend,       "backend",       "always", "cpu, cuda, or none when the GPU could not be used") \
     X(gpu,           "gpu",           "GPU unusable", "unusable: why") \
@@ -29,6 +30,7 @@
     X(gpu_devfreq,   "gpu_devfreq",   "Jetson", "the GPU's devfreq node and its clocks") \
     X(gpu_clocks,    "gpu_clocks",    "Jetson", "pinned (jetson_clocks) or dynamic") \
     X(gpu_temp,      "gpu_temp",      "where readable", "GPU temperature at the start") \
+    X(emc_clock,     "emc_clock",     "where sysfs has it", "the memory (EMC) clock at the start (src/power/emc.c)") \
     X(power,         "power",         "a source failed", "why the power source could not start") \
     X(gpu_conditions,"gpu_conditions","NVML", "clocks and limits the power source reports") \
     X(power_source,  "power_source",  "a sweep ran", "the power source used, or none") \

@@ -59,7 +59,7 @@ struct run {
     char gpu_why[1024];             /* why the GPU cannot be used; "" when it can */
     bool gpu_failed;                /* ... and the run must fail for it */
     bool gpu_absent;                /* no NVIDIA driver here at all (auto may use the CPU) */
-    char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512];
+    char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512], variant[256];
     bool board_by_gpu_later;        /* generic so far; the GPU's name may pick another */
     struct tb_point *pts;
     size_t npts;
@@ -104,7 +104,7 @@ static enum tb_backend_id config_backend(const struct run *r)
 
 /* ---- 2. board and configuration, before the device opens ---------------------------- */
 
-/* The board file; gpu: the opened GPU's name, or NULL before. r->board_by_gpu_later is set
+/* The board file; gpu: the opened GPU's name, or "" before. r->board_by_gpu_later is set
  * when the pick fell to the generic file and the GPU's name may still choose another. */
 static int pick_board(struct run *r, const char *gpu)
 {
@@ -114,7 +114,7 @@ static int pick_board(struct run *r, const char *gpu)
         return -1;
     }
     const char *base = strrchr(r->board_path, '/');
-    r->board_by_gpu_later = !gpu && !r->o->board_file && r->be->id == TB_BACKEND_CUDA &&
+    r->board_by_gpu_later = !gpu[0] && !r->o->board_file && r->be->id == TB_BACKEND_CUDA &&
                             !r->gpu_failed && !strcmp(base ? base + 1 : r->board_path,
                                                       "generic.cfg");
     return 0;
@@ -126,6 +126,9 @@ static int check_config(struct run *r)
 {
     if (r->o->diag->n == 0) {
         tb_config_load(r->cfg, r->sweep_path, r->board_path, r->o->diag);
+        if (r->o->diag->n == 0 && tb_board_variant(r->cfg, r->variant, sizeof(r->variant)) &&
+            !r->o->quiet)
+            note("board: %s", r->variant);
         tb_point_rules_check_names(r->cfg, config_backend(r), !r->gpu_failed, r->o->diag);
         /* a GPU that cannot be used runs nothing: its unavailable kernels are not a
          * configuration error, the log's end line says why instead */
@@ -144,7 +147,7 @@ static int load_config(struct run *r)
     tb_data_file("conf", r->o->sweep_file ? r->o->sweep_file : "default.cfg", r->sweep_path,
                  sizeof(r->sweep_path));
     if (r->o->diag->n == 0)
-        pick_board(r, NULL);
+        pick_board(r, "");   /* "": the GPU is not asked yet (settle asks after it opens) */
     return check_config(r);
 }
 
@@ -226,7 +229,7 @@ static int make_log_dir(struct run *r)
 static int take_lock(struct run *r)
 {
     int rc = tb_lock_acquire(NULL, &r->lock);
-    return rc == TB_LOCK_HELD ? 1 : rc < 0 ? -1 : 0;
+    return rc == TB_LOCK_HELD ? 1 : rc == TB_LOCK_BAD ? 2 : rc < 0 ? -1 : 0;
 }
 
 static void meta_config_line(void *ctx, const char *path, const char *value)
@@ -289,6 +292,8 @@ static int open_log(struct run *r)
                    (unsigned long long)tb_hash_file(r->board_path), r->board_why);
     tb_csvlog_meta(log, TB_META(board), "%s, peak %.1f GB/s%s", r->cfg->board.name,
                    r->cfg->board.peak_gbps, r->cfg->board.has_gpu ? ", has a GPU" : "");
+    if (r->variant[0])
+        tb_csvlog_meta(log, TB_META(board_variant), "%s", r->variant);
     tb_csvlog_meta(log, TB_META(kernel_images), "%s", tb_cuda_images());
     if (r->gpu_failed) {
         tb_csvlog_meta(log, TB_META(backend), "none");
@@ -521,7 +526,7 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
     out = TB_RUN_FAILED;
     int lk = make_log_dir(&r) < 0 ? -1 : take_lock(&r);
     if (lk) {
-        out = lk > 0 ? TB_RUN_LOCKED : TB_RUN_FAILED;
+        out = lk == 1 ? TB_RUN_LOCKED : lk == 2 ? TB_RUN_USAGE : TB_RUN_FAILED;
         goto done;
     }
     if (open_log(&r) == 0) {

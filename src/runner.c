@@ -173,6 +173,8 @@ static void power_health(struct tb_runner_ctx *ctx, const struct tb_power_figure
         snprintf(o->power_note, sizeof(o->power_note), "%llu reading(s) outside 0..%.0f W "
                  "dropped during the window", h.dropped - ctx->dropped_seen,
                  ctx->cfg->board.power.max_power_w);
+    else if (f->why[0])
+        snprintf(o->power_note, sizeof(o->power_note), "%s", f->why);
     else if (f->samples == 0)
         snprintf(o->power_note, sizeof(o->power_note), "no reading inside the window");
     ctx->dropped_seen = h.dropped;

@@ -5,7 +5,13 @@
 #   TB_FAKE_TEGRASTATS_EXIT   exit after this many lines (a tegrastats that dies mid-run)
 #   TB_FAKE_TEGRASTATS_GARBAGE=1  print a garbage line between real ones
 #   TB_FAKE_TEGRASTATS_STALL=N    after N lines, print nothing more but stay alive (hung)
+#   TB_FAKE_TEGRASTATS_NOTERM=F   write its pid to F, and on SIGTERM append "term" to F and go
+#                                 on (a tegrastats that does not exit when asked)
 interval=1000
+if [ -n "${TB_FAKE_TEGRASTATS_NOTERM:-}" ]; then
+    echo $$ > "$TB_FAKE_TEGRASTATS_NOTERM"
+    trap 'echo term >> "$TB_FAKE_TEGRASTATS_NOTERM"' TERM
+fi
 while [ $# -gt 0 ]; do
     case "$1" in --interval) interval=$2; shift 2;; *) shift;; esac
 done

@@ -2,8 +2,13 @@
  * fields; garbage, truncated lines and unknown fields are handled. */
 #include "helpers.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include "power/power.h"
 #include "power/tegrastats.h"
 
 static int rail(const struct tb_tegrastats_reading *r, const char *name)
@@ -164,6 +169,43 @@ static void test_garbage_and_truncated(void **state)
     free(big);
 }
 
+/* A tegrastats that survives SIGTERM is killed at close, within a bounded wait: the run's
+ * end never waits on it (it did forever when it could not be reaped). */
+static void test_close_kills_a_tegrastats_ignoring_sigterm(void **state)
+{
+    char cwd[PATH_MAX], pidfile[PATH_MAX + 32];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    char *dir = th_tmpdir();
+    snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+    setenv("TB_FAKE_TEGRASTATS_NOTERM", pidfile, 1);
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 50;
+    snprintf(pc.tegrastats_command, sizeof(pc.tegrastats_command),
+             "%.200s/tests/fake-tegrastats.sh", cwd);
+    void *st = calloc(1, tb_power_tegrastats.state_size);
+    struct tb_power_rails rails;
+    char why[512];
+    assert_int_equal(tb_power_tegrastats.open(st, &pc, &rails, why, sizeof(why)), 0);
+    alarm(60);   /* a close that waits forever fails here */
+    tb_power_tegrastats.close(st);
+    alarm(0);
+    char *text = th_read_gz(pidfile);
+    assert_non_null(text);
+    long pid = atol(text);
+    assert_true(pid > 0);
+    assert_non_null(strstr(text, "term"));         /* it was asked, and stayed */
+    assert_int_equal(kill((pid_t)pid, 0), -1);     /* and is gone now: killed and reaped */
+    assert_int_equal(errno, ESRCH);
+    unsetenv("TB_FAKE_TEGRASTATS_NOTERM");
+    unsetenv("TB_FAKE_TEGRASTATS_FILE");
+    free(text);
+    free(st);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_jetpack7_three_values),
         cmocka_unit_test(test_agx_xavier_rail_names),
         cmocka_unit_test(test_garbage_and_truncated),
+        cmocka_unit_test(test_close_kills_a_tegrastats_ignoring_sigterm),
     };
     return cmocka_run_group_tests_name("tegrastats", tests, NULL, NULL);
 }

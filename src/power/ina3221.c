@@ -18,7 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "safeio.h"
 #include "util.h"
+
+/* One rail file read may take this long (an INA3221 conversion takes ~1 ms; the I2C
+ * driver's own timeout is about a second): past it the source fails, said once. */
+#define INA_DEADLINE_MS 1500
 
 struct rail {
     char name[TB_RAIL_NAME];
@@ -51,21 +56,13 @@ int tb_ina3221_parse_value(const char *buf, long *value)
 
 int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        snprintf(why, n, "cannot open '%s': %s", path, strerror(e));
-        return -e;
-    }
     char buf[64];
-    ssize_t got = read(fd, buf, sizeof(buf) - 1);
-    int e = errno;
-    close(fd);
-    if (got < 0) {
-        snprintf(why, n, "cannot read '%s': %s", path, strerror(e));
-        return -e;
-    }
-    buf[got] = '\0';
+    /* bounded (safeio.h): a FIFO, a link or a sensor whose I2C read hangs fails the
+     * source within the deadline instead of stopping the sampler for good */
+    int rc = tb_safeio_read(path, buf, sizeof(buf), NULL, 0, INA_DEADLINE_MS, why, n);
+    if (rc < 0)
+        return rc == -EFBIG ? (snprintf(why, n, "'%s' holds more than a number", path),
+                               -EINVAL) : rc;
     if (tb_ina3221_parse_value(buf, value) < 0) {
         snprintf(why, n, "'%s' holds '%.20s', not a number", path, buf);
         return -EINVAL;
@@ -75,14 +72,11 @@ int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n)
 
 static int read_text(const char *path, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -errno;
-    if (!fgets(buf, (int)n, f))
-        buf[0] = '\0';
-    fclose(f);
-    buf[strcspn(buf, "\n")] = '\0';
-    return 0;
+    char why[PATH_MAX + 160];
+    int rc = tb_safeio_line(path, buf, n, 0, why, sizeof(why));
+    if (rc == -ELOOP || rc == -EINVAL || rc == -ETIMEDOUT)
+        warning("INA3221 rails: %s; skipped", why);
+    return rc;
 }
 
 static void add_rail(struct ina_state *s, const char *name, const char *power, const char *volt,

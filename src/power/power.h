@@ -104,6 +104,7 @@ struct tb_power_figures {
     double energy_counter_j;      /* from the source's energy counter; NAN where none */
     double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
     size_t samples;               /* total-rail readings inside the window */
+    char why[96];                 /* why total_w or gpu_w is NAN though readings came; "" */
 };
 /* The power over [t0, t1] (CLOCK_MONOTONIC ns) from s's readings, rails chosen by pc. */
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,

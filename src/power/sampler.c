@@ -3,7 +3,8 @@
  * allocates nothing and writes no files; the measuring thread copies a window out under
  * a mutex held only for the copy. A source that fails is reported once, then left alone.
  * Readings the board cannot draw (below 0, above board.max_power_w) are dropped and
- * counted; a source that delivers nothing for twice its interval is said once per silence. */
+ * counted; a source that delivers nothing for twice its interval is said once per silence.
+ * The EMC clock is read from sysfs (emc.h) for sources that do not report it. */
 #include "power.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "emc.h"
 #include "util.h"
 
 struct tb_sampler {
@@ -36,7 +38,22 @@ struct tb_sampler {
     char why[256];
     char conditions[256];
     double max_clock_mhz;
+    char emc_path[4096];        /* the EMC clock's sysfs file (emc.h); "" when none */
 };
+
+/* The EMC clock from sysfs where the source gave none (every source but tegrastats): one
+ * bounded read; a file that stops reading is said once and left. */
+static void sample_emc(struct tb_sampler *s, struct tb_power_sample *smp)
+{
+    if (!s->emc_path[0] || !isnan(smp->emc_clock_mhz))
+        return;
+    char why[sizeof(s->emc_path) + 160];
+    smp->emc_clock_mhz = (float)tb_emc_read_mhz(s->emc_path, why, sizeof(why));
+    if (isnan(smp->emc_clock_mhz)) {
+        warning("EMC clock: %s; later rows carry none", why);
+        s->emc_path[0] = '\0';
+    }
+}
 
 static void *sampler_main(void *arg)
 {
@@ -48,6 +65,8 @@ static void *sampler_main(void *arg)
     while (!atomic_load(&s->stop)) {
         tb_power_sample_clear(&smp);
         int rc = s->ops->sample(s->state, &smp, s->why, sizeof(s->why));
+        if (rc == 0)
+            sample_emc(s, &smp);
         bool absurd = false;
         for (int i = 0; rc == 0 && i < s->rails.n; i++)
             if (smp.rail_mw[i] < 0 || (s->max_mw > 0 && smp.rail_mw[i] > s->max_mw)) {
@@ -130,6 +149,7 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
         return rc;
     }
     s->max_clock_mhz = NAN;
+    tb_emc_find(tb_sys_root(pc->sysfs_root), s->emc_path, sizeof(s->emc_path));
     if (ops->describe)   /* before the thread starts: no concurrent calls into the source */
         ops->describe(s->state, s->conditions, sizeof(s->conditions), &s->max_clock_mhz);
     pthread_mutex_init(&s->lock, NULL);

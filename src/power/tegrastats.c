@@ -219,25 +219,39 @@ static int drain(struct tegra_state *s)
     }
 }
 
+/* Waits up to ms for the child to be reaped; true once it is. */
+static bool reaped_within(pid_t pid, int ms)
+{
+    for (int waited = 0;; waited += 10) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno == ECHILD))
+            return true;
+        if (waited >= ms)
+            return false;
+        usleep(10000);
+    }
+}
+
+/* SIGTERM, then SIGKILL, each with a bounded wait: a tegrastats that ignores SIGTERM, or
+ * one stuck in the kernel (a read of a wedged sensor) that not even SIGKILL ends, never
+ * holds the run at its end. The signal goes to the child's group (its own children too)
+ * and to the child itself, in case it has not made its group yet. */
 static void tegra_close(void *st)
 {
     struct tegra_state *s = st;
     if (s->pid > 0) {
         kill(-s->pid, SIGTERM);
-        for (int i = 0; i < 50; i++) {
-            if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-                s->pid = 0;
-                break;
-            }
-            usleep(10000);
-        }
-        if (s->pid > 0) {
+        kill(s->pid, SIGTERM);
+        if (!reaped_within(s->pid, 1000)) {
             kill(-s->pid, SIGKILL);
-            waitpid(s->pid, NULL, 0);
+            kill(s->pid, SIGKILL);
+            if (!reaped_within(s->pid, 2000))
+                warning("'%s' (pid %ld) did not end after SIGKILL (stuck in the kernel?): "
+                        "left behind", s->cmd, (long)s->pid);
         }
         s->pid = 0;
     }
-    if (s->fd > 0)
+    if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
 }

@@ -6,6 +6,8 @@
 #include "power.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,20 @@ static double rail_value(const struct tb_power_sample *s, const struct tb_power_
         }                                                                                  \
     } while (0)
 
+/* Power over a window needs the source to have spoken at or after its end: when it has
+ * not (gone silent: a stalled tegrastats) the trapezoid would hold the last reading flat
+ * across the silence and log watts, and GB/s per W, from no reading at all. A reading
+ * dropped as absurd still shows a live source; a first reading inside the window is held
+ * back to its start (a slow source, not a silent one). */
+static bool spoke_after(const struct tb_power_sample *w, size_t n, int64_t t1,
+                        struct tb_power_figures *f)
+{
+    if (n && w[n - 1].t_ns >= t1)
+        return true;
+    snprintf(f->why, sizeof(f->why), "no reading after the window's end: no power figures");
+    return false;
+}
+
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f)
 {
@@ -69,8 +85,12 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     if (ti == -1 && rails->n > 0 && !pc->total_rail[0])
         ti = 0; /* no rule given: the first rail the source reports */
     size_t k;
+    bool live = spoke_after(w, n, t1, f);
     if (ti != -1) {
         SERIES(w, n, rail_value(&w[i_], rails, ti), t, v, k);   /* dropped readings are NAN */
+        if (!live)
+            k = 0;
+
         size_t inside = 0;
         f->energy_j = k ? tb_energy_mj(t, v, k, t0, t1, &inside) * 1e-3 : NAN;
         f->total_w = f->energy_j / secs;
@@ -78,6 +98,8 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     }
     if (gi != -1) {
         SERIES(w, n, rail_value(&w[i_], rails, gi), t, v, k);
+        if (!live)
+            k = 0;
         f->gpu_w = k ? tb_energy_mj(t, v, k, t0, t1, NULL) * 1e-3 / secs : NAN;
     }
     /* the energy counter, read at both edges by the same interpolation */

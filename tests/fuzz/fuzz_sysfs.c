@@ -1,9 +1,10 @@
-/* fuzz_sysfs.c: libFuzzer target for INA3221 sysfs value parsing. */
+/* fuzz_sysfs.c: libFuzzer target for sysfs value parsing: INA3221 rails and the EMC clock. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "power/emc.h"
 #include "power/ina3221.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -14,5 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf[n] = '\0';
     long v;
     tb_ina3221_parse_value(buf, &v);
+    double hz;
+    tb_emc_parse_hz(buf, &hz);
     return 0;
 }

@@ -1,0 +1,45 @@
+/* safeio.h: bounded reads of files in system trees (/proc, /sys, /etc, /var under TB_ROOT):
+ * opened without following a final link where none is expected and without blocking,
+ * checked to be a regular file (a sysfs attribute is one, its size may read as 4096), read
+ * up to a size bound and within a deadline. A FIFO, a device, a directory, a link or a read
+ * that hangs (a wedged I2C sensor) becomes an error within the deadline, never a hang.
+ * Not here: logs (csvlog.c) and config files (config.c), which have their own rules. */
+#ifndef TB_SAFEIO_H
+#define TB_SAFEIO_H
+
+#include <stddef.h>
+
+/* How long one read may take before it is given up, ms. */
+#define TB_SAFEIO_DEADLINE_MS 2000
+/* The most bytes any one read returns (the largest system file read: nvpmodel.conf). */
+#define TB_SAFEIO_MAX (256 * 1024)
+
+enum {
+    TB_SAFEIO_LINK_OK = 1,   /* the final component may be a link (/etc/nvpmodel.conf is
+                              * one on L4T); its target must still be a regular file */
+};
+
+/* Reads at most n - 1 bytes of path into buf, NUL-terminated, *len (may be NULL) the byte
+ * count. Returns 0, or -errno with why filled: -ELOOP (a link), -EINVAL (not a regular
+ * file: FIFO, device, directory), -ETIMEDOUT (the read did not finish within deadline_ms;
+ * the reading thread is left to finish on its own and the file's descriptor with it), -EFBIG
+ * (more than n - 1 bytes: buf holds the first n - 1), or open's and read's own errors.
+ * deadline_ms <= 0 means TB_SAFEIO_DEADLINE_MS. Thread-safe; allocates only when a reader
+ * was given up. */
+int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags,
+                   int deadline_ms, char *why, size_t why_n);
+
+/* The first line of path (no newline) into buf; same rules and returns, except that a
+ * file longer than buf is not an error (its first line is what is wanted). */
+int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, size_t why_n);
+
+/* The read step alone, on a descriptor the caller opened and keeps: the same deadline and
+ * bound. tb_safeio_read uses it; tests feed it a pipe nobody writes to, the one blocking
+ * read that a test can make without a wedged sensor. fd is duplicated, never closed. */
+int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len,
+                      int deadline_ms, char *why, size_t why_n);
+
+/* How many readers were given up on a read that did not return (still stuck or not). */
+unsigned tb_safeio_abandoned(void);
+
+#endif

@@ -1,0 +1,449 @@
+/* test_hostile_fs.c: what anyone may leave in /tmp, in the log folder or in a system tree,
+ * fed to the lock, the recovery of dead runs' temporary files, board detection and the
+ * run conditions: links (to a private file, to /dev/zero), FIFOs, directories and hard
+ * links. Nothing is followed, waited on or written through; the binary exits, with the
+ * reason. A hang fails the test (alarm here, `timeout` around the binary). */
+#include "helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "board.h"
+#include "config.h"
+#include "csvlog.h"
+#include "lock.h"
+#include "util.h"
+
+static char bin[PATH_MAX + 64];
+
+static int guard(void **state)
+{
+    alarm(120);
+    return 0;
+}
+
+/* Small, fast CPU sweep options (the e2e suite's). */
+#define FAST "--device cpu --set power.source=none --set sweep.stop.min_time_ms=5 " \
+             "--set sweep.stop.min_reps=3 --set sweep.warmup=1 --sizes 16x16"
+
+static mode_t mode_of(const char *p)
+{
+    struct stat st;
+    assert_int_equal(lstat(p, &st), 0);
+    return st.st_mode & 07777;
+}
+
+/* ---- the lock ----------------------------------------------------------------------- */
+
+static void test_lock_never_follows_a_link(void **state)
+{
+    char *d = th_tmpdir(), *target = th_write(d, "precious", "keep me\n"), lock[600];
+    assert_int_equal(chmod(target, 0600), 0);
+    snprintf(lock, sizeof(lock), "%s/transpose-bench.lock", d);
+    assert_int_equal(symlink(target, lock), 0);
+    setenv("TB_LOCK_FILE", lock, 1);
+    struct tb_lock *l = NULL;
+    th_stderr_begin();
+    assert_int_equal(tb_lock_acquire(NULL, &l), TB_LOCK_BAD);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_non_null(strstr(err, lock));
+    free(err);
+    char *text = th_read_gz(target);
+    assert_string_equal(text, "keep me\n");   /* not truncated */
+    free(text);
+    assert_int_equal(mode_of(target), 0600);  /* not chmod'ed */
+    /* a dangling link: its target is not created */
+    char ghost[600];
+    snprintf(ghost, sizeof(ghost), "%s/ghost", d);
+    unlink(lock);
+    assert_int_equal(symlink(ghost, lock), 0);
+    th_stderr_begin();
+    assert_int_equal(tb_lock_acquire(NULL, &l), TB_LOCK_BAD);
+    free(th_stderr_end());
+    assert_int_equal(access(ghost, F_OK), -1);
+    unsetenv("TB_LOCK_FILE");
+    free(target);
+    th_rmtree(d);
+    free(d);
+}
+
+static void test_lock_fifo_dir_hard_link(void **state)
+{
+    char *d = th_tmpdir(), lock[600], *other = th_write(d, "other", "someone's\n");
+    snprintf(lock, sizeof(lock), "%s/lock", d);
+    setenv("TB_LOCK_FILE", lock, 1);
+    struct tb_lock *l = NULL;
+    assert_int_equal(mkfifo(lock, 0666), 0);
+    th_stderr_begin();
+    assert_int_equal(tb_lock_acquire(NULL, &l), TB_LOCK_BAD);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "a FIFO"));
+    free(err);
+    unlink(lock);
+    assert_int_equal(mkdir(lock, 0755), 0);
+    th_stderr_begin();
+    assert_int_equal(tb_lock_acquire(NULL, &l), TB_LOCK_BAD);
+    err = th_stderr_end();
+    assert_non_null(strstr(err, "a directory"));
+    free(err);
+    rmdir(lock);
+    assert_int_equal(link(other, lock), 0);
+    th_stderr_begin();
+    assert_int_equal(tb_lock_acquire(NULL, &l), TB_LOCK_BAD);
+    err = th_stderr_end();
+    assert_non_null(strstr(err, "hard links"));
+    free(err);
+    char *text = th_read_gz(other);
+    assert_string_equal(text, "someone's\n");
+    free(text);
+    unsetenv("TB_LOCK_FILE");
+    free(other);
+    th_rmtree(d);
+    free(d);
+}
+
+/* An existing lock file keeps its mode; only a file the run creates is made 0666. */
+static void test_lock_mode_only_when_created(void **state)
+{
+    char *d = th_tmpdir(), lock[600];
+    snprintf(lock, sizeof(lock), "%s/lock", d);
+    setenv("TB_LOCK_FILE", lock, 1);
+    struct tb_lock *l = NULL;
+    assert_int_equal(tb_lock_acquire(NULL, &l), 0);
+    assert_int_equal(mode_of(lock), 0666);
+    tb_lock_release(l);
+    assert_int_equal(chmod(lock, 0600), 0);
+    assert_int_equal(tb_lock_acquire(NULL, &l), 0);
+    assert_int_equal(mode_of(lock), 0600);
+    tb_lock_release(l);
+    unsetenv("TB_LOCK_FILE");
+    th_rmtree(d);
+    free(d);
+}
+
+/* The binary: a link at the lock path is exit 2 (a setup a person must fix, not another
+ * run to wait for), with no log, and the link's target untouched. */
+static void test_run_with_linked_lock_exits_2(void **state)
+{
+    char *d = th_tmpdir(), *target = th_write(d, "precious", "keep me\n"), lock[600],
+         logs[600], args[2048], *out, *err;
+    assert_int_equal(chmod(target, 0600), 0);
+    snprintf(lock, sizeof(lock), "%s/lock", d);
+    snprintf(logs, sizeof(logs), "%s/logs", d);
+    assert_int_equal(symlink(target, lock), 0);
+    setenv("TB_LOCK_FILE", lock, 1);
+    snprintf(args, sizeof(args), "run " FAST " -b boards/generic.cfg -o %s", logs);
+    assert_int_equal(th_run(args, &out, &err), 2);
+    assert_non_null(strstr(err, "symbolic link, never followed"));
+    assert_int_equal(th_count_files(logs), 0);
+    char *text = th_read_gz(target);
+    assert_string_equal(text, "keep me\n");
+    assert_int_equal(mode_of(target), 0600);
+    unsetenv("TB_LOCK_FILE");
+    free(text);
+    free(out);
+    free(err);
+    free(target);
+    th_rmtree(d);
+    free(d);
+}
+
+/* ---- dead runs' temporary files ------------------------------------------------------- */
+
+static long dead_pid(void)
+{
+    pid_t p = fork();
+    if (p == 0)
+        _exit(0);
+    waitpid(p, NULL, 0);
+    return (long)p;
+}
+
+/* A readable gzip "log" whose rows are a secret: what a link to a private file would
+ * leak into a world-readable log if recovery followed it. */
+static char *write_secret(const char *dir)
+{
+    char *p = th_write(dir, "secret.gz", "");
+    gzFile gz = gzopen(p, "wb");
+    gzputs(gz, "run_id,kernel\nsecret,password123\n");
+    gzclose(gz);
+    assert_int_equal(chmod(p, 0600), 0);
+    return p;
+}
+
+static void test_part_links_fifos_hard_links_left_alone(void **state)
+{
+    char *d = th_tmpdir(), *secret = write_secret(d), part[1024], logdir[600];
+    snprintf(logdir, sizeof(logdir), "%s/logs", d);
+    assert_int_equal(mkdir(logdir, 0755), 0);
+    long dead = dead_pid();
+    const char *ids[] = { "vm_nano_20261122T010000Z", "vm_nano_20261122T020000Z",
+                          "vm_nano_20261122T030000Z", "vm_nano_20261122T040000Z" };
+    snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[0], dead);
+    assert_int_equal(symlink(secret, part), 0);
+    snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[1], dead);
+    assert_int_equal(symlink("/dev/zero", part), 0);
+    snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[2], dead);
+    assert_int_equal(mkfifo(part, 0644), 0);
+    snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[3], dead);
+    assert_int_equal(link(secret, part), 0);
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(logdir, "vm", "nano"), 0);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "symbolic link, not a run's log"));
+    assert_non_null(strstr(err, "a FIFO, not a run's log"));
+    assert_non_null(strstr(err, "other hard links"));
+    free(err);
+    assert_int_equal(th_count_files(logdir), 4);   /* no log made, nothing removed */
+    for (size_t i = 0; i < 4; i++) {
+        char log[1024];
+        snprintf(log, sizeof(log), "%s/%s.csv.gz", logdir, ids[i]);
+        assert_int_equal(access(log, F_OK), -1);
+    }
+    free(secret);
+    th_rmtree(d);
+    free(d);
+}
+
+/* A link left at a log's final name (dangling: writing through it would create its target)
+ * holds the name: the log is not written through it; its rows stay in the temporary file. */
+static void test_log_never_written_through_a_link(void **state)
+{
+    char *d = th_tmpdir(), ghost[600];
+    snprintf(ghost, sizeof(ghost), "%s/ghost", d);
+    struct tb_csvlog *l;
+    assert_int_equal(tb_csvlog_open(&l, d, "vm", "nano", 6), 0);
+    assert_int_equal(tb_csvlog_header(l), 0);
+    char tmp[1024];
+    tb_strlcpy(tmp, tb_csvlog_tmp_path(l), sizeof(tmp));
+    assert_int_equal(symlink(ghost, tb_csvlog_path(l)), 0);
+    th_stderr_begin();
+    assert_true(tb_csvlog_close(l, "complete") < 0);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "cannot give log"));
+    free(err);
+    assert_int_equal(access(ghost, F_OK), -1);   /* nothing written through the link */
+    assert_int_equal(access(tmp, F_OK), 0);      /* the rows kept */
+    th_rmtree(d);
+    free(d);
+}
+
+/* The binary, as the nightly run meets it: a FIFO as a dead run's temporary file of this
+ * host and board. The run finishes (it holds the lock meanwhile) and the FIFO stays. */
+static void test_run_not_hung_by_fifo_part(void **state)
+{
+    char *d = th_tmpdir(), host[128], part[1024], args[2048], *out, *err, lock[600];
+    snprintf(lock, sizeof(lock), "%s/lock", d);
+    setenv("TB_LOCK_FILE", lock, 1);
+    gethostname(host, sizeof(host) - 1);
+    host[sizeof(host) - 1] = '\0';
+    tb_log_name_part(host);
+    snprintf(part, sizeof(part), "%s/.%s_generic_20261122T010000Z.csv.gz.%ld.part", d, host,
+             dead_pid());
+    assert_int_equal(mkfifo(part, 0644), 0);
+    snprintf(args, sizeof(args), "run " FAST " -b boards/generic.cfg -o %s", d);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "a FIFO, not a run's log"));
+    assert_int_equal(access(part, F_OK), 0);
+    unsetenv("TB_LOCK_FILE");
+    free(out);
+    free(err);
+    th_rmtree(d);
+    free(d);
+}
+
+/* ---- system trees (TB_ROOT) ------------------------------------------------------------ */
+
+/* A fake root where every file the tool reads is a FIFO or a link to /dev/zero. */
+static char *hostile_root(void)
+{
+    char *r = th_tmpdir(), p[1024];
+    const char *fifos[] = { "proc/device-tree/model", "etc/nv_tegra_release", "proc/cpuinfo",
+                            "var/lib/nvpmodel/status",
+                            "sys/class/devfreq/17000000.ga10b/cur_freq",
+                            "sys/class/thermal/thermal_zone0/type" };
+    for (size_t i = 0; i < ARRAY_SIZE(fifos); i++) {
+        free(th_write(r, fifos[i], ""));
+        snprintf(p, sizeof(p), "%s/%s", r, fifos[i]);
+        unlink(p);
+        assert_int_equal(mkfifo(p, 0644), 0);
+    }
+    const char *zeros[] = { "sys/class/devfreq/17000000.ga10b/min_freq",
+                            "sys/class/devfreq/17000000.ga10b/available_frequencies",
+                            "etc/nvpmodel.conf" };
+    for (size_t i = 0; i < ARRAY_SIZE(zeros); i++) {
+        snprintf(p, sizeof(p), "%s/%s", r, zeros[i]);
+        assert_int_equal(symlink("/dev/zero", p), 0);
+    }
+    return r;
+}
+
+static void test_list_power_run_not_hung_by_hostile_root(void **state)
+{
+    char *r = hostile_root(), *logs = th_tmpdir(), args[2048], *out, *err, lock[600];
+    snprintf(lock, sizeof(lock), "%s/lock", logs);
+    setenv("TB_LOCK_FILE", lock, 1);
+    setenv("TB_ROOT", r, 1);
+    assert_int_equal(th_run("list", &out, &err), 0);
+    assert_non_null(strstr(err, "a FIFO, not a regular file"));
+    assert_non_null(strstr(out, "generic.cfg"));   /* nothing read from the FIFO model */
+    free(out);
+    free(err);
+    /* power: no source on this tree; it ends, saying so */
+    assert_int_equal(th_run("power --seconds 1", &out, &err), 1);
+    free(out);
+    free(err);
+    snprintf(args, sizeof(args), "run " FAST " -o %s/logs", logs);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(err, "run conditions: "));
+    assert_non_null(strstr(err, "nv_tegra_release' is a FIFO"));
+    unsetenv("TB_ROOT");
+    unsetenv("TB_LOCK_FILE");
+    free(out);
+    free(err);
+    th_rmtree(r);
+    th_rmtree(logs);
+    free(r);
+    free(logs);
+}
+
+/* An INA3221 rail file that is a FIFO: the source is refused with the path at probe
+ * (power) or fails within the deadline, never a hang. */
+static void test_ina3221_fifo_rail(void **state)
+{
+    char *r = th_tmpdir(), p[1024], cfg[2048], *out, *err;
+    assert_true(th_build_sysfs(r, "ina3221/nano.txt", 0) > 0);
+    snprintf(p, sizeof(p), "%s/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/in_power0_input",
+             r);
+    assert_int_equal(unlink(p), 0);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    snprintf(cfg, sizeof(cfg), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
+             "interval_ms = 100; sysfs_root = \"%s\"; };\n", r);
+    char *board = th_write(r, "b.cfg", cfg), args[2048];
+    snprintf(args, sizeof(args), "power -b %s --seconds 1 --format csv", board);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "in_power0_input' is a FIFO"));
+    free(out);
+    free(err);
+    free(board);
+    th_rmtree(r);
+    free(r);
+}
+
+/* ---- the Orin Nano Super ------------------------------------------------------------- */
+
+static struct tb_config *load_orin_nano(const char *root)
+{
+    static struct tb_config cfg;
+    struct tb_diag diag = { 0 };
+    tb_config_init(&cfg);
+    setenv("TB_ROOT", root, 1);
+    tb_config_load(&cfg, NULL, "boards/jetson-orin-nano.cfg", &diag);
+    assert_int_equal(diag.n, 0);
+    return &cfg;
+}
+
+static void test_orin_nano_super(void **state)
+{
+    char *r = th_tmpdir(), note[256];
+    /* the plain Orin Nano keeps its 68 GB/s */
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit"));
+    struct tb_config *cfg = load_orin_nano(r);
+    assert_int_equal(tb_board_variant(cfg, note, sizeof(note)), 0);
+    th_assert_close(cfg->board.peak_gbps, 68.0, 1e-9);
+    tb_config_free(cfg);
+    /* by the model string */
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    cfg = load_orin_nano(r);
+    assert_int_equal(tb_board_variant(cfg, note, sizeof(note)), 1);
+    th_assert_close(cfg->board.peak_gbps, 102.4, 1e-9);
+    assert_non_null(strstr(note, "Orin Nano Super (model"));
+    tb_config_free(cfg);
+    /* by the power mode, with the plain model string (JetPack 6.2 on an older dev kit) */
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit"));
+    free(th_write(r, "var/lib/nvpmodel/status", "pmode:0002 fmode:quiet\n"));
+    free(th_write(r, "etc/nvpmodel.conf", "< POWER_MODEL ID=0 NAME=15W >\n"
+                  "< POWER_MODEL ID=1 NAME=25W >\n< POWER_MODEL ID=2 NAME=MAXN_SUPER >\n"));
+    cfg = load_orin_nano(r);
+    assert_int_equal(tb_board_variant(cfg, note, sizeof(note)), 1);
+    th_assert_close(cfg->board.peak_gbps, 102.4, 1e-9);
+    assert_non_null(strstr(note, "power mode 'MAXN_SUPER'"));
+    tb_config_free(cfg);
+    /* another board with the same mode name is not changed */
+    struct tb_config other;
+    struct tb_diag diag = { 0 };
+    tb_config_init(&other);
+    tb_config_load(&other, NULL, "boards/jetson-orin-nx.cfg", &diag);
+    double nx = other.board.peak_gbps;
+    assert_int_equal(tb_board_variant(&other, note, sizeof(note)), 0);
+    th_assert_close(other.board.peak_gbps, nx, 1e-9);
+    tb_config_free(&other);
+    unsetenv("TB_ROOT");
+    th_rmtree(r);
+    free(r);
+}
+
+/* The run logs it and uses it for frac_peak: a CPU run with the Orin Nano's board file on
+ * a fake Super tree. */
+static void test_orin_nano_super_run_logs_peak(void **state)
+{
+    char *r = th_tmpdir(), *logs = th_tmpdir(), args[2048], *out, *err, lock[600];
+    snprintf(lock, sizeof(lock), "%s/lock", r);
+    setenv("TB_LOCK_FILE", lock, 1);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    setenv("TB_ROOT", r, 1);
+    snprintf(args, sizeof(args), "run " FAST " -b boards/jetson-orin-nano.cfg -o %s", logs);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    char *log = th_find_one(logs, ".csv.gz"), *text = th_read_gz(log);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "# board: jetson-orin-nano, peak 102.4 GB/s"));
+    assert_non_null(strstr(text, "# board_variant: Orin Nano Super (model"));
+    const char *header = strstr(text, "\nrun_id,") + 1, *row = strchr(header, '\n') + 1;
+    char gbps[64], frac[64];
+    assert_int_equal(th_field(header, row, "gbps", gbps, sizeof(gbps)), 0);
+    assert_int_equal(th_field(header, row, "frac_peak", frac, sizeof(frac)), 0);
+    th_assert_close(atof(frac), atof(gbps) / 102.4, 1e-3 * atof(frac) + 1e-6);
+    unsetenv("TB_ROOT");
+    unsetenv("TB_LOCK_FILE");
+    free(text);
+    free(log);
+    free(out);
+    free(err);
+    th_rmtree(r);
+    th_rmtree(logs);
+    free(r);
+    free(logs);
+}
+
+int main(void)
+{
+    /* the binary under a hard time limit: a hang is exit 137, a failed test */
+    const char *b = getenv("TB_BIN");
+    snprintf(bin, sizeof(bin), "timeout -s KILL 90 %s", b ? b : "./transpose-bench");
+    setenv("TB_BIN", bin, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_lock_never_follows_a_link, guard),
+        cmocka_unit_test_setup(test_lock_fifo_dir_hard_link, guard),
+        cmocka_unit_test_setup(test_lock_mode_only_when_created, guard),
+        cmocka_unit_test_setup(test_run_with_linked_lock_exits_2, guard),
+        cmocka_unit_test_setup(test_part_links_fifos_hard_links_left_alone, guard),
+        cmocka_unit_test_setup(test_run_not_hung_by_fifo_part, guard),
+        cmocka_unit_test_setup(test_log_never_written_through_a_link, guard),
+        cmocka_unit_test_setup(test_list_power_run_not_hung_by_hostile_root, guard),
+        cmocka_unit_test_setup(test_ina3221_fifo_rail, guard),
+        cmocka_unit_test_setup(test_orin_nano_super, guard),
+        cmocka_unit_test_setup(test_orin_nano_super_run_logs_peak, guard),
+    };
+    return cmocka_run_group_tests_name("hostile_fs", tests, NULL, NULL);
+}

@@ -1,0 +1,176 @@
+/* test_power_window.c: a window's power from the sampler's readings, fed by a scripted
+ * source whose readings carry their own times: a source that stalls (tegrastats alive and
+ * silent) gives no watts, and so no GB/s per W, for the windows in the silence, with the
+ * reason; a window with readings on both sides gives the mean power. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+#include <math.h>
+#include <time.h>
+
+#include "power/power.h"
+#include "util.h"
+
+#define MS 1000000LL
+static const int64_t base = 1000000000000LL;   /* readings' clock: arbitrary, theirs */
+
+struct script { int next, n; };
+
+static int script_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
+                       char *why, size_t n)
+{
+    struct script *s = st;
+    s->n = 10;   /* readings at base + 0, 100, ..., 900 ms, then silence */
+    rails->n = 1;
+    tb_strlcpy(rails->name[0], "VDD_IN", TB_RAIL_NAME);
+    return 0;
+}
+
+static int script_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
+{
+    struct script *s = st;
+    if (s->next >= s->n)
+        return -EAGAIN;   /* alive, and says nothing: a stalled tegrastats */
+    out->t_ns = base + s->next++ * 100 * MS;
+    out->rail_mw[0] = 5000;
+    return 0;
+}
+
+static void script_close(void *st) {}
+
+static const struct tb_power_ops script_ops = {
+    .name = "script", .help = "scripted readings", .state_size = sizeof(struct script),
+    .open = script_open, .sample = script_sample, .close = script_close,
+};
+
+static void test_stall_gives_no_watts(void **state)
+{
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 100;   /* the board's interval: the window's margin */
+    tb_strlcpy(pc.total_rail, "VDD_IN", sizeof(pc.total_rail));
+    tb_strlcpy(pc.gpu_rail, "VDD_IN", sizeof(pc.gpu_rail));
+    struct tb_sampler *s;
+    char why[256];
+    th_stderr_begin();   /* the sampler says the silence; not this test's subject */
+    assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
+    size_t got = 0;
+    for (int i = 0; i < 5000 && got < 10; i++) {   /* wait for the script to be read */
+        free(tb_sampler_window(s, base, base + 900 * MS, 0, &got));
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(got, 10);
+    struct tb_power_figures f;
+    /* readings on both sides: the mean power, no reason */
+    tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
+    th_assert_close(f.total_w, 5.0, 1e-9);
+    th_assert_close(f.gpu_w, 5.0, 1e-9);
+    assert_string_equal(f.why, "");
+    /* the silence starts in the window: no reading after its end */
+    tb_power_over(s, &pc, base + 850 * MS, base + 1350 * MS, &f);
+    assert_true(isnan(f.total_w));
+    assert_true(isnan(f.gpu_w));
+    assert_true(isnan(f.energy_j));
+    assert_non_null(strstr(f.why, "no reading after the window's end"));
+    /* the first window wholly in the silence: readings only before it */
+    tb_power_over(s, &pc, base + 950 * MS, base + 1250 * MS, &f);
+    assert_true(isnan(f.total_w));
+    assert_int_equal(f.samples, 0);
+    assert_non_null(strstr(f.why, "no power figures"));
+    tb_sampler_stop(s, NULL);
+    free(th_stderr_end());
+}
+
+/* A source that reports no EMC clock (INA3221, NVML, this script) still gets one per
+ * reading from sysfs, under the board's sysfs root. */
+static void test_emc_clock_from_sysfs(void **state)
+{
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 100;
+    tb_strlcpy(pc.total_rail, "VDD_IN", sizeof(pc.total_rail));
+    tb_strlcpy(pc.sysfs_root, th_fixture("emc/l4t35-orin"), sizeof(pc.sysfs_root));
+    struct tb_sampler *s;
+    char why[256];
+    th_stderr_begin();
+    assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
+    size_t got = 0;
+    for (int i = 0; i < 5000 && got < 10; i++) {
+        free(tb_sampler_window(s, base, base + 900 * MS, 0, &got));
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(got, 10);
+    struct tb_power_figures f;
+    tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
+    th_assert_close(f.emc_clock_mhz, 2133, 1e-3);
+    tb_sampler_stop(s, NULL);
+    free(th_stderr_end());
+}
+
+/* The whole tool with a fake tegrastats that stalls after 3 lines: every row the silence
+ * reaches says so and carries no watts and no GB/s per W (the first of them once logged
+ * both from the readings before the silence). */
+static void test_run_with_a_stalled_tegrastats(void **state)
+{
+    char cwd[PATH_MAX], text[2 * PATH_MAX + 512], args[3 * PATH_MAX], lock[PATH_MAX + 8];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    char *dir = th_tmpdir(), *err;
+    snprintf(lock, sizeof(lock), "%s/lock", dir);
+    setenv("TB_LOCK_FILE", lock, 1);
+    char *lines = th_write(dir, "replay.txt", "RAM 3452/7620MB EMC_FREQ 43%@2133 GR3D_FREQ 0% "
+                           "VDD_IN 4824mW/4824mW VDD_CPU_GPU_CV 518mW/518mW\n");
+    setenv("TB_FAKE_TEGRASTATS_FILE", lines, 1);
+    setenv("TB_FAKE_TEGRASTATS_STALL", "3", 1);
+    snprintf(text, sizeof(text),
+             "board = { name = \"stall\"; max_power_w = 45.0; };\n"
+             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 300; "
+             "idle_ms = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; };\n", cwd);
+    char *board = th_write(dir, "board.cfg", text);
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64,32x32,16x16 "
+             "--kernels copy_row --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
+    assert_int_equal(th_run(args, NULL, &err), 0);
+    unsetenv("TB_FAKE_TEGRASTATS_STALL");
+    unsetenv("TB_FAKE_TEGRASTATS_FILE");
+    unsetenv("TB_LOCK_FILE");
+    char logs[PATH_MAX + 8];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = th_find_one(logs, ".csv.gz"), *t = th_read_gz(log);
+    assert_non_null(t);
+    const char *h = strstr(t, "\nrun_id,") + 1;
+    int silent = 0;
+    for (const char *row = strchr(h, '\n') + 1; *row && *row != '#';
+         row = strchr(row, '\n') + 1) {
+        char note[256], w[64], gw[64];
+        assert_int_equal(th_field(h, row, "power_note", note, sizeof(note)), 0);
+        assert_int_equal(th_field(h, row, "power_total_w", w, sizeof(w)), 0);
+        assert_int_equal(th_field(h, row, "gbps_per_w", gw, sizeof(gw)), 0);
+        if (strstr(note, "no reading")) {
+            silent++;
+            if (w[0] || gw[0])
+                th_fail("a row in the silence logs %s W, %s GB/s per W (%s)", w, gw, note);
+        }
+    }
+    assert_true(silent >= 2);   /* the run goes on well past the third line */
+    free(t);
+    free(log);
+    free(board);
+    free(lines);
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stall_gives_no_watts),
+        cmocka_unit_test(test_emc_clock_from_sysfs),
+        cmocka_unit_test(test_run_with_a_stalled_tegrastats),
+    };
+    return cmocka_run_group_tests_name("power_window", tests, NULL, NULL);
+}

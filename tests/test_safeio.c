@@ -1,0 +1,165 @@
+/* test_safeio.c: the bounded reader fed what a hostile or broken system tree holds: a FIFO
+ * nobody writes to, a link to /dev/zero, a device, a directory, a file past the bound, and a
+ * read that never returns (a pipe with a silent writer, standing in for a wedged sensor).
+ * Each must come back with its error; alarm() turns a hang into a failed test. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "safeio.h"
+
+static int guard(void **state)
+{
+    alarm(60);   /* a hang is a failure, not a stuck suite */
+    return 0;
+}
+
+static void test_regular_file_read(void **state)
+{
+    char *d = th_tmpdir(), *p = th_write(d, "model", "NVIDIA Jetson Nano Developer Kit\n");
+    char buf[128], why[512];
+    size_t len = 0;
+    assert_int_equal(tb_safeio_read(p, buf, sizeof(buf), &len, 0, 0, why, sizeof(why)), 0);
+    assert_string_equal(buf, "NVIDIA Jetson Nano Developer Kit\n");
+    assert_int_equal(len, strlen(buf));
+    assert_int_equal(tb_safeio_line(p, buf, sizeof(buf), 0, why, sizeof(why)), 0);
+    assert_string_equal(buf, "NVIDIA Jetson Nano Developer Kit");
+    /* a procfs file says size 0 (sysfs says 4096): the size is never trusted, EOF is */
+    assert_int_equal(tb_safeio_read("/proc/self/status", buf, sizeof(buf), &len, 0, 0, why,
+                                     sizeof(why)), -EFBIG);
+    assert_int_equal(len, sizeof(buf) - 1);
+    assert_int_equal(strncmp(buf, "Name:", 5), 0);
+    free(p);
+    th_rmtree(d);
+    free(d);
+}
+
+static void test_fifo_is_refused_not_waited_on(void **state)
+{
+    char *d = th_tmpdir(), path[512], buf[64], why[512];
+    snprintf(path, sizeof(path), "%s/model", d);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    assert_int_equal(tb_safeio_read(path, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)),
+                     -EINVAL);
+    assert_non_null(strstr(why, "a FIFO"));
+    assert_non_null(strstr(why, path));
+    /* even where a link is allowed, the FIFO behind it is refused */
+    char lnk[600];
+    snprintf(lnk, sizeof(lnk), "%s/nvpmodel.conf", d);
+    assert_int_equal(symlink(path, lnk), 0);
+    assert_int_equal(tb_safeio_read(lnk, buf, sizeof(buf), NULL, TB_SAFEIO_LINK_OK, 0, why,
+                                    sizeof(why)), -EINVAL);
+    th_rmtree(d);
+    free(d);
+}
+
+static void test_links_devices_and_directories(void **state)
+{
+    char *d = th_tmpdir(), *target = th_write(d, "secret", "root only\n");
+    char lnk[512], zero[512], buf[64], why[512];
+    snprintf(lnk, sizeof(lnk), "%s/model", d);
+    snprintf(zero, sizeof(zero), "%s/temp", d);
+    assert_int_equal(symlink(target, lnk), 0);
+    assert_int_equal(symlink("/dev/zero", zero), 0);
+    assert_int_equal(tb_safeio_read(lnk, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)), -ELOOP);
+    assert_non_null(strstr(why, "symbolic link"));
+    assert_string_equal(buf, "");
+    assert_int_equal(tb_safeio_read(zero, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)), -ELOOP);
+    /* an allowed link is followed to a regular file, never to a device */
+    assert_int_equal(tb_safeio_read(lnk, buf, sizeof(buf), NULL, TB_SAFEIO_LINK_OK, 0, why,
+                                    sizeof(why)), 0);
+    assert_string_equal(buf, "root only\n");
+    assert_int_equal(tb_safeio_read(zero, buf, sizeof(buf), NULL, TB_SAFEIO_LINK_OK, 0, why,
+                                    sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "character device"));
+    assert_int_equal(tb_safeio_read("/dev/zero", buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)),
+                     -EINVAL);
+    assert_int_equal(tb_safeio_read(d, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "a directory"));
+    char missing[600];
+    snprintf(missing, sizeof(missing), "%s/nothing", d);
+    assert_int_equal(tb_safeio_read(missing, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)),
+                     -ENOENT);
+    free(target);
+    th_rmtree(d);
+    free(d);
+}
+
+static void test_size_bound(void **state)
+{
+    char *d = th_tmpdir(), big[4096];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    char *p = th_write(d, "available_frequencies", big), buf[100], why[512];
+    size_t len;
+    assert_int_equal(tb_safeio_read(p, buf, sizeof(buf), &len, 0, 0, why, sizeof(why)), -EFBIG);
+    assert_int_equal(len, 99);
+    assert_int_equal(strlen(buf), 99);
+    assert_non_null(strstr(why, "longer than 99 bytes"));
+    /* a first line is what tb_safeio_line wants: a long file is not its error */
+    assert_int_equal(tb_safeio_line(p, buf, sizeof(buf), 0, why, sizeof(why)), 0);
+    free(p);
+    th_rmtree(d);
+    free(d);
+}
+
+/* A read that blocks (a pipe whose writer is alive and silent, as a wedged sensor's read
+ * is) is given up at the deadline; the worker left behind ends once the read returns, and
+ * later reads still work. */
+static void test_stuck_read_gives_up(void **state)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    char buf[64], why[512];
+    unsigned before = tb_safeio_abandoned();
+    assert_int_equal(tb_safeio_read_fd(p[0], "in1_input", buf, sizeof(buf), NULL, 100, why,
+                                       sizeof(why)), -ETIMEDOUT);
+    assert_non_null(strstr(why, "in1_input"));
+    assert_non_null(strstr(why, "did not finish"));
+    assert_int_equal(tb_safeio_abandoned(), before + 1);
+    close(p[1]);   /* the stuck read returns (EOF): its worker frees itself */
+    close(p[0]);
+    char *d = th_tmpdir(), *f = th_write(d, "in1_input", "5080\n");
+    assert_int_equal(tb_safeio_read(f, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)), 0);
+    assert_string_equal(buf, "5080\n");
+    free(f);
+    th_rmtree(d);
+    free(d);
+}
+
+/* Sensors that never answer cannot pile up threads: past a few stuck readers, a read fails
+ * at once with the reason. */
+static void test_stuck_readers_are_capped(void **state)
+{
+    int p[16][2], n = 0, rc = 0;
+    char buf[16], why[512];
+    for (; n < 16; n++) {
+        assert_int_equal(pipe(p[n]), 0);
+        rc = tb_safeio_read_fd(p[n][0], "temp", buf, sizeof(buf), NULL, 20, why, sizeof(why));
+        assert_int_equal(rc, -ETIMEDOUT);
+        if (strstr(why, "too many"))
+            break;
+    }
+    assert_true(n < 16);   /* the cap was met before 16 stuck reads */
+    for (int i = 0; i <= n && i < 16; i++) {
+        close(p[i][1]);
+        close(p[i][0]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_regular_file_read, guard),
+        cmocka_unit_test_setup(test_fifo_is_refused_not_waited_on, guard),
+        cmocka_unit_test_setup(test_links_devices_and_directories, guard),
+        cmocka_unit_test_setup(test_size_bound, guard),
+        cmocka_unit_test_setup(test_stuck_read_gives_up, guard),
+        cmocka_unit_test_setup(test_stuck_readers_are_capped, guard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
