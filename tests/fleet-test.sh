@@ -17,7 +17,12 @@ if ! ip netns list >/dev/null 2>&1; then
 fi
 scripts/ensure-deps.sh fleet || exit 1
 make --no-print-directory transpose-bench >/dev/null || exit 1
+# the controller's script alone first: hostile files, no hosts
+tests/fleet/report-test.sh ./transpose-bench > /tmp/tb-fleet-report-test.$$ 2>&1
+rt=$?
+grep '^report-test: ' /tmp/tb-fleet-report-test.$$; rm -f /tmp/tb-fleet-report-test.$$
 . tests/fleet/lib.sh
+[ "$rt" = 0 ] && ok "tests/fleet/report-test.sh" || bad "tests/fleet/report-test.sh"
 
 # ---- the hosts --------------------------------------------------------------------------
 #   a shelf-a  Python 3.6 when one is here (JetPack 4); a real cron daemon fires its entry

@@ -27,7 +27,7 @@ def log_check(path):
                 if line.strip():
                     last = line
     except (OSError, EOFError, zlib.error) as e:
-        return "not a whole gzip file (%s)" % (e.strerror or e), ""
+        return "not a whole gzip file (%s)" % (getattr(e, "strerror", None) or e), ""
     end = last.decode("utf-8", "replace").strip()
     if not end.startswith("# end:"):
         return "no end line (the last line is %r)" % end[:80], ""
@@ -120,22 +120,30 @@ def host_report(h, top, tool, night_hours, now, w):
     lines, bad = [], []
     state = h.get("state", "unreachable")
     hid = h.get("id") or ""
+    why = h.get("why") or ""
+    full = any(word in why for word in ENOSPC_WORDS) or any(
+        word in e["why"] for e in h.get("fetch_errors", []) for word in ENOSPC_WORDS)
     if state == "unreachable":
-        bad.append("unreachable: %s" % (h.get("why") or "no answer over ssh"))
+        bad.append("unreachable: %s" % (why or "no answer over ssh"))
+    elif state == "failed" and full:
+        bad.append("not collected: the controller's disk is full (the logs stay on the board"
+                   " and come with the next collect)")
     elif state == "failed":
-        bad.append("collect failed: %s" % h.get("why", "?"))
+        bad.append("collect failed: %s" % (why or "?"))
     elif state == "not run":
         lines.append("not contacted by this run (--tags report): from the logs here only")
     for e in h.get("fetch_errors", []):
         if any(word in e["why"] for word in ENOSPC_WORDS):
-            bad.append("%s not collected: the controller's disk is full (it stays on the board)" % e["name"])
+            if state != "failed":
+                bad.append("%s not collected: the controller's disk is full (it stays on the board)"
+                           % e["name"])
         else:
             bad.append("%s not collected: %s (fetched again next collect)" % (e["name"], e["why"]))
     for b in h.get("bad", []):
         bad.append("%s not kept: %s (fetched again next collect)" % (b["name"], b["why"]))
     if not hid:
         bad.append("no log here: never collected")
-        return {"ok": False, "lines": lines, "bad": bad, "id": ""}
+        return {"ok": False, "lines": lines, "bad": bad, "id": "", "full": full}
     folder = os.path.join(top, hid)
     logs = host_logs(folder)
     if h.get("landed"):
@@ -152,12 +160,12 @@ def host_report(h, top, tool, night_hours, now, w):
             latest_end = end if not why else "(corrupt: %s)" % why
     if corrupt:
         bad.append("corrupt log(s) here: " + "; ".join(corrupt))
-    if not logs:
+    if not logs and not full:      # with a full disk here, the board is not to blame
         bad.append("no log at all")
-    else:
+    elif logs:
         latest = logs[-1]
         hours = nights_ago(stamp_of(latest), now)
-        if hours > night_hours:
+        if hours > night_hours and not full:
             bad.append("no log for %d night(s) (latest %s)" % (max(1, int(hours // 24)), latest))
         if not latest_end.startswith("# end: complete"):
             bad.append("last night failed: %s %s" % (latest, latest_end or "(no end line)"))
@@ -178,7 +186,7 @@ def host_report(h, top, tool, night_hours, now, w):
             else:
                 bad.append("history could not read the logs: %s" % (err or "exit %d" % rc))
         w.put(os.path.join("history", hid + ".txt"), out)
-    return {"ok": not bad, "lines": lines, "bad": bad, "id": hid}
+    return {"ok": not bad, "lines": lines, "bad": bad, "id": hid, "full": full}
 
 
 def disk_note(top):
@@ -211,7 +219,7 @@ def report():
             h["id"] = known.get(h["name"], "")
         known[h["name"]] = h["id"] or known.get(h["name"], "")
         r = host_report(h, top, cfg["tool"], float(cfg["night_hours"]), now, w)
-        enospc = enospc or any("controller's disk is full" in b for b in r["bad"])
+        enospc = enospc or r["full"]
         head = "%s (%s): %s" % (h["name"], r["id"] or "id unknown", "ok" if r["ok"] else "FAILED")
         text.append(head)
         text += ["    " + x for x in r["bad"] + r["lines"]]
@@ -231,7 +239,7 @@ def report():
         controller = ["controller: " + e for e in w.errors]
         if controller:
             controller.append("controller: " + disk_note(top))
-        bad_hosts = sorted(n for n, r in per.items() if not r["ok"])
+        bad_hosts = [n for n, r in per.items() if not r["ok"]]      # in the inventory's order
         return ["transpose-bench fleet, %s UTC, %d host(s): %s" % (
             now.strftime("%Y-%m-%d %H:%M"), len(per),
             "all well" if not bad_hosts and not controller else
