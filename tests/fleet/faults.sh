@@ -120,3 +120,12 @@ rc=$?
 [ "$rc" = 0 ] && recap upgrade2 shelf-b | grep -q 'changed=0' && recap upgrade2 shelf-d | grep -q 'changed=0' &&
     ok "deploying it again changes nothing" || { bad "upgrade again: $(recap upgrade2 shelf-b) / $(recap upgrade2 shelf-d)"; grep -B3 '^changed' "$T/upgrade2.out"; }
 cp -p "$T/orig.tar.gz" "$tarball"
+
+# ---- --tags report: the report alone, from what is here, contacting no board ---------------------
+ip link set tbf-d down
+play report-only doc/fleet/collect.yml -e "tb_fleet_logs=$fl" --tags report --limit shelf-d,shelf-f
+rc=$?
+ip link set tbf-d up
+grep -q 'shelf-d (shelf-twin-.*): ok' "$fl/report.txt" && grep -q 'not contacted by this run' "$fl/report.txt" &&
+    ! grep -q '^shelf-b' "$fl/report.txt" && ok "--tags report (shelf-d's link down): exit $rc, from the logs here, shelf-d and shelf-f only" ||
+    { bad "--tags report: exit $rc"; cat "$fl/report.txt"; show_failures report-only; }
