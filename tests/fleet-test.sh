@@ -190,5 +190,6 @@ rc=$?
 
 . tests/fleet/faults.sh
 
+echo "fleet-test: playbook runs:$FLEET_TIMES"
 echo "fleet-test: $passes passed, $fails failed ($SECONDS s)"
 [ "$fails" = 0 ]

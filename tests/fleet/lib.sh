@@ -78,6 +78,9 @@ fleet_leftovers() {
         fi
     done
     grep -o ' /var/tmp/tb-fleet-[^ ]*' /proc/mounts | sort -r | while read -r m; do umount "$m"; done
+    for d in /var/tmp/tb-fleet-*; do          # the killed run's files (none mounted now)
+        [ "$d" != "$T" ] && [ -d "$d/home" ] && rm -rf "$d"
+    done
 }
 
 fleet_make_hosts() {   # "a b ...": users, namespaces, sshds
@@ -178,10 +181,14 @@ EOF
 export ANSIBLE_HOST_KEY_CHECKING=True ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
        ANSIBLE_LOCAL_TEMP="$T/ansible-local" ANSIBLE_REMOTE_TEMP="~/.ansible/tmp" \
        ANSIBLE_SSH_CONTROL_PATH_DIR="$T/cp" ANSIBLE_PYTHON_INTERPRETER=auto_silent
-play() {   # name, playbook args...: output in $T/NAME.out, exit code returned
-    local name=$1; shift
+play() {   # name, playbook args...: output in $T/NAME.out, exit code returned, seconds noted
+    local name=$1 rc start=$SECONDS; shift
     ansible-playbook -i "$T/inventory.ini" "$@" > "$T/$name.out" 2>&1
+    rc=$?
+    FLEET_TIMES="$FLEET_TIMES $name=$((SECONDS - start))s"
+    return $rc
 }
+FLEET_TIMES=""
 recap() {   # name host: the PLAY RECAP line of that host
     grep -E "^$2 +:" "$T/$1.out" | tail -n 1
 }
