@@ -154,7 +154,7 @@ fleet_ssh() {
 }
 
 # The inventory, as doc/fleet/inventory.example.ini, for these hosts. Shorter ssh limits than
-# group_vars/all.yml's (10 s, 3 x 10 s) keep the frozen and unreachable cases quick.
+# the roles' defaults (10 s, 3 x 10 s) keep the frozen and unreachable cases quick.
 fleet_make_inventory() {
     local h line py
     {
