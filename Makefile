@@ -17,7 +17,7 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, html-check, readers-check, fleet-test, gpu-check, dist, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, html-check, readers-check, fleet-test, fleet-lint, gpu-check, dist, install, uninstall, clean, deps, docs.
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -208,10 +208,14 @@ html-check: $(BIN)
 readers-check: $(BIN)
 	@BIN=$(BIN) tests/readers-check.sh
 
-# doc/fleet's Ansible playbooks against three sshd hosts in network namespaces (needs root;
-# tests/fleet-test.sh).
+# doc/fleet's Ansible playbooks against six sshd hosts in network, UTS and mount namespaces
+# (needs root; tests/fleet-test.sh, tests/fleet/). fleet-lint: ansible-lint's production profile.
 fleet-test:
 	@tests/fleet-test.sh
+
+fleet-lint:
+	@scripts/ensure-deps.sh fleet
+	@cd doc/fleet && ansible-lint --offline --profile production --nocolor deploy.yml collect.yml roles
 
 # ---- user-facing targets ---------------------------------------------------
 deps:
@@ -275,6 +279,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: gpu-prep html-check readers-check fleet-test dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

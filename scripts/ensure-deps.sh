@@ -4,8 +4,8 @@
 # qemu-user). `ensure-deps.sh plot`: gnuplot, so that compare --plot is tested.
 # `ensure-deps.sh html`: chromium and poppler-utils, so that the --html pages are rendered.
 # `ensure-deps.sh valgrind`: valgrind, for make test-valgrind.
-# `ensure-deps.sh fleet`: ansible-core, openssh-server and -client, cron's crontab, for
-# make fleet-test (doc/fleet/).
+# `ensure-deps.sh fleet`: ansible-core, ansible-lint, openssh-server and -client, cron (the
+# daemon and crontab), iproute2 (ip, tc), for make fleet-test and fleet-lint (doc/fleet/).
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
 # command to run and fails. Never touches a machine that already has everything. Waits
 # (TB_APT_WAIT s, default 600) for a dpkg/apt lock held by another package manager.
@@ -39,9 +39,11 @@ html)
     command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils" ;;
 fleet)
     command -v ansible-playbook >/dev/null 2>&1 || missing="$missing ansible-core"
+    command -v ansible-lint >/dev/null 2>&1 || missing="$missing ansible-lint"
     [ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
     command -v ssh >/dev/null 2>&1 || missing="$missing openssh-client"
-    command -v crontab >/dev/null 2>&1 || missing="$missing cron" ;;
+    { command -v crontab && [ -x /usr/sbin/cron ]; } >/dev/null 2>&1 || missing="$missing cron"
+    command -v tc >/dev/null 2>&1 || missing="$missing iproute2" ;;
 esac
 [ -z "$missing" ] && exit 0
 
