@@ -4,7 +4,9 @@
 # board's CPU (board.cpu) against glibc 2.27, the oldest a board runs (JetPack 4, Ubuntu
 # 18.04), with `zig cc` (PyPI's ziglang, installed into build-tools/ when missing), and links
 # libconfig and zlib statically: on the board it needs glibc and the driver, nothing else.
-# The kernel images are nvcc's fatbin for board.sms, the same on any host.
+# The kernel images (scripts/kernel-images.sh): for a Jetson, clang's PTX at the board's PTX ISA
+# (board.ptx_isa; clang installed by ensure-deps.sh when missing), cubins only from an nvcc no
+# newer than the board's CUDA; the same on any host.
 #   GLIBC=2.27    the glibc version to build against
 #   ZIG=CMD       a zig to use instead (e.g. "zig" from a package)
 set -eu
@@ -59,12 +61,17 @@ for h in libconfig.h zlib.h zconf.h; do
     cp "$src" "$build/include/$h"
 done
 
+# a clang for the board's SM (a Jetson needs one unless this nvcc is as old as its CUDA)
+[ -n "$(setting ptx_isa)" ] && { scripts/ensure-deps.sh clang "$(setting sms)" ||
+    echo "make dist: no clang for sm_$(setting sms) here: the images need one (see above)" >&2; }
 target=$cpu-linux-gnu.$glibc
 echo "make dist: $board_file -> $stage.tar.gz ($target, static libconfig and zlib)"
 make --no-print-directory BOARD="$board_file" BUILD="$build" BIN="$build/transpose-bench" \
     CC="$ZIG cc -target $target -fno-sanitize=undefined" AR="$ZIG ar" CROSS_COMPILE= \
     DEP_CFLAGS="-I$top/$build/include" DEP_LIBS="$libdir/libconfig.a $libdir/libz.a" \
-    "$build/transpose-bench"
+    "$build/transpose-bench" 2>&1 | tee "$build/images.all"
+grep '^kernel-images: ' "$build/images.all" > "$build/images.log" || true
+[ -x "$build/transpose-bench" ] || { echo "make dist: the build failed" >&2; exit 1; }
 
 rm -rf "$stage"
 mkdir -p "$stage/boards" "$stage/conf"
@@ -79,7 +86,8 @@ cp doc/transpose-bench.1 "$stage/"
 cat > "$stage/INSTALL" <<EOF
 transpose-bench for $name ($board_file), built $(date -u +%Y-%m-%dT%H:%MZ)
 executable: $cpu, glibc $glibc or later (JetPack 4, 5, 6), libconfig and zlib inside
-kernel images: sm_$(setting sms) (see: ./transpose-bench list)
+kernel images: $(sed -n 's/^kernel-images: //p' "$build/images.log" | tr '\n' ';')
+  (./transpose-bench list shows them and the one the GPU runs; list --images DIR writes them out)
 
 Install: copy this folder anywhere on the board and run from it (no root needed):
     scp transpose-bench-$name.tar.gz board:

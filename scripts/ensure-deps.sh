@@ -24,6 +24,24 @@ else
 fi
 arch_add=""
 case "${1:-}" in
+clang)
+    # the newest clang-N the package lists offer, when no clang-N on PATH targets the SM
+    # ($2; sm_87, sm_89 and sm_90 need clang 16 or newer, the others 14): it builds the PTX
+    # of every Jetson's tarball (scripts/kernel-images.sh), no NVIDIA compiler needed
+    need=14
+    case "${2:-}" in 87|89|90) need=16 ;; esac
+    have=""
+    for v in 19 18 17 16 15 14; do
+        [ "$v" -ge "$need" ] && command -v clang-$v >/dev/null 2>&1 && { have=clang-$v; break; }
+    done
+    if [ -z "$have" ]; then
+        pick=""
+        for v in 19 18 17 16 15 14; do
+            [ "$v" -ge "$need" ] || continue
+            apt-cache policy clang-$v 2>/dev/null | grep -q 'Candidate: [0-9]' && { pick=clang-$v; break; }
+        done
+        missing="$missing ${pick:-clang-$need}"
+    fi ;;
 cross)
     command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing="$missing gcc-aarch64-linux-gnu"
     command -v qemu-aarch64 >/dev/null 2>&1 || missing="$missing qemu-user"

@@ -1,17 +1,19 @@
 #!/bin/sh
-# dist-check.sh: what CI checks of the board tarballs (issue: a binary that runs on every
-# Jetson). For the AGX Orin (sm_87, which this nvcc targets) and the desktop H100 file:
-# `make dist` from this tree; the executable is of the board's CPU, needs no GLIBC_ symbol
-# newer than 2.27 and no library beyond glibc's own, carries the board's kernel image, and
-# `list` runs (under qemu-aarch64 for the Jetson). Also: the plain x86 build links neither
-# libcudart nor libcublas, and no test uses a cmocka API newer than JetPack 4's 1.1.1.
+# dist-check.sh: what CI checks of the board tarballs (issues: a binary that runs on every
+# Jetson; kernel images every Jetson driver loads). For the Nano, TX2, Xavier NX, AGX Orin and
+# Orin Nano, and the desktop H100 file where nvcc is here: `make dist` from this tree; the
+# executable is of the board's CPU, needs no GLIBC_ symbol newer than 2.27 and no library
+# beyond glibc's own, carries the board's kernel images (PTX within the board's ISA, assembled
+# by ptxas 11.8), and `list` runs (under qemu-aarch64 for the Jetsons). Also: the plain x86
+# build links neither libcudart nor libcublas, and no test uses a cmocka API newer than
+# JetPack 4's 1.1.1.
 set -u
 fails=0; passes=0
 ok() { passes=$((passes + 1)); echo "dist-check: ok: $*"; }
 bad() { fails=$((fails + 1)); echo "dist-check: FAILED: $*"; }
 
 allowed='libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 ld-linux-aarch64.so.1 ld-linux-x86-64.so.2'
-check_binary() {   # board cpu objdump runner sms
+check_binary() {   # board cpu objdump runner images (the start of list's "kernel images:" line)
     board=$1; cpu=$2; objdump=$3; runner=$4; sms=$5
     b=dist/transpose-bench-$board/transpose-bench
     [ -f "dist/transpose-bench-$board.tar.gz" ] && ok "$board: dist/transpose-bench-$board.tar.gz written" ||
@@ -27,7 +29,7 @@ check_binary() {   # board cpu objdump runner sms
     [ -z "$extra" ] && ok "$board: needs only $libs" || bad "$board: needs$extra"
     out=$($runner "$b" list 2>&1)
     case $out in
-    *"kernel images: sm_$sms + PTX compute_$sms"*) ok "$board: list runs and shows: $(printf '%s\n' "$out" | grep '^kernel images')" ;;
+    *"kernel images: $sms"*) ok "$board: list runs and shows: $(printf '%s\n' "$out" | grep '^kernel images')" ;;
     *) bad "$board: list said: $(printf '%s\n' "$out" | tail -n 5)" ;;
     esac
     for f in boards/jetson-nano.cfg conf/default.cfg transpose-bench.1 INSTALL; do
@@ -35,21 +37,54 @@ check_binary() {   # board cpu objdump runner sms
     done
 }
 
-if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-    bad "no nvcc here: the tarball would carry no kernel images"
-else
-    make --no-print-directory dist BOARD=boards/jetson-agx-orin.cfg >/tmp/dist-orin.log 2>&1 ||
-        { tail -20 /tmp/dist-orin.log; bad "make dist BOARD=boards/jetson-agx-orin.cfg failed"; }
-    check_binary jetson-agx-orin aarch64 aarch64-linux-gnu-objdump qemu-aarch64 87
+# Every Jetson's tarball builds here, with no NVIDIA compiler needed (clang's PTX at the board's
+# ISA): each PTX image is checked against the board file (.version at or below ptx_isa,
+# .target its SM) and assembled for that SM by ptxas 11.8 (PyPI's nvidia-cuda-nvcc-cu11,
+# which refuses an instruction newer than the declared ISA). The images are taken out of the
+# aarch64 executable by its own `list --images` under qemu.
+scripts/ensure-deps.sh clang 87 || bad "could not install a clang that targets sm_87"
+ptxas=build-tools/ptxas-11.8/nvidia/cuda_nvcc/bin/ptxas
+if [ ! -x "$ptxas" ]; then
+    rm -rf build-tools/ptxas-11.8 && mkdir -p build-tools/ptxas-11.8
+    python3 -m pip download -q --no-deps --disable-pip-version-check -d build-tools/ptxas-11.8 \
+        nvidia-cuda-nvcc-cu11==11.8.89 >/dev/null 2>&1 &&
+        (cd build-tools/ptxas-11.8 && python3 -m zipfile -e nvidia_cuda_nvcc_cu11-*.whl .) &&
+        chmod +x "$ptxas" || bad "could not fetch ptxas 11.8 (pip download nvidia-cuda-nvcc-cu11==11.8.89)"
+fi
+check_images() {   # board sm isa
+    board=$1; sm=$2; isa=$3
+    d=build-dist-check/$board; rm -rf "$d"
+    out=$(qemu-aarch64 "dist/transpose-bench-$board/transpose-bench" list --images "$d" 2>&1) ||
+        { bad "$board: list --images failed: $out"; return; }
+    n=0
+    for f in "$d"/*.ptx; do
+        [ -f "$f" ] || continue
+        n=$((n + 1))
+        v=$(sed -n 's/^\.version \([0-9.]*\).*/\1/p' "$f" | head -n 1)
+        t=$(sed -n 's/^\.target \([a-z0-9_]*\).*/\1/p' "$f" | head -n 1)
+        if awk -v v="$v" -v m="$isa" 'BEGIN { exit !(v + 0 <= m + 0) }' && [ "$t" = "sm_$sm" ]; then
+            ok "$board: $(basename "$f"): .version $v (ceiling $isa), .target $t"
+        else bad "$board: $(basename "$f"): .version $v .target $t (want <= $isa, sm_$sm)"; fi
+        if [ -x "$ptxas" ] && "$ptxas" -arch=sm_$sm "$f" -o "$d/out.cubin" 2> "$d/ptxas.err"; then
+            ok "$board: ptxas 11.8 assembles it for sm_$sm"
+        else bad "$board: ptxas 11.8 refused it: $(head -3 "$d/ptxas.err" 2>/dev/null)"; fi
+    done
+    [ $n -gt 0 ] || bad "$board: no PTX image in the executable ($out)"
+    ls "$d"/*.cubin 2>/dev/null | grep -v out.cubin | grep -q . &&
+        bad "$board: a cubin in a Jetson tarball built with this host's nvcc (outside NVIDIA's rules)"
+}
+setting() { sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*\"\([^\"]*\)\".*/\1/p" "boards/$1.cfg" | head -n 1; }
+for board in jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano; do
+    sm=$(setting $board sms); isa=$(setting $board ptx_isa)
+    if make --no-print-directory dist BOARD=boards/$board.cfg > /tmp/dist-$board.log 2>&1; then
+        check_binary $board aarch64 aarch64-linux-gnu-objdump qemu-aarch64 "PTX sm_$sm ISA $isa"
+        check_images $board "$sm" "$isa"
+    else tail -20 /tmp/dist-$board.log; bad "make dist BOARD=boards/$board.cfg failed"; fi
+done
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     make --no-print-directory dist BOARD=boards/desktop-h100.cfg >/tmp/dist-h100.log 2>&1 ||
         { tail -20 /tmp/dist-h100.log; bad "make dist BOARD=boards/desktop-h100.cfg failed"; }
-    check_binary h100-sxm x86-64 objdump "" 90
-    # a board whose SM this nvcc cannot target stops, naming a toolkit that can
-    if make --no-print-directory -n BOARD=boards/jetson-nano.cfg >/tmp/dist-nano.log 2>&1; then
-        bad "a Nano build with nvcc $(nvcc --version 2>/dev/null | sed -n 's/.*release //p') did not stop"
-    elif grep -q 'cannot build for sm_53.*NVCC=/usr/local/cuda-10.2/bin/nvcc' /tmp/dist-nano.log; then
-        ok "a Nano build with this nvcc stops and names CUDA 10.2"
-    else bad "the Nano build stopped without naming a toolkit: $(cat /tmp/dist-nano.log)"; fi
+    check_binary h100-sxm x86-64 objdump "" "cubin sm_90 (nvcc"
 fi
 
 make --no-print-directory transpose-bench >/dev/null 2>&1 || bad "the plain build failed"
