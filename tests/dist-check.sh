@@ -53,7 +53,7 @@ if [ ! -x "$ptxas" ]; then
 fi
 check_images() {   # board sm isa
     board=$1; sm=$2; isa=$3
-    d=build-dist-check/$board; rm -rf "$d"
+    d=build-dist-check/$board; rm -rf "$d"; mkdir -p build-dist-check
     out=$(qemu-aarch64 "dist/transpose-bench-$board/transpose-bench" list --images "$d" 2>&1) ||
         { bad "$board: list --images failed: $out"; return; }
     n=0

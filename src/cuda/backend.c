@@ -338,16 +338,26 @@ static int setup_context(char *why, size_t n)
     return 0;
 }
 
+/* Appends src to dst (size n), cut to fit. */
+static void append(char *dst, const char *src, size_t n)
+{
+    size_t len = strlen(dst);
+    if (len + 1 < n)
+        tb_strlcpy(dst + len, src, n - len);
+}
+
 /* What info->image says: the image run, how it was chosen, and a refused cubin. */
 static void describe_choice(struct tb_device_info *info)
 {
     const struct tb_image *im = &tb_images[D.cubin ? D.pick.cubin : D.pick.ptx];
-    char desc[160];
-    tb_image_describe(im, desc, sizeof(desc));
-    snprintf(info->image, sizeof(info->image), "%s%s", desc,
-             im->kind == TB_IMAGE_PTX ? ", JIT-compiled by the driver entry by entry" : "");
-    snprintf(info->image_why, sizeof(info->image_why), "%s%s%s", D.pick.why,
-             D.fallback[0] ? "; " : "", D.fallback);
+    tb_image_describe(im, info->image, sizeof(info->image));
+    if (im->kind == TB_IMAGE_PTX)
+        append(info->image, ", JIT-compiled by the driver entry by entry", sizeof(info->image));
+    tb_strlcpy(info->image_why, D.pick.why, sizeof(info->image_why));
+    if (D.fallback[0]) {
+        append(info->image_why, "; ", sizeof(info->image_why));
+        append(info->image_why, D.fallback, sizeof(info->image_why));
+    }
 }
 
 static void device_identity(struct tb_device_info *info)
