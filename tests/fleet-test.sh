@@ -170,7 +170,7 @@ for h in a b d e f; do
 done
 [ "$(host_id d)" != "$(host_id e)" ] && [ -d "$fl/$(host_id d)" ] && [ -d "$fl/$(host_id e)" ] &&
     grep -q 'shelf-d (shelf-twin-' "$fl/report.txt" && grep -q 'shelf-e (shelf-twin-' "$fl/report.txt" &&
-    [ "$(grep -c 'on shelf-twin, blocked, 256x256 float' "$fl/history/$(host_id d).txt")" = 1 ] &&
+    [ "$(grep -cE 'on shelf-twin( \([0-9a-f]+\))?, blocked, 256x256 float' "$fl/history/$(host_id d).txt")" = 1 ] &&
     ok "two boards named shelf-twin stay apart: $(host_id d) and $(host_id e), a history each" ||
     bad "the twins: $(ls "$fl")"
 [ "$rc" != 0 ] && grep -q 'failed: shelf-c$' "$fl/report.txt" && grep -q 'shelf-c: no log at all' "$T/collect1.out" &&
