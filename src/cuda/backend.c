@@ -193,18 +193,27 @@ static void image_refused(CUresult e, const struct tb_image *im, const char *log
 
 /* The image pick made at open: the cubin loaded, or the PTX unpacked and its first entry
  * (the clock probe) JIT-compiled, so that a refusal shows at open. 0, or a CUresult. */
+/* The image unpacked into *out; 0, or CUDA_ERROR_INVALID_IMAGE with why (a damaged binary). */
+static int unpack(const struct tb_image *im, unsigned char **out, char *why, size_t n)
+{
+    size_t len;
+    int rc = tb_image_unpack(im, out, &len);
+    if (rc < 0) {
+        snprintf(why, n, "cannot unpack the embedded %s: %s",
+                 im->kind == TB_IMAGE_CUBIN ? "cubin" : "PTX", strerror(-rc));
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    return 0;
+}
+
 static int load_images(char *why, size_t n)
 {
     char log[256];
     if (D.pick.cubin >= 0) {
         const struct tb_image *im = &tb_images[D.pick.cubin];
         unsigned char *bin;
-        size_t len;
-        int rc = tb_image_unpack(im, &bin, &len);
-        if (rc < 0) {
-            snprintf(why, n, "cannot unpack the embedded cubin: %s", strerror(-rc));
+        if (unpack(im, &bin, why, n))
             return CUDA_ERROR_INVALID_IMAGE;
-        }
         double t0 = tb_now_s();
         CUresult e = load_module(&D.cubin, bin, log, sizeof(log));
         D.load_s = tb_now_s() - t0;
@@ -218,14 +227,9 @@ static int load_images(char *why, size_t n)
         }
         D.pick.cubin = -1;   /* NVIDIA's rules said yes, the driver no: run the PTX */
     }
-    const struct tb_image *im = &tb_images[D.pick.ptx];
     unsigned char *text;
-    size_t len;
-    int rc = tb_image_unpack(im, &text, &len);
-    if (rc < 0) {
-        snprintf(why, n, "cannot unpack the embedded PTX: %s", strerror(-rc));
+    if (unpack(&tb_images[D.pick.ptx], &text, why, n))
         return CUDA_ERROR_INVALID_IMAGE;
-    }
     D.ptx = (char *)text;
     return 0;
 }
