@@ -1,6 +1,6 @@
 /* backend.h: what the runner needs from a device (CPU or CUDA): memory, launches,
  * timing, cache flushing, clocks and recovery. One ops struct per backend, one file each:
- * backend_cpu.c and backend_cuda.c (the driver API, opened at run time). Errors are backend
+ * backend_cpu.c and cuda/backend.c (the driver API, opened at run time). Errors are backend
  * codes, 0 meaning success. */
 #ifndef TB_BACKEND_H
 #define TB_BACKEND_H

@@ -63,7 +63,7 @@ enum { CU_FUNC_ATTRIBUTE_PTX_VERSION = 5, CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6 }
 /* cuModuleLoadDataEx options: the JIT's error log, so that a refused PTX says why */
 enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
 
-/* The entry points, as (name, symbol, return, parameters): backend_cuda.c declares a
+/* The entry points, as (name, symbol, return, parameters): driver.c defines a
  * pointer for each and resolves `symbol` with dlsym. */
 #define TB_CUDA_DRIVER_API(X)                                                              \
     X(cuInit, "cuInit", CUresult, (unsigned flags))                                        \
