@@ -466,7 +466,8 @@ __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *_
  * cover it, SEG / 16 threads per row. When cols * E is not a multiple of 16 the segment
  * starts d = (r * cols + x0) * E mod 16 bytes into its first chunk: one chunk more is read,
  * and each thread shifts its chunk into place with its neighbour's (a shuffle and funnel
- * shifts), so shared memory always holds the segment from its first byte.
+ * shifts), so shared memory always holds the segment from its first byte; or, in clang's
+ * build, the chunks go to shared memory as read and the writer adds d (TB_V16_RAW, below).
  * Stores: output row o is written in 16-byte vectors that start on 32-byte sectors: its
  * segment is shifted left by e_o = (o * rows) mod (32 / E) elements (0 when rows * E is a
  * multiple of 32), so the tile holds H = 32 / E rows above it too (mostly L2 hits: the tile
@@ -474,8 +475,9 @@ __device__ __forceinline__ void k_tile2x2(const float *__restrict__ in, float *_
  * and double 4 x 8: whole sectors); a thread gathers its vector's V elements down one shared column and
  * stores them at once; vectors crossing the matrix edge are written element by element.
  * Banks: the shared row pitch is 33 words, so rows V apart are V banks apart, and a warp's
- * gathers touch 32 different banks (8-byte elements: pitch 34, a half-warp's 16 distinct). The 8 threads storing a row's chunks and the 4 rows of a
- * warp's stores also fall on 32 different banks. */
+ * gathers touch 32 different banks (8-byte elements: pitch 34, a half-warp's 16 distinct).
+ * The 8 threads storing a row's chunks and the 4 rows of a warp's stores also fall on 32
+ * different banks. (Raw staging: pitch 37 or 69 words, the d offsets spread the gathers.) */
 
 /* The 16 bytes at byte d (0..15) of the 32 in a ++ b (a first). d is the same for all the
  * threads of one row. */
@@ -524,14 +526,31 @@ template <> struct v16_bits<2> { typedef unsigned short t; };
 template <> struct v16_bits<4> { typedef unsigned t; };
 template <> struct v16_bits<8> { typedef unsigned long long t; };
 
+/* Where input rows do not start on 16-byte chunks ("u" entries), nvcc's code realigns each
+ * chunk in registers (a shuffle and funnel shifts, above); clang's stages the chunks as they
+ * were read, one more per row, and the writer reads each shared row from its segment's offset
+ * (a0 + l * cb) & 15 bytes in (TB_V16_RAW). Measured on the H100 (2026-11-23, each build 3
+ * rounds, medians in GB/s): clang's realigning code took 69 registers at 256 threads (nvcc's
+ * 61) and ran at 0.965-0.985 of nvcc's on u8 and f16 8191x12289 and 8192x12289; raw, it takes
+ * 51 and runs at 0.992-1.000 (the Nano's sm_53 PTX 0.993-0.998). nvcc's own code raw lost 0 to
+ * 1.8% (u8 8191x12289 2307 -> 2266), so nvcc keeps the realignment. -DTB_V16_RAW=0|1 in
+ * KERNEL_FLAGS overrides the choice for an A/B. */
+#ifndef TB_V16_RAW
+#ifdef __clang__
+#define TB_V16_RAW 1
+#else
+#define TB_V16_RAW 0
+#endif
+#endif
 template <int E, int THREADS, bool ALIGNED> struct v16_geo {
     enum {
         V = 16 / E, SEG = V16_SEGR(E, ALIGNED), TR = SEG / E, H = 32 / E, NR = TR + H,
         SEGC = V16_SEGC(E),                      /* bytes of an input row a tile reads */
         TC = SEGC / E,
         LPR = SEGC / 16,                         /* threads (chunks) per input row */
-        PW = SEGC / 4 + (E == 8 ? 2 : 1),        /* shared pitch in words (8-byte aligned for E 8) */
-        LOADS = (NR * LPR + THREADS - 1) / THREADS,
+        CPR = LPR + (TB_V16_RAW && !ALIGNED),    /* chunks per shared row: raw, one more */
+        PW = CPR * 4 + (E == 8 ? 2 : 1),         /* shared pitch in words (8-byte aligned for E 8) */
+        LOADS = (NR * CPR + THREADS - 1) / THREADS,
         NQ = (TR < 32 ? TR : 32) / V,            /* a warp: NC output rows x NQ vectors */
         NC = 32 / NQ, QW = TR / V / NQ,          /* QW warp tiles along a segment */
         WTILES = (TC / NC) * QW, WARPS = THREADS / 32
@@ -555,11 +574,11 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
-        const int l = idx / G::LPR, ch = idx % G::LPR;
+        const int l = idx / G::CPR, ch = idx % G::CPR;
         const long r = rbase + l;
         s.v[k] = s.x[k] = make_uint4(0, 0, 0, 0);
         s.d[k] = 0;
-        if (idx >= G::NR * G::LPR || l >= nrows || r < 0 || r >= rows)
+        if (idx >= G::NR * G::CPR || l >= nrows || r < 0 || r >= rows)
             continue;
         const idx_t first = ((idx_t)r * cols + x0) * E;   /* the segment's first byte */
         const idx_t end = first + (idx_t)ncols * E;
@@ -567,7 +586,7 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
         s.d[k] = (unsigned)(first & 15);
         if (at < end)
             s.v[k] = v16_load(inb, at, total);
-        if (!IN_ALIGNED && ch == G::LPR - 1 && at + 16 < end)
+        if (!TB_V16_RAW && !IN_ALIGNED && ch == G::LPR - 1 && at + 16 < end)
             s.x[k] = v16_load(inb, at + 16, total);
     }
 }
@@ -580,13 +599,13 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
-        const int l = idx / G::LPR, ch = idx % G::LPR;
+        const int l = idx / G::CPR, ch = idx % G::CPR;
         uint4 c = s.v[k];
-        if (!IN_ALIGNED) {                       /* every thread shuffles, in or out */
+        if (!TB_V16_RAW && !IN_ALIGNED) {        /* every thread shuffles, in or out */
             uint4 n = v16_shfl_down(s.v[k], G::LPR);
             c = v16_realign(s.v[k], ch == G::LPR - 1 ? s.x[k] : n, s.d[k]);
         }
-        if (idx < G::NR * G::LPR) {
+        if (idx < G::NR * G::CPR) {
             unsigned *p = sm + l * G::PW + 4 * ch;
             p[0] = c.x; p[1] = c.y; p[2] = c.z; p[3] = c.w;
         }
@@ -631,7 +650,8 @@ __device__ __forceinline__ void v16_fetch_el(unsigned *sm, const T *__restrict__
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
 template <typename T, int THREADS, bool IN_ALIGNED>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
-                                          long x0, long ncols, long y0, int halo)
+                                          long x0, long ncols, long y0, int halo, unsigned a0,
+                                          unsigned cb)
 {
     typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
     const int E = sizeof(T), V = G::V;
@@ -656,7 +676,8 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
 #pragma unroll
         for (int i = 0; i < V; i++) {
             const int l = halo - e + q * V + i;
-            el[i] = *reinterpret_cast<const B *>(smb + 4 * l * G::PW + oc * E);
+            const unsigned d = TB_V16_RAW && !IN_ALIGNED ? (a0 + (unsigned)l * cb) & 15 : 0;
+            el[i] = *reinterpret_cast<const B *>(smb + 4 * l * G::PW + oc * E + d);
             const unsigned long long x = el[i];
             if (E == 8) {
                 pk[2 * i] = (unsigned)x;
@@ -703,7 +724,11 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
             v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
         }
         __syncthreads();
-        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo);
+        /* raw staging (TB_V16_RAW): shared row l starts with the chunk that holds its
+         * segment's first byte, (a0 + l * cb) & 15 bytes into it; element reads have none */
+        const unsigned a0 = BY_ELEMENT ? 0 : (unsigned)((y0 - halo) * cols + x0) * E;
+        const unsigned cb = BY_ELEMENT ? 0 : (unsigned)cols * E;
+        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo, a0, cb);
         __syncthreads();
     }
 }

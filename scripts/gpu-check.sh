@@ -323,12 +323,12 @@ step_nanoel() {
 
 # clang's images against nvcc's in one session: per element type and shape, each build's
 # kernels with memcpy beside (its own run), then the best kernel of each build and the
-# ratio clang / nvcc. Builds: nvcc (./transpose-bench), clang (CLANG_BIN: PTX for this SM),
+# ratio clang / nvcc. Builds: nvcc (TB, default ./transpose-bench), clang (CLANG_BIN: PTX for this SM),
 # nano (NANO_BIN: the Nano's PTX, sm_53 ISA 6.5).
 step_clangbench() {
     sizes=${CB_SIZES:-8192x8192,16384x16384,8191x12289,8192x12289,4096x65536,3840x2160}
     for b in nvcc clang nano; do
-        case $b in nvcc) bin=./transpose-bench ;; clang) bin=$CLANG_BIN ;; nano) bin=$NANO_BIN ;; esac
+        case $b in nvcc) bin=$TB ;; clang) bin=$CLANG_BIN ;; nano) bin=$NANO_BIN ;; esac
         for e in ${CB_ELEMENTS:-u8 f16 float double}; do
             k=memcpy,tiled,vec16; [ $e = float ] && k=$k,tile2x2,aligned64
             tb_was=$TB; TB=$bin
@@ -339,7 +339,7 @@ step_clangbench() {
     say "clangbench: shape, element, best kernel and GB/s per build (fraction of memcpy, same run); clang/nvcc"
     for e in ${CB_ELEMENTS:-u8 f16 float double}; do
         for b in nvcc clang nano; do
-            ./transpose-bench compare "$OUT"/cb-$b-$e/*.csv.gz --format csv | awk -F, -v b=$b -v e=$e '
+            $TB compare "$OUT"/cb-$b-$e/*.csv.gz --format csv | awk -F, -v b=$b -v e=$e '
                 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                 $c["kernel"] != "memcpy" { k = $c["rows"] "x" $c["cols"]
                     if ($c["gbps"] + 0 > best[k] + 0) { best[k] = $c["gbps"]; who[k] = $c["kernel"] " " $c["block_x"] "x" $c["block_y"]; fr[k] = $c["frac_copy"] } }
@@ -367,7 +367,9 @@ step_binab() {
     done
     say "binab: build round, shape, element, kernel, best block, GB/s, fraction of memcpy"
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do for nb in $AB_BINS; do
+        tb_was=$TB; TB=${nb#*:}          # each build reads its own logs (no ./transpose-bench needed)
         el_rows "$OUT/binab-${nb%%:*}-$r" "${AB_ELEMENTS:-float}" "$(printf '%-8s' "${nb%%:*}$r")"
+        TB=$tb_was
     done; done | tee "$OUT/binab.txt"
 }
 
