@@ -531,7 +531,7 @@ template <> struct v16_bits<8> { typedef unsigned long long t; };
  * were read, one more per row, and the writer reads each shared row from its segment's offset
  * (a0 + l * cb) & 15 bytes in (TB_V16_RAW). Measured on the H100 (2026-11-23, each build 3
  * rounds, medians in GB/s): clang's realigning code took 69 registers at 256 threads (nvcc's
- * 61) and ran at 0.965-0.985 of nvcc's on u8 and f16 8191x12289 and 8192x12289; raw, it takes
+ * 61) and ran at 0.963-0.986 of nvcc's on u8 and f16 8191x12289 and 8192x12289; raw, it takes
  * 51 and runs at 0.992-1.000 (the Nano's sm_53 PTX 0.993-0.998). nvcc's own code raw lost 0 to
  * 1.8% (u8 8191x12289 2307 -> 2266), so nvcc keeps the realignment. -DTB_V16_RAW=0|1 in
  * KERNEL_FLAGS overrides the choice for an A/B. */
