@@ -159,7 +159,16 @@ $(BUILD)/tests/libfake-cuda.so: tests/fake_cuda.c
 $(BUILD)/tests/libfake-cuda-old.so: tests/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -DFAKE_PRE_10_2 -o $@ $<
-TEST_LIBS = $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
+# The tool with test-only kernels (a deliberately wrong one: tests/wrong_kernel.c): the
+# kernel table built with -DTB_TEST_KERNELS, linked ahead of libtb.a's own. Tests only.
+$(BUILD)/tests/kernel_table_hooks.o: kernels/kernel_table.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -DTB_TEST_KERNELS -c -o $@ $<
+$(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_table_hooks.o \
+		$(BUILD)/tests/wrong_kernel.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 
 # ---- aarch64: the Jetsons' CPU, tested under qemu ----------------------------------
 CROSS_BUILD := build-aarch64
@@ -169,7 +178,7 @@ cross-test:
 	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- BUILD=$(CROSS_BUILD) \
 		BIN=$(CROSS_BUILD)/transpose-bench $(CROSS_BUILD)/transpose-bench $(CROSS_TESTS) \
 		$(CROSS_BUILD)/tests/libfake-nvml.so $(CROSS_BUILD)/tests/libfake-cuda.so \
-		$(CROSS_BUILD)/tests/libfake-cuda-old.so
+		$(CROSS_BUILD)/tests/libfake-cuda-old.so $(CROSS_BUILD)/tests/transpose-bench-hooks
 	@file $(CROSS_BUILD)/transpose-bench | cut -d, -f1,2
 	@TB_RUNNER=qemu-aarch64 TB_BIN="qemu-aarch64 $(CURDIR)/$(CROSS_BUILD)/transpose-bench" \
 		TB_BUILD=$(CROSS_BUILD) scripts/run-tests.sh $(CROSS_TESTS)

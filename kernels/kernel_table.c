@@ -77,7 +77,17 @@ static int shape_even(long rows, long cols, char *why, size_t n)
 #define GPU TB_BACKEND_CUDA
 #define COPY_REF (TB_KF_COPY | TB_KF_COPY_REF | TB_KF_NO_BLOCK)
 
+#ifdef TB_TEST_KERNELS
+/* Test builds only (tests/wrong_kernel.c, linked into build/tests/transpose-bench-hooks):
+ * never in the tool a user runs. */
+int tb_test_wrong_row(struct tb_launch *l);
+#endif
+
 const struct tb_kernel tb_kernels[] = {
+#ifdef TB_TEST_KERNELS
+    { "wrong_row", "TEST BUILD ONLY: naive_row with one element flipped (a kernel that is wrong)",
+      CPU, tb_test_wrong_row, NULL, NULL, NOB, NULL, 2, TB_KF_NO_BLOCK, ELEM_ALL, NULL },
+#endif
     /* CPU backend: always built */
     { "copy_row", "plain row-by-row copy (memcpy): the CPU's upper bound", CPU,
       tb_cpu_copy_row, NULL, NULL, NOB, NULL, 2, COPY_REF, ELEM_ALL, NULL },

@@ -1,7 +1,8 @@
 /* compare.c: `transpose-bench compare`. Reads logs (logread.c), and prints per size the best
  * point of each kernel on each board and host; with --baseline, the best of each point on
  * either side marked faster, slower or same by a rule that counts both runs' measured spread,
- * exiting 1 when one regressed beyond --threshold. A failed night is listed with its reason.
+ * exiting 1 when one regressed beyond --threshold. A failed night is listed with its reason,
+ * a row that failed verification apart (never a best point or a baseline), and both exit 1.
  * The output goes through the table writer (table.c); --html and --plot: report.c. */
 #include "compare.h"
 
@@ -419,6 +420,8 @@ int tb_compare_main(int argc, char **argv)
                    ? TB_EXIT_FAIL : code;
     }
     tb_report_failed_nights(&d, &now, "compare");
+    if (tb_report_wrong_rows(&d, now.v, now.n, "compare") > 0)
+        code = TB_EXIT_FAIL;   /* a wrong kernel is a failure to see, never a pass */
     /* a table cut short by a full disk must not pass for a whole one */
     if (tb_doc_end(&d) < 0) {
         error("compare: cannot write the output: %s", strerror(errno ? errno : EIO));

@@ -22,7 +22,7 @@
 #include "util.h"
 
 const struct tb_column tb_columns[] = {
-#define X(name, kind, fmt, unit, doc) { #name, #kind[0], fmt, unit, doc, offsetof(struct tb_row, name) },
+#define X(name, kind, fmt, unit, doc) { #name, TB_CKIND_##kind, fmt, unit, doc, offsetof(struct tb_row, name) },
     TB_LOG_COLUMNS(X)
 #undef X
 };
@@ -102,6 +102,10 @@ void tb_row_format(const struct tb_row *r, char *buf, size_t n)
             const char *s = *(const char *const *)p;
             if (s)
                 len = put_text(buf, n, len, s);
+        } else if (c->kind == 'O') {
+            len = put_text(buf, n, len, tb_status_name(*(const enum tb_status *)p));
+        } else if (c->kind == 'V') {
+            len = put_text(buf, n, len, tb_verified_name(*(const enum tb_verified *)p));
         } else if (c->kind == 'I') {
             len += (size_t)snprintf(buf + len, n - len, c->fmt, *(const long long *)p);
         } else {

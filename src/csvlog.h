@@ -12,10 +12,19 @@
 #include <time.h>
 
 #include "log_columns.h"
+#include "outcome.h"
 
+/* Each kind of log_columns.h: its C type in struct tb_row and its letter in tb_columns. */
 #define TB_CTYPE_STR const char *
 #define TB_CTYPE_INT long long
 #define TB_CTYPE_DBL double
+#define TB_CTYPE_STATUS enum tb_status
+#define TB_CTYPE_VERIFIED enum tb_verified
+#define TB_CKIND_STR 'S'
+#define TB_CKIND_INT 'I'
+#define TB_CKIND_DBL 'D'
+#define TB_CKIND_STATUS 'O'
+#define TB_CKIND_VERIFIED 'V'
 
 struct tb_row {
 #define X(name, kind, fmt, unit, doc) TB_CTYPE_##kind name;
@@ -25,7 +34,7 @@ struct tb_row {
 
 struct tb_column {
     const char *name;
-    char kind;          /* 'S', 'I', 'D' */
+    char kind;          /* TB_CKIND_*: 'S', 'I', 'D', 'O' (status), 'V' (verified) */
     const char *fmt, *unit, *doc;
     size_t off;
 };

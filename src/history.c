@@ -6,8 +6,9 @@
  *   i and night i+1 are both beyond the band on the same side (a change-point that holds for
  *   two nights, never one noisy night), and goes on while nights stay beyond the band it
  *   started from.
- * Exit 1 when the latest night is inside a slowdown, when a board's latest night failed, or
- * when a log could not be read.
+ * Exit 1 when the latest night is inside a slowdown, when a board's latest night failed, when
+ * a row failed verification (listed apart, never a night's value), or when a log could not be
+ * read.
  * Not here: reading logs (logread.c), the output formats (table.c). */
 #include "history.h"
 
@@ -215,7 +216,8 @@ static const char usage[] =
     "  median). A change starts where two nights in a row fall beyond the band on the same\n"
     "  side, and lasts while nights stay beyond the band it started from; one night alone is\n"
     "  noise. A night that failed before measuring is listed with its reason. Exit 1 when\n"
-    "  the latest night is inside a slowdown or failed, or a log cannot be read.\n"
+    "  the latest night is inside a slowdown or failed, a row failed verification (listed\n"
+    "  apart, never a night's value), or a log cannot be read.\n"
     "  --format json: {\"schema\": \"transpose-bench/history/1\", \"nights\": [rows],\n"
     "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one\n"
     "  self-contained page: per kernel, size and element type a chart of the nights with a\n"
@@ -312,12 +314,25 @@ int tb_history_main(int argc, char **argv)
     for (size_t i = 0; i < all.nlogs; i++)
         nfailed += all.logs[i].failed;
     struct tb_log_rec *v = all.v;
-    for (size_t i = 0; i < all.n; i++)   /* the rows with a night and a measurement */
+    size_t nwrong = 0;
+    for (size_t i = 0; i < all.n; i++)
+        nwrong += tb_log_wrong(&v[i]);
+    struct tb_log_rec *wrong = calloc(nwrong ? nwrong : 1, sizeof(*wrong));
+    if (!wrong) {
+        error("history: out of memory for %zu rows", nwrong);
+        tb_logset_free(&all);
+        return TB_EXIT_FAIL;
+    }
+    for (size_t i = 0, w = 0; i < all.n; i++)   /* kept apart before the compaction below */
+        if (tb_log_wrong(&v[i]))
+            wrong[w++] = v[i];
+    for (size_t i = 0; i < all.n; i++)   /* the rows with a night and a result */
         if (tb_log_usable(&v[i]) && v[i].night[0])
             v[k++] = v[i];
-    if (k == 0 && nfailed == 0) {
+    if (k == 0 && nfailed == 0 && nwrong == 0) {
         error("history: no measured row with a night in the logs given");
         int code = all.problems ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+        free(wrong);
         tb_logset_free(&all);
         return code;
     }
@@ -335,10 +350,12 @@ int tb_history_main(int argc, char **argv)
         int regressions = all_series(v, k, &t, best, hs, &nhs);
         tb_table_end(&t);
         tb_report_failed_nights(&d, &all, "history");
+        size_t wrong_shown = tb_report_wrong_rows(&d, wrong, nwrong, "history");
         int failed = failed_latest(&all);
-        tb_doc_note(&d, "%d series regressed on the latest night%s", regressions,
-                    failed ? "; the latest night failed on some boards (above)" : "");
-        code = regressions || failed || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
+        tb_doc_note(&d, "%d series regressed on the latest night%s%s", regressions,
+                    failed ? "; the latest night failed on some boards (above)" : "",
+                    wrong_shown ? "; some rows failed verification (above)" : "");
+        code = regressions || failed || wrong_shown || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
         code = pictures(&o, &d, hs, nhs, regressions, code);
         if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */
             error("history: cannot write the output: %s", strerror(errno ? errno : EIO));
@@ -352,6 +369,7 @@ int tb_history_main(int argc, char **argv)
     }
     free(hs);
     free(best);
+    free(wrong);
     tb_logset_free(&all);
     return code;
 }

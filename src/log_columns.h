@@ -40,8 +40,8 @@
     X(gpu_max_mhz,     DBL, "%.0f",  "MHz", "the GPU clock the board can reach in this mode (Jetson devfreq max, desktop NVML max SM clock), empty where unknown") \
     X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start)") \
     X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
-    X(verified,        STR, "%s",    "-",   "ok, FAIL or n/a") \
-    X(status,          STR, "%s",    "-",   "ok, skipped, oom, error, interrupted, suspect") \
+    X(verified,        VERIFIED, "%s", "-", "the output checked bit for bit: ok, FAIL or n/a (sweep.verify off)") \
+    X(status,          STATUS, "%s", "-",   "how the point ended: ok, suspect, skipped, oom, error, interrupted") \
     X(note,            STR, "%s",    "-",   "why a point was skipped or failed, or what is suspect") \
     X(power_source,    STR, "%s",    "-",   "power source used, empty when none") \
     X(rail_total,      STR, "%s",    "-",   "rail counted as the board total (sum: all rails)") \
@@ -60,5 +60,22 @@
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end") \
     X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock reported by tegrastats at the window's end") \
     X(power_note,      STR, "%s",    "-",   "why the power figures are missing or partial: the source silent, absurd readings dropped")
+
+/* The values of `status` and `verified`, X(enum suffix, text in the log, meaning). Whether
+ * a row counts as a result is decided from these two by ONE function, tb_outcome_counts()
+ * (outcome.h), which the runner's summary, tune, compare, history and the pages all ask. */
+#define TB_STATUS_VALUES(X) \
+    X(NONE,        "",            "no status column (logs from before it was written): counts like ok") \
+    X(OK,          "ok",          "measured") \
+    X(SUSPECT,     "suspect",     "measured, but above the board's peak outside any cache: check board.peak_gbps") \
+    X(SKIPPED,     "skipped",     "not run: a rule excludes the point (note says which)") \
+    X(OOM,         "oom",         "not measured: the device ran out of memory") \
+    X(ERROR,       "error",       "not measured: the backend failed (note says in which step)") \
+    X(INTERRUPTED, "interrupted", "not measured: a signal or deadline stopped it")
+
+#define TB_VERIFIED_VALUES(X) \
+    X(NA,   "n/a",  "not checked (sweep.verify = false); counts") \
+    X(OK,   "ok",   "every output element checked bit for bit") \
+    X(FAIL, "FAIL", "the output was wrong: never a result anywhere (best point, baseline, history, tuned file)")
 
 #endif

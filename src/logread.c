@@ -93,8 +93,38 @@ int tb_csv_split(char *line, char **fields, int max)
 
 bool tb_log_usable(const struct tb_log_rec *r)
 {
-    return !r->impossible && !isnan(r->gbps) &&
-           (!strcmp(r->status, "ok") || !strcmp(r->status, "suspect") || !r->status[0]);
+    return !r->impossible && !r->outcome_unknown && !isnan(r->gbps) &&
+           tb_outcome_counts(r->status, r->verified);
+}
+
+bool tb_log_wrong(const struct tb_log_rec *r)
+{
+    return r->outcome_unknown || tb_outcome_wrong(r->status, r->verified);
+}
+
+void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
+{
+    memset(r, 0, sizeof(*r));
+#define STR(dst, src) tb_strlcpy(dst, (src) ? (src) : "", sizeof(dst))
+    STR(r->board, row->board);
+    STR(r->device, row->device);
+    STR(r->kernel, row->kernel);
+    STR(r->host, row->host);
+    STR(r->elem, row->elem);
+    STR(r->power_mode, row->power_mode);
+#undef STR
+    r->rows = (long)row->rows;
+    r->cols = (long)row->cols;
+    r->bx = (int)row->block_x;
+    r->by = (int)row->block_y;
+    r->gbps = row->gbps;
+    r->frac_peak = row->frac_peak;
+    r->frac_copy = row->frac_copy;
+    r->gbps_per_w = row->gbps_per_w;
+    r->rel_sem = row->rel_sem;
+    r->status = row->status;
+    r->verified = row->verified;
+    r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
 }
 
 int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b)
@@ -140,7 +170,7 @@ struct reader {
     int col[TB_LR_N];
     int nhead, format;
     bool have_header, ended, capped;
-    long lineno, impossible;
+    long lineno, impossible, unknown_outcome;
     char *fields[MAX_FIELDS];
 };
 
@@ -263,6 +293,22 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
 #undef NUM
 }
 
+/* status and verified: a text that is no value (a hand edit, a newer tool) never counts. */
+static void outcome(struct reader *rd, struct tb_log_rec *r)
+{
+    const char *st = rd->col[TB_LR_status] >= 0 ? rd->fields[rd->col[TB_LR_status]] : "";
+    const char *ve = rd->col[TB_LR_verified] >= 0 ? rd->fields[rd->col[TB_LR_verified]] : "n/a";
+    r->status = TB_STATUS_NONE;
+    r->verified = TB_VERIFIED_NA;
+    if (!tb_status_parse(st, &r->status) || !tb_verified_parse(ve, &r->verified)) {
+        r->outcome_unknown = true;
+        if (rd->unknown_outcome++ < MAX_SAID)
+            warning("%s: %s:%ld: %s %ldx%ld: status or verified is not a value this tool "
+                    "writes; the row is not counted as a result", rd->s->who, rd->path,
+                    rd->lineno, r->kernel, r->rows, r->cols);
+    }
+}
+
 static void row(struct reader *rd, char *line)
 {
     struct tb_logset *s = rd->s;
@@ -279,7 +325,6 @@ static void row(struct reader *rd, char *line)
     STR(TB_LR_board, r.board);
     STR(TB_LR_device, r.device);
     STR(TB_LR_kernel, r.kernel);
-    STR(TB_LR_status, r.status);
     STR(TB_LR_elem, r.elem);
     STR(TB_LR_power_mode, r.power_mode);
     STR(TB_LR_host, r.host);
@@ -296,6 +341,7 @@ static void row(struct reader *rd, char *line)
         problem(rd);
         return;
     }
+    outcome(rd, &r);
     if (r.impossible && rd->impossible++ < MAX_SAID)
         warning("%s: %s:%ld: %s %ldx%ld: impossible figures (gbps '%s'); flagged, not shown "
                 "as a result", s->who, rd->path, rd->lineno, r.kernel, r.rows, r.cols,

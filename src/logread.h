@@ -9,12 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "outcome.h"
+
+struct tb_row;
+
 /* THE columns the reader takes from a log, X(name of log_columns.h, required): the enum,
  * the names looked up in the header and the required set all follow from this one list. */
 #define TB_LOGREAD_COLUMNS(X) \
     X(board, true) X(device, false) X(kernel, true) X(rows, true) X(cols, true) \
     X(block_x, false) X(block_y, false) X(gbps, true) X(frac_peak, false) X(frac_copy, false) \
-    X(gbps_per_w, false) X(rel_sem, false) X(status, false) X(elem, false) \
+    X(gbps_per_w, false) X(rel_sem, false) X(status, false) X(verified, false) X(elem, false) \
     X(power_mode, false) X(run_id, false) X(host, false)
 
 enum tb_logread_col {
@@ -32,7 +36,7 @@ enum tb_logread_col {
 
 /* One row as the commands use it. */
 struct tb_log_rec {
-    char board[64], device[128], kernel[32], status[16];
+    char board[64], device[128], kernel[32];
     char host[64];                  /* the host that ran it */
     char host_id[40];               /* its machine-id ("" in logs from before it was logged) */
     char elem[8], power_mode[64];   /* element type; nvpmodel mode ("" off a Jetson) */
@@ -40,6 +44,9 @@ struct tb_log_rec {
     long rows, cols;
     int bx, by;
     double gbps, frac_peak, frac_copy, gbps_per_w, rel_sem;
+    enum tb_status status;          /* NONE in logs from before the column */
+    enum tb_verified verified;      /* NA in logs from before the column */
+    bool outcome_unknown;           /* status or verified text that is no value: never counts */
     bool impossible;                /* gbps non-finite, negative or beyond the limits above */
 };
 
@@ -87,8 +94,13 @@ void tb_logset_fill_ids(struct tb_logset *s);
 
 /* Splits a CSV line in place (quotes handled); returns the field count, -1 when malformed. */
 int tb_csv_split(char *line, char **fields, int max);
-/* A row that counts: measured, possible, and ok or suspect. */
+/* A row that counts as a result: possible figures, and tb_outcome_counts() (outcome.h). */
 bool tb_log_usable(const struct tb_log_rec *r);
+/* A row that measured but failed verification (or whose outcome text is no value): listed
+ * apart by compare and history, which then exit non-zero. */
+bool tb_log_wrong(const struct tb_log_rec *r);
+/* The row just written, as a reader would read it back (the runner's summary and tune). */
+void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r);
 /* Whether two rows (or logs) come from one host: the host name and, where both logs carry
  * one, the machine-id (cloned hostnames stay apart; old logs match by name). */
 int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b);

@@ -479,3 +479,49 @@ void tb_report_failed_nights(struct tb_doc *d, const struct tb_logset *s, const 
     }
     tb_table_end(&t);
 }
+
+size_t tb_report_wrong_rows(struct tb_doc *d, const struct tb_log_rec *v, size_t n,
+                            const char *who)
+{
+    static const struct tb_table_col cols[] = {
+        { .name = "night", .head = "night", .kind = 'S', .width = 10 },
+        { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
+        { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+        { .name = "board", .head = "board", .kind = 'S', .width = 18, .cut = true },
+        { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
+        { .name = "rows", .head = "rows", .kind = 'N', .width = 7 },
+        { .name = "cols", .head = "cols", .kind = 'N', .width = 7 },
+        { .name = "block", .head = "block", .kind = 'S', .width = 8 },
+        { .name = "elem", .head = "element", .kind = 'S', .width = 7 },
+        { .name = "status", .head = "status", .kind = 'S', .width = 8 },
+        { .name = "verified", .head = "verified", .kind = 'S' },
+    };
+    size_t nwrong = 0;
+    for (size_t i = 0; i < n; i++)
+        nwrong += tb_log_wrong(&v[i]);
+    if (nwrong == 0)
+        return 0;
+    struct tb_table t;
+    tb_table_begin(&t, d, "failed_verification",
+                   "Failed verification (wrong output: never a result)", cols, ARRAY_SIZE(cols));
+    for (size_t i = 0; i < n; i++) {
+        const struct tb_log_rec *r = &v[i];
+        if (!tb_log_wrong(r))
+            continue;
+        char blk[24] = "-";
+        if (r->bx)
+            snprintf(blk, sizeof(blk), "%dx%d", r->bx, r->by);
+        const char *st = r->outcome_unknown ? "?" : tb_status_name(r->status);
+        const char *ve = r->outcome_unknown ? "?" : tb_verified_name(r->verified);
+        struct tb_cell c[] = { TB_TEXT(r->night), TB_TEXT(r->host), TB_TEXT(r->host_id),
+                               TB_TEXT(r->board), TB_TEXT(r->kernel), TB_NUM((double)r->rows),
+                               TB_NUM((double)r->cols), TB_TEXT(blk), TB_TEXT(r->elem),
+                               TB_TEXT(st), TB_TEXT(ve) };
+        tb_table_row(&t, c);
+    }
+    tb_table_end(&t);
+    if (d->f == TB_FMT_CSV || d->f == TB_FMT_JSON)
+        warning("%s: %zu row%s failed verification (wrong output); listed apart, never a result",
+                who, nwrong, nwrong == 1 ? "" : "s");
+    return nwrong;
+}

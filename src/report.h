@@ -40,5 +40,9 @@ int tb_report_check_output(const char *who, const char *out, const char *const *
  * "failed_nights": a failed night is a result to show, not an unreadable file. With CSV (one
  * table only) each is said on stderr instead. */
 void tb_report_failed_nights(struct tb_doc *d, const struct tb_logset *s, const char *who);
+/* The rows of v that measured but failed verification (tb_log_wrong), as a table
+ * "failed_verification"; none, no table. Returns how many: the caller exits non-zero. */
+size_t tb_report_wrong_rows(struct tb_doc *d, const struct tb_log_rec *v, size_t n,
+                            const char *who);
 
 #endif

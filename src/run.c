@@ -411,7 +411,9 @@ static int write_tuned(struct run *r)
 }
 
 /* The run's summary on stdout: per size, each point's figures (the table writer, so a kernel
- * or status text never puts a control character on the terminal). */
+ * or status text never puts a control character on the terminal). A point that does not
+ * count as a result (tb_log_usable: wrong output, not measured) shows no figures here; the
+ * log keeps them. */
 static void print_summary(const struct tb_runner_result *res, bool with_power)
 {
     struct tb_table_col cols[] = {
@@ -430,7 +432,8 @@ static void print_summary(const struct tb_runner_result *res, bool with_power)
     tb_doc_begin(&d, stdout, TB_FMT_TABLE, "run");
     tb_table_begin(&t, &d, "points", "", cols, ARRAY_SIZE(cols));
     for (size_t i = 0; i < res->n_rows; i++) {
-        const struct tb_summary_row *s = &res->rows[i];
+        const struct tb_log_rec *s = &res->rows[i];
+        bool counts = tb_log_usable(s);
         if (i == 0 || s->rows != res->rows[i - 1].rows || s->cols != res->rows[i - 1].cols) {
             char h[64];
             snprintf(h, sizeof(h), "%ld x %ld", s->rows, s->cols);
@@ -439,10 +442,13 @@ static void print_summary(const struct tb_runner_result *res, bool with_power)
         char blk[24] = "-";
         if (s->bx)
             snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
-        struct tb_cell c[] = { TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(s->gbps),
-                               TB_NUM(s->frac_copy), TB_NUM(s->frac_peak),
-                               TB_NUM(s->gbps_per_w), TB_TEXT(s->verified),
-                               TB_TEXT(s->status) };
+        struct tb_cell c[] = { TB_TEXT(s->kernel), TB_TEXT(blk),
+                               TB_NUM(counts ? s->gbps : NAN),
+                               TB_NUM(counts ? s->frac_copy : NAN),
+                               TB_NUM(counts ? s->frac_peak : NAN),
+                               TB_NUM(counts ? s->gbps_per_w : NAN),
+                               TB_TEXT(tb_verified_name(s->verified)),
+                               TB_TEXT(tb_status_name(s->status)) };
         tb_table_row(&t, c);
     }
     tb_table_end(&t);

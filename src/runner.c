@@ -200,7 +200,7 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
     *step = "filling the input";
     if ((rc = be->fill_pattern(buf->in, count, s->elem_size, seed)))
         return rc;
-    r->verified = "n/a";
+    r->verified = TB_VERIFIED_NA;
     if (s->verify) {
         *step = "poisoning the output";
         if ((rc = be->fill_bytes(buf->out, 0xFF, bytes)))
@@ -217,7 +217,7 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
                                    p->k->flags & TB_KF_COPY, ctx->stop, vnote, sizeof(vnote));
         if (*ctx->stop)
             return -EINTR;
-        r->verified = bad ? "FAIL" : "ok";
+        r->verified = bad ? TB_VERIFIED_FAIL : TB_VERIFIED_OK;
         if (bad)
             snprintf(o->note, sizeof(o->note), "%zu of %zu elements wrong, %s", bad, count, vnote);
     }
@@ -271,7 +271,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     if (rc)
         return rc;
     if (*ctx->stop && why == TB_GO_ON) {
-        r->status = "interrupted";
+        r->status = TB_STATUS_INTERRUPTED;
         snprintf(o->note, sizeof(o->note), "stopped by a signal after %zu repetitions", st.n);
         return 1;
     }
@@ -294,14 +294,14 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
         r->sm_clock_mhz = isnan(clk0) ? clk1 : clk0;
     if (!isnan(r->sm_clock_mhz) && !isnan(start_clock))
         r->throttled = r->sm_clock_mhz < THROTTLE_FRACTION * start_clock ? "yes" : "no";
-    r->status = "ok";
+    r->status = TB_STATUS_OK;
     if (peak > 0 && r->gbps > peak) {
         bool cached = !strcmp(r->fits_cache, "yes");
         size_t len = strlen(o->note);
         snprintf(o->note + len, sizeof(o->note) - len, "%s%.0f GB/s is above the board's peak of "
                  "%.0f GB/s%s", len ? "; " : "", r->gbps, peak,
                  cached ? " (the matrices fit in cache)" : ": suspect, check board.peak_gbps");
-        r->status = "suspect";
+        r->status = TB_STATUS_SUSPECT;
     }
     return 0;
 }
@@ -375,7 +375,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
     if (rc) {
         snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
-        r->status = be->is_oom(rc) ? "oom" : "error";
+        r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
         return rc;
     }
     struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
@@ -392,11 +392,11 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     if (!rc)
         return 0;
     if (*ctx->stop) {
-        r->status = "interrupted";
+        r->status = TB_STATUS_INTERRUPTED;
         snprintf(o->note, sizeof(o->note), "stopped by a signal during %s", step);
         return 0;
     }
-    r->status = be->is_oom(rc) ? "oom" : "error";
+    r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
     size_t len = strlen(o->note);
     snprintf(o->note + len, sizeof(o->note) - len, "%s%s: %s", len ? "; " : "", step,
              be->errstr(rc));
@@ -421,24 +421,13 @@ static void progress(struct tb_runner_ctx *ctx, size_t done, size_t total, const
     fprintf(stderr, "  (%s left)", eta);
 }
 
-static void summary_add(struct tb_runner_result *res, const struct tb_point *p, const struct tb_row *r)
+static void summary_add(struct tb_runner_result *res, const struct tb_row *r)
 {
-    struct tb_summary_row *rows = realloc(res->rows, (res->n_rows + 1) * sizeof(*rows));
+    struct tb_log_rec *rows = realloc(res->rows, (res->n_rows + 1) * sizeof(*rows));
     if (!rows)
         return;
     res->rows = rows;
-    struct tb_summary_row *s = &rows[res->n_rows++];
-    tb_strlcpy(s->kernel, p->k->name, sizeof(s->kernel));
-    s->rows = p->rows;
-    s->cols = p->cols;
-    s->bx = p->bx;
-    s->by = p->by;
-    s->gbps = r->gbps;
-    s->frac_copy = r->frac_copy;
-    s->frac_peak = r->frac_peak;
-    s->gbps_per_w = r->gbps_per_w;
-    tb_strlcpy(s->verified, r->verified ? r->verified : "", sizeof(s->verified));
-    tb_strlcpy(s->status, r->status ? r->status : "", sizeof(s->status));
+    tb_log_rec_from_row(r, &rows[res->n_rows++]);
 }
 
 static double start_clock(const struct tb_backend *be)
@@ -505,7 +494,7 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
 /* A point a rule excludes: a row that says why, and a note unless quiet. */
 static void skip_point(const struct tb_point *p, struct point_out *o, struct tb_runner_result *res)
 {
-    o->row.status = "skipped";
+    o->row.status = TB_STATUS_SKIPPED;
     snprintf(o->note, sizeof(o->note), "%s", p->why);
     if (!tb_quiet)
         note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx, p->by,
@@ -554,18 +543,18 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         r->note = o.note;
         tb_utc_stamp(utc, sizeof(utc), true);
         r->utc = utc;
-        bool interrupted = r->status && !strcmp(r->status, "interrupted");
+        bool interrupted = r->status == TB_STATUS_INTERRUPTED;
         if (!interrupted) {
             if (tb_csvlog_row(ctx->log, r) < 0) {
                 res->log_failed = true;
                 break;
             }
-            summary_add(res, p, r);
+            summary_add(res, r);
         }
         if (rc) {
             if (after_failure(ctx, p, i, rc, &o, &buf, res) < 0)
                 break;
-        } else if (!p->skip && !interrupted && r->verified && !strcmp(r->verified, "FAIL")) {
+        } else if (!p->skip && tb_outcome_wrong(r->status, r->verified)) {
             res->verify_failed++;
             error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
                   p->k->name, p->rows, p->cols, p->bx, p->by, o.note);

@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "config.h"
 #include "csvlog.h"
+#include "logread.h"
 #include "sweep.h"
 
 struct tb_sampler;
@@ -35,21 +36,12 @@ struct tb_runner_ctx {
     unsigned long long dropped_seen;  /* the sampler's dropped count at the last row */
 };
 
-/* What the summary table shows of a point. */
-struct tb_summary_row {
-    char kernel[32];
-    long rows, cols;
-    int bx, by;
-    double gbps, frac_copy, frac_peak, gbps_per_w;
-    char verified[8], status[16];
-};
-
 struct tb_runner_result {
     size_t ok, skipped, failed, verify_failed;
     bool interrupted, aborted, log_failed;
     size_t not_run;                   /* points left when the deadline passed */
     double idle_w;
-    struct tb_summary_row *rows;
+    struct tb_log_rec *rows;          /* every row written, as a reader sees it */
     size_t n_rows;
 };
 

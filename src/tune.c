@@ -1,5 +1,5 @@
-/* tune.c: see tune.h. "Fastest" is the highest median GB/s of a point that ran and
- * verified (status ok); kernels without a block keep [0, 0]. */
+/* tune.c: see tune.h. "Fastest" is the highest median GB/s of a point that counts as a
+ * result (tb_log_usable: measured, output not wrong); kernels without a block keep [0, 0]. */
 #include "tune.h"
 
 #include <errno.h>
@@ -13,11 +13,6 @@
 #include "board.h"
 #include "csvlog.h"
 #include "util.h"
-
-static bool usable(const struct tb_summary_row *r)
-{
-    return !strcmp(r->status, "ok") && strcmp(r->verified, "FAIL") && !isnan(r->gbps);
-}
 
 /* Writes the sweep's own settings (not its lists: the points replace them) through the
  * config dump, nesting "sweep.stop.min_reps" into groups: whatever setting the schema gains
@@ -77,11 +72,11 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
             total ? 100.0 * (double)measured / (double)total : 0.0, log_path);
     int written = 0;
     for (size_t i = 0; i < res->n_rows; i++) {
-        const struct tb_summary_row *r = &res->rows[i];
-        bool best = usable(r);
+        const struct tb_log_rec *r = &res->rows[i];
+        bool best = tb_log_usable(r);
         for (size_t j = 0; j < res->n_rows && best; j++) {
-            const struct tb_summary_row *q = &res->rows[j];
-            if (j != i && usable(q) && !strcmp(q->kernel, r->kernel) && q->rows == r->rows &&
+            const struct tb_log_rec *q = &res->rows[j];
+            if (j != i && tb_log_usable(q) && !strcmp(q->kernel, r->kernel) && q->rows == r->rows &&
                 q->cols == r->cols && (q->gbps > r->gbps || (q->gbps == r->gbps && j < i)))
                 best = false;
         }

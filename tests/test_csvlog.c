@@ -23,7 +23,7 @@ static void fill(struct tb_row *r, const char *kernel, double gbps)
     r->cols = 12289;
     r->gbps = gbps;
     r->note = "a, \"quoted\" # note";
-    r->status = "ok";
+    r->status = TB_STATUS_OK;
 }
 
 static void test_roundtrip(void **state)
