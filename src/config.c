@@ -95,8 +95,15 @@ const struct tb_cfg_row tb_config_schema[] = {
            "auto, none, tegrastats, ina3221, nvml"),
     INT("power.interval_ms", B, BO(power.interval_ms), 1, 60000, 50, "sampling interval"),
     INT("power.window_ms", B, BO(power.window_ms), 10, 600000, 1000,
-        "back-to-back launches per point for the energy figure"),
-    INT("power.idle_ms", B, BO(power.idle_ms), 0, 600000, 1000, "idle baseline at the start (0: none)"),
+        "back-to-back launches per point for the energy figure, at least (min_readings "
+        "of the sensor's updates decide the length)"),
+    INT("power.idle_ms", B, BO(power.idle_ms), 0, 600000, 1000,
+        "idle baseline before and after the sweep, at least (0: none); lengthened like window_ms"),
+    INT("power.min_readings", B, BO(power.min_readings), 2, 10000, 10,
+        "independent sensor updates a power window must hold: windows are lengthened to it "
+        "from the sensor's cadence"),
+    FLOAT("power.max_rel_ci", B, BO(power.max_rel_ci), 0.0001, 10, 0.03,
+          "widest relative 95% interval of a window's power that still gives a figure"),
     STRING("power.sysfs_root", B, BO(power.sysfs_root), NULL, "/",
            "root under which /sys and /proc are read"),
     GROUP("power.tegrastats", B, "tegrastats settings"),

@@ -48,18 +48,25 @@
     X(rail_gpu,        STR, "%s",    "-",   "rail counted as the GPU") \
     X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the window: from the energy counter where the source has one, else the trapezoid of the readings") \
     X(power_gpu_w,     DBL, "%.3f",  "W",   "mean GPU-rail power over the window") \
-    X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured at the start of the run") \
+    X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured before the sweep (after it, and the drift: the power_idle metadata line)") \
     X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the window (trapezoid)") \
     X(energy_counter_j,DBL, "%.4f",  "J",   "energy over the window from the device's counter") \
     X(window_ms,       DBL, "%.1f",  "ms",  "length of the power window") \
     X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power window") \
-    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / power_total_w") \
+    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / power_total_w (total power, not above idle); empty when the interval is wider than power.max_rel_ci") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
-    X(power_samples,   DBL, "%.0f",  "-",   "sensor samples inside the window") \
+    X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the window; not independent: see power_updates") \
+    X(power_updates,   DBL, "%.0f",  "-",   "distinct sensor updates inside the window: the independent readings behind every power figure of the row") \
+    X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w, from the independent readings (Student t); empty: no figure") \
+    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of the 95% interval of gbps_per_w") \
+    X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: power_total_w / the window's GB/s") \
+    X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% interval of j_per_gb") \
+    X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: (power_total_w - power_idle_w) x window time / window bytes") \
+    X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% interval of dyn_pj_per_byte (the window's and the idle interval combined)") \
     X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end") \
     X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock reported by tegrastats at the window's end") \
-    X(power_note,      STR, "%s",    "-",   "why the power figures are missing or partial: the source silent, absurd readings dropped")
+    X(power_note,      STR, "%s",    "-",   "why the power figures are missing or partial: too few sensor updates or too wide an interval (\"3 sensor updates in 1.0 s: +-9.0%\"), the source silent, absurd readings dropped")
 
 /* The values of `status` and `verified`, X(enum suffix, text in the log, meaning). Whether
  * a row counts as a result is decided from these two by ONE function, tb_outcome_counts()

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log_meta.h"
 #include "pattern.h"
 #include "power/power.h"
 #include "stats.h"
@@ -134,19 +135,82 @@ static void sleep_ms(double ms)
         ;
 }
 
-/* Idle baseline: nothing runs for idle_ms; the total rail's mean power. */
-static double measure_idle(struct tb_runner_ctx *ctx)
+/* Idle baseline: nothing runs for idle_ms, and longer until the window holds min_readings
+ * sensor updates (capped: a source that never changes gives up after a minute); the first
+ * idle also settles the sensor's cadence (window.c). The total rail's mean power, and the
+ * half-width of its 95% interval in *ci. */
+#define IDLE_CAP_MS 60000.0
+static double measure_idle(struct tb_runner_ctx *ctx, double *ci)
 {
-    int ms = ctx->cfg->board.power.idle_ms;
-    if (!ctx->sampler || ms <= 0)
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    *ci = NAN;
+    if (!ctx->sampler || pc->idle_ms <= 0)
         return NAN;
     int64_t t0 = tb_now_ns();
-    sleep_ms(ms);
+    double waited = 0, want = pc->idle_ms;
+    while (!*ctx->stop && waited < IDLE_CAP_MS) {
+        double step = fmin(250.0, want - waited);
+        if (step > 0) {
+            sleep_ms(step);
+            waited = (double)(tb_now_ns() - t0) * 1e-6;
+            continue;
+        }
+        size_t got = tb_power_updates_in(ctx->sampler, pc, t0, tb_now_ns());
+        if (got >= (size_t)pc->min_readings + 1)
+            break;
+        want = waited + 250.0;   /* not yet enough updates: a little longer */
+    }
     int64_t t1 = tb_now_ns();
-    sleep_ms(ctx->cfg->board.power.interval_ms * 2.0);
+    tb_power_learn_cadence(ctx->sampler, pc, t0, t1);
+    sleep_ms(tb_power_settle_ms(ctx->sampler));
     struct tb_power_figures f;
-    tb_power_over(ctx->sampler, &ctx->cfg->board.power, t0, t1, &f);
+    tb_power_over(ctx->sampler, pc, t0, t1, &f);
+    *ci = f.total_w_ci;
     return f.total_w;
+}
+
+/* The power clock of the run, said before the sweep (the user learns how long it takes)
+ * and kept in the log: the sensor's cadence and how it was known, the window it sizes. */
+static void say_cadence(struct tb_runner_ctx *ctx, size_t points, struct tb_runner_result *res)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    const struct tb_power_cadence *c = tb_sampler_cadence(ctx->sampler);
+    res->window_ms = tb_power_window_ms(ctx->sampler, pc);
+    if (isnan(c->period_ms))
+        snprintf(res->cadence, sizeof(res->cadence), "not known (%s): windows of %.0f ms as "
+                 "power.window_ms says; each row counts its own updates",
+                 c->how[0] ? c->how : "no change seen while idle", res->window_ms);
+    else
+        snprintf(res->cadence, sizeof(res->cadence), "%.0f ms (%s: %s); windows of %.0f ms "
+                 "for %d readings", c->period_ms, c->how, c->detail, res->window_ms,
+                 pc->min_readings);
+    if (!tb_quiet)
+        note("power: sensor updates every %s; %zu points: at least %.0f s of power windows",
+             res->cadence, points, (double)points * res->window_ms * 1e-3);
+}
+
+/* The cadence, rails and scope, and the idle power before and after, as metadata lines
+ * after the rows (beside the sampler's own), so a reader a week later knows what stands
+ * behind every watt. */
+static void log_power_run(struct tb_runner_ctx *ctx, const struct tb_runner_result *res)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
+    const struct tb_power_cadence *c = tb_sampler_cadence(ctx->sampler);
+    char list[TB_POWER_MAX_RAILS * (TB_RAIL_NAME + 2)] = "";
+    for (int i = 0; i < rails->n; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "", rails->name[i]);
+    }
+    tb_csvlog_meta(ctx->log, TB_META(power_cadence), "%s; rails: %s; total: %s; gpu: %s; "
+                   "scope: %s; min_readings %d, max_rel_ci %.3g", res->cadence,
+                   list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
+                   : rails->n ? rails->name[0] : "none", pc->gpu_rail[0] ? pc->gpu_rail : "none",
+                   c->scope[0] ? c->scope : "the source's rails", pc->min_readings,
+                   pc->max_rel_ci);
+    tb_csvlog_meta(ctx->log, TB_META(power_idle), "before %.3f W +- %.3f, after %.3f W +- "
+                   "%.3f, drift %+.3f W", res->idle_w, res->idle_ci, res->idle_after_w,
+                   res->idle_after_ci, res->idle_after_w - res->idle_w);
 }
 
 /* ---- one point -------------------------------------------------------------------- */
@@ -158,17 +222,16 @@ struct point_out {
 };
 
 /* Why this row's power figures are missing or partial: a source that went silent over
- * the window, or readings dropped as absurd meanwhile. "" when they are whole. */
+ * the window, readings dropped as absurd meanwhile, or what the window module said (too
+ * few updates, too wide an interval). "" when they are whole. */
 static void power_health(struct tb_runner_ctx *ctx, const struct tb_power_figures *f,
                          struct point_out *o)
 {
     struct tb_sampler_health h;
     tb_sampler_health(ctx->sampler, &h);
-    int interval = ctx->cfg->board.power.interval_ms;
-    if (h.quiet_ms > 2.0 * interval)
-        snprintf(o->power_note, sizeof(o->power_note), "no reading from '%s' for %.0f ms "
-                 "(the source is silent): no power figures", tb_sampler_source(ctx->sampler),
-                 h.quiet_ms);
+    char why[sizeof(o->power_note)];
+    if (tb_power_silent(ctx->sampler, why, sizeof(why)))
+        snprintf(o->power_note, sizeof(o->power_note), "%s", why);
     else if (h.dropped > ctx->dropped_seen)
         snprintf(o->power_note, sizeof(o->power_note), "%llu reading(s) outside 0..%.0f W "
                  "dropped during the window", h.dropped - ctx->dropped_seen,
@@ -306,11 +369,29 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     return 0;
 }
 
-/* The power window: back-to-back launches for window_ms, timed by the host clock around
- * syncs, and the power module's figures for it. */
+/* The energy figures per byte and per GB/s of a window, with their intervals: every one
+ * scales with the window's power, so its relative interval is the power's (the timing and
+ * the bytes are exact by comparison); the dynamic figure adds the idle interval. */
+static void per_byte(struct tb_row *r, const struct tb_power_figures *f, double secs,
+                     double idle_ci)
+{
+    double wgbps = r->window_bytes / secs / 1e9, rel = f->total_w_ci / r->power_total_w;
+    r->power_total_w_ci95 = f->total_w_ci;
+    r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
+    r->gbps_per_w_ci95 = r->gbps_per_w * rel;
+    r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
+    r->j_per_gb = tb_ratio(r->power_total_w, wgbps);
+    r->j_per_gb_ci95 = r->j_per_gb * rel;
+    double above = r->power_total_w - r->power_idle_w;
+    r->dyn_pj_per_byte = r->window_bytes > 0 ? above * secs / r->window_bytes * 1e12 : NAN;
+    r->dyn_pj_per_byte_ci95 = hypot(f->total_w_ci, idle_ci) * secs / r->window_bytes * 1e12;
+}
+
+/* The power window: back-to-back launches for as long as the sensor's cadence asks
+ * (window.c), timed by the host clock around syncs, and the power module's figures for it. */
 static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
-                        double moved, double median_ms, double idle_w, struct point_out *o,
-                        const char **step)
+                        double moved, double median_ms, const struct tb_runner_result *res,
+                        struct point_out *o, const char **step)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
     const struct tb_backend *be = ctx->be;
@@ -319,7 +400,7 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     long launches = 0;
     int rc;
     *step = "the power window";
-    int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)pc->window_ms * 1000000;
+    int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)(res->window_ms * 1e6);
     while (tb_now_ns() < deadline && !*ctx->stop) {
         for (long i = 0; i < chunk; i++)
             if ((rc = be->launch(p->k, l)))
@@ -329,7 +410,7 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
             return rc;
     }
     int64_t t1 = tb_now_ns();
-    sleep_ms(pc->interval_ms * 2.0);  /* let the sample after t1 arrive */
+    sleep_ms(tb_power_settle_ms(ctx->sampler));   /* the reading that closes the window */
     struct tb_power_figures f;
     tb_power_over(ctx->sampler, pc, t0, t1, &f);
     double secs = (double)(t1 - t0) * 1e-9;
@@ -341,18 +422,17 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     r->rail_gpu = pc->gpu_rail[0] ? pc->gpu_rail : NULL;
     r->power_total_w = f.total_w;
     r->power_gpu_w = f.gpu_w;
-    r->power_idle_w = idle_w;
+    r->power_idle_w = res->idle_w;
     r->energy_j = f.energy_j;
     r->energy_counter_j = f.energy_counter_j;
     r->power_samples = (double)f.samples;
+    r->power_updates = (double)f.updates;
     r->gpu_temp_c = f.gpu_temp_c;
     r->gpu_clock_mhz = f.gpu_clock_mhz;
     r->emc_clock_mhz = f.emc_clock_mhz;
     power_health(ctx, &f, o);
     r->power_note = o->power_note;
-    double wgbps = r->window_bytes / secs / 1e9;
-    r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
-    r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
+    per_byte(r, &f, secs, res->idle_ci);
     return 0;
 }
 
@@ -360,8 +440,8 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
  * step it failed in), a signal as "interrupted". Returns 0, or the backend error that ended
  * it (the row says which). */
 static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct buffers *buf,
-                     double copy_gbps, double start_clock, double idle_w, struct point_out *o,
-                     size_t index)
+                     double copy_gbps, double start_clock, const struct tb_runner_result *res,
+                     struct point_out *o, size_t index)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
@@ -388,7 +468,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     if (rc == 1)
         return 0;   /* interrupted between repetitions: the row says so */
     if (!rc && ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop)
-        rc = power_window(ctx, p, &l, moved, median_ms, idle_w, o, &step);
+        rc = power_window(ctx, p, &l, moved, median_ms, res, o, &step);
     if (!rc)
         return 0;
     if (*ctx->stop) {
@@ -513,7 +593,10 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         ctx->be->watch(ctx->stop);
     double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
                                                                         : start_clock(ctx->be);
-    res->idle_w = measure_idle(ctx);
+    res->idle_w = measure_idle(ctx, &res->idle_ci);
+    res->idle_after_w = res->idle_after_ci = NAN;
+    if (ctx->sampler)
+        say_cadence(ctx, n, res);
     double t_begin = tb_now_s();
     size_t done = 0;
     for (size_t i = 0; i < n && !*ctx->stop; i++) {
@@ -535,7 +618,7 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         if (p->skip) {
             skip_point(p, &o, res);
         } else {
-            rc = run_point(ctx, p, &buf, copy_gbps, clock0, res->idle_w, &o, i);
+            rc = run_point(ctx, p, &buf, copy_gbps, clock0, res, &o, i);
             if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
                 copy_gbps = r->gbps;
         }
@@ -569,6 +652,11 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
     buffers_free(ctx->be, &buf);
+    if (ctx->sampler && !res->log_failed) {
+        if (!*ctx->stop)
+            res->idle_after_w = measure_idle(ctx, &res->idle_after_ci);
+        log_power_run(ctx, res);
+    }
     return 0;
 }
 

@@ -40,7 +40,10 @@ struct tb_runner_result {
     size_t ok, skipped, failed, verify_failed;
     bool interrupted, aborted, log_failed;
     size_t not_run;                   /* points left when the deadline passed */
-    double idle_w;
+    double idle_w, idle_ci;           /* idle power before the sweep, its 95% half-width */
+    double idle_after_w, idle_after_ci;   /* after it (drift); NAN when not measured */
+    double window_ms;                 /* each point's power window (window.c sized it) */
+    char cadence[320];                /* the sensor's cadence as said and logged */
     struct tb_log_rec *rows;          /* every row written, as a reader sees it */
     size_t n_rows;
 };

@@ -88,3 +88,32 @@ double tb_ratio(double a, double b)
 {
     return (isnan(a) || isnan(b) || b == 0) ? NAN : a / b;
 }
+
+double tb_t95(size_t df)
+{
+    static const double t[] = { NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+                                2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+                                2.052, 2.048, 2.045, 2.042 };
+    if (df < sizeof(t) / sizeof(t[0]))
+        return t[df];
+    /* past 30: the normal quantile plus the first term of its expansion in 1/df (within
+     * 0.002 of the exact value at 31, closer beyond) */
+    return 1.95996 + 2.37 / (double)df;
+}
+
+double tb_mean_ci95(const double *x, size_t n, double *half_width)
+{
+    *half_width = NAN;
+    if (n == 0)
+        return NAN;
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < n; i++) {   /* Welford: one pass, no cancellation */
+        double d = x[i] - mean;
+        mean += d / (double)(i + 1);
+        m2 += d * (x[i] - mean);
+    }
+    if (n >= 2)
+        *half_width = tb_t95(n - 1) * sqrt(m2 / (double)(n - 1)) / sqrt((double)n);
+    return mean;
+}

@@ -35,6 +35,13 @@ enum tb_stop tb_stop_check(const struct tb_stop_rule *rule, const struct tb_runn
                            double wall_ms);
 const char *tb_stop_name(enum tb_stop s);
 
+/* Student's t quantile for a two-sided 95% interval with df degrees of freedom (df >= 1);
+ * NAN for df < 1. */
+double tb_t95(size_t df);
+/* Mean of x[0..n) and the half-width of its 95% interval (t x s / sqrt(n)); the half-width
+ * is NAN for n < 2. */
+double tb_mean_ci95(const double *x, size_t n, double *half_width);
+
 /* GB/s (1e9 bytes per second) for bytes moved in ms milliseconds; NAN if ms <= 0. */
 double tb_gbps(double bytes, double ms);
 /* a / b, or NAN when either is unknown or b is zero. */

@@ -489,6 +489,7 @@ static char *tegra_board(const char *dir, const char *extra)
     snprintf(text, sizeof(text),
              "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; };\n"
              "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 700; "
+             "min_readings = 2; max_rel_ci = 10.0; "
              "idle_ms = 400; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
              "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; %s };\n",
              cwd, extra);

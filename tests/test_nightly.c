@@ -276,7 +276,9 @@ static void test_absurd_readings_dropped(void **state)
 {
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];
-    char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("1000000000mW"));
+    /* two good values that differ: a sensor whose reading never changes shows no update */
+    char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("1000000000mW")
+                               ORIN_LINE("4826mW") ORIN_LINE("1000000000mW"));
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64 --kernels copy_row "
              "--set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
     assert_int_equal(th_runf("%s", args), 0);

@@ -16,13 +16,25 @@
 #define MS 1000000LL
 static const int64_t base = 1000000000000LL;   /* readings' clock: arbitrary, theirs */
 
-struct script { int next, n; };
+/* What the scripted sensor does: n readings, one every step_ms (its own clock), whose value
+ * changes every update_ms (the sensor's own cadence) through the values mw[], cyclically. */
+struct script_cfg {
+    int n;
+    int step_ms, update_ms;
+    const double *mw;
+    int nv;
+};
+static const double alternating[] = { 4990, 5010 };
+static const struct script_cfg stall_cfg = { 10, 100, 100, alternating, 2 };
+static struct script_cfg script_now;   /* the next sampler's script (set before its start) */
+
+struct script { int next; struct script_cfg cfg; };
 
 static int script_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                        char *why, size_t n)
 {
     struct script *s = st;
-    s->n = 10;   /* readings at base + 0, 100, ..., 900 ms, then silence */
+    s->cfg = script_now;
     rails->n = 1;
     tb_strlcpy(rails->name[0], "VDD_IN", TB_RAIL_NAME);
     return 0;
@@ -31,10 +43,11 @@ static int script_open(void *st, const struct tb_power_cfg *pc, struct tb_power_
 static int script_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
 {
     struct script *s = st;
-    if (s->next >= s->n)
+    if (s->next >= s->cfg.n)
         return -EAGAIN;   /* alive, and says nothing: a stalled tegrastats */
-    out->t_ns = base + s->next++ * 100 * MS;
-    out->rail_mw[0] = 5000;
+    int64_t at_ms = (int64_t)s->next++ * s->cfg.step_ms;
+    out->t_ns = base + at_ms * MS;
+    out->rail_mw[0] = (float)s->cfg.mw[(at_ms / s->cfg.update_ms) % s->cfg.nv];
     return 0;
 }
 
@@ -50,10 +63,12 @@ static void test_stall_gives_no_watts(void **state)
     struct tb_power_cfg pc;
     memset(&pc, 0, sizeof(pc));
     pc.interval_ms = 100;   /* the board's interval: the window's margin */
+    pc.max_rel_ci = 0.03;
     tb_strlcpy(pc.total_rail, "VDD_IN", sizeof(pc.total_rail));
     tb_strlcpy(pc.gpu_rail, "VDD_IN", sizeof(pc.gpu_rail));
     struct tb_sampler *s;
     char why[256];
+    script_now = stall_cfg;   /* readings at base + 0, 100, ..., 900 ms, then silence */
     th_stderr_begin();   /* the sampler says the silence; not this test's subject */
     assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
     size_t got = 0;
@@ -69,6 +84,8 @@ static void test_stall_gives_no_watts(void **state)
     th_assert_close(f.total_w, 5.0, 1e-9);
     th_assert_close(f.gpu_w, 5.0, 1e-9);
     assert_string_equal(f.why, "");
+    assert_int_equal(f.updates, 5);   /* 300, 400, ..., 700 ms */
+    assert_true(f.total_w_ci > 0 && f.total_w_ci < 0.03 * 5.0);
     /* the silence starts in the window: no reading after its end */
     tb_power_over(s, &pc, base + 850 * MS, base + 1350 * MS, &f);
     assert_true(isnan(f.total_w));
@@ -91,6 +108,8 @@ static void test_emc_clock_from_sysfs(void **state)
     struct tb_power_cfg pc;
     memset(&pc, 0, sizeof(pc));
     pc.interval_ms = 100;
+    pc.max_rel_ci = 0.03;
+    script_now = stall_cfg;
     tb_strlcpy(pc.total_rail, "VDD_IN", sizeof(pc.total_rail));
     tb_strlcpy(pc.sysfs_root, th_fixture("emc/l4t35-orin"), sizeof(pc.sysfs_root));
     struct tb_sampler *s;
@@ -165,9 +184,97 @@ static void test_run_with_a_stalled_tegrastats(void **state)
     free(dir);
 }
 
+/* Starts a sampler on the script cfg and waits until every reading is in. */
+static struct tb_sampler *scripted(const struct script_cfg *cfg, struct tb_power_cfg *pc)
+{
+    memset(pc, 0, sizeof(*pc));
+    pc->interval_ms = cfg->step_ms;
+    pc->min_readings = 10;
+    pc->max_rel_ci = 0.03;
+    pc->window_ms = 1000;
+    tb_strlcpy(pc->total_rail, "VDD_IN", sizeof(pc->total_rail));
+    script_now = *cfg;
+    struct tb_sampler *s;
+    char why[256];
+    assert_int_equal(tb_sampler_start(&s, &script_ops, pc, 1, (size_t)cfg->n + 8, why,
+                                      sizeof(why)), 0);
+    size_t got = 0;
+    int64_t end = base + (int64_t)(cfg->n - 1) * cfg->step_ms * MS;
+    for (int i = 0; i < 10000 && got < (size_t)cfg->n; i++) {
+        free(tb_sampler_window(s, base, end, 0, &got));
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(got, (size_t)cfg->n);
+    return s;
+}
+
+/* An Orin's INA3221 as L4T sets it: a new mean every 430 ms, polled every 50 ms. Twenty
+ * samples a second hold two or three readings; the cadence learnt from the idle readings
+ * sizes the window to ten of them, which then give a figure with a narrow interval, and a
+ * window of one second gets none. */
+/* alternating +-3%: ten updates give 2.3%, three give 8.6% */
+static const double orin_mw[] = { 12360, 11640 };
+static void test_cadence_sizes_the_window(void **state)
+{
+    struct script_cfg cfg = { 400, 50, 430, orin_mw, 2 };   /* 20 s of readings */
+    struct tb_power_cfg pc;
+    struct tb_sampler *s = scripted(&cfg, &pc);
+    assert_true(isnan(tb_sampler_cadence(s)->period_ms));   /* the script has no sysfs */
+    assert_true(isnan(tb_power_window_ms(s, &pc)) == 0);
+    th_assert_close(tb_power_window_ms(s, &pc), 1000, 1e-9);   /* not known: as configured */
+    double p = tb_power_learn_cadence(s, &pc, base, base + 5000 * MS);   /* "idle" */
+    /* polls every 50 ms see updates 400 or 450 ms apart; the median is within one poll */
+    assert_true(p >= 400 && p <= 450);
+    assert_string_equal(tb_sampler_cadence(s)->how, "inferred");
+    double win = tb_power_window_ms(s, &pc);
+    assert_true(win >= 11 * 400.0 && win <= 11 * 450.0);
+    struct tb_power_figures f;
+    int64_t t0 = base + 6000 * MS, t1 = t0 + (int64_t)win * MS;
+    tb_power_over(s, &pc, t0, t1, &f);
+    assert_true(f.updates >= 10);
+    assert_true(f.samples >= 80);   /* samples are many; the updates are what count */
+    assert_false(f.withheld);
+    assert_true(f.total_w > 11.8 && f.total_w < 12.2);
+    assert_true(f.total_w_ci > 0 && f.total_w_ci / f.total_w <= 0.03);
+    /* a forced short window: 2 or 3 updates, an interval too wide (or none): withheld */
+    tb_power_over(s, &pc, t0, t0 + 1000 * MS, &f);
+    assert_true(f.updates >= 2 && f.updates <= 3);
+    assert_true(f.withheld);
+    assert_true(isnan(f.total_w) && isnan(f.total_w_ci));
+    assert_non_null(strstr(f.why, "sensor updates in 1.0 s"));
+    assert_non_null(strstr(f.why, "no power figures"));
+    tb_sampler_stop(s, NULL);
+}
+
+/* The interval follows the readings' spread: the same ten updates, noisier, are withheld
+ * by the default 3% and kept by a looser power.max_rel_ci. */
+static const double noisy_mw[] = { 12000, 13000, 11000, 12500, 11500, 13200, 10800, 12200,
+                                   11700, 12900 };
+static void test_interval_follows_the_spread(void **state)
+{
+    struct script_cfg cfg = { 200, 50, 100, noisy_mw, 10 };
+    struct tb_power_cfg pc;
+    struct tb_sampler *s = scripted(&cfg, &pc);
+    struct tb_power_figures f;
+    tb_power_over(s, &pc, base + 1000 * MS, base + 2000 * MS, &f);
+    assert_int_equal(f.updates, 10);
+    assert_true(f.withheld);
+    assert_non_null(strstr(f.why, "wider than power.max_rel_ci 3.0%"));
+    pc.max_rel_ci = 0.10;
+    tb_power_over(s, &pc, base + 1000 * MS, base + 2000 * MS, &f);
+    assert_false(f.withheld);
+    /* the ten values: mean 12.08 W, sd 833.7 mW; t(9) 2.262 x 833.7 / sqrt(10) = 596 mW,
+     * 4.94% of the mean (the trapezoid's mean here is the same to 0.1%) */
+    th_assert_close(f.total_w_ci / f.total_w, 0.04937, 0.0005);
+    tb_sampler_stop(s, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cadence_sizes_the_window),
+        cmocka_unit_test(test_interval_follows_the_spread),
         cmocka_unit_test(test_stall_gives_no_watts),
         cmocka_unit_test(test_emc_clock_from_sysfs),
         cmocka_unit_test(test_run_with_a_stalled_tegrastats),

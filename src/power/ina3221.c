@@ -35,6 +35,8 @@ struct rail {
 struct ina_state {
     int n;
     struct rail rail[TB_POWER_MAX_RAILS];
+    char hwmon[4][PATH_MAX];  /* the hwmon chips' folders: their update_interval, samples */
+    int nhwmon;
 };
 
 int tb_ina3221_parse_value(const char *buf, long *value)
@@ -127,6 +129,9 @@ static void scan_hwmon(struct ina_state *s, const char *root)
             snprintf(p, sizeof(p), "%s/in%d_enable", g.gl_pathv[i], k);
             if (read_text(p, en, sizeof(en)) == 0 && !strcmp(en, "0"))
                 continue;
+            if (s->nhwmon < 4 && (s->nhwmon == 0 ||
+                                  strcmp(s->hwmon[s->nhwmon - 1], g.gl_pathv[i])))
+                tb_strlcpy(s->hwmon[s->nhwmon++], g.gl_pathv[i], PATH_MAX);
             snprintf(volt, sizeof(volt), "%s/in%d_input", g.gl_pathv[i], k);
             snprintf(curr, sizeof(curr), "%s/curr%d_input", g.gl_pathv[i], k);
             if (access(volt, R_OK) == 0 && access(curr, R_OK) == 0)
@@ -137,7 +142,7 @@ static void scan_hwmon(struct ina_state *s, const char *root)
 
 static void scan(struct ina_state *s, const struct tb_power_cfg *pc)
 {
-    s->n = 0;
+    s->n = s->nhwmon = 0;
     const char *root = tb_sys_root(pc->sysfs_root);
     scan_iio(s, root);
     scan_hwmon(s, root);
@@ -196,6 +201,39 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
 
 static void ina_close(void *st) {}
 
+/* The hwmon driver's own cadence: each reading is the mean of `samples` conversions, and
+ * it changes every `update_interval` ms (L4T's nvpower.sh sets 512 and 430 on Xavier and
+ * Orin; kernel doc hwmon/ina3221.rst). The slowest chip's rules. The IIO driver of
+ * JetPack 4 has no such file: its cadence is then inferred from the idle readings. */
+static void ina_cadence(void *st, struct tb_power_cadence *c)
+{
+    struct ina_state *s = st;
+    tb_strlcpy(c->scope, "INA3221 rails (module input where the total is VDD_IN / POM_5V_IN)",
+               sizeof(c->scope));
+    double slowest = NAN;
+    long samples = -1;
+    for (int i = 0; i < s->nhwmon; i++) {
+        char p[PATH_MAX + 32], why[PATH_MAX + 160];
+        long ms, avg;
+        snprintf(p, sizeof(p), "%s/update_interval", s->hwmon[i]);
+        if (tb_ina3221_read_value(p, &ms, why, sizeof(why)) == 0 && ms > 0 && ms <= 600000 &&
+            (isnan(slowest) || ms > slowest))
+            slowest = (double)ms;
+        snprintf(p, sizeof(p), "%s/samples", s->hwmon[i]);
+        if (tb_ina3221_read_value(p, &avg, why, sizeof(why)) == 0 && avg > 0 && avg > samples)
+            samples = avg;
+    }
+    if (isnan(slowest))
+        return;
+    c->period_ms = slowest;
+    tb_strlcpy(c->how, "sysfs", sizeof(c->how));
+    if (samples > 0)
+        snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms, samples %ld",
+                 slowest, samples);
+    else
+        snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms", slowest);
+}
+
 const struct tb_power_ops tb_power_ina3221 = {
     .name = "ina3221",
     .help = "INA3221 rails in sysfs (Jetson, JP4-6)",
@@ -204,4 +242,5 @@ const struct tb_power_ops tb_power_ina3221 = {
     .open = ina_open,
     .sample = ina_sample,
     .close = ina_close,
+    .cadence = ina_cadence,
 };

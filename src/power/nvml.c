@@ -185,6 +185,25 @@ static void nvml_describe(void *st, char *line, size_t n, double *max_clock_mhz)
         snprintf(line + len, n - len, "%s%u C", len ? ", " : "", temp);
 }
 
+/* NVML's power reading is a 1 s average on Ampere and newer (not GA100), so sampling it
+ * faster repeats one reading; the total-energy counter (Volta and newer) is exact, and
+ * its own update period is learnt from the idle readings (the distinct counter values). */
+static void nvml_cadence(void *st, struct tb_power_cadence *c)
+{
+    struct nvml_state *s = st;
+    tb_strlcpy(c->scope, "whole card (NVML)", sizeof(c->scope));
+    if (s->has_energy) {
+        tb_strlcpy(c->how, "energy counter", sizeof(c->how));
+        tb_strlcpy(c->detail, "nvmlDeviceGetTotalEnergyConsumption, mJ; update period from "
+                   "the idle readings", sizeof(c->detail));
+        return;
+    }
+    c->period_ms = 1000;
+    tb_strlcpy(c->how, "documented", sizeof(c->how));
+    tb_strlcpy(c->detail, "nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer",
+               sizeof(c->detail));
+}
+
 const struct tb_power_ops tb_power_nvml = {
     .name = "nvml",
     .help = "NVML power and energy (desktop GPUs)",
@@ -194,4 +213,5 @@ const struct tb_power_ops tb_power_nvml = {
     .sample = nvml_sample,
     .close = nvml_close,
     .describe = nvml_describe,
+    .cadence = nvml_cadence,
 };

@@ -16,6 +16,8 @@
 struct tb_power_cfg {
     char source[TB_POWER_STR];        /* auto, none, or a source name */
     int interval_ms, window_ms, idle_ms;
+    int min_readings;                 /* independent updates a window must hold */
+    double max_rel_ci;                /* widest relative 95% interval that gives a figure */
     char sysfs_root[TB_POWER_STR];
     char tegrastats_command[TB_POWER_STR];
     char total_rail[TB_POWER_STR];    /* a rail name, or "sum" of all rails */
@@ -40,6 +42,15 @@ struct tb_power_rails {
     char name[TB_POWER_MAX_RAILS][TB_RAIL_NAME];
 };
 
+/* How often a source's reading really changes: sampling faster only repeats a reading, so
+ * a window's independent readings are its sensor updates, not its samples. */
+struct tb_power_cadence {
+    double period_ms;          /* NAN: not known (yet) */
+    char how[24];              /* "sysfs", "energy counter", "documented", "inferred", "" */
+    char detail[128];          /* what it rests on, e.g. "update_interval 430 ms, samples 512" */
+    char scope[64];            /* what the total is: "module input", "whole card", ... */
+};
+
 struct tb_power_ops {
     const char *name;
     const char *help;
@@ -58,6 +69,10 @@ struct tb_power_ops {
      * clocks, power limit, temperature), and the GPU clock the board can reach (NAN: not
      * known), which `throttled` is then judged against. */
     void (*describe)(void *st, char *line, size_t n, double *max_clock_mhz);
+    /* Optional, right after open: how often the reading really changes, where the source
+     * can say (INA3221 hwmon: update_interval; NVML: the energy counter). Sources that
+     * cannot leave it out: the cadence is then inferred from the idle readings. */
+    void (*cadence)(void *st, struct tb_power_cadence *c);
 };
 
 /* NULL-terminated, in auto-probe order. */
@@ -97,18 +112,48 @@ struct tb_sampler_health {
     double quiet_ms;
 };
 void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
-/* ---- a measurement window's power (window.c) -------------------------------------- */
+/* The source's cadence as open() gave it (period NAN: not known yet), and the one the
+ * run settled on (tb_power_learn_cadence). */
+const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s);
+void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c);
+/* The sampling interval the thread keeps. */
+int tb_sampler_interval_ms(const struct tb_sampler *s);
+
+/* ---- a measurement window's power (window.c) --------------------------------------
+ * The power clock lives here: how long a window must last, when the source counts as
+ * silent, how many independent readings a window holds and how sure its figure is. */
 struct tb_power_figures {
     double total_w, gpu_w;        /* mean power of the total and GPU rails over the window */
+    double total_w_ci;            /* half-width of total_w's 95% interval; NAN: none */
     double energy_j;              /* total rail, trapezoid of the readings */
     double energy_counter_j;      /* from the source's energy counter; NAN where none */
     double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
-    size_t samples;               /* total-rail readings inside the window */
-    char why[96];                 /* why total_w or gpu_w is NAN though readings came; "" */
+    size_t samples;               /* total-rail readings (polls) inside the window */
+    size_t updates;               /* distinct sensor updates inside it: the independent ones */
+    bool withheld;                /* the interval is too wide (or too few updates): no figure */
+    char why[128];                /* why total_w or gpu_w is NAN though readings came; "" */
 };
-/* The power over [t0, t1] (CLOCK_MONOTONIC ns) from s's readings, rails chosen by pc. */
+/* The power over [t0, t1] (CLOCK_MONOTONIC ns) from s's readings, rails chosen by pc, with
+ * its interval from the independent readings: a window whose relative interval is wider
+ * than pc->max_rel_ci, or that holds fewer than 2 updates, is withheld (figures NAN, why
+ * says "3 updates in 1.0 s: +-9%"). */
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f);
+/* Settles the run's cadence: the source's own where it has one, else inferred from the
+ * readings in [t0, t1] (the median interval between changed values of the total rail, or
+ * of the energy counter). Returns the period in ms, NAN when it cannot be told. */
+double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                              int64_t t1);
+/* How many distinct updates of the total (or the counter) [t0, t1] holds so far. */
+size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                           int64_t t1);
+/* How long a point's power window lasts: window_ms, lengthened to hold min_readings + 1
+ * periods of the cadence where it is known. */
+double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg *pc);
+/* How long to wait after a window's end for the reading that closes it. */
+double tb_power_settle_ms(const struct tb_sampler *s);
+/* True (why filled) when the source has said nothing for two sampling intervals. */
+bool tb_power_silent(struct tb_sampler *s, char *why, size_t n);
 
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);

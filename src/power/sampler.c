@@ -39,6 +39,7 @@ struct tb_sampler {
     char conditions[256];
     double max_clock_mhz;
     char emc_path[4096];        /* the EMC clock's sysfs file (emc.h); "" when none */
+    struct tb_power_cadence cadence;
 };
 
 /* The EMC clock from sysfs where the source gave none (every source but tegrastats): one
@@ -152,6 +153,9 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     tb_emc_find(tb_sys_root(pc->sysfs_root), s->emc_path, sizeof(s->emc_path));
     if (ops->describe)   /* before the thread starts: no concurrent calls into the source */
         ops->describe(s->state, s->conditions, sizeof(s->conditions), &s->max_clock_mhz);
+    s->cadence.period_ms = NAN;
+    if (ops->cadence)
+        ops->cadence(s->state, &s->cadence);
     pthread_mutex_init(&s->lock, NULL);
     if ((rc = pthread_create(&s->thread, NULL, sampler_main, s))) {
         snprintf(why, n, "cannot start the sampler thread: %s", strerror(rc));
@@ -187,6 +191,9 @@ struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, i
 }
 
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
+const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s) { return &s->cadence; }
+void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c) { s->cadence = *c; }
+int tb_sampler_interval_ms(const struct tb_sampler *s) { return s->interval_ms; }
 const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
 
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz)

@@ -2,7 +2,10 @@
  * total and GPU-rail power (trapezoid over the readings a rail has, edges interpolated), the
  * energy counter's difference across the window where the source has one (exact where a
  * reading is an average: it then gives the mean power), and the temperature and clocks at
- * the window's end. All the power arithmetic of a run; the runner only asks. */
+ * the window's end. And the power clock: the sensor's cadence (its own, or inferred from the
+ * idle readings), a window's length from it, the independent readings (sensor updates, not
+ * samples) inside a window and the 95% interval they give, and when a source is silent.
+ * All the power arithmetic and timing of a run; the runner only asks. */
 #include "power.h"
 
 #include <math.h>
@@ -12,6 +15,8 @@
 #include <string.h>
 
 #include "energy.h"
+#include "stats.h"
+#include "util.h"
 
 /* A rail's index by name; -2 for "sum" (every rail), -1 when none is named or found. */
 static int rail_index(const struct tb_power_rails *rails, const char *name)
@@ -66,11 +71,95 @@ static bool spoke_after(const struct tb_power_sample *w, size_t n, int64_t t1,
     return false;
 }
 
+/* The total rail's series over the samples (the energy counter's where the source has one
+ * and counter is set): times into t, values into v; returns how many. */
+static size_t total_series(const struct tb_power_sample *w, size_t n,
+                           const struct tb_power_rails *rails, int ti, bool counter, int64_t *t,
+                           double *v)
+{
+    size_t k;
+    if (counter)
+        SERIES(w, n, w[i_].energy_mj, t, v, k);
+    else
+        SERIES(w, n, rail_value(&w[i_], rails, ti), t, v, k);
+    return k;
+}
+
+/* The sensor's updates: samples whose value differs from the sample before, with t in
+ * (t0, t1]; their times and values into tc, vc (either may be NULL). */
+static size_t changes(const int64_t *t, const double *v, size_t k, int64_t t0, int64_t t1,
+                      int64_t *tc, double *vc)
+{
+    size_t m = 0;
+    for (size_t i = 1; i < k; i++)
+        if (v[i] != v[i - 1] && t[i] > t0 && t[i] <= t1) {
+            if (tc)
+                tc[m] = t[i];
+            if (vc)
+                vc[m] = v[i];
+            m++;
+        }
+    return m;
+}
+
+static int total_index(const struct tb_power_rails *rails, const struct tb_power_cfg *pc)
+{
+    int ti = rail_index(rails, pc->total_rail);
+    if (ti == -1 && rails->n > 0 && !pc->total_rail[0])
+        ti = 0; /* no rule given: the first rail the source reports */
+    return ti;
+}
+
+static bool has_counter(const struct tb_sampler *s)
+{
+    return !strcmp(tb_sampler_cadence(s)->how, "energy counter");
+}
+
+/* The independent readings of the window and their interval: for a reading source, the
+ * value of each update; for an energy counter, the power between consecutive updates.
+ * Sets f->updates, f->total_w_ci (scaled to f->total_w) and withholds a wide one. */
+static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64_t t1,
+                  bool counter, const struct tb_power_cfg *pc, struct tb_power_figures *f)
+{
+    int64_t *tc = malloc((k ? k : 1) * sizeof(*tc));
+    double *vc = malloc((k ? k : 1) * sizeof(*vc));
+    if (!tc || !vc) {
+        free(tc);
+        free(vc);
+        return;
+    }
+    size_t m = changes(t, v, k, t0, t1, tc, vc), nr = m;
+    f->updates = m;
+    if (counter) {   /* mJ over ns -> W */
+        nr = m ? m - 1 : 0;
+        for (size_t i = 0; i < nr; i++)
+            vc[i] = (vc[i + 1] - vc[i]) / (double)(tc[i + 1] - tc[i]) * 1e6;
+    }
+    double hw, mean = tb_mean_ci95(vc, nr, &hw);
+    double rel = mean > 0 ? hw / mean : NAN;
+    double secs = (double)(t1 - t0) * 1e-9;
+    f->total_w_ci = rel * f->total_w;
+    if (nr < 2 || isnan(rel))
+        snprintf(f->why, sizeof(f->why), "%zu sensor update%s in %.1f s: no interval, no "
+                 "power figures", m, m == 1 ? "" : "s", secs);
+    else if (rel > pc->max_rel_ci)
+        snprintf(f->why, sizeof(f->why), "%zu sensor updates in %.1f s: +-%.1f%%, wider than "
+                 "power.max_rel_ci %.1f%%: no power figures", m, secs, 100 * rel,
+                 100 * pc->max_rel_ci);
+    else
+        goto out;
+    f->withheld = true;
+    f->total_w = f->gpu_w = f->total_w_ci = f->energy_j = f->energy_counter_j = NAN;
+out:
+    free(tc);
+    free(vc);
+}
+
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f)
 {
     memset(f, 0, sizeof(*f));
-    f->total_w = f->gpu_w = f->energy_j = f->energy_counter_j = NAN;
+    f->total_w = f->gpu_w = f->energy_j = f->energy_counter_j = f->total_w_ci = NAN;
     f->gpu_temp_c = f->gpu_clock_mhz = f->emc_clock_mhz = NAN;
     int64_t margin = (int64_t)pc->interval_ms * 4 * 1000000;
     size_t n = 0;
@@ -81,16 +170,11 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
         goto out;
     const struct tb_power_rails *rails = tb_sampler_rails(s);
     double secs = (double)(t1 - t0) * 1e-9;
-    int ti = rail_index(rails, pc->total_rail), gi = rail_index(rails, pc->gpu_rail);
-    if (ti == -1 && rails->n > 0 && !pc->total_rail[0])
-        ti = 0; /* no rule given: the first rail the source reports */
+    int ti = total_index(rails, pc), gi = rail_index(rails, pc->gpu_rail);
     size_t k;
-    bool live = spoke_after(w, n, t1, f);
+    bool live = spoke_after(w, n, t1, f), counter = false;
     if (ti != -1) {
-        SERIES(w, n, rail_value(&w[i_], rails, ti), t, v, k);   /* dropped readings are NAN */
-        if (!live)
-            k = 0;
-
+        k = live ? total_series(w, n, rails, ti, false, t, v) : 0;   /* dropped ones are NAN */
         size_t inside = 0;
         f->energy_j = k ? tb_energy_mj(t, v, k, t0, t1, &inside) * 1e-3 : NAN;
         f->total_w = f->energy_j / secs;
@@ -111,6 +195,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
         f->total_w = f->energy_counter_j / secs;
         if (!strcmp(pc->gpu_rail, pc->total_rail))
             f->gpu_w = f->total_w;
+        counter = true;
     }
     for (size_t i = n; i-- > 0;)
         if (w[i].t_ns <= t1 + margin / 4) {
@@ -119,8 +204,110 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
             f->emc_clock_mhz = w[i].emc_clock_mhz;
             break;
         }
+    if (!isnan(f->total_w) && (counter || ti != -1)) {
+        k = total_series(w, n, rails, ti, counter, t, v);
+        judge(t, v, k, t0, t1, counter, pc, f);
+    }
 out:
     free(w);
     free(t);
     free(v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                              int64_t t1)
+{
+    struct tb_power_cadence c = *tb_sampler_cadence(s);
+    if (!isnan(c.period_ms))
+        return c.period_ms;
+    size_t n = 0;
+    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
+    int64_t *t = malloc((n ? n : 1) * sizeof(*t)), *tc = malloc((n ? n : 1) * sizeof(*tc));
+    double *v = malloc((n ? n : 1) * sizeof(*v)), *gap = malloc((n ? n : 1) * sizeof(*gap));
+    int ti = total_index(tb_sampler_rails(s), pc);
+    bool counter = has_counter(s);
+    if (w && t && tc && v && gap && (counter || ti != -1)) {
+        size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
+        size_t m = changes(t, v, k, t0, t1, tc, NULL);
+        for (size_t i = 1; i < m; i++)
+            gap[i - 1] = (double)(tc[i] - tc[i - 1]) * 1e-6;
+        if (m >= 3) {
+            /* the median, not the shortest: a poll that lands late shortens one gap and a
+             * repeated value doubles one; neither moves the median */
+            qsort(gap, m - 1, sizeof(*gap), cmp_double);
+            c.period_ms = (m - 1) % 2 ? gap[(m - 1) / 2]
+                                      : 0.5 * (gap[(m - 1) / 2 - 1] + gap[(m - 1) / 2]);
+            if (!c.how[0])
+                tb_strlcpy(c.how, "inferred", sizeof(c.how));
+            size_t len = strlen(c.detail);
+            snprintf(c.detail + len, sizeof(c.detail) - len, "%smedian of %zu intervals between "
+                     "changed readings while idle", len ? "; " : "", m - 1);
+            tb_sampler_set_cadence(s, &c);
+        }
+    }
+    free(w);
+    free(t);
+    free(tc);
+    free(v);
+    free(gap);
+    return c.period_ms;
+}
+
+size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                           int64_t t1)
+{
+    size_t n = 0, m = 0;
+    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
+    int64_t *t = malloc((n ? n : 1) * sizeof(*t));
+    double *v = malloc((n ? n : 1) * sizeof(*v));
+    int ti = total_index(tb_sampler_rails(s), pc);
+    bool counter = has_counter(s);
+    if (w && t && v && (counter || ti != -1)) {
+        size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
+        m = changes(t, v, k, t0, t1, NULL, NULL);
+    }
+    free(w);
+    free(t);
+    free(v);
+    return m;
+}
+
+double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg *pc)
+{
+    double p = tb_sampler_cadence(s)->period_ms;
+    if (isnan(p) || p <= 0)
+        return pc->window_ms;
+    /* min_readings readings need that many updates (one more for a counter, whose readings
+     * are the spans between updates), and one period more for where the window's edges
+     * fall between them */
+    double need = (double)pc->min_readings + (has_counter(s) ? 1 : 0) + 1;
+    return fmax((double)pc->window_ms, need * p);
+}
+
+double tb_power_settle_ms(const struct tb_sampler *s)
+{
+    double p = tb_sampler_cadence(s)->period_ms, iv = tb_sampler_interval_ms(s);
+    /* an energy counter's next update closes the window; an averaging reading is read at
+     * the edge by interpolation, for which the next sample is enough */
+    if (has_counter(s) && !isnan(p))
+        return fmin(p, 5000) + iv;
+    return 2.0 * iv;
+}
+
+bool tb_power_silent(struct tb_sampler *s, char *why, size_t n)
+{
+    struct tb_sampler_health h;
+    tb_sampler_health(s, &h);
+    double limit = 2.0 * tb_sampler_interval_ms(s);
+    if (h.quiet_ms <= limit)
+        return false;
+    snprintf(why, n, "no reading from '%s' for %.0f ms (the source is silent): no power "
+             "figures", tb_sampler_source(s), h.quiet_ms);
+    return true;
 }
