@@ -63,11 +63,19 @@ static size_t best_points(struct rec *in, size_t n_in, struct rec *out, unsigned
             continue;
         if (n && by_key(&out[n - 1], r, what) == 0) {
             /* the fastest point, with the best GB/s per W measured for the group (a power
-             * run and a bench run of the same board need not share their fastest point) */
-            double pw = fmax(out[n - 1].gbps_per_w, r->gbps_per_w);   /* fmax skips NAN */
+             * run and a bench run of the same board need not share their fastest point),
+             * that row's interval and energy per byte going with it */
+            struct rec pw = out[n - 1];
+            if (r->gbps_per_w > pw.gbps_per_w || (isnan(pw.gbps_per_w) && !isnan(r->gbps_per_w)))
+                pw = *r;
             if (r->gbps > out[n - 1].gbps)
                 out[n - 1] = *r;
-            out[n - 1].gbps_per_w = pw;
+            out[n - 1].gbps_per_w = pw.gbps_per_w;
+            out[n - 1].gbps_per_w_ci = pw.gbps_per_w_ci;
+            out[n - 1].j_per_gb = pw.j_per_gb;
+            out[n - 1].j_per_gb_ci = pw.j_per_gb_ci;
+            out[n - 1].dyn_pj = pw.dyn_pj;
+            out[n - 1].dyn_pj_ci = pw.dyn_pj_ci;
         } else {
             out[n++] = *r;
         }
@@ -94,10 +102,23 @@ static const struct tb_table_col best_cols[] = {
     { .name = "frac_copy", .head = "of memcpy", .kind = 'N', .dec = 3, .width = 9, .data_dec = 4 },
     { .name = "gbps_per_w", .head = "GB/s per W", .kind = 'N', .dec = 3, .width = 10,
       .data_dec = 4 },
+    { .name = "gbps_per_w_ci", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
+      .text_only = true },
+    { .name = "dyn_pj", .head = "pJ/B dyn", .kind = 'N', .dec = 1, .width = 8,
+      .text_only = true },
     { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
     { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
     { .name = "elem", .head = "element", .kind = 'S', .data_only = true },
     { .name = "power_mode", .head = "power mode", .kind = 'S', .data_only = true },
+    { .name = "gbps_per_w_ci95", .head = "GB/s per W +-95%", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "j_per_gb", .head = "J/GB", .kind = 'N', .data_only = true, .data_dec = 4 },
+    { .name = "j_per_gb_ci95", .head = "J/GB +-95%", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "dyn_pj_per_byte", .head = "dynamic pJ/B", .kind = 'N', .data_only = true,
+      .data_dec = 2 },
+    { .name = "dyn_pj_per_byte_ci95", .head = "dynamic pJ/B +-95%", .kind = 'N',
+      .data_only = true, .data_dec = 2 },
 };
 
 static void block_text(char *buf, size_t n, const struct rec *r)
@@ -125,8 +146,10 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
             TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(r->power_mode), TB_TEXT(r->device),
             TB_NUM(r->gbps), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by), TB_NUM(r->frac_peak),
-            TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_TEXT(r->host), TB_TEXT(r->host_id),
-            TB_TEXT(r->elem), TB_TEXT(r->power_mode),
+            TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_NUM(r->gbps_per_w_ci),
+            TB_NUM(r->dyn_pj), TB_TEXT(r->host), TB_TEXT(r->host_id), TB_TEXT(r->elem),
+            TB_TEXT(r->power_mode), TB_NUM(r->gbps_per_w_ci), TB_NUM(r->j_per_gb),
+            TB_NUM(r->j_per_gb_ci), TB_NUM(r->dyn_pj), TB_NUM(r->dyn_pj_ci),
         };
         tb_table_row(&t, c);
     }

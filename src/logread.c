@@ -122,6 +122,11 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->frac_copy = row->frac_copy;
     r->gbps_per_w = row->gbps_per_w;
     r->rel_sem = row->rel_sem;
+    r->gbps_per_w_ci = row->gbps_per_w_ci95;
+    r->j_per_gb = row->j_per_gb;
+    r->j_per_gb_ci = row->j_per_gb_ci95;
+    r->dyn_pj = row->dyn_pj_per_byte;
+    r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
     r->status = row->status;
     r->verified = row->verified;
     r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
@@ -290,6 +295,12 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->frac_copy = plausible(NUM(TB_LR_frac_copy), 1e3, &bad);
     r->gbps_per_w = plausible(NUM(TB_LR_gbps_per_w), 1e5, &bad);
     r->rel_sem = plausible(NUM(TB_LR_rel_sem), 1e3, &bad);
+    r->gbps_per_w_ci = plausible(NUM(TB_LR_gbps_per_w_ci95), 1e5, &bad);
+    r->j_per_gb = plausible(NUM(TB_LR_j_per_gb), 1e6, &bad);
+    r->j_per_gb_ci = plausible(NUM(TB_LR_j_per_gb_ci95), 1e6, &bad);
+    r->dyn_pj = NUM(TB_LR_dyn_pj_per_byte);   /* may be negative: below idle is a finding */
+    r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
+    r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);
 #undef NUM
 }
 

@@ -260,7 +260,7 @@ static char *replay_board(const char *dir, const char *lines)
     free(fixture);
     snprintf(text, sizeof(text),
              "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; max_power_w = 45.0; };\n"
-             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 500; "
+             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 1000; "
              "idle_ms = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
              "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; };\n", cwd);
     return th_write(dir, "board.cfg", text);
@@ -410,9 +410,9 @@ static void test_compare_keeps_types_and_modes_apart(void **state)
     snprintf(args, sizeof(args), "compare --format csv %s %s %s", logs[0], logs[1], logs[2]);
     assert_int_equal(th_runf("%s", args), 0);
     must_have(th_out(), ",copy_row,jetson-orin-nano,");
-    must_have(th_out(), ",u8,\"7W (1)\"\n");
-    must_have(th_out(), ",double,\"7W (1)\"\n");
-    must_have(th_out(), ",u8,\"15W (0)\"\n");
+    must_have(th_out(), ",u8,\"7W (1)\",");
+    must_have(th_out(), ",double,\"7W (1)\",");
+    must_have(th_out(), ",u8,\"15W (0)\",");
     int lines = 0;
     for (const char *p = th_out(); (p = strchr(p, '\n')); p++)
         lines++;

@@ -363,8 +363,8 @@ static void test_two_hosts_of_one_name(void **state)
     }
     snprintf(args, sizeof(args), "compare --format csv %s %s", paths[0], paths[1]);
     assert_int_equal(th_run(args, &out, &err), 0);
-    must_have(out, ",10.50,8,8,,0.5000,1.0000,nano,11111111111111111111111111111111,float,\n");
-    must_have(out, ",11.50,8,8,,0.5000,1.0000,nano,22222222222222222222222222222222,float,\n");
+    must_have(out, ",10.50,8,8,,0.5000,1.0000,nano,11111111111111111111111111111111,float,,");
+    must_have(out, ",11.50,8,8,,0.5000,1.0000,nano,22222222222222222222222222222222,float,,");
     free(out);
     free(err);
     snprintf(args, sizeof(args), "history %s %s", paths[0], paths[1]);

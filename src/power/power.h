@@ -47,7 +47,7 @@ struct tb_power_rails {
 struct tb_power_cadence {
     double period_ms;          /* NAN: not known (yet) */
     char how[24];              /* "sysfs", "energy counter", "documented", "inferred", "" */
-    char detail[128];          /* what it rests on, e.g. "update_interval 430 ms, samples 512" */
+    char detail[192];          /* what it rests on, e.g. "update_interval 430 ms, samples 512" */
     char scope[64];            /* what the total is: "module input", "whole card", ... */
 };
 

@@ -116,10 +116,12 @@ static bool has_counter(const struct tb_sampler *s)
 }
 
 /* The independent readings of the window and their interval: for a reading source, the
- * value of each update; for an energy counter, the power between consecutive updates.
+ * value of each update; for an energy counter, the power of each increment over the whole
+ * counter periods it spans (period_ms; NAN: the polled span).
  * Sets f->updates, f->total_w_ci (scaled to f->total_w) and withholds a wide one. */
 static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64_t t1,
-                  bool counter, const struct tb_power_cfg *pc, struct tb_power_figures *f)
+                  bool counter, double period_ms, const struct tb_power_cfg *pc,
+                  struct tb_power_figures *f)
 {
     int64_t *tc = malloc((k ? k : 1) * sizeof(*tc));
     double *vc = malloc((k ? k : 1) * sizeof(*vc));
@@ -130,10 +132,19 @@ static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64
     }
     size_t m = changes(t, v, k, t0, t1, tc, vc), nr = m;
     f->updates = m;
-    if (counter) {   /* mJ over ns -> W */
+    if (counter) {
+        /* each increment is the energy of whole counter periods: divided by those periods,
+         * not by the span between our polls, whose timing (a poll every interval_ms) is
+         * not the counter's. On an H100 (NVML, updates every 100 ms, polls every 20 ms)
+         * dividing by the polled span gave +-5-10% where this gives +-0.1-0.8% */
         nr = m ? m - 1 : 0;
-        for (size_t i = 0; i < nr; i++)
-            vc[i] = (vc[i + 1] - vc[i]) / (double)(tc[i + 1] - tc[i]) * 1e6;
+        /* a counter that moves at (nearly) every poll is read over the polled span */
+        double p_ns = period_ms >= 2.0 * pc->interval_ms ? period_ms * 1e6 : 0;
+        for (size_t i = 0; i < nr; i++) {
+            double span = (double)(tc[i + 1] - tc[i]);
+            double periods = p_ns > 0 ? fmax(1.0, round(span / p_ns)) : 0;
+            vc[i] = (vc[i + 1] - vc[i]) / (periods > 0 ? periods * p_ns : span) * 1e6;
+        }
     }
     double hw, mean = tb_mean_ci95(vc, nr, &hw);
     double rel = mean > 0 ? hw / mean : NAN;
@@ -206,7 +217,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
         }
     if (!isnan(f->total_w) && (counter || ti != -1)) {
         k = total_series(w, n, rails, ti, counter, t, v);
-        judge(t, v, k, t0, t1, counter, pc, f);
+        judge(t, v, k, t0, t1, counter, tb_sampler_cadence(s)->period_ms, pc, f);
     }
 out:
     free(w);
