@@ -102,6 +102,9 @@ const struct tb_cfg_row tb_config_schema[] = {
     INT("power.min_readings", B, BO(power.min_readings), 2, 10000, 10,
         "independent sensor updates a power window must hold: windows are lengthened to it "
         "from the sensor's cadence"),
+    INT("power.batches", B, BO(power.batches), 1, 64, 4,
+        "equal spans of time a power window is cut into: the interval is the wider of the "
+        "readings' and the spans' means' (a drift over seconds; 1: readings only)"),
     FLOAT("power.max_rel_ci", B, BO(power.max_rel_ci), 0.0001, 10, 0.03,
           "widest relative 95% interval of a window's power that still gives a figure"),
     STRING("power.sysfs_root", B, BO(power.sysfs_root), NULL, "/",

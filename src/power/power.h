@@ -17,6 +17,7 @@ struct tb_power_cfg {
     char source[TB_POWER_STR];        /* auto, none, or a source name */
     int interval_ms, window_ms, idle_ms;
     int min_readings;                 /* independent updates a window must hold */
+    int batches;                      /* equal spans of a window whose means bound a drift */
     double max_rel_ci;                /* widest relative 95% interval that gives a figure */
     char sysfs_root[TB_POWER_STR];
     char tegrastats_command[TB_POWER_STR];
