@@ -54,7 +54,7 @@ void tb_tune_default_path(const struct tb_config *cfg, char *out, size_t n)
 {
     char confdir[PATH_MAX], board[TB_STR];
     tb_strlcpy(board, cfg->board.name, sizeof(board));
-    tb_log_name_part(board);
+    tb_log_name_part(board, sizeof(board));
     const char *dir = tb_data_dir("conf", confdir, sizeof(confdir)) == 0 &&
                       access(confdir, W_OK) == 0 ? confdir : cfg->sweep.out_dir;
     snprintf(out, n, "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, dir, board, cfg->sweep.element);
