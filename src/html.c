@@ -20,7 +20,7 @@ void tb_html_text(FILE *f, const char *s)
 {
     /* the one cleaning rule first (util.h: controls, bytes that are no UTF-8, bidi overrides
      * and zero-width characters made visible), then HTML's own escapes */
-    size_t n = strlen(s) * 9 + 1;   /* one byte may become "<U+XXXX>" */
+    size_t n = strlen(s) * 9 + 1;   /* one byte may become "[U+XXXX]" */
     char small[1024], *clean = n <= sizeof(small) ? small : malloc(n);
     if (!clean) {
         clean = small;

@@ -75,7 +75,7 @@ void tb_doc_note(struct tb_doc *d, const char *fmt, ...) __attribute__((format(p
 
 /* Text made safe for a terminal: tb_text_clean (util.h), the one rule: controls and bytes
  * that are no UTF-8 become '?', invisible format characters (bidi overrides, zero-width)
- * "<U+XXXX>". Into buf of n bytes; returns buf. */
+ * "[U+XXXX]". Into buf of n bytes; returns buf. */
 char *tb_table_clean(char *buf, size_t n, const char *s);
 
 #endif

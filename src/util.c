@@ -269,7 +269,7 @@ char *tb_text_clean(char *buf, size_t n, const char *s, bool keep_lines)
             out = "?";   /* no escape sequence reaches the terminal */
             w = 1;
         } else if (tb_char_invisible(c)) {
-            w = (size_t)snprintf(esc, sizeof(esc), "<U+%04X>", (unsigned)c);
+            w = (size_t)snprintf(esc, sizeof(esc), "[U+%04X]", (unsigned)c);
             out = esc;
         }
         if (len + w >= n)

@@ -68,7 +68,7 @@ int tb_utf8_at(const unsigned char *p, uint32_t *cp);
 bool tb_char_invisible(uint32_t c);
 /* s made safe to show on a terminal or a page, into buf (n bytes, always terminated, cut on
  * a character's start): C0 and C1 controls, DEL and bytes that are no UTF-8 become '?' (no
- * escape sequence reaches a terminal), invisible characters become "<U+202E>" (seen, never
+ * escape sequence reaches a terminal), invisible characters become "[U+202E]" (seen, never
  * acting). keep_lines keeps '\n' and '\t' (messages of several lines). Returns buf. */
 char *tb_text_clean(char *buf, size_t n, const char *s, bool keep_lines);
 /* Whether s needs tb_text_clean (holds anything it would change). */
