@@ -211,7 +211,10 @@ static void metadata(struct reader *rd, const char *line)
 {
     struct tb_log_info *in = rd->info;
     const char *v;
-    sscanf(line, "# log_format: %d", &rd->format);
+    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* sscanf's %d overflow is undefined */
+        long f = strtol(v, NULL, 10);
+        rd->format = f < 0 ? 0 : f > 1000000 ? 1000000 : (int)f;
+    }
     if ((v = tb_meta_value(line, TB_META_end))) {
         rd->ended = true;
         tb_strlcpy(in->end, v, sizeof(in->end));

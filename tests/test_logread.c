@@ -418,6 +418,26 @@ static void test_windows_logs_and_board_commas(void **state)
     free(dir);
 }
 
+/* A log_format number past int (sscanf's %d overflow is undefined behaviour): read as a
+ * newer format, said, its rows read by name. */
+static void test_huge_log_format(void **state)
+{
+    char *dir = th_tmpdir();
+    char *p = th_write(dir, "f.csv", "# log_format: 99999999999999999999999\n"
+                       "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,"
+                       "status,frac_peak,frac_copy,gbps_per_w\n"
+                       "h_b_20261101T020000Z,b,d,k1,float,64,64,8,8,12.5,0.01,ok,0.5,0.5,1\n");
+    struct tb_logset s;
+    char *said;
+    assert_int_equal(read_one(&s, p, &said), 1);
+    must_have(said, "log format 1000000 is newer than this tool's 1");
+    free(said);
+    tb_logset_free(&s);
+    free(p);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
         cmocka_unit_test(test_meta_value),
         cmocka_unit_test(test_windows_logs_and_board_commas),
+        cmocka_unit_test(test_huge_log_format),
         cmocka_unit_test(test_doc_lists_every_key),
     };
     return cmocka_run_group_tests_name("logread", tests, NULL, NULL);
