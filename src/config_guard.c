@@ -148,6 +148,22 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
             buf[w++] = buf[i];
     buf[w] = '\0';
     n = w;
+    /* what is left of Windows or old Mac editing, said at its line with the fix rather than
+     * as libconfig's syntax error: a byte-order mark inside (two files joined), a carriage
+     * return alone (old Mac line ends make the whole file one line) */
+    int line = 1;
+    for (size_t i = 0; i < n; i++) {
+        line += buf[i] == '\n';
+        const char *what = buf[i] == '\r' ? "a carriage return without a line feed (old Mac "
+                           "line ends?): save the file with LF or CRLF line ends"
+                           : i + 2 < n && !memcmp(buf + i, "\xef\xbb\xbf", 3) ? "a byte-order mark "
+                           "(U+FEFF) inside the file (two files joined?): remove it" : NULL;
+        if (what) {
+            tb_diag_add(d, "%s%s:%d: %s", by, path, line, what);
+            free(buf);
+            return -1;
+        }
+    }
     if (memchr(buf, '\0', n)) {
         tb_diag_add(d, "%s%s: holds a NUL byte: not a %s file", by, path, kind);
         free(buf);

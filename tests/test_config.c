@@ -495,6 +495,19 @@ static void test_windows_files(void **state)
     }
     tb_diag_free(&d);
 
+    d = load_text(dir, "mac.cfg", "sweep = { kernels = [ \"*\" ];\n sizes = ( [ 8, 8 ] ); };\r"
+                  "output = { gzip_level = 1; };\r", false);
+    snprintf(want, sizeof(want), "%s/mac.cfg:2: a carriage return without a line feed (old Mac "
+             "line ends?): save the file with LF or CRLF line ends", dir);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+    d = load_text(dir, "joined.cfg", "sweep = { kernels = [ \"*\" ];\n sizes = ( [ 8, 8 ] ); };\n"
+                  "\xef\xbb\xbf" "output = { gzip_level = 1; };\n", false);
+    snprintf(want, sizeof(want), "%s/joined.cfg:3: a byte-order mark (U+FEFF) inside the file (two "
+             "files joined?): remove it", dir);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+
     p = th_write(dir, "u16.cfg", "\xff\xfes\x01w\x01");
     tb_config_init(&a);
     tb_config_load(&a, p, NULL, &d);
