@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "config.h"
 #include "elements.h"
 #include "util.h"
 #include "point_rules.h"
+#include "runner.h"
 #include "tune.h"
 
 static const struct tb_device_info gpu80 = {
@@ -523,6 +525,42 @@ static void test_windows_files(void **state)
     free(dir);
 }
 
+/* The tuned sweep is configuration: a board or device name with a line break must not start
+ * a setting in it, and its temporary file is never written through a link. */
+static void test_tuned_sweep_is_not_injected(void **state)
+{
+    char *dir = th_tmpdir(), path[PATH_MAX], tmp[PATH_MAX + 64], victim[PATH_MAX];
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    assert_int_equal(tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d), 0);
+    tb_strlcpy(c.board.name, "x\nsweep = { warmup = 77; };\n#", sizeof(c.board.name));
+    struct tb_summary_row row = { .kernel = "copy_row", .rows = 64, .cols = 64, .bx = 8, .by = 8,
+                                  .gbps = 10, .frac_copy = 1, .verified = "ok", .status = "ok" };
+    struct tb_runner_result res = { .rows = &row, .n_rows = 1 };
+    snprintf(path, sizeof(path), "%s/tuned.cfg", dir);
+    snprintf(victim, sizeof(victim), "%s/victim", dir);
+    free(th_write(dir, "victim", "keep me\n"));
+    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+    assert_int_equal(symlink(victim, tmp), 0);
+    th_stderr_begin();
+    assert_true(tb_tune_write(path, &c, &res, "dev\r\nice", "log\n", 1, 1) < 0);
+    free(th_stderr_end());
+    char *v = th_read_gz(victim);
+    assert_string_equal(v, "keep me\n");
+    free(v);
+    assert_int_equal(unlink(tmp), 0);
+    assert_int_equal(tb_tune_write(path, &c, &res, "dev\r\nice", "log\n", 1, 1), 1);
+    char *text = th_read_gz(path);
+    assert_non_null(strstr(text, "for board 'x?sweep = { warmup = 77; };?#' (dev??ice)"));
+    assert_null(strstr(text, "warmup = 77;\n"));
+    free(text);
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -539,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_include_size_bound),
         cmocka_unit_test(test_set_value_one_line),
         cmocka_unit_test(test_windows_files),
+        cmocka_unit_test(test_tuned_sweep_is_not_injected),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
