@@ -28,6 +28,11 @@ const char *const tb_config_file_kind[2] = { "sweep", "board" };
     { .path = p, .file = fl, .type = S_INT, .off = o, .min = lo, .max = hi, .def = dflt, .doc = d }
 #define FLOAT(p, fl, o, lo, hi, dflt, d) \
     { .path = p, .file = fl, .type = S_FLOAT, .off = o, .min = lo, .max = hi, .def = dflt, .doc = d }
+/* a physical quantity whose 0 says "not known" or "none": 0, or within [lo, hi] (so a
+ * 1e-300 GB/s peak, which printed frac_peak with 308 digits, is refused at load) */
+#define FLOAT0(p, fl, o, lo, hi, dflt, d) \
+    { .path = p, .file = fl, .type = S_FLOAT, .off = o, .min = lo, .max = hi, .zero_ok = true, \
+      .def = dflt, .doc = d }
 #define BOOL(p, fl, o, dflt, d) { .path = p, .file = fl, .type = S_BOOL, .off = o, .def = dflt, .doc = d }
 #define STRING(p, fl, o, ch, dflt, d) \
     { .path = p, .file = fl, .type = S_STRING, .off = o, .choices = ch, .def_s = dflt, .doc = d }
@@ -86,9 +91,9 @@ const struct tb_cfg_row tb_config_schema[] = {
            "the newest PTX ISA the board's driver JIT-compiles, e.g. \"6.5\" (make builds PTX at it)"),
     BOOL("board.gpu", B, BO(has_gpu), false,
          "the board has a GPU: a run that cannot use it fails unless --device cpu"),
-    FLOAT("board.max_power_w", B, BO(power.max_power_w), 0, 1e5, 0,
+    FLOAT0("board.max_power_w", B, BO(power.max_power_w), 0.5, 1e4, 0,
           "most the board can draw: readings above it (or below 0) are dropped (0: no ceiling)"),
-    FLOAT("board.peak_gbps", B, BO(peak_gbps), 0, 1e6, 0,
+    FLOAT0("board.peak_gbps", B, BO(peak_gbps), 0.1, 1e5, 0,
           "theoretical peak memory bandwidth, GB/s (0: unknown)"),
     GROUP("power", B, "power measurement"),
     CUSTOM("power.source", B, tb_config_load_power_source, BO(power.source), "auto",
@@ -224,9 +229,13 @@ static void load_scalar(struct tb_cfg_load *x, const struct tb_cfg_row *sc, conf
             TB_CFG_DIAG(x, sc->file, s, "'%s' must be a number, got %s", sc->path, tb_config_type_name(t));
             return;
         }
+        if (sc->zero_ok && v == 0) {
+            *(double *)(base + sc->off) = 0;
+            return;
+        }
         if (!(v >= sc->min && v <= sc->max)) {
-            TB_CFG_DIAG(x, sc->file, s, "'%s' must be between %g and %g, got %g", sc->path, sc->min,
-                    sc->max, v);
+            TB_CFG_DIAG(x, sc->file, s, "'%s' must be %sbetween %g and %g, got %g", sc->path,
+                        sc->zero_ok ? "0 (none) or " : "", sc->min, sc->max, v);
             return;
         }
         *(double *)(base + sc->off) = v;

@@ -121,6 +121,49 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
         return -1;
     }
     buf[n] = '\0';
+    /* files saved on Windows: UTF-16 (Notepad's "Unicode") is refused with the fix; a UTF-8
+     * byte-order mark is dropped from the file itself, whose text libconfig is given, and
+     * refused in an @include, which libconfig opens itself; CRLF line ends are read as LF */
+    if (n >= 2 && (((unsigned char)buf[0] == 0xff && (unsigned char)buf[1] == 0xfe) ||
+                   ((unsigned char)buf[0] == 0xfe && (unsigned char)buf[1] == 0xff))) {
+        tb_diag_add(d, "%s%s:1: the file is UTF-16 text (saved as \"Unicode\" on Windows): "
+                    "save it as UTF-8", by, path);
+        free(buf);
+        return -1;
+    }
+    if (n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+        if (by[0]) {
+            tb_diag_add(d, "%s%s:1: the file starts with a UTF-8 byte-order mark, which libconfig "
+                        "cannot read in an @include: save it without one (sed -i '1s/^\\xEF\\xBB"
+                        "\\xBF//' '%s')", by, path, path);
+            free(buf);
+            return -1;
+        }
+        memmove(buf, buf + 3, n - 2);
+        n -= 3;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(buf[i] == '\r' && i + 1 < n && buf[i + 1] == '\n'))
+            buf[w++] = buf[i];
+    buf[w] = '\0';
+    n = w;
+    /* what is left of Windows or old Mac editing, said at its line with the fix rather than
+     * as libconfig's syntax error: a byte-order mark inside (two files joined), a carriage
+     * return alone (old Mac line ends make the whole file one line) */
+    int line = 1;
+    for (size_t i = 0; i < n; i++) {
+        line += buf[i] == '\n';
+        const char *what = buf[i] == '\r' ? "a carriage return without a line feed (old Mac "
+                           "line ends?): save the file with LF or CRLF line ends"
+                           : i + 2 < n && !memcmp(buf + i, "\xef\xbb\xbf", 3) ? "a byte-order mark "
+                           "(U+FEFF) inside the file (two files joined?): remove it" : NULL;
+        if (what) {
+            tb_diag_add(d, "%s%s:%d: %s", by, path, line, what);
+            free(buf);
+            return -1;
+        }
+    }
     if (memchr(buf, '\0', n)) {
         tb_diag_add(d, "%s%s: holds a NUL byte: not a %s file", by, path, kind);
         free(buf);

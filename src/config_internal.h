@@ -41,6 +41,7 @@ struct tb_cfg_row {
     enum tb_cfg_type type;
     size_t off;
     double min, max;
+    bool zero_ok;          /* S_FLOAT: 0 means "unknown"/"none", else [min, max] */
     const char *choices;   /* S_STRING: allowed values, comma separated; NULL = any */
     tb_cfg_custom_fn custom;
     double def;

@@ -185,13 +185,14 @@ static bool part_exists(const char *dir, const char *run_id)
     return found;
 }
 
-void tb_log_name_part(char *s)
+void tb_log_name_part(char *s, size_t n)
 {
-    /* letters, digits, '.', '+' and '-' only: a name any shell, rsync pattern or CSV field
-     * takes as it is, whatever a board file calls the board */
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '.' && *s != '+' && *s != '-')
-            *s = '-';
+    /* one spelling per name (util.h): a name any shell, rsync pattern or CSV field takes as
+     * it is, and two names never one spelling (lab_nano and lab-nano once shared one, and
+     * one's retention took the other's logs) */
+    char src[256];
+    tb_strlcpy(src, s, sizeof(src));
+    tb_name_part(s, n, src);
 }
 
 bool tb_log_name_parse(const char *name, char *host, size_t hn, char *board, size_t bn,
@@ -224,6 +225,14 @@ bool tb_log_name_parse(const char *name, char *host, size_t hn, char *board, siz
     if (sscanf(s, "%4d%2d%2dT%2d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
                &tm.tm_min, &tm.tm_sec) != 6)
         return false;
+    /* a date that cannot be (month 13, 31 February, hour 24) is no stamp: timegm would
+     * quietly move it to another day */
+    static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > mdays[tm.tm_mon - 1] ||
+        (tm.tm_mon == 2 && tm.tm_mday == 29 &&
+         !(tm.tm_year % 4 == 0 && (tm.tm_year % 100 != 0 || tm.tm_year % 400 == 0))) ||
+        tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+        return false;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
     if (stamp)
@@ -244,8 +253,8 @@ int tb_csvlog_open(struct tb_csvlog **out, const char *dir, const char *host, co
     char h[128], b[128], stamp[32];
     tb_strlcpy(h, host, sizeof(h));
     tb_strlcpy(b, board, sizeof(b));
-    tb_log_name_part(h);
-    tb_log_name_part(b);
+    tb_log_name_part(h, sizeof(h));
+    tb_log_name_part(b, sizeof(b));
     tb_utc_stamp(stamp, sizeof(stamp), false);
     tb_utc_stamp(l->started, sizeof(l->started), true);
     /* the first free name of this second: no log and no run's temporary file holds it (a
@@ -520,8 +529,8 @@ int tb_csvlog_recover(const char *dir, const char *host, const char *board)
     char h[128], b[128];
     tb_strlcpy(h, host, sizeof(h));
     tb_strlcpy(b, board, sizeof(b));
-    tb_log_name_part(h);
-    tb_log_name_part(b);
+    tb_log_name_part(h, sizeof(h));
+    tb_log_name_part(b, sizeof(b));
     DIR *d = opendir(dir);
     if (!d)
         return 0;

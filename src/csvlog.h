@@ -52,10 +52,13 @@ void tb_header_format(char *buf, size_t n);
 
 struct tb_csvlog;
 
-/* host or board as they stand in a log name: all but letters, digits, '.', '+', '-' become '-'. */
-void tb_log_name_part(char *s);
-/* Parses a log's file name: true for HOST_BOARD_YYYYMMDDTHHMMSSZ[-N].csv.gz, with its
- * parts (host and board may be NULL) and the stamp as UTC time. */
+/* host or board as they stand in a log name, in place (s holds n bytes, n >= 64): the name
+ * itself when it is plain (a-z, 0-9, '.', '-'), else a readable spelling, '+' and a short
+ * hash of the name (tb_name_part, util.h): two names never share one. */
+void tb_log_name_part(char *s, size_t n);
+/* Parses a log's file name: true for HOST_BOARD_YYYYMMDDTHHMMSSZ[-N].csv.gz with a date
+ * that can be (no month 13, no 31 February), with its parts (host and board may be NULL)
+ * and the stamp as UTC time. */
 bool tb_log_name_parse(const char *name, char *host, size_t hn, char *board, size_t bn,
                        time_t *stamp);
 

@@ -186,7 +186,7 @@ static int failed_latest(const struct tb_logset *s)
     int n = 0;
     for (size_t i = 0; i < s->nlogs; i++) {
         const struct tb_log_info *l = &s->logs[i];
-        bool later = !l->failed;
+        bool later = !l->failed || l->bad_time[0];   /* a night that cannot be is no latest */
         for (size_t j = 0; j < s->n && !later; j++) {
             const struct tb_log_rec *r = &s->v[j];
             later = !strcmp(r->board, l->board) &&
@@ -194,7 +194,8 @@ static int failed_latest(const struct tb_logset *s)
                     strcmp(r->night, l->night) > 0 && tb_log_usable(r);
         }
         for (size_t j = 0; j < s->nlogs && !later; j++)   /* a later failed night says it */
-            later = j != i && s->logs[j].failed && !strcmp(s->logs[j].board, l->board) &&
+            later = j != i && s->logs[j].failed && !s->logs[j].bad_time[0] &&
+                    !strcmp(s->logs[j].board, l->board) &&
                     !strcmp(s->logs[j].host, l->host) &&
                     strcmp(s->logs[j].run_id, l->run_id) > 0;
         if (!later) {
@@ -352,6 +353,13 @@ int tb_history_main(int argc, char **argv)
         tb_report_failed_nights(&d, &all, "history");
         size_t wrong_shown = tb_report_wrong_rows(&d, wrong, nwrong, "history");
         int failed = failed_latest(&all);
+        size_t untimed = 0;   /* logs whose stamp cannot be: flagged (stderr), left out */
+        for (size_t i = 0; i < all.nlogs; i++)
+            untimed += all.logs[i].bad_time[0] != 0;
+        if (untimed)
+            tb_doc_note(&d, "%zu log%s stamped with a time that cannot be (named above): left "
+                        "out of nights, baselines and bands; the latest night is the latest "
+                        "plausible one", untimed, untimed == 1 ? "" : "s");
         tb_doc_note(&d, "%d series regressed on the latest night%s%s", regressions,
                     failed ? "; the latest night failed on some boards (above)" : "",
                     wrong_shown ? "; some rows failed verification (above)" : "");

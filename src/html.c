@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,20 +18,27 @@ static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e
 
 void tb_html_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    /* the one cleaning rule first (util.h: controls, bytes that are no UTF-8, bidi overrides
+     * and zero-width characters made visible), then HTML's own escapes */
+    size_t n = strlen(s) * 9 + 1;   /* one byte may become "[U+XXXX]" */
+    char small[1024], *clean = n <= sizeof(small) ? small : malloc(n);
+    if (!clean) {
+        clean = small;
+        n = sizeof(small);
+    }
+    tb_text_clean(clean, n, s, false);
+    for (const char *p = clean; *p; p++) {
+        switch (*p) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        default:
-            if ((unsigned char)*s < 0x20)
-                fputc(' ', f);   /* a newline or control character from a log: a space */
-            else
-                fputc(*s, f);
+        default: fputc(*p, f);
         }
     }
+    if (clean != small)
+        free(clean);
 }
 
 int tb_html_open(struct tb_html *h, const char *path, const char *title)

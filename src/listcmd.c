@@ -62,7 +62,9 @@ static void list_gpu(FILE *out)
         fprintf(out, "GPU cuda:0: not usable: %s\n", why);
         return;
     }
-    fprintf(out, "GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: usable, runs %s\n", dev.name,
+    char name[512];   /* a driver's answer, shown cleaned (util.h) as all text from outside */
+    fprintf(out, "GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: usable, runs %s\n",
+            tb_text_clean(name, sizeof(name), dev.name, false),
             dev.cc_major, dev.cc_minor, dev.driver_version, dev.image);
     fprintf(out, "  why that image: %s\n", dev.image_why);
     be->close();
@@ -82,11 +84,14 @@ int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file,
         tb_diag_print(diag);
         return -1;
     }
-    char variant[256];
-    fprintf(out, "\nboard: %s (%s)\n", board_path, board_why);
+    char variant[256], c1[PATH_MAX * 2], c2[1024];   /* a model read from the device tree, a
+                                                      * board file's name: cleaned (util.h) */
+    fprintf(out, "\nboard: %s (%s)\n", tb_text_clean(c1, sizeof(c1), board_path, false),
+            tb_text_clean(c2, sizeof(c2), board_why, false));
     if (tb_board_variant(cfg, variant, sizeof(variant)))
-        fprintf(out, "board variant: %s\n", variant);
-    fprintf(out, "\npower sources (auto tries them in this order; board '%s'):\n", cfg->board.name);
+        fprintf(out, "board variant: %s\n", tb_text_clean(c2, sizeof(c2), variant, false));
+    fprintf(out, "\npower sources (auto tries them in this order; board '%s'):\n",
+            tb_text_clean(c2, sizeof(c2), cfg->board.name, false));
     for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
         char why[512] = "";
         int usable = !(*p)->unavailable && (*p)->probe(&cfg->board.power, why, sizeof(why)) == 0;

@@ -11,7 +11,7 @@
     X(log_format,    "log_format",    "always", "the format's version (readers refuse newer ones)") \
     X(run_id,        "run_id",        "always", "the log's name without .csv.gz") \
     X(started_utc,   "started_utc",   "always", "UTC start, ISO 8601") \
-    X(host,          "host",          "always", "host name as in the log's name") \
+    X(host,          "host",          "always", "the host's name as it is (the log's file name spells it: a-z, 0-9, '.', '-' as they are, any other name with '+' and a short hash)") \
     X(machine_id,    "machine_id",    "where the host has one", "the host's /etc/machine-id (else /var/lib/dbus/machine-id): two hosts of one name, or boards cloned from one image, stay apart") \
     X(sweep_file,    "sweep_file",    "always", "the sweep file and its FNV-1a 64 hash") \
     X(board_file,    "board_file",    "always", "the board file, its hash, and why it was chosen") \

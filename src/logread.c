@@ -206,38 +206,69 @@ static double plausible(double v, double max, bool *bad)
     return v;
 }
 
-/* The night and host a run_id names (HOST_BOARD_STAMP[-N]). */
-static void from_run_id(const char *run_id, char *night, size_t nn, char *host, size_t hn)
+/* The night and host a run_id names (HOST_BOARD_STAMP[-N]); a stamp that cannot be true (in
+ * the future beyond the skew, before 2020: util.h) gives no night, and *why says so. */
+static void from_run_id(const char *run_id, char *night, size_t nn, char *host, size_t hn,
+                        const char **why)
 {
     char name[NAME_MAX + 16], h[64];
     time_t t;
     struct tm tm;
     snprintf(name, sizeof(name), "%.200s.csv.gz", run_id);
     if (tb_log_name_parse(name, h, sizeof(h), NULL, 0, &t) && gmtime_r(&t, &tm)) {
-        strftime(night, nn, "%Y-%m-%d", &tm);
+        const char *bad = tb_time_implausible((long long)t, (long long)time(NULL));
+        if (why)
+            *why = bad;
+        if (!bad)
+            strftime(night, nn, "%Y-%m-%d", &tm);
         if (host && !host[0])
             tb_strlcpy(host, h, hn);
+        return;
     }
+    /* HOST_BOARD_YYYYMMDDTHHMMSSZ[-N] whose date cannot be (month 13, 31 February) */
+    const char *u = strrchr(run_id, '_');
+    if (why && u && strlen(u + 1) >= 16 && u[9] == 'T' && u[16] == 'Z' &&
+        strspn(u + 1, "0123456789") == 8 && strspn(u + 10, "0123456789") == 6)
+        *why = "with an impossible date";
+}
+
+/* Says once per log that its stamp cannot be true; its rows get no night. */
+static void flag_time(struct reader *rd, const char *run_id, const char *bad)
+{
+    if (!bad || rd->info->bad_time[0])
+        return;
+    tb_strlcpy(rd->info->bad_time, bad, sizeof(rd->info->bad_time));
+    warning("%s: %s:%ld: run '%s' is stamped %s: flagged, its rows left out of nights, "
+            "baselines and bands", rd->s->who, rd->path, rd->lineno, run_id, bad);
 }
 
 static void metadata(struct reader *rd, const char *line)
 {
     struct tb_log_info *in = rd->info;
     const char *v;
-    sscanf(line, "# log_format: %d", &rd->format);
+    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* sscanf's %d overflow is undefined */
+        long f = strtol(v, NULL, 10);
+        rd->format = f < 0 ? 0 : f > 1000000 ? 1000000 : (int)f;
+    }
     if ((v = tb_meta_value(line, TB_META_end))) {
         rd->ended = true;
         tb_strlcpy(in->end, v, sizeof(in->end));
         in->failed = !strncmp(v, "failed: the GPU", 15);
     } else if ((v = tb_meta_value(line, TB_META_run_id))) {
         tb_strlcpy(in->run_id, v, sizeof(in->run_id));
-        from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host));
+        const char *bad = NULL;
+        from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host), &bad);
+        flag_time(rd, v, bad);   /* no night: no place in a baseline, a band or "latest" */
     } else if ((v = tb_meta_value(line, TB_META_host))) {
         tb_strlcpy(in->host, v, sizeof(in->host));
     } else if ((v = tb_meta_value(line, TB_META_machine_id))) {
         tb_strlcpy(in->host_id, v, sizeof(in->host_id));
     } else if ((v = tb_meta_value(line, TB_META_board))) {
-        snprintf(in->board, sizeof(in->board), "%.*s", (int)strcspn(v, ","), v);
+        const char *peak = NULL;   /* NAME, peak X GB/s: a name may hold a comma */
+        for (const char *q = strstr(v, ", peak "); q; q = strstr(q + 1, ", peak "))
+            peak = q;
+        snprintf(in->board, sizeof(in->board), "%.*s", (int)(peak ? (size_t)(peak - v)
+                 : strcspn(v, ",")), v);
     }
 }
 
@@ -342,9 +373,12 @@ static void row(struct reader *rd, char *line)
 #undef STR
     if (!r.elem[0])
         tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
-    if (rd->col[TB_LR_run_id] >= 0)
+    if (rd->col[TB_LR_run_id] >= 0) {
+        const char *bad = NULL;
         from_run_id(rd->fields[rd->col[TB_LR_run_id]], r.night, sizeof(r.night), r.host,
-                    sizeof(r.host));
+                    sizeof(r.host), &bad);
+        flag_time(rd, rd->fields[rd->col[TB_LR_run_id]], bad);
+    }
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
     figures(rd, &r);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
@@ -382,6 +416,8 @@ static void row(struct reader *rd, char *line)
 static int line(struct reader *rd, char *l)
 {
     rd->lineno++;
+    if (rd->lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
+        l += 3;   /* a log saved by a Windows editor: its byte-order mark is no text */
     l[strcspn(l, "\r")] = '\0';
     if (l[0] == '#') {
         metadata(rd, l);

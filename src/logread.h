@@ -42,7 +42,8 @@ struct tb_log_rec {
     char host[64];                  /* the host that ran it */
     char host_id[40];               /* its machine-id ("" in logs from before it was logged) */
     char elem[8], power_mode[64];   /* element type; nvpmodel mode ("" off a Jetson) */
-    char night[12];                 /* the run's UTC date from its run_id; "" unknown */
+    char night[12];                 /* the run's UTC date from its run_id; "" unknown, or a
+                                     * stamp that cannot be (future, before 2020: util.h) */
     long rows, cols;
     int bx, by;
     double gbps, frac_peak, frac_copy, gbps_per_w, rel_sem;
@@ -59,6 +60,7 @@ struct tb_log_info {
     const char *path;               /* as given (not copied) */
     char run_id[128], host[64], host_id[40], board[64], night[12];
     char end[256];                  /* the "# end:" line's text; "" when none */
+    char bad_time[64];              /* why its stamp cannot be true (its night is ""); "" */
     bool failed;                    /* the run ended failed before measuring (GPU unusable) */
     bool readable;                  /* a log at all (header, or a failed night's metadata) */
     long rows;                      /* rows kept */

@@ -413,6 +413,9 @@ int main(int argc, char **argv)
         fputs(usage_main, stdout);
         return TB_EXIT_OK;
     }
+    /* a TB_ROOT (or other TB_* path) that is not there would run silently as another board */
+    if (tb_env_check() < 0)
+        return TB_EXIT_USAGE;
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))

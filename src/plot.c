@@ -34,8 +34,12 @@ static bool have_gnuplot(void)
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
+/* Text from logs through the one cleaning rule (util.h) before gnuplot's quoting: no
+ * control character ends a quoted string, no bidi override reorders a label. */
 static void gp_single(FILE *f, const char *s)
 {
+    char clean[2048];
+    s = tb_text_clean(clean, sizeof(clean), s, false);
     fputc('\'', f);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
@@ -49,6 +53,8 @@ static void gp_single(FILE *f, const char *s)
 
 static void gp_data_label(FILE *f, const char *s)
 {
+    char clean[2048];
+    s = tb_text_clean(clean, sizeof(clean), s, false);
     fputc('"', f);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;

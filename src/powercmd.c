@@ -66,11 +66,13 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         return TB_EXIT_FAIL;
     }
     const struct tb_power_rails *rails = tb_sampler_rails(s);
+    char bclean[512];
     struct tb_doc d;
     struct tb_table t;
     tb_doc_begin(&d, out, f, "power");
     if (f == TB_FMT_TABLE || f == TB_FMT_MARKDOWN)
-        fprintf(out, "source %s, board %s, every %d ms\n", ops->name, board, interval);
+        fprintf(out, "source %s, board %s, every %d ms\n", ops->name,
+                tb_text_clean(bclean, sizeof(bclean), board, false), interval);
     tb_table_begin(&t, &d, "readings", "", cols, ARRAY_SIZE(cols));
     int64_t t0 = tb_now_ns(), end = t0 + (int64_t)(seconds * 1e9), last = t0 - 1;
     size_t printed = 0;

@@ -1,12 +1,33 @@
-/* retention.h: removes old logs of this tool from the log directory, by count and by
- * age. Only this host's logs of this board (HOST_BOARD_YYYYMMDDTHHMMSSZ[-N].csv.gz) are
- * candidates: other hosts' and boards' logs, and anything else, are never touched. */
+/* retention.h: removes old logs of this tool from the log directory, by count and by age.
+ * A log is a candidate only when what it says of itself (its host, machine-id and board
+ * lines) is exactly this run's: other hosts' and boards' logs, whatever their names spell,
+ * logs that cannot be read, and anything else are never touched. Not here: which name a
+ * log gets (csvlog.h), what a dead run left (csvlog.c's recovery). */
 #ifndef TB_RETENTION_H
 #define TB_RETENTION_H
 
+#include <stdbool.h>
 
-/* Of host's logs of board in dir, keeps the newest keep_logs (0: all) and removes those
- * older than keep_days days (0: never); never removes keep_path. Returns how many went. */
+/* Whose a log is, as its metadata says. */
+struct tb_log_identity {
+    bool has_host;
+    char host[256];
+    char machine_id[64];      /* "" when the log has none */
+    char board_line[512];     /* the "# board:" value: "NAME, peak X GB/s[, has a GPU]" */
+};
+
+/* Reads path's identity from its first metadata lines (gzip or plain; no link followed,
+ * regular files only, at most 64 KiB). 0, or -errno (-ENOENT: no host or board line). */
+int tb_log_identity(const char *path, struct tb_log_identity *id);
+/* Exact match: host and machine-id ("" for none) as logged, and the board line of board. */
+bool tb_log_identity_is(const struct tb_log_identity *id, const char *host, const char *machine_id,
+                        const char *board);
+
+/* Of the logs in dir whose identity is that of keep_path (the log this run just wrote, of
+ * host and board: nothing is removed when it does not say so), keeps the newest keep_logs
+ * counting keep_path (0: all) and removes those older than keep_days days (0: never);
+ * never removes keep_path. A log stamped in the future or before 2020 counts as the oldest
+ * and is never removed for its age. Returns how many went. */
 int tb_retention_apply(const char *dir, const char *host, const char *board, int keep_logs,
                        int keep_days, const char *keep_path);
 

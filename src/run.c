@@ -275,8 +275,7 @@ static int host_id(char *buf, size_t n)
 static int open_log(struct run *r)
 {
     gethostname(r->host, sizeof(r->host) - 1);
-    r->host[sizeof(r->host) - 1] = '\0';
-    tb_log_name_part(r->host);
+    r->host[sizeof(r->host) - 1] = '\0';   /* logged as it is; only the file name spells it */
     const char *dir = r->cfg->sweep.out_dir;
     tb_csvlog_recover(dir, r->host, r->cfg->board.name);
     if (tb_csvlog_open(&r->log, dir, r->host, r->cfg->board.name, r->cfg->sweep.gzip_level) < 0)

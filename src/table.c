@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "util.h"
 
 const char tb_format_names[] = TB_FORMAT_NAMES;
 
@@ -22,48 +25,19 @@ int tb_format_parse(const char *name, enum tb_format *f)
     return -1;
 }
 
-/* The length of the valid UTF-8 sequence at p (1 for ASCII), 0 when invalid; *cp gets the
- * code point. Overlong forms and surrogates are invalid. */
-static int utf8_at(const unsigned char *p, uint32_t *cp)
-{
-    if (p[0] < 0x80) {
-        *cp = p[0];
-        return 1;
-    }
-    int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-    if (n == 0 || p[0] > 0xf4)
-        return 0;
-    uint32_t c = p[0] & (0x7f >> n);
-    for (int i = 1; i < n; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (p[i] & 0x3f);
-    }
-    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-        (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return n;
-}
-
 char *tb_table_clean(char *buf, size_t n, const char *s)
 {
-    size_t len = 0;
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p && len + 4 < n) {
-        uint32_t c;
-        int k = utf8_at(p, &c);
-        if (k == 0 || c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) {
-            buf[len++] = '?';   /* no escape sequence reaches the terminal */
-            p += k ? k : 1;
-            continue;
-        }
-        memcpy(buf + len, p, (size_t)k);
-        len += (size_t)k;
-        p += k;
+    return tb_text_clean(buf, n, s, false);   /* the one rule (util.h) */
+}
+
+static void put_json_escape(FILE *f, uint32_t c)
+{
+    if (c < 0x10000) {
+        fprintf(f, "\\u%04x", (unsigned)c);
+        return;
     }
-    buf[len] = '\0';
-    return buf;
+    c -= 0x10000;   /* a surrogate pair */
+    fprintf(f, "\\u%04x\\u%04x", (unsigned)(0xd800 + (c >> 10)), (unsigned)(0xdc00 + (c & 0x3ff)));
 }
 
 static void put_json_string(FILE *f, const char *s)
@@ -71,7 +45,7 @@ static void put_json_string(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         uint32_t c;
-        int k = utf8_at(p, &c);
+        int k = tb_utf8_at(p, &c);
         if (k == 0) {
             fputs("\\ufffd", f);   /* a byte that is no UTF-8: the replacement character */
             p++;
@@ -79,8 +53,8 @@ static void put_json_string(FILE *f, const char *s)
         }
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", (int)c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", (unsigned)c);
+        else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || tb_char_invisible(c))
+            put_json_escape(f, c);   /* the same text, but nothing that acts where it is shown */
         else
             fwrite(p, 1, (size_t)k, f);
         p += k;
@@ -91,8 +65,11 @@ static void put_json_string(FILE *f, const char *s)
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, a quote in it written
  * twice; one with a space is quoted too (allowed, and what our CSV always did for device
  * names and power modes, so scripts that read it keep working). */
-static void put_csv_text(FILE *f, const char *s)
+static void put_csv_text(FILE *f, const char *s, bool tty)
 {
+    char clean[1024];
+    if (tty)   /* CSV to a terminal: shown, so cleaned as a table is; to a file it stays data */
+        s = tb_text_clean(clean, sizeof(clean), s, false);
     if (!strpbrk(s, ",\"\r\n ")) {
         fputs(s, f);
         return;
@@ -139,6 +116,7 @@ void tb_doc_begin(struct tb_doc *d, FILE *out, enum tb_format f, const char *wha
     d->out = out;
     d->f = f;
     d->tables = 0;
+    d->tty = isatty(fileno(out));
     if (f == TB_FMT_JSON)
         fprintf(out, "{\"schema\": \"transpose-bench/%s/1\"", what);
 }
@@ -154,12 +132,12 @@ void tb_doc_note(struct tb_doc *d, const char *fmt, ...)
 {
     if (d->f == TB_FMT_CSV || d->f == TB_FMT_JSON)
         return;
+    char text[2048], clean[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputc('\n', d->out);
-    vfprintf(d->out, fmt, ap);
-    fputc('\n', d->out);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    fprintf(d->out, "\n%s\n", tb_text_clean(clean, sizeof(clean), text, true));
 }
 
 static void heads(struct tb_table *t)
@@ -205,8 +183,14 @@ void tb_table_begin(struct tb_table *t, struct tb_doc *d, const char *name, cons
         if (!t->silent)
             fputc('\n', f);
     } else {
-        if (title && title[0])
-            fprintf(f, d->f == TB_FMT_MARKDOWN ? "\n## %s\n\n" : "\n%s\n", title);
+        if (title && title[0] && d->f == TB_FMT_MARKDOWN) {
+            fputs("\n## ", f);
+            put_markdown_text(f, title);
+            fputs("\n\n", f);
+        } else if (title && title[0]) {
+            char clean[1024];
+            fprintf(f, "\n%s\n", tb_text_clean(clean, sizeof(clean), title, false));
+        }
         t->heads_due = true;
     }
 }
@@ -268,7 +252,7 @@ void tb_table_row(struct tb_table *t, const struct tb_cell *cells)
             continue;
         if (fmt == TB_FMT_CSV) {
             fputs(shown++ ? "," : "", f);
-            put_csv_text(f, s);
+            put_csv_text(f, s, t->doc->tty);
             continue;
         }
         if (c->data_only)

@@ -49,6 +49,7 @@ struct tb_doc {
     FILE *out;
     enum tb_format f;
     int tables;
+    bool tty;             /* out is a terminal: CSV text is cleaned too */
 };
 struct tb_table {
     struct tb_doc *doc;
@@ -72,8 +73,9 @@ void tb_table_end(struct tb_table *t);
 /* A line of prose after the tables (terminal, markdown only; CSV and JSON carry the data). */
 void tb_doc_note(struct tb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Text made safe for a terminal: control characters (ASCII and UTF-8 encoded C1, an escape
- * sequence's start) become '?'. Into buf of n bytes; returns buf. */
+/* Text made safe for a terminal: tb_text_clean (util.h), the one rule: controls and bytes
+ * that are no UTF-8 become '?', invisible format characters (bidi overrides, zero-width)
+ * "[U+XXXX]". Into buf of n bytes; returns buf. */
 char *tb_table_clean(char *buf, size_t n, const char *s);
 
 #endif

@@ -3,6 +3,7 @@
 #include "tune.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +50,7 @@ void tb_tune_default_path(const struct tb_config *cfg, char *out, size_t n)
 {
     char confdir[PATH_MAX], board[TB_STR];
     tb_strlcpy(board, cfg->board.name, sizeof(board));
-    tb_log_name_part(board);
+    tb_log_name_part(board, sizeof(board));
     const char *dir = tb_data_dir("conf", confdir, sizeof(confdir)) == 0 &&
                       access(confdir, W_OK) == 0 ? confdir : cfg->sweep.out_dir;
     snprintf(out, n, "%.*s/tuned-%s-%s.cfg", PATH_MAX / 2, dir, board, cfg->sweep.element);
@@ -59,17 +60,28 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
                   const char *device, const char *log_path, size_t measured, size_t total)
 {
     char tmp[PATH_MAX];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return error("cannot write tuned sweep '%s': %s", tmp, strerror(errno));
-    char utc[32];
+    snprintf(tmp, sizeof(tmp), "%.*s.%ld.tmp", PATH_MAX - 32, path, (long)getpid());
+    /* our own new file, never through a link planted at the name */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return error("cannot write tuned sweep '%s': %s", tmp, strerror(e));
+    }
+    char utc[32], board[256], dev[256], logp[PATH_MAX + 64];
     tb_utc_stamp(utc, sizeof(utc), true);
+    /* names from a board file, a driver and a path, in a comment of a file that is read as
+     * configuration: cleaned (util.h), so no line break in them can start a setting */
+    tb_text_clean(board, sizeof(board), cfg->board.name, false);
+    tb_text_clean(dev, sizeof(dev), device, false);
+    tb_text_clean(logp, sizeof(logp), log_path, false);
     fprintf(f, "# Written by `transpose-bench tune` on %s for board '%s' (%s).\n"
                "# Each kernel's fastest block per size by median GB/s; measured %zu of %zu\n"
                "# candidate points (%.0f%%). Log: %s\n"
-               "sweep = {\n  points = (\n", utc, cfg->board.name, device, measured, total,
-            total ? 100.0 * (double)measured / (double)total : 0.0, log_path);
+               "sweep = {\n  points = (\n", utc, board, dev, measured, total,
+            total ? 100.0 * (double)measured / (double)total : 0.0, logp);
     int written = 0;
     for (size_t i = 0; i < res->n_rows; i++) {
         const struct tb_log_rec *r = &res->rows[i];

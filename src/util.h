@@ -57,6 +57,50 @@ const char *tb_sys_root(const char *setting);
 /* buf = tb_root() + abs. */
 void tb_root_path(char *buf, size_t n, const char *abs);
 
+/* ---- hostile text: one cleaning rule for every terminal and page output ---------------- */
+/* The length of the valid UTF-8 sequence at p (1 for ASCII), 0 when invalid (overlong,
+ * surrogate, past U+10FFFF, cut); *cp gets the code point. */
+int tb_utf8_at(const unsigned char *p, uint32_t *cp);
+/* Characters that change how text around them is shown without being seen: Unicode's
+ * format characters (category Cf: bidi overrides and isolates U+202A-202E, U+2066-2069,
+ * zero-width U+200B-200F, U+2060-2064, U+FEFF, soft hyphen, tags, ...), the line and
+ * paragraph separators U+2028/2029 and the Hangul fillers that render as nothing. */
+bool tb_char_invisible(uint32_t c);
+/* s made safe to show on a terminal or a page, into buf (n bytes, always terminated, cut on
+ * a character's start): C0 and C1 controls, DEL and bytes that are no UTF-8 become '?' (no
+ * escape sequence reaches a terminal), invisible characters become "[U+202E]" (seen, never
+ * acting). keep_lines keeps '\n' and '\t' (messages of several lines). Returns buf. */
+char *tb_text_clean(char *buf, size_t n, const char *s, bool keep_lines);
+/* Whether s needs tb_text_clean (holds anything it would change). */
+bool tb_text_needs_clean(const char *s);
+
+/* ---- names of files ---------------------------------------------------------------- */
+/* The spelling of a host or board name inside a file name, into dst (n >= TB_NAME_PART_MIN).
+ * A name of letters a-z, digits, '.' and '-' only (not starting with '.' or '-', at most
+ * 64 bytes) is spelled as it is; any other name keeps its first 48 bytes with every byte
+ * outside [A-Za-z0-9.-] as '-', then '+' and 8 hex digits of the FNV-1a hash of the whole
+ * name. So two different names never share a spelling (lab_nano, lab nano, Lab-Nano and
+ * lab-nano are four), also on a file system that folds case, and a spelling never holds
+ * '_' (the log name's separator) or '/'. */
+#define TB_NAME_PART_MIN 64
+void tb_name_part(char *dst, size_t n, const char *src);
+
+/* ---- time -------------------------------------------------------------------------- */
+/* How far in the future a stamp may be and still count (clocks of boards without NTP). */
+#define TB_TIME_SKEW_S 3600
+/* Whether t (a log's UTC stamp) can be true at now: not before 2020-01-01 (a board whose
+ * clock was reset: 1970, 2000, L4T's 2018 build date) and at most TB_TIME_SKEW_S ahead.
+ * NULL when plausible, else why not ("in the future", "before 2020"). */
+const char *tb_time_implausible(long long t, long long now);
+
+/* ---- environment ------------------------------------------------------------------- */
+/* Checks every TB_* variable that names a path: TB_ROOT an existing directory; TB_LOCK_FILE's
+ * folder an existing directory; TB_CUDA_LIB, TB_NVML_LIB, TB_CUBLAS_LIB, where they name a
+ * path that exists, a regular file (a missing library is said by its loader, naming it, and
+ * the run goes on without it; a bare soname is looked up by the loader). Each problem said
+ * with the variable and its value; returns 0, or -1 when one does not hold. */
+int tb_env_check(void);
+
 /* Quiet mode: warnings still go to stderr, progress and summaries do not go to stdout. */
 extern bool tb_quiet;
 

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "config.h"
 #include "elements.h"
 #include "util.h"
 #include "point_rules.h"
+#include "runner.h"
 #include "tune.h"
 
 static const struct tb_device_info gpu80 = {
@@ -443,6 +445,123 @@ static void test_set_value_one_line(void **state)
     tb_diag_free(&d);
 }
 
+/* Files saved on Windows: a UTF-8 byte-order mark and CRLF line ends, in a sweep file and a
+ * board file, are read as the same file without them (a BOM was "syntax error at line 1");
+ * in an @include, which libconfig opens itself, a BOM is refused with the file, line 1 and
+ * the fix; UTF-16 is refused saying how to save it. */
+static void test_windows_files(void **state)
+{
+    char *good = th_read_gz(th_fixture("config/good.cfg"));
+    assert_non_null(good);
+    size_t n = strlen(good);
+    char *win = malloc(2 * n + 4), *dir = th_tmpdir();
+    strcpy(win, "\xef\xbb\xbf");
+    for (size_t i = 0, w = 3; i <= n; i++) {
+        if (good[i] == '\n')
+            win[w++] = '\r';
+        win[w++] = good[i];
+    }
+    struct tb_config a, b;
+    struct tb_diag d = { 0 };
+    tb_config_init(&a);
+    tb_config_init(&b);
+    char *p = th_write(dir, "win.cfg", win);
+    assert_int_equal(tb_config_load(&a, th_fixture("config/good.cfg"), NULL, &d), 0);
+    assert_int_equal(tb_config_load(&b, p, NULL, &d), 0);
+    dump_diag(&d);
+    assert_int_equal(d.n, 0);
+    assert_int_equal(a.sweep.warmup, b.sweep.warmup);
+    assert_int_equal(a.sweep.n_sizes, b.sweep.n_sizes);
+    assert_string_equal(a.sweep.element, b.sweep.element);
+    tb_config_free(&a);
+    tb_config_free(&b);
+    free(p);
+
+    d = load_text(dir, "board.cfg", "\xef\xbb\xbf" "board = { name = \"win\";\r\n  peak_gbps = 25.6; };\r\n", true);
+    dump_diag(&d);
+    assert_int_equal(d.n, 0);
+    tb_diag_free(&d);
+
+    char text[PATH_MAX + 128], want[PATH_MAX * 3];
+    free(th_write(dir, "inc.cfg", "\xef\xbb\xbf" "output = { gzip_level = 1; };\r\n"));
+    snprintf(text, sizeof(text), "sweep = { kernels = [ \"*\" ]; sizes = ( [ 8, 8 ] ); };\n"
+             "@include \"%s/inc.cfg\"\n", dir);
+    d = load_text(dir, "main.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/main.cfg:2: @include %s/inc.cfg:1: the file starts with a "
+             "UTF-8 byte-order mark, which libconfig cannot read in an @include: save it without "
+             "one (sed -i '1s/^\\xEF\\xBB\\xBF//' '%s/inc.cfg')", dir, dir, dir);
+    if (!has_msg(&d, want)) {
+        print_message("    want: %s\n", want);
+        dump_diag(&d);
+        fail();
+    }
+    tb_diag_free(&d);
+
+    d = load_text(dir, "mac.cfg", "sweep = { kernels = [ \"*\" ];\n sizes = ( [ 8, 8 ] ); };\r"
+                  "output = { gzip_level = 1; };\r", false);
+    snprintf(want, sizeof(want), "%s/mac.cfg:2: a carriage return without a line feed (old Mac "
+             "line ends?): save the file with LF or CRLF line ends", dir);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+    d = load_text(dir, "joined.cfg", "sweep = { kernels = [ \"*\" ];\n sizes = ( [ 8, 8 ] ); };\n"
+                  "\xef\xbb\xbf" "output = { gzip_level = 1; };\n", false);
+    snprintf(want, sizeof(want), "%s/joined.cfg:3: a byte-order mark (U+FEFF) inside the file (two "
+             "files joined?): remove it", dir);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+
+    p = th_write(dir, "u16.cfg", "\xff\xfes\x01w\x01");
+    tb_config_init(&a);
+    tb_config_load(&a, p, NULL, &d);
+    snprintf(want, sizeof(want), "%s:1: the file is UTF-16 text (saved as \"Unicode\" on Windows): "
+             "save it as UTF-8", p);
+    assert_true(has_msg(&d, want));
+    tb_config_free(&a);
+    tb_diag_free(&d);
+    free(p);
+    free(win);
+    free(good);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The tuned sweep is configuration: a board or device name with a line break must not start
+ * a setting in it, and its temporary file is never written through a link. */
+static void test_tuned_sweep_is_not_injected(void **state)
+{
+    char *dir = th_tmpdir(), path[PATH_MAX], tmp[PATH_MAX + 64], victim[PATH_MAX];
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    tb_config_init(&c);
+    assert_int_equal(tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d), 0);
+    tb_strlcpy(c.board.name, "x\nsweep = { warmup = 77; };\n#", sizeof(c.board.name));
+    struct tb_log_rec row = { .kernel = "copy_row", .rows = 64, .cols = 64, .bx = 8, .by = 8,
+                              .gbps = 10, .frac_copy = 1, .verified = TB_VERIFIED_OK,
+                              .status = TB_STATUS_OK };
+    struct tb_runner_result res = { .rows = &row, .n_rows = 1 };
+    snprintf(path, sizeof(path), "%s/tuned.cfg", dir);
+    snprintf(victim, sizeof(victim), "%s/victim", dir);
+    free(th_write(dir, "victim", "keep me\n"));
+    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+    assert_int_equal(symlink(victim, tmp), 0);
+    th_stderr_begin();
+    assert_true(tb_tune_write(path, &c, &res, "dev\r\nice", "log\n", 1, 1) < 0);
+    free(th_stderr_end());
+    char *v = th_read_gz(victim);
+    assert_string_equal(v, "keep me\n");
+    free(v);
+    assert_int_equal(unlink(tmp), 0);
+    assert_int_equal(tb_tune_write(path, &c, &res, "dev\r\nice", "log\n", 1, 1), 1);
+    char *text = th_read_gz(path);
+    assert_non_null(strstr(text, "for board 'x?sweep = { warmup = 77; };?#' (dev??ice)"));
+    assert_null(strstr(text, "warmup = 77;\n"));
+    free(text);
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +577,8 @@ int main(void)
         cmocka_unit_test(test_include_checked_like_the_file),
         cmocka_unit_test(test_include_size_bound),
         cmocka_unit_test(test_set_value_one_line),
+        cmocka_unit_test(test_windows_files),
+        cmocka_unit_test(test_tuned_sweep_is_not_injected),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

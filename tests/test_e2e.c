@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "csvlog.h"
+#include "util.h"
 
 static char lockfile[PATH_MAX];
 
@@ -446,14 +447,35 @@ static void test_log_dir_removed_mid_run(void **state)
 
 /* Retention removes this host's old logs of this board, and nothing else: not other
  * hosts' logs (pulled back from boards into one folder), not other boards', not files
- * that only look like logs. */
+ * that only look like logs, not files whose names are ours but whose metadata says another
+ * host or board (whose a log is comes from inside it). */
 static void test_retention_only_own_logs(void **state)
 {
     const char *dir = th_scratch();
     char args[1024], host[128] = "host";
     gethostname(host, sizeof(host) - 1);
-    tb_log_name_part(host);
-    char names[8][300];
+    char raw[128];
+    tb_strlcpy(raw, host, sizeof(raw));
+    tb_log_name_part(host, sizeof(host));
+    /* a real log of this host and board, as the template of the old ones */
+    snprintf(args, sizeof(args), "run " FAST " --sizes 8x8 -o %s/first", dir);
+    assert_int_equal(th_runf("%s", args), 0);
+    char first[PATH_MAX];
+    snprintf(first, sizeof(first), "%s/first", dir);
+    char *log = th_find_one(first, ".csv.gz");
+    assert_non_null(log);
+    char *text = th_read_gz(log);
+    assert_non_null(text);
+    char hostline[300], *other_host = NULL, *other_board = NULL;
+    snprintf(hostline, sizeof(hostline), "# host: %s\n", raw);
+    const char *hl = strstr(text, hostline), *bl = strstr(text, "# board: generic,");
+    assert_non_null(hl);
+    assert_non_null(bl);
+    assert_int_not_equal(asprintf(&other_host, "%.*s# host: jetson1%s\n%s", (int)(hl - text), text,
+                                  raw, hl + strlen(hostline)), -1);
+    assert_int_not_equal(asprintf(&other_board, "%.*s# board: jetson-nano,%s", (int)(bl - text),
+                                  text, bl + strlen("# board: generic,")), -1);
+    char names[10][300];
     snprintf(names[0], 300, "%s_generic_20200101T000000Z.csv.gz", host);
     snprintf(names[1], 300, "%s_generic_20200102T000000Z.csv.gz", host);
     snprintf(names[2], 300, "%s_generic_20200103T000000Z-2.csv.gz", host);
@@ -462,8 +484,11 @@ static void test_retention_only_own_logs(void **state)
     snprintf(names[5], 300, "%s_generic_2020.csv.gz", host);
     snprintf(names[6], 300, "jetson1%s_generic_20200101T000000Z.csv.gz", host);  /* another host */
     snprintf(names[7], 300, "%s_jetson-nano_20200101T000000Z.csv.gz", host);     /* another board */
-    for (int i = 0; i < 8; i++)
-        free(th_write(dir, names[i], "x\n"));
+    snprintf(names[8], 300, "%s_generic_20200101T010000Z.csv.gz", host);   /* ours by name only */
+    snprintf(names[9], 300, "%s_generic_20200101T020000Z.csv.gz", host);
+    for (int i = 0; i < 10; i++)
+        free(th_write(dir, names[i], i <= 2 || i == 5 ? text : i == 6 || i == 8 ? other_host
+                                     : i == 7 || i == 9 ? other_board : "x\n"));
     snprintf(args, sizeof(args), "run " FAST " --sizes 8x8 --set output.keep_logs=2 -o %s", dir);
     assert_int_equal(th_runf("%s", args), 0);
     char p[PATH_MAX];
@@ -474,11 +499,15 @@ static void test_retention_only_own_logs(void **state)
     assert_int_equal(access(p, F_OK), -1);
     snprintf(p, sizeof(p), "%s/%s", dir, names[0]);
     assert_int_equal(access(p, F_OK), -1);
-    for (int i = 3; i < 8; i++) {
+    for (int i = 3; i < 10; i++) {
         snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
         assert_int_equal(access(p, F_OK), 0);
     }
-    assert_int_equal(th_count_files(dir), 7);
+    assert_int_equal(th_count_files(dir), 10);   /* 8 left, the new log, the folder first */
+    free(other_host);
+    free(other_board);
+    free(text);
+    free(log);
 }
 
 /* A board file that replays a fixture through the fake tegrastats. */

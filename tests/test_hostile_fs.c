@@ -244,7 +244,7 @@ static void test_run_not_hung_by_fifo_part(void **state)
     setenv("TB_LOCK_FILE", lock, 1);
     gethostname(host, sizeof(host) - 1);
     host[sizeof(host) - 1] = '\0';
-    tb_log_name_part(host);
+    tb_log_name_part(host, sizeof(host));
     snprintf(part, sizeof(part), "%s/.%s_generic_20261122T010000Z.csv.gz.%ld.part", d, host,
              dead_pid());
     assert_int_equal(mkfifo(part, 0644), 0);

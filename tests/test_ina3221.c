@@ -174,6 +174,32 @@ static void test_no_rails(void **state)
     fake_close(&f);
 }
 
+/* issue 32: -5000 mV x -1000 mA was logged as +5000 mW. A negative voltage or current, or a
+ * bus voltage past the INA3221's 26 V, is given to the sampler as a negative power, which it
+ * drops and counts (test_nightly: test_absurd_readings_dropped); the good rails stay. */
+static void test_impossible_channels_are_no_power(void **state)
+{
+    static const char *const volts[] = { "-5000\n", "5160\n", "30000\n", "-5160\n" };
+    static const char *const amps[] = { "-1000\n", "-888\n", "888\n", "888\n" };
+    for (int i = 0; i < 4; i++) {
+        struct fake f;
+        char why[256], p[1024];
+        fake_open(&f, "ina3221/orin-nx.txt", 7);
+        free(th_write(f.root, hw(&f, "1-0040", 7, "in2_input", p), "5100\n"));
+        free(th_write(f.root, hw(&f, "1-0040", 7, "in3_input", p), "5100\n"));
+        free(th_write(f.root, hw(&f, "1-0040", 7, "in1_input", p), volts[i]));
+        free(th_write(f.root, hw(&f, "1-0040", 7, "curr1_input", p), amps[i]));
+        assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+        struct tb_power_sample s;
+        tb_power_sample_clear(&s);
+        assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
+        if (!(rail_mw(&f, &s, "VDD_IN") < 0))
+            th_fail("%s mV x %s mA gave %g mW", volts[i], amps[i], rail_mw(&f, &s, "VDD_IN"));
+        th_assert_close(rail_mw(&f, &s, "VDD_SOC"), 5100.0 * 240 / 1000, 1e-2);
+        fake_close(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_vanishing_file),
         cmocka_unit_test(test_junk_value_and_units),
         cmocka_unit_test(test_no_rails),
+        cmocka_unit_test(test_impossible_channels_are_no_power),
     };
     return cmocka_run_group_tests_name("ina3221", tests, NULL, NULL);
 }

@@ -370,6 +370,74 @@ static void test_doc_lists_every_key(void **state)
     free(doc);
 }
 
+/* Logs saved by a Windows editor: a UTF-8 byte-order mark, CRLF line ends, both, gzipped
+ * or not, read as the same log (a BOM was "not a transpose-bench log"); a board name with a
+ * comma keeps it in the failed night's identity. */
+static void test_windows_logs_and_board_commas(void **state)
+{
+    char *dir = th_tmpdir();
+    static const char *const starts[] = { "", "\xef\xbb\xbf" };
+    for (int bom = 0; bom < 2; bom++)
+        for (int crlf = 0; crlf < 2; crlf++)
+            for (int gz = 0; gz < 2; gz++) {
+                char text[1024], conv[2048], path[PATH_MAX];
+                snprintf(text, sizeof(text), "%s# run_id: h_lab, nano_20261101T020000Z\n"
+                         "# board: lab, nano, peak 25.6 GB/s, has a GPU\n" HEAD,
+                         starts[bom]);
+                strcat(text, "h_b_20261101T020000Z,b,d,k1,float,64,64,8,8,12.5,0.01,ok,0.5,0.5,1\n"
+                             "# end: complete, 1 rows\n");
+                size_t w = 0;
+                for (const char *p = text; *p; p++) {
+                    if (*p == '\n' && crlf)
+                        conv[w++] = '\r';
+                    conv[w++] = *p;
+                }
+                conv[w] = '\0';
+                snprintf(path, sizeof(path), "%s/w%d%d%d.csv%s", dir, bom, crlf, gz, gz ? ".gz" : "");
+                if (gz) {
+                    gzFile g = gzopen(path, "wb");
+                    assert_non_null(g);
+                    gzputs(g, conv);
+                    assert_int_equal(gzclose(g), Z_OK);
+                } else {
+                    free(th_write(dir, strrchr(path, '/') + 1, conv));
+                }
+                struct tb_logset s;
+                char *said;
+                if (read_one(&s, path, &said) != 1)
+                    th_fail("bom %d crlf %d gz %d: %s", bom, crlf, gz, said);
+                assert_int_equal(s.problems, 0);
+                assert_string_equal(s.v[0].kernel, "k1");
+                th_assert_close(s.v[0].gbps_per_w, 1, 1e-9);
+                assert_string_equal(s.logs[0].board, "lab, nano");
+                assert_string_equal(s.logs[0].end, "complete, 1 rows");
+                free(said);
+                tb_logset_free(&s);
+            }
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A log_format number past int (sscanf's %d overflow is undefined behaviour): read as a
+ * newer format, said, its rows read by name. */
+static void test_huge_log_format(void **state)
+{
+    char *dir = th_tmpdir();
+    char *p = th_write(dir, "f.csv", "# log_format: 99999999999999999999999\n"
+                       "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,"
+                       "status,frac_peak,frac_copy,gbps_per_w\n"
+                       "h_b_20261101T020000Z,b,d,k1,float,64,64,8,8,12.5,0.01,ok,0.5,0.5,1\n");
+    struct tb_logset s;
+    char *said;
+    assert_int_equal(read_one(&s, p, &said), 1);
+    must_have(said, "log format 1000000 is newer than this tool's 1");
+    free(said);
+    tb_logset_free(&s);
+    free(p);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +451,8 @@ int main(void)
         cmocka_unit_test(test_impossible_numbers_are_flagged),
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
         cmocka_unit_test(test_meta_value),
+        cmocka_unit_test(test_windows_logs_and_board_commas),
+        cmocka_unit_test(test_huge_log_format),
         cmocka_unit_test(test_doc_lists_every_key),
     };
     return cmocka_run_group_tests_name("logread", tests, NULL, NULL);

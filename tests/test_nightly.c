@@ -620,6 +620,42 @@ static void test_history_flags_a_lasting_change_only(void **state)
     must_have(th_out(), ",2026-11-11,70.00,100.1,-30.1,\"lower (one night: not yet a change)\",\n");
 }
 
+/* issue 32: one night stamped 2999 (a board whose clock jumped) once became "the latest
+ * night", inside the band, and hid a real slowdown (exit 0). It is flagged and left out:
+ * the slowdown of the 11th and 12th still exits 1; so does a night of month 13. */
+static void test_history_future_night_hides_nothing(void **state)
+{
+    static const double blocked[12] = { 100, 101, 99, 100.5, 99.5, 100, 101, 99.8, 100.2, 100.1,
+                                        70, 71 };
+    const char *kernels[1] = { "blocked" };
+    const char *dir = th_scratch();
+    char args[PATH_MAX + 64];
+    for (int d = 0; d < 12; d++)
+        night_log(dir, d + 1, kernels, &blocked[d], 1);
+    snprintf(args, sizeof(args), "history %s/*.csv.gz", dir);
+    assert_int_equal(th_runf("%s", args), 1);
+    free(th_write(dir, "orin1_jetson-orin-nano_29990101T023000Z.csv.gz",
+                  "# log_format: 1\n# run_id: orin1_jetson-orin-nano_29990101T023000Z\n"
+                  "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,status,"
+                  "power_mode\norin1_jetson-orin-nano_29990101T023000Z,jetson-orin-nano,Orin,"
+                  "blocked,float,4096,4096,32,8,100.00,0.002,ok,15W (0)\n# end: complete, 1 rows\n"));
+    free(th_write(dir, "orin1_jetson-orin-nano_20261332T023000Z.csv.gz",
+                  "# log_format: 1\n"
+                  "run_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,status,"
+                  "power_mode\norin1_jetson-orin-nano_20261332T023000Z,jetson-orin-nano,Orin,"
+                  "blocked,float,4096,4096,32,8,100.00,0.002,ok,15W (0)\n# end: complete, 1 rows\n"));
+    assert_int_equal(th_runf("%s", args), 1);
+    must_have(th_out(), "  2026-11-12       71.0      100.1   -29.1%  still slower\n");
+    must_have(th_out(), "1 series regressed on the latest night\n");
+    must_have(th_out(), "2 logs stamped with a time that cannot be (named above): left out of "
+                        "nights, baselines and bands; the latest night is the latest plausible one");
+    must_have(th_err(), "29990101T023000Z.csv.gz:2: run 'orin1_jetson-orin-nano_29990101T023000Z' "
+                        "is stamped in the future (a clock set wrong?): flagged");
+    must_have(th_err(), "20261332T023000Z.csv.gz:3: run 'orin1_jetson-orin-nano_20261332T023000Z' "
+                        "is stamped with an impossible date: flagged");
+    assert_null(strstr(th_out(), "2999"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -638,6 +674,7 @@ int main(void)
         TH_TEST(test_plot_of_a_crafted_log),
         TH_TEST(test_compare_output_to_a_full_disk),
         TH_TEST(test_history_flags_a_lasting_change_only),
+        TH_TEST(test_history_future_night_hides_nothing),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }

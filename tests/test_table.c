@@ -7,7 +7,9 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "html.h"
 #include "table.h"
+#include "util.h"
 
 static const struct tb_table_col cols[] = {
     { .name = "board", .head = "board", .kind = 'S', .width = 12, .cut = true },
@@ -198,6 +200,131 @@ static void test_format_names(void **state)
     assert_string_equal(tb_format_names, "table|markdown|csv|json");
 }
 
+/* Invisible format characters (Unicode Cf) and bidi overrides: "nano" + U+202E + "evil" would
+ * show reversed on a terminal, U+200B hides in a name. Every output shows them as [U+XXXX]
+ * (terminal, markdown, titles, notes, HTML, stderr), JSON escapes them, CSV to a file keeps
+ * the data as it is. The one function: tb_text_clean (util.h). */
+static const char *const invisible[] = {
+    "\xe2\x80\xae", "\xe2\x80\x8b", "\xe2\x81\xa6", "\xe2\x81\xa9", "\xef\xbb\xbf",
+    "\xc2\xad", "\xf3\xa0\x80\x81", "\xe2\x80\xa8", "\xd8\x9c", "\xe2\x80\x8f",
+};
+static const char *const shown[] = {
+    "[U+202E]", "[U+200B]", "[U+2066]", "[U+2069]", "[U+FEFF]", "[U+00AD]", "[U+E0001]",
+    "[U+2028]", "[U+061C]", "[U+200F]",
+};
+#define NI (sizeof(invisible) / sizeof(*invisible))
+
+static char *render_invisible(enum tb_format f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    struct tb_doc d;
+    struct tb_table t;
+    tb_doc_begin(&d, out, f, "test");
+    char title[64];
+    snprintf(title, sizeof(title), "title %s", invisible[0]);
+    tb_table_begin(&t, &d, "points", title, cols, sizeof(cols) / sizeof(*cols));
+    for (size_t i = 0; i < NI; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "na%sno", invisible[i]);
+        struct tb_cell c[] = { TB_TEXT(name), TB_NUM(64), TB_NUM(1), TB_TEXT("8x8"), TB_NUM(1) };
+        tb_table_row(&t, c);
+    }
+    tb_table_end(&t);
+    tb_doc_note(&d, "note on %s", invisible[0]);
+    assert_int_equal(tb_doc_end(&d), 0);
+    fclose(out);
+    return buf;
+}
+
+static void test_invisible_characters_shown(void **state)
+{
+    for (int f = TB_FMT_TABLE; f <= TB_FMT_JSON; f++) {
+        char *doc = render_invisible((enum tb_format)f);
+        for (size_t i = 0; i < NI; i++) {
+            bool raw = strstr(doc, invisible[i]) != NULL;
+            if (f == TB_FMT_CSV ? !raw : raw)
+                th_fail("format %d: U+%s %s:\n%s", f, shown[i] + 2, raw ? "raw" : "lost", doc);
+            if ((f == TB_FMT_TABLE || f == TB_FMT_MARKDOWN) && !strstr(doc, shown[i]))
+                th_fail("format %d: %s not shown:\n%s", f, shown[i], doc);
+        }
+        if (f == TB_FMT_TABLE || f == TB_FMT_MARKDOWN) {
+            assert_non_null(strstr(doc, "title [U+202E]"));
+            assert_non_null(strstr(doc, "note on [U+202E]"));
+        }
+        if (f == TB_FMT_JSON) {
+            assert_non_null(strstr(doc, "na\\u202eno"));
+            assert_non_null(strstr(doc, "na\\udb40\\udc01no"));   /* a tag: a surrogate pair */
+        }
+        free(doc);
+    }
+    /* the page and stderr: the same rule */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    tb_html_text(out, "a\xe2\x80\xae<b>\x1b[2J\xc2\x9b");
+    fclose(out);
+    assert_string_equal(buf, "a[U+202E]&lt;b&gt;?[2J?");
+    free(buf);
+    th_stderr_begin();
+    error("board '%s'", "na\xe2\x80\xaeno\x1b[31m");
+    char *said = th_stderr_end();
+    assert_non_null(strstr(said, "board 'na[U+202E]no?[31m'"));
+    free(said);
+    char small[12];
+    assert_string_equal(tb_text_clean(small, sizeof(small), "ab\xe2\x80\xae" "cd", false), "ab[U+202E]c");
+    assert_string_equal(tb_text_clean(small, sizeof(small), "abc\xe2\x80\xae", false), "abc[U+202E]");
+    assert_string_equal(tb_text_clean(small, sizeof(small), "abcd\xe2\x80\xae", false), "abcd");
+}
+
+/* A TB_* path that is not there, or not what it must be, is an error naming it (TB_ROOT
+ * naming a missing folder ran silently as the generic board). */
+static void test_environment_paths(void **state)
+{
+    char *dir = th_tmpdir();
+    char *file = th_write(dir, "f", "x\n"), lock[4096];
+    struct { const char *var, *value, *said; } cases[] = {
+        { "TB_ROOT", "/nonexistent/root", "TB_ROOT='/nonexistent/root': No such file or directory (it must name a directory)" },
+        { "TB_ROOT", file, "is not a directory" },
+        { "TB_LOCK_FILE", "/nonexistent/dir/lock", "its folder '/nonexistent/dir' does not exist" },
+        { "TB_CUDA_LIB", dir, "is not a regular file (a library)" },
+        { "TB_NVML_LIB", dir, "is not a regular file (a library)" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        setenv(cases[i].var, cases[i].value, 1);
+        th_stderr_begin();
+        int rc = tb_env_check();
+        char *said = th_stderr_end();
+        unsetenv(cases[i].var);
+        assert_int_equal(rc, -1);
+        if (!strstr(said, cases[i].said) || !strstr(said, cases[i].var))
+            th_fail("%s='%s': said '%s'", cases[i].var, cases[i].value, said);
+        free(said);
+    }
+    setenv("TB_ROOT", dir, 1);
+    snprintf(lock, sizeof(lock), "%s/lock", dir);
+    setenv("TB_LOCK_FILE", lock, 1);
+    setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);   /* the loader says it, by name */
+    setenv("TB_NVML_LIB", "libnvidia-ml.so.1", 1);
+    assert_int_equal(tb_env_check(), 0);
+    unsetenv("TB_ROOT");
+    unsetenv("TB_LOCK_FILE");
+    unsetenv("TB_CUDA_LIB");
+    unsetenv("TB_NVML_LIB");
+    /* the tool: exit 2 before any command runs */
+    setenv("TB_ROOT", "/nonexistent/root", 1);
+    char *err = NULL;
+    assert_int_equal(th_run("list", NULL, &err), 2);
+    unsetenv("TB_ROOT");
+    assert_non_null(strstr(err, "environment: TB_ROOT='/nonexistent/root'"));
+    free(err);
+    free(file);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +333,8 @@ int main(void)
         cmocka_unit_test(test_terminal_has_no_control_bytes),
         cmocka_unit_test(test_json_parses),
         cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_invisible_characters_shown),
+        cmocka_unit_test(test_environment_paths),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }

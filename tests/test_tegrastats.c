@@ -206,6 +206,71 @@ static void test_close_kills_a_tegrastats_ignoring_sigterm(void **state)
     free(dir);
 }
 
+/* Figures no sensor gives: a rail above 1 kW is handed on as negative (the sampler drops and
+ * counts it), a load past 100% or below 0 and a clock of 0 are no readings; a line longer
+ * than any tegrastats line is not parsed from its head. */
+static void test_impossible_figures(void **state)
+{
+    struct tb_tegrastats_reading r;
+    assert_true(tb_tegrastats_parse("RAM 1/2MB GR3D_FREQ 250%@[0] EMC_FREQ -5%@1600 "
+                                    "VDD_IN 99999999999mW/1mW VDD_SOC 800mW/800mW gpu@900C", &r) > 0);
+    assert_true(isnan(r.gpu_load_pct));
+    assert_true(isnan(r.gpu_clock_mhz));
+    assert_true(isnan(r.emc_load_pct));
+    assert_true(isnan(r.gpu_temp_c));
+    assert_int_equal(r.n_rails, 2);
+    assert_true(r.rail_mw[0] < 0);
+    expect_rail(&r, "VDD_SOC", 800);
+    char *big = malloc(5000);
+    memset(big, ' ', 4999);
+    big[4999] = '\0';
+    memcpy(big, "RAM 1/2MB VDD_IN 4824mW/4824mW", 30);
+    assert_int_equal(tb_tegrastats_parse(big, &r), 0);
+    free(big);
+}
+
+/* issue 32: a 1 MB line whose last bytes look like tegrastats was parsed from its tail into
+ * power figures (77777 mW here). The whole line is dropped and counted; the next real line
+ * is the first reading. */
+static void test_megabyte_line_is_no_reading(void **state)
+{
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    char *dir = th_tmpdir();
+    size_t n = 1 << 20;
+    char *text = malloc(n + 256);
+    memset(text, 'A', n);
+    snprintf(text + n, 256, " RAM 1/2MB VDD_IN 77777mW/77777mW\nRAM 1/2MB VDD_IN 4824mW/4824mW\n");
+    char *file = th_write(dir, "long.txt", text);
+    setenv("TB_FAKE_TEGRASTATS_FILE", file, 1);
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 300;
+    snprintf(pc.tegrastats_command, sizeof(pc.tegrastats_command),
+             "%.200s/tests/fake-tegrastats.sh", cwd);
+    void *st = calloc(1, tb_power_tegrastats.state_size);
+    struct tb_power_rails rails;
+    char why[512];
+    assert_int_equal(tb_power_tegrastats.open(st, &pc, &rails, why, sizeof(why)), 0);
+    struct tb_power_sample smp;
+    tb_power_sample_clear(&smp);
+    assert_int_equal(tb_power_tegrastats.sample(st, &smp, why, sizeof(why)), 0);
+    assert_int_equal(rails.n, 1);
+    th_assert_close(smp.rail_mw[0], 4824, 1e-3);
+    th_stderr_begin();
+    tb_power_tegrastats.close(st);
+    char *said = th_stderr_end();
+    if (!strstr(said, "tegrastats: 1 line longer than 8191 bytes dropped"))
+        th_fail("not said: %s", said);
+    unsetenv("TB_FAKE_TEGRASTATS_FILE");
+    free(said);
+    free(st);
+    free(file);
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +282,8 @@ int main(void)
         cmocka_unit_test(test_jetpack7_three_values),
         cmocka_unit_test(test_agx_xavier_rail_names),
         cmocka_unit_test(test_garbage_and_truncated),
+        cmocka_unit_test(test_impossible_figures),
+        cmocka_unit_test(test_megabyte_line_is_no_reading),
         cmocka_unit_test(test_close_kills_a_tegrastats_ignoring_sigterm),
     };
     return cmocka_run_group_tests_name("tegrastats", tests, NULL, NULL);

@@ -25,6 +25,13 @@
  * driver's own timeout is about a second): past it the source fails, said once. */
 #define INA_DEADLINE_MS 1500
 
+/* What an INA3221 channel can read: its bus input is 0 to 26 V, and a Jetson rail only
+ * draws (a negative current is a wiring or driver fault). A reading outside these is not
+ * turned into watts: it is given to the sampler as a negative power, which it drops and
+ * counts ("# sensor:"), so -5000 mV x -1000 mA can never become +5000 mW. */
+#define INA_MAX_MV 26000L
+#define INA_IMPOSSIBLE_MW (-1.0f)
+
 struct rail {
     char name[TB_RAIL_NAME];
     char power[PATH_MAX];     /* IIO: mW file */
@@ -193,7 +200,8 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
             if ((rc = tb_ina3221_read_value(r->volt, &v, why, n)) ||
                 (rc = tb_ina3221_read_value(r->curr, &a, why, n)))
                 return rc;
-            out->rail_mw[i] = (float)((double)v * (double)a / 1000.0);
+            out->rail_mw[i] = v < 0 || v > INA_MAX_MV || a < 0 ? INA_IMPOSSIBLE_MW
+                              : (float)((double)v * (double)a / 1000.0);
         }
     }
     return 0;

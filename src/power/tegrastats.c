@@ -72,6 +72,8 @@ static void load_at_clock(const char *v, float *load, float *mhz)
     double l = strtod(v, &end);
     if (end == v || *end != '%')
         return;
+    if (!(l >= 0 && l <= 100))
+        return;   /* a load that cannot be is no reading (and no clock with it) */
     *load = (float)l;
     if (end[1] != '@')
         return;
@@ -79,7 +81,7 @@ static void load_at_clock(const char *v, float *load, float *mhz)
     if (*c == '[')
         c++;
     double m = strtod(c, &end);
-    if (end != c)
+    if (end != c && m > 0 && m <= 100000)   /* MHz: no clock of any board is beyond */
         *mhz = (float)m;
 }
 
@@ -94,7 +96,7 @@ static bool temperature(const char *tok, const char **name_end, float *value)
     if (end == at + 1 || *end != 'C')
         return false;
     *name_end = at;
-    *value = v <= -200 ? NAN : (float)v;
+    *value = v <= -200 || v > 250 || !isfinite(v) ? NAN : (float)v;   /* offline, or not a die */
     return true;
 }
 
@@ -104,7 +106,8 @@ int tb_tegrastats_parse(const char *line, struct tb_tegrastats_reading *r)
     r->gpu_load_pct = r->gpu_clock_mhz = r->emc_load_pct = r->emc_clock_mhz = NAN;
     r->gpu_temp_c = NAN;
     char buf[4096];
-    tb_strlcpy(buf, line, sizeof(buf));
+    if (tb_strlcpy(buf, line, sizeof(buf)) >= sizeof(buf))
+        return 0;   /* longer than any tegrastats line: garbage, never parsed from its head */
     char *tok[512];
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save); t && n < 512;
@@ -133,7 +136,9 @@ int tb_tegrastats_parse(const char *line, struct tb_tegrastats_reading *r)
                 continue;
             if (r->n_rails < TB_POWER_MAX_RAILS) {
                 tb_strlcpy(r->rail[r->n_rails], t, TB_RAIL_NAME);
-                r->rail_mw[r->n_rails++] = v;
+                /* above 1 kW no Jetson rail draws: given as negative, the sampler drops
+                 * and counts it (# sensor:) instead of logging it as power */
+                r->rail_mw[r->n_rails++] = v > 1e6f ? -1.0f : v;
                 known++;
             }
             i++;
@@ -154,6 +159,8 @@ struct tegra_state {
     struct tb_power_rails rails;
     struct tb_tegrastats_reading latest;
     bool have_new;
+    bool skipping;                  /* inside a line longer than line[] */
+    unsigned long long long_lines;  /* such lines dropped, said at close */
     int64_t latest_t;
     char cmd[TB_POWER_STR + 32];
 };
@@ -190,6 +197,31 @@ static int tegra_probe(const struct tb_power_cfg *pc, char *why, size_t n)
     return command_exists(pc->tegrastats_command, why, n);
 }
 
+/* Parses the whole lines in s->line, keeping the rest. */
+static void take_lines(struct tegra_state *s)
+{
+    char *nl;
+    while ((nl = memchr(s->line, '\n', s->len))) {
+        *nl = '\0';
+        struct tb_tegrastats_reading r;
+        if (tb_tegrastats_parse(s->line, &r) > 0) {
+            s->latest = r;
+            s->latest_t = tb_now_ns();
+            s->have_new = true;
+        }
+        size_t used = (size_t)(nl - s->line) + 1;
+        memmove(s->line, nl + 1, s->len - used);
+        s->len -= used;
+    }
+    if (s->len == sizeof(s->line) - 1) {
+        /* a "line" this long is garbage: dropped whole, its tail too (a 1 MB line was once
+         * parsed from its last 8 KiB into power figures), and counted */
+        s->len = 0;
+        s->skipping = true;
+        s->long_lines++;
+    }
+}
+
 /* Reads what is there without blocking; returns 0, or -EPIPE when the child is gone. */
 static int drain(struct tegra_state *s)
 {
@@ -201,21 +233,14 @@ static int drain(struct tegra_state *s)
             return -EPIPE;
         s->len += (size_t)got;
         s->line[s->len] = '\0';
-        char *nl;
-        while ((nl = memchr(s->line, '\n', s->len))) {
-            *nl = '\0';
-            struct tb_tegrastats_reading r;
-            if (tb_tegrastats_parse(s->line, &r) > 0) {
-                s->latest = r;
-                s->latest_t = tb_now_ns();
-                s->have_new = true;
-            }
-            size_t used = (size_t)(nl - s->line) + 1;
-            memmove(s->line, nl + 1, s->len - used);
-            s->len -= used;
+        if (s->skipping) {   /* inside a line too long to be tegrastats': up to its end */
+            char *nl = memchr(s->line, '\n', s->len);
+            size_t drop = nl ? (size_t)(nl + 1 - s->line) : s->len;
+            memmove(s->line, s->line + drop, s->len - drop);
+            s->len -= drop;
+            s->skipping = !nl;
         }
-        if (s->len == sizeof(s->line) - 1)
-            s->len = 0; /* a "line" this long is garbage: drop it */
+        take_lines(s);
     }
 }
 
@@ -254,6 +279,10 @@ static void tegra_close(void *st)
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
+    if (s->long_lines)
+        warning("tegrastats: %llu line%s longer than %zu bytes dropped (no tegrastats line is): "
+                "not read as power", s->long_lines, s->long_lines == 1 ? "" : "s",
+                sizeof(s->line) - 1);
 }
 
 static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
