@@ -127,10 +127,10 @@ void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_c
     int rc = tb_nvpmodel_read(root, &m);
     from_board(b, c);
     if (rc < 0) {
-        snprintf(c->why, sizeof(c->why), "%s; %s", emc_why, m.why);
+        snprintf(c->why, sizeof(c->why), "%.150s; %.220s", emc_why, m.why);
         return;
     }
-    char mode[96];
+    char mode[128];
     snprintf(mode, sizeof(mode), "nvpmodel mode %s (%d)%s", m.mode_name, m.mode_id,
              m.from_default ? ", the default: no status file" : "");
     if (m.emc_cap_mhz > 0 && at_emc(b, m.emc_cap_mhz, c) == 0) {
@@ -143,6 +143,9 @@ void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_c
     if (m.emc_cap_mhz > 0)   /* a cap the board file cannot turn into a peak */
         snprintf(c->why + strlen(c->why), sizeof(c->why) - strlen(c->why), "; %s caps EMC "
                  "at %.0f MHz", mode, m.emc_cap_mhz);
+    else if (isnan(m.emc_cap_mhz))
+        snprintf(c->why, sizeof(c->why), "%s; %s: its EMC MAX_FREQ is not a number", emc_why,
+                 mode);
     else
         snprintf(c->why, sizeof(c->why), "%s; %s sets no EMC cap", emc_why, mode);
 }

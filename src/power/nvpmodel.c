@@ -50,32 +50,56 @@ static bool mode_header(const char *l, int *id, char *name, size_t n)
     return true;
 }
 
+/* The next line of *p (comments and blank lines skipped, leading space removed) into buf;
+ * false at the end. */
+static bool next_line(const char **p, char *buf, size_t n)
+{
+    while (**p) {
+        const char *l = *p, *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        *p = l + len + (nl != NULL);
+        tb_strlcpy(buf, l, len < n ? len + 1 : n);
+        char *s = buf;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s == '#' || !*s)
+            continue;
+        memmove(buf, s, strlen(s) + 1);
+        return true;
+    }
+    return false;
+}
+
+/* "< PM_CONFIG DEFAULT=2 >" outside comments (the FORMAT comment of L4T's files names it
+ * too); -1 when none. */
+static int default_mode(const char *conf)
+{
+    char line[512];
+    for (const char *p = conf; next_line(&p, line, sizeof(line)); ) {
+        const char *d = line[0] == '<' ? strstr(line, "PM_CONFIG DEFAULT=") : NULL;
+        if (d && isdigit((unsigned char)d[18]))
+            return atoi(d + 18);
+    }
+    return -1;
+}
+
 int tb_nvpmodel_parse(const char *conf, int mode_id, struct tb_nvpmodel *m)
 {
     if (mode_id < 0) {
-        const char *d = strstr(conf, "PM_CONFIG DEFAULT=");
-        if (!d || !isdigit((unsigned char)d[18])) {
+        mode_id = default_mode(conf);
+        if (mode_id < 0) {
             snprintf(m->why, sizeof(m->why), "no nvpmodel status and no PM_CONFIG DEFAULT in "
                      "nvpmodel.conf: the mode is unknown");
             return -ENOENT;
         }
-        mode_id = atoi(d + 18);
         m->from_default = true;
     }
     m->mode_id = mode_id;
     bool in_mode = false, found = false;
     double emc = 0, gpu = 0;   /* a mode without the line caps nothing */
-    for (const char *l = conf; *l; ) {
-        const char *nl = strchr(l, '\n');
-        size_t len = nl ? (size_t)(nl - l) : strlen(l);
-        char line[512];
-        tb_strlcpy(line, l, len < sizeof(line) ? len + 1 : sizeof(line));
-        l += len + (nl != NULL);
+    char line[512];
+    for (const char *p = conf; next_line(&p, line, sizeof(line)); ) {
         char *s = line;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (*s == '#' || !*s)
-            continue;
         if (*s == '<') {
             int id;
             char name[64];
@@ -128,8 +152,9 @@ int tb_nvpmodel_read(const char *root, struct tb_nvpmodel *m)
                         sizeof(why));
     if (rc < 0) {
         m->mode_id = id;
-        snprintf(m->why, sizeof(m->why), "%s", rc == -ENOENT ?
-                 "no /etc/nvpmodel.conf (not a Jetson, or nvpmodel not installed)" : why);
+        tb_strlcpy(m->why, rc == -ENOENT ?
+                   "no /etc/nvpmodel.conf (not a Jetson, or nvpmodel not installed)" : why,
+                   sizeof(m->why));
         free(conf);
         return rc;
     }

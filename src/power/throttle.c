@@ -188,7 +188,7 @@ void tb_throttle_diff(const struct tb_throttle_snap *a, const struct tb_throttle
     if (d->mode_changed) {
         mode_label(a, ma, sizeof(ma));
         mode_label(b, mb, sizeof(mb));
-        snprintf(d->cause, sizeof(d->cause), "mode changed %s->%s", ma, mb);
+        snprintf(d->cause, sizeof(d->cause), "mode changed %.36s->%.36s", ma, mb);
     } else if (d->capped)
         snprintf(d->cause, sizeof(d->cause), "devfreq max %.0f->%.0f MHz", a->gpu_max_mhz,
                  b->gpu_max_mhz);
