@@ -104,27 +104,14 @@ void tb_ceiling_emc_why(const char *root, int as_root, char *why, size_t n)
                  err == ENOENT ? ": debugfs not mounted" : "");
 }
 
-void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c)
+/* The current nvpmodel mode's EMC cap, else the board file's peak; emc_why says why no
+ * live clock stands behind it. */
+static void from_cap(const struct tb_board_cfg *b, const char *root, const char *emc_why,
+                     struct tb_ceiling *c)
 {
-    char path[PATH_MAX], why[PATH_MAX + 160], emc_why[160];
-    if (!root)
-        root = tb_root();
-    double emc = NAN;
-    if (tb_emc_find(root, path, sizeof(path)) == 0)
-        emc = tb_emc_read_mhz(path, why, sizeof(why));
-    if (tb_ceiling_live(b, emc, c) == 0) {
-        size_t l = strlen(c->why);
-        snprintf(c->why + l, sizeof(c->why) - l, " (%s)", path + strlen(root));
-        return;
-    }
-    bool board_lacks = !isnan(emc);   /* read, but the board file cannot use it */
-    if (board_lacks)
-        tb_strlcpy(emc_why, c->why, sizeof(emc_why));
-    else
-        tb_ceiling_emc_why(root, geteuid() == 0, emc_why, sizeof(emc_why));
-
     struct tb_nvpmodel m;
     int rc = tb_nvpmodel_read(root, &m);
+    memset(c, 0, sizeof(*c));
     from_board(b, c);
     if (rc < 0) {
         snprintf(c->why, sizeof(c->why), "%.150s; %.220s", emc_why, m.why);
@@ -135,7 +122,7 @@ void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_c
              m.from_default ? ", the default: no status file" : "");
     if (m.emc_cap_mhz > 0 && at_emc(b, m.emc_cap_mhz, c) == 0) {
         c->source = TB_CEILING_CAP;
-        snprintf(c->why, sizeof(c->why), "%s; %s caps EMC at %.0f MHz", emc_why, mode,
+        snprintf(c->why, sizeof(c->why), "%.150s; %s caps EMC at %.0f MHz", emc_why, mode,
                  m.emc_cap_mhz);
         return;
     }
@@ -144,8 +131,52 @@ void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_c
         snprintf(c->why + strlen(c->why), sizeof(c->why) - strlen(c->why), "; %s caps EMC "
                  "at %.0f MHz", mode, m.emc_cap_mhz);
     else if (isnan(m.emc_cap_mhz))
-        snprintf(c->why, sizeof(c->why), "%s; %s: its EMC MAX_FREQ is not a number", emc_why,
-                 mode);
+        snprintf(c->why, sizeof(c->why), "%.150s; %s: its EMC MAX_FREQ is not a number",
+                 emc_why, mode);
     else
-        snprintf(c->why, sizeof(c->why), "%s; %s sets no EMC cap", emc_why, mode);
+        snprintf(c->why, sizeof(c->why), "%.150s; %s sets no EMC cap", emc_why, mode);
+}
+
+void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c)
+{
+    char path[PATH_MAX], emc_why[200];
+    if (!root)
+        root = tb_root();
+    if (tb_emc_find(root, path, sizeof(path)) == 0)
+        snprintf(emc_why, sizeof(emc_why), "EMC clock readable (%.120s): a window's reading "
+                 "gives the live peak", path + strlen(root));
+    else
+        tb_ceiling_emc_why(root, geteuid() == 0, emc_why, sizeof(emc_why));
+    from_cap(b, root, emc_why, c);
+}
+
+void tb_ceiling_now(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c)
+{
+    char path[PATH_MAX], why[PATH_MAX + 160], emc_why[200];
+    if (!root)
+        root = tb_root();
+    if (tb_emc_find(root, path, sizeof(path)) < 0) {
+        tb_ceiling_emc_why(root, geteuid() == 0, emc_why, sizeof(emc_why));
+        from_cap(b, root, emc_why, c);
+        return;
+    }
+    double emc = tb_emc_read_mhz(path, why, sizeof(why));
+    if (tb_ceiling_live(b, emc, c) == 0) {
+        size_t l = strlen(c->why);
+        snprintf(c->why + l, sizeof(c->why) - l, " (%.200s)", path + strlen(root));
+        return;
+    }
+    /* read but unusable (the board file lacks its DRAM), or gone since it was found */
+    snprintf(emc_why, sizeof(emc_why), "%.199s", isnan(emc) ? why : c->why);
+    from_cap(b, root, emc_why, c);
+}
+
+void tb_ceiling_window(const struct tb_board_cfg *b, const struct tb_ceiling *run,
+                       double emc_mhz, struct tb_ceiling *c)
+{
+    struct tb_ceiling live;
+    if (tb_ceiling_live(b, emc_mhz, &live) == 0)
+        *c = live;
+    else
+        *c = *run;
 }

@@ -1,10 +1,11 @@
 /* ceiling.h: the memory-bandwidth ceiling a point is judged against, following the memory
  * (EMC) clock: bus width x transfers per EMC clock x the EMC rate, where the rate comes from
- * the live EMC clock (devfreq, or debugfs as root: power/emc.h), else the current nvpmodel
- * mode's EMC cap (power/nvpmodel.h: readable without root), else the board file's peak, with
- * the reason the EMC rate was not read. An Orin Nano Super in its 15W or 7W mode (EMC capped
- * at 2133 MHz) gets 68.3 GB/s, not 102.4. Not here: frac_peak itself (the runner), clocks of
- * anything but the memory. */
+ * the EMC clock read inside the point's window (devfreq, or debugfs as root: power/emc.h;
+ * tegrastats' EMC_FREQ), else the current nvpmodel mode's EMC cap (power/nvpmodel.h:
+ * readable without root), else the board file's peak, with the reason the EMC rate was not
+ * read. The run's ceiling comes once (tb_ceiling_read), each point's from its window
+ * (tb_ceiling_window). An Orin Nano Super in its 15W or 7W mode (EMC capped at 2133 MHz) gets
+ * 68.3 GB/s, not 102.4. Not here: frac_peak itself (the runner), other clocks. */
 #ifndef TB_CEILING_H
 #define TB_CEILING_H
 
@@ -46,12 +47,22 @@ double tb_ceiling_board_gbps(const struct tb_board_cfg *b);
  * holds the board file's peak with the reason in why. */
 int tb_ceiling_live(const struct tb_board_cfg *b, double emc_mhz, struct tb_ceiling *c);
 
-/* The whole rule, read now under root ("" the real one, NULL tb_root()): the live EMC clock
- * (tb_emc_find), else the current nvpmodel mode's EMC cap, else the board file's peak. Never
- * fails: c->source always says which, c->why why no better one. Reads files: call it once
- * per run or per point (it costs a few small reads), with the GPU busy if a live EMC clock
- * is wanted (an idle EMC scales down: read at idle, it is the idle clock). */
+/* The run's ceiling, read under root ("" the real one, NULL tb_root()) once at the start:
+ * the current nvpmodel mode's EMC cap, else the board file's peak; never the live EMC
+ * clock, which at idle is the idle clock (the EMC scales down with load). Never fails:
+ * c->source says which, c->why why no better one (whether the EMC clock is readable, and if
+ * not why: "EMC clock needs root (debugfs; ...)"). */
 void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c);
+
+/* A point's ceiling: live from the EMC clock read inside its window (emc_mhz, e.g. the
+ * window's struct tb_power_figures.emc_clock_mhz; NAN when none), else the run's
+ * (tb_ceiling_read). */
+void tb_ceiling_window(const struct tb_board_cfg *b, const struct tb_ceiling *run,
+                       double emc_mhz, struct tb_ceiling *c);
+
+/* The EMC clock read now under root (tb_emc_find) as a live ceiling, else tb_ceiling_read's:
+ * for a caller that reads inside a window with no sampler to do it. */
+void tb_ceiling_now(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c);
 
 /* Why no EMC clock file read under root: "EMC clock needs root (debugfs)" when not root
  * (as_root false) or debugfs refuses, else that none was found. For tb_ceiling_read and

@@ -2,7 +2,8 @@
  * published pairs (3199 MHz -> 102.4 GB/s, 2133 -> 68.3 on 128 bits); every Jetson board
  * file's DRAM settings imply its peak; an Orin Nano Super is judged against its nvpmodel
  * mode's EMC cap when no EMC clock is readable (15W and 7W: 68.3 GB/s; 25W: 102.4; MAXN_SUPER
- * sets no cap: the board file's 102.4); a readable EMC clock wins; nothing readable gives the
+ * sets no cap: the board file's 102.4); an EMC clock read in a window wins (the run's own
+ * ceiling never reads it: at the start the EMC idles); nothing readable gives the
  * board file's peak and says why; the DRAM settings' checks in the config. */
 #include "helpers.h"
 
@@ -165,20 +166,45 @@ static void test_needs_root_reason(void **state)
     assert_non_null(strstr(why, "debugfs not mounted"));
 }
 
-/* Root's view: the EMC clock the BPMP reports, whatever the mode says. */
+/* Root's view: the EMC clock the BPMP reports, whatever the mode says, read inside a window
+ * (tb_ceiling_now, or the window's own reading); the run's ceiling never takes it (at the
+ * start the EMC idles) but says it is there. */
 static void test_live_emc_wins(void **state)
 {
     char *r = super_root(2);
     struct tb_config c;
     super_board(&c, r);
     free(th_write(r, "sys/kernel/debug/bpmp/debug/clk/emc/rate", "2133000000\n"));
-    struct tb_ceiling ce;
-    tb_ceiling_read(&c.board, r, &ce);
+    struct tb_ceiling run, ce;
+    tb_ceiling_read(&c.board, r, &run);
+    assert_string_equal(run.source, "board file");
+    th_assert_close(run.gbps, 102.4, 1e-9);
+    assert_string_equal(run.why, "EMC clock readable (/sys/kernel/debug/bpmp/debug/clk/emc/rate): "
+                                 "a window's reading gives the live peak; nvpmodel mode "
+                                 "MAXN_SUPER (2) sets no EMC cap");
+    tb_ceiling_now(&c.board, r, &ce);
     assert_string_equal(ce.source, "live EMC");
     th_assert_close(ce.gbps, 68.3, 0.05);
     th_assert_close(ce.emc_mhz, 2133, 1e-9);
     assert_string_equal(ce.why, "EMC 2133 MHz x 2 transfers (LPDDR5) x 128 bits "
                                 "(/sys/kernel/debug/bpmp/debug/clk/emc/rate)");
+    /* a point whose window read 3199 MHz (tegrastats' EMC_FREQ): live; one that read none:
+     * the run's */
+    tb_ceiling_window(&c.board, &run, 3199, &ce);
+    assert_string_equal(ce.source, "live EMC");
+    th_assert_close(ce.gbps, 102.4, 0.05);
+    tb_ceiling_window(&c.board, &run, NAN, &ce);
+    assert_string_equal(ce.source, "board file");
+    assert_string_equal(ce.why, run.why);
+    /* in 15W: the window's live clock still wins over the cap; none: the cap */
+    free(th_write(r, "var/lib/nvpmodel/status", "pmode:0000\n"));
+    tb_ceiling_read(&c.board, r, &run);
+    assert_string_equal(run.source, "nvpmodel EMC cap");
+    th_assert_close(run.gbps, 68.3, 0.05);
+    tb_ceiling_window(&c.board, &run, 2133, &ce);
+    assert_string_equal(ce.source, "live EMC");
+    tb_ceiling_window(&c.board, &run, NAN, &ce);
+    assert_string_equal(ce.source, "nvpmodel EMC cap");
     tb_config_free(&c);
     th_rmtree(r);
     free(r);
@@ -201,7 +227,7 @@ static void test_nothing_readable(void **state)
     tb_config_free(&c);
     load_board(&c, "boards/desktop-h100.cfg");
     free(th_write(r, "sys/kernel/debug/clk/emc/clk_rate", "1600000000\n"));
-    tb_ceiling_read(&c.board, r, &ce);
+    tb_ceiling_now(&c.board, r, &ce);
     assert_string_equal(ce.source, "board file");
     th_assert_close(ce.gbps, 3352.0, 1e-9);
     assert_non_null(strstr(ce.why, "gives no board.dram_bus_bits"));
