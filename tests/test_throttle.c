@@ -176,6 +176,8 @@ static void test_hot_zone_and_pinned_clock(void **state)
     tb_throttle_diff(&a, &b, NAN, &d);
     assert_true(d.below_max);
     assert_true(d.throttled);
+    th_assert_close(d.gpu_cur_start_mhz, 1020, 1e-9);
+    th_assert_close(d.gpu_cur_end_mhz, 510, 1e-9);
     assert_string_equal(d.cause, "devfreq cur 510 < max 1020 MHz");
     done(r);
 }

@@ -176,6 +176,8 @@ void tb_throttle_diff(const struct tb_throttle_snap *a, const struct tb_throttle
     d->hot = !isnan(hot_c) && !isnan(d->max_temp_c) && d->max_temp_c >= hot_c;
     d->gpu_max_start_mhz = a->gpu_max_mhz;
     d->gpu_max_end_mhz = b->gpu_max_mhz;
+    d->gpu_cur_start_mhz = a->gpu_cur_mhz;
+    d->gpu_cur_end_mhz = b->gpu_cur_mhz;
     d->capped = b->gpu_max_mhz < a->gpu_max_mhz;   /* false when either is NAN */
     d->below_max = a->gpu_min_mhz == a->gpu_max_mhz && b->gpu_cur_mhz < b->gpu_max_mhz;
     d->mode_changed = a->mode_id >= 0 && b->mode_id >= 0 && a->mode_id != b->mode_id;

@@ -41,7 +41,9 @@ struct tb_throttle_diff {
     double max_temp_c;            /* the hottest zone at start or end; NAN none */
     char max_temp_zone[32];
     bool hot;                     /* max_temp_c >= hot_c */
-    double gpu_max_start_mhz, gpu_max_end_mhz;
+    double gpu_max_start_mhz, gpu_max_end_mhz;   /* devfreq max_freq, NAN unknown */
+    double gpu_cur_start_mhz, gpu_cur_end_mhz;   /* devfreq cur_freq (a DVFS clock is below
+                                                  * its max at idle: no cause by itself) */
     bool capped;                  /* devfreq max_freq lowered during the point */
     bool below_max;               /* pinned at the start (min == max), cur below max at the end */
     bool mode_changed;
