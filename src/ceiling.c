@@ -104,6 +104,14 @@ void tb_ceiling_emc_why(const char *root, int as_root, char *why, size_t n)
                  err == ENOENT ? ": debugfs not mounted" : "");
 }
 
+/* NULL: tb_root(); "/" is the real root, written "" so that paths shown lose only it. */
+static const char *root_of(const char *root)
+{
+    if (!root)
+        root = tb_root();
+    return strcmp(root, "/") ? root : "";
+}
+
 /* The current nvpmodel mode's EMC cap, else the board file's peak; emc_why says why no
  * live clock stands behind it. */
 static void from_cap(const struct tb_board_cfg *b, const char *root, const char *emc_why,
@@ -140,8 +148,7 @@ static void from_cap(const struct tb_board_cfg *b, const char *root, const char 
 void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c)
 {
     char path[PATH_MAX], emc_why[200];
-    if (!root)
-        root = tb_root();
+    root = root_of(root);
     if (tb_emc_find(root, path, sizeof(path)) == 0)
         snprintf(emc_why, sizeof(emc_why), "EMC clock readable (%.120s): a window's reading "
                  "gives the live peak", path + strlen(root));
@@ -153,8 +160,7 @@ void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_c
 void tb_ceiling_now(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c)
 {
     char path[PATH_MAX], why[PATH_MAX + 160], emc_why[200];
-    if (!root)
-        root = tb_root();
+    root = root_of(root);
     if (tb_emc_find(root, path, sizeof(path)) < 0) {
         tb_ceiling_emc_why(root, geteuid() == 0, emc_why, sizeof(emc_why));
         from_cap(b, root, emc_why, c);
