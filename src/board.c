@@ -223,8 +223,9 @@ int tb_board_pick(const struct tb_config *cfg, const char *given, const char *gp
 static const struct tb_board_variant_rule {
     const char *board, *model_suffix, *mode, *label;
     double peak_gbps;
+    int dram_mts;   /* the data rate that peak implies (ceiling.h follows it) */
 } variants[] = {
-    { "jetson-orin-nano", "Super", "MAXN_SUPER", "Orin Nano Super", 102.4 },
+    { "jetson-orin-nano", "Super", "MAXN_SUPER", "Orin Nano Super", 102.4, 6400 },
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -260,6 +261,8 @@ int tb_board_variant(struct tb_config *cfg, char *note, size_t n)
                  v->label, by_model ? "model" : "power mode", by_model ? model : cond.power_mode,
                  v->peak_gbps, cfg->board.peak_gbps);
         cfg->board.peak_gbps = v->peak_gbps;
+        if (cfg->board.dram_mts > 0)
+            cfg->board.dram_mts = v->dram_mts;
         return 1;
     }
     return 0;

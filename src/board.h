@@ -36,7 +36,8 @@ void tb_board_model(const char *root, char *buf, size_t n);
 
 /* A board the loaded board file covers whose peak differs (an Orin Nano Super: model
  * string ending "Super", or the MAXN_SUPER power mode, 102.4 GB/s): sets board.peak_gbps
- * (unless --set gave it), fills note with what was found and returns 1; else 0 and "". */
+ * (unless --set gave it) and board.dram_mts where the file gives one (ceiling.h), fills note
+ * with what was found and returns 1; else 0 and "". */
 int tb_board_variant(struct tb_config *cfg, char *note, size_t n);
 
 #endif

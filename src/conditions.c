@@ -101,21 +101,27 @@ static bool is_gpu_devfreq(const char *name)
     return false;
 }
 
-static void read_devfreq(struct tb_conditions *c)
+int tb_gpu_devfreq_find(const char *root, char *name, size_t n)
 {
     char path[PATH_MAX];
-    tb_root_path(path, sizeof(path), "/sys/class/devfreq");
+    snprintf(path, sizeof(path), "%s/sys/class/devfreq", root ? root : tb_root());
+    name[0] = '\0';
     DIR *d = opendir(path);
     if (!d)
-        return;
+        return -ENOENT;
     struct dirent *e;
     while ((e = readdir(d)))
         if (is_gpu_devfreq(e->d_name)) {
-            tb_strlcpy(c->devfreq, e->d_name, sizeof(c->devfreq));
+            tb_strlcpy(name, e->d_name, n);
             break;
         }
     closedir(d);
-    if (!c->devfreq[0])
+    return name[0] ? 0 : -ENOENT;
+}
+
+static void read_devfreq(struct tb_conditions *c)
+{
+    if (tb_gpu_devfreq_find(NULL, c->devfreq, sizeof(c->devfreq)) < 0)
         return;
     char dir[PATH_MAX];
     snprintf(dir, sizeof(dir), "/sys/class/devfreq/%s", c->devfreq);

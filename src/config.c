@@ -95,6 +95,12 @@ const struct tb_cfg_row tb_config_schema[] = {
           "most the board can draw: readings above it (or below 0) are dropped (0: no ceiling)"),
     FLOAT0("board.peak_gbps", B, BO(peak_gbps), 0.1, 1e5, 0,
           "theoretical peak memory bandwidth, GB/s (0: unknown)"),
+    INT("board.dram_bus_bits", B, BO(dram_bus_bits), 0, 8192, 0,
+        "DRAM bus width in bits (0: unknown); with dram_mts the peak is bits/8 x MT/s / 1000 GB/s"),
+    INT("board.dram_mts", B, BO(dram_mts), 0, 40000, 0,
+        "DRAM data rate at the board's full memory clock, MT/s (0: unknown)"),
+    STRING("board.dram_type", B, BO(dram_type), "LPDDR4,LPDDR4x,LPDDR5", NULL,
+           "memory type: how many transfers one EMC clock makes (ceiling.c)"),
     GROUP("power", B, "power measurement"),
     CUSTOM("power.source", B, tb_config_load_power_source, BO(power.source), "auto",
            "auto, none, tegrastats, ina3221, nvml"),
@@ -399,6 +405,23 @@ static void check_sweep_whole(struct tb_cfg_load *x)
     }
 }
 
+/* The DRAM settings come as a set: a width without a rate (or a type) implies no peak. */
+static void check_board_whole(struct tb_cfg_load *x)
+{
+    struct tb_config *c = x->c;
+    const struct tb_board_cfg *b = &c->board;
+    int given = (b->dram_bus_bits > 0) + (b->dram_mts > 0) + (b->dram_type[0] != '\0');
+    if (given == 0 || given == 3)
+        return;
+    const char *miss = b->dram_bus_bits <= 0 ? "board.dram_bus_bits" :
+                       b->dram_mts <= 0 ? "board.dram_mts" : "board.dram_type";
+    config_setting_t *s = config_lookup(&c->files[TB_CFG_BOARD], b->dram_bus_bits > 0 ?
+                                        "board.dram_bus_bits" : b->dram_mts > 0 ?
+                                        "board.dram_mts" : "board.dram_type");
+    TB_CFG_DIAG(x, TB_CFG_BOARD, s, "'board.dram_bus_bits', 'board.dram_mts' and "
+                "'board.dram_type' go together: '%s' is missing", miss);
+}
+
 int tb_config_load(struct tb_config *c, const char *sweep_path, const char *board_path,
                    struct tb_diag *d)
 {
@@ -416,6 +439,8 @@ int tb_config_load(struct tb_config *c, const char *sweep_path, const char *boar
         walk(&x, TB_CFG_BOARD, config_root_setting(&c->files[TB_CFG_BOARD]));
     if (ok_s == 0 && sweep_path)
         check_sweep_whole(&x);
+    if (ok_b == 0)
+        check_board_whole(&x);
     if (ok_b == 0 && board_path && !c->board.name[0])
         tb_diag_add(d, "%s: missing setting 'board.name'", c->board_path);
     if (!c->board.name[0])

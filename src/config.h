@@ -53,6 +53,9 @@ struct tb_board_cfg {
     char ptx_isa[TB_STR];      /* newest PTX ISA its driver JIT-compiles, e.g. "6.5"; "" */
     bool has_gpu;              /* a run that cannot use the GPU fails (unless --device cpu) */
     double peak_gbps;          /* theoretical peak, 0 = unknown */
+    int dram_bus_bits;         /* DRAM bus width, bits (128 on an Orin Nano); 0 = unknown */
+    int dram_mts;              /* DRAM data rate at full clock, MT/s (6400); 0 = unknown */
+    char dram_type[TB_STR];    /* "LPDDR4", "LPDDR4x", "LPDDR5"; "" = unknown (ceiling.h) */
     struct tb_power_cfg power; /* the power group (power.h), board.max_power_w in it */
 };
 

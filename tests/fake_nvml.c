@@ -4,7 +4,9 @@
  *                 energy counter grows at exactly 100 W; 60 C, 1500 MHz
  *   notsup        power and energy NOT_SUPPORTED (as on a Jetson Orin)
  *   initfail      nvmlInit fails (driver not loaded)
- *   dies:N        power reads fail (GPU lost) after N good ones */
+ *   dies:N        power reads fail (GPU lost) after N good ones
+ * $TB_FAKE_NVML_REASONS: the clock-event reasons bitmask nvmlDeviceGetCurrentClocksEventReasons
+ * answers (strtoull, e.g. "0x44"; default 0); "notsup" answers NOT_SUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,3 +62,12 @@ nvml_ret nvmlDeviceGetClockInfo(void *dev, int which, unsigned int *mhz) { *mhz 
 nvml_ret nvmlDeviceGetMaxClockInfo(void *dev, int which, unsigned int *mhz) { *mhz = 1980; return 0; }
 nvml_ret nvmlDeviceGetEnforcedPowerLimit(void *dev, unsigned int *mw) { *mw = 700000; return 0; }
 nvml_ret nvmlDeviceGetUtilizationRates(void *dev, struct nvml_util *u) { u->gpu = 97; u->memory = 80; return 0; }
+
+nvml_ret nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *mask)
+{
+    const char *r = getenv("TB_FAKE_NVML_REASONS");
+    if (r && !strcmp(r, "notsup"))
+        return 3;
+    *mask = r ? strtoull(r, NULL, 0) : 0;
+    return 0;
+}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "throttle.h"
 #include "util.h"
 
 /* The few NVML types and constants used, as its ABI defines them. */
@@ -35,6 +36,7 @@ struct nvml_state {
     nvml_ret (*util)(nvml_dev, struct nvml_util *);
     nvml_ret (*max_clock)(nvml_dev, int, unsigned int *);
     nvml_ret (*limit)(nvml_dev, unsigned int *);
+    nvml_ret (*reasons)(nvml_dev, unsigned long long *);   /* throttle.h; may be NULL */
     const char *(*errstr)(nvml_ret);
 };
 
@@ -82,6 +84,9 @@ static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t
     SYM(max_clock, "nvmlDeviceGetMaxClockInfo");
     SYM(limit, "nvmlDeviceGetEnforcedPowerLimit");
     SYM(errstr, "nvmlErrorString");
+    SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons");   /* R535+ */
+    if (!s->reasons)
+        SYM(reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
 #undef SYM
     if (!s->init || !s->handle || !s->power) {
         snprintf(why, n, "%s lacks nvmlInit_v2 or nvmlDeviceGetPowerUsage", lib_name());
@@ -202,6 +207,14 @@ static void nvml_cadence(void *st, struct tb_power_cadence *c)
     tb_strlcpy(c->how, "documented", sizeof(c->how));
     tb_strlcpy(c->detail, "nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer",
                sizeof(c->detail));
+}
+
+/* throttle.h: why the clocks are held down now (optional: a driver without either call,
+ * or a GPU that does not say, is "not known", never a failure). */
+int tb_nvml_clock_reasons(void *st, unsigned long long *mask)
+{
+    struct nvml_state *s = st;
+    return s->lib && s->reasons && s->reasons(s->dev, mask) == NVML_OK ? 0 : -ENOTSUP;
 }
 
 const struct tb_power_ops tb_power_nvml = {
