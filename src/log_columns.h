@@ -32,13 +32,18 @@
     X(rel_sem,         DBL, "%.4g",  "-",   "standard error of the mean / mean") \
     X(bytes,           INT, "%lld",  "B",   "bytes moved by one repetition (read + written)") \
     X(gbps,            DBL, "%.2f",  "GB/s","bytes / median time, GB = 1e9 bytes") \
-    X(frac_peak,       DBL, "%.4f",  "-",   "gbps / the board's theoretical peak") \
+    X(frac_peak,       DBL, "%.4f",  "-",   "gbps / peak_gbps, the ceiling this point is judged against") \
+    X(peak_gbps,       DBL, "%.1f",  "GB/s","the ceiling frac_peak divides by: from the EMC clock read in the point's power window (live EMC), else the nvpmodel mode's EMC cap, else the board file's peak") \
+    X(peak_source,     STR, "%s",    "-",   "where peak_gbps came from: live EMC, nvpmodel EMC cap or board file (why: the ceiling metadata line)") \
     X(frac_copy,       DBL, "%.4f",  "-",   "gbps / the reference copy's gbps at this size, same run") \
     X(cache,           STR, "%s",    "-",   "warm (as a program sees it) or cold (cache flushed per rep)") \
     X(fits_cache,      STR, "%s",    "-",   "yes when input + output fit in the last-level cache") \
     X(sm_clock_mhz,    DBL, "%.0f",  "MHz", "mean SM clock while timing (GPU), empty where unknown") \
     X(gpu_max_mhz,     DBL, "%.0f",  "MHz", "the GPU clock the board can reach in this mode (Jetson devfreq max, desktop NVML max SM clock), empty where unknown") \
-    X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start)") \
+    X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start), or throttle_cause names a cause") \
+    X(throttle_cause,  STR, "%s",    "-",   "why the point may have run slower, the strongest cause seen between its start and end: power mode changed, devfreq max lowered, over-current events (oc3 +12), a hot thermal zone, a pinned clock that fell; NVML's clock-event reasons on desktops; empty: none seen") \
+    X(oc_events,       DBL, "%.0f",  "-",   "over-current events (soctherm_oc oc1..oc3_event_cnt) during the point; empty where the board has no such counters") \
+    X(max_temp_c,      DBL, "%.1f",  "C",   "the hottest thermal zone at the point's start or end") \
     X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
     X(verified,        VERIFIED, "%s", "-", "the output checked bit for bit: ok, FAIL or n/a (sweep.verify off)") \
     X(status,          STATUS, "%s", "-",   "how the point ended: ok, suspect, skipped, oom, error, interrupted") \

@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ceiling.h"
 #include "log_meta.h"
 #include "pattern.h"
 #include "power/power.h"
+#include "power/throttle.h"
 #include "stats.h"
 #include "util.h"
 
@@ -219,6 +221,9 @@ struct point_out {
     struct tb_row row;
     char note[512];
     char power_note[160];
+    double emc_mhz;               /* the EMC clock read in the power window; NAN: none */
+    struct tb_throttle_snap start;   /* boards' throttle counters at the point's start */
+    char cause[128];
 };
 
 /* Why this row's power figures are missing or partial: a source that went silent over
@@ -430,10 +435,47 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     r->gpu_temp_c = f.gpu_temp_c;
     r->gpu_clock_mhz = f.gpu_clock_mhz;
     r->emc_clock_mhz = f.emc_clock_mhz;
+    o->emc_mhz = f.emc_clock_mhz;
     power_health(ctx, &f, o);
     r->power_note = o->power_note;
     per_byte(r, &f, secs, res->idle_ci);
     return 0;
+}
+
+/* The ceiling the point is judged against: the live EMC clock of its window, else the
+ * run's (nvpmodel cap or board file); frac_peak follows it. */
+static void judge_ceiling(const struct tb_runner_ctx *ctx, const struct tb_ceiling *run,
+                          struct point_out *o)
+{
+    struct tb_row *r = &o->row;
+    struct tb_ceiling c;
+    tb_ceiling_window(&ctx->cfg->board, run, o->emc_mhz, &c);
+    if (c.gbps <= 0)
+        return;
+    r->peak_gbps = c.gbps;
+    r->peak_source = c.source;
+    r->frac_peak = isnan(r->gbps) ? NAN : r->gbps / c.gbps;
+}
+
+/* Why the point may have run slower: the board's counters, zones, clocks and mode between
+ * its start and end (throttle.c), or on a desktop NVML's clock-event reasons at its end. */
+static void judge_throttle(struct tb_runner_ctx *ctx, struct point_out *o)
+{
+    struct tb_row *r = &o->row;
+    struct tb_throttle_snap end;
+    struct tb_throttle_diff d;
+    tb_throttle_snap(NULL, &end);
+    tb_throttle_diff(&o->start, &end, TB_THROTTLE_HOT_C, &d);
+    tb_strlcpy(o->cause, d.cause, sizeof(o->cause));
+    unsigned long long mask;
+    if (!o->cause[0] && ctx->sampler && tb_sampler_clock_reasons(ctx->sampler, &mask) == 0 &&
+        tb_throttle_nvml_throttled(mask))
+        tb_throttle_nvml_cause(mask, o->cause, sizeof(o->cause));
+    r->throttle_cause = o->cause;
+    r->oc_events = d.oc_total >= 0 ? (double)d.oc_total : NAN;
+    r->max_temp_c = d.max_temp_c;
+    if (o->cause[0])
+        r->throttled = "yes";
 }
 
 /* One point: buffers, check, timing, power; a failure is recorded in the row (status and the
@@ -593,6 +635,8 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         ctx->be->watch(ctx->stop);
     double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
                                                                         : start_clock(ctx->be);
+    struct tb_ceiling ceiling;
+    tb_ceiling_read(&ctx->cfg->board, NULL, &ceiling);
     res->idle_w = measure_idle(ctx, &res->idle_ci);
     res->idle_after_w = res->idle_after_ci = NAN;
     if (ctx->sampler)
@@ -615,12 +659,16 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         }
         progress(ctx, done, n, p, tb_now_s() - t_begin);
         int rc = 0;
+        o.emc_mhz = NAN;
         if (p->skip) {
             skip_point(p, &o, res);
         } else {
+            tb_throttle_snap(NULL, &o.start);
             rc = run_point(ctx, p, &buf, copy_gbps, clock0, res, &o, i);
             if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
                 copy_gbps = r->gbps;
+            judge_ceiling(ctx, &ceiling, &o);
+            judge_throttle(ctx, &o);
         }
         char utc[32];
         r->note = o.note;
@@ -652,6 +700,9 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
     buffers_free(ctx->be, &buf);
+    if (!res->log_failed)
+        tb_csvlog_meta(ctx->log, TB_META(ceiling), "%.1f GB/s (%s): %s", ceiling.gbps,
+                       ceiling.source, ceiling.why);
     if (ctx->sampler && !res->log_failed) {
         if (!*ctx->stop)
             res->idle_after_w = measure_idle(ctx, &res->idle_after_ci);

@@ -117,6 +117,9 @@ void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
  * run settled on (tb_power_learn_cadence). */
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s);
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c);
+/* The source's own clock-event (throttle) reasons now, where it has them (NVML): 0 with
+ * *mask, or -ENOTSUP. */
+int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);
 /* The sampling interval the thread keeps. */
 int tb_sampler_interval_ms(const struct tb_sampler *s);
 

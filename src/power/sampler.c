@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "emc.h"
+#include "throttle.h"
 #include "util.h"
 
 struct tb_sampler {
@@ -194,6 +195,12 @@ const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { retu
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s) { return &s->cadence; }
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c) { s->cadence = *c; }
 int tb_sampler_interval_ms(const struct tb_sampler *s) { return s->interval_ms; }
+
+int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask)
+{
+    /* NVML's calls are thread-safe: no lock against the sampler thread's reads */
+    return s->ops == &tb_power_nvml ? tb_nvml_clock_reasons(s->state, mask) : -ENOTSUP;
+}
 const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
 
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz)
