@@ -95,9 +95,33 @@ static const struct tb_table_col cols[] = {
     { .name = "gbps", .head = "best GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
     { .name = "baseline_gbps", .head = "baseline", .kind = 'N', .dec = 1, .width = 10 },
     { .name = "change_pct", .head = "change", .kind = 'P', .dec = 1, .width = 8 },
-    { .name = "flag", .head = "", .kind = 'S', .gap = 1, .blank = true },
+    { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .dec = 3, .width = 7,
+      .text_only = true },
+    { .name = "gbps_per_w_ci95", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
+      .text_only = true },
+    { .name = "flag", .head = "", .kind = 'S', .gap = 1, .blank = true, .data_only = true },
+    { .name = "flag_note", .head = "", .kind = 'S', .gap = 1, .blank = true,
+      .text_only = true },
     { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+    { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .data_only = true, .data_dec = 4 },
+    { .name = "gbps_per_w_ci95", .head = "+-95%", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "note", .head = "note", .kind = 'S', .data_only = true },
 };
+
+/* What else a night's best point says: a throttle cause seen during it, and a ceiling that
+ * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
+ * apart from the kernel. */
+static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    if (n[i]->throttle_cause[0])
+        k += (size_t)snprintf(buf, len, "throttled: %s", n[i]->throttle_cause);
+    double now = n[i]->peak_gbps, before = i ? n[i - 1]->peak_gbps : NAN;
+    if (k < len && !isnan(now) && !isnan(before) && fabs(now / before - 1) > 0.01)
+        snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
+}
 
 /* The flag of night i, and the change state carried to the next night. */
 static const char *judge(const double *x, size_t i, size_t count, int *change, double *cbase,
@@ -167,11 +191,19 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
         out->base[i] = have ? base : NAN;
         out->change[i] = have ? (x[i] / base - 1) * 100 : NAN;
         tb_strlcpy(out->flag[i], flag, sizeof(out->flag[i]));
+        char note[160], flag_note[256];
+        night_note(n, i, note, sizeof(note));
+        snprintf(flag_note, sizeof(flag_note), "%s%s%s%s", flag, flag[0] && note[0] ? " " : "",
+                 note[0] ? "[" : "", note[0] ? note : "");
+        if (note[0])
+            strcat(flag_note, "]");
         struct tb_cell c[] = {
             TB_TEXT(r->board), TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(r->kernel),
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
             TB_TEXT(r->power_mode), TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
-            TB_NUM(out->change[i]), TB_TEXT(flag), TB_TEXT(r->host_id),
+            TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci),
+            TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
+            TB_NUM(n[i]->gbps_per_w_ci), TB_TEXT(note),
         };
         tb_table_row(t, c);
     }

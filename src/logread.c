@@ -127,6 +127,9 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->j_per_gb_ci = row->j_per_gb_ci95;
     r->dyn_pj = row->dyn_pj_per_byte;
     r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
+    r->peak_gbps = row->peak_gbps;
+    tb_strlcpy(r->throttle_cause, row->throttle_cause ? row->throttle_cause : "",
+               sizeof(r->throttle_cause));
     r->status = row->status;
     r->verified = row->verified;
     r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
@@ -332,6 +335,7 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->dyn_pj = NUM(TB_LR_dyn_pj_per_byte);   /* may be negative: below idle is a finding */
     r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
     r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);
+    r->peak_gbps = plausible(NUM(TB_LR_peak_gbps), TB_LOGREAD_MAX_GBPS, &bad);
 #undef NUM
 }
 
@@ -370,6 +374,7 @@ static void row(struct reader *rd, char *line)
     STR(TB_LR_elem, r.elem);
     STR(TB_LR_power_mode, r.power_mode);
     STR(TB_LR_host, r.host);
+    STR(TB_LR_throttle_cause, r.throttle_cause);
 #undef STR
     if (!r.elem[0])
         tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
