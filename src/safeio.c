@@ -302,3 +302,18 @@ int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, 
     buf[strcspn(buf, "\n")] = '\0';
     return 0;
 }
+
+bool tb_lib_refused(const char *name, char *why, size_t n)
+{
+    struct stat st;
+    if (!strchr(name, '/'))
+        return false;
+    if (stat(name, &st) < 0)
+        return false;   /* dlopen says why in its own words */
+    if (S_ISREG(st.st_mode))
+        return false;
+    snprintf(why, n, "%s, not a library", S_ISFIFO(st.st_mode) ? "a FIFO" :
+             S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+             ? "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file");
+    return true;
+}

@@ -195,7 +195,7 @@ static void test_part_links_fifos_hard_links_left_alone(void **state)
     snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[3], dead);
     assert_int_equal(link(secret, part), 0);
     th_stderr_begin();
-    assert_int_equal(tb_csvlog_recover(logdir, "vm", "nano"), 0);
+    assert_int_equal(tb_csvlog_recover(logdir, "vm", "nano", ""), 0);
     char *err = th_stderr_end();
     assert_non_null(strstr(err, "symbolic link, not a run's log"));
     assert_non_null(strstr(err, "a FIFO, not a run's log"));
