@@ -177,6 +177,7 @@ static void probe_gpu(struct run *r)
         rc = -ENODEV;
     if (rc == 0)
         return;
+    tb_csvlog_clean(r->gpu_why);   /* the driver's words: one line, on stderr and in the log */
     r->gpu_absent = rc == -ENOENT;
     if (asked_gpu) {
         r->gpu_failed = true;   /* the configuration is still checked for the GPU's kernels */
@@ -424,6 +425,7 @@ static int open_device(struct run *r)
         if (r->be->id == TB_BACKEND_CPU)
             return error("cannot open the cpu backend: %s", why);
         snprintf(r->gpu_why, sizeof(r->gpu_why), "%s", why);
+        tb_csvlog_clean(r->gpu_why);
         r->gpu_failed = true;
         return 0;
     }

@@ -41,7 +41,15 @@ const char *tb_cu_err(CUresult e)
     return buf;
 }
 
-const char *tb_cu_why(void) { return lib_why; }
+/* Why the driver cannot be used, as one line of text (a library path or the driver's own
+ * words may hold a newline or an escape; neither reaches a log or a terminal raw). */
+const char *tb_cu_why(void)
+{
+    for (char *p = lib_why; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    return lib_why;
+}
 bool tb_cu_present(void) { return libcuda != NULL; }
 int tb_cu_driver_version(void) { return driver_version; }
 
