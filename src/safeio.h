@@ -47,6 +47,10 @@ int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len
  * true with why filled (e.g. "a FIFO, not a library"). The check opens nothing. */
 bool tb_lib_refused(const char *name, char *why, size_t n);
 
+/* How many given-up readers are still stuck now (each holds one worker; a read of the same
+ * file fails at once while its reader is stuck, and healthy files keep their workers). */
+unsigned tb_safeio_stuck(void);
+
 /* How many readers were given up on a read that did not return (still stuck or not). */
 unsigned tb_safeio_abandoned(void);
 
