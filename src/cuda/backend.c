@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuda/cublas.h"
@@ -41,6 +42,9 @@ struct cuda_fn {
     char name[48];
     CUfunction fn;
     CUmodule mod;        /* its own module when JIT-compiled from PTX, else NULL */
+    int err;             /* the entry could not be had (the JIT refused it): its error,
+                          * given again without a second JIT on every point */
+    char log[256];       /* ... and the JIT's words */
 };
 
 /* Everything the backend holds about the open device; index -1 when closed. */
@@ -100,12 +104,32 @@ const char *tb_cuda_jit_cache(char *buf, size_t n)
                  "set CUDA_CACHE_PATH to keep JIT-compiled kernels between runs)");
         return buf;
     }
+    /* a relative path is the driver's working directory's: cron's is $HOME, a shell's not */
+    if (dir[0] != '/') {
+        snprintf(buf, n, "%s (CUDA_CACHE_PATH), a relative path: taken from the working "
+                 "directory, which differs between cron and a shell; give an absolute one",
+                 dir);
+        return buf;
+    }
+    /* the cache itself, when there, must be a directory (not a file, not a dangling link) */
+    struct stat st;
+    const char *bad = NULL;
+    if (lstat(dir, &st) == 0) {
+        bool dangling = S_ISLNK(st.st_mode) && stat(dir, &st) < 0;
+        bad = dangling ? "a dangling symbolic link" : !S_ISDIR(st.st_mode) ?
+              "not a directory" : NULL;
+    }
+    if (bad) {
+        snprintf(buf, n, "%s%s is %s: the driver cannot keep JIT-compiled kernels there; every "
+                 "run JIT-compiles again", dir, path && *path ? " (CUDA_CACHE_PATH)" : "", bad);
+        return buf;
+    }
     /* the cache or, before the first JIT, the nearest existing parent must be writable */
     char probe[PATH_MAX];
     snprintf(probe, sizeof(probe), "%s", dir);
     while (access(probe, F_OK) != 0 && strrchr(probe, '/') && strrchr(probe, '/') != probe)
         *strrchr(probe, '/') = '\0';
-    bool writable = access(probe, W_OK) == 0;
+    bool writable = access(probe, W_OK) == 0 && stat(probe, &st) == 0 && S_ISDIR(st.st_mode);
     snprintf(buf, n, "%s%s, size limit %s%s", dir, path && *path ? " (CUDA_CACHE_PATH)" : "",
              max && *max ? max : "the driver's default",
              writable ? "" : "; NOT writable by this user: every run JIT-compiles again");
@@ -255,6 +279,7 @@ static double elapsed_max(double a, double b) { return a > b ? a : b; }
 /* The module of one PTX entry, JIT-compiled now; 0 or a CUresult. */
 static int jit_entry(const char *name, struct cuda_fn *slot)
 {
+    D.jit_log[0] = '\0';
     char *one = tb_ptx_only_entry(D.ptx, name);
     if (!one)
         return CUDA_ERROR_NOT_FOUND;
@@ -285,13 +310,18 @@ static int function(const char *name, CUfunction *out)
         if (!s->name[0]) {
             CUresult e = D.cubin ? CU(cuModuleGetFunction, &s->fn, D.cubin, name)
                                  : (CUresult)jit_entry(name, s);
-            if (e != CUDA_SUCCESS)
+            if (e != CUDA_SUCCESS && D.cubin)
                 return e;
             tb_strlcpy(s->name, name, sizeof(s->name));
+            s->err = e;
+            if (e)
+                tb_strlcpy(s->log, D.jit_log, sizeof(s->log));
         }
         if (!strcmp(s->name, name)) {
+            if (s->err)
+                tb_strlcpy(D.jit_log, s->log, sizeof(D.jit_log));
             *out = s->fn;
-            return 0;
+            return s->err;
         }
     }
     return CUDA_ERROR_NOT_FOUND;
@@ -678,6 +708,16 @@ static const char *cuda_errstr(int err)
     if (err >= TB_CUBLAS_ERR_BASE) {
         snprintf(buf, sizeof(buf), "cuBLAS status %d", err - TB_CUBLAS_ERR_BASE);
         return buf;
+    }
+    if ((err == CUDA_ERROR_INVALID_PTX || err == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+         err == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || err == CUDA_ERROR_INVALID_IMAGE) &&
+        D.jit_log[0]) {   /* a PTX compile error keeps the JIT's own words */
+        static char jbuf[512];
+        snprintf(jbuf, sizeof(jbuf), "%s: %s", tb_cu_err(err), D.jit_log);
+        for (char *p = jbuf; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = ' ';
+        return jbuf;
     }
     return tb_cu_err(err);
 }
