@@ -64,9 +64,20 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
     int removed = 0;
     const char *keep_base = keep_path ? strrchr(keep_path, '/') : NULL;
     keep_base = keep_base ? keep_base + 1 : keep_path;
+    /* a clock that jumped ahead makes every log look old: ages count from now and from the
+     * newest earlier log (a log stamped in the future is none), and a log is too old only
+     * by both, so a jump alone deletes nothing (#33) */
+    time_t ref = 0, max_age = (time_t)keep_days * 86400;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].stamp <= now + 86400 && !(keep_base && !strcmp(v[i].name, keep_base)) &&
+            v[i].stamp > ref)
+            ref = v[i].stamp;
+    if (keep_days > 0 && ref && now - ref > max_age)
+        warning("log retention: the newest earlier log is %lld days old (a clock that jumped, "
+                "or a long pause): ages counted from it too", (long long)((now - ref) / 86400));
     for (size_t i = 0; i < n; i++) {
         bool too_many = keep_logs > 0 && i >= (size_t)keep_logs;
-        bool too_old = keep_days > 0 && now - v[i].stamp > (time_t)keep_days * 86400;
+        bool too_old = keep_days > 0 && now - v[i].stamp > max_age && ref - v[i].stamp > max_age;
         if (!(too_many || too_old) || (keep_base && !strcmp(v[i].name, keep_base)))
             continue;
         char path[PATH_MAX * 2];
@@ -74,8 +85,10 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
         struct stat st;
         if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
             continue;
-        if (unlink(path) == 0)
+        if (unlink(path) == 0) {
             removed++;
+            note("log retention: removed '%s' (%s)", path, too_many ? "keep_logs" : "keep_days");
+        }
         else
             warning("log retention: cannot remove '%s': %s", path, strerror(errno));
     }

@@ -13,11 +13,13 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "board.h"
 #include "csvlog.h"
+#include "retention.h"
 #include "util.h"
 
 static char fake_cuda[2 * PATH_MAX + 64];
@@ -649,6 +651,37 @@ static void test_list_and_power_bounded(void **state)
     must_have(th_err(), "the CUDA driver did not return from cuInit within 1 s");
 }
 
+/* A clock 13 months ahead with keep_days = 30: the last nights (13 months "old" by the
+ * jumped clock) stay, with a warning; a log older than 30 days before them still goes; a log
+ * stamped in the future is never what ages count from. */
+static void test_retention_survives_a_clock_jump(void **state)
+{
+    const char *dir = th_scratch();
+    time_t now = time(NULL);
+    const long days[] = { 396, 397, 398, 500 };   /* the nights before the jump, one old */
+    char name[128], path[PATH_MAX];
+    for (size_t i = 0; i < ARRAY_SIZE(days); i++) {
+        time_t t = now - days[i] * 86400;
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(name, sizeof(name), "vm_nano_%Y%m%dT%H%M%SZ.csv.gz", &tm);
+        free(th_write(dir, name, "x"));
+    }
+    free(th_write(dir, "vm_nano_29991231T000000Z.csv.gz", "x"));   /* stamped in the future */
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(name, sizeof(name), "vm_nano_%Y%m%dT%H%M%SZ.csv.gz", &tm);
+    free(th_write(dir, name, "x"));                                 /* this run's */
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    th_stderr_begin();
+    assert_int_equal(tb_retention_apply(dir, "vm", "nano", 0, 30, path), 1);
+    char *said = th_stderr_end();
+    must_have(said, "a clock that jumped");
+    must_have(said, "removed '");
+    free(said);
+    assert_int_equal(th_count_files(dir), 5);   /* 3 nights, the future one, this run's */
+}
+
 /* Integers that libconfig 1.5 would wrap to 32 bits are refused, naming the option, and
  * sizes from --sizes keep their 64-bit value (4294967297x3 was run as 1x3). */
 static void test_no_wrapped_integers(void **state)
@@ -922,6 +955,7 @@ int main(void)
         TH_TEST(test_attribute_garbage_is_unknown),
         TH_TEST(test_fifo_libraries_do_not_hang),
         TH_TEST(test_list_and_power_bounded),
+        TH_TEST(test_retention_survives_a_clock_jump),
         TH_TEST(test_no_wrapped_integers),
         TH_TEST(test_compare_keeps_types_and_modes_apart),
         TH_TEST(test_plot_of_hostile_names),
