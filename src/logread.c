@@ -193,7 +193,8 @@ static void metadata(struct reader *rd, const char *line)
     if ((v = tb_meta_value(line, TB_META_end))) {
         rd->ended = true;
         tb_strlcpy(in->end, v, sizeof(in->end));
-        in->failed = !strncmp(v, "failed: the GPU", 15);
+        in->failed = !strncmp(v, "failed: the GPU", 15) || !strncmp(v, "failed: nothing measured", 24) ||
+                     !strncmp(v, "failed: no point to run", 23);
     } else if ((v = tb_meta_value(line, TB_META_run_id))) {
         tb_strlcpy(in->run_id, v, sizeof(in->run_id));
         from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host));

@@ -682,6 +682,38 @@ static void test_retention_survives_a_clock_jump(void **state)
     assert_int_equal(th_count_files(dir), 5);   /* 3 nights, the future one, this run's */
 }
 
+/* Failed nights on every page: compare --html and history --html given only failed nights
+ * (a GPU that could not be used) still write a page listing each with how it ended, and the
+ * history page never says "0 series regressed" of nights that measured nothing. */
+static void test_failed_nights_on_every_page(void **state)
+{
+    const char *root = fake_root("NVIDIA Jetson Nano Developer Kit");
+    const char *dir = th_scratch();
+    char args[1024];
+    snprintf(args, sizeof(args), "run --quiet " TINY " -o %s/logs", dir);
+    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args), 1);
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", dir);
+    char *log = th_find_one(logs, ".csv.gz");
+    assert_non_null(log);
+    th_keep(log);
+    assert_int_equal(th_runf("compare --html %s/c.html %s", dir, log), 1);
+    char page[PATH_MAX];
+    snprintf(page, sizeof(page), "%s/c.html", dir);
+    char *html = th_read_gz(page);
+    assert_non_null(html);
+    must_have(html, "Failed nights (nothing measured): 1");
+    must_have(html, "failed: the GPU cannot be used (cannot load the CUDA driver library");
+    free(html);
+    th_runf("history --html %s/h.html %s", dir, log);
+    snprintf(page, sizeof(page), "%s/h.html", dir);
+    html = th_read_gz(page);
+    assert_non_null(html);
+    must_have(html, "Failed nights (nothing measured): 1");
+    assert_null(strstr(html, "0 series regressed"));
+    free(html);
+}
+
 /* Integers that libconfig 1.5 would wrap to 32 bits are refused, naming the option, and
  * sizes from --sizes keep their 64-bit value (4294967297x3 was run as 1x3). */
 static void test_no_wrapped_integers(void **state)
@@ -956,6 +988,7 @@ int main(void)
         TH_TEST(test_fifo_libraries_do_not_hang),
         TH_TEST(test_list_and_power_bounded),
         TH_TEST(test_retention_survives_a_clock_jump),
+        TH_TEST(test_failed_nights_on_every_page),
         TH_TEST(test_no_wrapped_integers),
         TH_TEST(test_compare_keeps_types_and_modes_apart),
         TH_TEST(test_plot_of_hostile_names),
