@@ -196,9 +196,11 @@ static int failed_latest(const struct tb_logset *s)
             later = j != i && s->logs[j].failed && !strcmp(s->logs[j].board, l->board) &&
                     !strcmp(s->logs[j].host, l->host) &&
                     strcmp(s->logs[j].run_id, l->run_id) > 0;
-        if (!later) {
-            error("history: the latest night of %s on %s (%s) ended '%s'", l->board, l->host,
-                  l->night, l->end);
+        if (!later) {   /* a log's text, never raw on a terminal */
+            char b[256], h[256], e[1024];
+            error("history: the latest night of %s on %s (%s) ended '%s'",
+                  tb_table_clean(b, sizeof(b), l->board), tb_table_clean(h, sizeof(h), l->host),
+                  l->night, tb_table_clean(e, sizeof(e), l->end));
             n++;
         }
     }

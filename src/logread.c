@@ -20,6 +20,7 @@
 
 #include "csvlog.h"
 #include "log_meta.h"
+#include "table.h"
 #include "util.h"
 
 /* each read column is a column of the log's table: a rename there cannot leave the reader
@@ -297,10 +298,13 @@ static void row(struct reader *rd, char *line)
         problem(rd);
         return;
     }
-    if (r.impossible && rd->impossible++ < MAX_SAID)
+    if (r.impossible && rd->impossible++ < MAX_SAID) {   /* the log's text, cleaned */
+        char k[256], g[256];
         warning("%s: %s:%ld: %s %ldx%ld: impossible figures (gbps '%s'); flagged, not shown "
-                "as a result", s->who, rd->path, rd->lineno, r.kernel, r.rows, r.cols,
-                rd->col[TB_LR_gbps] >= 0 ? rd->fields[rd->col[TB_LR_gbps]] : "");
+                "as a result", s->who, rd->path, rd->lineno, tb_table_clean(k, sizeof(k), r.kernel),
+                r.rows, r.cols, tb_table_clean(g, sizeof(g), rd->col[TB_LR_gbps] >= 0 ?
+                                               rd->fields[rd->col[TB_LR_gbps]] : ""));
+    }
     if ((size_t)rd->info->rows >= s->max_rows_per_log || s->n >= s->max_rows) {
         if (!rd->capped)
             error("%s: %s:%ld: more than %zu rows %s; the rows from here on are not read", s->who,

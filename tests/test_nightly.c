@@ -930,6 +930,29 @@ static void night_log(const char *dir, int day, const char *const *kernels, cons
     free(th_write(dir, name, text));
 }
 
+/* Hostile text in a log never reaches the terminal raw: compare's "impossible figures"
+ * warning (a kernel name with an escape sequence) and history's failed-night error (an end
+ * line, a board and a host carrying escapes). */
+static void test_hostile_text_not_raw_on_a_terminal(void **state)
+{
+    const char *dir = th_scratch();
+    const char *evil[] = { "copy_row\x1b[2J\x1b]0;pwned\x07" };
+    const double inf[] = { 1e30 };
+    night_log(dir, 1, evil, inf, 1);
+    free(th_write(dir, "h_b_20261102T023000Z.csv.gz",
+                  "# log_format: 1\n# run_id: h_b_20261102T023000Z\n"
+                  "# host: h\x1b[31m\n# board: b\x1b[1m, peak 1.0 GB/s\n"
+                  "run_id,board,kernel,rows,cols,gbps,status\n"
+                  "# end: failed: the GPU cannot be used (\x1b[2Jgone), 0 rows\n"));
+    th_runf("compare %s/orin1_jetson-orin-nano_20261101T023000Z.csv.gz", dir);
+    must_have(th_err(), "impossible figures");
+    assert_null(strchr(th_err(), '\x1b'));
+    assert_null(strchr(th_err(), '\x07'));
+    th_runf("history %s/h_b_20261102T023000Z.csv.gz", dir);
+    must_have(th_err(), "ended '");
+    assert_null(strchr(th_err(), '\x1b'));
+}
+
 /* Twelve nights: blocked drops by 30% on the 11th and stays down (a change: flagged from the
  * 11th, still slower on the 12th, exit 1);
  * copy_row has one bad night in the middle (noise: said, not a change). With the 12th night
@@ -995,6 +1018,7 @@ int main(void)
         TH_TEST(test_plot_of_a_crafted_log),
         TH_TEST(test_compare_output_to_a_full_disk),
         TH_TEST(test_history_flags_a_lasting_change_only),
+        TH_TEST(test_hostile_text_not_raw_on_a_terminal),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
 }
