@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,7 +28,9 @@ int tb_list_columns(FILE *out)
     return 0;
 }
 
-static void list_kernels(FILE *out)
+/* gpu_ok: whether GPU 0 can be used here (list_gpu says why not): a CUDA kernel built into
+ * the binary is still not available on a machine whose GPU cannot run it. */
+static void list_kernels(FILE *out, bool gpu_ok)
 {
     fprintf(out, "kernels:\n  %-16s %-7s %-10s %-8s %-44s %s\n", "name", "backend", "available",
             "elements", "block-shape rule", "description");
@@ -35,6 +38,8 @@ static void list_kernels(FILE *out)
         char no[256] = "";
         if (!tb_kernel_built(k))
             tb_strlcpy(no, k->unavailable, sizeof(no));
+        else if (k->backend == TB_BACKEND_CUDA && !gpu_ok)
+            tb_strlcpy(no, "no usable GPU here (see below)", sizeof(no));
         else
             tb_kernel_usable(k, no, sizeof(no));
         char elems[64];
@@ -70,7 +75,8 @@ static void list_gpu(FILE *out)
 
 int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file, FILE *out)
 {
-    list_kernels(out);
+    char gpu_why[1024];
+    list_kernels(out, tb_backend_cuda.probe(0, gpu_why, sizeof(gpu_why)) == 0);
     list_gpu(out);
     char board_path[PATH_MAX], board_why[512];
     if (tb_board_pick(cfg, board_file, NULL, board_path, sizeof(board_path), board_why,
