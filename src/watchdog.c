@@ -18,6 +18,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv;
 static bool started;
+static pthread_t wd_thread;        /* the watchdog's own: its ending never brackets a call */
 static tb_watch_ending ending;
 static void *ending_ctx;
 static const volatile sig_atomic_t *stop_flag;
@@ -88,8 +89,7 @@ static void start(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    pthread_t t;
-    started = pthread_create(&t, &ta, watch_thread, NULL) == 0;
+    started = pthread_create(&wd_thread, &ta, watch_thread, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&ta);
     if (!started)
@@ -116,8 +116,17 @@ double tb_watch_seconds(enum tb_watch_kind kind)
     return kind == TB_WATCH_LOAD ? 600 : 120;
 }
 
+/* Whether the caller is the watchdog's thread (in its ending, which holds the mutex: a
+ * bracket there would wait on itself for ever). */
+static bool on_watchdog(void)
+{
+    return __atomic_load_n(&started, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), wd_thread);
+}
+
 void tb_watch_begin(const char *what, enum tb_watch_kind kind)
 {
+    if (on_watchdog())
+        return;
     pthread_mutex_lock(&mu);
     start();
     call_what = what;
@@ -129,6 +138,8 @@ void tb_watch_begin(const char *what, enum tb_watch_kind kind)
 
 void tb_watch_end(void)
 {
+    if (on_watchdog())
+        return;
     pthread_mutex_lock(&mu);
     call_what = NULL;
     pthread_mutex_unlock(&mu);

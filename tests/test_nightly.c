@@ -488,7 +488,7 @@ static void test_signal_inside_a_hung_driver_call(void **state)
     if (!images)
         skip();
     static const char *const calls[] = { "cuInit", "cuDevicePrimaryCtxRetain",
-                                         "cuEventSynchronize" };
+                                         "cuModuleLoadDataEx", "cuEventSynchronize" };
     setenv("TB_CUDA_LIB", fake_cuda, 1);
     setenv("TB_FAKE_CUDA", "h100", 1);
     setenv("TB_DRIVER_TIMEOUT_S", "600", 1);
