@@ -66,6 +66,7 @@ struct run {
     bool gpu_absent;                /* no NVIDIA driver here at all (auto may use the CPU) */
     char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512], variant[256];
     bool config_loaded;             /* both files read: a log can be named and written */
+    bool points_failed;             /* the point list could not be allocated */
     struct tb_point *pts;
     size_t npts;
     struct tb_lock *lock;
@@ -219,8 +220,10 @@ static int settle_config(struct run *r)
     /* a GPU that cannot be used runs nothing: its kernels are not a configuration error,
      * the log's end line says why instead */
     tb_point_rules_check_names(r->cfg, config_backend(r), !r->gpu_failed, r->o->diag);
-    if (r->o->diag->n == 0 && !r->gpu_failed)
-        tb_sweep_expand(&r->cfg->sweep, r->be->id, &r->pts, &r->npts, r->o->diag);
+    if (r->o->diag->n == 0 && !r->gpu_failed &&
+        tb_sweep_expand(&r->cfg->sweep, r->be->id, &r->pts, &r->npts, r->o->diag) < 0 &&
+        r->o->diag->n == 0)
+        r->points_failed = true;   /* out of memory: a failed night with a log, not exit 2 */
     /* the CPU backend opens here (no driver, nothing to hang) for its limits */
     if (r->o->diag->n == 0 && !r->gpu_failed && r->be->id == TB_BACKEND_CPU &&
         open_device(r) < 0)
@@ -675,9 +678,12 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
         end_gpu_unusable(&r);
     } else if (stopped(&r)) {
         end_early(&r, signal_how(how, sizeof(how), "before the sweep started"));
+    } else if (r.points_failed) {
+        end_early(&r, "failed: no point to run (the sweep's point list could not be allocated: "
+                  "out of memory)");
     } else if (r.npts == 0) {
-        /* an empty point list (an allocation that failed, a filter that left nothing) is a
-         * failed night, never "complete, 0 rows" */
+        /* an empty point list (a filter that left nothing) is a failed night, never
+         * "complete, 0 rows" */
         end_early(&r, "failed: no point to run (the sweep's point list is empty)");
     } else {
         start_power(&r);
