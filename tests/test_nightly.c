@@ -717,6 +717,25 @@ static void test_failed_nights_on_every_page(void **state)
     free(html);
 }
 
+/* A sweep that names its CUDA kernels (conf/gpu-power.cfg) on a Nano whose GPU cannot be
+ * used (--device auto): a log and exit 1, the GPU said to be the problem once, never "exists
+ * on the cuda backend, not on cpu" per kernel with exit 2 and no log. */
+static void test_named_gpu_kernels_on_an_unusable_gpu(void **state)
+{
+    const char *root = fake_root("NVIDIA Jetson Nano Developer Kit");
+    const char *dir = th_scratch();
+    char args[1024];
+    snprintf(args, sizeof(args), "run --quiet -c conf/gpu-power.cfg -o %s", dir);
+    assert_int_equal(run_on(root, "/nonexistent/libcuda.so.1", "h100", args), 1);
+    assert_null(strstr(th_err(), "exists on the cuda backend"));
+    const char *first = strstr(th_err(), "the GPU cannot be used");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "the GPU cannot be used"));
+    char *text = the_log(dir);
+    must_have(text, "# end: failed: the GPU cannot be used (cannot load the CUDA driver");
+    free(text);
+}
+
 /* Integers that libconfig 1.5 would wrap to 32 bits are refused, naming the option, and
  * sizes from --sizes keep their 64-bit value (4294967297x3 was run as 1x3). */
 static void test_no_wrapped_integers(void **state)
@@ -1013,6 +1032,7 @@ int main(void)
         TH_TEST(test_attribute_garbage_is_unknown),
         TH_TEST(test_fifo_libraries_do_not_hang),
         TH_TEST(test_list_and_power_bounded),
+        TH_TEST(test_named_gpu_kernels_on_an_unusable_gpu),
         TH_TEST(test_retention_survives_a_clock_jump),
         TH_TEST(test_failed_nights_on_every_page),
         TH_TEST(test_no_wrapped_integers),
