@@ -23,6 +23,7 @@
  * $TB_FAKE_CUDA_GARBAGE makes the driver answer nonsense:
  *   errtext   cuInit fails, and its error texts carry a newline and a forged end line
  *   timer     cuEventElapsedTime answers NaN, then -1 ms, then 0 ms, in turn
+ *   cc        a compute capability of 2147483647.0
  *   attrs     the L2 is -1 bytes, 2^31-1 SMs, 2^64-1 bytes of memory, and the clock probe
  *             reads 2^64-1 cycles in 1 ns (an SM clock of 1.8e22 MHz) */
 #include <stdio.h>
@@ -127,7 +128,8 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d)
     (void)d;
     int tegra = is("nano") || orin();
     switch (attr) {
-    case 75: *v = is("nano") ? 5 : orin() ? 8 : is("kepler") ? 3 : 9; break;   /* major */
+    case 75: *v = garbage("cc") ? 0x7fffffff : is("nano") ? 5 : orin() ? 8 : is("kepler") ? 3 : 9;
+        break;                                                                   /* major */
     case 76: *v = is("nano") ? 3 : orin() ? 7 : 0; break;                      /* minor */
     case 18: *v = tegra; break;                                       /* integrated */
     case 1: *v = 1024; break;

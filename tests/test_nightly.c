@@ -607,6 +607,21 @@ static void test_attribute_garbage_is_unknown(void **state)
     assert_int_equal(th_field(header, row, "sm_clock_mhz", v, sizeof(v)), 0);
     assert_string_equal(v, "");
     free(text);
+    /* a compute capability of 2^31-1 (its x10 overflowed an int): the GPU is unusable */
+    dir = th_scratch();
+    setenv("TB_FAKE_CUDA_GARBAGE", "cc", 1);
+    assert_int_equal(th_runf(ON_CUDA " -o %s", dir), 1);
+    text = the_log(dir);
+    must_have(text, "impossible compute capability (2147483647.0)");
+    free(text);
+    /* the test hook is named in the log of a run that has it on */
+    dir = th_scratch();
+    unsetenv("TB_FAKE_CUDA_GARBAGE");
+    setenv("TB_CUDA_FAULT", "copy_row", 1);   /* not in the sweep: no launch breaks */
+    th_runf(ON_CUDA " -o %s", dir);
+    text = the_log(dir);
+    must_have(text, "# fault_injection: TB_CUDA_FAULT=copy_row");
+    free(text);
 }
 
 /* TB_CUDA_LIB and TB_NVML_LIB naming a FIFO: refused before dlopen (whose open would wait

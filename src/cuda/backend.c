@@ -164,6 +164,11 @@ static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
         snprintf(why, n, "CUDA device %d: %s", index, tb_cu_err(e));
         return -1;
     }
+    if (major < 1 || major > 99 || minor < 0 || minor > 9) {   /* garbage: never a number */
+        snprintf(why, n, "CUDA device %d: the driver gave an impossible compute capability "
+                 "(%d.%d)", index, major, minor);
+        return -1;
+    }
     *sm = major * 10 + minor;
     *integrated = integ != 0;
     if (!tb_image_pick(tb_images, tb_image_count(), *sm, *integrated, tb_cu_driver_version(),
@@ -637,7 +642,7 @@ static int cuda_flush_cache(void)
     if (!D.flush_buf) {
         int l2 = 0;
         CU(cuDeviceGetAttribute, &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, D.dev);
-        size_t want = (size_t)(l2 > 0 ? l2 : 4 << 20) * 2;
+        size_t want = (size_t)(l2 > 0 && l2 <= (1 << 30) ? l2 : 4 << 20) * 2;
         CUresult e = CU(cuMemAlloc, &D.flush_buf, want);
         if (e) {
             D.flush_buf = 0;
