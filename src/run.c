@@ -1,11 +1,14 @@
 /* run.c: see run.h. The steps, in order, each a short function (fio's backend.c is the
- * model): choose_backend, load_config (both files, overrides, kernel names, the sweep's
- * points: all before the device opens), open_device, settle (a board file chosen by the
- * GPU's name, the device's limits), make_log_dir, take_lock, open_log, the GPU-unusable
- * ending or conditions and power, sweep, finish. Configuration problems end the run
- * before the lock and the log (exit 2, nothing measured); from the log on, every ending,
- * a GPU that cannot be used included, is written as the log's end line, so a night pulled
- * back from a board shows a bad night as plainly as a good one. */
+ * model): signal handlers, choose_backend (--device, nothing loaded), load_config (both
+ * files, overrides, kernel names where --device names the backend), take_lock, probe_gpu
+ * (the driver: cuInit and the device's attributes, no context), settle_config (a board file
+ * chosen by the GPU's name, kernel names, the sweep's points, the device's limits), open_log,
+ * open_device (context, kernel images), the GPU-unusable ending or conditions and power,
+ * sweep, finish. Configuration problems end the run before the log (exit 2, nothing
+ * measured, no context); from the log on, every ending, a GPU that cannot be used or hangs
+ * included, is written as the log's end line, so a night pulled back from a board shows a
+ * bad night as plainly as a good one. The lock comes before the driver: a second run never
+ * touches the GPU the first is measuring. */
 #include "run.h"
 
 #include <errno.h>
