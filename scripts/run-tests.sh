@@ -20,8 +20,12 @@ for t in "$@"; do
     else
         set -- "$t"
     fi
-    out=$(CMOCKA_MESSAGE_OUTPUT=stdout "$@" 2>&1); rc=$?
-    printf '%s\n' "$out"
+    # named as it starts, its output shown as it comes (a slow program is not a hang)
+    echo "== $name"
+    log=$(mktemp "${TMPDIR:-/tmp}/tb-test-XXXXXX")
+    { CMOCKA_MESSAGE_OUTPUT=stdout "$@" 2>&1; echo $? > "$log.rc"; } | tee "$log"
+    rc=$(cat "$log.rc" 2>/dev/null || echo 1)
+    out=$(cat "$log"); rm -f "$log" "$log.rc"
     n=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
     f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
     passed=$((passed + ${n:-0})); failed=$((failed + ${f:-0}))

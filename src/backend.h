@@ -75,6 +75,12 @@ const char *tb_cuda_images(void);
  * whether it is on (CUDA_CACHE_DISABLE) and writable, and its size limit: into buf. */
 const char *tb_cuda_jit_cache(char *buf, size_t n);
 
+/* What the driver says about CUDA device index without making a context: name, compute
+ * capability, SMs, L2, memory, threads per block, PCI bus id, driver's CUDA (a value no GPU
+ * can have is 0, unknown). Every call under the watchdog's deadline. 0, or -1 when the
+ * device cannot be used (the probe says why). */
+int tb_cuda_describe(int index, struct tb_device_info *info);
+
 /* "auto", "cpu", "cuda", "cuda:N": picks the backend; auto prefers a usable GPU.
  * When auto takes the CPU, why says why and *probe_rc is the GPU probe's code (-ENOENT:
  * no NVIDIA driver here at all). Returns 0, or -1 on a bad spec. */

@@ -179,11 +179,8 @@ static void gpu0_name(char *buf, size_t n)
     char why[512];
     struct tb_device_info dev;
     buf[0] = '\0';
-    if (tb_backend_cuda.probe(0, why, sizeof(why)) == 0 &&
-        tb_backend_cuda.open(0, &dev, why, sizeof(why)) == 0) {
-        tb_strlcpy(buf, dev.name, n);
-        tb_backend_cuda.close();
-    }
+    if (tb_backend_cuda.probe(0, why, sizeof(why)) == 0 && tb_cuda_describe(0, &dev) == 0)
+        tb_strlcpy(buf, dev.name, n);   /* no context: a name is all that is wanted */
 }
 
 static const char *board_root(const struct tb_config *cfg, char *setting, size_t n)

@@ -371,7 +371,7 @@ static int show_best(struct tb_doc *d, const struct opts *o, struct tb_logset *n
     size_t nb = best_points(now->v, now->n, best, K_HOST);
     if (!o->nbase)
         print_best(d, best, nb);
-    if (o->html_file && tb_report_compare(best, nb, nlogs, o->html_file) < 0)
+    if (o->html_file && tb_report_compare(best, nb, nlogs, now, o->html_file) < 0)
         code = TB_EXIT_FAIL;
     else if (o->html_file && d->f != TB_FMT_CSV && d->f != TB_FMT_JSON)
         tb_doc_note(d, "page: %s", o->html_file);
@@ -435,6 +435,8 @@ int tb_compare_main(int argc, char **argv)
         code = TB_EXIT_FAIL;
         if (!o.nbase)
             print_best(&d, NULL, 0);   /* JSON: its table, empty */
+        if (!o.nbase && o.html_file)   /* a page still, listing the failed nights */
+            tb_report_compare(NULL, 0, (size_t)(argc - optind), &now, o.html_file);
     } else {
         if (o.nbase)
             code = run_baseline(&d, &o, &now, &old, code);

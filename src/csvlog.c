@@ -308,6 +308,41 @@ int tb_csvlog_preamble(struct tb_csvlog *l, const char *version)
     return rc;
 }
 
+/* Length of an invisible or line-breaking UTF-8 sequence at p (C1 controls, U+200B-U+200F,
+ * the line and paragraph separators, bidi embeddings, overrides and isolates, U+FEFF), else
+ * 0. The minimal set for one metadata line; util.c's cleaner is the general one. */
+static size_t invisible_at(const unsigned char *p)
+{
+    if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+        return 2;
+    if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x8b && p[2] <= 0x8f) ||
+                                         (p[2] >= 0xa8 && p[2] <= 0xae)))
+        return 3;
+    if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+        return 3;
+    if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+        return 3;
+    return 0;
+}
+
+void tb_csvlog_clean(char *s)
+{
+    unsigned char *r = (unsigned char *)s, *w = r;
+    while (*r) {
+        size_t inv = invisible_at(r);
+        if (inv) {
+            *w++ = '?';
+            r += inv;
+        } else if (*r < 0x20 || *r == 0x7f) {
+            *w++ = ' ';   /* a newline never starts a second metadata line */
+            r++;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
 int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
 {
     char val[4096], line[4200];
@@ -315,9 +350,7 @@ int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(val, sizeof(val), fmt, ap);
     va_end(ap);
-    for (char *p = val; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    tb_csvlog_clean(val);
     snprintf(line, sizeof(line), "# %s: %s", key, val);
     return put_line(l, line, false);
 }
@@ -389,14 +422,18 @@ static int give_name(const char *tmp, const char *path)
     return rename(tmp, path);
 }
 
+static void sync_dir(const char *dir);
+
 int tb_csvlog_close(struct tb_csvlog *l, const char *how)
 {
     int rc = 0;
     if (!l)
         return 0;
     if (!l->err) {
-        char line[512];
-        snprintf(line, sizeof(line), "# %s: %s, %ld rows", TB_META(end), how, l->rows);
+        char why[2048], line[2200];
+        tb_strlcpy(why, how, sizeof(why));
+        tb_csvlog_clean(why);   /* a driver's text or a path never adds a line of its own */
+        snprintf(line, sizeof(line), "# %s: %s, %ld rows", TB_META(end), why, l->rows);
         put_line(l, line, false);
         if (!l->err && (gzflush(l->gz, Z_FINISH) != Z_OK ||
                         (fdatasync(l->fd) < 0 && errno != EINVAL && errno != EROFS)))
@@ -416,6 +453,15 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
         } else {
             rc = -e;
             error("cannot give log '%s' its name '%s': %s", l->tmp, l->path, strerror(e));
+        }
+    }
+    if (rc == 0) {   /* the name itself survives a power cut */
+        char dir[PATH_MAX];
+        tb_strlcpy(dir, l->path, sizeof(dir));
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = '\0';
+            sync_dir(dir);
         }
     }
     if (rc)
@@ -463,68 +509,210 @@ static int part_open(const char *src)
     return fd;
 }
 
-/* Copies what zlib can read of a dead run's temporary file (its last gzip member has no
- * trailer: rows were flushed, never finished) into a new whole log, with an end line. The
- * new log is made with O_EXCL (never through a link, never over a file). */
-static int recover_one(const char *dir, const char *part, const char *run_id, long pid)
+/* The identity a log states in its metadata (host, board name, machine-id), exactly as
+ * logged: what decides whether a dead run's file is this host's and board's, never the
+ * spelling of its file name (lab_nano and lab-nano share one). */
+struct identity {
+    char host[256], board[256], machine_id[64];
+    bool have_host, have_board;
+};
+
+static void identity_line(struct identity *id, const char *line)
 {
-    char src[PATH_MAX], dst[PATH_MAX];
+    const char *v;
+    if ((v = tb_meta_value(line, TB_META_host))) {
+        tb_strlcpy(id->host, v, sizeof(id->host));
+        id->have_host = true;
+    } else if ((v = tb_meta_value(line, TB_META_machine_id))) {
+        tb_strlcpy(id->machine_id, v, sizeof(id->machine_id));
+    } else if ((v = tb_meta_value(line, TB_META_board))) {
+        /* "NAME, peak X GB/s[, has a GPU]": the name is what stands before the last ", peak " */
+        const char *cut = NULL;
+        for (const char *p = v; (p = strstr(p, ", peak ")); p++)
+            cut = p;
+        snprintf(id->board, sizeof(id->board), "%.*s", (int)(cut ? cut - v : (long)strlen(v)), v);
+        id->have_board = true;
+    }
+}
+
+/* Reads the metadata lines at the head of a dead run's file (up to the CSV header) into id.
+ * The identity lines come right after the preamble, so a run that died before writing them
+ * wrote nothing else either. */
+static void part_identity(int fd, struct identity *id)
+{
+    memset(id, 0, sizeof(*id));
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    gzFile gz = dup_fd >= 0 ? gzdopen(dup_fd, "rb") : NULL;
+    if (!gz) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return;
+    }
+    char line[4400];
+    for (int i = 0; i < 64 && gzgets(gz, line, sizeof(line)); i++) {
+        if (line[0] != '#')
+            break;
+        line[strcspn(line, "\n")] = '\0';
+        identity_line(id, line);
+    }
+    gzclose(gz);
+    lseek(fd, 0, SEEK_SET);
+}
+
+/* Syncs a directory, so that a name given or removed in it survives a power cut. */
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Whether path is a whole log (its gzip stream read to its end, an end line in it): what a
+ * recovery interrupted after giving the final name left. */
+static bool whole_log(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return false;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > RECOVER_MAX_IN) {
+        close(fd);
+        return false;
+    }
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        return false;
+    }
+    char line[4400];
+    bool end = false;
+    long long total = 0;
+    while (gzgets(gz, line, sizeof(line)) && (total += (long long)strlen(line)) < RECOVER_MAX_OUT)
+        end = tb_meta_value(line, TB_META_end) != NULL;
+    int zerr = 0;
+    gzerror(gz, &zerr);
+    bool ok = gzeof(gz) && zerr == Z_OK && end;
+    gzclose(gz);
+    return ok;
+}
+
+/* Copies what zlib can read of a dead run's temporary file (its last gzip member has no
+ * trailer: rows were flushed, never finished) into a new whole log, with an end line. A
+ * last line the crash cut short is never a row: dropped and counted in the end line. The
+ * copy is made under a temporary name (O_EXCL, never through a link), synced, given the
+ * final name with link(2) (never over a file), the directory synced, and only then is the
+ * dead run's file removed: a recovery killed at any step is finished by the next run. */
+static int recover_one(const char *dir, const char *part, const char *run_id, long pid,
+                       int in_fd)
+{
+    char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX];
     snprintf(src, sizeof(src), "%s/%s", dir, part);
     snprintf(dst, sizeof(dst), "%s/%s.csv.gz", dir, run_id);
-    int in_fd = part_open(src);
-    if (in_fd < 0)
+    snprintf(tmp, sizeof(tmp), "%s/.%s.csv.gz.recovering", dir, run_id);
+    struct stat st;
+    if (lstat(dst, &st) == 0) {
+        /* a recovery that died after naming the log: the log is whole, finish it */
+        if (S_ISREG(st.st_mode) && whole_log(dst)) {
+            close(in_fd);
+            if (unlink(src) == 0 || errno == ENOENT) {
+                unlink(tmp);
+                sync_dir(dir);
+                warning("finished the recovery of '%s': '%s' was already whole", src, dst);
+                return 0;
+            }
+            return -1;
+        }
+        warning("cannot recover '%s': '%s' exists and is not its whole log: both left alone",
+                src, dst);
+        close(in_fd);
         return -1;
+    }
+    /* a temporary of an interrupted recovery: ours (this name is made by nothing else),
+     * never whole until named; made again from the start */
+    if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(tmp);
     gzFile in = gzdopen(in_fd, "rb");
     if (!in) {
         close(in_fd);
         return -1;
     }
-    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
-        warning("cannot recover '%s' as '%s': %s", src, dst, strerror(errno));
+        warning("cannot recover '%s' through '%s': %s", src, tmp, strerror(errno));
         gzclose(in);
         return -1;
     }
     gzFile out = gzdopen(fd, "wb6");
     char buf[65536];
+    char *line = NULL;   /* the line being read: written only once its newline is seen */
+    size_t len = 0, cap = 0;
     long rows = 0;
     long long total = 0;
-    bool header = false, at_line_start = true, cut = false;
+    bool header = false, cut = false;
     int n, ok = out != NULL;
     while (ok && (n = gzread(in, buf, sizeof(buf))) > 0) {
         if ((total += n) > RECOVER_MAX_OUT) {
             cut = true;   /* a bomb, not rows: the source stays for a person to look at */
             break;
         }
-        for (int i = 0; i < n; i++) {
-            if (at_line_start && buf[i] != '#') {
+        for (int i = 0; ok && i < n; i++) {
+            if (len + 1 >= cap) {
+                size_t ncap = cap ? cap * 2 : 4096;
+                char *p = realloc(line, ncap);
+                if (!p) {
+                    ok = 0;
+                    break;
+                }
+                line = p;
+                cap = ncap;
+            }
+            line[len++] = buf[i];
+            if (buf[i] != '\n')
+                continue;
+            if (line[0] != '#') {
                 if (header)
                     rows++;
                 header = true;
             }
-            at_line_start = buf[i] == '\n';
+            ok = gzwrite(out, line, (unsigned)len) == (int)len;
+            len = 0;
         }
-        ok = gzwrite(out, buf, (unsigned)n) == n;
     }
-    if (ok && !at_line_start)
-        ok = gzputc(out, '\n') >= 0;   /* a row cut short stays, on a line of its own */
+    bool partial = len > 0;   /* the crash's last line, cut short: never a row */
+    free(line);
     if (ok)
         ok = gzprintf(out, "# end: recovered, the run (pid %ld) died before closing its log, "
-                      "%ld rows%s\n", pid, rows, cut ? "; cut at 1 GiB of text, the rest "
-                      "stays in its temporary file" : "") > 0;
-    ok = (out ? gzclose(out) == Z_OK : (close(fd), 0)) && ok;
+                      "%ld rows%s%s\n", pid, rows, partial ? "; 1 partial line dropped" : "",
+                      cut ? "; cut at 1 GiB of text, the rest stays in its temporary file" : "")
+             > 0;
+    if (out) {
+        ok = gzflush(out, Z_FINISH) == Z_OK && ok;
+        ok = fsync(fd) == 0 && ok;
+        ok = gzclose(out) == Z_OK && ok;
+    } else {
+        close(fd);
+    }
     gzclose(in);
-    if (!ok) {
-        unlink(dst);
+    if (!ok || link(tmp, dst) < 0) {
+        if (ok)
+            warning("cannot recover '%s' as '%s': %s", src, dst, strerror(errno));
+        unlink(tmp);
         return -1;
     }
+    sync_dir(dir);
     if (!cut)
         unlink(src);
-    warning("recovered '%s' (the run, pid %ld, died): %ld rows in '%s'", src, pid, rows, dst);
+    unlink(tmp);
+    sync_dir(dir);
+    warning("recovered '%s' (the run, pid %ld, died): %ld rows%s in '%s'", src, pid, rows,
+            partial ? " (its cut last line dropped)" : "", dst);
     return 0;
 }
 
-int tb_csvlog_recover(const char *dir, const char *host, const char *board)
+int tb_csvlog_recover(const char *dir, const char *host, const char *board,
+                      const char *machine_id)
 {
     char h[128], b[128];
     tb_strlcpy(h, host, sizeof(h));
@@ -547,7 +735,20 @@ int tb_csvlog_recover(const char *dir, const char *host, const char *board)
             continue;   /* another host's or board's: its pid means nothing here */
         if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;   /* alive (or not ours to judge) */
-        n += recover_one(dir, e->d_name, id, pid) == 0;
+        char src[PATH_MAX];
+        snprintf(src, sizeof(src), "%s/%s", dir, e->d_name);
+        int fd = part_open(src);
+        if (fd < 0)
+            continue;
+        /* the name's spelling only narrows the search: the identity inside decides */
+        struct identity idy;
+        part_identity(fd, &idy);
+        if (!idy.have_host || !idy.have_board || strcmp(idy.host, host) ||
+            strcmp(idy.board, board) || strcmp(idy.machine_id, machine_id ? machine_id : "")) {
+            close(fd);
+            continue;   /* another host's or board's whose names are spelt alike: not ours */
+        }
+        n += recover_one(dir, e->d_name, id, pid, fd) == 0;
     }
     closedir(d);
     return n;

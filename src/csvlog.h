@@ -71,9 +71,18 @@ const char *tb_csvlog_run_id(const struct tb_csvlog *l);
 /* The first metadata lines every log has: tool version, format, run_id, start time. */
 int tb_csvlog_preamble(struct tb_csvlog *l, const char *version);
 /* Temporary files in DIR left by runs of HOST and BOARD that died (their process is gone):
- * each becomes a log of its final name holding every row it had, ended by "# end:
- * recovered, the run (pid N) died ...". Returns how many; never touches other files. */
-int tb_csvlog_recover(const char *dir, const char *host, const char *board);
+ * each becomes a log of its final name holding every whole row it had, ended by "# end:
+ * recovered, the run (pid N) died ..., N rows[; 1 partial line dropped]". A file is adopted
+ * only when the identity logged inside it (host, board name, machine-id; "" or NULL for
+ * none) equals these exactly, never by its name's spelling. The copy is made under a
+ * temporary name, synced and then named; a recovery killed at any step is finished by the
+ * next call. Returns how many; never touches other files. */
+int tb_csvlog_recover(const char *dir, const char *host, const char *board,
+                      const char *machine_id);
+/* Makes s one line of visible text in place: C0 controls and DEL become spaces, C1
+ * controls, bidi and other invisible format characters '?'. Every metadata value and the
+ * end line pass through it. */
+void tb_csvlog_clean(char *s);
 /* "# key: value" line. */
 int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -230,9 +230,11 @@ static int failed_latest(const struct tb_logset *s)
                     !strcmp(s->logs[j].board, l->board) &&
                     !strcmp(s->logs[j].host, l->host) &&
                     strcmp(s->logs[j].run_id, l->run_id) > 0;
-        if (!later) {
-            error("history: the latest night of %s on %s (%s) ended '%s'", l->board, l->host,
-                  l->night, l->end);
+        if (!later) {   /* a log's text, never raw on a terminal */
+            char b[256], h[256], e[1024];
+            error("history: the latest night of %s on %s (%s) ended '%s'",
+                  tb_table_clean(b, sizeof(b), l->board), tb_table_clean(h, sizeof(h), l->host),
+                  l->night, tb_table_clean(e, sizeof(e), l->end));
             n++;
         }
     }
@@ -315,9 +317,9 @@ static int all_series(struct tb_log_rec *v, size_t k, struct tb_table *t,
 
 /* The page and the plot; the exit code so far, made 1 when one fails. */
 static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_history_series *hs,
-                    size_t nhs, int regressions, int code)
+                    size_t nhs, int regressions, const struct tb_logset *all, int code)
 {
-    if (o->html_file && tb_report_history(hs, nhs, regressions, o->html_file) < 0)
+    if (o->html_file && tb_report_history(hs, nhs, regressions, all, o->html_file) < 0)
         code = TB_EXIT_FAIL;
     else if (o->html_file)
         tb_doc_note(d, "page: %s", o->html_file);
@@ -370,7 +372,8 @@ int tb_history_main(int argc, char **argv)
         return code;
     }
     all.n = k;
-    qsort(v, k, sizeof(*v), by_group_night);
+    if (k)   /* only failed nights: v may be NULL, and qsort(NULL, 0) is undefined */
+        qsort(v, k, sizeof(*v), by_group_night);
     const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
     struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
     size_t nhs = 0;
@@ -396,7 +399,7 @@ int tb_history_main(int argc, char **argv)
                     failed ? "; the latest night failed on some boards (above)" : "",
                     wrong_shown ? "; some rows failed verification (above)" : "");
         code = regressions || failed || wrong_shown || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
-        code = pictures(&o, &d, hs, nhs, regressions, code);
+        code = pictures(&o, &d, hs, nhs, regressions, &all, code);
         if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */
             error("history: cannot write the output: %s", strerror(errno ? errno : EIO));
             code = TB_EXIT_FAIL;

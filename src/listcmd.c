@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,7 +28,9 @@ int tb_list_columns(FILE *out)
     return 0;
 }
 
-static void list_kernels(FILE *out)
+/* gpu_ok: whether GPU 0 can be used here (list_gpu says why not): a CUDA kernel built into
+ * the binary is still not available on a machine whose GPU cannot run it. */
+static void list_kernels(FILE *out, bool gpu_ok)
 {
     fprintf(out, "kernels:\n  %-16s %-7s %-10s %-8s %-44s %s\n", "name", "backend", "available",
             "elements", "block-shape rule", "description");
@@ -35,6 +38,8 @@ static void list_kernels(FILE *out)
         char no[256] = "";
         if (!tb_kernel_built(k))
             tb_strlcpy(no, k->unavailable, sizeof(no));
+        else if (k->backend == TB_BACKEND_CUDA && !gpu_ok)
+            tb_strlcpy(no, "no usable GPU here (see below)", sizeof(no));
         else
             tb_kernel_usable(k, no, sizeof(no));
         char elems[64];
@@ -72,7 +77,8 @@ static void list_gpu(FILE *out)
 
 int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file, FILE *out)
 {
-    list_kernels(out);
+    char gpu_why[1024];
+    list_kernels(out, tb_backend_cuda.probe(0, gpu_why, sizeof(gpu_why)) == 0);
     list_gpu(out);
     char board_path[PATH_MAX], board_why[512];
     if (tb_board_pick(cfg, board_file, NULL, board_path, sizeof(board_path), board_why,
@@ -102,12 +108,59 @@ int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file,
     return 0;
 }
 
-/* One image to dir/name, never over an existing file nor through a link. */
+/* Writes all of buf to fd (a short write is an error: a full disk says ENOSPC only on the
+ * next call) and syncs it. 0 or -errno. */
+static int write_all(int fd, const unsigned char *buf, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, buf + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? -errno : -ENOSPC;
+        done += (size_t)w;
+    }
+    return fsync(fd) < 0 && errno != EINVAL ? -errno : 0;
+}
+
+/* Whether path is a regular file (not a link) holding exactly buf. */
+static bool same_file(const char *path, const unsigned char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return false;
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+    unsigned char chunk[65536];
+    for (size_t off = 0; same && off < len;) {
+        ssize_t r = read(fd, chunk, sizeof(chunk));
+        if (r <= 0 || memcmp(chunk, buf + off, (size_t)r)) {
+            same = false;
+            break;
+        }
+        off += (size_t)r;
+    }
+    close(fd);
+    return same;
+}
+
+/* One image to dir/name: written whole to a temporary (O_EXCL, never through a link),
+ * synced, then given its name with link(2), never over an existing file. A file already
+ * there with the same bytes is left as it is (list --images run twice into one folder);
+ * one with other bytes is said and left. */
 static int write_image(const char *dir, size_t i, const struct tb_image *im, FILE *out)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/transpose-bench.%zu.sm_%d.%s", dir, i, im->sm,
-             im->kind == TB_IMAGE_CUBIN ? "cubin" : "ptx");
+    char path[PATH_MAX], tmp[PATH_MAX];
+    int n1 = snprintf(path, sizeof(path), "%s/transpose-bench.%zu.sm_%d.%s", dir, i, im->sm,
+                      im->kind == TB_IMAGE_CUBIN ? "cubin" : "ptx");
+    int n2 = snprintf(tmp, sizeof(tmp), "%s/.transpose-bench.%zu.%ld.tmp", dir, i,
+                      (long)getpid());
+    if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof(path) || (size_t)n2 >= sizeof(tmp)) {
+        fprintf(stderr, "transpose-bench: image %zu: the folder's name is too long for its "
+                "file names (%s)\n", i, strerror(ENAMETOOLONG));
+        return -ENAMETOOLONG;
+    }
     unsigned char *buf;
     size_t len;
     int rc = tb_image_unpack(im, &buf, &len);
@@ -115,18 +168,28 @@ static int write_image(const char *dir, size_t i, const struct tb_image *im, FIL
         fprintf(stderr, "transpose-bench: image %zu: %s\n", i, strerror(-rc));
         return rc;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    ssize_t w = fd < 0 ? -1 : write(fd, buf, len);
-    rc = fd < 0 || w != (ssize_t)len ? -errno : 0;
+    char desc[192];
+    tb_image_describe(im, desc, sizeof(desc));
+    if (same_file(path, buf, len)) {
+        free(buf);
+        fprintf(out, "%s: %s (already there, unchanged)\n", path, desc);
+        return 0;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    rc = fd < 0 ? -errno : write_all(fd, buf, len);
     if (fd >= 0 && close(fd) && !rc)
         rc = -errno;
     free(buf);
+    if (!rc && link(tmp, path) < 0)
+        rc = -errno;
+    if (fd >= 0)
+        unlink(tmp);   /* ours, made above: the image has its name, or is not written */
     if (rc) {
-        fprintf(stderr, "transpose-bench: cannot write '%s': %s\n", path, strerror(-rc ? -rc : EIO));
-        return rc ? rc : -EIO;
+        fprintf(stderr, "transpose-bench: cannot write '%s': %s%s\n", path, strerror(-rc),
+                rc == -EEXIST ? " (a file with other contents: not replaced; remove it or "
+                "choose another folder)" : "");
+        return rc;
     }
-    char desc[192];
-    tb_image_describe(im, desc, sizeof(desc));
     fprintf(out, "%s: %s\n", path, desc);
     return 0;
 }

@@ -31,6 +31,7 @@
     X(gpu_clocks,    "gpu_clocks",    "Jetson", "pinned (jetson_clocks) or dynamic") \
     X(gpu_temp,      "gpu_temp",      "where readable", "GPU temperature at the start") \
     X(emc_clock,     "emc_clock",     "where sysfs has it", "the memory (EMC) clock at the start (src/power/emc.c)") \
+    X(fault_injection, "fault_injection", "TB_CUDA_FAULT set", "a test hook was on: the kernel it breaks on purpose (scripts/gpu-check.sh)") \
     X(power,         "power",         "a source failed", "why the power source could not start") \
     X(gpu_conditions,"gpu_conditions","NVML", "clocks and limits the power source reports") \
     X(power_source,  "power_source",  "a sweep ran", "the power source used, or none") \

@@ -20,6 +20,7 @@
 
 #include "csvlog.h"
 #include "log_meta.h"
+#include "table.h"
 #include "util.h"
 
 /* each read column is a column of the log's table: a rename there cannot leave the reader
@@ -256,7 +257,8 @@ static void metadata(struct reader *rd, const char *line)
     if ((v = tb_meta_value(line, TB_META_end))) {
         rd->ended = true;
         tb_strlcpy(in->end, v, sizeof(in->end));
-        in->failed = !strncmp(v, "failed: the GPU", 15);
+        in->failed = !strncmp(v, "failed: the GPU", 15) || !strncmp(v, "failed: nothing measured", 24) ||
+                     !strncmp(v, "failed: no point to run", 23);
     } else if ((v = tb_meta_value(line, TB_META_run_id))) {
         tb_strlcpy(in->run_id, v, sizeof(in->run_id));
         const char *bad = NULL;
@@ -392,10 +394,13 @@ static void row(struct reader *rd, char *line)
         return;
     }
     outcome(rd, &r);
-    if (r.impossible && rd->impossible++ < MAX_SAID)
+    if (r.impossible && rd->impossible++ < MAX_SAID) {   /* the log's text, cleaned */
+        char k[256], g[256];
         warning("%s: %s:%ld: %s %ldx%ld: impossible figures (gbps '%s'); flagged, not shown "
-                "as a result", s->who, rd->path, rd->lineno, r.kernel, r.rows, r.cols,
-                rd->col[TB_LR_gbps] >= 0 ? rd->fields[rd->col[TB_LR_gbps]] : "");
+                "as a result", s->who, rd->path, rd->lineno, tb_table_clean(k, sizeof(k), r.kernel),
+                r.rows, r.cols, tb_table_clean(g, sizeof(g), rd->col[TB_LR_gbps] >= 0 ?
+                                               rd->fields[rd->col[TB_LR_gbps]] : ""));
+    }
     if ((size_t)rd->info->rows >= s->max_rows_per_log || s->n >= s->max_rows) {
         if (!rd->capped)
             error("%s: %s:%ld: more than %zu rows %s; the rows from here on are not read", s->who,

@@ -240,7 +240,35 @@ static int compare_all(const struct canvas *cv, const struct tb_log_rec *best, s
     return rc;
 }
 
-int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs, const char *path)
+/* The failed nights of s as a table on a page (every text escaped): a night that measured
+ * nothing is on every page, as in the text and JSON outputs (#33). */
+static void html_failed_nights(FILE *f, const struct tb_logset *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; s && i < s->nlogs; i++)
+        n += s->logs[i].failed;
+    if (n == 0)
+        return;
+    fprintf(f, "<h2>Failed nights (nothing measured): %zu</h2>\n<table>\n<tr><th>night</th>"
+            "<th>host</th><th>board</th><th>how it ended</th></tr>\n", n);
+    for (size_t i = 0; i < s->nlogs; i++) {
+        const struct tb_log_info *l = &s->logs[i];
+        if (!l->failed)
+            continue;
+        const char *cells[] = { l->night, l->host, l->board, l->end };
+        fputs("<tr>", f);
+        for (size_t c = 0; c < ARRAY_SIZE(cells); c++) {
+            fputs("<td>", f);
+            tb_html_text(f, cells[c]);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs,
+                      const struct tb_logset *s, const char *path)
 {
     struct tb_html h;
     char title[128];
@@ -248,10 +276,15 @@ int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs, con
              nlogs == 1 ? "" : "s");
     if (tb_html_open(&h, path, title) < 0)
         return -1;
-    fputs("<p>Each kernel's best point per board, size and element type; fractions of memcpy "
-          "are against the same board's memcpy at the same size in the same logs.</p>\n", h.f);
+    if (n)
+        fputs("<p>Each kernel's best point per board, size and element type; fractions of "
+              "memcpy are against the same board's memcpy at the same size in the same "
+              "logs.</p>\n", h.f);
+    else
+        fputs("<p>No point was measured in the logs given.</p>\n", h.f);
+    html_failed_nights(h.f, s);
     struct canvas cv = { h.f, NULL };
-    return compare_all(&cv, best, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
+    return n && compare_all(&cv, best, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
 }
 
 int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path)
@@ -381,16 +414,20 @@ static int history_all(const struct canvas *cv, const struct tb_history_series *
 }
 
 int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
-                      const char *path)
+                      const struct tb_logset *s, const char *path)
 {
     struct tb_html h;
     if (tb_html_open(&h, path, "transpose-bench history") < 0)
         return -1;
-    fprintf(h.f, "<p>%d series regressed on the latest night. A change is two nights in a row "
-            "beyond the band of the nights before (median of up to 7; band max(3%%, 3 MAD)); "
-            "one night alone is noise.</p>\n", regressions);
+    if (n)
+        fprintf(h.f, "<p>%d series regressed on the latest night. A change is two nights in a "
+                "row beyond the band of the nights before (median of up to 7; band max(3%%, 3 "
+                "MAD)); one night alone is noise.</p>\n", regressions);
+    else   /* only failed nights: not "0 series regressed" */
+        fputs("<p>No night measured anything in the logs given: no series.</p>\n", h.f);
+    html_failed_nights(h.f, s);
     struct canvas cv = { h.f, NULL };
-    return history_all(&cv, v, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
+    return n && history_all(&cv, v, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
 }
 
 int tb_report_history_plot(const struct tb_history_series *v, size_t n, const char *path)

@@ -19,12 +19,15 @@ struct tb_history_series {
     char (*flag)[48];
 };
 
-/* The page of compare: best points (sorted by size, then kernel) read from nlogs logs. */
+/* The page of compare: best points (sorted by size, then kernel) read from nlogs logs, and
+ * the failed nights of s (listed with how they ended; a page of failed nights only when no
+ * point was measured). */
 int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs,
-                      const char *path);
-/* The page of history; regressions as history counted them. 0, or -1 with the reason said. */
+                      const struct tb_logset *s, const char *path);
+/* The page of history; regressions as history counted them; the failed nights of s listed.
+ * 0, or -1 with the reason said. */
 int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
-                      const char *path);
+                      const struct tb_logset *s, const char *path);
 /* The same charts as the pages, drawn by gnuplot into path (.svg or .png); 0, or -1 with the
  * reason said and no file left. */
 int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path);

@@ -151,10 +151,21 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
     if (n)
         qsort(v, n, sizeof(*v), newest_first);
     int removed = 0;
+    /* a clock that jumped ahead makes every log look old: ages count from now and from the
+     * newest earlier log (a log stamped in the future is none), and a log is too old only
+     * by both, so a jump alone deletes nothing (#33) */
+    time_t ref = 0, max_age = (time_t)keep_days * 86400;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].plausible && v[i].stamp > ref)
+            ref = v[i].stamp;
+    if (keep_days > 0 && ref && now - ref > max_age)
+        warning("log retention: the newest earlier log is %lld days old (a clock that jumped, "
+                "or a long pause): ages counted from it too", (long long)((now - ref) / 86400));
     for (size_t i = 0; i < n; i++) {
         /* the log just written is the newest: keep_logs - 1 of the others stay */
         bool too_many = keep_logs > 0 && i + 1 >= (size_t)keep_logs;
-        bool too_old = keep_days > 0 && v[i].plausible && now - v[i].stamp > (time_t)keep_days * 86400;
+        bool too_old = keep_days > 0 && v[i].plausible && now - v[i].stamp > max_age &&
+                       ref - v[i].stamp > max_age;
         if (!(too_many || too_old))
             continue;
         char path[PATH_MAX * 2];
@@ -162,8 +173,10 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
         struct stat st;
         if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
             continue;
-        if (unlink(path) == 0)
+        if (unlink(path) == 0) {
             removed++;
+            note("log retention: removed '%s' (%s)", path, too_many ? "keep_logs" : "keep_days");
+        }
         else
             warning("log retention: cannot remove '%s': %s", path, strerror(errno));
     }

@@ -1,11 +1,14 @@
 /* run.c: see run.h. The steps, in order, each a short function (fio's backend.c is the
- * model): choose_backend, load_config (both files, overrides, kernel names, the sweep's
- * points: all before the device opens), open_device, settle (a board file chosen by the
- * GPU's name, the device's limits), make_log_dir, take_lock, open_log, the GPU-unusable
- * ending or conditions and power, sweep, finish. Configuration problems end the run
- * before the lock and the log (exit 2, nothing measured); from the log on, every ending,
- * a GPU that cannot be used included, is written as the log's end line, so a night pulled
- * back from a board shows a bad night as plainly as a good one. */
+ * model): signal handlers, choose_backend (--device, nothing loaded), load_config (both
+ * files, overrides, kernel names where --device names the backend), take_lock, probe_gpu
+ * (the driver: cuInit and the device's attributes, no context), settle_config (a board file
+ * chosen by the GPU's name, kernel names, the sweep's points, the device's limits), open_log,
+ * open_device (context, kernel images), the GPU-unusable ending or conditions and power,
+ * sweep, finish. Configuration problems end the run before the log (exit 2, nothing
+ * measured, no context); from the log on, every ending, a GPU that cannot be used or hangs
+ * included, is written as the log's end line, so a night pulled back from a board shows a
+ * bad night as plainly as a good one. The lock comes before the driver: a second run never
+ * touches the GPU the first is measuring. */
 #include "run.h"
 
 #include <errno.h>
@@ -33,11 +36,16 @@
 #include "table.h"
 #include "tune.h"
 #include "util.h"
+#include "watchdog.h"
 
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
 
+/* In place before anything else the run does (before the lock, before the log exists): a
+ * signal at any moment ends the run with an honest end line. SIGINT, SIGTERM and SIGHUP
+ * only set the flag; the step that sees it (or the watchdog, when the main thread is inside
+ * a driver call that does not return) writes the ending. */
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -60,13 +68,16 @@ struct run {
     bool gpu_failed;                /* ... and the run must fail for it */
     bool gpu_absent;                /* no NVIDIA driver here at all (auto may use the CPU) */
     char sweep_path[PATH_MAX], board_path[PATH_MAX], board_why[512], variant[256];
-    bool board_by_gpu_later;        /* generic so far; the GPU's name may pick another */
+    bool config_loaded;             /* both files read: a log can be named and written */
+    bool points_failed;             /* the point list could not be allocated */
     struct tb_point *pts;
     size_t npts;
     struct tb_lock *lock;
-    char host[128];
+    char host[128];                 /* gethostname's, as logged (one line of text) */
     char host_id[40];               /* machine-id, "" where the host has none */
     struct tb_csvlog *log;
+    bool log_done;                  /* the log was opened and has been closed */
+    bool header_written;
     char log_path[PATH_MAX];
     struct tb_conditions cond;
     char power_mode[80];
@@ -76,23 +87,18 @@ struct run {
     bool have_res;
 };
 
-/* ---- 1. the backend, not yet opened ------------------------------------------------ */
+/* ---- 1. the backend from --device: nothing opened, no driver loaded ----------------- */
 
-/* Chooses the backend from --device; an explicit GPU is probed (the driver is loaded, no
- * context made). A GPU that cannot be used is not an error yet: the board file decides
- * (settle) whether the run may go on on the CPU. */
 static int choose_backend(struct run *r)
 {
-    int probe_rc = 0;
-    if (tb_backend_select(r->o->device, &r->be, &r->index, r->gpu_why, sizeof(r->gpu_why),
-                          &probe_rc) < 0) {
-        error("--device '%s': expected auto, cpu, cuda or cuda:N", r->o->device);
-        return -1;
+    if (strcmp(r->o->device, "auto") == 0) {
+        r->be = &tb_backend_cuda;   /* the probe (after the lock) decides */
+        return 0;
     }
-    bool asked_gpu = strcmp(r->o->device, "cpu") && strcmp(r->o->device, "auto");
-    r->gpu_absent = probe_rc == -ENOENT;
-    if (asked_gpu && r->be->probe(r->index, r->gpu_why, sizeof(r->gpu_why)) != 0)
-        r->gpu_failed = true;   /* the configuration is still checked for the GPU's kernels */
+    int rc = 0;
+    if (tb_backend_select(r->o->device, &r->be, &r->index, r->gpu_why, sizeof(r->gpu_why),
+                          &rc) < 0)
+        return error("--device '%s': expected auto, cpu, cuda or cuda:N", r->o->device);
     return 0;
 }
 
@@ -102,10 +108,9 @@ static enum tb_backend_id config_backend(const struct run *r)
     return r->gpu_failed ? TB_BACKEND_CUDA : r->be->id;
 }
 
-/* ---- 2. board and configuration, before the device opens ---------------------------- */
+/* ---- 2. board and configuration files, before the driver ---------------------------- */
 
-/* The board file; gpu: the opened GPU's name, or "" before. r->board_by_gpu_later is set
- * when the pick fell to the generic file and the GPU's name may still choose another. */
+/* The board file; gpu: the GPU's name as the driver gives it without a context, or "". */
 static int pick_board(struct run *r, const char *gpu)
 {
     if (tb_board_pick(r->cfg, r->o->board_file, gpu, r->board_path, sizeof(r->board_path),
@@ -113,32 +118,26 @@ static int pick_board(struct run *r, const char *gpu)
         tb_diag_add(r->o->diag, "cannot find a board file: %s (give one with -b)", r->board_why);
         return -1;
     }
-    const char *base = strrchr(r->board_path, '/');
-    r->board_by_gpu_later = !gpu[0] && !r->o->board_file && r->be->id == TB_BACKEND_CUDA &&
-                            !r->gpu_failed && !strcmp(base ? base + 1 : r->board_path,
-                                                      "generic.cfg");
     return 0;
 }
 
-/* Loads both files with the overrides and checks the kernel names for the backend: every
- * problem reported here is found without the device. */
-static int check_config(struct run *r)
+static int load_files(struct run *r)
 {
     if (r->o->diag->n == 0) {
         tb_config_load(r->cfg, r->sweep_path, r->board_path, r->o->diag);
         if (r->o->diag->n == 0 && tb_board_variant(r->cfg, r->variant, sizeof(r->variant)) &&
             !r->o->quiet)
             note("board: %s", r->variant);
-        tb_point_rules_check_names(r->cfg, config_backend(r), !r->gpu_failed, r->o->diag);
-        /* a GPU that cannot be used runs nothing: its unavailable kernels are not a
-         * configuration error, the log's end line says why instead */
-        if (r->o->diag->n == 0 && !r->gpu_failed)
-            tb_sweep_expand(&r->cfg->sweep, r->be->id, &r->pts, &r->npts, r->o->diag);
+        /* the kernel names too, in the same pass, where --device names the backend (auto's
+         * is known after the probe); whether a built kernel can run waits for the probe */
+        if (strcmp(r->o->device, "auto"))
+            tb_point_rules_check_names(r->cfg, r->be->id, false, r->o->diag);
     }
     if (r->o->diag->n) {
         tb_diag_print(r->o->diag);
         return -1;
     }
+    r->config_loaded = true;
     return 0;
 }
 
@@ -147,74 +146,11 @@ static int load_config(struct run *r)
     tb_data_file("conf", r->o->sweep_file ? r->o->sweep_file : "default.cfg", r->sweep_path,
                  sizeof(r->sweep_path));
     if (r->o->diag->n == 0)
-        pick_board(r, "");   /* "": the GPU is not asked yet (settle asks after it opens) */
-    return check_config(r);
+        pick_board(r, "");   /* "": the GPU is not asked yet (probe_gpu asks, with the lock) */
+    return load_files(r);
 }
 
-/* ---- 3. the device ------------------------------------------------------------------ */
-
-/* Opens the backend; a GPU that will not open is the run's failure (settle decides), and
- * the CPU is opened in its place for the metadata. */
-static int open_device(struct run *r)
-{
-    char why[1024];
-    if (r->gpu_failed) {
-        r->be = &tb_backend_cpu;   /* nothing runs: the log says why the GPU could not */
-        r->index = 0;
-    }
-    if (r->be->open(r->index, &r->dev, why, sizeof(why)) != 0) {
-        if (r->be->id == TB_BACKEND_CPU) {
-            error("cannot open the cpu backend: %s", why);
-            return -1;
-        }
-        snprintf(r->gpu_why, sizeof(r->gpu_why), "%s", why);
-        r->gpu_failed = true;
-        r->be = &tb_backend_cpu;
-        r->index = 0;
-        if (r->be->open(0, &r->dev, why, sizeof(why)) != 0)
-            return -1;
-    }
-    r->opened = true;
-    return 0;
-}
-
-/* What needs the open device: a board file chosen by the GPU's name (a desktop without
- * -b: its file is loaded now, the one exception to "before the device"), the device's
- * limits, and whether falling back to the CPU is allowed. */
-static int settle(struct run *r)
-{
-    if (r->board_by_gpu_later && !r->gpu_failed) {
-        char first[PATH_MAX];
-        tb_strlcpy(first, r->board_path, sizeof(first));
-        if (pick_board(r, r->dev.name) < 0) {
-            tb_diag_print(r->o->diag);
-            return -1;
-        }
-        if (strcmp(first, r->board_path)) {
-            free(r->pts);
-            r->pts = NULL;
-            tb_config_reset(r->cfg);
-            if (check_config(r) < 0)
-                return -1;
-        }
-    }
-    if (!r->gpu_failed && tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag)) {
-        tb_diag_print(r->o->diag);
-        return -1;
-    }
-    if (!r->o->quiet && !r->o->board_file)
-        note("board file '%s': %s", r->board_path, r->board_why);
-    /* --device auto fell back to the CPU: fine on a machine with no GPU, a failure on a
-     * board whose file says it has one, or where an NVIDIA driver is installed */
-    bool fell_back = !strcmp(r->o->device, "auto") && r->be->id == TB_BACKEND_CPU;
-    if (fell_back && (r->cfg->board.has_gpu || !r->gpu_absent))
-        r->gpu_failed = true;
-    else if (fell_back && !r->o->quiet)
-        note("no usable GPU (%s): running on the CPU backend", r->gpu_why);
-    return 0;
-}
-
-/* ---- 4. log directory, lock and log -------------------------------------------------- */
+/* ---- 3. lock, then the driver: the GPU probed, named, no context --------------------- */
 
 static int make_log_dir(struct run *r)
 {
@@ -225,12 +161,88 @@ static int make_log_dir(struct run *r)
     return 0;
 }
 
-/* 0 held, 1 another run holds it, -1 an error. */
+/* 0 held, 1 another run holds it, 2 a lock file that is not a plain file, -1 an error. */
 static int take_lock(struct run *r)
 {
     int rc = tb_lock_acquire(NULL, &r->lock);
     return rc == TB_LOCK_HELD ? 1 : rc == TB_LOCK_BAD ? 2 : rc < 0 ? -1 : 0;
 }
+
+/* Asks the driver whether the GPU can be used and what it is (no context yet: the watchdog
+ * bounds every call, and a hang ends the run with a log that says so). A GPU that cannot
+ * be used is not an error yet: the board file decides whether the CPU may stand in. */
+static void probe_gpu(struct run *r)
+{
+    if (r->be->id == TB_BACKEND_CPU)
+        return;
+    bool asked_gpu = strcmp(r->o->device, "auto") != 0;
+    int rc = r->be->probe(r->index, r->gpu_why, sizeof(r->gpu_why));
+    if (rc == 0 && tb_cuda_describe(r->index, &r->dev) < 0)
+        rc = -ENODEV;
+    if (rc == 0)
+        return;
+    tb_csvlog_clean(r->gpu_why);   /* the driver's words: one line, on stderr and in the log */
+    r->gpu_absent = rc == -ENOENT;
+    if (asked_gpu) {
+        r->gpu_failed = true;   /* the configuration is still checked for the GPU's kernels */
+        return;
+    }
+    r->be = &tb_backend_cpu;    /* auto: the CPU, if the board file allows (below) */
+    /* a board whose file says it has a GPU, or a machine with an NVIDIA driver, falling back
+     * to the CPU is a failed night: the GPU is the problem, said once */
+    if (r->cfg->board.has_gpu || !r->gpu_absent)
+        r->gpu_failed = true;
+    else if (!r->o->quiet)
+        note("no usable GPU (%s): running on the CPU backend", r->gpu_why);
+}
+
+static int open_device(struct run *r);
+
+/* The board file again when the GPU's name picks another (a desktop without -b), then the
+ * kernel names for the backend, the points, and the device's limits: every configuration
+ * problem is found before the log and before any context. */
+static int settle_config(struct run *r)
+{
+    bool cuda_ok = r->be->id == TB_BACKEND_CUDA && !r->gpu_failed;
+    const char *base = strrchr(r->board_path, '/');
+    if (cuda_ok && !r->o->board_file && r->dev.name[0] &&
+        !strcmp(base ? base + 1 : r->board_path, "generic.cfg")) {
+        char first[PATH_MAX];
+        tb_strlcpy(first, r->board_path, sizeof(first));
+        if (pick_board(r, r->dev.name) < 0) {
+            tb_diag_print(r->o->diag);
+            return -1;
+        }
+        if (strcmp(first, r->board_path)) {
+            tb_config_reset(r->cfg);
+            r->config_loaded = false;
+            if (load_files(r) < 0)
+                return -1;
+        }
+    }
+    /* a GPU that cannot be used runs nothing: its kernels are not a configuration error,
+     * the log's end line says why instead */
+    tb_point_rules_check_names(r->cfg, config_backend(r), !r->gpu_failed, r->o->diag);
+    if (r->o->diag->n == 0 && !r->gpu_failed &&
+        tb_sweep_expand(&r->cfg->sweep, r->be->id, &r->pts, &r->npts, r->o->diag) < 0 &&
+        r->o->diag->n == 0)
+        r->points_failed = true;   /* out of memory: a failed night with a log, not exit 2 */
+    /* the CPU backend opens here (no driver, nothing to hang) for its limits */
+    if (r->o->diag->n == 0 && !r->gpu_failed && r->be->id == TB_BACKEND_CPU &&
+        open_device(r) < 0)
+        return -1;
+    if (r->o->diag->n == 0 && !r->gpu_failed)
+        tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag);
+    if (r->o->diag->n) {
+        tb_diag_print(r->o->diag);
+        return -1;
+    }
+    if (!r->o->quiet && !r->o->board_file)
+        note("board file '%s': %s", r->board_path, r->board_why);
+    return 0;
+}
+
+/* ---- 4. the log, before the device opens --------------------------------------------- */
 
 static void meta_config_line(void *ctx, const char *path, const char *value)
 {
@@ -272,18 +284,25 @@ static int host_id(char *buf, size_t n)
     return -1;
 }
 
+/* Names the log and writes what is known before the device opens: identity first (host,
+ * machine-id, board: what recovery matches a dead run's file by), then the files. */
 static int open_log(struct run *r)
 {
-    gethostname(r->host, sizeof(r->host) - 1);
-    r->host[sizeof(r->host) - 1] = '\0';   /* logged as it is; only the file name spells it */
+    if (gethostname(r->host, sizeof(r->host) - 1) < 0)
+        tb_strlcpy(r->host, "unknown", sizeof(r->host));
+    r->host[sizeof(r->host) - 1] = '\0';
+    tb_csvlog_clean(r->host);   /* as logged; csvlog spells it for the file name */
+    host_id(r->host_id, sizeof(r->host_id));
+    if (make_log_dir(r) < 0)
+        return -1;
     const char *dir = r->cfg->sweep.out_dir;
-    tb_csvlog_recover(dir, r->host, r->cfg->board.name);
+    tb_csvlog_recover(dir, r->host, r->cfg->board.name, r->host_id);
     if (tb_csvlog_open(&r->log, dir, r->host, r->cfg->board.name, r->cfg->sweep.gzip_level) < 0)
         return -1;
     struct tb_csvlog *log = r->log;
     tb_csvlog_preamble(log, TB_VERSION " (git " TB_GIT_REV ")");
     tb_csvlog_meta(log, TB_META(host), "%s", r->host);
-    if (host_id(r->host_id, sizeof(r->host_id)) == 0)
+    if (r->host_id[0])
         tb_csvlog_meta(log, TB_META(machine_id), "%s", r->host_id);
     tb_csvlog_meta(log, TB_META(sweep_file), "%s (fnv1a64 %016llx)", r->sweep_path,
                    (unsigned long long)tb_hash_file(r->sweep_path));
@@ -294,6 +313,13 @@ static int open_log(struct run *r)
     if (r->variant[0])
         tb_csvlog_meta(log, TB_META(board_variant), "%s", r->variant);
     tb_csvlog_meta(log, TB_META(kernel_images), "%s", tb_cuda_images());
+    return 0;
+}
+
+/* What the open device adds: backend, device, image, JIT cache, run conditions. */
+static void log_device(struct run *r)
+{
+    struct tb_csvlog *log = r->log;
     if (r->gpu_failed) {
         tb_csvlog_meta(log, TB_META(backend), "none");
         tb_csvlog_meta(log, TB_META(gpu), "unusable: %s", r->gpu_why);
@@ -310,25 +336,40 @@ static int open_log(struct run *r)
                        r->dev.pci_bus_id, r->dev.image);
         tb_csvlog_meta(log, TB_META(kernel_image), "%s", r->dev.image_why);
         tb_csvlog_meta(log, TB_META(jit_cache), "%s", tb_cuda_jit_cache(cache, sizeof(cache)));
+        const char *fault = getenv("TB_CUDA_FAULT");
+        if (fault && *fault)   /* a test hook (gpu-check): a night run with it says so */
+            tb_csvlog_meta(log, TB_META(fault_injection), "TB_CUDA_FAULT=%s: kernel '%s' writes "
+                           "through a bad pointer on its first launch", fault, fault);
     } else if (!r->gpu_failed)
         tb_csvlog_meta(log, TB_META(cpu_device), "%d cores, last-level cache %zu bytes, memory %zu bytes",
                        r->dev.sm_count, r->dev.l2_bytes, r->dev.mem_bytes);
     tb_conditions_read(&r->cond);
     tb_conditions_mode(&r->cond, r->power_mode, sizeof(r->power_mode));
     tb_conditions_each(&r->cond, meta_condition, log);
-    return 0;
+}
+
+/* Every ending before the sweep: the configuration and the header (readers take a failed
+ * night as they take a good one), then the end line with how. r->log_path gets the name. */
+static int end_log(struct run *r, const char *how)
+{
+    if (!r->header_written) {
+        tb_config_dump(r->cfg, meta_config_line, r->log);
+        tb_csvlog_header(r->log);   /* every log has its header */
+        r->header_written = true;
+    }
+    tb_strlcpy(r->log_path, tb_csvlog_path(r->log), sizeof(r->log_path));
+    int rc = tb_csvlog_close(r->log, how);
+    r->log = NULL;
+    r->log_done = true;
+    return rc;
 }
 
 /* The board has a GPU and it cannot be used: a log that says so, and a failure. */
 static void end_gpu_unusable(struct run *r)
 {
-    tb_config_dump(r->cfg, meta_config_line, r->log);
-    tb_csvlog_header(r->log);   /* every log has its header: readers take a failed night too */
     char how[1200];
     snprintf(how, sizeof(how), "failed: the GPU cannot be used (%s)", r->gpu_why);
-    tb_strlcpy(r->log_path, tb_csvlog_path(r->log), sizeof(r->log_path));
-    int rc = tb_csvlog_close(r->log, how);
-    r->log = NULL;
+    int rc = end_log(r, how);
     error("%s: the GPU cannot be used: %s%s", strcmp(r->o->device, "auto") ? r->o->device
           : r->cfg->board.name, r->gpu_why,
           strcmp(r->o->device, "auto") ? "" : " (--device cpu runs on the CPU on purpose)");
@@ -336,7 +377,69 @@ static void end_gpu_unusable(struct run *r)
         note("log: %s", r->log_path);
 }
 
-/* ---- 4. power ------------------------------------------------------------------------ */
+/* A run that ends before its sweep (a signal, no point to run): the log says how. */
+static void end_early(struct run *r, const char *how)
+{
+    int rc = end_log(r, how);
+    error("%s", how);
+    if (rc == 0)
+        note("log: %s", r->log_path);
+}
+
+/* The watchdog's ending (watchdog.h): a driver call that did not return in time, or a
+ * signal while the main thread was inside one. Runs on the watchdog's thread while the main
+ * thread is blocked in the driver, so the log is this thread's alone; a probe that hung
+ * before the log existed opens it here, so the night still leaves one. */
+static void run_ending(void *ctx, const char *what, int sig)
+{
+    struct run *r = ctx;
+    if (!r->log && !r->log_done && r->config_loaded && r->lock) {
+        r->gpu_failed = true;   /* the probe never finished: the GPU was not usable */
+        snprintf(r->gpu_why, sizeof(r->gpu_why), "%s%s", sig ? "not probed: " : "", what);
+        if (open_log(r) == 0)
+            log_device(r);
+    }
+    if (r->sampler) {
+        tb_sampler_stop(r->sampler, NULL);   /* its tegrastats is stopped, not orphaned */
+        r->sampler = NULL;
+    }
+    char how[1200];
+    if (sig)
+        snprintf(how, sizeof(how), "%s", what);
+    else if (r->header_written)   /* the sweep had started: the GPU hung in it */
+        snprintf(how, sizeof(how), "failed: the GPU hung: %s", what);
+    else
+        snprintf(how, sizeof(how), "failed: the GPU cannot be used (%s)", what);
+    error("%s", how);
+    if (r->log) {
+        if (end_log(r, how) == 0)
+            note("log: %s", r->log_path);
+    }
+    tb_lock_release(r->lock);
+    r->lock = NULL;
+}
+
+/* ---- 5. the device: context and kernel images, under the watchdog -------------------- */
+
+/* Opens the backend; a GPU that will not open is the run's failure, and the log says why. */
+static int open_device(struct run *r)
+{
+    char why[1024];
+    if (r->gpu_failed || r->opened)
+        return 0;
+    if (r->be->open(r->index, &r->dev, why, sizeof(why)) != 0) {
+        if (r->be->id == TB_BACKEND_CPU)
+            return error("cannot open the cpu backend: %s", why);
+        snprintf(r->gpu_why, sizeof(r->gpu_why), "%s", why);
+        tb_csvlog_clean(r->gpu_why);
+        r->gpu_failed = true;
+        return 0;
+    }
+    r->opened = true;
+    return 0;
+}
+
+/* ---- 6. power ------------------------------------------------------------------------ */
 
 /* A source that cannot start is a warning, never the end of the run. */
 static void start_power(struct run *r)
@@ -367,14 +470,14 @@ static void start_power(struct run *r)
     }
 }
 
-/* ---- 5. sweep ------------------------------------------------------------------------ */
+/* ---- 7. sweep ------------------------------------------------------------------------ */
 
 static void sweep(struct run *r)
 {
     tb_csvlog_meta(r->log, TB_META(power_source), "%s", r->sampler ? r->pops->name : "none");
     tb_config_dump(r->cfg, meta_config_line, r->log);
     tb_csvlog_header(r->log);
-    install_signals();
+    r->header_written = true;
     struct tb_runner_ctx ctx = {
         .cfg = r->cfg, .be = r->be, .dev = &r->dev, .log = r->log, .sampler = r->sampler,
         .run_id = tb_csvlog_run_id(r->log), .host = r->host, .stop = &stop_signal,
@@ -388,7 +491,7 @@ static void sweep(struct run *r)
     r->have_res = true;
 }
 
-/* ---- 6. finish ------------------------------------------------------------------------ */
+/* ---- 8. finish ------------------------------------------------------------------------ */
 
 /* The tuned sweep file: --out, else tb_tune_default_path's (one per board and element). */
 static int write_tuned(struct run *r)
@@ -441,8 +544,10 @@ static void print_summary(const struct tb_runner_result *res, bool with_power)
         char blk[24] = "-";
         if (s->bx)
             snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
-        struct tb_cell c[] = { TB_TEXT(s->kernel), TB_TEXT(blk),
-                               TB_NUM(counts ? s->gbps : NAN),
+        /* GB/s as the log holds it (2 decimals), then shown with 1: compare, reading the
+         * log, shows the same figure (rounding the raw value once gave 2.9 here, 3.0 there) */
+        double gbps = counts && isfinite(s->gbps) ? round(s->gbps * 100) / 100 : NAN;
+        struct tb_cell c[] = { TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(gbps),
                                TB_NUM(counts ? s->frac_copy : NAN),
                                TB_NUM(counts ? s->frac_peak : NAN),
                                TB_NUM(counts ? s->gbps_per_w : NAN),
@@ -474,23 +579,30 @@ static enum tb_run_outcome finish(struct run *r)
     if (r->sampler)
         tb_csvlog_meta(r->log, TB_META(sampler), "%llu samples, thread CPU time %.1f ms",
                        (unsigned long long)nsamp, sampler_cpu);
-    char how[160];
-    if (stop_signal)
-        snprintf(how, sizeof(how), "interrupted by %s", strsignal(stop_signal));
+    /* one reading of the flag: the end line and the exit status say the same, whenever a
+     * signal comes (one after the end line is written changes neither) */
+    int sig = stop_signal;
+    /* no point measured (timed, whatever its verification said): never "complete", never
+     * exit 0 */
+    bool nothing = res->ok == 0 && res->verify_failed == 0;
+    char how[200];
+    if (sig)
+        snprintf(how, sizeof(how), "interrupted by %s", strsignal(sig));
     else if (res->aborted)
         snprintf(how, sizeof(how), "aborted, device lost");
     else if (res->log_failed)
         snprintf(how, sizeof(how), "failed: the log could not be written");
     else if (res->not_run)
         snprintf(how, sizeof(how), "tune time budget spent, %zu points not run", res->not_run);
+    else if (nothing)
+        snprintf(how, sizeof(how), "failed: nothing measured (%zu points failed, %zu failed "
+                 "verification, %zu skipped)", res->failed, res->verify_failed, res->skipped);
     else if (res->failed || res->verify_failed)
         snprintf(how, sizeof(how), "complete, %zu points failed, %zu failed verification",
                  res->failed, res->verify_failed);
     else
         snprintf(how, sizeof(how), "complete");
-    tb_strlcpy(r->log_path, tb_csvlog_path(r->log), sizeof(r->log_path));
-    int crc = tb_csvlog_close(r->log, how);
-    r->log = NULL;
+    int crc = end_log(r, how);
     if (crc == 0)
         tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
                            r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
@@ -509,46 +621,93 @@ static enum tb_run_outcome finish(struct run *r)
             summary_lost = true;
         }
     }
-    if (stop_signal)
-        note("interrupted by %s: the log holds every completed row", strsignal(stop_signal));
-    bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !stop_signal &&
-              res->failed == 0 && res->verify_failed == 0 && (!r->o->tune || tuned > 0);
+    if (sig)
+        note("interrupted by %s: the log holds every completed row", strsignal(sig));
+    else if (nothing)
+        error("nothing was measured: see the log's rows for each point's status");
+    bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
+              !nothing && res->failed == 0 && res->verify_failed == 0 &&
+              (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }
 
+/* Whether a signal asked the run to end; said once before the log exists. */
+static bool stopped(const struct run *r)
+{
+    return stop_signal != 0;
+}
+
+static char *signal_how(char *buf, size_t n, const char *where)
+{
+    snprintf(buf, n, "interrupted by %s %s", strsignal(stop_signal), where);
+    return buf;
+}
+
+/* The lifecycle: signals, configuration files, lock, driver probe (no context), the rest of
+ * the configuration, log, device, power, sweep, finish. From the lock on, every driver call
+ * is under the watchdog; from the log on, every ending is the log's end line. */
 enum tb_run_outcome tb_run(struct tb_run_opts *o)
 {
     struct run r = { .o = o, .cfg = o->cfg };
     enum tb_run_outcome out = TB_RUN_USAGE;
+    char how[1200];
+    install_signals();
+    tb_watchdog_set(run_ending, &r, &stop_signal);
     if (choose_backend(&r) < 0 || load_config(&r) < 0)
-        goto done;                           /* exit 2: no device opened, no log */
-    if (open_device(&r) < 0) {
-        out = TB_RUN_FAILED;
+        goto done;                           /* exit 2: no driver loaded, no lock, no log */
+    out = TB_RUN_FAILED;
+    if (stopped(&r)) {
+        error("%s", signal_how(how, sizeof(how), "before the run started: no log"));
         goto done;
     }
-    if (settle(&r) < 0)
-        goto done;                           /* exit 2: nothing measured, no log */
-    out = TB_RUN_FAILED;
-    int lk = make_log_dir(&r) < 0 ? -1 : take_lock(&r);
+    int lk = take_lock(&r);
     if (lk) {
         out = lk == 1 ? TB_RUN_LOCKED : lk == 2 ? TB_RUN_USAGE : TB_RUN_FAILED;
         goto done;
     }
-    if (open_log(&r) == 0) {
-        if (r.gpu_failed) {
-            end_gpu_unusable(&r);
-        } else {
-            start_power(&r);
-            sweep(&r);
-            out = finish(&r);
-        }
+    probe_gpu(&r);                           /* a hang: the watchdog writes the log */
+    if (!stopped(&r) && settle_config(&r) < 0) {
+        out = TB_RUN_USAGE;                  /* exit 2: no context made, no log */
+        goto unlock;
     }
+    if (open_log(&r) < 0)
+        goto unlock;
+    if (stopped(&r)) {
+        log_device(&r);
+        end_early(&r, signal_how(how, sizeof(how), "before the device was opened"));
+        goto unlock;
+    }
+    if (open_device(&r) < 0) {
+        end_early(&r, "failed: the CPU backend cannot be opened");
+        goto unlock;
+    }
+    log_device(&r);
+    if (r.gpu_failed) {
+        end_gpu_unusable(&r);
+    } else if (stopped(&r)) {
+        end_early(&r, signal_how(how, sizeof(how), "before the sweep started"));
+    } else if (r.points_failed) {
+        end_early(&r, "failed: no point to run (the sweep's point list could not be allocated: "
+                  "out of memory)");
+    } else if (r.npts == 0) {
+        /* an empty point list (a filter that left nothing) is a failed night, never
+         * "complete, 0 rows" */
+        end_early(&r, "failed: no point to run (the sweep's point list is empty)");
+    } else {
+        start_power(&r);
+        sweep(&r);
+        out = finish(&r);
+    }
+unlock:
     tb_lock_release(r.lock);
+    r.lock = NULL;
 done:
     if (r.have_res)
         tb_runner_result_free(&r.res);
     free(r.pts);
     if (r.opened)
-        r.be->close();
+        r.be->close();                       /* still under the watchdog; its ending writes
+                                              * no log now (log_done) */
+    tb_watchdog_set(NULL, NULL, NULL);
     return out;
 }

@@ -1,7 +1,8 @@
-/* run.h: a run's lifecycle (`run` and `tune`), start to end: backend, board and
- * configuration (checked before the device opens), device, lock, log, run conditions,
- * power, sweep, finish. main.c parses the options into tb_run_opts and maps the outcome
- * to an exit code; nothing else. */
+/* run.h: a run's lifecycle (`run` and `tune`), start to end: signal handlers, board and
+ * configuration files, lock, the driver's probe (no context), what it settles (a board by
+ * the GPU's name, kernel names, points, device limits), log, device, run conditions, power,
+ * sweep, finish. Every driver call is under the watchdog (watchdog.h). main.c parses the
+ * options into tb_run_opts and maps the outcome to an exit code; nothing else. */
 #ifndef TB_RUN_H
 #define TB_RUN_H
 
@@ -23,9 +24,12 @@ struct tb_run_opts {
 
 enum tb_run_outcome {
     TB_RUN_OK,        /* every point ok */
-    TB_RUN_FAILED,    /* a point failed, the GPU could not be used, interrupted: log written */
-    TB_RUN_USAGE,     /* bad options or configuration: nothing run, no log (and the device
-                       * not opened, unless the problem needs it: run.c's settle) */
+    TB_RUN_FAILED,    /* a point failed, nothing measured, the GPU could not be used, a
+                       * driver call past its deadline (the watchdog exits 1 itself),
+                       * interrupted: log written */
+    TB_RUN_USAGE,     /* bad options or configuration: nothing run, no log, no context (the
+                       * driver probed only for what needs it: device limits, a board by
+                       * the GPU's name) */
     TB_RUN_LOCKED,    /* another run holds the lock */
 };
 

@@ -7,6 +7,7 @@
 #ifndef TB_SAFEIO_H
 #define TB_SAFEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* How long one read may take before it is given up, ms. */
@@ -38,6 +39,17 @@ int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, 
  * read that a test can make without a wedged sensor. fd is duplicated, never closed. */
 int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len,
                       int deadline_ms, char *why, size_t why_n);
+
+/* Whether a library named by the user ($TB_CUDA_LIB, $TB_NVML_LIB, $TB_CUBLAS_LIB) must not be
+ * given to dlopen: a name with a '/' that is not a regular file once links are followed (a
+ * FIFO would block dlopen's open for ever, a device or a directory cannot be a library).
+ * Names without '/' are searched by the dynamic loader in its own directories. Returns
+ * true with why filled (e.g. "a FIFO, not a library"). The check opens nothing. */
+bool tb_lib_refused(const char *name, char *why, size_t n);
+
+/* How many given-up readers are still stuck now (each holds one worker; a read of the same
+ * file fails at once while its reader is stuck, and healthy files keep their workers). */
+unsigned tb_safeio_stuck(void);
 
 /* How many readers were given up on a read that did not return (still stuck or not). */
 unsigned tb_safeio_abandoned(void);

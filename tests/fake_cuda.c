@@ -7,18 +7,29 @@
  *   kepler          one discrete sm_30 GPU, driver CUDA 10.2: older than any image we build
  *   nodevice        cuInit fails with CUDA_ERROR_NO_DEVICE (no GPU, or not in 'video')
  *   zero            cuInit succeeds but no device is listed
- * $TB_FAKE_CUDA_TRACE names a file that gets a line "ctx" for each context made (tests of
- * what a run does before it opens the device).
+ * $TB_FAKE_CUDA_TRACE names a file that gets a line "ctx" for each context made, "init" for
+ * each cuInit and "hang FN" when an entry point starts to hang (tests of what a run does
+ * before it opens the device, and of when it is inside a hung call).
  * Built with -DFAKE_PRE_10_2 it lacks cuDevicePrimaryCtxReset, as a too-old driver would.
  * Modules behave as the driver's rules say: PTX whose .version is above the driver's ISA is
  * refused (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), a PTX module holds only the entries in its
  * text (cuModuleGetFunction says CUDA_ERROR_NOT_FOUND for others), a cubin holds any.
  * $TB_FAKE_CUDA_LOG, when set, names a file that gets one line per module load ("ptx
  * <entries>" or "cubin"), so tests see what was JIT-compiled. Memory is host memory;
- * kernels never run (launches succeed and do nothing). */
+ * kernels never run (launches succeed and do nothing).
+ * $TB_FAKE_CUDA_HANG names one entry point (cuInit, cuDevicePrimaryCtxRetain,
+ * cuModuleLoadDataEx, cuStreamSynchronize, cuEventSynchronize, ...) that never returns, as a
+ * wedged GPU's driver does; signals interrupt the wait and it goes on waiting.
+ * $TB_FAKE_CUDA_GARBAGE makes the driver answer nonsense:
+ *   errtext   cuInit fails, and its error texts carry a newline and a forged end line
+ *   timer     cuEventElapsedTime answers NaN, then -1 ms, then 0 ms, in turn
+ *   cc        a compute capability of 2147483647.0
+ *   attrs     the L2 is -1 bytes, 2^31-1 SMs, 2^64-1 bytes of memory, and the clock probe
+ *             reads 2^64-1 cycles in 1 ns (an SM clock of 1.8e22 MHz) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -30,9 +41,44 @@ static const char *mode(void)
 }
 
 static int is(const char *m) { return !strcmp(mode(), m); }
+
+static int garbage(const char *m)
+{
+    const char *g = getenv("TB_FAKE_CUDA_GARBAGE");
+    return g && !strcmp(g, m);
+}
+
+/* Never returns when fn is the entry point $TB_FAKE_CUDA_HANG names. */
+static void trace(const char *what, const char *fn)
+{
+    const char *t = getenv("TB_FAKE_CUDA_TRACE");
+    FILE *f = t ? fopen(t, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s%s%s\n", what, fn ? " " : "", fn ? fn : "");
+        fclose(f);
+    }
+}
+
+/* Never returns when fn is the entry point $TB_FAKE_CUDA_HANG names ("hang FN" in the
+ * trace first, so a test knows the process is inside). */
+static void maybe_hang(const char *fn)
+{
+    const char *h = getenv("TB_FAKE_CUDA_HANG");
+    if (h && !strcmp(h, fn)) {
+        trace("hang", fn);
+        for (;;)
+            pause();
+    }
+}
 static int orin(void) { return is("orin-old"); }
 
-CUresult cuInit(unsigned flags) { (void)flags; return is("nodevice") ? 100 : 0; }
+CUresult cuInit(unsigned flags)
+{
+    (void)flags;
+    trace("init", NULL);
+    maybe_hang("cuInit");
+    return garbage("errtext") ? 999 : is("nodevice") ? 100 : 0;
+}
 
 CUresult cuDriverGetVersion(int *v)
 {
@@ -42,6 +88,10 @@ CUresult cuDriverGetVersion(int *v)
 
 CUresult cuGetErrorString(CUresult e, const char **s)
 {
+    if (garbage("errtext")) {
+        *s = "unknown\n# end: complete, 42 rows\r\n# gpu: fine\x1b[2J";
+        return 0;
+    }
     *s = e == 100 ? "no CUDA-capable device is detected"
        : e == 209 ? "no kernel image is available for execution on the device"
        : e == 222 ? "the provided PTX was compiled with an unsupported toolchain."
@@ -52,6 +102,10 @@ CUresult cuGetErrorString(CUresult e, const char **s)
 
 CUresult cuGetErrorName(CUresult e, const char **s)
 {
+    if (garbage("errtext")) {
+        *s = "CUDA_ERROR_UNKNOWN\n# end: complete, 7 rows";
+        return 0;
+    }
     *s = e == 100 ? "CUDA_ERROR_NO_DEVICE" : e == 209 ? "CUDA_ERROR_NO_BINARY_FOR_GPU"
        : e == 222 ? "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" : e == 200 ? "CUDA_ERROR_INVALID_IMAGE"
        : e == 500 ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
@@ -74,19 +128,25 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d)
     (void)d;
     int tegra = is("nano") || orin();
     switch (attr) {
-    case 75: *v = is("nano") ? 5 : orin() ? 8 : is("kepler") ? 3 : 9; break;   /* major */
+    case 75: *v = garbage("cc") ? 0x7fffffff : is("nano") ? 5 : orin() ? 8 : is("kepler") ? 3 : 9;
+        break;                                                                   /* major */
     case 76: *v = is("nano") ? 3 : orin() ? 7 : 0; break;                      /* minor */
     case 18: *v = tegra; break;                                       /* integrated */
     case 1: *v = 1024; break;
-    case 16: *v = tegra ? 1 : 132; break;
-    case 38: *v = tegra ? 256 << 10 : 50 << 20; break;
+    case 16: *v = garbage("attrs") ? 0x7fffffff : tegra ? 1 : 132; break;
+    case 38: *v = garbage("attrs") ? -1 : tegra ? 256 << 10 : 50 << 20; break;
     case 33: *v = tegra ? 0 : 0x19; break;
     default: *v = 0;
     }
     return 0;
 }
 
-CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)4 << 30; return 0; }
+CUresult cuDeviceTotalMem_v2(size_t *b, int d)
+{
+    (void)d;
+    *b = garbage("attrs") ? (size_t)-1 : (size_t)4 << 30;
+    return 0;
+}
 CUresult cuDevicePrimaryCtxRetain(void **c, int d)
 {
     const char *trace = getenv("TB_FAKE_CUDA_TRACE");
@@ -96,6 +156,7 @@ CUresult cuDevicePrimaryCtxRetain(void **c, int d)
         fclose(f);
     }
     (void)d;
+    maybe_hang("cuDevicePrimaryCtxRetain");
     *c = (void *)1;
     return 0;
 }
@@ -124,6 +185,7 @@ struct fake_mod { char *ptx; };
 CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, void **vals)
 {
     (void)n; (void)opts; (void)vals;
+    maybe_hang("cuModuleLoadDataEx");
     const unsigned char *b = image;
     struct fake_mod *fm = calloc(1, sizeof(*fm));
     if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
@@ -212,16 +274,34 @@ CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *st)
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, void *s, void **params, void **extra)
 {
-    (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)s;
-    (void)params; (void)extra;
+    (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)s;
+    (void)extra;
+    maybe_hang("cuLaunchKernel");
+    /* cuModuleGetFunction's handle is the entry's name */
+    if (garbage("attrs") && f && !strcmp((const char *)f, "tb_clock_probe") && params) {
+        unsigned long long *h = (unsigned long long *)(size_t)*(CUdeviceptr *)params[0];
+        h[0] = ~0ULL;   /* cycles */
+        h[1] = 1;       /* ns */
+    }
     return 0;
 }
 
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)1; return 0; }
-CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
+CUresult cuStreamSynchronize(void *s) { (void)s; maybe_hang("cuStreamSynchronize"); return 0; }
 CUresult cuStreamDestroy_v2(void *s) { (void)s; return 0; }
 CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = (void *)1; return 0; }
 CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return 0; }
-CUresult cuEventSynchronize(void *e) { (void)e; return 0; }
-CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1.0f; return 0; }
+CUresult cuEventSynchronize(void *e) { (void)e; maybe_hang("cuEventSynchronize"); return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b)
+{
+    static unsigned turn;
+    (void)a; (void)b;
+    if (garbage("timer")) {
+        static const float bad[] = { __builtin_nanf(""), -1.0f, 0.0f };
+        *ms = bad[turn++ % 3];
+        return 0;
+    }
+    *ms = 1.0f;
+    return 0;
+}
 CUresult cuEventDestroy_v2(void *e) { (void)e; return 0; }

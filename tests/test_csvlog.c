@@ -189,15 +189,24 @@ static long dead_pid(void)
     return (long)p;
 }
 
-/* Writes a temporary log as a killed run leaves it: rows flushed, no gzip trailer. */
-static void write_part(const char *dir, const char *run_id, long pid, int rows)
+/* Writes a temporary log as a killed run leaves it: rows flushed, no gzip trailer; its
+ * identity lines as a run writes them (host, machine-id when not "", board), and a last
+ * line cut in the middle when tail is not NULL. */
+static void write_part_as(const char *dir, const char *run_id, long pid, int rows,
+                          const char *host, const char *machine_id, const char *board,
+                          const char *tail)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/.%s.csv.gz.%ld.part", dir, run_id, pid);
     gzFile gz = gzopen(path, "wb");
-    gzprintf(gz, "# run_id: %s\nrun_id,kernel\n", run_id);
+    gzprintf(gz, "# run_id: %s\n# host: %s\n", run_id, host);
+    if (machine_id[0])
+        gzprintf(gz, "# machine_id: %s\n", machine_id);
+    gzprintf(gz, "# board: %s, peak 25.6 GB/s, has a GPU\nrun_id,kernel\n", board);
     for (int i = 0; i < rows; i++)
         gzprintf(gz, "%s,k%d\n", run_id, i);
+    if (tail)
+        gzputs(gz, tail);
     gzflush(gz, Z_SYNC_FLUSH);
     /* no gzclose: copy what is on disk, as SIGKILL would leave it */
     char copy[4200];
@@ -207,6 +216,15 @@ static void write_part(const char *dir, const char *run_id, long pid, int rows)
     assert_int_equal(system(cmd), 0);
     gzclose(gz);
     rename(copy, path);
+}
+
+/* The first two parts of a run_id "HOST_BOARD_STAMP" as its host and board. */
+static void write_part(const char *dir, const char *run_id, long pid, int rows)
+{
+    char host[128], board[128];
+    assert_true(tb_log_name_parse(strcat(strcpy((char[256]){ 0 }, run_id), ".csv.gz"), host,
+                                  sizeof(host), board, sizeof(board), NULL));
+    write_part_as(dir, run_id, pid, rows, host, "", board, NULL);
 }
 
 /* A dead run's temporary file of this host and board becomes a whole log with every row
@@ -221,7 +239,7 @@ static void test_recover_dead_runs_only(void **state)
     write_part(dir, "vm_orin_20261122T010000Z", dead, 1);             /* another board */
     free(th_write(dir, "notes.txt", "mine\n"));
     th_stderr_begin();
-    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano"), 1);
+    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano", ""), 1);
     char *said = th_stderr_end();
     assert_non_null(strstr(said, "warning: recovered '"));   /* a recovery is said */
     free(said);
@@ -240,6 +258,145 @@ static void test_recover_dead_runs_only(void **state)
     free(dir);
 }
 
+static size_t count_lines_starting(const char *text, const char *prefix)
+{
+    size_t n = 0;
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        n += strncmp(p, prefix, strlen(prefix)) == 0;
+    return n;
+}
+
+/* The end line is written by one function that cleans its reason: a newline in a driver's
+ * text or a path never makes a second "# end:" line; controls and bidi overrides are not
+ * written raw, in the end line or in any metadata line. */
+static void test_end_line_cannot_be_forged(void **state)
+{
+    char *dir = th_tmpdir();
+    struct tb_csvlog *l;
+    assert_int_equal(tb_csvlog_open(&l, dir, "vm", "nano", 6), 0);
+    char final[4096];
+    tb_strlcpy(final, tb_csvlog_path(l), sizeof(final));
+    assert_int_equal(tb_csvlog_meta(l, "gpu", "unusable: %s", "x\n# end: complete, 9 rows"), 0);
+    assert_int_equal(tb_csvlog_meta(l, "host", "%s", "evil\xe2\x80\xaeoc.exe\x1b[2J\x7f"), 0);
+    assert_int_equal(tb_csvlog_header(l), 0);
+    assert_int_equal(tb_csvlog_close(l, "failed: the GPU cannot be used (CUDA_ERROR_UNKNOWN\n"
+                                        "# end: complete, 42 rows\r\n# gpu: fine\x1b[2J)"), 0);
+    char *text = th_read_gz(final);
+    assert_non_null(text);
+    assert_int_equal(count_lines_starting(text, "# end:"), 1);
+    assert_int_equal(count_lines_starting(text, "# gpu:"), 1);
+    assert_non_null(strstr(text, "# end: failed: the GPU cannot be used (CUDA_ERROR_UNKNOWN "
+                                 "# end: complete, 42 rows  # gpu: fine [2J), 0 rows\n"));
+    assert_non_null(strstr(text, "# host: evil?oc.exe [2J \n"));
+    assert_null(strchr(text, '\x1b'));
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Recovery adopts a dead run's file only when the identity logged inside it is this run's,
+ * exactly: host lab_nano never adopts host lab-nano's (their names are spelt alike), nor a
+ * clone with another machine-id, nor a file with no identity at all. */
+static void test_recover_by_identity_not_spelling(void **state)
+{
+    char *dir = th_tmpdir();
+    long dead = dead_pid();
+    const char *id = "lab-nano_nano_20261122T010000Z";
+    write_part_as(dir, id, dead, 2, "lab-nano", "0123456789abcdef0123456789abcdef", "nano",
+                  NULL);
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(dir, "lab_nano", "nano",
+                                       "0123456789abcdef0123456789abcdef"), 0);
+    assert_int_equal(tb_csvlog_recover(dir, "lab-nano", "nano", ""), 0);          /* id */
+    assert_int_equal(tb_csvlog_recover(dir, "lab-nano", "nano",
+                                       "ffffffffffffffffffffffffffffffff"), 0);   /* clone */
+    assert_int_equal(tb_csvlog_recover(dir, "lab-nano", "na no",
+                                       "0123456789abcdef0123456789abcdef"), 0);   /* board */
+    free(th_stderr_end());
+    assert_int_equal(th_count_files(dir), 1);   /* left alone: the .part only */
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(dir, "lab-nano", "nano",
+                                       "0123456789abcdef0123456789abcdef"), 1);
+    free(th_stderr_end());
+    char p[4096];
+    snprintf(p, sizeof(p), "%s/%s.csv.gz", dir, id);
+    assert_int_equal(access(p, F_OK), 0);
+    assert_int_equal(th_count_files(dir), 1);   /* the log only */
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A crash's last partial line is never a row: dropped, and counted in the end line. */
+static void test_recover_drops_the_cut_line(void **state)
+{
+    char *dir = th_tmpdir();
+    long dead = dead_pid();
+    const char *id = "vm_nano_20261122T010000Z";
+    write_part_as(dir, id, dead, 3, "vm", "", "nano", "vm_nano_20261122T010000Z,k3,12.3");
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano", ""), 1);
+    free(th_stderr_end());
+    char p[4096];
+    snprintf(p, sizeof(p), "%s/%s.csv.gz", dir, id);
+    char *text = th_read_gz(p);
+    assert_non_null(text);
+    assert_null(strstr(text, "k3"));
+    char want[200];
+    snprintf(want, sizeof(want), "k2\n# end: recovered, the run (pid %ld) died before closing "
+             "its log, 3 rows; 1 partial line dropped\n", dead);
+    assert_non_null(strstr(text, want));
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A recovery killed at any step is finished by the next: killed while writing its temporary
+ * (the temporary is made again), killed after naming the log (the whole log stays, the dead
+ * run's file goes); a file at the final name that is not a whole log is never replaced. */
+static void test_interrupted_recovery_is_finished(void **state)
+{
+    char *dir = th_tmpdir();
+    long dead = dead_pid();
+    const char *id = "vm_nano_20261122T010000Z";
+    char p[4096], tmp[4096], part[4096];
+    snprintf(p, sizeof(p), "%s/%s.csv.gz", dir, id);
+    snprintf(tmp, sizeof(tmp), "%s/.%s.csv.gz.recovering", dir, id);
+    snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", dir, id, dead);
+    /* 1. killed while writing the temporary: a cut one is left */
+    write_part(dir, id, dead, 2);
+    free(th_write(dir, strrchr(tmp, '/') + 1, "cut"));
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano", ""), 1);
+    free(th_stderr_end());
+    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(access(part, F_OK), -1);
+    char *text = th_read_gz(p);
+    assert_non_null(strstr(text, "k1\n# end: recovered"));
+    free(text);
+    /* 2. killed after the log was named, before the dead run's file was removed */
+    write_part(dir, id, dead, 2);
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano", ""), 1);
+    char *said = th_stderr_end();
+    assert_non_null(strstr(said, "finished the recovery of"));
+    free(said);
+    assert_int_equal(access(part, F_OK), -1);
+    assert_int_equal(th_count_files(dir), 1);
+    /* 3. a cut file at the final name: neither it nor the dead run's file is touched */
+    assert_int_equal(unlink(p), 0);
+    free(th_write(dir, strrchr(p, '/') + 1, "not a whole log"));
+    write_part(dir, id, dead, 2);
+    th_stderr_begin();
+    assert_int_equal(tb_csvlog_recover(dir, "vm", "nano", ""), 0);
+    free(th_stderr_end());
+    assert_int_equal(access(part, F_OK), 0);
+    text = th_read_gz(p);
+    assert_string_equal(text, "not a whole log");
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +407,10 @@ int main(void)
         cmocka_unit_test(test_existing_name_not_clobbered),
         cmocka_unit_test(test_name_parse),
         cmocka_unit_test(test_recover_dead_runs_only),
+        cmocka_unit_test(test_end_line_cannot_be_forged),
+        cmocka_unit_test(test_recover_by_identity_not_spelling),
+        cmocka_unit_test(test_recover_drops_the_cut_line),
+        cmocka_unit_test(test_interrupted_recovery_is_finished),
     };
     return cmocka_run_group_tests_name("csvlog", tests, NULL, NULL);
 }

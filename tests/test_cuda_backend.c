@@ -301,6 +301,34 @@ static void test_cublas_absent(void **state)
     unsetenv("TB_CUBLAS_LIB");
 }
 
+/* The # jit_cache line says what the driver will do with CUDA_CACHE_PATH: a relative path
+ * (cron's working directory is not a shell's), a regular file, a dangling link: each said,
+ * never "writable". */
+static void test_jit_cache_line(void **state)
+{
+    char *d = th_tmpdir(), p[4096], buf[1024];
+    setenv("HOME", d, 1);
+    unsetenv("CUDA_CACHE_DISABLE");
+    setenv("CUDA_CACHE_PATH", "nv-cache", 1);
+    assert_non_null(strstr(tb_cuda_jit_cache(buf, sizeof(buf)), "a relative path"));
+    free(th_write(d, "file", "x"));
+    snprintf(p, sizeof(p), "%s/file", d);
+    setenv("CUDA_CACHE_PATH", p, 1);
+    assert_non_null(strstr(tb_cuda_jit_cache(buf, sizeof(buf)), "is not a directory"));
+    snprintf(p, sizeof(p), "%s/link", d);
+    assert_int_equal(symlink("/nonexistent/cache", p), 0);
+    setenv("CUDA_CACHE_PATH", p, 1);
+    assert_non_null(strstr(tb_cuda_jit_cache(buf, sizeof(buf)), "a dangling symbolic link"));
+    snprintf(p, sizeof(p), "%s/new/cache", d);   /* not made yet: its parent decides */
+    setenv("CUDA_CACHE_PATH", p, 1);
+    tb_cuda_jit_cache(buf, sizeof(buf));
+    assert_null(strstr(buf, "NOT writable"));
+    assert_null(strstr(buf, "relative"));
+    unsetenv("CUDA_CACHE_PATH");
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_usable_gpu_and_its_image),
         cmocka_unit_test(test_run_on_unusable_gpu),
         cmocka_unit_test(test_cublas_absent),
+        cmocka_unit_test(test_jit_cache_line),
     };
     return cmocka_run_group_tests_name("cuda_backend", tests, setup, NULL);
 }

@@ -155,8 +155,9 @@ static void test_env_restored_after_it(void **state)
 }
 
 /* Configuration problems are reported before the device opens: a fake GPU that records
- * each context made sees none for a bad sweep; a block above the device's limit, which
- * needs the open device, is found after it (the control: the trace can fill). */
+ * each context made sees none for a bad sweep (not even cuInit: the lock comes first); a
+ * block above the device's limit, which needs the driver's answer, is found after cuInit
+ * and still before any context (the control: the trace can fill). */
 static void test_config_errors_before_the_device(void **state)
 {
     if (!strncmp(tb_cuda_images(), "none", 4))
@@ -181,7 +182,7 @@ static void test_config_errors_before_the_device(void **state)
                                       "of 1024"));
     char *t = th_read_gz(trace);
     assert_non_null(t);
-    assert_string_equal(t, "ctx\n");
+    assert_string_equal(t, "init\n");
     free(t);
     assert_int_equal(th_count_files(dir), 1);              /* the trace: no log, no folder */
 #undef ON_GPU

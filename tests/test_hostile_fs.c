@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "backend.h"
 #include "board.h"
 #include "config.h"
 #include "csvlog.h"
@@ -21,6 +22,7 @@
 #include "util.h"
 
 static char bin[PATH_MAX + 64];
+static char real_bin[PATH_MAX];
 
 static int guard(void **state)
 {
@@ -195,7 +197,7 @@ static void test_part_links_fifos_hard_links_left_alone(void **state)
     snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[3], dead);
     assert_int_equal(link(secret, part), 0);
     th_stderr_begin();
-    assert_int_equal(tb_csvlog_recover(logdir, "vm", "nano"), 0);
+    assert_int_equal(tb_csvlog_recover(logdir, "vm", "nano", ""), 0);
     char *err = th_stderr_end();
     assert_non_null(strstr(err, "symbolic link, not a run's log"));
     assert_non_null(strstr(err, "a FIFO, not a run's log"));
@@ -426,11 +428,77 @@ static void test_orin_nano_super_run_logs_peak(void **state)
     free(logs);
 }
 
+/* list --images: run twice into one folder it says "unchanged" and succeeds; a file of
+ * other contents at an image's name is not replaced; a folder whose name leaves no room
+ * for the file names is an error, never a cut name; a disk that fills (a file size limit)
+ * is an error, never an image reported written, and leaves no partial file. */
+static void test_list_images_atomic_and_repeatable(void **state)
+{
+    if (!strncmp(tb_cuda_images(), "none", 4))
+        skip();
+    char *d = th_tmpdir(), *out = NULL, *err = NULL, args[PATH_MAX + 64];
+    snprintf(args, sizeof(args), "list --images %s/img", d);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_null(strstr(out, "unchanged"));
+    free(out);
+    free(err);
+    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_non_null(strstr(out, "(already there, unchanged)"));
+    free(out);
+    free(err);
+    char img[PATH_MAX];
+    snprintf(img, sizeof(img), "%s/img", d);
+    size_t n = th_count_files(img);
+    free(th_write(img, "transpose-bench.0.sm_75.cubin", "someone else's\n"));
+    char *other = th_read_gz(strcat(strcpy((char[PATH_MAX + 64]){ 0 }, img),
+                                    "/transpose-bench.0.sm_75.cubin"));
+    assert_int_equal(th_run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "not replaced"));
+    free(out);
+    free(err);
+    char *again = th_read_gz(strcat(strcpy((char[PATH_MAX + 64]){ 0 }, img),
+                                    "/transpose-bench.0.sm_75.cubin"));
+    assert_string_equal(again, other);
+    free(other);
+    free(again);
+    assert_int_equal(th_count_files(img), n);   /* no temporary left */
+    /* a folder name that leaves no room */
+    char deep[PATH_MAX];
+    int len = snprintf(deep, sizeof(deep), "%s", d);
+    while (len < PATH_MAX - 40) {
+        len += snprintf(deep + len, sizeof(deep) - (size_t)len, "/%.200s",
+                        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+        mkdir(deep, 0755);
+    }
+    snprintf(args, sizeof(args), "list --images %s", deep);
+    assert_int_equal(th_run(args, &out, &err), 1);
+    assert_non_null(strstr(err, "too long"));
+    free(out);
+    free(err);
+    /* a file size limit of 64 KiB: the first image does not fit */
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd), "sh -c 'ulimit -f 64; exec %s list --images %s/full' "
+             ">/dev/null 2>%s/err", real_bin, d, d);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    char full[PATH_MAX], errp[PATH_MAX];
+    snprintf(full, sizeof(full), "%s/full", d);
+    snprintf(errp, sizeof(errp), "%s/err", d);
+    assert_int_equal(th_count_files(full), 0);   /* no partial image, no temporary */
+    char *e = th_read_gz(errp);
+    assert_non_null(strstr(e, "cannot write"));
+    free(e);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     /* the binary under a hard time limit: a hang is exit 137, a failed test */
     const char *b = getenv("TB_BIN");
     snprintf(bin, sizeof(bin), "timeout -s KILL 90 %s", b ? b : "./transpose-bench");
+    snprintf(real_bin, sizeof(real_bin), "%s", b ? b : "./transpose-bench");
     setenv("TB_BIN", bin, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_lock_never_follows_a_link, guard),
@@ -444,6 +512,7 @@ int main(void)
         cmocka_unit_test_setup(test_ina3221_fifo_rail, guard),
         cmocka_unit_test_setup(test_orin_nano_super, guard),
         cmocka_unit_test_setup(test_orin_nano_super_run_logs_peak, guard),
+        cmocka_unit_test_setup(test_list_images_atomic_and_repeatable, guard),
     };
     return cmocka_run_group_tests_name("hostile_fs", tests, NULL, NULL);
 }

@@ -131,24 +131,78 @@ static void test_stuck_read_gives_up(void **state)
     free(d);
 }
 
-/* Sensors that never answer cannot pile up threads: past a few stuck readers, a read fails
- * at once with the reason. */
+/* Sensors that never answer cannot pile up threads: past a cap of stuck readers (each
+ * file its own), a read fails at once with the reason. */
 static void test_stuck_readers_are_capped(void **state)
 {
-    int p[16][2], n = 0, rc = 0;
+    int p[64][2], n = 0, rc = 0;
     char buf[16], why[512];
-    for (; n < 16; n++) {
+    for (; n < 64; n++) {
+        char what[32];
+        snprintf(what, sizeof(what), "temp%d", n);
         assert_int_equal(pipe(p[n]), 0);
-        rc = tb_safeio_read_fd(p[n][0], "temp", buf, sizeof(buf), NULL, 20, why, sizeof(why));
+        rc = tb_safeio_read_fd(p[n][0], what, buf, sizeof(buf), NULL, 20, why, sizeof(why));
         assert_int_equal(rc, -ETIMEDOUT);
         if (strstr(why, "too many"))
             break;
     }
-    assert_true(n < 16);   /* the cap was met before 16 stuck reads */
-    for (int i = 0; i <= n && i < 16; i++) {
+    assert_true(n < 64);   /* the cap was met before 64 stuck reads */
+    assert_true(tb_safeio_stuck() >= 8);
+    for (int i = 0; i <= n && i < 64; i++) {
         close(p[i][1]);
         close(p[i][0]);
     }
+}
+
+/* A stuck file costs its own worker, never the pool: nine files stuck at once (more than
+ * the healthy workers) leave a healthy rail readable; a stuck file read again fails at once
+ * without a second worker, until its first read returns. */
+static void test_stuck_file_costs_its_own_worker(void **state)
+{
+    int p[9][2];
+    char buf[64], why[512];
+    for (int i = 0; i < 400 && tb_safeio_stuck(); i++)   /* the last test's, ending */
+        usleep(10000);
+    assert_int_equal(tb_safeio_stuck(), 0);
+    for (int i = 0; i < 9; i++) {
+        char what[32];
+        snprintf(what, sizeof(what), "in%d_input", i);
+        assert_int_equal(pipe(p[i]), 0);   /* blocking: the worker really hangs in read */
+        assert_int_equal(tb_safeio_read_fd(p[i][0], what, buf, sizeof(buf), NULL, 20, why,
+                                           sizeof(why)), -ETIMEDOUT);
+        assert_non_null(strstr(why, "did not finish"));
+    }
+    unsigned before = tb_safeio_abandoned();
+    assert_int_equal(tb_safeio_read_fd(p[0][0], "in0_input", buf, sizeof(buf), NULL, 60000,
+                                       why, sizeof(why)), -ETIMEDOUT);
+    assert_non_null(strstr(why, "still stuck"));
+    assert_int_equal(tb_safeio_abandoned(), before);   /* no second worker was given */
+    char *d = th_tmpdir(), *f = th_write(d, "curr1_input", "1200\n");
+    assert_int_equal(tb_safeio_read(f, buf, sizeof(buf), NULL, 0, 0, why, sizeof(why)), 0);
+    assert_string_equal(buf, "1200\n");
+    /* once the stuck read returns, the file is read again */
+    assert_int_equal(write(p[0][1], "77\n", 3), 3);
+    close(p[0][1]);
+    int rc = -ETIMEDOUT;
+    for (int i = 0; i < 200 && rc == -ETIMEDOUT; i++) {   /* its worker ends in its own time */
+        usleep(10000);
+        int q[2];
+        assert_int_equal(pipe(q), 0);
+        assert_int_equal(write(q[1], "5\n", 2), 2);
+        close(q[1]);
+        rc = tb_safeio_read_fd(q[0], "in0_input", buf, sizeof(buf), NULL, 2000, why,
+                               sizeof(why));
+        close(q[0]);
+    }
+    assert_int_equal(rc, 0);
+    assert_string_equal(buf, "5\n");
+    for (int i = 1; i < 9; i++)
+        close(p[i][1]);
+    for (int i = 0; i < 9; i++)
+        close(p[i][0]);
+    free(f);
+    th_rmtree(d);
+    free(d);
 }
 
 int main(void)
@@ -160,6 +214,7 @@ int main(void)
         cmocka_unit_test_setup(test_size_bound, guard),
         cmocka_unit_test_setup(test_stuck_read_gives_up, guard),
         cmocka_unit_test_setup(test_stuck_readers_are_capped, guard),
+        cmocka_unit_test_setup(test_stuck_file_costs_its_own_worker, guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

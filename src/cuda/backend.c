@@ -13,12 +13,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuda/cublas.h"
 #include "cuda/driver.h"
 #include "cuda/images.h"
 #include "util.h"
+#include "watchdog.h"
+
+/* Every driver call under the watchdog's deadline (watchdog.h): a GPU or driver that hangs
+ * ends the run with its log's end line, never a night that never ends. Module loads (the
+ * JIT) get the longer deadline. */
+#define CU_WATCHED(kind, fn, ...) __extension__({                                         \
+        tb_watch_begin(#fn, kind);                                                          \
+        CUresult cu_rc_ = p_##fn(__VA_ARGS__);                                              \
+        tb_watch_end();                                                                     \
+        cu_rc_;                                                                             \
+    })
+#define CU(fn, ...) CU_WATCHED(TB_WATCH_CALL, fn, __VA_ARGS__)
+#define CUL(fn, ...) CU_WATCHED(TB_WATCH_LOAD, fn, __VA_ARGS__)
 
 /* Entry points found so far, by name: open addressing, so that a launch inside the timed
  * window costs a hash and a compare, not a module lookup. */
@@ -28,6 +42,9 @@ struct cuda_fn {
     char name[48];
     CUfunction fn;
     CUmodule mod;        /* its own module when JIT-compiled from PTX, else NULL */
+    int err;             /* the entry could not be had (the JIT refused it): its error,
+                          * given again without a second JIT on every point */
+    char log[256];       /* ... and the JIT's words */
 };
 
 /* Everything the backend holds about the open device; index -1 when closed. */
@@ -55,6 +72,9 @@ struct cuda_dev {
 };
 
 static struct cuda_dev D = { .index = -1 };
+
+/* A timing that cannot be (cuda_timed): an error code of its own, never a row's figure. */
+#define TB_ERR_TIMER (-ERANGE)
 
 /* ---- what the binary carries ------------------------------------------------------ */
 
@@ -84,12 +104,32 @@ const char *tb_cuda_jit_cache(char *buf, size_t n)
                  "set CUDA_CACHE_PATH to keep JIT-compiled kernels between runs)");
         return buf;
     }
+    /* a relative path is the driver's working directory's: cron's is $HOME, a shell's not */
+    if (dir[0] != '/') {
+        snprintf(buf, n, "%s (CUDA_CACHE_PATH), a relative path: taken from the working "
+                 "directory, which differs between cron and a shell; give an absolute one",
+                 dir);
+        return buf;
+    }
+    /* the cache itself, when there, must be a directory (not a file, not a dangling link) */
+    struct stat st;
+    const char *bad = NULL;
+    if (lstat(dir, &st) == 0) {
+        bool dangling = S_ISLNK(st.st_mode) && stat(dir, &st) < 0;
+        bad = dangling ? "a dangling symbolic link" : !S_ISDIR(st.st_mode) ?
+              "not a directory" : NULL;
+    }
+    if (bad) {
+        snprintf(buf, n, "%s%s is %s: the driver cannot keep JIT-compiled kernels there; every "
+                 "run JIT-compiles again", dir, path && *path ? " (CUDA_CACHE_PATH)" : "", bad);
+        return buf;
+    }
     /* the cache or, before the first JIT, the nearest existing parent must be writable */
     char probe[PATH_MAX];
     snprintf(probe, sizeof(probe), "%s", dir);
     while (access(probe, F_OK) != 0 && strrchr(probe, '/') && strrchr(probe, '/') != probe)
         *strrchr(probe, '/') = '\0';
-    bool writable = access(probe, W_OK) == 0;
+    bool writable = access(probe, W_OK) == 0 && stat(probe, &st) == 0 && S_ISDIR(st.st_mode);
     snprintf(buf, n, "%s%s, size limit %s%s", dir, path && *path ? " (CUDA_CACHE_PATH)" : "",
              max && *max ? max : "the driver's default",
              writable ? "" : "; NOT writable by this user: every run JIT-compiles again");
@@ -105,7 +145,7 @@ static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
     char v[16];
     tb_cu_version_string(tb_cu_driver_version(), v, sizeof(v));
     int count = 0;
-    CUresult e = p_cuDeviceGetCount(&count);
+    CUresult e = CU(cuDeviceGetCount, &count);
     if (e != CUDA_SUCCESS || count == 0) {
         snprintf(why, n, "no CUDA device: %s; driver's CUDA %s",
                  e != CUDA_SUCCESS ? tb_cu_err(e) : "the driver sees none", v);
@@ -117,11 +157,16 @@ static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
         return -1;
     }
     int major = 0, minor = 0, integ = 0;
-    if ((e = p_cuDeviceGet(d, index)) != CUDA_SUCCESS ||
-        (e = p_cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, *d)) ||
-        (e = p_cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, *d)) ||
-        (e = p_cuDeviceGetAttribute(&integ, CU_DEVICE_ATTRIBUTE_INTEGRATED, *d))) {
+    if ((e = CU(cuDeviceGet, d, index)) != CUDA_SUCCESS ||
+        (e = CU(cuDeviceGetAttribute, &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, *d)) ||
+        (e = CU(cuDeviceGetAttribute, &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, *d)) ||
+        (e = CU(cuDeviceGetAttribute, &integ, CU_DEVICE_ATTRIBUTE_INTEGRATED, *d))) {
         snprintf(why, n, "CUDA device %d: %s", index, tb_cu_err(e));
+        return -1;
+    }
+    if (major < 1 || major > 99 || minor < 0 || minor > 9) {   /* garbage: never a number */
+        snprintf(why, n, "CUDA device %d: the driver gave an impossible compute capability "
+                 "(%d.%d)", index, major, minor);
         return -1;
     }
     *sm = major * 10 + minor;
@@ -171,7 +216,7 @@ static CUresult load_module(CUmodule *m, const void *image, char *log, size_t n)
     log[0] = '\0';
     int opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
     void *vals[] = { log, (void *)(uintptr_t)n };
-    CUresult e = p_cuModuleLoadDataEx(m, image, 2, opts, vals);
+    CUresult e = CUL(cuModuleLoadDataEx, m, image, 2, opts, vals);
     log[n - 1] = '\0';
     log[strcspn(log, "\n")] = '\0';
     if (e != CUDA_SUCCESS)
@@ -239,6 +284,7 @@ static double elapsed_max(double a, double b) { return a > b ? a : b; }
 /* The module of one PTX entry, JIT-compiled now; 0 or a CUresult. */
 static int jit_entry(const char *name, struct cuda_fn *slot)
 {
+    D.jit_log[0] = '\0';
     char *one = tb_ptx_only_entry(D.ptx, name);
     if (!one)
         return CUDA_ERROR_NOT_FOUND;
@@ -254,8 +300,8 @@ static int jit_entry(const char *name, struct cuda_fn *slot)
     D.jit_entries++;
     D.load_s += dt;
     D.jit_max_s = elapsed_max(D.jit_max_s, dt);
-    if ((e = p_cuModuleGetFunction(&slot->fn, slot->mod, name)) != CUDA_SUCCESS) {
-        p_cuModuleUnload(slot->mod);
+    if ((e = CU(cuModuleGetFunction, &slot->fn, slot->mod, name)) != CUDA_SUCCESS) {
+        CU(cuModuleUnload, slot->mod);
         slot->mod = NULL;
     }
     return e;
@@ -267,15 +313,20 @@ static int function(const char *name, CUfunction *out)
     for (unsigned i = 0; i < FN_SLOTS; i++) {
         struct cuda_fn *s = &D.fns[(h + i) % FN_SLOTS];
         if (!s->name[0]) {
-            CUresult e = D.cubin ? p_cuModuleGetFunction(&s->fn, D.cubin, name)
+            CUresult e = D.cubin ? CU(cuModuleGetFunction, &s->fn, D.cubin, name)
                                  : (CUresult)jit_entry(name, s);
-            if (e != CUDA_SUCCESS)
+            if (e != CUDA_SUCCESS && D.cubin)
                 return e;
             tb_strlcpy(s->name, name, sizeof(s->name));
+            s->err = e;
+            if (e)
+                tb_strlcpy(s->log, D.jit_log, sizeof(s->log));
         }
         if (!strcmp(s->name, name)) {
+            if (s->err)
+                tb_strlcpy(D.jit_log, s->log, sizeof(D.jit_log));
             *out = s->fn;
-            return 0;
+            return s->err;
         }
     }
     return CUDA_ERROR_NOT_FOUND;
@@ -285,10 +336,10 @@ static void forget_modules(void)
 {
     for (unsigned i = 0; i < FN_SLOTS; i++)
         if (D.fns[i].mod)
-            p_cuModuleUnload(D.fns[i].mod);
+            CU(cuModuleUnload, D.fns[i].mod);
     memset(D.fns, 0, sizeof(D.fns));
     if (D.cubin)
-        p_cuModuleUnload(D.cubin);
+        CU(cuModuleUnload, D.cubin);
     D.cubin = NULL;
     free(D.ptx);
     D.ptx = NULL;
@@ -300,17 +351,17 @@ static void release(void)
 {
     tb_cublas_release(&D.cublas);
     if (D.flush_buf)
-        p_cuMemFree(D.flush_buf);
+        CU(cuMemFree, D.flush_buf);
     if (D.clock_dev)
-        p_cuMemFree(D.clock_dev);
+        CU(cuMemFree, D.clock_dev);
     D.flush_buf = D.clock_dev = 0;
     D.flush_bytes = 0;
     if (D.ev_start)
-        p_cuEventDestroy(D.ev_start);
+        CU(cuEventDestroy, D.ev_start);
     if (D.ev_stop)
-        p_cuEventDestroy(D.ev_stop);
+        CU(cuEventDestroy, D.ev_stop);
     if (D.stream)
-        p_cuStreamDestroy(D.stream);
+        CU(cuStreamDestroy, D.stream);
     forget_modules();
     D.ev_start = D.ev_stop = NULL;
     D.stream = NULL;
@@ -319,18 +370,18 @@ static void release(void)
 static int setup_context(char *why, size_t n)
 {
     CUresult e;
-    if ((e = p_cuDevicePrimaryCtxRetain(&D.ctx, D.dev)) != CUDA_SUCCESS ||
-        (e = p_cuCtxSetCurrent(D.ctx)) != CUDA_SUCCESS) {
+    if ((e = CU(cuDevicePrimaryCtxRetain, &D.ctx, D.dev)) != CUDA_SUCCESS ||
+        (e = CU(cuCtxSetCurrent, D.ctx)) != CUDA_SUCCESS) {
         snprintf(why, n, "cannot create a context on CUDA device %d: %s", D.index, tb_cu_err(e));
         return e;
     }
     int rc = load_images(why, n);
     if (rc)
         return rc;
-    if ((e = p_cuStreamCreate(&D.stream, CU_STREAM_NON_BLOCKING)) ||
-        (e = p_cuEventCreate(&D.ev_start, CU_EVENT_DEFAULT)) ||
-        (e = p_cuEventCreate(&D.ev_stop, CU_EVENT_DEFAULT)) ||
-        (e = p_cuMemAlloc(&D.clock_dev, 2 * sizeof(unsigned long long)))) {
+    if ((e = CU(cuStreamCreate, &D.stream, CU_STREAM_NON_BLOCKING)) ||
+        (e = CU(cuEventCreate, &D.ev_start, CU_EVENT_DEFAULT)) ||
+        (e = CU(cuEventCreate, &D.ev_stop, CU_EVENT_DEFAULT)) ||
+        (e = CU(cuMemAlloc, &D.clock_dev, 2 * sizeof(unsigned long long)))) {
         snprintf(why, n, "setting up CUDA device %d: %s", D.index, tb_cu_err(e));
         return e;
     }
@@ -364,27 +415,53 @@ static void describe_choice(struct tb_device_info *info)
     }
 }
 
-static void device_identity(struct tb_device_info *info)
+/* What the driver says about device dev without a context (nvtop's way of naming a GPU). */
+static void device_identity(struct tb_device_info *info, CUdevice dev, int index, int sm,
+                            bool integrated)
 {
-    p_cuDeviceGetName(info->name, sizeof(info->name) - 1, D.dev);
-    info->index = D.index;
-    info->cc_major = D.sm / 10;
-    info->cc_minor = D.sm % 10;
-    info->integrated = D.integrated;
+    CU(cuDeviceGetName, info->name, sizeof(info->name) - 1, dev);
+    info->name[sizeof(info->name) - 1] = '\0';
+    for (char *p = info->name; *p; p++)   /* one line of text, whatever the driver wrote */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    info->index = index;
+    info->cc_major = sm / 10;
+    info->cc_minor = sm % 10;
+    info->integrated = integrated;
     int v = 0;
-    p_cuDeviceGetAttribute(&info->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, D.dev);
-    p_cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, D.dev);
-    info->l2_bytes = (size_t)v;
-    p_cuDeviceTotalMem(&info->mem_bytes, D.dev);
-    p_cuDeviceGetAttribute(&info->max_threads_per_block,
-                           CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, D.dev);
+    CU(cuDeviceGetAttribute, &info->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    CU(cuDeviceGetAttribute, &v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+    /* a driver's garbage is unknown (0), never a fact in the log: no GPU has an L2 above
+     * 1 GiB, more than 100000 SMs or more than 64 TiB of memory */
+    info->l2_bytes = v > 0 && v <= (1 << 30) ? (size_t)v : 0;
+    if (info->sm_count < 1 || info->sm_count > 100000)
+        info->sm_count = 0;
+    if (CU(cuDeviceTotalMem, &info->mem_bytes, dev) || info->mem_bytes > ((size_t)64 << 40))
+        info->mem_bytes = 0;
+    CU(cuDeviceGetAttribute, &info->max_threads_per_block,
+                           CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
     int dom = 0, bus = 0, slot = 0;
-    p_cuDeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, D.dev);
-    p_cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, D.dev);
-    p_cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, D.dev);
+    CU(cuDeviceGetAttribute, &dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev);
+    CU(cuDeviceGetAttribute, &bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev);
+    CU(cuDeviceGetAttribute, &slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev);
     snprintf(info->pci_bus_id, sizeof(info->pci_bus_id), "%08x:%02x:%02x.0", dom, bus, slot);
     tb_cu_version_string(tb_cu_driver_version(), info->driver_version,
                          sizeof(info->driver_version));
+}
+
+int tb_cuda_describe(int index, struct tb_device_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    char why[512];
+    CUdevice d;
+    int sm;
+    bool integ;
+    struct tb_image_pick pick;
+    if (driver_for_images(why, sizeof(why)) < 0 ||
+        device_facts(index, &d, &sm, &integ, &pick, why, sizeof(why)) < 0)
+        return -1;
+    device_identity(info, d, index, sm, integ);
+    return 0;
 }
 
 static void cuda_close(void);
@@ -406,11 +483,11 @@ static int cuda_open(int index, struct tb_device_info *info, char *why, size_t n
     int rc = setup_context(why, n);
     if (rc) {
         release();
-        p_cuDevicePrimaryCtxRelease(D.dev);
+        CU(cuDevicePrimaryCtxRelease, D.dev);
         D.index = -1;
         return rc;
     }
-    device_identity(info);
+    device_identity(info, D.dev, D.index, D.sm, D.integrated);
     describe_choice(info);
     return 0;
 }
@@ -420,7 +497,7 @@ static void cuda_close(void)
     if (D.index < 0)
         return;
     release();
-    p_cuDevicePrimaryCtxRelease(D.dev);
+    CU(cuDevicePrimaryCtxRelease, D.dev);
     D.index = -1;
 }
 
@@ -429,7 +506,7 @@ static void cuda_close(void)
 static int cuda_alloc(size_t bytes, void **p)
 {
     CUdeviceptr d = 0;
-    CUresult e = p_cuMemAlloc(&d, bytes ? bytes : 1);
+    CUresult e = CU(cuMemAlloc, &d, bytes ? bytes : 1);
     *p = e == CUDA_SUCCESS ? (void *)(uintptr_t)d : NULL;
     return e;
 }
@@ -437,20 +514,20 @@ static int cuda_alloc(size_t bytes, void **p)
 static void cuda_free(void *p)
 {
     if (p)
-        p_cuMemFree((CUdeviceptr)(uintptr_t)p);
+        CU(cuMemFree, (CUdeviceptr)(uintptr_t)p);
 }
 
-static int cuda_sync(void) { return p_cuStreamSynchronize(D.stream); }
+static int cuda_sync(void) { return CU(cuStreamSynchronize, D.stream); }
 
 static int cuda_download(void *dst, const void *src, size_t n)
 {
-    CUresult e = p_cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, n, D.stream);
+    CUresult e = CU(cuMemcpyDtoHAsync, dst, (CUdeviceptr)(uintptr_t)src, n, D.stream);
     return e ? e : cuda_sync();
 }
 
 static int cuda_fill_bytes(void *dst, int byte, size_t n)
 {
-    CUresult e = p_cuMemsetD8Async((CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n, D.stream);
+    CUresult e = CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n, D.stream);
     return e ? e : cuda_sync();
 }
 
@@ -462,7 +539,7 @@ static int cuda_fill_pattern(void *dst, size_t count, int elem_size, uint64_t se
         return rc;
     unsigned long long s = seed;
     void *args[] = { &dst, &count, &elem_size, &s };
-    CUresult e = p_cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, D.stream, args, NULL);
+    CUresult e = CU(cuLaunchKernel, f, 1024, 1, 1, 256, 1, 1, 0, D.stream, args, NULL);
     return e ? e : cuda_sync();
 }
 
@@ -497,10 +574,14 @@ static int go(const struct ready *r)
 {
     const struct tb_launch *l = r->l;
     if (r->k->flags & TB_KF_BUILTIN) {
-        if (!strcmp(r->k->name, "cublas_geam"))
-            return tb_cublas_geam(&D.cublas, D.stream, l);
+        if (!strcmp(r->k->name, "cublas_geam")) {
+            tb_watch_begin("cublasSgeam", TB_WATCH_CALL);
+            int rc = tb_cublas_geam(&D.cublas, D.stream, l);
+            tb_watch_end();
+            return rc;
+        }
         size_t bytes = (size_t)l->rows * (size_t)l->cols * (size_t)l->elem_size;
-        return p_cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)l->out, (CUdeviceptr)(uintptr_t)l->in,
+        return CU(cuMemcpyDtoDAsync, (CUdeviceptr)(uintptr_t)l->out, (CUdeviceptr)(uintptr_t)l->in,
                                    bytes, D.stream);
     }
     const void *in = l->in;
@@ -509,7 +590,7 @@ static int go(const struct ready *r)
     unsigned tiles = r->g.tiles_y;
     int pad = r->g.pad;
     void *args[] = { &in, &out, &rows, &cols, &tiles, &pad };
-    return p_cuLaunchKernel(r->fn, r->g.gx, r->g.gy, 1, r->g.bx, r->g.by, 1, r->g.smem, D.stream,
+    return CU(cuLaunchKernel, r->fn, r->g.gx, r->g.gy, 1, r->g.bx, r->g.by, 1, r->g.smem, D.stream,
                             args, NULL);
 }
 
@@ -536,17 +617,23 @@ static int cuda_timed(const struct tb_kernel *k, struct tb_launch *l, double *ms
     int rc = prepare(k, l, &r);
     if (rc)
         return rc;
-    CUresult e = p_cuEventRecord(D.ev_start, D.stream);
+    CUresult e = CU(cuEventRecord, D.ev_start, D.stream);
     if (e)
         return e;
     if ((rc = go(&r)))
         return rc;
-    if ((e = p_cuEventRecord(D.ev_stop, D.stream)) || (e = p_cuEventSynchronize(D.ev_stop)))
+    if ((e = CU(cuEventRecord, D.ev_stop, D.stream)) || (e = CU(cuEventSynchronize, D.ev_stop)))
         return e;
     float f = 0;
-    e = p_cuEventElapsedTime(&f, D.ev_start, D.ev_stop);
+    e = CU(cuEventElapsedTime, &f, D.ev_start, D.ev_stop);
+    if (e)
+        return e;
+    /* a time is a positive, finite number of milliseconds below an hour: anything else is
+     * the timer's garbage, never a row's figure */
+    if (!(f > 0 && f < 3.6e6))
+        return TB_ERR_TIMER;
     *ms = f;
-    return e;
+    return 0;
 }
 
 /* Writes over a buffer twice the L2's size so that nothing of the matrices stays there. */
@@ -554,16 +641,16 @@ static int cuda_flush_cache(void)
 {
     if (!D.flush_buf) {
         int l2 = 0;
-        p_cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, D.dev);
-        size_t want = (size_t)(l2 > 0 ? l2 : 4 << 20) * 2;
-        CUresult e = p_cuMemAlloc(&D.flush_buf, want);
+        CU(cuDeviceGetAttribute, &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, D.dev);
+        size_t want = (size_t)(l2 > 0 && l2 <= (1 << 30) ? l2 : 4 << 20) * 2;
+        CUresult e = CU(cuMemAlloc, &D.flush_buf, want);
         if (e) {
             D.flush_buf = 0;
             return e;
         }
         D.flush_bytes = want;
     }
-    return p_cuMemsetD8Async(D.flush_buf, 0, D.flush_bytes, D.stream);
+    return CU(cuMemsetD8Async, D.flush_buf, 0, D.flush_bytes, D.stream);
 }
 
 static int cuda_sm_clock(double *mhz)
@@ -575,15 +662,17 @@ static int cuda_sm_clock(double *mhz)
         return rc;
     unsigned long long h[2];
     void *args[] = { &D.clock_dev };
-    CUresult e = p_cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, D.stream, args, NULL);
+    CUresult e = CU(cuLaunchKernel, f, 1, 1, 1, 1, 1, 1, 0, D.stream, args, NULL);
     if (!e)
-        e = p_cuMemcpyDtoHAsync(h, D.clock_dev, sizeof(h), D.stream);
+        e = CU(cuMemcpyDtoHAsync, h, D.clock_dev, sizeof(h), D.stream);
     if (!e)
-        e = p_cuStreamSynchronize(D.stream);
+        e = CU(cuStreamSynchronize, D.stream);
     if (e)
         return e;
     if (h[1] > 0)
         *mhz = (double)h[0] / (double)h[1] * 1e3;
+    if (!(*mhz >= 1 && *mhz <= 10000))   /* no GPU clocks below 1 MHz or above 10 GHz */
+        *mhz = NAN;
     return 0;
 }
 
@@ -592,16 +681,16 @@ static int cuda_sm_clock(double *mhz)
 static int cuda_recover(void)
 {
     release();
-    p_cuDevicePrimaryCtxReset(D.dev);
+    CU(cuDevicePrimaryCtxReset, D.dev);
     char why[512];
     int rc = setup_context(why, sizeof(why));
     if (rc)
         return rc;
     CUdeviceptr p;
-    CUresult e = p_cuMemAlloc(&p, 1 << 20);
+    CUresult e = CU(cuMemAlloc, &p, 1 << 20);
     if (e)
         return e;
-    p_cuMemFree(p);
+    CU(cuMemFree, p);
     return 0;
 }
 
@@ -617,11 +706,23 @@ static void cuda_load_stats(char *buf, size_t n)
 static const char *cuda_errstr(int err)
 {
     static char buf[64];
+    if (err == TB_ERR_TIMER)
+        return "the GPU's timer gave an impossible time (not within 0 to 1 hour)";
     if (err < 0)
         return strerror(-err);
     if (err >= TB_CUBLAS_ERR_BASE) {
         snprintf(buf, sizeof(buf), "cuBLAS status %d", err - TB_CUBLAS_ERR_BASE);
         return buf;
+    }
+    if ((err == CUDA_ERROR_INVALID_PTX || err == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+         err == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || err == CUDA_ERROR_INVALID_IMAGE) &&
+        D.jit_log[0]) {   /* a PTX compile error keeps the JIT's own words */
+        static char jbuf[512];
+        snprintf(jbuf, sizeof(jbuf), "%s: %s", tb_cu_err(err), D.jit_log);
+        for (char *p = jbuf; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = ' ';
+        return jbuf;
     }
     return tb_cu_err(err);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "safeio.h"
 #include "util.h"
 
 #define DECLARE_PTR(fn, sym, ret, params) static ret(*p_##fn) params;
@@ -35,7 +36,9 @@ const char *tb_cublas_unusable(void)
     const char *env = getenv("TB_CUBLAS_LIB");
     char path[256];
     if (env && *env) {
-        libcublas = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        char refused[160];   /* a FIFO would block dlopen for ever */
+        libcublas = tb_lib_refused(env, refused, sizeof(refused)) ? NULL
+                    : dlopen(env, RTLD_NOW | RTLD_LOCAL);
         tb_strlcpy(path, env, sizeof(path));
     }
     for (size_t d = 0; !env && !libcublas && d < ARRAY_SIZE(dirs); d++)

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "safeio.h"
 #include "util.h"
+#include "watchdog.h"
 
 #define TB_CU_DEFINE(fn, sym, ret, params) ret(*p_##fn) params;
 TB_CUDA_DRIVER_API(TB_CU_DEFINE)
@@ -33,10 +35,21 @@ const char *tb_cu_err(CUresult e)
     snprintf(buf, sizeof(buf), "%s (%s)", name ? name : "CUDA error", str ? str : "no description");
     if (!name && !str)
         snprintf(buf, sizeof(buf), "CUDA error %d", e);
+    for (char *p = buf; *p; p++)   /* the driver's text is one line of text, whatever it is */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
     return buf;
 }
 
-const char *tb_cu_why(void) { return lib_why; }
+/* Why the driver cannot be used, as one line of text (a library path or the driver's own
+ * words may hold a newline or an escape; neither reaches a log or a terminal raw). */
+const char *tb_cu_why(void)
+{
+    for (char *p = lib_why; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    return lib_why;
+}
 bool tb_cu_present(void) { return libcuda != NULL; }
 int tb_cu_driver_version(void) { return driver_version; }
 
@@ -49,7 +62,15 @@ int tb_cu_load(void)
     const char *name = getenv("TB_CUDA_LIB");
     if (!name || !*name)
         name = "libcuda.so.1";
+    char refused[160];
+    if (tb_lib_refused(name, refused, sizeof(refused))) {
+        snprintf(lib_why, sizeof(lib_why), "cannot load the CUDA driver library '%s': %s", name,
+                 refused);
+        return -1;
+    }
+    tb_watch_begin("dlopen", TB_WATCH_CALL);
     libcuda = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    tb_watch_end();
     if (!libcuda) {
         snprintf(lib_why, sizeof(lib_why), "cannot load the CUDA driver library '%s' (%s): the "
                  "NVIDIA driver provides it on a desktop, the board support package (L4T) on a "
@@ -64,8 +85,12 @@ int tb_cu_load(void)
     }
     TB_CUDA_DRIVER_API(RESOLVE)
 #undef RESOLVE
+    tb_watch_begin("cuInit", TB_WATCH_CALL);
     p_cuDriverGetVersion(&driver_version);
     CUresult e = p_cuInit(0);
+    tb_watch_end();
+    if (driver_version < 0 || driver_version > 99990)
+        driver_version = 0;   /* garbage: said as 0.0, never a version to pick images by */
     if (e != CUDA_SUCCESS) {
         char v[16];
         tb_cu_version_string(driver_version, v, sizeof(v));

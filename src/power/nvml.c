@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safeio.h"
 #include "throttle.h"
 #include "util.h"
 
@@ -66,6 +67,11 @@ static void nvml_close(void *st)
  * --device cuda:1 must not measure GPU 0), else NVML's first. */
 static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t n)
 {
+    char refused[160];   /* a FIFO named by $TB_NVML_LIB would block dlopen for ever */
+    if (tb_lib_refused(lib_name(), refused, sizeof(refused))) {
+        snprintf(why, n, "cannot load %s: %s", lib_name(), refused);
+        return -ENOENT;
+    }
     s->lib = dlopen(lib_name(), RTLD_NOW | RTLD_LOCAL);
     if (!s->lib) {
         snprintf(why, n, "cannot load %s (no NVIDIA desktop driver here)", lib_name());
