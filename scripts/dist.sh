@@ -6,7 +6,8 @@
 # `scripts/ensure-deps.sh dist` makes; zig's cache under the build folder), and links
 # libconfig and zlib statically: on the board it needs glibc and the driver, nothing else.
 # Reproducible: the same source at the same revision gives the same bytes on any x86 host,
-# from any checkout path, as root or not: build paths mapped out of the debug info, INSTALL
+# from any checkout path, as root or not: build paths mapped out of the debug info and the
+# shipped executable without DWARF (zig's start files carry the working directory), INSTALL
 # dated and the members timed by the commit (SOURCE_DATE_EPOCH when set), members sorted and
 # owned by 0:0, gzip without name or time. make dist-check builds twice in two paths and
 # compares.
@@ -98,7 +99,11 @@ grep '^kernel-images: ' "$build/images.all" > "$build/images.log" || true
 
 rm -rf "$stage"
 mkdir -p "$stage/boards" "$stage/conf"
-cp "$build/transpose-bench" "$stage/"
+# shipped without DWARF (symbols kept): zig builds its own start files (crt) with the build's
+# working directory in their debug info, out of reach of our -fdebug-prefix-map; the full
+# executable stays in $build/transpose-bench, our own build paths mapped out of it
+$ZIG objcopy --strip-debug "$build/transpose-bench" "$stage/transpose-bench" ||
+    { echo "make dist: $ZIG objcopy --strip-debug failed; run: rm -rf build-tools/venv && scripts/ensure-deps.sh dist" >&2; exit 1; }
 cp boards/*.cfg "$stage/boards/"
 # the sweep files we ship: tracked ones only (a tuned-*.cfg of this checkout stays here)
 for f in conf/*.cfg; do

@@ -5,6 +5,7 @@
 # clang (a stand-in) for the rest, a clang other than the pinned one said loudly, JetPack 3
 # refused, and the revision taken from this tree only. Run by `make test` (a few seconds).
 set -u
+unset MAKEFLAGS MFLAGS MAKELEVEL   # its makes are its own, not jobs of make test's
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 t=$(mktemp -d "${TMPDIR:-/tmp}/tb-native.XXXXXX")
