@@ -223,10 +223,19 @@ dist:
 	@test -n "$(BOARD)" || { echo "make dist: name a board, e.g. make dist BOARD=boards/jetson-nano.cfg"; exit 2; }
 	@scripts/dist.sh $(BOARD)
 
-# What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image.
+# What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
+# and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
+# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano).
+REPRO_BOARD ?= jetson-nano
 dist-check:
 	@scripts/ensure-deps.sh cross
+	@scripts/ensure-deps.sh dist
 	@tests/dist-check.sh
+	@tests/dist-repro.sh $(REPRO_BOARD)
+
+dist-repro:
+	@scripts/ensure-deps.sh dist
+	@tests/dist-repro.sh $(REPRO_BOARD)
 
 # The --html pages of compare and history rendered in headless Chromium, checked for what
 # they show (tests/html-check.sh).
@@ -274,7 +283,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
-	@tests/native-build.sh
+	+@tests/native-build.sh
 
 test-valgrind: deps
 	@scripts/ensure-deps.sh valgrind
@@ -326,6 +335,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: board-info version native-test dist-repro gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
