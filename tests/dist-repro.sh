@@ -10,7 +10,7 @@ board=${1:-jetson-nano}
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$(mktemp -d "${TMPDIR:-/tmp}/tb-repro.XXXXXX")
 chmod 755 "$base"
-trap 'rm -rf "$base"' EXIT
+trap '[ "${fails:-1}" = 0 ] && rm -rf "$base" || echo "dist-repro: kept $base (both checkouts, their logs)"' EXIT
 a=$base/a
 b=$base/a-much-longer-checkout-path/transpose-bench
 mkdir -p "$(dirname "$b")"
@@ -35,6 +35,7 @@ sa=$(sha256sum < "$ta" | cut -c1-64); sb=$(sha256sum < "$tb" | cut -c1-64)
 echo "dist-repro: $ta: $sa"
 echo "dist-repro: $tb${as_b:+ (as nobody)}: $sb"
 if [ "$sa" = "$sb" ]; then
+    fails=0
     echo "dist-repro: ok: the two tarballs are the same bytes ($(wc -c < "$ta") bytes, revision $(git -C "$top" rev-parse --short=12 HEAD))"
 else
     mkdir -p "$base/xa" "$base/xb"
@@ -47,6 +48,5 @@ else
             case $f in *transpose-bench) strings "$base/xa/$f" | grep -F "$base" | head -n 5 ;; esac; }
     done
     echo "dist-repro: FAILED: the tarballs differ"
-    fails=1
 fi
 [ "$fails" = 0 ]
