@@ -25,7 +25,7 @@ build() {   # dir runner...
     d=$1; shift
     (cd "$d" && "$@" make --no-print-directory dist BOARD=boards/$board.cfg) > "$d.log" 2>&1
 }
-fails=0
+fails=1
 [ "$(git -C "$a" rev-parse HEAD)" = "$(git -C "$top" rev-parse HEAD)" ] || { echo "dist-repro: FAILED: the clone is not at HEAD"; exit 1; }
 build "$a" || { tail -n 20 "$a.log"; echo "dist-repro: FAILED: make dist in $a"; exit 1; }
 build "$b" $as_b || { tail -n 20 "$b.log"; echo "dist-repro: FAILED: make dist in $b${as_b:+ as nobody}"; exit 1; }
@@ -47,6 +47,7 @@ else
             echo "dist-repro: differs: $f"
             case $f in *transpose-bench) strings "$base/xa/$f" | grep -F "$base" | head -n 5 ;; esac; }
     done
+    grep -h '^kernel-images: sm_\|^make dist: wrote' "$a.log" "$b.log"
     echo "dist-repro: FAILED: the tarballs differ"
 fi
 [ "$fails" = 0 ]
