@@ -252,25 +252,13 @@ readers-check: $(BIN)
 fleet-test:
 	@tests/fleet-test.sh
 
+# Both Debian's ansible-lint and the newest from PyPI (scripts/fleet-lint-pypi.sh: in
+# build-tools/lint-venv, made when missing; 26.x adds var-naming[no-role-prefix]).
 fleet-lint:
 	@scripts/ensure-deps.sh fleet
+	@echo "ansible-lint $$(ansible-lint --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | sed -n '1s/^ansible-lint \([0-9.]*\).*/\1/p') (Debian), production profile:"
 	@cd doc/fleet && ansible-lint --offline --profile production --nocolor deploy.yml collect.yml roles
-
-# What a native `make` here builds for, and from which revision (tests/native-build.sh reads
-# these lines).
-board-info:
-	@echo "board: $(or $(BOARD),none) ($(if $(BOARD),$(BOARD_FROM),no BOARD= and no Jetson device tree: every SM))"
-	@echo "sms: $(SMS)"
-	@echo "cuda: $(or $(BOARD_CUDA),any)"
-	@echo "ptx_isa: $(or $(PTX_ISA),none)"
-version:
-	@echo "$(VERSION) (git $(GIT_REV))"
-
-# The native build's choices (board detection under a fake root, nvcc 10.2's SMs, clang for
-# the rest, JetPack 3 refused) and the revision's source, with stand-in compilers: make test
-# runs it.
-native-test:
-	@tests/native-build.sh
+	@scripts/fleet-lint-pypi.sh
 
 # ---- user-facing targets ---------------------------------------------------
 deps:
