@@ -101,9 +101,11 @@ rm -rf "$stage"
 mkdir -p "$stage/boards" "$stage/conf"
 # shipped without DWARF (symbols kept): zig builds its own start files (crt) with the build's
 # working directory in their debug info, out of reach of our -fdebug-prefix-map; the full
-# executable stays in $build/transpose-bench, our own build paths mapped out of it
-$ZIG objcopy --strip-debug "$build/transpose-bench" "$stage/transpose-bench" ||
-    { echo "make dist: $ZIG objcopy --strip-debug failed; run: rm -rf build-tools/venv && scripts/ensure-deps.sh dist" >&2; exit 1; }
+# executable stays in $build/transpose-bench, our own build paths mapped out of it. Binutils'
+# objcopy: zig's keeps the debug sections' local symbols ($d), whose values still differ
+case $cpu in aarch64) objcopy=aarch64-linux-gnu-objcopy; objpkg=binutils-aarch64-linux-gnu ;; *) objcopy=objcopy; objpkg=binutils ;; esac
+"$objcopy" --strip-debug "$build/transpose-bench" "$stage/transpose-bench" ||
+    { echo "make dist: $objcopy --strip-debug failed; run: sudo apt-get install -y $objpkg" >&2; exit 1; }
 cp boards/*.cfg "$stage/boards/"
 # the sweep files we ship: tracked ones only (a tuned-*.cfg of this checkout stays here)
 for f in conf/*.cfg; do

@@ -7,7 +7,7 @@
 # `ensure-deps.sh fleet`: ansible-core, ansible-lint, openssh-server and -client, cron (the
 # daemon and crontab), iproute2 (ip, tc), for make fleet-test and fleet-lint (doc/fleet/).
 # `ensure-deps.sh dist`: what `make dist` needs: python3 with venv (python3-venv), the aarch64
-# libconfig and zlib (:arm64), then zig $ZIG_VERSION from PyPI (ziglang) in a project-local
+# libconfig and zlib (:arm64), binutils' objcopy for both CPUs, then zig $ZIG_VERSION from PyPI (ziglang) in a project-local
 # virtual environment, build-tools/venv (no root; PEP 668 leaves a venv alone); the pinned
 # clang is `ensure-deps.sh clang` (dist.sh asks for it per board).
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
@@ -80,6 +80,9 @@ dist)
     for p in libconfig-dev zlib1g-dev; do
         dpkg -s "$p:arm64" >/dev/null 2>&1 || { missing="$missing $p:arm64"; arch_add=arm64; }
     done
+    # objcopy strips the shipped executable's debug info, binutils' for each CPU
+    command -v objcopy >/dev/null 2>&1 || missing="$missing binutils"
+    command -v aarch64-linux-gnu-objcopy >/dev/null 2>&1 || missing="$missing binutils-aarch64-linux-gnu"
     [ -z "$missing" ] && { zig_venv; exit 0; } ;;
 cross)
     command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing="$missing gcc-aarch64-linux-gnu"
