@@ -7,12 +7,15 @@
 #   CUDA=0|1         leave out / force the kernel images (default: on when nvcc or clang-14+ is found)
 #   CUDA_PATH=DIR    CUDA toolkit whose nvcc builds cubins (default /usr/local/cuda)
 #   NVCC=PATH        that nvcc directly (e.g. /usr/local/cuda-10.2/bin/nvcc on JetPack 4)
-#   CLANG=clang-19   the clang that builds PTX (default: the newest clang-N, N >= 14)
+#   CLANG=clang-19   the clang that builds PTX (default: the pinned clang-19, else the newest
+#                    clang-N, N >= 14, with a loud warning: scripts/kernel-images.sh)
 #   KERNEL_CC=auto|clang|nvcc   auto: nvcc's cubins where the board's driver loads them, else
 #                    clang's PTX at the board's ISA; clang or nvcc: that compiler only
 #   SMS="53 87"      GPU architectures (default: the board file's sms, else all of ours)
 #   PTX_ISA=6.5      newest PTX ISA the target driver JIT-compiles (default: the board's ptx_isa)
-#   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it)
+#   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it);
+#                    without it (and SMS=, CROSS_COMPILE=), a Jetson's board is detected
+#   TB_ROOT=DIR      the root /proc/device-tree/model and /etc/nv_tegra_release are read under
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
