@@ -263,6 +263,22 @@ fleet-lint:
 	@cd doc/fleet && ansible-lint --offline --profile production --nocolor deploy.yml collect.yml roles
 	@scripts/fleet-lint-pypi.sh
 
+# What a native `make` here builds for, and from which revision (tests/native-build.sh reads
+# these lines).
+board-info:
+	@echo "board: $(or $(BOARD),none) ($(if $(BOARD),$(BOARD_FROM),no BOARD= and no Jetson device tree: every SM))"
+	@echo "sms: $(SMS)"
+	@echo "cuda: $(or $(BOARD_CUDA),any)"
+	@echo "ptx_isa: $(or $(PTX_ISA),none)"
+version:
+	@echo "$(VERSION) (git $(GIT_REV))"
+
+# The native build's choices (board detection under a fake root, nvcc 10.2's SMs, clang for
+# the rest, JetPack 3 refused) and the revision's source, with stand-in compilers: make test
+# runs it.
+native-test:
+	@tests/native-build.sh
+
 # ---- user-facing targets ---------------------------------------------------
 deps:
 	@scripts/ensure-deps.sh
