@@ -146,7 +146,7 @@ EOF
             sleep 0.2
         done
         [ "$up" = "$(host_name "$h") tb-fleet-$h $(cat "$T/machine-id-$h")" ] &&
-            ok "host $(host_name "$h") ($h): its own sshd, host name and machine-id, key login as tb-fleet-$h" ||
+            ok "host $(host_name "$h") ($h): its own sshd, host name $(host_name "$h"), machine-id $(cut -c1-12 "$T/machine-id-$h"), key login as tb-fleet-$h" ||
             { bad "host $h: ssh said '$up'"; cat "$T/sshd-$h.log"; return 1; }
     done
 }
