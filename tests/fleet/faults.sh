@@ -122,16 +122,19 @@ rc=$?
 
 # ---- old versions pruned (keep 1): never the scheduled one, never one running a night ------------
 vdir() { echo "$T/home/tb-fleet-$1/.transpose-bench/$2"; }
-in_host b "TB_LOCK_FILE=$T/tmp-b/old.lock ~/.transpose-bench/$version/transpose-bench-h100-sxm/transpose-bench run --quiet -o ~/old-night $FLEET_SWEEP --sizes 4096x4096 --set sweep.stop.min_time_ms=5000" > /dev/null 2>&1 &
+# a night from the old version that lasts until it is stopped (every point timed for 600 s)
+in_host b "TB_LOCK_FILE=$T/tmp-b/old.lock ~/.transpose-bench/$version/transpose-bench-h100-sxm/transpose-bench run --quiet -o ~/old-night $FLEET_SWEEP --set sweep.stop.min_time_ms=600000 --set sweep.stop.max_time_ms=600000" > /dev/null 2>&1 &
 old_pid=$!
+old_running=""
 for _ in $(seq 100); do
     for p in $(ip netns pids tbfleet-b); do
-        readlink "/proc/$p/exe" 2>/dev/null | grep -q "/$version/" && break 2
+        readlink "/proc/$p/exe" 2>/dev/null | grep -q "/$version/" && { old_running=$p; break 2; }
     done
     sleep 0.1
 done
 play prune doc/fleet/deploy.yml --limit shelf-b,shelf-d -e tb_keep_versions=1
 rc=$?
+[ -n "$old_running" ] && [ -d "/proc/$old_running" ] || bad "the old version's night was not running during the prune (pid '$old_running')"
 [ "$rc" = 0 ] && [ ! -e "$(vdir d "$version")" ] && [ -x "$(vdir d "$new")/transpose-bench-h100-sxm/transpose-bench" ] &&
     grep -q "shelf-d: ok, $new was there, pruned: $version" "$T/prune.out" &&
     [ -d "$(vdir b "$version")" ] && grep -q "shelf-b: ok, $new was there, kept, running: $version" "$T/prune.out" &&
