@@ -122,8 +122,9 @@ rc=$?
 
 # ---- old versions pruned (keep 1): never the scheduled one, never one running a night ------------
 vdir() { echo "$T/home/tb-fleet-$1/.transpose-bench/$2"; }
-# a night from the old version that lasts until it is stopped (every point timed for 600 s)
-in_host b "TB_LOCK_FILE=$T/tmp-b/old.lock ~/.transpose-bench/$version/transpose-bench-h100-sxm/transpose-bench run --quiet -o ~/old-night $FLEET_SWEEP --set sweep.stop.min_time_ms=600000 --set sweep.stop.max_time_ms=600000" > /dev/null 2>&1 &
+# a night from the old version that lasts until it is stopped (10^7 timed repetitions of a
+# 2048x2048 copy: hours)
+in_host b "TB_LOCK_FILE=$T/tmp-b/old.lock ~/.transpose-bench/$version/transpose-bench-h100-sxm/transpose-bench run --quiet -o ~/old-night $FLEET_SWEEP --sizes 2048x2048 --set sweep.stop.min_reps=10000000 --set sweep.stop.max_reps=10000000 --set sweep.stop.min_time_ms=600000 --set sweep.stop.max_time_ms=600000" > /dev/null 2>&1 &
 old_pid=$!
 old_running=""
 for _ in $(seq 100); do
@@ -160,7 +161,7 @@ for p in $(ip netns pids tbfleet-e); do kill -STOP "$p"; done
 wait "$fd_pid"; rc=$?
 took=$((SECONDS - start))
 for p in $(ip netns pids tbfleet-e); do kill -CONT "$p"; done
-[ "$rc" != 0 ] && [ "$took" -lt 150 ] && recap frozen-deploy shelf-e | grep -q 'unreachable=1' &&
+[ "$rc" != 0 ] && [ "$took" -lt 150 ] && recap frozen-deploy shelf-e | grep -qE 'unreachable=1|failed=1' &&
     recap frozen-deploy shelf-b | grep -q 'failed=0' && recap frozen-deploy shelf-d | grep -q 'failed=0' &&
     in_host b 'crontab -l' | grep -q "/$new2/" && in_host d 'crontab -l' | grep -q "/$new2/" &&
     grep -q '"shelf-e: unreachable' "$T/frozen-deploy.out" &&
