@@ -7,17 +7,20 @@
 #   CUDA=0|1         leave out / force the kernel images (default: on when nvcc or clang-14+ is found)
 #   CUDA_PATH=DIR    CUDA toolkit whose nvcc builds cubins (default /usr/local/cuda)
 #   NVCC=PATH        that nvcc directly (e.g. /usr/local/cuda-10.2/bin/nvcc on JetPack 4)
-#   CLANG=clang-19   the clang that builds PTX (default: the newest clang-N, N >= 14)
+#   CLANG=clang-19   the clang that builds PTX (default: the pinned clang-19, else the newest
+#                    clang-N, N >= 14, with a loud warning: scripts/kernel-images.sh)
 #   KERNEL_CC=auto|clang|nvcc   auto: nvcc's cubins where the board's driver loads them, else
 #                    clang's PTX at the board's ISA; clang or nvcc: that compiler only
 #   SMS="53 87"      GPU architectures (default: the board file's sms, else all of ours)
 #   PTX_ISA=6.5      newest PTX ISA the target driver JIT-compiles (default: the board's ptx_isa)
-#   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it)
+#   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it);
+#                    without it (and SMS=, CROSS_COMPILE=), a Jetson's board is detected
+#   TB_ROOT=DIR      the root /proc/device-tree/model and /etc/nv_tegra_release are read under
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, html-check, readers-check, fleet-test, fleet-lint, gpu-check, dist, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, native-test, board-info, version, dist-check, html-check, readers-check, fleet-test, fleet-lint, gpu-check, dist, install, uninstall, clean, deps, docs.
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -34,7 +37,16 @@ NVCC_CCBIN ?= g++
 AR        := $(if $(filter command line environment,$(origin AR)),$(AR),$(CROSS_COMPILE)ar)
 
 VERSION   := 0.1.0
-GIT_REV   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+# The revision of this project's own tree, never an enclosing repository's: git is asked only
+# when its top level is this directory (a source tree unpacked inside another repository, or a
+# tarball's tree under a home kept in git, would take that repository's hash); a tree without
+# its own .git says so. `make version` prints it.
+GIT_TOP   := $(shell git -C '$(CURDIR)' rev-parse --show-toplevel 2>/dev/null)
+ifeq ($(if $(GIT_TOP),$(realpath $(GIT_TOP))),$(realpath $(CURDIR)))
+  GIT_REV ?= $(shell git -C '$(CURDIR)' rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git -C '$(CURDIR)' diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+else
+  GIT_REV ?= none: not a git checkout
+endif
 
 # Kernel images (scripts/kernel-images.sh, doc/cross-compile.md): nvcc's cubins where the
 # board's driver is guaranteed to load them, PTX from Debian's clang at the board's PTX ISA
@@ -47,15 +59,35 @@ endif
 KERNEL_CC ?= auto
 
 # GPU architectures: the board file's `sms` (and its CUDA and PTX ISA ceiling) when BOARD= is
-# given, else every architecture of our users' (Jetson 53 62 72 87, desktop 75..90), less
-# those the compiler at hand cannot target.
+# given; on a Jetson with neither BOARD= nor SMS= (nor CROSS_COMPILE=), the board this machine
+# is (scripts/detect-board.sh: the device-tree model under TB_ROOT, as `run` decides), with the
+# CUDA and PTX ISA of its L4T release; else every architecture of our users' (Jetson 53 62 72
+# 87, desktop 75..90), less those the compiler at hand cannot target. `make board-info` shows
+# the choice. L4T R28 and older (JetPack 3) are refused here, with the reason.
 board_setting = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' $(BOARD) 2>/dev/null | head -n 1)
 SMS_STRICT := 1
+BOARD_FROM := given
+ifeq ($(BOARD)$(CROSS_COMPILE),)
+  ifeq ($(origin SMS),undefined)
+    DETECTED := $(shell scripts/detect-board.sh '$(TB_ROOT)')
+    ifeq ($(firstword $(DETECTED)),refused:)
+      $(error $(DETECTED))
+    endif
+    ifneq ($(DETECTED),)
+      BOARD := $(word 1,$(DETECTED))
+      BOARD_FROM := detected
+      ifneq ($(word 2,$(DETECTED)),-)
+        BOARD_CUDA := $(word 2,$(DETECTED))
+        PTX_ISA ?= $(word 3,$(DETECTED))
+      endif
+    endif
+  endif
+endif
 ifneq ($(BOARD),)
   ifeq ($(origin SMS),undefined)
     SMS := $(call board_setting,sms)
   endif
-  BOARD_CUDA := $(call board_setting,cuda)
+  BOARD_CUDA ?= $(call board_setting,cuda)
   PTX_ISA ?= $(call board_setting,ptx_isa)
 endif
 ifeq ($(origin SMS),undefined)
@@ -138,7 +170,8 @@ ifeq ($(CUDA),1)
 	@cp $(BUILD)/images/kernel_images.c $@
 else
 	@printf '%s\n' '/* CUDA=0: no kernel images */' '#include "cuda/images.h"' \
-		'const struct tb_image tb_images[] = { { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 } };' > $@
+		'const struct tb_image tb_images[] = { { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 } };' \
+		'const char tb_images_sha256[] = "none";' > $@
 endif
 $(BUILD)/kernel_images.o: $(IMAGES)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -202,10 +235,19 @@ dist:
 	@test -n "$(BOARD)" || { echo "make dist: name a board, e.g. make dist BOARD=boards/jetson-nano.cfg"; exit 2; }
 	@scripts/dist.sh $(BOARD)
 
-# What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image.
+# What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
+# and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
+# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano).
+REPRO_BOARD ?= jetson-nano
 dist-check:
 	@scripts/ensure-deps.sh cross
+	@scripts/ensure-deps.sh dist
 	@tests/dist-check.sh
+	@tests/dist-repro.sh $(REPRO_BOARD)
+
+dist-repro:
+	@scripts/ensure-deps.sh dist
+	@tests/dist-repro.sh $(REPRO_BOARD)
 
 # The --html pages of compare and history rendered in headless Chromium, checked for what
 # they show (tests/html-check.sh).
@@ -222,9 +264,29 @@ readers-check: $(BIN)
 fleet-test:
 	@tests/fleet-test.sh
 
+# Both Debian's ansible-lint and the newest from PyPI (scripts/fleet-lint-pypi.sh: in
+# build-tools/lint-venv, made when missing; 26.x adds var-naming[no-role-prefix]).
 fleet-lint:
 	@scripts/ensure-deps.sh fleet
+	@echo "ansible-lint $$(ansible-lint --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | sed -n '1s/^ansible-lint \([0-9.]*\).*/\1/p') (Debian), production profile:"
 	@cd doc/fleet && ansible-lint --offline --profile production --nocolor deploy.yml collect.yml roles
+	@scripts/fleet-lint-pypi.sh
+
+# What a native `make` here builds for, and from which revision (tests/native-build.sh reads
+# these lines).
+board-info:
+	@echo "board: $(or $(BOARD),none) ($(if $(BOARD),$(BOARD_FROM),no BOARD= and no Jetson device tree: every SM))"
+	@echo "sms: $(SMS)"
+	@echo "cuda: $(or $(BOARD_CUDA),any)"
+	@echo "ptx_isa: $(or $(PTX_ISA),none)"
+version:
+	@echo "$(VERSION) (git $(GIT_REV))"
+
+# The native build's choices (board detection under a fake root, nvcc 10.2's SMs, clang for
+# the rest, JetPack 3 refused) and the revision's source, with stand-in compilers: make test
+# runs it.
+native-test:
+	@tests/native-build.sh
 
 # ---- user-facing targets ---------------------------------------------------
 deps:
@@ -237,6 +299,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
+	+@tests/native-build.sh
 
 test-valgrind: deps
 	@scripts/ensure-deps.sh valgrind
@@ -288,6 +351,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: board-info version native-test dist-repro gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

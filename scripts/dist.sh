@@ -2,13 +2,21 @@
 # dist.sh BOARD: builds dist/transpose-bench-<board>.tar.gz, everything one board needs:
 # the executable, boards/, conf/, the man page and INSTALL. The executable is built for the
 # board's CPU (board.cpu) against glibc 2.27, the oldest a board runs (JetPack 4, Ubuntu
-# 18.04), with `zig cc` (PyPI's ziglang, installed into build-tools/ when missing), and links
+# 18.04), with `zig cc` (PyPI's ziglang 0.14.1 in the project's venv, build-tools/venv, which
+# `scripts/ensure-deps.sh dist` makes; zig's cache under the build folder), and links
 # libconfig and zlib statically: on the board it needs glibc and the driver, nothing else.
+# Reproducible: the same source at the same revision gives the same bytes on any x86 host,
+# from any checkout path, as root or not: build paths mapped out of the debug info and the
+# shipped executable without DWARF (zig's start files carry the working directory), INSTALL
+# dated and the members timed by the commit (SOURCE_DATE_EPOCH when set), members sorted and
+# owned by 0:0, gzip without name or time. make dist-check builds twice in two paths and
+# compares.
 # The kernel images (scripts/kernel-images.sh): for a Jetson, clang's PTX at the board's PTX ISA
 # (board.ptx_isa; clang installed by ensure-deps.sh when missing), cubins only from an nvcc no
 # newer than the board's CUDA; the same on any host.
 #   GLIBC=2.27    the glibc version to build against
-#   ZIG=CMD       a zig to use instead (e.g. "zig" from a package)
+#   ZIG=CMD       a zig to use instead (e.g. "zig" from a package); its version is checked
+#   SOURCE_DATE_EPOCH   the tarball's time (default: the commit's date, else 0)
 set -eu
 board_file=${1:?usage: dist.sh boards/<board>.cfg}
 [ -f "$board_file" ] || { echo "make dist: no board file '$board_file'" >&2; exit 2; }
@@ -26,24 +34,34 @@ top=$(pwd)
 build=build-dist-$name
 stage=dist/transpose-bench-$name
 
-# zig: given, on PATH, or installed from PyPI into build-tools/ (no root needed). 0.14.1:
-# 0.13's linker put stdout, stderr and environ at one address in x86 binaries that link
-# Debian's non-PIC libconfig.a (copy relocations), which crashed in getenv.
+# zig: ZIG, else the project's venv (scripts/ensure-deps.sh dist installs it, no root, PEP 668
+# safe); a zig on PATH is not taken unasked. 0.14.1 exactly: 0.13's linker put stdout, stderr
+# and environ at one address in x86 binaries that link Debian's non-PIC libconfig.a (copy
+# relocations), which crashed in getenv; another version makes other bytes.
 ZIG_VERSION=0.14.1
 if [ -z "${ZIG:-}" ]; then
-    if command -v zig >/dev/null 2>&1; then ZIG=zig
-    else
-        if [ "$(PYTHONPATH=$top/build-tools/pip python3 -m ziglang version 2>/dev/null)" != "$ZIG_VERSION" ]; then
-            echo "make dist: installing zig $ZIG_VERSION (PyPI ziglang) into build-tools/pip"
-            rm -rf "$top/build-tools/pip"
-            python3 -m pip install -q --disable-pip-version-check --target "$top/build-tools/pip" \
-                "ziglang==$ZIG_VERSION" || {
-                echo "make dist: could not install ziglang; run: python3 -m pip install ziglang==$ZIG_VERSION" >&2
-                exit 1; }
-        fi
-        ZIG="env PYTHONPATH=$top/build-tools/pip python3 -m ziglang"
+    if [ "$(build-tools/venv/bin/python3 -m ziglang version 2>/dev/null)" != "$ZIG_VERSION" ]; then
+        scripts/ensure-deps.sh dist || { echo "make dist: no zig $ZIG_VERSION; run: scripts/ensure-deps.sh dist" >&2; exit 1; }
     fi
+    ZIG="$top/build-tools/venv/bin/python3 -m ziglang"
 fi
+# zig's caches under the build folder, never $HOME (a board user's or cron's $HOME may be
+# read-only or missing: zig said a bare "error: AccessDenied")
+zig_cache=$top/build-dist-$name/zig-cache
+mkdir -p "$zig_cache" || { echo "make dist: cannot make $zig_cache; run: chmod u+w $top" >&2; exit 1; }
+export ZIG_GLOBAL_CACHE_DIR=$zig_cache/global ZIG_LOCAL_CACHE_DIR=$zig_cache/local
+zv=$($ZIG version 2>&1) || { echo "make dist: '$ZIG version' failed: $zv; run: scripts/ensure-deps.sh dist" >&2; exit 1; }
+[ "$zv" = "$ZIG_VERSION" ] || {
+    echo "make dist: zig $zv is not $ZIG_VERSION (0.13 mislinks; another version builds other bytes); run: unset ZIG; scripts/ensure-deps.sh dist" >&2
+    exit 1; }
+# the time every date in the tarball is: the commit's, unless given
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+    if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$top" ]; then
+        SOURCE_DATE_EPOCH=$(git log -1 --format=%ct HEAD 2>/dev/null || echo 0)
+    else SOURCE_DATE_EPOCH=0; fi
+fi
+case $SOURCE_DATE_EPOCH in ''|*[!0-9]*) echo "make dist: SOURCE_DATE_EPOCH='$SOURCE_DATE_EPOCH' is not a number of seconds" >&2; exit 2 ;; esac
+export SOURCE_DATE_EPOCH
 # the board's static libconfig and zlib: Debian's -dev packages of that architecture
 libdir=/usr/lib/$multiarch
 if [ ! -f "$libdir/libconfig.a" ] || [ ! -f "$libdir/libz.a" ]; then
@@ -52,8 +70,9 @@ fi
 for f in "$libdir/libconfig.a" "$libdir/libz.a"; do
     [ -f "$f" ] || { echo "make dist: $f missing (libconfig-dev:$pkgarch, zlib1g-dev:$pkgarch)" >&2; exit 1; }
 done
-# a fresh build each time: the toolchain (zig's version) is not in the flags make compares
-rm -rf "$build"
+# a fresh build each time: the toolchain (zig's version) is not in the flags make compares;
+# zig's cache survives (it is keyed by content)
+find "$build" -mindepth 1 -maxdepth 1 ! -name zig-cache -exec rm -rf {} + 2>/dev/null
 # their headers alone, so that the host's glibc headers never mix with zig's 2.27 ones
 mkdir -p "$build/include"
 for h in libconfig.h zlib.h zconf.h; do
@@ -66,16 +85,27 @@ done
     echo "make dist: no clang for sm_$(setting sms) here: the images need one (see above)" >&2; }
 target=$cpu-linux-gnu.$glibc
 echo "make dist: $board_file -> $stage.tar.gz ($target, static libconfig and zlib)"
+# paths out of the debug info: the checkout (compile dirs), zig's cache and its lib folder
+zig_lib=$($ZIG env 2>/dev/null | sed -n 's/.*"lib_dir": *"\([^"]*\)".*/\1/p' | head -n 1)
+map="-fdebug-prefix-map=$zig_cache=/zig-cache -fdebug-prefix-map=$top=."
+[ -n "$zig_lib" ] && map="-fdebug-prefix-map=$zig_lib=/zig-lib $map"
 make --no-print-directory BOARD="$board_file" BUILD="$build" BIN="$build/transpose-bench" \
     CC="$ZIG cc -target $target -fno-sanitize=undefined" AR="$ZIG ar" CROSS_COMPILE= \
-    DEP_CFLAGS="-I$top/$build/include" DEP_LIBS="$libdir/libconfig.a $libdir/libz.a" \
+    DEP_CFLAGS="-I$build/include" DEP_LIBS="$libdir/libconfig.a $libdir/libz.a" \
+    CFLAGS="$map" \
     "$build/transpose-bench" 2>&1 | tee "$build/images.all"
 grep '^kernel-images: ' "$build/images.all" > "$build/images.log" || true
 [ -x "$build/transpose-bench" ] || { echo "make dist: the build failed" >&2; exit 1; }
 
 rm -rf "$stage"
 mkdir -p "$stage/boards" "$stage/conf"
-cp "$build/transpose-bench" "$stage/"
+# shipped without DWARF (symbols kept): zig builds its own start files (crt) with the build's
+# working directory in their debug info, out of reach of our -fdebug-prefix-map; the full
+# executable stays in $build/transpose-bench, our own build paths mapped out of it. Binutils'
+# objcopy: zig's keeps the debug sections' local symbols ($d), whose values still differ
+case $cpu in aarch64) objcopy=aarch64-linux-gnu-objcopy; objpkg=binutils-aarch64-linux-gnu ;; *) objcopy=objcopy; objpkg=binutils ;; esac
+"$objcopy" --strip-debug "$build/transpose-bench" "$stage/transpose-bench" ||
+    { echo "make dist: $objcopy --strip-debug failed; run: sudo apt-get install -y $objpkg" >&2; exit 1; }
 cp boards/*.cfg "$stage/boards/"
 # the sweep files we ship: tracked ones only (a tuned-*.cfg of this checkout stays here)
 for f in conf/*.cfg; do
@@ -83,10 +113,16 @@ for f in conf/*.cfg; do
     cp "$f" "$stage/conf/"
 done
 cp doc/transpose-bench.1 "$stage/"
+mkdir -p "$stage/doc"
+cp doc/nightly.md "$stage/doc/nightly.md"
+rev=$(sed -n "s/.*-DTB_GIT_REV='\"\([^\"]*\)\"'.*/\1/p" "$build/.flags" | head -n 1)
+built=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%MZ 2>/dev/null || echo "epoch $SOURCE_DATE_EPOCH")
 cat > "$stage/INSTALL" <<EOF
-transpose-bench for $name ($board_file), built $(date -u +%Y-%m-%dT%H:%MZ)
-executable: $cpu, glibc $glibc or later (JetPack 4, 5, 6), libconfig and zlib inside
-kernel images: $(sed -n 's/^kernel-images: //p' "$build/images.log" | tr '\n' ';')
+transpose-bench for $name ($board_file), git ${rev:-unknown}, dated $built (the commit's date)
+executable: $cpu, glibc $glibc or later (JetPack 4, 5, 6; not JetPack 3), libconfig and zlib inside
+kernel images: $(sed -n 's/^kernel-images: \(sm_.*\)/\1/p' "$build/images.log" | tr '\n' ';')
+kernel images sha256: $(tail -n 1 "$build/images/images.sha256" | cut -c1-64) (./transpose-bench --version says the same)
+$(sed '$d' "$build/images/images.sha256" | sed 's/^/  /')
   (./transpose-bench list shows them and the one the GPU runs; list --images DIR writes them out)
 
 Install: copy this folder anywhere on the board and run from it (no root needed):
@@ -94,9 +130,13 @@ Install: copy this folder anywhere on the board and run from it (no root needed)
     ssh board 'tar xzf transpose-bench-$name.tar.gz && cd transpose-bench-$name && ./transpose-bench list'
 The tool finds boards/ and conf/ next to the executable. A first sweep:
     ./transpose-bench run -b boards/$(basename "$board_file") -o ~/transpose-logs
-Nightly runs: man ./transpose-bench.1 and doc/nightly.md of the source tree.
+Nightly runs (cron), the JIT cache (CUDA_CACHE_PATH, the first night's JIT time) and the
+EMC clock (needs root): doc/nightly.md here, and man ./transpose-bench.1.
 The GPU needs the driver of the board's JetPack (libcuda.so.1); \`list\` says why it cannot be used.
 EOF
+# members sorted, owned by 0:0, timed by SOURCE_DATE_EPOCH; gzip stores no name and no time
 mkdir -p dist
-tar czf "$stage.tar.gz" -C dist "transpose-bench-$name"
-echo "make dist: wrote $stage.tar.gz"
+LC_ALL=C tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+    --mode=go-w,u+rw,a+rX --format=gnu -C dist -cf - "transpose-bench-$name" | gzip -9 -n > "$stage.tar.gz.tmp"
+mv "$stage.tar.gz.tmp" "$stage.tar.gz"
+echo "make dist: wrote $stage.tar.gz (sha256 $(sha256sum < "$stage.tar.gz" | cut -c1-64))"

@@ -6,6 +6,10 @@
 # `ensure-deps.sh valgrind`: valgrind, for make test-valgrind.
 # `ensure-deps.sh fleet`: ansible-core, ansible-lint, openssh-server and -client, cron (the
 # daemon and crontab), iproute2 (ip, tc), for make fleet-test and fleet-lint (doc/fleet/).
+# `ensure-deps.sh dist`: what `make dist` needs: python3 with venv (python3-venv), the aarch64
+# libconfig and zlib (:arm64), binutils' objcopy for both CPUs, then zig $ZIG_VERSION from PyPI (ziglang) in a project-local
+# virtual environment, build-tools/venv (no root; PEP 668 leaves a venv alone); the pinned
+# clang is `ensure-deps.sh clang` (dist.sh asks for it per board).
 # Uses apt-get as root or through password-less sudo; otherwise prints the exact
 # command to run and fails. Never touches a machine that already has everything. Waits
 # (TB_APT_WAIT s, default 600) for a dpkg/apt lock held by another package manager.
@@ -23,16 +27,39 @@ else
     missing="$missing libconfig-dev zlib1g-dev libcmocka-dev"
 fi
 arch_add=""
+top=$(cd "$(dirname "$0")/.." && pwd)
+ZIG_VERSION=0.14.1   # 0.13 mislinks (scripts/dist.sh); dist.sh checks the version it runs
+venv=$top/build-tools/venv
+# zig in the venv: run after the packages (python3-venv) are there
+zig_venv() {
+    [ "$("$venv/bin/python3" -m ziglang version 2>/dev/null)" = "$ZIG_VERSION" ] && return 0
+    echo "transpose-bench: installing zig $ZIG_VERSION (PyPI ziglang) into build-tools/venv"
+    rm -rf "$venv"
+    fix="python3 -m venv build-tools/venv && build-tools/venv/bin/python3 -m pip install ziglang==$ZIG_VERSION"
+    python3 -m venv "$venv" >/dev/null 2>&1 || {
+        echo "transpose-bench: python3 -m venv failed (no python3-venv?); run: sudo apt-get install -y python3-venv"
+        exit 1; }
+    "$venv/bin/python3" -m pip install -q --disable-pip-version-check "ziglang==$ZIG_VERSION" || {
+        echo "transpose-bench: could not install ziglang $ZIG_VERSION into build-tools/venv (network? PyPI?); run: $fix"
+        exit 1; }
+    v=$("$venv/bin/python3" -m ziglang version 2>&1)
+    [ "$v" = "$ZIG_VERSION" ] || { echo "transpose-bench: build-tools/venv's zig says '$v', not $ZIG_VERSION; run: rm -rf build-tools/venv && scripts/ensure-deps.sh dist"; exit 1; }
+}
 case "${1:-}" in
 clang)
-    # the newest clang-N the package lists offer, when no clang-N on PATH targets the SM
-    # ($2; sm_87, sm_89 and sm_90 need clang 16 or newer, the others 14): it builds the PTX
-    # of every Jetson's tarball (scripts/kernel-images.sh), no NVIDIA compiler needed
+    # the pinned clang-19 (scripts/kernel-images.sh: the release images' compiler; Debian 12
+    # and Ubuntu 24.04 have it), else the newest clang-N the package lists offer that targets
+    # the SM ($2; sm_87, sm_89 and sm_90 need clang 16 or newer, the others 14): it builds the
+    # PTX of every Jetson's tarball, no NVIDIA compiler needed. Another clang is warned about.
     need=14
     case "${2:-}" in 87|89|90) need=16 ;; esac
     have=""
+    command -v clang-19 >/dev/null 2>&1 && have=clang-19
+    if [ -z "$have" ] && apt-cache policy clang-19 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+        missing="$missing clang-19"; have=pending
+    fi
     for v in 19 18 17 16 15 14; do
-        [ "$v" -ge "$need" ] && command -v clang-$v >/dev/null 2>&1 && { have=clang-$v; break; }
+        [ -z "$have" ] && [ "$v" -ge "$need" ] && command -v clang-$v >/dev/null 2>&1 && { have=clang-$v; break; }
     done
     if [ -z "$have" ]; then
         pick=""
@@ -42,6 +69,21 @@ clang)
         done
         missing="$missing ${pick:-clang-$need}"
     fi ;;
+dist)
+    command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+    # Debian and Ubuntu split venv (its ensurepip) out of python3: a throwaway venv proves it
+    if command -v python3 >/dev/null 2>&1; then
+        t=$(mktemp -d)
+        python3 -m venv "$t/v" >/dev/null 2>&1 || missing="$missing python3-venv"
+        rm -rf "$t"
+    fi
+    for p in libconfig-dev zlib1g-dev; do
+        dpkg -s "$p:arm64" >/dev/null 2>&1 || { missing="$missing $p:arm64"; arch_add=arm64; }
+    done
+    # objcopy strips the shipped executable's debug info, binutils' for each CPU
+    command -v objcopy >/dev/null 2>&1 || missing="$missing binutils"
+    command -v aarch64-linux-gnu-objcopy >/dev/null 2>&1 || missing="$missing binutils-aarch64-linux-gnu"
+    [ -z "$missing" ] && { zig_venv; exit 0; } ;;
 cross)
     command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing="$missing gcc-aarch64-linux-gnu"
     command -v qemu-aarch64 >/dev/null 2>&1 || missing="$missing qemu-user"
@@ -70,8 +112,9 @@ if [ "$(id -u)" = 0 ]; then sudo=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo"
 else
     echo "transpose-bench: cannot install them here (not root, no password-less sudo); run:"
-    [ -n "$arch_add" ] && echo "    sudo dpkg --add-architecture $arch_add"
-    echo "    sudo apt-get update && sudo apt-get install -y$missing"
+    if [ -n "$arch_add" ]; then echo "    sudo dpkg --add-architecture $arch_add && sudo apt-get update && sudo apt-get install -y$missing"
+    else echo "    sudo apt-get update && sudo apt-get install -y$missing"; fi
+    [ "${1:-}" = dist ] && echo "  then scripts/ensure-deps.sh dist again (it installs zig into build-tools/venv)"
     exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
@@ -114,3 +157,5 @@ $sudo apt-get "$lockwait" update -qq && wait_for_apt &&
     exit 1
 }
 echo "transpose-bench: installed$missing"
+[ "${1:-}" = dist ] && zig_venv
+exit 0

@@ -10,10 +10,19 @@
 #   PTX     clang (Debian's clang-N, CUDA device-only, no CUDA install) at the board's PTX
 #           ISA ceiling (PTX_ISA) for each SM of SMS; without clang (or KERNEL_CC=nvcc), nvcc's
 #           PTX for the newest SM, only when no ceiling forbids it.
+# nvcc is asked only for the SMs it can build: those `nvcc --list-gpu-arch` lists, or, with
+# an nvcc that lacks that option (CUDA 10.2 and older: JetPack 4), those a one-line probe
+# compiles; the others go to clang.
+# Clang: the pinned clang 19 (CLANG_PIN) builds the release images; clang 14 to 19 are known
+# to build correct Jetson PTX (16 or newer for sm_87+); any other clang is said loudly: its PTX
+# differs (registers, speed), so its images are not the release ones.
 # Environment: SMS="53 87", PTX_ISA=6.5 (empty: the lowest ISA each SM needs), BOARD_CUDA=10.2
-# (empty: any), NVCC=path, NVCC_CCBIN=g++, CLANG=clang-19 (empty: the newest clang-N that
-# targets every SM), KERNEL_CC=auto|clang|nvcc, KERNEL_FLAGS (more -D flags for both compilers,
+# (empty: any), NVCC=path, NVCC_CCBIN=g++, CLANG=clang-19 (empty: clang-19, else the newest
+# clang-N, N >= 14), KERNEL_CC=auto|clang|nvcc, KERNEL_FLAGS (more -D flags for both compilers,
 # for an A/B on the GPU), V=1.
+# Writes also OUTDIR/images.sha256: each image's sha256 (as `list --images` writes it out) and
+# the images' checksum (sha256 of the images in table order), which kernel_images.c carries
+# (tb_images_sha256, shown by --version).
 set -eu
 out=${1:?usage: kernel-images.sh OUTDIR}
 src=kernels/cuda_transpose.cu
@@ -30,6 +39,7 @@ min_isa() { case $1 in 5*|6*) echo 60 ;; 70|72) echo 61 ;; 75) echo 63 ;; 80) ec
             86) echo 71 ;; 87) echo 74 ;; 89|90) echo 78 ;; *) echo 0 ;; esac; }
 # the oldest clang major that targets the SM (measured: clang-14 stops at sm_86)
 min_clang() { case $1 in 87|89|90) echo 16 ;; *) echo 14 ;; esac; }
+CLANG_PIN=19; CLANG_LO=14; CLANG_HI=19
 # the newest PTX ISA (x10) a clang major writes
 max_clang_isa() { if [ "$1" -ge 19 ]; then echo 85; elif [ "$1" -ge 17 ]; then echo 81;
                   elif [ "$1" -ge 16 ]; then echo 78; elif [ "$1" -ge 15 ]; then echo 75;
@@ -47,7 +57,8 @@ ceiling=""
 nvcc_ok=0; nvcc_ver=""; nvcc_archs=""
 if [ "$KERNEL_CC" != clang ] && command -v "$NVCC" >/dev/null 2>&1; then
     nvcc_ver=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
-    nvcc_archs=$("$NVCC" --list-gpu-arch 2>/dev/null | sed 's/compute_//' | tr '\n' ' ') || true
+    # CUDA 11+: the list; 10.2 has no such option (its answer is an error, not a list)
+    nvcc_archs=$("$NVCC" --list-gpu-arch 2>/dev/null | sed -n 's/^compute_\([0-9]*\)$/\1/p' | tr '\n' ' ') || nvcc_archs=""
     if [ -n "$BOARD_CUDA" ] && [ "$(major_of "$nvcc_ver")" -gt "$(major_of "$BOARD_CUDA")" ]; then
         echo "kernel-images: nvcc $nvcc_ver is newer than the board's CUDA $BOARD_CUDA: no cubins" \
              "from it (its driver would refuse them)" >&2
@@ -55,28 +66,25 @@ if [ "$KERNEL_CC" != clang ] && command -v "$NVCC" >/dev/null 2>&1; then
 fi
 [ "$KERNEL_CC" = nvcc ] && [ "$nvcc_ok" = 0 ] && die "KERNEL_CC=nvcc but no usable nvcc ($NVCC)"
 
-# ---- clang: the newest clang-N on PATH (14 or newer) ----
+# nvcc can build sm_$1: listed, or (no list) a probe compiles for it
+nvcc_can() {
+    if [ -n "$nvcc_archs" ]; then echo " $nvcc_archs " | grep -q " $1 "; return; fi
+    [ -f "$out/probe.cu" ] || printf '__global__ void tb_probe(void) {}\n' > "$out/probe.cu"
+    "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -cubin -arch=sm_$1 -o "$out/probe_$1.cubin" "$out/probe.cu" >/dev/null 2>&1
+}
+
+# ---- clang: CLANG, else the pinned clang-19, else the newest clang-N on PATH (14 or newer) ----
 clang=""; clang_major=0
 if [ "$KERNEL_CC" != nvcc ]; then
     for c in ${CLANG:-clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang}; do
-        command -v "$c" >/dev/null 2>&1 || continue
+        command -v "$c" >/dev/null 2>&1 || { [ -n "${CLANG:-}" ] && die "CLANG=$CLANG: not found"; continue; }
         v=$("$c" --version | sed -n 's/.*clang version \([0-9]*\)\..*/\1/p' | head -n 1)
-        [ -n "$v" ] && [ "$v" -ge 14 ] || continue
+        if [ -z "$v" ] || [ "$v" -lt "$CLANG_LO" ]; then
+            [ -n "${CLANG:-}" ] && die "CLANG=$CLANG is clang ${v:-of no known version}: Jetson PTX needs clang $CLANG_LO to $CLANG_HI (pinned: $CLANG_PIN)"
+            continue
+        fi
         clang=$c; clang_major=$v; break
     done
-fi
-# SMs that clang is too old for: an error when the board or the user named them
-# (SMS_STRICT=1), else left out with a word (the default list of every SM we know)
-if [ -n "$clang" ] && [ "$nvcc_ok" = 0 -o "$KERNEL_CC" = clang ]; then
-    keep=""
-    for sm in $SMS; do
-        m=$(min_clang "$sm")
-        if [ "$clang_major" -ge "$m" ]; then keep="$keep $sm"
-        elif [ "${SMS_STRICT:-1}" = 1 ]; then
-            die "sm_$sm needs clang $m or newer, $clang is $clang_major (scripts/ensure-deps.sh clang $sm installs one)"
-        else echo "kernel-images: $clang ($clang_major) cannot target sm_$sm (needs $m): left out" >&2; fi
-    done
-    SMS=$keep
 fi
 [ "$KERNEL_CC" = clang ] && [ -z "$clang" ] &&
     die "KERNEL_CC=clang but no clang 14 or newer (scripts/ensure-deps.sh clang installs one)"
@@ -86,6 +94,20 @@ if [ -z "$clang" ] && [ "$nvcc_ok" = 0 ]; then
 fi
 clang_full=""
 [ -n "$clang" ] && clang_full="clang $("$clang" --version | sed -n 's/.*clang version \([0-9.]*\).*/\1/p' | head -n 1)"
+# loud, once, before the compiles: not the clang the release images come from
+clang_warn() {
+    [ -n "$clang" ] && [ "$clang_major" != "$CLANG_PIN" ] || return 0
+    if [ "$clang_major" -gt "$CLANG_HI" ]; then why="untested: outside clang $CLANG_LO-$CLANG_HI, the range known to build correct Jetson PTX"
+    else why="within the range known to work (clang $CLANG_LO-$CLANG_HI)"; fi
+    {
+        echo "kernel-images: ======================================================================"
+        echo "kernel-images: WARNING: PTX by $clang ($clang_full), not the pinned clang $CLANG_PIN ($why)."
+        echo "kernel-images: WARNING: its kernels differ from the release images (registers, speed): logs of"
+        echo "kernel-images: WARNING: this build are not comparable with theirs (kernel_image says which)."
+        echo "kernel-images: WARNING: scripts/ensure-deps.sh clang installs clang-$CLANG_PIN; CLANG=clang-$CLANG_PIN picks it."
+        echo "kernel-images: ======================================================================"
+    } >&2
+}
 
 n=0
 rows=""
@@ -107,7 +129,8 @@ join() { for j in $jobs; do wait "$j" || die "a compile failed (V=1 shows the co
 cubin_sms=""; clang_sms=""
 if [ "$nvcc_ok" = 1 ]; then
     for sm in $SMS; do
-        if [ -n "$nvcc_archs" ] && ! echo " $nvcc_archs " | grep -q " $sm "; then
+        if ! nvcc_can "$sm"; then
+            echo "kernel-images: nvcc $nvcc_ver cannot build sm_$sm: not asked for it" >&2
             clang_sms="$clang_sms $sm"; continue
         fi
         cubin_sms="$cubin_sms $sm"
@@ -118,6 +141,19 @@ else
     clang_sms=$SMS
 fi
 [ "$KERNEL_CC" = clang ] && clang_sms=$SMS
+# SMs that clang is too old for: an error when the board or the user named them
+# (SMS_STRICT=1), else left out with a word (the default list of every SM we know)
+if [ -n "$clang" ] && [ -n "$clang_sms" ]; then
+    keep=""
+    for sm in $clang_sms; do
+        m=$(min_clang "$sm")
+        if [ "$clang_major" -ge "$m" ]; then keep="$keep $sm"
+        elif [ "${SMS_STRICT:-1}" = 1 ]; then
+            die "sm_$sm needs clang $m or newer, $clang is $clang_major (scripts/ensure-deps.sh clang $sm installs one)"
+        else echo "kernel-images: $clang ($clang_major) cannot target sm_$sm (needs $m): left out" >&2; fi
+    done
+    clang_sms=$keep
+fi
 if [ -z "$clang" ] && [ -n "$clang_sms" ] && [ "$nvcc_ok" = 1 ]; then
     echo "kernel-images: nvcc $nvcc_ver cannot target sm_$(echo $clang_sms | tr ' ' ,) and no clang" \
          "is here: no image for them" >&2
@@ -128,6 +164,7 @@ fi
 # dropped) or with KERNEL_CC=clang; nvcc's for the newest SM, which newer GPUs' drivers
 # compile ----
 if [ -n "$clang" ] && [ -n "$clang_sms" ]; then
+    clang_warn
     res=$("$clang" -print-resource-dir)
     maxc=$(max_clang_isa "$clang_major")
     for sm in $clang_sms; do
@@ -165,6 +202,21 @@ if [ -n "$top" ]; then
 fi
 [ "$n" -gt 0 ] || die "no kernel image was built for sm_$(echo $SMS | tr ' ' ,)"
 
+# ---- the checksum: each image as `list --images` writes it (raw), then all of them ----
+: > "$out/images.raw"
+i=0
+printf '%s' "$rows" | while read -r sm kind isa cuda raw compiler; do
+    gzip -dc "$out/img-$i.gz" > "$out/raw-$i"
+    echo "$(sha256sum < "$out/raw-$i" | cut -c1-64)  sm_$sm.$kind ($compiler)"
+    cat "$out/raw-$i" >> "$out/images.raw"
+    rm -f "$out/raw-$i"
+    i=$((i + 1))
+done > "$out/images.sha256.tmp"
+sum=$(sha256sum < "$out/images.raw" | cut -c1-64)
+rm -f "$out/images.raw"
+echo "$sum  all images, in table order" >> "$out/images.sha256.tmp"
+mv "$out/images.sha256.tmp" "$out/images.sha256"
+
 # ---- the table ----
 c=$out/kernel_images.c.tmp
 {
@@ -186,8 +238,10 @@ c=$out/kernel_images.c.tmp
     done
     echo "    { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 },"
     echo "};"
+    echo "const char tb_images_sha256[] = \"$sum\";"
 } > "$c"
 mv "$c" "$out/kernel_images.c"
 printf '%s' "$rows" | while read -r sm kind isa cuda raw compiler; do
     echo "kernel-images: sm_$sm $kind$( [ "$kind" = ptx ] && echo " ISA $((isa / 10)).$((isa % 10))") by $compiler, $raw bytes" >&2
 done
+echo "kernel-images: sha256 $sum (all images; $out/images.sha256 has each)" >&2

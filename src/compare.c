@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imagesdiff.h"
 #include "logread.h"
 #include "report.h"
 #include "table.h"
@@ -424,6 +425,8 @@ int tb_compare_main(int argc, char **argv)
     for (size_t i = 0; i < o.nbase; i++)
         tb_logread(&old, o.base[i]);
     tb_logset_fill_ids(&now);   /* an old log without a machine-id joins its one machine */
+    if (o.nbase)   /* other images on the two sides: said beside the verdict */
+        tb_images_note_sides("compare", argv + optind, (size_t)(argc - optind), o.base, o.nbase);
     int code = now.problems || old.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
     struct tb_doc d;
     tb_doc_begin(&d, stdout, o.f, "compare");

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imagesdiff.h"
 #include "logread.h"
 #include "report.h"
 #include "stats.h"
@@ -345,6 +346,7 @@ int tb_history_main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         tb_logread(&all, argv[i]);
     tb_logset_fill_ids(&all);
+    tb_images_note_nights("history", argv + optind, (size_t)(argc - optind));   /* said, not judged */
     size_t k = 0, nfailed = 0;
     for (size_t i = 0; i < all.nlogs; i++)
         nfailed += all.logs[i].failed;

@@ -22,6 +22,7 @@
 #include "run.h"
 #include "table.h"
 #include "util.h"
+#include "version.h"
 
 /* ---- usage ------------------------------------------------------------------------ */
 
@@ -67,7 +68,8 @@ static const char usage_list[] =
 
 static void print_version(void)
 {
-    printf("transpose-bench %s (git %s)\n", TB_VERSION, TB_GIT_REV);
+    printf("transpose-bench %s (git %s)\nkernel images: sha256 %s\n", TB_VERSION, TB_GIT_REV,
+           tb_images_sha256);
 }
 
 /* Handles --help and --version before any parsing. */

@@ -6,7 +6,8 @@
 # beyond glibc's own, carries the board's kernel images (PTX within the board's ISA, assembled
 # by ptxas 11.8), and `list` runs (under qemu-aarch64 for the Jetsons). Also: the plain x86
 # build links neither libcudart nor libcublas, and no test uses a cmocka API newer than
-# JetPack 4's 1.1.1.
+# JetPack 4's 1.1.1. --version and INSTALL carry the same images' sha256; the tarball carries
+# doc/nightly.md. Reproducibility (two checkouts, the same bytes) is tests/dist-repro.sh.
 set -u
 fails=0; passes=0
 ok() { passes=$((passes + 1)); echo "dist-check: ok: $*"; }
@@ -32,7 +33,11 @@ check_binary() {   # board cpu objdump runner images (the start of list's "kerne
     *"kernel images: $sms"*) ok "$board: list runs and shows: $(printf '%s\n' "$out" | grep '^kernel images')" ;;
     *) bad "$board: list said: $(printf '%s\n' "$out" | tail -n 5)" ;;
     esac
-    for f in boards/jetson-nano.cfg conf/default.cfg transpose-bench.1 INSTALL; do
+    v=$($runner "$b" --version 2>&1 | sed -n 's/^kernel images: sha256 \([0-9a-f]*\)$/\1/p')
+    i=$(sed -n 's/^kernel images sha256: \([0-9a-f]*\) .*/\1/p' "dist/transpose-bench-$board/INSTALL")
+    [ ${#v} = 64 ] && [ "$v" = "$i" ] && ok "$board: --version and INSTALL carry the images' sha256 $v" ||
+        bad "$board: images' sha256: --version '$v', INSTALL '$i'"
+    for f in boards/jetson-nano.cfg conf/default.cfg transpose-bench.1 INSTALL doc/nightly.md; do
         [ -f "dist/transpose-bench-$board/$f" ] || bad "$board: $f not in the tarball"
     done
 }

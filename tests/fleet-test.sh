@@ -28,7 +28,7 @@ grep '^report-test: ' /tmp/tb-fleet-report-test.$$; rm -f /tmp/tb-fleet-report-t
 #   a shelf-a  Python 3.6 when one is here (JetPack 4); a real cron daemon fires its entry
 #   b shelf-b  an interrupted transfer, a night cut short, a tarball whose list is rejected
 #   c shelf-c  requires its GPU (none here): never scheduled; later unreachable (link down)
-#   d, e       both named shelf-twin (boards cloned from one image), own machine-ids; e freezes
+#   d, e       clones: both named shelf-twin with one /etc/machine-id (one SD image); e freezes
 #   f shelf-f  set up by hand from doc/nightly.md before the first deploy
 fleet_make_hosts "a b c d e f" || exit 1
 fleet_make_inventory
@@ -53,15 +53,20 @@ tb_make_args="TB_FLEET_MARK=group-setting"
 [boards:children]
 brokenboards
 EOF
+# built as deploy.yml builds it: when its sources' key (scripts/dist-key.sh) changed
 tarball=dist/transpose-bench-h100-sxm.tar.gz
-if [ ! -f "$tarball" ] || [ -n "$(find src kernels boards conf Makefile scripts/dist.sh -newer "$tarball" -print -quit)" ]; then
+key=$(scripts/dist-key.sh boards/desktop-h100.cfg)
+if [ ! -f "$tarball" ] || [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
     make --no-print-directory dist BOARD=boards/desktop-h100.cfg > "$T/dist.out" 2>&1 ||
         { bad "make dist BOARD=boards/desktop-h100.cfg"; tail "$T/dist.out"; exit 1; }
+    echo "$key" > "$tarball.key"
 fi
 
 # ---- shelf-f: set up by hand as doc/nightly.md says ----------------------------------------
 hand_line="30 2 * * *  \$HOME/transpose-bench-h100-sxm/transpose-bench run --quiet -o \$HOME/transpose-logs --set output.keep_days=60"
-in_host f "cd ~ && tar xzf $top/$tarball && mkdir -p ~/transpose-logs && printf '%s\n' '# m h dom mon dow  command' '$hand_line' | crontab -"
+# through $T: a checkout under /tmp is not seen from the host, which has a /tmp of its own
+cp "$tarball" "$T/hand.tar.gz" && chmod 644 "$T/hand.tar.gz"
+in_host f "cd ~ && tar xzf $T/hand.tar.gz && mkdir -p ~/transpose-logs && printf '%s\n' '# m h dom mon dow  command' '$hand_line' | crontab -"
 [ "$(in_host f 'crontab -l' | grep -c 'transpose-bench run')" = 1 ] && ok "shelf-f: set up by hand (doc/nightly.md's line)" ||
     bad "shelf-f: hand set-up: $(in_host f 'crontab -l' 2>&1)"
 
@@ -154,7 +159,7 @@ logs=$(ls "$T/home/tb-fleet-a/transpose-logs/" 2>/dev/null)
     ok "cron (pid $(cat "$T/cron-a.pid")) in shelf-a's namespaces fired the deployed entry at $fire_h:$fire_m (lock in its own /tmp): $logs" ||
     bad "no night from cron on shelf-a by $(date +%H:%M:%S) (entry for $fire_h:$fire_m)"
 
-# ---- collect: every log whole, by hostname-machineid; shelf-c named ---------------------------
+# ---- collect: every log whole, by inventory name; shelf-c named; the clones named -------------
 fl=$T/fleet-logs
 play collect1 doc/fleet/collect.yml -e "tb_fleet_logs=$fl"
 rc=$?
@@ -168,11 +173,16 @@ for h in a b d e f; do
     [ "$same" = 1 ] && [ "$nb" = "$nc" ] && [ "$nc" -gt 0 ] &&
         ok "shelf-$h: $nc log(s) in fleet-logs/$id/, byte for byte" || bad "shelf-$h: board has $nb, $id has $nc, identical=$same"
 done
-[ "$(host_id d)" != "$(host_id e)" ] && [ -d "$fl/$(host_id d)" ] && [ -d "$fl/$(host_id e)" ] &&
-    grep -q 'shelf-d (shelf-twin-' "$fl/report.txt" && grep -q 'shelf-e (shelf-twin-' "$fl/report.txt" &&
-    [ "$(grep -cE 'on shelf-twin( \([0-9a-f]+\))?, blocked, 256x256 float' "$fl/history/$(host_id d).txt")" = 1 ] &&
-    ok "two boards named shelf-twin stay apart: $(host_id d) and $(host_id e), a history each" ||
-    bad "the twins: $(ls "$fl")"
+twin_id=$(cut -c1-12 "$T/machine-id-d")
+[ "$(cat "$T/machine-id-d")" = "$(cat "$T/machine-id-e")" ] && [ -d "$fl/shelf-d" ] && [ -d "$fl/shelf-e" ] &&
+    grep -q "^shelf-d (host name shelf-twin, machine-id $twin_id): ok" "$fl/report.txt" &&
+    grep -q "^shelf-e (host name shelf-twin, machine-id $twin_id): ok" "$fl/report.txt" &&
+    grep -qx 'look-alikes (same host name and machine-id; kept apart by inventory name): shelf-d, shelf-e' "$fl/report.txt" &&
+    grep -A1 '^shelf-d ' "$fl/report.txt" | grep -q 'looks identical to shelf-e' &&
+    [ "$(grep -cE 'on shelf-twin( \([0-9a-f]+\))?, blocked, 256x256 float' "$fl/history/shelf-d.txt")" = 1 ] &&
+    [ "$(grep -cE 'on shelf-twin( \([0-9a-f]+\))?, blocked, 256x256 float' "$fl/history/shelf-e.txt")" = 1 ] &&
+    ok "two clones (host name shelf-twin, machine-id $twin_id both) stay apart: fleet-logs/shelf-d and shelf-e, a history each, named as look-alikes" ||
+    { bad "the clones: $(ls "$fl")"; cat "$fl/report.txt"; }
 [ "$rc" != 0 ] && grep -q 'failed: shelf-c$' "$fl/report.txt" && grep -q 'shelf-c: no log at all' "$T/collect1.out" &&
     ok "collect exits $rc, naming only shelf-c (no log at all)" || { bad "collect exit $rc"; show_failures collect1; }
 [ -z "$(find "$fl" -path '*/.incoming/*')" ] && ok "nothing left under a temporary name" || bad "left in .incoming: $(find "$fl" -path '*/.incoming/*')"

@@ -44,7 +44,7 @@ for p in $(ip netns pids tbfleet-e); do kill -CONT "$p"; done
 ip link set tbf-c up
 rep=$(sed -n '/TASK \[tb_collect : The fleet.s night\]/,/^$/p' "$T/frozen.out")
 [ "$rc" != 0 ] && [ "$took" -lt 150 ] && grep -q 'failed: shelf-c, shelf-e$' "$fl/report.txt" &&
-    grep -q '^shelf-e (shelf-twin-.*): FAILED' "$fl/report.txt" && grep -A1 '^shelf-e' "$fl/report.txt" | grep -q 'unreachable' &&
+    grep -q '^shelf-e (host name shelf-twin, .*): FAILED' "$fl/report.txt" && grep -A2 '^shelf-e' "$fl/report.txt" | grep -q 'unreachable' &&
     grep -q '^shelf-b (.*): ok' "$fl/report.txt" && grep -q '^shelf-d (.*): ok' "$fl/report.txt" &&
     ok "frozen shelf-e and unreachable shelf-c cost $took s; the others collected; exit $rc names both (shelf-e's recent log notwithstanding)" ||
     { bad "frozen/unreachable: exit $rc after $took s"; echo "$rep"; cat "$fl/report.txt"; }
@@ -99,7 +99,7 @@ esac
 # ---- upgrades: a tarball whose list rejects the GPU keeps the old one; a new one deployed once ----
 cp -p "$tarball" "$T/orig.tar.gz"
 mkdir -p "$T/repack" && tar xzf "$tarball" -C "$T/repack" && echo "fleet-test upgrade" > "$T/repack/transpose-bench-h100-sxm/NOTE"
-tar czf "$tarball" -C "$T/repack" transpose-bench-h100-sxm       # newer than every source: no rebuild
+tar czf "$tarball" -C "$T/repack" transpose-bench-h100-sxm       # its sources' key unchanged: no rebuild
 old_entry=$(in_host b 'crontab -l' | grep -A1 '^#Ansible' | tail -n 1)
 play upgrade-rejected doc/fleet/deploy.yml --limit shelf-b -e tb_require_gpu=true
 rc=$?
@@ -119,6 +119,58 @@ play upgrade2 doc/fleet/deploy.yml --limit shelf-b,shelf-d
 rc=$?
 [ "$rc" = 0 ] && recap upgrade2 shelf-b | grep -q 'changed=0' && recap upgrade2 shelf-d | grep -q 'changed=0' &&
     ok "deploying it again changes nothing" || { bad "upgrade again: $(recap upgrade2 shelf-b) / $(recap upgrade2 shelf-d)"; grep -B3 '^changed' "$T/upgrade2.out"; }
+
+# ---- old versions pruned (keep 1): never the scheduled one, never one running a night ------------
+vdir() { echo "$T/home/tb-fleet-$1/.transpose-bench/$2"; }
+# a night from the old version that lasts until it is stopped (10^7 timed repetitions of a
+# 2048x2048 copy: hours)
+in_host b "TB_LOCK_FILE=$T/tmp-b/old.lock ~/.transpose-bench/$version/transpose-bench-h100-sxm/transpose-bench run --quiet -o ~/old-night $FLEET_SWEEP --sizes 2048x2048 --set sweep.stop.min_reps=10000000 --set sweep.stop.max_reps=10000000 --set sweep.stop.min_time_ms=600000 --set sweep.stop.max_time_ms=600000" > /dev/null 2>&1 &
+old_pid=$!
+old_running=""
+for _ in $(seq 100); do
+    for p in $(ip netns pids tbfleet-b); do
+        readlink "/proc/$p/exe" 2>/dev/null | grep -q "/$version/" && { old_running=$p; break 2; }
+    done
+    sleep 0.1
+done
+play prune doc/fleet/deploy.yml --limit shelf-b,shelf-d -e tb_keep_versions=1
+rc=$?
+[ -n "$old_running" ] && [ -d "/proc/$old_running" ] || bad "the old version's night was not running during the prune (pid '$old_running')"
+[ "$rc" = 0 ] && [ ! -e "$(vdir d "$version")" ] && [ -x "$(vdir d "$new")/transpose-bench-h100-sxm/transpose-bench" ] &&
+    grep -q "shelf-d: ok, $new was there, pruned: $version" "$T/prune.out" &&
+    [ -d "$(vdir b "$version")" ] && grep -q "shelf-b: ok, $new was there, kept, running: $version" "$T/prune.out" &&
+    ok "keep 1: shelf-d's $version pruned, the scheduled $new kept; shelf-b's $version kept while a night runs from it" ||
+    { bad "prune: exit $rc"; grep -o 'shelf-[bd]: [^"]*' "$T/prune.out"; ls "$(vdir b '')" "$(vdir d '')"; }
+kill -TERM "$old_pid" 2>/dev/null
+for p in $(ip netns pids tbfleet-b); do readlink "/proc/$p/exe" 2>/dev/null | grep -q "/$version/" && kill -TERM "$p"; done
+wait "$old_pid" 2>/dev/null
+play prune2 doc/fleet/deploy.yml --limit shelf-b -e tb_keep_versions=1
+[ ! -e "$(vdir b "$version")" ] && [ -d "$(vdir b "$new")" ] && ok "its night over, shelf-b's $version pruned by the next deploy" ||
+    { bad "prune2: $(ls "$(vdir b '')")"; grep -o 'shelf-b: [^"]*' "$T/prune2.out"; }
+
+# ---- a host frozen in the middle of a deploy: it times out alone, the others upgrade, it is named --
+echo "fleet-test upgrade 2" > "$T/repack/transpose-bench-h100-sxm/NOTE"
+tar czf "$tarball" -C "$T/repack" transpose-bench-h100-sxm
+new2=h100-sxm-$(sha256sum < "$tarball" | cut -c1-12)
+start=$SECONDS
+play frozen-deploy doc/fleet/deploy.yml --limit shelf-b,shelf-d,shelf-e &
+fd_pid=$!
+for _ in $(seq 600); do [ -d "$(vdir e "$new2")" ] && break; sleep 0.1; done
+froze=$((SECONDS - start))
+for p in $(ip netns pids tbfleet-e); do kill -STOP "$p"; done
+wait "$fd_pid"; rc=$?
+took=$((SECONDS - start))
+for p in $(ip netns pids tbfleet-e); do kill -CONT "$p"; done
+[ "$rc" != 0 ] && [ "$took" -lt 150 ] && recap frozen-deploy shelf-e | grep -qE 'unreachable=1|failed=1' &&
+    recap frozen-deploy shelf-b | grep -q 'failed=0' && recap frozen-deploy shelf-d | grep -q 'failed=0' &&
+    in_host b 'crontab -l' | grep -q "/$new2/" && in_host d 'crontab -l' | grep -q "/$new2/" &&
+    grep -q '"shelf-e: unreachable' "$T/frozen-deploy.out" &&
+    ok "shelf-e frozen ${froze} s into a deploy (its $new2 folder made): exit $rc after $took s, shelf-b and shelf-d upgraded to $new2, the summary names shelf-e unreachable" ||
+    { bad "frozen deploy: exit $rc after $took s (froze at ${froze} s)"; sed -n '/PLAY RECAP/,$p' "$T/frozen-deploy.out"; grep -o '"shelf-[bde]: [^"]*' "$T/frozen-deploy.out"; }
+play after-freeze doc/fleet/deploy.yml --limit shelf-e
+rc=$?
+[ "$rc" = 0 ] && in_host e 'crontab -l' | grep -q "/$new2/" && [ -f "$(vdir e "$new2")/transpose-bench-h100-sxm/NOTE" ] &&
+    ok "thawed, shelf-e takes $new2 at the next deploy (exit 0)" || { bad "after the freeze: exit $rc"; show_failures after-freeze; }
 cp -p "$T/orig.tar.gz" "$tarball"
 
 # ---- --tags report: the report alone, from what is here, contacting no board ---------------------
@@ -126,6 +178,6 @@ ip link set tbf-d down
 play report-only doc/fleet/collect.yml -e "tb_fleet_logs=$fl" --tags report --limit shelf-d,shelf-f
 rc=$?
 ip link set tbf-d up
-grep -q 'shelf-d (shelf-twin-.*): ok' "$fl/report.txt" && grep -q 'not contacted by this run' "$fl/report.txt" &&
+grep -q 'shelf-d (host name shelf-twin, .*): ok' "$fl/report.txt" && grep -q 'not contacted by this run' "$fl/report.txt" &&
     ! grep -q '^shelf-b' "$fl/report.txt" && ok "--tags report (shelf-d's link down): exit $rc, from the logs here, shelf-d and shelf-f only" ||
     { bad "--tags report: exit $rc"; cat "$fl/report.txt"; show_failures report-only; }

@@ -31,7 +31,8 @@ night() {
     job=$(in_host "$h" 'crontab -l' | grep -A1 '^#Ansible: transpose-bench nightly' | tail -n 1 | cut -d' ' -f6-)
     in_host "$h" "TB_LOCK_FILE=$T/tmp-$h/night.lock $job $*"
 }
-host_id() { echo "$(host_name "$1")-$(cut -c1-12 "$T/machine-id-$1")"; }
+# the host's folder in fleet-logs: its inventory name (host name and machine-id can be cloned)
+host_id() { echo "shelf-$1"; }
 
 # A Python 3.6 for shelf-a (JetPack 4's): TB_FLEET_PY36, a system one, or pyenv's under /root
 # (shown to shelf-a's user by a tmpfs over /root in its mount namespace only).
@@ -96,8 +97,10 @@ fleet_make_hosts() {   # "a b ...": users, namespaces, sshds
         usermod -p '*' "$user"                      # no password, not locked: key login only
         install -d -m 700 -o "$user" -g "$user" "$home/.ssh"
         install -m 600 -o "$user" -g "$user" "$T/id.pub" "$home/.ssh/authorized_keys"
-        # what makes it a machine of its own
-        od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$T/machine-id-$h"; echo >> "$T/machine-id-$h"
+        # what makes it a machine of its own; e is a clone of d (one SD image copied after its
+        # first boot): the same host name and the same /etc/machine-id
+        if [ "$h" = e ] && [ -f "$T/machine-id-d" ]; then cp "$T/machine-id-d" "$T/machine-id-e"
+        else od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$T/machine-id-$h"; echo >> "$T/machine-id-$h"; fi
         chmod 644 "$T/machine-id-$h"
         install -d -m 1777 "$T/tmp-$h"
         install -d -m 755 "$T/run-$h" "$T/run-$h/sshd"
@@ -143,7 +146,7 @@ EOF
             sleep 0.2
         done
         [ "$up" = "$(host_name "$h") tb-fleet-$h $(cat "$T/machine-id-$h")" ] &&
-            ok "host $(host_name "$h") ($h): its own sshd, host name and machine-id, key login as tb-fleet-$h" ||
+            ok "host $(host_name "$h") ($h): its own sshd, host name $(host_name "$h"), machine-id $(cut -c1-12 "$T/machine-id-$h"), key login as tb-fleet-$h" ||
             { bad "host $h: ssh said '$up'"; cat "$T/sshd-$h.log"; return 1; }
     done
 }

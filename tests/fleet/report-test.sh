@@ -57,18 +57,18 @@ for i in 1 2 3 4 5; do
         gzip > "$R/fl/h-5/h_b_2025010${i}T020000Z.csv.gz"
 done
 state='{"fleet_logs": "'$R/fl'", "tool": "'$bin'", "night_hours": 26, "hosts": [
- {"name": "one", "state": "collected", "id": "h-1"},
+ {"name": "one", "state": "collected", "id": "h-1", "seen": "shelf-twin 0123456789ab"},
  {"name": "two", "state": "collected", "id": "h-2"},
  {"name": "three", "state": "unreachable", "why": "Connection timed out during banner exchange", "id": "h-3"},
  {"name": "four", "state": "failed", "why": "[Errno 28] No space left on device", "id": "h-4"},
- {"name": "five", "state": "collected", "id": "h-5"}]}'
+ {"name": "five", "state": "collected", "id": "h-5", "seen": "shelf-twin 0123456789ab"}]}'
 out=$(printf '%s' "$state" | base64 -w0 | "$py" "$tbf" report)
 text=$(printf '%s' "$out" | "$py" -c 'import json, sys; print("\n".join(json.load(sys.stdin)["text"]))')
 echo "$text"
 printf '%s\n' "$text" | grep -q '^    corrupt log(s) here: h_b_20251231T000000Z.csv.gz: not a whole gzip file' &&
     ok "a corrupt older log is flagged" || bad "corrupt older log not flagged"
 printf '%s\n' "$text" | grep -q "^    no log for 3 night(s) (latest h_b_$old.csv.gz)" && ok "no log for 3 nights" || bad "nights"
-printf '%s\n' "$text" | grep -q '^three (h-3): FAILED' && printf '%s\n' "$text" | grep -q '^    unreachable: Connection timed out' &&
+printf '%s\n' "$text" | grep -q '^three (not seen yet): FAILED' && printf '%s\n' "$text" | grep -q '^    unreachable: Connection timed out' &&
     ok "an unreachable host with a recent log is named" || bad "unreachable host with a recent log"
 printf '%s\n' "$text" | grep -q "^    not collected: the controller's disk is full" &&
     printf '%s\n' "$text" | grep -q '^controller: its disk is full' && ! printf '%s\n' "$text" | grep -A1 '^four' | grep -q 'no log' &&
@@ -80,5 +80,13 @@ printf '%s\n' "$text" | grep -q '^    regression: 1 series slower on the latest 
     bad "regression not reported"
 [ -s "$R/fl/report.txt" ] && [ -s "$R/fl/report.html" ] && [ -s "$R/fl/history/h-2.txt" ] &&
     ok "report.txt, report.html, history per host written" || bad "report files"
+# one and five look the same (host name and machine-id cloned): named, each kept in its folder
+printf '%s\n' "$text" | grep -qx 'look-alikes (same host name and machine-id; kept apart by inventory name): five, one' &&
+    printf '%s\n' "$text" | grep -A1 '^one (host name shelf-twin, machine-id 0123456789ab)' | grep -q '^    looks identical to five (same host name and machine-id: cloned from one image?): kept apart by inventory name, fleet-logs/h-1/' &&
+    printf '%s\n' "$text" | grep -A1 '^five (host name shelf-twin' | grep -q 'looks identical to one' &&
+    ! printf '%s\n' "$text" | grep -A1 '^two' | grep -q 'looks identical' &&
+    ok "two hosts with one host name and machine-id are named as look-alikes, each in its own folder" ||
+    bad "look-alikes not named"
+grep -q '"one": "shelf-twin 0123456789ab"' "$R/fl/hosts-seen.json" && ok "how each host looked is kept (hosts-seen.json)" || bad "hosts-seen.json"
 echo "report-test: $passes passed, $fails failed"
 [ "$fails" = 0 ]

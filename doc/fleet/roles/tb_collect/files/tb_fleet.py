@@ -199,8 +199,10 @@ def disk_note(top):
 
 
 def report():
-    """stdin: {fleet_logs, tool, night_hours, now?, hosts: [{name, state, why, id, landed,
-    bad, fetch_errors}]}. stdout: JSON {hosts: {name: {ok, summary}}, controller, text}."""
+    """stdin: {fleet_logs, tool, night_hours, now?, hosts: [{name, state, why, id, seen, landed,
+    bad, fetch_errors}]}. stdout: JSON {hosts: {name: {ok, summary}}, controller, text}.
+    id is the host's folder (its inventory name); seen, "hostname machineid12", is only shown:
+    hosts that show the same one (boards cloned from one image) are named as look-alikes."""
     raw = sys.stdin.read().strip()
     cfg = json.loads(raw if raw.startswith("{") else base64.b64decode(raw).decode("utf-8"))
     top = cfg["fleet_logs"]
@@ -212,6 +214,18 @@ def report():
             known = json.load(f)
     except (OSError, ValueError):
         known = {}
+    seen_path = os.path.join(top, "hosts-seen.json")
+    try:
+        with open(seen_path) as f:
+            seen = json.load(f)
+    except (OSError, ValueError):
+        seen = {}
+    for h in cfg["hosts"]:
+        if h.get("seen"):
+            seen[h["name"]] = h["seen"]
+    alike = {}
+    for name, s in seen.items():
+        alike.setdefault(s, []).append(name)
     per, text = {}, []
     enospc = False
     for h in cfg["hosts"]:
@@ -220,8 +234,15 @@ def report():
         known[h["name"]] = h["id"] or known.get(h["name"], "")
         r = host_report(h, top, cfg["tool"], float(cfg["night_hours"]), now, w)
         enospc = enospc or r["full"]
-        head = "%s (%s): %s" % (h["name"], r["id"] or "id unknown", "ok" if r["ok"] else "FAILED")
+        s = seen.get(h["name"], "")
+        looks = ("host name %s, machine-id %s" % tuple(s.split(" ", 1))) if " " in s else "not seen yet"
+        head = "%s (%s): %s" % (h["name"], looks, "ok" if r["ok"] else "FAILED")
         text.append(head)
+        twins = sorted(n for n in alike.get(s, []) if n != h["name"]) if s else []
+        if twins:
+            text.append("    looks identical to %s (same host name and machine-id: cloned from one "
+                              "image?): kept apart by inventory name, fleet-logs/%s/; give each board its "
+                              "own machine-id (doc/fleet/README.md)" % (", ".join(twins), r["id"] or h["name"]))
         text += ["    " + x for x in r["bad"] + r["lines"]]
         per[h["name"]] = {"ok": r["ok"], "summary": "; ".join(r["bad"]) if r["bad"] else "ok"}
     all_logs = sorted(os.path.join(hid, n) for hid in set(known.values()) if hid
@@ -232,6 +253,7 @@ def report():
             w.errors.append("compare: %s" % err)
         w.put("compare.txt", out)
     w.put("hosts.json", json.dumps(known, indent=1, sort_keys=True) + "\n")
+    w.put("hosts-seen.json", json.dumps(seen, indent=1, sort_keys=True) + "\n")
     if enospc:
         w.errors.insert(0, "its disk is full: logs could not be stored")
 
@@ -240,11 +262,14 @@ def report():
         if controller:
             controller.append("controller: " + disk_note(top))
         bad_hosts = [n for n, r in per.items() if not r["ok"]]      # in the inventory's order
+        groups = sorted(sorted(v) for v in alike.values() if len(v) > 1 and any(n in per for n in v))
+        looks = ["look-alikes (same host name and machine-id; kept apart by inventory name): "
+                 + ", ".join(g) for g in groups]
         return ["transpose-bench fleet, %s UTC, %d host(s): %s" % (
             now.strftime("%Y-%m-%d %H:%M"), len(per),
             "all well" if not bad_hosts and not controller else
             "failed: " + ", ".join(bad_hosts + (["the controller"] if controller else [])))
-        ] + controller, controller
+        ] + controller + looks, controller
 
     head, _ = compose()
     w.put("report.txt", "\n".join(head + text) + "\n")

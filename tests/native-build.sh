@@ -1,0 +1,101 @@
+#!/bin/sh
+# native-build.sh: what a native `make` chooses, proved without a board or NVIDIA compiler
+# (issue #30): the board from a fake device tree (TB_ROOT), JetPack 4's nvcc 10.2 (a stand-in,
+# tests/native/nvcc-10.2: no --list-gpu-arch, refuses sm_75+) asked only for the SMs it builds,
+# clang (a stand-in) for the rest, a clang other than the pinned one said loudly, JetPack 3
+# refused, and the revision taken from this tree only. Run by `make test` (a few seconds).
+set -u
+unset MAKEFLAGS MFLAGS MAKELEVEL   # its makes are its own, not jobs of make test's
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+t=$(mktemp -d "${TMPDIR:-/tmp}/tb-native.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); echo "native-build: ok: $*"; }
+bad() { fails=$((fails + 1)); echo "native-build: FAILED: $*"; }
+has() { printf '%s\n' "$1" | grep -q -- "$2"; }
+fakeroot_of() {   # dir model l4t-line
+    mkdir -p "$1/proc/device-tree" "$1/etc"
+    printf '%s\000' "$2" > "$1/proc/device-tree/model"
+    [ -n "$3" ] && echo "$3" > "$1/etc/nv_tegra_release"
+    return 0
+}
+nvcc=$top/tests/native/nvcc-10.2
+clang=$top/tests/native/clang-19
+# kernel images only (the step that failed on the board), into its own build folder
+images() {   # build-dir make-args...
+    b=$1; shift
+    make --no-print-directory BUILD="$b" NVCC="$nvcc" CLANG="$clang" "$@" "$b/kernel_images.c" 2>&1
+}
+
+# 1. A Nano on JetPack 4 (L4T R32.7): its board file, its SM, CUDA 10.2, PTX 6.5
+nano=$t/nano
+fakeroot_of "$nano" "NVIDIA Jetson Nano Developer Kit" "# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210ref, EABI: aarch64, DATE: Sat Feb 19 17:05:08 UTC 2022"
+out=$(make --no-print-directory TB_ROOT="$nano" board-info 2>&1)
+if has "$out" "board: boards/jetson-nano.cfg (detected)" && has "$out" "sms: 53$" &&
+   has "$out" "cuda: 10.2" && has "$out" "ptx_isa: 6.5"; then ok "a Nano's device tree: $(echo $out)"
+else bad "a Nano's device tree gave: $out"; fi
+
+# 2. ... and its images: nvcc 10.2 builds sm_53's cubin, no SM it refuses is compiled
+: > "$t/nvcc.log"; : > "$t/clang.log"
+out=$(FAKE_NVCC_LOG=$t/nvcc.log FAKE_CLANG_LOG=$t/clang.log images "$t/b-nano" TB_ROOT="$nano"); rc=$?
+if [ $rc = 0 ] && has "$out" "sm_53 cubin by nvcc 10.2"; then ok "JetPack 4 images: $(printf '%s\n' "$out" | grep '^kernel-images: sm_' | tr '\n' ' ')"
+else bad "JetPack 4 images (rc $rc): $out"; fi
+asked=$(grep cuda_transpose.cu "$t/nvcc.log" | grep -o 'arch=[a-z]*_[0-9]*' | sort -u | tr '\n' ' ')
+[ "$asked" = "arch=compute_53 arch=sm_53 " ] && ok "nvcc 10.2 was asked for sm_53 only: $asked" || bad "nvcc 10.2 was asked for: $asked"
+grep -q cuda-gpu-arch "$t/clang.log" && bad "clang compiled on a Nano with nvcc 10.2: $(cat "$t/clang.log")" || ok "no clang compile on a Nano with nvcc 10.2"
+
+# 3. No board (an x86 host) with nvcc 10.2: 53 62 72 from nvcc, 75 and newer from clang
+gen=$t/x86; mkdir -p "$gen"
+: > "$t/nvcc.log"; : > "$t/clang.log"
+out=$(FAKE_NVCC_LOG=$t/nvcc.log FAKE_CLANG_LOG=$t/clang.log images "$t/b-x86" TB_ROOT="$gen"); rc=$?
+nv=$(grep cuda_transpose.cu "$t/nvcc.log" | grep -o 'arch=sm_[0-9]*' | sed 's/arch=sm_//' | sort -n | tr '\n' ' ')
+cl=$(grep -o 'cuda-gpu-arch=sm_[0-9]*' "$t/clang.log" | sed 's/.*sm_//' | sort -n | tr '\n' ' ')
+if [ $rc = 0 ] && [ "$nv" = "53 62 72 " ] && [ "$cl" = "75 80 86 87 89 90 " ]; then
+    ok "every SM with nvcc 10.2: cubins by nvcc for $nv, PTX by clang for $cl"
+else bad "every SM with nvcc 10.2 (rc $rc): nvcc compiled [$nv], clang [$cl]: $(printf '%s\n' "$out" | tail -n 5)"; fi
+has "$out" "nvcc 10.2 cannot build sm_75: not asked for it" && ok "the SMs nvcc cannot build are said" || bad "no word on the SMs nvcc cannot build: $out"
+has "$out" "WARNING" && bad "the pinned clang was warned about: $out" || ok "the pinned clang (19) builds without a warning"
+
+# 4. The images' checksum: in the table (for --version) and per image
+s_all=$(tail -n 1 "$t/b-x86/images/images.sha256" | cut -c1-64)
+s_tab=$(sed -n 's/^const char tb_images_sha256\[\] = "\([0-9a-f]*\)";/\1/p' "$t/b-x86/kernel_images.c")
+n_img=$(($(wc -l < "$t/b-x86/images/images.sha256") - 1))
+if [ ${#s_all} = 64 ] && [ "$s_all" = "$s_tab" ] && [ "$n_img" = 10 ]; then ok "images checksum $s_all in the table, $n_img images listed"
+else bad "images checksum: file '$s_all', table '$s_tab', $n_img images listed"; fi
+
+# 5. Another clang than the pinned one: said loudly, and its images say which clang
+out=$(FAKE_CLANG_VERSION=16.0.6 images "$t/b-16" TB_ROOT="$gen" KERNEL_CC=clang SMS="53 87"); rc=$?
+if [ $rc = 0 ] && has "$out" "WARNING: PTX by .* (clang 16.0.6), not the pinned clang 19" && has "$out" "sm_87 ptx ISA 7.4 by clang 16.0.6"; then
+    ok "clang 16 is warned about: $(printf '%s\n' "$out" | grep -m1 'WARNING: PTX')"
+else bad "clang 16 (rc $rc): $out"; fi
+out=$(FAKE_CLANG_VERSION=13.0.1 images "$t/b-13" TB_ROOT="$gen" KERNEL_CC=clang SMS=53); rc=$?
+[ $rc != 0 ] && has "$out" "is clang 13: Jetson PTX needs clang 14 to 19" && ok "clang 13 refused: $(printf '%s\n' "$out" | grep -m1 'clang 13')" ||
+    bad "clang 13 (rc $rc): $out"
+
+# 6. JetPack 3 (L4T R28) refused, with the reason
+tx1=$t/tx1
+fakeroot_of "$tx1" "NVIDIA Jetson TX1" "# R28 (release), REVISION: 2.1, GCID: 11272647, BOARD: t210ref, EABI: aarch64, DATE: Thu May 17 07:29:06 UTC 2018"
+out=$(make --no-print-directory TB_ROOT="$tx1" board-info 2>&1); rc=$?
+if [ $rc != 0 ] && has "$out" "L4T R28 (JetPack 3 or older)" && has "$out" "nv_tegra_release"; then ok "JetPack 3 refused: rc $rc"
+else bad "JetPack 3 (rc $rc): $out"; fi
+# a board file given by hand skips detection (a cross build on such a host is not refused)
+out=$(make --no-print-directory TB_ROOT="$tx1" BOARD=boards/jetson-nano.cfg board-info 2>&1) &&
+    has "$out" "board: boards/jetson-nano.cfg (given)" && ok "BOARD= given: no detection" || bad "BOARD= given: $out"
+
+# 7. The revision: this tree's own; a source tree inside another repository says it has none
+want=$(git rev-parse --short=12 HEAD 2>/dev/null)
+out=$(make --no-print-directory version)
+case $out in *"(git $want"*) ok "make version in this checkout: $out" ;; *) bad "make version: '$out', HEAD $want" ;; esac
+outer=$t/outer
+mkdir -p "$outer/src-tree"
+git init -q "$outer" && (cd "$outer" && echo x > f && git add f &&
+    git -c user.name=t -c user.email=t@t commit -qm outer) >/dev/null 2>&1
+mkdir -p "$outer/src-tree/scripts" && cp Makefile "$outer/src-tree/" && cp scripts/detect-board.sh "$outer/src-tree/scripts/"
+outer_rev=$(git -C "$outer" rev-parse --short=12 HEAD)
+out=$(make --no-print-directory -C "$outer/src-tree" version 2>&1)
+if has "$out" "none: not a git checkout" && ! has "$out" "$outer_rev"; then ok "a tree inside another repository: $out"
+else bad "a tree inside another repository (outer HEAD $outer_rev): $out"; fi
+
+echo "native-build: $passes passed, $fails failed"
+[ "$fails" = 0 ]
