@@ -308,39 +308,26 @@ int tb_csvlog_preamble(struct tb_csvlog *l, const char *version)
     return rc;
 }
 
-/* Length of an invisible or line-breaking UTF-8 sequence at p (C1 controls, U+200B-U+200F,
- * the line and paragraph separators, bidi embeddings, overrides and isolates, U+FEFF), else
- * 0. The minimal set for one metadata line; util.c's cleaner is the general one. */
-static size_t invisible_at(const unsigned char *p)
+void tb_csvlog_clean(char *s, size_t cap)
 {
-    if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-        return 2;
-    if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x8b && p[2] <= 0x8f) ||
-                                         (p[2] >= 0xa8 && p[2] <= 0xae)))
-        return 3;
-    if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
-        return 3;
-    if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
-        return 3;
-    return 0;
-}
-
-void tb_csvlog_clean(char *s)
-{
-    unsigned char *r = (unsigned char *)s, *w = r;
-    while (*r) {
-        size_t inv = invisible_at(r);
-        if (inv) {
-            *w++ = '?';
-            r += inv;
-        } else if (*r < 0x20 || *r == 0x7f) {
-            *w++ = ' ';   /* a newline never starts a second metadata line */
-            r++;
-        } else {
-            *w++ = *r++;
-        }
+    /* the one rule for hostile text (util.c: controls, bytes that are no UTF-8, invisible
+     * format characters named), C0 controls first made spaces so that a newline never
+     * starts a second metadata line */
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    if (!tb_text_needs_clean(s))
+        return;
+    char *tmp = malloc(cap);
+    if (!tmp) {
+        for (unsigned char *p = (unsigned char *)s; *p; p++)
+            if (*p >= 0x7f)
+                *p = '?';
+        return;
     }
-    *w = '\0';
+    tb_text_clean(tmp, cap, s, false);
+    memcpy(s, tmp, strlen(tmp) + 1);
+    free(tmp);
 }
 
 int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
@@ -350,7 +337,7 @@ int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(val, sizeof(val), fmt, ap);
     va_end(ap);
-    tb_csvlog_clean(val);
+    tb_csvlog_clean(val, sizeof(val));
     snprintf(line, sizeof(line), "# %s: %s", key, val);
     return put_line(l, line, false);
 }
@@ -430,9 +417,9 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
     if (!l)
         return 0;
     if (!l->err) {
-        char why[2048], line[2200];
+        char why[2048], line[2200];   /* line: the key, why and the count fit */
         tb_strlcpy(why, how, sizeof(why));
-        tb_csvlog_clean(why);   /* a driver's text or a path never adds a line of its own */
+        tb_csvlog_clean(why, sizeof(why));   /* a driver's text or a path never adds a line of its own */
         snprintf(line, sizeof(line), "# %s: %s, %ld rows", TB_META(end), why, l->rows);
         put_line(l, line, false);
         if (!l->err && (gzflush(l->gz, Z_FINISH) != Z_OK ||

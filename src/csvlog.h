@@ -79,10 +79,11 @@ int tb_csvlog_preamble(struct tb_csvlog *l, const char *version);
  * next call. Returns how many; never touches other files. */
 int tb_csvlog_recover(const char *dir, const char *host, const char *board,
                       const char *machine_id);
-/* Makes s one line of visible text in place: C0 controls and DEL become spaces, C1
- * controls, bidi and other invisible format characters '?'. Every metadata value and the
- * end line pass through it. */
-void tb_csvlog_clean(char *s);
+/* Makes s (a buffer of cap bytes) one line of visible text in place: C0 controls and DEL
+ * become spaces, then the one rule of util.h's tb_text_clean (C1 controls and bytes that
+ * are no UTF-8 '?', bidi and other invisible format characters named "[U+202E]"), cut to
+ * cap. Every metadata value and the end line pass through it. */
+void tb_csvlog_clean(char *s, size_t cap);
 /* "# key: value" line. */
 int tb_csvlog_meta(struct tb_csvlog *l, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

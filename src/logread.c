@@ -345,7 +345,9 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
 static void outcome(struct reader *rd, struct tb_log_rec *r)
 {
     const char *st = rd->col[TB_LR_status] >= 0 ? rd->fields[rd->col[TB_LR_status]] : "";
-    const char *ve = rd->col[TB_LR_verified] >= 0 ? rd->fields[rd->col[TB_LR_verified]] : "n/a";
+    const char *ve = rd->col[TB_LR_verified] >= 0 ? rd->fields[rd->col[TB_LR_verified]] : "";
+    if (!ve[0])
+        ve = "n/a";   /* no column, or a point never checked (older logs' skipped rows) */
     r->status = TB_STATUS_NONE;
     r->verified = TB_VERIFIED_NA;
     if (!tb_status_parse(st, &r->status) || !tb_verified_parse(ve, &r->verified)) {

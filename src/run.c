@@ -181,7 +181,7 @@ static void probe_gpu(struct run *r)
         rc = -ENODEV;
     if (rc == 0)
         return;
-    tb_csvlog_clean(r->gpu_why);   /* the driver's words: one line, on stderr and in the log */
+    tb_csvlog_clean(r->gpu_why, sizeof(r->gpu_why));   /* the driver's words: one line, on stderr and in the log */
     r->gpu_absent = rc == -ENOENT;
     if (asked_gpu) {
         r->gpu_failed = true;   /* the configuration is still checked for the GPU's kernels */
@@ -291,7 +291,7 @@ static int open_log(struct run *r)
     if (gethostname(r->host, sizeof(r->host) - 1) < 0)
         tb_strlcpy(r->host, "unknown", sizeof(r->host));
     r->host[sizeof(r->host) - 1] = '\0';
-    tb_csvlog_clean(r->host);   /* as logged; csvlog spells it for the file name */
+    tb_csvlog_clean(r->host, sizeof(r->host));   /* as logged; csvlog spells it for the file name */
     host_id(r->host_id, sizeof(r->host_id));
     if (make_log_dir(r) < 0)
         return -1;
@@ -431,7 +431,7 @@ static int open_device(struct run *r)
         if (r->be->id == TB_BACKEND_CPU)
             return error("cannot open the cpu backend: %s", why);
         snprintf(r->gpu_why, sizeof(r->gpu_why), "%s", why);
-        tb_csvlog_clean(r->gpu_why);
+        tb_csvlog_clean(r->gpu_why, sizeof(r->gpu_why));
         r->gpu_failed = true;
         return 0;
     }

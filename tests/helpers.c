@@ -449,3 +449,20 @@ int th_runf(const char *fmt, ...)
 
 const char *th_out(void) { return last_out ? last_out : ""; }
 const char *th_err(void) { return last_err ? last_err : ""; }
+
+void th_orin_super_root(const char *r, int mode)
+{
+    char p[PATH_MAX], st[32];
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    snprintf(st, sizeof(st), "pmode:%04d\n", mode);
+    free(th_write(r, "var/lib/nvpmodel/status", st));
+    free(th_write(r, "sys/kernel/debug/.keep", ""));
+    snprintf(p, sizeof(p), "%s/etc", r);
+    mkdir(p, 0755);
+    char *conf = realpath(th_fixture("nvpmodel/orin-nano-super.conf"), NULL);
+    assert_non_null(conf);
+    snprintf(p, sizeof(p), "%s/etc/nvpmodel.conf", r);
+    assert_int_equal(symlink(conf, p), 0);
+    free(conf);
+}

@@ -73,6 +73,10 @@ int th_field(const char *header, const char *row, const char *col, char *buf, si
 const char *th_fixture(const char *rel);
 /* Builds a fake sysfs tree under root from an ina3221 fixture file (hwmon<N> -> hwmonN). */
 int th_build_sysfs(const char *root, const char *fixture, int hwmon_index);
+/* Makes root an Orin Nano Super's as a normal user sees it: its model string, the nvpmodel
+ * status of mode, /etc/nvpmodel.conf a link to the fixture (as on L4T), debugfs present but
+ * holding no EMC file. */
+void th_orin_super_root(const char *root, int mode);
 /* Every non-comment, non-empty line of a fixture file; returns the count (lines malloc'd). */
 size_t th_fixture_lines(const char *rel, char ***lines);
 

@@ -92,23 +92,11 @@ static void test_every_jetson_board_file(void **state)
     assert_int_equal(n, 8);
 }
 
-/* An Orin Nano Super's root: its model string, the nvpmodel status of mode, nvpmodel.conf a
- * link to the fixture, debugfs present but holding no EMC file (as a normal user sees it). */
+/* An Orin Nano Super's root in mode (helpers.h), in a fresh directory. */
 static char *super_root(int mode)
 {
-    char *r = th_tmpdir(), p[PATH_MAX], st[32];
-    free(th_write(r, "proc/device-tree/model",
-                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
-    snprintf(st, sizeof(st), "pmode:%04d\n", mode);
-    free(th_write(r, "var/lib/nvpmodel/status", st));
-    free(th_write(r, "sys/kernel/debug/.keep", ""));
-    snprintf(p, sizeof(p), "%s/etc", r);
-    mkdir(p, 0755);
-    char *conf = realpath(th_fixture("nvpmodel/orin-nano-super.conf"), NULL);
-    assert_non_null(conf);
-    snprintf(p, sizeof(p), "%s/etc/nvpmodel.conf", r);
-    assert_int_equal(symlink(conf, p), 0);
-    free(conf);
+    char *r = th_tmpdir();
+    th_orin_super_root(r, mode);
     return r;
 }
 

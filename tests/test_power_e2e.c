@@ -56,17 +56,7 @@ static void super_15w(const char *r)
 {
     assert_true(th_build_sysfs(r, "ina3221/orin-nano.txt", 1) > 10);
     assert_true(th_build_sysfs(r, "throttle/orin-nano-super.txt", 3) > 10);
-    free(th_write(r, "proc/device-tree/model",
-                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
-    free(th_write(r, "var/lib/nvpmodel/status", "pmode:0000\n"));
-    char p[PATH_MAX];
-    snprintf(p, sizeof(p), "%s/etc", r);
-    mkdir(p, 0755);
-    char *conf = realpath(th_fixture("nvpmodel/orin-nano-super.conf"), NULL);
-    assert_non_null(conf);
-    snprintf(p, sizeof(p), "%s/etc/nvpmodel.conf", r);
-    assert_int_equal(symlink(conf, p), 0);
-    free(conf);
+    th_orin_super_root(r, 0);
 }
 
 static const char *first_row(const char *text, const char **header)
