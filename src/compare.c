@@ -395,6 +395,15 @@ static int run_baseline(struct tb_doc *d, const struct opts *o, struct tb_logset
         error("compare: out of memory");
         return TB_EXIT_FAIL;
     }
+    /* a baseline stamped with a time that cannot be is no baseline (flagged when read) */
+    size_t kept = 0;
+    for (size_t i = 0; i < old->n; i++)
+        if (!old->v[i].bad_time)
+            old->v[kept++] = old->v[i];
+    if (kept < old->n)
+        warning("compare: %zu baseline row%s of a run stamped with a time that cannot be: "
+                "left out", old->n - kept, old->n - kept == 1 ? "" : "s");
+    old->n = kept;
     size_t nn = best_points(now->v, now->n, bn, K_HOST | K_BLOCK);
     size_t no = best_points(old->v, old->n, bo, K_BLOCK);
     int reg = print_baseline(d, bn, nn, bo, no, o->threshold);

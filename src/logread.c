@@ -387,6 +387,7 @@ static void row(struct reader *rd, char *line)
         from_run_id(rd->fields[rd->col[TB_LR_run_id]], r.night, sizeof(r.night), r.host,
                     sizeof(r.host), &bad);
         flag_time(rd, rd->fields[rd->col[TB_LR_run_id]], bad);
+        r.bad_time = bad != NULL;
     }
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
     figures(rd, &r);

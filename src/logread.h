@@ -55,6 +55,7 @@ struct tb_log_rec {
     enum tb_verified verified;      /* NA in logs from before the column */
     bool outcome_unknown;           /* status or verified text that is no value: never counts */
     bool impossible;                /* gbps non-finite, negative or beyond the limits above */
+    bool bad_time;                  /* its run's stamp cannot be true: never a baseline */
 };
 
 /* One log as a whole: what a failed night is shown by. */

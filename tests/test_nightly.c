@@ -1063,6 +1063,12 @@ static void test_history_future_night_hides_nothing(void **state)
     must_have(th_err(), "20261332T023000Z.csv.gz:3: run 'orin1_jetson-orin-nano_20261332T023000Z' "
                         "is stamped with an impossible date: flagged");
     assert_null(strstr(th_out(), "2999"));
+    /* nor is it a baseline: against it alone nothing is compared (exit 2), and it is said */
+    char now12[PATH_MAX + 64];
+    snprintf(now12, sizeof(now12), "compare %s/orin1_jetson-orin-nano_20261112T023000Z.csv.gz "
+             "--baseline %s/orin1_jetson-orin-nano_29990101T023000Z.csv.gz", dir, dir);
+    assert_int_equal(th_runf("%s", now12), 2);
+    must_have(th_err(), "1 baseline row of a run stamped with a time that cannot be: left out");
 }
 
 int main(void)
