@@ -6,6 +6,9 @@
 # refused, and the revision taken from this tree only. Run by `make test` (a few seconds).
 set -u
 unset MAKEFLAGS MFLAGS MAKELEVEL   # its makes are its own, not jobs of make test's
+# nor do they take make test's knobs (make passes command-line variables in the environment:
+# CUDA=0 from `make test CUDA=0` would leave every image out of the builds checked here)
+unset CUDA BUILD BIN SMS SMS_STRICT KERNEL_CC KERNEL_FLAGS PTX_ISA BOARD BOARD_CUDA SAN OPT
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 t=$(mktemp -d "${TMPDIR:-/tmp}/tb-native.XXXXXX")
