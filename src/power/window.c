@@ -256,10 +256,29 @@ out:
     free(v);
 }
 
-static int cmp_double(const void *a, const void *b)
+/* The times of the total's (or the counter's) updates in [t0, t1] into *tc (malloc; NULL
+ * when tc is NULL or out of memory); returns how many. */
+static size_t update_times(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                           int64_t t1, int64_t **tc)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t n = 0, m = 0;
+    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
+    int64_t *t = malloc((n ? n : 1) * sizeof(*t)), *times = malloc((n ? n : 1) * sizeof(*t));
+    double *v = malloc((n ? n : 1) * sizeof(*v));
+    int ti = total_index(tb_sampler_rails(s), pc);
+    bool counter = has_counter(s);
+    if (w && t && times && v && (counter || ti != -1)) {
+        size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
+        m = changes(t, v, k, t0, t1, times, NULL);
+    }
+    free(w);
+    free(t);
+    free(v);
+    if (tc)
+        *tc = times;
+    else
+        free(times);
+    return m;
 }
 
 double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
@@ -268,35 +287,23 @@ double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *p
     struct tb_power_cadence c = *tb_sampler_cadence(s);
     if (!isnan(c.period_ms))
         return c.period_ms;
-    size_t n = 0;
-    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
-    int64_t *t = malloc((n ? n : 1) * sizeof(*t)), *tc = malloc((n ? n : 1) * sizeof(*tc));
-    double *v = malloc((n ? n : 1) * sizeof(*v)), *gap = malloc((n ? n : 1) * sizeof(*gap));
-    int ti = total_index(tb_sampler_rails(s), pc);
-    bool counter = has_counter(s);
-    if (w && t && tc && v && gap && (counter || ti != -1)) {
-        size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
-        size_t m = changes(t, v, k, t0, t1, tc, NULL);
+    int64_t *tc = NULL;
+    size_t m = update_times(s, pc, t0, t1, &tc);
+    double *gap = tc && m >= 3 ? malloc((m - 1) * sizeof(*gap)) : NULL;
+    if (gap) {
         for (size_t i = 1; i < m; i++)
             gap[i - 1] = (double)(tc[i] - tc[i - 1]) * 1e-6;
-        if (m >= 3) {
-            /* the median, not the shortest: a poll that lands late shortens one gap and a
-             * repeated value doubles one; neither moves the median */
-            qsort(gap, m - 1, sizeof(*gap), cmp_double);
-            c.period_ms = (m - 1) % 2 ? gap[(m - 1) / 2]
-                                      : 0.5 * (gap[(m - 1) / 2 - 1] + gap[(m - 1) / 2]);
-            if (!c.how[0])
-                tb_strlcpy(c.how, "inferred", sizeof(c.how));
-            size_t len = strlen(c.detail);
-            snprintf(c.detail + len, sizeof(c.detail) - len, "%smedian of %zu intervals between "
-                     "changed readings while idle", len ? "; " : "", m - 1);
-            tb_sampler_set_cadence(s, &c);
-        }
+        /* the median, not the shortest: a poll that lands late shortens one gap and a
+         * repeated value doubles one; neither moves the median */
+        c.period_ms = tb_median(gap, m - 1);
+        if (!c.how[0])
+            tb_strlcpy(c.how, "inferred", sizeof(c.how));
+        size_t len = strlen(c.detail);
+        snprintf(c.detail + len, sizeof(c.detail) - len, "%smedian of %zu intervals between "
+                 "changed readings while idle", len ? "; " : "", m - 1);
+        tb_sampler_set_cadence(s, &c);
     }
-    free(w);
-    free(t);
     free(tc);
-    free(v);
     free(gap);
     return c.period_ms;
 }
@@ -304,20 +311,7 @@ double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *p
 size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
                            int64_t t1)
 {
-    size_t n = 0, m = 0;
-    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
-    int64_t *t = malloc((n ? n : 1) * sizeof(*t));
-    double *v = malloc((n ? n : 1) * sizeof(*v));
-    int ti = total_index(tb_sampler_rails(s), pc);
-    bool counter = has_counter(s);
-    if (w && t && v && (counter || ti != -1)) {
-        size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
-        m = changes(t, v, k, t0, t1, NULL, NULL);
-    }
-    free(w);
-    free(t);
-    free(v);
-    return m;
+    return update_times(s, pc, t0, t1, NULL);
 }
 
 double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg *pc)
