@@ -116,6 +116,10 @@ const struct tb_cfg_row tb_config_schema[] = {
     INT("power.batches", B, BO(power.batches), 1, 64, 4,
         "equal spans of time a power window is cut into: the interval is the wider of the "
         "readings' and the spans' means' (a drift over seconds; 1: readings only)"),
+    INT("power.rounds", B, BO(power.rounds), 1, TB_POWER_MAX_ROUNDS, 3,
+        "power windows per point, spread over its group of up to 8 points of one size, each "
+        "on fresh buffers: the interval is the wider of the rounds' spread and the windows' "
+        "own (1: one window, its readings only)"),
     FLOAT("power.max_rel_ci", B, BO(power.max_rel_ci), 0.0001, 10, 0.03,
           "widest relative 95% interval of a window's power that still gives a figure"),
     STRING("power.sysfs_root", B, BO(power.sysfs_root), NULL, "/",

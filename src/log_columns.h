@@ -56,14 +56,15 @@
     X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured before the sweep (after it, and the drift: the power_idle metadata line)") \
     X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the window (trapezoid)") \
     X(energy_counter_j,DBL, "%.4f",  "J",   "energy over the window from the device's counter") \
-    X(window_ms,       DBL, "%.1f",  "ms",  "length of the power window") \
-    X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power window") \
+    X(window_ms,       DBL, "%.1f",  "ms",  "length of the power windows: all rounds together") \
+    X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power windows (all rounds)") \
     X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / power_total_w (total power, not above idle); empty when the interval is wider than power.max_rel_ci") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
-    X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the window; not independent: see power_updates") \
-    X(power_updates,   DBL, "%.0f",  "-",   "distinct sensor updates inside the window: the independent readings behind every power figure of the row") \
-    X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w, from the independent readings (Student t); empty: no figure") \
-    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of the 95% interval of gbps_per_w") \
+    X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the windows; not independent: see power_updates") \
+    X(power_updates,   DBL, "%.0f",  "-",   "distinct sensor updates inside the windows: the independent readings behind every power figure of the row") \
+    X(power_rounds,    DBL, "%.0f",  "-",   "power windows (rounds) behind the row's power figures, spread over its group of points, each on fresh buffers (power.rounds); their spread bounds the interval") \
+    X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w: the wider of the rounds' spread and the windows' own readings (Student t); empty: no figure") \
+    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of the 95% interval of gbps_per_w: the wider of the rounds' spread of GB/s per W and the readings'") \
     X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: power_total_w / the window's GB/s") \
     X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% interval of j_per_gb") \
     X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: (power_total_w - power_idle_w) x window time / window bytes") \

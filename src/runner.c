@@ -220,10 +220,19 @@ static void log_power_run(struct tb_runner_ctx *ctx, const struct tb_runner_resu
 struct point_out {
     struct tb_row row;
     char note[512];
-    char power_note[160];
+    char power_note[320];
     double emc_mhz;               /* the EMC clock read in the power window; NAN: none */
     struct tb_throttle_snap start;   /* boards' throttle counters at the point's start */
     char cause[128];
+};
+
+/* A point's power rounds while its group is measured: the first from run_point, the rest
+ * spread over the group (power_rounds). */
+struct pending_power {
+    struct tb_power_round round[TB_POWER_MAX_ROUNDS];
+    int n;                        /* rounds measured; 0: no power for this point */
+    double moved, median_ms;
+    uint64_t seed;
 };
 
 /* Why this row's power figures are missing or partial: a source that went silent over
@@ -374,33 +383,33 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     return 0;
 }
 
-/* The energy figures per byte and per GB/s of a window, with their intervals: every one
- * scales with the window's power, so its relative interval is the power's (the timing and
- * the bytes are exact by comparison); the dynamic figure adds the idle interval. */
-static void per_byte(struct tb_row *r, const struct tb_power_figures *f, double secs,
-                     double idle_ci)
+/* The energy figures per byte and per GB/s of a point's rounds, with their intervals: GB/s
+ * per W and J/GB carry the rounds' interval of GB/s per W (the windows' own where wider);
+ * the power its own; the dynamic figure adds the idle interval. */
+static void per_byte(struct tb_row *r, const struct tb_power_point *pp, double idle_ci)
 {
-    double wgbps = r->window_bytes / secs / 1e9, rel = f->total_w_ci / r->power_total_w;
-    r->power_total_w_ci95 = f->total_w_ci;
+    double wgbps = pp->bytes / pp->secs / 1e9, rel = pp->gbps_per_w_rel;
+    r->power_total_w_ci95 = pp->total_w_ci;
     r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
     r->gbps_per_w_ci95 = r->gbps_per_w * rel;
     r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
     r->j_per_gb = tb_ratio(r->power_total_w, wgbps);
     r->j_per_gb_ci95 = r->j_per_gb * rel;
     double above = r->power_total_w - r->power_idle_w;
-    r->dyn_pj_per_byte = r->window_bytes > 0 ? above * secs / r->window_bytes * 1e12 : NAN;
-    r->dyn_pj_per_byte_ci95 = hypot(f->total_w_ci, idle_ci) * secs / r->window_bytes * 1e12;
+    r->dyn_pj_per_byte = pp->bytes > 0 ? above * pp->secs / pp->bytes * 1e12 : NAN;
+    r->dyn_pj_per_byte_ci95 = hypot(pp->total_w_ci, idle_ci) * pp->secs / pp->bytes * 1e12;
 }
 
-/* The power window: back-to-back launches for as long as the sensor's cadence asks
- * (window.c), timed by the host clock around syncs, and the power module's figures for it. */
+/* One power window (a round): back-to-back launches for as long as the sensor's cadence
+ * asks (window.c), timed by the host clock around syncs, and its figures judged without
+ * power.max_rel_ci (the point's rounds together are judged: rounds.c). */
 static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
                         double moved, double median_ms, const struct tb_runner_result *res,
-                        struct point_out *o, const char **step)
+                        struct point_out *o, struct tb_power_round *round, const char **step)
 {
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    struct tb_power_cfg loose = ctx->cfg->board.power;
+    loose.max_rel_ci = INFINITY;
     const struct tb_backend *be = ctx->be;
-    struct tb_row *r = &o->row;
     long chunk = (long)(20.0 / (median_ms > 0 ? median_ms : 1e-3)) + 1;   /* a sync every 20 ms */
     long launches = 0;
     int rc;
@@ -416,30 +425,53 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     }
     int64_t t1 = tb_now_ns();
     sleep_ms(tb_power_settle_ms(ctx->sampler));   /* the reading that closes the window */
-    struct tb_power_figures f;
-    tb_power_over(ctx->sampler, pc, t0, t1, &f);
-    double secs = (double)(t1 - t0) * 1e-9;
-    r->window_ms = secs * 1e3;
-    r->window_bytes = moved * (double)launches;
+    tb_power_over(ctx->sampler, &loose, t0, t1, &round->f);
+    round->secs = (double)(t1 - t0) * 1e-9;
+    round->bytes = moved * (double)launches;
+    if (!o->power_note[0])
+        power_health(ctx, &round->f, o);
+    return 0;
+}
+
+/* The row's power fields from the point's rounds (rounds.c combines them). */
+static void power_fields(struct tb_runner_ctx *ctx, const struct tb_power_round *rounds, int n,
+                         int planned, const struct tb_runner_result *res, struct point_out *o)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    struct tb_row *r = &o->row;
+    struct tb_power_point pp;
+    tb_power_rounds(rounds, n, pc, &pp);
+    r->window_ms = pp.secs * 1e3;
+    r->window_bytes = pp.bytes;
     r->power_source = tb_sampler_source(ctx->sampler);
     const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
     r->rail_total = pc->total_rail[0] ? pc->total_rail : rails->n ? rails->name[0] : NULL;
     r->rail_gpu = pc->gpu_rail[0] ? pc->gpu_rail : NULL;
-    r->power_total_w = f.total_w;
-    r->power_gpu_w = f.gpu_w;
+    r->power_total_w = pp.total_w;
+    r->power_gpu_w = pp.gpu_w;
     r->power_idle_w = res->idle_w;
-    r->energy_j = f.energy_j;
-    r->energy_counter_j = f.energy_counter_j;
-    r->power_samples = (double)f.samples;
-    r->power_updates = (double)f.updates;
-    r->gpu_temp_c = f.gpu_temp_c;
-    r->gpu_clock_mhz = f.gpu_clock_mhz;
-    r->emc_clock_mhz = f.emc_clock_mhz;
-    o->emc_mhz = f.emc_clock_mhz;
-    power_health(ctx, &f, o);
+    r->energy_j = pp.energy_j;
+    r->energy_counter_j = pp.energy_counter_j;
+    r->power_samples = (double)pp.samples;
+    r->power_updates = (double)pp.updates;
+    r->power_rounds = pp.rounds;
+    r->gpu_temp_c = pp.gpu_temp_c;
+    r->gpu_clock_mhz = pp.gpu_clock_mhz;
+    r->emc_clock_mhz = pp.emc_clock_mhz;
+    o->emc_mhz = pp.emc_clock_mhz;
+    if (pp.withheld && o->power_note[0] && strcmp(o->power_note, pp.why)) {
+        /* what the source did (silent, absurd readings) first, then the rule's verdict */
+        size_t len = strlen(o->power_note);
+        snprintf(o->power_note + len, sizeof(o->power_note) - len, "; %s", pp.why);
+    } else if (pp.withheld) {
+        snprintf(o->power_note, sizeof(o->power_note), "%s", pp.why);
+    }
+    else if (pp.rounds < planned && !o->power_note[0])
+        snprintf(o->power_note, sizeof(o->power_note), "%d of %d power rounds%s", pp.rounds,
+                 planned, *ctx->stop ? " (stopped by a signal)" : "");
     r->power_note = o->power_note;
-    per_byte(r, &f, secs, res->idle_ci);
-    return 0;
+    if (pp.rounds > 0)
+        per_byte(r, &pp, res->idle_ci);
 }
 
 /* The ceiling the point is judged against: the live EMC clock of its window, else the
@@ -483,7 +515,7 @@ static void judge_throttle(struct tb_runner_ctx *ctx, struct point_out *o)
  * it (the row says which). */
 static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct buffers *buf,
                      double copy_gbps, double start_clock, const struct tb_runner_result *res,
-                     struct point_out *o, size_t index)
+                     struct point_out *o, size_t index, struct pending_power *pw)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
@@ -509,8 +541,13 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
         rc = time_point(ctx, p, &l, moved, copy_gbps, start_clock, o, &median_ms, &step);
     if (rc == 1)
         return 0;   /* interrupted between repetitions: the row says so */
-    if (!rc && ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop)
-        rc = power_window(ctx, p, &l, moved, median_ms, res, o, &step);
+    if (!rc && ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop) {
+        rc = power_window(ctx, p, &l, moved, median_ms, res, o, &pw->round[0], &step);
+        pw->n = rc ? 0 : 1;
+        pw->moved = moved;
+        pw->median_ms = median_ms;
+        pw->seed = seed;
+    }
     if (!rc)
         return 0;
     if (*ctx->stop) {
@@ -624,6 +661,145 @@ static void skip_point(const struct tb_point *p, struct point_out *o, struct tb_
     res->skipped++;
 }
 
+/* ---- groups and rounds -------------------------------------------------------------
+ * Points are measured in groups of up to ROUND_GROUP points of one size: each point is
+ * checked, timed and given its first power window as before; then the group's points get
+ * their further power rounds in turn, each round on freshly allocated buffers; then the
+ * group's rows are written, in order. A signal writes what the group has (fewer rounds,
+ * said in power_note); a SIGKILL loses at most the group's rows (doc/reliability.md).
+ * Without power (or with one round) a group is one point: each row is written at once. */
+#define ROUND_GROUP 8
+
+struct pending {
+    const struct tb_point *p;
+    size_t index;
+    struct point_out o;
+    struct pending_power pw;
+    char utc[32];
+};
+
+/* The first pass over one point: check, time, first power window. Returns -1 when the
+ * device is lost for good (the sweep stops after writing its group), else 0. */
+static int first_pass(struct tb_runner_ctx *ctx, struct pending *pe, struct buffers *buf,
+                      double *copy_gbps, double clock0, struct tb_runner_result *res)
+{
+    const struct tb_point *p = pe->p;
+    struct point_out *o = &pe->o;
+    struct tb_row *r = &o->row;
+    row_start(ctx, p, r);
+    o->emc_mhz = NAN;
+    int rc = 0;
+    if (p->skip) {
+        skip_point(p, o, res);
+    } else {
+        tb_throttle_snap(NULL, &o->start);
+        rc = run_point(ctx, p, buf, *copy_gbps, clock0, res, o, pe->index, &pe->pw);
+        if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
+            *copy_gbps = r->gbps;
+        judge_throttle(ctx, o);
+    }
+    tb_utc_stamp(pe->utc, sizeof(pe->utc), true);
+    bool interrupted = r->status == TB_STATUS_INTERRUPTED;
+    res->interrupted |= interrupted;
+    if (rc)
+        return after_failure(ctx, p, pe->index, rc, o, buf, res);
+    if (!p->skip && tb_outcome_wrong(r->status, r->verified)) {
+        res->verify_failed++;
+        error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", pe->index + 1,
+              p->k->name, p->rows, p->cols, p->bx, p->by, o->note);
+    } else if (!p->skip && !interrupted) {
+        res->ok++;
+    }
+    return 0;
+}
+
+/* One further power round of a point: its input filled again (the new buffers), the
+ * warm-up, the window. */
+static int next_round(struct tb_runner_ctx *ctx, struct pending *pe, struct buffers *buf,
+                      const struct tb_runner_result *res, const char **step)
+{
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    const struct tb_backend *be = ctx->be;
+    const struct tb_point *p = pe->p;
+    size_t count = (size_t)p->rows * (size_t)p->cols;
+    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
+                           0, 0, NULL };
+    int rc;
+    *step = "filling the input";
+    if ((rc = be->fill_pattern(buf->in, count, s->elem_size, pe->pw.seed)))
+        return rc;
+    *step = "the warm-up";
+    for (int i = 0; i < s->warmup; i++)
+        if ((rc = be->launch(p->k, &l)))
+            return rc;
+    if ((rc = be->sync()))
+        return rc;
+    return power_window(ctx, p, &l, pe->pw.moved, pe->pw.median_ms, res, &pe->o,
+                        &pe->pw.round[pe->pw.n], step);
+}
+
+/* The group's further rounds: each on buffers allocated afresh (another placement, as a
+ * rerun would get). A failed round ends that point's rounds (said in its note); a device
+ * lost for good ends them all. */
+static void more_rounds(struct tb_runner_ctx *ctx, struct pending *grp, size_t g,
+                        struct buffers *buf, struct tb_runner_result *res)
+{
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    int planned = ctx->cfg->board.power.rounds;
+    for (int k = 1; k < planned && !*ctx->stop && !res->aborted; k++) {
+        buffers_free(ctx->be, buf);
+        for (size_t j = 0; j < g && !*ctx->stop && !res->aborted; j++) {
+            struct pending *pe = &grp[j];
+            if (pe->pw.n != k)
+                continue;
+            const struct tb_point *p = pe->p;
+            size_t bytes = (size_t)p->rows * (size_t)p->cols * (size_t)s->elem_size;
+            const char *step = "allocating the matrices";
+            int rc = buffers_get(ctx->be, buf, p->rows, p->cols, bytes, false);
+            if (!rc)
+                rc = next_round(ctx, pe, buf, res, &step);
+            if (!rc) {
+                pe->pw.n++;
+                continue;
+            }
+            if (*ctx->stop)
+                break;
+            size_t len = strlen(pe->o.note);
+            snprintf(pe->o.note + len, sizeof(pe->o.note) - len, "%spower round %d, %s: %s",
+                     len ? "; " : "", k + 1, step, ctx->be->errstr(rc));
+            if (ctx->be->is_fatal(rc) && after_failure(ctx, p, pe->index, rc, &pe->o, buf,
+                                                      res) < 0)
+                return;
+        }
+    }
+}
+
+/* The group's rows, in order: power from the rounds, the ceiling; the interrupted point's
+ * row is not written (its note said so on stderr). -1 when the log cannot be written. */
+static int write_group(struct tb_runner_ctx *ctx, struct pending *grp, size_t g,
+                       const struct tb_ceiling *ceiling, struct tb_runner_result *res)
+{
+    int planned = ctx->cfg->board.power.rounds;
+    for (size_t j = 0; j < g; j++) {
+        struct pending *pe = &grp[j];
+        struct tb_row *r = &pe->o.row;
+        if (pe->pw.n > 0)
+            power_fields(ctx, pe->pw.round, pe->pw.n, planned, res, &pe->o);
+        if (!pe->p->skip)
+            judge_ceiling(ctx, ceiling, &pe->o);
+        r->note = pe->o.note;
+        r->utc = pe->utc;
+        if (r->status == TB_STATUS_INTERRUPTED)
+            continue;
+        if (tb_csvlog_row(ctx->log, r) < 0) {
+            res->log_failed = true;
+            return -1;
+        }
+        summary_add(res, r);
+    }
+    return 0;
+}
+
 int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                     struct tb_runner_result *res)
 {
@@ -631,6 +807,12 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     struct buffers buf = { 0 };
     double copy_gbps = NAN;
     size_t copy_size = (size_t)-1;
+    struct pending *grp = calloc(ROUND_GROUP, sizeof(*grp));
+    if (!grp) {
+        error("out of memory for the sweep's group of points");
+        res->aborted = true;
+        return 0;
+    }
     if (ctx->be->watch)
         ctx->be->watch(ctx->stop);
     double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
@@ -642,59 +824,37 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     if (ctx->sampler)
         say_cadence(ctx, n, res);
     double t_begin = tb_now_s();
-    size_t done = 0;
-    for (size_t i = 0; i < n && !*ctx->stop; i++) {
-        const struct tb_point *p = &pts[i];
-        if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
-            res->not_run = n - i;
-            break;
-        }
-        struct point_out o;
-        memset(&o, 0, sizeof(o));
-        struct tb_row *r = &o.row;
-        row_start(ctx, p, r);
-        if (p->size_index != copy_size) {
-            copy_gbps = NAN;
-            copy_size = p->size_index;
-        }
-        progress(ctx, done, n, p, tb_now_s() - t_begin);
-        int rc = 0;
-        o.emc_mhz = NAN;
-        if (p->skip) {
-            skip_point(p, &o, res);
-        } else {
-            tb_throttle_snap(NULL, &o.start);
-            rc = run_point(ctx, p, &buf, copy_gbps, clock0, res, &o, i);
-            if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
-                copy_gbps = r->gbps;
-            judge_ceiling(ctx, &ceiling, &o);
-            judge_throttle(ctx, &o);
-        }
-        char utc[32];
-        r->note = o.note;
-        tb_utc_stamp(utc, sizeof(utc), true);
-        r->utc = utc;
-        bool interrupted = r->status == TB_STATUS_INTERRUPTED;
-        if (!interrupted) {
-            if (tb_csvlog_row(ctx->log, r) < 0) {
-                res->log_failed = true;
+    size_t i = 0, group = ctx->sampler && ctx->cfg->board.power.rounds > 1 ? ROUND_GROUP : 1;
+    bool stop_sweep = false;
+    while (i < n && !*ctx->stop && !stop_sweep) {
+        size_t g = 0;
+        while (i < n && g < group && !*ctx->stop && !stop_sweep) {
+            const struct tb_point *p = &pts[i];
+            if (g && p->size_index != grp[0].p->size_index)
+                break;
+            if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
+                res->not_run = n - i;
+                stop_sweep = true;
                 break;
             }
-            summary_add(res, r);
+            if (p->size_index != copy_size) {
+                copy_gbps = NAN;
+                copy_size = p->size_index;
+            }
+            progress(ctx, i, n, p, tb_now_s() - t_begin);
+            struct pending *pe = &grp[g++];
+            memset(pe, 0, sizeof(*pe));
+            pe->p = p;
+            pe->index = i++;
+            if (first_pass(ctx, pe, &buf, &copy_gbps, clock0, res) < 0)
+                stop_sweep = true;
         }
-        if (rc) {
-            if (after_failure(ctx, p, i, rc, &o, &buf, res) < 0)
-                break;
-        } else if (!p->skip && tb_outcome_wrong(r->status, r->verified)) {
-            res->verify_failed++;
-            error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,
-                  p->k->name, p->rows, p->cols, p->bx, p->by, o.note);
-        } else if (!p->skip && !interrupted) {
-            res->ok++;
-        }
-        res->interrupted |= interrupted;
-        done++;
+        if (!stop_sweep && ctx->sampler)
+            more_rounds(ctx, grp, g, &buf, res);
+        if (write_group(ctx, grp, g, &ceiling, res) < 0)
+            break;
     }
+    free(grp);
     if (*ctx->stop)
         res->interrupted = true;
     if (ctx->progress)

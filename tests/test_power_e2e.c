@@ -2,7 +2,8 @@
  * sets it (a new mean every 430 ms: samples 512, update_interval 430) and whose OC3
  * counter advances, a thread of this test rewriting the fixture files as the driver would.
  * It shows, through the real binary and its log: the window sized to the sensor holds at
- * least 10 updates and carries a narrow interval; a forced short window is withheld with
+ * least 10 updates, three rounds of it, and carries a narrow interval; a forced short window
+ * (one round) is withheld with
  * the reason; the OC events land in the row; the Super in its 15W mode is judged against
  * 68.3 GB/s (its nvpmodel EMC cap), not 102.4. */
 #include "helpers.h"
@@ -93,8 +94,10 @@ static void test_orin_super_night(void **state)
     char logs[PATH_MAX], logs2[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", r);
     snprintf(logs2, sizeof(logs2), "%s/logs2", r);
-    run_on(r, "", logs);
-    run_on(r, "--set power.min_readings=2", logs2);
+    /* the CPU copy's GB/s moves from round to round (a shared test machine) more than 3%:
+     * the rule is loosened here, the power's own interval checked below */
+    run_on(r, "--set power.max_rel_ci=0.5", logs);
+    run_on(r, "--set power.min_readings=2 --set power.rounds=1", logs2);
     atomic_store(&d.stop, 1);
     pthread_join(d.thread, NULL);
 
@@ -106,7 +109,10 @@ static void test_orin_super_night(void **state)
     const char *h, *row = first_row(text, &h);
     assert_true(num(h, row, "power_updates") >= 10);
     assert_true(num(h, row, "power_samples") > num(h, row, "power_updates"));
-    assert_true(num(h, row, "window_ms") >= 11 * 430.0);
+    /* three rounds (power.rounds' default), each a window of 11 periods at least */
+    assert_int_equal((int)num(h, row, "power_rounds"), 3);
+    assert_true(num(h, row, "window_ms") >= 3 * 11 * 430.0);
+    assert_true(num(h, row, "power_updates") >= 30);
     double w = num(h, row, "power_total_w"), ci = num(h, row, "power_total_w_ci95");
     assert_true(w > 4.6 && w < 4.85);   /* 5048 mV x 925..952 mA */
     assert_true(ci > 0 && ci / w <= 0.03);

@@ -18,6 +18,7 @@ struct tb_power_cfg {
     int interval_ms, window_ms, idle_ms;
     int min_readings;                 /* independent updates a window must hold */
     int batches;                      /* equal spans of a window whose means bound a drift */
+    int rounds;                       /* windows per point, spread over its group (rounds.c) */
     double max_rel_ci;                /* widest relative 95% interval that gives a figure */
     char sysfs_root[TB_POWER_STR];
     char tegrastats_command[TB_POWER_STR];
@@ -158,6 +159,32 @@ double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg 
 double tb_power_settle_ms(const struct tb_sampler *s);
 /* True (why filled) when the source has said nothing for two sampling intervals. */
 bool tb_power_silent(struct tb_sampler *s, char *why, size_t n);
+
+/* ---- a point's power from its rounds (rounds.c) ----------------------------------
+ * A point's power is measured in power.rounds windows spread over its group of points,
+ * each on freshly allocated buffers: the windows' spread is what a rerun would see
+ * (warming, placement), which one window's readings cannot show. */
+#define TB_POWER_MAX_ROUNDS 16
+struct tb_power_round {
+    double secs, bytes;              /* the window's length and the bytes moved in it */
+    struct tb_power_figures f;       /* its figures, judged without power.max_rel_ci */
+};
+struct tb_power_point {
+    double total_w, total_w_ci;      /* time-weighted mean power, 95% half-width */
+    double gpu_w, energy_j, energy_counter_j;
+    double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the last round's end */
+    double secs, bytes;              /* all rounds together */
+    double gbps_per_w_rel;           /* relative 95% half-width of GB/s per W (and J/GB) */
+    size_t samples, updates;
+    int rounds;                      /* rounds that gave a reading */
+    bool withheld;
+    char why[160];
+};
+/* Combines n rounds: power, energy and bytes summed over them; the interval the wider of
+ * the windows' own (combined) and the rounds' spread (Student t over n - 1); withheld
+ * (figures NAN, why said) past pc->max_rel_ci or when no round has an interval. */
+void tb_power_rounds(const struct tb_power_round *r, int n, const struct tb_power_cfg *pc,
+                     struct tb_power_point *out);
 
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);
