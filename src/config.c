@@ -116,6 +116,12 @@ const struct tb_cfg_row tb_config_schema[] = {
     INT("power.batches", B, BO(power.batches), 1, 64, 4,
         "equal spans of time a power window is cut into: the interval is the wider of the "
         "readings' and the spans' means' (a drift over seconds; 1: readings only)"),
+    INT("power.settle_s", B, BO(power.settle_s), 0, 3600, 120,
+        "before the sweep, load the GPU until its power stops climbing (it warms: an H100 drew "
+        "4% more after a minute), at most this many seconds (0: none)"),
+    FLOAT("power.settle_rel", B, BO(power.settle_rel), 0.0001, 0.1, 0.002,
+          "steady: two successive blocks of load (a window, 5 s at least) whose mean powers "
+          "differ by at most this fraction, or by less than their 95% intervals"),
     INT("power.rounds", B, BO(power.rounds), 1, TB_POWER_MAX_ROUNDS, 3,
         "power windows per point, spread over its group of up to 8 points of one size, each "
         "on fresh buffers: the interval is the wider of the rounds' spread and the windows' "

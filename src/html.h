@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "chart.h"
+
 struct tb_html {
     FILE *f;
     char path[4096], tmp[4200];
@@ -30,5 +32,9 @@ void tb_html_bars(FILE *f, const char *title, const char *unit, const char *cons
 /* Lines over x labels (nights): values[s * nx + x], NAN where a series has no point. */
 void tb_html_lines(FILE *f, const char *title, const char *unit, const char *const *xs,
                    size_t nx, const char *const *series, size_t ns, const double *values);
+/* Points (chart.h) with their intervals as vertical bars, each labelled; an axis spanning
+ * more than a factor 20 is logarithmic (a Nano beside an H100), else linear from 0. */
+void tb_html_scatter(FILE *f, const char *title, const char *xunit, const char *yunit,
+                     const char *const *series, size_t ns, const struct tb_xy *pts, size_t n);
 
 #endif

@@ -63,6 +63,7 @@
     X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the windows; not independent: see power_updates") \
     X(power_updates,   DBL, "%.0f",  "-",   "distinct sensor updates inside the windows: the independent readings behind every power figure of the row") \
     X(power_rounds,    DBL, "%.0f",  "-",   "power windows (rounds) behind the row's power figures, spread over its group of points, each on fresh buffers (power.rounds); their spread bounds the interval") \
+    X(round_figures,   STR, "%s",    "-",   "each round's mean power and GB/s in its window, in the order measured (\"W 512.3 515.0 509.8; GB/s 2901 2899 2910\"): the spread behind the interval") \
     X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w: the wider of the rounds' spread and the windows' own readings (Student t); empty: no figure") \
     X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of the 95% interval of gbps_per_w: the wider of the rounds' spread of GB/s per W and the readings'") \
     X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: power_total_w / the window's GB/s") \

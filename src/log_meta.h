@@ -39,6 +39,7 @@
     X(ceiling,       "ceiling",       "a sweep ran", "the run's bandwidth ceiling, where it came from (nvpmodel EMC cap, board file) and why the EMC clock could or could not be read") \
     X(power_cadence, "power_cadence", "a power source", "how often the sensor's reading really changes, how that was known (sysfs, energy counter, documented, inferred), the window it sized, every rail read, which is the total and which the GPU, and the figure's scope") \
     X(power_idle,    "power_idle",    "a power source", "idle power before and after the sweep with their 95% intervals, and the drift") \
+    X(power_settle,  "power_settle",  "a power source and power.settle_s > 0", "the load run before the sweep until the power stopped climbing (the card warm): how long, under which kernel, the power at its start and end, and whether it became steady or the limit ended it") \
     X(sensor,        "sensor",        "a power source", "readings dropped, silences") \
     X(sampler,       "sampler",       "a power source", "samples taken, the thread's CPU time") \
     X(kernel_load,   "kernel_load",   "CUDA", "the cubin's load time, or the PTX entries JIT-compiled and their time") \

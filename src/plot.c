@@ -291,6 +291,76 @@ void tb_plot_lines(struct tb_plot *p, const char *title, const char *unit,
             "columnhead(i)\n", lo - pad, hi + pad, ns + 1, name);
 }
 
+/* The points of each series as one data block (blocks apart by two blank lines, gnuplot's
+ * `index`): x, y, y's half-width (0: none), label; front points again in a second block
+ * per series, in the order of x, for the line. */
+static bool scatter_data(struct tb_plot *p, char *name, size_t n, size_t ns,
+                         const struct tb_xy *pts, size_t np, bool front)
+{
+    snprintf(name, n, "%s/%d.dat", p->dir, p->ndata++);
+    FILE *f = fopen(name, "w");
+    if (!f)
+        return false;
+    for (size_t s = 0; s < ns; s++) {
+        fprintf(f, "# series %zu\n", s);
+        double last = -INFINITY;
+        for (size_t k = 0; k < np; k++) {
+            /* front blocks in the order of x: the smallest x above the last one written */
+            size_t pick = np;
+            for (size_t i = 0; i < np; i++) {
+                const struct tb_xy *q = &pts[i];
+                if (q->series != s || !drawable(q->x) || !(q->y > 0) || !drawable(q->y) ||
+                    (front && (!q->front || q->x <= last)) || (!front && i != k))
+                    continue;
+                if (pick == np || q->x < pts[pick].x)
+                    pick = i;
+            }
+            if (pick == np)
+                continue;
+            const struct tb_xy *q = &pts[pick];
+            last = q->x;
+            fprintf(f, "%.6g\t%.6g\t%.6g\t", fmin(fmax(q->x, AXIS_MIN), AXIS_MAX),
+                    fmin(fmax(q->y, AXIS_MIN), AXIS_MAX), isfinite(q->y_ci) ? q->y_ci : 0.0);
+            gp_data_label(f, q->label ? q->label : "");
+            fputc('\n', f);
+        }
+        fputs("\n\n", f);
+    }
+    return fclose(f) == 0;
+}
+
+void tb_plot_scatter(struct tb_plot *p, const char *title, const char *xunit, const char *yunit,
+                     const char *const *series, size_t ns, const struct tb_xy *pts, size_t n)
+{
+    double *ys = malloc((n ? n : 1) * sizeof(*ys));
+    if (!ys)
+        return;
+    for (size_t i = 0; i < n; i++)
+        ys[i] = drawable(pts[i].x) ? pts[i].y : NAN;
+    bool ok = panel(p, title, yunit, ys, n, true);
+    free(ys);
+    char name[64], fname[64];
+    if (!ok)
+        return;
+    if (!scatter_data(p, name, sizeof(name), ns, pts, n, false) ||
+        !scatter_data(p, fname, sizeof(fname), ns, pts, n, true)) {
+        fputs("set label 1 'cannot write the data' at graph 0.5, 0.5\nplot NaN notitle\n", p->f);
+        return;
+    }
+    fputs("set xlabel ", p->f);
+    gp_single(p->f, xunit);
+    fputs("\nset logscale xy\nset autoscale xy\nunset xtics\nset xtics\nplot ", p->f);
+    for (size_t s = 0; s < ns; s++) {
+        fprintf(p->f, "%s'%s' index %zu using 1:2:3 with yerrorbars pt 7 lc %zu title ",
+                s ? ", " : "", name, s, s + 1);
+        gp_single(p->f, series[s]);
+        fprintf(p->f, ", '%s' index %zu using 1:2:4 with labels offset 1,0.5 left font ',8' "
+                "notitle, '%s' index %zu using 1:2 with lines dt 2 lc %zu notitle", name, s,
+                fname, s, s + 1);
+    }
+    fputs("\nunset xlabel\nunset logscale x\nset autoscale x\n", p->f);
+}
+
 const char *tb_plot_dir(const struct tb_plot *p) { return p->dir; }
 
 /* Our temporary directory and what is in it (only our own files), and p. */

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "chart.h"
+
 struct tb_plot;
 
 /* Checks gnuplot and the name (.svg or .png); NULL with the reason said. who: "compare". */
@@ -23,6 +25,8 @@ void tb_plot_bars(struct tb_plot *p, const char *title, const char *unit,
 void tb_plot_lines(struct tb_plot *p, const char *title, const char *unit,
                    const char *const *xs, size_t nx, const char *const *series, size_t ns,
                    const double *values);
+void tb_plot_scatter(struct tb_plot *p, const char *title, const char *xunit, const char *yunit,
+                     const char *const *series, size_t ns, const struct tb_xy *pts, size_t n);
 /* Runs gnuplot and puts the picture in place; 0, or -1 with the reason said and no file. */
 int tb_plot_close(struct tb_plot *p);
 /* For tests and the fuzzer: open without looking for gnuplot, see the script and data files

@@ -74,6 +74,73 @@ static void cv_lines(const struct canvas *cv, const char *title, const char *uni
         tb_plot_lines(cv->plot, title, unit, xs, nx, series, ns, v);
 }
 
+/* A chart's series: the board on its host (two Nanos are two series), with its power mode
+ * where it has one; the machine-id's start where two hosts share a name. */
+static void series_label(char *out, size_t n, const struct tb_log_rec *r)
+{
+    snprintf(out, n, "%s%s%s%s%.8s%s%s%s", r->board, r->host[0] ? " on " : "", r->host,
+             r->host_id[0] ? " (" : "", r->host_id, r->host_id[0] ? ")" : "",
+             r->power_mode[0] ? " " : "", r->power_mode);
+}
+
+static void cv_scatter(const struct canvas *cv, const char *title, const char *xunit,
+                       const char *yunit, const char *const *series, size_t ns,
+                       const struct tb_xy *pts, size_t n)
+{
+    if (cv->html)
+        tb_html_scatter(cv->html, title, xunit, yunit, series, ns, pts, n);
+    else
+        tb_plot_scatter(cv->plot, title, xunit, yunit, series, ns, pts, n);
+}
+
+/* The energy chart of one size: each kernel's best point per board, its energy per byte
+ * against its GB/s, with the 95% interval: the dynamic energy (above idle) where every
+ * point has it, else the total energy per GB. */
+static void energy_chart(const struct canvas *cv, const struct tb_log_rec *v, size_t n,
+                         const char *const *series, size_t ns)
+{
+    struct tb_xy *pts = calloc(n ? n : 1, sizeof(*pts));
+    if (!pts)
+        return;
+    bool dyn = true;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i].j_per_gb))
+            dyn &= isfinite(v[i].dyn_pj) && v[i].dyn_pj > 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i].j_per_gb))
+            continue;
+        char lab[256];
+        series_label(lab, sizeof(lab), &v[i]);
+        size_t s = 0;
+        while (s < ns && strcmp(series[s], lab))
+            s++;
+        if (s == ns)
+            continue;
+        pts[m++] = (struct tb_xy){ v[i].gbps, dyn ? v[i].dyn_pj : v[i].j_per_gb,
+                                   dyn ? v[i].dyn_pj_ci : v[i].j_per_gb_ci, s, v[i].kernel,
+                                   false };
+    }
+    if (m)
+        cv_scatter(cv, dyn ? "Energy per byte above idle against GB/s (95% intervals)"
+                           : "Energy per GB at total power against GB/s (95% intervals)",
+                   "GB/s", dyn ? "dynamic pJ per byte" : "J per GB", series, ns, pts, m);
+    free(pts);
+}
+
+/* "x +- ci" with dec decimals, "x" where no interval, "-" where no figure. */
+static void cell_ci(FILE *f, double v, double ci, int dec)
+{
+    fputs("<td class=\"n\">", f);
+    if (!isfinite(v))
+        fputs("-", f);
+    else if (isfinite(ci))
+        fprintf(f, "%.*f &plusmn; %.*f", dec, v, dec, ci);
+    else
+        fprintf(f, "%.*f", dec, v);
+    fputs("</td>", f);
+}
+
 /* A number with dec decimals; pct: signed, as a percentage. */
 static void cell_num(FILE *f, double v, int dec, bool pct)
 {
@@ -113,15 +180,6 @@ static size_t take_group(const void *v, size_t n, size_t i, bool *done, same_fn 
             done[j] = true;
         }
     return m;
-}
-
-/* A chart's series: the board on its host (two Nanos are two series), with its power mode
- * where it has one; the machine-id's start where two hosts share a name. */
-static void series_label(char *out, size_t n, const struct tb_log_rec *r)
-{
-    snprintf(out, n, "%s%s%s%s%.8s%s%s%s", r->board, r->host[0] ? " on " : "", r->host,
-             r->host_id[0] ? " (" : "", r->host_id, r->host_id[0] ? ")" : "",
-             r->power_mode[0] ? " " : "", r->power_mode);
 }
 
 /* One size and element type: v[0..n), sorted by kernel then board. */
@@ -184,15 +242,17 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         cv_bars(cv, "Fraction of the board's peak bandwidth", "of peak", cats, nc, series, ns,
                 peak, false);
     cv_bars(cv, "Best GB/s", "GB/s", cats, nc, series, ns, gbps, true);
-    if (any_w)
+    if (any_w) {
         cv_bars(cv, "GB/s per watt", "GB/s per W", cats, nc, series, ns, perw, false);
+        energy_chart(cv, v, n, series, ns);
+    }
     free(frac);
     FILE *f = cv->html;
     if (!f)
         return;
     fputs("<table><tr><th>kernel</th><th>board</th><th>device</th><th>power mode</th>"
-          "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W</th>"
-          "</tr>\n", f);
+          "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W "
+          "(95%)</th><th>J per GB (95%)</th><th>dynamic pJ per byte (95%)</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         char blk[32] = "-";
         if (v[i].bx)
@@ -206,7 +266,9 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         cell_num(f, v[i].gbps, 1, false);
         cell_num(f, v[i].frac_peak, 3, false);
         cell_num(f, v[i].frac_copy, 3, false);
-        cell_num(f, v[i].gbps_per_w, 2, false);
+        cell_ci(f, v[i].gbps_per_w, v[i].gbps_per_w_ci, 3);
+        cell_ci(f, v[i].j_per_gb, v[i].j_per_gb_ci, 4);
+        cell_ci(f, v[i].dyn_pj, v[i].dyn_pj_ci, 1);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);

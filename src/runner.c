@@ -187,8 +187,9 @@ static void say_cadence(struct tb_runner_ctx *ctx, size_t points, struct tb_runn
                  "for %d readings", c->period_ms, c->how, c->detail, res->window_ms,
                  pc->min_readings);
     if (!tb_quiet)
-        note("power: sensor updates every %s; %zu points: at least %.0f s of power windows",
-             res->cadence, points, (double)points * res->window_ms * 1e-3);
+        note("power: sensor updates every %s; %zu points x %d rounds: at least %.0f s of power "
+             "windows", res->cadence, points, pc->rounds,
+             (double)points * pc->rounds * res->window_ms * 1e-3);
 }
 
 /* The cadence, rails and scope, and the idle power before and after, as metadata lines
@@ -213,6 +214,8 @@ static void log_power_run(struct tb_runner_ctx *ctx, const struct tb_runner_resu
     tb_csvlog_meta(ctx->log, TB_META(power_idle), "before %.3f W +- %.3f, after %.3f W +- "
                    "%.3f, drift %+.3f W", res->idle_w, res->idle_ci, res->idle_after_w,
                    res->idle_after_ci, res->idle_after_w - res->idle_w);
+    if (res->settle[0])
+        tb_csvlog_meta(ctx->log, TB_META(power_settle), "%s", res->settle);
 }
 
 /* ---- one point -------------------------------------------------------------------- */
@@ -221,6 +224,7 @@ struct point_out {
     struct tb_row row;
     char note[512];
     char power_note[320];
+    char round_figures[256];
     double emc_mhz;               /* the EMC clock read in the power window; NAN: none */
     struct tb_throttle_snap start;   /* boards' throttle counters at the point's start */
     char cause[128];
@@ -400,6 +404,23 @@ static void per_byte(struct tb_row *r, const struct tb_power_point *pp, double i
     r->dyn_pj_per_byte_ci95 = hypot(pp->total_w_ci, idle_ci) * pp->secs / pp->bytes * 1e12;
 }
 
+/* Back-to-back launches of p's kernel until end (CLOCK_MONOTONIC ns) or a signal, a sync
+ * after every chunk; *launches counts them. 0 or the backend error. */
+static int load_until(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
+                      int64_t end, long chunk, long *launches)
+{
+    int rc;
+    while (tb_now_ns() < end && !*ctx->stop) {
+        for (long i = 0; i < chunk; i++)
+            if ((rc = ctx->be->launch(p->k, l)))
+                return rc;
+        *launches += chunk;
+        if ((rc = ctx->be->sync()))
+            return rc;
+    }
+    return 0;
+}
+
 /* One power window (a round): back-to-back launches for as long as the sensor's cadence
  * asks (window.c), timed by the host clock around syncs, and its figures judged without
  * power.max_rel_ci (the point's rounds together are judged: rounds.c). */
@@ -409,20 +430,13 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
 {
     struct tb_power_cfg loose = ctx->cfg->board.power;
     loose.max_rel_ci = INFINITY;
-    const struct tb_backend *be = ctx->be;
     long chunk = (long)(20.0 / (median_ms > 0 ? median_ms : 1e-3)) + 1;   /* a sync every 20 ms */
     long launches = 0;
     int rc;
     *step = "the power window";
-    int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)(res->window_ms * 1e6);
-    while (tb_now_ns() < deadline && !*ctx->stop) {
-        for (long i = 0; i < chunk; i++)
-            if ((rc = be->launch(p->k, l)))
-                return rc;
-        launches += chunk;
-        if ((rc = be->sync()))
-            return rc;
-    }
+    int64_t t0 = tb_now_ns();
+    if ((rc = load_until(ctx, p, l, t0 + (int64_t)(res->window_ms * 1e6), chunk, &launches)))
+        return rc;
     int64_t t1 = tb_now_ns();
     sleep_ms(tb_power_settle_ms(ctx->sampler));   /* the reading that closes the window */
     tb_power_over(ctx->sampler, &loose, t0, t1, &round->f);
@@ -431,6 +445,19 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     if (!o->power_note[0])
         power_health(ctx, &round->f, o);
     return 0;
+}
+
+/* Each round's power and window GB/s, as the column round_figures says them. */
+static void round_figures(const struct tb_power_round *r, int n, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "W");
+    for (int k = 0; k < n && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, " %.1f", r[k].f.total_w);
+    if (len < cap)
+        len += (size_t)snprintf(out + len, cap - len, "; GB/s");
+    for (int k = 0; k < n && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, " %.4g",
+                                r[k].secs > 0 ? r[k].bytes / r[k].secs / 1e9 : NAN);
 }
 
 /* The row's power fields from the point's rounds (rounds.c combines them). */
@@ -455,6 +482,8 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_power_round 
     r->power_samples = (double)pp.samples;
     r->power_updates = (double)pp.updates;
     r->power_rounds = pp.rounds;
+    round_figures(rounds, n, o->round_figures, sizeof(o->round_figures));
+    r->round_figures = o->round_figures;
     r->gpu_temp_c = pp.gpu_temp_c;
     r->gpu_clock_mhz = pp.gpu_clock_mhz;
     r->emc_clock_mhz = pp.emc_clock_mhz;
@@ -734,6 +763,13 @@ static int next_round(struct tb_runner_ctx *ctx, struct pending *pe, struct buff
             return rc;
     if ((rc = be->sync()))
         return rc;
+    /* the first round follows the point's timed repetitions, a load of up to seconds; the
+     * others follow an allocation and idle gaps, after which an H100 drew 3-9% less for the
+     * same GB/s (clocks and voltage ramping back): each gets a window's load first */
+    long lead = 0, chunk = (long)(20.0 / (pe->pw.median_ms > 0 ? pe->pw.median_ms : 1e-3)) + 1;
+    if ((rc = load_until(ctx, p, &l, tb_now_ns() + (int64_t)(res->window_ms * 1e6), chunk,
+                         &lead)))
+        return rc;
     return power_window(ctx, p, &l, pe->pw.moved, pe->pw.median_ms, res, &pe->o,
                         &pe->pw.round[pe->pw.n], step);
 }
@@ -800,6 +836,94 @@ static int write_group(struct tb_runner_ctx *ctx, struct pending *grp, size_t g,
     return 0;
 }
 
+/* ---- warming ------------------------------------------------------------------------
+ * A GPU's power climbs as it warms (leakage): an H100 under memcpy drew 501 W at 50 C and
+ * 522 W at 62 C a minute later. Rounds measured while it climbs disagree, and so would a
+ * rerun. Before the sweep, the first point's kernel runs back to back in blocks of a window
+ * (5 s at least) until two successive blocks' mean powers differ by at most settle_rel (or
+ * by less than their own intervals: a noisy sensor cannot show a smaller climb), or until
+ * power.settle_s has passed; the log says which. */
+#define SETTLE_BLOCK_MIN_MS 5000.0
+
+struct settle_state {
+    double first, prev, prev_ci, change;
+    int blocks;
+    bool steady;
+};
+
+/* One block of load; its mean power judged against the previous block's. 0, a backend
+ * error, or 1 when the block had no power reading. */
+static int settle_block(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
+                        int64_t end, long *chunk, struct settle_state *st)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    struct tb_power_cfg loose = *pc;
+    loose.max_rel_ci = INFINITY;
+    int64_t t0 = tb_now_ns();
+    long launches = 0;
+    int rc = load_until(ctx, p, l, end, *chunk, &launches);
+    if (rc)
+        return rc;
+    int64_t t1 = tb_now_ns();
+    if (launches > 0)   /* a sync every 20 ms or so from now on */
+        *chunk = (long)(20e6 / ((double)(t1 - t0) / (double)launches)) + 1;
+    sleep_ms(tb_power_settle_ms(ctx->sampler));
+    struct tb_power_figures f;
+    tb_power_over(ctx->sampler, &loose, t0, t1, &f);
+    if (!isfinite(f.total_w) || f.total_w <= 0)
+        return 1;
+    if (!st->blocks++)
+        st->first = f.total_w;
+    else {
+        st->change = (f.total_w - st->prev) / f.total_w;
+        double ci = hypot(isfinite(f.total_w_ci) ? f.total_w_ci : 0,
+                          isfinite(st->prev_ci) ? st->prev_ci : 0);
+        st->steady = fabs(st->change) <= pc->settle_rel || fabs(f.total_w - st->prev) < ci;
+    }
+    st->prev = f.total_w;
+    st->prev_ci = f.total_w_ci;
+    return 0;
+}
+
+static void settle(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                   struct buffers *buf, struct tb_runner_result *res)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    const struct tb_point *p = NULL;
+    for (size_t i = 0; i < n && !p; i++)
+        p = pts[i].skip ? NULL : &pts[i];
+    if (!ctx->sampler || pc->settle_s <= 0 || !p || *ctx->stop)
+        return;
+    size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
+    int rc = buffers_get(ctx->be, buf, p->rows, p->cols, bytes, s->verify);
+    if (!rc)
+        rc = ctx->be->fill_pattern(buf->in, count, s->elem_size, ctx->seed);
+    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
+                           0, 0, NULL };
+    if (!tb_quiet)
+        note("power: warming the device under %s %ldx%ld until its power stops climbing (at "
+             "most %d s)", p->k->name, p->rows, p->cols, pc->settle_s);
+    double block_ms = fmax(res->window_ms, SETTLE_BLOCK_MIN_MS);
+    int64_t t_start = tb_now_ns(), limit = t_start + (int64_t)pc->settle_s * 1000000000LL;
+    struct settle_state st = { NAN, NAN, NAN, NAN, 0, false };
+    long chunk = 1;
+    while (!rc && !st.steady && !*ctx->stop && tb_now_ns() < limit) {
+        int64_t end = tb_now_ns() + (int64_t)(block_ms * 1e6);
+        rc = settle_block(ctx, p, &l, end < limit ? end : limit, &chunk, &st);
+    }
+    double secs = (double)(tb_now_ns() - t_start) * 1e-9;
+    const char *how = st.steady ? "steady" : *ctx->stop ? "stopped by a signal"
+                      : rc == 1 ? "no power reading" : rc ? ctx->be->errstr(rc)
+                      : "not steady when power.settle_s ended";
+    snprintf(res->settle, sizeof(res->settle), "%.0f s under %s %ldx%ld in blocks of %.1f s: "
+             "%.1f W -> %.1f W, last change %+.2f%% (power.settle_rel %.2f%%): %s", secs,
+             p->k->name, p->rows, p->cols, block_ms * 1e-3, st.first, st.prev,
+             100 * st.change, 100 * pc->settle_rel, how);
+    if (!tb_quiet)
+        note("power: warmed %s", res->settle);
+}
+
 int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                     struct tb_runner_result *res)
 {
@@ -821,8 +945,10 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     tb_ceiling_read(&ctx->cfg->board, NULL, &ceiling);
     res->idle_w = measure_idle(ctx, &res->idle_ci);
     res->idle_after_w = res->idle_after_ci = NAN;
-    if (ctx->sampler)
+    if (ctx->sampler) {
         say_cadence(ctx, n, res);
+        settle(ctx, pts, n, &buf, res);
+    }
     double t_begin = tb_now_s();
     size_t i = 0, group = ctx->sampler && ctx->cfg->board.power.rounds > 1 ? ROUND_GROUP : 1;
     bool stop_sweep = false;

@@ -44,6 +44,7 @@ struct tb_runner_result {
     double idle_after_w, idle_after_ci;   /* after it (drift); NAN when not measured */
     double window_ms;                 /* each point's power window (window.c sized it) */
     char cadence[320];                /* the sensor's cadence as said and logged */
+    char settle[320];                 /* the warming load before the sweep, as logged; "" */
     struct tb_log_rec *rows;          /* every row written, as a reader sees it */
     size_t n_rows;
 };

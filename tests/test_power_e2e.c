@@ -22,7 +22,7 @@
 
 struct driver {
     const char *root;
-    atomic_int stop;
+    atomic_int stop, ramp;   /* ramp: the current climbs 1% an update (a board warming) */
     pthread_t thread;
 };
 
@@ -35,7 +35,10 @@ static void *driver_main(void *arg)
     long oc = 17;
     for (int i = 0; !atomic_load(&d->stop); i++) {
         char text[32];
-        snprintf(text, sizeof(text), "%d\n", i % 2 ? 925 : 952);
+        int ma = i % 2 ? 925 : 952;
+        if (atomic_load(&d->ramp))
+            ma = (int)(900 * pow(1.01, i % 200));
+        snprintf(text, sizeof(text), "%d\n", ma);
         free(th_write(d->root, HWMON "/curr1_input.new", text));
         char a[PATH_MAX], b[PATH_MAX];
         snprintf(a, sizeof(a), "%s/" HWMON "/curr1_input.new", d->root);
@@ -98,6 +101,11 @@ static void test_orin_super_night(void **state)
      * the rule is loosened here, the power's own interval checked below */
     run_on(r, "--set power.max_rel_ci=0.5", logs);
     run_on(r, "--set power.min_readings=2 --set power.rounds=1", logs2);
+    /* a board whose draw keeps climbing: the warming ends at its limit and says so */
+    char logs3[PATH_MAX];
+    snprintf(logs3, sizeof(logs3), "%s/logs3", r);
+    atomic_store(&d.ramp, 1);
+    run_on(r, "--set power.rounds=1 --set power.settle_s=12 --set power.max_rel_ci=10", logs3);
     atomic_store(&d.stop, 1);
     pthread_join(d.thread, NULL);
 
@@ -131,6 +139,10 @@ static void test_orin_super_night(void **state)
     assert_string_equal(src, "nvpmodel EMC cap");
     assert_non_null(strstr(text, "# ceiling: 68.3 GB/s (nvpmodel EMC cap)"));
     assert_non_null(strstr(text, "# power_idle: before "));
+    /* warmed first: a steady draw is steady after two blocks of 5 s */
+    if (!strstr(text, "# power_settle: ") || !strstr(text, "in blocks of 5.0 s: ") ||
+        !strstr(text, "): steady\n"))
+        th_fail("no steady warming in:\n%.4000s", text);
 
     /* a window of three periods: two or three updates, no figure, and why */
     char *p2 = th_keep(th_find_one(logs2, ".csv.gz"));
@@ -143,6 +155,13 @@ static void test_orin_super_night(void **state)
     assert_int_equal(th_field(h, row, "power_note", note, sizeof(note)), 0);
     if (!strstr(note, "sensor update"))
         th_fail("power_note '%s'", note);
+
+    /* the climbing board: 12 s of warming, never steady, said in the log */
+    char *text3 = th_keep(th_read_gz(th_keep(th_find_one(logs3, ".csv.gz"))));
+    const char *settle = strstr(text3, "# power_settle: ");
+    if (!settle || !strstr(settle, "not steady when power.settle_s ended"))
+        th_fail("no unsteady warming in:\n%.4000s", text3);
+    assert_true(atof(settle + strlen("# power_settle: ")) >= 12);
 }
 
 int main(void)

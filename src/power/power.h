@@ -19,6 +19,8 @@ struct tb_power_cfg {
     int min_readings;                 /* independent updates a window must hold */
     int batches;                      /* equal spans of a window whose means bound a drift */
     int rounds;                       /* windows per point, spread over its group (rounds.c) */
+    int settle_s;                     /* most seconds of load before the sweep (0: none) */
+    double settle_rel;                /* steady: block means this close (or within their CIs) */
     double max_rel_ci;                /* widest relative 95% interval that gives a figure */
     char sysfs_root[TB_POWER_STR];
     char tegrastats_command[TB_POWER_STR];
@@ -157,7 +159,8 @@ size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, 
 double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg *pc);
 /* How long to wait after a window's end for the reading that closes it. */
 double tb_power_settle_ms(const struct tb_sampler *s);
-/* True (why filled) when the source has said nothing for two sampling intervals. */
+/* True (why filled) when the source has said nothing for longer than twice the polling
+ * interval and twice the sensor's period, and 250 ms (poll jitter is not silence). */
 bool tb_power_silent(struct tb_sampler *s, char *why, size_t n);
 
 /* ---- a point's power from its rounds (rounds.c) ----------------------------------

@@ -336,11 +336,17 @@ double tb_power_settle_ms(const struct tb_sampler *s)
     return 2.0 * iv;
 }
 
+#define SILENT_MIN_MS 250.0
 bool tb_power_silent(struct tb_sampler *s, char *why, size_t n)
 {
     struct tb_sampler_health h;
     tb_sampler_health(s, &h);
-    double limit = 2.0 * tb_sampler_interval_ms(s);
+    /* twice the polling interval and the sensor's period, 250 ms at least: on the H100 an
+     * NVML poll every 20 ms came 43 ms late under load, and the row called it silent */
+    double period = tb_sampler_cadence(s)->period_ms,
+           limit = fmax(2.0 * tb_sampler_interval_ms(s), SILENT_MIN_MS);
+    if (isfinite(period))
+        limit = fmax(limit, 2.0 * period);
     if (h.quiet_ms <= limit)
         return false;
     snprintf(why, n, "no reading from '%s' for %.0f ms (the source is silent): no power "
