@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <limits.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +100,11 @@ static void test_page_writers_bounded(void **state)
             FILE *f = open_memstream(&buf, &len);
             tb_html_bars(f, "t", "GB/s", cats, 3, series, 2, sets[i], log);
             tb_html_lines(f, "t", "u", cats, 3, series, 2, sets[i]);
+            struct tb_xy pts[3];
+            for (size_t k = 0; k < 3; k++)
+                pts[k] = (struct tb_xy){ sets[i][k], sets[i][k + 3], sets[i][(k + 1) % 6],
+                                         k % 2, cats[k], k != 1 };
+            tb_html_scatter(f, "t", "GB/s", "pJ/B", series, 2, pts, 3);
             fclose(f);
             if (len > 64 * 1024)
                 th_fail("set %zu (log %d): a page of %zu bytes", i, log, len);
@@ -110,6 +116,10 @@ static void test_page_writers_bounded(void **state)
             assert_non_null(p);
             tb_plot_bars(p, "t", "GB/s", cats, 3, series, 2, sets[i], log);
             tb_plot_lines(p, "t", "u", cats, 3, series, 2, sets[i]);
+            struct tb_xy pp[3];
+            for (size_t k = 0; k < 3; k++)
+                pp[k] = (struct tb_xy){ sets[i][k], sets[i][k + 3], NAN, k % 2, cats[k], true };
+            tb_plot_scatter(p, "t", "GB/s", "pJ/B", series, 2, pp, 3);
             char body[PATH_MAX];
             snprintf(body, sizeof(body), "%s/body.gp", tb_plot_dir(p));
             FILE *b = fopen(body, "r");
@@ -123,6 +133,80 @@ static void test_page_writers_bounded(void **state)
             tb_plot_discard(p);
         }
     alarm(0);
+}
+
+/* Ticks a reader can read (steps of 1, 2 or 5 x 10^k, not fifths of the largest value), a
+ * one-night chart said to be alone, and the energy chart with its intervals and escaped
+ * labels, straight from the page writers. */
+static void test_ticks_one_night_and_scatter(void **state)
+{
+    static const char *const cats[2] = { "a", "b" }, *const series[2] = { "x", "<y>" };
+    const double v[4] = { 0.21, 0.1, 0.07, 0.2 };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tb_html_bars(f, "t", "GB/s per W", cats, 2, series, 2, v, false);
+    fclose(f);
+    must_have(buf, ">0.05</text>");
+    must_have(buf, ">0.25</text>");     /* the top: a whole number of steps above 0.21 */
+    must_lack(buf, ">0.0441</text>");   /* the old fifths of 0.21 x 1.05 */
+    free(buf);
+    f = open_memstream(&buf, &len);
+    tb_html_lines(f, "t", "u", cats, 1, series, 2, v);
+    fclose(f);
+    must_have(buf, "one night so far");
+    free(buf);
+    struct tb_xy pts[3] = { { 2900, 127.5, 1.9, 0, "memcpy", false },
+                            { 2830, 145.3, 0.7, 1, "tile<2x2>", false },
+                            { 2800, NAN, 1, 1, "undrawn", false } };
+    f = open_memstream(&buf, &len);
+    tb_html_scatter(f, "Energy", "GB/s", "pJ per byte", series, 2, pts, 3);
+    fclose(f);
+    must_have(buf, "tile&lt;2x2&gt;");       /* labels escaped */
+    must_have(buf, "&lt;y&gt;");
+    must_have(buf, "memcpy: 2900, 127.5 +- 1.9");         /* the point's title carries its interval */
+    must_lack(buf, "undrawn");
+    size_t circles = 0, bars = 0;
+    for (const char *p = buf; (p = strstr(p, "<circle")); p++)
+        circles++;
+    for (const char *p = buf; (p = strstr(p, "<path d=\"M")); p++)
+        bars++;
+    assert_int_equal(circles, 2);
+    assert_int_equal(bars, 2);
+    free(buf);
+}
+
+/* compare --html with power figures: each with its interval in the table, and the energy
+ * chart; without power figures, no energy chart. */
+static void test_energy_on_the_page(void **state)
+{
+    const char *dir = th_scratch();
+    char *log = th_write(dir, "h_b_20261101T020000Z.csv",
+        "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,"
+        "status,verified,frac_copy,gbps_per_w,gbps_per_w_ci95,j_per_gb,j_per_gb_ci95,"
+        "dyn_pj_per_byte,dyn_pj_per_byte_ci95\n"
+        "h_b_20261101T020000Z,b,d,memcpy,float,8192,8192,0,0,2924.4,0.001,ok,ok,1,5.9789,0.0973,"
+        "0.1673,0.0027,124.57,2.68\n"
+        "h_b_20261101T020000Z,b,d,vec16,float,8192,8192,256,1,2805.6,0.001,ok,ok,0.96,5.1821,"
+        "0.0294,0.1930,0.0011,148.44,1.11\n# end: complete, 2 rows\n");
+    char page[PATH_MAX];
+    snprintf(page, sizeof(page), "%s/p.html", dir);
+    assert_int_equal(th_runf("compare %s --html %s", log, page), 0);
+    char *html = th_keep(th_read_gz(page));
+    must_have(html, "Energy per byte above idle against GB/s");
+    must_have(html, "5.979 &plusmn; 0.097");
+    must_have(html, "148.4 &plusmn; 1.1");
+    must_have(html, ">vec16</text>");
+    free(log);
+    /* the same without power columns: no energy chart */
+    log = th_write(dir, "h_b_20261102T020000Z.csv",
+        "# log_format: 1\n" FIELDS "h_b_20261102T020000Z,b,d,k5,float,64,64,8,8,12.5,0.01,ok,"
+        "0.5,\n# end: complete, 1 rows\n");
+    snprintf(page, sizeof(page), "%s/q.html", dir);
+    assert_int_equal(th_runf("compare %s --html %s", log, page), 0);
+    html = th_keep(th_read_gz(page));
+    must_lack(html, "Energy per");
+    free(log);
 }
 
 /* compare --html and history --html over logs of extreme figures: they return at once, the
@@ -533,6 +617,8 @@ int main(void)
         cmocka_unit_test(test_json_outputs),
         cmocka_unit_test(test_run_summary_to_a_full_disk),
         cmocka_unit_test(test_power_json),
+        cmocka_unit_test(test_ticks_one_night_and_scatter),
+        cmocka_unit_test(test_energy_on_the_page),
     };
     return cmocka_run_group_tests_name("report", tests, setup, NULL);
 }
