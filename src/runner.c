@@ -30,30 +30,30 @@ struct buffers {
     size_t bytes;
 };
 
-static void buffers_free(const struct tb_backend *be, struct buffers *b)
+static void buffers_free(const struct tb_backend *be, void *st, struct buffers *b)
 {
     if (b->in)
-        be->free(b->in);
+        be->free(st, b->in);
     if (b->out)
-        be->free(b->out);
+        be->free(st, b->out);
     free(b->host);
     memset(b, 0, sizeof(*b));
 }
 
 /* Allocates input and output for a size, unless they are already there. */
-static int buffers_get(const struct tb_backend *be, struct buffers *b, long rows, long cols,
-                       size_t bytes, bool verify)
+static int buffers_get(const struct tb_backend *be, void *st, struct buffers *b, long rows,
+                       long cols, size_t bytes, bool verify)
 {
     if (b->in && b->rows == rows && b->cols == cols && (!verify || b->host))
         return 0;
-    buffers_free(be, b);
-    int rc = be->alloc(bytes, &b->in);
+    buffers_free(be, st, b);
+    int rc = be->alloc(st, bytes, &b->in);
     if (rc == 0)
-        rc = be->alloc(bytes, &b->out);
+        rc = be->alloc(st, bytes, &b->out);
     if (rc == 0 && verify && !(b->host = malloc(bytes)))
         rc = -ENOMEM;
     if (rc) {
-        buffers_free(be, b);
+        buffers_free(be, st, b);
         return rc;
     }
     b->rows = rows;
@@ -262,22 +262,23 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
     int rc;
     *step = "filling the input";
-    if ((rc = be->fill_pattern(buf->in, count, s->elem_size, seed)))
+    if ((rc = be->fill_pattern(dev, buf->in, count, s->elem_size, seed)))
         return rc;
     r->verified = TB_VERIFIED_NA;
     if (s->verify) {
         *step = "poisoning the output";
-        if ((rc = be->fill_bytes(buf->out, 0xFF, bytes)))
+        if ((rc = be->fill_bytes(dev, buf->out, 0xFF, bytes)))
             return rc;
         *step = "the checked launch";
-        if ((rc = be->launch(p->k, l)) || (rc = be->sync()))
+        if ((rc = be->launch(dev, p->k, l)) || (rc = be->sync(dev)))
             return rc;
         *step = "reading the output back";
-        if ((rc = be->download(buf->host, buf->out, bytes)))
+        if ((rc = be->download(dev, buf->host, buf->out, bytes)))
             return rc;
         *step = "the check";
         char vnote[200] = "";
@@ -291,9 +292,9 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
     }
     *step = "the warm-up";
     for (int i = 0; i < s->warmup; i++)
-        if ((rc = be->launch(p->k, l)))
+        if ((rc = be->launch(dev, p->k, l)))
             return rc;
-    if ((rc = be->sync()))
+    if ((rc = be->sync(dev)))
         return rc;
     r->grid_x = l->grid_x;
     r->grid_y = l->grid_y;
@@ -308,6 +309,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     struct tb_stop_rule rule = { s->min_reps, s->max_reps, s->min_time_ms, s->max_time_ms,
                                  s->rel_spread };
@@ -318,20 +320,20 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     struct tb_running run = { 0 };
     enum tb_stop why = TB_GO_ON;
     double clk0 = NAN, clk1 = NAN;
-    be->sm_clock_mhz(&clk0);
+    be->sm_clock_mhz(dev, &clk0);
     int64_t t_start = tb_now_ns();
     *step = "a timed repetition";
     bool cold = !strcmp(s->cache, "cold");
     int rc = 0;
     while (why == TB_GO_ON && !*ctx->stop) {
         double ms;
-        if ((cold && (rc = be->flush_cache())) || (rc = be->timed(p->k, l, &ms)))
+        if ((cold && (rc = be->flush_cache(dev))) || (rc = be->timed(dev, p->k, l, &ms)))
             break;
         times[run.n] = ms;
         tb_running_add(&run, ms);
         why = tb_stop_check(&rule, &run, (double)(tb_now_ns() - t_start) * 1e-6);
     }
-    be->sm_clock_mhz(&clk1);
+    be->sm_clock_mhz(dev, &clk1);
     struct tb_stats st;
     if (!rc)
         tb_stats_compute(times, run.n, &st);
@@ -400,6 +402,7 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     long chunk = (long)(20.0 / (median_ms > 0 ? median_ms : 1e-3)) + 1;   /* a sync every 20 ms */
     long launches = 0;
@@ -408,10 +411,10 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     int64_t t0 = tb_now_ns(), deadline = t0 + (int64_t)(res->window_ms * 1e6);
     while (tb_now_ns() < deadline && !*ctx->stop) {
         for (long i = 0; i < chunk; i++)
-            if ((rc = be->launch(p->k, l)))
+            if ((rc = be->launch(dev, p->k, l)))
                 return rc;
         launches += chunk;
-        if ((rc = be->sync()))
+        if ((rc = be->sync(dev)))
             return rc;
     }
     int64_t t1 = tb_now_ns();
@@ -487,6 +490,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     size_t bytes = (size_t)p->rows * (size_t)p->cols * (size_t)s->elem_size;
     double moved = p->k->bytes_factor * (double)bytes;
@@ -494,9 +498,9 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     r->fits_cache = fits(ctx->dev, bytes);
     r->cache = s->cache;
     const char *step = "allocating the matrices";
-    int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
+    int rc = buffers_get(be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
     if (rc) {
-        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
+        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(dev, rc));
         r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
         return rc;
     }
@@ -521,7 +525,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
     size_t len = strlen(o->note);
     snprintf(o->note + len, sizeof(o->note) - len, "%s%s: %s", len ? "; " : "", step,
-             be->errstr(rc));
+             be->errstr(dev, rc));
     return rc;
 }
 
@@ -552,12 +556,12 @@ static void summary_add(struct tb_runner_result *res, const struct tb_row *r)
     tb_log_rec_from_row(r, &rows[res->n_rows++]);
 }
 
-static double start_clock(const struct tb_backend *be)
+static double start_clock(const struct tb_backend *be, void *st)
 {
     double best = NAN;
     for (int i = 0; i < 3; i++) {
         double mhz = NAN;
-        be->sm_clock_mhz(&mhz);
+        be->sm_clock_mhz(st, &mhz);
         if (!isnan(mhz) && (isnan(best) || mhz > best))
             best = mhz;
     }
@@ -598,14 +602,14 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
     if (!ctx->be->is_fatal(rc))
         return 0;
     buf->in = buf->out = NULL; /* gone with the context */
-    buffers_free(ctx->be, buf);
-    int rrc = ctx->be->recover();
+    buffers_free(ctx->be, ctx->be_st, buf);
+    int rrc = ctx->be->recover(ctx->be_st);
     if (rrc != 0) {
         /* CUDA documents illegal-address and similar errors as sticky: only a new
          * process gets a working context (seen on the H100, doc/reliability.md) */
         error("the device could not be recovered (reset: %s); stopping the sweep: "
               "the log keeps every completed row, and the next run starts afresh",
-              ctx->be->errstr(rrc));
+              ctx->be->errstr(ctx->be_st, rrc));
         res->aborted = true;
         return -1;
     }
@@ -632,9 +636,9 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     double copy_gbps = NAN;
     size_t copy_size = (size_t)-1;
     if (ctx->be->watch)
-        ctx->be->watch(ctx->stop);
+        ctx->be->watch(ctx->be_st, ctx->stop);
     double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
-                                                                        : start_clock(ctx->be);
+                                                                        : start_clock(ctx->be, ctx->be_st);
     struct tb_ceiling ceiling;
     tb_ceiling_read(&ctx->cfg->board, NULL, &ceiling);
     res->idle_w = measure_idle(ctx, &res->idle_ci);
@@ -699,7 +703,7 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         res->interrupted = true;
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
-    buffers_free(ctx->be, &buf);
+    buffers_free(ctx->be, ctx->be_st, &buf);
     if (!res->log_failed)
         tb_csvlog_meta(ctx->log, TB_META(ceiling), "%.1f GB/s (%s): %s", ceiling.gbps,
                        ceiling.source, ceiling.why);

@@ -434,7 +434,7 @@ static void test_orin_nano_super_run_logs_peak(void **state)
  * is an error, never an image reported written, and leaves no partial file. */
 static void test_list_images_atomic_and_repeatable(void **state)
 {
-    if (!strncmp(tb_cuda_images(), "none", 4))
+    if (!strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4))
         skip();
     char *d = th_tmpdir(), *out = NULL, *err = NULL, args[PATH_MAX + 64];
     snprintf(args, sizeof(args), "list --images %s/img", d);
