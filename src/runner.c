@@ -150,7 +150,7 @@ static double measure_idle(struct tb_runner_ctx *ctx, double *ci)
         return NAN;
     int64_t t0 = tb_now_ns();
     double waited = 0, want = pc->idle_ms;
-    while (!*ctx->stop && waited < IDLE_CAP_MS) {
+    while (!*ctx->stop && waited < IDLE_CAP_MS && !tb_sampler_failed(ctx->sampler)) {
         double step = fmin(250.0, want - waited);
         if (step > 0) {
             sleep_ms(step);
@@ -513,7 +513,12 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
         rc = time_point(ctx, p, &l, moved, copy_gbps, start_clock, o, &median_ms, &step);
     if (rc == 1)
         return 0;   /* interrupted between repetitions: the row says so */
-    if (!rc && ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop)
+    if (!rc && ctx->sampler && tb_sampler_failed(ctx->sampler)) {
+        /* the measurement goes on; each row after says power was lost, and why */
+        snprintf(o->power_note, sizeof(o->power_note), "power source '%s' lost: %s",
+                 tb_sampler_source(ctx->sampler), tb_sampler_why(ctx->sampler));
+        r->power_note = o->power_note;
+    } else if (!rc && ctx->sampler && !*ctx->stop)
         rc = power_window(ctx, p, &l, moved, median_ms, res, o, &step);
     if (!rc)
         return 0;

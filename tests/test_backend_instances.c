@@ -129,6 +129,39 @@ static void test_list_and_board_choice_make_no_context(void **state)
     assert_true(trace_count(trace, "load") >= 1);
 }
 
+/* The "available" column of list's row for kernel name on backend be ("yes"/"no"). */
+static const char *available(const char *out, const char *name, const char *be)
+{
+    char want[64];
+    snprintf(want, sizeof(want), "\n  %s ", name);
+    for (const char *p = out; (p = strstr(p, want)); p++) {
+        char n[32], b[16], a[8];
+        if (sscanf(p + 1, "%31s %15s %7s", n, b, a) == 3 && !strcmp(b, be))
+            return strcmp(a, "yes") ? "no" : "yes";
+    }
+    fail_msg("no row for %s on %s", name, be);
+    return NULL;
+}
+
+/* #33: list says "available yes" for a CUDA kernel only where a GPU can run it: never with
+ * no driver, nor with a driver that sees no GPU; the CPU's kernels stay available. */
+static void test_list_availability_follows_the_driver(void **state)
+{
+    setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);
+    assert_int_equal(th_runf("list -b boards/generic.cfg"), 0);
+    assert_string_equal(available(th_out(), "naive_row", "cuda"), "no");
+    assert_string_equal(available(th_out(), "memcpy", "cuda"), "no");
+    assert_string_equal(available(th_out(), "naive_row", "cpu"), "yes");
+    assert_non_null(strstr(th_out(), "no usable GPU here (see below)"));
+    setenv("TB_CUDA_LIB", fake, 1);
+    setenv("TB_FAKE_CUDA", "nodevice", 1);
+    assert_int_equal(th_runf("list -b boards/generic.cfg"), 0);
+    assert_string_equal(available(th_out(), "naive_row", "cuda"), "no");
+    setenv("TB_FAKE_CUDA", "h100", 1);   /* the control: a usable GPU */
+    assert_int_equal(th_runf("list -b boards/generic.cfg"), 0);
+    assert_string_equal(available(th_out(), "naive_row", "cuda"), images ? "yes" : "no");
+}
+
 /* Two CPU instances: a stop flag given to one never stops the other (it was one static). */
 static void test_two_cpu_instances(void **state)
 {
@@ -266,6 +299,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TH_TEST(test_identify_makes_no_context),
         TH_TEST(test_list_and_board_choice_make_no_context),
+        TH_TEST(test_list_availability_follows_the_driver),
         TH_TEST(test_two_cpu_instances),
         TH_TEST(test_two_cuda_instances),
         TH_TEST(test_launch_fault_recovered),
