@@ -232,14 +232,16 @@ static void test_two_cuda_instances(void **state)
 
 static const char *run_err;   /* the last run_log's stderr */
 
-/* The run's rows, as the log holds them: its text (kept until the teardown). */
+/* The run's rows, as the log holds them: its text (kept until the teardown). fault: the
+ * fake's TB_FAKE_CUDA_FAULT, or "" for none. */
 static const char *run_log(const char *fault, int want_rc)
 {
     setenv("TB_FAKE_CUDA_FAULT", fault, 1);
     char *err = NULL;
+    /* one warm-up launch: the backend's launch path (TB_CUDA_FAULT's) as well as the timed */
     char *text = th_run_log("run --device cuda -b boards/generic.cfg --sizes 64x64,128x128 "
                             "--kernels naive_row,tiled --blocks 32x8 --set sweep.verify=false "
-                            "--set power.source=none --set sweep.warmup=0 "
+                            "--set power.source=none --set sweep.warmup=1 "
                             "--set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
                             "-o %s --quiet", want_rc, true, NULL, &err);
     unsetenv("TB_FAKE_CUDA_FAULT");
@@ -282,7 +284,7 @@ static void test_context_lost_mid_sweep(void **state)
     if (!images)
         skip();
     const char *trace = trace_file();
-    const char *log = run_log("lost:3", 1);
+    const char *log = run_log("lost:4", 1);
     assert_true(rows_with(log, "ok") >= 1);     /* measured before the loss: kept */
     assert_int_equal(rows_with(log, "error"), 1);
     assert_non_null(strstr(log, "CUDA_ERROR_LAUNCH_FAILED"));
@@ -292,6 +294,29 @@ static void test_context_lost_mid_sweep(void **state)
     assert_non_null(strstr(end, "aborted, device lost"));
     assert_null(strstr(end, "complete"));
     assert_non_null(strstr(run_err, "the device could not be recovered"));
+}
+
+/* The backend's own hook (TB_CUDA_FAULT, for make gpu-check): its kernel's first launch
+ * writes through a bad pointer; the fake reports an illegal address at the synchronize, as
+ * a GPU does; the row says so, the device is reset, the sweep goes on, the log names the
+ * hook. */
+static void test_fault_hook_illegal_address(void **state)
+{
+    if (!images)
+        skip();
+    const char *trace = trace_file();
+    setenv("TB_CUDA_FAULT", "tiled", 1);
+    const char *log = run_log("", 1);
+    unsetenv("TB_CUDA_FAULT");
+    assert_non_null(strstr(log, "# fault_injection: TB_CUDA_FAULT=tiled"));
+    const char *row = strstr(log, ",tiled,");
+    assert_non_null(row);
+    const char *err = strstr(row, ",error,");
+    assert_true(err && err < strchr(row, '\n'));
+    assert_non_null(strstr(row, "CUDA_ERROR_ILLEGAL_ADDRESS"));
+    assert_int_equal(rows_with(log, "error"), 1);
+    assert_true(rows_with(log, "ok") >= 3);
+    assert_int_equal(trace_count(trace, "reset"), 1);
 }
 
 int main(void)
@@ -304,6 +329,7 @@ int main(void)
         TH_TEST(test_two_cuda_instances),
         TH_TEST(test_launch_fault_recovered),
         TH_TEST(test_context_lost_mid_sweep),
+        TH_TEST(test_fault_hook_illegal_address),
     };
     return cmocka_run_group_tests_name("backend_instances", tests, setup, NULL);
 }
