@@ -597,7 +597,8 @@ static enum tb_run_outcome finish(struct run *r)
     if (sig)
         snprintf(how, sizeof(how), "interrupted by %s", strsignal(sig));
     else if (res->aborted)
-        snprintf(how, sizeof(how), "aborted, device lost");
+        snprintf(how, sizeof(how), "aborted, device lost (the reset did not recover it), %zu "
+                 "points not run", res->not_run);
     else if (res->log_failed)
         snprintf(how, sizeof(how), "failed: the log could not be written");
     else if (res->not_run)

@@ -692,8 +692,10 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
             summary_add(res, r);
         }
         if (rc) {
-            if (after_failure(ctx, p, i, rc, &o, &buf, res) < 0)
+            if (after_failure(ctx, p, i, rc, &o, &buf, res) < 0) {
+                res->not_run = n - i - 1;   /* the end line counts what the loss cost */
                 break;
+            }
         } else if (!p->skip && tb_outcome_wrong(r->status, r->verified)) {
             res->verify_failed++;
             error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", i + 1,

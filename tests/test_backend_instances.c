@@ -291,7 +291,11 @@ static void test_context_lost_mid_sweep(void **state)
     assert_int_equal(trace_count(trace, "reset"), 1);
     const char *end = strstr(log, "# end: ");
     assert_non_null(end);
-    assert_non_null(strstr(end, "aborted, device lost"));
+    assert_non_null(strstr(end, "aborted, device lost (the reset did not recover it), "));
+    size_t not_run = 0;   /* the points after the lost one: each said, none a row */
+    assert_int_equal(sscanf(strstr(end, "recover it), ") + 13, "%zu points not run", &not_run), 1);
+    assert_true(not_run >= 1);
+    assert_int_equal(rows_with(log, "ok") + rows_with(log, "error") + not_run, 6);
     assert_null(strstr(end, "complete"));
     assert_non_null(strstr(run_err, "the device could not be recovered"));
 }
