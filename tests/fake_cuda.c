@@ -332,8 +332,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
             return 0;
         }
         int nth = 0;
-        if (fault && (sscanf(fault, "launch:%d", &nth) == 1 || sscanf(fault, "lost:%d", &nth) == 1) &&
-            (unsigned)nth == kernel_launches) {
+        if (fault && (sscanf(fault, "launch:%d", &nth) == 1 ||
+                      sscanf(fault, "lost:%d", &nth) == 1) && (unsigned)nth == kernel_launches) {
             broken = !strncmp(fault, "lost:", 5) ? 2 : 1;
             return 719;
         }
@@ -359,11 +359,21 @@ static CUresult sync_health(void)
     }
     return health();
 }
-CUresult cuStreamSynchronize(void *s) { (void)s; maybe_hang("cuStreamSynchronize"); return sync_health(); }
+CUresult cuStreamSynchronize(void *s)
+{
+    (void)s;
+    maybe_hang("cuStreamSynchronize");
+    return sync_health();
+}
 CUresult cuStreamDestroy_v2(void *s) { (void)s; return 0; }
 CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = (void *)1; return 0; }
 CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return health(); }
-CUresult cuEventSynchronize(void *e) { (void)e; maybe_hang("cuEventSynchronize"); return sync_health(); }
+CUresult cuEventSynchronize(void *e)
+{
+    (void)e;
+    maybe_hang("cuEventSynchronize");
+    return sync_health();
+}
 CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 {
     static unsigned turn;

@@ -1,10 +1,11 @@
 /* backend.c: the CUDA backend, plain C on the driver API (driver.c opens libcuda). An
  * instance owns one device's state (struct cuda_dev, held by the caller: context, stream,
  * events, loaded modules, the L2 flush buffer); the driver and the image table are the
- * process's. identify names a GPU without a context; open loads the kernel image images.c picks for the GPU, and launches what the
- * kernels' geometry functions (kernels/cuda_launch.c) choose. A cubin is loaded whole at
- * open; PTX is JIT-compiled one entry at a time, when a sweep first runs it, so a Nano
- * compiles only what it measures. memcpy and cuBLAS are built-ins. No CUDA header here. */
+ * process's. identify names a GPU without a context; open loads the kernel image images.c
+ * picks for the GPU; launches are what the kernels' geometry functions (kernels/cuda_launch.c)
+ * choose. A cubin is loaded whole at open; PTX is JIT-compiled one entry at a time, when a
+ * sweep first runs it, so a Nano compiles only what it measures. memcpy and cuBLAS are
+ * built-ins. No CUDA header here. */
 #include "backend.h"
 
 #include <errno.h>
@@ -578,7 +579,8 @@ static int cuda_download(void *st, void *dst, const void *src, size_t n)
 static int cuda_fill_bytes(void *st, void *dst, int byte, size_t n)
 {
     struct cuda_dev *d = st;
-    CUresult e = CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n, d->stream);
+    CUresult e = CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n,
+                    d->stream);
     return e ? e : cuda_sync(d);
 }
 
