@@ -282,7 +282,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
     if (broken)
         return health();
-    void *h = malloc(n);
+    void *h = calloc(1, n ? n : 1);   /* zeroed: a kernel never runs to write it */
     *p = (CUdeviceptr)(size_t)h;
     return h ? 0 : 2;
 }
