@@ -39,6 +39,11 @@ int tb_backend_select(const char *spec, const struct tb_backend **out, int *inde
     return 0;
 }
 
+void *tb_backend_new(const struct tb_backend *be)
+{
+    return calloc(1, be->state_size ? be->state_size : 1);
+}
+
 int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n)
 {
     const struct tb_backend *be = k->backend == TB_BACKEND_CUDA ? &tb_backend_cuda : &tb_backend_cpu;

@@ -15,11 +15,18 @@
 #include "safeio.h"
 #include "util.h"
 
-static unsigned char *flush_buf;
-static size_t flush_bytes;
-static const volatile sig_atomic_t *stop_flag;   /* a signal asked the run to stop */
+/* One instance: its cache-flush buffer and the flag a signal sets to stop it. */
+struct cpu_dev {
+    unsigned char *flush_buf;
+    size_t flush_bytes;
+    const volatile sig_atomic_t *stop_flag;   /* a signal asked the run to stop */
+    char err[128];                            /* errstr's words */
+};
 
-static void cpu_watch(const volatile sig_atomic_t *stop) { stop_flag = stop; }
+static void cpu_watch(void *st, const volatile sig_atomic_t *stop)
+{
+    ((struct cpu_dev *)st)->stop_flag = stop;
+}
 
 static int cpu_probe(int index, char *why, size_t n)
 {
@@ -56,9 +63,12 @@ static void cpu_model(char *buf, size_t n)
     free(text);
 }
 
-static int cpu_open(int index, struct tb_device_info *info, char *why, size_t n)
+/* The CPU as a device: its model, cores, last-level cache and memory (nothing to open). */
+static int cpu_identify(int index, struct tb_device_info *info, char *why, size_t n)
 {
     memset(info, 0, sizeof(*info));
+    if (cpu_probe(index, why, n))
+        return -ENODEV;
     cpu_model(info->name, sizeof(info->name));
     info->index = index;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -74,92 +84,116 @@ static int cpu_open(int index, struct tb_device_info *info, char *why, size_t n)
     return 0;
 }
 
-static void cpu_close(void)
+static int cpu_open(void *st, int index, struct tb_device_info *info, char *why, size_t n)
 {
-    free(flush_buf);
-    flush_buf = NULL;
-    flush_bytes = 0;
+    (void)st;
+    return cpu_identify(index, info, why, n);
 }
 
-static int cpu_alloc(size_t bytes, void **p)
+static void cpu_close(void *st)
 {
+    struct cpu_dev *c = st;
+    free(c->flush_buf);
+    c->flush_buf = NULL;
+    c->flush_bytes = 0;
+}
+
+static int cpu_alloc(void *st, size_t bytes, void **p)
+{
+    (void)st;
     *p = malloc(bytes ? bytes : 1);
     return *p ? 0 : -ENOMEM;
 }
 
-static void cpu_free(void *p) { free(p); }
+static void cpu_free(void *st, void *p) { (void)st; free(p); }
 
-static int cpu_download(void *dst, const void *src, size_t n)
+static int cpu_download(void *st, void *dst, const void *src, size_t n)
 {
+    (void)st;
     memcpy(dst, src, n);
     return 0;
 }
 
-static int cpu_fill_bytes(void *dst, int byte, size_t n)
+static int cpu_fill_bytes(void *st, void *dst, int byte, size_t n)
 {
+    (void)st;
     memset(dst, byte, n);
     return 0;
 }
 
-static int cpu_fill_pattern(void *dst, size_t count, int elem_size, uint64_t seed)
+static int cpu_fill_pattern(void *st, void *dst, size_t count, int elem_size, uint64_t seed)
 {
+    const volatile sig_atomic_t *stop = ((struct cpu_dev *)st)->stop_flag;
     for (size_t i = 0; i < count; i++) {
-        if ((i & 0xFFFFF) == 0 && stop_flag && *stop_flag)
+        if ((i & 0xFFFFF) == 0 && stop && *stop)
             return -EINTR;
         tb_pattern_store(dst, elem_size, seed, i);
     }
     return 0;
 }
 
-static int cpu_launch(const struct tb_kernel *k, struct tb_launch *l)
+static int cpu_launch(void *st, const struct tb_kernel *k, struct tb_launch *l)
 {
-    l->stop = stop_flag;
+    l->stop = ((struct cpu_dev *)st)->stop_flag;
     return k->launch(l);
 }
 
-static int cpu_timed(const struct tb_kernel *k, struct tb_launch *l, double *ms)
+static int cpu_timed(void *st, const struct tb_kernel *k, struct tb_launch *l, double *ms)
 {
-    l->stop = stop_flag;
+    l->stop = ((struct cpu_dev *)st)->stop_flag;
     int64_t t0 = tb_now_ns();
     int rc = k->launch(l);
     *ms = (double)(tb_now_ns() - t0) * 1e-6;
     return rc;
 }
 
-static int cpu_sync(void) { return 0; }
+static int cpu_sync(void *st) { (void)st; return 0; }
 
-static int cpu_flush_cache(void)
+static int cpu_flush_cache(void *st)
 {
+    struct cpu_dev *c = st;
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     size_t want = (llc > 0 ? (size_t)llc : (size_t)32 << 20) * 2;
-    if (flush_bytes < want) {
-        free(flush_buf);
-        flush_buf = malloc(want);
-        flush_bytes = flush_buf ? want : 0;
-        if (!flush_buf)
+    if (c->flush_bytes < want) {
+        free(c->flush_buf);
+        c->flush_buf = malloc(want);
+        c->flush_bytes = c->flush_buf ? want : 0;
+        if (!c->flush_buf)
             return -ENOMEM;
     }
     /* write every line so that dirty lines of the matrices get evicted too */
-    for (size_t i = 0; i < flush_bytes; i += 64)
-        flush_buf[i] = (unsigned char)i;
+    for (size_t i = 0; i < c->flush_bytes; i += 64)
+        c->flush_buf[i] = (unsigned char)i;
     return 0;
 }
 
-static int cpu_sm_clock(double *mhz)
+static int cpu_sm_clock(void *st, double *mhz)
 {
+    (void)st;
     *mhz = NAN;
     return 0;
 }
 
-static int cpu_recover(void) { return 0; }
-static const char *cpu_errstr(int err) { return strerror(err < 0 ? -err : err); }
+static int cpu_recover(void *st) { (void)st; return 0; }
+
+static const char *cpu_errstr(void *st, int err)
+{
+    struct cpu_dev *c = st;
+    /* strerror_r (the GNU one returns its own pointer) into the instance: no shared buffer */
+    const char *m = strerror_r(err < 0 ? -err : err, c->err, sizeof(c->err));
+    if (m != c->err)
+        tb_strlcpy(c->err, m, sizeof(c->err));
+    return c->err;
+}
 static bool cpu_is_oom(int err) { return err == -ENOMEM; }
 static bool cpu_is_fatal(int err) { return false; }
 
 const struct tb_backend tb_backend_cpu = {
     .name = "cpu",
     .id = TB_BACKEND_CPU,
+    .state_size = sizeof(struct cpu_dev),
     .probe = cpu_probe,
+    .identify = cpu_identify,
     .open = cpu_open,
     .close = cpu_close,
     .alloc = cpu_alloc,

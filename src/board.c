@@ -173,14 +173,18 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
 }
 
 /* GPU 0's name from the CUDA driver, for list and power, which open no GPU of their own
- * before choosing (run passes the GPU it opened): "" when there is none. */
+ * before choosing (run passes the GPU it identified): "" when there is none. The backend's
+ * identify: no context, no image loaded, nothing JIT-compiled, for a name. */
 static void gpu0_name(char *buf, size_t n)
 {
     char why[512];
     struct tb_device_info dev;
     buf[0] = '\0';
-    if (tb_backend_cuda.probe(0, why, sizeof(why)) == 0 && tb_cuda_describe(0, &dev) == 0)
-        tb_strlcpy(buf, dev.name, n);   /* no context: a name is all that is wanted */
+    /* only a GPU run could use (as run asks: a GPU without an image for it runs nothing,
+     * so its name must not pick the board file there either) */
+    if (tb_backend_cuda.probe(0, why, sizeof(why)) == 0 &&
+        tb_backend_cuda.identify(0, &dev, why, sizeof(why)) == 0)
+        tb_strlcpy(buf, dev.name, n);
 }
 
 static const char *board_root(const struct tb_config *cfg, char *setting, size_t n)

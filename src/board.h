@@ -24,7 +24,7 @@ int tb_board_detect(const char *root, const char *gpu_name, char *path, size_t n
 struct tb_config;
 /* The board file, one rule for run, list and power: given (looked up in boards/), else
  * detected under the power.sysfs_root override, else $TB_ROOT, else / (tb_sys_root): the
- * model first, then the GPU's name. gpu_name: the GPU the caller opened (run), "" when it
+ * model first, then the GPU's name. gpu_name: the GPU the caller identified (run), "" when it
  * uses none (--device cpu), NULL to have GPU 0's name asked of the CUDA driver when no
  * model decides (list, power), so they choose what `run` chooses. why says from what, e.g.
  * "model 'quill' matches 'quill'". Returns 0, or -1 when no file exists. */

@@ -1,5 +1,7 @@
-/* listcmd.c: see listcmd.h. It opens the GPU to say which image it runs: list is where a
- * user finds out, before a night, whether the board can be measured at all. */
+/* listcmd.c: see listcmd.h. It names the GPU and the image it would run through the
+ * backend's identify, without a context (no image loaded, nothing JIT-compiled): list is
+ * where a user finds out, before a night, whether the board can be measured at all, and
+ * it must cost nothing and never touch the GPU being measured. */
 #include "listcmd.h"
 
 #include <errno.h>
@@ -13,7 +15,6 @@
 
 #include "backend.h"
 #include "board.h"
-#include "cuda/images.h"
 #include "csvlog.h"
 #include "power/power.h"
 #include "elements.h"
@@ -50,36 +51,45 @@ static void list_kernels(FILE *out, bool gpu_ok)
     }
 }
 
-/* The kernel images this binary carries, each on its own line, and whether GPU 0 can run
- * them, which one and why. */
-static void list_gpu(FILE *out)
+/* The kernel images this binary carries, one line each (or why there are none), and
+ * whether GPU 0 can run them, which one and why: from the backend's identify, with no
+ * context. gpu_why: the probe's reason, "" when it found GPU 0 usable. */
+static void list_gpu(FILE *out, const struct tb_backend *be, const char *gpu_why)
 {
-    fprintf(out, "\nkernel images: %s\n", tb_cuda_images());
-    for (size_t i = 0; i < tb_image_count(); i++) {
-        char desc[192];
-        tb_image_describe(&tb_images[i], desc, sizeof(desc));
-        fprintf(out, "  image %zu: %s\n", i, desc);
-    }
-    const struct tb_backend *be = &tb_backend_cuda;
-    char why[1024];
+    char desc[192], file[64], buf[1024];
+    size_t i = 0;
+    for (; be->image && be->image(i, desc, sizeof(desc), file, sizeof(file), NULL, NULL) == 0; i++)
+        fprintf(out, "%s  image %zu: %s\n", i ? "" : "\nkernel images:\n", i, desc);
+    if (i == 0)
+        fprintf(out, "\nkernel images: %s\n", be->images ? be->images(buf, sizeof(buf)) : "none");
     struct tb_device_info dev;
-    if (be->probe(0, why, sizeof(why)) != 0 || be->open(0, &dev, why, sizeof(why)) != 0) {
-        fprintf(out, "GPU cuda:0: not usable: %s\n", why);
+    char why[1024], name[512];   /* a driver's answer, shown cleaned (util.h) */
+    if (be->identify(0, &dev, why, sizeof(why)) != 0) {
+        fprintf(out, "GPU cuda:0: not usable: %s\n", gpu_why[0] ? gpu_why : why);
         return;
     }
-    char name[512];   /* a driver's answer, shown cleaned (util.h) as all text from outside */
-    fprintf(out, "GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: usable, runs %s\n",
-            tb_text_clean(name, sizeof(name), dev.name, false),
-            dev.cc_major, dev.cc_minor, dev.driver_version, dev.image);
-    fprintf(out, "  why that image: %s\n", dev.image_why);
-    be->close();
+    fprintf(out, "GPU cuda:0: %s, sm_%d%d, driver's CUDA %s: ",
+            tb_text_clean(name, sizeof(name), dev.name, false), dev.cc_major, dev.cc_minor,
+            dev.driver_version);
+    if (gpu_why[0]) {
+        fprintf(out, "not usable: %s\n", gpu_why);
+        return;
+    }
+    fprintf(out, "usable, runs %s\n  why that image: %s\n", dev.image, dev.image_why);
+    fprintf(out, "  (named without a context: whether the driver accepts the image shows when "
+            "a run loads it, in its log's kernel_image line)\n");
 }
 
 int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file, FILE *out)
 {
-    char gpu_why[1024];
-    list_kernels(out, tb_backend_cuda.probe(0, gpu_why, sizeof(gpu_why)) == 0);
-    list_gpu(out);
+    char gpu_why[1024] = "";
+    const struct tb_backend *cuda = &tb_backend_cuda;
+    if (cuda->probe(0, gpu_why, sizeof(gpu_why)) == 0)
+        gpu_why[0] = '\0';
+    else if (!gpu_why[0])
+        tb_strlcpy(gpu_why, "the driver gave no reason", sizeof(gpu_why));
+    list_kernels(out, !gpu_why[0]);
+    list_gpu(out, cuda, gpu_why);
     char board_path[PATH_MAX], board_why[512];
     if (tb_board_pick(cfg, board_file, NULL, board_path, sizeof(board_path), board_why,
                       sizeof(board_why)) < 0)
@@ -117,8 +127,10 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
         ssize_t w = write(fd, buf + done, len - done);
         if (w < 0 && errno == EINTR)
             continue;
+        /* a write of nothing, or a failure that set no errno, is a disk that took no more:
+         * never 0 (success) for a file not written whole */
         if (w <= 0)
-            return w < 0 ? -errno : -ENOSPC;
+            return w < 0 && errno ? -errno : -ENOSPC;
         done += (size_t)w;
     }
     return fsync(fd) < 0 && errno != EINVAL ? -errno : 0;
@@ -149,11 +161,15 @@ static bool same_file(const char *path, const unsigned char *buf, size_t len)
  * synced, then given its name with link(2), never over an existing file. A file already
  * there with the same bytes is left as it is (list --images run twice into one folder);
  * one with other bytes is said and left. */
-static int write_image(const char *dir, size_t i, const struct tb_image *im, FILE *out)
+static int write_image(const char *dir, size_t i, const struct tb_backend *be, FILE *out)
 {
-    char path[PATH_MAX], tmp[PATH_MAX];
-    int n1 = snprintf(path, sizeof(path), "%s/transpose-bench.%zu.sm_%d.%s", dir, i, im->sm,
-                      im->kind == TB_IMAGE_CUBIN ? "cubin" : "ptx");
+    char path[PATH_MAX], tmp[PATH_MAX], desc[192], file[64];
+    unsigned char *buf;
+    size_t len;
+    int rc = be->image(i, desc, sizeof(desc), file, sizeof(file), NULL, NULL);
+    if (rc < 0)
+        return rc;
+    int n1 = snprintf(path, sizeof(path), "%s/transpose-bench.%zu.%s", dir, i, file);
     int n2 = snprintf(tmp, sizeof(tmp), "%s/.transpose-bench.%zu.%ld.tmp", dir, i,
                       (long)getpid());
     if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof(path) || (size_t)n2 >= sizeof(tmp)) {
@@ -161,15 +177,11 @@ static int write_image(const char *dir, size_t i, const struct tb_image *im, FIL
                 "file names (%s)\n", i, strerror(ENAMETOOLONG));
         return -ENAMETOOLONG;
     }
-    unsigned char *buf;
-    size_t len;
-    int rc = tb_image_unpack(im, &buf, &len);
+    rc = be->image(i, desc, sizeof(desc), file, sizeof(file), &buf, &len);
     if (rc < 0) {
         fprintf(stderr, "transpose-bench: image %zu: %s\n", i, strerror(-rc));
         return rc;
     }
-    char desc[192];
-    tb_image_describe(im, desc, sizeof(desc));
     if (same_file(path, buf, len)) {
         free(buf);
         fprintf(out, "%s: %s (already there, unchanged)\n", path, desc);
@@ -200,13 +212,16 @@ int tb_list_images(const char *dir, FILE *out)
         fprintf(stderr, "transpose-bench: cannot create '%s': %s\n", dir, strerror(errno));
         return -errno;
     }
-    if (!tb_image_count()) {
+    const struct tb_backend *be = &tb_backend_cuda;
+    char desc[192], file[64], buf[1024];
+    if (be->image(0, desc, sizeof(desc), file, sizeof(file), NULL, NULL) < 0) {
         fprintf(stderr, "transpose-bench: this binary carries no kernel images: %s\n",
-                tb_cuda_images());
+                be->images(buf, sizeof(buf)));
         return -ENOENT;
     }
-    for (size_t i = 0; i < tb_image_count(); i++) {
-        int rc = write_image(dir, i, &tb_images[i], out);
+    for (size_t i = 0; be->image(i, desc, sizeof(desc), file, sizeof(file), NULL, NULL) == 0;
+         i++) {
+        int rc = write_image(dir, i, be, out);
         if (rc < 0)
             return rc;
     }

@@ -61,6 +61,7 @@ struct run {
     struct tb_run_opts *o;
     struct tb_config *cfg;
     const struct tb_backend *be;
+    void *be_st;                    /* be's instance, made at open_device */
     int index;
     bool opened;                    /* be->open succeeded: close at the end */
     struct tb_device_info dev;
@@ -177,8 +178,8 @@ static void probe_gpu(struct run *r)
         return;
     bool asked_gpu = strcmp(r->o->device, "auto") != 0;
     int rc = r->be->probe(r->index, r->gpu_why, sizeof(r->gpu_why));
-    if (rc == 0 && tb_cuda_describe(r->index, &r->dev) < 0)
-        rc = -ENODEV;
+    if (rc == 0)
+        rc = r->be->identify(r->index, &r->dev, r->gpu_why, sizeof(r->gpu_why));
     if (rc == 0)
         return;
     tb_csvlog_clean(r->gpu_why, sizeof(r->gpu_why));   /* the driver's words: one line, on stderr and in the log */
@@ -312,7 +313,9 @@ static int open_log(struct run *r)
                    r->cfg->board.peak_gbps, r->cfg->board.has_gpu ? ", has a GPU" : "");
     if (r->variant[0])
         tb_csvlog_meta(log, TB_META(board_variant), "%s", r->variant);
-    tb_csvlog_meta(log, TB_META(kernel_images), "%s", tb_cuda_images());
+    char images[1024];
+    tb_csvlog_meta(log, TB_META(kernel_images), "%s",
+                   tb_backend_cuda.images(images, sizeof(images)));
     return 0;
 }
 
@@ -335,7 +338,7 @@ static void log_device(struct run *r)
                        r->dev.l2_bytes, r->dev.mem_bytes, r->dev.driver_version,
                        r->dev.pci_bus_id, r->dev.image);
         tb_csvlog_meta(log, TB_META(kernel_image), "%s", r->dev.image_why);
-        tb_csvlog_meta(log, TB_META(jit_cache), "%s", tb_cuda_jit_cache(cache, sizeof(cache)));
+        tb_csvlog_meta(log, TB_META(jit_cache), "%s", r->be->jit_cache(cache, sizeof(cache)));
         const char *fault = getenv("TB_CUDA_FAULT");
         if (fault && *fault)   /* a test hook (gpu-check): a night run with it says so */
             tb_csvlog_meta(log, TB_META(fault_injection), "TB_CUDA_FAULT=%s: kernel '%s' writes "
@@ -427,7 +430,11 @@ static int open_device(struct run *r)
     char why[1024];
     if (r->gpu_failed || r->opened)
         return 0;
-    if (r->be->open(r->index, &r->dev, why, sizeof(why)) != 0) {
+    int rc = -ENOMEM;
+    snprintf(why, sizeof(why), "%s", strerror(ENOMEM));
+    if (r->be_st || (r->be_st = tb_backend_new(r->be)))
+        rc = r->be->open(r->be_st, r->index, &r->dev, why, sizeof(why));
+    if (rc != 0) {
         if (r->be->id == TB_BACKEND_CPU)
             return error("cannot open the cpu backend: %s", why);
         snprintf(r->gpu_why, sizeof(r->gpu_why), "%s", why);
@@ -479,7 +486,8 @@ static void sweep(struct run *r)
     tb_csvlog_header(r->log);
     r->header_written = true;
     struct tb_runner_ctx ctx = {
-        .cfg = r->cfg, .be = r->be, .dev = &r->dev, .log = r->log, .sampler = r->sampler,
+        .cfg = r->cfg, .be = r->be, .be_st = r->be_st, .dev = &r->dev, .log = r->log,
+        .sampler = r->sampler,
         .run_id = tb_csvlog_run_id(r->log), .host = r->host, .stop = &stop_signal,
         .progress = !r->o->quiet && isatty(STDERR_FILENO),
         .seed = (unsigned long long)tb_now_ns(),
@@ -571,7 +579,7 @@ static enum tb_run_outcome finish(struct run *r)
     }
     if (r->be && r->be->load_stats && !r->gpu_failed) {
         char load[256];
-        r->be->load_stats(load, sizeof(load));
+        r->be->load_stats(r->be_st, load, sizeof(load));
         tb_csvlog_meta(r->log, TB_META(kernel_load), "%s", load);
     }
     uint64_t nsamp = 0;
@@ -589,7 +597,8 @@ static enum tb_run_outcome finish(struct run *r)
     if (sig)
         snprintf(how, sizeof(how), "interrupted by %s", strsignal(sig));
     else if (res->aborted)
-        snprintf(how, sizeof(how), "aborted, device lost");
+        snprintf(how, sizeof(how), "aborted, device lost (the reset did not recover it), %zu "
+                 "points not run", res->not_run);
     else if (res->log_failed)
         snprintf(how, sizeof(how), "failed: the log could not be written");
     else if (res->not_run)
@@ -706,8 +715,9 @@ done:
         tb_runner_result_free(&r.res);
     free(r.pts);
     if (r.opened)
-        r.be->close();                       /* still under the watchdog; its ending writes
+        r.be->close(r.be_st);                /* still under the watchdog; its ending writes
                                               * no log now (log_done) */
+    free(r.be_st);
     tb_watchdog_set(NULL, NULL, NULL);
     return out;
 }

@@ -30,30 +30,30 @@ struct buffers {
     size_t bytes;
 };
 
-static void buffers_free(const struct tb_backend *be, struct buffers *b)
+static void buffers_free(const struct tb_backend *be, void *st, struct buffers *b)
 {
     if (b->in)
-        be->free(b->in);
+        be->free(st, b->in);
     if (b->out)
-        be->free(b->out);
+        be->free(st, b->out);
     free(b->host);
     memset(b, 0, sizeof(*b));
 }
 
 /* Allocates input and output for a size, unless they are already there. */
-static int buffers_get(const struct tb_backend *be, struct buffers *b, long rows, long cols,
-                       size_t bytes, bool verify)
+static int buffers_get(const struct tb_backend *be, void *st, struct buffers *b, long rows,
+                       long cols, size_t bytes, bool verify)
 {
     if (b->in && b->rows == rows && b->cols == cols && (!verify || b->host))
         return 0;
-    buffers_free(be, b);
-    int rc = be->alloc(bytes, &b->in);
+    buffers_free(be, st, b);
+    int rc = be->alloc(st, bytes, &b->in);
     if (rc == 0)
-        rc = be->alloc(bytes, &b->out);
+        rc = be->alloc(st, bytes, &b->out);
     if (rc == 0 && verify && !(b->host = malloc(bytes)))
         rc = -ENOMEM;
     if (rc) {
-        buffers_free(be, b);
+        buffers_free(be, st, b);
         return rc;
     }
     b->rows = rows;
@@ -150,7 +150,7 @@ static double measure_idle(struct tb_runner_ctx *ctx, double *ci)
         return NAN;
     int64_t t0 = tb_now_ns();
     double waited = 0, want = pc->idle_ms;
-    while (!*ctx->stop && waited < IDLE_CAP_MS) {
+    while (!*ctx->stop && waited < IDLE_CAP_MS && !tb_sampler_failed(ctx->sampler)) {
         double step = fmin(250.0, want - waited);
         if (step > 0) {
             sleep_ms(step);
@@ -275,22 +275,23 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
     int rc;
     *step = "filling the input";
-    if ((rc = be->fill_pattern(buf->in, count, s->elem_size, seed)))
+    if ((rc = be->fill_pattern(dev, buf->in, count, s->elem_size, seed)))
         return rc;
     r->verified = TB_VERIFIED_NA;
     if (s->verify) {
         *step = "poisoning the output";
-        if ((rc = be->fill_bytes(buf->out, 0xFF, bytes)))
+        if ((rc = be->fill_bytes(dev, buf->out, 0xFF, bytes)))
             return rc;
         *step = "the checked launch";
-        if ((rc = be->launch(p->k, l)) || (rc = be->sync()))
+        if ((rc = be->launch(dev, p->k, l)) || (rc = be->sync(dev)))
             return rc;
         *step = "reading the output back";
-        if ((rc = be->download(buf->host, buf->out, bytes)))
+        if ((rc = be->download(dev, buf->host, buf->out, bytes)))
             return rc;
         *step = "the check";
         char vnote[200] = "";
@@ -304,9 +305,9 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
     }
     *step = "the warm-up";
     for (int i = 0; i < s->warmup; i++)
-        if ((rc = be->launch(p->k, l)))
+        if ((rc = be->launch(dev, p->k, l)))
             return rc;
-    if ((rc = be->sync()))
+    if ((rc = be->sync(dev)))
         return rc;
     r->grid_x = l->grid_x;
     r->grid_y = l->grid_y;
@@ -321,6 +322,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     struct tb_stop_rule rule = { s->min_reps, s->max_reps, s->min_time_ms, s->max_time_ms,
                                  s->rel_spread };
@@ -331,20 +333,20 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     struct tb_running run = { 0 };
     enum tb_stop why = TB_GO_ON;
     double clk0 = NAN, clk1 = NAN;
-    be->sm_clock_mhz(&clk0);
+    be->sm_clock_mhz(dev, &clk0);
     int64_t t_start = tb_now_ns();
     *step = "a timed repetition";
     bool cold = !strcmp(s->cache, "cold");
     int rc = 0;
     while (why == TB_GO_ON && !*ctx->stop) {
         double ms;
-        if ((cold && (rc = be->flush_cache())) || (rc = be->timed(p->k, l, &ms)))
+        if ((cold && (rc = be->flush_cache(dev))) || (rc = be->timed(dev, p->k, l, &ms)))
             break;
         times[run.n] = ms;
         tb_running_add(&run, ms);
         why = tb_stop_check(&rule, &run, (double)(tb_now_ns() - t_start) * 1e-6);
     }
-    be->sm_clock_mhz(&clk1);
+    be->sm_clock_mhz(dev, &clk1);
     struct tb_stats st;
     if (!rc)
         tb_stats_compute(times, run.n, &st);
@@ -412,10 +414,10 @@ static int load_until(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     int rc;
     while (tb_now_ns() < end && !*ctx->stop) {
         for (long i = 0; i < chunk; i++)
-            if ((rc = ctx->be->launch(p->k, l)))
+            if ((rc = ctx->be->launch(ctx->be_st, p->k, l)))
                 return rc;
         *launches += chunk;
-        if ((rc = ctx->be->sync()))
+        if ((rc = ctx->be->sync(ctx->be_st)))
             return rc;
     }
     return 0;
@@ -548,6 +550,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
+    void *dev = ctx->be_st;
     struct tb_row *r = &o->row;
     size_t bytes = (size_t)p->rows * (size_t)p->cols * (size_t)s->elem_size;
     double moved = p->k->bytes_factor * (double)bytes;
@@ -555,9 +558,9 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     r->fits_cache = fits(ctx->dev, bytes);
     r->cache = s->cache;
     const char *step = "allocating the matrices";
-    int rc = buffers_get(be, buf, p->rows, p->cols, bytes, s->verify);
+    int rc = buffers_get(be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
     if (rc) {
-        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(rc));
+        snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(dev, rc));
         r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
         return rc;
     }
@@ -570,7 +573,12 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
         rc = time_point(ctx, p, &l, moved, copy_gbps, start_clock, o, &median_ms, &step);
     if (rc == 1)
         return 0;   /* interrupted between repetitions: the row says so */
-    if (!rc && ctx->sampler && !tb_sampler_failed(ctx->sampler) && !*ctx->stop) {
+    if (!rc && ctx->sampler && tb_sampler_failed(ctx->sampler)) {
+        /* the measurement goes on; each row after says power was lost, and why */
+        snprintf(o->power_note, sizeof(o->power_note), "power source '%s' lost: %s",
+                 tb_sampler_source(ctx->sampler), tb_sampler_why(ctx->sampler));
+        r->power_note = o->power_note;
+    } else if (!rc && ctx->sampler && !*ctx->stop) {
         rc = power_window(ctx, p, &l, moved, median_ms, res, o, &pw->round[0], &step);
         pw->n = rc ? 0 : 1;
         pw->moved = moved;
@@ -587,7 +595,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
     size_t len = strlen(o->note);
     snprintf(o->note + len, sizeof(o->note) - len, "%s%s: %s", len ? "; " : "", step,
-             be->errstr(rc));
+             be->errstr(dev, rc));
     return rc;
 }
 
@@ -618,12 +626,12 @@ static void summary_add(struct tb_runner_result *res, const struct tb_row *r)
     tb_log_rec_from_row(r, &rows[res->n_rows++]);
 }
 
-static double start_clock(const struct tb_backend *be)
+static double start_clock(const struct tb_backend *be, void *st)
 {
     double best = NAN;
     for (int i = 0; i < 3; i++) {
         double mhz = NAN;
-        be->sm_clock_mhz(&mhz);
+        be->sm_clock_mhz(st, &mhz);
         if (!isnan(mhz) && (isnan(best) || mhz > best))
             best = mhz;
     }
@@ -664,14 +672,14 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
     if (!ctx->be->is_fatal(rc))
         return 0;
     buf->in = buf->out = NULL; /* gone with the context */
-    buffers_free(ctx->be, buf);
-    int rrc = ctx->be->recover();
+    buffers_free(ctx->be, ctx->be_st, buf);
+    int rrc = ctx->be->recover(ctx->be_st);
     if (rrc != 0) {
         /* CUDA documents illegal-address and similar errors as sticky: only a new
          * process gets a working context (seen on the H100, doc/reliability.md) */
         error("the device could not be recovered (reset: %s); stopping the sweep: "
               "the log keeps every completed row, and the next run starts afresh",
-              ctx->be->errstr(rrc));
+              ctx->be->errstr(ctx->be_st, rrc));
         res->aborted = true;
         return -1;
     }
@@ -755,13 +763,13 @@ static int next_round(struct tb_runner_ctx *ctx, struct pending *pe, struct buff
                            0, 0, NULL };
     int rc;
     *step = "filling the input";
-    if ((rc = be->fill_pattern(buf->in, count, s->elem_size, pe->pw.seed)))
+    if ((rc = be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, pe->pw.seed)))
         return rc;
     *step = "the warm-up";
     for (int i = 0; i < s->warmup; i++)
-        if ((rc = be->launch(p->k, &l)))
+        if ((rc = be->launch(ctx->be_st, p->k, &l)))
             return rc;
-    if ((rc = be->sync()))
+    if ((rc = be->sync(ctx->be_st)))
         return rc;
     /* the first round follows the point's timed repetitions, a load of up to seconds; the
      * others follow an allocation and idle gaps, after which an H100 drew 3-9% less for the
@@ -783,7 +791,7 @@ static void more_rounds(struct tb_runner_ctx *ctx, struct pending *grp, size_t g
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     int planned = ctx->cfg->board.power.rounds;
     for (int k = 1; k < planned && !*ctx->stop && !res->aborted; k++) {
-        buffers_free(ctx->be, buf);
+        buffers_free(ctx->be, ctx->be_st, buf);
         for (size_t j = 0; j < g && !*ctx->stop && !res->aborted; j++) {
             struct pending *pe = &grp[j];
             if (pe->pw.n != k)
@@ -791,7 +799,7 @@ static void more_rounds(struct tb_runner_ctx *ctx, struct pending *grp, size_t g
             const struct tb_point *p = pe->p;
             size_t bytes = (size_t)p->rows * (size_t)p->cols * (size_t)s->elem_size;
             const char *step = "allocating the matrices";
-            int rc = buffers_get(ctx->be, buf, p->rows, p->cols, bytes, false);
+            int rc = buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, false);
             if (!rc)
                 rc = next_round(ctx, pe, buf, res, &step);
             if (!rc) {
@@ -802,7 +810,7 @@ static void more_rounds(struct tb_runner_ctx *ctx, struct pending *grp, size_t g
                 break;
             size_t len = strlen(pe->o.note);
             snprintf(pe->o.note + len, sizeof(pe->o.note) - len, "%spower round %d, %s: %s",
-                     len ? "; " : "", k + 1, step, ctx->be->errstr(rc));
+                     len ? "; " : "", k + 1, step, ctx->be->errstr(ctx->be_st, rc));
             if (ctx->be->is_fatal(rc) && after_failure(ctx, p, pe->index, rc, &pe->o, buf,
                                                       res) < 0)
                 return;
@@ -896,9 +904,9 @@ static void settle(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t
     if (!ctx->sampler || pc->settle_s <= 0 || !p || *ctx->stop)
         return;
     size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
-    int rc = buffers_get(ctx->be, buf, p->rows, p->cols, bytes, s->verify);
+    int rc = buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
     if (!rc)
-        rc = ctx->be->fill_pattern(buf->in, count, s->elem_size, ctx->seed);
+        rc = ctx->be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, ctx->seed);
     struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
                            0, 0, NULL };
     if (!tb_quiet)
@@ -914,7 +922,7 @@ static void settle(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t
     }
     double secs = (double)(tb_now_ns() - t_start) * 1e-9;
     const char *how = st.steady ? "steady" : *ctx->stop ? "stopped by a signal"
-                      : rc == 1 ? "no power reading" : rc ? ctx->be->errstr(rc)
+                      : rc == 1 ? "no power reading" : rc ? ctx->be->errstr(ctx->be_st, rc)
                       : "not steady when power.settle_s ended";
     snprintf(res->settle, sizeof(res->settle), "%.0f s under %s %ldx%ld in blocks of %.1f s: "
              "%.1f W -> %.1f W, last change %+.2f%% (power.settle_rel %.2f%%): %s", secs,
@@ -938,9 +946,9 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         return 0;
     }
     if (ctx->be->watch)
-        ctx->be->watch(ctx->stop);
+        ctx->be->watch(ctx->be_st, ctx->stop);
     double clock0 = !isnan(ctx->max_clock_mhz) && ctx->max_clock_mhz > 0 ? ctx->max_clock_mhz
-                                                                        : start_clock(ctx->be);
+                                                                        : start_clock(ctx->be, ctx->be_st);
     struct tb_ceiling ceiling;
     tb_ceiling_read(&ctx->cfg->board, NULL, &ceiling);
     res->idle_w = measure_idle(ctx, &res->idle_ci);
@@ -972,11 +980,17 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
             memset(pe, 0, sizeof(*pe));
             pe->p = p;
             pe->index = i++;
-            if (first_pass(ctx, pe, &buf, &copy_gbps, clock0, res) < 0)
+            if (first_pass(ctx, pe, &buf, &copy_gbps, clock0, res) < 0) {
+                res->not_run = n - i;   /* the end line counts what the loss cost */
                 stop_sweep = true;
+            }
         }
         if (!stop_sweep && ctx->sampler)
             more_rounds(ctx, grp, g, &buf, res);
+        if (res->aborted && !stop_sweep) {
+            res->not_run = n - i;   /* the device was lost in the rounds */
+            stop_sweep = true;
+        }
         if (write_group(ctx, grp, g, &ceiling, res) < 0)
             break;
     }
@@ -985,7 +999,7 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         res->interrupted = true;
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
-    buffers_free(ctx->be, &buf);
+    buffers_free(ctx->be, ctx->be_st, &buf);
     if (!res->log_failed)
         tb_csvlog_meta(ctx->log, TB_META(ceiling), "%.1f GB/s (%s): %s", ceiling.gbps,
                        ceiling.source, ceiling.why);

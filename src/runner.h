@@ -21,6 +21,7 @@ struct tb_sampler;
 struct tb_runner_ctx {
     const struct tb_config *cfg;
     const struct tb_backend *be;
+    void *be_st;                      /* its instance (tb_backend_new), opened */
     const struct tb_device_info *dev;
     struct tb_csvlog *log;            /* rows go here */
     struct tb_sampler *sampler;       /* NULL: no power figures */

@@ -14,7 +14,7 @@ ok() { passes=$((passes + 1)); echo "dist-check: ok: $*"; }
 bad() { fails=$((fails + 1)); echo "dist-check: FAILED: $*"; }
 
 allowed='libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 ld-linux-aarch64.so.1 ld-linux-x86-64.so.2'
-check_binary() {   # board cpu objdump runner images (the start of list's "kernel images:" line)
+check_binary() {   # board cpu objdump runner image (the start of one of list's "  image N: " lines)
     board=$1; cpu=$2; objdump=$3; runner=$4; sms=$5
     b=dist/transpose-bench-$board/transpose-bench
     [ -f "dist/transpose-bench-$board.tar.gz" ] && ok "$board: dist/transpose-bench-$board.tar.gz written" ||
@@ -30,7 +30,7 @@ check_binary() {   # board cpu objdump runner images (the start of list's "kerne
     [ -z "$extra" ] && ok "$board: needs only $libs" || bad "$board: needs$extra"
     out=$($runner "$b" list 2>&1)
     case $out in
-    *"kernel images: $sms"*) ok "$board: list runs and shows: $(printf '%s\n' "$out" | grep '^kernel images')" ;;
+    *"kernel images:"*": $sms"*) ok "$board: list runs and shows: $(printf '%s\n' "$out" | grep '^  image ' | tr '\n' ';')" ;;
     *) bad "$board: list said: $(printf '%s\n' "$out" | tail -n 5)" ;;
     esac
     v=$($runner "$b" --version 2>&1 | sed -n 's/^kernel images: sha256 \([0-9a-f]*\)$/\1/p')
@@ -89,7 +89,7 @@ done
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     make --no-print-directory dist BOARD=boards/desktop-h100.cfg >/tmp/dist-h100.log 2>&1 ||
         { tail -20 /tmp/dist-h100.log; bad "make dist BOARD=boards/desktop-h100.cfg failed"; }
-    check_binary h100-sxm x86-64 objdump "" "cubin sm_90 (nvcc"
+    check_binary h100-sxm x86-64 objdump "" "cubin sm_90 (CUDA"
 fi
 
 make --no-print-directory transpose-bench >/dev/null 2>&1 || bad "the plain build failed"

@@ -8,8 +8,19 @@
  *   nodevice        cuInit fails with CUDA_ERROR_NO_DEVICE (no GPU, or not in 'video')
  *   zero            cuInit succeeds but no device is listed
  * $TB_FAKE_CUDA_TRACE names a file that gets a line "ctx" for each context made, "init" for
- * each cuInit and "hang FN" when an entry point starts to hang (tests of what a run does
- * before it opens the device, and of when it is inside a hung call).
+ * each cuInit, "load" for each module load (an image loaded or JIT-compiled), "reset" for
+ * each primary-context reset, and "hang FN" when an entry point starts to hang (tests of
+ * what a run, list or board choice does before it opens a device, and of when it is inside
+ * a hung call).
+ * $TB_FAKE_CUDA_FAULT breaks the device as a faulting kernel does:
+ *   launch:N  the Nth kernel launch (the clock probe and the fill not counted) fails with
+ *             CUDA_ERROR_LAUNCH_FAILED; the context is then broken (every call fails with it)
+ *             until cuDevicePrimaryCtxReset, which recovers it
+ *   lost:N    as launch:N, but the reset does not help: the GPU is lost to this process
+ *             (CUDA's sticky errors, as the H100 showed), so recovery fails
+ * and a launch whose output pointer is 0x10 (the backend's own TB_CUDA_FAULT hook) reports
+ * CUDA_ERROR_ILLEGAL_ADDRESS at the next synchronize, broken until the reset, as a real
+ * GPU does.
  * Built with -DFAKE_PRE_10_2 it lacks cuDevicePrimaryCtxReset, as a too-old driver would.
  * Modules behave as the driver's rules say: PTX whose .version is above the driver's ISA is
  * refused (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), a PTX module holds only the entries in its
@@ -72,6 +83,14 @@ static void maybe_hang(const char *fn)
 }
 static int orin(void) { return is("orin-old"); }
 
+/* The context's health: 0 good, 1 broken until a reset, 2 lost for good; and an error a
+ * launch left for the next synchronize to report. */
+static int broken, pending;
+static unsigned kernel_launches;
+
+/* CUDA_ERROR_LAUNCH_FAILED (719) while the context is broken. */
+static CUresult health(void) { return broken ? 719 : 0; }
+
 CUresult cuInit(unsigned flags)
 {
     (void)flags;
@@ -96,7 +115,8 @@ CUresult cuGetErrorString(CUresult e, const char **s)
        : e == 209 ? "no kernel image is available for execution on the device"
        : e == 222 ? "the provided PTX was compiled with an unsupported toolchain."
        : e == 200 ? "device kernel image is invalid" : e == 500 ? "named symbol not found"
-       : "unknown error";
+       : e == 700 ? "an illegal memory access was encountered"
+       : e == 719 ? "unspecified launch failure" : "unknown error";
     return 0;
 }
 
@@ -108,7 +128,8 @@ CUresult cuGetErrorName(CUresult e, const char **s)
     }
     *s = e == 100 ? "CUDA_ERROR_NO_DEVICE" : e == 209 ? "CUDA_ERROR_NO_BINARY_FOR_GPU"
        : e == 222 ? "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" : e == 200 ? "CUDA_ERROR_INVALID_IMAGE"
-       : e == 500 ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
+       : e == 500 ? "CUDA_ERROR_NOT_FOUND" : e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+       : e == 719 ? "CUDA_ERROR_LAUNCH_FAILED" : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 
@@ -158,11 +179,19 @@ CUresult cuDevicePrimaryCtxRetain(void **c, int d)
     (void)d;
     maybe_hang("cuDevicePrimaryCtxRetain");
     *c = (void *)1;
-    return 0;
+    return health();
 }
 CUresult cuDevicePrimaryCtxRelease(int d) { (void)d; return 0; }
 #ifndef FAKE_PRE_10_2
-CUresult cuDevicePrimaryCtxReset(int d) { (void)d; return 0; }
+CUresult cuDevicePrimaryCtxReset(int d)
+{
+    (void)d;
+    trace("reset", NULL);
+    if (broken == 1)
+        broken = 0;
+    pending = 0;
+    return 0;
+}
 #endif
 CUresult cuCtxSetCurrent(void *c) { (void)c; return 0; }
 
@@ -186,6 +215,9 @@ CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, 
 {
     (void)n; (void)opts; (void)vals;
     maybe_hang("cuModuleLoadDataEx");
+    trace("load", NULL);
+    if (broken)
+        return health();
     const unsigned char *b = image;
     struct fake_mod *fm = calloc(1, sizeof(*fm));
     if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
@@ -230,6 +262,8 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     struct fake_mod *fm = m;
     char want[128];
+    if (broken)
+        return health();
     snprintf(want, sizeof(want), ".entry %s(", name);
     if (fm->ptx && !strstr(fm->ptx, want))
         return 500;   /* CUDA_ERROR_NOT_FOUND */
@@ -246,7 +280,9 @@ CUresult cuFuncGetAttribute(int *v, int attr, void *f)
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
-    void *h = malloc(n);
+    if (broken)
+        return health();
+    void *h = calloc(1, n ? n : 1);   /* zeroed: a kernel never runs to write it */
     *p = (CUdeviceptr)(size_t)h;
     return h ? 0 : 2;
 }
@@ -255,18 +291,24 @@ CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(size_t)p); return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st)
 {
     (void)st;
+    if (broken)
+        return health();
     memcpy(d, (void *)(size_t)s, n);
     return 0;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st)
 {
     (void)st;
+    if (broken)
+        return health();
     memcpy((void *)(size_t)d, (void *)(size_t)s, n);
     return 0;
 }
 CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *st)
 {
     (void)st;
+    if (broken)
+        return health();
     memset((void *)(size_t)p, v, n);
     return 0;
 }
@@ -277,6 +319,25 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)s;
     (void)extra;
     maybe_hang("cuLaunchKernel");
+    if (broken)
+        return health();
+    /* cuModuleGetFunction's handle is the entry's name: kernels are the entries that are
+     * neither the clock probe nor the fill */
+    const char *entry = f ? (const char *)f : "";
+    const char *fault = getenv("TB_FAKE_CUDA_FAULT");
+    if (strcmp(entry, "tb_clock_probe") && strcmp(entry, "tb_fill_pattern")) {
+        kernel_launches++;
+        if (params && params[1] && *(void **)params[1] == (void *)0x10) {
+            pending = 700;   /* CUDA_ERROR_ILLEGAL_ADDRESS, seen at the next synchronize */
+            return 0;
+        }
+        int nth = 0;
+        if (fault && (sscanf(fault, "launch:%d", &nth) == 1 ||
+                      sscanf(fault, "lost:%d", &nth) == 1) && (unsigned)nth == kernel_launches) {
+            broken = !strncmp(fault, "lost:", 5) ? 2 : 1;
+            return 719;
+        }
+    }
     /* cuModuleGetFunction's handle is the entry's name */
     if (garbage("attrs") && f && !strcmp((const char *)f, "tb_clock_probe") && params) {
         unsigned long long *h = (unsigned long long *)(size_t)*(CUdeviceptr *)params[0];
@@ -287,11 +348,32 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 }
 
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)1; return 0; }
-CUresult cuStreamSynchronize(void *s) { (void)s; maybe_hang("cuStreamSynchronize"); return 0; }
+/* A synchronize reports what a launch left pending, and breaks the context with it. */
+static CUresult sync_health(void)
+{
+    if (pending) {
+        broken = broken ? broken : 1;
+        CUresult e = pending;
+        pending = 0;
+        return e;
+    }
+    return health();
+}
+CUresult cuStreamSynchronize(void *s)
+{
+    (void)s;
+    maybe_hang("cuStreamSynchronize");
+    return sync_health();
+}
 CUresult cuStreamDestroy_v2(void *s) { (void)s; return 0; }
 CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = (void *)1; return 0; }
-CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return 0; }
-CUresult cuEventSynchronize(void *e) { (void)e; maybe_hang("cuEventSynchronize"); return 0; }
+CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return health(); }
+CUresult cuEventSynchronize(void *e)
+{
+    (void)e;
+    maybe_hang("cuEventSynchronize");
+    return sync_health();
+}
 CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 {
     static unsigned turn;

@@ -5,11 +5,14 @@
  *   notsup        power and energy NOT_SUPPORTED (as on a Jetson Orin)
  *   initfail      nvmlInit fails (driver not loaded)
  *   dies:N        power reads fail (GPU lost) after N good ones
+ *   hang-init     nvmlInit never returns (a wedged driver)
+ *   hang:N        power reads never return after N good ones (a GPU that stops answering)
  * $TB_FAKE_NVML_REASONS: the clock-event reasons bitmask nvmlDeviceGetCurrentClocksEventReasons
  * answers (strtoull, e.g. "0x44"; default 0); "notsup" answers NOT_SUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int nvml_ret;
 struct nvml_util { unsigned int gpu, memory; };
@@ -28,7 +31,19 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-nvml_ret nvmlInit_v2(void) { return strcmp(mode(), "initfail") ? 0 : 9; }
+/* Never returns (signals interrupt the wait, and it goes on waiting). */
+static void hang(void)
+{
+    for (;;)
+        pause();
+}
+
+nvml_ret nvmlInit_v2(void)
+{
+    if (!strcmp(mode(), "hang-init"))
+        hang();
+    return strcmp(mode(), "initfail") ? 0 : 9;
+}
 nvml_ret nvmlShutdown(void) { return 0; }
 const char *nvmlErrorString(nvml_ret r) { return r == 3 ? "Not Supported" : r == 15 ? "GPU is lost" : r == 6 ? "Not Found" : "Driver Not Loaded"; }
 nvml_ret nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **dev) { *dev = (void *)1; return i ? 2 : 0; }
@@ -45,6 +60,8 @@ nvml_ret nvmlDeviceGetPowerUsage(void *dev, unsigned int *mw)
         return 3;
     if (!strncmp(mode(), "dies:", 5) && ++calls > atoi(mode() + 5))
         return 15;
+    if (!strncmp(mode(), "hang:", 5) && ++calls > atoi(mode() + 5))
+        hang();
     *mw = 60000;
     return 0;
 }

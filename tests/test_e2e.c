@@ -160,7 +160,7 @@ static void test_env_restored_after_it(void **state)
  * and still before any context (the control: the trace can fill). */
 static void test_config_errors_before_the_device(void **state)
 {
-    if (!strncmp(tb_cuda_images(), "none", 4))
+    if (!strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4))
         skip();   /* without kernel images the GPU is never opened at all */
     const char *dir = th_scratch(), *b = getenv("TB_BUILD");
     char lib[2 * PATH_MAX], trace[PATH_MAX + 16], cwd[PATH_MAX];

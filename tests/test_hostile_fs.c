@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -434,7 +435,7 @@ static void test_orin_nano_super_run_logs_peak(void **state)
  * is an error, never an image reported written, and leaves no partial file. */
 static void test_list_images_atomic_and_repeatable(void **state)
 {
-    if (!strncmp(tb_cuda_images(), "none", 4))
+    if (!strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4))
         skip();
     char *d = th_tmpdir(), *out = NULL, *err = NULL, args[PATH_MAX + 64];
     snprintf(args, sizeof(args), "list --images %s/img", d);
@@ -493,6 +494,73 @@ static void test_list_images_atomic_and_repeatable(void **state)
     free(d);
 }
 
+/* `list --images dir` with a file size limit of `limit` bytes (SIGXFSZ ignored by the tool:
+ * a write past it is a short write, then EFBIG); its exit status, stdout into *out. */
+static int images_with_limit(const char *dir, rlim_t limit, char **out)
+{
+    char o[PATH_MAX + 8];
+    snprintf(o, sizeof(o), "%s.out", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = { limit, limit };
+        int fd = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644), null = open("/dev/null", O_WRONLY);
+        if (setrlimit(RLIMIT_FSIZE, &rl) < 0 || fd < 0 || null < 0)
+            _exit(99);
+        dup2(fd, 1);
+        dup2(null, 2);
+        execl(real_bin, real_bin, "list", "--images", dir, (char *)NULL);
+        _exit(98);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    *out = th_read_gz(o);
+    unlink(o);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* A disk that fills part-way (#29 item 6): with a file size limit that image 0 fits and a
+ * later, larger image does not, the images before that one are written whole and listed,
+ * the one cut short is an error, is not listed and leaves no file or temporary. */
+static void test_list_images_disk_fills_part_way(void **state)
+{
+    const struct tb_backend *be = &tb_backend_cuda;
+    char desc[192], file[64];
+    unsigned char *bytes;
+    size_t first = 0, len, stop = 0;
+    if (be->image(0, desc, sizeof(desc), file, sizeof(file), &bytes, &first) < 0)
+        skip();   /* CUDA=0: no images */
+    free(bytes);
+    for (size_t i = 1; !stop && be->image(i, desc, sizeof(desc), file, sizeof(file), &bytes,
+                                          &len) == 0; i++) {
+        free(bytes);
+        if (len > first)
+            stop = i;   /* the first image that will not fit */
+    }
+    if (!stop)
+        skip();   /* no image larger than the first: nothing fills part-way */
+    char *d = th_tmpdir(), dir[PATH_MAX], *out = NULL;
+    snprintf(dir, sizeof(dir), "%s/img", d);
+    assert_int_equal(images_with_limit(dir, (rlim_t)first, &out), 1);
+    assert_int_equal(th_count_files(dir), stop);   /* images 0..stop-1, no partial, no tmp */
+    for (size_t i = 0; i < stop; i++) {
+        assert_int_equal(be->image(i, desc, sizeof(desc), file, sizeof(file), &bytes, &len), 0);
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof(path), "%s/transpose-bench.%zu.%s", dir, i, file);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_true((size_t)st.st_size == len);   /* whole */
+        assert_non_null(strstr(out, path));
+        free(bytes);
+    }
+    assert_int_equal(be->image(stop, desc, sizeof(desc), file, sizeof(file), NULL, NULL), 0);
+    assert_null(strstr(out, file));   /* the cut image is never reported written */
+    free(out);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     /* the binary under a hard time limit: a hang is exit 137, a failed test */
@@ -513,6 +581,7 @@ int main(void)
         cmocka_unit_test_setup(test_orin_nano_super, guard),
         cmocka_unit_test_setup(test_orin_nano_super_run_logs_peak, guard),
         cmocka_unit_test_setup(test_list_images_atomic_and_repeatable, guard),
+        cmocka_unit_test_setup(test_list_images_disk_fills_part_way, guard),
     };
     return cmocka_run_group_tests_name("hostile_fs", tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ static int setup(void **state)
     snprintf(fake_cuda, sizeof(fake_cuda), "%s/%s/tests/libfake-cuda.so", cwd, b ? b : "build");
     if (b && b[0] == '/')
         snprintf(fake_cuda, sizeof(fake_cuda), "%s/tests/libfake-cuda.so", b);
-    images = strncmp(tb_cuda_images(), "none", 4) != 0;
+    images = strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4) != 0;
     char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
     snprintf(lock, sizeof(lock), "/tmp/tb-test-nightly-lock-%ld", (long)getpid());
     setenv("TB_LOCK_FILE", lock, 1);

@@ -1,5 +1,6 @@
 /* test_nvml.c: the NVML source against a fake libnvidia-ml: absent library, NOT_SUPPORTED
- * (Jetson), a driver that fails to start, a GPU lost mid-run, and good readings. */
+ * (Jetson), a driver that fails to start, a GPU lost mid-run, good readings, and an NVML
+ * that hangs (in nvmlInit, or in a reading): abandoned at its deadline with the reason. */
 #include "helpers.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include "config.h"
 #include "util.h"
 #include "power/power.h"
+#include "power/throttle.h"
 
 static char fake_lib[4096];
 
@@ -119,6 +121,66 @@ static void test_gpu_lost_mid_run(void **state)
     unsetenv("TB_FAKE_NVML");
 }
 
+/* A reading that never returns: the sample gives up at the deadline (TB_DRIVER_TIMEOUT_S)
+ * naming the call, every later call fails at once with the same reason, and close returns
+ * (the hung thread keeps the library; nothing waits for it). */
+static void test_hang_mid_run_abandoned(void **state)
+{
+    char why[256];
+    struct tb_power_cfg b;
+    memset(&b, 0, sizeof(b));
+    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+    setenv("TB_FAKE_NVML", "hang:2", 1);
+    void *st = calloc(1, tb_power_nvml.state_size);
+    struct tb_power_rails rails;
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0); /* read 1 */
+    struct tb_power_sample s;
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);       /* read 2 */
+    th_assert_close(s.rail_mw[0], 60000, 0);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), -ETIMEDOUT);
+    assert_string_equal(why, "NVML did not return from nvmlDeviceGetPowerUsage within 1 s: "
+                             "the source is abandoned (its thread left waiting)");
+    why[0] = '\0';
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), -ETIMEDOUT);
+    assert_non_null(strstr(why, "nvmlDeviceGetPowerUsage within 1 s"));
+    unsigned long long mask = 0;
+    assert_int_equal(tb_nvml_clock_reasons(st, &mask), -ENOTSUP);
+    char line[128] = "x";
+    double max_mhz = 0;
+    tb_power_nvml.describe(st, line, sizeof(line), &max_mhz);
+    assert_string_equal(line, "");
+    assert_true(isnan(max_mhz));
+    tb_power_nvml.close(st);
+    free(st);
+    unsetenv("TB_FAKE_NVML");
+    unsetenv("TB_DRIVER_TIMEOUT_S");
+}
+
+/* nvmlInit that never returns: the probe (list, auto) and open give up with the reason;
+ * auto then picks another source. */
+static void test_hang_in_init_abandoned(void **state)
+{
+    char why[256];
+    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+    setenv("TB_FAKE_NVML", "hang-init", 1);
+    assert_int_equal(probe(why, sizeof(why)), -ETIMEDOUT);
+    assert_string_equal(why, "NVML did not return from nvmlInit_v2 within 1 s: the source is "
+                             "abandoned (its thread left waiting)");
+    struct tb_power_cfg b;
+    memset(&b, 0, sizeof(b));
+    void *st = calloc(1, tb_power_nvml.state_size);
+    struct tb_power_rails rails;
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), -ETIMEDOUT);
+    assert_non_null(strstr(why, "nvmlInit_v2 within 1 s"));
+    free(st);
+    tb_strlcpy(b.sysfs_root, "/nonexistent", sizeof(b.sysfs_root));
+    tb_strlcpy(b.tegrastats_command, "/nonexistent/tegrastats", TB_STR);
+    assert_ptr_equal(tb_power_pick("auto", &b, why, sizeof(why)), &tb_power_none);
+    unsetenv("TB_FAKE_NVML");
+    unsetenv("TB_DRIVER_TIMEOUT_S");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +189,9 @@ int main(void)
         cmocka_unit_test(test_readings),
         cmocka_unit_test(test_follows_the_chosen_gpu),
         cmocka_unit_test(test_gpu_lost_mid_run),
+        /* last: a hung fake stays loaded (its thread is inside it) */
+        cmocka_unit_test(test_hang_mid_run_abandoned),
+        cmocka_unit_test(test_hang_in_init_abandoned),
     };
     return cmocka_run_group_tests_name("nvml", tests, setup, NULL);
 }

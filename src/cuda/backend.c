@@ -1,9 +1,11 @@
-/* backend.c: the CUDA backend, plain C on the driver API (driver.c opens libcuda). It owns
- * the device state (one struct: context, stream, events, loaded modules, the L2 flush
- * buffer), loads the kernel image images.c picks for the GPU, and launches what the
- * kernels' geometry functions (kernels/cuda_launch.c) choose. A cubin is loaded whole at
- * open; PTX is JIT-compiled one entry at a time, when a sweep first runs it, so a Nano
- * compiles only what it measures. memcpy and cuBLAS are built-ins. No CUDA header here. */
+/* backend.c: the CUDA backend, plain C on the driver API (driver.c opens libcuda). An
+ * instance owns one device's state (struct cuda_dev, held by the caller: context, stream,
+ * events, loaded modules, the L2 flush buffer); the driver and the image table are the
+ * process's. identify names a GPU without a context; open loads the kernel image images.c
+ * picks for the GPU; launches are what the kernels' geometry functions (kernels/cuda_launch.c)
+ * choose. A cubin is loaded whole at open; PTX is JIT-compiled one entry at a time, when a
+ * sweep first runs it, so a Nano compiles only what it measures. memcpy and cuBLAS are
+ * built-ins. No CUDA header here. */
 #include "backend.h"
 
 #include <errno.h>
@@ -47,8 +49,9 @@ struct cuda_fn {
     char log[256];       /* ... and the JIT's words */
 };
 
-/* Everything the backend holds about the open device; index -1 when closed. */
+/* Everything an instance holds about its open device (zeroed: closed). */
 struct cuda_dev {
+    bool open;
     int index;
     CUdevice dev;
     CUcontext ctx;
@@ -69,24 +72,30 @@ struct cuda_dev {
     double load_s;                   /* cubin load, or the sum of the entries' JIT */
     double jit_max_s;
     cublasHandle_t cublas;
+    char err[768];                   /* errstr's words */
 };
-
-static struct cuda_dev D = { .index = -1 };
 
 /* A timing that cannot be (cuda_timed): an error code of its own, never a row's figure. */
 #define TB_ERR_TIMER (-ERANGE)
 
 /* ---- what the binary carries ------------------------------------------------------ */
 
-const char *tb_cuda_images(void)
+static const char *cuda_images(char *buf, size_t n) { return tb_images_summary(buf, n); }
+
+static int cuda_image(size_t i, char *desc, size_t dn, char *file, size_t fn,
+                      unsigned char **bytes, size_t *len)
 {
-    static char buf[1024];
-    return tb_images_summary(buf, sizeof(buf));
+    if (i >= tb_image_count())
+        return -ENOENT;
+    const struct tb_image *im = &tb_images[i];
+    tb_image_describe(im, desc, dn);
+    snprintf(file, fn, "sm_%d.%s", im->sm, im->kind == TB_IMAGE_CUBIN ? "cubin" : "ptx");
+    return bytes ? tb_image_unpack(im, bytes, len) : 0;
 }
 
 static bool have_images(void) { return tb_image_count() > 0; }
 
-const char *tb_cuda_jit_cache(char *buf, size_t n)
+static const char *cuda_jit_cache(char *buf, size_t n)
 {
     const char *off = getenv("CUDA_CACHE_DISABLE"), *path = getenv("CUDA_CACHE_PATH");
     const char *home = getenv("HOME"), *max = getenv("CUDA_CACHE_MAXSIZE");
@@ -138,17 +147,16 @@ const char *tb_cuda_jit_cache(char *buf, size_t n)
 
 /* ---- device facts and the image choice ------------------------------------------------ */
 
-/* Fills the device's identity and the image it gets; 0, or -1 with why. */
-static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
-                        struct tb_image_pick *pick, char *why, size_t n)
+/* The device's handle, compute capability and kind (no context); 0, or -1 with why. */
+static int device_kind(int index, CUdevice *d, int *sm, bool *integrated, char *why, size_t n)
 {
-    char v[16];
+    char v[16], eb[160];
     tb_cu_version_string(tb_cu_driver_version(), v, sizeof(v));
     int count = 0;
     CUresult e = CU(cuDeviceGetCount, &count);
     if (e != CUDA_SUCCESS || count == 0) {
         snprintf(why, n, "no CUDA device: %s; driver's CUDA %s",
-                 e != CUDA_SUCCESS ? tb_cu_err(e) : "the driver sees none", v);
+                 e != CUDA_SUCCESS ? tb_cu_err(e, eb, sizeof(eb)) : "the driver sees none", v);
         return -1;
     }
     if (index >= count) {
@@ -161,7 +169,7 @@ static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
         (e = CU(cuDeviceGetAttribute, &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, *d)) ||
         (e = CU(cuDeviceGetAttribute, &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, *d)) ||
         (e = CU(cuDeviceGetAttribute, &integ, CU_DEVICE_ATTRIBUTE_INTEGRATED, *d))) {
-        snprintf(why, n, "CUDA device %d: %s", index, tb_cu_err(e));
+        snprintf(why, n, "CUDA device %d: %s", index, tb_cu_err(e, eb, sizeof(eb)));
         return -1;
     }
     if (major < 1 || major > 99 || minor < 0 || minor > 9) {   /* garbage: never a number */
@@ -171,14 +179,29 @@ static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
     }
     *sm = major * 10 + minor;
     *integrated = integ != 0;
-    if (!tb_image_pick(tb_images, tb_image_count(), *sm, *integrated, tb_cu_driver_version(),
+    return 0;
+}
+
+/* The image a GPU sm_<sm> gets by the compatibility rules; 0, or -1 with why. */
+static int image_for(int sm, bool integrated, struct tb_image_pick *pick, char *why, size_t n)
+{
+    char carried[1024];
+    if (!tb_image_pick(tb_images, tb_image_count(), sm, integrated, tb_cu_driver_version(),
                        pick)) {
         snprintf(why, n, "no kernel image for this GPU: %s; the binary carries %s; rebuild "
                  "with make BOARD=boards/<board>.cfg (clang PTX at the board's ISA) or SMS=%d",
-                 pick->why, tb_cuda_images(), *sm);
+                 pick->why, cuda_images(carried, sizeof(carried)), sm);
         return -1;
     }
     return 0;
+}
+
+/* Fills the device's identity and the image it gets; 0, or -1 with why. */
+static int device_facts(int index, CUdevice *d, int *sm, bool *integrated,
+                        struct tb_image_pick *pick, char *why, size_t n)
+{
+    return device_kind(index, d, sm, integrated, why, n) < 0 ||
+           image_for(*sm, *integrated, pick, why, n) < 0 ? -1 : 0;
 }
 
 /* Loads the driver unless the binary has nothing to run on it; 0, or -1 with why. */
@@ -228,12 +251,12 @@ static CUresult load_module(CUmodule *m, const void *image, char *log, size_t n)
 static void image_refused(CUresult e, const struct tb_image *im, const char *log, char *why,
                           size_t n)
 {
-    char v[16], desc[160];
+    char v[16], desc[160], eb[160];
     tb_cu_version_string(tb_cu_driver_version(), v, sizeof(v));
     tb_image_describe(im, desc, sizeof(desc));
     snprintf(why, n, "the driver (CUDA %s) refused %s: %s%s%s; rebuild with make "
              "BOARD=boards/<board>.cfg (PTX at the board's ISA, doc/cross-compile.md)", v, desc,
-             tb_cu_err(e), log[0] ? ": " : "", log);
+             tb_cu_err(e, eb, sizeof(eb)), log[0] ? ": " : "", log);
 }
 
 /* The image pick made at open: the cubin loaded, or the PTX unpacked and its first entry
@@ -251,41 +274,41 @@ static int unpack(const struct tb_image *im, unsigned char **out, char *why, siz
     return 0;
 }
 
-static int load_images(char *why, size_t n)
+static int load_images(struct cuda_dev *d, char *why, size_t n)
 {
     char log[256];
-    if (D.pick.cubin >= 0) {
-        const struct tb_image *im = &tb_images[D.pick.cubin];
+    if (d->pick.cubin >= 0) {
+        const struct tb_image *im = &tb_images[d->pick.cubin];
         unsigned char *bin;
         if (unpack(im, &bin, why, n))
             return CUDA_ERROR_INVALID_IMAGE;
         double t0 = tb_now_s();
-        CUresult e = load_module(&D.cubin, bin, log, sizeof(log));
-        D.load_s = tb_now_s() - t0;
+        CUresult e = load_module(&d->cubin, bin, log, sizeof(log));
+        d->load_s = tb_now_s() - t0;
         free(bin);
         if (e == CUDA_SUCCESS)
             return 0;
-        image_refused(e, im, log, D.fallback, sizeof(D.fallback));
-        if (D.pick.ptx < 0) {
-            tb_strlcpy(why, D.fallback, n);
+        image_refused(e, im, log, d->fallback, sizeof(d->fallback));
+        if (d->pick.ptx < 0) {
+            tb_strlcpy(why, d->fallback, n);
             return e;
         }
-        D.pick.cubin = -1;   /* NVIDIA's rules said yes, the driver no: run the PTX */
+        d->pick.cubin = -1;   /* NVIDIA's rules said yes, the driver no: run the PTX */
     }
     unsigned char *text;
-    if (unpack(&tb_images[D.pick.ptx], &text, why, n))
+    if (unpack(&tb_images[d->pick.ptx], &text, why, n))
         return CUDA_ERROR_INVALID_IMAGE;
-    D.ptx = (char *)text;
+    d->ptx = (char *)text;
     return 0;
 }
 
 static double elapsed_max(double a, double b) { return a > b ? a : b; }
 
 /* The module of one PTX entry, JIT-compiled now; 0 or a CUresult. */
-static int jit_entry(const char *name, struct cuda_fn *slot)
+static int jit_entry(struct cuda_dev *d, const char *name, struct cuda_fn *slot)
 {
-    D.jit_log[0] = '\0';
-    char *one = tb_ptx_only_entry(D.ptx, name);
+    d->jit_log[0] = '\0';
+    char *one = tb_ptx_only_entry(d->ptx, name);
     if (!one)
         return CUDA_ERROR_NOT_FOUND;
     char log[256];
@@ -294,12 +317,12 @@ static int jit_entry(const char *name, struct cuda_fn *slot)
     double dt = tb_now_s() - t0;
     free(one);
     if (e != CUDA_SUCCESS) {
-        tb_strlcpy(D.jit_log, log, sizeof(D.jit_log));
+        tb_strlcpy(d->jit_log, log, sizeof(d->jit_log));
         return e;
     }
-    D.jit_entries++;
-    D.load_s += dt;
-    D.jit_max_s = elapsed_max(D.jit_max_s, dt);
+    d->jit_entries++;
+    d->load_s += dt;
+    d->jit_max_s = elapsed_max(d->jit_max_s, dt);
     if ((e = CU(cuModuleGetFunction, &slot->fn, slot->mod, name)) != CUDA_SUCCESS) {
         CU(cuModuleUnload, slot->mod);
         slot->mod = NULL;
@@ -307,24 +330,24 @@ static int jit_entry(const char *name, struct cuda_fn *slot)
     return e;
 }
 
-static int function(const char *name, CUfunction *out)
+static int function(struct cuda_dev *d, const char *name, CUfunction *out)
 {
     uint64_t h = tb_hash_bytes(name, strlen(name));
     for (unsigned i = 0; i < FN_SLOTS; i++) {
-        struct cuda_fn *s = &D.fns[(h + i) % FN_SLOTS];
+        struct cuda_fn *s = &d->fns[(h + i) % FN_SLOTS];
         if (!s->name[0]) {
-            CUresult e = D.cubin ? CU(cuModuleGetFunction, &s->fn, D.cubin, name)
-                                 : (CUresult)jit_entry(name, s);
-            if (e != CUDA_SUCCESS && D.cubin)
+            CUresult e = d->cubin ? CU(cuModuleGetFunction, &s->fn, d->cubin, name)
+                                 : (CUresult)jit_entry(d, name, s);
+            if (e != CUDA_SUCCESS && d->cubin)
                 return e;
             tb_strlcpy(s->name, name, sizeof(s->name));
             s->err = e;
             if (e)
-                tb_strlcpy(s->log, D.jit_log, sizeof(s->log));
+                tb_strlcpy(s->log, d->jit_log, sizeof(s->log));
         }
         if (!strcmp(s->name, name)) {
             if (s->err)
-                tb_strlcpy(D.jit_log, s->log, sizeof(D.jit_log));
+                tb_strlcpy(d->jit_log, s->log, sizeof(d->jit_log));
             *out = s->fn;
             return s->err;
         }
@@ -332,62 +355,64 @@ static int function(const char *name, CUfunction *out)
     return CUDA_ERROR_NOT_FOUND;
 }
 
-static void forget_modules(void)
+static void forget_modules(struct cuda_dev *d)
 {
     for (unsigned i = 0; i < FN_SLOTS; i++)
-        if (D.fns[i].mod)
-            CU(cuModuleUnload, D.fns[i].mod);
-    memset(D.fns, 0, sizeof(D.fns));
-    if (D.cubin)
-        CU(cuModuleUnload, D.cubin);
-    D.cubin = NULL;
-    free(D.ptx);
-    D.ptx = NULL;
+        if (d->fns[i].mod)
+            CU(cuModuleUnload, d->fns[i].mod);
+    memset(d->fns, 0, sizeof(d->fns));
+    if (d->cubin)
+        CU(cuModuleUnload, d->cubin);
+    d->cubin = NULL;
+    free(d->ptx);
+    d->ptx = NULL;
 }
 
 /* ---- context and stream ------------------------------------------------------------ */
 
-static void release(void)
+static void release(struct cuda_dev *d)
 {
-    tb_cublas_release(&D.cublas);
-    if (D.flush_buf)
-        CU(cuMemFree, D.flush_buf);
-    if (D.clock_dev)
-        CU(cuMemFree, D.clock_dev);
-    D.flush_buf = D.clock_dev = 0;
-    D.flush_bytes = 0;
-    if (D.ev_start)
-        CU(cuEventDestroy, D.ev_start);
-    if (D.ev_stop)
-        CU(cuEventDestroy, D.ev_stop);
-    if (D.stream)
-        CU(cuStreamDestroy, D.stream);
-    forget_modules();
-    D.ev_start = D.ev_stop = NULL;
-    D.stream = NULL;
+    tb_cublas_release(&d->cublas);
+    if (d->flush_buf)
+        CU(cuMemFree, d->flush_buf);
+    if (d->clock_dev)
+        CU(cuMemFree, d->clock_dev);
+    d->flush_buf = d->clock_dev = 0;
+    d->flush_bytes = 0;
+    if (d->ev_start)
+        CU(cuEventDestroy, d->ev_start);
+    if (d->ev_stop)
+        CU(cuEventDestroy, d->ev_stop);
+    if (d->stream)
+        CU(cuStreamDestroy, d->stream);
+    forget_modules(d);
+    d->ev_start = d->ev_stop = NULL;
+    d->stream = NULL;
 }
 
-static int setup_context(char *why, size_t n)
+static int setup_context(struct cuda_dev *d, char *why, size_t n)
 {
     CUresult e;
-    if ((e = CU(cuDevicePrimaryCtxRetain, &D.ctx, D.dev)) != CUDA_SUCCESS ||
-        (e = CU(cuCtxSetCurrent, D.ctx)) != CUDA_SUCCESS) {
-        snprintf(why, n, "cannot create a context on CUDA device %d: %s", D.index, tb_cu_err(e));
+    char eb[160];
+    if ((e = CU(cuDevicePrimaryCtxRetain, &d->ctx, d->dev)) != CUDA_SUCCESS ||
+        (e = CU(cuCtxSetCurrent, d->ctx)) != CUDA_SUCCESS) {
+        snprintf(why, n, "cannot create a context on CUDA device %d: %s", d->index,
+                 tb_cu_err(e, eb, sizeof(eb)));
         return e;
     }
-    int rc = load_images(why, n);
+    int rc = load_images(d, why, n);
     if (rc)
         return rc;
-    if ((e = CU(cuStreamCreate, &D.stream, CU_STREAM_NON_BLOCKING)) ||
-        (e = CU(cuEventCreate, &D.ev_start, CU_EVENT_DEFAULT)) ||
-        (e = CU(cuEventCreate, &D.ev_stop, CU_EVENT_DEFAULT)) ||
-        (e = CU(cuMemAlloc, &D.clock_dev, 2 * sizeof(unsigned long long)))) {
-        snprintf(why, n, "setting up CUDA device %d: %s", D.index, tb_cu_err(e));
+    if ((e = CU(cuStreamCreate, &d->stream, CU_STREAM_NON_BLOCKING)) ||
+        (e = CU(cuEventCreate, &d->ev_start, CU_EVENT_DEFAULT)) ||
+        (e = CU(cuEventCreate, &d->ev_stop, CU_EVENT_DEFAULT)) ||
+        (e = CU(cuMemAlloc, &d->clock_dev, 2 * sizeof(unsigned long long)))) {
+        snprintf(why, n, "setting up CUDA device %d: %s", d->index, tb_cu_err(e, eb, sizeof(eb)));
         return e;
     }
     CUfunction probe;   /* PTX: the first JIT, so that a driver refusing it says so here */
-    if ((e = function("tb_clock_probe", &probe)) != CUDA_SUCCESS) {
-        image_refused(e, &tb_images[D.cubin ? D.pick.cubin : D.pick.ptx], D.jit_log, why, n);
+    if ((e = function(d, "tb_clock_probe", &probe)) != CUDA_SUCCESS) {
+        image_refused(e, &tb_images[d->cubin ? d->pick.cubin : d->pick.ptx], d->jit_log, why, n);
         return e;
     }
     return 0;
@@ -402,16 +427,16 @@ static void append(char *dst, const char *src, size_t n)
 }
 
 /* What info->image says: the image run, how it was chosen, and a refused cubin. */
-static void describe_choice(struct tb_device_info *info)
+static void describe_choice(struct cuda_dev *d, struct tb_device_info *info)
 {
-    const struct tb_image *im = &tb_images[D.cubin ? D.pick.cubin : D.pick.ptx];
+    const struct tb_image *im = &tb_images[d->cubin ? d->pick.cubin : d->pick.ptx];
     tb_image_describe(im, info->image, sizeof(info->image));
     if (im->kind == TB_IMAGE_PTX)
         append(info->image, ", JIT-compiled by the driver entry by entry", sizeof(info->image));
-    tb_strlcpy(info->image_why, D.pick.why, sizeof(info->image_why));
-    if (D.fallback[0]) {
+    tb_strlcpy(info->image_why, d->pick.why, sizeof(info->image_why));
+    if (d->fallback[0]) {
         append(info->image_why, "; ", sizeof(info->image_why));
-        append(info->image_why, D.fallback, sizeof(info->image_why));
+        append(info->image_why, d->fallback, sizeof(info->image_why));
     }
 }
 
@@ -449,98 +474,127 @@ static void device_identity(struct tb_device_info *info, CUdevice dev, int index
                          sizeof(info->driver_version));
 }
 
-int tb_cuda_describe(int index, struct tb_device_info *info)
+/* Names the GPU with no context (no image loaded, nothing JIT-compiled): what the driver
+ * says of it, and the image the compatibility rules give it (whether the driver accepts
+ * that image is seen only when a run loads it). */
+static int cuda_identify(int index, struct tb_device_info *info, char *why, size_t n)
 {
     memset(info, 0, sizeof(*info));
-    char why[512];
-    CUdevice d;
+    if (tb_cu_load() < 0) {
+        tb_strlcpy(why, tb_cu_why(), n);
+        return tb_cu_present() ? -ENODEV : -ENOENT;
+    }
+    CUdevice dev;
     int sm;
     bool integ;
+    if (device_kind(index, &dev, &sm, &integ, why, n) < 0)
+        return -ENODEV;
+    device_identity(info, dev, index, sm, integ);
     struct tb_image_pick pick;
-    if (driver_for_images(why, sizeof(why)) < 0 ||
-        device_facts(index, &d, &sm, &integ, &pick, why, sizeof(why)) < 0)
-        return -1;
-    device_identity(info, d, index, sm, integ);
+    char none[768];
+    if (!have_images())
+        tb_strlcpy(info->image_why, "this binary carries no kernel images (built with CUDA=0, "
+                   "or with neither clang nor nvcc)", sizeof(info->image_why));
+    else if (image_for(sm, integ, &pick, none, sizeof(none)) < 0)
+        tb_strlcpy(info->image_why, none, sizeof(info->image_why));
+    else {
+        const struct tb_image *im = &tb_images[pick.cubin >= 0 ? pick.cubin : pick.ptx];
+        tb_image_describe(im, info->image, sizeof(info->image));
+        if (im->kind == TB_IMAGE_PTX)
+            append(info->image, ", JIT-compiled by the driver entry by entry",
+                   sizeof(info->image));
+        tb_strlcpy(info->image_why, pick.why, sizeof(info->image_why));
+    }
     return 0;
 }
 
-static void cuda_close(void);
+static void cuda_close(void *st);
 
-static int cuda_open(int index, struct tb_device_info *info, char *why, size_t n)
+static int cuda_open(void *st, int index, struct tb_device_info *info, char *why, size_t n)
 {
+    struct cuda_dev *d = st;
     memset(info, 0, sizeof(*info));
-    if (D.index >= 0)
-        cuda_close();
-    memset(&D, 0, sizeof(D));
-    D.index = -1;
+    if (d->open)
+        cuda_close(d);
+    memset(d, 0, sizeof(*d));
     if (driver_for_images(why, n) < 0)
         return -ENODEV;
-    if (device_facts(index, &D.dev, &D.sm, &D.integrated, &D.pick, why, n) < 0)
+    if (device_facts(index, &d->dev, &d->sm, &d->integrated, &d->pick, why, n) < 0)
         return -ENODEV;
-    D.index = index;
+    d->index = index;
     const char *f = getenv("TB_CUDA_FAULT");
-    D.fault_kernel = f && *f ? f : NULL;
-    int rc = setup_context(why, n);
+    d->fault_kernel = f && *f ? f : NULL;
+    int rc = setup_context(d, why, n);
     if (rc) {
-        release();
-        CU(cuDevicePrimaryCtxRelease, D.dev);
-        D.index = -1;
+        release(d);
+        CU(cuDevicePrimaryCtxRelease, d->dev);
         return rc;
     }
-    device_identity(info, D.dev, D.index, D.sm, D.integrated);
-    describe_choice(info);
+    d->open = true;
+    device_identity(info, d->dev, d->index, d->sm, d->integrated);
+    describe_choice(d, info);
     return 0;
 }
 
-static void cuda_close(void)
+static void cuda_close(void *st)
 {
-    if (D.index < 0)
+    struct cuda_dev *d = st;
+    if (!d->open)
         return;
-    release();
-    CU(cuDevicePrimaryCtxRelease, D.dev);
-    D.index = -1;
+    release(d);
+    CU(cuDevicePrimaryCtxRelease, d->dev);
+    d->open = false;
 }
 
 /* ---- memory and copies ------------------------------------------------------------ */
 
-static int cuda_alloc(size_t bytes, void **p)
+static int cuda_alloc(void *st, size_t bytes, void **p)
 {
+    (void)st;
     CUdeviceptr d = 0;
     CUresult e = CU(cuMemAlloc, &d, bytes ? bytes : 1);
     *p = e == CUDA_SUCCESS ? (void *)(uintptr_t)d : NULL;
     return e;
 }
 
-static void cuda_free(void *p)
+static void cuda_free(void *st, void *p)
 {
+    (void)st;
     if (p)
         CU(cuMemFree, (CUdeviceptr)(uintptr_t)p);
 }
 
-static int cuda_sync(void) { return CU(cuStreamSynchronize, D.stream); }
-
-static int cuda_download(void *dst, const void *src, size_t n)
+static int cuda_sync(void *st)
 {
-    CUresult e = CU(cuMemcpyDtoHAsync, dst, (CUdeviceptr)(uintptr_t)src, n, D.stream);
-    return e ? e : cuda_sync();
+    return CU(cuStreamSynchronize, ((struct cuda_dev *)st)->stream);
 }
 
-static int cuda_fill_bytes(void *dst, int byte, size_t n)
+static int cuda_download(void *st, void *dst, const void *src, size_t n)
 {
-    CUresult e = CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n, D.stream);
-    return e ? e : cuda_sync();
+    struct cuda_dev *d = st;
+    CUresult e = CU(cuMemcpyDtoHAsync, dst, (CUdeviceptr)(uintptr_t)src, n, d->stream);
+    return e ? e : cuda_sync(d);
 }
 
-static int cuda_fill_pattern(void *dst, size_t count, int elem_size, uint64_t seed)
+static int cuda_fill_bytes(void *st, void *dst, int byte, size_t n)
 {
+    struct cuda_dev *d = st;
+    CUresult e = CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n,
+                    d->stream);
+    return e ? e : cuda_sync(d);
+}
+
+static int cuda_fill_pattern(void *st, void *dst, size_t count, int elem_size, uint64_t seed)
+{
+    struct cuda_dev *d = st;
     CUfunction f;
-    int rc = function("tb_fill_pattern", &f);
+    int rc = function(d, "tb_fill_pattern", &f);
     if (rc)
         return rc;
     unsigned long long s = seed;
     void *args[] = { &dst, &count, &elem_size, &s };
-    CUresult e = CU(cuLaunchKernel, f, 1024, 1, 1, 256, 1, 1, 0, D.stream, args, NULL);
-    return e ? e : cuda_sync();
+    CUresult e = CU(cuLaunchKernel, f, 1024, 1, 1, 256, 1, 1, 0, d->stream, args, NULL);
+    return e ? e : cuda_sync(d);
 }
 
 /* ---- launches: a kernel's geometry, its entry loaded first, or a built-in ------------- */
@@ -548,14 +602,17 @@ static int cuda_fill_pattern(void *dst, size_t count, int elem_size, uint64_t se
 /* One launch made ready: the entry loaded (JIT-compiled the first time) and the grid
  * chosen, so that the timed window holds the launch alone. */
 struct ready {
+    struct cuda_dev *d;
     const struct tb_kernel *k;
     struct tb_launch *l;
     struct tb_grid g;
     CUfunction fn;
 };
 
-static int prepare(const struct tb_kernel *k, struct tb_launch *l, struct ready *r)
+static int prepare(struct cuda_dev *d, const struct tb_kernel *k, struct tb_launch *l,
+                   struct ready *r)
 {
+    r->d = d;
     r->k = k;
     r->l = l;
     r->fn = NULL;
@@ -567,22 +624,23 @@ static int prepare(const struct tb_kernel *k, struct tb_launch *l, struct ready 
         return CUDA_ERROR_INVALID_VALUE;   /* the table's rules forbid it: never in a sweep */
     l->grid_x = r->g.gx;
     l->grid_y = r->g.gy;
-    return function(r->g.entry, &r->fn);
+    return function(d, r->g.entry, &r->fn);
 }
 
 static int go(const struct ready *r)
 {
+    struct cuda_dev *d = r->d;
     const struct tb_launch *l = r->l;
     if (r->k->flags & TB_KF_BUILTIN) {
         if (!strcmp(r->k->name, "cublas_geam")) {
             tb_watch_begin("cublasSgeam", TB_WATCH_CALL);
-            int rc = tb_cublas_geam(&D.cublas, D.stream, l);
+            int rc = tb_cublas_geam(&d->cublas, d->stream, l);
             tb_watch_end();
             return rc;
         }
         size_t bytes = (size_t)l->rows * (size_t)l->cols * (size_t)l->elem_size;
         return CU(cuMemcpyDtoDAsync, (CUdeviceptr)(uintptr_t)l->out, (CUdeviceptr)(uintptr_t)l->in,
-                                   bytes, D.stream);
+                                   bytes, d->stream);
     }
     const void *in = l->in;
     void *out = l->out;
@@ -590,42 +648,44 @@ static int go(const struct ready *r)
     unsigned tiles = r->g.tiles_y;
     int pad = r->g.pad;
     void *args[] = { &in, &out, &rows, &cols, &tiles, &pad };
-    return CU(cuLaunchKernel, r->fn, r->g.gx, r->g.gy, 1, r->g.bx, r->g.by, 1, r->g.smem, D.stream,
+    return CU(cuLaunchKernel, r->fn, r->g.gx, r->g.gy, 1, r->g.bx, r->g.by, 1, r->g.smem, d->stream,
                             args, NULL);
 }
 
 /* Fault injection for tests on a GPU: TB_CUDA_FAULT=<kernel> makes that kernel's first
  * launch write through an invalid pointer, which breaks the context (illegal address), so
  * the recovery path (row recorded, device reset, sweep goes on) can be seen working. */
-static int cuda_launch(const struct tb_kernel *k, struct tb_launch *l)
+static int cuda_launch(void *st, const struct tb_kernel *k, struct tb_launch *l)
 {
+    struct cuda_dev *d = st;
     struct tb_launch bad;
-    if (D.fault_kernel && !strcmp(D.fault_kernel, k->name)) {
-        D.fault_kernel = NULL;
+    if (d->fault_kernel && !strcmp(d->fault_kernel, k->name)) {
+        d->fault_kernel = NULL;
         bad = *l;
         bad.out = (void *)(uintptr_t)0x10;
         l = &bad;
     }
     struct ready r;
-    int rc = prepare(k, l, &r);
+    int rc = prepare(d, k, l, &r);
     return rc ? rc : go(&r);
 }
 
-static int cuda_timed(const struct tb_kernel *k, struct tb_launch *l, double *ms)
+static int cuda_timed(void *st, const struct tb_kernel *k, struct tb_launch *l, double *ms)
 {
+    struct cuda_dev *d = st;
     struct ready r;
-    int rc = prepare(k, l, &r);
+    int rc = prepare(d, k, l, &r);
     if (rc)
         return rc;
-    CUresult e = CU(cuEventRecord, D.ev_start, D.stream);
+    CUresult e = CU(cuEventRecord, d->ev_start, d->stream);
     if (e)
         return e;
     if ((rc = go(&r)))
         return rc;
-    if ((e = CU(cuEventRecord, D.ev_stop, D.stream)) || (e = CU(cuEventSynchronize, D.ev_stop)))
+    if ((e = CU(cuEventRecord, d->ev_stop, d->stream)) || (e = CU(cuEventSynchronize, d->ev_stop)))
         return e;
     float f = 0;
-    e = CU(cuEventElapsedTime, &f, D.ev_start, D.ev_stop);
+    e = CU(cuEventElapsedTime, &f, d->ev_start, d->ev_stop);
     if (e)
         return e;
     /* a time is a positive, finite number of milliseconds below an hour: anything else is
@@ -637,36 +697,38 @@ static int cuda_timed(const struct tb_kernel *k, struct tb_launch *l, double *ms
 }
 
 /* Writes over a buffer twice the L2's size so that nothing of the matrices stays there. */
-static int cuda_flush_cache(void)
+static int cuda_flush_cache(void *st)
 {
-    if (!D.flush_buf) {
+    struct cuda_dev *d = st;
+    if (!d->flush_buf) {
         int l2 = 0;
-        CU(cuDeviceGetAttribute, &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, D.dev);
+        CU(cuDeviceGetAttribute, &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, d->dev);
         size_t want = (size_t)(l2 > 0 && l2 <= (1 << 30) ? l2 : 4 << 20) * 2;
-        CUresult e = CU(cuMemAlloc, &D.flush_buf, want);
+        CUresult e = CU(cuMemAlloc, &d->flush_buf, want);
         if (e) {
-            D.flush_buf = 0;
+            d->flush_buf = 0;
             return e;
         }
-        D.flush_bytes = want;
+        d->flush_bytes = want;
     }
-    return CU(cuMemsetD8Async, D.flush_buf, 0, D.flush_bytes, D.stream);
+    return CU(cuMemsetD8Async, d->flush_buf, 0, d->flush_bytes, d->stream);
 }
 
-static int cuda_sm_clock(double *mhz)
+static int cuda_sm_clock(void *st, double *mhz)
 {
+    struct cuda_dev *d = st;
     *mhz = NAN;
     CUfunction f;
-    int rc = function("tb_clock_probe", &f);
+    int rc = function(d, "tb_clock_probe", &f);
     if (rc)
         return rc;
     unsigned long long h[2];
-    void *args[] = { &D.clock_dev };
-    CUresult e = CU(cuLaunchKernel, f, 1, 1, 1, 1, 1, 1, 0, D.stream, args, NULL);
+    void *args[] = { &d->clock_dev };
+    CUresult e = CU(cuLaunchKernel, f, 1, 1, 1, 1, 1, 1, 0, d->stream, args, NULL);
     if (!e)
-        e = CU(cuMemcpyDtoHAsync, h, D.clock_dev, sizeof(h), D.stream);
+        e = CU(cuMemcpyDtoHAsync, h, d->clock_dev, sizeof(h), d->stream);
     if (!e)
-        e = CU(cuStreamSynchronize, D.stream);
+        e = CU(cuStreamSynchronize, d->stream);
     if (e)
         return e;
     if (h[1] > 0)
@@ -678,12 +740,13 @@ static int cuda_sm_clock(double *mhz)
 
 /* A broken context: drop everything, reset the primary context, set up again. CUDA's
  * sticky errors usually need a new process (doc/reliability.md); then this fails. */
-static int cuda_recover(void)
+static int cuda_recover(void *st)
 {
-    release();
-    CU(cuDevicePrimaryCtxReset, D.dev);
+    struct cuda_dev *d = st;
+    release(d);
+    CU(cuDevicePrimaryCtxReset, d->dev);
     char why[512];
-    int rc = setup_context(why, sizeof(why));
+    int rc = setup_context(d, why, sizeof(why));
     if (rc)
         return rc;
     CUdeviceptr p;
@@ -694,37 +757,39 @@ static int cuda_recover(void)
     return 0;
 }
 
-static void cuda_load_stats(char *buf, size_t n)
+static void cuda_load_stats(void *st, char *buf, size_t n)
 {
-    if (D.cubin || !D.ptx)
-        snprintf(buf, n, "cubin loaded in %.3f s", D.load_s);
+    struct cuda_dev *d = st;
+    if (d->cubin || !d->ptx)
+        snprintf(buf, n, "cubin loaded in %.3f s", d->load_s);
     else
-        snprintf(buf, n, "%u PTX entr%s JIT-compiled in %.3f s (longest %.3f s)", D.jit_entries,
-                 D.jit_entries == 1 ? "y" : "ies", D.load_s, D.jit_max_s);
+        snprintf(buf, n, "%u PTX entr%s JIT-compiled in %.3f s (longest %.3f s)", d->jit_entries,
+                 d->jit_entries == 1 ? "y" : "ies", d->load_s, d->jit_max_s);
 }
 
-static const char *cuda_errstr(int err)
+/* In the instance's own buffer (two instances, or two errors in one message, never
+ * overwrite each other's words). */
+static const char *cuda_errstr(void *st, int err)
 {
-    static char buf[64];
+    struct cuda_dev *d = st;
+    char eb[160];
     if (err == TB_ERR_TIMER)
-        return "the GPU's timer gave an impossible time (not within 0 to 1 hour)";
-    if (err < 0)
-        return strerror(-err);
-    if (err >= TB_CUBLAS_ERR_BASE) {
-        snprintf(buf, sizeof(buf), "cuBLAS status %d", err - TB_CUBLAS_ERR_BASE);
-        return buf;
-    }
-    if ((err == CUDA_ERROR_INVALID_PTX || err == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
-         err == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || err == CUDA_ERROR_INVALID_IMAGE) &&
-        D.jit_log[0]) {   /* a PTX compile error keeps the JIT's own words */
-        static char jbuf[512];
-        snprintf(jbuf, sizeof(jbuf), "%s: %s", tb_cu_err(err), D.jit_log);
-        for (char *p = jbuf; *p; p++)
+        tb_strlcpy(d->err, "the GPU's timer gave an impossible time (not within 0 to 1 hour)",
+                   sizeof(d->err));
+    else if (err < 0)
+        tb_strlcpy(d->err, strerror(-err), sizeof(d->err));
+    else if (err >= TB_CUBLAS_ERR_BASE)
+        snprintf(d->err, sizeof(d->err), "cuBLAS status %d", err - TB_CUBLAS_ERR_BASE);
+    else if ((err == CUDA_ERROR_INVALID_PTX || err == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+              err == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || err == CUDA_ERROR_INVALID_IMAGE) &&
+             d->jit_log[0]) {   /* a PTX compile error keeps the JIT's own words */
+        snprintf(d->err, sizeof(d->err), "%s: %s", tb_cu_err(err, eb, sizeof(eb)), d->jit_log);
+        for (char *p = d->err; *p; p++)
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
                 *p = ' ';
-        return jbuf;
-    }
-    return tb_cu_err(err);
+    } else
+        tb_strlcpy(d->err, tb_cu_err(err, eb, sizeof(eb)), sizeof(d->err));
+    return d->err;
 }
 
 static bool cuda_is_oom(int err)
@@ -762,7 +827,12 @@ static const char *cuda_unusable(const struct tb_kernel *k)
 const struct tb_backend tb_backend_cuda = {
     .name = "cuda",
     .id = TB_BACKEND_CUDA,
+    .state_size = sizeof(struct cuda_dev),
     .probe = cuda_probe,
+    .identify = cuda_identify,
+    .images = cuda_images,
+    .image = cuda_image,
+    .jit_cache = cuda_jit_cache,
     .open = cuda_open,
     .close = cuda_close,
     .alloc = cuda_alloc,

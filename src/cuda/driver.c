@@ -24,17 +24,16 @@ void tb_cu_version_string(int v, char *buf, size_t n)
     snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-const char *tb_cu_err(CUresult e)
+const char *tb_cu_err(CUresult e, char *buf, size_t n)
 {
-    static char buf[160];
     const char *name = NULL, *str = NULL;
     if (p_cuGetErrorName)
         p_cuGetErrorName(e, &name);
     if (p_cuGetErrorString)
         p_cuGetErrorString(e, &str);
-    snprintf(buf, sizeof(buf), "%s (%s)", name ? name : "CUDA error", str ? str : "no description");
+    snprintf(buf, n, "%s (%s)", name ? name : "CUDA error", str ? str : "no description");
     if (!name && !str)
-        snprintf(buf, sizeof(buf), "CUDA error %d", e);
+        snprintf(buf, n, "CUDA error %d", e);
     for (char *p = buf; *p; p++)   /* the driver's text is one line of text, whatever it is */
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = ' ';
@@ -92,9 +91,10 @@ int tb_cu_load(void)
     if (driver_version < 0 || driver_version > 99990)
         driver_version = 0;   /* garbage: said as 0.0, never a version to pick images by */
     if (e != CUDA_SUCCESS) {
-        char v[16];
+        char v[16], eb[160];
         tb_cu_version_string(driver_version, v, sizeof(v));
-        snprintf(lib_why, sizeof(lib_why), "cuInit: %s; driver's CUDA %s%s", tb_cu_err(e), v,
+        snprintf(lib_why, sizeof(lib_why), "cuInit: %s; driver's CUDA %s%s",
+                 tb_cu_err(e, eb, sizeof(eb)), v,
                  e == CUDA_ERROR_NO_DEVICE || e == 999
                      ? " (on a Jetson: is this user in the 'video' group?)"
                  : e == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH

@@ -130,7 +130,7 @@ bool tb_cu_present(void);
 int tb_cu_driver_version(void);
 /* "12.2" for 12020. */
 void tb_cu_version_string(int v, char *buf, size_t n);
-/* "CUDA_ERROR_X (description)" for e, in a static buffer. */
-const char *tb_cu_err(CUresult e);
+/* "CUDA_ERROR_X (description)" for e, one line of text, into buf (returned). */
+const char *tb_cu_err(CUresult e, char *buf, size_t n);
 
 #endif

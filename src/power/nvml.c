@@ -2,12 +2,17 @@
  * where the library is absent (Jetson Nano) or answers NOT_SUPPORTED (Orin): both read
  * as "no reading", never as a failure of the run. Reads power, the total-energy counter
  * where the GPU has one, temperature, SM clock and utilisation. $TB_NVML_LIB overrides
- * the library (tests load a fake one). The device is the run's GPU by PCI bus id, else index 0. */
+ * the library (tests load a fake one). The device is the run's GPU by PCI bus id, else index 0.
+ * Every NVML call (dlopen and nvmlInit included) runs on the source's own thread under a
+ * deadline: an NVML that hangs costs that thread, never the caller; the source is then
+ * abandoned with the reason and the run goes on without power. Not a general timer. */
 #include "power.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +20,7 @@
 #include "safeio.h"
 #include "throttle.h"
 #include "util.h"
+#include "watchdog.h"
 
 /* The few NVML types and constants used, as its ABI defines them. */
 typedef int nvml_ret;
@@ -22,7 +28,8 @@ typedef void *nvml_dev;
 struct nvml_util { unsigned int gpu, memory; };
 enum { NVML_OK = 0, NVML_NOT_SUPPORTED = 3, NVML_TEMP_GPU = 0, NVML_CLOCK_SM = 1 };
 
-struct nvml_state {
+/* The library and its entry points: touched only by the worker thread. */
+struct nvml_lib {
     void *lib;
     nvml_dev dev;
     bool has_power, has_energy;
@@ -41,43 +48,89 @@ struct nvml_state {
     const char *(*errstr)(nvml_ret);
 };
 
+enum nvml_job { JOB_LOAD, JOB_SAMPLE, JOB_DESCRIBE, JOB_REASONS, JOB_CLOSE };
+
+/* The worker: one thread that makes every NVML call, one job at a time. It writes only
+ * here (never into a caller's memory), so a caller that gave up on it may return; the
+ * block is freed by whichever of the source and the thread lets go last. */
+struct nvml_worker {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;               /* CLOCK_MONOTONIC */
+    int refs;                        /* the source's and the thread's */
+    enum { W_IDLE, W_POSTED, W_DONE } phase;
+    bool quit;                       /* the source let go: the thread ends after its job */
+    bool lost;                       /* a call outlived its deadline: the source is abandoned */
+    char lost_why[256];
+    const char *call;                /* the NVML call in progress (a literal), for lost_why */
+    enum nvml_job job;
+    char bus_id[32];                 /* JOB_LOAD's input */
+    int rc;                          /* the job's result, and its words */
+    char why[256];
+    struct tb_power_sample smp;      /* JOB_SAMPLE */
+    char line[256];                  /* JOB_DESCRIBE */
+    double max_clock_mhz;
+    unsigned long long mask;         /* JOB_REASONS */
+    struct nvml_lib l;
+};
+
+/* The source's state (the core's): the worker, and what open learnt. */
+struct nvml_state {
+    struct nvml_worker *w;
+    bool has_power, has_energy;
+};
+
 static const char *lib_name(void)
 {
     const char *p = getenv("TB_NVML_LIB");
     return p && *p ? p : "libnvidia-ml.so.1";
 }
 
-static const char *nvml_err(struct nvml_state *s, nvml_ret rc)
+/* ---- on the worker thread: the NVML calls themselves ------------------------------- */
+
+/* Names the call about to be made (lost_why says which one hung). */
+static void at(struct nvml_worker *w, const char *call)
 {
-    return s->errstr ? s->errstr(rc) : "NVML error";
+    pthread_mutex_lock(&w->mu);
+    w->call = call;
+    pthread_mutex_unlock(&w->mu);
 }
 
-static void nvml_close(void *st)
+static const char *nvml_err(struct nvml_lib *l, nvml_ret rc)
 {
-    struct nvml_state *s = st;
-    if (s->lib) {
-        if (s->shutdown)
-            s->shutdown();
-        dlclose(s->lib);
+    return l->errstr ? l->errstr(rc) : "NVML error";
+}
+
+static void lib_close(struct nvml_worker *w)
+{
+    struct nvml_lib *l = &w->l;
+    if (l->lib) {
+        if (l->shutdown) {
+            at(w, "nvmlShutdown");
+            l->shutdown();
+        }
+        at(w, "dlclose");
+        dlclose(l->lib);
     }
-    memset(s, 0, sizeof(*s));
+    memset(l, 0, sizeof(*l));
 }
 
 /* The GPU: the run's own by its PCI bus id (CUDA and NVML count devices differently, and
  * --device cuda:1 must not measure GPU 0), else NVML's first. */
-static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t n)
+static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t n)
 {
+    struct nvml_lib *l = &w->l;
     char refused[160];   /* a FIFO named by $TB_NVML_LIB would block dlopen for ever */
     if (tb_lib_refused(lib_name(), refused, sizeof(refused))) {
         snprintf(why, n, "cannot load %s: %s", lib_name(), refused);
         return -ENOENT;
     }
-    s->lib = dlopen(lib_name(), RTLD_NOW | RTLD_LOCAL);
-    if (!s->lib) {
+    at(w, "dlopen");
+    l->lib = dlopen(lib_name(), RTLD_NOW | RTLD_LOCAL);
+    if (!l->lib) {
         snprintf(why, n, "cannot load %s (no NVIDIA desktop driver here)", lib_name());
         return -ENOENT;
     }
-#define SYM(field, name) *(void **)(&s->field) = dlsym(s->lib, name)
+#define SYM(field, name) *(void **)(&l->field) = dlsym(l->lib, name)
     SYM(init, "nvmlInit_v2");
     SYM(shutdown, "nvmlShutdown");
     SYM(handle, "nvmlDeviceGetHandleByIndex_v2");
@@ -91,38 +144,297 @@ static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t
     SYM(limit, "nvmlDeviceGetEnforcedPowerLimit");
     SYM(errstr, "nvmlErrorString");
     SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons");   /* R535+ */
-    if (!s->reasons)
+    if (!l->reasons)
         SYM(reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
 #undef SYM
-    if (!s->init || !s->handle || !s->power) {
+    if (!l->init || !l->handle || !l->power) {
         snprintf(why, n, "%s lacks nvmlInit_v2 or nvmlDeviceGetPowerUsage", lib_name());
-        nvml_close(s);
+        lib_close(w);
         return -ENOSYS;
     }
-    nvml_ret rc = s->init();
+    at(w, "nvmlInit_v2");
+    nvml_ret rc = l->init();
     if (rc != NVML_OK) {
-        snprintf(why, n, "nvmlInit: %s", nvml_err(s, rc));
-        s->shutdown = NULL;
-        nvml_close(s);
+        snprintf(why, n, "nvmlInit: %s", nvml_err(l, rc));
+        l->shutdown = NULL;
+        lib_close(w);
         return -EIO;
     }
-    bool by_bus = bus_id && bus_id[0] && s->handle_pci;
-    rc = by_bus ? s->handle_pci(bus_id, &s->dev) : s->handle(0, &s->dev);
+    bool by_bus = bus_id && bus_id[0] && l->handle_pci;
+    at(w, by_bus ? "nvmlDeviceGetHandleByPciBusId_v2" : "nvmlDeviceGetHandleByIndex_v2");
+    rc = by_bus ? l->handle_pci(bus_id, &l->dev) : l->handle(0, &l->dev);
     if (rc != NVML_OK) {
-        snprintf(why, n, "NVML device %s: %s", by_bus ? bus_id : "0", nvml_err(s, rc));
-        nvml_close(s);
+        snprintf(why, n, "NVML device %s: %s", by_bus ? bus_id : "0", nvml_err(l, rc));
+        lib_close(w);
         return -ENODEV;
     }
     unsigned int mw;
     unsigned long long mj;
-    s->has_power = s->power(s->dev, &mw) == NVML_OK;
-    s->has_energy = s->energy && s->energy(s->dev, &mj) == NVML_OK;
-    if (!s->has_power && !s->has_energy) {
+    at(w, "nvmlDeviceGetPowerUsage");
+    l->has_power = l->power(l->dev, &mw) == NVML_OK;
+    at(w, "nvmlDeviceGetTotalEnergyConsumption");
+    l->has_energy = l->energy && l->energy(l->dev, &mj) == NVML_OK;
+    if (!l->has_power && !l->has_energy) {
         snprintf(why, n, "NVML reports no power on this GPU (NOT_SUPPORTED, as on Jetson)");
-        nvml_close(s);
+        lib_close(w);
         return -ENOTSUP;
     }
     return 0;
+}
+
+static int lib_sample(struct nvml_worker *w, struct tb_power_sample *out, char *why, size_t n)
+{
+    struct nvml_lib *l = &w->l;
+    unsigned int v;
+    unsigned long long mj;
+    struct nvml_util u;
+    out->t_ns = tb_now_ns();
+    at(w, "nvmlDeviceGetPowerUsage");
+    nvml_ret rc = l->power(l->dev, &v);
+    if (rc == NVML_OK)
+        out->rail_mw[0] = (float)v;
+    else if (rc != NVML_NOT_SUPPORTED) {
+        snprintf(why, n, "nvmlDeviceGetPowerUsage: %s", nvml_err(l, rc));
+        return -EIO;
+    }
+    at(w, "nvmlDeviceGetTotalEnergyConsumption");
+    if (l->has_energy && l->energy(l->dev, &mj) == NVML_OK)
+        out->energy_mj = (double)mj;
+    at(w, "nvmlDeviceGetTemperature");
+    if (l->temp && l->temp(l->dev, NVML_TEMP_GPU, &v) == NVML_OK)
+        out->gpu_temp_c = (float)v;
+    at(w, "nvmlDeviceGetClockInfo");
+    if (l->clock && l->clock(l->dev, NVML_CLOCK_SM, &v) == NVML_OK)
+        out->gpu_clock_mhz = (float)v;
+    at(w, "nvmlDeviceGetUtilizationRates");
+    if (l->util && l->util(l->dev, &u) == NVML_OK)
+        out->gpu_load_pct = (float)u.gpu;
+    return 0;
+}
+
+/* The desktop's run conditions: SM clock now and at most, the enforced power limit, the
+ * temperature; the max clock is what `throttled` is judged against. */
+static void lib_describe(struct nvml_worker *w, char *line, size_t n, double *max_clock_mhz)
+{
+    struct nvml_lib *l = &w->l;
+    unsigned int cur = 0, max = 0, mw = 0, temp = 0;
+    at(w, "nvmlDeviceGetClockInfo");
+    bool has_cur = l->clock && l->clock(l->dev, NVML_CLOCK_SM, &cur) == NVML_OK;
+    at(w, "nvmlDeviceGetMaxClockInfo");
+    bool has_max = l->max_clock && l->max_clock(l->dev, NVML_CLOCK_SM, &max) == NVML_OK;
+    at(w, "nvmlDeviceGetEnforcedPowerLimit");
+    bool has_lim = l->limit && l->limit(l->dev, &mw) == NVML_OK;
+    at(w, "nvmlDeviceGetTemperature");
+    bool has_t = l->temp && l->temp(l->dev, NVML_TEMP_GPU, &temp) == NVML_OK;
+    *max_clock_mhz = has_max ? (double)max : NAN;
+    size_t len = 0;
+    line[0] = '\0';
+    if (has_cur)
+        len += (size_t)snprintf(line + len, n - len, "SM clock %u MHz", cur);
+    if (has_max && len < n)
+        len += (size_t)snprintf(line + len, n - len, "%smax %u MHz", len ? ", " : "", max);
+    if (has_lim && len < n)
+        len += (size_t)snprintf(line + len, n - len, "%spower limit %.0f W", len ? ", " : "",
+                                mw / 1000.0);
+    if (has_t && len < n)
+        snprintf(line + len, n - len, "%s%u C", len ? ", " : "", temp);
+}
+
+static void run_job(struct nvml_worker *w)
+{
+    struct nvml_lib *l = &w->l;
+    w->why[0] = '\0';
+    switch (w->job) {
+    case JOB_LOAD:
+        w->rc = lib_load(w, w->bus_id, w->why, sizeof(w->why));
+        break;
+    case JOB_SAMPLE:
+        tb_power_sample_clear(&w->smp);
+        w->rc = lib_sample(w, &w->smp, w->why, sizeof(w->why));
+        break;
+    case JOB_DESCRIBE:
+        lib_describe(w, w->line, sizeof(w->line), &w->max_clock_mhz);
+        w->rc = 0;
+        break;
+    case JOB_REASONS:
+        at(w, "nvmlDeviceGetCurrentClocksEventReasons");
+        w->rc = l->lib && l->reasons && l->reasons(l->dev, &w->mask) == NVML_OK ? 0 : -ENOTSUP;
+        break;
+    case JOB_CLOSE:
+        lib_close(w);
+        w->rc = 0;
+        break;
+    }
+    at(w, NULL);
+}
+
+static void worker_free(struct nvml_worker *w)
+{
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+static void *worker_main(void *arg)
+{
+    struct nvml_worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->phase != W_POSTED && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->phase != W_POSTED)
+            break;   /* quit, and nothing left to do */
+        pthread_mutex_unlock(&w->mu);
+        run_job(w);   /* may never return: then the source has given up on this thread */
+        pthread_mutex_lock(&w->mu);
+        w->phase = W_DONE;
+        pthread_cond_broadcast(&w->cv);
+        if (w->quit)
+            break;
+    }
+    bool last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
+    if (last)
+        worker_free(w);
+    return NULL;
+}
+
+/* ---- on the caller's side: post a job, wait for it within the deadline ------------- */
+
+/* NVML's deadline: TB_DRIVER_TIMEOUT_S when set (the watchdog's knob; tests use 1), else
+ * 30 s for loading (dlopen, nvmlInit, the device lookup: seconds on a large machine with
+ * persistence mode off) and 5 s for a query (they take milliseconds). */
+static double deadline_s(enum nvml_job job)
+{
+    double cap = job == JOB_LOAD || job == JOB_CLOSE ? 30 : 5;
+    double knob = tb_watch_seconds(TB_WATCH_CALL);
+    return knob < cap ? knob : cap;
+}
+
+static int worker_start(struct nvml_state *s, char *why, size_t n)
+{
+    struct nvml_worker *w = calloc(1, sizeof(*w));
+    if (!w) {
+        snprintf(why, n, "NVML: %s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    w->refs = 2;
+    pthread_attr_t ta;
+    pthread_attr_init(&ta);
+    pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;   /* signals go to the threads that act on them, never to NVML's */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    pthread_t t;
+    int rc = pthread_create(&t, &ta, worker_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&ta);
+    if (rc) {
+        snprintf(why, n, "cannot start NVML's thread: %s", strerror(rc));
+        worker_free(w);
+        return -rc;
+    }
+    s->w = w;
+    return 0;
+}
+
+/* Runs job on the worker within its deadline. 0 with w->mu held and the results in w
+ * (the caller copies them, then job_done); else -ETIMEDOUT (the source is abandoned, now
+ * or before) with why, the lock not held. */
+static int job_run(struct nvml_state *s, enum nvml_job job, const char *bus_id, char *why,
+                   size_t n)
+{
+    struct nvml_worker *w = s->w;
+    double limit = deadline_s(job);
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    double whole = floor(limit);
+    dl.tv_sec += (time_t)whole;
+    dl.tv_nsec += (long)((limit - whole) * 1e9);
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    int rc = 0;
+    while (!w->lost && w->phase != W_IDLE && rc == 0)   /* another caller's job first */
+        rc = pthread_cond_timedwait(&w->cv, &w->mu, &dl);
+    if (!w->lost && rc == 0) {
+        w->job = job;
+        tb_strlcpy(w->bus_id, bus_id ? bus_id : "", sizeof(w->bus_id));
+        w->phase = W_POSTED;
+        pthread_cond_broadcast(&w->cv);
+        while (w->phase != W_DONE && rc == 0)
+            rc = pthread_cond_timedwait(&w->cv, &w->mu, &dl);
+    }
+    if (!w->lost && rc == 0)
+        return 0;
+    if (!w->lost) {
+        w->lost = true;
+        snprintf(w->lost_why, sizeof(w->lost_why), "NVML did not return from %s within "
+                 "%.0f s: the source is abandoned (its thread left waiting)",
+                 w->call ? w->call : "its last call", limit);
+        pthread_cond_broadcast(&w->cv);   /* callers queued behind it give up too */
+    }
+    tb_strlcpy(why, w->lost_why, n);
+    pthread_mutex_unlock(&w->mu);
+    return -ETIMEDOUT;
+}
+
+static void job_done(struct nvml_worker *w)
+{
+    w->phase = W_IDLE;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Lets go of the worker: the library shut down and closed on it when it still answers;
+ * an abandoned one keeps its library (its thread may be inside it) and frees itself if
+ * its call ever returns. */
+static void nvml_close(void *st)
+{
+    struct nvml_state *s = st;
+    struct nvml_worker *w = s->w;
+    if (!w)
+        return;
+    char why[256];
+    if (job_run(s, JOB_CLOSE, NULL, why, sizeof(why)) == 0)
+        job_done(w);
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_broadcast(&w->cv);
+    bool last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
+    if (last)
+        worker_free(w);
+    memset(s, 0, sizeof(*s));
+}
+
+static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t n)
+{
+    int rc = worker_start(s, why, n);
+    if (rc)
+        return rc;
+    if ((rc = job_run(s, JOB_LOAD, bus_id, why, n)) == 0) {
+        rc = s->w->rc;
+        tb_strlcpy(why, s->w->why, n);
+        s->has_power = s->w->l.has_power;
+        s->has_energy = s->w->l.has_energy;
+        job_done(s->w);
+    }
+    if (rc) {
+        char keep[512];   /* the load's words, not the close's */
+        tb_strlcpy(keep, why, sizeof(keep));
+        nvml_close(s);
+        tb_strlcpy(why, keep, n);
+    }
+    return rc;
 }
 
 static int nvml_probe(const struct tb_power_cfg *pc, char *why, size_t n)
@@ -147,53 +459,35 @@ static int nvml_open(void *st, const struct tb_power_cfg *pc, struct tb_power_ra
     return 0;
 }
 
+/* A reading, or -ETIMEDOUT when NVML hung (the sampler then says the source failed, and
+ * why): no allocation here, the worker is made at open. */
 static int nvml_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
 {
     struct nvml_state *s = st;
-    unsigned int v;
-    unsigned long long mj;
-    struct nvml_util u;
-    out->t_ns = tb_now_ns();
-    nvml_ret rc = s->power(s->dev, &v);
-    if (rc == NVML_OK)
-        out->rail_mw[0] = (float)v;
-    else if (rc != NVML_NOT_SUPPORTED) {
-        snprintf(why, n, "nvmlDeviceGetPowerUsage: %s", nvml_err(s, rc));
-        return -EIO;
-    }
-    if (s->has_energy && s->energy(s->dev, &mj) == NVML_OK)
-        out->energy_mj = (double)mj;
-    if (s->temp && s->temp(s->dev, NVML_TEMP_GPU, &v) == NVML_OK)
-        out->gpu_temp_c = (float)v;
-    if (s->clock && s->clock(s->dev, NVML_CLOCK_SM, &v) == NVML_OK)
-        out->gpu_clock_mhz = (float)v;
-    if (s->util && s->util(s->dev, &u) == NVML_OK)
-        out->gpu_load_pct = (float)u.gpu;
-    return 0;
+    int rc = job_run(s, JOB_SAMPLE, NULL, why, n);
+    if (rc)
+        return rc;
+    struct nvml_worker *w = s->w;
+    rc = w->rc;
+    if (rc)
+        tb_strlcpy(why, w->why, n);
+    else
+        *out = w->smp;
+    job_done(w);
+    return rc;
 }
 
-/* The desktop's run conditions: SM clock now and at most, the enforced power limit, the
- * temperature; the max clock is what `throttled` is judged against. */
 static void nvml_describe(void *st, char *line, size_t n, double *max_clock_mhz)
 {
     struct nvml_state *s = st;
-    unsigned int cur = 0, max = 0, mw = 0, temp = 0;
-    bool has_cur = s->clock && s->clock(s->dev, NVML_CLOCK_SM, &cur) == NVML_OK;
-    bool has_max = s->max_clock && s->max_clock(s->dev, NVML_CLOCK_SM, &max) == NVML_OK;
-    bool has_lim = s->limit && s->limit(s->dev, &mw) == NVML_OK;
-    bool has_t = s->temp && s->temp(s->dev, NVML_TEMP_GPU, &temp) == NVML_OK;
-    *max_clock_mhz = has_max ? (double)max : NAN;
-    size_t len = 0;
+    char why[256];
+    *max_clock_mhz = NAN;
     line[0] = '\0';
-    if (has_cur)
-        len += (size_t)snprintf(line + len, n - len, "SM clock %u MHz", cur);
-    if (has_max && len < n)
-        len += (size_t)snprintf(line + len, n - len, "%smax %u MHz", len ? ", " : "", max);
-    if (has_lim && len < n)
-        len += (size_t)snprintf(line + len, n - len, "%spower limit %.0f W", len ? ", " : "",
-                                mw / 1000.0);
-    if (has_t && len < n)
-        snprintf(line + len, n - len, "%s%u C", len ? ", " : "", temp);
+    if (job_run(s, JOB_DESCRIBE, NULL, why, sizeof(why)) != 0)
+        return;   /* abandoned: the next reading says so */
+    tb_strlcpy(line, s->w->line, n);
+    *max_clock_mhz = s->w->max_clock_mhz;
+    job_done(s->w);
 }
 
 /* NVML's power reading is a 1 s average on Ampere and newer (not GA100), so sampling it
@@ -220,7 +514,13 @@ static void nvml_cadence(void *st, struct tb_power_cadence *c)
 int tb_nvml_clock_reasons(void *st, unsigned long long *mask)
 {
     struct nvml_state *s = st;
-    return s->lib && s->reasons && s->reasons(s->dev, mask) == NVML_OK ? 0 : -ENOTSUP;
+    char why[256];
+    if (!s->w || job_run(s, JOB_REASONS, NULL, why, sizeof(why)) != 0)
+        return -ENOTSUP;
+    int rc = s->w->rc;
+    *mask = s->w->mask;
+    job_done(s->w);
+    return rc;
 }
 
 const struct tb_power_ops tb_power_nvml = {

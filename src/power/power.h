@@ -109,6 +109,8 @@ const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_
 const char *tb_sampler_source(const struct tb_sampler *s);
 /* True once the source failed mid-run (reported once on stderr). */
 bool tb_sampler_failed(const struct tb_sampler *s);
+/* Why it failed ("" while it has not): e.g. NVML abandoned at its deadline. */
+const char *tb_sampler_why(const struct tb_sampler *s);
 /* How trustworthy the readings have been: absurd readings dropped (never logged as
  * power), silences of twice the interval or more, and how long since the last reading. */
 struct tb_sampler_health {

@@ -209,6 +209,8 @@ const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_
     return s->conditions;
 }
 bool tb_sampler_failed(const struct tb_sampler *s) { return atomic_load(&((struct tb_sampler *)s)->failed); }
+/* written by the sampler thread before it sets failed, never after */
+const char *tb_sampler_why(const struct tb_sampler *s) { return tb_sampler_failed(s) ? s->why : ""; }
 
 void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h)
 {
