@@ -135,7 +135,7 @@ endif
 BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/config/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -160,6 +160,9 @@ $(BUILD)/libtb.a: $(LIB_OBJS)
 $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# src/config/internal.h is private to its folder: it refuses to build without this.
+$(BUILD)/src/config/%.o: ALL_CFLAGS += -DTB_CONFIG_ROOM
 
 # The image table: built by the script when CUDA=1, an empty table otherwise.
 $(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \

@@ -15,7 +15,7 @@
 
 #include "board.h"
 #include "compare.h"
-#include "config.h"
+#include "config/config.h"
 #include "history.h"
 #include "listcmd.h"
 #include "powercmd.h"

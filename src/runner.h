@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "config.h"
+#include "config/config.h"
 #include "csvlog.h"
 #include "logread.h"
 #include "sweep.h"

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "runner.h"
 
 /* Writes the tuned sweep to path (via a temporary file and rename). The measurement

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "board.h"
-#include "config.h"
+#include "config/config.h"
 #include "cuda/images.h"
 #include "util.h"
 

@@ -1,9 +1,9 @@
-/* config.c: the schema of every setting (type, limits, default, one line of help) and the
+/* config/config.c: the schema of every setting (type, limits, default, one line of help) and the
  * loader: both files read through the guard, overrides applied, every setting walked
  * against the schema with all problems collected by FILE:LINE; then the resolved dump.
- * Not here: list settings (config_lists.c), --set (config_set.c), reading files safely
- * (config_guard.c), anything about a device (point_rules.c). */
-#include "config_internal.h"
+ * Not here: list settings (lists.c), --set (set.c), reading files safely
+ * (guard.c), anything about a device (point_rules.c). */
+#include "config/internal.h"
 
 #include <errno.h>
 #include <limits.h>
