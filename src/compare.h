@@ -4,7 +4,10 @@
 #ifndef TB_COMPARE_H
 #define TB_COMPARE_H
 
+/* argv[0] is "compare"; options and logs follow. `compare --help` is main.c's (its command
+ * table prints tb_compare_usage). Returns the exit code. */
 int tb_compare_main(int argc, char **argv);
+extern const char tb_compare_usage[];
 
 /* "faster", "slower" or "same" for bandwidth base -> now, given each side's relative
  * standard error; *delta gets now/base - 1. */
