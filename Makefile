@@ -20,7 +20,10 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, native-test, board-info, version, dist-check, html-check, readers-check, fleet-test, fleet-lint, gpu-check, dist, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, test-valgrind, native-test, cross-test, fuzz, board-info,
+#   version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test, fleet-lint,
+#   gpu-check, gpu-prep, deps, deps-bundle, install, uninstall, docs, clean.
+#   (tests/native-build.sh checks this list against the .PHONY line.)
 
 .DELETE_ON_ERROR:
 .SUFFIXES:

@@ -246,7 +246,6 @@ static int parse_run_options(int argc, char **argv, struct common *c, const stru
         print_usage(cmd, stderr);
         return -1;
     }
-    tb_quiet = c->quiet;
     return 0;
 }
 

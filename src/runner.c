@@ -186,7 +186,7 @@ static void say_cadence(struct tb_runner_ctx *ctx, size_t points, struct tb_runn
         snprintf(res->cadence, sizeof(res->cadence), "%.0f ms (%s: %s); windows of %.0f ms "
                  "for %d readings", c->period_ms, c->how, c->detail, res->window_ms,
                  pc->min_readings);
-    if (!tb_quiet)
+    if (!ctx->quiet)
         note("power: sensor updates every %s; %zu points: at least %.0f s of power windows",
              res->cadence, points, (double)points * res->window_ms * 1e-3);
 }
@@ -614,18 +614,19 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
 }
 
 /* A point a rule excludes: a row that says why, and a note unless quiet. */
-static void skip_point(const struct tb_point *p, struct point_out *o, struct tb_runner_result *res)
+static void skip_point(const struct tb_runner_ctx *ctx, const struct tb_point *p,
+                       struct point_out *o, struct tb_runner_result *res)
 {
     o->row.status = TB_STATUS_SKIPPED;
     snprintf(o->note, sizeof(o->note), "%s", p->why);
-    if (!tb_quiet)
+    if (!ctx->quiet)
         note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx, p->by,
              p->why);
     res->skipped++;
 }
 
-int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                    struct tb_runner_result *res)
+void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                     struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
     struct buffers buf = { 0 };
@@ -661,7 +662,7 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
         int rc = 0;
         o.emc_mhz = NAN;
         if (p->skip) {
-            skip_point(p, &o, res);
+            skip_point(ctx, p, &o, res);
         } else {
             tb_throttle_snap(NULL, &o.start);
             rc = run_point(ctx, p, &buf, copy_gbps, clock0, res, &o, i);
@@ -708,7 +709,6 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
             res->idle_after_w = measure_idle(ctx, &res->idle_after_ci);
         log_power_run(ctx, res);
     }
-    return 0;
 }
 
 void tb_runner_result_free(struct tb_runner_result *res)

@@ -282,6 +282,35 @@ static void test_help_from_the_command_table(void **state)
     assert_true(!strncmp(th_out(), "transpose-bench ", 16));
 }
 
+/* The machine-id is read by the bounded reader: a relative link to D-Bus's copy under
+ * TB_ROOT is followed, and a FIFO in its place neither hangs the run nor becomes an id. */
+static void test_machine_id_read_bounded(void **state)
+{
+    const char *root = th_scratch();
+    char p[1024], q[1024];
+    const char *dirs[] = { "etc", "var", "var/lib", "var/lib/dbus" };
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    snprintf(p, sizeof(p), "%s/var/lib/dbus", root);
+    free(th_write(p, "machine-id", "0123456789abcdef0123456789abcdef\n"));
+    snprintf(p, sizeof(p), "%s/etc/machine-id", root);
+    assert_int_equal(symlink("../var/lib/dbus/machine-id", p), 0);
+    setenv("TB_ROOT", root, 1);
+    char *text = th_run_log("run " FAST " --kernels naive_row --sizes 16x16 -o %s", 0, true,
+                            NULL, NULL);
+    assert_non_null(strstr(text, "\n# machine_id: 0123456789abcdef0123456789abcdef\n"));
+    free(text);
+    assert_int_equal(unlink(p), 0);
+    snprintf(q, sizeof(q), "%s/var/lib/dbus/machine-id", root);
+    assert_int_equal(unlink(q), 0);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    text = th_run_log("run " FAST " --kernels naive_row --sizes 16x16 -o %s", 0, true, NULL, NULL);
+    assert_null(strstr(text, "# machine_id:"));
+    free(text);
+}
+
 static void test_quiet_prints_nothing(void **state)
 {
     const char *dir = th_scratch();
@@ -1026,6 +1055,7 @@ int main(void)
         TH_TEST(test_help_version_list),
         TH_TEST(test_help_from_the_command_table),
         TH_TEST(test_quiet_prints_nothing),
+        TH_TEST(test_machine_id_read_bounded),
         TH_TEST(test_progress_only_on_a_terminal),
         TH_TEST(test_lock_held_exits_75),
         TH_TEST(test_signals_close_the_log),
