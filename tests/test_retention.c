@@ -1,7 +1,8 @@
 /* test_retention.c: whose a log is. Names that every sanitizing rule of the code (the log
  * name's, the tuned sweep's) once spelled alike get distinct spellings; retention removes
  * only logs whose own metadata names this host, machine-id and board exactly, whatever
- * their file names spell; a stamp from the future never holds a place among the newest. */
+ * their file names spell; a stamp from the future never holds a place among the newest;
+ * keep_days removes only logs past that age from now and from the newest earlier log. */
 #include "helpers.h"
 
 #include <strings.h>
