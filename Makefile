@@ -20,7 +20,10 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, native-test, board-info, version, dist-check, html-check, readers-check, fleet-test, fleet-lint, gpu-check, dist, install, uninstall, clean, deps, docs.
+# Targets: all (default), run, test, test-valgrind, native-test, cross-test, fuzz, board-info,
+#   version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test, fleet-lint,
+#   gpu-check, gpu-prep, deps, deps-bundle, install, uninstall, docs, clean.
+#   (tests/native-build.sh checks this list against the .PHONY line.)
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -135,7 +138,7 @@ endif
 BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/config/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -160,6 +163,9 @@ $(BUILD)/libtb.a: $(LIB_OBJS)
 $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# src/config/internal.h is private to its folder: it refuses to build without this.
+$(BUILD)/src/config/%.o: ALL_CFLAGS += -DTB_CONFIG_ROOM
 
 # The image table: built by the script when CUDA=1, an empty table otherwise.
 $(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \

@@ -1,6 +1,9 @@
-/* kernel_table.c: THE table of kernels. Adding a kernel means one row here plus its
- * launcher; `list`, the sweep's checks and the log all follow from the row. Order is
- * `list` order. CUDA rows stay in the table when CUDA is compiled out, with the reason. */
+/* kernel_table.c: THE table of kernels. A CPU kernel is one row here plus its function
+ * (cpu_kernels.c); a CUDA kernel is one row plus its name in kernels.h's TB_CUDA_KERNELS,
+ * its geometry (cuda_launch.c) and its device code (cuda_transpose.cu). `list`, the
+ * sweep's checks and the log all follow from the row. Order is `list` order (a test
+ * build's test-only rows first). CUDA rows stay in the table when CUDA is compiled out,
+ * with the reason. */
 #include "kernels.h"
 
 #include <stdio.h>

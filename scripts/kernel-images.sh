@@ -120,10 +120,48 @@ add() {   # file sm kind isa cuda compiler
 }
 
 # Compiles run side by side (one per SM); each writes its image, then `add` tables them in
-# SMS order.
-jobs=""
-spawn() { "$@" & jobs="$jobs $!"; }
-join() { for j in $jobs; do wait "$j" || die "a compile failed (V=1 shows the command)"; done; jobs=""; }
+# SMS order. Each job leaves a marker with its exit status when it ends, so that join can
+# say "image N of M" as they finish (a minute or more each on a small host: #33); the
+# markers are no input of any image.
+jobs=""; njobs=0; labels=""
+spawn() {   # label command...
+    label=$1; shift
+    njobs=$((njobs + 1))
+    labels="$labels$njobs $label
+"
+    rm -f "$out/.done-$njobs"
+    idx=$njobs
+    # set -e ends a failing command's subshell at once: the status is taken in an `if`, and
+    # the marker appears whole (renamed), never read half written
+    ( if "$@"; then rc=0; else rc=$?; fi
+      echo "$rc" > "$out/.rc-$idx" && mv "$out/.rc-$idx" "$out/.done-$idx" ) &
+    jobs="$jobs $!"
+}
+join() {
+    [ "$njobs" -gt 0 ] || return 0
+    echo "kernel-images: compiling $njobs image$( [ "$njobs" -gt 1 ] && echo s) side by side:" \
+         "$(printf '%s' "$labels" | cut -d' ' -f2- | tr '\n' ',' | sed 's/,$//; s/,/, /g')" >&2
+    t0=$(date +%s); done_n=0; reported=" "
+    while [ "$done_n" -lt "$njobs" ]; do
+        i=1
+        while [ "$i" -le "$njobs" ]; do
+            case $reported in *" $i "*) ;; *)
+                if [ -f "$out/.done-$i" ]; then
+                    done_n=$((done_n + 1)); reported="$reported$i "
+                    label=$(printf '%s' "$labels" | sed -n "s/^$i //p")
+                    rc=$(cat "$out/.done-$i")
+                    [ "$rc" = 0 ] || { for j in $jobs; do wait "$j"; done; die "the compile of $label failed (V=1 shows the command)"; }
+                    echo "kernel-images: image $done_n of $njobs done: $label ($(( $(date +%s) - t0 )) s)" >&2
+                fi ;;
+            esac
+            i=$((i + 1))
+        done
+        [ "$done_n" -lt "$njobs" ] && sleep 1
+    done
+    for j in $jobs; do wait "$j"; done
+    i=1; while [ "$i" -le "$njobs" ]; do rm -f "$out/.done-$i"; i=$((i + 1)); done
+    jobs=""; njobs=0; labels=""
+}
 
 # ---- cubins (nvcc) ----
 cubin_sms=""; clang_sms=""
@@ -134,7 +172,7 @@ if [ "$nvcc_ok" = 1 ]; then
             clang_sms="$clang_sms $sm"; continue
         fi
         cubin_sms="$cubin_sms $sm"
-        spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} \
+        spawn "sm_$sm cubin (nvcc)" say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} \
             -cubin -arch=sm_$sm -o "$out/sm_$sm.cubin" "$src"
     done
 else
@@ -174,7 +212,7 @@ if [ -n "$clang" ] && [ -n "$clang_sms" ]; then
         [ "$isa" -gt "$maxc" ] && isa=$maxc
         [ "$isa" -lt "$lo" ] && die "$clang writes PTX ISA $((maxc / 10)).$((maxc % 10)) at most; sm_$sm needs $((lo / 10)).$((lo % 10))"
         echo "$isa" > "$out/sm_$sm.isa"
-        spawn say "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path=/nonexistent \
+        spawn "sm_$sm PTX (clang)" say "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path=/nonexistent \
             -std=c++14 -O3 -S --cuda-gpu-arch=sm_$sm -Xclang -target-feature -Xclang +ptx$isa \
             -isystem "$res/include" -include kernels/clang_cuda.h -Ikernels -Isrc ${KERNEL_FLAGS:-} \
             -o "$out/sm_$sm.ptx" "$src"
@@ -183,7 +221,7 @@ fi
 top=""
 if [ "$nvcc_ok" = 1 ] && [ "$KERNEL_CC" != clang ] && [ -n "$cubin_sms" ]; then
     top=$(printf '%s\n' $cubin_sms | sort -n | tail -n 1)
-    spawn say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} -ptx \
+    spawn "compute_$top PTX (nvcc)" say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} -ptx \
         -arch=compute_$top -o "$out/compute_$top.ptx" "$src"
 fi
 join

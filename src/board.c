@@ -14,7 +14,7 @@
 
 #include "backend.h"
 #include "conditions.h"
-#include "config.h"
+#include "config/config.h"
 #include "safeio.h"
 #include "util.h"
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 
 #define TB_CEILING_LIVE "live EMC"
 #define TB_CEILING_CAP "nvpmodel EMC cap"

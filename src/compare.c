@@ -253,7 +253,7 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
 
 /* ---- main ------------------------------------------------------------------------- */
 
-static const char usage[] =
+const char tb_compare_usage[] =
     "usage: transpose-bench compare LOG... [--baseline LOG|'PATTERN']... [--threshold PERCENT]\n"
     "                               [--format " TB_FORMAT_NAMES "] [--plot FILE.svg|.png]\n"
     "                               [--html FILE.html]\n"
@@ -336,7 +336,7 @@ static int parse(int argc, char **argv, struct opts *o)
                 return error("compare: --threshold '%s': expected a percentage", optarg);
             break;
         default:
-            fputs(usage, stderr);
+            fputs(tb_compare_usage, stderr);
             return -1;
         }
     }
@@ -345,7 +345,7 @@ static int parse(int argc, char **argv, struct opts *o)
                      "give one of them");
     if (optind >= argc) {
         error("compare: no log given");
-        fputs(usage, stderr);
+        fputs(tb_compare_usage, stderr);
         return -1;
     }
     /* a page or a plot never goes over a log or an input: checked before anything is read */
@@ -416,11 +416,6 @@ static int run_baseline(struct tb_doc *d, const struct opts *o, struct tb_logset
 
 int tb_compare_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return TB_EXIT_OK;
-        }
     struct opts o = { .f = TB_FMT_TABLE, .threshold = 5 };
     if (parse(argc, argv, &o) < 0) {
         free_opts(&o);

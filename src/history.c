@@ -242,7 +242,7 @@ static int failed_latest(const struct tb_logset *s)
     return n;
 }
 
-static const char usage[] =
+const char tb_history_usage[] =
     "usage: transpose-bench history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
     "                                      [--plot FILE.svg|.png]\n"
     "\n"
@@ -282,12 +282,12 @@ static int parse(int argc, char **argv, struct hopts *o)
         else if (opt == 'f' && tb_format_parse(optarg, &o->f) < 0)
             return error("history: --format '%s': expected %s", optarg, tb_format_names);
         else if (opt != 'f') {
-            fputs(usage, stderr);
+            fputs(tb_history_usage, stderr);
             return -1;
         }
     }
     if (optind >= argc) {
-        fputs(usage, stderr);
+        fputs(tb_history_usage, stderr);
         return -1;
     }
     const char *const *in = (const char *const *)argv + optind;
@@ -333,11 +333,6 @@ static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_his
 
 int tb_history_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return TB_EXIT_OK;
-        }
     struct hopts o = { TB_FMT_TABLE, NULL, NULL };
     if (parse(argc, argv, &o) < 0)
         return TB_EXIT_USAGE;

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 
 /* Kernels (with why one cannot run), the kernel images and whether GPU 0 runs them (or why
  * not), the board file it would choose and from what, the power sources. -1 after a

@@ -1,7 +1,10 @@
-/* log_meta.h: THE list of a log's metadata keys ("# key: value" lines), in the order a log
- * writes them. The writers (csvlog.c, run.c) name keys through TB_META(), so a key missing
- * here does not compile; the reader (logread.c) matches them through tb_meta_value();
- * doc/log-format.md's metadata table is made from this list (scripts/log-format-doc.sh).
+/* log_meta.h: THE list of a log's metadata keys ("# key: value" lines). The writers
+ * (csvlog.c, run.c, runner.c) name keys through TB_META(), so a key missing here does not
+ * compile (the run conditions' keys, which conditions.c names, are the one family written
+ * by name: run.c warns of one not listed here); the reader (logread.c) matches them through
+ * tb_meta_value(); doc/log-format.md's metadata table is made from this list
+ * (scripts/log-format-doc.sh). The list's order is the doc's, not a promise of the order
+ * in a log (rows come between, the end line last).
  * X(id, key as written, when it is there, meaning) */
 #ifndef TB_LOG_META_H
 #define TB_LOG_META_H

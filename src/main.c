@@ -1,7 +1,9 @@
 /* main.c: command-line parsing and subcommand dispatch, and the only place that exits.
- * Each subcommand gathers its inputs, hands them to the modules (a run's lifecycle is
- * run.c), and maps the outcome to an exit code (README: 0 ok, 1 runtime or verification failure, 2 usage or config, 75
- * another run holds the lock). */
+ * One table of commands (name, function, summary, usage) and option rows that are both the
+ * parser's and the usage's; help and did-you-mean read the same table. Each command gathers
+ * its inputs, hands them to the modules (a run's lifecycle is run.c), and maps the outcome to
+ * an exit code (README: 0 ok, 1 runtime or verification failure, 2 usage or config, 75
+ * another run holds the lock). Not here: measuring, reading config files. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,7 +17,7 @@
 
 #include "board.h"
 #include "compare.h"
-#include "config.h"
+#include "config/config.h"
 #include "history.h"
 #include "listcmd.h"
 #include "powercmd.h"
@@ -24,61 +26,91 @@
 #include "util.h"
 #include "version.h"
 
-/* ---- usage ------------------------------------------------------------------------ */
+/* ---- the command table's shapes ---------------------------------------------------- */
 
-static const char usage_main[] =
-    "usage: transpose-bench <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  run       run a sweep of transpose kernels and write a gzipped CSV log\n"
-    "  list      list kernels, power sources (and log columns with --columns)\n"
-    "  power     sample the board's power source and print what it reads\n"
-    "  compare   compare logs from boards and GPUs, or against a baseline\n"
-    "  history   each result night by night, with changes beyond the noise flagged\n"
-    "  tune      find each kernel's best block per size and write a tuned sweep file\n"
-    "\n"
-    "  transpose-bench <command> --help    options of a command\n"
-    "  transpose-bench --version           version and git revision\n";
+/* An option row: one getopt entry and one line of the usage text, so the two cannot drift.
+ * key is getopt's value: a letter is also the short option (-c); a long-only option has a
+ * key from enum long_key (256 and up). */
+struct opt_row {
+    const char *name;   /* the long option, without "--" */
+    int key;
+    const char *arg;    /* the argument's name in the usage; NULL: the option takes none */
+    const char *help;   /* one line; a '\n' continues it under the help column */
+};
 
-static const char usage_run[] =
-    "usage: transpose-bench run [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR]\n"
-    "                           [--device auto|cpu|cuda[:N]] [--kernels a,b] [--sizes RxC,...]\n"
-    "                           [--blocks XxY,...] [--set KEY=VALUE]... [--quiet]\n"
-    "\n"
-    "  -c, --config FILE   sweep file (default: conf/default.cfg)\n"
-    "  -b, --board FILE    board file (default: detected from the device tree or GPU name)\n"
-    "  -o, --output DIR    log directory (same as --set output.dir=DIR)\n"
-    "      --device D      auto (a usable GPU, else the CPU), cpu, cuda or cuda:N\n"
-    "      --kernels LIST  comma-separated kernel names, '*' for all (sweep.kernels)\n"
-    "      --sizes LIST    e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)\n"
-    "      --blocks LIST   e.g. 32x8,16x16 (x x y; sweep.blocks)\n"
-    "      --set KEY=VAL   override any setting of either file, e.g. --set sweep.warmup=5\n"
-    "  -q, --quiet         nothing on stdout; errors and warnings on stderr (for cron)\n"
-    "\n"
-    "exit: 0 all points ok, 1 a failure (log still written), 2 usage or configuration\n"
-    "error (nothing run, no log), 75 another run holds the lock.\n";
+/* A command row (git's commands[]): the only list of commands; the main usage, `help CMD`,
+ * `CMD --help` and did-you-mean are all read from it. */
+struct command {
+    const char *name;
+    int (*fn)(const struct command *cmd, int argc, char **argv);
+    const char *summary;      /* one line, in the main usage */
+    const char *synopsis;     /* after "usage: transpose-bench " */
+    const struct opt_row *opts;   /* NULL-named row ends them; NULL: the text says it all */
+    const char *text;         /* what follows the options; a command of another room: its
+                               * own usage text (compare.c, history.c) */
+    bool env;                 /* checks the TB_* paths before it runs (tb_env_check) */
+};
 
-static const char usage_list[] =
-    "usage: transpose-bench list [--columns] [--images DIR] [-b BOARD.cfg] [--set KEY=VALUE]...\n"
-    "\n"
-    "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
-    "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
-    "  work here. --columns prints the log's columns instead; --images DIR writes each\n"
-    "  kernel image to a file in DIR (PTX as text, cubins as ELF) for inspection.\n";
+/* The keys of options that have no short form. */
+enum long_key {
+    OPT_DEVICE = 256, OPT_KERNELS, OPT_SIZES, OPT_BLOCKS, OPT_SET, OPT_SECONDS, OPT_OUT,
+    OPT_COLUMNS, OPT_IMAGES, OPT_FORMAT,
+};
 
-static void print_version(void)
+/* The usage of one command, from its row: synopsis, option rows, text. */
+static void print_usage(const struct command *cmd, FILE *f)
 {
-    printf("transpose-bench %s (git %s)\nkernel images: sha256 %s\n", TB_VERSION, TB_GIT_REV,
-           tb_images_sha256);
+    if (cmd->synopsis)
+        fprintf(f, "usage: transpose-bench %s\n%s", cmd->synopsis,
+                cmd->opts || cmd->text ? "\n" : "");
+    for (const struct opt_row *o = cmd->opts; o && o->name; o++) {
+        char label[64];
+        snprintf(label, sizeof(label), "--%s%s%s", o->name, o->arg ? " " : "",
+                 o->arg ? o->arg : "");
+        char shrt[8] = "    ";
+        if (o->key < 256)
+            snprintf(shrt, sizeof(shrt), "-%c, ", o->key);
+        fprintf(f, "  %s%-15s ", shrt, label);
+        for (const char *h = o->help; *h; h++) {
+            fputc(*h, f);
+            if (*h == '\n')
+                fprintf(f, "%22s", "");
+        }
+        fputc('\n', f);
+    }
+    if (cmd->opts && cmd->text)
+        fputc('\n', f);
+    if (cmd->text)
+        fputs(cmd->text, f);
 }
 
-/* Handles --help and --version before any parsing. */
-static int wants_help(int argc, char **argv)
+/* The getopt tables of a command's option rows: long options and the short-option string.
+ * n is the room in lo (rows + 1). */
+static void getopt_tables(const struct opt_row *rows, struct option *lo, size_t n, char *shrt,
+                          size_t sn)
+{
+    size_t k = 0, j = 0;
+    for (; rows[k].name && k + 1 < n; k++) {
+        lo[k] = (struct option){ rows[k].name, rows[k].arg ? required_argument : no_argument,
+                                 NULL, rows[k].key };
+        if (rows[k].key < 256 && j + 3 < sn) {
+            shrt[j++] = (char)rows[k].key;
+            if (rows[k].arg)
+                shrt[j++] = ':';
+        }
+    }
+    lo[k] = (struct option){ NULL, 0, NULL, 0 };
+    shrt[j] = '\0';
+}
+
+/* `CMD --help` or `CMD -h` anywhere among its arguments: git turns it into `help CMD` once
+ * for every command, and so does this. */
+static bool wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return 1;
-    return 0;
+            return true;
+    return false;
 }
 
 /* ---- shared option handling ------------------------------------------------------- */
@@ -147,25 +179,40 @@ struct tune_req {
     const char *out;       /* tuned sweep file; NULL: tb_tune_default_path's */
 };
 
+/* The option rows of run; tune's are these and two more. */
+#define RUN_OPTS \
+    { "config", 'c', "FILE", "sweep file (default: conf/default.cfg)" }, \
+    { "board", 'b', "FILE", "board file (default: detected from the device tree or GPU name)" }, \
+    { "output", 'o', "DIR", "log directory (same as --set output.dir=DIR)" }, \
+    { "device", OPT_DEVICE, "D", "auto (a usable GPU, else the CPU), cpu, cuda or cuda:N" }, \
+    { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all (sweep.kernels)" }, \
+    { "sizes", OPT_SIZES, "LIST", "e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)" }, \
+    { "blocks", OPT_BLOCKS, "LIST", "e.g. 32x8,16x16 (x x y; sweep.blocks)" }, \
+    { "set", OPT_SET, "KEY=VAL", "override any setting of either file, e.g. --set sweep.warmup=5" }, \
+    { "quiet", 'q', NULL, "nothing on stdout; errors and warnings on stderr (for cron)" }
+
+static const struct opt_row run_opts[] = { RUN_OPTS, { NULL, 0, NULL, NULL } };
+static const struct opt_row tune_opts[] = {
+    RUN_OPTS,
+    { "seconds", OPT_SECONDS, "S", "time budget (tune.seconds, default 600)" },
+    { "out", OPT_OUT, "FILE", "the tuned sweep file (default conf/tuned-<board>-<element>.cfg)" },
+    { NULL, 0, NULL, NULL },
+};
+
 /* Options shared by run and tune; tune also takes --seconds and --out. Returns -1 after a
  * usage error (printed), else 0. */
-static int parse_run_options(int argc, char **argv, struct common *c, const char *usage,
+static int parse_run_options(int argc, char **argv, struct common *c, const struct command *cmd,
                              struct tune_req *tune)
 {
-    static const struct option opts[] = {
-        { "config", required_argument, NULL, 'c' }, { "board", required_argument, NULL, 'b' },
-        { "output", required_argument, NULL, 'o' }, { "device", required_argument, NULL, 'D' },
-        { "kernels", required_argument, NULL, 'K' }, { "sizes", required_argument, NULL, 'S' },
-        { "blocks", required_argument, NULL, 'B' }, { "set", required_argument, NULL, 's' },
-        { "quiet", no_argument, NULL, 'q' }, { "seconds", required_argument, NULL, 'T' },
-        { "out", required_argument, NULL, 'O' }, { NULL, 0, NULL, 0 },
-    };
+    struct option lo[ARRAY_SIZE(tune_opts)];
+    char shrt[32];
+    getopt_tables(cmd->opts, lo, ARRAY_SIZE(lo), shrt, sizeof(shrt));
     memset(c, 0, sizeof(*c));
     tb_config_init(&c->cfg);
     c->device = "auto";
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:b:o:q", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, shrt, lo, NULL)) != -1) {
         switch (opt) {
         case 'c': c->sweep_file = optarg; break;
         case 'b': c->board_file = optarg; break;
@@ -176,37 +223,29 @@ static int parse_run_options(int argc, char **argv, struct common *c, const char
             tb_config_add_override(&c->cfg, "output.dir", v, label);
             break;
         }
-        case 'D': c->device = optarg; break;
-        case 'K': list_option(c, "--kernels", optarg, "sweep.kernels", false); break;
-        case 'S': list_option(c, "--sizes", optarg, "sweep.sizes", true); break;
-        case 'B': list_option(c, "--blocks", optarg, "sweep.blocks", true); break;
-        case 's': tb_config_add_set(&c->cfg, optarg, &c->diag); break;
+        case OPT_DEVICE: c->device = optarg; break;
+        case OPT_KERNELS: list_option(c, "--kernels", optarg, "sweep.kernels", false); break;
+        case OPT_SIZES: list_option(c, "--sizes", optarg, "sweep.sizes", true); break;
+        case OPT_BLOCKS: list_option(c, "--blocks", optarg, "sweep.blocks", true); break;
+        case OPT_SET: tb_config_add_set(&c->cfg, optarg, &c->diag); break;
         case 'q': c->quiet = true; break;
-        case 'T':
-        case 'O':
-            if (!tune) {   /* tune's options, not run's */
-                fputs(usage, stderr);
-                return -1;
-            }
-            if (opt == 'O') {
-                tune->out = optarg;
-            } else {
-                char label[PATH_MAX + 16];
-                snprintf(label, sizeof(label), "--seconds %s", optarg);
-                tb_config_add_override(&c->cfg, "tune.seconds", optarg, label);
-            }
+        case OPT_OUT: tune->out = optarg; break;   /* only in tune's rows */
+        case OPT_SECONDS: {
+            char label[PATH_MAX + 16];
+            snprintf(label, sizeof(label), "--seconds %s", optarg);
+            tb_config_add_override(&c->cfg, "tune.seconds", optarg, label);
             break;
+        }
         default:
-            fputs(usage, stderr);
+            print_usage(cmd, stderr);
             return -1;
         }
     }
     if (optind < argc) {
         error("unexpected argument '%s'", argv[optind]);
-        fputs(usage, stderr);
+        print_usage(cmd, stderr);
         return -1;
     }
-    tb_quiet = c->quiet;
     return 0;
 }
 
@@ -246,14 +285,10 @@ static int do_run(struct common *c, struct tune_req *tune)
     }
 }
 
-static int cmd_run(int argc, char **argv)
+static int cmd_run(const struct command *cmd, int argc, char **argv)
 {
-    if (wants_help(argc, argv)) {
-        fputs(usage_run, stdout);
-        return TB_EXIT_OK;
-    }
     struct common c;
-    if (parse_run_options(argc, argv, &c, usage_run, NULL) < 0) {
+    if (parse_run_options(argc, argv, &c, cmd, NULL) < 0) {
         tb_config_free(&c.cfg);
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
@@ -261,27 +296,11 @@ static int cmd_run(int argc, char **argv)
     return do_run(&c, NULL);
 }
 
-static const char usage_tune[] =
-    "usage: transpose-bench tune [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR] [--device D]\n"
-    "                            [--kernels a,b] [--sizes RxC,...] [--blocks XxY,...]\n"
-    "                            [--seconds S] [--out TUNED.cfg] [--set KEY=VALUE]... [--quiet]\n"
-    "\n"
-    "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
-    "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
-    "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
-    "  sweep.points hold each kernel's best block per size, and a log of everything it\n"
-    "  measured. It says how much of the space it covered. One file per board and element\n"
-    "  type (default conf/tuned-<board>-<element>.cfg; --set sweep.element=u8 tunes bytes).\n";
-
-static int cmd_tune(int argc, char **argv)
+static int cmd_tune(const struct command *cmd, int argc, char **argv)
 {
-    if (wants_help(argc, argv)) {
-        fputs(usage_tune, stdout);
-        return TB_EXIT_OK;
-    }
     struct common c;
     struct tune_req t = { NULL };
-    if (parse_run_options(argc, argv, &c, usage_tune, &t) < 0) {
+    if (parse_run_options(argc, argv, &c, cmd, &t) < 0) {
         tb_config_free(&c.cfg);
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
@@ -292,17 +311,20 @@ static int cmd_tune(int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------------------- */
 
-static int cmd_list(int argc, char **argv)
+static const struct opt_row list_opts[] = {
+    { "columns", OPT_COLUMNS, NULL, "the log's columns (name, unit, meaning) instead" },
+    { "images", OPT_IMAGES, "DIR", "write each kernel image to a file in DIR (PTX as text,\n"
+                                   "cubins as ELF) for inspection" },
+    { "board", 'b', "FILE", "board file (default: detected, as run does)" },
+    { "set", OPT_SET, "KEY=VAL", "override a setting of the board file" },
+    { NULL, 0, NULL, NULL },
+};
+
+static int cmd_list(const struct command *cmd, int argc, char **argv)
 {
-    if (wants_help(argc, argv)) {
-        fputs(usage_list, stdout);
-        return TB_EXIT_OK;
-    }
-    static const struct option opts[] = {
-        { "columns", no_argument, NULL, 'C' }, { "board", required_argument, NULL, 'b' },
-        { "set", required_argument, NULL, 's' }, { "images", required_argument, NULL, 'I' },
-        { NULL, 0, NULL, 0 },
-    };
+    struct option lo[ARRAY_SIZE(list_opts)];
+    char shrt[16];
+    getopt_tables(cmd->opts, lo, ARRAY_SIZE(lo), shrt, sizeof(shrt));
     struct common c;
     memset(&c, 0, sizeof(c));
     tb_config_init(&c.cfg);
@@ -310,14 +332,14 @@ static int cmd_list(int argc, char **argv)
     const char *images = NULL;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, shrt, lo, NULL)) != -1) {
         switch (opt) {
-        case 'C': columns = true; break;
-        case 'I': images = optarg; break;
+        case OPT_COLUMNS: columns = true; break;
+        case OPT_IMAGES: images = optarg; break;
         case 'b': c.board_file = optarg; break;
-        case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
+        case OPT_SET: tb_config_add_set(&c.cfg, optarg, &c.diag); break;
         default:
-            fputs(usage_list, stderr);
+            print_usage(cmd, stderr);
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
@@ -334,24 +356,19 @@ static int cmd_list(int argc, char **argv)
 
 /* ---- power ------------------------------------------------------------------------ */
 
-static int cmd_power(int argc, char **argv)
+static const struct opt_row power_opts[] = {
+    { "board", 'b', "FILE", "board file (default: detected, as run does)" },
+    { "set", OPT_SET, "KEY=VAL", "override a setting of the board file, e.g. --set power.source=nvml" },
+    { "seconds", OPT_SECONDS, "S", "how long to sample (default 5)" },
+    { "format", OPT_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
+    { NULL, 0, NULL, NULL },
+};
+
+static int cmd_power(const struct command *cmd, int argc, char **argv)
 {
-    static const char usage[] =
-        "usage: transpose-bench power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
-        "                             [--format " TB_FORMAT_NAMES "]\n"
-        "\n"
-        "  Samples the board's power source (power.source, auto by default) for S seconds\n"
-        "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
-        "  (the table adds the source's GPU load, clocks, temperature and energy).\n";
-    if (wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return TB_EXIT_OK;
-    }
-    static const struct option opts[] = {
-        { "board", required_argument, NULL, 'b' }, { "set", required_argument, NULL, 's' },
-        { "seconds", required_argument, NULL, 'S' }, { "format", required_argument, NULL, 'f' },
-        { NULL, 0, NULL, 0 },
-    };
+    struct option lo[ARRAY_SIZE(power_opts)];
+    char shrt[16];
+    getopt_tables(cmd->opts, lo, ARRAY_SIZE(lo), shrt, sizeof(shrt));
     struct common c;
     memset(&c, 0, sizeof(c));
     tb_config_init(&c.cfg);
@@ -359,11 +376,11 @@ static int cmd_power(int argc, char **argv)
     enum tb_format format = TB_FMT_TABLE;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, shrt, lo, NULL)) != -1) {
         switch (opt) {
         case 'b': c.board_file = optarg; break;
-        case 's': tb_config_add_set(&c.cfg, optarg, &c.diag); break;
-        case 'S': {
+        case OPT_SET: tb_config_add_set(&c.cfg, optarg, &c.diag); break;
+        case OPT_SECONDS: {
             char *end;
             seconds = strtod(optarg, &end);
             if (*end || !(seconds > 0 && seconds <= 86400))
@@ -371,12 +388,12 @@ static int cmd_power(int argc, char **argv)
                             optarg);
             break;
         }
-        case 'f':
+        case OPT_FORMAT:
             if (tb_format_parse(optarg, &format) < 0)
                 tb_diag_add(&c.diag, "--format '%s': expected %s", optarg, tb_format_names);
             break;
         default:
-            fputs(usage, stderr);
+            print_usage(cmd, stderr);
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
@@ -396,6 +413,126 @@ static int cmd_power(int argc, char **argv)
     return code;
 }
 
+/* ---- compare, history: their rooms parse their own options ------------------------- */
+
+static int cmd_compare(const struct command *cmd, int argc, char **argv)
+{
+    return tb_compare_main(argc, argv);
+}
+
+static int cmd_history(const struct command *cmd, int argc, char **argv)
+{
+    return tb_history_main(argc, argv);
+}
+
+static void print_main_usage(FILE *f);
+static const struct command *find_command(const char *name);
+static void unknown_command(const char *name);
+
+/* ---- help, version ---------------------------------------------------------------- */
+
+/* `help` alone: the main usage; `help CMD`: CMD's usage, as `CMD --help` prints it. */
+static int cmd_help(const struct command *cmd, int argc, char **argv)
+{
+    if (argc < 2) {
+        print_main_usage(stdout);
+        return TB_EXIT_OK;
+    }
+    const struct command *c = find_command(argv[1]);
+    if (!c) {
+        unknown_command(argv[1]);
+        print_main_usage(stderr);
+        return TB_EXIT_USAGE;
+    }
+    print_usage(c, stdout);
+    return TB_EXIT_OK;
+}
+
+static int cmd_version(const struct command *cmd, int argc, char **argv)
+{
+    printf("transpose-bench %s (git %s)\nkernel images: sha256 %s\n", TB_VERSION, TB_GIT_REV,
+           tb_images_sha256);
+    return TB_EXIT_OK;
+}
+
+/* ---- the command table ------------------------------------------------------------ */
+
+static const struct command commands[] = {
+    { "run", cmd_run, "run a sweep of transpose kernels and write a gzipped CSV log",
+      "run [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR]\n"
+      "                           [--device auto|cpu|cuda[:N]] [--kernels a,b] [--sizes RxC,...]\n"
+      "                           [--blocks XxY,...] [--set KEY=VALUE]... [--quiet]",
+      run_opts,
+      "exit: 0 all points ok, 1 a failure (log still written), 2 usage or configuration\n"
+      "error (nothing run, no log), 75 another run holds the lock.\n", true },
+    { "list", cmd_list, "list kernels, power sources (and log columns with --columns)",
+      "list [--columns] [--images DIR] [-b BOARD.cfg] [--set KEY=VALUE]...",
+      list_opts,
+      "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
+      "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
+      "  work here.\n", true },
+    { "power", cmd_power, "sample the board's power source and print what it reads",
+      "power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
+      "                             [--format " TB_FORMAT_NAMES "]",
+      power_opts,
+      "  Samples the board's power source (power.source, auto by default) for S seconds\n"
+      "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
+      "  (the table adds the source's GPU load, clocks, temperature and energy).\n", true },
+    { "compare", cmd_compare, "compare logs from boards and GPUs, or against a baseline",
+      NULL, NULL, tb_compare_usage, true },
+    { "history", cmd_history, "each result night by night, with changes beyond the noise flagged",
+      NULL, NULL, tb_history_usage, true },
+    { "tune", cmd_tune, "find each kernel's best block per size and write a tuned sweep file",
+      "tune [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR] [--device D]\n"
+      "                            [--kernels a,b] [--sizes RxC,...] [--blocks XxY,...]\n"
+      "                            [--seconds S] [--out TUNED.cfg] [--set KEY=VALUE]... [--quiet]",
+      tune_opts,
+      "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
+      "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
+      "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
+      "  sweep.points hold each kernel's best block per size, and a log of everything it\n"
+      "  measured. It says how much of the space it covered. One file per board and element\n"
+      "  type (default conf/tuned-<board>-<element>.cfg; --set sweep.element=u8 tunes bytes).\n",
+      true },
+    { "help", cmd_help, "the options of a command: help <command>", "help [<command>]", NULL,
+      NULL, false },
+    { "version", cmd_version, "version, git revision and the kernel images' sha256 (also --version)",
+      "version", NULL, NULL, false },
+    { NULL, NULL, NULL, NULL, NULL, NULL, false },
+};
+
+static void print_main_usage(FILE *f)
+{
+    fputs("usage: transpose-bench <command> [options]\n\ncommands:\n", f);
+    for (const struct command *c = commands; c->name; c++)
+        fprintf(f, "  %-9s %s\n", c->name, c->summary);
+    fputs("\n  transpose-bench <command> --help    options of a command (also: help <command>)\n"
+          "  transpose-bench --version           version and git revision\n", f);
+}
+
+/* The row named name, or NULL. */
+static const struct command *find_command(const char *name)
+{
+    for (const struct command *c = commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+/* "unknown command 'X' (did you mean 'Y'?)", the candidates read from the table. */
+static void unknown_command(const char *name)
+{
+    const char *names[32];
+    size_t n = 0;
+    for (const struct command *c = commands; c->name && n < ARRAY_SIZE(names); c++)
+        names[n++] = c->name;
+    const char *sug = tb_suggest(name, names, n);
+    if (sug)
+        error("unknown command '%s' (did you mean '%s'?)", name, sug);
+    else
+        error("unknown command '%s'", name);
+}
+
 /* ---- dispatch --------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -403,39 +540,27 @@ int main(int argc, char **argv)
     /* a file size limit (or full quota) must give EFBIG, reported, not a silent death */
     signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
-        fputs(usage_main, stderr);
+        print_main_usage(stderr);
         return TB_EXIT_USAGE;
     }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        print_version();
-        return TB_EXIT_OK;
+    /* the options that stand for a command, as git's --help is `help` */
+    const char *name = argv[1];
+    if (!strcmp(name, "--version"))
+        name = "version";
+    else if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+        name = "help";
+    const struct command *cmd = find_command(name);
+    if (!cmd) {
+        unknown_command(name);
+        print_main_usage(stderr);
+        return TB_EXIT_USAGE;
     }
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(usage_main, stdout);
+    if (cmd->fn != cmd_help && wants_help(argc - 1, argv + 1)) {
+        print_usage(cmd, stdout);
         return TB_EXIT_OK;
     }
     /* a TB_ROOT (or other TB_* path) that is not there would run silently as another board */
-    if (tb_env_check() < 0)
+    if (cmd->env && tb_env_check() < 0)
         return TB_EXIT_USAGE;
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "list"))
-        return cmd_list(argc - 1, argv + 1);
-    if (!strcmp(cmd, "power"))
-        return cmd_power(argc - 1, argv + 1);
-    if (!strcmp(cmd, "tune"))
-        return cmd_tune(argc - 1, argv + 1);
-    if (!strcmp(cmd, "compare"))
-        return tb_compare_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "history"))
-        return tb_history_main(argc - 1, argv + 1);
-    static const char *const cmds[] = { "run", "list", "power", "compare", "history", "tune" };
-    const char *sug = tb_suggest(cmd, cmds, ARRAY_SIZE(cmds));
-    if (sug)
-        error("unknown command '%s' (did you mean '%s'?)", cmd, sug);
-    else
-        error("unknown command '%s'", cmd);
-    fputs(usage_main, stderr);
-    return TB_EXIT_USAGE;
+    return cmd->fn(cmd, argc - 1, argv + 1);
 }

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "kernels.h"
 
 struct tb_device_info;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "power/power.h"
 #include "util.h"
 

@@ -32,6 +32,7 @@
 #include "power/power.h"
 #include "retention.h"
 #include "runner.h"
+#include "safeio.h"
 #include "sweep.h"
 #include "table.h"
 #include "tune.h"
@@ -258,25 +259,17 @@ static void meta_condition(void *ctx, const char *key, const char *value)
 }
 
 /* The host's machine-id (systemd's, else D-Bus's; either may be a link to the other), under
- * TB_ROOT: a regular file, opened without blocking, 32 hex digits read in one bounded read.
- * 0, or -1 where there is none. */
+ * TB_ROOT, read by safeio.c's bounded reader (a regular file, no blocking, a deadline): a
+ * first line of exactly 32 hex digits. 0, or -1 where there is none. */
 static int host_id(char *buf, size_t n)
 {
     static const char *const files[] = { "/etc/machine-id", "/var/lib/dbus/machine-id" };
-    for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-        char path[PATH_MAX], id[64];
+    for (size_t i = 0; i < ARRAY_SIZE(files) && n >= 33; i++) {
+        char path[PATH_MAX], id[64], why[256];
         tb_root_path(path, sizeof(path), files[i]);
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        struct stat st;
-        if (fd < 0)
+        if (tb_safeio_line(path, id, sizeof(id), TB_SAFEIO_LINK_OK, why, sizeof(why)) < 0)
             continue;
-        ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, id, 33) : -1;
-        close(fd);
-        if (got < 32 || n < 33)
-            continue;
-        bool whole = got == 32 || id[32] == '\n';
-        id[32] = '\0';
-        if (whole && strspn(id, "0123456789abcdef") == 32) {
+        if (strlen(id) == 32 && strspn(id, "0123456789abcdef") == 32) {
             tb_strlcpy(buf, id, n);
             return 0;
         }
@@ -489,7 +482,7 @@ static void sweep(struct run *r)
         .cfg = r->cfg, .be = r->be, .be_st = r->be_st, .dev = &r->dev, .log = r->log,
         .sampler = r->sampler,
         .run_id = tb_csvlog_run_id(r->log), .host = r->host, .stop = &stop_signal,
-        .progress = !r->o->quiet && isatty(STDERR_FILENO),
+        .progress = !r->o->quiet && isatty(STDERR_FILENO), .quiet = r->o->quiet,
         .seed = (unsigned long long)tb_now_ns(),
         .deadline_ns = r->o->tune ? tb_now_ns() + (int64_t)(r->cfg->sweep.tune_seconds * 1e9) : 0,
         .power_mode = r->power_mode,

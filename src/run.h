@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "config.h"
+#include "config/config.h"
 
 struct tb_run_opts {
     struct tb_config *cfg;     /* initialised, with the options' overrides added */

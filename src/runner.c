@@ -186,7 +186,7 @@ static void say_cadence(struct tb_runner_ctx *ctx, size_t points, struct tb_runn
         snprintf(res->cadence, sizeof(res->cadence), "%.0f ms (%s: %s); windows of %.0f ms "
                  "for %d readings", c->period_ms, c->how, c->detail, res->window_ms,
                  pc->min_readings);
-    if (!tb_quiet)
+    if (!ctx->quiet)
         note("power: sensor updates every %s; %zu points x %d rounds: at least %.0f s of power "
              "windows", res->cadence, points, pc->rounds,
              (double)points * pc->rounds * res->window_ms * 1e-3);
@@ -688,11 +688,12 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
 }
 
 /* A point a rule excludes: a row that says why, and a note unless quiet. */
-static void skip_point(const struct tb_point *p, struct point_out *o, struct tb_runner_result *res)
+static void skip_point(const struct tb_runner_ctx *ctx, const struct tb_point *p,
+                       struct point_out *o, struct tb_runner_result *res)
 {
     o->row.status = TB_STATUS_SKIPPED;
     snprintf(o->note, sizeof(o->note), "%s", p->why);
-    if (!tb_quiet)
+    if (!ctx->quiet)
         note("skipping %s %ldx%ld block %dx%d: %s", p->k->name, p->rows, p->cols, p->bx, p->by,
              p->why);
     res->skipped++;
@@ -727,7 +728,7 @@ static int first_pass(struct tb_runner_ctx *ctx, struct pending *pe, struct buff
     o->emc_mhz = NAN;
     int rc = 0;
     if (p->skip) {
-        skip_point(p, o, res);
+        skip_point(ctx, p, o, res);
     } else {
         tb_throttle_snap(NULL, &o->start);
         rc = run_point(ctx, p, buf, *copy_gbps, clock0, res, o, pe->index, &pe->pw);
@@ -909,7 +910,7 @@ static void settle(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t
         rc = ctx->be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, ctx->seed);
     struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
                            0, 0, NULL };
-    if (!tb_quiet)
+    if (!ctx->quiet)
         note("power: warming the device under %s %ldx%ld until its power stops climbing (at "
              "most %d s)", p->k->name, p->rows, p->cols, pc->settle_s);
     double block_ms = fmax(res->window_ms, SETTLE_BLOCK_MIN_MS);
@@ -928,12 +929,12 @@ static void settle(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t
              "%.1f W -> %.1f W, last change %+.2f%% (power.settle_rel %.2f%%): %s", secs,
              p->k->name, p->rows, p->cols, block_ms * 1e-3, st.first, st.prev,
              100 * st.change, 100 * pc->settle_rel, how);
-    if (!tb_quiet)
+    if (!ctx->quiet)
         note("power: warmed %s", res->settle);
 }
 
-int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                    struct tb_runner_result *res)
+void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                     struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
     struct buffers buf = { 0 };
@@ -943,7 +944,7 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
     if (!grp) {
         error("out of memory for the sweep's group of points");
         res->aborted = true;
-        return 0;
+        return;
     }
     if (ctx->be->watch)
         ctx->be->watch(ctx->be_st, ctx->stop);
@@ -1008,7 +1009,6 @@ int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_
             res->idle_after_w = measure_idle(ctx, &res->idle_after_ci);
         log_power_run(ctx, res);
     }
-    return 0;
 }
 
 void tb_runner_result_free(struct tb_runner_result *res)

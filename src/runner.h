@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "config.h"
+#include "config/config.h"
 #include "csvlog.h"
 #include "logread.h"
 #include "sweep.h"
@@ -28,6 +28,7 @@ struct tb_runner_ctx {
     const char *run_id, *host;
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
     bool progress;                    /* progress line on stderr (a terminal) */
+    bool quiet;                       /* no notes (skipped points, the cadence) on stderr */
     int64_t deadline_ns;              /* tb_now_ns() past which no new point starts; 0: none */
     unsigned long long seed;
     const char *power_mode;           /* nvpmodel mode, "" when unknown: on every row */
@@ -50,8 +51,11 @@ struct tb_runner_result {
     size_t n_rows;
 };
 
-int tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                    struct tb_runner_result *res);
+/* Measures the points in order, one row each, until the end, a signal (*ctx->stop), the
+ * deadline or a log that takes no more rows. Everything it found is in res (counts, why it
+ * stopped: interrupted, aborted, log_failed, not_run), so there is nothing to return. */
+void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                     struct tb_runner_result *res);
 void tb_runner_result_free(struct tb_runner_result *res);
 
 #endif

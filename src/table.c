@@ -1,7 +1,8 @@
-/* table.c: see table.h. Every format is a writer here, never a branch in a command's
- * printer: a command says its columns and rows once. Text from logs is hostile (a board name
- * with a comma, a quote, a '|', an escape sequence, bytes that are no UTF-8): each writer
- * makes it valid for its own format. */
+/* table.c: see table.h. The four formats are written here, each step (document, heading,
+ * section, row, end) branching on the format, so a command says its columns and rows once
+ * and its printer does not branch on the format for them. Text from logs is hostile (a board
+ * name with a comma, a quote, a '|', an escape sequence, bytes that are no UTF-8): each
+ * format's quoting makes it valid for that format. */
 #include "table.h"
 
 #include <math.h>

@@ -1,17 +1,20 @@
-/* tune.h: the autotuner's output: from the points a tuning run measured, each kernel's
- * fastest block per size, written as a sweep file (sweep.points) that `run -c` takes.
- * The search itself is an ordinary run over candidate blocks with a deadline (main.c). */
+/* tune.h: the autotuner's output: from the rows a tuning run measured, each kernel's
+ * fastest block per size among the rows that count (tb_log_usable), written as a sweep file
+ * (sweep.points) that `run -c` takes. The search itself is an ordinary run over candidate
+ * blocks with a deadline: main.c sets the candidates and the budget (tune.seconds), run.c
+ * measures them and calls tb_tune_write at its end. Not here: measuring anything. */
 #ifndef TB_TUNE_H
 #define TB_TUNE_H
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "runner.h"
 
-/* Writes the tuned sweep to path (via a temporary file and rename). The measurement
- * settings (warm-up, stopping rule, verification, cache) are copied from cfg. Returns the
- * number of points written, or -1 with the error printed. */
+/* Writes the tuned sweep to path: a new temporary beside it (O_EXCL, no link followed),
+ * then renamed over path. Every other sweep setting of cfg is written through the config
+ * dump. Returns the number of points written, or -1 with the error printed (nothing written
+ * when no row counts). */
 int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_runner_result *res,
                   const char *device, const char *log_path, size_t measured, size_t total);
 

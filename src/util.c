@@ -8,8 +8,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-bool tb_quiet;
-
 /* Messages quote names and text from files (a board name, a log's field): cleaned, so no
  * escape sequence or bidi override reaches the terminal through stderr either. */
 static void vreport(const char *prefix, const char *fmt, va_list ap)

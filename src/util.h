@@ -101,7 +101,4 @@ const char *tb_time_implausible(long long t, long long now);
  * with the variable and its value; returns 0, or -1 when one does not hold. */
 int tb_env_check(void);
 
-/* Quiet mode: warnings still go to stderr, progress and summaries do not go to stdout. */
-extern bool tb_quiet;
-
 #endif

@@ -100,5 +100,13 @@ out=$(make --no-print-directory -C "$outer/src-tree" version 2>&1)
 if has "$out" "none: not a git checkout" && ! has "$out" "$outer_rev"; then ok "a tree inside another repository: $out"
 else bad "a tree inside another repository (outer HEAD $outer_rev): $out"; fi
 
+# 8. The Makefile's list of targets at its top names every .PHONY target (FORCE aside), and
+#    nothing else
+listed=$(sed -n '/^# Targets:/,/^#   (/p' Makefile | sed 's/^# Targets://; s/^#//; s/([^)]*)//g' |
+    tr ',. ' '\n\n\n' | grep -v '^$' | sort -u)
+phony=$(sed -n 's/^\.PHONY://p' Makefile | tr ' ' '\n' | grep -v -e '^$' -e '^FORCE$' | sort -u)
+if [ "$listed" = "$phony" ]; then ok "the Makefile's target list is its .PHONY targets ($(echo $phony | wc -w))"
+else bad "the Makefile's target list and .PHONY differ: $(printf '%s\n' "$listed" "$phony" | sort | uniq -u | tr '\n' ' ')"; fi
+
 echo "native-build: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -7,19 +7,17 @@
 #include <unistd.h>
 
 #include "board.h"
-#include "config.h"
+#include "config/config.h"
 #include "cuda/images.h"
 #include "util.h"
 
-static char root[PATH_MAX], lock[PATH_MAX + 16];
-
-static int setup(void **state)
+/* A desktop with an H100 (the fake libcuda) and an empty system tree under a scratch
+ * TB_ROOT; the fixture (TH_TEST) removes the folder and puts the environment back. */
+static const char *fake_h100_desktop(void)
 {
-    char *r = th_tmpdir();
-    tb_strlcpy(root, r, sizeof(root));
-    free(r);
+    const char *root = th_scratch();
+    char lock[PATH_MAX + 16], lib[PATH_MAX], nvml[PATH_MAX];
     snprintf(lock, sizeof(lock), "%s/lock", root);
-    char lib[PATH_MAX], nvml[PATH_MAX];
     const char *b = getenv("TB_BUILD");
     snprintf(lib, sizeof(lib), "%s/tests/libfake-cuda.so", b ? b : "build");
     snprintf(nvml, sizeof(nvml), "%s/tests/libfake-nvml.so", b ? b : "build");
@@ -28,40 +26,22 @@ static int setup(void **state)
     setenv("TB_CUDA_LIB", lib, 1);
     setenv("TB_FAKE_CUDA", "h100", 1);
     setenv("TB_NVML_LIB", nvml, 1);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    unsetenv("TB_ROOT");
-    unsetenv("TB_LOCK_FILE");
-    unsetenv("TB_CUDA_LIB");
-    unsetenv("TB_FAKE_CUDA");
-    unsetenv("TB_NVML_LIB");
-    th_rmtree(root);
-    return 0;
+    return root;
 }
 
 static void test_list_power_run_agree(void **state)
 {
     if (!tb_image_count())
         skip();   /* CUDA=0: no images, so the driver is never asked for the GPU's name */
-    char *out, *err, args[PATH_MAX + 256];
-    assert_int_equal(th_run("list", &out, &err), 0);
-    assert_non_null(strstr(out, "desktop-h100.cfg (GPU 'NVIDIA H100 80GB HBM3' matches"));
-    free(out);
-    free(err);
-    assert_int_equal(th_run("power --seconds 0.3", &out, &err), 0);
-    assert_non_null(strstr(out, "board h100-sxm"));
-    free(out);
-    free(err);
+    const char *root = fake_h100_desktop();
+    assert_int_equal(th_runf("list"), 0);
+    assert_non_null(strstr(th_out(), "desktop-h100.cfg (GPU 'NVIDIA H100 80GB HBM3' matches"));
+    assert_int_equal(th_runf("power --seconds 0.3"), 0);
+    assert_non_null(strstr(th_out(), "board h100-sxm"));
     /* run (the fake GPU runs no kernel: only its choice of board file matters here) */
-    snprintf(args, sizeof(args), "run --sizes 16x16 --kernels copy_row --set power.source=none "
-             "--set sweep.stop.min_time_ms=1 -o %s/logs", root);
-    th_run(args, &out, &err);
-    assert_non_null(strstr(err, "desktop-h100.cfg': GPU 'NVIDIA H100 80GB HBM3' matches"));
-    free(out);
-    free(err);
+    th_runf("run --sizes 16x16 --kernels copy_row --set power.source=none "
+            "--set sweep.stop.min_time_ms=1 -o %s/logs", root);
+    assert_non_null(strstr(th_err(), "desktop-h100.cfg': GPU 'NVIDIA H100 80GB HBM3' matches"));
 }
 
 /* The rule itself: "" (no GPU used: --device cpu) never asks the driver; NULL does. */
@@ -69,6 +49,7 @@ static void test_pick_rule(void **state)
 {
     if (!tb_image_count())
         skip();   /* CUDA=0: no images, so the driver is never asked for the GPU's name */
+    const char *root = fake_h100_desktop();
     struct tb_config cfg;
     tb_config_init(&cfg);
     char path[PATH_MAX], why[512];
@@ -86,8 +67,8 @@ static void test_pick_rule(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_list_power_run_agree, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pick_rule, setup, teardown),
+        TH_TEST(test_list_power_run_agree),
+        TH_TEST(test_pick_rule),
     };
     return cmocka_run_group_tests_name("board_choice", tests, NULL, NULL);
 }

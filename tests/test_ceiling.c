@@ -17,7 +17,7 @@
 
 #include "board.h"
 #include "ceiling.h"
-#include "config.h"
+#include "config/config.h"
 #include "diag.h"
 #include "power/nvpmodel.h"
 #include "util.h"

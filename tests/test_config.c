@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "config.h"
+#include "config/config.h"
 #include "elements.h"
 #include "util.h"
 #include "point_rules.h"

@@ -229,6 +229,88 @@ static void test_help_version_list(void **state)
     assert_non_null(strstr(th_out(), "tegrastats"));
 }
 
+/* The command table: `CMD --help`, `CMD -h` and `help CMD` print one text for every command
+ * the main usage lists; each option row of run is both in its usage and accepted by its
+ * parser; an unknown command (or `help` of one) is told the nearest name from the table. */
+static void test_help_from_the_command_table(void **state)
+{
+    assert_int_equal(th_runf("--help"), 0);
+    char *main_usage = th_keep(strdup(th_out()));
+    assert_int_equal(th_runf("help"), 0);
+    assert_string_equal(th_out(), main_usage);
+    const char *cmds[] = { "run", "list", "power", "compare", "history", "tune", "help", "version" };
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char line[32];
+        snprintf(line, sizeof(line), "\n  %-9s ", cmds[i]);
+        assert_non_null(strstr(main_usage, line));
+        assert_int_equal(th_runf("help %s", cmds[i]), 0);
+        char *help = th_keep(strdup(th_out()));
+        char usage[64];
+        snprintf(usage, sizeof(usage), "usage: transpose-bench %s", cmds[i]);
+        assert_true(!strncmp(help, usage, strlen(usage)));
+        if (strcmp(cmds[i], "help")) {
+            assert_int_equal(th_runf("%s --help", cmds[i]), 0);
+            assert_string_equal(th_out(), help);
+        }
+    }
+    assert_int_equal(th_runf("run -h"), 0);
+    char *run_help = th_keep(strdup(th_out()));
+    const char *rows[] = { "  -c, --config FILE ", "  -o, --output DIR ", "      --device D ",
+                           "      --set KEY=VAL ", "  -q, --quiet " };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        assert_non_null(strstr(run_help, rows[i]));
+    /* a row's option is the parser's: tune's own rows are not run's */
+    assert_non_null(strstr(run_help, "exit: 0 all points ok"));
+    assert_null(strstr(run_help, "--seconds"));
+    assert_int_equal(th_runf("run --seconds 5"), 2);
+    assert_non_null(strstr(th_err(), "usage: transpose-bench run"));
+    assert_int_equal(th_runf("list --colums"), 2);
+    assert_non_null(strstr(th_err(), "usage: transpose-bench list"));
+
+    assert_int_equal(th_runf("rnu --sizes 8x8"), 2);
+    assert_non_null(strstr(th_err(), "unknown command 'rnu' (did you mean 'run'?)"));
+    assert_non_null(strstr(th_err(), "usage: transpose-bench <command>"));
+    assert_string_equal(th_out(), "");
+    assert_int_equal(th_runf("hisotry"), 2);
+    assert_non_null(strstr(th_err(), "(did you mean 'history'?)"));
+    assert_int_equal(th_runf("help comprae"), 2);
+    assert_non_null(strstr(th_err(), "unknown command 'comprae' (did you mean 'compare'?)"));
+    assert_int_equal(th_runf("frobnicate"), 2);
+    assert_non_null(strstr(th_err(), "unknown command 'frobnicate'"));
+    assert_null(strstr(th_err(), "did you mean"));
+    assert_int_equal(th_runf("version"), 0);
+    assert_true(!strncmp(th_out(), "transpose-bench ", 16));
+}
+
+/* The machine-id is read by the bounded reader: a relative link to D-Bus's copy under
+ * TB_ROOT is followed, and a FIFO in its place neither hangs the run nor becomes an id. */
+static void test_machine_id_read_bounded(void **state)
+{
+    const char *root = th_scratch();
+    char p[1024], q[1024];
+    const char *dirs[] = { "etc", "var", "var/lib", "var/lib/dbus" };
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    snprintf(p, sizeof(p), "%s/var/lib/dbus", root);
+    free(th_write(p, "machine-id", "0123456789abcdef0123456789abcdef\n"));
+    snprintf(p, sizeof(p), "%s/etc/machine-id", root);
+    assert_int_equal(symlink("../var/lib/dbus/machine-id", p), 0);
+    setenv("TB_ROOT", root, 1);
+    char *text = th_run_log("run " FAST " --kernels naive_row --sizes 16x16 -o %s", 0, true,
+                            NULL, NULL);
+    assert_non_null(strstr(text, "\n# machine_id: 0123456789abcdef0123456789abcdef\n"));
+    free(text);
+    assert_int_equal(unlink(p), 0);
+    snprintf(q, sizeof(q), "%s/var/lib/dbus/machine-id", root);
+    assert_int_equal(unlink(q), 0);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    text = th_run_log("run " FAST " --kernels naive_row --sizes 16x16 -o %s", 0, true, NULL, NULL);
+    assert_null(strstr(text, "# machine_id:"));
+    free(text);
+}
+
 static void test_quiet_prints_nothing(void **state)
 {
     const char *dir = th_scratch();
@@ -974,7 +1056,9 @@ int main(void)
         TH_TEST(test_config_errors_before_the_device),
         TH_TEST(test_bad_config_exits_2_without_log),
         TH_TEST(test_help_version_list),
+        TH_TEST(test_help_from_the_command_table),
         TH_TEST(test_quiet_prints_nothing),
+        TH_TEST(test_machine_id_read_bounded),
         TH_TEST(test_progress_only_on_a_terminal),
         TH_TEST(test_lock_held_exits_75),
         TH_TEST(test_signals_close_the_log),

@@ -7,7 +7,7 @@
 
 #include "backend.h"
 #include "logread.h"
-#include "config.h"
+#include "config/config.h"
 
 static void test_compare_inputs(void **state)
 {

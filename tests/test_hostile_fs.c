@@ -17,7 +17,7 @@
 
 #include "backend.h"
 #include "board.h"
-#include "config.h"
+#include "config/config.h"
 #include "csvlog.h"
 #include "lock.h"
 #include "util.h"

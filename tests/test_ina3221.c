@@ -7,7 +7,7 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util.h"
 #include "power/ina3221.h"
 #include "power/power.h"

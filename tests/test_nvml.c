@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util.h"
 #include "power/power.h"
 #include "power/throttle.h"

@@ -1,10 +1,12 @@
 /* test_retention.c: whose a log is. Names that every sanitizing rule of the code (the log
  * name's, the tuned sweep's) once spelled alike get distinct spellings; retention removes
  * only logs whose own metadata names this host, machine-id and board exactly, whatever
- * their file names spell; a stamp from the future never holds a place among the newest. */
+ * their file names spell; a stamp from the future never holds a place among the newest;
+ * keep_days removes only logs past that age from now and from the newest earlier log. */
 #include "helpers.h"
 
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "csvlog.h"
@@ -176,6 +178,78 @@ static void test_future_stamp_counts_as_oldest(void **state)
     free(dir);
 }
 
+/* A log of ours dated `days` days before now (whole days: no test depends on the hour). */
+static void put_aged_log(const char *dir, char *name, size_t n, time_t now, int days)
+{
+    time_t t = now - (time_t)days * 86400;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(name, n, "h_b_%s.csv.gz", stamp);
+    put_log(dir, name, "h", MID, "b");
+}
+
+/* keep_days: a log of ours more than keep_days old goes (said on stderr, with the rule that
+ * removed it), a younger one stays, 0 keeps every age; the log just written always stays.
+ * The age counts from now and from the newest earlier log (here 1 day old): 9 days is past
+ * 7 by both, 6 by neither. */
+static void test_keep_days_removes_only_older_logs(void **state)
+{
+    char *dir = th_tmpdir();
+    time_t now = time(NULL);
+    char keep[64], d1[64], d6[64], d9[64], d40[64], path[4096];
+    put_aged_log(dir, keep, sizeof(keep), now, 0);
+    put_aged_log(dir, d1, sizeof(d1), now, 1);
+    put_aged_log(dir, d6, sizeof(d6), now, 6);
+    put_aged_log(dir, d9, sizeof(d9), now, 9);
+    put_aged_log(dir, d40, sizeof(d40), now, 40);
+    snprintf(path, sizeof(path), "%s/%s", dir, keep);
+    assert_int_equal(tb_retention_apply(dir, "h", "b", 0, 0, path), 0);   /* 0: never */
+    assert_int_equal(th_count_files(dir), 5);
+    th_stderr_begin();
+    int removed = tb_retention_apply(dir, "h", "b", 0, 7, path);
+    char *err = th_stderr_end();
+    assert_int_equal(removed, 2);
+    assert_true(exists(dir, keep) && exists(dir, d1) && exists(dir, d6));
+    assert_false(exists(dir, d9));
+    assert_false(exists(dir, d40));
+    assert_non_null(strstr(err, d9));
+    assert_non_null(strstr(err, "(keep_days)"));
+    free(err);
+    /* keep_logs and keep_days together: each rule removes on its own */
+    assert_int_equal(tb_retention_apply(dir, "h", "b", 2, 30, path), 1);
+    assert_true(exists(dir, keep) && exists(dir, d1));
+    assert_false(exists(dir, d6));
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A clock far ahead of the logs (or a long pause): every earlier log looks older than
+ * keep_days from now, so ages also count from the newest earlier log; only a log that far
+ * behind that one goes, and the jump is said. */
+static void test_keep_days_after_a_clock_jump(void **state)
+{
+    char *dir = th_tmpdir();
+    time_t now = time(NULL);
+    char keep[64], d400[64], d410[64], d450[64], path[4096];
+    put_aged_log(dir, keep, sizeof(keep), now, 0);
+    put_aged_log(dir, d400, sizeof(d400), now, 400);
+    put_aged_log(dir, d410, sizeof(d410), now, 410);
+    put_aged_log(dir, d450, sizeof(d450), now, 450);
+    snprintf(path, sizeof(path), "%s/%s", dir, keep);
+    th_stderr_begin();
+    int removed = tb_retention_apply(dir, "h", "b", 0, 30, path);
+    char *err = th_stderr_end();
+    assert_int_equal(removed, 1);
+    assert_true(exists(dir, d400) && exists(dir, d410));
+    assert_false(exists(dir, d450));
+    assert_non_null(strstr(err, "the newest earlier log is 400 days old"));
+    free(err);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Dates that cannot be are no log names (timegm once moved month 13 into the next year). */
 static void test_impossible_dates_are_no_stamps(void **state)
 {
@@ -198,6 +272,8 @@ int main(void)
         cmocka_unit_test(test_same_second_runs_of_colliding_boards),
         cmocka_unit_test(test_retention_by_identity_not_spelling),
         cmocka_unit_test(test_future_stamp_counts_as_oldest),
+        cmocka_unit_test(test_keep_days_removes_only_older_logs),
+        cmocka_unit_test(test_keep_days_after_a_clock_jump),
         cmocka_unit_test(test_impossible_dates_are_no_stamps),
     };
     return cmocka_run_group_tests_name("retention", tests, NULL, NULL);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "sweep.h"
 
 static void load(struct tb_config *c, struct tb_diag *d, const char *kernels, const char *sizes,

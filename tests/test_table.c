@@ -283,7 +283,7 @@ static void test_invisible_characters_shown(void **state)
  * naming a missing folder ran silently as the generic board). */
 static void test_environment_paths(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();   /* the fixture removes it and restores the env */
     char *file = th_write(dir, "f", "x\n"), lock[4096];
     struct { const char *var, *value, *said; } cases[] = {
         { "TB_ROOT", "/nonexistent/root", "TB_ROOT='/nonexistent/root': No such file or directory (it must name a directory)" },
@@ -309,20 +309,11 @@ static void test_environment_paths(void **state)
     setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);   /* the loader says it, by name */
     setenv("TB_NVML_LIB", "libnvidia-ml.so.1", 1);
     assert_int_equal(tb_env_check(), 0);
-    unsetenv("TB_ROOT");
-    unsetenv("TB_LOCK_FILE");
-    unsetenv("TB_CUDA_LIB");
-    unsetenv("TB_NVML_LIB");
     /* the tool: exit 2 before any command runs */
     setenv("TB_ROOT", "/nonexistent/root", 1);
-    char *err = NULL;
-    assert_int_equal(th_run("list", NULL, &err), 2);
-    unsetenv("TB_ROOT");
-    assert_non_null(strstr(err, "environment: TB_ROOT='/nonexistent/root'"));
-    free(err);
+    assert_int_equal(th_runf("list"), 2);
+    assert_non_null(strstr(th_err(), "environment: TB_ROOT='/nonexistent/root'"));
     free(file);
-    th_rmtree(dir);
-    free(dir);
 }
 
 int main(void)
@@ -334,7 +325,7 @@ int main(void)
         cmocka_unit_test(test_json_parses),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_invisible_characters_shown),
-        cmocka_unit_test(test_environment_paths),
+        TH_TEST(test_environment_paths),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }

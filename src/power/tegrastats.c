@@ -294,19 +294,21 @@ static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_r
         return -ENOENT;
     int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
-        snprintf(why, n, "cannot open a pseudo-terminal: %s", strerror(errno));
+        int err = errno;   /* close may change errno */
+        snprintf(why, n, "cannot open a pseudo-terminal: %s", strerror(err));
         if (master >= 0)
             close(master);
-        return -errno;
+        return -err;
     }
     const char *slave_name = ptsname(master);
     snprintf(s->cmd, sizeof(s->cmd), "exec %s --interval %d", pc->tegrastats_command,
              pc->interval_ms);
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(why, n, "fork: %s", strerror(errno));
+        int err = errno;
+        snprintf(why, n, "fork: %s", strerror(err));
         close(master);
-        return -errno;
+        return -err;
     }
     if (pid == 0) {
         setsid();

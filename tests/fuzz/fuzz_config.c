@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "config.h"
+#include "config/config.h"
 #include "point_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

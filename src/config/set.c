@@ -1,9 +1,9 @@
-/* config_set.c: overrides of settings from the command line: --set KEY=VALUE and the
+/* config/set.c: overrides of settings from the command line: --set KEY=VALUE and the
  * options turned into the same form (--kernels a,b is sweep.kernels = ["a","b"]). Each is
  * parsed as libconfig text and written into its file's settings before the schema walk, so
  * it is checked exactly as the same line in the file would be, and named by its option.
- * Not here: the checks themselves (config.c, config_lists.c). */
-#include "config_internal.h"
+ * Not here: the checks themselves (config.c, lists.c). */
+#include "config/internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,16 +1,22 @@
-/* config_internal.h: what the rooms of the configuration share and nothing outside them
+/* config/internal.h: what the rooms of the configuration share and nothing outside them
  * includes: the schema row, the load context, where a setting came from, and each room's
- * entry points. The rooms: config.c (the schema and the loader), config_lists.c (the
- * settings that are lists or need a loader of their own), config_set.c (--set and option
- * overrides), config_guard.c (bounded reading of files and @includes, libconfig 1.5's wrap). */
+ * entry points. The rooms: config.c (the schema and the loader), lists.c (the
+ * settings that are lists or need a loader of their own), set.c (--set and option
+ * overrides), guard.c (bounded reading of files and @includes, libconfig 1.5's wrap). */
 #ifndef TB_CONFIG_INTERNAL_H
 #define TB_CONFIG_INTERNAL_H
+
+/* The Makefile defines TB_CONFIG_ROOM for the objects of src/config/ only, so a file
+ * elsewhere that includes this header does not build. */
+#ifndef TB_CONFIG_ROOM
+#error "config/internal.h is private to src/config/: include config/config.h"
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <libconfig.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "diag.h"
 
 /* The text of a file and of everything it @includes, together, is at most this: a larger
@@ -66,7 +72,7 @@ bool tb_config_is_int(const config_setting_t *s);
         tb_diag_add((x)->d, "%s: %s", w_.text, m_); \
     } while (0)
 
-/* ---- config_lists.c: the custom loaders named by schema rows ---- */
+/* ---- lists.c: the custom loaders named by schema rows ---- */
 void tb_config_load_kernels(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_sizes(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_blocks(struct tb_cfg_load *x, config_setting_t *s);
@@ -80,12 +86,12 @@ int tb_config_models_join(const config_setting_t *s, char *out, size_t n);
 void tb_config_default_blocks(struct tb_config *c, const char *at);
 void tb_config_free_lists(struct tb_sweep_cfg *s);
 
-/* ---- config_set.c ---- */
+/* ---- set.c ---- */
 /* Applies every override to the files' settings (creating groups as needed), before the
  * walk validates them as if they had been written there. */
 void tb_config_apply_overrides(struct tb_config *c, struct tb_diag *d);
 
-/* ---- config_guard.c ---- */
+/* ---- guard.c ---- */
 /* Reads path for libconfig: a regular file (opened without blocking, so a FIFO or a device
  * is an error, never a hang), whose text and the text of every file it @includes add up to
  * at most TB_CONFIG_MAX_BYTES, with no NUL byte and no integer libconfig 1.5 would wrap.

@@ -1,9 +1,9 @@
-/* config.c: the schema of every setting (type, limits, default, one line of help) and the
+/* config/config.c: the schema of every setting (type, limits, default, one line of help) and the
  * loader: both files read through the guard, overrides applied, every setting walked
  * against the schema with all problems collected by FILE:LINE; then the resolved dump.
- * Not here: list settings (config_lists.c), --set (config_set.c), reading files safely
- * (config_guard.c), anything about a device (point_rules.c). */
-#include "config_internal.h"
+ * Not here: list settings (lists.c), --set (set.c), reading files safely
+ * (guard.c), anything about a device (point_rules.c). */
+#include "config/internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -370,6 +370,14 @@ void tb_config_init(struct tb_config *c)
     set_defaults(c);
 }
 
+/* libconfig's parser is bison's: nesting past its stack (some thousands of groups or
+ * lists inside one another) ends the parse with bison's "memory exhausted", which says
+ * nothing of the cause; a file under the guard's 1 MiB cannot exhaust memory otherwise. */
+static bool parser_stack_full(const char *text)
+{
+    return text && !strcmp(text, "memory exhausted");
+}
+
 static int read_file(struct tb_config *c, int file, const char *path, struct tb_diag *d)
 {
     config_t *cf = &c->files[file];
@@ -388,6 +396,10 @@ static int read_file(struct tb_config *c, int file, const char *path, struct tb_
         if (config_error_type(cf) == CONFIG_ERR_FILE_IO)
             tb_diag_add(d, "%s:%d: cannot read the @include%s%s: %s", path, config_error_line(cf),
                         f ? " of " : "", f ? f : "", errno ? strerror(errno) : "I/O error");
+        else if (parser_stack_full(config_error_text(cf)))
+            tb_diag_add(d, "%s:%d: groups, lists or arrays nested too deep (libconfig's parser "
+                        "ran out of room there: 'memory exhausted'); nest them less deep",
+                        f ? f : path, config_error_line(cf));
         else
             tb_diag_add(d, "%s:%d: %s", f ? f : path, config_error_line(cf), config_error_text(cf));
         return -1;

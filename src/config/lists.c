@@ -1,8 +1,8 @@
-/* config_lists.c: the settings that are not one scalar: the kernel list, sizes, blocks,
+/* config/lists.c: the settings that are not one scalar: the kernel list, sizes, blocks,
  * explicit points, the element type (made canonical from elements.c's table), the board's
  * model strings and the power source. Each reports its own problems with FILE:LINE.
- * Not here: the schema walk (config.c), overrides (config_set.c). */
-#include "config_internal.h"
+ * Not here: the schema walk (config.c), overrides (set.c). */
+#include "config/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
-/* config_guard.c: what libconfig 1.5 (JetPack 4) cannot guard itself. It opens files
+/* config/guard.c: what libconfig 1.5 (JetPack 4) cannot guard itself. It opens files
  * with fopen (a FIFO blocks it forever), follows @include with no size limit and no hook
  * (config_set_include_func is 1.7+), and wraps integer literals past 32 bits. So the text
  * of a file is read here, bounded and without blocking, and every @include target is
  * checked to be a regular file and counted against the same 1 MiB before libconfig opens
  * it. Not here: parsing (libconfig), what the settings mean (config.c). */
-#include "config_internal.h"
+#include "config/internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
-/* config.h: the sweep file and the board file (libconfig), `--set` overrides, and their
+/* config/config.h: the sweep file and the board file (libconfig), `--set` overrides, and their
  * validation into plain structs. Every problem is collected with its FILE:LINE (or the
  * command-line argument that set it) so that all are reported in one pass. Rooms:
- * config.c, config_lists.c, config_set.c, config_guard.c (config_internal.h).
+ * src/config/: config.c, lists.c, set.c, guard.c (internal.h, private to the folder).
  * Not here: kernel names and device limits (point_rules.c), expanding the sweep into
  * points (sweep.c), finding board files (board.c). */
 #ifndef TB_CONFIG_H
