@@ -976,6 +976,29 @@ static void night_log(const char *dir, int day, const char *const *kernels, cons
     free(th_write(dir, name, text));
 }
 
+/* #33: history listed 1024x1024 before 64x64 and 2048 before 512 (sizes as text). Sizes
+ * are numbers: one night of three sizes, each size's series in number order. */
+static void test_history_sizes_in_number_order(void **state)
+{
+    const char *dir = th_scratch();
+    const char *sizes[3] = { "1024,1024", "64,64", "512,2048" };
+    char text[1024];
+    size_t len = (size_t)snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,"
+                                  "kernel,elem,rows,cols,block_x,block_y,gbps,rel_sem,status\n");
+    for (int i = 0; i < 3; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "h_b_20261101T023000Z,b,d,"
+                                "blocked,float,%s,8,8,%d.0,0.002,ok\n", sizes[i], 10 + i);
+    snprintf(text + len, sizeof(text) - len, "# end: complete, 3 rows\n");
+    free(th_write(dir, "h_b_20261101T023000Z.csv.gz", text));
+    char args[PATH_MAX + 64];
+    snprintf(args, sizeof(args), "history --format csv %s/h_b_20261101T023000Z.csv.gz", dir);
+    assert_int_equal(th_runf("%s", args), 0);
+    const char *a = strstr(th_out(), ",64,64,"), *b = strstr(th_out(), ",512,2048,"),
+               *c = strstr(th_out(), ",1024,1024,");
+    if (!a || !b || !c || !(a < b && b < c))
+        th_fail("sizes not in number order:\n%s", th_out());
+}
+
 /* Hostile text in a log never reaches the terminal raw: compare's "impossible figures"
  * warning (a kernel name with an escape sequence) and history's failed-night error (an end
  * line, a board and a host carrying escapes). */
@@ -1101,6 +1124,7 @@ int main(void)
         TH_TEST(test_named_gpu_kernels_on_an_unusable_gpu),
         TH_TEST(test_retention_survives_a_clock_jump),
         TH_TEST(test_failed_nights_on_every_page),
+        TH_TEST(test_history_sizes_in_number_order),
         TH_TEST(test_no_wrapped_integers),
         TH_TEST(test_compare_keeps_types_and_modes_apart),
         TH_TEST(test_plot_of_hostile_names),
