@@ -19,6 +19,7 @@
 #include "history.h"
 #include "listcmd.h"
 #include "powercmd.h"
+#include "restorecmd.h"
 #include "run.h"
 #include "table.h"
 #include "util.h"
@@ -36,6 +37,7 @@ static const char usage_main[] =
     "  compare   compare logs from boards and GPUs, or against a baseline\n"
     "  history   each result night by night, with changes beyond the noise flagged\n"
     "  tune      find each kernel's best block per size and write a tuned sweep file\n"
+    "  restore   put back the power mode and clocks a mode sweep that died had changed\n"
     "\n"
     "  transpose-bench <command> --help    options of a command\n"
     "  transpose-bench --version           version and git revision\n";
@@ -430,7 +432,10 @@ int main(int argc, char **argv)
         return tb_compare_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "history"))
         return tb_history_main(argc - 1, argv + 1);
-    static const char *const cmds[] = { "run", "list", "power", "compare", "history", "tune" };
+    if (!strcmp(cmd, "restore"))   /* restorecmd.h: a mode sweep's board put back */
+        return tb_restore_main(argc - 1, argv + 1);
+    static const char *const cmds[] = { "run", "list", "power", "compare", "history", "tune",
+                                        "restore" };
     const char *sug = tb_suggest(cmd, cmds, ARRAY_SIZE(cmds));
     if (sug)
         error("unknown command '%s' (did you mean '%s'?)", cmd, sug);
