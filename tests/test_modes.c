@@ -6,7 +6,13 @@
  * the end and after a run that died, and refused when it is a link or a FIFO. */
 #include "helpers.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -382,8 +388,292 @@ static void test_state_link_fifo(void **state)
     tb_modes_close(&m);
 }
 
+/* ---- end to end: the real binary, the CPU backend, a sensor whose watts follow the mode -- */
+
+#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
+
+struct sensor {
+    const char *root;
+    atomic_int stop;
+    pthread_t thread;
+};
+
+/* The tool's process, found by the root its command line names; 0 while none runs. */
+static pid_t tool_pid(const char *root)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && (e = readdir(d)) && !found) {
+        char p[300], buf[4096];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *base = strrchr(buf, '/');   /* argv[0]: the tool itself, not its shell */
+        bool tool = !strcmp(base ? base + 1 : buf, "transpose-bench");
+        for (size_t i = 0; i < n; i++)
+            buf[i] = buf[i] ? buf[i] : ' ';
+        if (tool && strstr(buf, " run ") && strstr(buf, root))
+            found = (pid_t)atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static long cpu_ticks(pid_t pid)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *c = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (long)(ut + st);
+}
+
+/* The INA3221 as a mode would make it: every 50 ms (update_interval 50) a new VDD_IN mean of
+ * the mode's idle watts plus its dynamic watts times how busy the tool was over the last
+ * 100 ms (its CPU time: the CPU backend's kernel is what works). 15W: 3.0 + 1.0 W, 25W:
+ * 3.5 + 2.0 W, MAXN_SUPER: 4.0 + 3.5 W. */
+static void *sensor_main(void *arg)
+{
+    struct sensor *s = arg;
+    static const double idle_w[] = { 3.0, 3.5, 4.0, 2.8 }, dyn_w[] = { 1.0, 2.0, 3.5, 0.6 };
+    long hz = sysconf(_SC_CLK_TCK), last[2] = { -1, -1 };
+    pid_t pid = 0;
+    for (int i = 0; !atomic_load(&s->stop); i++) {
+        if (!pid)
+            pid = tool_pid(s->root);
+        long t = pid ? cpu_ticks(pid) : -1;
+        if (t < 0)
+            pid = 0;
+        double busy = t >= 0 && last[i % 2] >= 0 ? (double)(t - last[i % 2]) / (0.1 * (double)hz) : 0;
+        busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
+        last[i % 2] = t;
+        char p[PATH_MAX], text[64];
+        snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", s->root);
+        char *st = slurp(p);
+        int mode = st && strlen(st) > 9 ? atoi(st + 6) : 2;
+        free(st);
+        mode = mode >= 0 && mode < 4 ? mode : 2;
+        double w = idle_w[mode] + dyn_w[mode] * busy;
+        snprintf(text, sizeof(text), "%.0f\n", w / 5.048 * 1000 + (i % 2 ? 2 : -2));
+        free(th_write(s->root, HWMON "/curr1_input.new", text));
+        char a[PATH_MAX], b[PATH_MAX];
+        snprintf(a, sizeof(a), "%s/" HWMON "/curr1_input.new", s->root);
+        snprintf(b, sizeof(b), "%s/" HWMON "/curr1_input", s->root);
+        rename(a, b);
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* An Orin Nano Super in MAXN_SUPER with its INA3221 (updating every 50 ms) and model. */
+static const char *super_board(void)
+{
+    const char *r = super_root(2);
+    assert_true(th_build_sysfs(r, "ina3221/orin-nano.txt", 1) > 10);
+    free(th_write(r, HWMON "/update_interval", "50\n"));
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    return r;
+}
+
+static char *csv_col(const char *h, const char *row, const char *col)
+{
+    static char v[8][256];
+    static int k;
+    k = (k + 1) % 8;
+    if (th_field(h, row, col, v[k], sizeof(v[k])) < 0)
+        th_fail("no column '%s'", col);
+    return v[k];
+}
+
+/* Three modes swept in one night: each row carries its mode and clocks, the board ends in
+ * the mode it started in, and compare --pareto finds the front and its knee: the 15W mode,
+ * whose dynamic watts are lowest for the CPU's unchanged GB/s, is on it and is the knee or
+ * left of it; every point off the front is dominated by one on it. */
+static void test_e2e_three_modes_pareto(void **state)
+{
+    (void)state;
+    const char *r = super_board();
+    struct sensor s = { .root = r };
+    assert_int_equal(pthread_create(&s.thread, NULL, sensor_main, &s), 0);
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", r);
+    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 512x512 "
+                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                     "--set 'sweep.power_modes=[\"15W\", \"25W\", \"MAXN_SUPER\"]' "
+                     "--set power.interval_ms=10 --set power.window_ms=100 "
+                     "--set power.idle_ms=100 --set power.max_rel_ci=0.5 "
+                     "--set power.sysfs_root=%s -o %s", r, logs);
+    atomic_store(&s.stop, 1);
+    pthread_join(s.thread, NULL);
+    if (rc != 0)
+        th_fail("run exit %d: %s", rc, th_err());
+    assert_int_equal(status_mode(r), 2);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    char *log = th_keep(th_find_one(logs, ".csv.gz"));
+    char *text = th_keep(th_read_gz(log));
+    assert_non_null(strstr(text, "# mode_step: step 1 of 3, mode 15W (0): GPU max 612 MHz, "
+                                 "EMC cap 2133 MHz read after it settled"));
+    assert_non_null(strstr(text, "# modes_restored: mode MAXN_SUPER (2), GPU max 1020 MHz"));
+    const char *h = strstr(text, "\nrun_id,") + 1, *row = h;
+    const char *want_mode[] = { "15W (0)", "25W (1)", "MAXN_SUPER (2)" };
+    double want_gpu[] = { 612, 918, 1020 }, dyn[3];
+    for (int i = 0; i < 3; i++) {
+        do
+            row = strchr(row, '\n') + 1;
+        while (row[0] == '#');
+        assert_string_equal(csv_col(h, row, "power_mode"), want_mode[i]);
+        th_assert_close(atof(csv_col(h, row, "gpu_max_mhz")), want_gpu[i], 0);
+        assert_string_equal(csv_col(h, row, "gpu_cap_asked_mhz"), "");
+        dyn[i] = atof(csv_col(h, row, "dyn_pj_per_byte"));
+        if (!csv_col(h, row, "dyn_pj_per_byte")[0])
+            th_fail("row %d has no dynamic energy: %s", i, csv_col(h, row, "power_note"));
+    }
+    if (!(dyn[0] < dyn[1] && dyn[1] < dyn[2]))
+        th_fail("dynamic pJ/B not in the modes' order: %g %g %g", dyn[0], dyn[1], dyn[2]);
+
+
+    rc = th_runf("compare --pareto --format csv %s", log);
+    if (rc != 0)
+        th_fail("compare exit %d: %s", rc, th_err());
+    const char *out = th_out(), *ph = out, *pr = out;
+    double x[3], y[3];
+    char front[3][8], knee[3][8], mode[3][64];
+    for (int i = 0; i < 3; i++) {
+        pr = strchr(pr, '\n');
+        assert_non_null(pr);
+        pr++;
+        tb_strlcpy(mode[i], csv_col(ph, pr, "power_mode"), sizeof(mode[i]));
+        x[i] = atof(csv_col(ph, pr, "dyn_pj_per_byte"));
+        y[i] = atof(csv_col(ph, pr, "gbps"));
+        tb_strlcpy(front[i], csv_col(ph, pr, "front"), sizeof(front[i]));
+        tb_strlcpy(knee[i], csv_col(ph, pr, "knee"), sizeof(knee[i]));
+    }
+    assert_null(strchr(strchr(pr, '\n') + 1, ','));   /* three operating points, no more */
+    assert_string_equal(mode[0], "15W (0)");             /* the least energy: always on it */
+    assert_string_equal(front[0], "yes");
+    int knees = 0;
+    for (int i = 0; i < 3; i++) {
+        knees += !strcmp(knee[i], "knee");
+        if (!strcmp(knee[i], "knee"))
+            assert_string_equal(front[i], "yes");
+        if (!strcmp(front[i], "no")) {   /* dominated: some front point moves more for less */
+            bool dom = false;
+            for (int j = 0; j < 3; j++)
+                dom |= !strcmp(front[j], "yes") && x[j] <= x[i] && y[j] >= y[i];
+            assert_true(dom);
+        }
+        if (i && !strcmp(front[i], "yes"))   /* along the front, more energy buys more GB/s */
+            assert_true(x[i] > x[i - 1] && y[i] > y[i - 1]);
+    }
+    assert_int_equal(knees, 1);
+    rc = th_runf("compare --pareto --format json %s", log);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(th_out(), "\"pareto\": ["));
+    assert_non_null(strstr(th_out(), "\"knee\": \"knee\""));
+}
+
+/* A run SIGKILLed mid-sweep leaves the board in another mode and its state file: the next
+ * run puts it back and says so in its log; `restore` does the same on its own. */
+static void test_killed_run_restored(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    const char *sp = getenv("TB_MODE_STATE");
+    for (int round = 0; round < 2; round++) {
+        char logs[PATH_MAX], root_set[PATH_MAX + 32];
+        snprintf(logs, sizeof(logs), "%s/logs%d", r, round);
+        snprintf(root_set, sizeof(root_set), "power.sysfs_root=%s", r);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl("./transpose-bench", "transpose-bench", "run", "--device", "cpu", "-b",
+                  "boards/jetson-orin-nano.cfg", "--sizes", "256x256", "--kernels", "copy_row",
+                  "--set", "sweep.stop.min_time_ms=20000", "--set", "sweep.stop.max_time_ms=20000",
+                  "--set", "sweep.stop.max_reps=10000000", "--set",
+                  "sweep.power_modes=[\"7W\", \"15W\"]", "--set", root_set, "-o", logs,
+                  (char *)NULL);
+            _exit(127);
+        }
+        /* until the first step took: the state file written, the board in 7W */
+        for (int i = 0; i < 300 && !(exists(sp) && status_mode(r) == 3); i++) {
+            struct timespec ts = { 0, 50 * 1000000L };
+            nanosleep(&ts, NULL);
+        }
+        assert_true(exists(sp));
+        assert_int_equal(status_mode(r), 3);
+        assert_int_equal(kill(pid, SIGKILL), 0);   /* our own child */
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFSIGNALED(st));
+        assert_int_equal(status_mode(r), 3);       /* nobody restored it */
+        if (round == 0) {
+            assert_int_equal(th_runf("restore"), 0);
+            assert_non_null(strstr(th_err(), "died with the board changed"));
+        } else {
+            int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                             "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                             "--set power.sysfs_root=%s -o %s/next", r, r);
+            assert_int_equal(rc, 0);
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof(dir), "%s/next", r);
+            char *log = th_keep(th_find_one(dir, ".csv.gz"));
+            char *text = th_keep(th_read_gz(log));
+            if (!strstr(text, "# modes_restored: a run (pid "))
+                th_fail("no modes_restored line:\n%.3000s", text);
+            assert_non_null(strstr(text, "mode MAXN_SUPER (2), GPU max 1020 MHz"));
+        }
+        assert_int_equal(status_mode(r), 2);
+        th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+        assert_false(exists(sp));
+    }
+    assert_int_equal(th_runf("restore"), 0);      /* nothing left: nothing to do */
+    assert_non_null(strstr(th_err(), "nothing to restore"));
+}
+
+/* A mode sweep where nvpmodel is absent (a desktop): exit 2 before anything runs. */
+static void test_desktop_refused(void **state)
+{
+    (void)state;
+    const char *r = th_scratch();
+    setenv("TB_ROOT", r, 1);
+    int rc = th_runf("run --device cpu --sizes 64x64 --kernels copy_row "
+                     "--set 'sweep.power_modes=[\"MAXN\"]' -o %s/logs", r);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(th_err(), "the power-mode sweep needs a Jetson's nvpmodel"));
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/logs", r);
+    assert_false(exists(dir) && th_count_files(dir) > 0);
+}
+
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN);
+    char lock[64];
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-modes-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_of_real_boards),
         TH_TEST(test_plan),
@@ -392,6 +682,11 @@ int main(void)
         TH_TEST(test_faults),
         TH_TEST(test_recover_after_kill),
         TH_TEST(test_state_link_fifo),
+        TH_TEST(test_desktop_refused),
+        TH_TEST(test_killed_run_restored),
+        TH_TEST(test_e2e_three_modes_pareto),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(lock);
+    return rc;
 }
