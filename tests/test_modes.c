@@ -653,6 +653,56 @@ static void test_killed_run_restored(void **state)
     assert_non_null(strstr(th_err(), "nothing to restore"));
 }
 
+/* SIGINT, SIGTERM and SIGHUP mid-sweep: the run stops, puts the board back, and its log
+ * says what was restored before its end line. */
+static void test_signal_restores(void **state)
+{
+    (void)state;
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (int k = 0; k < 3; k++) {
+        const char *r = super_root(2);
+        free(th_write(r, "proc/device-tree/model",
+                      "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+        char logs[PATH_MAX], root_set[PATH_MAX + 32];
+        snprintf(logs, sizeof(logs), "%s/logs", r);
+        snprintf(root_set, sizeof(root_set), "power.sysfs_root=%s", r);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl("./transpose-bench", "transpose-bench", "run", "--device", "cpu", "-b",
+                  "boards/jetson-orin-nano.cfg", "--sizes", "256x256", "--kernels", "copy_row",
+                  "--set", "sweep.stop.min_time_ms=20000", "--set", "sweep.stop.max_time_ms=20000",
+                  "--set", "sweep.stop.max_reps=10000000", "--set",
+                  "sweep.power_modes=[\"15W\", \"7W\"]", "--set", root_set, "-o", logs,
+                  (char *)NULL);
+            _exit(127);
+        }
+        for (int i = 0; i < 300 && status_mode(r) != 0; i++) {
+            struct timespec ts = { 0, 50 * 1000000L };
+            nanosleep(&ts, NULL);
+        }
+        assert_int_equal(status_mode(r), 0);
+        assert_int_equal(kill(pid, sigs[k]), 0);   /* our own child */
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        assert_int_equal(status_mode(r), 2);
+        th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+        assert_false(exists(getenv("TB_MODE_STATE")));
+        char *log = th_keep(th_find_one(logs, ".csv.gz"));
+        assert_non_null(log);
+        char *text = th_keep(th_read_gz(log));
+        const char *restored = strstr(text, "# modes_restored: mode MAXN_SUPER (2)");
+        const char *end = strstr(text, "# end: interrupted by ");
+        if (!restored || !end || restored > end)
+            th_fail("signal %d: no restore before the end line:\n%.3000s", sigs[k], text);
+        assert_null(strstr(text, "mode 7W (3)"));   /* the second step never started */
+    }
+}
+
 /* A mode sweep where nvpmodel is absent (a desktop): exit 2 before anything runs. */
 static void test_desktop_refused(void **state)
 {
@@ -684,6 +734,7 @@ int main(void)
         TH_TEST(test_state_link_fifo),
         TH_TEST(test_desktop_refused),
         TH_TEST(test_killed_run_restored),
+        TH_TEST(test_signal_restores),
         TH_TEST(test_e2e_three_modes_pareto),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
