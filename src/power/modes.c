@@ -459,8 +459,9 @@ int tb_modes_state_parse(const char *text, struct tb_mode_state *s)
     return seen ? 0 : -EINVAL;
 }
 
-/* What is at the state path: 0 nothing, 1 a regular file, -ELOOP a link, -EINVAL another
- * kind (FIFO, directory, device), why filled for the negatives. */
+/* What is at the state path: 0 nothing, 1 a regular file of this user, -ELOOP a link,
+ * -EINVAL another kind (FIFO, directory, device), -EPERM another user's file; why filled
+ * for the negatives. */
 static int state_kind(const char *path, char *why, size_t n)
 {
     struct stat st;
@@ -476,6 +477,12 @@ static int state_kind(const char *path, char *why, size_t n)
                  "set TB_MODE_STATE)", path, S_ISFIFO(st.st_mode) ? "a FIFO" :
                  S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
         return -EINVAL;
+    }
+    if (st.st_uid != geteuid()) {   /* /var/tmp is everyone's: another user's file is no state */
+        snprintf(why, n, "state file '%s' belongs to uid %u, not this user (%u): refused, "
+                 "left alone (remove it, or set TB_MODE_STATE)", path, (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        return -EPERM;
     }
     return 1;
 }

@@ -97,8 +97,9 @@ int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n);
 void tb_modes_close(struct tb_modes *m);
 /* Reads the board's mode and caps and writes the state file: a new file beside it, synced,
  * then renamed. A state path that is a link, a FIFO or anything but a regular file is
- * refused (-ELOOP, -EINVAL) and nothing is written or followed; an existing state file is
- * -EEXIST (recover it first). */
+ * refused (-ELOOP, -EINVAL), and so is another user's file there (-EPERM: /var/tmp is
+ * everyone's); nothing is written or followed; an existing state file of ours is -EEXIST
+ * (recover it first). tb_modes_recover refuses the same files the same way. */
 int tb_modes_save(struct tb_modes *m, char *why, size_t n);
 /* Switches to step's mode (unless -1) and writes its caps, then waits up to settle_ms for
  * the status file and clocks to match the mode's table and the caps. Fills o; returns 0
