@@ -590,6 +590,26 @@ static void test_e2e_three_modes_pareto(void **state)
     assert_non_null(strstr(th_out(), "\"knee\": \"knee\""));
 }
 
+/* The tool started in the background (TB_BIN as th_run has it), its output dropped: a long
+ * two-step mode sweep of one slow point on root r, logs in logs. Returns its pid. */
+static pid_t spawn_sweep(const char *r, const char *modes, const char *logs)
+{
+    const char *bin = getenv("TB_BIN");
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd), "exec %s run --device cpu -b boards/jetson-orin-nano.cfg "
+             "--sizes 256x256 --kernels copy_row --set sweep.stop.min_time_ms=20000 "
+             "--set sweep.stop.max_time_ms=20000 --set sweep.stop.max_reps=10000000 "
+             "--set 'sweep.power_modes=%s' --set power.sysfs_root=%s -o %s >/dev/null 2>&1",
+             bin && *bin ? bin : "./transpose-bench", modes, r, logs);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
 /* A run SIGKILLed mid-sweep leaves the board in another mode and its state file: the next
  * run puts it back and says so in its log; `restore` does the same on its own. */
 static void test_killed_run_restored(void **state)
@@ -600,23 +620,9 @@ static void test_killed_run_restored(void **state)
                   "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
     const char *sp = getenv("TB_MODE_STATE");
     for (int round = 0; round < 2; round++) {
-        char logs[PATH_MAX], root_set[PATH_MAX + 32];
+        char logs[PATH_MAX];
         snprintf(logs, sizeof(logs), "%s/logs%d", r, round);
-        snprintf(root_set, sizeof(root_set), "power.sysfs_root=%s", r);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            int null = open("/dev/null", O_WRONLY);
-            dup2(null, 1);
-            dup2(null, 2);
-            execl("./transpose-bench", "transpose-bench", "run", "--device", "cpu", "-b",
-                  "boards/jetson-orin-nano.cfg", "--sizes", "256x256", "--kernels", "copy_row",
-                  "--set", "sweep.stop.min_time_ms=20000", "--set", "sweep.stop.max_time_ms=20000",
-                  "--set", "sweep.stop.max_reps=10000000", "--set",
-                  "sweep.power_modes=[\"7W\", \"15W\"]", "--set", root_set, "-o", logs,
-                  (char *)NULL);
-            _exit(127);
-        }
+        pid_t pid = spawn_sweep(r, "[\"7W\", \"15W\"]", logs);
         /* until the first step took: the state file written, the board in 7W */
         for (int i = 0; i < 300 && !(exists(sp) && status_mode(r) == 3); i++) {
             struct timespec ts = { 0, 50 * 1000000L };
@@ -663,23 +669,9 @@ static void test_signal_restores(void **state)
         const char *r = super_root(2);
         free(th_write(r, "proc/device-tree/model",
                       "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
-        char logs[PATH_MAX], root_set[PATH_MAX + 32];
+        char logs[PATH_MAX];
         snprintf(logs, sizeof(logs), "%s/logs", r);
-        snprintf(root_set, sizeof(root_set), "power.sysfs_root=%s", r);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            int null = open("/dev/null", O_WRONLY);
-            dup2(null, 1);
-            dup2(null, 2);
-            execl("./transpose-bench", "transpose-bench", "run", "--device", "cpu", "-b",
-                  "boards/jetson-orin-nano.cfg", "--sizes", "256x256", "--kernels", "copy_row",
-                  "--set", "sweep.stop.min_time_ms=20000", "--set", "sweep.stop.max_time_ms=20000",
-                  "--set", "sweep.stop.max_reps=10000000", "--set",
-                  "sweep.power_modes=[\"15W\", \"7W\"]", "--set", root_set, "-o", logs,
-                  (char *)NULL);
-            _exit(127);
-        }
+        pid_t pid = spawn_sweep(r, "[\"15W\", \"7W\"]", logs);
         for (int i = 0; i < 300 && status_mode(r) != 0; i++) {
             struct timespec ts = { 0, 50 * 1000000L };
             nanosleep(&ts, NULL);
