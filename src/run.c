@@ -537,8 +537,9 @@ static void merge_result(struct tb_runner_result *all, struct tb_runner_result *
         all->aborted |= one->aborted;
         all->log_failed |= one->log_failed;
     }
-    struct tb_log_rec *rows = realloc(all->rows, (all->n_rows + one->n_rows + 1) * sizeof(*rows));
-    if (rows) {
+    struct tb_log_rec *rows = one->n_rows ? realloc(all->rows, (all->n_rows + one->n_rows) *
+                                                    sizeof(*rows)) : NULL;
+    if (rows) {   /* none: a step interrupted before its first row */
         memcpy(rows + all->n_rows, one->rows, one->n_rows * sizeof(*rows));
         all->rows = rows;
         all->n_rows += one->n_rows;
