@@ -4,7 +4,8 @@
  * (the driver: cuInit and the device's attributes, no context), settle_config (a board file
  * chosen by the GPU's name, kernel names, the sweep's points, the device's limits), open_log,
  * open_device (context, kernel images), the GPU-unusable ending or conditions and power,
- * sweep, finish. Configuration problems end the run before the log (exit 2, nothing
+ * sweep (in a mode sweep, sweep_modes: each power-mode step switched, verified and run,
+ * the board restored whatever ends it; a dead run's state restored after open_log), finish. Configuration problems end the run before the log (exit 2, nothing
  * measured, no context); from the log on, every ending, a GPU that cannot be used or hangs
  * included, is written as the log's end line, so a night pulled back from a board shows a
  * bad night as plainly as a good one. The lock comes before the driver: a second run never
@@ -585,7 +586,7 @@ static void sweep_modes(struct run *r, struct tb_runner_ctx *ctx)
         struct tb_mode_outcome o;
         if (tb_modes_apply(&r->modes, s, &o) < 0) {
             tb_csvlog_meta(r->log, TB_META(mode_step), "%s: skipped, %s: %s", label,
-                           tb_result_name(o.result), o.why);
+                           tb_modes_result_name(o.result), o.why);
             warning("%s: skipped: %s", label, o.why);
             r->steps_skipped++;
             continue;

@@ -373,7 +373,7 @@ static int run_nvpmodel(int id, char *out, size_t n)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-const char *tb_result_name(enum tb_mode_result r)
+const char *tb_modes_result_name(enum tb_mode_result r)
 {
     switch (r) {
     case TB_MODE_OK: return "ok";

@@ -90,7 +90,7 @@ struct tb_modes {
 };
 
 const char *tb_modes_state_path(void);
-const char *tb_result_name(enum tb_mode_result r);
+const char *tb_modes_result_name(enum tb_mode_result r);
 
 /* Reads the table under root (NULL: tb_root()); 0 or -errno with why. */
 int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n);
