@@ -16,6 +16,7 @@
 
 #include "imagesdiff.h"
 #include "logread.h"
+#include "pareto.h"
 #include "report.h"
 #include "table.h"
 #include "util.h"
@@ -251,12 +252,139 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
     return regressions;
 }
 
+/* ---- --pareto: energy-optimal operating points across modes and caps --------------- */
+
+static const struct tb_table_col pareto_cols[] = {
+    { .name = "rows", .head = "rows", .kind = 'N', .data_only = true },
+    { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
+    { .name = "kernel", .head = "kernel", .kind = 'S', .data_only = true },
+    { .name = "board", .head = "board", .kind = 'S', .data_only = true },
+    { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 16, .cut = true },
+    { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .dec = 0, .width = 7 },
+    { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .dec = 0, .width = 7 },
+    { .name = "block", .head = "block", .kind = 'S', .width = 7 },
+    { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 8, .data_dec = 2 },
+    { .name = "gbps_ci95", .head = "+-95%", .kind = 'N', .dec = 1, .width = 6, .data_dec = 3 },
+    { .name = "dyn_pj_per_byte", .head = "pJ/B dyn", .kind = 'N', .dec = 1, .width = 8,
+      .data_dec = 2 },
+    { .name = "dyn_pj_per_byte_ci95", .head = "+-95%", .kind = 'N', .dec = 1, .width = 6,
+      .data_dec = 2 },
+    { .name = "frac_gbps_of_fastest", .head = "of fastest GB/s", .kind = 'N', .dec = 3,
+      .width = 15, .data_dec = 4 },
+    { .name = "frac_energy_of_fastest", .head = "of its pJ/B", .kind = 'N', .dec = 3,
+      .width = 11, .data_dec = 4 },
+    { .name = "front", .head = "front", .kind = 'S', .width = 5 },
+    { .name = "knee", .head = "knee", .kind = 'S', .width = 4, .blank = true },
+    { .name = "host", .head = "host", .kind = 'S', .data_only = true },
+    { .name = "device", .head = "device", .kind = 'S', .data_only = true },
+};
+
+static int cmp_num(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+/* One kernel at one size on one board, host, device and element: what a front is drawn over
+ * (power mode and caps are its axis, not its key). */
+static int pareto_group(const struct rec *x, const struct rec *y)
+{
+    struct rec a = *x, b = *y;
+    a.power_mode[0] = b.power_mode[0] = '\0';
+    return by_key(&a, &b, K_HOST);
+}
+
+/* Group, then mode and caps, then the fastest first. */
+static int by_operating_point(const void *pa, const void *pb)
+{
+    const struct rec *x = pa, *y = pb;
+    int c;
+    if ((c = pareto_group(x, y)) || (c = strcmp(x->power_mode, y->power_mode)) ||
+        (c = cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz)) ||
+        (c = cmp_num(x->emc_cap_mhz, y->emc_cap_mhz)))
+        return c;
+    return cmp_num(y->gbps, x->gbps);
+}
+
+static bool same_operating_point(const struct rec *x, const struct rec *y)
+{
+    return !pareto_group(x, y) && !strcmp(x->power_mode, y->power_mode) &&
+           !cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz) && !cmp_num(x->emc_cap_mhz, y->emc_cap_mhz);
+}
+
+/* The rows of one group's front (every candidate, the front first, the knee marked). */
+static void pareto_rows(struct tb_table *t, const struct rec *c, struct tb_pareto_point *p,
+                        size_t n)
+{
+    size_t nf = tb_pareto_front(p, n);
+    char h[300];
+    snprintf(h, sizeof(h), "%s %ld x %ld on %s (%s): %zu of %zu operating points on the front",
+             c->kernel, c->rows, c->cols, c->board, c->host, nf, n);
+    tb_table_section(t, h);
+    for (size_t i = 0; i < n; i++) {
+        const struct rec *r = &c[p[i].src];
+        char blk[24];
+        block_text(blk, sizeof(blk), r);
+        struct tb_cell cells[] = {
+            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
+            TB_TEXT(r->board), TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz),
+            TB_NUM(r->emc_cap_mhz), TB_TEXT(blk), TB_NUM(p[i].y), TB_NUM(p[i].y_ci),
+            TB_NUM(p[i].x), TB_NUM(p[i].x_ci), TB_NUM(p[i].frac_y_of_fastest),
+            TB_NUM(p[i].frac_x_of_fastest), TB_TEXT(p[i].front ? "yes" : "no"),
+            TB_TEXT(p[i].knee ? "knee" : ""), TB_TEXT(r->host), TB_TEXT(r->device),
+        };
+        tb_table_row(t, cells);
+    }
+}
+
+/* Per kernel and size: each mode and caps' fastest usable point that has an energy figure,
+ * and the front of GB/s against dynamic pJ/B over them. Returns the fronts drawn. */
+static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n)
+{
+    struct rec *c = calloc(n ? n : 1, sizeof(*c));
+    struct tb_pareto_point *p = calloc(n ? n : 1, sizeof(*p));
+    size_t nc = 0, fronts = 0;
+    if (!c || !p) {
+        free(c);
+        free(p);
+        error("compare: out of memory for %zu rows", n);
+        return 0;
+    }
+    qsort(v, n, sizeof(*v), by_operating_point);
+    for (size_t i = 0; i < n; i++)
+        if (tb_log_usable(&v[i]) && isfinite(v[i].dyn_pj) &&
+            (!nc || !same_operating_point(&c[nc - 1], &v[i])))
+            c[nc++] = v[i];
+    struct tb_table t;
+    tb_table_begin(&t, d, "pareto", "", pareto_cols, ARRAY_SIZE(pareto_cols));
+    for (size_t i = 0, j; i < nc; i = j) {
+        for (j = i; j < nc && !pareto_group(&c[i], &c[j]); j++) {
+            const struct rec *r = &c[j];
+            p[j - i] = (struct tb_pareto_point){
+                .x = r->dyn_pj, .x_ci = r->dyn_pj_ci, .y = r->gbps, .src = j - i,
+                /* the median time's standard error as the GB/s interval (1.96 sigma) */
+                .y_ci = isfinite(r->rel_sem) ? 1.96 * r->rel_sem * r->gbps : NAN,
+            };
+        }
+        pareto_rows(&t, &c[i], p, j - i);
+        fronts++;
+    }
+    tb_table_end(&t);
+    if (!fronts)
+        tb_doc_note(d, "no row with a dynamic energy figure (dyn_pj_per_byte): a front needs "
+                    "a power source and rows from a mode sweep (doc/power.md)");
+    free(c);
+    free(p);
+    return fronts;
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 
 const char tb_compare_usage[] =
     "usage: transpose-bench compare LOG... [--baseline LOG|'PATTERN']... [--threshold PERCENT]\n"
     "                               [--format " TB_FORMAT_NAMES "] [--plot FILE.svg|.png]\n"
-    "                               [--html FILE.html]\n"
+    "                               [--html FILE.html] [--pareto]\n"
     "\n"
     "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"
     "  best point per board and host: GB/s, block shape, fraction of peak, fraction of\n"
@@ -270,7 +398,11 @@ const char tb_compare_usage[] =
     "  \"baseline\": [rows], \"failed_nights\": [rows]} (doc/log-format.md).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"
     "  on a log axis, GB/s per W; no network fetches); --plot draws the same charts with\n"
-    "  gnuplot (.svg or .png). Neither may name a log or an input (exit 2).\n";
+    "  gnuplot (.svg or .png). Neither may name a log or an input (exit 2).\n"
+    "  --pareto: per kernel and size, the Pareto front of GB/s against dynamic energy per\n"
+    "  byte across power modes and clock caps (a mode sweep's logs, doc/power.md), each\n"
+    "  operating point's fastest row with its 95% intervals, the knee marked; exits 1 when\n"
+    "  no row has an energy figure. Not with --baseline, --html or --plot.\n";
 
 struct opts {
     char **base;           /* baseline logs, each pattern expanded */
@@ -278,6 +410,7 @@ struct opts {
     const char *plot_file, *html_file;
     enum tb_format f;
     double threshold;
+    bool pareto;
 };
 
 /* A --baseline: a log, or a pattern of logs (glob(3); a name that matches nothing stays as
@@ -313,7 +446,8 @@ static int parse(int argc, char **argv, struct opts *o)
     static const struct option opts[] = {
         { "baseline", required_argument, NULL, 'B' }, { "format", required_argument, NULL, 'f' },
         { "plot", required_argument, NULL, 'p' }, { "threshold", required_argument, NULL, 't' },
-        { "html", required_argument, NULL, 'H' }, { NULL, 0, NULL, 0 },
+        { "html", required_argument, NULL, 'H' }, { "pareto", no_argument, NULL, 'P' },
+        { NULL, 0, NULL, 0 },
     };
     int opt;
     optind = 1;
@@ -326,6 +460,7 @@ static int parse(int argc, char **argv, struct opts *o)
             break;
         case 'p': o->plot_file = optarg; break;
         case 'H': o->html_file = optarg; break;
+        case 'P': o->pareto = true; break;
         case 'f':
             if (tb_format_parse(optarg, &o->f) < 0)
                 return error("compare: --format '%s': expected %s", optarg, tb_format_names);
@@ -343,6 +478,9 @@ static int parse(int argc, char **argv, struct opts *o)
     if (o->html_file && o->nbase)
         return error("compare: --html draws the best points, not a comparison with --baseline: "
                      "give one of them");
+    if (o->pareto && (o->nbase || o->html_file || o->plot_file))
+        return error("compare: --pareto prints the fronts: not with --baseline, --html or "
+                     "--plot");
     if (optind >= argc) {
         error("compare: no log given");
         fputs(tb_compare_usage, stderr);
@@ -440,10 +578,15 @@ int tb_compare_main(int argc, char **argv)
     if (usable == 0) {
         error("compare: no measured row in the logs given");
         code = TB_EXIT_FAIL;
-        if (!o.nbase)
+        if (o.pareto)
+            print_pareto(&d, NULL, 0);
+        else if (!o.nbase)
             print_best(&d, NULL, 0);   /* JSON: its table, empty */
         if (!o.nbase && o.html_file)   /* a page still, listing the failed nights */
             tb_report_compare(NULL, 0, (size_t)(argc - optind), &now, o.html_file);
+    } else if (o.pareto) {
+        if (print_pareto(&d, now.v, now.n) == 0)
+            code = TB_EXIT_FAIL;
     } else {
         if (o.nbase)
             code = run_baseline(&d, &o, &now, &old, code);

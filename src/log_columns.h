@@ -45,6 +45,9 @@
     X(oc_events,       DBL, "%.0f",  "-",   "over-current events (soctherm_oc oc1..oc3_event_cnt) during the point; empty where the board has no such counters") \
     X(max_temp_c,      DBL, "%.1f",  "C",   "the hottest thermal zone at the point's start or end") \
     X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
+    X(gpu_cap_asked_mhz, DBL, "%.0f", "MHz", "the GPU clock cap this row's step of a mode sweep asked (sweep.gpu_max_mhz, written to devfreq max_freq); empty: none asked") \
+    X(emc_cap_asked_mhz, DBL, "%.0f", "MHz", "the EMC clock cap this row's step asked (sweep.emc_max_mhz, the nvpmodel EMC cap file); empty: none asked") \
+    X(emc_cap_mhz,     DBL, "%.0f",  "MHz", "the nvpmodel EMC cap read after the step's mode and caps settled (0: none); empty outside a mode sweep (gpu_max_mhz is then the GPU max_freq read after it settled)") \
     X(verified,        VERIFIED, "%s", "-", "the output checked bit for bit: ok, FAIL or n/a (sweep.verify off)") \
     X(status,          STATUS, "%s", "-",   "how the point ended: ok, suspect, skipped, oom, error, interrupted") \
     X(note,            STR, "%s",    "-",   "why a point was skipped or failed, or what is suspect") \

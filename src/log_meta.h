@@ -39,6 +39,8 @@
     X(gpu_conditions,"gpu_conditions","NVML", "clocks and limits the power source reports") \
     X(power_source,  "power_source",  "a sweep ran", "the power source used, or none") \
     X(config,        "config",        "always", "one line per resolved setting: path = value;") \
+    X(modes_restored,"modes_restored","a mode sweep, or a dead run's state file", "what was put back: the power mode and clock caps as found before the sweep (or by a run that died: its pid), or what was not and why") \
+    X(mode_step,     "mode_step",     "a mode sweep", "each step of sweep.power_modes x caps before its rows: the mode, the caps asked and the clocks read after it settled, or why it was skipped (refused, needs a reboot, clocks never followed, cap refused); the ceiling, power_cadence and power_idle lines that follow are that step's") \
     X(ceiling,       "ceiling",       "a sweep ran", "the run's bandwidth ceiling, where it came from (nvpmodel EMC cap, board file) and why the EMC clock could or could not be read") \
     X(power_cadence, "power_cadence", "a power source", "how often the sensor's reading really changes, how that was known (sysfs, energy counter, documented, inferred), the window it sized, every rail read, which is the total and which the GPU, and the figure's scope") \
     X(power_idle,    "power_idle",    "a power source", "idle power before and after the sweep with their 95% intervals, and the drift") \

@@ -128,6 +128,8 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->j_per_gb_ci = row->j_per_gb_ci95;
     r->dyn_pj = row->dyn_pj_per_byte;
     r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
+    r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
+    r->emc_cap_mhz = row->emc_cap_asked_mhz;
     r->peak_gbps = row->peak_gbps;
     tb_strlcpy(r->throttle_cause, row->throttle_cause ? row->throttle_cause : "",
                sizeof(r->throttle_cause));
@@ -338,6 +340,8 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
     r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);
     r->peak_gbps = plausible(NUM(TB_LR_peak_gbps), TB_LOGREAD_MAX_GBPS, &bad);
+    r->gpu_cap_mhz = plausible(NUM(TB_LR_gpu_cap_asked_mhz), 1e5, &bad);
+    r->emc_cap_mhz = plausible(NUM(TB_LR_emc_cap_asked_mhz), 1e5, &bad);
 #undef NUM
 }
 

@@ -21,6 +21,7 @@
 #include "history.h"
 #include "listcmd.h"
 #include "powercmd.h"
+#include "restorecmd.h"
 #include "run.h"
 #include "table.h"
 #include "util.h"
@@ -413,7 +414,7 @@ static int cmd_power(const struct command *cmd, int argc, char **argv)
     return code;
 }
 
-/* ---- compare, history: their rooms parse their own options ------------------------- */
+/* ---- compare, history, restore: their rooms parse their own options ---------------- */
 
 static int cmd_compare(const struct command *cmd, int argc, char **argv)
 {
@@ -423,6 +424,11 @@ static int cmd_compare(const struct command *cmd, int argc, char **argv)
 static int cmd_history(const struct command *cmd, int argc, char **argv)
 {
     return tb_history_main(argc, argv);
+}
+
+static int cmd_restore(const struct command *cmd, int argc, char **argv)
+{
+    return tb_restore_main(argc, argv);
 }
 
 static void print_main_usage(FILE *f);
@@ -494,6 +500,8 @@ static const struct command commands[] = {
       "  measured. It says how much of the space it covered. One file per board and element\n"
       "  type (default conf/tuned-<board>-<element>.cfg; --set sweep.element=u8 tunes bytes).\n",
       true },
+    { "restore", cmd_restore, "put back the power mode and clocks a mode sweep that died had "
+      "changed", NULL, NULL, tb_restore_usage, true },
     { "help", cmd_help, "the options of a command: help <command>", "help [<command>]", NULL,
       NULL, false },
     { "version", cmd_version, "version, git revision and the kernel images' sha256 (also --version)",

@@ -4,7 +4,8 @@
  * (the driver: cuInit and the device's attributes, no context), settle_config (a board file
  * chosen by the GPU's name, kernel names, the sweep's points, the device's limits), open_log,
  * open_device (context, kernel images), the GPU-unusable ending or conditions and power,
- * sweep, finish. Configuration problems end the run before the log (exit 2, nothing
+ * sweep (in a mode sweep, sweep_modes: each power-mode step switched, verified and run,
+ * the board restored whatever ends it; a dead run's state restored after open_log), finish. Configuration problems end the run before the log (exit 2, nothing
  * measured, no context); from the log on, every ending, a GPU that cannot be used or hangs
  * included, is written as the log's end line, so a night pulled back from a board shows a
  * bad night as plainly as a good one. The lock comes before the driver: a second run never
@@ -29,6 +30,7 @@
 #include "lock.h"
 #include "point_rules.h"
 #include "log_meta.h"
+#include "power/modes.h"
 #include "power/power.h"
 #include "retention.h"
 #include "runner.h"
@@ -87,6 +89,10 @@ struct run {
     const struct tb_power_ops *pops;
     struct tb_runner_result res;
     bool have_res;
+    struct tb_mode_step *steps;     /* the mode sweep (power/modes.h); none: 0 */
+    size_t nsteps, steps_skipped;
+    struct tb_modes modes;          /* open from the state file's writing to the restore */
+    bool modes_open, modes_failed;  /* ... no mode could be changed, or not all put back */
 };
 
 /* ---- 1. the backend from --device: nothing opened, no driver loaded ----------------- */
@@ -235,6 +241,8 @@ static int settle_config(struct run *r)
         return -1;
     if (r->o->diag->n == 0 && !r->gpu_failed)
         tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag);
+    if (r->o->diag->n == 0)   /* a mode sweep on a desktop: exit 2, nothing changed */
+        tb_modes_plan(&r->cfg->sweep, NULL, &r->steps, &r->nsteps, r->o->diag);
     if (r->o->diag->n) {
         tb_diag_print(r->o->diag);
         return -1;
@@ -382,6 +390,43 @@ static void end_early(struct run *r, const char *how)
         note("log: %s", r->log_path);
 }
 
+/* ---- the board as found: a dead run's changes undone, this run's restored ----------- */
+
+/* A state file left by a run that died mid-sweep (modes.h): put back, like the .part
+ * recovery, and said in this run's log. Runs with the lock held, so no live run's. */
+static void recover_modes(struct run *r)
+{
+    char what[2048];
+    int rc = tb_modes_recover(NULL, what, sizeof(what));
+    if (rc == 0)
+        return;
+    tb_csvlog_meta(r->log, TB_META(modes_restored), "%s", what);
+    if (rc < 0)
+        warning("power modes: %s", what);
+    else if (!r->o->quiet)
+        note("power modes: %s", what);
+}
+
+/* This run's changes put back: at the end, on a signal (the sweep stops, then this), after
+ * a failed point, and from the watchdog's ending. The log says what was restored. */
+static void restore_modes(struct run *r)
+{
+    if (!r->modes_open)
+        return;
+    char what[2048];
+    int rc = tb_modes_restore(&r->modes, what, sizeof(what));
+    if (r->log)
+        tb_csvlog_meta(r->log, TB_META(modes_restored), "%s", what);
+    if (rc < 0) {
+        error("power modes: %s", what);
+        r->modes_failed = true;
+    } else if (!r->o->quiet) {
+        note("power modes: %s", what);
+    }
+    tb_modes_close(&r->modes);
+    r->modes_open = false;
+}
+
 /* The watchdog's ending (watchdog.h): a driver call that did not return in time, or a
  * signal while the main thread was inside one. Runs on the watchdog's thread while the main
  * thread is blocked in the driver, so the log is this thread's alone; a probe that hung
@@ -399,6 +444,7 @@ static void run_ending(void *ctx, const char *what, int sig)
         tb_sampler_stop(r->sampler, NULL);   /* its tegrastats is stopped, not orphaned */
         r->sampler = NULL;
     }
+    restore_modes(r);
     char how[1200];
     if (sig)
         snprintf(how, sizeof(how), "%s", what);
@@ -472,6 +518,100 @@ static void start_power(struct run *r)
 
 /* ---- 7. sweep ------------------------------------------------------------------------ */
 
+/* One step's result added to the run's: counts, flags and rows; the idle power and the
+ * cadence of the first step measured (each step's are in its own metadata lines). */
+static void merge_result(struct tb_runner_result *all, struct tb_runner_result *one, bool first)
+{
+    if (first) {
+        struct tb_log_rec *rows = all->rows;
+        size_t n = all->n_rows;
+        *all = *one;
+        all->rows = rows;
+        all->n_rows = n;
+    } else {
+        all->ok += one->ok;
+        all->skipped += one->skipped;
+        all->failed += one->failed;
+        all->verify_failed += one->verify_failed;
+        all->not_run += one->not_run;
+        all->interrupted |= one->interrupted;
+        all->aborted |= one->aborted;
+        all->log_failed |= one->log_failed;
+    }
+    struct tb_log_rec *rows = one->n_rows ? realloc(all->rows, (all->n_rows + one->n_rows) *
+                                                    sizeof(*rows)) : NULL;
+    if (rows) {   /* none: a step interrupted before its first row */
+        memcpy(rows + all->n_rows, one->rows, one->n_rows * sizeof(*rows));
+        all->rows = rows;
+        all->n_rows += one->n_rows;
+    }
+    tb_runner_result_free(one);
+}
+
+/* The outer loop of a mode sweep: the board's settings to the state file before the first
+ * change, then each step (mode, caps) switched and verified and the points run in it; a
+ * step that does not take is skipped with its reason and the sweep goes on; the board is
+ * put back at the end, whatever ended it. */
+static void sweep_modes(struct run *r, struct tb_runner_ctx *ctx)
+{
+    char why[1024];
+    bool first = true;
+    memset(&r->res, 0, sizeof(r->res));
+    r->res.idle_w = r->res.idle_after_w = NAN;
+    if (tb_modes_open(&r->modes, NULL, why, sizeof(why)) < 0 ||
+        tb_modes_save(&r->modes, why, sizeof(why)) < 0) {
+        tb_modes_close(&r->modes);
+        tb_csvlog_meta(r->log, TB_META(mode_step), "none run: %s; no mode or clock was changed",
+                       why);
+        error("power modes: %s; no mode or clock was changed", why);
+        r->modes_failed = true;
+        return;
+    }
+    r->modes_open = true;
+    for (size_t i = 0; i < r->nsteps && !stop_signal; i++) {
+        const struct tb_mode_step *s = &r->steps[i];
+        char mode[80], label[200];
+        if (s->mode_id >= 0)
+            snprintf(mode, sizeof(mode), "%s (%d)", s->mode_name, s->mode_id);
+        else
+            tb_strlcpy(mode, r->power_mode, sizeof(mode));
+        int len = snprintf(label, sizeof(label), "step %zu of %zu, mode %s", i + 1, r->nsteps,
+                           s->mode_id >= 0 ? mode : "as found");
+        if (s->gpu_cap_mhz > 0)
+            len += snprintf(label + len, sizeof(label) - (size_t)len, ", GPU cap %.0f MHz asked",
+                            s->gpu_cap_mhz);
+        if (s->emc_cap_mhz > 0)
+            snprintf(label + len, sizeof(label) - (size_t)len, ", EMC cap %.0f MHz asked",
+                     s->emc_cap_mhz);
+        struct tb_mode_outcome o;
+        if (tb_modes_apply(&r->modes, s, &o) < 0) {
+            tb_csvlog_meta(r->log, TB_META(mode_step), "%s: skipped, %s: %s", label,
+                           tb_modes_result_name(o.result), o.why);
+            warning("%s: skipped: %s", label, o.why);
+            r->steps_skipped++;
+            continue;
+        }
+        tb_csvlog_meta(r->log, TB_META(mode_step), "%s: GPU max %.0f MHz, EMC cap %.0f MHz read "
+                       "after it settled", label, o.gpu_max_mhz, o.emc_cap_mhz);
+        if (!r->o->quiet)
+            note("%s", label);
+        struct tb_runner_step rs = { s->gpu_cap_mhz, s->emc_cap_mhz, o.emc_cap_mhz };
+        ctx->power_mode = mode;
+        ctx->max_clock_mhz = isfinite(o.gpu_max_mhz) ? o.gpu_max_mhz : r->cond.gpu_max_mhz;
+        ctx->step = &rs;
+        struct tb_runner_result one;
+        tb_runner_sweep(ctx, r->pts, r->npts, &one);
+        ctx->step = NULL;
+        bool stop = one.aborted || one.log_failed;
+        merge_result(&r->res, &one, first);
+        first = false;
+        if (stop)
+            break;
+    }
+    ctx->power_mode = r->power_mode;
+    restore_modes(r);
+}
+
 static void sweep(struct run *r)
 {
     tb_csvlog_meta(r->log, TB_META(power_source), "%s", r->sampler ? r->pops->name : "none");
@@ -488,8 +628,11 @@ static void sweep(struct run *r)
         .power_mode = r->power_mode,
         .max_clock_mhz = r->cond.gpu_max_mhz,
     };
-    tb_runner_sweep(&ctx, r->pts, r->npts, &r->res);
     r->have_res = true;
+    if (r->nsteps)
+        sweep_modes(r, &ctx);
+    else
+        tb_runner_sweep(&ctx, r->pts, r->npts, &r->res);
 }
 
 /* ---- 8. finish ------------------------------------------------------------------------ */
@@ -586,7 +729,7 @@ static enum tb_run_outcome finish(struct run *r)
     /* no point measured (timed, whatever its verification said): never "complete", never
      * exit 0 */
     bool nothing = res->ok == 0 && res->verify_failed == 0;
-    char how[200];
+    char how[400];
     if (sig)
         snprintf(how, sizeof(how), "interrupted by %s", strsignal(sig));
     else if (res->aborted)
@@ -604,6 +747,11 @@ static enum tb_run_outcome finish(struct run *r)
                  res->failed, res->verify_failed);
     else
         snprintf(how, sizeof(how), "complete");
+    if (r->modes_failed || r->steps_skipped)
+        snprintf(how + strlen(how), sizeof(how) - strlen(how), "%s%s%zu of %zu mode steps "
+                 "skipped (mode_step lines say why)", r->modes_failed ? "; power modes NOT all "
+                 "restored or not changed (modes_restored, mode_step)" : "", "; ",
+                 r->steps_skipped, r->nsteps);
     int crc = end_log(r, how);
     if (crc == 0)
         tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
@@ -628,7 +776,7 @@ static enum tb_run_outcome finish(struct run *r)
     else if (nothing)
         error("nothing was measured: see the log's rows for each point's status");
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
-              !nothing && res->failed == 0 && res->verify_failed == 0 &&
+              !nothing && res->failed == 0 && res->verify_failed == 0 && !r->modes_failed &&
               (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }
@@ -674,6 +822,7 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
     }
     if (open_log(&r) < 0)
         goto unlock;
+    recover_modes(&r);                       /* a dead run's mode put back, in this log */
     if (stopped(&r)) {
         log_device(&r);
         end_early(&r, signal_how(how, sizeof(how), "before the device was opened"));
@@ -707,6 +856,7 @@ done:
     if (r.have_res)
         tb_runner_result_free(&r.res);
     free(r.pts);
+    free(r.steps);
     if (r.opened)
         r.be->close(r.be_st);                /* still under the watchdog; its ending writes
                                               * no log now (log_done) */

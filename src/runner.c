@@ -656,6 +656,11 @@ static void row_start(const struct tb_runner_ctx *ctx, const struct tb_point *p,
     r->block_y = p->by;
     r->power_mode = ctx->power_mode;
     r->gpu_max_mhz = ctx->max_clock_mhz;
+    if (ctx->step) {
+        r->gpu_cap_asked_mhz = ctx->step->gpu_cap_asked_mhz > 0 ? ctx->step->gpu_cap_asked_mhz : NAN;
+        r->emc_cap_asked_mhz = ctx->step->emc_cap_asked_mhz > 0 ? ctx->step->emc_cap_asked_mhz : NAN;
+        r->emc_cap_mhz = ctx->step->emc_cap_mhz;
+    }
 }
 
 /* A point that ended with backend error rc: said, and a broken context recovered. Returns

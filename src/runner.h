@@ -36,6 +36,12 @@ struct tb_runner_ctx {
                                        * unknown, throttled is then judged against the clock
                                        * measured at the start */
     unsigned long long dropped_seen;  /* the sampler's dropped count at the last row */
+    const struct tb_runner_step *step;  /* the mode sweep's step; NULL: none (empty columns) */
+};
+
+/* A step of the mode sweep as its rows carry it (MHz; 0: no cap asked). */
+struct tb_runner_step {
+    double gpu_cap_asked_mhz, emc_cap_asked_mhz, emc_cap_mhz;
 };
 
 struct tb_runner_result {

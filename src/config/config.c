@@ -65,6 +65,13 @@ const struct tb_cfg_row tb_config_schema[] = {
           "stop a point after this much wall time"),
     FLOAT("sweep.stop.rel_spread", S, SW(rel_spread), 0, 10, 0.005,
           "stop once the standard error of the mean / mean is below this"),
+    CUSTOM("sweep.power_modes", S, tb_config_load_power_modes, 0, NULL,
+           "nvpmodel modes to sweep, names or ids of /etc/nvpmodel.conf (Jetson; empty: the "
+           "mode is never changed)"),
+    CUSTOM("sweep.gpu_max_mhz", S, tb_config_load_clock_caps, 0, NULL,
+           "GPU clock caps to sweep in each mode, MHz (devfreq max_freq; empty: none set)"),
+    CUSTOM("sweep.emc_max_mhz", S, tb_config_load_clock_caps, 0, NULL,
+           "memory (EMC) clock caps to sweep in each mode, MHz (the nvpmodel EMC cap; empty: none)"),
     GROUP("tune", S, "the autotuner"),
     FLOAT("tune.seconds", S, SW(tune_seconds), 1, 1e6, 600,
           "time budget of `tune`: no new point starts after it"),
@@ -507,6 +514,21 @@ static void fmt_block(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
     snprintf(b, n, "[%d, %d]", s->blocks[i].x, s->blocks[i].y);
 }
 
+static void fmt_mode(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
+{
+    snprintf(b, n, "\"%s\"", s->power_modes[i]);
+}
+
+static void fmt_gpu_cap(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
+{
+    snprintf(b, n, "%ld", s->gpu_max_mhz[i]);
+}
+
+static void fmt_emc_cap(const struct tb_sweep_cfg *s, size_t i, char *b, size_t n)
+{
+    snprintf(b, n, "%ld", s->emc_max_mhz[i]);
+}
+
 void tb_config_dump(const struct tb_config *c, tb_config_emit_fn emit, void *ctx)
 {
     char buf[2048], path[TB_STR];
@@ -514,6 +536,12 @@ void tb_config_dump(const struct tb_config *c, tb_config_emit_fn emit, void *ctx
     dump_list("sweep.kernels", "[", "]", s->n_kernels, fmt_kernel, s, emit, ctx);
     dump_list("sweep.sizes", "(", ")", s->n_sizes, fmt_size, s, emit, ctx);
     dump_list("sweep.blocks", "(", ")", s->n_blocks, fmt_block, s, emit, ctx);
+    if (s->n_power_modes)
+        dump_list("sweep.power_modes", "[", "]", s->n_power_modes, fmt_mode, s, emit, ctx);
+    if (s->n_gpu_max_mhz)
+        dump_list("sweep.gpu_max_mhz", "[", "]", s->n_gpu_max_mhz, fmt_gpu_cap, s, emit, ctx);
+    if (s->n_emc_max_mhz)
+        dump_list("sweep.emc_max_mhz", "[", "]", s->n_emc_max_mhz, fmt_emc_cap, s, emit, ctx);
     for (size_t i = 0; i < s->n_points; i++) {
         snprintf(path, sizeof(path), "sweep.points[%zu]", i);
         snprintf(buf, sizeof(buf), "{ kernel = \"%s\"; size = [%ld%s, %ld%s]; block = [%d, %d]; }",

@@ -80,6 +80,8 @@ void tb_config_load_points(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_element(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_models(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_power_source(struct tb_cfg_load *x, config_setting_t *s);
+void tb_config_load_power_modes(struct tb_cfg_load *x, config_setting_t *s);
+void tb_config_load_clock_caps(struct tb_cfg_load *x, config_setting_t *s);
 /* board.match.model as one string, a list joined by '|'; -1 when it is neither or too long. */
 int tb_config_models_join(const config_setting_t *s, char *out, size_t n);
 /* The default block list (the sweep.blocks row's def_s, "32x8") when no file or option set it. */

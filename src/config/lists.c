@@ -241,6 +241,70 @@ void tb_config_load_power_source(struct tb_cfg_load *x, config_setting_t *s)
     tb_strlcpy(x->c->board.power.source, v, TB_STR);
 }
 
+/* sweep.power_modes: [ "15W", 2, ... ], each kept as text ("2"): which mode a name or an id
+ * is, nvpmodel.conf says at run time (power/modes.c), not the sweep file. */
+void tb_config_load_power_modes(struct tb_cfg_load *x, config_setting_t *s)
+{
+    struct tb_sweep_cfg *sw = &x->c->sweep;
+    int t = config_setting_type(s), n = config_setting_length(s);
+    if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || n == 0) {
+        TB_CFG_DIAG(x, TB_CFG_SWEEP, s, "'sweep.power_modes' must be a list of nvpmodel mode "
+                    "names or ids, e.g. [ \"15W\", \"25W\", 2 ]");
+        return;
+    }
+    free_strv(sw->power_modes, sw->n_power_modes);
+    sw->power_modes = calloc((size_t)n, sizeof(char *));
+    sw->n_power_modes = 0;
+    sw->power_modes_at = tb_config_where(x->c, TB_CFG_SWEEP, s);
+    for (int i = 0; sw->power_modes && i < n; i++) {
+        config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        char buf[64];
+        if (tb_config_is_int(e) && config_setting_get_int64(e) >= 0 &&
+            config_setting_get_int64(e) < 1000) {
+            snprintf(buf, sizeof(buf), "%lld", config_setting_get_int64(e));
+        } else if (config_setting_type(e) == CONFIG_TYPE_STRING &&
+                   strlen(config_setting_get_string(e)) - 1 < sizeof(buf) - 1 &&
+                   !strpbrk(config_setting_get_string(e), " \t\r\n<>")) {
+            tb_strlcpy(buf, config_setting_get_string(e), sizeof(buf));
+        } else {
+            TB_CFG_DIAG(x, TB_CFG_SWEEP, e, "'sweep.power_modes' entry %d must be a mode id "
+                        "(0-999) or a mode name without spaces", i + 1);
+            continue;
+        }
+        sw->power_modes[sw->n_power_modes++] = strdup(buf);
+    }
+}
+
+/* sweep.gpu_max_mhz and sweep.emc_max_mhz: [ 612, 918 ], clocks in MHz. */
+void tb_config_load_clock_caps(struct tb_cfg_load *x, config_setting_t *s)
+{
+    struct tb_sweep_cfg *sw = &x->c->sweep;
+    bool gpu = !strcmp(config_setting_name(s), "gpu_max_mhz");
+    const char *what = gpu ? "sweep.gpu_max_mhz" : "sweep.emc_max_mhz";
+    int t = config_setting_type(s), n = config_setting_length(s);
+    if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || n == 0) {
+        TB_CFG_DIAG(x, TB_CFG_SWEEP, s, "'%s' must be a list of clocks in MHz, e.g. [ 612, 918 ]",
+                    what);
+        return;
+    }
+    long **v = gpu ? &sw->gpu_max_mhz : &sw->emc_max_mhz;
+    size_t *k = gpu ? &sw->n_gpu_max_mhz : &sw->n_emc_max_mhz;
+    free(*v);
+    *v = calloc((size_t)n, sizeof(long));
+    *k = 0;
+    *(gpu ? &sw->gpu_max_mhz_at : &sw->emc_max_mhz_at) = tb_config_where(x->c, TB_CFG_SWEEP, s);
+    for (int i = 0; *v && i < n; i++) {
+        config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        long long mhz = tb_config_is_int(e) ? config_setting_get_int64(e) : -1;
+        if (mhz < 1 || mhz > 100000) {
+            TB_CFG_DIAG(x, TB_CFG_SWEEP, e, "'%s' entry %d must be a clock in MHz, 1 to 100000",
+                        what, i + 1);
+            continue;
+        }
+        (*v)[(*k)++] = (long)mhz;
+    }
+}
+
 /* The element type, stored under its canonical name (f32 is logged as float), so the
  * log, compare, history and the tuned file's name keep one series per type. */
 void tb_config_load_element(struct tb_cfg_load *x, config_setting_t *s)
@@ -283,6 +347,12 @@ void tb_config_free_lists(struct tb_sweep_cfg *s)
     free(s->sizes);
     free(s->blocks);
     free(s->points);
+    free_strv(s->power_modes, s->n_power_modes);
+    free(s->gpu_max_mhz);
+    free(s->emc_max_mhz);
+    s->power_modes = NULL;
+    s->gpu_max_mhz = s->emc_max_mhz = NULL;
+    s->n_power_modes = s->n_gpu_max_mhz = s->n_emc_max_mhz = 0;
     s->kernels = s->kernel_at = NULL;
     s->sizes = NULL;
     s->blocks = NULL;

@@ -1,0 +1,735 @@
+/* test_modes.c: the power-mode sweep's switcher (src/power/modes.c) on fake roots built from
+ * nvpmodel tables shaped like real boards' (tests/fixtures/modes/, the Orin Nano Super's in
+ * tests/fixtures/nvpmodel/), through tests/fake-nvpmodel.sh: tables read, plans made and
+ * refused, switches that hold, are refused, ask for a reboot or report success while the
+ * clocks never follow; caps; the state file written before the first change, restored at
+ * the end and after a run that died, and refused when it is a link or a FIFO. */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "diag.h"
+#include "power/modes.h"
+#include "util.h"
+
+#define SUPER "nvpmodel/orin-nano-super.conf"
+#define SUPER_GPU "/sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu"
+#define EMC_CAP "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 1 << 18);
+    size_t n = fread(buf, 1, (1 << 18) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* A board's root in th_scratch(): its nvpmodel.conf, its GPU devfreq node (frequencies up
+ * to top_hz), its EMC cap file, and the fake nvpmodel's first switch to mode. The
+ * environment points the switcher at it (TB_ROOT, TB_NVPMODEL, TB_MODE_STATE). */
+static const char *board_root(const char *conf, const char *gpu_dir, const char *freqs, int mode)
+{
+    const char *r = th_scratch();
+    char *text = slurp(th_fixture(conf)), p[PATH_MAX];
+    assert_non_null(text);
+    free(th_write(r, "etc/nvpmodel.conf", text));
+    free(text);
+    free(th_write(r, "var/lib/nvpmodel/status", "pmode:0000\n"));
+    snprintf(p, sizeof(p), "%s/available_frequencies", gpu_dir + 1);
+    free(th_write(r, p, freqs));
+    snprintf(p, sizeof(p), "%s/max_freq", gpu_dir + 1);
+    free(th_write(r, p, "0\n"));
+    free(th_write(r, EMC_CAP + 1, "0\n"));
+    setenv("TB_ROOT", r, 1);
+    char *fake = realpath("tests/fake-nvpmodel.sh", NULL);
+    assert_non_null(fake);
+    setenv("TB_NVPMODEL", fake, 1);
+    free(fake);
+    snprintf(p, sizeof(p), "%s/modes.state", r);
+    setenv("TB_MODE_STATE", p, 1);
+    setenv("TB_MODE_SETTLE_MS", "400", 1);
+    unsetenv("FAKE_NVPM_FAULT");
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof(cmd), "tests/fake-nvpmodel.sh -m %d >/dev/null", mode);
+    assert_int_equal(system(cmd), 0);
+    return r;
+}
+
+static const char *super_root(int mode)
+{
+    return board_root(SUPER, SUPER_GPU, "306000000 408000000 612000000 918000000 1020000000\n",
+                      mode);
+}
+
+static double read_mhz(const char *root, const char *abs)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s%s", root, abs);
+    char *t = slurp(p);
+    assert_non_null(t);
+    double v = atof(t) / 1e6;
+    free(t);
+    return v;
+}
+
+static int status_mode(const char *root)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", root);
+    char *t = slurp(p);
+    assert_non_null(t);
+    int m = atoi(t + 6);
+    free(t);
+    return m;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* ---- tables ------------------------------------------------------------------------ */
+
+static void test_tables_of_real_boards(void **state)
+{
+    (void)state;
+    struct { const char *conf; size_t n; const char *name; int id; double gpu, emc;
+             const char *gpu_path; } cases[] = {
+        { "modes/nano.conf", 2, "5W", 1, 640, 1600,
+          "/sys/devices/57000000.gpu/devfreq/57000000.gpu/max_freq" },
+        { "modes/nano.conf", 2, "MAXN", 0, 0, 0, NULL },
+        { SUPER, 4, "15W", 0, 612, 2133, SUPER_GPU "/max_freq" },
+        { SUPER, 4, "25W", 1, 918, 3199, NULL },
+        { SUPER, 4, "MAXN_SUPER", 2, 0, 0, NULL },
+        { SUPER, 4, "7W", 3, 408, 2133, NULL },
+        { "modes/agx-orin.conf", 4, "MODE_15W", 1, 420.75, 2133, SUPER_GPU "/max_freq" },
+        { "modes/agx-orin.conf", 4, "MODE_50W", 3, 828.75, 3199, NULL },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *text = slurp(th_fixture(cases[i].conf)), why[256];
+        assert_non_null(text);
+        struct tb_mode_table t;
+        assert_int_equal(tb_modes_table_parse(text, &t, why, sizeof(why)), 0);
+        assert_int_equal(t.n, cases[i].n);
+        const struct tb_mode_def *m = tb_modes_find(&t, cases[i].name);
+        assert_non_null(m);
+        assert_int_equal(m->id, cases[i].id);
+        assert_ptr_equal(tb_modes_find(&t, (char[8]){ (char)('0' + cases[i].id), 0 }), m);
+        th_assert_close(m->gpu_cap_mhz, cases[i].gpu, 1e-9);
+        th_assert_close(m->emc_cap_mhz, cases[i].emc, 1e-9);
+        if (cases[i].gpu_path)
+            assert_string_equal(t.gpu_max_path, cases[i].gpu_path);
+        assert_string_equal(t.emc_cap_path, EMC_CAP);
+        assert_null(tb_modes_find(&t, "15w"));
+        tb_modes_table_free(&t);
+        free(text);
+    }
+    struct tb_mode_table t;
+    char why[256];
+    assert_int_equal(tb_modes_table_parse("# nothing\n", &t, why, sizeof(why)), -ENOENT);
+    assert_non_null(strstr(why, "no POWER_MODEL"));
+    tb_modes_table_free(&t);
+}
+
+/* ---- plans ------------------------------------------------------------------------- */
+
+static void sweep_axes(struct tb_sweep_cfg *sw, char **modes, size_t nm, long *gpu, size_t ng)
+{
+    memset(sw, 0, sizeof(*sw));
+    sw->power_modes = modes;
+    sw->n_power_modes = nm;
+    sw->gpu_max_mhz = gpu;
+    sw->n_gpu_max_mhz = ng;
+    snprintf(sw->power_modes_at.text, sizeof(sw->power_modes_at.text), "s.cfg:4");
+    snprintf(sw->gpu_max_mhz_at.text, sizeof(sw->gpu_max_mhz_at.text), "s.cfg:5");
+}
+
+static void test_plan(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    struct tb_sweep_cfg sw;
+    struct tb_mode_step *steps;
+    size_t n;
+    struct tb_diag d = { 0 };
+    /* the default sweep: no axis, no step, nothing read */
+    sweep_axes(&sw, NULL, 0, NULL, 0);
+    assert_int_equal(tb_modes_plan(&sw, r, &steps, &n, &d), 0);
+    assert_int_equal(n, 0);
+    /* names and ids, times two GPU caps */
+    char *modes[] = { "25W", "0", "7W" };
+    long caps[] = { 300, 400 };
+    sweep_axes(&sw, modes, 3, caps, 2);
+    assert_int_equal(tb_modes_plan(&sw, r, &steps, &n, &d), 0);
+    assert_int_equal(n, 6);
+    assert_int_equal(steps[0].mode_id, 1);
+    assert_string_equal(steps[0].mode_name, "25W");
+    th_assert_close(steps[1].gpu_cap_mhz, 400, 0);
+    assert_int_equal(steps[2].mode_id, 0);
+    assert_string_equal(steps[2].mode_name, "15W");
+    assert_int_equal(steps[5].mode_id, 3);
+    free(steps);
+    /* a name the table lacks: FILE:LINE and the nearest name */
+    char *bad[] = { "15w", "MAXN" };
+    sweep_axes(&sw, bad, 2, NULL, 0);
+    assert_int_equal(tb_modes_plan(&sw, r, &steps, &n, &d), 2);
+    assert_non_null(strstr(d.msgs[0], "s.cfg:4: 'sweep.power_modes': nvpmodel.conf has no mode "
+                                      "'15w' (did you mean '15W'?)"));
+    assert_non_null(strstr(d.msgs[1], "'MAXN'"));
+    assert_null(steps);
+    tb_diag_free(&d);
+    /* a desktop: no nvpmodel.conf, a clear error before anything runs */
+    const char *desk = th_scratch();
+    sweep_axes(&sw, modes, 1, NULL, 0);
+    assert_int_equal(tb_modes_plan(&sw, desk, &steps, &n, &d), 1);
+    assert_non_null(strstr(d.msgs[0], "s.cfg:4: the power-mode sweep needs a Jetson's nvpmodel"));
+    assert_non_null(strstr(d.msgs[0], "never changed"));
+    tb_diag_free(&d);
+    sweep_axes(&sw, NULL, 0, caps, 1);
+    assert_int_equal(tb_modes_plan(&sw, desk, &steps, &n, &d), 1);
+    assert_non_null(strstr(d.msgs[0], "s.cfg:5: "));
+    tb_diag_free(&d);
+}
+
+/* ---- switching ---------------------------------------------------------------------- */
+
+static void test_switch_verify_restore(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char log[PATH_MAX], why[512], what[1024];
+    snprintf(log, sizeof(log), "%s/calls", r);
+    setenv("FAKE_NVPM_LOG", log, 1);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    /* the state file holds the board as found, before any change */
+    struct tb_mode_state st;
+    char *text = slurp(getenv("TB_MODE_STATE"));
+    assert_non_null(text);
+    assert_int_equal(tb_modes_state_parse(text, &st), 0);
+    free(text);
+    assert_int_equal(st.mode_id, 2);
+    th_assert_close(st.gpu_max_hz, 1020e6, 0);
+    assert_int_equal(st.pid, (long)getpid());
+    struct tb_mode_outcome o;
+    struct tb_mode_step s15 = { 0, "15W", 0, 0 }, s7 = { 3, "7W", 0, 0 };
+    assert_int_equal(tb_modes_apply(&m, &s15, &o), 0);
+    assert_int_equal(o.result, TB_MODE_OK);
+    th_assert_close(o.gpu_max_mhz, 612, 1e-9);
+    th_assert_close(o.emc_cap_mhz, 2133, 1e-9);
+    /* a GPU cap under the mode's: max_freq written and read back */
+    struct tb_mode_step s7cap = { 3, "7W", 306, 0 };
+    assert_int_equal(tb_modes_apply(&m, &s7cap, &o), 0);
+    th_assert_close(o.gpu_max_mhz, 306, 1e-9);
+    assert_int_equal(status_mode(r), 3);
+    assert_int_equal(tb_modes_apply(&m, &s7, &o), 0);
+    th_assert_close(o.gpu_max_mhz, 408, 1e-9);
+    /* restored: mode, GPU max and EMC cap as found; the state file gone */
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_non_null(strstr(what, "mode MAXN_SUPER (2)"));
+    assert_int_equal(status_mode(r), 2);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    th_assert_close(read_mhz(r, EMC_CAP), 0, 0);
+    assert_false(exists(getenv("TB_MODE_STATE")));
+    text = slurp(log);
+    assert_string_equal(text, "-m 0\n-m 3\n-m 3\n-m 2\n");
+    free(text);
+    tb_modes_close(&m);
+}
+
+/* The Nano's 5W caps the EMC at 1600 MHz; an EMC cap asked on top reads back. */
+static void test_nano_emc_cap(void **state)
+{
+    (void)state;
+    const char *gpu = "/sys/devices/57000000.gpu/devfreq/57000000.gpu";
+    const char *r = board_root("modes/nano.conf", gpu, "76800000 460800000 640000000 921600000\n",
+                               0);
+    char why[512], what[1024], p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s/max_freq", gpu);
+    th_assert_close(read_mhz(r, p), 921.6, 1e-9);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    struct tb_mode_step s = { 1, "5W", 0, 1200 };
+    assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+    th_assert_close(o.gpu_max_mhz, 640, 1e-9);
+    th_assert_close(o.emc_cap_mhz, 1200, 1e-9);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_int_equal(status_mode(r), 0);
+    th_assert_close(read_mhz(r, p), 921.6, 1e-9);
+    th_assert_close(read_mhz(r, EMC_CAP), 0, 0);
+    tb_modes_close(&m);
+}
+
+/* Each fault: its class and reason, and the board restored after it. */
+static void test_faults(void **state)
+{
+    (void)state;
+    struct { const char *fault; int id; enum tb_mode_result want; const char *why; } cases[] = {
+        { "refuse:1", 1, TB_MODE_REFUSED, "Permission denied" },
+        { "reboot:1", 1, TB_MODE_REBOOT, "needs a reboot" },
+        { "ignore:3", 3, TB_MODE_NOT_FOLLOWED, "status names mode 2, not 3" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *r = super_root(2);
+        char why[512], what[1024];
+        setenv("FAKE_NVPM_FAULT", cases[i].fault, 1);
+        struct tb_modes m;
+        assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+        assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+        struct tb_mode_outcome o;
+        struct tb_mode_step s = { cases[i].id, "x", 0, 0 };
+        assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
+        assert_int_equal(o.result, cases[i].want);
+        if (!strstr(o.why, cases[i].why))
+            th_fail("%s: '%s' lacks '%s'", cases[i].fault, o.why, cases[i].why);
+        assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+        assert_int_equal(status_mode(r), 2);
+        tb_modes_close(&m);
+    }
+    /* a cap the board does not keep: max_freq written but reads another value back */
+    const char *r = super_root(2);
+    unsetenv("FAKE_NVPM_FAULT");
+    char why[512], what[1024], p[PATH_MAX];
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    snprintf(p, sizeof(p), "%s%s/max_freq", r, SUPER_GPU);
+    chmod(p, 0444);
+    struct tb_mode_outcome o;
+    struct tb_mode_step s = { 0, "15W", 306, 0 };
+    int rc = tb_modes_apply(&m, &s, &o);
+    if (geteuid() != 0) {   /* root writes a 0444 file anyway */
+        assert_int_equal(rc, -1);
+        assert_int_equal(o.result, TB_MODE_CAP_REFUSED);
+        assert_non_null(strstr(o.why, "GPU cap 306 MHz"));
+    }
+    chmod(p, 0644);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    tb_modes_close(&m);
+}
+
+/* A run killed after its first change: the next run (or `restore`) finds the state file,
+ * puts the board back and removes it. */
+static void test_recover_after_kill(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024];
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), 0);   /* nothing to do */
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    struct tb_mode_step s = { 3, "7W", 306, 0 };
+    assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+    tb_modes_close(&m);   /* "killed": nothing restored */
+    assert_int_equal(status_mode(r), 3);
+    /* a second save refuses to overwrite the first's state */
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), -EEXIST);
+    tb_modes_close(&m);
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), 1);
+    assert_non_null(strstr(what, "died with the board changed"));
+    assert_non_null(strstr(what, "MAXN_SUPER (2)"));
+    assert_int_equal(status_mode(r), 2);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    assert_false(exists(getenv("TB_MODE_STATE")));
+}
+
+/* The state file a link or a FIFO: refused, nothing followed or blocked on, left alone. */
+static void test_state_link_fifo(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    const char *sp = getenv("TB_MODE_STATE");
+    char why[512], what[1024], target[PATH_MAX];
+    snprintf(target, sizeof(target), "%s/victim", r);
+    free(th_write(r, "victim", "precious\n"));
+    assert_int_equal(symlink(target, sp), 0);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), -ELOOP);
+    assert_non_null(strstr(why, "symbolic link: refused, not followed"));
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    assert_non_null(strstr(what, "symbolic link"));
+    char *t = slurp(target);
+    assert_string_equal(t, "precious\n");
+    free(t);
+    assert_int_equal(unlink(sp), 0);
+    assert_int_equal(mkfifo(sp, 0600), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "a FIFO"));
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    assert_non_null(strstr(what, "a FIFO"));
+    assert_true(exists(sp));
+    assert_int_equal(status_mode(r), 2);   /* nothing changed */
+    tb_modes_close(&m);
+}
+
+/* ---- end to end: the real binary, the CPU backend, a sensor whose watts follow the mode -- */
+
+#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
+
+struct sensor {
+    const char *root;
+    atomic_int stop;
+    pthread_t thread;
+};
+
+/* The tool's process, found by the root its command line names; 0 while none runs. */
+static pid_t tool_pid(const char *root)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && (e = readdir(d)) && !found) {
+        char p[300], buf[4096];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *base = strrchr(buf, '/');   /* argv[0]: the tool itself, not its shell */
+        bool tool = !strcmp(base ? base + 1 : buf, "transpose-bench");
+        for (size_t i = 0; i < n; i++)
+            buf[i] = buf[i] ? buf[i] : ' ';
+        if (tool && strstr(buf, " run ") && strstr(buf, root))
+            found = (pid_t)atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static long cpu_ticks(pid_t pid)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *c = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (long)(ut + st);
+}
+
+/* The INA3221 as a mode would make it: every 50 ms (update_interval 50) a new VDD_IN mean of
+ * the mode's idle watts plus its dynamic watts times how busy the tool was over the last
+ * 100 ms (its CPU time: the CPU backend's kernel is what works). 15W: 3.0 + 1.0 W, 25W:
+ * 3.5 + 2.0 W, MAXN_SUPER: 4.0 + 3.5 W. */
+static void *sensor_main(void *arg)
+{
+    struct sensor *s = arg;
+    static const double idle_w[] = { 3.0, 3.5, 4.0, 2.8 }, dyn_w[] = { 1.0, 2.0, 3.5, 0.6 };
+    long hz = sysconf(_SC_CLK_TCK), last[2] = { -1, -1 };
+    pid_t pid = 0;
+    for (int i = 0; !atomic_load(&s->stop); i++) {
+        if (!pid)
+            pid = tool_pid(s->root);
+        long t = pid ? cpu_ticks(pid) : -1;
+        if (t < 0)
+            pid = 0;
+        double busy = t >= 0 && last[i % 2] >= 0 ? (double)(t - last[i % 2]) / (0.1 * (double)hz) : 0;
+        busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
+        last[i % 2] = t;
+        char p[PATH_MAX], text[64];
+        snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", s->root);
+        char *st = slurp(p);
+        int mode = st && strlen(st) > 9 ? atoi(st + 6) : 2;
+        free(st);
+        mode = mode >= 0 && mode < 4 ? mode : 2;
+        double w = idle_w[mode] + dyn_w[mode] * busy;
+        snprintf(text, sizeof(text), "%.0f\n", w / 5.048 * 1000 + (i % 2 ? 2 : -2));
+        free(th_write(s->root, HWMON "/curr1_input.new", text));
+        char a[PATH_MAX], b[PATH_MAX];
+        snprintf(a, sizeof(a), "%s/" HWMON "/curr1_input.new", s->root);
+        snprintf(b, sizeof(b), "%s/" HWMON "/curr1_input", s->root);
+        rename(a, b);
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* An Orin Nano Super in MAXN_SUPER with its INA3221 (updating every 50 ms) and model. */
+static const char *super_board(void)
+{
+    const char *r = super_root(2);
+    assert_true(th_build_sysfs(r, "ina3221/orin-nano.txt", 1) > 10);
+    free(th_write(r, HWMON "/update_interval", "50\n"));
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    return r;
+}
+
+static char *csv_col(const char *h, const char *row, const char *col)
+{
+    static char v[8][256];
+    static int k;
+    k = (k + 1) % 8;
+    if (th_field(h, row, col, v[k], sizeof(v[k])) < 0)
+        th_fail("no column '%s'", col);
+    return v[k];
+}
+
+/* Three modes swept in one night: each row carries its mode and clocks, the board ends in
+ * the mode it started in, and compare --pareto finds the front and its knee: the 15W mode,
+ * whose dynamic watts are lowest for the CPU's unchanged GB/s, is on it and is the knee or
+ * left of it; every point off the front is dominated by one on it. */
+static void test_e2e_three_modes_pareto(void **state)
+{
+    (void)state;
+    const char *r = super_board();
+    struct sensor s = { .root = r };
+    assert_int_equal(pthread_create(&s.thread, NULL, sensor_main, &s), 0);
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", r);
+    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 512x512 "
+                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                     "--set 'sweep.power_modes=[\"15W\", \"25W\", \"MAXN_SUPER\"]' "
+                     "--set power.interval_ms=10 --set power.window_ms=100 "
+                     "--set power.idle_ms=100 --set power.max_rel_ci=0.5 "
+                     "--set power.sysfs_root=%s -o %s", r, logs);
+    atomic_store(&s.stop, 1);
+    pthread_join(s.thread, NULL);
+    if (rc != 0)
+        th_fail("run exit %d: %s", rc, th_err());
+    assert_int_equal(status_mode(r), 2);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    char *log = th_keep(th_find_one(logs, ".csv.gz"));
+    char *text = th_keep(th_read_gz(log));
+    assert_non_null(strstr(text, "# mode_step: step 1 of 3, mode 15W (0): GPU max 612 MHz, "
+                                 "EMC cap 2133 MHz read after it settled"));
+    assert_non_null(strstr(text, "# modes_restored: mode MAXN_SUPER (2), GPU max 1020 MHz"));
+    const char *h = strstr(text, "\nrun_id,") + 1, *row = h;
+    const char *want_mode[] = { "15W (0)", "25W (1)", "MAXN_SUPER (2)" };
+    double want_gpu[] = { 612, 918, 1020 }, dyn[3];
+    for (int i = 0; i < 3; i++) {
+        do
+            row = strchr(row, '\n') + 1;
+        while (row[0] == '#');
+        assert_string_equal(csv_col(h, row, "power_mode"), want_mode[i]);
+        th_assert_close(atof(csv_col(h, row, "gpu_max_mhz")), want_gpu[i], 0);
+        assert_string_equal(csv_col(h, row, "gpu_cap_asked_mhz"), "");
+        dyn[i] = atof(csv_col(h, row, "dyn_pj_per_byte"));
+        if (!csv_col(h, row, "dyn_pj_per_byte")[0])
+            th_fail("row %d has no dynamic energy: %s", i, csv_col(h, row, "power_note"));
+    }
+    if (!(dyn[0] < dyn[1] && dyn[1] < dyn[2]))
+        th_fail("dynamic pJ/B not in the modes' order: %g %g %g", dyn[0], dyn[1], dyn[2]);
+
+
+    rc = th_runf("compare --pareto --format csv %s", log);
+    if (rc != 0)
+        th_fail("compare exit %d: %s", rc, th_err());
+    const char *out = th_out(), *ph = out, *pr = out;
+    double x[3], y[3];
+    char front[3][8], knee[3][8], mode[3][64];
+    for (int i = 0; i < 3; i++) {
+        pr = strchr(pr, '\n');
+        assert_non_null(pr);
+        pr++;
+        tb_strlcpy(mode[i], csv_col(ph, pr, "power_mode"), sizeof(mode[i]));
+        x[i] = atof(csv_col(ph, pr, "dyn_pj_per_byte"));
+        y[i] = atof(csv_col(ph, pr, "gbps"));
+        tb_strlcpy(front[i], csv_col(ph, pr, "front"), sizeof(front[i]));
+        tb_strlcpy(knee[i], csv_col(ph, pr, "knee"), sizeof(knee[i]));
+    }
+    assert_null(strchr(strchr(pr, '\n') + 1, ','));   /* three operating points, no more */
+    assert_string_equal(mode[0], "15W (0)");             /* the least energy: always on it */
+    assert_string_equal(front[0], "yes");
+    int knees = 0;
+    for (int i = 0; i < 3; i++) {
+        knees += !strcmp(knee[i], "knee");
+        if (!strcmp(knee[i], "knee"))
+            assert_string_equal(front[i], "yes");
+        if (!strcmp(front[i], "no")) {   /* dominated: some front point moves more for less */
+            bool dom = false;
+            for (int j = 0; j < 3; j++)
+                dom |= !strcmp(front[j], "yes") && x[j] <= x[i] && y[j] >= y[i];
+            assert_true(dom);
+        }
+        if (i && !strcmp(front[i], "yes"))   /* along the front, more energy buys more GB/s */
+            assert_true(x[i] > x[i - 1] && y[i] > y[i - 1]);
+    }
+    assert_int_equal(knees, 1);
+    rc = th_runf("compare --pareto --format json %s", log);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(th_out(), "\"pareto\": ["));
+    assert_non_null(strstr(th_out(), "\"knee\": \"knee\""));
+}
+
+/* The tool started in the background (TB_BIN as th_run has it), its output dropped: a long
+ * two-step mode sweep of one slow point on root r, logs in logs. Returns its pid. */
+static pid_t spawn_sweep(const char *r, const char *modes, const char *logs)
+{
+    const char *bin = getenv("TB_BIN");
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd), "exec %s run --device cpu -b boards/jetson-orin-nano.cfg "
+             "--sizes 256x256 --kernels copy_row --set sweep.stop.min_time_ms=20000 "
+             "--set sweep.stop.max_time_ms=20000 --set sweep.stop.max_reps=10000000 "
+             "--set 'sweep.power_modes=%s' --set power.sysfs_root=%s -o %s >/dev/null 2>&1",
+             bin && *bin ? bin : "./transpose-bench", modes, r, logs);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* A run SIGKILLed mid-sweep leaves the board in another mode and its state file: the next
+ * run puts it back and says so in its log; `restore` does the same on its own. */
+static void test_killed_run_restored(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    const char *sp = getenv("TB_MODE_STATE");
+    for (int round = 0; round < 2; round++) {
+        char logs[PATH_MAX];
+        snprintf(logs, sizeof(logs), "%s/logs%d", r, round);
+        pid_t pid = spawn_sweep(r, "[\"7W\", \"15W\"]", logs);
+        /* until the first step took: the state file written, the board in 7W */
+        for (int i = 0; i < 300 && !(exists(sp) && status_mode(r) == 3); i++) {
+            struct timespec ts = { 0, 50 * 1000000L };
+            nanosleep(&ts, NULL);
+        }
+        assert_true(exists(sp));
+        assert_int_equal(status_mode(r), 3);
+        assert_int_equal(kill(pid, SIGKILL), 0);   /* our own child */
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFSIGNALED(st));
+        assert_int_equal(status_mode(r), 3);       /* nobody restored it */
+        if (round == 0) {
+            assert_int_equal(th_runf("restore"), 0);
+            assert_non_null(strstr(th_err(), "died with the board changed"));
+        } else {
+            int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                             "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                             "--set power.sysfs_root=%s -o %s/next", r, r);
+            assert_int_equal(rc, 0);
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof(dir), "%s/next", r);
+            char *log = th_keep(th_find_one(dir, ".csv.gz"));
+            char *text = th_keep(th_read_gz(log));
+            if (!strstr(text, "# modes_restored: a run (pid "))
+                th_fail("no modes_restored line:\n%.3000s", text);
+            assert_non_null(strstr(text, "mode MAXN_SUPER (2), GPU max 1020 MHz"));
+        }
+        assert_int_equal(status_mode(r), 2);
+        th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+        assert_false(exists(sp));
+    }
+    assert_int_equal(th_runf("restore"), 0);      /* nothing left: nothing to do */
+    assert_non_null(strstr(th_err(), "nothing to restore"));
+}
+
+/* SIGINT, SIGTERM and SIGHUP mid-sweep: the run stops, puts the board back, and its log
+ * says what was restored before its end line. */
+static void test_signal_restores(void **state)
+{
+    (void)state;
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (int k = 0; k < 3; k++) {
+        const char *r = super_root(2);
+        free(th_write(r, "proc/device-tree/model",
+                      "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+        char logs[PATH_MAX];
+        snprintf(logs, sizeof(logs), "%s/logs", r);
+        pid_t pid = spawn_sweep(r, "[\"15W\", \"7W\"]", logs);
+        for (int i = 0; i < 300 && status_mode(r) != 0; i++) {
+            struct timespec ts = { 0, 50 * 1000000L };
+            nanosleep(&ts, NULL);
+        }
+        assert_int_equal(status_mode(r), 0);
+        assert_int_equal(kill(pid, sigs[k]), 0);   /* our own child */
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        assert_int_equal(status_mode(r), 2);
+        th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+        assert_false(exists(getenv("TB_MODE_STATE")));
+        char *log = th_keep(th_find_one(logs, ".csv.gz"));
+        assert_non_null(log);
+        char *text = th_keep(th_read_gz(log));
+        const char *restored = strstr(text, "# modes_restored: mode MAXN_SUPER (2)");
+        const char *end = strstr(text, "# end: interrupted by ");
+        if (!restored || !end || restored > end)
+            th_fail("signal %d: no restore before the end line:\n%.3000s", sigs[k], text);
+        assert_null(strstr(text, "mode 7W (3)"));   /* the second step never started */
+    }
+}
+
+/* A mode sweep where nvpmodel is absent (a desktop): exit 2 before anything runs. */
+static void test_desktop_refused(void **state)
+{
+    (void)state;
+    const char *r = th_scratch();
+    setenv("TB_ROOT", r, 1);
+    int rc = th_runf("run --device cpu --sizes 64x64 --kernels copy_row "
+                     "--set 'sweep.power_modes=[\"MAXN\"]' -o %s/logs", r);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(th_err(), "the power-mode sweep needs a Jetson's nvpmodel"));
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/logs", r);
+    assert_false(exists(dir) && th_count_files(dir) > 0);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    char lock[64];
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-modes-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tables_of_real_boards),
+        TH_TEST(test_plan),
+        TH_TEST(test_switch_verify_restore),
+        TH_TEST(test_nano_emc_cap),
+        TH_TEST(test_faults),
+        TH_TEST(test_recover_after_kill),
+        TH_TEST(test_state_link_fifo),
+        TH_TEST(test_desktop_refused),
+        TH_TEST(test_killed_run_restored),
+        TH_TEST(test_signal_restores),
+        TH_TEST(test_e2e_three_modes_pareto),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(lock);
+    return rc;
+}
