@@ -278,7 +278,8 @@ static bool axis_of(const struct tb_xy *pts, size_t n, bool y, struct axis *a)
 {
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < n; i++) {
-        double v = y ? pts[i].y : pts[i].x, ci = y && isfinite(pts[i].y_ci) ? pts[i].y_ci : 0;
+        double v = y ? pts[i].y : pts[i].x, e = y ? pts[i].y_ci : pts[i].x_ci,
+               ci = isfinite(e) ? e : 0;
         if (!drawable(v, true) || !drawable(y ? pts[i].x : pts[i].y, true))
             continue;
         lo = fmin(lo, clamp_axis(v - ci > 0 ? v - ci : v));
@@ -376,6 +377,15 @@ void tb_html_scatter(FILE *f, const char *title, const char *xunit, const char *
             continue;
         const char *col = palette[p->series % NPAL];
         double x = left + at(&ax, p->x, w), y = top + h - at(&ay, p->y, h);
+        if (isfinite(p->x_ci) && p->x_ci > 0) {
+            double x0 = left + at(&ax, p->x - p->x_ci > 0 ? p->x - p->x_ci : p->x, w),
+                   x1 = left + at(&ax, p->x + p->x_ci, w);
+            fprintf(f, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"%s\"/>\n",
+                    x0, y, x1, x0, y - 3, y + 3, x1, y - 3, y + 3, col);
+        }
+        if (p->knee)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#111\" "
+                    "stroke-width=\"1.5\"/>\n", x, y);
         if (isfinite(p->y_ci) && p->y_ci > 0) {
             double y0 = top + h - at(&ay, p->y - p->y_ci > 0 ? p->y - p->y_ci : p->y, h),
                    y1 = top + h - at(&ay, p->y + p->y_ci, h);
@@ -390,7 +400,7 @@ void tb_html_scatter(FILE *f, const char *title, const char *xunit, const char *
         fputs("</title></circle><text font-size=\"10\" x=\"", f);
         fprintf(f, "%.1f\" y=\"%.1f\">", x + 6, y - 4);
         tb_html_text(f, p->label ? p->label : "");
-        fputs("</text>\n", f);
+        fputs(p->knee ? " (knee)</text>\n" : "</text>\n", f);
     }
     legend(f, series, ns, left + w + 20, top);
     fputs("</svg>\n", f);

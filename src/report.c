@@ -119,7 +119,7 @@ static void energy_chart(const struct canvas *cv, const struct tb_log_rec *v, si
             continue;
         pts[m++] = (struct tb_xy){ v[i].gbps, dyn ? v[i].dyn_pj : v[i].j_per_gb,
                                    dyn ? v[i].dyn_pj_ci : v[i].j_per_gb_ci, s, v[i].kernel,
-                                   false };
+                                   false, NAN, false };
     }
     if (m)
         cv_scatter(cv, dyn ? "Energy per byte above idle against GB/s (95% intervals)"
@@ -347,6 +347,58 @@ int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs,
     html_failed_nights(h.f, s);
     struct canvas cv = { h.f, NULL };
     return n && compare_all(&cv, best, n) < 0 ? tb_html_abort(&h) : tb_html_close(&h);
+}
+
+/* ---- compare --pareto --html ---------------------------------------------------------- */
+
+/* One front: its points as the scatter draws them (GB/s against dynamic pJ/B, both
+ * intervals, the front joined, the knee ringed), and the table under it. */
+static void pareto_front(FILE *f, const struct tb_report_front *fr)
+{
+    struct tb_xy *pts = calloc(fr->n ? fr->n : 1, sizeof(*pts));
+    if (!pts)
+        return;
+    for (size_t i = 0; i < fr->n; i++) {
+        const struct tb_pareto_point *q = &fr->p[i];
+        pts[i] = (struct tb_xy){ q->x, q->y, q->y_ci, 0, fr->label[q->src], q->front, q->x_ci,
+                                 q->knee };
+    }
+    const char *series[1] = { "operating points (front joined, knee ringed)" };
+    cv_heading(&(struct canvas){ f, NULL }, fr->title, NULL);
+    tb_html_scatter(f, "GB/s against dynamic energy per byte, per power mode and clock caps "
+                    "(95% intervals)", "dynamic pJ per byte", "GB/s", series, 1, pts, fr->n);
+    free(pts);
+    fputs("<table><tr><th>operating point</th><th>GB/s (95%)</th><th>dynamic pJ per byte "
+          "(95%)</th><th>of the fastest's GB/s</th><th>of its pJ/B</th><th>front</th></tr>\n", f);
+    for (size_t i = 0; i < fr->n; i++) {
+        const struct tb_pareto_point *q = &fr->p[i];
+        fputs("<tr>", f);
+        cell(f, fr->label[q->src]);
+        cell_ci(f, q->y, q->y_ci, 1);
+        cell_ci(f, q->x, q->x_ci, 1);
+        cell_num(f, q->frac_y_of_fastest, 3, false);
+        cell_num(f, q->frac_x_of_fastest, 3, false);
+        cell(f, q->knee ? "yes, the knee" : q->front ? "yes" : "no");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+int tb_report_pareto(const struct tb_report_front *fr, size_t n, const char *path)
+{
+    struct tb_html h;
+    if (tb_html_open(&h, path, "transpose-bench compare --pareto") < 0)
+        return -1;
+    fputs("<p>Per kernel and size on each board: every power mode and clock cap's fastest "
+          "point with an energy figure, GB/s against the energy per byte above idle. The front "
+          "holds the points no other beats on both; the knee is where more GB/s starts to cost "
+          "the most energy (doc/power.md).</p>\n", h.f);
+    if (!n)
+        fputs("<p>No row with a dynamic energy figure: a front needs a power source and rows "
+              "from a mode sweep.</p>\n", h.f);
+    for (size_t i = 0; i < n; i++)
+        pareto_front(h.f, &fr[i]);
+    return tb_html_close(&h);
 }
 
 int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "logread.h"
+#include "pareto.h"
 #include "table.h"
 
 /* One series of history: a board's nights for one kernel, size, element type, power mode. */
@@ -28,6 +29,16 @@ int tb_report_compare(const struct tb_log_rec *best, size_t n, size_t nlogs,
  * 0, or -1 with the reason said. */
 int tb_report_history(const struct tb_history_series *v, size_t n, int regressions,
                       const struct tb_logset *s, const char *path);
+/* The page of compare --pareto --html: one front per kernel, size and board (pareto.h: its
+ * points sorted, front and knee marked), each point named by label[p[i].src] (its power mode
+ * and caps). 0, or -1 with the reason said and no file left. */
+struct tb_report_front {
+    char title[300];
+    const struct tb_pareto_point *p;
+    size_t n;
+    const char *const *label;
+};
+int tb_report_pareto(const struct tb_report_front *fr, size_t n, const char *path);
 /* The same charts as the pages, drawn by gnuplot into path (.svg or .png); 0, or -1 with the
  * reason said and no file left. */
 int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path);
