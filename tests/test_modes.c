@@ -520,6 +520,9 @@ static void test_e2e_three_modes_pareto(void **state)
                      "--set 'sweep.power_modes=[\"15W\", \"25W\", \"MAXN_SUPER\"]' "
                      "--set power.interval_ms=10 --set power.window_ms=100 "
                      "--set power.idle_ms=100 --set power.max_rel_ci=0.5 "
+                     /* one round, no warming: this is about the modes and their front; a
+                      * CPU copy's GB/s moves between rounds (60% under qemu) */
+                     "--set power.rounds=1 --set power.settle_s=0 "
                      "--set power.sysfs_root=%s -o %s", r, logs);
     atomic_store(&s.stop, 1);
     pthread_join(s.thread, NULL);
@@ -588,6 +591,22 @@ static void test_e2e_three_modes_pareto(void **state)
     assert_int_equal(rc, 0);
     assert_non_null(strstr(th_out(), "\"pareto\": ["));
     assert_non_null(strstr(th_out(), "\"knee\": \"knee\""));
+    /* the page: one chart of the front, every point drawn, the knee ringed and named */
+    char page[PATH_MAX];
+    snprintf(page, sizeof(page), "%s/front.html", r);
+    rc = th_runf("compare --pareto --html %s %s", page, log);
+    if (rc != 0)
+        th_fail("compare --pareto --html exit %d: %s", rc, th_err());
+    char *html = th_keep(th_read_gz(page));
+    assert_non_null(strstr(html, "GB/s against dynamic energy per byte"));
+    assert_non_null(strstr(html, "15W (0)"));
+    assert_non_null(strstr(html, " (knee)</text>"));
+    assert_non_null(strstr(html, "r=\"9\" fill=\"none\""));   /* the ring */
+    size_t dots = 0;
+    for (const char *q = html; (q = strstr(q, "r=\"4\"")); q++)
+        dots++;
+    assert_int_equal(dots, 3);
+    assert_non_null(strstr(html, "yes, the knee"));
 }
 
 /* The tool started in the background (TB_BIN as th_run has it), its output dropped: a long
