@@ -219,8 +219,8 @@ static void test_extreme_numbers_through_the_pages(void **state)
     const char *cmds[2] = { "compare", "history" };
     for (int c = 0; c < 2; c++) {
         snprintf(page, sizeof(page), "%s/%s.html", dir, cmds[c]);
-        assert_int_equal(th_runf("%s %s %s %s --html %s", cmds[c], logs[0], logs[1], logs[2],
-                 page), 0);
+        assert_int_equal(th_runf("%s %s %s %s --html %s", cmds[c], logs[0], logs[1],
+                                 logs[2], page), 0);
         must_have(th_err(), "k1 64x64: impossible figures (gbps '1e308'); flagged, not shown");
         must_have(th_err(), "k3 64x64: impossible figures (gbps 'inf')");
         must_have(th_err(), "k4 64x64: impossible figures (gbps '-5')");
@@ -305,8 +305,7 @@ static void test_plot_extreme_and_through_no_link(void **state)
     for (int c = 0; c < 2; c++) {
         snprintf(pic, sizeof(pic), "%s/%s.svg", dir, cmds[c]);
         assert_int_equal(symlink(victim, pic), 0);
-        if (th_runf("%s %s %s %s --plot %s", cmds[c], logs[0], logs[1],
-                 logs[2], pic) != 0)
+        if (th_runf("%s %s %s %s --plot %s", cmds[c], logs[0], logs[1], logs[2], pic) != 0)
             th_fail("%s --plot: %s", cmds[c], th_err());
         struct stat st;
         assert_int_equal(lstat(pic, &st), 0);
@@ -338,8 +337,9 @@ static void test_fifo_and_dev_zero_as_logs(void **state)
     const char *cmds[2] = { "compare", "history" };
     for (int c = 0; c < 2; c++) {
         assert_int_equal(th_runf("%s %s /dev/zero %s %s/missing.csv.gz", cmds[c], fifo,
-                 logs[0], dir), 1);
-        must_have(th_err(), "h_b_20261109T020000Z.csv.gz' is not a regular file (a FIFO): not a log");
+                                 logs[0], dir), 1);
+        must_have(th_err(),
+                  "h_b_20261109T020000Z.csv.gz' is not a regular file (a FIFO): not a log");
         must_have(th_err(), "'/dev/zero' is not a regular file (a device): not a log");
         must_have(th_err(), "missing.csv.gz': No such file or directory");
         must_have(th_out(), "k5");
@@ -354,7 +354,7 @@ static void test_failed_night_among_good_ones(void **state)
     const char *dir = th_scratch();
     setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);
     assert_int_equal(th_runf("run --quiet -b boards/jetson-nano.cfg --sizes 16x16 --kernels "
-             "copy_row --set power.source=none -o %s", dir), 1);
+                             "copy_row --set power.source=none -o %s", dir), 1);
     char *failed = th_find_one(dir, ".csv.gz");
     assert_non_null(failed);
     char *text = th_read_gz(failed);
@@ -362,8 +362,8 @@ static void test_failed_night_among_good_ones(void **state)
     must_have(text, "# end: failed: the GPU cannot be used (");
     free(text);
     assert_int_equal(th_runf("run --quiet --device cpu -b boards/generic.cfg --sizes 16x16 "
-             "--kernels copy_row --set power.source=none --set sweep.stop.min_time_ms=1 -o %s",
-             dir), 0);
+                             "--kernels copy_row --set power.source=none "
+                             "--set sweep.stop.min_time_ms=1 -o %s", dir), 0);
     assert_int_equal(th_runf("compare %s/*.csv.gz", dir), 0);
     must_have(th_out(), "Failed nights (nothing measured)");
     must_have(th_out(), "jetson-nano");
@@ -438,12 +438,12 @@ static void test_baseline_night_with_two_logs(void **state)
         free(th_write(dir, name, text));
     }
     assert_int_equal(th_runf("compare %s/o_orin_20261102T*.csv.gz --baseline "
-             "'%s/o_orin_20261101T*.csv.gz'", dir, dir), 0);
+                             "'%s/o_orin_20261101T*.csv.gz'", dir, dir), 0);
     must_have(th_out(), "1 points compared, 0 regressed beyond 5.0%");
     must_lack(th_out(), "REGRESSION");
     /* and a real slowdown is still caught */
     assert_int_equal(th_runf("compare %s/o_orin_20261102T150000Z.csv.gz --baseline "
-             "'%s/o_orin_20261101T*.csv.gz'", dir, dir), 1);
+                             "'%s/o_orin_20261101T*.csv.gz'", dir, dir), 1);
     must_have(th_out(), "slower REGRESSION");
 }
 
