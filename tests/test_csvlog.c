@@ -28,7 +28,7 @@ static void fill(struct tb_row *r, const char *kernel, double gbps)
 
 static void test_roundtrip(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     struct tb_csvlog *l;
     assert_int_equal(tb_csvlog_open(&l, dir, "vm", "jetson_nano", 6), 0);
     char tmp[4096], final[4096];
@@ -68,8 +68,6 @@ static void test_roundtrip(void **state)
     assert_non_null(strstr(text, "\"a, \"\"quoted\"\" % note\""));
     assert_non_null(strstr(text, "# end: complete, 2 rows\n"));
     free(text);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_header_matches_table(void **state)
@@ -113,7 +111,7 @@ static void test_doc_lists_every_column(void **state)
 /* Runs started in one second get distinct names and run_ids; a name is never taken twice. */
 static void test_same_second_names_differ(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     struct tb_csvlog *l[3];
     for (int i = 0; i < 3; i++)
         assert_int_equal(tb_csvlog_open(&l[i], dir, "vm", "generic", 6), 0);
@@ -131,14 +129,12 @@ static void test_same_second_names_differ(void **state)
         assert_int_equal(tb_csvlog_close(l[i], "complete"), 0);
     }
     assert_int_equal(th_count_files(dir), 3);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A file that took the final name while the run went on is never replaced. */
 static void test_existing_name_not_clobbered(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     struct tb_csvlog *l;
     assert_int_equal(tb_csvlog_open(&l, dir, "vm", "generic", 6), 0);
     char final[4096], tmp[4096];
@@ -157,8 +153,6 @@ static void test_existing_name_not_clobbered(void **state)
     assert_string_equal(text, "someone else's\n");
     free(text);
     assert_int_equal(access(tmp, F_OK), 0);   /* our rows stay in the temporary file */
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_name_parse(void **state)
@@ -211,9 +205,14 @@ static void write_part_as(const char *dir, const char *run_id, long pid, int row
     /* no gzclose: copy what is on disk, as SIGKILL would leave it */
     char copy[4200];
     snprintf(copy, sizeof(copy), "%s.copy", path);
-    char cmd[9000];
-    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
-    assert_int_equal(system(cmd), 0);
+    FILE *from = fopen(path, "rb"), *to = fopen(copy, "wb");
+    assert_non_null(from);
+    assert_non_null(to);
+    char buf[8192];
+    for (size_t n; (n = fread(buf, 1, sizeof(buf), from)) > 0;)
+        assert_int_equal(fwrite(buf, 1, n, to), n);
+    fclose(from);
+    assert_int_equal(fclose(to), 0);
     gzclose(gz);
     rename(copy, path);
 }
@@ -231,7 +230,7 @@ static void write_part(const char *dir, const char *run_id, long pid, int rows)
  * and an end line; a live run's, and other hosts' or boards', are left alone. */
 static void test_recover_dead_runs_only(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     long dead = dead_pid();
     write_part(dir, "vm_nano_20261122T010000Z", dead, 3);
     write_part(dir, "vm_nano_20261122T020000Z", (long)getppid(), 2);   /* alive */
@@ -254,8 +253,6 @@ static void test_recover_dead_runs_only(void **state)
     assert_non_null(strstr(text, want));
     free(text);
     assert_int_equal(th_count_files(dir), 5);   /* 1 recovered + 3 parts left + notes */
-    th_rmtree(dir);
-    free(dir);
 }
 
 static size_t count_lines_starting(const char *text, const char *prefix)
@@ -271,7 +268,7 @@ static size_t count_lines_starting(const char *text, const char *prefix)
  * written raw, in the end line or in any metadata line. */
 static void test_end_line_cannot_be_forged(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     struct tb_csvlog *l;
     assert_int_equal(tb_csvlog_open(&l, dir, "vm", "nano", 6), 0);
     char final[4096];
@@ -290,8 +287,6 @@ static void test_end_line_cannot_be_forged(void **state)
     assert_non_null(strstr(text, "# host: evil[U+202E]oc.exe [2J \n"));   /* seen, not acting */
     assert_null(strchr(text, '\x1b'));
     free(text);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Recovery adopts a dead run's file only when the identity logged inside it is this run's,
@@ -299,7 +294,7 @@ static void test_end_line_cannot_be_forged(void **state)
  * clone with another machine-id, nor a file with no identity at all. */
 static void test_recover_by_identity_not_spelling(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     long dead = dead_pid();
     const char *id = "lab-nano_nano_20261122T010000Z";
     write_part_as(dir, id, dead, 2, "lab-nano", "0123456789abcdef0123456789abcdef", "nano",
@@ -322,14 +317,12 @@ static void test_recover_by_identity_not_spelling(void **state)
     snprintf(p, sizeof(p), "%s/%s.csv.gz", dir, id);
     assert_int_equal(access(p, F_OK), 0);
     assert_int_equal(th_count_files(dir), 1);   /* the log only */
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A crash's last partial line is never a row: dropped, and counted in the end line. */
 static void test_recover_drops_the_cut_line(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     long dead = dead_pid();
     const char *id = "vm_nano_20261122T010000Z";
     write_part_as(dir, id, dead, 3, "vm", "", "nano", "vm_nano_20261122T010000Z,k3,12.3");
@@ -346,8 +339,6 @@ static void test_recover_drops_the_cut_line(void **state)
              "its log, 3 rows; 1 partial line dropped\n", dead);
     assert_non_null(strstr(text, want));
     free(text);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* A recovery killed at any step is finished by the next: killed while writing its temporary
@@ -355,7 +346,7 @@ static void test_recover_drops_the_cut_line(void **state)
  * run's file goes); a file at the final name that is not a whole log is never replaced. */
 static void test_interrupted_recovery_is_finished(void **state)
 {
-    char *dir = th_tmpdir();
+    const char *dir = th_scratch();
     long dead = dead_pid();
     const char *id = "vm_nano_20261122T010000Z";
     char p[4096], tmp[4096], part[4096];
@@ -393,24 +384,22 @@ static void test_interrupted_recovery_is_finished(void **state)
     text = th_read_gz(p);
     assert_string_equal(text, "not a whole log");
     free(text);
-    th_rmtree(dir);
-    free(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_header_matches_table),
-        cmocka_unit_test(test_doc_lists_every_column),
-        cmocka_unit_test(test_same_second_names_differ),
-        cmocka_unit_test(test_existing_name_not_clobbered),
-        cmocka_unit_test(test_name_parse),
-        cmocka_unit_test(test_recover_dead_runs_only),
-        cmocka_unit_test(test_end_line_cannot_be_forged),
-        cmocka_unit_test(test_recover_by_identity_not_spelling),
-        cmocka_unit_test(test_recover_drops_the_cut_line),
-        cmocka_unit_test(test_interrupted_recovery_is_finished),
+        TH_TEST(test_roundtrip),
+        TH_TEST(test_header_matches_table),
+        TH_TEST(test_doc_lists_every_column),
+        TH_TEST(test_same_second_names_differ),
+        TH_TEST(test_existing_name_not_clobbered),
+        TH_TEST(test_name_parse),
+        TH_TEST(test_recover_dead_runs_only),
+        TH_TEST(test_end_line_cannot_be_forged),
+        TH_TEST(test_recover_by_identity_not_spelling),
+        TH_TEST(test_recover_drops_the_cut_line),
+        TH_TEST(test_interrupted_recovery_is_finished),
     };
     return cmocka_run_group_tests_name("csvlog", tests, NULL, NULL);
 }

@@ -34,14 +34,14 @@ static int setup(void **state)
     return 0;
 }
 
-/* `list` with libcuda = lib in mode; returns its stdout (malloc). */
-static char *list_with(const char *lib, const char *mode)
+/* `list` with libcuda = lib in mode; returns its stdout (the fixture's, freed by the
+ * teardown, which also puts TB_CUDA_LIB and TB_FAKE_CUDA back). */
+static const char *list_with(const char *lib, const char *mode)
 {
     setenv("TB_CUDA_LIB", lib, 1);
     setenv("TB_FAKE_CUDA", mode, 1);
-    char *out;
-    assert_int_equal(th_run("list -b boards/generic.cfg", &out, NULL), 0);
-    return out;
+    assert_int_equal(th_runf("list -b boards/generic.cfg"), 0);
+    return th_out();
 }
 
 /* The "GPU cuda:0: ..." line of list's output. */
@@ -65,31 +65,27 @@ static void expect_line(const char *out, const char *want)
 
 static void test_no_library(void **state)
 {
-    char *out = list_with("/nonexistent/libcuda.so.1", "h100");
+    const char *out = list_with("/nonexistent/libcuda.so.1", "h100");
     expect_line(out, "not usable: cannot load the CUDA driver library '/nonexistent/libcuda.so.1'");
-    free(out);
 }
 
 static void test_driver_too_old(void **state)
 {
-    char *out = list_with(fake_old, "h100");
+    const char *out = list_with(fake_old, "h100");
     expect_line(out, "has no cuDevicePrimaryCtxReset: the driver is older than CUDA 10.2");
-    free(out);
 }
 
 static void test_cuinit_fails(void **state)
 {
-    char *out = list_with(fake, "nodevice");
+    const char *out = list_with(fake, "nodevice");
     expect_line(out, "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected); "
                      "driver's CUDA 13.0 (on a Jetson: is this user in the 'video' group?)");
-    free(out);
 }
 
 static void test_no_device(void **state)
 {
-    char *out = list_with(fake, "zero");
+    const char *out = list_with(fake, "zero");
     expect_line(out, "no CUDA device: the driver sees none; driver's CUDA 13.0");
-    free(out);
 }
 
 /* The image the build's table gives sm/driver (images.c's rules, unit-tested on their own in
@@ -133,14 +129,13 @@ static void test_nano_image(void **state)
 {
     struct tb_image_pick p;
     bool fits = pick_for(53, true, 10020, &p);
-    char *out = list_with(fake, "nano");
+    const char *out = list_with(fake, "nano");
     expect_image(out, &p, fits);
     if (fits) {
         assert_int_equal(p.cubin, -1);   /* every cubin we can build is CUDA 11 or newer */
         assert_true(tb_images[p.ptx].ptx_isa <= 65 && tb_images[p.ptx].sm <= 53);
         assert_non_null(strstr(out, "why that image: PTX sm_"));
     }
-    free(out);
 }
 
 /* An Orin under JetPack 5 (CUDA 11.4): a CUDA 13 cubin is never loaded; PTX up to ISA 7.4. */
@@ -148,20 +143,18 @@ static void test_orin_old_driver(void **state)
 {
     struct tb_image_pick p;
     bool fits = pick_for(87, true, 11040, &p);
-    char *out = list_with(fake, "orin-old");
+    const char *out = list_with(fake, "orin-old");
     expect_image(out, &p, fits);
     if (fits && p.cubin < 0)
         assert_true(tb_images[p.ptx].ptx_isa <= 74);
-    free(out);
 }
 
 /* A GPU older than every image: says so, with what the binary carries. */
 static void test_no_image_for_the_gpu(void **state)
 {
-    char *out = list_with(fake, "kepler");
+    const char *out = list_with(fake, "kepler");
     expect_line(out, "no kernel image for this GPU: no image fits sm_30 under a driver of CUDA "
                      "10.2 (PTX ISA 6.5 at most");
-    free(out);
 }
 
 /* A cubin NVIDIA's rules allow but the driver refuses: list (no context) says what the
@@ -170,17 +163,15 @@ static void test_cubin_refused_falls_back(void **state)
 {
     struct tb_image_pick p;
     bool fits = pick_for(90, false, 13000, &p);
-    char *out = list_with(fake, "h100-nocubin");
+    const char *out = list_with(fake, "h100-nocubin");
     expect_image(out, &p, fits);
-    free(out);
     if (!fits || p.cubin < 0)
         return;
-    char *dir = th_tmpdir(), args[1024];
-    snprintf(args, sizeof(args), "run --device cuda -b boards/generic.cfg --sizes 64x64 "
-             "--kernels naive_row --blocks 32x8 --set sweep.verify=false --set power.source=none "
-             "--set sweep.warmup=0 --set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
-             "-o %s --quiet", dir);
-    int rc = th_run(args, NULL, NULL);
+    const char *dir = th_scratch();
+    int rc = th_runf("run --device cuda -b boards/generic.cfg --sizes 64x64 "
+                     "--kernels naive_row --blocks 32x8 --set sweep.verify=false "
+                     "--set power.source=none --set sweep.warmup=0 --set sweep.stop.min_reps=1 "
+                     "--set sweep.stop.max_reps=2 -o %s --quiet", dir);
     char *log = th_find_one(dir, ".csv.gz");
     assert_non_null(log);
     char *text = th_read_gz(log);
@@ -199,8 +190,6 @@ static void test_cubin_refused_falls_back(void **state)
         assert_int_equal(rc, 1);
     free(text);
     free(log);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* PTX is JIT-compiled one entry at a time, when the sweep first runs it: a run of one kernel
@@ -211,17 +200,17 @@ static void test_ptx_loaded_by_entry(void **state)
     struct tb_image_pick p;
     if (!pick_for(53, true, 10020, &p))
         skip();   /* a build without an image for the Nano (CUDA=0) */
-    char *dir = th_tmpdir(), args[1024], loads[PATH_MAX];
+    const char *dir = th_scratch();
+    char loads[PATH_MAX];
     snprintf(loads, sizeof(loads), "%s/loads.txt", dir);
     setenv("TB_CUDA_LIB", fake, 1);
     setenv("TB_FAKE_CUDA", "nano", 1);
     setenv("TB_FAKE_CUDA_LOG", loads, 1);
-    snprintf(args, sizeof(args), "run --device cuda -b boards/generic.cfg --sizes 64x64,65x33 "
-             "--kernels naive_row --blocks 32x8 --set sweep.verify=false --set power.source=none "
-             "--set sweep.warmup=0 --set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
-             "-o %s/logs --quiet", dir);
-    assert_int_equal(th_run(args, NULL, NULL), 0);
-    unsetenv("TB_FAKE_CUDA_LOG");
+    assert_int_equal(th_runf("run --device cuda -b boards/generic.cfg --sizes 64x64,65x33 "
+                             "--kernels naive_row --blocks 32x8 --set sweep.verify=false "
+                             "--set power.source=none --set sweep.warmup=0 "
+                             "--set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
+                             "-o %s/logs --quiet", dir), 0);
     char *text = read_text(loads);
     assert_non_null(text);
     /* each load is one entry; each entry is loaded once */
@@ -243,13 +232,11 @@ static void test_ptx_loaded_by_entry(void **state)
     assert_non_null(strstr(gz, "# jit_cache: "));
     free(gz);
     free(log);
-    th_rmtree(dir);
-    free(dir);
 }
 
 static void test_usable_gpu_and_its_image(void **state)
 {
-    char *out = list_with(fake, "h100");
+    const char *out = list_with(fake, "h100");
     char want[1100], summary[1024];
     tb_backend_cuda.images(summary, sizeof(summary));
     if (!tb_image_count()) {   /* none: why, once */
@@ -272,7 +259,6 @@ static void test_usable_gpu_and_its_image(void **state)
     }
     struct tb_image_pick p;
     expect_image(out, &p, pick_for(90, false, 13000, &p));
-    free(out);
 }
 
 /* --device cuda on an unusable GPU: exit 1, saying why. */
@@ -280,36 +266,30 @@ static void test_run_on_unusable_gpu(void **state)
 {
     setenv("TB_CUDA_LIB", fake, 1);
     setenv("TB_FAKE_CUDA", "nodevice", 1);
-    char *dir = th_tmpdir(), *err, args[1024];
-    snprintf(args, sizeof(args), "run --device cuda -b boards/generic.cfg --sizes 64x64 "
-             "--set power.source=none -o %s --quiet", dir);
-    assert_int_equal(th_run(args, NULL, &err), 1);
-    assert_non_null(strstr(err, images ? "cuInit: CUDA_ERROR_NO_DEVICE" : "no kernel images"));
-    free(err);
-    th_rmtree(dir);
-    free(dir);
+    assert_int_equal(th_runf("run --device cuda -b boards/generic.cfg --sizes 64x64 "
+                             "--set power.source=none -o %s --quiet", th_scratch()), 1);
+    assert_non_null(strstr(th_err(), images ? "cuInit: CUDA_ERROR_NO_DEVICE" : "no kernel images"));
 }
 
 /* cuBLAS absent: `list` says so, and a run skips its rows with the reason. */
 static void test_cublas_absent(void **state)
 {
     setenv("TB_CUBLAS_LIB", "/nonexistent/libcublas.so", 1);
-    char *out = list_with(fake, "h100");
+    const char *out = list_with(fake, "h100");
     const char *row = strstr(out, "  cublas_geam ");
     assert_non_null(row);
     /* without kernel images (CUDA=0) the row is unavailable for that first reason */
     const char *want = images ? "cuBLAS not found" : "built without kernel images";
     assert_non_null(strstr(row, want));
     assert_true(strstr(row, want) < strchr(row, '\n'));
-    free(out);
     struct tb_image_pick p;
     if (tb_image_pick(tb_images, tb_image_count(), 90, false, 13000, &p)) {
-        char *dir = th_tmpdir(), args[1024];
-        snprintf(args, sizeof(args), "run --device cuda -b boards/generic.cfg --sizes 64x64 "
-                 "--kernels memcpy,cublas_geam --set sweep.verify=false --set power.source=none "
-                 "--set sweep.warmup=0 --set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
-                 "-o %s --quiet", dir);
-        assert_int_equal(th_run(args, NULL, NULL), 0);
+        const char *dir = th_scratch();
+        assert_int_equal(th_runf("run --device cuda -b boards/generic.cfg --sizes 64x64 "
+                                 "--kernels memcpy,cublas_geam --set sweep.verify=false "
+                                 "--set power.source=none --set sweep.warmup=0 "
+                                 "--set sweep.stop.min_reps=1 --set sweep.stop.max_reps=2 "
+                                 "-o %s --quiet", dir), 0);
         char *log = th_find_one(dir, ".csv.gz");
         assert_non_null(log);
         char *text = th_read_gz(log);
@@ -322,10 +302,7 @@ static void test_cublas_absent(void **state)
         assert_true(why && why < eol);
         free(text);
         free(log);
-        th_rmtree(dir);
-        free(dir);
     }
-    unsetenv("TB_CUBLAS_LIB");
 }
 
 /* The # jit_cache line says what the driver will do with CUDA_CACHE_PATH: a relative path
@@ -333,7 +310,8 @@ static void test_cublas_absent(void **state)
  * never "writable". */
 static void test_jit_cache_line(void **state)
 {
-    char *d = th_tmpdir(), p[4096], buf[1024];
+    const char *d = th_scratch();
+    char p[4096], buf[1024];
     setenv("HOME", d, 1);
     unsetenv("CUDA_CACHE_DISABLE");
     setenv("CUDA_CACHE_PATH", "nv-cache", 1);
@@ -351,27 +329,24 @@ static void test_jit_cache_line(void **state)
     tb_backend_cuda.jit_cache(buf, sizeof(buf));
     assert_null(strstr(buf, "NOT writable"));
     assert_null(strstr(buf, "relative"));
-    unsetenv("CUDA_CACHE_PATH");
-    th_rmtree(d);
-    free(d);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_library),
-        cmocka_unit_test(test_driver_too_old),
-        cmocka_unit_test(test_cuinit_fails),
-        cmocka_unit_test(test_no_device),
-        cmocka_unit_test(test_nano_image),
-        cmocka_unit_test(test_orin_old_driver),
-        cmocka_unit_test(test_no_image_for_the_gpu),
-        cmocka_unit_test(test_cubin_refused_falls_back),
-        cmocka_unit_test(test_ptx_loaded_by_entry),
-        cmocka_unit_test(test_usable_gpu_and_its_image),
-        cmocka_unit_test(test_run_on_unusable_gpu),
-        cmocka_unit_test(test_cublas_absent),
-        cmocka_unit_test(test_jit_cache_line),
+        TH_TEST(test_no_library),
+        TH_TEST(test_driver_too_old),
+        TH_TEST(test_cuinit_fails),
+        TH_TEST(test_no_device),
+        TH_TEST(test_nano_image),
+        TH_TEST(test_orin_old_driver),
+        TH_TEST(test_no_image_for_the_gpu),
+        TH_TEST(test_cubin_refused_falls_back),
+        TH_TEST(test_ptx_loaded_by_entry),
+        TH_TEST(test_usable_gpu_and_its_image),
+        TH_TEST(test_run_on_unusable_gpu),
+        TH_TEST(test_cublas_absent),
+        TH_TEST(test_jit_cache_line),
     };
     return cmocka_run_group_tests_name("cuda_backend", tests, setup, NULL);
 }

@@ -25,11 +25,13 @@
 static char bin[PATH_MAX + 64];
 static char real_bin[PATH_MAX];
 
+/* The fixture's setup (TH_TEST) under an alarm: a hang fails the test. */
 static int guard(void **state)
 {
     alarm(120);
-    return 0;
+    return th_test_setup(state);
 }
+#define HOSTILE_TEST(f) cmocka_unit_test_setup_teardown(f, guard, th_test_teardown)
 
 /* Small, fast CPU sweep options (the e2e suite's). */
 #define FAST "--device cpu --set power.source=none --set sweep.stop.min_time_ms=5 " \
@@ -46,7 +48,8 @@ static mode_t mode_of(const char *p)
 
 static void test_lock_never_follows_a_link(void **state)
 {
-    char *d = th_tmpdir(), *target = th_write(d, "precious", "keep me\n"), lock[600];
+    const char *d = th_scratch();
+    char *target = th_write(d, "precious", "keep me\n"), lock[600];
     assert_int_equal(chmod(target, 0600), 0);
     snprintf(lock, sizeof(lock), "%s/transpose-bench.lock", d);
     assert_int_equal(symlink(target, lock), 0);
@@ -71,15 +74,13 @@ static void test_lock_never_follows_a_link(void **state)
     assert_int_equal(tb_lock_acquire(NULL, &l), TB_LOCK_BAD);
     free(th_stderr_end());
     assert_int_equal(access(ghost, F_OK), -1);
-    unsetenv("TB_LOCK_FILE");
     free(target);
-    th_rmtree(d);
-    free(d);
 }
 
 static void test_lock_fifo_dir_hard_link(void **state)
 {
-    char *d = th_tmpdir(), lock[600], *other = th_write(d, "other", "someone's\n");
+    const char *d = th_scratch();
+    char lock[600], *other = th_write(d, "other", "someone's\n");
     snprintf(lock, sizeof(lock), "%s/lock", d);
     setenv("TB_LOCK_FILE", lock, 1);
     struct tb_lock *l = NULL;
@@ -106,16 +107,14 @@ static void test_lock_fifo_dir_hard_link(void **state)
     char *text = th_read_gz(other);
     assert_string_equal(text, "someone's\n");
     free(text);
-    unsetenv("TB_LOCK_FILE");
     free(other);
-    th_rmtree(d);
-    free(d);
 }
 
 /* An existing lock file keeps its mode; only a file the run creates is made 0666. */
 static void test_lock_mode_only_when_created(void **state)
 {
-    char *d = th_tmpdir(), lock[600];
+    const char *d = th_scratch();
+    char lock[600];
     snprintf(lock, sizeof(lock), "%s/lock", d);
     setenv("TB_LOCK_FILE", lock, 1);
     struct tb_lock *l = NULL;
@@ -126,36 +125,27 @@ static void test_lock_mode_only_when_created(void **state)
     assert_int_equal(tb_lock_acquire(NULL, &l), 0);
     assert_int_equal(mode_of(lock), 0600);
     tb_lock_release(l);
-    unsetenv("TB_LOCK_FILE");
-    th_rmtree(d);
-    free(d);
 }
 
 /* The binary: a link at the lock path is exit 2 (a setup a person must fix, not another
  * run to wait for), with no log, and the link's target untouched. */
 static void test_run_with_linked_lock_exits_2(void **state)
 {
-    char *d = th_tmpdir(), *target = th_write(d, "precious", "keep me\n"), lock[600],
-         logs[600], args[2048], *out, *err;
+    const char *d = th_scratch();
+    char *target = th_write(d, "precious", "keep me\n"), lock[600], logs[600];
     assert_int_equal(chmod(target, 0600), 0);
     snprintf(lock, sizeof(lock), "%s/lock", d);
     snprintf(logs, sizeof(logs), "%s/logs", d);
     assert_int_equal(symlink(target, lock), 0);
     setenv("TB_LOCK_FILE", lock, 1);
-    snprintf(args, sizeof(args), "run " FAST " -b boards/generic.cfg -o %s", logs);
-    assert_int_equal(th_run(args, &out, &err), 2);
-    assert_non_null(strstr(err, "symbolic link, never followed"));
+    assert_int_equal(th_runf("run " FAST " -b boards/generic.cfg -o %s", logs), 2);
+    assert_non_null(strstr(th_err(), "symbolic link, never followed"));
     assert_int_equal(th_count_files(logs), 0);
     char *text = th_read_gz(target);
     assert_string_equal(text, "keep me\n");
     assert_int_equal(mode_of(target), 0600);
-    unsetenv("TB_LOCK_FILE");
     free(text);
-    free(out);
-    free(err);
     free(target);
-    th_rmtree(d);
-    free(d);
 }
 
 /* ---- dead runs' temporary files ------------------------------------------------------- */
@@ -183,7 +173,8 @@ static char *write_secret(const char *dir)
 
 static void test_part_links_fifos_hard_links_left_alone(void **state)
 {
-    char *d = th_tmpdir(), *secret = write_secret(d), part[1024], logdir[600];
+    const char *d = th_scratch();
+    char *secret = write_secret(d), part[1024], logdir[600];
     snprintf(logdir, sizeof(logdir), "%s/logs", d);
     assert_int_equal(mkdir(logdir, 0755), 0);
     long dead = dead_pid();
@@ -211,15 +202,14 @@ static void test_part_links_fifos_hard_links_left_alone(void **state)
         assert_int_equal(access(log, F_OK), -1);
     }
     free(secret);
-    th_rmtree(d);
-    free(d);
 }
 
 /* A link left at a log's final name (dangling: writing through it would create its target)
  * holds the name: the log is not written through it; its rows stay in the temporary file. */
 static void test_log_never_written_through_a_link(void **state)
 {
-    char *d = th_tmpdir(), ghost[600];
+    const char *d = th_scratch();
+    char ghost[600];
     snprintf(ghost, sizeof(ghost), "%s/ghost", d);
     struct tb_csvlog *l;
     assert_int_equal(tb_csvlog_open(&l, d, "vm", "nano", 6), 0);
@@ -234,15 +224,14 @@ static void test_log_never_written_through_a_link(void **state)
     free(err);
     assert_int_equal(access(ghost, F_OK), -1);   /* nothing written through the link */
     assert_int_equal(access(tmp, F_OK), 0);      /* the rows kept */
-    th_rmtree(d);
-    free(d);
 }
 
 /* The binary, as the nightly run meets it: a FIFO as a dead run's temporary file of this
  * host and board. The run finishes (it holds the lock meanwhile) and the FIFO stays. */
 static void test_run_not_hung_by_fifo_part(void **state)
 {
-    char *d = th_tmpdir(), host[128], part[1024], args[2048], *out, *err, lock[600];
+    const char *d = th_scratch();
+    char host[128], part[1024], lock[600];
     snprintf(lock, sizeof(lock), "%s/lock", d);
     setenv("TB_LOCK_FILE", lock, 1);
     gethostname(host, sizeof(host) - 1);
@@ -251,23 +240,18 @@ static void test_run_not_hung_by_fifo_part(void **state)
     snprintf(part, sizeof(part), "%s/.%s_generic_20261122T010000Z.csv.gz.%ld.part", d, host,
              dead_pid());
     assert_int_equal(mkfifo(part, 0644), 0);
-    snprintf(args, sizeof(args), "run " FAST " -b boards/generic.cfg -o %s", d);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "a FIFO, not a run's log"));
+    assert_int_equal(th_runf("run " FAST " -b boards/generic.cfg -o %s", d), 0);
+    assert_non_null(strstr(th_err(), "a FIFO, not a run's log"));
     assert_int_equal(access(part, F_OK), 0);
-    unsetenv("TB_LOCK_FILE");
-    free(out);
-    free(err);
-    th_rmtree(d);
-    free(d);
 }
 
 /* ---- system trees (TB_ROOT) ------------------------------------------------------------ */
 
 /* A fake root where every file the tool reads is a FIFO or a link to /dev/zero. */
-static char *hostile_root(void)
+static const char *hostile_root(void)
 {
-    char *r = th_tmpdir(), p[1024];
+    const char *r = th_scratch();
+    char p[1024];
     const char *fifos[] = { "proc/device-tree/model", "etc/nv_tegra_release", "proc/cpuinfo",
                             "var/lib/nvpmodel/status",
                             "sys/class/devfreq/17000000.ga10b/cur_freq",
@@ -290,38 +274,27 @@ static char *hostile_root(void)
 
 static void test_list_power_run_not_hung_by_hostile_root(void **state)
 {
-    char *r = hostile_root(), *logs = th_tmpdir(), args[2048], *out, *err, lock[600];
+    const char *r = hostile_root(), *logs = th_scratch();
+    char lock[600];
     snprintf(lock, sizeof(lock), "%s/lock", logs);
     setenv("TB_LOCK_FILE", lock, 1);
     setenv("TB_ROOT", r, 1);
-    assert_int_equal(th_run("list", &out, &err), 0);
-    assert_non_null(strstr(err, "a FIFO, not a regular file"));
-    assert_non_null(strstr(out, "generic.cfg"));   /* nothing read from the FIFO model */
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("list"), 0);
+    assert_non_null(strstr(th_err(), "a FIFO, not a regular file"));
+    assert_non_null(strstr(th_out(), "generic.cfg"));   /* nothing read from the FIFO model */
     /* power: no source on this tree; it ends, saying so */
-    assert_int_equal(th_run("power --seconds 1", &out, &err), 1);
-    free(out);
-    free(err);
-    snprintf(args, sizeof(args), "run " FAST " -o %s/logs", logs);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(err, "run conditions: "));
-    assert_non_null(strstr(err, "nv_tegra_release' is a FIFO"));
-    unsetenv("TB_ROOT");
-    unsetenv("TB_LOCK_FILE");
-    free(out);
-    free(err);
-    th_rmtree(r);
-    th_rmtree(logs);
-    free(r);
-    free(logs);
+    assert_int_equal(th_runf("power --seconds 1"), 1);
+    assert_int_equal(th_runf("run " FAST " -o %s/logs", logs), 0);
+    assert_non_null(strstr(th_err(), "run conditions: "));
+    assert_non_null(strstr(th_err(), "nv_tegra_release' is a FIFO"));
 }
 
 /* An INA3221 rail file that is a FIFO: the source is refused with the path at probe
  * (power) or fails within the deadline, never a hang. */
 static void test_ina3221_fifo_rail(void **state)
 {
-    char *r = th_tmpdir(), p[1024], cfg[2048], *out, *err;
+    const char *r = th_scratch();
+    char p[1024], cfg[2048];
     assert_true(th_build_sysfs(r, "ina3221/nano.txt", 0) > 0);
     snprintf(p, sizeof(p), "%s/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/in_power0_input",
              r);
@@ -329,15 +302,10 @@ static void test_ina3221_fifo_rail(void **state)
     assert_int_equal(mkfifo(p, 0644), 0);
     snprintf(cfg, sizeof(cfg), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
              "interval_ms = 100; sysfs_root = \"%s\"; };\n", r);
-    char *board = th_write(r, "b.cfg", cfg), args[2048];
-    snprintf(args, sizeof(args), "power -b %s --seconds 1 --format csv", board);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    assert_non_null(strstr(err, "in_power0_input' is a FIFO"));
-    free(out);
-    free(err);
+    char *board = th_write(r, "b.cfg", cfg);
+    assert_int_equal(th_runf("power -b %s --seconds 1 --format csv", board), 1);
+    assert_non_null(strstr(th_err(), "in_power0_input' is a FIFO"));
     free(board);
-    th_rmtree(r);
-    free(r);
 }
 
 /* ---- the Orin Nano Super ------------------------------------------------------------- */
@@ -355,7 +323,8 @@ static struct tb_config *load_orin_nano(const char *root)
 
 static void test_orin_nano_super(void **state)
 {
-    char *r = th_tmpdir(), note[256];
+    const char *r = th_scratch();
+    char note[256];
     /* the plain Orin Nano keeps its 68 GB/s */
     free(th_write(r, "proc/device-tree/model",
                   "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit"));
@@ -391,23 +360,21 @@ static void test_orin_nano_super(void **state)
     assert_int_equal(tb_board_variant(&other, note, sizeof(note)), 0);
     th_assert_close(other.board.peak_gbps, nx, 1e-9);
     tb_config_free(&other);
-    unsetenv("TB_ROOT");
-    th_rmtree(r);
-    free(r);
 }
 
 /* The run logs it and uses it for frac_peak: a CPU run with the Orin Nano's board file on
  * a fake Super tree. */
 static void test_orin_nano_super_run_logs_peak(void **state)
 {
-    char *r = th_tmpdir(), *logs = th_tmpdir(), args[2048], *out, *err, lock[600];
+    const char *r = th_scratch();
+    const char *logs = th_scratch();
+    char lock[600];
     snprintf(lock, sizeof(lock), "%s/lock", r);
     setenv("TB_LOCK_FILE", lock, 1);
     free(th_write(r, "proc/device-tree/model",
                   "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
     setenv("TB_ROOT", r, 1);
-    snprintf(args, sizeof(args), "run " FAST " -b boards/jetson-orin-nano.cfg -o %s", logs);
-    assert_int_equal(th_run(args, &out, &err), 0);
+    assert_int_equal(th_runf("run " FAST " -b boards/jetson-orin-nano.cfg -o %s", logs), 0);
     char *log = th_find_one(logs, ".csv.gz"), *text = th_read_gz(log);
     assert_non_null(text);
     assert_non_null(strstr(text, "# board: jetson-orin-nano, peak 102.4 GB/s"));
@@ -417,16 +384,8 @@ static void test_orin_nano_super_run_logs_peak(void **state)
     assert_int_equal(th_field(header, row, "gbps", gbps, sizeof(gbps)), 0);
     assert_int_equal(th_field(header, row, "frac_peak", frac, sizeof(frac)), 0);
     th_assert_close(atof(frac), atof(gbps) / 102.4, 1e-3 * atof(frac) + 1e-6);
-    unsetenv("TB_ROOT");
-    unsetenv("TB_LOCK_FILE");
     free(text);
     free(log);
-    free(out);
-    free(err);
-    th_rmtree(r);
-    th_rmtree(logs);
-    free(r);
-    free(logs);
 }
 
 /* list --images: run twice into one folder it says "unchanged" and succeeds; a file of
@@ -437,26 +396,19 @@ static void test_list_images_atomic_and_repeatable(void **state)
 {
     if (!strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4))
         skip();
-    char *d = th_tmpdir(), *out = NULL, *err = NULL, args[PATH_MAX + 64];
-    snprintf(args, sizeof(args), "list --images %s/img", d);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_null(strstr(out, "unchanged"));
-    free(out);
-    free(err);
-    assert_int_equal(th_run(args, &out, &err), 0);
-    assert_non_null(strstr(out, "(already there, unchanged)"));
-    free(out);
-    free(err);
+    const char *d = th_scratch();
+    assert_int_equal(th_runf("list --images %s/img", d), 0);
+    assert_null(strstr(th_out(), "unchanged"));
+    assert_int_equal(th_runf("list --images %s/img", d), 0);
+    assert_non_null(strstr(th_out(), "(already there, unchanged)"));
     char img[PATH_MAX];
     snprintf(img, sizeof(img), "%s/img", d);
     size_t n = th_count_files(img);
     free(th_write(img, "transpose-bench.0.sm_75.cubin", "someone else's\n"));
     char *other = th_read_gz(strcat(strcpy((char[PATH_MAX + 64]){ 0 }, img),
                                     "/transpose-bench.0.sm_75.cubin"));
-    assert_int_equal(th_run(args, &out, &err), 1);
-    assert_non_null(strstr(err, "not replaced"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("list --images %s/img", d), 1);
+    assert_non_null(strstr(th_err(), "not replaced"));
     char *again = th_read_gz(strcat(strcpy((char[PATH_MAX + 64]){ 0 }, img),
                                     "/transpose-bench.0.sm_75.cubin"));
     assert_string_equal(again, other);
@@ -471,27 +423,17 @@ static void test_list_images_atomic_and_repeatable(void **state)
                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
         mkdir(deep, 0755);
     }
-    snprintf(args, sizeof(args), "list --images %s", deep);
-    assert_int_equal(th_run(args, &out, &err), 1);
-    assert_non_null(strstr(err, "too long"));
-    free(out);
-    free(err);
+    assert_int_equal(th_runf("list --images %s", deep), 1);
+    assert_non_null(strstr(th_err(), "too long"));
     /* a file size limit of 64 KiB: the first image does not fit */
-    char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof(cmd), "sh -c 'ulimit -f 64; exec %s list --images %s/full' "
-             ">/dev/null 2>%s/err", real_bin, d, d);
-    int st = system(cmd);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 1);
-    char full[PATH_MAX], errp[PATH_MAX];
+    char limited[sizeof(bin) + 32];   /* TB_BIN is a shell prefix; the teardown restores it */
+    snprintf(limited, sizeof(limited), "ulimit -f 64; exec %s", bin);
+    setenv("TB_BIN", limited, 1);
+    assert_int_equal(th_runf("list --images %s/full", d), 1);
+    char full[PATH_MAX];
     snprintf(full, sizeof(full), "%s/full", d);
-    snprintf(errp, sizeof(errp), "%s/err", d);
     assert_int_equal(th_count_files(full), 0);   /* no partial image, no temporary */
-    char *e = th_read_gz(errp);
-    assert_non_null(strstr(e, "cannot write"));
-    free(e);
-    th_rmtree(d);
-    free(d);
+    assert_non_null(strstr(th_err(), "cannot write"));
 }
 
 /* `list --images dir` with a file size limit of `limit` bytes (SIGXFSZ ignored by the tool:
@@ -540,7 +482,8 @@ static void test_list_images_disk_fills_part_way(void **state)
     }
     if (!stop)
         skip();   /* no image larger than the first: nothing fills part-way */
-    char *d = th_tmpdir(), dir[PATH_MAX], *out = NULL;
+    const char *d = th_scratch();
+    char dir[PATH_MAX], *out = NULL;
     snprintf(dir, sizeof(dir), "%s/img", d);
     assert_int_equal(images_with_limit(dir, (rlim_t)first, &out), 1);
     assert_int_equal(th_count_files(dir), stop);   /* images 0..stop-1, no partial, no tmp */
@@ -557,8 +500,6 @@ static void test_list_images_disk_fills_part_way(void **state)
     assert_int_equal(be->image(stop, desc, sizeof(desc), file, sizeof(file), NULL, NULL), 0);
     assert_null(strstr(out, file));   /* the cut image is never reported written */
     free(out);
-    th_rmtree(d);
-    free(d);
 }
 
 int main(void)
@@ -569,19 +510,19 @@ int main(void)
     snprintf(real_bin, sizeof(real_bin), "%s", b ? b : "./transpose-bench");
     setenv("TB_BIN", bin, 1);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_lock_never_follows_a_link, guard),
-        cmocka_unit_test_setup(test_lock_fifo_dir_hard_link, guard),
-        cmocka_unit_test_setup(test_lock_mode_only_when_created, guard),
-        cmocka_unit_test_setup(test_run_with_linked_lock_exits_2, guard),
-        cmocka_unit_test_setup(test_part_links_fifos_hard_links_left_alone, guard),
-        cmocka_unit_test_setup(test_run_not_hung_by_fifo_part, guard),
-        cmocka_unit_test_setup(test_log_never_written_through_a_link, guard),
-        cmocka_unit_test_setup(test_list_power_run_not_hung_by_hostile_root, guard),
-        cmocka_unit_test_setup(test_ina3221_fifo_rail, guard),
-        cmocka_unit_test_setup(test_orin_nano_super, guard),
-        cmocka_unit_test_setup(test_orin_nano_super_run_logs_peak, guard),
-        cmocka_unit_test_setup(test_list_images_atomic_and_repeatable, guard),
-        cmocka_unit_test_setup(test_list_images_disk_fills_part_way, guard),
+        HOSTILE_TEST(test_lock_never_follows_a_link),
+        HOSTILE_TEST(test_lock_fifo_dir_hard_link),
+        HOSTILE_TEST(test_lock_mode_only_when_created),
+        HOSTILE_TEST(test_run_with_linked_lock_exits_2),
+        HOSTILE_TEST(test_part_links_fifos_hard_links_left_alone),
+        HOSTILE_TEST(test_run_not_hung_by_fifo_part),
+        HOSTILE_TEST(test_log_never_written_through_a_link),
+        HOSTILE_TEST(test_list_power_run_not_hung_by_hostile_root),
+        HOSTILE_TEST(test_ina3221_fifo_rail),
+        HOSTILE_TEST(test_orin_nano_super),
+        HOSTILE_TEST(test_orin_nano_super_run_logs_peak),
+        HOSTILE_TEST(test_list_images_atomic_and_repeatable),
+        HOSTILE_TEST(test_list_images_disk_fills_part_way),
     };
     return cmocka_run_group_tests_name("hostile_fs", tests, NULL, NULL);
 }
