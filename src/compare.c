@@ -338,12 +338,68 @@ static void pareto_rows(struct tb_table *t, const struct rec *c, struct tb_paret
     }
 }
 
+/* The fronts kept for the page (compare --pareto --html): each group's points, sorted as
+ * tb_pareto_front left them, and each point's name (its mode and caps). */
+struct page_fronts {
+    struct tb_report_front *f;
+    size_t n;
+};
+
+static void keep_front(struct page_fronts *pf, const struct rec *c,
+                       const struct tb_pareto_point *p, size_t n)
+{
+    struct tb_report_front *f = realloc(pf->f, (pf->n + 1) * sizeof(*f));
+    if (!f)
+        return;
+    pf->f = f;
+    struct tb_report_front *fr = &f[pf->n];
+    struct tb_pareto_point *pc = malloc((n ? n : 1) * sizeof(*pc));
+    char **lab = calloc(n ? n : 1, sizeof(*lab));
+    if (!pc || !lab) {
+        free(pc);
+        free(lab);
+        return;
+    }
+    memcpy(pc, p, n * sizeof(*pc));
+    for (size_t i = 0; i < n; i++) {
+        const struct rec *r = &c[i];
+        char caps[64] = "", blk[24];
+        if (isfinite(r->gpu_cap_mhz) || isfinite(r->emc_cap_mhz))
+            snprintf(caps, sizeof(caps), " GPU %.0f EMC %.0f MHz", r->gpu_cap_mhz,
+                     r->emc_cap_mhz);
+        block_text(blk, sizeof(blk), r);
+        size_t len = strlen(r->power_mode) + strlen(caps) + strlen(blk) + 16;
+        if ((lab[i] = malloc(len)))
+            snprintf(lab[i], len, "%s%s, block %s", r->power_mode[0] ? r->power_mode : "mode ?",
+                     caps, blk);
+    }
+    snprintf(fr->title, sizeof(fr->title), "%s %ld x %ld %s on %s (%s)", c->kernel, c->rows,
+             c->cols, c->elem, c->board, c->host);
+    fr->p = pc;
+    fr->n = n;
+    fr->label = (const char *const *)lab;
+    pf->n++;
+}
+
+static void free_fronts(struct page_fronts *pf)
+{
+    for (size_t i = 0; i < pf->n; i++) {
+        for (size_t k = 0; k < pf->f[i].n; k++)
+            free((void *)pf->f[i].label[k]);
+        free((void *)pf->f[i].label);
+        free((void *)pf->f[i].p);
+    }
+    free(pf->f);
+}
+
 /* Per kernel and size: each mode and caps' fastest usable point that has an energy figure,
- * and the front of GB/s against dynamic pJ/B over them. Returns the fronts drawn. */
-static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n)
+ * and the front of GB/s against dynamic pJ/B over them; with page, the fronts drawn there
+ * too. Returns the fronts found (0 with page: the page says none). */
+static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n, const char *page)
 {
     struct rec *c = calloc(n ? n : 1, sizeof(*c));
     struct tb_pareto_point *p = calloc(n ? n : 1, sizeof(*p));
+    struct page_fronts pf = { NULL, 0 };
     size_t nc = 0, fronts = 0;
     if (!c || !p) {
         free(c);
@@ -368,9 +424,14 @@ static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n)
             };
         }
         pareto_rows(&t, &c[i], p, j - i);
+        if (page)
+            keep_front(&pf, &c[i], p, j - i);
         fronts++;
     }
     tb_table_end(&t);
+    if (page && tb_report_pareto(pf.f, pf.n, page) < 0)
+        fronts = 0;
+    free_fronts(&pf);
     if (!fronts)
         tb_doc_note(d, "no row with a dynamic energy figure (dyn_pj_per_byte): a front needs "
                     "a power source and rows from a mode sweep (doc/power.md)");
@@ -402,7 +463,8 @@ const char tb_compare_usage[] =
     "  --pareto: per kernel and size, the Pareto front of GB/s against dynamic energy per\n"
     "  byte across power modes and clock caps (a mode sweep's logs, doc/power.md), each\n"
     "  operating point's fastest row with its 95% intervals, the knee marked; exits 1 when\n"
-    "  no row has an energy figure. Not with --baseline, --html or --plot.\n";
+    "  no row has an energy figure; with --html, each front drawn on a page (the knee\n"
+    "  ringed). Not with --baseline or --plot.\n";
 
 struct opts {
     char **base;           /* baseline logs, each pattern expanded */
@@ -478,9 +540,9 @@ static int parse(int argc, char **argv, struct opts *o)
     if (o->html_file && o->nbase)
         return error("compare: --html draws the best points, not a comparison with --baseline: "
                      "give one of them");
-    if (o->pareto && (o->nbase || o->html_file || o->plot_file))
-        return error("compare: --pareto prints the fronts: not with --baseline, --html or "
-                     "--plot");
+    if (o->pareto && (o->nbase || o->plot_file))
+        return error("compare: --pareto prints the fronts (and --html draws them): not with "
+                     "--baseline or --plot");
     if (optind >= argc) {
         error("compare: no log given");
         fputs(tb_compare_usage, stderr);
@@ -579,13 +641,13 @@ int tb_compare_main(int argc, char **argv)
         error("compare: no measured row in the logs given");
         code = TB_EXIT_FAIL;
         if (o.pareto)
-            print_pareto(&d, NULL, 0);
+            print_pareto(&d, NULL, 0, o.html_file);
         else if (!o.nbase)
             print_best(&d, NULL, 0);   /* JSON: its table, empty */
-        if (!o.nbase && o.html_file)   /* a page still, listing the failed nights */
+        if (!o.nbase && !o.pareto && o.html_file)   /* a page still, with the failed nights */
             tb_report_compare(NULL, 0, (size_t)(argc - optind), &now, o.html_file);
     } else if (o.pareto) {
-        if (print_pareto(&d, now.v, now.n) == 0)
+        if (print_pareto(&d, now.v, now.n, o.html_file) == 0)
             code = TB_EXIT_FAIL;
     } else {
         if (o.nbase)

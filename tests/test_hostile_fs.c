@@ -383,7 +383,8 @@ static void test_orin_nano_super_run_logs_peak(void **state)
     char gbps[64], frac[64];
     assert_int_equal(th_field(header, row, "gbps", gbps, sizeof(gbps)), 0);
     assert_int_equal(th_field(header, row, "frac_peak", frac, sizeof(frac)), 0);
-    th_assert_close(atof(frac), atof(gbps) / 102.4, 1e-3 * atof(frac) + 1e-6);
+    /* frac_peak is logged with 4 decimals: half a unit of the last one, and gbps's own */
+    th_assert_close(atof(frac), atof(gbps) / 102.4, 1e-3 * atof(frac) + 6e-5);
     free(text);
     free(log);
 }
@@ -482,6 +483,10 @@ static void test_list_images_disk_fills_part_way(void **state)
     }
     if (!stop)
         skip();   /* no image larger than the first: nothing fills part-way */
+    const char *runner = getenv("TB_RUNNER");
+    if (runner && *runner)
+        skip();   /* cross-test: the fork execs the binary itself, which qemu-user cannot
+                   * (the native suites, plain, SAN, valgrind and CUDA=0, run it) */
     const char *d = th_scratch();
     char dir[PATH_MAX], *out = NULL;
     snprintf(dir, sizeof(dir), "%s/img", d);

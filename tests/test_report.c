@@ -103,7 +103,8 @@ static void test_page_writers_bounded(void **state)
             struct tb_xy pts[3];
             for (size_t k = 0; k < 3; k++)
                 pts[k] = (struct tb_xy){ sets[i][k], sets[i][k + 3], sets[i][(k + 1) % 6],
-                                         k % 2, cats[k], k != 1 };
+                                         k % 2, cats[k], k != 1, sets[i][(k + 2) % 6],
+                                         k == 0 };
             tb_html_scatter(f, "t", "GB/s", "pJ/B", series, 2, pts, 3);
             fclose(f);
             if (len > 64 * 1024)
@@ -118,7 +119,8 @@ static void test_page_writers_bounded(void **state)
             tb_plot_lines(p, "t", "u", cats, 3, series, 2, sets[i]);
             struct tb_xy pp[3];
             for (size_t k = 0; k < 3; k++)
-                pp[k] = (struct tb_xy){ sets[i][k], sets[i][k + 3], NAN, k % 2, cats[k], true };
+                pp[k] = (struct tb_xy){ sets[i][k], sets[i][k + 3], NAN, k % 2, cats[k], true,
+                                        NAN, false };
             tb_plot_scatter(p, "t", "GB/s", "pJ/B", series, 2, pp, 3);
             char body[PATH_MAX];
             snprintf(body, sizeof(body), "%s/body.gp", tb_plot_dir(p));
@@ -156,9 +158,9 @@ static void test_ticks_one_night_and_scatter(void **state)
     fclose(f);
     must_have(buf, "one night so far");
     free(buf);
-    struct tb_xy pts[3] = { { 2900, 127.5, 1.9, 0, "memcpy", false },
-                            { 2830, 145.3, 0.7, 1, "tile<2x2>", false },
-                            { 2800, NAN, 1, 1, "undrawn", false } };
+    struct tb_xy pts[3] = { { 2900, 127.5, 1.9, 0, "memcpy", false, NAN, false },
+                            { 2830, 145.3, 0.7, 1, "tile<2x2>", false, NAN, false },
+                            { 2800, NAN, 1, 1, "undrawn", false, NAN, false } };
     f = open_memstream(&buf, &len);
     tb_html_scatter(f, "Energy", "GB/s", "pJ per byte", series, 2, pts, 3);
     fclose(f);
