@@ -594,7 +594,10 @@ static void test_e2e_three_modes_pareto(void **state)
     assert_int_equal(rc, 0);
     assert_non_null(strstr(th_out(), "\"pareto\": ["));
     assert_non_null(strstr(th_out(), "\"knee\": \"knee\""));
-    /* the page: one chart of the front, every point drawn, the knee ringed and named */
+    /* the page: one chart of the front, every point above zero drawn (a dynamic energy at
+     * or below idle has no place on the axis: under qemu the fake's watts, which follow the
+     * tool's CPU time, once put the least-energy mode there), the knee ringed and named
+     * where it is drawn; its table row always */
     char page[PATH_MAX];
     snprintf(page, sizeof(page), "%s/front.html", r);
     rc = th_runf("compare --pareto --html %s %s", page, log);
@@ -603,12 +606,20 @@ static void test_e2e_three_modes_pareto(void **state)
     char *html = th_keep(th_read_gz(page));
     assert_non_null(strstr(html, "GB/s against dynamic energy per byte"));
     assert_non_null(strstr(html, "15W (0)"));
-    assert_non_null(strstr(html, " (knee)</text>"));
-    assert_non_null(strstr(html, "r=\"9\" fill=\"none\""));   /* the ring */
-    size_t dots = 0;
+    size_t dots = 0, above = 0;
+    double knee_x = NAN;
+    for (int i = 0; i < 3; i++) {
+        above += x[i] > 0;
+        if (!strcmp(knee[i], "knee"))
+            knee_x = x[i];
+    }
     for (const char *q = html; (q = strstr(q, "r=\"4\"")); q++)
         dots++;
-    assert_int_equal(dots, 3);
+    assert_int_equal(dots, above);
+    if (knee_x > 0) {
+        assert_non_null(strstr(html, " (knee)</text>"));
+        assert_non_null(strstr(html, "r=\"9\" fill=\"none\""));   /* the ring */
+    }
     assert_non_null(strstr(html, "yes, the knee"));
 }
 
