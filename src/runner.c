@@ -423,6 +423,24 @@ static int load_until(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     return 0;
 }
 
+/* Launches per sync for about 20 ms of work, from a launch's time in ms. */
+static long sync_chunk(double ms_per_launch)
+{
+    return (long)(20.0 / (ms_per_launch > 0 ? ms_per_launch : 1e-3)) + 1;
+}
+
+/* The power of [t0, t1] once the reading that closes it has come, judged without
+ * power.max_rel_ci: a round or a warming block; the point's rounds are judged together
+ * (rounds.c). */
+static void window_power(struct tb_runner_ctx *ctx, int64_t t0, int64_t t1,
+                         struct tb_power_figures *f)
+{
+    struct tb_power_cfg loose = ctx->cfg->board.power;
+    loose.max_rel_ci = INFINITY;
+    sleep_ms(tb_power_settle_ms(ctx->sampler));
+    tb_power_over(ctx->sampler, &loose, t0, t1, f);
+}
+
 /* One power window (a round): back-to-back launches for as long as the sensor's cadence
  * asks (window.c), timed by the host clock around syncs, and its figures judged without
  * power.max_rel_ci (the point's rounds together are judged: rounds.c). */
@@ -430,9 +448,7 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
                         double moved, double median_ms, const struct tb_runner_result *res,
                         struct point_out *o, struct tb_power_round *round, const char **step)
 {
-    struct tb_power_cfg loose = ctx->cfg->board.power;
-    loose.max_rel_ci = INFINITY;
-    long chunk = (long)(20.0 / (median_ms > 0 ? median_ms : 1e-3)) + 1;   /* a sync every 20 ms */
+    long chunk = sync_chunk(median_ms);
     long launches = 0;
     int rc;
     *step = "the power window";
@@ -440,8 +456,7 @@ static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, str
     if ((rc = load_until(ctx, p, l, t0 + (int64_t)(res->window_ms * 1e6), chunk, &launches)))
         return rc;
     int64_t t1 = tb_now_ns();
-    sleep_ms(tb_power_settle_ms(ctx->sampler));   /* the reading that closes the window */
-    tb_power_over(ctx->sampler, &loose, t0, t1, &round->f);
+    window_power(ctx, t0, t1, &round->f);
     round->secs = (double)(t1 - t0) * 1e-9;
     round->bytes = moved * (double)launches;
     if (!o->power_note[0])
@@ -780,7 +795,7 @@ static int next_round(struct tb_runner_ctx *ctx, struct pending *pe, struct buff
     /* the first round follows the point's timed repetitions, a load of up to seconds; the
      * others follow an allocation and idle gaps, after which an H100 drew 3-9% less for the
      * same GB/s (clocks and voltage ramping back): each gets a window's load first */
-    long lead = 0, chunk = (long)(20.0 / (pe->pw.median_ms > 0 ? pe->pw.median_ms : 1e-3)) + 1;
+    long lead = 0, chunk = sync_chunk(pe->pw.median_ms);
     if ((rc = load_until(ctx, p, &l, tb_now_ns() + (int64_t)(res->window_ms * 1e6), chunk,
                          &lead)))
         return rc;
@@ -871,19 +886,16 @@ static int settle_block(struct tb_runner_ctx *ctx, const struct tb_point *p, str
                         int64_t end, long *chunk, struct settle_state *st)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    struct tb_power_cfg loose = *pc;
-    loose.max_rel_ci = INFINITY;
     int64_t t0 = tb_now_ns();
     long launches = 0;
     int rc = load_until(ctx, p, l, end, *chunk, &launches);
     if (rc)
         return rc;
     int64_t t1 = tb_now_ns();
-    if (launches > 0)   /* a sync every 20 ms or so from now on */
-        *chunk = (long)(20e6 / ((double)(t1 - t0) / (double)launches)) + 1;
-    sleep_ms(tb_power_settle_ms(ctx->sampler));
+    if (launches > 0)   /* from now on, at the rate this block measured */
+        *chunk = sync_chunk((double)(t1 - t0) * 1e-6 / (double)launches);
     struct tb_power_figures f;
-    tb_power_over(ctx->sampler, &loose, t0, t1, &f);
+    window_power(ctx, t0, t1, &f);
     if (!isfinite(f.total_w) || f.total_w <= 0)
         return 1;
     if (!st->blocks++)
