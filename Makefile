@@ -22,7 +22,7 @@
 #
 # Targets: all (default), run, test, test-valgrind, native-test, cross-test, fuzz, board-info,
 #   version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test, fleet-lint,
-#   gpu-check, gpu-prep, deps, deps-bundle, install, uninstall, docs, clean.
+#   structure-check, gpu-check, gpu-prep, deps, deps-bundle, install, uninstall, docs, clean.
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
 .DELETE_ON_ERROR:
@@ -278,6 +278,14 @@ fleet-lint:
 	@cd doc/fleet && ansible-lint --offline --profile production --nocolor deploy.yml collect.yml roles
 	@scripts/fleet-lint-pypi.sh
 
+# The include graph of src/ and kernels/ (scripts/structure-check.sh): no circle of modules
+# across folders, no back-arrow between the folder view's nodes (each sub-folder of src/ and
+# kernels/ one node, src/*.c modules their own), src/config/internal.h included from inside its
+# folder only; the floors printed. The checker's own test first (tests/structure-check-test.sh).
+structure-check:
+	@tests/structure-check-test.sh
+	@scripts/structure-check.sh -I kernels src
+
 # What a native `make` here builds for, and from which revision (tests/native-build.sh reads
 # these lines).
 board-info:
@@ -357,6 +365,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test dist-repro gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,293 @@
+#!/bin/sh
+# structure-check.sh [-v] [-I DIR]... [ROOT]: the include graph of ROOT (default src) and of each
+# DIR, checked: no circle whose modules lie in more than one folder, and no back-arrow in the
+# folder view. A module is a .c/.h pair (path without extension); A -> B when A's .c or .h
+# includes "B.h", resolved as the compiler does: the including file's folder first, then ROOT,
+# then each DIR in order (the Makefile's -Isrc -Ikernels). The folder view collapses each
+# sub-folder of ROOT, and each DIR, into one node; ROOT's own files stay nodes. Floors: 1 for a
+# node that depends on nothing, else 1 + the highest floor it depends on. A back-arrow is an
+# edge between two nodes of one cycle of that view. Also: a folder's internal.h is included
+# from inside that folder only. Prints a summary; exit 1 naming the includes on any breach.
+# -v also lists every folder-level edge with its #include lines. Reads only; no compiler, no
+# preprocessor: every #include "..." outside comments counts, under whichever #if it sits.
+# Not a lint of angle-bracket includes: those are system headers here.
+set -eu
+verbose=0
+dirs=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    -v) verbose=1; shift ;;
+    -I) [ $# -ge 2 ] || { echo "structure-check: -I needs a folder" >&2; exit 2; }
+        dirs="$dirs $2"; shift 2 ;;
+    -I*) dirs="$dirs ${1#-I}"; shift ;;
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [ROOT])" >&2
+        exit 2 ;;
+    *) break ;;
+    esac
+done
+[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [ROOT])" >&2; exit 2; }
+root=${1:-src}
+for d in "$root" $dirs; do
+    case $d in *' '*) echo "structure-check: '$d': folders with spaces are not supported" >&2; exit 2 ;; esac
+    [ -d "$d" ] || { echo "structure-check: no folder '$d'" >&2; exit 2; }
+done
+list=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
+trap 'rm -f "$list"' EXIT
+# every file (an include may name any of them); sources are .c, .h and .cu
+find "$root" $dirs -type f -print | LC_ALL=C sort > "$list"
+
+LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" '
+function norm(p,    n, k, c, out, top, parts, st) {
+    n = split(p, parts, "/"); top = 0
+    for (k = 1; k <= n; k++) {
+        c = parts[k]
+        if (c == "" && k > 1) continue
+        if (c == ".") continue
+        if (c == ".." && top > 0 && st[top] != ".." && st[top] != "") { top--; continue }
+        st[++top] = c
+    }
+    out = ""
+    for (k = 1; k <= top; k++) out = out (k > 1 ? "/" : "") st[k]
+    if (out == "") out = "."
+    return out
+}
+function dirname(p) { if (p !~ /\//) return "."; sub(/\/[^\/]*$/, "", p); return p == "" ? "/" : p }
+function modname(p) { sub(/\.[^.\/]*$/, "", p); return p }
+function is_source(p) { return p ~ /\.(c|h|cu)$/ }
+# Comments removed from one line (strings and character constants kept whole, so "src/*.c"
+# opens no comment); incom carries a block comment over lines.
+function uncomment(line,    out, i, n, c, q) {
+    out = ""; i = 1; n = length(line)
+    while (i <= n) {
+        c = substr(line, i, 1)
+        if (incom) {
+            if (c == "*" && substr(line, i + 1, 1) == "/") { incom = 0; i += 2; out = out " " }
+            else i++
+            continue
+        }
+        if (c == "\"" || c == "\047") {
+            q = c; out = out c; i++
+            while (i <= n) {
+                c = substr(line, i, 1); out = out c; i++
+                if (c == "\\") { out = out substr(line, i, 1); i++; continue }
+                if (c == q) break
+            }
+            continue
+        }
+        if (c == "/" && substr(line, i + 1, 1) == "*") { incom = 1; i += 2; continue }
+        if (c == "/" && substr(line, i + 1, 1) == "/") break
+        out = out c; i++
+    }
+    return out
+}
+function resolve(dir, name,    c, k) {
+    if (name ~ /^\//) { c = norm(name); return (c in exists) ? c : "" }
+    c = norm(dir "/" name); if (c in exists) return c
+    for (k = 1; k <= nsearch; k++) { c = norm(S[k] "/" name); if (c in exists) return c }
+    return ""
+}
+function add_module(m) { if (!(m in mid)) { mid[m] = ++nmod; mname[nmod] = m } return mid[m] }
+# The folder-view node of a module: its sub-folder of ROOT, or its DIR, or itself (ROOT/x).
+function node_of(m,    k, r, rest) {
+    for (k = 1; k <= nsearch; k++) {
+        r = S[k]
+        if (r == ".") rest = m
+        else if (index(m, r "/") == 1) rest = substr(m, length(r) + 2)
+        else continue
+        if (k > 1) return r "/"
+        if (rest ~ /\//) { sub(/\/.*/, "", rest); return (r == "." ? "" : r "/") rest "/" }
+        return m
+    }
+    return m
+}
+function add_node(x) { if (!(x in nid)) { nid[x] = ++nnode; nname[nnode] = x } return nid[x] }
+function scan(f,    line, ln, inc, name, t, m, u, v, site, rm) {
+    m = modname(f); u = add_module(m); incom = 0; ln = 0
+    while ((getline line < f) > 0) {
+        ln++
+        if (incom || index(line, "/*") || index(line, "//")) line = uncomment(line)
+        if (line !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
+        name = line
+        sub(/^[ \t]*#[ \t]*include[ \t]*"/, "", name); sub(/".*/, "", name)
+        site = f ":" ln ": #include \"" name "\""
+        t = resolve(dirname(f), name)
+        if (t == "") { unresolved[++nunres] = site; continue }
+        rm = dirname(t)
+        if (t ~ /\/internal\.h$/ && index(t, root "/") == 1 && rm != root) {
+            room_sites[t] = room_sites[t] "\n" site
+            room_count[t]++
+            if (index(f, rm "/") != 1) room_bad[++nroombad] = t "\t" site
+        }
+        if (modname(t) == m) continue
+        v = add_module(modname(t))
+        if (!((u, v) in medge)) { medge[u, v] = site; madj[u] = madj[u] " " v }
+        else medge[u, v] = medge[u, v] "\n" site
+    }
+    close(f)
+}
+# Tarjan: comp[v] numbers the strongly connected components in the order they complete, so an
+# edge between two components always goes to the lower number (the condensation, sinks first).
+function scc(n, adj, comp,    v) {
+    split("", sc_index); split("", sc_low); split("", sc_on); sc_i = 0; sc_sp = 0; sc_n = 0
+    for (v = 1; v <= n; v++) if (!(v in sc_index)) scc_visit(v, adj, comp)
+    return sc_n
+}
+function scc_visit(v, adj, comp,    e, k, m, w) {
+    sc_index[v] = sc_low[v] = ++sc_i; sc_stack[++sc_sp] = v; sc_on[v] = 1
+    m = split(adj[v], e, " ")
+    for (k = 1; k <= m; k++) {
+        w = e[k] + 0
+        if (!(w in sc_index)) { scc_visit(w, adj, comp); if (sc_low[w] < sc_low[v]) sc_low[v] = sc_low[w] }
+        else if (sc_on[w] && sc_index[w] < sc_low[v]) sc_low[v] = sc_index[w]
+    }
+    if (sc_low[v] == sc_index[v]) {
+        sc_n++
+        do { w = sc_stack[sc_sp--]; sc_on[w] = 0; comp[w] = sc_n } while (w != v)
+    }
+}
+# The shortest way from node b back to node a in the folder view, as "b -> ... -> a".
+function way_back(b, a,    q, head, tail, from, x, e, n, j, y, out) {
+    head = 1; tail = 0; q[++tail] = b; from[b] = 0
+    while (head <= tail && !(a in from)) {
+        x = q[head++]; n = split(fadj[x], e, " ")
+        for (j = 1; j <= n; j++) { y = e[j] + 0; if (!(y in from)) { from[y] = x; q[++tail] = y } }
+    }
+    if (!(a in from)) return nname[a]
+    out = nname[a]
+    for (x = from[a]; x; x = from[x]) out = nname[x] " -> " out
+    return out
+}
+function sort_words(s,    a, n, i, j, t, out) {
+    n = split(s, a, " ")
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    out = ""
+    for (i = 1; i <= n; i++) out = out (i > 1 ? " " : "") a[i]
+    return out
+}
+function indent(s) { gsub(/\n/, "\n      ", s); return s }
+function wrap(head, words,    a, n, i, line, out) {
+    n = split(words, a, " "); line = head; out = ""
+    for (i = 1; i <= n; i++) {
+        if (length(line) + 1 + length(a[i]) > 100 && line != head) { out = out line "\n"; line = sprintf("%" length(head) "s", "") }
+        line = line " " a[i]
+    }
+    return out line
+}
+{ exists[$0] = 1; files[++nfiles] = $0 }
+END {
+    nsearch = split(search, S, " ")
+    for (k = 1; k <= nsearch; k++) S[k] = norm(S[k])
+    root = S[1]
+    for (k = 1; k <= nfiles; k++) if (is_source(files[k])) { scan(files[k]); srcmod[modname(files[k])] = 1 }
+    status = 0
+
+    # 1. circles of modules
+    nc = scc(nmod, madj, mcomp)
+    for (v = 1; v <= nmod; v++) { c = mcomp[v]; msize[c]++; mmembers[c] = mmembers[c] " " mname[v] }
+    ncirc = 0; nacross = 0; circ_words = ""
+    for (c = 1; c <= nc; c++) {
+        if (msize[c] < 2) continue
+        ncirc++
+        names = sort_words(mmembers[c]); nf = split(names, mm, " ")
+        folders = ""; split("", seenf)
+        for (i = 1; i <= nf; i++) { d = dirname(mm[i]); if (!(d in seenf)) { seenf[d] = 1; folders = folders " " d } }
+        folders = sort_words(folders)
+        if (folders ~ / /) {
+            nacross++; status = 1
+            msg = "structure-check: error: a circle across folders (" folders "): " names "\n" \
+                  "  its includes that cross a folder (cut one to break it):"
+            for (u = 1; u <= nmod; u++) {
+                if (mcomp[u] != c) continue
+                n2 = split(madj[u], e, " ")
+                for (j = 1; j <= n2; j++) {
+                    w = e[j] + 0
+                    if (mcomp[w] == c && dirname(mname[u]) != dirname(mname[w]))
+                        msg = msg "\n    " mname[u] " -> " mname[w] ": " indent(medge[u, w])
+                }
+            }
+            errors[++nerr] = msg
+            circ_words = circ_words "\n  across folders: " names
+        } else
+            circ_words = circ_words "\n  inside " folders " (information: one room): " names
+    }
+
+    # 2. the folder view
+    for (u = 1; u <= nmod; u++) {
+        if (!(mname[u] in srcmod)) continue
+        add_node(node_of(mname[u]))
+    }
+    for (u = 1; u <= nmod; u++) {
+        n2 = split(madj[u], e, " ")
+        for (j = 1; j <= n2; j++) {
+            w = e[j] + 0
+            a = add_node(node_of(mname[u])); b = add_node(node_of(mname[w]))
+            if (a == b) continue
+            site = mname[u] " -> " mname[w] ": " indent(medge[u, w])
+            if (!((a, b) in fedge)) { fedge[a, b] = site; fadj[a] = fadj[a] " " b; nfedge++ }
+            else fedge[a, b] = fedge[a, b] "\n    " site
+        }
+    }
+    nfc = scc(nnode, fadj, fcomp)
+    nback = 0
+    for (a = 1; a <= nnode; a++) {
+        n2 = split(fadj[a], e, " ")
+        for (j = 1; j <= n2; j++) {
+            b = e[j] + 0
+            if (fcomp[a] == fcomp[b]) {
+                nback++; status = 1
+                errors[++nerr] = "structure-check: error: back-arrow " nname[a] " -> " nname[b] \
+                    " (the cycle " nname[a] " -> " way_back(b, a) "):\n    " fedge[a, b]
+            }
+        }
+    }
+    # floors over the condensation: components complete sinks first, so one pass upwards
+    nfloors = 0
+    for (c = 1; c <= nfc; c++) fl[c] = 1
+    for (c = 1; c <= nfc; c++) {
+        for (a = 1; a <= nnode; a++) {
+            if (fcomp[a] != c) continue
+            n2 = split(fadj[a], e, " ")
+            for (j = 1; j <= n2; j++) { d = fcomp[e[j] + 0]; if (d != c && fl[d] + 1 > fl[c]) fl[c] = fl[d] + 1 }
+        }
+        if (fl[c] > nfloors) nfloors = fl[c]
+    }
+    nfold = 0
+    for (a = 1; a <= nnode; a++) { onfloor[fl[fcomp[a]]] = onfloor[fl[fcomp[a]]] " " nname[a]; if (nname[a] ~ /\/$/) nfold++ }
+    nfolders = 0; split("", seenf)
+    for (k = 1; k <= nfiles; k++) if (is_source(files[k])) { d = dirname(files[k]); if (!(d in seenf)) { seenf[d] = 1; nfolders++ } }
+
+    # 3. rooms: a sub-folder internal.h stays inside its folder
+    for (k = 1; k <= nroombad; k++) {
+        split(room_bad[k], rb, "\t"); status = 1
+        errors[++nerr] = "structure-check: error: " rb[1] " is private to " dirname(rb[1]) "/, but " rb[2]
+    }
+
+    nsrcmod = 0; for (m in srcmod) nsrcmod++
+    label = root; for (k = 2; k <= nsearch; k++) label = label (k == 2 ? " (+ " : ", ") S[k] (k == nsearch ? ")" : "")
+    print "structure-check: " label ": " nsrcmod " modules in " nfolders " folders; folder view: " \
+        nnode " nodes (" nfold " folders), " nfedge " edges, " nfloors " floors, " nback " back-arrows"
+    print "circles: " ncirc " (" nacross " across folders)" circ_words
+    for (t in room_count) {
+        inside = room_count[t] - 0
+        for (k = 1; k <= nroombad; k++) { split(room_bad[k], rb, "\t"); if (rb[1] == t) inside-- }
+        print "room: " t " included by " room_count[t] " files, " (room_count[t] - inside) " outside " dirname(t) "/"
+    }
+    if (nunres) {
+        print "not found in " label " (left out of the graph):"
+        for (k = 1; k <= nunres; k++) print "  " unresolved[k]
+    }
+    for (f = nfloors; f >= 1; f--) print wrap(sprintf("floor %2d:", f), sort_words(onfloor[f]))
+    if (verbose) {
+        print "folder-level edges:"
+        for (a = 1; a <= nnode; a++) {
+            n2 = split(fadj[a], e, " ")
+            for (j = 1; j <= n2; j++) print "  " nname[a] " -> " nname[e[j] + 0] ":\n    " fedge[a, e[j] + 0]
+        }
+    }
+    for (k = 1; k <= nerr; k++) print errors[k] > "/dev/stderr"
+    if (status) print "structure-check: FAILED: " nacross " circles across folders, " nback " back-arrows, " \
+        (nroombad + 0) " private headers included from outside" > "/dev/stderr"
+    else print "structure-check: ok"
+    exit status
+}' "$list"

@@ -1,0 +1,128 @@
+#!/bin/sh
+# structure-check-test.sh: scripts/structure-check.sh on throwaway trees whose answer is known:
+# a clean tree passes with its floors; a circle across folders, a back-arrow between folders,
+# a circle of two top-level modules and a private internal.h included from outside each fail
+# naming the include; a circle inside one folder is information only; includes resolve as the
+# compiler does (the including file's folder before the root), comments and strings do not
+# count, and a -I folder that includes a host header back is caught. Run by
+# `make structure-check` before the real tree (under a second).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+check=$top/scripts/structure-check.sh
+t=$(mktemp -d "${TMPDIR:-/tmp}/tb-structure-test.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); echo "structure-check-test: ok: $*"; }
+bad() { fails=$((fails + 1)); echo "structure-check-test: FAILED: $*"; }
+has() { printf '%s\n' "$1" | grep -q -F -- "$2"; }
+
+# put TREE PATH LINE...: writes TREE/PATH with the lines
+put() {
+    f=$1/$2; shift 2
+    mkdir -p "$(dirname "$f")"
+    printf '%s\n' "$@" > "$f"
+}
+# a tree whose src/ has: util (floor 1), sub/x (uses util), top (uses sub/x); clean
+base() {
+    rm -rf "$t/$1"; mkdir -p "$t/$1"
+    put "$t/$1" src/util.h '/* util */'
+    put "$t/$1" src/util.c '#include "util.h"'
+    put "$t/$1" src/sub/x.h '#include "util.h"'
+    put "$t/$1" src/sub/x.c '#include "sub/x.h"' '#include "util.h"'
+    put "$t/$1" src/top.h '/* top */'
+    put "$t/$1" src/top.c '#include "top.h"' '#include "sub/x.h"'
+}
+# run TREE [ARGS...]: out and rc of the check run in TREE
+run() {
+    d=$1; shift
+    out=$(cd "$t/$d" && "$check" "$@" 2>&1); rc=$?
+}
+expect() {   # what rc text...
+    what=$1; want=$2; shift 2
+    if [ "$rc" != "$want" ]; then bad "$what: exit $rc, expected $want"; printf '%s\n' "$out"; return; fi
+    for s in "$@"; do
+        has "$out" "$s" || { bad "$what: no '$s' in:"; printf '%s\n' "$out"; return; }
+    done
+    ok "$what"
+}
+
+# 1. clean, with the default root (src); comments and strings do not count
+base clean
+put "$t/clean" src/util.c '#include "util.h"' '/* #include "top.h" in a comment' \
+    '#include "sub/x.h" still in it */' '// #include "top.h"' \
+    "static const char c = '\"';"
+put "$t/clean" src/top.c '#include "top.h"' 'static const char *g = "src/*.c";  // not a comment' \
+    '#include "sub/x.h"'
+run clean
+expect "a clean tree" 0 "3 modules in 2 folders" "3 nodes (1 folders)" "3 floors, 0 back-arrows" \
+    "circles: 0" "floor  3: src/top" "floor  2: src/sub/" "floor  1: src/util" "structure-check: ok"
+
+# 2. a circle across folders: src/top.h -> sub/x, sub/x.c -> top.h
+base across
+put "$t/across" src/sub/x.c '#include "sub/x.h"' '#include "top.h"'
+run across src
+expect "a circle across folders" 1 "circle across folders (src src/sub): src/sub/x src/top" \
+    'src/sub/x -> src/top: src/sub/x.c:2: #include "top.h"' \
+    'src/top -> src/sub/x: src/top.c:2: #include "sub/x.h"' "1 circles across folders"
+
+# 3. a back-arrow without a circle of modules: top -> sub/x, sub/y -> top
+base back
+put "$t/back" src/sub/y.c '#include "top.h"'
+run back src
+expect "a back-arrow" 1 "2 back-arrows" "0 circles across folders" \
+    'back-arrow src/sub/ -> src/top' 'src/sub/y -> src/top: src/sub/y.c:1: #include "top.h"' \
+    'back-arrow src/top -> src/sub/' 'src/top.c:2: #include "sub/x.h"'
+
+# 4. a circle inside one folder: information, the tree passes
+base room
+put "$t/room" src/sub/p.h '/* p */'
+put "$t/room" src/sub/p.c '#include "sub/q.h"'
+put "$t/room" src/sub/q.h '#include "p.h"'
+run room src
+expect "a circle inside one folder" 0 "circles: 1 (0 across folders)" \
+    "inside src/sub (information: one room): src/sub/p src/sub/q" "0 back-arrows"
+
+# 5. a circle of two top-level modules: one folder, but two nodes of the folder view
+rm -rf "$t/flat"
+put "$t/flat" src/a.h '/* a */'
+put "$t/flat" src/a.c '#include "a.h"' '#include "b.h"'
+put "$t/flat" src/b.h '#include "a.h"'
+run flat src
+expect "a circle of top-level modules" 1 "inside src (information: one room): src/a src/b" \
+    'back-arrow src/a -> src/b' 'src/a.c:2: #include "b.h"' \
+    'back-arrow src/b -> src/a' 'src/b.h:1: #include "a.h"' "0 circles across folders, 2 back-arrows"
+
+# 6. the folder of the including file first: sub/x.c's "top.h" is sub/top.h, not src/top.h
+base near
+put "$t/near" src/sub/top.h '/* sub top */'
+put "$t/near" src/sub/x.c '#include "sub/x.h"' '#include "top.h"'
+run near src
+expect "the including file's folder first" 0 "0 back-arrows" "4 modules"
+
+# 7. a folder's internal.h included from outside it
+base private
+put "$t/private" src/sub/internal.h '/* sub only */'
+put "$t/private" src/sub/x.c '#include "sub/internal.h"'
+put "$t/private" src/top.c '#include "top.h"' '#include "sub/x.h"' '#include "sub/internal.h"'
+run private src
+expect "a private header from outside" 1 "src/sub/internal.h is private to src/sub/" \
+    'src/top.c:3: #include "sub/internal.h"' "included by 2 files, 1 outside src/sub/"
+
+# 8. -I: a second folder whose file includes a host header back; clean without that include
+base extra
+put "$t/extra" kern/k.h '/* kernels */'
+put "$t/extra" kern/k.c '#include "k.h"'
+put "$t/extra" src/top.c '#include "top.h"' '#include "k.h"'
+run extra -I kern src
+expect "a -I folder, clean" 0 "src (+ kern)" "floor  1: kern/ src/util" "0 back-arrows"
+put "$t/extra" kern/k.c '#include "k.h"' '#include "top.h"'
+run extra -I kern src
+expect "a -I folder including a host header" 1 "circle across folders (kern src): kern/k src/top" \
+    'kern/k -> src/top: kern/k.c:2: #include "top.h"'
+
+# 9. usage
+run clean nothere
+expect "a missing root" 2 "no folder 'nothere'"
+
+echo "structure-check-test: $passes passed, $fails failed"
+[ "$fails" = 0 ]
