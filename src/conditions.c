@@ -3,7 +3,6 @@
 #include "conditions.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <strings.h>
 
 #include "power/emc.h"
+#include "power/throttle.h"
 #include "safeio.h"
 #include "util.h"
 
@@ -86,37 +86,6 @@ static void read_power_mode(struct tb_conditions *c)
         }
     }
     free(conf);
-}
-
-/* The GPU's devfreq entry: 57000000.gpu (Nano, TX1), 17000000.gp10b (TX2), 17000000.gv11b
- * (Xavier), 17000000.ga10b or 17000000.gpu (Orin). */
-static bool is_gpu_devfreq(const char *name)
-{
-    static const char *const gpus[] = { ".gpu", "gm20b", "gp10b", "gv11b", "ga10b" };
-    for (size_t i = 0; i < ARRAY_SIZE(gpus); i++) {
-        size_t l = strlen(name), g = strlen(gpus[i]);
-        if (l >= g && !strcmp(name + l - g, gpus[i]))
-            return true;
-    }
-    return false;
-}
-
-int tb_gpu_devfreq_find(const char *root, char *name, size_t n)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/sys/class/devfreq", root ? root : tb_root());
-    name[0] = '\0';
-    DIR *d = opendir(path);
-    if (!d)
-        return -ENOENT;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (is_gpu_devfreq(e->d_name)) {
-            tb_strlcpy(name, e->d_name, n);
-            break;
-        }
-    closedir(d);
-    return name[0] ? 0 : -ENOENT;
 }
 
 static void read_devfreq(struct tb_conditions *c)

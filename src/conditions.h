@@ -23,10 +23,6 @@ struct tb_conditions {
 };
 
 void tb_conditions_read(struct tb_conditions *c);
-/* The GPU's devfreq entry under root + /sys/class/devfreq (root NULL: tb_root()), e.g.
- * "17000000.gpu", into name: 0, or -ENOENT ("" in name) when there is none. One rule for
- * the conditions and the throttle snapshots (power/throttle.h). */
-int tb_gpu_devfreq_find(const char *root, char *name, size_t n);
 /* The power mode as logs and compare show it: "MAXN (0)", "" when unknown. */
 void tb_conditions_mode(const struct tb_conditions *c, char *buf, size_t n);
 /* Calls emit(ctx, key, value) for each known condition, as log metadata. */

@@ -54,6 +54,11 @@ struct tb_throttle_diff {
                                    * MHz"; "" when nothing */
 };
 
+/* The GPU's devfreq entry under root + /sys/class/devfreq (root NULL: tb_root()), e.g.
+ * "17000000.gpu", into name: 0, or -ENOENT ("" in name) when there is none. One rule for
+ * the throttle snapshots and the run conditions (conditions.c). */
+int tb_gpu_devfreq_find(const char *root, char *name, size_t n);
+
 /* Reads a snapshot under root ("" the real one; NULL tb_root()). Never fails. */
 void tb_throttle_snap(const char *root, struct tb_throttle_snap *s);
 
