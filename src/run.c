@@ -241,8 +241,18 @@ static int settle_config(struct run *r)
         return -1;
     if (r->o->diag->n == 0 && !r->gpu_failed)
         tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag);
-    if (r->o->diag->n == 0)   /* a mode sweep on a desktop: exit 2, nothing changed */
-        tb_modes_plan(&r->cfg->sweep, NULL, &r->steps, &r->nsteps, r->o->diag);
+    if (r->o->diag->n == 0) {   /* a mode sweep on a desktop: exit 2, nothing changed */
+        const struct tb_sweep_cfg *sw = &r->cfg->sweep;
+        const struct tb_mode_axes ax = {
+            .power_modes = sw->power_modes, .n_power_modes = sw->n_power_modes,
+            .power_modes_at = sw->power_modes_at.text,
+            .gpu_max_mhz = sw->gpu_max_mhz, .n_gpu_max_mhz = sw->n_gpu_max_mhz,
+            .gpu_max_mhz_at = sw->gpu_max_mhz_at.text,
+            .emc_max_mhz = sw->emc_max_mhz, .n_emc_max_mhz = sw->n_emc_max_mhz,
+            .emc_max_mhz_at = sw->emc_max_mhz_at.text,
+        };
+        tb_modes_plan(&ax, NULL, &r->steps, &r->nsteps, r->o->diag);
+    }
     if (r->o->diag->n) {
         tb_diag_print(r->o->diag);
         return -1;

@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config/config.h"
 #include "diag.h"
 #include "power/modes.h"
 #include "util.h"
@@ -151,34 +150,35 @@ static void test_tables_of_real_boards(void **state)
 
 /* ---- plans ------------------------------------------------------------------------- */
 
-static void sweep_axes(struct tb_sweep_cfg *sw, char **modes, size_t nm, long *gpu, size_t ng)
+static void sweep_axes(struct tb_mode_axes *ax, char **modes, size_t nm, long *gpu, size_t ng)
 {
-    memset(sw, 0, sizeof(*sw));
-    sw->power_modes = modes;
-    sw->n_power_modes = nm;
-    sw->gpu_max_mhz = gpu;
-    sw->n_gpu_max_mhz = ng;
-    snprintf(sw->power_modes_at.text, sizeof(sw->power_modes_at.text), "s.cfg:4");
-    snprintf(sw->gpu_max_mhz_at.text, sizeof(sw->gpu_max_mhz_at.text), "s.cfg:5");
+    memset(ax, 0, sizeof(*ax));
+    ax->power_modes = modes;
+    ax->n_power_modes = nm;
+    ax->gpu_max_mhz = gpu;
+    ax->n_gpu_max_mhz = ng;
+    ax->power_modes_at = "s.cfg:4";
+    ax->gpu_max_mhz_at = "s.cfg:5";
+    ax->emc_max_mhz_at = "s.cfg:6";
 }
 
 static void test_plan(void **state)
 {
     (void)state;
     const char *r = super_root(2);
-    struct tb_sweep_cfg sw;
+    struct tb_mode_axes ax;
     struct tb_mode_step *steps;
     size_t n;
     struct tb_diag d = { 0 };
     /* the default sweep: no axis, no step, nothing read */
-    sweep_axes(&sw, NULL, 0, NULL, 0);
-    assert_int_equal(tb_modes_plan(&sw, r, &steps, &n, &d), 0);
+    sweep_axes(&ax, NULL, 0, NULL, 0);
+    assert_int_equal(tb_modes_plan(&ax, r, &steps, &n, &d), 0);
     assert_int_equal(n, 0);
     /* names and ids, times two GPU caps */
     char *modes[] = { "25W", "0", "7W" };
     long caps[] = { 300, 400 };
-    sweep_axes(&sw, modes, 3, caps, 2);
-    assert_int_equal(tb_modes_plan(&sw, r, &steps, &n, &d), 0);
+    sweep_axes(&ax, modes, 3, caps, 2);
+    assert_int_equal(tb_modes_plan(&ax, r, &steps, &n, &d), 0);
     assert_int_equal(n, 6);
     assert_int_equal(steps[0].mode_id, 1);
     assert_string_equal(steps[0].mode_name, "25W");
@@ -189,8 +189,8 @@ static void test_plan(void **state)
     free(steps);
     /* a name the table lacks: FILE:LINE and the nearest name */
     char *bad[] = { "15w", "MAXN" };
-    sweep_axes(&sw, bad, 2, NULL, 0);
-    assert_int_equal(tb_modes_plan(&sw, r, &steps, &n, &d), 2);
+    sweep_axes(&ax, bad, 2, NULL, 0);
+    assert_int_equal(tb_modes_plan(&ax, r, &steps, &n, &d), 2);
     assert_non_null(strstr(d.msgs[0], "s.cfg:4: 'sweep.power_modes': nvpmodel.conf has no mode "
                                       "'15w' (did you mean '15W'?)"));
     assert_non_null(strstr(d.msgs[1], "'MAXN'"));
@@ -198,13 +198,13 @@ static void test_plan(void **state)
     tb_diag_free(&d);
     /* a desktop: no nvpmodel.conf, a clear error before anything runs */
     const char *desk = th_scratch();
-    sweep_axes(&sw, modes, 1, NULL, 0);
-    assert_int_equal(tb_modes_plan(&sw, desk, &steps, &n, &d), 1);
+    sweep_axes(&ax, modes, 1, NULL, 0);
+    assert_int_equal(tb_modes_plan(&ax, desk, &steps, &n, &d), 1);
     assert_non_null(strstr(d.msgs[0], "s.cfg:4: the power-mode sweep needs a Jetson's nvpmodel"));
     assert_non_null(strstr(d.msgs[0], "never changed"));
     tb_diag_free(&d);
-    sweep_axes(&sw, NULL, 0, caps, 1);
-    assert_int_equal(tb_modes_plan(&sw, desk, &steps, &n, &d), 1);
+    sweep_axes(&ax, NULL, 0, caps, 1);
+    assert_int_equal(tb_modes_plan(&ax, desk, &steps, &n, &d), 1);
     assert_non_null(strstr(d.msgs[0], "s.cfg:5: "));
     tb_diag_free(&d);
 }

@@ -167,29 +167,29 @@ static const struct tb_mode_def *find_id(const struct tb_mode_table *t, int id)
 
 /* ---- the plan -------------------------------------------------------------------- */
 
-int tb_modes_plan(const struct tb_sweep_cfg *sw, const char *root, struct tb_mode_step **steps,
+int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mode_step **steps,
                   size_t *n, struct tb_diag *d)
 {
     size_t before = d->n;
     *steps = NULL;
     *n = 0;
-    if (!sw->n_power_modes && !sw->n_gpu_max_mhz && !sw->n_emc_max_mhz)
+    if (!ax->n_power_modes && !ax->n_gpu_max_mhz && !ax->n_emc_max_mhz)
         return 0;
     struct tb_mode_table t;
     char why[PATH_MAX + 200];
-    const struct tb_where *at = sw->n_power_modes ? &sw->power_modes_at
-                              : sw->n_gpu_max_mhz ? &sw->gpu_max_mhz_at : &sw->emc_max_mhz_at;
+    const char *at = ax->n_power_modes ? ax->power_modes_at
+                   : ax->n_gpu_max_mhz ? ax->gpu_max_mhz_at : ax->emc_max_mhz_at;
     if (tb_modes_table_read(root, &t, why, sizeof(why)) < 0) {
         tb_diag_add(d, "%s: the power-mode sweep needs a Jetson's nvpmodel: %s (a desktop's "
-                    "clocks and power limits are never changed)", at->text, why);
+                    "clocks and power limits are never changed)", at, why);
         return (int)(d->n - before);
     }
-    size_t nm = sw->n_power_modes ? sw->n_power_modes : 1;
-    size_t ng = sw->n_gpu_max_mhz ? sw->n_gpu_max_mhz : 1;
-    size_t ne = sw->n_emc_max_mhz ? sw->n_emc_max_mhz : 1;
+    size_t nm = ax->n_power_modes ? ax->n_power_modes : 1;
+    size_t ng = ax->n_gpu_max_mhz ? ax->n_gpu_max_mhz : 1;
+    size_t ne = ax->n_emc_max_mhz ? ax->n_emc_max_mhz : 1;
     int ids[256];
-    for (size_t i = 0; i < sw->n_power_modes && i < 256; i++) {
-        const struct tb_mode_def *m = tb_modes_find(&t, sw->power_modes[i]);
+    for (size_t i = 0; i < ax->n_power_modes && i < 256; i++) {
+        const struct tb_mode_def *m = tb_modes_find(&t, ax->power_modes[i]);
         ids[i] = m ? m->id : -1;
         if (m)
             continue;
@@ -197,37 +197,37 @@ int tb_modes_plan(const struct tb_sweep_cfg *sw, const char *root, struct tb_mod
         size_t k = 0;
         for (size_t j = 0; j < t.n && k < 64; j++)
             names[k++] = t.v[j].name;
-        const char *sug = tb_suggest(sw->power_modes[i], names, k);
+        const char *sug = tb_suggest(ax->power_modes[i], names, k);
         char list[512] = "";
         for (size_t j = 0, len = 0; j < t.n && len < sizeof(list); j++)
             len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s (%d)", j ? ", " : "",
                                     t.v[j].name, t.v[j].id);
         if (sug)
             tb_diag_add(d, "%s: 'sweep.power_modes': nvpmodel.conf has no mode '%s' (did you "
-                        "mean '%s'?)", sw->power_modes_at.text, sw->power_modes[i], sug);
+                        "mean '%s'?)", ax->power_modes_at, ax->power_modes[i], sug);
         else
             tb_diag_add(d, "%s: 'sweep.power_modes': nvpmodel.conf has no mode '%s' (it has %s)",
-                        sw->power_modes_at.text, sw->power_modes[i], list);
+                        ax->power_modes_at, ax->power_modes[i], list);
     }
-    if (sw->n_power_modes > 256)
-        tb_diag_add(d, "%s: 'sweep.power_modes': more than 256 modes", sw->power_modes_at.text);
-    if (sw->n_gpu_max_mhz && !t.gpu_max_path[0])
+    if (ax->n_power_modes > 256)
+        tb_diag_add(d, "%s: 'sweep.power_modes': more than 256 modes", ax->power_modes_at);
+    if (ax->n_gpu_max_mhz && !t.gpu_max_path[0])
         tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': nvpmodel.conf names no GPU MAX_FREQ file to "
-                    "cap the GPU clock with", sw->gpu_max_mhz_at.text);
-    if (sw->n_emc_max_mhz && !t.emc_cap_path[0])
+                    "cap the GPU clock with", ax->gpu_max_mhz_at);
+    if (ax->n_emc_max_mhz && !t.emc_cap_path[0])
         tb_diag_add(d, "%s: 'sweep.emc_max_mhz': nvpmodel.conf names no EMC MAX_FREQ file "
-                    "(this board has no nvpmodel EMC cap)", sw->emc_max_mhz_at.text);
+                    "(this board has no nvpmodel EMC cap)", ax->emc_max_mhz_at);
     if (d->n == before) {
         *steps = calloc(nm * ng * ne, sizeof(**steps));
         for (size_t i = 0; *steps && i < nm; i++)
             for (size_t g = 0; g < ng; g++)
                 for (size_t e = 0; e < ne; e++) {
                     struct tb_mode_step *s = &(*steps)[(*n)++];
-                    s->mode_id = sw->n_power_modes ? ids[i] : -1;
+                    s->mode_id = ax->n_power_modes ? ids[i] : -1;
                     const struct tb_mode_def *m = find_id(&t, s->mode_id);
                     tb_strlcpy(s->mode_name, m ? m->name : "", sizeof(s->mode_name));
-                    s->gpu_cap_mhz = sw->n_gpu_max_mhz ? (double)sw->gpu_max_mhz[g] : 0;
-                    s->emc_cap_mhz = sw->n_emc_max_mhz ? (double)sw->emc_max_mhz[e] : 0;
+                    s->gpu_cap_mhz = ax->n_gpu_max_mhz ? (double)ax->gpu_max_mhz[g] : 0;
+                    s->emc_cap_mhz = ax->n_emc_max_mhz ? (double)ax->emc_max_mhz[e] : 0;
                 }
     }
     tb_modes_table_free(&t);

@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/config.h"
 #include "diag.h"
 
 /* One POWER_MODEL of nvpmodel.conf. Caps in MHz: > 0 a cap, 0 none (-1 in the file). */
@@ -48,12 +47,22 @@ struct tb_mode_step {
     double gpu_cap_mhz, emc_cap_mhz;
 };
 
-/* The steps of sw's axes (modes x gpu caps x emc caps) against the board's table under root;
+/* The sweep's power-mode axes as the plan reads them: sweep.power_modes, sweep.gpu_max_mhz and
+ * sweep.emc_max_mhz, each with where it was set ("conf/x.cfg:12" or "--set ...", for the
+ * problems; never NULL for an axis that has values). run.c fills it from the configuration:
+ * nothing in power/ includes config.h. */
+struct tb_mode_axes {
+    char *const *power_modes; size_t n_power_modes; const char *power_modes_at;  /* names or ids */
+    const long *gpu_max_mhz; size_t n_gpu_max_mhz; const char *gpu_max_mhz_at;
+    const long *emc_max_mhz; size_t n_emc_max_mhz; const char *emc_max_mhz_at;
+};
+
+/* The steps of ax's axes (modes x gpu caps x emc caps) against the board's table under root;
  * none (*n 0) when the sweep names no axis. Every problem added to d with FILE:LINE: modes
  * on a machine without nvpmodel, a name the table lacks (with the nearest name), a GPU cap
  * where the table names no GPU max_freq file, an EMC cap without an EMC cap file. Returns
  * the problems added. */
-int tb_modes_plan(const struct tb_sweep_cfg *sw, const char *root, struct tb_mode_step **steps,
+int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mode_step **steps,
                   size_t *n, struct tb_diag *d);
 
 /* The board's settings as the state file keeps them (Hz; NAN unknown). */
