@@ -65,6 +65,9 @@ static const char *board_root(const char *conf, const char *gpu_dir, const char 
     setenv("TB_MODE_STATE", p, 1);
     setenv("TB_MODE_SETTLE_MS", "400", 1);
     unsetenv("FAKE_NVPM_FAULT");
+    unsetenv("TB_CAP_WRITER");
+    unsetenv("FAKE_CAP_FAULT");
+    unsetenv("FAKE_CAP_LOG");
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof(cmd), "tests/fake-nvpmodel.sh -m %d >/dev/null", mode);
     assert_int_equal(system(cmd), 0);
@@ -308,25 +311,117 @@ static void test_faults(void **state)
         assert_int_equal(status_mode(r), 2);
         tb_modes_close(&m);
     }
-    /* a cap the board does not keep: max_freq written but reads another value back */
+    /* a cap the user may not write: refused with the command's words, the board restored */
     const char *r = super_root(2);
-    unsetenv("FAKE_NVPM_FAULT");
-    char why[512], what[1024], p[PATH_MAX];
+    char why[512], what[1024];
+    char *writer = realpath("tests/fake-cap-writer.sh", NULL);
+    assert_non_null(writer);
+    setenv("TB_CAP_WRITER", writer, 1);
+    free(writer);
+    setenv("FAKE_CAP_FAULT", "refuse", 1);
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
     assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
-    snprintf(p, sizeof(p), "%s%s/max_freq", r, SUPER_GPU);
-    chmod(p, 0444);
     struct tb_mode_outcome o;
     struct tb_mode_step s = { 0, "15W", 306, 0 };
-    int rc = tb_modes_apply(&m, &s, &o);
-    if (geteuid() != 0) {   /* root writes a 0444 file anyway */
-        assert_int_equal(rc, -1);
-        assert_int_equal(o.result, TB_MODE_CAP_REFUSED);
-        assert_non_null(strstr(o.why, "GPU cap 306 MHz"));
-    }
-    chmod(p, 0644);
+    assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
+    assert_int_equal(o.result, TB_MODE_CAP_REFUSED);
+    if (!strstr(o.why, "GPU cap 306 MHz") || !strstr(o.why, "a password is required") ||
+        !strstr(o.why, "doc/power.md"))
+        th_fail("refused cap: '%s'", o.why);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 612, 1e-9);   /* the mode's, unchanged */
+    unsetenv("FAKE_CAP_FAULT");
     assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_int_equal(status_mode(r), 2);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    tb_modes_close(&m);
+}
+
+/* Caps through the cap writer ($TB_CAP_WRITER: what `sudo -n /usr/bin/tee PATH` does for a
+ * user with the sudoers line): each cap written by one call naming the exact file, the value
+ * on stdin, and restored by the same route. */
+static void test_caps_through_writer(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024], log[PATH_MAX], want[2 * PATH_MAX];
+    snprintf(log, sizeof(log), "%s/cap-calls", r);
+    setenv("FAKE_CAP_LOG", log, 1);
+    char *writer = realpath("tests/fake-cap-writer.sh", NULL);
+    assert_non_null(writer);
+    setenv("TB_CAP_WRITER", writer, 1);
+    free(writer);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    struct tb_mode_step s = { 1, "25W", 612, 2133 };
+    assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+    th_assert_close(o.gpu_max_mhz, 612, 1e-9);
+    th_assert_close(o.emc_cap_mhz, 2133, 1e-9);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    th_assert_close(read_mhz(r, EMC_CAP), 0, 0);
+    snprintf(want, sizeof(want), "%s%s/max_freq 612000000\n%s%s 2133000000\n"
+             "%s%s/max_freq 1020000000\n%s%s 0\n", r, SUPER_GPU, r, EMC_CAP, r, SUPER_GPU,
+             r, EMC_CAP);
+    char *text = slurp(log);
+    assert_non_null(text);
+    assert_string_equal(text, want);
+    free(text);
+    tb_modes_close(&m);
+}
+
+/* A user who may not write the cap file, with no $TB_CAP_WRITER: the cap goes through
+ * `sudo -n /usr/bin/tee PATH` (a fake sudo first on PATH here, refusing as sudo does without
+ * the sudoers line). As root the test drops to nobody in a child to be that user. */
+static void test_cap_falls_back_to_sudo_tee(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], bin[PATH_MAX], log[PATH_MAX], path[PATH_MAX + 64];
+    snprintf(bin, sizeof(bin), "%s/bin", r);
+    snprintf(log, sizeof(log), "%s/sudo-calls", r);
+    free(th_write(r, "bin/sudo", "#!/bin/sh\nv=$(cat)\necho \"$* <- $v\" >> \"$SUDO_LOG\"\n"
+                  "echo 'sudo: a password is required'\nexit 1\n"));
+    snprintf(path, sizeof(path), "%s/sudo", bin);
+    assert_int_equal(chmod(path, 0755), 0);
+    char *cmd = calloc(1, 4 * PATH_MAX);
+    assert_non_null(cmd);
+    snprintf(cmd, 4 * PATH_MAX, "chmod -R a+rX '%s' && touch '%s' && chmod 666 '%s'", r, log, log);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    snprintf(path, sizeof(path), "%s%s/max_freq", r, SUPER_GPU);
+    assert_int_equal(chmod(path, 0444), 0);   /* not nobody's, nor a user's, to write */
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+            _exit(3);
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof(p), "%s:/usr/bin:/bin", bin);
+        setenv("PATH", p, 1);
+        setenv("SUDO_LOG", log, 1);
+        struct tb_mode_outcome o;
+        struct tb_mode_step s = { -1, "as found", 306, 0 };   /* a cap alone, no switch */
+        int rc = tb_modes_apply(&m, &s, &o);
+        _exit(rc == -1 && o.result == TB_MODE_CAP_REFUSED &&
+              strstr(o.why, "sudo -n /usr/bin/tee") && strstr(o.why, "password is required")
+              ? 0 : (fprintf(stderr, "cap step: rc %d, '%s'\n", rc, o.why), 4));
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    char *text = slurp(log), want[2 * PATH_MAX + 64];
+    assert_non_null(text);
+    snprintf(want, sizeof(want), "-n /usr/bin/tee %s <- 306000000\n", path);
+    assert_string_equal(text, want);
+    free(text);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    chmod(path, 0644);
     tb_modes_close(&m);
 }
 
@@ -751,6 +846,8 @@ int main(void)
     setenv("TB_LOCK_FILE", lock, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_of_real_boards),
+        TH_TEST(test_caps_through_writer),
+        TH_TEST(test_cap_falls_back_to_sudo_tee),
         TH_TEST(test_plan),
         TH_TEST(test_switch_verify_restore),
         TH_TEST(test_nano_emc_cap),

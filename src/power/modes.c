@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -256,80 +257,56 @@ static double read_hz(const struct tb_modes *m, const char *abs)
     return end == line ? NAN : v;
 }
 
-/* Writes hz to a sysfs clock file: no link followed, a regular file only, never blocking. */
-static int write_hz(const struct tb_modes *m, const char *abs, double hz, char *why, size_t n)
+/* Runs a command line (words split at spaces) with extra arguments after it: stdin the text
+ * input (NULL: /dev/null), stdout and stderr into out (bounded, one line), at most
+ * CMD_TIMEOUT_MS. Returns its exit status, 128+signal, or -errno when it could not be run
+ * (why in out). */
+static int run_cmd(const char *cmd, const char *const *extra, const char *input, char *out,
+                   size_t n)
 {
-    char path[PATH_MAX];
-    rooted(m, path, sizeof(path), abs);
-    int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0) {
-        int e = errno;
-        snprintf(why, n, "cannot write '%s': %s%s", path, strerror(e),
-                 e == EACCES && geteuid() ? " (root's to write: run as root, doc/power.md)" : "");
-        return -e;
-    }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(why, n, "'%s' is not a regular file: not written", path);
-        return -EINVAL;
-    }
-    char buf[32];
-    int len = snprintf(buf, sizeof(buf), "%.0f\n", hz);
-    ssize_t w = write(fd, buf, (size_t)len);
-    int e = w == len ? 0 : w < 0 ? errno : EIO;
-    if (close(fd) < 0 && !e)
-        e = errno;
-    if (e) {
-        snprintf(why, n, "cannot write '%s': %s", path, strerror(e));
-        return -e;
-    }
-    return 0;
-}
-
-static int read_mode(const struct tb_modes *m)
-{
-    char path[PATH_MAX], line[128], why[PATH_MAX + 160];
-    rooted(m, path, sizeof(path), "/var/lib/nvpmodel/status");
-    if (tb_safeio_line(path, line, sizeof(line), 0, why, sizeof(why)) < 0)
-        return -1;
-    return tb_nvpmodel_parse_status(line);
-}
-
-/* Runs the nvpmodel command with "-m id": stdin /dev/null, stdout and stderr into out
- * (bounded, one line), at most CMD_TIMEOUT_MS. Returns its exit status, 128+signal, or
- * -errno when it could not be run (why in out). */
-static int run_nvpmodel(int id, char *out, size_t n)
-{
-    const char *cmd = getenv("TB_NVPMODEL");
-    if (!cmd || !*cmd)
-        cmd = geteuid() == 0 ? "/usr/sbin/nvpmodel" : "sudo -n /usr/sbin/nvpmodel";
-    char words[1024], idbuf[16], *argv[16];
+    char words[1024], *argv[20];
     tb_strlcpy(words, cmd, sizeof(words));
     int argc = 0;
     for (char *s = strtok(words, " "); s && argc < 12; s = strtok(NULL, " "))
         argv[argc++] = s;
-    snprintf(idbuf, sizeof(idbuf), "%d", id);
-    argv[argc++] = "-m";
-    argv[argc++] = idbuf;
+    for (; extra && *extra && argc < 19; extra++)
+        argv[argc++] = (char *)*extra;
     argv[argc] = NULL;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0) {
-        snprintf(out, n, "pipe: %s", strerror(errno));
-        return -errno;
+    out[0] = '\0';
+    int p[2], in[2] = { -1, -1 };
+    if (pipe2(p, O_CLOEXEC) < 0 || (input && pipe2(in, O_CLOEXEC) < 0)) {
+        int e = errno;
+        snprintf(out, n, "pipe: %s", strerror(e));
+        return -e;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (input)
+        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, p[1], 1);
     posix_spawn_file_actions_adddup2(&fa, p[1], 2);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = argc ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) : ENOENT;
     posix_spawn_file_actions_destroy(&fa);
     close(p[1]);
+    if (input) {
+        close(in[0]);
+        if (!rc) {   /* a few bytes: the pipe holds them, the write never blocks */
+            sigset_t pipe_sig, was;   /* a command gone already: EPIPE, not a SIGPIPE death */
+            sigemptyset(&pipe_sig);
+            sigaddset(&pipe_sig, SIGPIPE);
+            pthread_sigmask(SIG_BLOCK, &pipe_sig, &was);
+            if (write(in[1], input, strlen(input)) < 0 && errno == EPIPE)
+                sigtimedwait(&pipe_sig, NULL, &(struct timespec){ 0, 0 });
+            pthread_sigmask(SIG_SETMASK, &was, NULL);
+        }   /* a command that exits early says so by its status */
+        close(in[1]);
+    }
     if (rc) {
         close(p[0]);
-        snprintf(out, n, "cannot run '%s': %s", argv[0], strerror(rc));
+        snprintf(out, n, "cannot run '%s': %s", argc ? argv[0] : cmd, strerror(rc));
         return -rc;
     }
     size_t len = 0;
@@ -366,11 +343,90 @@ static int run_nvpmodel(int id, char *out, size_t n)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (timed_out) {
-        snprintf(out, n, "'%s -m %d' did not finish in %d s", cmd, id, CMD_TIMEOUT_MS / 1000);
+        snprintf(out, n, "'%s%s%s' did not finish in %d s", cmd, extra && extra[0] ? " " : "",
+                 extra && extra[0] ? extra[0] : "", CMD_TIMEOUT_MS / 1000);
         return 128 + SIGKILL;
     }
     tb_csvlog_clean(out, n);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The command that writes a cap file for a user who may not: $TB_CAP_WRITER (always, when
+ * set), else `sudo -n /usr/bin/tee` when not root (the sudoers line doc/power.md gives names
+ * each file), else none. */
+static const char *cap_writer(void)
+{
+    const char *w = getenv("TB_CAP_WRITER");
+    if (w && *w)
+        return w;
+    return geteuid() ? "sudo -n /usr/bin/tee" : NULL;
+}
+
+/* Writes hz to a sysfs clock file: no link followed, a regular file only, never blocking.
+ * Through the cap writer when $TB_CAP_WRITER names one, or when the file is root's to write
+ * and this is not root: "CMD PATH" with the value on stdin. */
+static int write_hz(const struct tb_modes *m, const char *abs, double hz, char *why, size_t n)
+{
+    char path[PATH_MAX], buf[32];
+    rooted(m, path, sizeof(path), abs);
+    int len = snprintf(buf, sizeof(buf), "%.0f\n", hz);
+    const char *env = getenv("TB_CAP_WRITER");
+    int fd = env && *env ? -1 : open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK |
+                                     O_CLOEXEC | O_NOCTTY);
+    int e = env && *env ? EACCES : errno;
+    const char *writer = cap_writer();
+    if (fd < 0 && (e == EACCES || e == EPERM) && writer) {
+        char out[300];
+        const char *extra[] = { path, NULL };
+        int rc = run_cmd(writer, extra, buf, out, sizeof(out));
+        if (rc == 0)
+            return 0;
+        snprintf(why, n, "'%s' is root's to write and '%s %s' failed (exit %d%s%.200s): run "
+                 "as root, or allow that command (doc/power.md)", path, writer, path, rc,
+                 out[0] ? ": " : "", out);
+        return -EACCES;
+    }
+    struct stat st;
+    if (fd < 0) {
+        snprintf(why, n, "cannot write '%s': %s", path, strerror(e));
+        return -e;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(why, n, "'%s' is not a regular file: not written", path);
+        return -EINVAL;
+    }
+    ssize_t w = write(fd, buf, (size_t)len);
+    e = w == len ? 0 : w < 0 ? errno : EIO;
+    if (close(fd) < 0 && !e)
+        e = errno;
+    if (e) {
+        snprintf(why, n, "cannot write '%s': %s", path, strerror(e));
+        return -e;
+    }
+    return 0;
+}
+
+static int read_mode(const struct tb_modes *m)
+{
+    char path[PATH_MAX], line[128], why[PATH_MAX + 160];
+    rooted(m, path, sizeof(path), "/var/lib/nvpmodel/status");
+    if (tb_safeio_line(path, line, sizeof(line), 0, why, sizeof(why)) < 0)
+        return -1;
+    return tb_nvpmodel_parse_status(line);
+}
+
+/* Runs the nvpmodel command with "-m id" ($TB_NVPMODEL, else nvpmodel as root or through
+ * `sudo -n`): see run_cmd. */
+static int run_nvpmodel(int id, char *out, size_t n)
+{
+    const char *cmd = getenv("TB_NVPMODEL");
+    if (!cmd || !*cmd)
+        cmd = geteuid() == 0 ? "/usr/sbin/nvpmodel" : "sudo -n /usr/sbin/nvpmodel";
+    char idbuf[16];
+    snprintf(idbuf, sizeof(idbuf), "%d", id);
+    const char *extra[] = { "-m", idbuf, NULL };
+    return run_cmd(cmd, extra, NULL, out, n);
 }
 
 const char *tb_modes_result_name(enum tb_mode_result r)
