@@ -367,9 +367,9 @@ static void keep_front(struct page_fronts *pf, const struct rec *c,
         tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
         block_text(blk, sizeof(blk), r);
         size_t len = strlen(r->power_mode) + strlen(caps) + strlen(blk) + 16;
-        if ((lab[i] = malloc(len)))
-            snprintf(lab[i], len, "%s%s%s, block %s", r->power_mode[0] ? r->power_mode : "mode ?",
-                     caps[0] ? ", " : "", caps, blk);
+        if ((lab[i] = malloc(len)))   /* a kernel that takes no block: no "block -" */
+            snprintf(lab[i], len, "%s%s%s%s%s", r->power_mode[0] ? r->power_mode : "mode ?",
+                     caps[0] ? ", " : "", caps, r->bx ? ", block " : "", r->bx ? blk : "");
     }
     snprintf(fr->title, sizeof(fr->title), "%s %ld x %ld %s on %s (%s)", c->kernel, c->rows,
              c->cols, c->elem, c->board, c->host);

@@ -363,7 +363,9 @@ static void pareto_front(FILE *f, const struct tb_report_front *fr)
         pts[i] = (struct tb_xy){ q->x, q->y, q->y_ci, 0, fr->label[q->src], q->front, q->x_ci,
                                  q->knee };
     }
-    const char *series[1] = { "operating points (front joined, knee ringed)" };
+    /* short enough for the legend's 224 px beside the plot ("operating points (front
+     * joined, knee ringed)" was cut at "ringed") */
+    const char *series[1] = { "points: front dashed, knee ringed" };
     cv_heading(&(struct canvas){ f, NULL }, fr->title, NULL);
     tb_html_scatter(f, "GB/s against dynamic energy per byte, per power mode and clock caps "
                     "(95% intervals)", "dynamic pJ per byte", "GB/s", series, 1, pts, fr->n);
