@@ -22,7 +22,8 @@
 #
 # Targets: all (default), run, test, test-valgrind, native-test, cross-test, fuzz, board-info,
 #   version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test, fleet-lint,
-#   structure-check, gpu-check, gpu-prep, deps, deps-bundle, install, uninstall, docs, clean.
+#   structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall,
+#   docs, clean.
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
 .DELETE_ON_ERROR:
@@ -261,6 +262,12 @@ html-check: $(BIN)
 	@scripts/ensure-deps.sh html
 	@BIN=$(BIN) tests/html-check.sh
 
+# doc/img/pareto-front.png, the README's picture of compare --pareto --html's chart: a fake
+# three-mode sweep on the CPU backend, shot in headless Chromium (scripts/readme-picture.sh).
+readme-picture: $(BIN)
+	@scripts/ensure-deps.sh html
+	@BIN=$(BIN) scripts/readme-picture.sh
+
 # DuckDB and pandas over a folder of logs, as doc/log-format.md says (tests/readers-check.sh).
 readers-check: $(BIN)
 	@BIN=$(BIN) tests/readers-check.sh
@@ -365,6 +372,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

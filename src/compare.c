@@ -363,15 +363,13 @@ static void keep_front(struct page_fronts *pf, const struct rec *c,
     memcpy(pc, p, n * sizeof(*pc));
     for (size_t i = 0; i < n; i++) {
         const struct rec *r = &c[i];
-        char caps[64] = "", blk[24];
-        if (isfinite(r->gpu_cap_mhz) || isfinite(r->emc_cap_mhz))
-            snprintf(caps, sizeof(caps), " GPU %.0f EMC %.0f MHz", r->gpu_cap_mhz,
-                     r->emc_cap_mhz);
+        char caps[64], blk[24];   /* a cap not asked is left out, never "nan" */
+        tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
         block_text(blk, sizeof(blk), r);
         size_t len = strlen(r->power_mode) + strlen(caps) + strlen(blk) + 16;
-        if ((lab[i] = malloc(len)))
-            snprintf(lab[i], len, "%s%s, block %s", r->power_mode[0] ? r->power_mode : "mode ?",
-                     caps, blk);
+        if ((lab[i] = malloc(len)))   /* a kernel that takes no block: no "block -" */
+            snprintf(lab[i], len, "%s%s%s%s%s", r->power_mode[0] ? r->power_mode : "mode ?",
+                     caps[0] ? ", " : "", caps, r->bx ? ", block " : "", r->bx ? blk : "");
     }
     snprintf(fr->title, sizeof(fr->title), "%s %ld x %ld %s on %s (%s)", c->kernel, c->rows,
              c->cols, c->elem, c->board, c->host);

@@ -1,6 +1,7 @@
-/* history.c: `transpose-bench history LOG...`: for each board, host, device, kernel, size, element
- * type and power mode, the best result of each night (the date in the run_id) in time order,
- * with changes beyond the nights' own noise flagged. The rule (also in the usage text):
+/* history.c: `transpose-bench history LOG...`: for each board, host, device, kernel, size,
+ * element type, power mode and clock caps asked, the best result of each night (the date in the
+ * run_id) in time order, with changes beyond the nights' own noise flagged. The rule (also in
+ * the usage text):
  *   a night's baseline is the median of the up to 7 nights before it (at least 3), its band
  *   max(3%, 3 x 1.4826 x MAD / median) of the baseline; a change starts at night i when night
  *   i and night i+1 are both beyond the band on the same side (a change-point that holds for
@@ -30,7 +31,17 @@
 #define HIST_MIN_NIGHTS 3   /* fewer: no verdict */
 #define HIST_FLOOR 0.03     /* a band never narrower than 3% */
 
-/* The series a row belongs to: board, host, device, kernel, element type, power mode, size. */
+/* Two caps asked, NAN (none asked) after every cap. */
+static int cmp_cap(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+/* The series a row belongs to: board, host, device, kernel, element type, power mode, the
+ * clock caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same
+ * mode uncapped: its GB/s is another operating point's, never a change of the kernel's. */
 static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
 {
     int c;
@@ -38,7 +49,9 @@ static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
         (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
         (c = strcmp(x->device, y->device)) ||
         (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
-        (c = strcmp(x->power_mode, y->power_mode)))
+        (c = strcmp(x->power_mode, y->power_mode)) ||
+        (c = cmp_cap(x->gpu_cap_mhz, y->gpu_cap_mhz)) ||
+        (c = cmp_cap(x->emc_cap_mhz, y->emc_cap_mhz)))
         return c;
     if (x->rows != y->rows)
         return x->rows < y->rows ? -1 : 1;
@@ -92,6 +105,8 @@ static const struct tb_table_col cols[] = {
     { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
     { .name = "elem", .head = "elem", .kind = 'S', .data_only = true },
     { .name = "power_mode", .head = "mode", .kind = 'S', .data_only = true },
+    { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .data_only = true },
+    { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .data_only = true },
     { .name = "night", .head = "night", .kind = 'S', .width = 10 },
     { .name = "gbps", .head = "best GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
     { .name = "baseline_gbps", .head = "baseline", .kind = 'N', .dec = 1, .width = 10 },
@@ -173,13 +188,15 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
         x[i] = n[i]->gbps;
     const struct tb_log_rec *r = n[0];
     *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem,
-                                       r->power_mode, r->rows, r->cols, count, out->night,
-                                       out->gbps, out->base, out->change, out->flag };
-    char h[512];
-    snprintf(h, sizeof(h), "%s (%s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s", r->board, r->device,
+                                       r->power_mode, r->gpu_cap_mhz, r->emc_cap_mhz, r->rows,
+                                       r->cols, count, out->night, out->gbps, out->base,
+                                       out->change, out->flag };
+    char h[512], caps[64];
+    tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
+    snprintf(h, sizeof(h), "%s (%s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s%s%s", r->board, r->device,
              r->host[0] ? " on " : "", r->host, r->host_id[0] ? " (" : "", r->host_id,
              r->host_id[0] ? ")" : "", r->kernel, r->rows, r->cols, r->elem,
-             r->power_mode[0] ? ", " : "", r->power_mode);
+             r->power_mode[0] ? ", " : "", r->power_mode, caps[0] ? ", " : "", caps);
     tb_table_section(t, h);
     int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
     double cbase = NAN, cband = NAN;   /* the baseline and band the change started from */
@@ -201,7 +218,8 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
         struct tb_cell c[] = {
             TB_TEXT(r->board), TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(r->kernel),
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
-            TB_TEXT(r->power_mode), TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
+            TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
+            TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
             TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci),
             TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
             TB_NUM(n[i]->gbps_per_w_ci), TB_TEXT(note),

@@ -144,6 +144,18 @@ int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, co
     return c ? c : strcmp(id_a, id_b);
 }
 
+const char *tb_log_caps_text(char *buf, size_t len, double gpu_cap_mhz, double emc_cap_mhz)
+{
+    bool g = isfinite(gpu_cap_mhz), e = isfinite(emc_cap_mhz);
+    if (g && e)
+        snprintf(buf, len, "GPU cap %.0f MHz, EMC cap %.0f MHz", gpu_cap_mhz, emc_cap_mhz);
+    else if (g || e)
+        snprintf(buf, len, "%s cap %.0f MHz", g ? "GPU" : "EMC", g ? gpu_cap_mhz : emc_cap_mhz);
+    else if (len)
+        buf[0] = '\0';
+    return buf;
+}
+
 void tb_logset_fill_ids(struct tb_logset *s)
 {
     const char *last_host = NULL, *last_id = NULL;   /* rows come in runs of one log */

@@ -115,5 +115,9 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r);
 /* Whether two rows (or logs) come from one host: the host name and, where both logs carry
  * one, the machine-id (cloned hostnames stay apart; old logs match by name). */
 int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b);
+/* The clock caps a mode sweep's step asked (tb_log_rec's gpu_cap_mhz, emc_cap_mhz; NAN: none
+ * asked), as a series or an operating point is named by them: "GPU cap 612 MHz, EMC cap 2133
+ * MHz", either alone, or "" when none was asked. Returns buf. */
+const char *tb_log_caps_text(char *buf, size_t len, double gpu_cap_mhz, double emc_cap_mhz);
 
 #endif

@@ -2,7 +2,7 @@
  * the --html page (html.c: inline SVG and tables) or as the --plot picture (plot.c: gnuplot):
  * per size and element type, the charts of every board (fraction of memcpy and of peak, GB/s
  * on a log axis, GB/s per W) saying which boards lack the size, and on the page the table;
- * per kernel, size, element type and power mode of history, the nights of every board as
+ * per kernel, size, element type, power mode and caps of history, the nights of every board as
  * lines, and on the page the table with the flags. */
 #include "report.h"
 
@@ -363,7 +363,9 @@ static void pareto_front(FILE *f, const struct tb_report_front *fr)
         pts[i] = (struct tb_xy){ q->x, q->y, q->y_ci, 0, fr->label[q->src], q->front, q->x_ci,
                                  q->knee };
     }
-    const char *series[1] = { "operating points (front joined, knee ringed)" };
+    /* short enough for the legend's 224 px beside the plot ("operating points (front
+     * joined, knee ringed)" was cut at "ringed") */
+    const char *series[1] = { "points: front dashed, knee ringed" };
     cv_heading(&(struct canvas){ f, NULL }, fr->title, NULL);
     tb_html_scatter(f, "GB/s against dynamic energy per byte, per power mode and clock caps "
                     "(95% intervals)", "dynamic pJ per byte", "GB/s", series, 1, pts, fr->n);
@@ -412,12 +414,19 @@ int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *
 
 /* ---- history ---------------------------------------------------------------------- */
 
+/* Two caps asked the same (NAN: none asked, the same as none). */
+static bool same_cap(double a, double b)
+{
+    return isnan(a) ? isnan(b) : a == b;
+}
+
 static bool same_chart(const void *v, size_t i, size_t j)
 {
     const struct tb_history_series *a = (const struct tb_history_series *)v + i,
                                    *b = (const struct tb_history_series *)v + j;
     return !strcmp(a->kernel, b->kernel) && !strcmp(a->elem, b->elem) &&
-           !strcmp(a->power_mode, b->power_mode) && a->rows == b->rows && a->cols == b->cols;
+           !strcmp(a->power_mode, b->power_mode) && same_cap(a->gpu_cap_mhz, b->gpu_cap_mhz) &&
+           same_cap(a->emc_cap_mhz, b->emc_cap_mhz) && a->rows == b->rows && a->cols == b->cols;
 }
 
 static int by_text(const void *a, const void *b)
@@ -441,9 +450,10 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
                           size_t m)
 {
     const struct tb_history_series *s0 = g[0];
-    char title[256];
-    snprintf(title, sizeof(title), "%s, %ldx%ld %s%s%s", s0->kernel, s0->rows, s0->cols, s0->elem,
-             s0->power_mode[0] ? ", " : "", s0->power_mode);
+    char title[256], caps[64];
+    tb_log_caps_text(caps, sizeof(caps), s0->gpu_cap_mhz, s0->emc_cap_mhz);
+    snprintf(title, sizeof(title), "%s, %ldx%ld %s%s%s%s%s", s0->kernel, s0->rows, s0->cols,
+             s0->elem, s0->power_mode[0] ? ", " : "", s0->power_mode, caps[0] ? ", " : "", caps);
     cv_heading(cv, title, NULL);
     size_t total = 0;
     for (size_t i = 0; i < m; i++)
@@ -503,7 +513,7 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
     fputs("</table>\n", f);
 }
 
-/* Every chart of history (series of one kernel, size, element type and power mode
+/* Every chart of history (series of one kernel, size, element type, power mode and caps
  * together); 0, or -1 out of memory (said). */
 static int history_all(const struct canvas *cv, const struct tb_history_series *v, size_t n)
 {

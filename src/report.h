@@ -10,9 +10,11 @@
 #include "pareto.h"
 #include "table.h"
 
-/* One series of history: a board's nights for one kernel, size, element type, power mode. */
+/* One series of history: a board's nights for one kernel, size, element type, power mode and
+ * clock caps asked. */
 struct tb_history_series {
     const char *board, *host, *device, *kernel, *elem, *power_mode;
+    double gpu_cap_mhz, emc_cap_mhz;   /* the caps its step asked; NAN none */
     long rows, cols;
     size_t n;
     const char **night;        /* n nights, in order */

@@ -701,6 +701,7 @@ static void test_e2e_three_modes_pareto(void **state)
     char *html = th_keep(th_read_gz(page));
     assert_non_null(strstr(html, "GB/s against dynamic energy per byte"));
     assert_non_null(strstr(html, "15W (0)"));
+    assert_null(strstr(html, "block -"));   /* copy_row takes no block: its label says none */
     size_t dots = 0, above = 0;
     double knee_x = NAN;
     for (int i = 0; i < 3; i++) {

@@ -1049,7 +1049,7 @@ static void test_history_flags_a_lasting_change_only(void **state)
     /* the csv form, one row per series and night */
     snprintf(args, sizeof(args), "history --format csv %s/*.csv.gz", dir);
     assert_int_equal(th_runf("%s", args), 1);
-    must_have(th_out(), "jetson-orin-nano,orin1,Orin,blocked,4096,4096,float,\"15W (0)\",2026-11-11,70.00,"
+    must_have(th_out(), "jetson-orin-nano,orin1,Orin,blocked,4096,4096,float,\"15W (0)\",,,2026-11-11,70.00,"
                    "100.1,-30.1,\"SLOWER from here\",,,,\n");   /* table.c: RFC 4180, numbers plain */
     /* before the 12th night: one low night is not yet a change */
     char last[PATH_MAX];
@@ -1057,6 +1057,84 @@ static void test_history_flags_a_lasting_change_only(void **state)
     assert_int_equal(unlink(last), 0);
     assert_int_equal(th_runf("%s", args), 0);
     must_have(th_out(), ",2026-11-11,70.00,100.1,-30.1,\"lower (one night: not yet a change)\",,,,\n");
+}
+
+/* A night of blocked in 15W under the caps a mode sweep's step asked ("" none), as history
+ * reads it. */
+static void capped_night(const char *dir, int day, const char *gpu_cap, const char *emc_cap,
+                         double gbps)
+{
+    char name[128], text[1024];
+    snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
+             "block_x,block_y,gbps,rel_sem,status,power_mode,gpu_cap_asked_mhz,"
+             "emc_cap_asked_mhz,dyn_pj_per_byte\n"
+             "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,float,4096,"
+             "4096,32,8,%.2f,0.002,ok,15W (0),%s,%s,12.5\n# end: complete, 1 rows\n", day, gbps,
+             gpu_cap, emc_cap);
+    snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
+    free(th_write(dir, name, text));
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* #31: history compares like with like. Five nights of 15W uncapped at 100 GB/s, then two of
+ * 15W under a GPU cap of 612 MHz at 70: two series, and the capped nights are no slowdown
+ * (one series would flag them SLOWER and exit 1). Nights under the same caps are one series;
+ * another EMC cap alone is another series. The caps are in each series' heading, in the CSV
+ * and JSON columns, in the page's chart titles; compare --pareto's page names a cap asked
+ * and leaves out the one not asked. */
+static void test_history_keeps_caps_apart(void **state)
+{
+    const char *dir = th_scratch();
+    for (int d = 1; d <= 5; d++)
+        capped_night(dir, d, "", "", 100 + (d % 2));
+    capped_night(dir, 6, "612", "", 70);
+    capped_night(dir, 7, "612", "", 71);
+    assert_int_equal(th_runf("history %s/*.csv.gz", dir), 0);
+    must_have(th_out(), "jetson-orin-nano (Orin) on orin1, blocked, 4096x4096 float, 15W (0)\n");
+    must_have(th_out(), "jetson-orin-nano (Orin) on orin1, blocked, 4096x4096 float, 15W (0), "
+                        "GPU cap 612 MHz\n");
+    assert_null(strstr(th_out(), "SLOWER"));
+    must_have(th_out(), "0 series regressed on the latest night\n");
+    assert_int_equal(th_runf("history --format csv %s/*.csv.gz", dir), 0);
+    must_have(th_out(), ",elem,power_mode,gpu_cap_asked_mhz,emc_cap_asked_mhz,night,");
+    assert_int_equal(count_of(th_out(), ",\"15W (0)\",612,,2026-11-0"), 2);
+    assert_int_equal(count_of(th_out(), ",\"15W (0)\",,,2026-11-0"), 5);
+    assert_int_equal(th_runf("history --format json %s/*.csv.gz", dir), 0);
+    assert_int_equal(count_of(th_out(), "\"gpu_cap_asked_mhz\": 612, "
+                                        "\"emc_cap_asked_mhz\": null"), 2);
+    assert_int_equal(count_of(th_out(), "\"gpu_cap_asked_mhz\": null, "
+                                        "\"emc_cap_asked_mhz\": null"), 5);
+    char page[PATH_MAX];
+    snprintf(page, sizeof(page), "%s/h.html", dir);
+    assert_int_equal(th_runf("history --html %s %s/*.csv.gz", page, dir), 0);
+    char *html = th_keep(th_read_gz(page));
+    must_have(html, "blocked, 4096x4096 float, 15W (0)</h2>");
+    must_have(html, "blocked, 4096x4096 float, 15W (0), GPU cap 612 MHz</h2>");
+    snprintf(page, sizeof(page), "%s/p.html", dir);
+    assert_int_equal(th_runf("compare --pareto --html %s %s/*.csv.gz", page, dir), 0);
+    html = th_keep(th_read_gz(page));
+    must_have(html, "15W (0), GPU cap 612 MHz, block 32x8");
+    assert_null(strstr(html, "nan MHz"));   /* the EMC cap not asked: left out */
+
+    /* the same caps: one series of three nights; another EMC cap: a series of its own */
+    const char *dir2 = th_scratch();
+    for (int d = 1; d <= 3; d++)
+        capped_night(dir2, d, "612", "2133", 70);
+    capped_night(dir2, 4, "612", "3199", 75);
+    assert_int_equal(th_runf("history %s/*.csv.gz", dir2), 0);
+    assert_int_equal(count_of(th_out(), "15W (0), GPU cap 612 MHz, EMC cap 2133 MHz\n"), 1);
+    assert_int_equal(count_of(th_out(), "15W (0), GPU cap 612 MHz, EMC cap 3199 MHz\n"), 1);
+    assert_int_equal(count_of(th_out(), "jetson-orin-nano (Orin) on orin1"), 2);
+    assert_int_equal(th_runf("history --format csv %s/*.csv.gz", dir2), 0);
+    assert_int_equal(count_of(th_out(), ",\"15W (0)\",612,2133,2026-11-0"), 3);
+    assert_int_equal(count_of(th_out(), ",\"15W (0)\",612,3199,2026-11-04,75.00,"), 1);
 }
 
 /* issue 32: one night stamped 2999 (a board whose clock jumped) once became "the latest
@@ -1132,6 +1210,7 @@ int main(void)
         TH_TEST(test_compare_output_to_a_full_disk),
         TH_TEST(test_history_flags_a_lasting_change_only),
         TH_TEST(test_history_future_night_hides_nothing),
+        TH_TEST(test_history_keeps_caps_apart),
         TH_TEST(test_hostile_text_not_raw_on_a_terminal),
     };
     return cmocka_run_group_tests_name("nightly", tests, setup, NULL);
