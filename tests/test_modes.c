@@ -378,6 +378,10 @@ static void test_caps_through_writer(void **state)
 static void test_cap_falls_back_to_sudo_tee(void **state)
 {
     (void)state;
+    const char *runner = getenv("TB_RUNNER");
+    if (runner && *runner)
+        skip();   /* cross-test: qemu-user aborts in a forked child that spawns (the native
+                   * suites, plain, SAN, valgrind and CUDA=0, run it) */
     const char *r = super_root(2);
     char why[512], bin[PATH_MAX], log[PATH_MAX], path[PATH_MAX + 64];
     snprintf(bin, sizeof(bin), "%s/bin", r);
@@ -510,8 +514,14 @@ static pid_t tool_pid(const char *root)
         size_t n = fread(buf, 1, sizeof(buf) - 1, f);
         fclose(f);
         buf[n] = '\0';
-        const char *base = strrchr(buf, '/');   /* argv[0]: the tool itself, not its shell */
-        bool tool = !strcmp(base ? base + 1 : buf, "transpose-bench");
+        /* argv[0] the tool itself, not its shell; or argv[1] under qemu-aarch64 (cross-test:
+         * the sensor saw no tool there, and the dynamic watts were noise) */
+        bool tool = false;
+        for (size_t a = 0, k = 0; a < n && k < 2 && !tool; a += strlen(buf + a) + 1, k++) {
+            const char *base = strrchr(buf + a, '/');
+            tool = !strcmp(base ? base + 1 : buf + a, "transpose-bench") &&
+                   (k == 0 || strstr(buf, "qemu"));
+        }
         for (size_t i = 0; i < n; i++)
             buf[i] = buf[i] ? buf[i] : ' ';
         if (tool && strstr(buf, " run ") && strstr(buf, root))
