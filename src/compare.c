@@ -440,19 +440,40 @@ static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n, const char
 
 /* ---- main ------------------------------------------------------------------------- */
 
-const char tb_compare_usage[] =
-    "usage: transpose-bench compare LOG... [--baseline LOG|'PATTERN']... [--threshold PERCENT]\n"
+/* compare's options: long ones only, numbered from TB_OPT_LONG (cli.h). */
+enum { C_BASELINE = TB_OPT_LONG, C_THRESHOLD, C_FORMAT, C_PLOT, C_HTML, C_PARETO };
+
+static const struct tb_opt_row compare_opts[] = {
+    { "baseline", C_BASELINE, "LOG",
+      "compare with these logs' best points instead; repeatable,\n"
+      "and a quoted glob 'PATTERN' takes every log it matches" },
+    { "threshold", C_THRESHOLD, "PERCENT",
+      "with --baseline: exit 1 when a point is slower by more\n"
+      "than this (default 5)" },
+    { "format", C_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
+    { "plot", C_PLOT, "FILE", "draw the charts with gnuplot (.svg or .png)" },
+    { "html", C_HTML, "FILE",
+      "write one self-contained page of the best points: tables and\n"
+      "SVG charts (not with --baseline)" },
+    { "pareto", C_PARETO, NULL,
+      "per kernel and size, the Pareto front of GB/s against energy\n"
+      "per byte (not with --baseline or --plot)" },
+    TB_OPT_END,
+};
+
+const struct tb_usage tb_compare_usage = {
+    "compare LOG... [--baseline LOG|'PATTERN']... [--threshold PERCENT]\n"
     "                               [--format " TB_FORMAT_NAMES "] [--plot FILE.svg|.png]\n"
-    "                               [--html FILE.html] [--pareto]\n"
-    "\n"
+    "                               [--html FILE.html] [--pareto]",
+    compare_opts,
     "  Reads logs (.csv.gz or .csv, any boards) and prints, per matrix size, each kernel's\n"
     "  best point per board and host: GB/s, block shape, fraction of peak, fraction of\n"
     "  memcpy, and the best GB/s per watt measured for it; nights that failed before\n"
-    "  measuring are listed with their reason. With --baseline (repeatable; a quoted glob\n"
-    "  pattern takes every log it matches, e.g. yesterday's manual and cron runs), compares\n"
-    "  the best of each point on either side instead: faster / slower / same, where 'same'\n"
-    "  means within 1% or three combined standard errors; exits 1 when a point is slower by\n"
-    "  more than --threshold (default 5%), 2 when no point matched.\n"
+    "  measuring are listed with their reason. With --baseline (e.g. a pattern that takes\n"
+    "  yesterday's manual and cron runs), compares the best of each point on either side\n"
+    "  instead: faster / slower / same, where 'same' means within 1% or three combined\n"
+    "  standard errors; exits 1 when a point is slower by more than --threshold (default\n"
+    "  5%), 2 when no point matched.\n"
     "  --format json: one object, {\"schema\": \"transpose-bench/compare/1\", \"best\" or\n"
     "  \"baseline\": [rows], \"failed_nights\": [rows]} (doc/log-format.md).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"
@@ -462,7 +483,8 @@ const char tb_compare_usage[] =
     "  byte across power modes and clock caps (a mode sweep's logs, doc/power.md), each\n"
     "  operating point's fastest row with its 95% intervals, the knee marked; exits 1 when\n"
     "  no row has an energy figure; with --html, each front drawn on a page (the knee\n"
-    "  ringed). Not with --baseline or --plot.\n";
+    "  ringed). Not with --baseline or --plot.\n",
+};
 
 struct opts {
     char **base;           /* baseline logs, each pattern expanded */
@@ -503,35 +525,30 @@ static void free_opts(struct opts *o)
 /* 0, or -1 after a usage error (said). */
 static int parse(int argc, char **argv, struct opts *o)
 {
-    static const struct option opts[] = {
-        { "baseline", required_argument, NULL, 'B' }, { "format", required_argument, NULL, 'f' },
-        { "plot", required_argument, NULL, 'p' }, { "threshold", required_argument, NULL, 't' },
-        { "html", required_argument, NULL, 'H' }, { "pareto", no_argument, NULL, 'P' },
-        { NULL, 0, NULL, 0 },
-    };
+    struct tb_getopt g;
+    tb_getopt_begin(&g, tb_compare_usage.opts);
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
         char *end;
         switch (opt) {
-        case 'B':
+        case C_BASELINE:
             if (add_baseline(o, optarg) < 0)
                 return -1;
             break;
-        case 'p': o->plot_file = optarg; break;
-        case 'H': o->html_file = optarg; break;
-        case 'P': o->pareto = true; break;
-        case 'f':
+        case C_PLOT: o->plot_file = optarg; break;
+        case C_HTML: o->html_file = optarg; break;
+        case C_PARETO: o->pareto = true; break;
+        case C_FORMAT:
             if (tb_format_parse(optarg, &o->f) < 0)
                 return error("compare: --format '%s': expected %s", optarg, tb_format_names);
             break;
-        case 't':
+        case C_THRESHOLD:
             o->threshold = strtod(optarg, &end);
             if (*end || !(o->threshold >= 0))
                 return error("compare: --threshold '%s': expected a percentage", optarg);
             break;
         default:
-            fputs(tb_compare_usage, stderr);
+            tb_usage_print(&tb_compare_usage, stderr);
             return -1;
         }
     }
@@ -543,7 +560,7 @@ static int parse(int argc, char **argv, struct opts *o)
                      "--baseline or --plot");
     if (optind >= argc) {
         error("compare: no log given");
-        fputs(tb_compare_usage, stderr);
+        tb_usage_print(&tb_compare_usage, stderr);
         return -1;
     }
     /* a page or a plot never goes over a log or an input: checked before anything is read */

@@ -6,10 +6,13 @@
 #ifndef TB_COMPARE_H
 #define TB_COMPARE_H
 
-/* argv[0] is "compare"; options and logs follow. `compare --help` is main.c's (its command
- * table prints tb_compare_usage). Returns the exit code. */
+#include "cli.h"
+
+/* argv[0] is "compare"; options and logs follow. Returns the exit code. */
 int tb_compare_main(int argc, char **argv);
-extern const char tb_compare_usage[];
+/* compare's usage: its option rows are the parser's (cli.h); `compare --help` and `help
+ * compare` are main.c's, whose command table prints this. */
+extern const struct tb_usage tb_compare_usage;
 
 /* "faster", "slower" or "same" for bandwidth base -> now, given each side's relative
  * standard error (NAN: none); *delta gets now/base - 1. "same" while |delta| is within

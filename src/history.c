@@ -260,10 +260,7 @@ static int failed_latest(const struct tb_logset *s)
     return n;
 }
 
-const char tb_history_usage[] =
-    "usage: transpose-bench history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
-    "                                      [--plot FILE.svg|.png]\n"
-    "\n"
+static const char history_text[] =
     "  For each board, host, device, kernel, size, element type and power mode: the best GB/s of\n"
     "  each night (the UTC date of the run), in time order. A night's baseline is the median of\n"
     "  the up to 7 nights before it (3 at least); its band is max(3%, 3 x 1.4826 x MAD /\n"
@@ -277,6 +274,22 @@ const char tb_history_usage[] =
     "  self-contained page: per kernel, size and element type a chart of the nights with a\n"
     "  line per board, and the table with its flags. --plot draws those charts with gnuplot.\n";
 
+/* history's options: long ones only, numbered from TB_OPT_LONG (cli.h). */
+enum { H_FORMAT = TB_OPT_LONG, H_HTML, H_PLOT };
+
+static const struct tb_opt_row history_opts[] = {
+    { "format", H_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
+    { "html", H_HTML, "FILE", "write one self-contained page of the nights (below)" },
+    { "plot", H_PLOT, "FILE", "draw the page's charts with gnuplot (.svg or .png)" },
+    TB_OPT_END,
+};
+
+const struct tb_usage tb_history_usage = {
+    "history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
+    "                                      [--plot FILE.svg|.png]",
+    history_opts, history_text,
+};
+
 struct hopts {
     enum tb_format f;
     const char *html_file, *plot_file;
@@ -286,26 +299,23 @@ struct hopts {
  * anything is read. */
 static int parse(int argc, char **argv, struct hopts *o)
 {
-    static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
-                                           { "html", required_argument, NULL, 'H' },
-                                           { "plot", required_argument, NULL, 'p' },
-                                           { NULL, 0, NULL, 0 } };
+    struct tb_getopt g;
+    tb_getopt_begin(&g, tb_history_usage.opts);
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (opt == 'H')
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
+        if (opt == H_HTML)
             o->html_file = optarg;
-        else if (opt == 'p')
+        else if (opt == H_PLOT)
             o->plot_file = optarg;
-        else if (opt == 'f' && tb_format_parse(optarg, &o->f) < 0)
+        else if (opt == H_FORMAT && tb_format_parse(optarg, &o->f) < 0)
             return error("history: --format '%s': expected %s", optarg, tb_format_names);
-        else if (opt != 'f') {
-            fputs(tb_history_usage, stderr);
+        else if (opt != H_FORMAT) {
+            tb_usage_print(&tb_history_usage, stderr);
             return -1;
         }
     }
     if (optind >= argc) {
-        fputs(tb_history_usage, stderr);
+        tb_usage_print(&tb_history_usage, stderr);
         return -1;
     }
     const char *const *in = (const char *const *)argv + optind;

@@ -3,9 +3,12 @@
 #ifndef TB_HISTORY_H
 #define TB_HISTORY_H
 
-/* argv[0] is "history"; options and logs follow. `history --help` is main.c's (its command
- * table prints tb_history_usage). Returns the exit code. */
+#include "cli.h"
+
+/* argv[0] is "history"; options and logs follow. Returns the exit code. */
 int tb_history_main(int argc, char **argv);
-extern const char tb_history_usage[];
+/* history's usage: its option rows are the parser's (cli.h); `history --help` and `help
+ * history` are main.c's, whose command table prints this. */
+extern const struct tb_usage tb_history_usage;
 
 #endif

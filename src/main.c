@@ -1,9 +1,10 @@
 /* main.c: command-line parsing and subcommand dispatch, and the only place that exits.
- * One table of commands (name, function, summary, usage) and option rows that are both the
- * parser's and the usage's; help and did-you-mean read the same table. Each command gathers
- * its inputs, hands them to the modules (a run's lifecycle is run.c), and maps the outcome to
- * an exit code (README: 0 ok, 1 runtime or verification failure, 2 usage or config, 75
- * another run holds the lock). Not here: measuring, reading config files. */
+ * One table of commands (name, function, summary, usage); a usage's option rows (cli.h) are
+ * both the parser's and the usage's, for every command; help and did-you-mean read the same
+ * table. Each command gathers its inputs, hands them to the modules (a run's lifecycle is
+ * run.c), and maps the outcome to an exit code (README: 0 ok, 1 runtime or verification
+ * failure, 2 usage or config, 75 another run holds the lock). Not here: measuring, reading
+ * config files, the options of compare, history and restore (their rooms'). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "board.h"
+#include "cli.h"
 #include "compare.h"
 #include "config/config.h"
 #include "history.h"
@@ -27,82 +29,25 @@
 #include "util.h"
 #include "version.h"
 
-/* ---- the command table's shapes ---------------------------------------------------- */
-
-/* An option row: one getopt entry and one line of the usage text, so the two cannot drift.
- * key is getopt's value: a letter is also the short option (-c); a long-only option has a
- * key from enum long_key (256 and up). */
-struct opt_row {
-    const char *name;   /* the long option, without "--" */
-    int key;
-    const char *arg;    /* the argument's name in the usage; NULL: the option takes none */
-    const char *help;   /* one line; a '\n' continues it under the help column */
-};
+/* ---- the command table's shape ----------------------------------------------------- */
 
 /* A command row (git's commands[]): the only list of commands; the main usage, `help CMD`,
- * `CMD --help` and did-you-mean are all read from it. */
+ * `CMD --help` and did-you-mean are all read from it. A command's usage (cli.h) holds the
+ * option rows its parser is made from: main.c's commands' beside their parsers below, those
+ * of rooms that read their own arguments (compare, history, restore) exported by the room. */
 struct command {
     const char *name;
-    int (*fn)(const struct command *cmd, int argc, char **argv);
-    const char *summary;      /* one line, in the main usage */
-    const char *synopsis;     /* after "usage: transpose-bench " */
-    const struct opt_row *opts;   /* NULL-named row ends them; NULL: the text says it all */
-    const char *text;         /* what follows the options; a command of another room: its
-                               * own usage text (compare.c, history.c) */
+    int (*fn)(int argc, char **argv);   /* argv[0] is the command's name */
+    const char *summary;                /* one line, in the main usage */
+    const struct tb_usage *usage;
     bool env;                 /* checks the TB_* paths before it runs (tb_env_check) */
 };
 
-/* The keys of options that have no short form. */
+/* The keys of main.c's options that have no short form. */
 enum long_key {
-    OPT_DEVICE = 256, OPT_KERNELS, OPT_SIZES, OPT_BLOCKS, OPT_SET, OPT_SECONDS, OPT_OUT,
+    OPT_DEVICE = TB_OPT_LONG, OPT_KERNELS, OPT_SIZES, OPT_BLOCKS, OPT_SET, OPT_SECONDS, OPT_OUT,
     OPT_COLUMNS, OPT_IMAGES, OPT_FORMAT,
 };
-
-/* The usage of one command, from its row: synopsis, option rows, text. */
-static void print_usage(const struct command *cmd, FILE *f)
-{
-    if (cmd->synopsis)
-        fprintf(f, "usage: transpose-bench %s\n%s", cmd->synopsis,
-                cmd->opts || cmd->text ? "\n" : "");
-    for (const struct opt_row *o = cmd->opts; o && o->name; o++) {
-        char label[64];
-        snprintf(label, sizeof(label), "--%s%s%s", o->name, o->arg ? " " : "",
-                 o->arg ? o->arg : "");
-        char shrt[8] = "    ";
-        if (o->key < 256)
-            snprintf(shrt, sizeof(shrt), "-%c, ", o->key);
-        fprintf(f, "  %s%-15s ", shrt, label);
-        for (const char *h = o->help; *h; h++) {
-            fputc(*h, f);
-            if (*h == '\n')
-                fprintf(f, "%22s", "");
-        }
-        fputc('\n', f);
-    }
-    if (cmd->opts && cmd->text)
-        fputc('\n', f);
-    if (cmd->text)
-        fputs(cmd->text, f);
-}
-
-/* The getopt tables of a command's option rows: long options and the short-option string.
- * n is the room in lo (rows + 1). */
-static void getopt_tables(const struct opt_row *rows, struct option *lo, size_t n, char *shrt,
-                          size_t sn)
-{
-    size_t k = 0, j = 0;
-    for (; rows[k].name && k + 1 < n; k++) {
-        lo[k] = (struct option){ rows[k].name, rows[k].arg ? required_argument : no_argument,
-                                 NULL, rows[k].key };
-        if (rows[k].key < 256 && j + 3 < sn) {
-            shrt[j++] = (char)rows[k].key;
-            if (rows[k].arg)
-                shrt[j++] = ':';
-        }
-    }
-    lo[k] = (struct option){ NULL, 0, NULL, 0 };
-    shrt[j] = '\0';
-}
 
 /* `CMD --help` or `CMD -h` anywhere among its arguments: git turns it into `help CMD` once
  * for every command, and so does this. */
@@ -192,28 +137,48 @@ struct tune_req {
     { "set", OPT_SET, "KEY=VAL", "override any setting of either file, e.g. --set sweep.warmup=5" }, \
     { "quiet", 'q', NULL, "nothing on stdout; errors and warnings on stderr (for cron)" }
 
-static const struct opt_row run_opts[] = { RUN_OPTS, { NULL, 0, NULL, NULL } };
-static const struct opt_row tune_opts[] = {
+static const struct tb_opt_row run_opts[] = { RUN_OPTS, TB_OPT_END };
+static const struct tb_opt_row tune_opts[] = {
     RUN_OPTS,
     { "seconds", OPT_SECONDS, "S", "time budget (tune.seconds, default 600)" },
     { "out", OPT_OUT, "FILE", "the tuned sweep file (default conf/tuned-<board>-<element>.cfg)" },
-    { NULL, 0, NULL, NULL },
+    TB_OPT_END,
+};
+
+static const struct tb_usage run_usage = {
+    "run [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR]\n"
+    "                           [--device auto|cpu|cuda[:N]] [--kernels a,b] [--sizes RxC,...]\n"
+    "                           [--blocks XxY,...] [--set KEY=VALUE]... [--quiet]",
+    run_opts,
+    "exit: 0 all points ok, 1 a failure (log still written), 2 usage or configuration\n"
+    "error (nothing run, no log), 75 another run holds the lock.\n",
+};
+
+static const struct tb_usage tune_usage = {
+    "tune [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR] [--device D]\n"
+    "                            [--kernels a,b] [--sizes RxC,...] [--blocks XxY,...]\n"
+    "                            [--seconds S] [--out TUNED.cfg] [--set KEY=VALUE]... [--quiet]",
+    tune_opts,
+    "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
+    "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
+    "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
+    "  sweep.points hold each kernel's best block per size, and a log of everything it\n"
+    "  measured. It says how much of the space it covered. One file per board and element\n"
+    "  type (default conf/tuned-<board>-<element>.cfg; --set sweep.element=u8 tunes bytes).\n",
 };
 
 /* Options shared by run and tune; tune also takes --seconds and --out. Returns -1 after a
  * usage error (printed), else 0. */
-static int parse_run_options(int argc, char **argv, struct common *c, const struct command *cmd,
+static int parse_run_options(int argc, char **argv, struct common *c, const struct tb_usage *u,
                              struct tune_req *tune)
 {
-    struct option lo[ARRAY_SIZE(tune_opts)];
-    char shrt[32];
-    getopt_tables(cmd->opts, lo, ARRAY_SIZE(lo), shrt, sizeof(shrt));
+    struct tb_getopt g;
+    tb_getopt_begin(&g, u->opts);
     memset(c, 0, sizeof(*c));
     tb_config_init(&c->cfg);
     c->device = "auto";
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, shrt, lo, NULL)) != -1) {
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
         switch (opt) {
         case 'c': c->sweep_file = optarg; break;
         case 'b': c->board_file = optarg; break;
@@ -238,13 +203,13 @@ static int parse_run_options(int argc, char **argv, struct common *c, const stru
             break;
         }
         default:
-            print_usage(cmd, stderr);
+            tb_usage_print(u, stderr);
             return -1;
         }
     }
     if (optind < argc) {
         error("unexpected argument '%s'", argv[optind]);
-        print_usage(cmd, stderr);
+        tb_usage_print(u, stderr);
         return -1;
     }
     return 0;
@@ -286,10 +251,10 @@ static int do_run(struct common *c, struct tune_req *tune)
     }
 }
 
-static int cmd_run(const struct command *cmd, int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
     struct common c;
-    if (parse_run_options(argc, argv, &c, cmd, NULL) < 0) {
+    if (parse_run_options(argc, argv, &c, &run_usage, NULL) < 0) {
         tb_config_free(&c.cfg);
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
@@ -297,11 +262,11 @@ static int cmd_run(const struct command *cmd, int argc, char **argv)
     return do_run(&c, NULL);
 }
 
-static int cmd_tune(const struct command *cmd, int argc, char **argv)
+static int cmd_tune(int argc, char **argv)
 {
     struct common c;
     struct tune_req t = { NULL };
-    if (parse_run_options(argc, argv, &c, cmd, &t) < 0) {
+    if (parse_run_options(argc, argv, &c, &tune_usage, &t) < 0) {
         tb_config_free(&c.cfg);
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
@@ -312,35 +277,41 @@ static int cmd_tune(const struct command *cmd, int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------------------- */
 
-static const struct opt_row list_opts[] = {
+static const struct tb_opt_row list_opts[] = {
     { "columns", OPT_COLUMNS, NULL, "the log's columns (name, unit, meaning) instead" },
     { "images", OPT_IMAGES, "DIR", "write each kernel image to a file in DIR (PTX as text,\n"
                                    "cubins as ELF) for inspection" },
     { "board", 'b', "FILE", "board file (default: detected, as run does)" },
     { "set", OPT_SET, "KEY=VAL", "override a setting of the board file" },
-    { NULL, 0, NULL, NULL },
+    TB_OPT_END,
 };
 
-static int cmd_list(const struct command *cmd, int argc, char **argv)
+static const struct tb_usage list_usage = {
+    "list [--columns] [--images DIR] [-b BOARD.cfg] [--set KEY=VALUE]...",
+    list_opts,
+    "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
+    "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
+    "  work here.\n",
+};
+
+static int cmd_list(int argc, char **argv)
 {
-    struct option lo[ARRAY_SIZE(list_opts)];
-    char shrt[16];
-    getopt_tables(cmd->opts, lo, ARRAY_SIZE(lo), shrt, sizeof(shrt));
+    struct tb_getopt g;
+    tb_getopt_begin(&g, list_usage.opts);
     struct common c;
     memset(&c, 0, sizeof(c));
     tb_config_init(&c.cfg);
     bool columns = false;
     const char *images = NULL;
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, shrt, lo, NULL)) != -1) {
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
         switch (opt) {
         case OPT_COLUMNS: columns = true; break;
         case OPT_IMAGES: images = optarg; break;
         case 'b': c.board_file = optarg; break;
         case OPT_SET: tb_config_add_set(&c.cfg, optarg, &c.diag); break;
         default:
-            print_usage(cmd, stderr);
+            tb_usage_print(&list_usage, stderr);
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
@@ -357,27 +328,34 @@ static int cmd_list(const struct command *cmd, int argc, char **argv)
 
 /* ---- power ------------------------------------------------------------------------ */
 
-static const struct opt_row power_opts[] = {
+static const struct tb_opt_row power_opts[] = {
     { "board", 'b', "FILE", "board file (default: detected, as run does)" },
     { "set", OPT_SET, "KEY=VAL", "override a setting of the board file, e.g. --set power.source=nvml" },
     { "seconds", OPT_SECONDS, "S", "how long to sample (default 5)" },
     { "format", OPT_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
-    { NULL, 0, NULL, NULL },
+    TB_OPT_END,
 };
 
-static int cmd_power(const struct command *cmd, int argc, char **argv)
+static const struct tb_usage power_usage = {
+    "power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
+    "                             [--format " TB_FORMAT_NAMES "]",
+    power_opts,
+    "  Samples the board's power source (power.source, auto by default) for S seconds\n"
+    "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
+    "  (the table adds the source's GPU load, clocks, temperature and energy).\n",
+};
+
+static int cmd_power(int argc, char **argv)
 {
-    struct option lo[ARRAY_SIZE(power_opts)];
-    char shrt[16];
-    getopt_tables(cmd->opts, lo, ARRAY_SIZE(lo), shrt, sizeof(shrt));
+    struct tb_getopt g;
+    tb_getopt_begin(&g, power_usage.opts);
     struct common c;
     memset(&c, 0, sizeof(c));
     tb_config_init(&c.cfg);
     double seconds = 5;
     enum tb_format format = TB_FMT_TABLE;
     int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, shrt, lo, NULL)) != -1) {
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
         switch (opt) {
         case 'b': c.board_file = optarg; break;
         case OPT_SET: tb_config_add_set(&c.cfg, optarg, &c.diag); break;
@@ -394,7 +372,7 @@ static int cmd_power(const struct command *cmd, int argc, char **argv)
                 tb_diag_add(&c.diag, "--format '%s': expected %s", optarg, tb_format_names);
             break;
         default:
-            print_usage(cmd, stderr);
+            tb_usage_print(&power_usage, stderr);
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
@@ -414,31 +392,17 @@ static int cmd_power(const struct command *cmd, int argc, char **argv)
     return code;
 }
 
-/* ---- compare, history, restore: their rooms parse their own options ---------------- */
-
-static int cmd_compare(const struct command *cmd, int argc, char **argv)
-{
-    return tb_compare_main(argc, argv);
-}
-
-static int cmd_history(const struct command *cmd, int argc, char **argv)
-{
-    return tb_history_main(argc, argv);
-}
-
-static int cmd_restore(const struct command *cmd, int argc, char **argv)
-{
-    return tb_restore_main(argc, argv);
-}
-
 static void print_main_usage(FILE *f);
 static const struct command *find_command(const char *name);
 static void unknown_command(const char *name);
 
 /* ---- help, version ---------------------------------------------------------------- */
 
+static const struct tb_usage help_usage = { "help [<command>]", NULL, NULL };
+static const struct tb_usage version_usage = { "version", NULL, NULL };
+
 /* `help` alone: the main usage; `help CMD`: CMD's usage, as `CMD --help` prints it. */
-static int cmd_help(const struct command *cmd, int argc, char **argv)
+static int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
         print_main_usage(stdout);
@@ -450,11 +414,11 @@ static int cmd_help(const struct command *cmd, int argc, char **argv)
         print_main_usage(stderr);
         return TB_EXIT_USAGE;
     }
-    print_usage(c, stdout);
+    tb_usage_print(c->usage, stdout);
     return TB_EXIT_OK;
 }
 
-static int cmd_version(const struct command *cmd, int argc, char **argv)
+static int cmd_version(int argc, char **argv)
 {
     printf("transpose-bench %s (git %s)\nkernel images: sha256 %s\n", TB_VERSION, TB_GIT_REV,
            tb_images_sha256);
@@ -463,50 +427,30 @@ static int cmd_version(const struct command *cmd, int argc, char **argv)
 
 /* ---- the command table ------------------------------------------------------------ */
 
+/* compare, history and restore are rooms of their own: their rows name the room's main
+ * function and its usage, whose option rows the room's parser is made from. */
 static const struct command commands[] = {
     { "run", cmd_run, "run a sweep of transpose kernels and write a gzipped CSV log",
-      "run [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR]\n"
-      "                           [--device auto|cpu|cuda[:N]] [--kernels a,b] [--sizes RxC,...]\n"
-      "                           [--blocks XxY,...] [--set KEY=VALUE]... [--quiet]",
-      run_opts,
-      "exit: 0 all points ok, 1 a failure (log still written), 2 usage or configuration\n"
-      "error (nothing run, no log), 75 another run holds the lock.\n", true },
+      &run_usage, true },
     { "list", cmd_list, "list kernels, power sources (and log columns with --columns)",
-      "list [--columns] [--images DIR] [-b BOARD.cfg] [--set KEY=VALUE]...",
-      list_opts,
-      "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
-      "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
-      "  work here.\n", true },
+      &list_usage, true },
     { "power", cmd_power, "sample the board's power source and print what it reads",
-      "power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
-      "                             [--format " TB_FORMAT_NAMES "]",
-      power_opts,
-      "  Samples the board's power source (power.source, auto by default) for S seconds\n"
-      "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
-      "  (the table adds the source's GPU load, clocks, temperature and energy).\n", true },
-    { "compare", cmd_compare, "compare logs from boards and GPUs, or against a baseline",
-      NULL, NULL, tb_compare_usage, true },
-    { "history", cmd_history, "each result night by night, with changes beyond the noise flagged",
-      NULL, NULL, tb_history_usage, true },
-    { "tune", cmd_tune, "find each kernel's best block per size and write a tuned sweep file",
-      "tune [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR] [--device D]\n"
-      "                            [--kernels a,b] [--sizes RxC,...] [--blocks XxY,...]\n"
-      "                            [--seconds S] [--out TUNED.cfg] [--set KEY=VALUE]... [--quiet]",
-      tune_opts,
-      "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
-      "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
-      "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
-      "  sweep.points hold each kernel's best block per size, and a log of everything it\n"
-      "  measured. It says how much of the space it covered. One file per board and element\n"
-      "  type (default conf/tuned-<board>-<element>.cfg; --set sweep.element=u8 tunes bytes).\n",
+      &power_usage, true },
+    { "compare", tb_compare_main, "compare logs from boards and GPUs, or against a baseline",
+      &tb_compare_usage, true },
+    { "history", tb_history_main,
+      "each result night by night, with changes beyond the noise flagged", &tb_history_usage,
       true },
-    { "restore", cmd_restore, "put back the power mode and clocks a mode sweep that died had "
-      "changed", NULL, NULL, tb_restore_usage, true },
-    { "help", cmd_help, "the options of a command: help <command>", "help [<command>]", NULL,
-      NULL, false },
-    { "version", cmd_version, "version, git revision and the kernel images' sha256 (also --version)",
-      "version", NULL, NULL, false },
-    { NULL, NULL, NULL, NULL, NULL, NULL, false },
+    { "tune", cmd_tune, "find each kernel's best block per size and write a tuned sweep file",
+      &tune_usage, true },
+    { "restore", tb_restore_main,
+      "put back the power mode and clocks a mode sweep that died had changed",
+      &tb_restore_usage, true },
+    { "help", cmd_help, "the options of a command: help <command>", &help_usage, false },
+    { "version", cmd_version,
+      "version, git revision and the kernel images' sha256 (also --version)", &version_usage,
+      false },
+    { NULL, NULL, NULL, NULL, false },
 };
 
 static void print_main_usage(FILE *f)
@@ -564,11 +508,11 @@ int main(int argc, char **argv)
         return TB_EXIT_USAGE;
     }
     if (cmd->fn != cmd_help && wants_help(argc - 1, argv + 1)) {
-        print_usage(cmd, stdout);
+        tb_usage_print(cmd->usage, stdout);
         return TB_EXIT_OK;
     }
     /* a TB_ROOT (or other TB_* path) that is not there would run silently as another board */
     if (cmd->env && tb_env_check() < 0)
         return TB_EXIT_USAGE;
-    return cmd->fn(cmd, argc - 1, argv + 1);
+    return cmd->fn(argc - 1, argv + 1);
 }

@@ -9,22 +9,23 @@
 #include "power/modes.h"
 #include "util.h"
 
-const char tb_restore_usage[] =
-    "usage: transpose-bench restore\n"
-    "\n"
+/* No options: any argument is refused with this usage. */
+const struct tb_usage tb_restore_usage = {
+    "restore", NULL,
     "Puts back the power mode and clock caps a mode sweep changed (sweep.power_modes,\n"
     "sweep.gpu_max_mhz, sweep.emc_max_mhz) when its run died before restoring them, from\n"
     "the state file ($TB_MODE_STATE, default /var/tmp/transpose-bench-modes.state). Every run\n"
     "does the same first; this is for a board that must be put back now.\n"
     "\n"
     "exit: 0 nothing to restore or restored, 1 not restored (the state file is kept),\n"
-    "2 usage, 75 a run holds the lock (it restores its own changes).\n";
+    "2 usage, 75 a run holds the lock (it restores its own changes).\n",
+};
 
 int tb_restore_main(int argc, char **argv)
 {
     if (argc > 1) {
         error("restore: unexpected argument '%s'", argv[1]);
-        fputs(tb_restore_usage, stderr);
+        tb_usage_print(&tb_restore_usage, stderr);
         return TB_EXIT_USAGE;
     }
     struct tb_lock *lock;

@@ -238,7 +238,8 @@ static void test_help_from_the_command_table(void **state)
     char *main_usage = th_keep(strdup(th_out()));
     assert_int_equal(th_runf("help"), 0);
     assert_string_equal(th_out(), main_usage);
-    const char *cmds[] = { "run", "list", "power", "compare", "history", "tune", "help", "version" };
+    const char *cmds[] = { "run", "list", "power", "compare", "history", "tune", "restore", "help",
+                           "version" };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         char line[32];
         snprintf(line, sizeof(line), "\n  %-9s ", cmds[i]);
@@ -280,6 +281,56 @@ static void test_help_from_the_command_table(void **state)
     assert_null(strstr(th_err(), "did you mean"));
     assert_int_equal(th_runf("version"), 0);
     assert_true(!strncmp(th_out(), "transpose-bench ", 16));
+}
+
+/* compare's and history's options are their parsers' rows, as run's are: each option line
+ * of `CMD --help` (name, and its argument when it shows one) is taken by the command (an
+ * error of its own at most, never getopt's "unrecognized" nor the usage), every option the
+ * command took before its rows is printed, and an option of another command's rows is
+ * refused with this command's usage. */
+static void test_help_rows_are_the_parsers(void **state)
+{
+    static const struct { const char *cmd, *had[8], *foreign; } cmds[] = {
+        { "compare", { "--baseline LOG  ", "--threshold PERCENT  ", "--format F  ",
+                       "--plot FILE  ", "--html FILE  ", "--pareto  ", NULL }, "--seconds" },
+        { "history", { "--format F  ", "--html FILE  ", "--plot FILE  ", NULL }, "--pareto" },
+    };
+    const char *dir = th_scratch();
+    for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+        assert_int_equal(th_runf("%s --help", cmds[c].cmd), 0);
+        char *help = th_keep(strdup(th_out()));
+        for (int h = 0; cmds[c].had[h]; h++) {
+            char line[64];
+            snprintf(line, sizeof(line), "\n      %s", cmds[c].had[h]);
+            if (!strstr(help, line))
+                th_fail("%s --help: no '%s' line", cmds[c].cmd, cmds[c].had[h]);
+        }
+        int rows = 0;
+        for (const char *l = help; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+            /* an option line: "  -x, --name [ARG]  help" or "      --name [ARG]  help" */
+            if (strncmp(l, "      --", 8) && (strncmp(l, "  -", 3) || strncmp(l + 4, ", --", 4)))
+                continue;
+            const char *name = l + 8;
+            size_t n = strcspn(name, " \n");
+            bool arg = name[n] == ' ' && name[n + 1] != ' ';
+            char args[1024];
+            snprintf(args, sizeof(args), "%s --%.*s%s%s%s %s/none.csv.gz", cmds[c].cmd, (int)n,
+                     name, arg ? " '" : "", arg ? dir : "", arg ? "/out.svg'" : "", dir);
+            th_runf("%s", args);
+            if (strstr(th_err(), "unrecognized option") || strstr(th_err(), "requires an argument")
+                || strstr(th_err(), "usage: transpose-bench"))
+                th_fail("%s: refused as an option:\n%s", args, th_err());
+            rows++;
+        }
+        assert_true(rows >= 3);
+        assert_int_equal(th_runf("%s %s 5 %s/none.csv.gz", cmds[c].cmd, cmds[c].foreign, dir), 2);
+        char refused[64], usage[64];
+        snprintf(refused, sizeof(refused), "%s: unrecognized option '%s'", cmds[c].cmd,
+                 cmds[c].foreign);
+        snprintf(usage, sizeof(usage), "usage: transpose-bench %s ", cmds[c].cmd);
+        assert_non_null(strstr(th_err(), refused));
+        assert_non_null(strstr(th_err(), usage));
+    }
 }
 
 /* The machine-id is read by the bounded reader: a relative link to D-Bus's copy under
@@ -1057,6 +1108,7 @@ int main(void)
         TH_TEST(test_bad_config_exits_2_without_log),
         TH_TEST(test_help_version_list),
         TH_TEST(test_help_from_the_command_table),
+        TH_TEST(test_help_rows_are_the_parsers),
         TH_TEST(test_quiet_prints_nothing),
         TH_TEST(test_machine_id_read_bounded),
         TH_TEST(test_progress_only_on_a_terminal),
