@@ -261,18 +261,18 @@ static int failed_latest(const struct tb_logset *s)
 }
 
 static const char history_text[] =
-    "  For each board, host, device, kernel, size, element type and power mode: the best GB/s of\n"
-    "  each night (the UTC date of the run), in time order. A night's baseline is the median of\n"
-    "  the up to 7 nights before it (3 at least); its band is max(3%, 3 x 1.4826 x MAD /\n"
-    "  median). A change starts where two nights in a row fall beyond the band on the same\n"
-    "  side, and lasts while nights stay beyond the band it started from; one night alone is\n"
-    "  noise. A night that failed before measuring is listed with its reason. Exit 1 when\n"
-    "  the latest night is inside a slowdown or failed, a row failed verification (listed\n"
-    "  apart, never a night's value), or a log cannot be read.\n"
+    "  For each board, host, device, kernel, size, element type, power mode and clock caps\n"
+    "  asked: the best GB/s of each night (the UTC date of the run), in time order. A night's\n"
+    "  baseline is the median of the up to 7 nights before it (3 at least); its band is max(3%,\n"
+    "  3 x 1.4826 x MAD / median). A change starts where two nights in a row fall beyond the\n"
+    "  band on the same side, and lasts while nights stay beyond the band it started from; one\n"
+    "  night alone is noise. A night that failed before measuring is listed with its reason.\n"
+    "  Exit 1 when the latest night is inside a slowdown or failed, a row failed verification\n"
+    "  (listed apart, never a night's value), or a log cannot be read.\n"
     "  --format json: {\"schema\": \"transpose-bench/history/1\", \"nights\": [rows],\n"
-    "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one\n"
-    "  self-contained page: per kernel, size and element type a chart of the nights with a\n"
-    "  line per board, and the table with its flags. --plot draws those charts with gnuplot.\n";
+    "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one self-contained page:\n"
+    "  per kernel, size and element type a chart of the nights with a line per board, and the\n"
+    "  table with its flags. --plot draws those charts with gnuplot.\n";
 
 /* history's options: long ones only, numbered from TB_OPT_LONG (cli.h). */
 enum { H_FORMAT = TB_OPT_LONG, H_HTML, H_PLOT };

@@ -408,7 +408,9 @@ static int cmd_help(int argc, char **argv)
         print_main_usage(stdout);
         return TB_EXIT_OK;
     }
-    const struct command *c = find_command(argv[1]);
+    /* `help --help` (or -h): help's own usage, as `CMD --help` is CMD's */
+    const char *name = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ? "help" : argv[1];
+    const struct command *c = find_command(name);
     if (!c) {
         unknown_command(argv[1]);
         print_main_usage(stderr);
