@@ -139,7 +139,7 @@ endif
 BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/config/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/config/*.c src/format/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -167,6 +167,8 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 
 # src/config/internal.h is private to its folder: it refuses to build without this.
 $(BUILD)/src/config/%.o: ALL_CFLAGS += -DTB_CONFIG_ROOM
+# src/format/internal.h likewise, for the writers of src/format/.
+$(BUILD)/src/format/%.o: ALL_CFLAGS += -DTB_FORMAT_ROOM
 
 # The image table: built by the script when CUDA=1, an empty table otherwise.
 $(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \
@@ -287,8 +289,8 @@ fleet-lint:
 
 # The include graph of src/ and kernels/ (scripts/structure-check.sh): no circle of modules
 # across folders, no back-arrow between the folder view's nodes (each sub-folder of src/ and
-# kernels/ one node, src/*.c modules their own), src/config/internal.h included from inside its
-# folder only; the floors printed. The checker's own test first (tests/structure-check-test.sh).
+# kernels/ one node, src/*.c modules their own), a folder's internal.h (src/config/, src/format/)
+# included from inside its folder only; the floors printed. The checker's own test first (tests/structure-check-test.sh).
 structure-check:
 	@tests/structure-check-test.sh
 	@scripts/structure-check.sh -I kernels src

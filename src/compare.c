@@ -589,7 +589,7 @@ static int show_best(struct tb_doc *d, const struct opts *o, struct tb_logset *n
         print_best(d, best, nb);
     if (o->html_file && tb_report_compare(best, nb, nlogs, now, o->html_file) < 0)
         code = TB_EXIT_FAIL;
-    else if (o->html_file && d->f != TB_FMT_CSV && d->f != TB_FMT_JSON)
+    else if (o->html_file)
         tb_doc_note(d, "page: %s", o->html_file);
     if (o->plot_file && tb_report_compare_plot(best, nb, o->plot_file) < 0)
         code = TB_EXIT_FAIL;

@@ -70,7 +70,7 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
     struct tb_doc d;
     struct tb_table t;
     tb_doc_begin(&d, out, f, "power");
-    if (f == TB_FMT_TABLE || f == TB_FMT_MARKDOWN)
+    if (!tb_format_is_data(f))
         fprintf(out, "source %s, board %s, every %d ms\n", ops->name,
                 tb_text_clean(bclean, sizeof(bclean), board, false), interval);
     tb_table_begin(&t, &d, "readings", "", cols, ARRAY_SIZE(cols));

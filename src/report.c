@@ -634,7 +634,7 @@ void tb_report_failed_nights(struct tb_doc *d, const struct tb_logset *s, const 
         struct tb_cell c[] = { TB_TEXT(l->night), TB_TEXT(l->host), TB_TEXT(l->host_id),
                                TB_TEXT(l->board), TB_TEXT(l->run_id), TB_TEXT(l->end) };
         tb_table_row(&t, c);
-        if (d->f == TB_FMT_CSV)
+        if (tb_format_first_table_only(d->f))
             warning("%s: %s: a failed night (%s, %s, %s): %s", who, l->path, l->night, l->host,
                     l->board, l->end);
     }
@@ -681,7 +681,7 @@ size_t tb_report_wrong_rows(struct tb_doc *d, const struct tb_log_rec *v, size_t
         tb_table_row(&t, c);
     }
     tb_table_end(&t);
-    if (d->f == TB_FMT_CSV || d->f == TB_FMT_JSON)
+    if (tb_format_is_data(d->f))
         warning("%s: %zu row%s failed verification (wrong output); listed apart, never a result",
                 who, nwrong, nwrong == 1 ? "" : "s");
     return nwrong;

@@ -1,8 +1,11 @@
 /* table.h: the one output writer of compare, history, power and the run summary: columns plus
  * rows become a terminal table, markdown, CSV (RFC 4180) or JSON, valid whatever the data
  * (CSV quoted, markdown's '|' escaped, control characters never reach a terminal, JSON
- * strings escaped and valid UTF-8). One format enum, one parser, one help text.
- * Not here: what the rows are (the commands), the --html page and --plot (report.c). */
+ * strings escaped and valid UTF-8). The one table of formats (TB_FORMATS: the enum, the
+ * parser, the help text and the writers all come from its rows) and the calls the commands
+ * make; each format's writer is a file of src/format/ (format/format.h: the column and cell
+ * types, the writer's ops). Not here: what the rows are (the commands), the --html page and
+ * --plot (report.c). */
 #ifndef TB_TABLE_H
 #define TB_TABLE_H
 
@@ -10,37 +13,41 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum tb_format { TB_FMT_TABLE, TB_FMT_MARKDOWN, TB_FMT_CSV, TB_FMT_JSON };
+#include "format/format.h"
 
-/* The --format help of every command, spliced into each usage text. */
-#define TB_FORMAT_NAMES "table|markdown|csv|json"
+/* The output formats, one row each, in the order --format's help lists them: the enum's
+ * name (TB_FMT_<id>), the --format name, and the writer, the struct tb_format_ops that the
+ * format's own file of src/format/ exports. A new format is that file and one row here: the
+ * enum, the names in every usage, the parser and table.c's table of writers are made from
+ * these rows. SEP goes between rows (nothing where each row ends in a comma, "|" for the
+ * names). */
+#define TB_FORMATS(X, SEP)                          \
+    X(TABLE, "table", tb_format_text) SEP           \
+    X(MARKDOWN, "markdown", tb_format_markdown) SEP \
+    X(CSV, "csv", tb_format_csv) SEP                \
+    X(JSON, "json", tb_format_json)
+
+#define TB_FMT_ENUM_(id, name, ops) TB_FMT_##id,
+enum tb_format { TB_FORMATS(TB_FMT_ENUM_, ) TB_FMT_COUNT };
+
+/* The --format help of every command, spliced into each usage text:
+ * "table|markdown|csv|json". */
+#define TB_FMT_NAME_(id, name, ops) name
+#define TB_FORMAT_NAMES TB_FORMATS(TB_FMT_NAME_, "|")
 extern const char tb_format_names[];   /* the same, for messages */
 /* 0 and *f for a format's name; -1 (nothing said) otherwise. */
 int tb_format_parse(const char *name, enum tb_format *f);
-
-/* A column (designated initializers: what is left out is 0 / false). kind: 'S' text, 'N' number with dec decimals, 'P' a signed percentage (shown
- * "+1.5%", a plain number in CSV and JSON). width: the terminal table's width (text longer
- * is cut when cut is set). data_only: in CSV and JSON only (the terminal and markdown show it
- * in a section heading, or not at all); text_only: in the terminal and markdown only (a
- * "32x8" that CSV and JSON carry as two numbers). */
-struct tb_table_col {
-    const char *name;     /* CSV header and JSON key: snake_case, units in the name */
-    const char *head;     /* the terminal and markdown heading */
-    char kind;
-    int dec, width;
-    int data_dec;         /* decimals in CSV and JSON when not dec (0: dec) */
-    int gap;              /* extra spaces before it in the terminal table */
-    bool blank;           /* empty shows as nothing (else "-") in the terminal and markdown */
-    bool cut, data_only, text_only;
-};
-
-/* A cell: text (NULL or "": empty, JSON null) or a number (NAN: empty, JSON null). */
-struct tb_cell {
-    const char *s;
-    double v;
-};
-#define TB_TEXT(str) ((struct tb_cell){ (str), 0 })
-#define TB_NUM(x) ((struct tb_cell){ NULL, (x) })
+/* A format's name, its row's; NULL for a value that is no format. */
+const char *tb_format_name(enum tb_format f);
+/* A format's writer, its row's; NULL for a value that is no format. For the checks of the
+ * table (tests/test_table.c): the commands write through tb_doc_* and tb_table_*. */
+const struct tb_format_ops *tb_format_writer(enum tb_format f);
+/* Whether f carries data only, for programs (CSV, JSON): no prose, so a command says on
+ * stderr what a person would have read beside the table. false: f is for people. */
+bool tb_format_is_data(enum tb_format f);
+/* Whether f writes a document's first table only (CSV): a command says the rows of its
+ * other tables on stderr. */
+bool tb_format_first_table_only(enum tb_format f);
 
 /* A document: one or more named tables. JSON: {"schema": "transpose-bench/<what>/1",
  * "<table>": [ {row}, ... ], ...}. CSV: the first table only (the others are for people:
@@ -53,11 +60,7 @@ struct tb_doc {
 };
 struct tb_table {
     struct tb_doc *doc;
-    const struct tb_table_col *cols;
-    size_t ncols, nrows;
-    bool silent;          /* CSV's second table */
-    size_t last;          /* the last column the terminal shows: not padded */
-    bool heads_due;       /* terminal, markdown: column heads before the next row */
+    struct tb_format_table w;   /* the table as its format's writer sees it */
 };
 
 void tb_doc_begin(struct tb_doc *d, FILE *out, enum tb_format f, const char *what);
@@ -70,7 +73,7 @@ void tb_table_begin(struct tb_table *t, struct tb_doc *d, const char *name, cons
 void tb_table_section(struct tb_table *t, const char *heading);
 void tb_table_row(struct tb_table *t, const struct tb_cell *cells);
 void tb_table_end(struct tb_table *t);
-/* A line of prose after the tables (terminal, markdown only; CSV and JSON carry the data). */
+/* A line of prose after the tables, in a format for people (tb_format_is_data: not written). */
 void tb_doc_note(struct tb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Text made safe for a terminal: tb_text_clean (util.h), the one rule: controls and bytes
