@@ -200,6 +200,110 @@ static void test_format_names(void **state)
     assert_string_equal(tb_format_names, "table|markdown|csv|json");
 }
 
+/* The table of formats (table.h's TB_FORMATS): every row's name parses back to that row and
+ * to no other, every row names a writer with every step, and the names string every usage
+ * splices in is exactly the rows' names, in their order. */
+static void test_format_table(void **state)
+{
+    const char *names = TB_FORMAT_NAMES;
+    assert_string_equal(tb_format_names, names);
+    for (int i = 0; i < TB_FMT_COUNT; i++) {
+        enum tb_format f = (enum tb_format)i, back = TB_FMT_COUNT;
+        const char *name = tb_format_name(f);
+        assert_non_null(name);
+        assert_true(name[0] != '\0');
+        if (tb_format_parse(name, &back) != 0 || back != f)
+            th_fail("format %d: '%s' parses to %d", i, name, (int)back);
+        const struct tb_format_ops *w = tb_format_writer(f);
+        if (!w || !w->doc_begin || !w->doc_end || !w->note || !w->table_begin || !w->section ||
+            !w->row || !w->table_end)
+            th_fail("format '%s': its writer lacks a step", name);
+        for (int j = 0; j < i; j++)
+            assert_ptr_not_equal(tb_format_writer((enum tb_format)j), w);
+        /* the names string: this row's name next, then '|' or the end */
+        size_t len = strlen(name);
+        if (strncmp(names, name, len) || (names[len] != '|' && names[len] != '\0'))
+            th_fail("TB_FORMAT_NAMES '%s': '%s' is not next", TB_FORMAT_NAMES, name);
+        names += len + (names[len] == '|');
+        assert_true(i < TB_FMT_COUNT - 1 ? names[-1] == '|' : *names == '\0');
+    }
+    assert_string_equal(names, "");   /* no name the table lacks */
+    assert_null(tb_format_name(TB_FMT_COUNT));
+    assert_null(tb_format_writer(TB_FMT_COUNT));
+    enum tb_format f = TB_FMT_JSON;
+    assert_int_equal(tb_format_parse("", &f), -1);
+    assert_int_equal(tb_format_parse("table|markdown", &f), -1);
+    assert_int_equal(f, TB_FMT_JSON);   /* a miss leaves it */
+}
+
+/* A row's flags say what its writer does: a format for people writes the titles, section
+ * headings and notes, one for data none of them; a first-table-only format writes nothing of
+ * the second table, the others write its rows too. */
+static void test_format_flags_match_writers(void **state)
+{
+    static const struct tb_table_col c2[] = {
+        { .name = "kernel", .head = "kernel", .kind = 'S', .width = 10 },
+        { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 6 },
+    };
+    for (int i = 0; i < TB_FMT_COUNT; i++) {
+        enum tb_format f = (enum tb_format)i;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        assert_non_null(out);
+        struct tb_doc d;
+        struct tb_table t;
+        tb_doc_begin(&d, out, f, "test");
+        tb_table_begin(&t, &d, "first", "Title-one", c2, 2);
+        tb_table_section(&t, "Section-one");
+        tb_table_row(&t, (struct tb_cell[]){ TB_TEXT("kernel-one"), TB_NUM(1.5) });
+        tb_table_end(&t);
+        tb_table_begin(&t, &d, "second", "Title-two", c2, 2);
+        tb_table_row(&t, (struct tb_cell[]){ TB_TEXT("kernel-two"), TB_NUM(2.5) });
+        tb_table_end(&t);
+        tb_doc_note(&d, "Note-%d", 1);
+        assert_int_equal(tb_doc_end(&d), 0);
+        fclose(out);
+        const char *name = tb_format_name(f);
+        bool people = !tb_format_is_data(f);
+        const char *prose[] = { "Title-one", "Section-one", "Note-1" };
+        for (size_t k = 0; k < 3; k++)
+            if (people != (strstr(buf, prose[k]) != NULL))
+                th_fail("format '%s' (%s): '%s' %s:\n%s", name, people ? "for people" : "data",
+                        prose[k], people ? "missing" : "written", buf);
+        assert_non_null(strstr(buf, "kernel-one"));
+        bool one = tb_format_first_table_only(f);
+        if (one == (strstr(buf, "kernel-two") != NULL))
+            th_fail("format '%s' (%s): the second table %s:\n%s", name,
+                    one ? "first table only" : "every table", one ? "written" : "missing", buf);
+        free(buf);
+    }
+    /* the formats the commands test by these flags: as they were */
+    assert_false(tb_format_is_data(TB_FMT_TABLE));
+    assert_false(tb_format_is_data(TB_FMT_MARKDOWN));
+    assert_true(tb_format_is_data(TB_FMT_CSV));
+    assert_true(tb_format_is_data(TB_FMT_JSON));
+    assert_true(tb_format_first_table_only(TB_FMT_CSV));
+    assert_false(tb_format_first_table_only(TB_FMT_JSON));
+}
+
+/* Every command's --help and its refusal of an unknown format name the table's formats. */
+static void test_format_names_in_usage(void **state)
+{
+    const char *cmds[] = { "compare", "history", "power" };
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+        assert_int_equal(th_runf("%s --help", cmds[i]), 0);
+        if (!strstr(th_out(), "[--format " TB_FORMAT_NAMES "]") ||
+            !strstr(th_out(), "--format F      ") ||
+            !strstr(th_out(), TB_FORMAT_NAMES " (default table)"))
+            th_fail("%s --help does not name the formats " TB_FORMAT_NAMES ":\n%s", cmds[i],
+                    th_out());
+        assert_int_equal(th_runf("%s --format xml", cmds[i]), 2);
+        if (!strstr(th_err(), "--format 'xml': expected " TB_FORMAT_NAMES))
+            th_fail("%s --format xml said:\n%s", cmds[i], th_err());
+    }
+}
+
 /* Invisible format characters (Unicode Cf) and bidi overrides: "nano" + U+202E + "evil" would
  * show reversed on a terminal, U+200B hides in a name. Every output shows them as [U+XXXX]
  * (terminal, markdown, titles, notes, HTML, stderr), JSON escapes them, CSV to a file keeps
@@ -324,6 +428,9 @@ int main(void)
         cmocka_unit_test(test_terminal_has_no_control_bytes),
         cmocka_unit_test(test_json_parses),
         cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_format_table),
+        cmocka_unit_test(test_format_flags_match_writers),
+        TH_TEST(test_format_names_in_usage),
         cmocka_unit_test(test_invisible_characters_shown),
         TH_TEST(test_environment_paths),
     };
