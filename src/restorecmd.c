@@ -2,6 +2,7 @@
  * run holds the lock, so a live sweep's state is never restored from under it. */
 #include "restorecmd.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,20 +11,29 @@
 #include "util.h"
 
 const char tb_restore_usage[] =
-    "usage: transpose-bench restore\n"
+    "usage: transpose-bench restore [--quiet]\n"
     "\n"
     "Puts back the power mode and clock caps a mode sweep changed (sweep.power_modes,\n"
     "sweep.gpu_max_mhz, sweep.emc_max_mhz) when its run died before restoring them, from\n"
     "the state file ($TB_MODE_STATE, default /var/tmp/transpose-bench-modes.state). Every run\n"
-    "does the same first; this is for a board that must be put back now.\n"
+    "does the same first; this is for a board that must be put back now (and for an\n"
+    "@reboot cron line after a power cut mid-sweep, doc/nightly.md).\n"
+    "\n"
+    "  -q, --quiet   nothing on stderr when there is nothing to restore (for cron, which\n"
+    "                mails what a job prints); what was restored, and errors, still said\n"
     "\n"
     "exit: 0 nothing to restore or restored, 1 not restored (the state file is kept),\n"
     "2 usage, 75 a run holds the lock (it restores its own changes).\n";
 
 int tb_restore_main(int argc, char **argv)
 {
-    if (argc > 1) {
-        error("restore: unexpected argument '%s'", argv[1]);
+    bool quiet = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+            quiet = true;
+            continue;
+        }
+        error("restore: unexpected argument '%s'", argv[i]);
         fputs(tb_restore_usage, stderr);
         return TB_EXIT_USAGE;
     }
@@ -37,7 +47,8 @@ int tb_restore_main(int argc, char **argv)
     rc = tb_modes_recover(NULL, what, sizeof(what));
     tb_lock_release(lock);
     if (rc == 0) {
-        note("restore: no state file ('%s'): nothing to restore", tb_modes_state_path());
+        if (!quiet)
+            note("restore: no state file ('%s'): nothing to restore", tb_modes_state_path());
         return TB_EXIT_OK;
     }
     if (rc < 0)

@@ -998,6 +998,10 @@ static void test_killed_run_restored(void **state)
     }
     assert_int_equal(th_runf("restore"), 0);      /* nothing left: nothing to do */
     assert_non_null(strstr(th_err(), "nothing to restore"));
+    /* @reboot's --quiet: nothing said when nothing is to do (cron mails what a job prints) */
+    assert_int_equal(th_runf("restore --quiet"), 0);
+    assert_string_equal(th_err(), "");
+    assert_int_equal(th_runf("restore -q extra"), 2);
 }
 
 /* SIGINT, SIGTERM and SIGHUP mid-sweep: the run stops, puts the board back, and its log
