@@ -673,7 +673,8 @@ static int state_kind(const char *path, char *why, size_t n)
     }
     if (st.st_uid != geteuid()) {   /* /var/tmp is everyone's: another user's file is no state */
         snprintf(why, n, "state file '%s' belongs to uid %u, not this user (%u): refused, "
-                 "left alone (remove it, or set TB_MODE_STATE)", path, (unsigned)st.st_uid,
+                 "left alone (that user's `transpose-bench restore` puts its board back; "
+                 "or set TB_MODE_STATE)", path, (unsigned)st.st_uid,
                  (unsigned)geteuid());
         return -EPERM;
     }
