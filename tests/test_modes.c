@@ -686,6 +686,14 @@ static void test_recover_refuses_odd_state(void **state)
     assert_non_null(strstr(what, "holds no mode or clock: left alone (see the board's mode with "
                                  "nvpmodel -q"));
     assert_true(exists(sp));
+    if (geteuid() == 0) {   /* another user's (the nightly user's, seen by root): whose restore */
+        assert_int_equal(chown(sp, 65534, 65534), 0);
+        assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+        if (!strstr(what, "belongs to uid 65534") ||
+            !strstr(what, "that user's `transpose-bench restore` puts its board back") ||
+            strstr(what, "remove it"))
+            th_fail("another user's: '%s'", what);
+    }
     assert_false(exists(log));
     assert_int_equal(unlink(sp), 0);
     assert_int_equal(status_mode(r), 2);
