@@ -92,7 +92,9 @@ struct run {
     struct tb_mode_step *steps;     /* the mode sweep (power/modes.h); none: 0 */
     size_t nsteps, steps_skipped;
     struct tb_modes modes;          /* open from the state file's writing to the restore */
-    bool modes_open, modes_failed;  /* ... no mode could be changed, or not all put back */
+    bool modes_open;
+    bool modes_not_run;             /* no mode or clock could be changed (state file, table) */
+    bool modes_not_restored;        /* ... or not all put back (the state file is kept) */
 };
 
 /* ---- 1. the backend from --device: nothing opened, no driver loaded ----------------- */
@@ -429,7 +431,7 @@ static void restore_modes(struct run *r)
         tb_csvlog_meta(r->log, TB_META(modes_restored), "%s", what);
     if (rc < 0) {
         error("power modes: %s", what);
-        r->modes_failed = true;
+        r->modes_not_restored = true;
     } else if (!r->o->quiet) {
         note("power modes: %s", what);
     }
@@ -569,12 +571,12 @@ static void sweep_modes(struct run *r, struct tb_runner_ctx *ctx)
     memset(&r->res, 0, sizeof(r->res));
     r->res.idle_w = r->res.idle_after_w = NAN;
     if (tb_modes_open(&r->modes, NULL, why, sizeof(why)) < 0 ||
-        tb_modes_save(&r->modes, why, sizeof(why)) < 0) {
+        tb_modes_save(&r->modes, r->steps, r->nsteps, why, sizeof(why)) < 0) {
         tb_modes_close(&r->modes);
         tb_csvlog_meta(r->log, TB_META(mode_step), "none run: %s; no mode or clock was changed",
                        why);
         error("power modes: %s; no mode or clock was changed", why);
-        r->modes_failed = true;
+        r->modes_not_run = true;
         return;
     }
     r->modes_open = true;
@@ -670,9 +672,16 @@ static int write_tuned(struct run *r)
  * or status text never puts a control character on the terminal). A point that does not
  * count as a result (tb_log_usable: wrong output, not measured) shows no figures here; the
  * log keeps them. */
-static void print_summary(const struct tb_runner_result *res, bool with_power)
+static void print_summary(const struct tb_runner_result *res, bool with_power, bool with_modes)
 {
     struct tb_table_col cols[] = {
+        /* a mode sweep's rows of one point, one per step: which is which */
+        { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 16, .cut = true,
+          .data_only = !with_modes },
+        { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .dec = 0, .width = 7,
+          .data_only = !with_modes },
+        { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .dec = 0, .width = 7,
+          .data_only = !with_modes },
         { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
         { .name = "block", .head = "block", .kind = 'S', .width = 9 },
         { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 10 },
@@ -701,7 +710,8 @@ static void print_summary(const struct tb_runner_result *res, bool with_power)
         /* GB/s as the log holds it (2 decimals), then shown with 1: compare, reading the
          * log, shows the same figure (rounding the raw value once gave 2.9 here, 3.0 there) */
         double gbps = counts && isfinite(s->gbps) ? round(s->gbps * 100) / 100 : NAN;
-        struct tb_cell c[] = { TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(gbps),
+        struct tb_cell c[] = { TB_TEXT(s->power_mode), TB_NUM(s->gpu_cap_mhz),
+                               TB_NUM(s->emc_cap_mhz), TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(gbps),
                                TB_NUM(counts ? s->frac_copy : NAN),
                                TB_NUM(counts ? s->frac_peak : NAN),
                                TB_NUM(counts ? s->gbps_per_w : NAN),
@@ -757,11 +767,15 @@ static enum tb_run_outcome finish(struct run *r)
                  res->failed, res->verify_failed);
     else
         snprintf(how, sizeof(how), "complete");
-    if (r->modes_failed || r->steps_skipped)
-        snprintf(how + strlen(how), sizeof(how) - strlen(how), "%s%s%zu of %zu mode steps "
-                 "skipped (mode_step lines say why)", r->modes_failed ? "; power modes NOT all "
-                 "restored or not changed (modes_restored, mode_step)" : "", "; ",
-                 r->steps_skipped, r->nsteps);
+    /* never changed and not put back are two mornings: the first left the board as found */
+    if (r->modes_not_run)
+        snprintf(how + strlen(how), sizeof(how) - strlen(how), "; power modes not changed, "
+                 "none of %zu mode steps run (mode_step says why)", r->nsteps);
+    else if (r->modes_not_restored || r->steps_skipped)
+        snprintf(how + strlen(how), sizeof(how) - strlen(how), "%s; %zu of %zu mode steps "
+                 "skipped (mode_step lines say why)", r->modes_not_restored ? "; power modes "
+                 "NOT all restored (modes_restored says what)" : "", r->steps_skipped,
+                 r->nsteps);
     int crc = end_log(r, how);
     if (crc == 0)
         tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
@@ -769,7 +783,7 @@ static enum tb_run_outcome finish(struct run *r)
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
     bool summary_lost = false;
     if (!r->o->quiet) {
-        print_summary(res, r->sampler != NULL);
+        print_summary(res, r->sampler != NULL, r->nsteps > 0);
         if (r->sampler && !isnan(res->idle_w))
             printf("\nidle power %.2f W (%s)\n", res->idle_w, r->pops->name);
         printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,
@@ -783,10 +797,16 @@ static enum tb_run_outcome finish(struct run *r)
     }
     if (sig)
         note("interrupted by %s: the log holds every completed row", strsignal(sig));
+    else if (nothing && r->modes_not_run)
+        error("nothing was measured: no power mode or clock could be changed (the log's "
+              "mode_step line says why)");
+    else if (nothing && r->nsteps && r->steps_skipped == r->nsteps)
+        error("nothing was measured: every mode step was skipped (the log's mode_step lines "
+              "say why)");
     else if (nothing)
         error("nothing was measured: see the log's rows for each point's status");
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
-              !nothing && res->failed == 0 && res->verify_failed == 0 && !r->modes_failed &&
+              !nothing && res->failed == 0 && res->verify_failed == 0 && !r->modes_not_run && !r->modes_not_restored &&
               (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

@@ -18,7 +18,9 @@ for f in $FAKE_NVPM_FAULT; do
     "ignore:$id") exit 0 ;;
     esac
 done
-set -- $(awk -v id="$id" '
+# the table's words for the mode first: `set -- $(awk ...)` alone would take set's status, not
+# awk's, and an unknown mode would pass for one that has no caps
+vals=$(awk -v id="$id" '
     /^< *PARAM/ { param = ""; if (match($0, /NAME=[^ >]+/)) param = substr($0, RSTART + 5, RLENGTH - 5); inmode = 0; next }
     /^< *POWER_MODEL/ { inmode = ($0 ~ ("ID=" id " ")); param = ""; if (inmode) found = 1; next }
     /^</ { inmode = 0; param = ""; next }
@@ -28,6 +30,7 @@ set -- $(awk -v id="$id" '
     inmode && $1 == "EMC" && $2 == "MAX_FREQ" { e = $3 }
     END { if (!found) exit 1; print (gp ? gp : "-"), (ep ? ep : "-"), (g ? g : "-1"), (e ? e : "-1") }' "$root/etc/nvpmodel.conf") ||
     { echo "NVPM ERROR: invalid power mode $id"; exit 1; }
+set -- $vals
 gp=$1 ep=$2 g=$3 e=$4
 printf 'pmode:%04d fmode:quiet\n' "$id" > "$root/var/lib/nvpmodel/status"
 if [ "$gp" != - ] && [ -d "$root$(dirname "$gp")" ]; then

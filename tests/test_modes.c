@@ -68,6 +68,7 @@ static const char *board_root(const char *conf, const char *gpu_dir, const char 
     unsetenv("TB_CAP_WRITER");
     unsetenv("FAKE_CAP_FAULT");
     unsetenv("FAKE_CAP_LOG");
+    unsetenv("FAKE_NVPM_LOG");
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof(cmd), "tests/fake-nvpmodel.sh -m %d >/dev/null", mode);
     assert_int_equal(system(cmd), 0);
@@ -212,6 +213,65 @@ static void test_plan(void **state)
     tb_diag_free(&d);
 }
 
+static bool has_msg(const struct tb_diag *d, const char *want)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (strstr(d->msgs[i], want))
+            return true;
+    return false;
+}
+
+/* What the board cannot do is a FILE:LINE error before anything runs (exit 2), never a step
+ * skipped at 3 a.m.: one mode twice (by name and by id), one cap twice, a GPU cap above the
+ * GPU's highest clock or between two of its clocks, a cap file nvpmodel.conf names that the
+ * kernel does not have. */
+static void test_plan_refuses_what_the_board_cannot(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    struct tb_mode_axes ax;
+    struct tb_mode_step *steps;
+    size_t n;
+    struct tb_diag d = { 0 };
+    char *twice[] = { "15W", "25W", "0" };
+    sweep_axes(&ax, twice, 3, NULL, 0);
+    assert_int_equal(tb_modes_plan(&ax, r, &steps, &n, &d), 1);
+    assert_non_null(strstr(d.msgs[0], "s.cfg:4: 'sweep.power_modes': entries 1 ('15W') and 3 "
+                                      "('0') are both mode 15W (0)"));
+    assert_null(steps);
+    tb_diag_free(&d);
+    char *one[] = { "MAXN_SUPER" };
+    long gpu[] = { 612, 5000, 700, 612 };
+    sweep_axes(&ax, one, 1, gpu, 4);
+    assert_int_equal(tb_modes_plan(&ax, r, &steps, &n, &d), 3);
+    if (!has_msg(&d, "s.cfg:5: 'sweep.gpu_max_mhz': 5000 MHz is above the GPU's highest clock, "
+                     "1020 MHz (its available_frequencies: 306 408 612 918 1020 MHz)") ||
+        !has_msg(&d, "s.cfg:5: 'sweep.gpu_max_mhz': 700 MHz is not a clock of the GPU") ||
+        !has_msg(&d, "s.cfg:5: 'sweep.gpu_max_mhz': 612 MHz is named twice (entries 1 and 4)"))
+        th_fail("caps: %s | %s | %s", d.msgs[0], d.msgs[1], d.msgs[2]);
+    assert_null(steps);
+    tb_diag_free(&d);
+    long emc[] = { 2133 };
+    sweep_axes(&ax, one, 1, NULL, 0);
+    ax.emc_max_mhz = emc;
+    ax.n_emc_max_mhz = 1;
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s%s", r, EMC_CAP);
+    assert_int_equal(unlink(p), 0);   /* a kernel without the nvpmodel EMC cap */
+    snprintf(p, sizeof(p), "%s%s/max_freq", r, SUPER_GPU);
+    assert_int_equal(unlink(p), 0);
+    long ok_gpu[] = { 612 };
+    ax.gpu_max_mhz = ok_gpu;
+    ax.n_gpu_max_mhz = 1;
+    assert_int_equal(tb_modes_plan(&ax, r, &steps, &n, &d), 2);
+    if (!has_msg(&d, "s.cfg:6: 'sweep.emc_max_mhz': the EMC cap file nvpmodel.conf names is not "
+                     "there") ||
+        !has_msg(&d, "s.cfg:5: 'sweep.gpu_max_mhz': the GPU max_freq file nvpmodel.conf names "
+                     "is not there"))
+        th_fail("files: %s | %s", d.msgs[0], d.msgs[1]);
+    tb_diag_free(&d);
+}
+
 /* ---- switching ---------------------------------------------------------------------- */
 
 static void test_switch_verify_restore(void **state)
@@ -224,7 +284,7 @@ static void test_switch_verify_restore(void **state)
     th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
     /* the state file holds the board as found, before any change */
     struct tb_mode_state st;
     char *text = slurp(getenv("TB_MODE_STATE"));
@@ -272,7 +332,7 @@ static void test_nano_emc_cap(void **state)
     th_assert_close(read_mhz(r, p), 921.6, 1e-9);
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
     struct tb_mode_outcome o;
     struct tb_mode_step s = { 1, "5W", 0, 1200 };
     assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
@@ -300,7 +360,7 @@ static void test_faults(void **state)
         setenv("FAKE_NVPM_FAULT", cases[i].fault, 1);
         struct tb_modes m;
         assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-        assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+        assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
         struct tb_mode_outcome o;
         struct tb_mode_step s = { cases[i].id, "x", 0, 0 };
         assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
@@ -321,7 +381,7 @@ static void test_faults(void **state)
     setenv("FAKE_CAP_FAULT", "refuse", 1);
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
     struct tb_mode_outcome o;
     struct tb_mode_step s = { 0, "15W", 306, 0 };
     assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
@@ -353,7 +413,7 @@ static void test_caps_through_writer(void **state)
     free(writer);
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
     struct tb_mode_outcome o;
     struct tb_mode_step s = { 1, "25W", 612, 2133 };
     assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
@@ -439,7 +499,7 @@ static void test_recover_after_kill(void **state)
     assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), 0);   /* nothing to do */
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
     struct tb_mode_outcome o;
     struct tb_mode_step s = { 3, "7W", 306, 0 };
     assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
@@ -447,7 +507,7 @@ static void test_recover_after_kill(void **state)
     assert_int_equal(status_mode(r), 3);
     /* a second save refuses to overwrite the first's state */
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), -EEXIST);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), -EEXIST);
     tb_modes_close(&m);
     assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), 1);
     assert_non_null(strstr(what, "died with the board changed"));
@@ -469,7 +529,7 @@ static void test_state_link_fifo(void **state)
     assert_int_equal(symlink(target, sp), 0);
     struct tb_modes m;
     assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), -ELOOP);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), -ELOOP);
     assert_non_null(strstr(why, "symbolic link: refused, not followed"));
     assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
     assert_non_null(strstr(what, "symbolic link"));
@@ -478,13 +538,169 @@ static void test_state_link_fifo(void **state)
     free(t);
     assert_int_equal(unlink(sp), 0);
     assert_int_equal(mkfifo(sp, 0600), 0);
-    assert_int_equal(tb_modes_save(&m, why, sizeof(why)), -EINVAL);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), -EINVAL);
     assert_non_null(strstr(why, "a FIFO"));
     assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
     assert_non_null(strstr(what, "a FIFO"));
     assert_true(exists(sp));
     assert_int_equal(status_mode(r), 2);   /* nothing changed */
     tb_modes_close(&m);
+}
+
+/* A mode nobody can read (no status file, or one nvpmodel did not write): a sweep that
+ * switches modes is refused before any change, since "restoring" would switch to nothing
+ * and leave the board in the sweep's last mode; a sweep of caps alone may go on. */
+static void test_unreadable_mode_refused(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", r);
+    assert_int_equal(unlink(p), 0);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s15 = { 0, "15W", 0, 0 }, cap = { -1, "", 612, 0 };
+    assert_int_equal(tb_modes_save(&m, &s15, 1, why, sizeof(why)), -EIO);
+    if (!strstr(why, "cannot read the board's power mode") || !strstr(why, "put back"))
+        th_fail("'%s'", why);
+    assert_false(exists(getenv("TB_MODE_STATE")));
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), -EIO);
+    assert_int_equal(tb_modes_save(&m, &cap, 1, why, sizeof(why)), 0);
+    tb_modes_close(&m);
+}
+
+/* A sweep of caps alone, for a user whose sudoers line names the cap files only: the caps go
+ * back without nvpmodel (which is never run, and would be refused), at the end and after a
+ * kill; the restore line names what came back, no "nan" for a clock never read. */
+static void test_caps_alone_restored_without_nvpmodel(void **state)
+{
+    (void)state;
+    for (int killed = 0; killed < 2; killed++) {
+        const char *r = super_root(2);
+        char why[512], what[1024], log[PATH_MAX], p[PATH_MAX];
+        snprintf(log, sizeof(log), "%s/calls", r);
+        setenv("FAKE_NVPM_LOG", log, 1);
+        setenv("FAKE_NVPM_FAULT", "refuse:0 refuse:1 refuse:2 refuse:3", 1);
+        snprintf(p, sizeof(p), "%s%s", r, EMC_CAP);
+        assert_int_equal(unlink(p), 0);   /* no EMC cap here: nothing of it to restore */
+        struct tb_modes m;
+        assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+        struct tb_mode_step s = { -1, "", 612, 0 };
+        assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+        struct tb_mode_outcome o;
+        assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+        th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 612, 0);
+        int rc;
+        if (killed) {
+            tb_modes_close(&m);
+            rc = tb_modes_recover(NULL, what, sizeof(what));
+            assert_int_equal(rc, 1);
+        } else {
+            rc = tb_modes_restore(&m, what, sizeof(what));
+            assert_int_equal(rc, 0);
+            tb_modes_close(&m);
+        }
+        if (!strstr(what, "GPU max 1020 MHz restored (a sweep of caps alone") || strstr(what, "nan"))
+            th_fail("killed %d: '%s'", killed, what);
+        th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+        assert_false(exists(getenv("TB_MODE_STATE")));
+        assert_false(exists(log));   /* nvpmodel never ran */
+        unsetenv("FAKE_NVPM_LOG");
+    }
+}
+
+/* A cap above the mode's own would lift the mode's clock, not cap it: the step is skipped
+ * before anything runs or is written (the mode found, for a step of caps alone). */
+static void test_cap_above_the_modes_own(void **state)
+{
+    (void)state;
+    const char *r = super_root(0);   /* 15W: GPU 612, EMC 2133 */
+    char why[512], what[1024], log[PATH_MAX];
+    snprintf(log, sizeof(log), "%s/calls", r);
+    setenv("FAKE_NVPM_LOG", log, 1);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s[] = { { 3, "7W", 612, 0 }, { -1, "", 918, 0 }, { 0, "15W", 0, 3199 } };
+    const char *want[] = { "GPU cap 612 MHz is above mode 7W (3)'s own 408 MHz",
+                           "GPU cap 918 MHz is above mode 15W (0)'s own 612 MHz",
+                           "EMC cap 3199 MHz is above mode 15W (0)'s own 2133 MHz" };
+    assert_int_equal(tb_modes_save(&m, s, 3, why, sizeof(why)), 0);
+    for (int i = 0; i < 3; i++) {
+        struct tb_mode_outcome o;
+        assert_int_equal(tb_modes_apply(&m, &s[i], &o), -1);
+        assert_int_equal(o.result, TB_MODE_CAP_REFUSED);
+        if (!strstr(o.why, want[i]) || !strstr(o.why, "lift"))
+            th_fail("step %d: '%s'", i, o.why);
+    }
+    assert_false(exists(log));   /* no switch, no cap written */
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 612, 0);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_non_null(strstr(what, "nothing changed"));
+    tb_modes_close(&m);
+}
+
+/* A mode that needs a reboot: nvpmodel may have recorded it for the next boot, so the saved
+ * mode is set again at once (a power cut before the end must not boot into it). */
+static void test_reboot_mode_undone_at_once(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024], log[PATH_MAX];
+    snprintf(log, sizeof(log), "%s/calls", r);
+    setenv("FAKE_NVPM_LOG", log, 1);
+    setenv("FAKE_NVPM_FAULT", "reboot:1", 1);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s = { 1, "25W", 0, 0 };
+    assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
+    assert_int_equal(o.result, TB_MODE_REBOOT);
+    assert_non_null(strstr(o.why, "mode 2 set again at once"));
+    char *text = slurp(log);
+    assert_string_equal(text, "-m 1\n-m 2\n");   /* before the next step or the end */
+    free(text);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    tb_modes_close(&m);
+}
+
+/* State files that must not be restored from: one naming a mode the board's nvpmodel.conf
+ * lacks, and one with no mode or clock at all (each left alone, with what to do), and the
+ * state of a live run that took another lock file (restoring it would change the board
+ * under that run's rows). */
+static void test_recover_refuses_odd_state(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    const char *sp = getenv("TB_MODE_STATE");
+    char what[1024], log[PATH_MAX];
+    snprintf(log, sizeof(log), "%s/calls", r);
+    setenv("FAKE_NVPM_LOG", log, 1);
+    FILE *f = fopen(sp, "w");
+    assert_non_null(f);
+    fputs("pid 1\nmode 99\ngpu_max_hz 1\n", f);
+    fclose(f);
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    assert_non_null(strstr(what, "names mode 99, which the board's nvpmodel.conf lacks"));
+    f = fopen(sp, "w");
+    assert_non_null(f);
+    fputs("\x01\x02 garbage\n", f);
+    fclose(f);
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    assert_non_null(strstr(what, "holds no mode or clock: left alone (see the board's mode with "
+                                 "nvpmodel -q"));
+    assert_true(exists(sp));
+    if (geteuid() == 0) {   /* another user's (the nightly user's, seen by root): whose restore */
+        assert_int_equal(chown(sp, 65534, 65534), 0);
+        assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+        if (!strstr(what, "belongs to uid 65534") ||
+            !strstr(what, "that user's `transpose-bench restore` puts its board back") ||
+            strstr(what, "remove it"))
+            th_fail("another user's: '%s'", what);
+    }
+    assert_false(exists(log));
+    assert_int_equal(unlink(sp), 0);
+    assert_int_equal(status_mode(r), 2);
 }
 
 /* ---- end to end: the real binary, the CPU backend, a sensor whose watts follow the mode -- */
@@ -636,6 +852,10 @@ static void test_e2e_three_modes_pareto(void **state)
     pthread_join(s.thread, NULL);
     if (rc != 0)
         th_fail("run exit %d: %s", rc, th_err());
+    /* the summary names each row's step: three rows of one point are told apart */
+    if (!strstr(th_out(), "power mode") || !strstr(th_out(), "15W (0)") ||
+        !strstr(th_out(), "MAXN_SUPER (2)"))
+        th_fail("summary without the steps:\n%s", th_out());
     assert_int_equal(status_mode(r), 2);
     th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
     char *log = th_keep(th_find_one(logs, ".csv.gz"));
@@ -796,6 +1016,10 @@ static void test_killed_run_restored(void **state)
     }
     assert_int_equal(th_runf("restore"), 0);      /* nothing left: nothing to do */
     assert_non_null(strstr(th_err(), "nothing to restore"));
+    /* @reboot's --quiet: nothing said when nothing is to do (cron mails what a job prints) */
+    assert_int_equal(th_runf("restore --quiet"), 0);
+    assert_string_equal(th_err(), "");
+    assert_int_equal(th_runf("restore -q extra"), 2);
 }
 
 /* SIGINT, SIGTERM and SIGHUP mid-sweep: the run stops, puts the board back, and its log
@@ -834,6 +1058,82 @@ static void test_signal_restores(void **state)
     }
 }
 
+/* A live sweep that took another lock file (another TB_LOCK_FILE; a /tmp cleaned under
+ * it): `restore` must not put the board back under it (its rows would name a mode the board
+ * is no longer in); the run restores its own changes when it ends. */
+static void test_live_run_under_another_lock(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    const char *sp = getenv("TB_MODE_STATE");
+    char logs[PATH_MAX], other[PATH_MAX], mine[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", r);
+    snprintf(other, sizeof(other), "%s/other.lock", r);
+    tb_strlcpy(mine, getenv("TB_LOCK_FILE"), sizeof(mine));
+    setenv("TB_LOCK_FILE", other, 1);
+    pid_t pid = spawn_sweep(r, "[\"7W\", \"15W\"]", logs);
+    setenv("TB_LOCK_FILE", mine, 1);
+    for (int i = 0; i < 300 && !(exists(sp) && status_mode(r) == 3); i++) {
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    int before = status_mode(r);
+    int rc = th_runf("restore");
+    int after = status_mode(r);
+    bool kept = exists(sp);
+    assert_int_equal(kill(pid, SIGTERM), 0);      /* our own child: it restores itself */
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);  /* before any check: never left running */
+    assert_int_equal(before, 3);
+    if (rc != 1 || !strstr(th_err(), "is a live run's (pid"))
+        th_fail("restore under a live run: exit %d: %s", rc, th_err());
+    assert_int_equal(after, 3);                   /* the live run's mode, untouched */
+    assert_true(kept);
+    assert_int_equal(status_mode(r), 2);
+    assert_false(exists(sp));
+}
+
+/* Every mode refused: a failed night (exit 1) whose words point at the mode_step lines, not
+ * at rows there are none of; a state file that is a link: no mode changed, and the end line
+ * says so rather than "NOT restored". */
+static void test_every_step_refused(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    setenv("FAKE_NVPM_FAULT", "refuse:0 refuse:1", 1);
+    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                     "--set 'sweep.power_modes=[\"15W\", \"25W\"]' "
+                     "--set power.sysfs_root=%s -o %s/logs", r, r);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(th_err(), "nothing was measured: every mode step was skipped"));
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/logs", r);
+    char *log = th_keep(th_find_one(dir, ".csv.gz"));
+    char *text = th_keep(th_read_gz(log));
+    assert_non_null(strstr(text, "2 of 2 mode steps skipped"));
+    assert_null(strstr(text, "NOT all restored"));
+    assert_int_equal(status_mode(r), 2);
+    unsetenv("FAKE_NVPM_FAULT");
+    assert_int_equal(symlink("/nonexistent", getenv("TB_MODE_STATE")), 0);
+    rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                 "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                 "--set 'sweep.power_modes=[\"15W\"]' "
+                 "--set power.sysfs_root=%s -o %s/logs2", r, r);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(th_err(), "no power mode or clock could be changed"));
+    snprintf(dir, sizeof(dir), "%s/logs2", r);
+    log = th_keep(th_find_one(dir, ".csv.gz"));
+    text = th_keep(th_read_gz(log));
+    assert_non_null(strstr(text, "power modes not changed, none of 1 mode steps run"));
+    assert_null(strstr(text, "NOT all restored"));
+    assert_int_equal(status_mode(r), 2);
+}
+
 /* A mode sweep where nvpmodel is absent (a desktop): exit 2 before anything runs. */
 static void test_desktop_refused(void **state)
 {
@@ -860,14 +1160,22 @@ int main(void)
         TH_TEST(test_caps_through_writer),
         TH_TEST(test_cap_falls_back_to_sudo_tee),
         TH_TEST(test_plan),
+        TH_TEST(test_plan_refuses_what_the_board_cannot),
         TH_TEST(test_switch_verify_restore),
         TH_TEST(test_nano_emc_cap),
         TH_TEST(test_faults),
         TH_TEST(test_recover_after_kill),
         TH_TEST(test_state_link_fifo),
+        TH_TEST(test_unreadable_mode_refused),
+        TH_TEST(test_caps_alone_restored_without_nvpmodel),
+        TH_TEST(test_cap_above_the_modes_own),
+        TH_TEST(test_reboot_mode_undone_at_once),
+        TH_TEST(test_recover_refuses_odd_state),
         TH_TEST(test_desktop_refused),
         TH_TEST(test_killed_run_restored),
         TH_TEST(test_signal_restores),
+        TH_TEST(test_live_run_under_another_lock),
+        TH_TEST(test_every_step_refused),
         TH_TEST(test_e2e_three_modes_pareto),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

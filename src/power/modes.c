@@ -168,6 +168,130 @@ static const struct tb_mode_def *find_id(const struct tb_mode_table *t, int id)
 
 /* ---- the plan -------------------------------------------------------------------- */
 
+/* Whether root + abs is a regular file (not followed where it is a link: sysfs's own files
+ * are none); why filled when not. */
+static bool cap_file_there(const char *root, const char *abs, char *why, size_t n)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    if (snprintf(path, sizeof(path), "%s%s", root, abs) >= (int)sizeof(path)) {
+        snprintf(why, n, "its path is too long");
+        return false;
+    }
+    if (lstat(path, &st) < 0) {
+        snprintf(why, n, "'%s': %s", path, strerror(errno));
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, n, "'%s' is not a regular file", path);
+        return false;
+    }
+    return true;
+}
+
+/* The GPU's clocks, MHz, from the available_frequencies file beside its max_freq (Hz, one
+ * line); how many (0: none readable, no check made). */
+static size_t gpu_clocks(const char *root, const char *max_path, double *mhz, size_t cap)
+{
+    char path[PATH_MAX], line[2048], why[PATH_MAX + 160];
+    const char *slash = strrchr(max_path, '/');
+    if (!slash || snprintf(path, sizeof(path), "%s%.*s/available_frequencies", root,
+                           (int)(slash - max_path), max_path) >= (int)sizeof(path))
+        return 0;
+    if (tb_safeio_line(path, line, sizeof(line), 0, why, sizeof(why)) < 0)
+        return 0;
+    size_t k = 0;
+    for (char *p = line, *end; k < cap; p = end) {
+        double hz = strtod(p, &end);
+        if (end == p)
+            break;
+        if (hz > 0 && isfinite(hz))
+            mhz[k++] = hz / 1e6;
+    }
+    return k;
+}
+
+static bool near(double hz, double want_mhz);
+static const struct tb_mode_def *find_id(const struct tb_mode_table *t, int id);
+
+/* The GPU caps against the board: its max_freq file there, each cap a clock of its table
+ * (devfreq runs a cap between two clocks at the lower one, and one above the highest at the
+ * highest: either would log a clock the GPU never had), none asked twice. */
+static void check_gpu_caps(const struct tb_mode_axes *ax, const char *root,
+                           const struct tb_mode_table *t, struct tb_diag *d)
+{
+    char why[PATH_MAX + 200];
+    if (!t->gpu_max_path[0]) {
+        tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': nvpmodel.conf names no GPU MAX_FREQ file to "
+                    "cap the GPU clock with", ax->gpu_max_mhz_at);
+        return;
+    }
+    if (!cap_file_there(root, t->gpu_max_path, why, sizeof(why))) {
+        tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': the GPU max_freq file nvpmodel.conf names is "
+                    "not there: %s", ax->gpu_max_mhz_at, why);
+        return;
+    }
+    double clk[64];
+    size_t nc = gpu_clocks(root, t->gpu_max_path, clk, 64);
+    double top = 0;
+    char list[400] = "";
+    for (size_t j = 0, len = 0; j < nc; j++) {
+        top = clk[j] > top ? clk[j] : top;
+        if (len < sizeof(list))
+            len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%.0f", j ? " " : "",
+                                    clk[j]);
+    }
+    for (size_t i = 0; i < ax->n_gpu_max_mhz; i++) {
+        double cap = (double)ax->gpu_max_mhz[i];
+        for (size_t j = 0; j < i; j++)
+            if (ax->gpu_max_mhz[j] == ax->gpu_max_mhz[i]) {
+                tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': %ld MHz is named twice (entries %zu "
+                            "and %zu): each cap once", ax->gpu_max_mhz_at, ax->gpu_max_mhz[i],
+                            j + 1, i + 1);
+                break;
+            }
+        if (!nc)
+            continue;   /* no table to check against: the step reads the clock back */
+        bool in_table = false;
+        for (size_t j = 0; j < nc && !in_table; j++)
+            in_table = near(clk[j] * 1e6, cap);
+        if (in_table)
+            continue;
+        if (cap > top)
+            tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': %.0f MHz is above the GPU's highest clock, "
+                        "%.0f MHz (its available_frequencies: %s MHz)", ax->gpu_max_mhz_at,
+                        cap, top, list);
+        else
+            tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': %.0f MHz is not a clock of the GPU "
+                        "(its available_frequencies: %s MHz): devfreq would run it at the one "
+                        "below", ax->gpu_max_mhz_at, cap, list);
+    }
+}
+
+static void check_emc_caps(const struct tb_mode_axes *ax, const char *root,
+                           const struct tb_mode_table *t, struct tb_diag *d)
+{
+    char why[PATH_MAX + 200];
+    if (!t->emc_cap_path[0]) {
+        tb_diag_add(d, "%s: 'sweep.emc_max_mhz': nvpmodel.conf names no EMC MAX_FREQ file "
+                    "(this board has no nvpmodel EMC cap)", ax->emc_max_mhz_at);
+        return;
+    }
+    if (!cap_file_there(root, t->emc_cap_path, why, sizeof(why))) {
+        tb_diag_add(d, "%s: 'sweep.emc_max_mhz': the EMC cap file nvpmodel.conf names is not "
+                    "there (this kernel has no nvpmodel EMC cap): %s", ax->emc_max_mhz_at, why);
+        return;
+    }
+    for (size_t i = 0; i < ax->n_emc_max_mhz; i++)
+        for (size_t j = 0; j < i; j++)
+            if (ax->emc_max_mhz[j] == ax->emc_max_mhz[i]) {
+                tb_diag_add(d, "%s: 'sweep.emc_max_mhz': %ld MHz is named twice (entries %zu "
+                            "and %zu): each cap once", ax->emc_max_mhz_at, ax->emc_max_mhz[i],
+                            j + 1, i + 1);
+                break;
+            }
+}
+
 int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mode_step **steps,
                   size_t *n, struct tb_diag *d)
 {
@@ -212,12 +336,22 @@ int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mod
     }
     if (ax->n_power_modes > 256)
         tb_diag_add(d, "%s: 'sweep.power_modes': more than 256 modes", ax->power_modes_at);
-    if (ax->n_gpu_max_mhz && !t.gpu_max_path[0])
-        tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': nvpmodel.conf names no GPU MAX_FREQ file to "
-                    "cap the GPU clock with", ax->gpu_max_mhz_at);
-    if (ax->n_emc_max_mhz && !t.emc_cap_path[0])
-        tb_diag_add(d, "%s: 'sweep.emc_max_mhz': nvpmodel.conf names no EMC MAX_FREQ file "
-                    "(this board has no nvpmodel EMC cap)", ax->emc_max_mhz_at);
+    /* one mode twice ("15W" and "0" are one): its rows would be one operating point twice */
+    for (size_t i = 0; i < ax->n_power_modes && i < 256; i++)
+        for (size_t j = 0; ids[i] >= 0 && j < i; j++)
+            if (ids[j] == ids[i]) {
+                const struct tb_mode_def *m = find_id(&t, ids[i]);
+                tb_diag_add(d, "%s: 'sweep.power_modes': entries %zu ('%s') and %zu ('%s') are "
+                            "both mode %s (%d): each mode once", ax->power_modes_at, j + 1,
+                            ax->power_modes[j], i + 1, ax->power_modes[i], m ? m->name : "?",
+                            ids[i]);
+                break;
+            }
+    const char *root_dir = root ? root : tb_root();
+    if (ax->n_gpu_max_mhz)
+        check_gpu_caps(ax, root_dir, &t, d);
+    if (ax->n_emc_max_mhz)
+        check_emc_caps(ax, root_dir, &t, d);
     if (d->n == before) {
         *steps = calloc(nm * ng * ne, sizeof(**steps));
         for (size_t i = 0; *steps && i < nm; i++)
@@ -494,6 +628,7 @@ int tb_modes_state_parse(const char *text, struct tb_mode_state *s)
     s->pid = 0;
     s->mode_id = -1;
     s->gpu_max_hz = s->emc_cap_hz = NAN;
+    s->switches_mode = true;   /* a file without the line: nvpmodel -m, as before */
     bool seen = false;
     char line[256];
     for (const char *p = text; next_line(&p, line, sizeof(line)); ) {
@@ -511,6 +646,8 @@ int tb_modes_state_parse(const char *text, struct tb_mode_state *s)
             s->gpu_max_hz = v, seen = true;
         else if (!strcmp(key, "emc_cap_hz") && num && v >= 0)
             s->emc_cap_hz = v, seen = true;
+        else if (!strcmp(key, "switches_mode") && num)
+            s->switches_mode = v != 0;
     }
     return seen ? 0 : -EINVAL;
 }
@@ -536,7 +673,8 @@ static int state_kind(const char *path, char *why, size_t n)
     }
     if (st.st_uid != geteuid()) {   /* /var/tmp is everyone's: another user's file is no state */
         snprintf(why, n, "state file '%s' belongs to uid %u, not this user (%u): refused, "
-                 "left alone (remove it, or set TB_MODE_STATE)", path, (unsigned)st.st_uid,
+                 "left alone (that user's `transpose-bench restore` puts its board back; "
+                 "or set TB_MODE_STATE)", path, (unsigned)st.st_uid,
                  (unsigned)geteuid());
         return -EPERM;
     }
@@ -560,7 +698,8 @@ void tb_modes_close(struct tb_modes *m)
     tb_modes_table_free(&m->table);
 }
 
-int tb_modes_save(struct tb_modes *m, char *why, size_t n)
+int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
+                  char *why, size_t n)
 {
     int k = state_kind(m->state_path, why, n);
     if (k < 0)
@@ -570,17 +709,40 @@ int tb_modes_save(struct tb_modes *m, char *why, size_t n)
                  "first (transpose-bench restore)", m->state_path);
         return -EEXIST;
     }
+    bool switches = !steps, gpu_caps = false, emc_caps = false;
+    for (size_t i = 0; steps && i < nsteps; i++) {
+        switches |= steps[i].mode_id >= 0;
+        gpu_caps |= steps[i].gpu_cap_mhz > 0;
+        emc_caps |= steps[i].emc_cap_mhz > 0;
+    }
     m->state.pid = (long)getpid();
     m->state.mode_id = read_mode(m);
     m->state.gpu_max_hz = read_hz(m, m->table.gpu_max_path);
     m->state.emc_cap_hz = read_hz(m, m->table.emc_cap_path);
+    m->state.switches_mode = switches;
+    /* what could not be put back is never changed: a mode switched from a mode nobody can
+     * name would be "restored" to nothing, and the board left in the sweep's last mode */
+    char path[PATH_MAX];
+    const char *unread = NULL, *what = NULL;
+    if (switches && m->state.mode_id < 0)
+        unread = "/var/lib/nvpmodel/status", what = "power mode";
+    else if (!switches && gpu_caps && isnan(m->state.gpu_max_hz))
+        unread = m->table.gpu_max_path, what = "GPU max_freq";
+    else if (!switches && emc_caps && isnan(m->state.emc_cap_hz))
+        unread = m->table.emc_cap_path, what = "EMC cap";
+    if (unread) {
+        rooted(m, path, sizeof(path), unread);
+        snprintf(why, n, "cannot read the board's %s from '%s' (missing, or not what nvpmodel "
+                 "writes there): it could not be put back", what, path);
+        return -EIO;
+    }
     char tmp[PATH_MAX + 32], text[512];
     snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", m->state_path, m->state.pid);
     int len = snprintf(text, sizeof(text),
                        "# transpose-bench: the power mode and clock caps to put back "
                        "(transpose-bench restore)\npid %ld\nmode %d\ngpu_max_hz %.0f\n"
-                       "emc_cap_hz %.0f\n", m->state.pid, m->state.mode_id,
-                       m->state.gpu_max_hz, m->state.emc_cap_hz);
+                       "emc_cap_hz %.0f\nswitches_mode %d\n", m->state.pid, m->state.mode_id,
+                       m->state.gpu_max_hz, m->state.emc_cap_hz, switches ? 1 : 0);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
@@ -622,14 +784,48 @@ int tb_modes_apply(struct tb_modes *m, const struct tb_mode_step *s, struct tb_m
     o->gpu_max_mhz = o->emc_cap_mhz = NAN;
     char out[400], miss[200];
     const struct tb_mode_def *def = find_id(&m->table, s->mode_id);
+    /* a cap above the mode's own lifts its clock instead of capping it (max_freq and the EMC
+     * cap are the files nvpmodel writes the mode's caps to): the step is no operating point
+     * of that mode, and nothing is written for it */
+    const struct tb_mode_def *base = s->mode_id >= 0 ? def : find_id(&m->table,
+                                                                      m->state.mode_id);
+    const char *lifted = NULL;
+    double cap = 0, own = 0;
+    if (base && s->gpu_cap_mhz > 0 && base->gpu_cap_mhz > 0 &&
+        s->gpu_cap_mhz > base->gpu_cap_mhz && !near(base->gpu_cap_mhz * 1e6, s->gpu_cap_mhz))
+        lifted = "GPU", cap = s->gpu_cap_mhz, own = base->gpu_cap_mhz;
+    else if (base && s->emc_cap_mhz > 0 && base->emc_cap_mhz > 0 &&
+             s->emc_cap_mhz > base->emc_cap_mhz && !near(base->emc_cap_mhz * 1e6, s->emc_cap_mhz))
+        lifted = "EMC", cap = s->emc_cap_mhz, own = base->emc_cap_mhz;
+    if (lifted) {
+        o->result = TB_MODE_CAP_REFUSED;
+        snprintf(o->why, sizeof(o->why), "%s cap %.0f MHz is above mode %s (%d)'s own %.0f MHz: "
+                 "it would lift the mode's clock, not cap it; nothing changed", lifted, cap,
+                 base->name, base->id, own);
+        return -1;
+    }
     m->touched = true;
     if (s->mode_id >= 0) {
         int rc = run_nvpmodel(s->mode_id, out, sizeof(out));
         bool reboot = strcasestr(out, "reboot") != NULL;
         if (reboot) {
+            /* nvpmodel may have recorded the mode for the next boot: the saved mode is set
+             * again now, so that a power cut before the end does not boot into it */
+            char again[300] = "";
+            int st_id = m->state.mode_id;
+            if (st_id >= 0) {
+                char out2[200];
+                int rc2 = run_nvpmodel(st_id, out2, sizeof(out2));
+                if (rc2 == 0)
+                    snprintf(again, sizeof(again), "; mode %d set again at once", st_id);
+                else
+                    snprintf(again, sizeof(again), "; setting mode %d again failed (exit %d: "
+                             "%.150s), tried again at the end", st_id, rc2, out2);
+            }
             o->result = TB_MODE_REBOOT;
             snprintf(o->why, sizeof(o->why), "mode %s (%d) needs a reboot to take effect "
-                     "(nvpmodel: %.300s): skipped, never rebooted", s->mode_name, s->mode_id, out);
+                     "(nvpmodel: %.250s): skipped, never rebooted%s", s->mode_name, s->mode_id,
+                     out, again);
             return -1;
         }
         if (rc != 0) {
@@ -685,7 +881,13 @@ int tb_modes_restore(struct tb_modes *m, char *what, size_t n)
     char out[400], why[PATH_MAX + 160] = "", miss[200] = "";
     size_t len = 0;
     int bad = 0;
-    if (m->touched && st->mode_id >= 0) {
+    /* a sweep of caps alone never ran nvpmodel: its caps go back without it (a user whose
+     * sudoers line names the cap files only must not fail here) */
+    if (m->touched && st->switches_mode && st->mode_id < 0) {
+        len += (size_t)snprintf(what + len, n, "the mode before the sweep is unknown: NOT "
+                                "restored; ");
+        bad = 1;
+    } else if (m->touched && st->switches_mode) {
         int rc = run_nvpmodel(st->mode_id, out, sizeof(out));
         if (rc != 0) {
             len += (size_t)snprintf(what + len, len < n ? n - len : 0, "mode %d NOT restored "
@@ -707,7 +909,8 @@ int tb_modes_restore(struct tb_modes *m, char *what, size_t n)
     }
     struct tb_mode_outcome o;
     if (!bad && m->touched) {
-        settle(m, st->mode_id, isnan(st->gpu_max_hz) ? 0 : st->gpu_max_hz / 1e6,
+        settle(m, st->switches_mode ? st->mode_id : -1,
+               isnan(st->gpu_max_hz) ? 0 : st->gpu_max_hz / 1e6,
                isnan(st->emc_cap_hz) ? 0 : st->emc_cap_hz / 1e6, &o, miss, sizeof(miss));
         if (miss[0]) {
             len += (size_t)snprintf(what + len, len < n ? n - len : 0, "NOT restored: %s; ",
@@ -723,14 +926,42 @@ int tb_modes_restore(struct tb_modes *m, char *what, size_t n)
     if (state_kind(m->state_path, why, sizeof(why)) == 1)
         unlink(m->state_path);   /* the tool's own state file, its settings back */
     m->saved = false;
-    if (!m->touched)
+    if (!m->touched) {
         snprintf(what, n, "nothing changed: mode %d as found", st->mode_id);
-    else
-        snprintf(what, n, "mode %s (%d), GPU max %.0f MHz, EMC cap %.0f MHz restored",
-                 def ? def->name : "?", st->mode_id, st->gpu_max_hz / 1e6,
-                 st->emc_cap_hz / 1e6);
+    } else {   /* what was read before the sweep and is back; a clock never read is unsaid */
+        len = 0;
+        if (st->switches_mode)
+            len += (size_t)snprintf(what, n, "mode %s (%d)", def ? def->name : "?",
+                                    st->mode_id);
+        if (!isnan(st->gpu_max_hz) && len < n)
+            len += (size_t)snprintf(what + len, n - len, "%sGPU max %.0f MHz", len ? ", " : "",
+                                    st->gpu_max_hz / 1e6);
+        if (!isnan(st->emc_cap_hz) && len < n)
+            len += (size_t)snprintf(what + len, n - len, "%sEMC cap %.0f MHz", len ? ", " : "",
+                                    st->emc_cap_hz / 1e6);
+        if (len < n)
+            snprintf(what + len, n - len, "%s", st->switches_mode ? " restored"
+                     : " restored (a sweep of caps alone: the mode was never switched)");
+    }
     m->touched = false;
     return 0;
+}
+
+/* Whether pid is a transpose-bench still running (not this one): a run that took another
+ * lock file (another TB_LOCK_FILE, a /tmp cleaned under it) holds its state file still, and
+ * restoring it would change the board under its rows. A pid reused by another program after
+ * a reboot is no run. */
+static bool live_run(long pid)
+{
+    if (pid <= 0 || pid == (long)getpid() || pid > INT_MAX)
+        return false;
+    if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
+        return false;
+    char path[64], comm[64], why[160];
+    snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+    if (tb_safeio_line(path, comm, sizeof(comm), 0, why, sizeof(why)) < 0)
+        return false;
+    return strncmp(comm, "transpose-bench", 15) == 0;
 }
 
 int tb_modes_recover(const char *root, char *what, size_t n)
@@ -748,7 +979,8 @@ int tb_modes_recover(const char *root, char *what, size_t n)
     int rc = tb_safeio_read(path, text, sizeof(text), NULL, 0, 0, why, sizeof(why));
     struct tb_modes m;
     if (rc == 0 && tb_modes_state_parse(text, &m.state) < 0) {
-        snprintf(what, n, "state file '%s' holds no mode or clock: left alone", path);
+        snprintf(what, n, "state file '%s' holds no mode or clock: left alone (see the board's "
+                 "mode with nvpmodel -q and set it back by hand, then remove the file)", path);
         return -1;
     }
     if (rc < 0) {
@@ -756,8 +988,21 @@ int tb_modes_recover(const char *root, char *what, size_t n)
         return -1;
     }
     struct tb_mode_state st = m.state;
+    if (live_run(st.pid)) {
+        snprintf(what, n, "state file '%s' is a live run's (pid %ld, transpose-bench, which took "
+                 "another lock file: TB_LOCK_FILE?): left alone, that run restores its own "
+                 "changes", path, st.pid);
+        return -1;
+    }
     if (tb_modes_open(&m, root, why, sizeof(why)) < 0) {
         snprintf(what, n, "state file '%s' left by run pid %ld, but %s", path, st.pid, why);
+        tb_modes_close(&m);
+        return -1;
+    }
+    if (st.switches_mode && st.mode_id >= 0 && !find_id(&m.table, st.mode_id)) {
+        snprintf(what, n, "state file '%s' names mode %d, which the board's nvpmodel.conf "
+                 "lacks: left alone (see the board's mode with nvpmodel -q, then remove the "
+                 "file)", path, st.mode_id);
         tb_modes_close(&m);
         return -1;
     }

@@ -59,9 +59,11 @@ struct tb_mode_axes {
 
 /* The steps of ax's axes (modes x gpu caps x emc caps) against the board's table under root;
  * none (*n 0) when the sweep names no axis. Every problem added to d with FILE:LINE: modes
- * on a machine without nvpmodel, a name the table lacks (with the nearest name), a GPU cap
- * where the table names no GPU max_freq file, an EMC cap without an EMC cap file. Returns
- * the problems added. */
+ * on a machine without nvpmodel, a name the table lacks (with the nearest name), one mode
+ * named twice (by name or id) or one cap twice, a GPU cap where the table names no GPU
+ * max_freq file or the file is not there, a GPU cap above the GPU's highest clock or far
+ * from every clock of its available_frequencies (devfreq would run it at a lower one), an
+ * EMC cap without an EMC cap file. Returns the problems added. */
 int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mode_step **steps,
                   size_t *n, struct tb_diag *d);
 
@@ -70,6 +72,9 @@ struct tb_mode_state {
     long pid;                 /* the run that wrote it */
     int mode_id;              /* -1 unknown */
     double gpu_max_hz, emc_cap_hz;
+    bool switches_mode;       /* the sweep switches modes: restoring runs nvpmodel -m; false
+                               * for a sweep of caps alone, whose caps are written back
+                               * without nvpmodel (the state file's "switches_mode 0") */
 };
 
 enum tb_mode_result {
@@ -105,14 +110,22 @@ const char *tb_modes_result_name(enum tb_mode_result r);
 int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n);
 void tb_modes_close(struct tb_modes *m);
 /* Reads the board's mode and caps and writes the state file: a new file beside it, synced,
- * then renamed. A state path that is a link, a FIFO or anything but a regular file is
- * refused (-ELOOP, -EINVAL), and so is another user's file there (-EPERM: /var/tmp is
- * everyone's); nothing is written or followed; an existing state file of ours is -EEXIST
- * (recover it first). tb_modes_recover refuses the same files the same way. */
-int tb_modes_save(struct tb_modes *m, char *why, size_t n);
+ * then renamed. steps (n of them) are the sweep's: whether it switches modes and which caps
+ * it writes (NULL: it switches modes). What cannot be put back is refused before any change
+ * (-EIO): a sweep that switches modes when the mode cannot be read, a sweep of caps alone
+ * when a capped clock's file cannot be read. A state path that is a link, a FIFO or
+ * anything but a regular file is refused (-ELOOP, -EINVAL), and so is another user's file
+ * there (-EPERM: /var/tmp is everyone's); nothing is written or followed; an existing state
+ * file of ours is -EEXIST (recover it first). tb_modes_recover refuses the same files the
+ * same way. */
+int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
+                  char *why, size_t n);
 /* Switches to step's mode (unless -1) and writes its caps, then waits up to settle_ms for
  * the status file and clocks to match the mode's table and the caps. Fills o; returns 0
- * when the step holds, else -1 (o says which failure and why). */
+ * when the step holds, else -1 (o says which failure and why). A cap above the mode's own
+ * (the mode found, for a step of caps alone) is skipped before anything is written: it
+ * would lift the mode's clock, not cap it. A mode that needs a reboot is skipped and the
+ * saved mode set again at once, so that no later boot lands in it. */
 int tb_modes_apply(struct tb_modes *m, const struct tb_mode_step *s, struct tb_mode_outcome *o);
 /* Puts the saved mode and caps back (nvpmodel -m when any change was attempted, then the
  * caps), verifies, and removes the state file when they hold. what: one line for the log
@@ -121,7 +134,9 @@ int tb_modes_apply(struct tb_modes *m, const struct tb_mode_step *s, struct tb_m
 int tb_modes_restore(struct tb_modes *m, char *what, size_t n);
 /* A state file left by a run that died: restored (tb_modes_restore) and removed. Call with
  * the run lock held. 0 none, 1 restored (what filled), -1 a state file that could not be
- * used or restored (what says why: a link or FIFO is refused and left alone). */
+ * used or restored (what says why: a link or FIFO is refused and left alone, and so is the
+ * state of a run still alive, one that took another lock file, and a mode the board's
+ * nvpmodel.conf lacks). */
 int tb_modes_recover(const char *root, char *what, size_t n);
 
 /* State file text <-> struct (for tests). */
