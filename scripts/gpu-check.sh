@@ -90,7 +90,15 @@ step_power() {
 step_table() {
     say "bench: best block per kernel, GB/s and fraction of memcpy (same size, same run)"
     $TB compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
-    $TB compare "$OUT"/bench/*.csv.gz | cut -c1-19,67-120
+    # by column name, not by character position (the table's layout moves with its columns)
+    $TB compare "$OUT"/bench/*.csv.gz --format csv | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { k = $c["rows"] " x " $c["cols"]
+          if (k != last) { printf "\n%s\n  %-16s %9s %-9s %8s %10s\n", k, "kernel", "best GB/s",
+                                  "block", "of peak", "of memcpy"; last = k }
+          b = $c["block_x"] + 0 == 0 ? "-" : $c["block_x"] "x" $c["block_y"]
+          printf "  %-16s %9.1f %-9s %8s %10s\n", $c["kernel"], $c["gbps"], b, $c["frac_peak"],
+                 $c["frac_copy"] }'
 }
 # 1, 2 and 8-byte elements: every kernel that takes them, every allowed block, on the
 # awkward shapes (not the 1 GiB ones: the float matrix has those), then timings at 8192x8192.
