@@ -177,11 +177,40 @@ void tb_ceiling_now(const struct tb_board_cfg *b, const char *root, struct tb_ce
     from_cap(b, root, emc_why, c);
 }
 
+int tb_ceiling_step_cap(const struct tb_board_cfg *b, double cap_mhz, bool asked,
+                        struct tb_ceiling *c)
+{
+    if (!(cap_mhz > 0))
+        return 0;
+    const char *what = asked ? "the cap asked (emc_max_mhz), read back after the step settled"
+                             : "the nvpmodel EMC cap file read back after the step settled, "
+                               "below the mode's table";
+    struct tb_ceiling capped = *c;
+    if (at_emc(b, cap_mhz, &capped) < 0) {
+        size_t l = strlen(c->why);
+        snprintf(c->why + l, sizeof(c->why) - l, "; EMC %.0f MHz, %s, not used: %.150s",
+                 cap_mhz, what, capped.why);
+        return 0;
+    }
+    /* the lower of the two: a cap at or above what the mode already gives changes nothing
+     * (0: the board file gave no peak at all, so the cap's is better) */
+    if (c->gbps > 0 && capped.gbps >= c->gbps)
+        return 0;
+    capped.source = TB_CEILING_CAP;
+    capped.step_cap_mhz = cap_mhz;
+    snprintf(capped.why, sizeof(capped.why), "EMC %.0f MHz: %s; without it %.1f GB/s (%s): "
+             "%.200s", cap_mhz, what, c->gbps, c->source, c->why);
+    *c = capped;
+    return 1;
+}
+
 void tb_ceiling_window(const struct tb_board_cfg *b, const struct tb_ceiling *run,
                        double emc_mhz, struct tb_ceiling *c)
 {
     struct tb_ceiling live;
-    if (tb_ceiling_live(b, emc_mhz, &live) == 0)
+    /* a live reading above the step's cap is a stale or misread clock: the cap holds it */
+    if (tb_ceiling_live(b, emc_mhz, &live) == 0 &&
+        !(run->step_cap_mhz > 0 && live.emc_mhz > run->step_cap_mhz))
         *c = live;
     else
         *c = *run;

@@ -4,11 +4,13 @@
  * tegrastats' EMC_FREQ), else the current nvpmodel mode's EMC cap (power/nvpmodel.h:
  * readable without root), else the board file's peak, with the reason the EMC rate was not
  * read. The run's ceiling comes once (tb_ceiling_read), each point's from its window
- * (tb_ceiling_window). An Orin Nano Super in its 15W or 7W mode (EMC capped at 2133 MHz) gets
+ * (tb_ceiling_window); in a mode sweep's step, never above the EMC cap read back after the
+ * step settled (tb_ceiling_step_cap). An Orin Nano Super in its 15W or 7W mode (EMC capped at 2133 MHz) gets
  * 68.3 GB/s, not 102.4. Not here: frac_peak itself (the runner), other clocks. */
 #ifndef TB_CEILING_H
 #define TB_CEILING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config/config.h"
@@ -21,6 +23,8 @@ struct tb_ceiling {
     double gbps;          /* the peak to judge against, GB/s; 0 unknown */
     double emc_mhz;       /* the EMC rate it follows (live or cap); NAN: the board file's */
     double board_gbps;    /* the board file's peak (peak_gbps, else bus x dram_mts); 0 none */
+    double step_cap_mhz;  /* a mode step's EMC cap read back, bounding a window's live
+                           * reading too (tb_ceiling_step_cap); 0 none */
     const char *source;   /* TB_CEILING_LIVE, _CAP or _BOARD: a log cell */
     char why[384];        /* where it came from, and why the EMC rate was not read (a log
                            * note), e.g. "EMC clock needs root (debugfs); nvpmodel mode 15W
@@ -54,9 +58,22 @@ int tb_ceiling_live(const struct tb_board_cfg *b, double emc_mhz, struct tb_ceil
  * not why: "EMC clock needs root (debugfs; ...)"). */
 void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_ceiling *c);
 
+/* A mode step's ceiling: c (tb_ceiling_read's, read after the step settled) lowered to
+ * the EMC rate cap_mhz, the nvpmodel EMC cap file read back after the step settled (MHz;
+ * 0 or NAN: none), when that gives less. asked: the step asked that cap
+ * (sweep.emc_max_mhz); else the file is below what the mode's table gave (the mode's own
+ * cap, or none). Lowered, c->source is TB_CEILING_CAP, c->step_cap_mhz cap_mhz and c->why
+ * says where the rate came from and what it replaced ("EMC 1600 MHz: the cap asked
+ * (emc_max_mhz), read back after the step settled; without it 68.3 GB/s (nvpmodel EMC
+ * cap): ..."). A GPU cap never lowers it: a transpose is bound by memory. 1 lowered, 0
+ * not (no cap, one no lower, or a board file that cannot turn it into a peak: why then
+ * says so). */
+int tb_ceiling_step_cap(const struct tb_board_cfg *b, double cap_mhz, bool asked,
+                        struct tb_ceiling *c);
+
 /* A point's ceiling: live from the EMC clock read inside its window (emc_mhz, e.g. the
  * window's struct tb_power_figures.emc_clock_mhz; NAN when none), else the run's
- * (tb_ceiling_read). */
+ * (tb_ceiling_read); never a live reading above the run's step_cap_mhz (the run's then). */
 void tb_ceiling_window(const struct tb_board_cfg *b, const struct tb_ceiling *run,
                        double emc_mhz, struct tb_ceiling *c);
 

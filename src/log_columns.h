@@ -33,8 +33,8 @@
     X(bytes,           INT, "%lld",  "B",   "bytes moved by one repetition (read + written)") \
     X(gbps,            DBL, "%.2f",  "GB/s","bytes / median time, GB = 1e9 bytes") \
     X(frac_peak,       DBL, "%.4f",  "-",   "gbps / peak_gbps, the ceiling this point is judged against") \
-    X(peak_gbps,       DBL, "%.1f",  "GB/s","the ceiling frac_peak divides by: from the EMC clock read in the point's power window (live EMC), else the nvpmodel mode's EMC cap, else the board file's peak") \
-    X(peak_source,     STR, "%s",    "-",   "where peak_gbps came from: live EMC, nvpmodel EMC cap or board file (why: the ceiling metadata line)") \
+    X(peak_gbps,       DBL, "%.1f",  "GB/s","the ceiling frac_peak divides by: from the EMC clock read in the point's power window (live EMC), else the nvpmodel mode's EMC cap, else the board file's peak; in a mode sweep never above the EMC cap read back after the step settled") \
+    X(peak_source,     STR, "%s",    "-",   "where peak_gbps came from: live EMC, nvpmodel EMC cap (the mode's, or the step's read back) or board file (why: the ceiling metadata line)") \
     X(frac_copy,       DBL, "%.4f",  "-",   "gbps / the reference copy's gbps at this size, same run") \
     X(cache,           STR, "%s",    "-",   "warm (as a program sees it) or cold (cache flushed per rep)") \
     X(fits_cache,      STR, "%s",    "-",   "yes when input + output fit in the last-level cache") \

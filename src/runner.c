@@ -521,7 +521,8 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_power_round 
 }
 
 /* The ceiling the point is judged against: the live EMC clock of its window, else the
- * run's (nvpmodel cap or board file); frac_peak follows it. */
+ * run's (nvpmodel cap or board file; in a mode step, the EMC cap read back when lower);
+ * frac_peak follows it. */
 static void judge_ceiling(const struct tb_runner_ctx *ctx, const struct tb_ceiling *run,
                           struct point_out *o)
 {
@@ -969,6 +970,11 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
                                                                         : start_clock(ctx->be, ctx->be_st);
     struct tb_ceiling ceiling;
     tb_ceiling_read(&ctx->cfg->board, NULL, &ceiling);
+    /* a step's EMC cap bounds its memory, whatever the mode's table says; read as it
+     * settled, since a normal user has no live EMC clock to show it (#31 review) */
+    if (ctx->step)
+        tb_ceiling_step_cap(&ctx->cfg->board, ctx->step->emc_cap_mhz,
+                            ctx->step->emc_cap_asked_mhz > 0, &ceiling);
     res->idle_w = measure_idle(ctx, &res->idle_ci);
     res->idle_after_w = res->idle_after_ci = NAN;
     if (ctx->sampler) {

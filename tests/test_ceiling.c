@@ -3,8 +3,9 @@
  * file's DRAM settings imply its peak; an Orin Nano Super is judged against its nvpmodel
  * mode's EMC cap when no EMC clock is readable (15W and 7W: 68.3 GB/s; 25W: 102.4; MAXN_SUPER
  * sets no cap: the board file's 102.4); an EMC clock read in a window wins (the run's own
- * ceiling never reads it: at the start the EMC idles); nothing readable gives the
- * board file's peak and says why; the DRAM settings' checks in the config. */
+ * ceiling never reads it: at the start the EMC idles); a mode step's EMC cap read back
+ * lowers it and says so; nothing readable gives the board file's peak and says why; the
+ * DRAM settings' checks in the config. */
 #include "helpers.h"
 
 #include <dirent.h>
@@ -299,6 +300,68 @@ static void test_config_checks(void **state)
     free(r);
 }
 
+/* A mode step's EMC cap read back lowers the ceiling to its own rate and says so: asked in
+ * 15W (table 2133) at 1600 MHz, 51.2 GB/s; a cap file below a table with no cap (MAXN_SUPER
+ * over the board file's 102.4) too; a cap at or above what the mode gives, or none, changes
+ * nothing; and a window's live reading above the cap does not lift it (one below is used). */
+static void test_step_cap_lowers(void **state)
+{
+    char *r = super_root(0);
+    struct tb_config c;
+    super_board(&c, r);
+    struct tb_ceiling run, ce;
+    tb_ceiling_read(&c.board, r, &run);
+    th_assert_close(run.gbps, 68.3, 0.05);
+    ce = run;
+    assert_int_equal(tb_ceiling_step_cap(&c.board, 1600, true, &ce), 1);
+    th_assert_close(ce.gbps, 51.2, 1e-9);
+    th_assert_close(ce.emc_mhz, 1600, 1e-9);
+    assert_string_equal(ce.source, "nvpmodel EMC cap");
+    const char *says = "EMC 1600 MHz: the cap asked (emc_max_mhz), read back after the step "
+                       "settled; without it 68.3 GB/s (nvpmodel EMC cap): ";
+    if (strncmp(ce.why, says, strlen(says)) ||
+        !strstr(ce.why, "nvpmodel mode 15W (0) caps EMC at 2133 MHz"))
+        th_fail("why: '%s'", ce.why);
+    struct tb_ceiling pt;
+    tb_ceiling_window(&c.board, &ce, 2133, &pt);   /* above the cap: the cap's */
+    th_assert_close(pt.gbps, 51.2, 1e-9);
+    assert_string_equal(pt.source, "nvpmodel EMC cap");
+    tb_ceiling_window(&c.board, &ce, 800, &pt);    /* below it: live */
+    th_assert_close(pt.gbps, 25.6, 1e-9);
+    assert_string_equal(pt.source, "live EMC");
+    /* the mode's own cap read back, a higher one, none, unread: unchanged */
+    const double same[] = { 2133, 3199, 0, NAN };
+    for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
+        ce = run;
+        assert_int_equal(tb_ceiling_step_cap(&c.board, same[i], i < 2, &ce), 0);
+        th_assert_close(ce.gbps, run.gbps, 0);
+        assert_string_equal(ce.why, run.why);
+    }
+    /* MAXN_SUPER sets no cap (the board file's 102.4), yet its cap file reads 2133 */
+    free(th_write(r, "var/lib/nvpmodel/status", "pmode:0002\n"));
+    tb_ceiling_read(&c.board, r, &run);
+    assert_string_equal(run.source, "board file");
+    ce = run;
+    assert_int_equal(tb_ceiling_step_cap(&c.board, 2133, false, &ce), 1);
+    th_assert_close(ce.gbps, 68.3, 0.05);
+    assert_string_equal(ce.source, "nvpmodel EMC cap");
+    if (!strstr(ce.why, "EMC 2133 MHz: the nvpmodel EMC cap file read back after the step "
+                "settled, below the mode's table; without it 102.4 GB/s (board file)"))
+        th_fail("why: '%s'", ce.why);
+    /* a board file without its DRAM cannot turn the cap into a peak: kept, and said */
+    struct tb_board_cfg bare = c.board;
+    bare.dram_bus_bits = 0;
+    tb_ceiling_read(&bare, r, &run);
+    ce = run;
+    assert_int_equal(tb_ceiling_step_cap(&bare, 1600, true, &ce), 0);
+    th_assert_close(ce.gbps, run.gbps, 0);
+    assert_non_null(strstr(ce.why, "EMC 1600 MHz, the cap asked (emc_max_mhz), read back after "
+                                   "the step settled, not used: board file"));
+    tb_config_free(&c);
+    th_rmtree(r);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_super_modes_without_root),
         cmocka_unit_test(test_needs_root_reason),
         cmocka_unit_test(test_live_emc_wins),
+        cmocka_unit_test(test_step_cap_lowers),
         cmocka_unit_test(test_nothing_readable),
         cmocka_unit_test(test_nvpmodel_parsing),
         cmocka_unit_test(test_config_checks),

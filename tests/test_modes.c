@@ -1149,6 +1149,67 @@ static void test_desktop_refused(void **state)
     assert_false(exists(dir) && th_count_files(dir) > 0);
 }
 
+/* A step that asks an EMC cap is judged against that cap, read back after the step settled,
+ * not against the mode's table: on one Orin Nano Super, 15W (EMC 2133 MHz in its table)
+ * capped at 1600 MHz gets 1600/2133 of the uncapped 15W step's peak_gbps, frac_peak follows
+ * it, and the step's ceiling line says where the rate came from. A normal user reads no live
+ * EMC clock, so nothing else would show the cap (#31 review). */
+static void test_emc_cap_step_ceiling(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    const char *caps[] = { "", " --set 'sweep.emc_max_mhz=[1600]'" };
+    const double cap_read[] = { 2133, 1600 };
+    double peak[2];
+    char ceiling[2][512];
+    for (int k = 0; k < 2; k++) {
+        char logs[PATH_MAX];
+        snprintf(logs, sizeof(logs), "%s/logs%d", r, k);
+        int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                         "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                         "--set 'sweep.power_modes=[\"15W\"]'%s "
+                         "--set power.sysfs_root=%s -o %s", caps[k], r, logs);
+        if (rc != 0)
+            th_fail("run %d exit %d: %s", k, rc, th_err());
+        char *text = th_keep(th_read_gz(th_keep(th_find_one(logs, ".csv.gz"))));
+        /* the step's own ceiling line: the first after its mode_step line */
+        const char *step = strstr(text, "# mode_step: step 1 of 1, mode 15W (0)");
+        if (!step)
+            th_fail("run %d: no step that took:\n%.3000s", k, text);
+        const char *line = strstr(step, "\n# ceiling: ");
+        assert_non_null(line);
+        line += strlen("\n# ceiling: ");
+        size_t len = strcspn(line, "\n");
+        snprintf(ceiling[k], sizeof(ceiling[k]), "%.*s", (int)(len < 511 ? len : 511), line);
+        const char *h = strstr(text, "\nrun_id,") + 1, *row = h;
+        do
+            row = strchr(row, '\n') + 1;
+        while (row[0] == '#');
+        assert_string_equal(csv_col(h, row, "power_mode"), "15W (0)");
+        th_assert_close(atof(csv_col(h, row, "emc_cap_mhz")), cap_read[k], 0);
+        assert_string_equal(csv_col(h, row, "peak_source"), "nvpmodel EMC cap");
+        peak[k] = atof(csv_col(h, row, "peak_gbps"));
+        double gbps = atof(csv_col(h, row, "gbps")), frac = atof(csv_col(h, row, "frac_peak"));
+        if (!(fabs(frac * peak[k] - gbps) <= 0.002 * gbps + 0.01))
+            th_fail("run %d: frac_peak %g is not gbps %g / peak_gbps %g", k, frac, gbps, peak[k]);
+    }
+    th_assert_close(peak[0], 68.3, 0);
+    th_assert_close(peak[1], peak[0] * 1600 / 2133, 0.1);   /* both rounded to 0.1 GB/s */
+    if (!strstr(ceiling[0], "68.3 GB/s (nvpmodel EMC cap): ") ||
+        !strstr(ceiling[0], "nvpmodel mode 15W (0) caps EMC at 2133 MHz") ||
+        strstr(ceiling[0], "cap asked"))
+        th_fail("uncapped step's ceiling: '%s'", ceiling[0]);
+    if (strncmp(ceiling[1], "51.2 GB/s (nvpmodel EMC cap): EMC 1600 MHz: the cap asked "
+                "(emc_max_mhz), read back after the step settled; without it 68.3 GB/s",
+                strlen("51.2 GB/s (nvpmodel EMC cap): EMC 1600 MHz: the cap asked "
+                       "(emc_max_mhz), read back after the step settled; without it 68.3 GB/s")))
+        th_fail("capped step's ceiling: '%s'", ceiling[1]);
+    assert_int_equal(status_mode(r), 2);        /* the board as found, the cap undone */
+    th_assert_close(read_mhz(r, EMC_CAP), 0, 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1177,6 +1238,7 @@ int main(void)
         TH_TEST(test_live_run_under_another_lock),
         TH_TEST(test_every_step_refused),
         TH_TEST(test_e2e_three_modes_pareto),
+        TH_TEST(test_emc_cap_step_ceiling),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(lock);
