@@ -243,8 +243,17 @@ static int settle_config(struct run *r)
         return -1;
     if (r->o->diag->n == 0 && !r->gpu_failed)
         tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag);
+    const struct tb_sweep_cfg *sw = &r->cfg->sweep;
+    const char *mode_at = sw->n_power_modes ? sw->power_modes_at.text
+                          : sw->n_gpu_max_mhz ? sw->gpu_max_mhz_at.text
+                          : sw->n_emc_max_mhz ? sw->emc_max_mhz_at.text : NULL;
+    /* tune finds blocks in the mode the board is in: a mode sweep's steps would be mixed
+     * into one best block per size, and its tuned file would switch modes every night */
+    if (r->o->diag->n == 0 && r->o->tune && mode_at)
+        tb_diag_add(r->o->diag, "%s: tune measures the board in the mode it is in and never "
+                    "switches it: remove sweep.power_modes, sweep.gpu_max_mhz and "
+                    "sweep.emc_max_mhz (to tune a mode, switch to it, then tune)", mode_at);
     if (r->o->diag->n == 0) {   /* a mode sweep on a desktop: exit 2, nothing changed */
-        const struct tb_sweep_cfg *sw = &r->cfg->sweep;
         const struct tb_mode_axes ax = {
             .power_modes = sw->power_modes, .n_power_modes = sw->n_power_modes,
             .power_modes_at = sw->power_modes_at.text,

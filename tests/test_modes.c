@@ -1134,6 +1134,28 @@ static void test_every_step_refused(void **state)
     assert_int_equal(status_mode(r), 2);
 }
 
+/* tune never switches modes: a sweep file or --set asking modes or caps is refused naming
+ * where, before anything runs (the board as found, no state file). */
+static void test_tune_refuses_modes(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char *cfg = th_write(r, "modes.cfg", "sweep = {\n  kernels = [\"copy_row\"];\n"
+                                          "  gpu_max_mhz = [612];\n};\n");
+    assert_int_equal(th_runf("tune --device cpu --sizes 64x64 -c %s", cfg), 2);
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof(want), "%s:3: tune measures the board in the mode it is in", cfg);
+    if (!strstr(th_err(), want))
+        th_fail("tune with a cap: '%s' lacks '%s'", th_err(), want);
+    assert_int_equal(th_runf("tune --device cpu --sizes 64x64 --kernels copy_row "
+                             "--set 'sweep.power_modes=[\"15W\"]'"), 2);
+    assert_non_null(strstr(th_err(), "--set sweep.power_modes"));
+    assert_non_null(strstr(th_err(), "never switches it"));
+    assert_int_equal(status_mode(r), 2);
+    assert_false(exists(getenv("TB_MODE_STATE")));
+    free(cfg);
+}
+
 /* A mode sweep where nvpmodel is absent (a desktop): exit 2 before anything runs. */
 static void test_desktop_refused(void **state)
 {
@@ -1233,6 +1255,7 @@ int main(void)
         TH_TEST(test_reboot_mode_undone_at_once),
         TH_TEST(test_recover_refuses_odd_state),
         TH_TEST(test_desktop_refused),
+        TH_TEST(test_tune_refuses_modes),
         TH_TEST(test_killed_run_restored),
         TH_TEST(test_signal_restores),
         TH_TEST(test_live_run_under_another_lock),
