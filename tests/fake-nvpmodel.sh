@@ -4,6 +4,8 @@
 # mode's PARAM sections name, all under $TB_ROOT. Faults, by $FAKE_NVPM_FAULT (words):
 #   refuse:ID   exits 1 ("not allowed")          reboot:ID   asks for a reboot, changes nothing
 #   ignore:ID   says nothing, exits 0, changes nothing (a switch that fails silently)
+#   hang:ID     starts a child that sleeps (its pid into $FAKE_NVPM_CHILD) and waits for it:
+#               a nvpmodel that never returns
 # Each call is appended to $FAKE_NVPM_LOG when set.
 root=${TB_ROOT:?TB_ROOT must name the fake root}
 [ "$1" = "-m" ] && [ -n "$2" ] || { echo "usage: nvpmodel -m ID" >&2; exit 2; }
@@ -16,6 +18,7 @@ for f in $FAKE_NVPM_FAULT; do
                   echo "NVPM WARN: DO YOU WANT TO REBOOT NOW? enter YES/yes to confirm:"
                   exit 0 ;;
     "ignore:$id") exit 0 ;;
+    "hang:$id") sleep 300 & echo $! > "${FAKE_NVPM_CHILD:-/dev/null}"; wait; exit 0 ;;
     esac
 done
 # the table's words for the mode first: `set -- $(awk ...)` alone would take set's status, not

@@ -65,6 +65,8 @@ static const char *board_root(const char *conf, const char *gpu_dir, const char 
     setenv("TB_MODE_STATE", p, 1);
     setenv("TB_MODE_SETTLE_MS", "400", 1);
     unsetenv("FAKE_NVPM_FAULT");
+    unsetenv("FAKE_NVPM_CHILD");
+    unsetenv("TB_DRIVER_TIMEOUT_S");
     unsetenv("TB_CAP_WRITER");
     unsetenv("FAKE_CAP_FAULT");
     unsetenv("FAKE_CAP_LOG");
@@ -486,6 +488,58 @@ static void test_cap_falls_back_to_sudo_tee(void **state)
     free(text);
     th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
     chmod(path, 0644);
+    tb_modes_close(&m);
+}
+
+/* Whether a process is gone: no /proc entry, or a zombie (dead, not yet reaped by whoever
+ * adopted it). */
+static bool process_gone(long pid)
+{
+    char p[64];
+    snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
+    char *t = slurp(p);
+    if (!t)
+        return true;
+    const char *c = strrchr(t, ')');
+    bool zombie = c && c[1] == ' ' && c[2] == 'Z';
+    free(t);
+    return zombie;
+}
+
+/* An nvpmodel that never returns: killed at the deadline with what it started (its own
+ * process group), the step refused saying so, and the board restored after. */
+static void test_hung_nvpmodel_killed(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024], child[PATH_MAX];
+    snprintf(child, sizeof(child), "%s/child.pid", r);
+    setenv("FAKE_NVPM_CHILD", child, 1);
+    setenv("FAKE_NVPM_FAULT", "hang:0", 1);
+    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, NULL, 0, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    struct tb_mode_step s = { 0, "15W", 0, 0 };
+    assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
+    assert_int_equal(o.result, TB_MODE_REFUSED);
+    if (!strstr(o.why, "-m 0' did not finish in 1 s: killed"))
+        th_fail("hung nvpmodel: '%s'", o.why);
+    char *text = slurp(child);
+    assert_non_null(text);
+    long pid = atol(text);
+    free(text);
+    assert_true(pid > 1);
+    bool gone = false;   /* SIGKILL is delivered at once; the wait is for a loaded machine */
+    for (int i = 0; i < 100 && !(gone = process_gone(pid)); i++)
+        nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
+    if (!gone)
+        th_fail("nvpmodel's child %ld outlived it", pid);
+    unsetenv("FAKE_NVPM_FAULT");
+    unsetenv("TB_DRIVER_TIMEOUT_S");
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_int_equal(status_mode(r), 2);
     tb_modes_close(&m);
 }
 
@@ -1247,6 +1301,7 @@ int main(void)
         TH_TEST(test_switch_verify_restore),
         TH_TEST(test_nano_emc_cap),
         TH_TEST(test_faults),
+        TH_TEST(test_hung_nvpmodel_killed),
         TH_TEST(test_recover_after_kill),
         TH_TEST(test_state_link_fifo),
         TH_TEST(test_unreadable_mode_refused),

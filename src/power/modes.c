@@ -26,10 +26,11 @@
 #include "nvpmodel.h"
 #include "safeio.h"
 #include "util.h"
+#include "watchdog.h"
 
 extern char **environ;
 
-#define CMD_TIMEOUT_MS 30000
+#define CMD_TIMEOUT_S 30.0   /* at most: TB_DRIVER_TIMEOUT_S when lower (tests use 1) */
 #define POLL_MS 100
 
 /* ---- the table ------------------------------------------------------------------- */
@@ -393,7 +394,7 @@ static double read_hz(const struct tb_modes *m, const char *abs)
 
 /* Runs a command line (words split at spaces) with extra arguments after it: stdin the text
  * input (NULL: /dev/null), stdout and stderr into out (bounded, one line), at most
- * CMD_TIMEOUT_MS. Returns its exit status, 128+signal, or -errno when it could not be run
+ * CMD_TIMEOUT_S (TB_DRIVER_TIMEOUT_S when lower). Returns its exit status, 128+signal, or -errno when it could not be run
  * (why in out). */
 static int run_cmd(const char *cmd, const char *const *extra, const char *input, char *out,
                    size_t n)
@@ -403,8 +404,8 @@ static int run_cmd(const char *cmd, const char *const *extra, const char *input,
     int argc = 0;
     for (char *s = strtok(words, " "); s && argc < 12; s = strtok(NULL, " "))
         argv[argc++] = s;
-    for (; extra && *extra && argc < 19; extra++)
-        argv[argc++] = (char *)*extra;
+    for (const char *const *x = extra; x && *x && argc < 19; x++)
+        argv[argc++] = (char *)*x;
     argv[argc] = NULL;
     out[0] = '\0';
     int p[2], in[2] = { -1, -1 };
@@ -421,8 +422,15 @@ static int run_cmd(const char *cmd, const char *const *extra, const char *input,
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, p[1], 1);
     posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+    /* its own process group: a terminal's Ctrl-C never reaches nvpmodel mid-switch (the run
+     * restores after it), and a command past its deadline is killed with what it started */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = argc ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) : ENOENT;
+    int rc = argc ? posix_spawnp(&pid, argv[0], &fa, &at, argv, environ) : ENOENT;
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     close(p[1]);
     if (input) {
@@ -444,7 +452,9 @@ static int run_cmd(const char *cmd, const char *const *extra, const char *input,
         return -rc;
     }
     size_t len = 0;
-    int64_t deadline = tb_now_ns() + (int64_t)CMD_TIMEOUT_MS * 1000000;
+    double limit_s = tb_watch_seconds(TB_WATCH_CALL);
+    limit_s = limit_s < CMD_TIMEOUT_S ? limit_s : CMD_TIMEOUT_S;
+    int64_t deadline = tb_now_ns() + (int64_t)(limit_s * 1e9);
     bool timed_out = false;
     for (;;) {
         int left = (int)((deadline - tb_now_ns()) / 1000000);
@@ -471,14 +481,15 @@ static int run_cmd(const char *cmd, const char *const *extra, const char *input,
     }
     out[len] = '\0';
     close(p[0]);
-    if (timed_out)
-        kill(pid, SIGKILL);   /* our own child, by its pid */
+    if (timed_out && kill(-pid, SIGKILL) < 0)   /* our own child's group (its pid) */
+        kill(pid, SIGKILL);   /* a group we may not signal whole (sudo's root child) */
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (timed_out) {
-        snprintf(out, n, "'%s%s%s' did not finish in %d s", cmd, extra && extra[0] ? " " : "",
-                 extra && extra[0] ? extra[0] : "", CMD_TIMEOUT_MS / 1000);
+        const char *a1 = extra && extra[0] ? extra[0] : NULL, *a2 = a1 ? extra[1] : NULL;
+        snprintf(out, n, "'%s%s%s%s%s' did not finish in %g s: killed", cmd, a1 ? " " : "",
+                 a1 ? a1 : "", a2 ? " " : "", a2 ? a2 : "", limit_s);
         return 128 + SIGKILL;
     }
     tb_csvlog_clean(out, n);
