@@ -29,6 +29,14 @@
 /* What a point is. K_HOST: the host (name and machine-id) too; K_BLOCK: the block too. */
 enum { K_HOST = 1, K_BLOCK = 2 };
 
+/* Two numbers, NAN (a cap not asked, a figure missing) after every number. */
+static int cmp_num(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
 static int by_key(const struct rec *x, const struct rec *y, unsigned what)
 {
     double sx = (double)x->rows * x->cols, sy = (double)y->rows * y->cols;
@@ -42,7 +50,9 @@ static int by_key(const struct rec *x, const struct rec *y, unsigned what)
     if ((c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->board, y->board)) ||
         ((what & K_HOST) && (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id))) ||
         (c = strcmp(x->device, y->device)) || (c = strcmp(x->elem, y->elem)) ||
-        (c = strcmp(x->power_mode, y->power_mode)))
+        (c = strcmp(x->power_mode, y->power_mode)) ||
+        (c = cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz)) ||
+        (c = cmp_num(x->emc_cap_mhz, y->emc_cap_mhz)))
         return c;
     if (!(what & K_BLOCK))
         return 0;
@@ -53,8 +63,9 @@ static int by_all(const void *a, const void *b) { return by_key(a, b, K_HOST | K
 static int by_all_but_host(const void *a, const void *b) { return by_key(a, b, K_BLOCK); }
 
 /* The best usable point of each group (by_key with what) into out; sorts in. One kernel at
- * one size on one board, host and device, with one element type in one power mode: a u8 and
- * a double point, a 5W and a MAXN night, two Nanos, are never merged. */
+ * one size on one board, host and device, with one element type in one power mode under the
+ * same clock caps asked: a u8 and a double point, a 5W and a MAXN night, a 15W night under a
+ * GPU cap and one without, two Nanos, are never merged. */
 static size_t best_points(struct rec *in, size_t n_in, struct rec *out, unsigned what)
 {
     size_t n = 0;
@@ -112,6 +123,8 @@ static const struct tb_table_col best_cols[] = {
     { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
     { .name = "elem", .head = "element", .kind = 'S', .data_only = true },
     { .name = "power_mode", .head = "power mode", .kind = 'S', .data_only = true },
+    { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .data_only = true },
+    { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .data_only = true },
     { .name = "gbps_per_w_ci95", .head = "GB/s per W +-95%", .kind = 'N', .data_only = true,
       .data_dec = 4 },
     { .name = "j_per_gb", .head = "J/GB", .kind = 'N', .data_only = true, .data_dec = 4 },
@@ -131,10 +144,41 @@ static void block_text(char *buf, size_t n, const struct rec *r)
         snprintf(buf, n, "-");
 }
 
+/* A point's mode as people read it: the power mode and the clock caps its step asked
+ * ("15W (0), GPU cap 408 MHz"); the mode alone where none was asked. */
+static const char *mode_text(char *buf, size_t n, const struct rec *r)
+{
+    char caps[64];
+    tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
+    snprintf(buf, n, "%s%s%s", r->power_mode, r->power_mode[0] && caps[0] ? ", " : "", caps);
+    return buf;
+}
+
+/* The terminal's "power mode" column (text_only where the table has one) made wide enough
+ * for the caps when a point has some: a cap cut off would read as the mode uncapped. Points
+ * without caps keep the table as it always was. cols: a copy of the table's columns. */
+static void widen_mode(struct tb_table_col *cols, size_t ncols, const struct rec *v, size_t n)
+{
+    size_t want = 0;
+    for (size_t i = 0; i < n; i++) {
+        char m[160];
+        if (isfinite(v[i].gpu_cap_mhz) || isfinite(v[i].emc_cap_mhz))
+            if (strlen(mode_text(m, sizeof(m), &v[i])) > want)
+                want = strlen(m);
+    }
+    for (size_t k = 0; k < ncols && want; k++)
+        if (!strcmp(cols[k].name, "power_mode") && !cols[k].data_only &&
+            (size_t)cols[k].width < want)
+            cols[k].width = (int)want;
+}
+
 static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
 {
     struct tb_table t;
-    tb_table_begin(&t, d, "best", "", best_cols, ARRAY_SIZE(best_cols));
+    struct tb_table_col cols[ARRAY_SIZE(best_cols)];
+    memcpy(cols, best_cols, sizeof(cols));
+    widen_mode(cols, ARRAY_SIZE(cols), v, n);
+    tb_table_begin(&t, d, "best", "", cols, ARRAY_SIZE(cols));
     for (size_t i = 0; i < n; i++) {
         const struct rec *r = &v[i];
         if (i == 0 || r->rows != v[i - 1].rows || r->cols != v[i - 1].cols) {
@@ -142,15 +186,17 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
             snprintf(h, sizeof(h), "%ld x %ld", r->rows, r->cols);
             tb_table_section(&t, h);
         }
-        char blk[32];
+        char blk[32], mode[160];
         block_text(blk, sizeof(blk), r);
+        mode_text(mode, sizeof(mode), r);
         struct tb_cell c[] = {
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
-            TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(r->power_mode), TB_TEXT(r->device),
+            TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(mode), TB_TEXT(r->device),
             TB_NUM(r->gbps), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by), TB_NUM(r->frac_peak),
             TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_NUM(r->gbps_per_w_ci),
             TB_NUM(r->dyn_pj), TB_TEXT(r->host), TB_TEXT(r->host_id), TB_TEXT(r->elem),
-            TB_TEXT(r->power_mode), TB_NUM(r->gbps_per_w_ci), TB_NUM(r->j_per_gb),
+            TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
+            TB_NUM(r->gbps_per_w_ci), TB_NUM(r->j_per_gb),
             TB_NUM(r->j_per_gb_ci), TB_NUM(r->dyn_pj), TB_NUM(r->dyn_pj_ci),
         };
         tb_table_row(&t, c);
@@ -192,7 +238,11 @@ static const struct tb_table_col base_cols[] = {
     { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
     { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
     { .name = "elem", .head = "element", .kind = 'S', .width = 7 },
-    { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 10, .cut = true },
+    { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 10, .cut = true,
+      .text_only = true },
+    { .name = "power_mode", .head = "power mode", .kind = 'S', .data_only = true },
+    { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .data_only = true },
+    { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .data_only = true },
 };
 
 /* The best of each point now against the best of the same point in the baseline logs (a
@@ -202,7 +252,10 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
                           const struct rec *base, size_t nb, double threshold_pct)
 {
     struct tb_table t;
-    tb_table_begin(&t, d, "baseline", "", base_cols, ARRAY_SIZE(base_cols));
+    struct tb_table_col cols[ARRAY_SIZE(base_cols)];
+    memcpy(cols, base_cols, sizeof(cols));
+    widen_mode(cols, ARRAY_SIZE(cols), now, nn);
+    tb_table_begin(&t, d, "baseline", "", cols, ARRAY_SIZE(cols));
     int regressions = 0;
     size_t matched = 0, other_mode = 0;
     for (size_t i = 0; i < nn; i++) {
@@ -214,6 +267,8 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
             } else {
                 struct rec m = base[j];
                 tb_strlcpy(m.power_mode, r->power_mode, sizeof(m.power_mode));
+                m.gpu_cap_mhz = r->gpu_cap_mhz;
+                m.emc_cap_mhz = r->emc_cap_mhz;
                 mode_differs |= by_key(r, &m, K_BLOCK) == 0;
             }
         }
@@ -226,15 +281,17 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
         const char *v = tb_compare_verdict(b->gbps, r->gbps, b->rel_sem, r->rel_sem, &delta);
         bool regressed = !strcmp(v, "slower") && -delta * 100 > threshold_pct;
         regressions += regressed;
-        char size[48], blk[32];
+        char size[48], blk[32], mode[160];
         snprintf(size, sizeof(size), "%ldx%ld", r->rows, r->cols);
         block_text(blk, sizeof(blk), r);
+        mode_text(mode, sizeof(mode), r);
         struct tb_cell c[] = {
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(size), TB_TEXT(r->kernel),
             TB_TEXT(r->board), TB_TEXT(r->device), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by),
             TB_NUM(b->gbps), TB_NUM(r->gbps), TB_NUM(delta * 100), TB_TEXT(v),
             TB_TEXT(regressed ? "REGRESSION" : ""), TB_TEXT(r->host), TB_TEXT(r->host_id),
-            TB_TEXT(r->elem), TB_TEXT(r->power_mode),
+            TB_TEXT(r->elem), TB_TEXT(mode), TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz),
+            TB_NUM(r->emc_cap_mhz),
         };
         tb_table_row(&t, c);
     }
@@ -242,11 +299,13 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
     tb_doc_note(d, "%zu points compared, %d regressed beyond %.1f%%", matched, regressions,
                 threshold_pct);
     if (other_mode)
-        warning("compare: %zu point(s) match the baseline only in another power mode: not "
-                "compared (a 5W night is no regression of a MAXN one)", other_mode);
+        warning("compare: %zu point(s) match the baseline only in another power mode or "
+                "under other clock caps: not compared (a 5W night is no regression of a MAXN "
+                "one, nor a night under a GPU cap of an uncapped one)", other_mode);
     if (matched == 0) {
         error("compare: no point of the logs matches a point of the baseline (same size, "
-              "kernel, board, device, block, element type and power mode): nothing compared");
+              "kernel, board, device, block, element type, power mode and clock caps asked): "
+              "nothing compared");
         return -1;
     }
     return regressions;
@@ -277,14 +336,8 @@ static const struct tb_table_col pareto_cols[] = {
     { .name = "knee", .head = "knee", .kind = 'S', .width = 4, .blank = true },
     { .name = "host", .head = "host", .kind = 'S', .data_only = true },
     { .name = "device", .head = "device", .kind = 'S', .data_only = true },
+    { .name = "power_note", .head = "power note", .kind = 'S', .data_only = true },
 };
-
-static int cmp_num(double a, double b)
-{
-    if (isnan(a) || isnan(b))
-        return isnan(a) - isnan(b);
-    return (a > b) - (a < b);
-}
 
 /* One kernel at one size on one board, host, device and element: what a front is drawn over
  * (power mode and caps are its axis, not its key). */
@@ -292,6 +345,7 @@ static int pareto_group(const struct rec *x, const struct rec *y)
 {
     struct rec a = *x, b = *y;
     a.power_mode[0] = b.power_mode[0] = '\0';
+    a.gpu_cap_mhz = b.gpu_cap_mhz = a.emc_cap_mhz = b.emc_cap_mhz = NAN;
     return by_key(&a, &b, K_HOST);
 }
 
@@ -313,14 +367,34 @@ static bool same_operating_point(const struct rec *x, const struct rec *y)
            !cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz) && !cmp_num(x->emc_cap_mhz, y->emc_cap_mhz);
 }
 
-/* The rows of one group's front (every candidate, the front first, the knee marked). */
+/* An operating point without an energy figure: why, from its rows' power_note. */
+static const char *no_figure_why(const struct rec *r)
+{
+    return r->power_note[0] ? r->power_note
+                            : "its rows have no power figures and say no reason (no power source?)";
+}
+
+/* The rows of one group's front (every candidate, the front first, the knee marked), then
+ * its operating points that have rows but no energy figure (nf of them, in w): for people a
+ * line each after the front, "25W (1): no energy figure: <power_note>"; for programs a row
+ * each, front "no figure", the reason in power_note. */
 static void pareto_rows(struct tb_table *t, const struct rec *c, struct tb_pareto_point *p,
-                        size_t n)
+                        size_t n, const struct rec *const *w, size_t nw)
 {
     size_t nf = tb_pareto_front(p, n);
+    const struct rec *g = n ? &c[0] : w[0];
     char h[300];
-    snprintf(h, sizeof(h), "%s %ld x %ld on %s (%s): %zu of %zu operating points on the front",
-             c->kernel, c->rows, c->cols, c->board, c->host, nf, n);
+    int len = snprintf(h, sizeof(h), "%s %ld x %ld on %s (%s): ", g->kernel, g->rows, g->cols,
+                       g->board, g->host);
+    if (!n)
+        snprintf(h + len, sizeof(h) - (size_t)len, "no front: none of its %zu operating "
+                 "point%s has an energy figure", nw, nw == 1 ? "" : "s");
+    else if (nw)
+        snprintf(h + len, sizeof(h) - (size_t)len, "%zu of %zu operating points on the front; "
+                 "%zu without an energy figure", nf, n, nw);
+    else
+        snprintf(h + len, sizeof(h) - (size_t)len, "%zu of %zu operating points on the front",
+                 nf, n);
     tb_table_section(t, h);
     for (size_t i = 0; i < n; i++) {
         const struct rec *r = &c[p[i].src];
@@ -333,6 +407,30 @@ static void pareto_rows(struct tb_table *t, const struct rec *c, struct tb_paret
             TB_NUM(p[i].x), TB_NUM(p[i].x_ci), TB_NUM(p[i].frac_y_of_fastest),
             TB_NUM(p[i].frac_x_of_fastest), TB_TEXT(p[i].front ? "yes" : "no"),
             TB_TEXT(p[i].knee ? "knee" : ""), TB_TEXT(r->host), TB_TEXT(r->device),
+            TB_TEXT(r->power_note),
+        };
+        tb_table_row(t, cells);
+    }
+    bool data = tb_format_is_data(t->doc->f);
+    for (size_t i = 0; i < nw; i++) {
+        const struct rec *r = w[i];
+        if (!data) {   /* a line, never a row of dashes that reads as a point off the front */
+            char mode[160], line[400];
+            mode_text(mode, sizeof(mode), r);
+            snprintf(line, sizeof(line), "%s: no energy figure: %s", mode[0] ? mode : "mode ?",
+                     no_figure_why(r));
+            tb_table_section(t, line);
+            continue;
+        }
+        char blk[24];
+        block_text(blk, sizeof(blk), r);
+        struct tb_cell cells[] = {
+            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
+            TB_TEXT(r->board), TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz),
+            TB_NUM(r->emc_cap_mhz), TB_TEXT(blk), TB_NUM(r->gbps),
+            TB_NUM(isfinite(r->rel_sem) ? 1.96 * r->rel_sem * r->gbps : NAN), TB_NUM(NAN),
+            TB_NUM(NAN), TB_NUM(NAN), TB_NUM(NAN), TB_TEXT("no figure"), TB_TEXT(""),
+            TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(no_figure_why(r)),
         };
         tb_table_row(t, cells);
     }
@@ -391,49 +489,99 @@ static void free_fronts(struct page_fronts *pf)
 }
 
 /* Per kernel and size: each mode and caps' fastest usable point that has an energy figure,
- * and the front of GB/s against dynamic pJ/B over them; with page, the fronts drawn there
- * too. Returns the fronts found (0 with page: the page says none). */
+ * and the front of GB/s against dynamic pJ/B over them; the operating points whose rows
+ * have no figure (withheld: power.max_rel_ci, a source lost) listed with their reason, never
+ * silently left out of a front that would read as if they had not run. With page, the
+ * fronts drawn there too. Returns the fronts found (0 with page: the page says none). */
 static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n, const char *page)
 {
-    struct rec *c = calloc(n ? n : 1, sizeof(*c));
+    struct rec *c = calloc(n ? n : 1, sizeof(*c));   /* each operating point once */
+    bool *fig = calloc(n ? n : 1, sizeof(*fig));     /* c[i] has an energy figure */
+    struct rec *gc = calloc(n ? n : 1, sizeof(*gc)); /* one group's points with a figure */
+    const struct rec **w = calloc(n ? n : 1, sizeof(*w));   /* and those without */
     struct tb_pareto_point *p = calloc(n ? n : 1, sizeof(*p));
     struct page_fronts pf = { NULL, 0 };
-    size_t nc = 0, fronts = 0;
-    if (!c || !p) {
+    size_t nc = 0, fronts = 0, without = 0, withheld = 0;
+    if (!c || !fig || !gc || !w || !p) {
         free(c);
+        free(fig);
+        free(gc);
+        free(w);
         free(p);
         error("compare: out of memory for %zu rows", n);
         return 0;
     }
     qsort(v, n, sizeof(*v), by_operating_point);
-    for (size_t i = 0; i < n; i++)
-        if (tb_log_usable(&v[i]) && isfinite(v[i].dyn_pj) &&
-            (!nc || !same_operating_point(&c[nc - 1], &v[i])))
-            c[nc++] = v[i];
+    /* an operating point: its fastest usable row with a figure; else its fastest usable row,
+     * with the first reason its rows give for having none */
+    for (size_t i = 0, k; i < n; i = k) {
+        const struct rec *fast = NULL, *best = NULL, *why = NULL;
+        for (k = i; k < n && same_operating_point(&v[i], &v[k]); k++) {
+            if (!tb_log_usable(&v[k]))
+                continue;
+            if (!fast)
+                fast = &v[k];
+            if (!best && isfinite(v[k].dyn_pj))
+                best = &v[k];
+            if (!why && v[k].power_note[0])
+                why = &v[k];
+        }
+        if (!fast)
+            continue;
+        fig[nc] = best != NULL;
+        c[nc] = best ? *best : *fast;
+        if (!best && why)
+            tb_strlcpy(c[nc].power_note, why->power_note, sizeof(c[nc].power_note));
+        without += !best;
+        withheld += !best && why;
+        nc++;
+    }
     struct tb_table t;
     tb_table_begin(&t, d, "pareto", "", pareto_cols, ARRAY_SIZE(pareto_cols));
     for (size_t i = 0, j; i < nc; i = j) {
+        size_t np = 0, nw = 0;
         for (j = i; j < nc && !pareto_group(&c[i], &c[j]); j++) {
+            if (!fig[j]) {
+                w[nw++] = &c[j];
+                continue;
+            }
             const struct rec *r = &c[j];
-            p[j - i] = (struct tb_pareto_point){
-                .x = r->dyn_pj, .x_ci = r->dyn_pj_ci, .y = r->gbps, .src = j - i,
+            gc[np] = *r;
+            p[np] = (struct tb_pareto_point){
+                .x = r->dyn_pj, .x_ci = r->dyn_pj_ci, .y = r->gbps, .src = np,
                 /* the median time's standard error as the GB/s interval (1.96 sigma) */
                 .y_ci = isfinite(r->rel_sem) ? 1.96 * r->rel_sem * r->gbps : NAN,
             };
+            np++;
         }
-        pareto_rows(&t, &c[i], p, j - i);
-        if (page)
-            keep_front(&pf, &c[i], p, j - i);
-        fronts++;
+        pareto_rows(&t, gc, p, np, w, nw);
+        if (page && np)
+            keep_front(&pf, gc, p, np);
+        fronts += np > 0;
     }
     tb_table_end(&t);
     if (page && tb_report_pareto(pf.f, pf.n, page) < 0)
         fronts = 0;
     free_fronts(&pf);
-    if (!fronts)
+    if (!fronts && withheld) {
+        /* the figures were measured and held back: no power source is missing */
+        char msg[300];
+        snprintf(msg, sizeof(msg), "no front: no operating point has an energy figure: %zu "
+                 "withheld (power_note says why%s)%s", withheld,
+                 tb_format_is_data(d->f) ? ", in each row" : ": listed above",
+                 without > withheld ? "; the others' rows have no power figures at all" : "");
+        if (tb_format_is_data(d->f))
+            warning("compare: %s", msg);
+        else
+            tb_doc_note(d, "%s (doc/power.md)", msg);
+    } else if (!fronts) {
         tb_doc_note(d, "no row with a dynamic energy figure (dyn_pj_per_byte): a front needs "
                     "a power source and rows from a mode sweep (doc/power.md)");
+    }
     free(c);
+    free(fig);
+    free(gc);
+    free(w);
     free(p);
     return fronts;
 }
@@ -481,9 +629,10 @@ const struct tb_usage tb_compare_usage = {
     "  gnuplot (.svg or .png). Neither may name a log or an input (exit 2).\n"
     "  --pareto: per kernel and size, the Pareto front of GB/s against dynamic energy per\n"
     "  byte across power modes and clock caps (a mode sweep's logs, doc/power.md), each\n"
-    "  operating point's fastest row with its 95% intervals, the knee marked; exits 1 when\n"
-    "  no row has an energy figure; with --html, each front drawn on a page (the knee\n"
-    "  ringed). Not with --baseline or --plot.\n",
+    "  operating point's fastest row with its 95% intervals, the knee marked, then each\n"
+    "  one whose energy figures were withheld, with its power_note; exits 1 when no row\n"
+    "  has an energy figure; with --html, each front drawn on a page (the knee ringed).\n"
+    "  Not with --baseline or --plot.\n",
 };
 
 struct opts {

@@ -133,6 +133,7 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->peak_gbps = row->peak_gbps;
     tb_strlcpy(r->throttle_cause, row->throttle_cause ? row->throttle_cause : "",
                sizeof(r->throttle_cause));
+    tb_strlcpy(r->power_note, row->power_note ? row->power_note : "", sizeof(r->power_note));
     r->status = row->status;
     r->verified = row->verified;
     r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
@@ -395,6 +396,7 @@ static void row(struct reader *rd, char *line)
     STR(TB_LR_power_mode, r.power_mode);
     STR(TB_LR_host, r.host);
     STR(TB_LR_throttle_cause, r.throttle_cause);
+    STR(TB_LR_power_note, r.power_note);
 #undef STR
     if (!r.elem[0])
         tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */

@@ -22,7 +22,7 @@ struct tb_row;
     X(power_mode, false) X(run_id, false) X(host, false) X(gbps_per_w_ci95, false) \
     X(j_per_gb, false) X(j_per_gb_ci95, false) X(dyn_pj_per_byte, false) \
     X(dyn_pj_per_byte_ci95, false) X(throttle_cause, false) X(peak_gbps, false) \
-    X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false)
+    X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false) X(power_note, false)
 
 enum tb_logread_col {
 #define TB_LR_ENUM(name, req) TB_LR_##name,
@@ -53,6 +53,8 @@ struct tb_log_rec {
     double peak_gbps;               /* the ceiling the row was judged against; NAN unknown */
     double gpu_cap_mhz, emc_cap_mhz;   /* the mode sweep's caps asked; NAN none */
     char throttle_cause[64];        /* why it may have run slower; "" none seen */
+    char power_note[128];           /* why its power figures are missing or partial ("" none
+                                     * said; cut at this length): compare --pareto's reason */
     enum tb_status status;          /* NONE in logs from before the column */
     enum tb_verified verified;      /* NA in logs from before the column */
     bool outcome_unknown;           /* status or verified text that is no value: never counts */
@@ -84,7 +86,7 @@ struct tb_logset {
 };
 
 /* A tune run logs some thousands of rows and a year of nights some tens of thousands; a row
- * takes about 500 bytes here, so the total bound is about 250 MB, within a Nano's memory. */
+ * takes about 750 bytes here, so the total bound is about 375 MB, within a Nano's memory. */
 #define TB_LOGREAD_MAX_ROWS_PER_LOG 200000
 #define TB_LOGREAD_MAX_ROWS 500000
 #define TB_LOGREAD_MAX_BYTES_PER_LOG (1ULL << 30)   /* decompressed */

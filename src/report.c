@@ -75,12 +75,16 @@ static void cv_lines(const struct canvas *cv, const char *title, const char *uni
 }
 
 /* A chart's series: the board on its host (two Nanos are two series), with its power mode
- * where it has one; the machine-id's start where two hosts share a name. */
+ * where it has one and the clock caps a mode sweep's step asked (compare's best points keep
+ * a capped night apart); the machine-id's start where two hosts share a name. */
+#define TB_SERIES_LABEL 320   /* board, host, id, mode, caps: each field's bound, summed */
 static void series_label(char *out, size_t n, const struct tb_log_rec *r)
 {
-    snprintf(out, n, "%s%s%s%s%.8s%s%s%s", r->board, r->host[0] ? " on " : "", r->host,
+    char caps[64];
+    tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
+    snprintf(out, n, "%s%s%s%s%.8s%s%s%s%s%s", r->board, r->host[0] ? " on " : "", r->host,
              r->host_id[0] ? " (" : "", r->host_id, r->host_id[0] ? ")" : "",
-             r->power_mode[0] ? " " : "", r->power_mode);
+             r->power_mode[0] ? " " : "", r->power_mode, caps[0] ? ", " : "", caps);
 }
 
 static void cv_scatter(const struct canvas *cv, const char *title, const char *xunit,
@@ -110,7 +114,7 @@ static void energy_chart(const struct canvas *cv, const struct tb_log_rec *v, si
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(v[i].j_per_gb))
             continue;
-        char lab[256];
+        char lab[TB_SERIES_LABEL];
         series_label(lab, sizeof(lab), &v[i]);
         size_t s = 0;
         while (s < ns && strcmp(series[s], lab))
@@ -189,11 +193,11 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
     char h[96];
     snprintf(h, sizeof(h), "%ldx%ld %s", v[0].rows, v[0].cols, v[0].elem);
     const char *cats[MAXS], *series[MAXS];
-    char labels[MAXS][256];
+    char labels[MAXS][TB_SERIES_LABEL];
     size_t nc = 0, ns = 0;
     for (size_t i = 0; i < n; i++) {
         find_or_add(cats, &nc, v[i].kernel);
-        char lab[256];
+        char lab[TB_SERIES_LABEL];
         series_label(lab, sizeof(lab), &v[i]);
         bool have = false;
         for (size_t s = 0; s < ns; s++)
@@ -224,7 +228,7 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         frac[i] = NAN;
     bool any_w = false, any_peak = false;
     for (size_t i = 0; i < n; i++) {
-        char lab[256];
+        char lab[TB_SERIES_LABEL];
         series_label(lab, sizeof(lab), &v[i]);
         size_t c = find_or_add(cats, &nc, v[i].kernel), s = find_or_add(series, &ns, lab);
         if (c >= MAXS || s >= MAXS)
@@ -261,7 +265,11 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         cell(f, v[i].kernel);
         cell(f, v[i].board);
         cell(f, v[i].device);
-        cell(f, v[i].power_mode);
+        char mode[160], caps[64];   /* the caps asked, where a step asked some */
+        tb_log_caps_text(caps, sizeof(caps), v[i].gpu_cap_mhz, v[i].emc_cap_mhz);
+        snprintf(mode, sizeof(mode), "%s%s%s", v[i].power_mode,
+                 v[i].power_mode[0] && caps[0] ? ", " : "", caps);
+        cell(f, mode);
         cell(f, blk);
         cell_num(f, v[i].gbps, 1, false);
         cell_num(f, v[i].frac_peak, 3, false);
@@ -460,7 +468,7 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
         total += g[i]->n;
     const char **nights = malloc((total ? total : 1) * sizeof(*nights));
     const char *series[MAXS];
-    char labels[MAXS][256];
+    char labels[MAXS][TB_SERIES_LABEL];
     size_t ns = m < MAXS ? m : MAXS, nx = 0;
     double *val = nights ? malloc(sizeof(double) * ns * (total ? total : 1)) : NULL;
     if (!val) {

@@ -1,10 +1,13 @@
 /* test_compare.c: compare's verdict against a baseline (tb_compare_verdict): a difference is
  * "faster" or "slower" only beyond both 1% and three combined standard errors
  * (3 x sqrt(sem_base^2 + sem_now^2), each relative); otherwise "same". A missing standard
- * error (NAN) counts as none, so the 1% floor alone decides. */
+ * error (NAN) counts as none, so the 1% floor alone decides. Then the real binary on written
+ * logs (#31): the clock caps a mode sweep asked are part of a point, and --pareto names the
+ * operating points whose energy figures were withheld instead of leaving them out. */
 #include "helpers.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "compare.h"
@@ -55,12 +58,159 @@ static void test_sides_combine_in_quadrature(void **state)
     assert_string_equal(verdict(100, 98.3, 0.003, 0.004), "slower");
 }
 
+/* ---- the binary on written logs ---------------------------------------------------- */
+
+static void must_have(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        th_fail("expected \"%s\" in:\n%s", want, text);
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+#define LOG_HEAD "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,block_x,block_y," \
+                 "gbps,rel_sem,status,power_mode,gpu_cap_asked_mhz,emc_cap_asked_mhz," \
+                 "dyn_pj_per_byte,power_note\n"
+
+/* A row of the Orin's log of night day: blocked 4096x4096 float at gbps in mode, under the
+ * caps given ("" none), with its dynamic pJ/B ("" none) and power_note. */
+static const char *orin_row(char *buf, size_t n, int day, const char *mode, const char *gpu_cap,
+                            const char *emc_cap, double gbps, const char *dyn_pj,
+                            const char *note)
+{
+    snprintf(buf, n, "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,"
+             "float,4096,4096,32,8,%.2f,0.002,ok,%s,%s,%s,%s,\"%s\"\n", day, gbps, mode, gpu_cap,
+             emc_cap, dyn_pj, note);
+    return buf;
+}
+
+/* One night's log of one row in dir; returns its path (kept until the teardown). */
+static const char *orin_night(const char *dir, int day, const char *gpu_cap, double gbps)
+{
+    char name[128], row[512], text[1024];
+    snprintf(text, sizeof(text), LOG_HEAD "%s# end: complete, 1 rows\n",
+             orin_row(row, sizeof(row), day, "15W (0)", gpu_cap, "", gbps, "12.5", ""));
+    snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv", day);
+    return th_keep(th_write(dir, name, text));
+}
+
+/* #31: a 15W night under a GPU cap of 408 MHz at 0.6x the GB/s of an uncapped 15W night is
+ * another operating point, never a regression of it: against it as a baseline nothing
+ * matches (exit 2, the caps named among what must match), and plain compare shows two best
+ * points, the capped one named by its cap (the CSV and JSON carry the caps as two columns
+ * after power_mode). Under the same caps the nights are compared, and a drop is a drop. */
+static void test_caps_are_part_of_a_point(void **state)
+{
+    const char *dir = th_scratch();
+    const char *uncapped = orin_night(dir, 1, "", 100);
+    const char *capped = orin_night(dir, 2, "408", 60);
+    assert_int_equal(th_runf("compare %s --baseline %s", capped, uncapped), 2);
+    assert_null(strstr(th_out(), "REGRESSION"));
+    assert_null(strstr(th_out(), "slower"));
+    must_have(th_out(), "0 points compared");
+    must_have(th_err(), "power mode and clock caps asked): nothing compared");
+    must_have(th_err(), "1 point(s) match the baseline only in another power mode or under "
+                        "other clock caps");
+
+    assert_int_equal(th_runf("compare %s %s", capped, uncapped), 0);
+    must_have(th_out(), " 15W (0), GPU cap 408 MHz Orin ");
+    assert_int_equal(count_of(th_out(), " 15W (0) "), 1);   /* the uncapped one, alone */
+    assert_int_equal(count_of(th_out(), "blocked          jetson-orin-nano"), 2);
+    assert_int_equal(th_runf("compare --format csv %s %s", capped, uncapped), 0);
+    must_have(th_out(), ",elem,power_mode,gpu_cap_asked_mhz,emc_cap_asked_mhz,gbps_per_w_ci95,");
+    must_have(th_out(), ",60.00,32,8,,,,orin1,,float,\"15W (0)\",408,,");
+    must_have(th_out(), ",100.00,32,8,,,,orin1,,float,\"15W (0)\",,,");
+    assert_int_equal(th_runf("compare --format json %s %s", capped, uncapped), 0);
+    assert_int_equal(count_of(th_out(), "\"power_mode\": \"15W (0)\", \"gpu_cap_asked_mhz\": "
+                                        "408, \"emc_cap_asked_mhz\": null"), 1);
+    assert_int_equal(count_of(th_out(), "\"power_mode\": \"15W (0)\", \"gpu_cap_asked_mhz\": "
+                                        "null, \"emc_cap_asked_mhz\": null"), 1);
+
+    /* the same caps: compared; the same GB/s is the same, a 40% drop a regression */
+    const char *capped_again = orin_night(dir, 3, "408", 60.1);
+    assert_int_equal(th_runf("compare %s --baseline %s", capped_again, capped), 0);
+    must_have(th_out(), "1 points compared, 0 regressed");
+    must_have(th_out(), " float   15W (0), GPU cap 408 MHz\n");
+    const char *capped_slow = orin_night(dir, 4, "408", 36);
+    assert_int_equal(th_runf("compare %s --baseline %s", capped_slow, capped), 1);
+    must_have(th_out(), "REGRESSION");
+    assert_int_equal(th_runf("compare --format csv %s --baseline %s", capped_slow, capped), 1);
+    must_have(th_out(), ",elem,power_mode,gpu_cap_asked_mhz,emc_cap_asked_mhz\n");
+    must_have(th_out(), ",float,\"15W (0)\",408,\n");
+}
+
+/* #31: a mode sweep's log where 25W's figures were withheld (power.max_rel_ci) and the 15W
+ * step under a GPU cap had too few sensor updates: the front is drawn over 7W and 15W, and
+ * the two are listed after it with their reasons (rows with front "no figure" in CSV and
+ * JSON), never silently left out. Every figure withheld: no front, and the message says
+ * withheld, not that a power source is missing. */
+static void test_pareto_names_withheld_points(void **state)
+{
+    const char *dir = th_scratch();
+    const char *wide = "5 sensor updates in 1.0 s: +-9.0%, wider than power.max_rel_ci 5.0%: "
+                       "no power figures";
+    const char *few = "2 sensor updates in 1.0 s: no interval, no power figures";
+    char text[4096], row[512];
+    int len = snprintf(text, sizeof(text), LOG_HEAD);
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s",
+                    orin_row(row, sizeof(row), 3, "15W (0)", "", "", 60, "10.5", ""));
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s",
+                    orin_row(row, sizeof(row), 3, "7W (3)", "", "", 40, "8.5", ""));
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s",
+                    orin_row(row, sizeof(row), 3, "25W (1)", "", "", 70, "", wide));
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s# end: complete, 4 rows\n",
+                    orin_row(row, sizeof(row), 3, "15W (0)", "408", "", 50, "", few));
+    const char *log = th_keep(th_write(dir, "orin1_jetson-orin-nano_20261103T023000Z.csv",
+                                       text));
+    assert_int_equal(th_runf("compare --pareto %s", log), 0);
+    must_have(th_out(), "2 of 2 operating points on the front; 2 without an energy figure\n");
+    char want[512];
+    snprintf(want, sizeof(want), "\n25W (1): no energy figure: %s\n", wide);
+    must_have(th_out(), want);
+    snprintf(want, sizeof(want), "\n15W (0), GPU cap 408 MHz: no energy figure: %s\n", few);
+    must_have(th_out(), want);
+    assert_int_equal(th_runf("compare --pareto --format csv %s", log), 0);
+    must_have(th_out(), ",front,knee,host,device,power_note\n");
+    assert_int_equal(count_of(th_out(), ",yes,"), 2);
+    snprintf(want, sizeof(want), "\"25W (1)\",,,32x8,70.00,0.274,,,,,\"no figure\",,orin1,"
+             "Orin,\"%s\"\n", wide);
+    must_have(th_out(), want);
+    must_have(th_out(), "\"15W (0)\",408,,32x8,50.00,0.196,,,,,\"no figure\",");
+    assert_int_equal(th_runf("compare --pareto --format json %s", log), 0);
+    assert_int_equal(count_of(th_out(), "\"front\": \"no figure\""), 2);
+
+    /* every figure withheld: exit 1, said as withheld */
+    len = snprintf(text, sizeof(text), LOG_HEAD);
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s",
+                    orin_row(row, sizeof(row), 4, "15W (0)", "", "", 60, "", few));
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s# end: complete, 2 rows\n",
+                    orin_row(row, sizeof(row), 4, "25W (1)", "", "", 70, "", wide));
+    log = th_keep(th_write(dir, "orin1_jetson-orin-nano_20261104T023000Z.csv", text));
+    assert_int_equal(th_runf("compare --pareto %s", log), 1);
+    must_have(th_out(), "no front: none of its 2 operating points has an energy figure\n");
+    snprintf(want, sizeof(want), "\n25W (1): no energy figure: %s\n", wide);
+    must_have(th_out(), want);
+    must_have(th_out(), "no front: no operating point has an energy figure: 2 withheld");
+    assert_null(strstr(th_out(), "power source"));
+    assert_int_equal(th_runf("compare --pareto --format csv %s", log), 1);
+    assert_int_equal(count_of(th_out(), ",\"no figure\","), 2);
+    must_have(th_err(), "no operating point has an energy figure: 2 withheld");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floor_is_one_percent),
         cmocka_unit_test(test_three_combined_standard_errors),
         cmocka_unit_test(test_sides_combine_in_quadrature),
+        TH_TEST(test_caps_are_part_of_a_point),
+        TH_TEST(test_pareto_names_withheld_points),
     };
     return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
 }
