@@ -586,6 +586,24 @@ static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n, const char
     return fronts;
 }
 
+/* The steps a mode sweep skipped (its "# mode_step: ...: skipped" lines): on no front, so
+ * each log's are named, lest a front read as if the mode had never been asked. */
+static void pareto_skipped(struct tb_doc *d, const struct tb_logset *set)
+{
+    for (size_t i = 0; i < set->nlogs; i++) {
+        const struct tb_log_info *in = &set->logs[i];
+        if (!in->steps_skipped)
+            continue;
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "%s: %d mode step%s skipped, on no front: %s", in->path,
+                 in->steps_skipped, in->steps_skipped == 1 ? "" : "s", in->skipped);
+        if (tb_format_is_data(d->f))
+            warning("compare: %s", msg);
+        else
+            tb_doc_note(d, "%s", msg);
+    }
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 
 /* compare's options: long ones only, numbered from TB_OPT_LONG (cli.h). */
@@ -820,6 +838,8 @@ int tb_compare_main(int argc, char **argv)
             code = show_best(&d, &o, &now, (size_t)(argc - optind), code) == TB_EXIT_FAIL
                    ? TB_EXIT_FAIL : code;
     }
+    if (o.pareto)
+        pareto_skipped(&d, &now);
     tb_report_failed_nights(&d, &now, "compare");
     if (tb_report_wrong_rows(&d, now.v, now.n, "compare") > 0)
         code = TB_EXIT_FAIL;   /* a wrong kernel is a failure to see, never a pass */

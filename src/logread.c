@@ -279,6 +279,11 @@ static void metadata(struct reader *rd, const char *line)
         const char *bad = NULL;
         from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host), &bad);
         flag_time(rd, v, bad);   /* no night: no place in a baseline, a band or "latest" */
+    } else if ((v = tb_meta_value(line, TB_META_mode_step)) && strstr(v, ": skipped, ")) {
+        size_t len = strlen(in->skipped);   /* a step the front will lack, and why */
+        if (len + 3 < sizeof(in->skipped))
+            snprintf(in->skipped + len, sizeof(in->skipped) - len, "%s%s", len ? "; " : "", v);
+        in->steps_skipped++;
     } else if ((v = tb_meta_value(line, TB_META_host))) {
         tb_strlcpy(in->host, v, sizeof(in->host));
     } else if ((v = tb_meta_value(line, TB_META_machine_id))) {

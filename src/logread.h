@@ -67,6 +67,9 @@ struct tb_log_info {
     const char *path;               /* as given (not copied) */
     char run_id[128], host[64], host_id[40], board[64], night[12];
     char end[256];                  /* the "# end:" line's text; "" when none */
+    char skipped[512];              /* a mode sweep's skipped steps ("# mode_step: ...:
+                                     * skipped, ..." lines, "; " between; cut): "" none */
+    int steps_skipped;              /* how many */
     char bad_time[64];              /* why its stamp cannot be true (its night is ""); "" */
     bool failed;                    /* the run ended failed before measuring (GPU unusable) */
     bool readable;                  /* a log at all (header, or a failed night's metadata) */

@@ -1210,6 +1210,36 @@ static void test_tune_refuses_modes(void **state)
     free(cfg);
 }
 
+/* A step the sweep skipped is on no front: compare --pareto names it with its reason, in the
+ * page's notes (table, markdown) or on stderr (CSV, JSON), so that a front missing a mode
+ * never reads as if the mode had not been asked. */
+static void test_pareto_names_skipped_steps(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    setenv("FAKE_NVPM_FAULT", "refuse:1", 1);
+    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                     "--set 'sweep.power_modes=[\"15W\", \"25W\"]' "
+                     "--set power.sysfs_root=%s -o %s/logs", r, r);
+    unsetenv("FAKE_NVPM_FAULT");
+    if (rc != 0)
+        th_fail("run exit %d: %s", rc, th_err());
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/logs", r);
+    char *log = th_keep(th_find_one(dir, ".csv.gz"));
+    th_runf("compare --pareto %s", log);
+    const char *want = "1 mode step skipped, on no front: step 2 of 2, mode 25W (1): skipped, "
+                       "refused: mode 25W (1) refused: nvpmodel exit 1";
+    if (!strstr(th_out(), want))
+        th_fail("compare --pareto: '%s' lacks '%s'", th_out(), want);
+    th_runf("compare --pareto --format csv %s", log);
+    assert_null(strstr(th_out(), "skipped"));   /* the data stays data */
+    assert_non_null(strstr(th_err(), want));
+}
+
 /* A mode sweep where nvpmodel is absent (a desktop): exit 2 before anything runs. */
 static void test_desktop_refused(void **state)
 {
@@ -1311,6 +1341,7 @@ int main(void)
         TH_TEST(test_recover_refuses_odd_state),
         TH_TEST(test_desktop_refused),
         TH_TEST(test_tune_refuses_modes),
+        TH_TEST(test_pareto_names_skipped_steps),
         TH_TEST(test_killed_run_restored),
         TH_TEST(test_signal_restores),
         TH_TEST(test_live_run_under_another_lock),
