@@ -1152,17 +1152,25 @@ static void test_live_run_under_another_lock(void **state)
 /* Every mode refused: a failed night (exit 1) whose words point at the mode_step lines, not
  * at rows there are none of; a state file that is a link: no mode changed, and the end line
  * says so rather than "NOT restored". */
+/* A night of 15W and 25W on an Orin Nano Super in MAXN_SUPER with the fake nvpmodel's faults
+ * (FAKE_NVPM_FAULT's words), logs in ROOT/logs; the run's exit code. */
+static int two_mode_night(const char **root, const char *faults)
+{
+    const char *r = *root = super_root(2);
+    free(th_write(r, "proc/device-tree/model",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
+    setenv("FAKE_NVPM_FAULT", faults, 1);
+    return th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                   "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                   "--set 'sweep.power_modes=[\"15W\", \"25W\"]' "
+                   "--set power.sysfs_root=%s -o %s/logs", r, r);
+}
+
 static void test_every_step_refused(void **state)
 {
     (void)state;
-    const char *r = super_root(2);
-    free(th_write(r, "proc/device-tree/model",
-                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
-    setenv("FAKE_NVPM_FAULT", "refuse:0 refuse:1", 1);
-    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
-                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
-                     "--set 'sweep.power_modes=[\"15W\", \"25W\"]' "
-                     "--set power.sysfs_root=%s -o %s/logs", r, r);
+    const char *r;
+    int rc = two_mode_night(&r, "refuse:0 refuse:1");
     assert_int_equal(rc, 1);
     assert_non_null(strstr(th_err(), "nothing was measured: every mode step was skipped"));
     char dir[PATH_MAX];
@@ -1216,14 +1224,8 @@ static void test_tune_refuses_modes(void **state)
 static void test_pareto_names_skipped_steps(void **state)
 {
     (void)state;
-    const char *r = super_root(2);
-    free(th_write(r, "proc/device-tree/model",
-                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
-    setenv("FAKE_NVPM_FAULT", "refuse:1", 1);
-    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
-                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
-                     "--set 'sweep.power_modes=[\"15W\", \"25W\"]' "
-                     "--set power.sysfs_root=%s -o %s/logs", r, r);
+    const char *r;
+    int rc = two_mode_night(&r, "refuse:1");
     unsetenv("FAKE_NVPM_FAULT");
     if (rc != 0)
         th_fail("run exit %d: %s", rc, th_err());
