@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "csvlog.h"
+#include "lock.h"
 #include "nvpmodel.h"
 #include "safeio.h"
 #include "util.h"
@@ -637,6 +639,7 @@ const char *tb_modes_state_path(void)
 int tb_modes_state_parse(const char *text, struct tb_mode_state *s)
 {
     s->pid = 0;
+    s->lock[0] = '\0';
     s->mode_id = -1;
     s->gpu_max_hz = s->emc_cap_hz = NAN;
     s->switches_mode = true;   /* a file without the line: nvpmodel -m, as before */
@@ -644,6 +647,10 @@ int tb_modes_state_parse(const char *text, struct tb_mode_state *s)
     char line[256];
     for (const char *p = text; next_line(&p, line, sizeof(line)); ) {
         char key[32], val[64];
+        if (!strncmp(line, "lock /", 6)) {   /* a path: the rest of the line */
+            tb_strlcpy(s->lock, line + 5, sizeof(s->lock));
+            continue;
+        }
         if (sscanf(line, "%31s %63s", key, val) != 2)
             continue;
         char *end;
@@ -727,6 +734,9 @@ int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t n
         emc_caps |= steps[i].emc_cap_mhz > 0;
     }
     m->state.pid = (long)getpid();
+    const char *lock = tb_lock_path();   /* absolute and one line, or not said */
+    tb_strlcpy(m->state.lock, lock[0] == '/' && !strchr(lock, '\n') &&
+               strlen(lock) < sizeof(m->state.lock) ? lock : "", sizeof(m->state.lock));
     m->state.mode_id = read_mode(m);
     m->state.gpu_max_hz = read_hz(m, m->table.gpu_max_path);
     m->state.emc_cap_hz = read_hz(m, m->table.emc_cap_path);
@@ -752,8 +762,10 @@ int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t n
     int len = snprintf(text, sizeof(text),
                        "# transpose-bench: the power mode and clock caps to put back "
                        "(transpose-bench restore)\npid %ld\nmode %d\ngpu_max_hz %.0f\n"
-                       "emc_cap_hz %.0f\nswitches_mode %d\n", m->state.pid, m->state.mode_id,
-                       m->state.gpu_max_hz, m->state.emc_cap_hz, switches ? 1 : 0);
+                       "emc_cap_hz %.0f\nswitches_mode %d\n%s%s%s", m->state.pid,
+                       m->state.mode_id, m->state.gpu_max_hz, m->state.emc_cap_hz,
+                       switches ? 1 : 0, m->state.lock[0] ? "lock " : "", m->state.lock,
+                       m->state.lock[0] ? "\n" : "");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
@@ -961,13 +973,28 @@ int tb_modes_restore(struct tb_modes *m, char *what, size_t n)
 /* Whether pid is a transpose-bench still running (not this one): a run that took another
  * lock file (another TB_LOCK_FILE, a /tmp cleaned under it) holds its state file still, and
  * restoring it would change the board under its rows. A pid reused by another program after
- * a reboot is no run. */
-static bool live_run(long pid)
+ * a reboot is no run. The lock file the run held (the state file's "lock" line) says it
+ * whatever the process's name (a renamed binary, qemu-aarch64 running it): held by someone,
+ * the run lives; free, it is gone. Ours (the caller holds it) cannot be held by that run.
+ * Without the line, or with the file gone: the process's name. */
+static bool live_run(long pid, const char *lock)
 {
     if (pid <= 0 || pid == (long)getpid() || pid > INT_MAX)
         return false;
     if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
         return false;
+    if (lock[0] && !strcmp(lock, tb_lock_path()))
+        return false;
+    int fd = lock[0] ? open(lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+                     : -1;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+        close(fd);   /* a shared lock we took goes with the descriptor */
+        return held;
+    }
+    if (fd >= 0)
+        close(fd);
     char path[64], comm[64], why[160];
     snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
     if (tb_safeio_line(path, comm, sizeof(comm), 0, why, sizeof(why)) < 0)
@@ -999,7 +1026,7 @@ int tb_modes_recover(const char *root, char *what, size_t n)
         return -1;
     }
     struct tb_mode_state st = m.state;
-    if (live_run(st.pid)) {
+    if (live_run(st.pid, st.lock)) {
         snprintf(what, n, "state file '%s' is a live run's (pid %ld, transpose-bench, which took "
                  "another lock file: TB_LOCK_FILE?): left alone, that run restores its own "
                  "changes", path, st.pid);

@@ -70,6 +70,7 @@ int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mod
 /* The board's settings as the state file keeps them (Hz; NAN unknown). */
 struct tb_mode_state {
     long pid;                 /* the run that wrote it */
+    char lock[512];           /* the lock file it held (TB_LOCK_FILE); "" unknown */
     int mode_id;              /* -1 unknown */
     double gpu_max_hz, emc_cap_hz;
     bool switches_mode;       /* the sweep switches modes: restoring runs nvpmodel -m; false
