@@ -815,7 +815,8 @@ static enum tb_run_outcome finish(struct run *r)
     else if (nothing)
         error("nothing was measured: see the log's rows for each point's status");
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
-              !nothing && res->failed == 0 && res->verify_failed == 0 && !r->modes_not_run && !r->modes_not_restored &&
+              !nothing && res->failed == 0 && res->verify_failed == 0 && !r->modes_not_run &&
+              !r->modes_not_restored &&
               (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

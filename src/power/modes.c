@@ -217,25 +217,47 @@ static size_t gpu_clocks(const char *root, const char *max_path, double *mhz, si
 static bool near(double hz, double want_mhz);
 static const struct tb_mode_def *find_id(const struct tb_mode_table *t, int id);
 
-/* The GPU caps against the board: its max_freq file there, each cap a clock of its table
- * (devfreq runs a cap between two clocks at the lower one, and one above the highest at the
- * highest: either would log a clock the GPU never had), none asked twice. */
+/* One cap axis against the board: its file named by nvpmodel.conf (what: "GPU MAX_FREQ"),
+ * there (file: "GPU max_freq"), and none of its caps named twice. false (said in d) when
+ * the file is not there to write. */
+static bool cap_axis_ok(const char *setting, const char *at, const long *caps, size_t n,
+                        const char *path, const char *root, const char *what, const char *file,
+                        struct tb_diag *d)
+{
+    char why[PATH_MAX + 200];
+    if (!path[0]) {
+        tb_diag_add(d, "%s: 'sweep.%s': nvpmodel.conf names no %s file (this board has no "
+                    "such cap)", at, setting, what);
+        return false;
+    }
+    if (!cap_file_there(root, path, why, sizeof(why))) {
+        tb_diag_add(d, "%s: 'sweep.%s': the %s file nvpmodel.conf names is not there (this "
+                    "kernel has no such cap): %s", at, setting, file, why);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (caps[j] == caps[i]) {
+                tb_diag_add(d, "%s: 'sweep.%s': %ld MHz is named twice (entries %zu and %zu): "
+                            "each cap once", at, setting, caps[i], j + 1, i + 1);
+                break;
+            }
+    return true;
+}
+
+/* The GPU caps against the board (cap_axis_ok), and each cap a clock of its table (devfreq
+ * runs a cap between two clocks at the lower one, and one above the highest at the highest:
+ * either would log a clock the GPU never had). */
 static void check_gpu_caps(const struct tb_mode_axes *ax, const char *root,
                            const struct tb_mode_table *t, struct tb_diag *d)
 {
-    char why[PATH_MAX + 200];
-    if (!t->gpu_max_path[0]) {
-        tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': nvpmodel.conf names no GPU MAX_FREQ file to "
-                    "cap the GPU clock with", ax->gpu_max_mhz_at);
+    if (!cap_axis_ok("gpu_max_mhz", ax->gpu_max_mhz_at, ax->gpu_max_mhz, ax->n_gpu_max_mhz,
+                     t->gpu_max_path, root, "GPU MAX_FREQ", "GPU max_freq", d))
         return;
-    }
-    if (!cap_file_there(root, t->gpu_max_path, why, sizeof(why))) {
-        tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': the GPU max_freq file nvpmodel.conf names is "
-                    "not there: %s", ax->gpu_max_mhz_at, why);
-        return;
-    }
     double clk[64];
     size_t nc = gpu_clocks(root, t->gpu_max_path, clk, 64);
+    if (!nc)
+        return;   /* no table to check against: the step reads the clock back */
     double top = 0;
     char list[400] = "";
     for (size_t j = 0, len = 0; j < nc; j++) {
@@ -246,15 +268,6 @@ static void check_gpu_caps(const struct tb_mode_axes *ax, const char *root,
     }
     for (size_t i = 0; i < ax->n_gpu_max_mhz; i++) {
         double cap = (double)ax->gpu_max_mhz[i];
-        for (size_t j = 0; j < i; j++)
-            if (ax->gpu_max_mhz[j] == ax->gpu_max_mhz[i]) {
-                tb_diag_add(d, "%s: 'sweep.gpu_max_mhz': %ld MHz is named twice (entries %zu "
-                            "and %zu): each cap once", ax->gpu_max_mhz_at, ax->gpu_max_mhz[i],
-                            j + 1, i + 1);
-                break;
-            }
-        if (!nc)
-            continue;   /* no table to check against: the step reads the clock back */
         bool in_table = false;
         for (size_t j = 0; j < nc && !in_table; j++)
             in_table = near(clk[j] * 1e6, cap);
@@ -269,30 +282,6 @@ static void check_gpu_caps(const struct tb_mode_axes *ax, const char *root,
                         "(its available_frequencies: %s MHz): devfreq would run it at the one "
                         "below", ax->gpu_max_mhz_at, cap, list);
     }
-}
-
-static void check_emc_caps(const struct tb_mode_axes *ax, const char *root,
-                           const struct tb_mode_table *t, struct tb_diag *d)
-{
-    char why[PATH_MAX + 200];
-    if (!t->emc_cap_path[0]) {
-        tb_diag_add(d, "%s: 'sweep.emc_max_mhz': nvpmodel.conf names no EMC MAX_FREQ file "
-                    "(this board has no nvpmodel EMC cap)", ax->emc_max_mhz_at);
-        return;
-    }
-    if (!cap_file_there(root, t->emc_cap_path, why, sizeof(why))) {
-        tb_diag_add(d, "%s: 'sweep.emc_max_mhz': the EMC cap file nvpmodel.conf names is not "
-                    "there (this kernel has no nvpmodel EMC cap): %s", ax->emc_max_mhz_at, why);
-        return;
-    }
-    for (size_t i = 0; i < ax->n_emc_max_mhz; i++)
-        for (size_t j = 0; j < i; j++)
-            if (ax->emc_max_mhz[j] == ax->emc_max_mhz[i]) {
-                tb_diag_add(d, "%s: 'sweep.emc_max_mhz': %ld MHz is named twice (entries %zu "
-                            "and %zu): each cap once", ax->emc_max_mhz_at, ax->emc_max_mhz[i],
-                            j + 1, i + 1);
-                break;
-            }
 }
 
 int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mode_step **steps,
@@ -354,7 +343,8 @@ int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mod
     if (ax->n_gpu_max_mhz)
         check_gpu_caps(ax, root_dir, &t, d);
     if (ax->n_emc_max_mhz)
-        check_emc_caps(ax, root_dir, &t, d);
+        cap_axis_ok("emc_max_mhz", ax->emc_max_mhz_at, ax->emc_max_mhz, ax->n_emc_max_mhz,
+                    t.emc_cap_path, root_dir, "EMC MAX_FREQ", "EMC cap", d);
     if (d->n == before) {
         *steps = calloc(nm * ng * ne, sizeof(**steps));
         for (size_t i = 0; *steps && i < nm; i++)
