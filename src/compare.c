@@ -29,7 +29,7 @@
 /* What a point is. K_HOST: the host (name and machine-id) too; K_BLOCK: the block too. */
 enum { K_HOST = 1, K_BLOCK = 2 };
 
-/* Two numbers, NAN (a cap not asked, a figure missing) after every number. */
+/* Two numbers, NAN (a figure missing) after every number. */
 static int cmp_num(double a, double b)
 {
     if (isnan(a) || isnan(b))
@@ -50,9 +50,7 @@ static int by_key(const struct rec *x, const struct rec *y, unsigned what)
     if ((c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->board, y->board)) ||
         ((what & K_HOST) && (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id))) ||
         (c = strcmp(x->device, y->device)) || (c = strcmp(x->elem, y->elem)) ||
-        (c = strcmp(x->power_mode, y->power_mode)) ||
-        (c = cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz)) ||
-        (c = cmp_num(x->emc_cap_mhz, y->emc_cap_mhz)))
+        (c = tb_log_step_cmp(x, y)))
         return c;
     if (!(what & K_BLOCK))
         return 0;
@@ -354,17 +352,14 @@ static int by_operating_point(const void *pa, const void *pb)
 {
     const struct rec *x = pa, *y = pb;
     int c;
-    if ((c = pareto_group(x, y)) || (c = strcmp(x->power_mode, y->power_mode)) ||
-        (c = cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz)) ||
-        (c = cmp_num(x->emc_cap_mhz, y->emc_cap_mhz)))
+    if ((c = pareto_group(x, y)) || (c = tb_log_step_cmp(x, y)))
         return c;
     return cmp_num(y->gbps, x->gbps);
 }
 
 static bool same_operating_point(const struct rec *x, const struct rec *y)
 {
-    return !pareto_group(x, y) && !strcmp(x->power_mode, y->power_mode) &&
-           !cmp_num(x->gpu_cap_mhz, y->gpu_cap_mhz) && !cmp_num(x->emc_cap_mhz, y->emc_cap_mhz);
+    return !pareto_group(x, y) && !tb_log_step_cmp(x, y);
 }
 
 /* An operating point without an energy figure: why, from its rows' power_note. */

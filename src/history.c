@@ -32,13 +32,6 @@
 #define HIST_FLOOR 0.03     /* a band never narrower than 3% */
 
 /* Two caps asked, NAN (none asked) after every cap. */
-static int cmp_cap(double a, double b)
-{
-    if (isnan(a) || isnan(b))
-        return isnan(a) - isnan(b);
-    return (a > b) - (a < b);
-}
-
 /* The series a row belongs to: board, host, device, kernel, element type, power mode, the
  * clock caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same
  * mode uncapped: its GB/s is another operating point's, never a change of the kernel's. */
@@ -49,9 +42,7 @@ static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
         (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
         (c = strcmp(x->device, y->device)) ||
         (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
-        (c = strcmp(x->power_mode, y->power_mode)) ||
-        (c = cmp_cap(x->gpu_cap_mhz, y->gpu_cap_mhz)) ||
-        (c = cmp_cap(x->emc_cap_mhz, y->emc_cap_mhz)))
+        (c = tb_log_step_cmp(x, y)))
         return c;
     if (x->rows != y->rows)
         return x->rows < y->rows ? -1 : 1;

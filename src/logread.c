@@ -157,6 +157,23 @@ const char *tb_log_caps_text(char *buf, size_t len, double gpu_cap_mhz, double e
     return buf;
 }
 
+/* Two caps, NAN (none asked) after every cap. */
+static int cmp_cap(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+int tb_log_step_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y)
+{
+    int c;
+    if ((c = strcmp(x->power_mode, y->power_mode)) ||
+        (c = cmp_cap(x->gpu_cap_mhz, y->gpu_cap_mhz)))
+        return c;
+    return cmp_cap(x->emc_cap_mhz, y->emc_cap_mhz);
+}
+
 void tb_logset_fill_ids(struct tb_logset *s)
 {
     const char *last_host = NULL, *last_id = NULL;   /* rows come in runs of one log */

@@ -125,4 +125,9 @@ int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, co
  * MHz", either alone, or "" when none was asked. Returns buf. */
 const char *tb_log_caps_text(char *buf, size_t len, double gpu_cap_mhz, double emc_cap_mhz);
 
+/* The operating step two rows ran in, compared: power mode, then the GPU and the EMC cap
+ * asked (none after every cap). 0: the same step; compare and history key by it, so that a
+ * capped night is never another night of the same mode uncapped. */
+int tb_log_step_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y);
+
 #endif
