@@ -139,7 +139,7 @@ endif
 BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/config/*.c src/format/*.c src/power/*.c src/cuda/*.c)) $(wildcard kernels/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c)) $(wildcard kernels/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)

@@ -82,7 +82,7 @@ int tb_kernel_shape_ok(const struct tb_kernel *k, long rows, long cols, char *wh
 /* 1 when the kernel is in this build (CPU code, or GPU images embedded), else 0. */
 int tb_kernel_built(const struct tb_kernel *k);
 /* Checks that the kernel can run in this process (a built-in's library found: cuBLAS); 1 ok,
- * 0 with why filled. Defined beside the backends (src/backend.c), which know their libraries. */
+ * 0 with why filled. Defined beside the backends (src/measure/backend.c), which know their libraries. */
 int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n);
 
 /* CPU kernels (cpu_kernels.c). */

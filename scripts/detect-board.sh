@@ -1,6 +1,6 @@
 #!/bin/sh
 # detect-board.sh [ROOT]: the board file a native `make` builds for, by the rule `run` uses
-# (src/board.c): the longest `match.model` substring of ROOT/proc/device-tree/model among
+# (src/measure/board.c): the longest `match.model` substring of ROOT/proc/device-tree/model among
 # boards/*.cfg. Prints "FILE CUDA ISA": the board file (boards/<board>.cfg), then the CUDA
 # version and PTX ISA of this machine's driver as its L4T release says (ROOT/etc/nv_tegra_release:
 # R32 10.2 6.5, R35 11.4 7.4, R36 12.2 8.2, R36.4+ 12.6 8.5; "-" when not known: the board

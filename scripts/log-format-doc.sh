@@ -1,7 +1,7 @@
 #!/bin/sh
 # Rewrites the two generated tables of doc/log-format.md: the columns from
-# `transpose-bench list --columns` (src/log_columns.h) and the metadata keys from
-# src/log_meta.h's X-list. test_csvlog and test_logread check that the doc and the lists agree.
+# `transpose-bench list --columns` (src/log/log_columns.h) and the metadata keys from
+# src/log/log_meta.h's X-list. test_csvlog and test_logread check that the doc and the lists agree.
 set -eu
 bin=${1:-./transpose-bench}
 doc=doc/log-format.md
@@ -11,7 +11,7 @@ tmp=$doc.tmp
 {
     echo '| key | when | meaning |'
     echo '|---|---|---|'
-    sed -n 's/^ *X([a-z0-9_]*, *"\([^"]*\)", *"\([^"]*\)", *"\([^"]*\)").*/| `\1` | \2 | \3 |/p' src/log_meta.h
+    sed -n 's/^ *X([a-z0-9_]*, *"\([^"]*\)", *"\([^"]*\)", *"\([^"]*\)").*/| `\1` | \2 | \3 |/p' src/log/log_meta.h
 } > "$tmp.meta"
 awk -v table="$tmp.table" -v meta="$tmp.meta" '
     /^\| column \| unit/ { while ((getline l < table) > 0) print l; skipping = 1; next }

@@ -16,18 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "board.h"
-#include "cli.h"
-#include "compare.h"
+#include "measure/board.h"
+#include "lib/cli.h"
+#include "report/compare.h"
 #include "config/config.h"
-#include "history.h"
-#include "listcmd.h"
-#include "powercmd.h"
-#include "restorecmd.h"
-#include "run.h"
-#include "table.h"
-#include "util.h"
-#include "version.h"
+#include "report/history.h"
+#include "cmd/listcmd.h"
+#include "cmd/powercmd.h"
+#include "cmd/restorecmd.h"
+#include "cmd/run.h"
+#include "format/table.h"
+#include "lib/util.h"
+#include "lib/version.h"
 
 /* ---- the command table's shape ----------------------------------------------------- */
 

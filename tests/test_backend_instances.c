@@ -10,9 +10,9 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "measure/backend.h"
 #include "cuda/images.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char fake[PATH_MAX];
 static bool images;   /* this build carries kernel images (CUDA=1) */

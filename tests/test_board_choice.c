@@ -6,10 +6,10 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "board.h"
+#include "measure/board.h"
 #include "config/config.h"
 #include "cuda/images.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* A desktop with an H100 (the fake libcuda) and an empty system tree under a scratch
  * TB_ROOT; the fixture (TH_TEST) removes the folder and puts the environment back. */

@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "board.h"
-#include "ceiling.h"
+#include "measure/board.h"
+#include "measure/ceiling.h"
 #include "config/config.h"
-#include "diag.h"
-#include "power/nvpmodel.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "jetson/nvpmodel.h"
+#include "lib/util.h"
 
 static void load_board(struct tb_config *c, const char *path)
 {

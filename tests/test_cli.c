@@ -6,10 +6,10 @@
  * still there. test_e2e.c runs the real binary with each printed option. */
 #include "helpers.h"
 
-#include "cli.h"
-#include "compare.h"
-#include "history.h"
-#include "restorecmd.h"
+#include "lib/cli.h"
+#include "report/compare.h"
+#include "report/history.h"
+#include "cmd/restorecmd.h"
 
 /* The usage as printed (malloc'd). */
 static char *printed(const struct tb_usage *u)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
+#include "report/compare.h"
 
 static const char *verdict(double base, double now, double sb, double sn)
 {

@@ -13,13 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "measure/backend.h"
 #include "config/config.h"
-#include "elements.h"
-#include "util.h"
-#include "point_rules.h"
-#include "runner.h"
-#include "tune.h"
+#include "lib/elements.h"
+#include "lib/util.h"
+#include "measure/point_rules.h"
+#include "measure/runner.h"
+#include "cmd/tune.h"
 
 static const struct tb_device_info gpu80 = {
     .name = "fake GPU", .max_threads_per_block = 1024, .mem_bytes = (size_t)80 << 30,

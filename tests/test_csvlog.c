@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "csvlog.h"
-#include "util.h"
+#include "log/csvlog.h"
+#include "lib/util.h"
 
 static void fill(struct tb_row *r, const char *kernel, double gbps)
 {

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "measure/backend.h"
 #include "cuda/images.h"
 
 static char fake[PATH_MAX], fake_old[PATH_MAX];

@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "backend.h"
-#include "csvlog.h"
-#include "util.h"
+#include "measure/backend.h"
+#include "log/csvlog.h"
+#include "lib/util.h"
 
 static char lockfile[PATH_MAX];
 

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conditions.h"
-#include "power/emc.h"
-#include "util.h"
+#include "measure/conditions.h"
+#include "jetson/emc.h"
+#include "lib/util.h"
 
 static void expect(const char *tree, const char *suffix, double mhz)
 {

@@ -5,8 +5,8 @@
 #include <dirent.h>
 #include <limits.h>
 
-#include "backend.h"
-#include "logread.h"
+#include "measure/backend.h"
+#include "log/logread.h"
 #include "config/config.h"
 
 static void test_compare_inputs(void **state)

@@ -15,12 +15,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "backend.h"
-#include "board.h"
+#include "measure/backend.h"
+#include "measure/board.h"
 #include "config/config.h"
-#include "csvlog.h"
-#include "lock.h"
-#include "util.h"
+#include "log/csvlog.h"
+#include "lib/lock.h"
+#include "lib/util.h"
 
 static char bin[PATH_MAX + 64];
 static char real_bin[PATH_MAX];

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "imagesdiff.h"
+#include "log/imagesdiff.h"
 
 #define NANO19 "PTX sm_53 ISA 6.5 (clang 19.1.7)"
 #define NANO14 "PTX sm_53 ISA 6.5 (clang 14.0.6)"

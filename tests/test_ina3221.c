@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "util.h"
+#include "lib/util.h"
 #include "power/ina3221.h"
 #include "power/power.h"
 

@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "csvlog.h"
-#include "log_meta.h"
-#include "logread.h"
+#include "log/csvlog.h"
+#include "log/log_meta.h"
+#include "log/logread.h"
 
 #define HEAD "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,block_x,block_y,gbps," \
              "rel_sem,status,frac_peak,frac_copy,gbps_per_w\n"
@@ -350,7 +350,7 @@ static void test_meta_value(void **state)
     assert_false(tb_meta_known("gpu_devfreqs"));
 }
 
-/* doc/log-format.md's metadata table is src/log_meta.h's list, row for row
+/* doc/log-format.md's metadata table is src/log/log_meta.h's list, row for row
  * (scripts/log-format-doc.sh writes it). */
 static void test_doc_lists_every_key(void **state)
 {

@@ -1,4 +1,4 @@
-/* test_modes.c: the power-mode sweep's switcher (src/power/modes.c) on fake roots built from
+/* test_modes.c: the power-mode sweep's switcher (src/jetson/modes.c) on fake roots built from
  * nvpmodel tables shaped like real boards' (tests/fixtures/modes/, the Orin Nano Super's in
  * tests/fixtures/nvpmodel/), through tests/fake-nvpmodel.sh: tables read, plans made and
  * refused, switches that hold, are refused, ask for a reboot or report success while the
@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "power/modes.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "jetson/modes.h"
+#include "lib/util.h"
 
 #define SUPER "nvpmodel/orin-nano-super.conf"
 #define SUPER_GPU "/sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu"

@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "board.h"
-#include "csvlog.h"
-#include "retention.h"
-#include "util.h"
+#include "measure/backend.h"
+#include "measure/board.h"
+#include "log/csvlog.h"
+#include "log/retention.h"
+#include "lib/util.h"
 
 static char fake_cuda[2 * PATH_MAX + 64];
 static bool images;

@@ -7,9 +7,9 @@
 #include <math.h>
 
 #include "config/config.h"
-#include "util.h"
+#include "lib/util.h"
 #include "power/power.h"
-#include "power/throttle.h"
+#include "jetson/throttle.h"
 
 static char fake_lib[4096];
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "logread.h"
-#include "outcome.h"
+#include "log/logread.h"
+#include "log/outcome.h"
 
 #define FAST "--device cpu -b boards/generic.cfg --set power.source=none " \
              "--set sweep.stop.min_time_ms=2 --set sweep.stop.min_reps=3 --set sweep.warmup=1"

@@ -1,11 +1,11 @@
-/* test_pareto.c: the front of GB/s against dynamic pJ/B and its knee (src/pareto.c) on
+/* test_pareto.c: the front of GB/s against dynamic pJ/B and its knee (src/report/pareto.c) on
  * operating points whose front and knee are known by construction: a bend, a straight
  * line, two points, ties and duplicates, points without a figure. */
 #include "helpers.h"
 
 #include <math.h>
 
-#include "pareto.h"
+#include "report/pareto.h"
 
 static struct tb_pareto_point pt(double x, double y, size_t src)
 {

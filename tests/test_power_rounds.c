@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "power/power.h"
-#include "stats.h"
+#include "lib/stats.h"
 
 /* A round of secs seconds at w watts whose own interval is rel of w, moving gbps GB/s. */
 static struct tb_power_round round_of(double secs, double w, double rel, double gbps)

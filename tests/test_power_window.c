@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "power/power.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MS 1000000LL
 static const int64_t base = 1000000000000LL;   /* readings' clock: arbitrary, theirs */

@@ -11,10 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "html.h"
-#include "log_meta.h"
-#include "plot.h"
-#include "util.h"
+#include "report/html.h"
+#include "log/log_meta.h"
+#include "report/plot.h"
+#include "lib/util.h"
 
 /* the command lines are format strings of this file, chosen from tables */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -417,7 +417,7 @@ static void test_two_hosts_of_one_name(void **state)
     for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n")) {   /* every key listed */
         char key[64];
         if (sscanf(l, "# %63[^:]:", key) == 1 && !tb_meta_known(key))
-            th_fail("the log's key '%s' is not in src/log_meta.h", key);
+            th_fail("the log's key '%s' is not in src/log/log_meta.h", key);
     }
     free(log);
 }

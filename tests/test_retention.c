@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "csvlog.h"
-#include "retention.h"
-#include "util.h"
+#include "log/csvlog.h"
+#include "log/retention.h"
+#include "lib/util.h"
 
 /* Pairs of different names that the old rule (all but [A-Za-z0-9.+-] to '-') or a file
  * system that folds case made into one file name. */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "safeio.h"
+#include "lib/safeio.h"
 
 static int guard(void **state)
 {

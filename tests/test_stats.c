@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
+#include "lib/stats.h"
 
 static void test_stats_odd_even(void **state)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "sweep.h"
+#include "measure/sweep.h"
 
 static void load(struct tb_config *c, struct tb_diag *d, const char *kernels, const char *sizes,
                  const char *blocks)

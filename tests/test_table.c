@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "html.h"
-#include "table.h"
-#include "util.h"
+#include "report/html.h"
+#include "format/table.h"
+#include "lib/util.h"
 
 static const struct tb_table_col cols[] = {
     { .name = "board", .head = "board", .kind = 'S', .width = 12, .cut = true },

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "power/power.h"
-#include "power/throttle.h"
-#include "util.h"
+#include "jetson/throttle.h"
+#include "lib/util.h"
 
 /* An Orin Nano Super in MAXN_SUPER under jetson_clocks, soctherm_oc at hwmon3, with its
  * nvpmodel.conf; the caller removes it (th_rmtree) and frees it. */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elements.h"
-#include "util.h"
+#include "lib/elements.h"
+#include "lib/util.h"
 
 const char *const tb_config_file_kind[2] = { "sweep", "board" };
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <libconfig.h>
 
-#include "diag.h"
+#include "lib/diag.h"
 #include "power/power.h"
 
 #define TB_STR 256

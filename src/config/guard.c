@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* libconfig 1.5 (JetPack 4, Debian 12) reads an integer literal outside 32 bits without an
  * L suffix as a wrapped 32-bit value (4294967297 becomes 1). This scan of the text finds

@@ -17,7 +17,7 @@
 #include <libconfig.h>
 
 #include "config/config.h"
-#include "diag.h"
+#include "lib/diag.h"
 
 /* The text of a file and of everything it @includes, together, is at most this: a larger
  * "config" is a mistake, not a sweep. */

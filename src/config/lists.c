@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elements.h"
+#include "lib/elements.h"
 #include "power/power.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void free_strv(char **v, size_t n)
 {

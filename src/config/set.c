@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 int tb_config_add_override(struct tb_config *c, const char *path, const char *value,
                            const char *label)

@@ -6,7 +6,7 @@
  * choose. A cubin is loaded whole at open; PTX is JIT-compiled one entry at a time, when a
  * sweep first runs it, so a Nano compiles only what it measures. memcpy and cuBLAS are
  * built-ins. No CUDA header here. */
-#include "backend.h"
+#include "measure/backend.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,8 +21,8 @@
 #include "cuda/cublas.h"
 #include "cuda/driver.h"
 #include "cuda/images.h"
-#include "util.h"
-#include "watchdog.h"
+#include "lib/util.h"
+#include "lib/watchdog.h"
 
 /* Every driver call under the watchdog's deadline (watchdog.h): a GPU or driver that hangs
  * ends the run with its log's end line, never a night that never ends. Module loads (the

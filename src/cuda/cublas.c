@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "safeio.h"
-#include "util.h"
+#include "lib/safeio.h"
+#include "lib/util.h"
 
 #define DECLARE_PTR(fn, sym, ret, params) static ret(*p_##fn) params;
 TB_CUBLAS_API(DECLARE_PTR)

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "safeio.h"
-#include "util.h"
-#include "watchdog.h"
+#include "lib/safeio.h"
+#include "lib/util.h"
+#include "lib/watchdog.h"
 
 #define TB_CU_DEFINE(fn, sym, ret, params) ret(*p_##fn) params;
 TB_CUDA_DRIVER_API(TB_CU_DEFINE)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 size_t tb_image_count(void)
 {

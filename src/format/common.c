@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 const char *tb_format_cell_text(const struct tb_table_col *c, const struct tb_cell *x,
                                 char *buf, size_t n, bool human)

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, a quote in it written
  * twice; one with a space is quoted too (allowed, and what our CSV always did for device

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 static void put_json_escape(FILE *f, uint32_t c)
 {

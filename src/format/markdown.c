@@ -4,7 +4,7 @@
  * written as "&lt;", so a cell never splits and nothing from a log becomes HTML. */
 #include "format/internal.h"
 
-#include "util.h"
+#include "lib/util.h"
 
 static void put_markdown_text(FILE *f, const char *s)
 {

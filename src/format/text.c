@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 static void heads(struct tb_format_table *t)
 {

@@ -5,8 +5,8 @@
  *   K = 1..3, P = V x I; hwmon index found by globbing; several chips (AGX Orin).
  * Disabled channels (inK_enable = 0) and rails labelled NC are skipped. Each sample
  * re-opens the files by path, so a file that vanishes is noticed, not read stale. */
-#include "power.h"
-#include "ina3221.h"
+#include "power/power.h"
+#include "power/ina3221.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "safeio.h"
-#include "util.h"
+#include "lib/safeio.h"
+#include "lib/util.h"
 
 /* One rail file read may take this long (an INA3221 conversion takes ~1 ms; the I2C
  * driver's own timeout is about a second): past it the source fails, said once. */

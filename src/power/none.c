@@ -1,5 +1,5 @@
 /* none.c: the power source that measures nothing; rows carry empty power columns. */
-#include "power.h"
+#include "power/power.h"
 
 #include <errno.h>
 

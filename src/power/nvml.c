@@ -6,7 +6,7 @@
  * Every NVML call (dlopen and nvmlInit included) runs on the source's own thread under a
  * deadline: an NVML that hangs costs that thread, never the caller; the source is then
  * abandoned with the reason and the run goes on without power. Not a general timer. */
-#include "power.h"
+#include "power/power.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "safeio.h"
-#include "throttle.h"
-#include "util.h"
-#include "watchdog.h"
+#include "lib/safeio.h"
+#include "jetson/throttle.h"
+#include "lib/util.h"
+#include "lib/watchdog.h"
 
 /* The few NVML types and constants used, as its ABI defines them. */
 typedef int nvml_ret;

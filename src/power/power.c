@@ -1,6 +1,6 @@
 /* power.c: THE table of power sources. Its order is the auto-probe order: the direct
  * sensors first (cheapest and finest), then tegrastats, then NVML for desktop GPUs. */
-#include "power.h"
+#include "power/power.h"
 
 #include <math.h>
 #include <stdio.h>

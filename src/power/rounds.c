@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "power/power.h"
-#include "stats.h"
+#include "lib/stats.h"
 
 static bool usable(const struct tb_power_round *r)
 {

@@ -5,7 +5,7 @@
  * Readings the board cannot draw (below 0, above board.max_power_w) are dropped and
  * counted; a source that delivers nothing for twice its interval is said once per silence.
  * The EMC clock is read from sysfs (emc.h) for sources that do not report it. */
-#include "power.h"
+#include "power/power.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "emc.h"
-#include "throttle.h"
-#include "util.h"
+#include "jetson/emc.h"
+#include "jetson/throttle.h"
+#include "lib/util.h"
 
 struct tb_sampler {
     const struct tb_power_ops *ops;

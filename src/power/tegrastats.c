@@ -3,8 +3,8 @@
  * lines are read without blocking and parsed into rails, GPU load and clock, EMC load
  * and clock and GPU temperature. Every format of JetPack 3 to 7 is accepted; unknown
  * fields are skipped. Rail values are `cur`, never the cumulative `avg`. */
-#include "power.h"
-#include "tegrastats.h"
+#include "power/power.h"
+#include "power/tegrastats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* ---- the parser ------------------------------------------------------------------- */
 

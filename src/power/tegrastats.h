@@ -2,7 +2,7 @@
 #ifndef TB_TEGRASTATS_H
 #define TB_TEGRASTATS_H
 
-#include "power.h"
+#include "power/power.h"
 
 struct tb_tegrastats_reading {
     int n_rails;

@@ -6,7 +6,7 @@
  * idle readings), a window's length from it, the independent readings (sensor updates, not
  * samples) inside a window and the 95% interval they give, and when a source is silent.
  * All the power arithmetic and timing of a run; the runner only asks. */
-#include "power.h"
+#include "power/power.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
-#include "stats.h"
-#include "util.h"
+#include "power/energy.h"
+#include "lib/stats.h"
+#include "lib/util.h"
 
 /* A rail's index by name; -2 for "sum" (every rail), -1 when none is named or found. */
 static int rail_index(const struct tb_power_rails *rails, const char *name)

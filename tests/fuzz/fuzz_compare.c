@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "logread.h"
+#include "log/logread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "measure/backend.h"
 #include "config/config.h"
-#include "point_rules.h"
+#include "measure/point_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

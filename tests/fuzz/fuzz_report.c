@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
-#include "plot.h"
+#include "report/html.h"
+#include "report/plot.h"
 
 enum { MAX_SIDE = 8, PAGE_BOUND = 1 << 20 };
 

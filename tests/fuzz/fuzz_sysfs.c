@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "power/emc.h"
+#include "jetson/emc.h"
 #include "power/ina3221.h"
-#include "power/nvpmodel.h"
+#include "jetson/nvpmodel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

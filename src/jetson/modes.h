@@ -1,0 +1,146 @@
+/* modes.h: changing a Jetson's power mode and clock caps for a sweep, verifying that the
+ * clocks followed, and putting everything back whatever happens. Modes are switched with
+ * `nvpmodel -m ID` ($TB_NVPMODEL names the command, e.g. a fake in tests or
+ * "sudo -n /usr/sbin/nvpmodel"), caps written to the devfreq max_freq file and the
+ * nvpmodel EMC cap file named by /etc/nvpmodel.conf's PARAM sections, all under a root.
+ * Before the first change the board's mode and caps go to a state file ($TB_MODE_STATE,
+ * default /var/tmp/transpose-bench-modes.state: it survives a reboot, as a mode does); a
+ * run killed mid-sweep is restored from it by the next run or `transpose-bench restore`.
+ * Not here: reading the mode for the log (nvpmodel.h, conditions.c), desktops (never
+ * changed: NVML clocks and power limits are root's and shared). */
+#ifndef TB_MODES_H
+#define TB_MODES_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/diag.h"
+
+/* One POWER_MODEL of nvpmodel.conf. Caps in MHz: > 0 a cap, 0 none (-1 in the file). */
+struct tb_mode_def {
+    int id;
+    char name[64];
+    double gpu_cap_mhz, emc_cap_mhz;
+};
+
+struct tb_mode_table {
+    struct tb_mode_def *v;
+    size_t n;
+    int default_id;                   /* PM_CONFIG DEFAULT; -1 none */
+    char gpu_max_path[PATH_MAX];      /* PARAM GPU's MAX_FREQ file (absolute, not rooted); "" */
+    char emc_cap_path[PATH_MAX];      /* PARAM EMC's MAX_FREQ file; "" */
+};
+
+/* Parses nvpmodel.conf's text. 0, or -ENOENT (why filled) when it holds no mode. */
+int tb_modes_table_parse(const char *conf, struct tb_mode_table *t, char *why, size_t n);
+/* Reads root + /etc/nvpmodel.conf (a link to the board's own file on L4T: followed). */
+int tb_modes_table_read(const char *root, struct tb_mode_table *t, char *why, size_t n);
+void tb_modes_table_free(struct tb_mode_table *t);
+/* "15W" or "0" -> its row; NULL when the table has neither. */
+const struct tb_mode_def *tb_modes_find(const struct tb_mode_table *t, const char *name_or_id);
+
+/* One step of the outer loop: a mode (-1: leave the mode as found) and caps (0: none). */
+struct tb_mode_step {
+    int mode_id;
+    char mode_name[64];
+    double gpu_cap_mhz, emc_cap_mhz;
+};
+
+/* The sweep's power-mode axes as the plan reads them: sweep.power_modes, sweep.gpu_max_mhz and
+ * sweep.emc_max_mhz, each with where it was set ("conf/x.cfg:12" or "--set ...", for the
+ * problems; never NULL for an axis that has values). run.c fills it from the configuration:
+ * nothing in power/ includes config.h. */
+struct tb_mode_axes {
+    char *const *power_modes; size_t n_power_modes; const char *power_modes_at;  /* names or ids */
+    const long *gpu_max_mhz; size_t n_gpu_max_mhz; const char *gpu_max_mhz_at;
+    const long *emc_max_mhz; size_t n_emc_max_mhz; const char *emc_max_mhz_at;
+};
+
+/* The steps of ax's axes (modes x gpu caps x emc caps) against the board's table under root;
+ * none (*n 0) when the sweep names no axis. Every problem added to d with FILE:LINE: modes
+ * on a machine without nvpmodel, a name the table lacks (with the nearest name), one mode
+ * named twice (by name or id) or one cap twice, a GPU cap where the table names no GPU
+ * max_freq file or the file is not there, a GPU cap above the GPU's highest clock or far
+ * from every clock of its available_frequencies (devfreq would run it at a lower one), an
+ * EMC cap without an EMC cap file. Returns the problems added. */
+int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mode_step **steps,
+                  size_t *n, struct tb_diag *d);
+
+/* The board's settings as the state file keeps them (Hz; NAN unknown). */
+struct tb_mode_state {
+    long pid;                 /* the run that wrote it */
+    char lock[512];           /* the lock file it held (TB_LOCK_FILE); "" unknown */
+    int mode_id;              /* -1 unknown */
+    double gpu_max_hz, emc_cap_hz;
+    bool switches_mode;       /* the sweep switches modes: restoring runs nvpmodel -m; false
+                               * for a sweep of caps alone, whose caps are written back
+                               * without nvpmodel (the state file's "switches_mode 0") */
+};
+
+enum tb_mode_result {
+    TB_MODE_OK,
+    TB_MODE_REFUSED,          /* nvpmodel failed (not root, not allowed, no such mode) */
+    TB_MODE_REBOOT,           /* nvpmodel asked for a reboot: the mode takes effect only then */
+    TB_MODE_NOT_FOLLOWED,     /* nvpmodel said yes but the status or clocks never followed */
+    TB_MODE_CAP_REFUSED,      /* a clock cap could not be written or did not read back */
+};
+
+struct tb_mode_outcome {
+    enum tb_mode_result result;
+    char why[512];            /* what happened, one line; "" when OK */
+    double gpu_max_mhz;       /* the GPU max_freq read after settling; NAN unknown */
+    double emc_cap_mhz;       /* the EMC cap file read after settling (0: none); NAN */
+};
+
+/* The switcher: the caller holds it (no globals). */
+struct tb_modes {
+    char root[PATH_MAX];
+    struct tb_mode_table table;
+    char state_path[PATH_MAX];
+    int settle_ms;            /* how long clocks may take to follow ($TB_MODE_SETTLE_MS) */
+    bool saved;               /* the state file holds the board's settings */
+    bool touched;             /* a change was attempted since */
+    struct tb_mode_state state;
+};
+
+const char *tb_modes_state_path(void);
+const char *tb_modes_result_name(enum tb_mode_result r);
+
+/* Reads the table under root (NULL: tb_root()); 0 or -errno with why. */
+int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n);
+void tb_modes_close(struct tb_modes *m);
+/* Reads the board's mode and caps and writes the state file: a new file beside it, synced,
+ * then renamed. steps (n of them) are the sweep's: whether it switches modes and which caps
+ * it writes (NULL: it switches modes). What cannot be put back is refused before any change
+ * (-EIO): a sweep that switches modes when the mode cannot be read, a sweep of caps alone
+ * when a capped clock's file cannot be read. A state path that is a link, a FIFO or
+ * anything but a regular file is refused (-ELOOP, -EINVAL), and so is another user's file
+ * there (-EPERM: /var/tmp is everyone's); nothing is written or followed; an existing state
+ * file of ours is -EEXIST (recover it first). tb_modes_recover refuses the same files the
+ * same way. */
+int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
+                  char *why, size_t n);
+/* Switches to step's mode (unless -1) and writes its caps, then waits up to settle_ms for
+ * the status file and clocks to match the mode's table and the caps. Fills o; returns 0
+ * when the step holds, else -1 (o says which failure and why). A cap above the mode's own
+ * (the mode found, for a step of caps alone) is skipped before anything is written: it
+ * would lift the mode's clock, not cap it. A mode that needs a reboot is skipped and the
+ * saved mode set again at once, so that no later boot lands in it. */
+int tb_modes_apply(struct tb_modes *m, const struct tb_mode_step *s, struct tb_mode_outcome *o);
+/* Puts the saved mode and caps back (nvpmodel -m when any change was attempted, then the
+ * caps), verifies, and removes the state file when they hold. what: one line for the log
+ * ("mode 2 (MAXN_SUPER), GPU max 1020 MHz restored"). 0, or -1 with what saying what did
+ * not come back (the state file is kept for the next try). */
+int tb_modes_restore(struct tb_modes *m, char *what, size_t n);
+/* A state file left by a run that died: restored (tb_modes_restore) and removed. Call with
+ * the run lock held. 0 none, 1 restored (what filled), -1 a state file that could not be
+ * used or restored (what says why: a link or FIFO is refused and left alone, and so is the
+ * state of a run still alive, one that took another lock file, and a mode the board's
+ * nvpmodel.conf lacks). */
+int tb_modes_recover(const char *root, char *what, size_t n);
+
+/* State file text <-> struct (for tests). */
+int tb_modes_state_parse(const char *text, struct tb_mode_state *s);
+
+#endif

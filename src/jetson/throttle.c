@@ -1,0 +1,277 @@
+/* throttle.c: see throttle.h. The files: the `soctherm_oc` hwmon device's oc1..oc3_event_cnt
+ * (public Orin notes, doc/power.md), thermal_zoneN/type and temp (milli-degrees C, the
+ * kernel's thermal sysfs), the GPU's devfreq cur/min/max_freq (Hz) and nvpmodel's status
+ * and conf (nvpmodel.h). All world-readable on L4T; none was read on a real board here. */
+#include "jetson/throttle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jetson/nvpmodel.h"
+#include "lib/safeio.h"
+#include "lib/util.h"
+
+/* The first line of root + rel into buf; -1 when absent, unreadable or not a plain file. */
+static int line_at(const char *root, const char *rel, char *buf, size_t n)
+{
+    char path[PATH_MAX], why[PATH_MAX + 160];
+    snprintf(path, sizeof(path), "%s%s", root, rel);
+    return tb_safeio_line(path, buf, n, 0, why, sizeof(why)) < 0 ? -1 : 0;
+}
+
+static bool parse_ll(const char *v, long long *out)
+{
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    while (*end == ' ' || *end == '\n')
+        end++;
+    if (end == v || *end)
+        return false;
+    *out = x;
+    return true;
+}
+
+static double hz_as_mhz(const char *root, const char *dir, const char *file)
+{
+    char rel[PATH_MAX], v[64];
+    long long hz;
+    snprintf(rel, sizeof(rel), "%s/%s", dir, file);
+    if (line_at(root, rel, v, sizeof(v)) < 0 || !parse_ll(v, &hz) || hz <= 0)
+        return NAN;
+    return hz / 1e6;
+}
+
+/* The hwmon entry named soctherm_oc (its index differs between boards and boots). */
+static void read_oc(const char *root, struct tb_throttle_snap *s)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/sys/class/hwmon", root);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while (!s->oc_hwmon[0] && (e = readdir(d))) {
+        char rel[PATH_MAX], name[64];
+        if (strncmp(e->d_name, "hwmon", 5) || strlen(e->d_name) >= sizeof(s->oc_hwmon))
+            continue;
+        snprintf(rel, sizeof(rel), "/sys/class/hwmon/%s/name", e->d_name);
+        if (line_at(root, rel, name, sizeof(name)) == 0 && !strcmp(name, "soctherm_oc"))
+            tb_strlcpy(s->oc_hwmon, e->d_name, sizeof(s->oc_hwmon));
+    }
+    closedir(d);
+    for (int i = 0; s->oc_hwmon[0] && i < TB_THROTTLE_OC; i++) {
+        char rel[PATH_MAX], v[64];
+        long long x;
+        snprintf(rel, sizeof(rel), "/sys/class/hwmon/%s/oc%d_event_cnt", s->oc_hwmon, i + 1);
+        if (line_at(root, rel, v, sizeof(v)) == 0 && parse_ll(v, &x) && x >= 0)
+            s->oc_cnt[i] = x;
+    }
+}
+
+/* Zones by index; a gap (a zone that failed to register) does not end the scan. */
+static void read_zones(const char *root, struct tb_throttle_snap *s)
+{
+    for (int i = 0, misses = 0; i < 64 && misses < 8 && s->n_zones < TB_THROTTLE_ZONES; i++) {
+        char rel[PATH_MAX], type[32], v[32];
+        long long mc;
+        snprintf(rel, sizeof(rel), "/sys/class/thermal/thermal_zone%d/type", i);
+        if (line_at(root, rel, type, sizeof(type)) < 0) {
+            misses++;
+            continue;
+        }
+        misses = 0;
+        struct tb_throttle_zone *z = &s->zone[s->n_zones++];
+        tb_strlcpy(z->type, type, sizeof(z->type));
+        snprintf(rel, sizeof(rel), "/sys/class/thermal/thermal_zone%d/temp", i);
+        /* -256 C is how Tegra shows an offline sensor */
+        z->temp_c = line_at(root, rel, v, sizeof(v)) == 0 && parse_ll(v, &mc) && mc > -200000 ?
+                    mc / 1000.0 : NAN;
+    }
+}
+
+/* The GPU's devfreq entry: 57000000.gpu (Nano, TX1), 17000000.gp10b (TX2), 17000000.gv11b
+ * (Xavier), 17000000.ga10b or 17000000.gpu (Orin). */
+static bool is_gpu_devfreq(const char *name)
+{
+    static const char *const gpus[] = { ".gpu", "gm20b", "gp10b", "gv11b", "ga10b" };
+    for (size_t i = 0; i < ARRAY_SIZE(gpus); i++) {
+        size_t l = strlen(name), g = strlen(gpus[i]);
+        if (l >= g && !strcmp(name + l - g, gpus[i]))
+            return true;
+    }
+    return false;
+}
+
+int tb_gpu_devfreq_find(const char *root, char *name, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/sys/class/devfreq", root ? root : tb_root());
+    name[0] = '\0';
+    DIR *d = opendir(path);
+    if (!d)
+        return -ENOENT;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (is_gpu_devfreq(e->d_name)) {
+            tb_strlcpy(name, e->d_name, n);
+            break;
+        }
+    closedir(d);
+    return name[0] ? 0 : -ENOENT;
+}
+
+static void read_devfreq(const char *root, struct tb_throttle_snap *s)
+{
+    if (tb_gpu_devfreq_find(root, s->devfreq, sizeof(s->devfreq)) < 0)
+        return;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "/sys/class/devfreq/%s", s->devfreq);
+    s->gpu_cur_mhz = hz_as_mhz(root, dir, "cur_freq");
+    s->gpu_min_mhz = hz_as_mhz(root, dir, "min_freq");
+    s->gpu_max_mhz = hz_as_mhz(root, dir, "max_freq");
+}
+
+void tb_throttle_snap(const char *root, struct tb_throttle_snap *s)
+{
+    memset(s, 0, sizeof(*s));
+    if (!root)
+        root = tb_root();
+    for (int i = 0; i < TB_THROTTLE_OC; i++)
+        s->oc_cnt[i] = -1;
+    s->gpu_cur_mhz = s->gpu_min_mhz = s->gpu_max_mhz = NAN;
+    read_oc(root, s);
+    read_zones(root, s);
+    read_devfreq(root, s);
+    struct tb_nvpmodel m;
+    tb_nvpmodel_read(root, &m);   /* the mode ID alone is enough to see a change */
+    s->mode_id = m.mode_id;
+    tb_strlcpy(s->mode_name, m.mode_name, sizeof(s->mode_name));
+}
+
+/* Zones whose reading is no temperature: the Nano's PMIC-Die reads a fixed 100 C (tegrastats
+ * prints "PMIC@100C" on an idle board), thermal-fan-est is an estimate for the fan. */
+static bool zone_counts(const char *type)
+{
+    return !strcasestr(type, "pmic") && !strcasestr(type, "fan-est");
+}
+
+static void hottest(const struct tb_throttle_snap *s, struct tb_throttle_diff *d)
+{
+    for (int i = 0; i < s->n_zones; i++) {
+        const struct tb_throttle_zone *z = &s->zone[i];
+        if (isnan(z->temp_c) || !zone_counts(z->type))
+            continue;
+        if (isnan(d->max_temp_c) || z->temp_c > d->max_temp_c) {
+            d->max_temp_c = z->temp_c;
+            tb_strlcpy(d->max_temp_zone, z->type, sizeof(d->max_temp_zone));
+        }
+    }
+}
+
+static void mode_label(const struct tb_throttle_snap *s, char *buf, size_t n)
+{
+    if (s->mode_name[0])
+        snprintf(buf, n, "%s", s->mode_name);
+    else if (s->mode_id >= 0)
+        snprintf(buf, n, "mode %d", s->mode_id);
+    else
+        snprintf(buf, n, "?");
+}
+
+void tb_throttle_diff(const struct tb_throttle_snap *a, const struct tb_throttle_snap *b,
+                      double hot_c, struct tb_throttle_diff *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->oc_total = -1;
+    d->max_temp_c = NAN;
+    int oc_max = -1;   /* the counter that moved most */
+    for (int i = 0; i < TB_THROTTLE_OC; i++) {
+        long long x = a->oc_cnt[i] >= 0 && b->oc_cnt[i] >= a->oc_cnt[i] ?
+                      b->oc_cnt[i] - a->oc_cnt[i] : -1;
+        d->oc_delta[i] = x;
+        if (x < 0)
+            continue;
+        d->oc_total = (d->oc_total < 0 ? 0 : d->oc_total) + x;
+        if (x > 0 && (oc_max < 0 || x > d->oc_delta[oc_max]))
+            oc_max = i;
+    }
+    hottest(a, d);
+    hottest(b, d);
+    d->hot = !isnan(hot_c) && !isnan(d->max_temp_c) && d->max_temp_c >= hot_c;
+    d->gpu_max_start_mhz = a->gpu_max_mhz;
+    d->gpu_max_end_mhz = b->gpu_max_mhz;
+    d->gpu_cur_start_mhz = a->gpu_cur_mhz;
+    d->gpu_cur_end_mhz = b->gpu_cur_mhz;
+    d->capped = b->gpu_max_mhz < a->gpu_max_mhz;   /* false when either is NAN */
+    d->below_max = a->gpu_min_mhz == a->gpu_max_mhz && b->gpu_cur_mhz < b->gpu_max_mhz;
+    d->mode_changed = a->mode_id >= 0 && b->mode_id >= 0 && a->mode_id != b->mode_id;
+    d->throttled = d->mode_changed || d->capped || oc_max >= 0 || d->hot || d->below_max;
+
+    /* the strongest cause: a new mode explains everything after it, a lowered cap the
+     * clock, OC events a slowdown devfreq does not show, heat, then a pinned clock that
+     * fell (by something none of the others names) */
+    char ma[64], mb[64];
+    if (d->mode_changed) {
+        mode_label(a, ma, sizeof(ma));
+        mode_label(b, mb, sizeof(mb));
+        snprintf(d->cause, sizeof(d->cause), "mode changed %.36s->%.36s", ma, mb);
+    } else if (d->capped)
+        snprintf(d->cause, sizeof(d->cause), "devfreq max %.0f->%.0f MHz", a->gpu_max_mhz,
+                 b->gpu_max_mhz);
+    else if (oc_max >= 0) {
+        size_t len = 0;
+        for (int i = 0; i < TB_THROTTLE_OC; i++)   /* every counter that moved, oc1 first */
+            if (d->oc_delta[i] > 0 && len < sizeof(d->cause))
+                len += (size_t)snprintf(d->cause + len, sizeof(d->cause) - len, "%soc%d +%lld",
+                                        len ? " " : "", i + 1, d->oc_delta[i]);
+    } else if (d->hot)
+        snprintf(d->cause, sizeof(d->cause), "thermal %s %.0f C", d->max_temp_zone,
+                 d->max_temp_c);
+    else if (d->below_max)
+        snprintf(d->cause, sizeof(d->cause), "devfreq cur %.0f < max %.0f MHz", b->gpu_cur_mhz,
+                 b->gpu_max_mhz);
+}
+
+/* NVML's nvmlClocksEventReason* / nvmlClocksThrottleReason* bits (nvml.h; the NVML API
+ * reference, "NvmlClocksEventReasons"), heaviest first. */
+static const struct {
+    unsigned long long bit;
+    const char *name;
+} nvml_reasons[] = {
+    { 0x80, "HW power brake" },   /* HwPowerBrakeSlowdown */
+    { 0x40, "HW thermal" },       /* HwThermalSlowdown */
+    { 0x08, "HW slowdown" },      /* HwSlowdown: clocks halved or less */
+    { 0x20, "SW thermal" },       /* SwThermalSlowdown */
+    { 0x04, "SW power cap" },     /* SwPowerCap */
+    { 0x10, "sync boost" },       /* SyncBoost */
+    { 0x100, "display clock" },   /* DisplayClockSetting */
+    { 0x02, "app clocks" },       /* ApplicationsClocksSetting */
+};
+#define NVML_REASON_GPU_IDLE 0x01ULL
+
+bool tb_throttle_nvml_throttled(unsigned long long mask)
+{
+    return (mask & ~NVML_REASON_GPU_IDLE) != 0;
+}
+
+const char *tb_throttle_nvml_cause(unsigned long long mask, char *buf, size_t n)
+{
+    size_t len = 0;
+    unsigned long long known = NVML_REASON_GPU_IDLE;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ARRAY_SIZE(nvml_reasons); i++) {
+        known |= nvml_reasons[i].bit;
+        if ((mask & nvml_reasons[i].bit) && len < n)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "+" : "",
+                                    nvml_reasons[i].name);
+    }
+    if ((mask & ~known) && len < n)
+        snprintf(buf + len, n - len, "%s0x%llx", len ? "+" : "", mask & ~known);
+    return buf;
+}

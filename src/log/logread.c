@@ -1,0 +1,683 @@
+/* logread.c: see logread.h. The gzip stream is inflated here, not through gzgets: zlib's
+ * gzread drops the whole chunk it was inflating when the stream turns out damaged (a bit
+ * flip in the trailer lost every row of a small log), where inflate() hands over every byte
+ * it produced before the error. The bounds are checked as bytes arrive, so a gzip bomb stops
+ * at the cap with a message instead of filling memory. */
+#include "log/logread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "log/csvlog.h"
+#include "log/log_meta.h"
+#include "format/table.h"
+#include "lib/util.h"
+
+/* each read column is a column of the log's table: a rename there cannot leave the reader
+ * looking for a name no log has */
+#define TB_LR_IS_COLUMN(n, req) \
+    _Static_assert(offsetof(struct tb_row, n) < sizeof(struct tb_row), #n);
+TB_LOGREAD_COLUMNS(TB_LR_IS_COLUMN)
+#define TB_LR_NAME(n, req) #n,
+static const char *const wanted[TB_LR_N] = { TB_LOGREAD_COLUMNS(TB_LR_NAME) };
+#define TB_LR_REQ(n, req) req,
+static const bool required[TB_LR_N] = { TB_LOGREAD_COLUMNS(TB_LR_REQ) };
+
+enum { MAX_FIELDS = 256, MAX_SAID = 10 /* impossible rows named per log; then a count */ };
+
+void tb_logset_init(struct tb_logset *s, const char *who)
+{
+    memset(s, 0, sizeof(*s));
+    s->max_rows_per_log = TB_LOGREAD_MAX_ROWS_PER_LOG;
+    s->max_rows = TB_LOGREAD_MAX_ROWS;
+    s->max_bytes_per_log = TB_LOGREAD_MAX_BYTES_PER_LOG;
+    s->who = who;
+}
+
+void tb_logset_free(struct tb_logset *s)
+{
+    free(s->v);
+    free(s->logs);
+    s->v = NULL;
+    s->logs = NULL;
+    s->n = s->cap = s->nlogs = s->logs_cap = 0;
+}
+
+int tb_csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max)
+            return -1;
+        if (*p == '"') {
+            char *out = ++p;
+            fields[n++] = out;
+            for (;;) {
+                if (*p == '\0')
+                    return -1;   /* unterminated quote */
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+            *out = '\0';
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p ? -1 : n;
+        }
+        fields[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            return n;
+        *comma = '\0';
+        p = comma + 1;
+    }
+}
+
+bool tb_log_usable(const struct tb_log_rec *r)
+{
+    return !r->impossible && !r->outcome_unknown && !isnan(r->gbps) &&
+           tb_outcome_counts(r->status, r->verified);
+}
+
+bool tb_log_wrong(const struct tb_log_rec *r)
+{
+    return r->outcome_unknown || tb_outcome_wrong(r->status, r->verified);
+}
+
+void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
+{
+    memset(r, 0, sizeof(*r));
+#define STR(dst, src) tb_strlcpy(dst, (src) ? (src) : "", sizeof(dst))
+    STR(r->board, row->board);
+    STR(r->device, row->device);
+    STR(r->kernel, row->kernel);
+    STR(r->host, row->host);
+    STR(r->elem, row->elem);
+    STR(r->power_mode, row->power_mode);
+#undef STR
+    r->rows = (long)row->rows;
+    r->cols = (long)row->cols;
+    r->bx = (int)row->block_x;
+    r->by = (int)row->block_y;
+    r->gbps = row->gbps;
+    r->frac_peak = row->frac_peak;
+    r->frac_copy = row->frac_copy;
+    r->gbps_per_w = row->gbps_per_w;
+    r->rel_sem = row->rel_sem;
+    r->gbps_per_w_ci = row->gbps_per_w_ci95;
+    r->j_per_gb = row->j_per_gb;
+    r->j_per_gb_ci = row->j_per_gb_ci95;
+    r->dyn_pj = row->dyn_pj_per_byte;
+    r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
+    r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
+    r->emc_cap_mhz = row->emc_cap_asked_mhz;
+    r->peak_gbps = row->peak_gbps;
+    tb_strlcpy(r->throttle_cause, row->throttle_cause ? row->throttle_cause : "",
+               sizeof(r->throttle_cause));
+    tb_strlcpy(r->power_note, row->power_note ? row->power_note : "", sizeof(r->power_note));
+    r->status = row->status;
+    r->verified = row->verified;
+    r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
+}
+
+int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b)
+{
+    int c = strcmp(host_a, host_b);
+    return c ? c : strcmp(id_a, id_b);
+}
+
+const char *tb_log_caps_text(char *buf, size_t len, double gpu_cap_mhz, double emc_cap_mhz)
+{
+    bool g = isfinite(gpu_cap_mhz), e = isfinite(emc_cap_mhz);
+    if (g && e)
+        snprintf(buf, len, "GPU cap %.0f MHz, EMC cap %.0f MHz", gpu_cap_mhz, emc_cap_mhz);
+    else if (g || e)
+        snprintf(buf, len, "%s cap %.0f MHz", g ? "GPU" : "EMC", g ? gpu_cap_mhz : emc_cap_mhz);
+    else if (len)
+        buf[0] = '\0';
+    return buf;
+}
+
+/* Two caps, NAN (none asked) after every cap. */
+static int cmp_cap(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+int tb_log_step_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y)
+{
+    int c;
+    if ((c = strcmp(x->power_mode, y->power_mode)) ||
+        (c = cmp_cap(x->gpu_cap_mhz, y->gpu_cap_mhz)))
+        return c;
+    return cmp_cap(x->emc_cap_mhz, y->emc_cap_mhz);
+}
+
+void tb_logset_fill_ids(struct tb_logset *s)
+{
+    const char *last_host = NULL, *last_id = NULL;   /* rows come in runs of one log */
+    for (size_t i = 0; i < s->n; i++) {
+        struct tb_log_rec *r = &s->v[i];
+        if (r->host_id[0])
+            continue;
+        if (last_host && !strcmp(last_host, r->host)) {
+            if (last_id)
+                tb_strlcpy(r->host_id, last_id, sizeof(r->host_id));
+            continue;
+        }
+        const char *id = NULL;
+        bool several = false;
+        for (size_t j = 0; j < s->nlogs && !several; j++) {
+            const struct tb_log_info *l = &s->logs[j];
+            if (!l->host_id[0] || strcmp(l->host, r->host))
+                continue;
+            several = id && strcmp(id, l->host_id);
+            id = l->host_id;
+        }
+        last_host = r->host;
+        last_id = id && !several ? id : NULL;
+        if (last_id)
+            tb_strlcpy(r->host_id, last_id, sizeof(r->host_id));
+    }
+}
+
+/* ---- one log's state while it is read ------------------------------------------------ */
+
+struct reader {
+    struct tb_logset *s;
+    struct tb_log_info *info;
+    const char *path;
+    int col[TB_LR_N];
+    int nhead, format;
+    bool have_header, ended, capped;
+    long lineno, impossible, unknown_outcome;
+    char *fields[MAX_FIELDS];
+};
+
+static int problem(struct reader *rd)
+{
+    rd->s->problems++;
+    return -1;
+}
+
+static double num(const char *s)
+{
+    char *end;
+    if (!s || !*s)
+        return NAN;
+    double v = strtod(s, &end);
+    return *end ? NAN : v;
+}
+
+/* A secondary figure that cannot be (non-finite, negative, absurd): no reading. */
+static double plausible(double v, double max, bool *bad)
+{
+    if (isnan(v))
+        return v;
+    if (!isfinite(v) || v < 0 || v > max) {
+        *bad = true;
+        return NAN;
+    }
+    return v;
+}
+
+/* The night and host a run_id names (HOST_BOARD_STAMP[-N]); a stamp that cannot be true (in
+ * the future beyond the skew, before 2020: util.h) gives no night, and *why says so. */
+static void from_run_id(const char *run_id, char *night, size_t nn, char *host, size_t hn,
+                        const char **why)
+{
+    char name[NAME_MAX + 16], h[64];
+    time_t t;
+    struct tm tm;
+    snprintf(name, sizeof(name), "%.200s.csv.gz", run_id);
+    if (tb_log_name_parse(name, h, sizeof(h), NULL, 0, &t) && gmtime_r(&t, &tm)) {
+        const char *bad = tb_time_implausible((long long)t, (long long)time(NULL));
+        if (why)
+            *why = bad;
+        if (!bad)
+            strftime(night, nn, "%Y-%m-%d", &tm);
+        if (host && !host[0])
+            tb_strlcpy(host, h, hn);
+        return;
+    }
+    /* HOST_BOARD_YYYYMMDDTHHMMSSZ[-N] whose date cannot be (month 13, 31 February) */
+    const char *u = strrchr(run_id, '_');
+    if (why && u && strlen(u + 1) >= 16 && u[9] == 'T' && u[16] == 'Z' &&
+        strspn(u + 1, "0123456789") == 8 && strspn(u + 10, "0123456789") == 6)
+        *why = "with an impossible date";
+}
+
+/* Says once per log that its stamp cannot be true; its rows get no night. */
+static void flag_time(struct reader *rd, const char *run_id, const char *bad)
+{
+    if (!bad || rd->info->bad_time[0])
+        return;
+    tb_strlcpy(rd->info->bad_time, bad, sizeof(rd->info->bad_time));
+    warning("%s: %s:%ld: run '%s' is stamped %s: flagged, its rows left out of nights, "
+            "baselines and bands", rd->s->who, rd->path, rd->lineno, run_id, bad);
+}
+
+static void metadata(struct reader *rd, const char *line)
+{
+    struct tb_log_info *in = rd->info;
+    const char *v;
+    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* sscanf's %d overflow is undefined */
+        long f = strtol(v, NULL, 10);
+        rd->format = f < 0 ? 0 : f > 1000000 ? 1000000 : (int)f;
+    }
+    if ((v = tb_meta_value(line, TB_META_end))) {
+        rd->ended = true;
+        tb_strlcpy(in->end, v, sizeof(in->end));
+        in->failed = !strncmp(v, "failed: the GPU", 15) || !strncmp(v, "failed: nothing measured", 24) ||
+                     !strncmp(v, "failed: no point to run", 23);
+    } else if ((v = tb_meta_value(line, TB_META_run_id))) {
+        tb_strlcpy(in->run_id, v, sizeof(in->run_id));
+        const char *bad = NULL;
+        from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host), &bad);
+        flag_time(rd, v, bad);   /* no night: no place in a baseline, a band or "latest" */
+    } else if ((v = tb_meta_value(line, TB_META_mode_step)) && strstr(v, ": skipped, ")) {
+        size_t len = strlen(in->skipped);   /* a step the front will lack, and why */
+        if (len + 3 < sizeof(in->skipped))
+            snprintf(in->skipped + len, sizeof(in->skipped) - len, "%s%s", len ? "; " : "", v);
+        in->steps_skipped++;
+    } else if ((v = tb_meta_value(line, TB_META_host))) {
+        tb_strlcpy(in->host, v, sizeof(in->host));
+    } else if ((v = tb_meta_value(line, TB_META_machine_id))) {
+        tb_strlcpy(in->host_id, v, sizeof(in->host_id));
+    } else if ((v = tb_meta_value(line, TB_META_board))) {
+        const char *peak = NULL;   /* NAME, peak X GB/s: a name may hold a comma */
+        for (const char *q = strstr(v, ", peak "); q; q = strstr(q + 1, ", peak "))
+            peak = q;
+        snprintf(in->board, sizeof(in->board), "%.*s", (int)(peak ? (size_t)(peak - v)
+                 : strcspn(v, ",")), v);
+    }
+}
+
+static int header(struct reader *rd, char *line)
+{
+    rd->nhead = tb_csv_split(line, rd->fields, MAX_FIELDS);
+    for (int c = 0; c < TB_LR_N; c++) {
+        rd->col[c] = -1;
+        for (int i = 0; i < rd->nhead; i++)
+            if (!strcmp(rd->fields[i], wanted[c]))
+                rd->col[c] = i;
+        if (rd->col[c] < 0 && required[c]) {
+            error("%s: %s:%ld: not a transpose-bench log (no '%s' column)", rd->s->who, rd->path,
+                  rd->lineno, wanted[c]);
+            return problem(rd);
+        }
+    }
+    if (rd->format > TB_LOG_FORMAT)
+        warning("%s: %s: log format %d is newer than this tool's %d; reading the columns it "
+                "knows", rd->s->who, rd->path, rd->format, TB_LOG_FORMAT);
+    rd->have_header = true;
+    return 0;
+}
+
+static int push(struct tb_logset *s, const struct tb_log_rec *x)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        struct tb_log_rec *v = realloc(s->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = *x;
+    return 0;
+}
+
+/* The figures of a row, range-checked before converting: a double out of long's range is
+ * undefined (found by fuzz_compare); impossible bandwidths are flagged. */
+static void figures(struct reader *rd, struct tb_log_rec *r)
+{
+#define NUM(c) (rd->col[c] >= 0 ? num(rd->fields[rd->col[c]]) : NAN)
+    double rows = NUM(TB_LR_rows), cols = NUM(TB_LR_cols);
+    double bx = NUM(TB_LR_block_x), by = NUM(TB_LR_block_y);
+    r->rows = rows >= 1 && rows <= 1e13 ? (long)rows : 0;
+    r->cols = cols >= 1 && cols <= 1e13 ? (long)cols : 0;
+    r->bx = bx >= 0 && bx <= 1e6 ? (int)bx : 0;
+    r->by = by >= 0 && by <= 1e6 ? (int)by : 0;
+    r->gbps = NUM(TB_LR_gbps);
+    bool bad = false;
+    r->frac_peak = plausible(NUM(TB_LR_frac_peak), TB_LOGREAD_MAX_FRAC_PEAK, &bad);
+    r->impossible = bad || (!isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS));
+    bad = false;   /* the others: a figure that cannot be is no figure, the row stays */
+    r->frac_copy = plausible(NUM(TB_LR_frac_copy), 1e3, &bad);
+    r->gbps_per_w = plausible(NUM(TB_LR_gbps_per_w), 1e5, &bad);
+    r->rel_sem = plausible(NUM(TB_LR_rel_sem), 1e3, &bad);
+    r->gbps_per_w_ci = plausible(NUM(TB_LR_gbps_per_w_ci95), 1e5, &bad);
+    r->j_per_gb = plausible(NUM(TB_LR_j_per_gb), 1e6, &bad);
+    r->j_per_gb_ci = plausible(NUM(TB_LR_j_per_gb_ci95), 1e6, &bad);
+    r->dyn_pj = NUM(TB_LR_dyn_pj_per_byte);   /* may be negative: below idle is a finding */
+    r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
+    r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);
+    r->peak_gbps = plausible(NUM(TB_LR_peak_gbps), TB_LOGREAD_MAX_GBPS, &bad);
+    r->gpu_cap_mhz = plausible(NUM(TB_LR_gpu_cap_asked_mhz), 1e5, &bad);
+    r->emc_cap_mhz = plausible(NUM(TB_LR_emc_cap_asked_mhz), 1e5, &bad);
+#undef NUM
+}
+
+/* status and verified: a text that is no value (a hand edit, a newer tool) never counts. */
+static void outcome(struct reader *rd, struct tb_log_rec *r)
+{
+    const char *st = rd->col[TB_LR_status] >= 0 ? rd->fields[rd->col[TB_LR_status]] : "";
+    const char *ve = rd->col[TB_LR_verified] >= 0 ? rd->fields[rd->col[TB_LR_verified]] : "";
+    if (!ve[0])
+        ve = "n/a";   /* no column, or a point never checked (older logs' skipped rows) */
+    r->status = TB_STATUS_NONE;
+    r->verified = TB_VERIFIED_NA;
+    if (!tb_status_parse(st, &r->status) || !tb_verified_parse(ve, &r->verified)) {
+        r->outcome_unknown = true;
+        if (rd->unknown_outcome++ < MAX_SAID)
+            warning("%s: %s:%ld: %s %ldx%ld: status or verified is not a value this tool "
+                    "writes; the row is not counted as a result", rd->s->who, rd->path,
+                    rd->lineno, r->kernel, r->rows, r->cols);
+    }
+}
+
+static void row(struct reader *rd, char *line)
+{
+    struct tb_logset *s = rd->s;
+    int nf = tb_csv_split(line, rd->fields, MAX_FIELDS);
+    if (nf != rd->nhead) {
+        error("%s: %s:%ld: %d fields where the header has %d; row skipped", s->who, rd->path,
+              rd->lineno, nf, rd->nhead);
+        problem(rd);
+        return;
+    }
+    struct tb_log_rec r;
+    memset(&r, 0, sizeof(r));
+#define STR(c, dst) tb_strlcpy(dst, rd->col[c] >= 0 ? rd->fields[rd->col[c]] : "", sizeof(dst))
+    STR(TB_LR_board, r.board);
+    STR(TB_LR_device, r.device);
+    STR(TB_LR_kernel, r.kernel);
+    STR(TB_LR_elem, r.elem);
+    STR(TB_LR_power_mode, r.power_mode);
+    STR(TB_LR_host, r.host);
+    STR(TB_LR_throttle_cause, r.throttle_cause);
+    STR(TB_LR_power_note, r.power_note);
+#undef STR
+    if (!r.elem[0])
+        tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
+    if (rd->col[TB_LR_run_id] >= 0) {
+        const char *bad = NULL;
+        from_run_id(rd->fields[rd->col[TB_LR_run_id]], r.night, sizeof(r.night), r.host,
+                    sizeof(r.host), &bad);
+        flag_time(rd, rd->fields[rd->col[TB_LR_run_id]], bad);
+        r.bad_time = bad != NULL;
+    }
+    tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
+    figures(rd, &r);
+    if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
+        error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);
+        problem(rd);
+        return;
+    }
+    outcome(rd, &r);
+    if (r.impossible && rd->impossible++ < MAX_SAID) {   /* the log's text, cleaned */
+        char k[256], g[256];
+        warning("%s: %s:%ld: %s %ldx%ld: impossible figures (gbps '%s'); flagged, not shown "
+                "as a result", s->who, rd->path, rd->lineno, tb_table_clean(k, sizeof(k), r.kernel),
+                r.rows, r.cols, tb_table_clean(g, sizeof(g), rd->col[TB_LR_gbps] >= 0 ?
+                                               rd->fields[rd->col[TB_LR_gbps]] : ""));
+    }
+    if ((size_t)rd->info->rows >= s->max_rows_per_log || s->n >= s->max_rows) {
+        if (!rd->capped)
+            error("%s: %s:%ld: more than %zu rows %s; the rows from here on are not read", s->who,
+                  rd->path, rd->lineno, (size_t)rd->info->rows >= s->max_rows_per_log
+                  ? s->max_rows_per_log : s->max_rows,
+                  (size_t)rd->info->rows >= s->max_rows_per_log ? "in one log" : "in all logs");
+        if (!rd->capped)
+            problem(rd);
+        rd->capped = true;
+        return;
+    }
+    if (push(s, &r) == 0)
+        rd->info->rows++;
+    else if (!rd->capped) {
+        error("%s: %s:%ld: out of memory; the rows from here on are not read", s->who, rd->path,
+              rd->lineno);
+        problem(rd);
+        rd->capped = true;
+    }
+}
+
+/* One whole line (no newline). Returns -1 when the file is no log (stop reading). */
+static int line(struct reader *rd, char *l)
+{
+    rd->lineno++;
+    if (rd->lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
+        l += 3;   /* a log saved by a Windows editor: its byte-order mark is no text */
+    l[strcspn(l, "\r")] = '\0';
+    if (l[0] == '#') {
+        metadata(rd, l);
+        return 0;
+    }
+    if (!l[0])
+        return 0;
+    if (!rd->have_header)
+        return header(rd, l);
+    if (!rd->capped)
+        row(rd, l);
+    return 0;
+}
+
+/* ---- the bytes: plain or gzip, bounded ------------------------------------------------ */
+
+struct lines {
+    char *buf;
+    size_t len;
+    bool skipping;       /* inside a line longer than the bound */
+    unsigned long long bytes;
+};
+
+/* Feeds n bytes; -1 when the reader says stop (no log) or the byte bound is reached. */
+static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
+{
+    bool over = ls->bytes + n > rd->s->max_bytes_per_log;
+    if (over)   /* the lines up to the bound count; the rest is not read */
+        n = (size_t)(rd->s->max_bytes_per_log - ls->bytes);
+    ls->bytes += n;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '\n') {
+            if (ls->len + 1 < TB_LOGREAD_MAX_LINE)
+                ls->buf[ls->len++] = p[i];
+            else if (!ls->skipping) {
+                ls->skipping = true;
+                error("%s: %s:%ld: line longer than %d bytes; skipped", rd->s->who, rd->path,
+                      rd->lineno + 1, TB_LOGREAD_MAX_LINE);
+                problem(rd);
+            }
+            continue;
+        }
+        ls->buf[ls->len] = '\0';
+        if (ls->skipping)
+            rd->lineno++;
+        else if (line(rd, ls->buf) < 0 || rd->capped)
+            return -1;   /* no log, or a bound reached (said): the rest is not inflated */
+        ls->len = 0;
+        ls->skipping = false;
+    }
+    if (over) {
+        ls->len = 0;   /* a line cut by the bound is no row */
+        error("%s: %s:%ld: more than %llu bytes uncompressed; the rest is not read", rd->s->who,
+              rd->path, rd->lineno, rd->s->max_bytes_per_log);
+        return problem(rd);
+    }
+    return 0;
+}
+
+/* Reads and inflates fd into lines; 0, or -1 after saying what went wrong (the rows read
+ * before it are kept). */
+static int pump(struct reader *rd, struct lines *ls, int fd)
+{
+    unsigned char in[16384], out[65536];
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    bool gz = false, started = false, done = false;
+    int rc = 0;
+    ssize_t got;
+    while (rc == 0 && (got = read(fd, in, sizeof(in))) != 0) {
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            error("%s: %s: read error after line %ld: %s", rd->s->who, rd->path, rd->lineno,
+                  strerror(errno));
+            rc = problem(rd);
+            break;
+        }
+        if (!started) {
+            started = true;
+            gz = got >= 2 && in[0] == 0x1f && in[1] == 0x8b;
+            if (gz && inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+                error("%s: %s: out of memory", rd->s->who, rd->path);
+                return problem(rd);
+            }
+        }
+        if (!gz) {
+            rc = feed(rd, ls, (const char *)in, (size_t)got);
+            continue;
+        }
+        z.next_in = in;
+        z.avail_in = (uInt)got;
+        while (rc == 0 && z.avail_in > 0) {
+            if (done) {   /* another gzip member after a whole one (cat a.gz b.gz) */
+                inflateReset(&z);
+                done = false;
+            }
+            z.next_out = out;
+            z.avail_out = sizeof(out);
+            int zr = inflate(&z, Z_NO_FLUSH);
+            /* what inflate produced counts even when it then found damage */
+            rc = feed(rd, ls, (const char *)out, sizeof(out) - z.avail_out);
+            if (rc == 0 && zr == Z_STREAM_END)
+                done = true;
+            else if (rc == 0 && zr != Z_OK && zr != Z_BUF_ERROR) {
+                error("%s: %s: unreadable after line %ld (damaged gzip data: %s); using the %ld "
+                      "rows before it", rd->s->who, rd->path, rd->lineno,
+                      z.msg ? z.msg : "inflate error", rd->info->rows);
+                rc = problem(rd);
+            }
+        }
+    }
+    if (gz && rc == 0 && !done) {
+        error("%s: %s: unreadable after line %ld (the gzip stream is cut short: a run still "
+              "going, or a truncated copy); using the %ld rows before it", rd->s->who, rd->path,
+              rd->lineno, rd->info->rows);
+        rc = problem(rd);
+    }
+    if (gz)
+        inflateEnd(&z);
+    if (rc == 0 && ls->len > 0 && !ls->skipping) {   /* a last line without its newline */
+        ls->buf[ls->len] = '\0';
+        line(rd, ls->buf);
+    }
+    return rc;
+}
+
+/* Opens a log: a regular file, without blocking (a FIFO or a device as a log would hang a
+ * read, /dev/zero never ends). A link given on the command line is followed (the user named
+ * it), but what it names must be a regular file too. */
+static int open_log(struct tb_logset *s, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        error("%s: cannot open '%s': %s", s->who, path, strerror(e));
+        s->problems++;
+        return -e;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        error("%s: '%s' is not a regular file (a %s): not a log", s->who, path,
+              S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO"
+              : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : "special file");
+        close(fd);
+        s->problems++;
+        return -e;
+    }
+    return fd;
+}
+
+static struct tb_log_info *new_info(struct tb_logset *s, const char *path)
+{
+    if (s->nlogs == s->logs_cap) {
+        size_t cap = s->logs_cap ? s->logs_cap * 2 : 16;
+        struct tb_log_info *v = realloc(s->logs, cap * sizeof(*v));
+        if (!v)
+            return NULL;
+        s->logs = v;
+        s->logs_cap = cap;
+    }
+    struct tb_log_info *in = &s->logs[s->nlogs++];
+    memset(in, 0, sizeof(*in));
+    in->path = path;
+    return in;
+}
+
+int tb_logread(struct tb_logset *s, const char *path)
+{
+    struct tb_log_info *info = new_info(s, path);
+    if (!info) {
+        s->problems++;
+        error("%s: out of memory reading '%s'", s->who, path);
+        return -ENOMEM;
+    }
+    int fd = open_log(s, path);
+    if (fd < 0)
+        return fd;
+    struct reader rd = { .s = s, .info = info, .path = path };
+    struct lines ls = { .buf = malloc(TB_LOGREAD_MAX_LINE) };
+    if (!ls.buf) {
+        close(fd);
+        s->problems++;
+        error("%s: out of memory reading '%s'", s->who, path);
+        return -ENOMEM;
+    }
+    int rc = pump(&rd, &ls, fd);
+    close(fd);
+    free(ls.buf);
+    /* a log with no header line: a failed night's from before every log had one, or a run
+     * killed while its power source started (recovered, 0 rows): its metadata says it all */
+    info->readable = rd.have_header || (info->run_id[0] && rd.ended);
+    if (!info->board[0] && s->n > 0 && info->rows > 0)
+        tb_strlcpy(info->board, s->v[s->n - 1].board, sizeof(info->board));
+    if (!info->readable) {
+        if (rc == 0) {
+            error("%s: %s: not a transpose-bench log (no header line)", s->who, path);
+            s->problems++;
+        }
+        return -EINVAL;
+    }
+    if (rd.impossible > MAX_SAID)
+        warning("%s: %s: %ld rows with impossible figures in all (the first %d named above)",
+                s->who, path, rd.impossible, MAX_SAID);
+    if (rc == 0 && rd.have_header && !rd.ended)
+        warning("%s: %s: no end marker (run interrupted or still running); using its %ld rows",
+                s->who, path, info->rows);
+    return (int)info->rows;
+}

@@ -1,0 +1,434 @@
+/* history.c: `transpose-bench history LOG...`: for each board, host, device, kernel, size,
+ * element type, power mode and clock caps asked, the best result of each night (the date in the
+ * run_id) in time order, with changes beyond the nights' own noise flagged. The rule (also in
+ * the usage text):
+ *   a night's baseline is the median of the up to 7 nights before it (at least 3), its band
+ *   max(3%, 3 x 1.4826 x MAD / median) of the baseline; a change starts at night i when night
+ *   i and night i+1 are both beyond the band on the same side (a change-point that holds for
+ *   two nights, never one noisy night), and goes on while nights stay beyond the band it
+ *   started from.
+ * Exit 1 when the latest night is inside a slowdown, when a board's latest night failed, when
+ * a row failed verification (listed apart, never a night's value), or when a log could not be
+ * read.
+ * Not here: reading logs (logread.c), the output formats (table.c). */
+#include "report/history.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log/imagesdiff.h"
+#include "log/logread.h"
+#include "report/report.h"
+#include "lib/stats.h"
+#include "format/table.h"
+#include "lib/util.h"
+
+#define HIST_NIGHTS 7       /* nights in a baseline */
+#define HIST_MIN_NIGHTS 3   /* fewer: no verdict */
+#define HIST_FLOOR 0.03     /* a band never narrower than 3% */
+
+/* Two caps asked, NAN (none asked) after every cap. */
+/* The series a row belongs to: board, host, device, kernel, element type, power mode, the
+ * clock caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same
+ * mode uncapped: its GB/s is another operating point's, never a change of the kernel's. */
+static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
+{
+    int c;
+    if ((c = strcmp(x->board, y->board)) ||
+        (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
+        (c = strcmp(x->device, y->device)) ||
+        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
+        (c = tb_log_step_cmp(x, y)))
+        return c;
+    if (x->rows != y->rows)
+        return x->rows < y->rows ? -1 : 1;
+    return (x->cols > y->cols) - (x->cols < y->cols);
+}
+
+/* Series, then nights in order, the best of a night first. */
+static int by_group_night(const void *a, const void *b)
+{
+    const struct tb_log_rec *x = a, *y = b;
+    int c;
+    if ((c = by_series(x, y)) || (c = strcmp(x->night, y->night)))
+        return c;
+    return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
+}
+
+static bool same_series(const struct tb_log_rec *a, const struct tb_log_rec *b)
+{
+    return by_series(a, b) == 0;
+}
+
+/* Baseline and band of night i from the nights before it; false when too few. */
+static bool baseline(const double *x, size_t i, double *base, double *band)
+{
+    size_t k = i < HIST_NIGHTS ? i : HIST_NIGHTS;
+    if (k < HIST_MIN_NIGHTS)
+        return false;
+    double v[HIST_NIGHTS], d[HIST_NIGHTS];
+    memcpy(v, x + i - k, k * sizeof(*v));
+    *base = tb_median(v, k);
+    for (size_t j = 0; j < k; j++)
+        d[j] = fabs(x[i - k + j] - *base);
+    double mad = tb_median(d, k);
+    *band = fmax(HIST_FLOOR, 3 * 1.4826 * mad / *base);
+    return *base > 0;
+}
+
+/* -1 below the band, +1 above, 0 within (or no baseline) */
+static int side(double x, double base, double band)
+{
+    return x < base * (1 - band) ? -1 : x > base * (1 + band) ? 1 : 0;
+}
+
+/* The series' own columns are the section heading of the terminal table and markdown. */
+static const struct tb_table_col cols[] = {
+    { .name = "board", .head = "board", .kind = 'S', .data_only = true },
+    { .name = "host", .head = "host", .kind = 'S', .data_only = true },
+    { .name = "device", .head = "device", .kind = 'S', .data_only = true },
+    { .name = "kernel", .head = "kernel", .kind = 'S', .data_only = true },
+    { .name = "rows", .head = "rows", .kind = 'N', .data_only = true },
+    { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
+    { .name = "elem", .head = "elem", .kind = 'S', .data_only = true },
+    { .name = "power_mode", .head = "mode", .kind = 'S', .data_only = true },
+    { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .data_only = true },
+    { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .data_only = true },
+    { .name = "night", .head = "night", .kind = 'S', .width = 10 },
+    { .name = "gbps", .head = "best GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
+    { .name = "baseline_gbps", .head = "baseline", .kind = 'N', .dec = 1, .width = 10 },
+    { .name = "change_pct", .head = "change", .kind = 'P', .dec = 1, .width = 8 },
+    { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .dec = 3, .width = 7,
+      .text_only = true },
+    { .name = "gbps_per_w_ci95", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
+      .text_only = true },
+    { .name = "flag", .head = "", .kind = 'S', .gap = 1, .blank = true, .data_only = true },
+    { .name = "flag_note", .head = "", .kind = 'S', .gap = 1, .blank = true,
+      .text_only = true },
+    { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
+    { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .data_only = true, .data_dec = 4 },
+    { .name = "gbps_per_w_ci95", .head = "+-95%", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "note", .head = "note", .kind = 'S', .data_only = true },
+};
+
+/* What else a night's best point says: a throttle cause seen during it, and a ceiling that
+ * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
+ * apart from the kernel. */
+static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    if (n[i]->throttle_cause[0])
+        k += (size_t)snprintf(buf, len, "throttled: %s", n[i]->throttle_cause);
+    double now = n[i]->peak_gbps, before = i ? n[i - 1]->peak_gbps : NAN;
+    if (k < len && !isnan(now) && !isnan(before) && fabs(now / before - 1) > 0.01)
+        snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
+}
+
+/* The flag of night i, and the change state carried to the next night. */
+static const char *judge(const double *x, size_t i, size_t count, int *change, double *cbase,
+                         double *cband, double *base, bool *have)
+{
+    double band = NAN;
+    *have = baseline(x, i, base, &band);
+    if (*change && side(x[i], *cbase, *cband) == *change) {
+        *base = *cbase;   /* a change goes on: shown against where it started from */
+        *have = true;
+        return *change < 0 ? "still slower" : "still faster";
+    }
+    *change = 0;
+    if (!*have)
+        return "";
+    int s0 = side(x[i], *base, band);
+    int s1 = i + 1 < count ? side(x[i + 1], *base, band) : 0;
+    if (s0 && s0 == s1) {
+        *change = s0;
+        *cbase = *base;
+        *cband = band;
+        return s0 < 0 ? "SLOWER from here" : "faster from here";
+    }
+    if (s0 && i + 1 < count)
+        return "one night off (noise)";
+    if (s0)
+        return s0 < 0 ? "lower (one night: not yet a change)" : "higher (one night)";
+    return "";
+}
+
+/* One series: its nights into the table and into *out for the page (out->n = 0 when out of
+ * memory); returns 1 when its latest night is inside a slowdown. */
+static int series(const struct tb_log_rec *const *n, size_t count, struct tb_table *t,
+                  struct tb_history_series *out)
+{
+    double *x = malloc(count * sizeof(*x));
+    out->night = malloc(count * sizeof(*out->night));
+    out->gbps = malloc(3 * count * sizeof(*out->gbps));
+    out->flag = malloc(count * sizeof(*out->flag));
+    out->n = 0;
+    if (!x || !out->night || !out->gbps || !out->flag) {
+        free(x);
+        return 0;
+    }
+    out->base = out->gbps + count;
+    out->change = out->base + count;
+    for (size_t i = 0; i < count; i++)
+        x[i] = n[i]->gbps;
+    const struct tb_log_rec *r = n[0];
+    *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem,
+                                       r->power_mode, r->gpu_cap_mhz, r->emc_cap_mhz, r->rows,
+                                       r->cols, count, out->night, out->gbps, out->base,
+                                       out->change, out->flag };
+    char h[512], caps[64];
+    tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
+    snprintf(h, sizeof(h), "%s (%s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s%s%s", r->board, r->device,
+             r->host[0] ? " on " : "", r->host, r->host_id[0] ? " (" : "", r->host_id,
+             r->host_id[0] ? ")" : "", r->kernel, r->rows, r->cols, r->elem,
+             r->power_mode[0] ? ", " : "", r->power_mode, caps[0] ? ", " : "", caps);
+    tb_table_section(t, h);
+    int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
+    double cbase = NAN, cband = NAN;   /* the baseline and band the change started from */
+    for (size_t i = 0; i < count; i++) {
+        double base = NAN;
+        bool have;
+        const char *flag = judge(x, i, count, &change, &cbase, &cband, &base, &have);
+        out->night[i] = n[i]->night;
+        out->gbps[i] = x[i];
+        out->base[i] = have ? base : NAN;
+        out->change[i] = have ? (x[i] / base - 1) * 100 : NAN;
+        tb_strlcpy(out->flag[i], flag, sizeof(out->flag[i]));
+        char note[160], flag_note[256];
+        night_note(n, i, note, sizeof(note));
+        snprintf(flag_note, sizeof(flag_note), "%s%s%s%s", flag, flag[0] && note[0] ? " " : "",
+                 note[0] ? "[" : "", note[0] ? note : "");
+        if (note[0])
+            strcat(flag_note, "]");
+        struct tb_cell c[] = {
+            TB_TEXT(r->board), TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(r->kernel),
+            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
+            TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
+            TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
+            TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci),
+            TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
+            TB_NUM(n[i]->gbps_per_w_ci), TB_TEXT(note),
+        };
+        tb_table_row(t, c);
+    }
+    free(x);
+    return change < 0;   /* the latest night is inside a slowdown */
+}
+
+/* Boards whose latest night failed (a failed log, and no measured row of a later night of
+ * that board on that host): each said; returns how many. */
+static int failed_latest(const struct tb_logset *s)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->nlogs; i++) {
+        const struct tb_log_info *l = &s->logs[i];
+        bool later = !l->failed || l->bad_time[0];   /* a night that cannot be is no latest */
+        for (size_t j = 0; j < s->n && !later; j++) {
+            const struct tb_log_rec *r = &s->v[j];
+            later = !strcmp(r->board, l->board) &&
+                    !tb_log_host_cmp(r->host, r->host_id, l->host, l->host_id) &&
+                    strcmp(r->night, l->night) > 0 && tb_log_usable(r);
+        }
+        for (size_t j = 0; j < s->nlogs && !later; j++)   /* a later failed night says it */
+            later = j != i && s->logs[j].failed && !s->logs[j].bad_time[0] &&
+                    !strcmp(s->logs[j].board, l->board) &&
+                    !strcmp(s->logs[j].host, l->host) &&
+                    strcmp(s->logs[j].run_id, l->run_id) > 0;
+        if (!later) {   /* a log's text, never raw on a terminal */
+            char b[256], h[256], e[1024];
+            error("history: the latest night of %s on %s (%s) ended '%s'",
+                  tb_table_clean(b, sizeof(b), l->board), tb_table_clean(h, sizeof(h), l->host),
+                  l->night, tb_table_clean(e, sizeof(e), l->end));
+            n++;
+        }
+    }
+    return n;
+}
+
+static const char history_text[] =
+    "  For each board, host, device, kernel, size, element type, power mode and clock caps\n"
+    "  asked: the best GB/s of each night (the UTC date of the run), in time order. A night's\n"
+    "  baseline is the median of the up to 7 nights before it (3 at least); its band is max(3%,\n"
+    "  3 x 1.4826 x MAD / median). A change starts where two nights in a row fall beyond the\n"
+    "  band on the same side, and lasts while nights stay beyond the band it started from; one\n"
+    "  night alone is noise. A night that failed before measuring is listed with its reason.\n"
+    "  Exit 1 when the latest night is inside a slowdown or failed, a row failed verification\n"
+    "  (listed apart, never a night's value), or a log cannot be read.\n"
+    "  --format json: {\"schema\": \"transpose-bench/history/1\", \"nights\": [rows],\n"
+    "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one self-contained page:\n"
+    "  per kernel, size and element type a chart of the nights with a line per board, and the\n"
+    "  table with its flags. --plot draws those charts with gnuplot.\n";
+
+/* history's options: long ones only, numbered from TB_OPT_LONG (cli.h). */
+enum { H_FORMAT = TB_OPT_LONG, H_HTML, H_PLOT };
+
+static const struct tb_opt_row history_opts[] = {
+    { "format", H_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
+    { "html", H_HTML, "FILE", "write one self-contained page of the nights (below)" },
+    { "plot", H_PLOT, "FILE", "draw the page's charts with gnuplot (.svg or .png)" },
+    TB_OPT_END,
+};
+
+const struct tb_usage tb_history_usage = {
+    "history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
+    "                                      [--plot FILE.svg|.png]",
+    history_opts, history_text,
+};
+
+struct hopts {
+    enum tb_format f;
+    const char *html_file, *plot_file;
+};
+
+/* 0, or -1 after a usage error (said). Outputs are checked against the inputs here, before
+ * anything is read. */
+static int parse(int argc, char **argv, struct hopts *o)
+{
+    struct tb_getopt g;
+    tb_getopt_begin(&g, tb_history_usage.opts);
+    int opt;
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
+        if (opt == H_HTML)
+            o->html_file = optarg;
+        else if (opt == H_PLOT)
+            o->plot_file = optarg;
+        else if (opt == H_FORMAT && tb_format_parse(optarg, &o->f) < 0)
+            return error("history: --format '%s': expected %s", optarg, tb_format_names);
+        else if (opt != H_FORMAT) {
+            tb_usage_print(&tb_history_usage, stderr);
+            return -1;
+        }
+    }
+    if (optind >= argc) {
+        tb_usage_print(&tb_history_usage, stderr);
+        return -1;
+    }
+    const char *const *in = (const char *const *)argv + optind;
+    if ((o->html_file && tb_report_check_output("history", o->html_file, in,
+                                                (size_t)(argc - optind)) < 0) ||
+        (o->plot_file && tb_report_check_output("history", o->plot_file, in,
+                                                (size_t)(argc - optind)) < 0))
+        return -1;
+    return 0;
+}
+
+/* The series of the k usable rows (sorted), into the table and hs; returns the series
+ * whose latest night is inside a slowdown. */
+static int all_series(struct tb_log_rec *v, size_t k, struct tb_table *t,
+                      const struct tb_log_rec **best, struct tb_history_series *hs, size_t *nhs)
+{
+    int regressions = 0;
+    for (size_t i = 0; i < k;) {
+        size_t n = 0, j = i;
+        for (; j < k && same_series(&v[i], &v[j]); j++)
+            if (n == 0 || strcmp(best[n - 1]->night, v[j].night))
+                best[n++] = &v[j];   /* the first of a night is its best */
+        regressions += series(best, n, t, &hs[(*nhs)++]);
+        i = j;
+    }
+    return regressions;
+}
+
+/* The page and the plot; the exit code so far, made 1 when one fails. */
+static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_history_series *hs,
+                    size_t nhs, int regressions, const struct tb_logset *all, int code)
+{
+    if (o->html_file && tb_report_history(hs, nhs, regressions, all, o->html_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (o->html_file)
+        tb_doc_note(d, "page: %s", o->html_file);
+    if (o->plot_file && tb_report_history_plot(hs, nhs, o->plot_file) < 0)
+        code = TB_EXIT_FAIL;
+    else if (o->plot_file)
+        tb_doc_note(d, "plot: %s", o->plot_file);
+    return code;
+}
+
+int tb_history_main(int argc, char **argv)
+{
+    struct hopts o = { TB_FMT_TABLE, NULL, NULL };
+    if (parse(argc, argv, &o) < 0)
+        return TB_EXIT_USAGE;
+    struct tb_logset all;
+    tb_logset_init(&all, "history");
+    for (int i = optind; i < argc; i++)
+        tb_logread(&all, argv[i]);
+    tb_logset_fill_ids(&all);
+    tb_images_note_nights("history", argv + optind, (size_t)(argc - optind));   /* said, not judged */
+    size_t k = 0, nfailed = 0;
+    for (size_t i = 0; i < all.nlogs; i++)
+        nfailed += all.logs[i].failed;
+    struct tb_log_rec *v = all.v;
+    size_t nwrong = 0;
+    for (size_t i = 0; i < all.n; i++)
+        nwrong += tb_log_wrong(&v[i]);
+    struct tb_log_rec *wrong = calloc(nwrong ? nwrong : 1, sizeof(*wrong));
+    if (!wrong) {
+        error("history: out of memory for %zu rows", nwrong);
+        tb_logset_free(&all);
+        return TB_EXIT_FAIL;
+    }
+    for (size_t i = 0, w = 0; i < all.n; i++)   /* kept apart before the compaction below */
+        if (tb_log_wrong(&v[i]))
+            wrong[w++] = v[i];
+    for (size_t i = 0; i < all.n; i++)   /* the rows with a night and a result */
+        if (tb_log_usable(&v[i]) && v[i].night[0])
+            v[k++] = v[i];
+    if (k == 0 && nfailed == 0 && nwrong == 0) {
+        error("history: no measured row with a night in the logs given");
+        int code = all.problems ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+        free(wrong);
+        tb_logset_free(&all);
+        return code;
+    }
+    all.n = k;
+    if (k)   /* only failed nights: v may be NULL, and qsort(NULL, 0) is undefined */
+        qsort(v, k, sizeof(*v), by_group_night);
+    const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
+    struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
+    size_t nhs = 0;
+    int code = TB_EXIT_FAIL;
+    if (best && hs) {
+        struct tb_doc d;
+        struct tb_table t;
+        tb_doc_begin(&d, stdout, o.f, "history");
+        tb_table_begin(&t, &d, "nights", "", cols, ARRAY_SIZE(cols));
+        int regressions = all_series(v, k, &t, best, hs, &nhs);
+        tb_table_end(&t);
+        tb_report_failed_nights(&d, &all, "history");
+        size_t wrong_shown = tb_report_wrong_rows(&d, wrong, nwrong, "history");
+        int failed = failed_latest(&all);
+        size_t untimed = 0;   /* logs whose stamp cannot be: flagged (stderr), left out */
+        for (size_t i = 0; i < all.nlogs; i++)
+            untimed += all.logs[i].bad_time[0] != 0;
+        if (untimed)
+            tb_doc_note(&d, "%zu log%s stamped with a time that cannot be (named above): left "
+                        "out of nights, baselines and bands; the latest night is the latest "
+                        "plausible one", untimed, untimed == 1 ? "" : "s");
+        tb_doc_note(&d, "%d series regressed on the latest night%s%s", regressions,
+                    failed ? "; the latest night failed on some boards (above)" : "",
+                    wrong_shown ? "; some rows failed verification (above)" : "");
+        code = regressions || failed || wrong_shown || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
+        code = pictures(&o, &d, hs, nhs, regressions, &all, code);
+        if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */
+            error("history: cannot write the output: %s", strerror(errno ? errno : EIO));
+            code = TB_EXIT_FAIL;
+        }
+    }
+    for (size_t i = 0; i < nhs; i++) {
+        free(hs[i].night);
+        free(hs[i].gbps);
+        free(hs[i].flag);
+    }
+    free(hs);
+    free(best);
+    free(wrong);
+    tb_logset_free(&all);
+    return code;
+}
