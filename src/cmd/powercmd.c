@@ -90,8 +90,7 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         free(buf);
         if (now >= end || tb_sampler_failed(s))
             break;
-        struct timespec ts = { 0, (long)interval * 1000000L / 2 };
-        nanosleep(&ts, NULL);
+        tb_sleep_ns((int64_t)interval * 1000000 / 2);
     }
     bool failed = tb_sampler_failed(s);
     tb_sampler_stop(s, NULL);

@@ -282,9 +282,9 @@ static int load_images(struct cuda_dev *d, char *why, size_t n)
         unsigned char *bin;
         if (unpack(im, &bin, why, n))
             return CUDA_ERROR_INVALID_IMAGE;
-        double t0 = tb_now_s();
+        double t0 = tb_real_now_ns() * 1e-9;
         CUresult e = load_module(&d->cubin, bin, log, sizeof(log));
-        d->load_s = tb_now_s() - t0;
+        d->load_s = tb_real_now_ns() * 1e-9 - t0;
         free(bin);
         if (e == CUDA_SUCCESS)
             return 0;
@@ -312,9 +312,9 @@ static int jit_entry(struct cuda_dev *d, const char *name, struct cuda_fn *slot)
     if (!one)
         return CUDA_ERROR_NOT_FOUND;
     char log[256];
-    double t0 = tb_now_s();
+    double t0 = tb_real_now_ns() * 1e-9;
     CUresult e = load_module(&slot->mod, one, log, sizeof(log));
-    double dt = tb_now_s() - t0;
+    double dt = tb_real_now_ns() * 1e-9 - t0;
     free(one);
     if (e != CUDA_SUCCESS) {
         tb_strlcpy(d->jit_log, log, sizeof(d->jit_log));

@@ -446,10 +446,10 @@ static int run_cmd(const char *cmd, const char *const *extra, const char *input,
     size_t len = 0;
     double limit_s = tb_watch_seconds(TB_WATCH_CALL);
     limit_s = limit_s < CMD_TIMEOUT_S ? limit_s : CMD_TIMEOUT_S;
-    int64_t deadline = tb_now_ns() + (int64_t)(limit_s * 1e9);
+    int64_t deadline = tb_real_now_ns() + (int64_t)(limit_s * 1e9);
     bool timed_out = false;
     for (;;) {
-        int left = (int)((deadline - tb_now_ns()) / 1000000);
+        int left = (int)((deadline - tb_real_now_ns()) / 1000000);
         if (left <= 0) {
             timed_out = true;
             break;
@@ -613,8 +613,7 @@ static void settle(const struct tb_modes *m, int mode_id, double gpu_mhz, double
         check(m, mode_id, gpu_mhz, emc_mhz, o, miss, n);
         if (!miss[0] || tb_now_ns() >= deadline)
             return;
-        struct timespec ts = { 0, POLL_MS * 1000000L };
-        nanosleep(&ts, NULL);
+        tb_sleep_ns((int64_t)POLL_MS * 1000000);
     }
 }
 

@@ -44,18 +44,6 @@ void note(const char *fmt, ...)
 }
 
 
-int64_t tb_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-double tb_now_s(void)
-{
-    return (double)tb_now_ns() * 1e-9;
-}
-
 void tb_utc_stamp(char *buf, size_t n, bool iso)
 {
     time_t t = time(NULL);

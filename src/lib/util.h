@@ -21,9 +21,8 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "transpose-bench: ..." (no prefix word) to stderr. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Monotonic and wall clocks. */
-int64_t tb_now_ns(void);
-double tb_now_s(void);
+/* The monotonic clock (and its fake for tests): lib/clock.h, included here for every module. */
+#include "lib/clock.h"
 /* Current UTC time as "2026-11-22T08:15:00Z" (iso=1) or "20261122T081500Z". */
 void tb_utc_stamp(char *buf, size_t n, bool iso);
 

@@ -60,8 +60,7 @@ static void sample_emc(struct tb_sampler *s, struct tb_power_sample *smp)
 static void *sampler_main(void *arg)
 {
     struct tb_sampler *s = arg;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
+    int64_t next = tb_now_ns();
     struct tb_power_sample smp;
     bool silent = false;   /* in a silence already counted */
     while (!atomic_load(&s->stop)) {
@@ -108,15 +107,11 @@ static void *sampler_main(void *arg)
                     s->ops->name, s->why);
             break;
         }
-        next.tv_nsec += (long)s->interval_ms * 1000000L;
-        while (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
-               !atomic_load(&s->stop))
+        next += (int64_t)s->interval_ms * 1000000;
+        while (tb_sleep_until_ns(next) == -EINTR && !atomic_load(&s->stop))
             ;
     }
+    tb_clock_leave();
     struct timespec cpu;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
         s->cpu_ms = (double)cpu.tv_sec * 1e3 + (double)cpu.tv_nsec * 1e-6;
@@ -158,7 +153,9 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     if (ops->cadence)
         ops->cadence(s->state, &s->cadence);
     pthread_mutex_init(&s->lock, NULL);
+    tb_clock_join();   /* left by the thread as it ends */
     if ((rc = pthread_create(&s->thread, NULL, sampler_main, s))) {
+        tb_clock_leave();
         snprintf(why, n, "cannot start the sampler thread: %s", strerror(rc));
         ops->close(s->state);
         pthread_mutex_destroy(&s->lock);

@@ -336,8 +336,8 @@ static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_r
     fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 
     /* wait for the first line: it names the rails */
-    int64_t deadline = tb_now_ns() + (int64_t)(pc->interval_ms * 3 + 3000) * 1000000;
-    while (!s->have_new && tb_now_ns() < deadline) {
+    int64_t deadline = tb_real_now_ns() + (int64_t)(pc->interval_ms * 3 + 3000) * 1000000;
+    while (!s->have_new && tb_real_now_ns() < deadline) {
         struct pollfd p = { master, POLLIN, 0 };
         poll(&p, 1, 50);
         if (drain(s) < 0)

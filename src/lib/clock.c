@@ -1,0 +1,170 @@
+/* clock.c: see clock.h. The fake clock is a small discrete-event scheduler: the sleepers'
+ * wake times in one array under one mutex; time advances to the earliest of them when all
+ * joined threads sleep, or after the grace when one of them is busy elsewhere. */
+#include "lib/clock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SLEEPERS 64
+
+static struct {
+    bool on;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t now;                  /* virtual ns */
+    int joined, sleeping;
+    int64_t wake[MAX_SLEEPERS];   /* 0: slot free */
+} fk = { .mu = PTHREAD_MUTEX_INITIALIZER, .joined = 1 };
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+int64_t tb_real_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void fake_start(int64_t start_ns)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&fk.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    fk.now = start_ns > 0 ? start_ns : tb_real_now_ns();
+    fk.on = true;
+}
+
+static void from_env(void)
+{
+    const char *e = getenv("TB_FAKE_CLOCK");
+    if (e && *e && strcmp(e, "0") != 0)
+        fake_start(0);
+}
+
+bool tb_clock_is_fake(void)
+{
+    pthread_once(&env_once, from_env);
+    return fk.on;
+}
+
+void tb_clock_fake(int64_t start_ns)
+{
+    pthread_once(&env_once, from_env);
+    if (!fk.on)
+        fake_start(start_ns);
+}
+
+int64_t tb_now_ns(void)
+{
+    if (!tb_clock_is_fake())
+        return tb_real_now_ns();
+    pthread_mutex_lock(&fk.mu);
+    int64_t t = fk.now;
+    pthread_mutex_unlock(&fk.mu);
+    return t;
+}
+
+double tb_now_s(void)
+{
+    return (double)tb_now_ns() * 1e-9;
+}
+
+/* Under fk.mu: when every joined thread sleeps (or force), time jumps to the earliest wake. */
+static void advance(bool force)
+{
+    if (fk.sleeping == 0 || (!force && fk.sleeping < fk.joined))
+        return;
+    int64_t first = 0;
+    for (int i = 0; i < MAX_SLEEPERS; i++)
+        if (fk.wake[i] && (!first || fk.wake[i] < first))
+            first = fk.wake[i];
+    if (first > fk.now) {
+        fk.now = first;
+        pthread_cond_broadcast(&fk.cv);
+    }
+}
+
+static int fake_sleep_until(int64_t t)
+{
+    pthread_mutex_lock(&fk.mu);
+    if (t <= fk.now) {
+        pthread_mutex_unlock(&fk.mu);
+        return 0;
+    }
+    int slot = -1;
+    for (int i = 0; i < MAX_SLEEPERS && slot < 0; i++)
+        if (!fk.wake[i])
+            slot = i;
+    if (slot < 0) {   /* more sleepers than slots: time simply moves for this one */
+        if (t > fk.now)
+            fk.now = t;
+        pthread_cond_broadcast(&fk.cv);
+        pthread_mutex_unlock(&fk.mu);
+        return 0;
+    }
+    fk.wake[slot] = t;
+    fk.sleeping++;
+    advance(false);
+    while (fk.now < t) {
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_nsec += TB_CLOCK_GRACE_MS * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_nsec -= 1000000000L;
+            dl.tv_sec++;
+        }
+        if (pthread_cond_timedwait(&fk.cv, &fk.mu, &dl) == ETIMEDOUT && fk.now < t)
+            advance(true);   /* a joined thread is busy elsewhere: time moves anyway */
+    }
+    fk.wake[slot] = 0;
+    fk.sleeping--;
+    pthread_mutex_unlock(&fk.mu);
+    return 0;
+}
+
+int tb_sleep_until_ns(int64_t t_ns)
+{
+    if (tb_clock_is_fake())
+        return fake_sleep_until(t_ns);
+    struct timespec ts = { (time_t)(t_ns / 1000000000), (long)(t_ns % 1000000000) };
+    int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    return rc == EINTR ? -EINTR : 0;
+}
+
+int tb_sleep_ns(int64_t ns)
+{
+    if (ns <= 0)
+        return 0;
+    return tb_sleep_until_ns(tb_now_ns() + ns);
+}
+
+void tb_clock_spend_ns(int64_t ns)
+{
+    if (ns > 0 && tb_clock_is_fake())
+        fake_sleep_until(tb_now_ns() + ns);
+}
+
+void tb_clock_join(void)
+{
+    if (!tb_clock_is_fake())
+        return;
+    pthread_mutex_lock(&fk.mu);
+    fk.joined++;
+    pthread_mutex_unlock(&fk.mu);
+}
+
+void tb_clock_leave(void)
+{
+    if (!tb_clock_is_fake())
+        return;
+    pthread_mutex_lock(&fk.mu);
+    fk.joined--;
+    advance(false);
+    pthread_mutex_unlock(&fk.mu);
+}

@@ -1,0 +1,44 @@
+/* clock.h: THE clock of the tool's timing decisions (idle and warming windows, power blocks,
+ * settling after a mode switch, the sampler's cadence, time budgets) and the one way to sleep
+ * by it; and a fake clock for tests, so that a test of a 430 ms sensor or a 30 s warming
+ * never sleeps. Not the clock that times a kernel (the backends time launches with their own
+ * timers) and not the deadline of a call that may hang (tb_real_now_ns, watchdog.h):
+ * those must be real whatever the tests do.
+ *
+ * The fake clock (TB_FAKE_CLOCK=1 in the environment, or tb_clock_fake() before any thread
+ * starts) is virtual time that moves only when the threads that keep time by it wait on it:
+ * when every joined thread sleeps (tb_sleep_*) or spends (tb_clock_spend_ns), time jumps
+ * to the earliest wake. A joined thread blocked elsewhere (a join, a lock) stalls it for
+ * TB_CLOCK_GRACE_MS of real time at most, after which time moves anyway: a test stays live
+ * whatever it waits on. The main thread is joined from the start; for another thread that
+ * sleeps by this clock, its creator calls tb_clock_join() before pthread_create (so that no
+ * time passes before it runs) and the thread calls tb_clock_leave() as it ends. */
+#ifndef TB_CLOCK_H
+#define TB_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TB_CLOCK_GRACE_MS 20
+
+/* Now, in ns of CLOCK_MONOTONIC (virtual under the fake clock), and in seconds. */
+int64_t tb_now_ns(void);
+double tb_now_s(void);
+/* CLOCK_MONOTONIC always: deadlines of reads and child processes that may hang. */
+int64_t tb_real_now_ns(void);
+
+/* Sleep ns, or until t_ns of tb_now_ns()'s clock. 0, or -EINTR when a signal cut a real
+ * sleep short (the caller checks its stop flag and sleeps again if it wants). */
+int tb_sleep_ns(int64_t ns);
+int tb_sleep_until_ns(int64_t t_ns);
+/* Work of ns just done (a chunk of launches, timed by the backend): nothing on the real
+ * clock, which moved while it ran; the fake clock moves by ns now. */
+void tb_clock_spend_ns(int64_t ns);
+
+void tb_clock_join(void);
+void tb_clock_leave(void);
+bool tb_clock_is_fake(void);
+/* Tests: the fake clock from now on, starting at start_ns (0: at the real clock's now). */
+void tb_clock_fake(int64_t start_ns);
+
+#endif
