@@ -25,8 +25,8 @@ put() {
 # a tree whose src/ has: util (floor 1), sub/x (uses util), top (uses sub/x); clean
 base() {
     rm -rf "$t/$1"; mkdir -p "$t/$1"
-    put "$t/$1" src/lib/util.h '/* util */'
-    put "$t/$1" src/lib/util.c '#include "util.h"'
+    put "$t/$1" src/util.h '/* util */'
+    put "$t/$1" src/util.c '#include "util.h"'
     put "$t/$1" src/sub/x.h '#include "util.h"'
     put "$t/$1" src/sub/x.c '#include "sub/x.h"' '#include "util.h"'
     put "$t/$1" src/top.h '/* top */'
@@ -48,7 +48,7 @@ expect() {   # what rc text...
 
 # 1. clean, with the default root (src); comments and strings do not count
 base clean
-put "$t/clean" src/lib/util.c '#include "util.h"' '/* #include "top.h" in a comment' \
+put "$t/clean" src/util.c '#include "util.h"' '/* #include "top.h" in a comment' \
     '#include "sub/x.h" still in it */' '// #include "top.h"' \
     "static const char c = '\"';"
 put "$t/clean" src/top.c '#include "top.h"' 'static const char *g = "src/*.c";  // not a comment' \
