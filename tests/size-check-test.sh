@@ -9,12 +9,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 check=$top/scripts/size-check.sh
-t=$(mktemp -d "${TMPDIR:-/tmp}/tb-size-test.XXXXXX")
-trap 'rm -rf "$t"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes + 1)); echo "size-check-test: ok: $*"; }
-bad() { fails=$((fails + 1)); echo "size-check-test: FAILED: $*"; }
-has() { printf '%s\n' "$1" | grep -q -F -- "$2"; }
+name=size-check-test
+. "$top/tests/check-test-lib.sh"
 
 # lines N: N lines of filler
 lines() { i=0; while [ "$i" -lt "$1" ]; do echo "/* $i */"; i=$((i + 1)); done; }
@@ -26,14 +22,6 @@ tree() { rm -rf "$t/$1"; mkdir -p "$t/$1/src" "$t/$1/kernels"; : > "$t/$1/allow.
 run() {
     d=$1; shift
     out=$(cd "$t/$d" && "$check" -a allow.txt "$@" 2>&1); rc=$?
-}
-expect() {   # what rc text...
-    what=$1; want=$2; shift 2
-    if [ "$rc" != "$want" ]; then bad "$what: exit $rc, expected $want"; printf '%s\n' "$out"; return; fi
-    for s in "$@"; do
-        has "$out" "$s" || { bad "$what: no '$s' in:"; printf '%s\n' "$out"; return; }
-    done
-    ok "$what"
 }
 lacks() {    # what text: out must not hold text
     has "$out" "$2" && { bad "$1: '$2' in:"; printf '%s\n' "$out"; return; }
@@ -111,5 +99,4 @@ fn mid 30 > "$t/usage/src/a.c"
 run usage -f 29 src
 expect "-f sets the function limit" 1 "error: src/a.c:1: mid(): 30 lines (over 29)"
 
-echo "size-check-test: $passes passed, $fails failed"
-[ "$fails" = 0 ]
+done_tests
