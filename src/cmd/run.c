@@ -478,6 +478,8 @@ static void start_power(struct run *r)
 
 /* ---- 7. sweep ------------------------------------------------------------------------ */
 
+/* The header, then the points: once, or in a mode sweep once per step (run_modes.c's outer
+ * loop around the runner's). */
 static void sweep(struct run *r)
 {
     tb_csvlog_meta(r->log, TB_META(power_source), "%s", r->sampler ? r->pops->name : "none");
