@@ -255,8 +255,8 @@ static void test_help_from_the_command_table(void **state)
     }
     assert_int_equal(th_runf("run -h"), 0);
     char *run_help = th_keep(strdup(th_out()));
-    const char *rows[] = { "  -c, --config FILE ", "  -o, --output DIR ", "      --device D ",
-                           "      --set KEY=VAL ", "  -q, --quiet " };
+    const char *rows[] = { "  -c, --config SWEEP.cfg ", "  -o, --output LOGDIR ",
+                           "      --device D ", "      --set KEY=VAL... ", "  -q, --quiet " };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         assert_non_null(strstr(run_help, rows[i]));
     /* a row's option is the parser's: tune's own rows are not run's */
