@@ -332,6 +332,37 @@ static void test_help_rows_are_the_parsers(void **state)
     }
 }
 
+/* `help settings` through the binary: every key the files take, each with its help line,
+ * `help settings KEY` one of them (exit 0), an unknown key the nearest one (exit 2), and
+ * `help --doc` (the README's and the man page's generated parts) the commands' rows. */
+static void test_help_settings(void **state)
+{
+    assert_int_equal(th_runf("help settings"), 0);
+    assert_non_null(strstr(th_out(), "\npower.rounds (board file): integer, 1 to "));
+    assert_non_null(strstr(th_out(), "\noutput.keep_logs (sweep file): integer, 0 to 1000000, "
+                                     "default 0\n    keep the newest N logs"));
+    assert_int_equal(th_runf("help settings sweep.element"), 0);
+    assert_true(!strncmp(th_out(), "sweep.element (sweep file): string, default \"float\"\n",
+                         50));
+    assert_null(strstr(th_out(), "sweep.verify"));
+    assert_int_equal(th_runf("help settings power.sourc"), 2);
+    assert_non_null(strstr(th_err(), "unknown setting 'power.sourc' (did you mean "
+                                     "'power.source'?)"));
+    assert_string_equal(th_out(), "");
+    assert_int_equal(th_runf("help settings sweep.warmup sweep.verify"), 2);
+    assert_non_null(strstr(th_err(), "usage: transpose-bench help"));
+    /* the README's table: one line per command of the table, its synopsis from its rows */
+    assert_int_equal(th_runf("help --doc readme"), 0);
+    assert_non_null(strstr(th_out(), "\n| `transpose-bench list [--columns] [--images DIR] "
+                                     "[-b BOARD.cfg] [--set KEY=VAL]...` | "));
+    assert_non_null(strstr(th_out(), "\n| `transpose-bench power [-b BOARD.cfg] "
+                                     "[--set KEY=VAL]... "));
+    assert_int_equal(th_runf("help --doc man-options"), 0);
+    assert_non_null(strstr(th_out(), ".SS list\n"));
+    assert_non_null(strstr(th_out(), "\\fB\\-\\-images\\fR \\fIDIR\\fR\n"));
+    assert_int_equal(th_runf("help --doc nroff"), 2);
+}
+
 /* The machine-id is read by the bounded reader: a relative link to D-Bus's copy under
  * TB_ROOT is followed, and a FIFO in its place neither hangs the run nor becomes an id. */
 static void test_machine_id_read_bounded(void **state)
@@ -1108,6 +1139,7 @@ int main(void)
         TH_TEST(test_help_version_list),
         TH_TEST(test_help_from_the_command_table),
         TH_TEST(test_help_rows_are_the_parsers),
+        TH_TEST(test_help_settings),
         TH_TEST(test_quiet_prints_nothing),
         TH_TEST(test_machine_id_read_bounded),
         TH_TEST(test_progress_only_on_a_terminal),
