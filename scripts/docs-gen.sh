@@ -48,6 +48,12 @@ md readme
 man man-synopsis
 man man-options
 man man-settings
+# the README is read in two minutes (#42): under 120 lines, the details in doc/ and the man page
+lines=$(wc -l < "$root/README.md")
+if [ "$check" = 1 ] && [ "$lines" -ge 120 ]; then
+    echo "docs-gen: README.md: $lines lines, 120 at most: move the detail to doc/ or the man page" >&2
+    bad=1
+fi
 [ "$bad" = 0 ] || exit 1
 [ "$check" = 1 ] && echo "docs-gen: README.md and doc/transpose-bench.1 are what the tool prints"
 exit 0
