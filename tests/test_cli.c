@@ -148,6 +148,17 @@ static void test_help_settings(void **state)
         const char *help = strchr(at + 1, '\n');
         assert_true(!strncmp(help, "\n    ", 5) && help[5] != ' ' && help[5] != '\n');
     }
+    /* and every row of the schema, whatever is added: a key line, then its help indented */
+    size_t nkeys = 0;
+    for (const char *l = all; *l; l = strchr(l, '\n') + 1) {
+        if (*l == '\n' || *l == ' ')
+            continue;
+        nkeys++;
+        const char *next = strchr(l, '\n') + 1;
+        if (strncmp(next, "    ", 4) || next[4] == ' ' || next[4] == '\n')
+            th_fail("help settings: no help line for\n%.*s", (int)(next - l), l);
+    }
+    assert_true(nkeys >= 50);
     f = open_memstream(&one, &len);
     assert_int_equal(tb_config_help("output.gzip_level", f), 0);
     fclose(f);

@@ -66,7 +66,7 @@ static void print_row(const struct tb_cfg_row *r, FILE *f)
     char what[256];
     describe(r, what, sizeof(what));
     fprintf(f, "%s (%s file): %s\n", r->path, tb_config_file_kind[r->file], what);
-    wrapped(r->doc, 4, f);
+    wrapped(r->doc ? r->doc : "", 4, f);   /* a row without help: no line (test_cli fails) */
 }
 
 /* Is r the row path or one under it (path "power" takes "power.source")? */
@@ -112,7 +112,7 @@ void tb_config_help_roff(FILE *f)
         fprintf(f, "\\fR (%s file): ", tb_config_file_kind[r->file]);
         tb_roff_escape(what, f);
         fputs("\n", f);
-        tb_roff_escape(r->doc, f);
+        tb_roff_escape(r->doc ? r->doc : "", f);
         fputs("\n", f);
     }
 }
