@@ -507,9 +507,9 @@ static void print_main_usage(FILE *f)
     fputs("usage: transpose-bench <command> [options]\n\ncommands:\n", f);
     for (const struct command *c = commands; c->name; c++)
         fprintf(f, "  %-9s %s\n", c->name, c->summary);
-    fputs("\n  transpose-bench <command> --help    options of a command (also: help <command>)\n"
-          "  transpose-bench help settings [KEY] the keys of the sweep and board files\n"
-          "  transpose-bench --version           version and git revision\n", f);
+    fputs("\n  transpose-bench <command> --help     options of a command (also: help <command>)\n"
+          "  transpose-bench help settings [KEY]  the keys of the sweep and board files\n"
+          "  transpose-bench --version            version and git revision\n", f);
 }
 
 /* The row named name, or NULL. */
