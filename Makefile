@@ -23,7 +23,7 @@
 # Targets: all (default), run, test, test-valgrind, native-test, cross-test, fuzz, board-info,
 #   version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test, fleet-lint,
 #   structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall,
-#   docs, clean.
+#   docs, docs-gen, docs-check, clean.
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
 .DELETE_ON_ERROR:
@@ -327,6 +327,16 @@ test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
 	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
 	+@tests/native-build.sh
+	+@$(MAKE) --no-print-directory docs-check
+
+# The README's commands table and the man page's SYNOPSIS, OPTIONS and SETTINGS are printed by
+# the tool from its option rows and settings schema (`help --doc`): docs-gen writes them in,
+# docs-check (in make test) fails when they differ, so the docs cannot drift from --help.
+docs-gen: $(BIN)
+	@scripts/docs-gen.sh $(CURDIR)/$(BIN)
+docs-check: $(BIN)
+	@tests/docs-gen-test.sh $(CURDIR)/$(BIN)
+	@scripts/docs-gen.sh --check $(CURDIR)/$(BIN)
 
 test-valgrind: deps
 	@scripts/ensure-deps.sh valgrind
@@ -378,6 +388,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs clean FORCE
+.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
