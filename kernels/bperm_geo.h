@@ -12,7 +12,7 @@
 
 #define BP_NR(E, D) (128 * (D) / (E))
 #define BP_H(E) (32 / (E))
-#define BP_TC(E) 128
-#define BP_TCU(E) (128 - 16 / (E))
+#define BP_TC(E, S) ((S) / (E))
+#define BP_TCU(E, S) (((S) - 16) / (E))
 
 #endif

@@ -27,6 +27,7 @@ static int geometry(const char *k, struct tb_launch *l, struct tb_grid *g)
 {
     if (!strcmp(k, "vec16")) return tb_cuda_vec16(l, g);
     if (!strcmp(k, "bperm16")) return tb_cuda_bperm16(l, g);
+    if (!strcmp(k, "bperm16w")) return tb_cuda_bperm16w(l, g);
     if (!strcmp(k, "tiled")) return tb_cuda_tiled(l, g);
     if (!strcmp(k, "tile2x2")) return tb_cuda_tile2x2(l, g);
     return -1;
