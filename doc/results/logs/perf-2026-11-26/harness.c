@@ -7,7 +7,9 @@
  * time: memcpy (cuMemcpyDtoDAsync) then each point, warm, REPS launches timed together, three
  * rounds (best); cold: each launch timed alone after 256 MB written (L2 flushed), median of 9.
  * GB/s count each element read once and written once; frac = GB/s / memcpy GB/s at that size.
- * gcc -O2 -std=c11 -Ikernels -I/usr/local/cuda/include harness.c kernels/cuda_launch.c -lcuda */
+ * gcc -O2 -std=c11 -Ikernels -I/usr/local/cuda/include harness.c kernels/cuda_launch.c -lcuda
+ * (Split into functions after the three runs of 2026-11-26, for the house rule of 80 lines per
+ * function; the steps and numbers it prints are the same.) */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
 #include <stdio.h>
@@ -57,10 +59,113 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static CUevent ea, eb;
+static CUdeviceptr flush;
+static const size_t flush_bytes = 256u << 20;
+
+/* One launch of g, or the copy when g is NULL. */
+static void one(const struct tb_grid *g, CUdeviceptr in, CUdeviceptr out, size_t bytes, long rows,
+                long cols)
+{
+    if (g)
+        launch(g, in, out, rows, cols);
+    else
+        CK(cuMemcpyDtoDAsync(out, in, bytes, st));
+}
+
+/* Milliseconds per launch: warm, the best of three rounds of `reps` after 5 unmeasured; cold,
+ * the median of 9 launches each after 256 MB written. */
+static double timed(int cold, const struct tb_grid *g, CUdeviceptr in, CUdeviceptr out,
+                    size_t bytes, long rows, long cols, int reps)
+{
+    double best = 1e30, t[9];
+    for (int k = 0; k < 9; k++) {
+        if (cold) {
+            CK(cuMemsetD8Async(flush, (unsigned char)k, flush_bytes, st));
+            CK(cuEventRecord(ea, st)); one(g, in, out, bytes, rows, cols); CK(cuEventRecord(eb, st));
+            t[k] = run_ms(ea, eb);
+        } else if (k < 3) {
+            for (int w = 0; w < 5; w++) one(g, in, out, bytes, rows, cols);
+            CK(cuEventRecord(ea, st));
+            for (int i = 0; i < reps; i++) one(g, in, out, bytes, rows, cols);
+            CK(cuEventRecord(eb, st));
+            double ms = run_ms(ea, eb) / reps;
+            if (ms < best) best = ms;
+        }
+    }
+    if (cold) { qsort(t, 9, sizeof(double), cmpd); best = t[4]; }
+    return best;
+}
+
+/* One launch, the output compared with ref byte for byte; 1 when it differs. */
+static int check_point(const char *sz, int es, const char *name, int bx, int by,
+                       const struct tb_grid *g, CUdeviceptr in, CUdeviceptr out, size_t bytes,
+                       long rows, long cols, const unsigned char *ref, unsigned char *got)
+{
+    CK(cuMemsetD8Async(out, 0xA5, bytes, st));
+    launch(g, in, out, rows, cols);
+    CK(cuStreamSynchronize(st));
+    CK(cuMemcpyDtoH(got, out, bytes));
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < bytes; i++)
+        if (got[i] != ref[i] && !bad++) first = i;
+    printf("%-12s E%d %-8s %3dx%-2d %-22s %s", sz, es, name, bx, by, g->entry, bad ? "FAIL" : "ok");
+    if (bad)
+        printf(" (%zu bytes differ, first at output element %zu: row %zu col %zu)", bad, first / es,
+               first / es / rows, first / es % rows);
+    printf("\n");
+    return bad != 0;
+}
+
+/* Every kernel:block of list at one size; returns the number of points that failed a check. */
+static int one_size(const char *mode, int es, char *sz, const char *list, CUfunction fill)
+{
+    long rows = 0, cols = 0;
+    sscanf(sz, "%ldx%ld", &rows, &cols);
+    size_t n = (size_t)rows * cols, bytes = n * es;
+    CUdeviceptr in, out;
+    CK(cuMemAlloc(&in, bytes)); CK(cuMemAlloc(&out, bytes));
+    unsigned long long seed = 7;
+    void *fa[] = { &in, &n, &es, &seed };
+    CK(cuLaunchKernel(fill, 1024, 1, 1, 256, 1, 1, 0, st, fa, NULL));
+    int check = !strcmp(mode, "check"), cold = !strcmp(mode, "cold"), bad = 0;
+    unsigned char *ref = NULL, *got = NULL;
+    if (check) {
+        ref = malloc(bytes); got = malloc(bytes);
+        for (long r = 0; r < rows; r++)
+            for (long c = 0; c < cols; c++)
+                tb_pattern_value(ref + ((size_t)c * rows + r) * es, es, seed, (uint64_t)r * cols + c);
+    }
+    int reps = (int)((4ull << 30) / bytes);   /* about 4 GB moved per round */
+    reps = reps < 20 ? 20 : reps > 400 ? 400 : reps;
+    double mc = 0;
+    if (!check) {   /* memcpy first, same size, same process */
+        mc = 2.0 * bytes / (timed(cold, NULL, in, out, bytes, rows, cols, reps) * 1e-3) / 1e9;
+        printf("%-12s E%d %-8s %-7s %8.1f GB/s  frac 1.000\n", sz, es, "memcpy", "-", mc);
+    }
+    char ks[4096]; snprintf(ks, sizeof(ks), "%s", list);
+    for (char *kp, *kb = strtok_r(ks, ",", &kp); kb; kb = strtok_r(NULL, ",", &kp)) {
+        char name[64]; int bx = 0, by = 0;
+        if (sscanf(kb, "%63[^:]:%dx%d", name, &bx, &by) != 3) { fprintf(stderr, "bad %s\n", kb); exit(2); }
+        struct tb_launch l = { 0 };
+        l.rows = rows; l.cols = cols; l.block_x = bx; l.block_y = by; l.elem_size = es;
+        struct tb_grid g;
+        if (geometry(name, &l, &g)) { printf("%-12s E%d %-8s %dx%d refused\n", sz, es, name, bx, by); continue; }
+        if (check) {
+            bad += check_point(sz, es, name, bx, by, &g, in, out, bytes, rows, cols, ref, got);
+            continue;
+        }
+        double gb = 2.0 * bytes / (timed(cold, &g, in, out, bytes, rows, cols, reps) * 1e-3) / 1e9;
+        printf("%-12s E%d %-8s %3dx%-2d %8.1f GB/s  frac %.3f  %s\n", sz, es, name, bx, by, gb, gb / mc, g.entry);
+    }
+    CK(cuMemFree(in)); CK(cuMemFree(out));
+    free(ref); free(got);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 6) { fprintf(stderr, "usage: see harness.c\n"); return 2; }
-    const char *mode = argv[2];
     int es = atoi(argv[3]);
     CUdevice dev; CUcontext ctx;
     CK(cuInit(0)); CK(cuDeviceGet(&dev, 0)); CK(cuCtxCreate(&ctx, NULL, 0, dev));
@@ -68,96 +173,11 @@ int main(int argc, char **argv)
     CK(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
     CUfunction fill;
     CK(cuModuleGetFunction(&fill, mod, "tb_fill_pattern"));
-    CUevent ea, eb;
     CK(cuEventCreate(&ea, 0)); CK(cuEventCreate(&eb, 0));
-    CUdeviceptr flush = 0;
-    size_t flush_bytes = 256u << 20;
-    if (!strcmp(mode, "cold")) CK(cuMemAlloc(&flush, flush_bytes));
-    int bad_total = 0;
+    if (!strcmp(argv[2], "cold")) CK(cuMemAlloc(&flush, flush_bytes));
+    int bad = 0;
     char sizes[4096]; snprintf(sizes, sizeof(sizes), "%s", argv[4]);
-    for (char *sp, *sz = strtok_r(sizes, ",", &sp); sz; sz = strtok_r(NULL, ",", &sp)) {
-        long rows = 0, cols = 0;
-        sscanf(sz, "%ldx%ld", &rows, &cols);
-        size_t n = (size_t)rows * cols, bytes = n * es;
-        CUdeviceptr in, out;
-        CK(cuMemAlloc(&in, bytes)); CK(cuMemAlloc(&out, bytes));
-        unsigned long long seed = 7;
-        void *fa[] = { &in, &n, &es, &seed };
-        CK(cuLaunchKernel(fill, 1024, 1, 1, 256, 1, 1, 0, st, fa, NULL));
-        unsigned char *ref = NULL, *got = NULL;
-        if (!strcmp(mode, "check")) {
-            ref = malloc(bytes); got = malloc(bytes);
-            for (long r = 0; r < rows; r++)
-                for (long c = 0; c < cols; c++)
-                    tb_pattern_value(ref + ((size_t)c * rows + r) * es, es, seed, (uint64_t)r * cols + c);
-        }
-        double mc = 0;
-        int reps = (int)((4ull << 30) / bytes);   /* about 4 GB moved per round */
-        reps = reps < 20 ? 20 : reps > 400 ? 400 : reps;
-        if (strcmp(mode, "check")) {   /* memcpy first, same size, same process */
-            double best = 1e30, t[9];
-            for (int k = 0; k < 9; k++) {
-                if (!strcmp(mode, "cold")) {
-                    CK(cuMemsetD8Async(flush, (unsigned char)k, flush_bytes, st));
-                    CK(cuEventRecord(ea, st)); CK(cuMemcpyDtoDAsync(out, in, bytes, st)); CK(cuEventRecord(eb, st));
-                    t[k] = run_ms(ea, eb);
-                } else if (k < 3) {
-                    for (int w = 0; w < 5; w++) CK(cuMemcpyDtoDAsync(out, in, bytes, st));
-                    CK(cuEventRecord(ea, st));
-                    for (int i = 0; i < reps; i++) CK(cuMemcpyDtoDAsync(out, in, bytes, st));
-                    CK(cuEventRecord(eb, st));
-                    double ms = run_ms(ea, eb) / reps;
-                    if (ms < best) best = ms;
-                }
-            }
-            if (!strcmp(mode, "cold")) { qsort(t, 9, sizeof(double), cmpd); best = t[4]; }
-            mc = 2.0 * bytes / (best * 1e-3) / 1e9;
-            printf("%-12s E%d %-8s %-7s %8.1f GB/s  frac 1.000\n", sz, es, "memcpy", "-", mc);
-        }
-        char ks[4096]; snprintf(ks, sizeof(ks), "%s", argv[5]);
-        for (char *kp, *kb = strtok_r(ks, ",", &kp); kb; kb = strtok_r(NULL, ",", &kp)) {
-            char name[64]; int bx = 0, by = 0;
-            if (sscanf(kb, "%63[^:]:%dx%d", name, &bx, &by) != 3) { fprintf(stderr, "bad %s\n", kb); return 2; }
-            struct tb_launch l = { 0 };
-            l.rows = rows; l.cols = cols; l.block_x = bx; l.block_y = by; l.elem_size = es;
-            struct tb_grid g;
-            if (geometry(name, &l, &g)) { printf("%-12s E%d %-8s %dx%d refused\n", sz, es, name, bx, by); continue; }
-            if (!strcmp(mode, "check")) {
-                CK(cuMemsetD8Async(out, 0xA5, bytes, st));
-                launch(&g, in, out, rows, cols);
-                CK(cuStreamSynchronize(st));
-                CK(cuMemcpyDtoH(got, out, bytes));
-                size_t bad = 0, first = 0;
-                for (size_t i = 0; i < bytes; i++)
-                    if (got[i] != ref[i] && !bad++) first = i;
-                bad_total += bad != 0;
-                printf("%-12s E%d %-8s %3dx%-2d %-22s %s", sz, es, name, bx, by, g.entry, bad ? "FAIL" : "ok");
-                if (bad) printf(" (%zu bytes differ, first at output element %zu: row %zu col %zu)",
-                                bad, first / es, first / es / rows, first / es % rows);
-                printf("\n");
-                continue;
-            }
-            double best = 1e30, t[9];
-            for (int k = 0; k < 9; k++) {
-                if (!strcmp(mode, "cold")) {
-                    CK(cuMemsetD8Async(flush, (unsigned char)k, flush_bytes, st));
-                    CK(cuEventRecord(ea, st)); launch(&g, in, out, rows, cols); CK(cuEventRecord(eb, st));
-                    t[k] = run_ms(ea, eb);
-                } else if (k < 3) {
-                    for (int w = 0; w < 5; w++) launch(&g, in, out, rows, cols);
-                    CK(cuEventRecord(ea, st));
-                    for (int i = 0; i < reps; i++) launch(&g, in, out, rows, cols);
-                    CK(cuEventRecord(eb, st));
-                    double ms = run_ms(ea, eb) / reps;
-                    if (ms < best) best = ms;
-                }
-            }
-            if (!strcmp(mode, "cold")) { qsort(t, 9, sizeof(double), cmpd); best = t[4]; }
-            double gb = 2.0 * bytes / (best * 1e-3) / 1e9;
-            printf("%-12s E%d %-8s %3dx%-2d %8.1f GB/s  frac %.3f  %s\n", sz, es, name, bx, by, gb, gb / mc, g.entry);
-        }
-        CK(cuMemFree(in)); CK(cuMemFree(out));
-        free(ref); free(got);
-    }
-    return bad_total ? 1 : 0;
+    for (char *sp, *sz = strtok_r(sizes, ",", &sp); sz; sz = strtok_r(NULL, ",", &sp))
+        bad += one_size(argv[2], es, sz, argv[5], fill);
+    return bad ? 1 : 0;
 }
