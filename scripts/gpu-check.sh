@@ -61,7 +61,8 @@ step_check() {
     # the kernels that take no floats (#41): the same matrix with their element types
     for e in u8 f16; do
         $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
-            --set sweep.element=$e --kernels bperm16,bperm16w -o "$OUT/check-$e" \
+            --set sweep.element=$e --kernels bperm16,bperm16w \
+            --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 -o "$OUT/check-$e" \
             > "$OUT/check-$e.txt" 2>&1
         c=$?
         echo "bperm16 $e: exit $c; $(tail -2 "$OUT/check-$e.txt" | head -1)"
@@ -394,7 +395,7 @@ step_memcheck() {
     for e in u8 f16; do
         compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
             -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
-            --kernels bperm16,bperm16w --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
+            --kernels bperm16,bperm16w --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
             -o "$OUT/memcheck-$e" > "$OUT/memcheck-$e.txt" 2>&1
         echo "memcheck $e: exit $?; $(grep 'ERROR SUMMARY' "$OUT/memcheck-$e.txt" | tail -1)"
     done
