@@ -27,9 +27,11 @@
 
 struct __align__(8) float2 { float x, y; };
 struct __align__(16) float4 { float x, y, z, w; };
+struct __align__(8) uint2 { unsigned x, y; };
 struct __align__(16) uint4 { unsigned x, y, z, w; };
 typedef struct float2 float2;
 typedef struct float4 float4;
+typedef struct uint2 uint2;
 typedef struct uint4 uint4;
 
 static __device__ __forceinline__ float2 make_float2(float x, float y)
@@ -40,6 +42,11 @@ static __device__ __forceinline__ float2 make_float2(float x, float y)
 static __device__ __forceinline__ float4 make_float4(float x, float y, float z, float w)
 {
     float4 r = { x, y, z, w };
+    return r;
+}
+static __device__ __forceinline__ uint2 make_uint2(unsigned x, unsigned y)
+{
+    uint2 r = { x, y };
     return r;
 }
 static __device__ __forceinline__ uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
@@ -68,6 +75,14 @@ static __device__ __forceinline__ unsigned __funnelshift_r(unsigned lo, unsigned
 {
     unsigned r;
     asm("shf.r.wrap.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(shift));
+    return r;
+}
+
+/* byte n of the result = byte (s >> 4n) & 7 of y:x (x bytes 0-3): prmt.b32, default mode */
+static __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    unsigned r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "kernels.h"
+#include "bperm_geo.h"
 #include "vec16_geo.h"
 
 #define MAX_GRID_Y 65535u
@@ -182,4 +183,41 @@ int tb_cuda_vec16(const struct tb_launch *l, struct tb_grid *out)
     char base[32];
     snprintf(base, sizeof(base), "vec16_%d%c", t, aligned ? 'a' : e >= 4 && halo ? 'e' : 'u');
     return entry(base, &g, l, out);
+}
+
+/* 1 and 2-byte elements: block (T, D) = D slabs of 128 bytes of input rows, T threads each,
+ * seg bytes of each input row (bperm_geo.h). A tile is BP_NR rows deep, the halo included:
+ * where output rows are shifted to sectors (rows * E not a multiple of 32) it writes BP_NR -
+ * BP_H of them, and one more tile row covers the last shifted segment (as vec16). Entry
+ * tb_<name>_<T>x<D><a|u>_<bytes>: "a" when every input row starts on a 16-byte chunk, else "u"
+ * (chunks realigned, one fewer per tile: BP_TCU columns). */
+static int bperm(const char *name, int seg, const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, d = l->block_y, e = l->elem_size;
+    long h = BP_H(e), halo = l->rows % h ? h : 0;
+    int aligned = (l->cols * e) % 16 == 0;
+    struct tb_grid g = grid_for((unsigned)t, (unsigned)d, l->cols,
+                                aligned ? BP_TC(e, seg) : BP_TCU(e, seg),
+                                l->rows + (halo ? h - 1 : 0), BP_NR(e, d) - halo);
+    char base[32];
+    snprintf(base, sizeof(base), "%s_%dx%d%c", name, t, d, aligned ? 'a' : 'u');
+    return entry(base, &g, l, out);
+}
+
+/* u8 with 128-byte input segments, f16 with 256: blocks 64, 128 or 256 x 1 or 2. */
+int tb_cuda_bperm16(const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, d = l->block_y, e = l->elem_size;
+    if ((t != 64 && t != 128 && t != 256) || (d != 1 && d != 2) || (e != 1 && e != 2))
+        return -EINVAL;
+    return bperm("bperm16", e == 1 ? 128 : 256, l, out);
+}
+
+/* u8 with 256-byte input segments (one sector more per 8 read instead of per 4 where rows are
+ * not on sectors): one slab, 256 or 512 threads. */
+int tb_cuda_bperm16w(const struct tb_launch *l, struct tb_grid *out)
+{
+    if ((l->block_x != 256 && l->block_x != 512) || l->block_y != 1 || l->elem_size != 1)
+        return -EINVAL;
+    return bperm("bperm16w", 256, l, out);
 }

@@ -12,6 +12,7 @@
 
 #include "pattern.h"
 #include "vec16_geo.h"
+#include "bperm_geo.h"
 
 typedef size_t idx_t;
 
@@ -733,6 +734,207 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
     }
 }
 
+/* ---- round 2: bperm16, byte and half-word blocks transposed in registers ----------- */
+
+/* bperm16: 1 and 2-byte elements, any shape (doc/kernels.md, "bperm16"). vec16 gathers every
+ * output vector element by element from shared memory (16 one-byte loads for u8) and holds a
+ * tile of 128 bytes of rows. Here a thread reads four input rows of one 16-byte chunk (a 4 x 16
+ * byte or 4 x 8 half block), transposes it in registers with byte permutes (prmt: 8 per 4 x 4
+ * bytes, 2 per 2 x 2 halves) and stores one word (u8) or two (f16) per output row: shared
+ * memory holds each output row's segment in the order it is written, and a 16-byte output
+ * vector is 4 or 5 word loads and 4 funnel shifts (the output row's sector shift), not 16 byte
+ * loads. Block (T, D): D slabs of 128 bytes of rows (the tile is 128 x D bytes of each column
+ * deep, the halo included), T threads per slab, 256 / T blocks of 4 rows x 16 bytes per thread,
+ * all loads in flight before the first permute. S: bytes of each input row a tile reads (128
+ * for u8, 256 for f16; bperm16w: 256 for u8). Input rows off 16-byte chunks ("u"): each chunk
+ * is realigned with its right neighbour's (a shuffle and funnel shifts, as vec16); the row's
+ * last chunk is read only for that, so a tile covers one chunk fewer columns.
+ * Stores: as vec16, each output row's segment shifted to start on a 32-byte sector (e(o) = (o x
+ * rows) mod (32 / E), the halo rows above the tile), one st.global.v4 per 16 bytes, lanes in
+ * pairs on a sector. Banks: shared rows are W + 1 (u8) or W + 2 (f16) words apart and the word
+ * index is XOR-swizzled by the row (BP_SW), so that the staging stores of a warp (S / 16 chunks
+ * x 512 / S row blocks) fall on 32 different banks (modelled; Nsight Compute counted 0.2M
+ * shared conflicts per launch at u8 8191x12289 against vec16's 3.3M). */
+#define BP_SW(E, S, c) ((E) == 2 ? (((c) >> 4) & 7) << 1 : (S) == 128 ? (((c) >> 5) & 3) << 2 \
+                                                        : (((c) >> 5) & 7) << 1)
+
+/* The 4 x 16-byte block r[0..3] (four input rows, one chunk) as output rows: u8, o[c] is column
+ * c's 4 bytes (rows 0..3); f16, o[2c] and o[2c + 1] are column c's 4 halves. */
+template <int E>
+__device__ __forceinline__ void bp_transpose(const uint4 (&r)[4], unsigned (&o)[16])
+{
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const unsigned a = j == 0 ? r[0].x : j == 1 ? r[0].y : j == 2 ? r[0].z : r[0].w;
+        const unsigned b = j == 0 ? r[1].x : j == 1 ? r[1].y : j == 2 ? r[1].z : r[1].w;
+        const unsigned c = j == 0 ? r[2].x : j == 1 ? r[2].y : j == 2 ? r[2].z : r[2].w;
+        const unsigned d = j == 0 ? r[3].x : j == 1 ? r[3].y : j == 2 ? r[3].z : r[3].w;
+        if (E == 1) {
+            const unsigned t0 = __byte_perm(a, b, 0x5140), t1 = __byte_perm(a, b, 0x7362);
+            const unsigned t2 = __byte_perm(c, d, 0x5140), t3 = __byte_perm(c, d, 0x7362);
+            o[4 * j] = __byte_perm(t0, t2, 0x5410);       /* a0 b0 c0 d0 */
+            o[4 * j + 1] = __byte_perm(t0, t2, 0x7632);   /* a1 b1 c1 d1 */
+            o[4 * j + 2] = __byte_perm(t1, t3, 0x5410);
+            o[4 * j + 3] = __byte_perm(t1, t3, 0x7632);
+        } else {
+            o[4 * j] = __byte_perm(a, b, 0x5410);         /* column 2j: rows 0, 1 */
+            o[4 * j + 1] = __byte_perm(c, d, 0x5410);     /* rows 2, 3 */
+            o[4 * j + 2] = __byte_perm(a, b, 0x7632);     /* column 2j + 1 */
+            o[4 * j + 3] = __byte_perm(c, d, 0x7632);
+        }
+    }
+}
+
+/* The tile geometry of bperm16 for element size E, T x D threads, input rows on chunks or not,
+ * S bytes of each input row. */
+template <int E, int T, int D, bool AL, int S> struct bp_geo {
+    enum {
+        NR = BP_NR(E, D), H = BP_H(E), W = 32 * D, P = W + (E == 1 ? 1 : 2), V = 16 / E,
+        LPR = S / 16,                             /* chunks (lanes) per input row */
+        TC = BP_TC(E, S), TCX = AL ? TC : BP_TCU(E, S), NG = NR / 4, THREADS = T * D,
+        ITEMS = NG * LPR / THREADS,               /* 4-row blocks per thread */
+        NQ = 8, NC = 32 / NQ, QWN = W / 4 / NQ,   /* writer: a warp does NC rows x NQ vectors */
+        WTILES = (TCX + NC - 1) / NC * QWN
+    };
+};
+
+/* What every tile of a block shares: its columns, the matrix, the halo. */
+struct bp_tile {
+    long x0, ncols, rows, cols;
+    int halo, trr;                                /* trr: output columns per tile */
+    unsigned cb;                                  /* cols * E mod 16: each row's chunk offset */
+};
+
+/* Issues the loads of tile row ty's 4-row blocks, all before any is used. */
+template <int E, int T, int D, bool AL, int S, int N>
+__device__ __forceinline__ void bp_load(uint4 (&v)[N][4],
+                                        const unsigned char *__restrict__ inb, const bp_tile &t,
+                                        unsigned ty, int tid, idx_t total)
+{
+    typedef bp_geo<E, T, D, AL, S> G;
+    const long rbase = (long)ty * t.trr - t.halo;
+#pragma unroll
+    for (int k = 0; k < G::ITEMS; k++) {
+        const int u = k * G::THREADS + tid, ch = u % G::LPR, g = u / G::LPR;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const long r = rbase + 4 * g + i;
+            v[k][i] = make_uint4(0, 0, 0, 0);
+            if (r < 0 || r >= t.rows)
+                continue;
+            const idx_t first = ((idx_t)r * t.cols + t.x0) * E;
+            const idx_t at = (first & ~(idx_t)15) + 16 * (idx_t)ch;
+            if (at < first + (idx_t)t.ncols * E)
+                v[k][i] = v16_load(inb, at, total);
+        }
+    }
+}
+
+/* Realigns (u entries), transposes and stores the loaded blocks into the shared rows. */
+template <int E, int T, int D, bool AL, int S, int N>
+__device__ __forceinline__ void bp_stage(uint4 (&v)[N][4], unsigned *sm,
+                                         const bp_tile &t, unsigned ty, int tid)
+{
+    typedef bp_geo<E, T, D, AL, S> G;
+    const long rbase = (long)ty * t.trr - t.halo;
+#pragma unroll
+    for (int k = 0; k < G::ITEMS; k++) {
+        const int u = k * G::THREADS + tid, ch = u % G::LPR, g = u / G::LPR;
+        if (!AL) {                                /* every lane shuffles, in or out */
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const uint4 n = v16_shfl_down(v[k][i], G::LPR);
+                const long r = rbase + 4 * g + i;
+                v[k][i] = v16_realign(v[k][i], n, ((unsigned)r * t.cb) & 15);
+            }
+        }
+        if (AL || ch != G::LPR - 1) {             /* a u row's last chunk: read for its neighbour */
+            unsigned o[16];
+            bp_transpose<E>(v[k], o);
+#pragma unroll
+            for (int m = 0; m < G::V; m++) {      /* column m of the chunk */
+                const int c = ch * G::V + m;
+                if (E == 1)
+                    sm[c * G::P + (g ^ BP_SW(E, S, c))] = o[m];
+                else
+                    *reinterpret_cast<uint2 *>(sm + c * G::P + ((2 * g) ^ BP_SW(E, S, c))) =
+                        make_uint2(o[2 * m], o[2 * m + 1]);
+            }
+        }
+    }
+}
+
+/* Writes tile row ty from the shared rows: 16-byte vectors on sectors, edges element-wise. */
+template <int E, int T, int D, bool AL, int S>
+__device__ __forceinline__ void bp_write(const unsigned *sm, unsigned char *__restrict__ outb,
+                                         const bp_tile &t, unsigned ty, int tid)
+{
+    typedef bp_geo<E, T, D, AL, S> G;
+    typedef typename v16_bits<E>::t B;
+    const int lane = tid & 31, warp = tid >> 5;
+    const long y0 = (long)ty * t.trr;
+#pragma unroll 1
+    for (int w = warp; w < G::WTILES; w += G::THREADS / 32) {
+        const int c = (w / G::QWN) * G::NC + lane / G::NQ;     /* output row in tile */
+        const int q = (w % G::QWN) * G::NQ + lane % G::NQ;     /* vector in its segment */
+        if (c >= t.ncols || q * G::V >= t.trr)
+            continue;
+        const long o = t.x0 + c;
+        const int e = t.halo ? (int)(((idx_t)o * t.rows) & (G::H - 1)) : 0;
+        const long col = y0 - e + (long)q * G::V;              /* first output column */
+        const int b = (t.halo - e) * E + 16 * q;               /* its byte in the shared row */
+        const int w0 = b >> 2, sw = BP_SW(E, S, c);
+        const unsigned s = (unsigned)(b & 3) * 8;
+        const unsigned *row = sm + c * G::P;
+        unsigned x[5];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            x[j] = row[(w0 + j) ^ sw];
+        x[4] = s ? row[(w0 + 4) ^ sw] : 0u;       /* word W - 1 at most (b + 16 <= 4W) */
+        unsigned pk[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            pk[j] = __funnelshift_r(x[j], x[j + 1], s);
+        B *dst = reinterpret_cast<B *>(outb) + (idx_t)o * t.rows + col;
+        if (col >= 0 && col + G::V <= t.rows) {
+            asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(pk[0]),
+                         "r"(pk[1]), "r"(pk[2]), "r"(pk[3]) : "memory");
+        } else {
+#pragma unroll
+            for (int i = 0; i < G::V; i++)
+                if (col + i >= 0 && col + i < t.rows)
+                    dst[i] = (B)(pk[(i * E) / 4] >> ((i * E * 8) % 32));
+        }
+    }
+}
+
+template <int E, int T, int D, bool AL, int S>
+__device__ __forceinline__ void k_bperm16(const unsigned char *__restrict__ inb,
+                                          unsigned char *__restrict__ outb, long rows, long cols,
+                                          unsigned tiles_y)
+{
+    typedef bp_geo<E, T, D, AL, S> G;
+    __shared__ __align__(16) unsigned sm[G::TC * G::P];
+    const int tid = (int)(threadIdx.y * T + threadIdx.x);
+    const idx_t total = (idx_t)rows * cols * E;
+    bp_tile t;
+    t.rows = rows;
+    t.cols = cols;
+    t.x0 = (long)blockIdx.x * G::TCX;
+    t.halo = (rows % G::H) ? G::H : 0;
+    t.trr = G::NR - t.halo;
+    t.ncols = cols - t.x0 < G::TCX ? cols - t.x0 : G::TCX;
+    t.cb = (unsigned)((cols * E) & 15);
+    uint4 v[G::ITEMS][4];
+    FOR_TILE_Y(tiles_y) {
+        bp_load<E, T, D, AL, S>(v, inb, t, ty_, tid, total);
+        bp_stage<E, T, D, AL, S>(v, sm, t, ty_, tid);
+        __syncthreads();
+        bp_write<E, T, D, AL, S>(sm, outb, t, ty_, tid);
+        __syncthreads();
+    }
+}
+
 /* ---- entry points: extern "C", one per kernel, variant and element size ------------ */
 
 /* Every entry takes the same parameters, so that one argument list launches any of them.
@@ -834,6 +1036,24 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
     TB_VEC16_AU(t, float, 4) TB_VEC16_E(t, float, 4)                                       \
     TB_VEC16_AU(t, unsigned long long, 8) TB_VEC16_E(t, unsigned long long, 8)
 TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
+
+/* bperm16: 1 and 2-byte elements; T threads x D slabs (blocks 64x1 to 256x2), 128-byte (u8)
+ * or 256-byte (f16) input segments; bperm16w: u8 with 256-byte segments, 256 or 512 threads,
+ * one slab. Input rows on 16-byte chunks (a) or not (u). */
+#define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes)                                      \
+    extern "C" __global__ void __launch_bounds__(t * d) tb_##name##_##t##x##d##sfx##_##bytes( \
+        TB_PARAMS)                                                                         \
+    {                                                                                      \
+        (void)pad;                                                                         \
+        k_bperm16<bytes, t, d, al, seg>((const unsigned char *)in, (unsigned char *)out,   \
+                                        rows, cols, tiles_y);                              \
+    }
+#define TB_BPERM_AU(name, t, d, bytes, seg)                                                \
+    TB_BPERM_ONE(name, t, d, true, seg, a, bytes) TB_BPERM_ONE(name, t, d, false, seg, u, bytes)
+#define TB_BPERM(t, d) TB_BPERM_AU(bperm16, t, d, 1, 128) TB_BPERM_AU(bperm16, t, d, 2, 256)
+TB_BPERM(64, 1) TB_BPERM(128, 1) TB_BPERM(256, 1)
+TB_BPERM(64, 2) TB_BPERM(128, 2) TB_BPERM(256, 2)
+TB_BPERM_AU(bperm16w, 256, 1, 1, 256) TB_BPERM_AU(bperm16w, 512, 1, 1, 256)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */
 

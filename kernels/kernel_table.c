@@ -11,6 +11,8 @@
 
 #define ELEM_ALL ((1u << 1) | (1u << 2) | (1u << 4) | (1u << 8))
 #define ELEM_F32 (1u << 4)
+#define ELEM_U8_F16 ((1u << 1) | (1u << 2))
+#define ELEM_U8 (1u << 1)
 
 static int rule_square(int bx, int by, char *why, size_t n)
 {
@@ -50,6 +52,23 @@ static int rule_vec16(int bx, int by, char *why, size_t n)
     if ((bx == 128 || bx == 256 || bx == 512) && by == 1)
         return 1;
     snprintf(why, n, "vec16: needs block 128x1, 256x1 or 512x1, got %dx%d", bx, by);
+    return 0;
+}
+
+static int rule_bperm16(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 64 || bx == 128 || bx == 256) && (by == 1 || by == 2))
+        return 1;
+    snprintf(why, n, "bperm16: needs block 64, 128 or 256 x 1 or 2 (threads x 128-byte slabs), "
+             "got %dx%d", bx, by);
+    return 0;
+}
+
+static int rule_bperm16w(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 256 || bx == 512) && by == 1)
+        return 1;
+    snprintf(why, n, "bperm16w: needs block 256x1 or 512x1, got %dx%d", bx, by);
     return 0;
 }
 
@@ -145,6 +164,11 @@ const struct tb_kernel tb_kernels[] = {
       shape_even },
     { "vec16", "every element type, any shape: 16-byte stores on sectors, 16-byte loads (element loads on odd float/double rows)",
       GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, 0, ELEM_ALL, NULL },
+    { "bperm16", "1 and 2-byte elements, any shape: 4-row blocks transposed in registers (prmt), word-wide shared rows, 16-byte loads and sector-aligned 16-byte stores",
+      GPU, CUDA_FN(bperm16), "64x1, 128x1, 256x1, 64x2, 128x2 or 256x2 (threads x 128-byte slabs)",
+      rule_bperm16, 2, 0, ELEM_U8_F16, NULL },
+    { "bperm16w", "bytes, any shape: bperm16 with 256-byte input segments (fewer extra sectors on rows off 32 bytes)",
+      GPU, CUDA_FN(bperm16w), "256x1 or 512x1", rule_bperm16w, 2, 0, ELEM_U8, NULL },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK | TB_KF_BUILTIN, ELEM_F32, NULL },

@@ -15,7 +15,7 @@
 #                                           build-gpu/nano/ and build-gpu/clang/): steps
 #                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
-# vcheck targets small elpower ab nanocheck nanoel clangbench binab energy (each one's comment says what
+# vcheck targets small elpower ab nanocheck nanoel clangbench binab energy r2 memcheck (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
@@ -58,6 +58,17 @@ step_check() {
     echo "exit $c after $(( $(date +%s) - start )) s; $(tail -2 "$OUT/check.txt" | head -1)"
     grep -E 'FAIL|error' "$OUT/check.err" | head -20
     [ $c = 0 ] || rc=1
+    # the kernels that take no floats (#41): the same matrix with their element types
+    for e in u8 f16; do
+        $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
+            --set sweep.element=$e --kernels bperm16,bperm16w \
+            --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 -o "$OUT/check-$e" \
+            > "$OUT/check-$e.txt" 2>&1
+        c=$?
+        echo "bperm16 $e: exit $c; $(tail -2 "$OUT/check-$e.txt" | head -1)"
+        grep -E 'FAIL|error' "$OUT/check-$e.txt" | head -5
+        [ $c = 0 ] || rc=1
+    done
 }
 
 step_bench() {
@@ -361,6 +372,35 @@ step_clangbench() {
                         g[k, "clang"] / g[k, "nvcc"], g[k, "nano"] / g[k, "nvcc"] } }' "$OUT/clangbench.txt" | sort | tee "$OUT/clangbench-table.txt"
 }
 
+# Issue #41's table: the 1 and 2-byte kernels with memcpy and vec16 beside, warm, on the
+# issue's shapes (R2_SIZES), then the 4K frame with a cold L2 (fractions of memcpy, same run).
+step_r2() {
+    for e in u8 f16; do
+        k=memcpy,vec16,bperm16; [ $e = u8 ] && k=$k,bperm16w
+        $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+            --set sweep.element=$e --kernels $k --blocks 128x1,256x1,512x1,64x2,128x2,256x2 \
+            --sizes "${R2_SIZES:-8192x8192,8191x12289,8192x12289,3840x2160,16384x16384,4096x65536}" \
+            -o "$OUT/r2-$e" --quiet || rc=1
+        $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+            --set sweep.element=$e --set sweep.cache=cold --sizes 3840x2160 --kernels $k \
+            --blocks 128x1,256x1,512x1,64x2,128x2,256x2 -o "$OUT/r2cold-$e" --quiet || rc=1
+    done
+    say "r2: shape, element, kernel, best block, GB/s, fraction of memcpy (warm, then cold 3840x2160)"
+    for e in u8 f16; do el_rows "$OUT/r2-$e" $e; done | tee "$OUT/r2.txt"
+    for e in u8 f16; do el_rows "$OUT/r2cold-$e" $e "cold "; done | tee -a "$OUT/r2.txt"
+}
+
+# compute-sanitizer memcheck on the 1 and 2-byte kernels, every block, small awkward shapes.
+step_memcheck() {
+    for e in u8 f16; do
+        compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
+            -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
+            --kernels bperm16,bperm16w --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
+            -o "$OUT/memcheck-$e" > "$OUT/memcheck-$e.txt" 2>&1
+        echo "memcheck $e: exit $?; $(grep 'ERROR SUMMARY' "$OUT/memcheck-$e.txt" | tail -1)"
+    done
+}
+
 # Executables both ways on one machine: AB_BINS="name:path ..." (builds that differ in their
 # kernel images, e.g. KERNEL_FLAGS), each its own run per round (AB_ROUNDS, default 2) with
 # memcpy beside; rows as el_rows prints them, led by the build's name and round.
@@ -412,7 +452,7 @@ step_energy() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|r2|memcheck) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

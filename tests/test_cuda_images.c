@@ -163,7 +163,7 @@ static void test_embedded_images(void **state)
         assert_true(nn > 100 && nn < 512);
         static const int blocks[][2] = { { 16, 16 }, { 32, 8 }, { 32, 32 }, { 64, 8 },
                                          { 64, 16 }, { 128, 1 }, { 256, 1 }, { 512, 1 },
-                                         { 32, 4 }, { 64, 4 }, { 16, 1 } };
+                                         { 32, 4 }, { 64, 4 }, { 16, 1 }, { 64, 2 }, { 256, 2 } };
         static const long shapes[][2] = { { 64, 64 }, { 65, 33 }, { 8191, 12289 }, { 30, 2 } };
         size_t checked = 0;
         for (const struct tb_kernel *k = tb_kernels; k->name; k++) {

@@ -2,6 +2,7 @@
  * naive loop on awkward shapes and every element size, and the block rules. */
 #include "helpers.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,15 @@ static void test_table_consistent(void **state)
         assert_non_null(k->description);
         assert_non_null(k->rule_text);
         assert_true(k->bytes_factor == 2.0);       /* a transpose reads and writes each element */
-        assert_true(k->elem_sizes & (1u << 4));    /* float everywhere */
+        /* float everywhere but in the kernels written for 1 and 2-byte elements (#41) */
+        int small_only = !strncmp(k->name, "bperm16", 7);
+        if (small_only)
+            assert_int_equal(k->elem_sizes & ~((1u << 1) | (1u << 2)), 0);
+        else
+            assert_true(k->elem_sizes & (1u << 4));
         /* other sizes wherever the kernel does not count floats itself */
         if (strcmp(k->name, "aligned64") && strcmp(k->name, "tile2x2") &&
-            strcmp(k->name, "cublas_geam"))
+            strcmp(k->name, "cublas_geam") && !small_only)
             assert_int_equal(k->elem_sizes, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8));
         /* a row is in the build (CPU code; a GPU geometry or a built-in) or says why not */
         if (k->backend == TB_BACKEND_CPU)
@@ -45,7 +51,7 @@ static void test_table_consistent(void **state)
     const char *want[] = { "copy_row", "copy_col", "copy_smem", "memcpy", "naive_row", "naive_col",
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
-                           "vec16", "cublas_geam" };
+                           "vec16", "bperm16", "bperm16w", "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -69,6 +75,51 @@ static void test_block_rules(void **state)
     assert_int_equal(tb_kernel_block_ok(vec16, 256, 1, why, sizeof(why)), 1);
     assert_int_equal(tb_kernel_block_ok(vec16, 32, 8, why, sizeof(why)), 0);
     assert_string_equal(why, "vec16: needs block 128x1, 256x1 or 512x1, got 32x8");
+    /* bperm16: T threads x D slabs, bytes and halves only; bperm16w: bytes only */
+    const struct tb_kernel *bp = tb_kernel_find("bperm16", TB_BACKEND_CUDA);
+    assert_int_equal(bp->elem_sizes, (1u << 1) | (1u << 2));
+    assert_int_equal(tb_kernel_block_ok(bp, 64, 2, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(bp, 256, 1, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(bp, 512, 1, why, sizeof(why)), 0);
+    assert_int_equal(tb_kernel_block_ok(bp, 128, 4, why, sizeof(why)), 0);
+    const struct tb_kernel *bw = tb_kernel_find("bperm16w", TB_BACKEND_CUDA);
+    assert_int_equal(bw->elem_sizes, 1u << 1);
+    assert_int_equal(tb_kernel_block_ok(bw, 512, 1, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(bw, 128, 1, why, sizeof(why)), 0);
+    assert_string_equal(why, "bperm16w: needs block 256x1 or 512x1, got 128x1");
+}
+
+/* The launchers pick the entry the images hold and a grid that covers the matrix: bperm16's
+ * tile is 128 columns (112 where rows are off 16-byte chunks) and 128 x D bytes of rows, the
+ * 32-byte halo included where output rows are off sectors. */
+static void test_bperm16_geometry(void **state)
+{
+    struct tb_grid g;
+    struct tb_launch l = { 0 };
+    l.rows = 8192; l.cols = 8192; l.block_x = 256; l.block_y = 2; l.elem_size = 1;
+    assert_int_equal(tb_cuda_bperm16(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_bperm16_256x2a_1");
+    assert_int_equal(g.gx, 64);            /* 8192 / 128 columns */
+    assert_int_equal(g.tiles_y, 32);       /* 8192 / 256 rows, no halo */
+    assert_int_equal(g.bx, 256);
+    assert_int_equal(g.by, 2);
+    l.rows = 8191; l.cols = 12289;         /* rows off sectors, cols off chunks */
+    assert_int_equal(tb_cuda_bperm16(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_bperm16_256x2u_1");
+    assert_int_equal(g.gx, (12289 + 111) / 112);
+    assert_int_equal(g.tiles_y, (8191 + 31 + 223) / 224);   /* 256 rows less the 32 of the halo */
+    l.elem_size = 2; l.block_y = 1;        /* f16: 64 rows deep, a 16-row halo, 120 columns */
+    assert_int_equal(tb_cuda_bperm16(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_bperm16_256x1u_2");
+    assert_int_equal(g.gx, (12289 + 119) / 120);
+    assert_int_equal(g.tiles_y, (8191 + 15 + 47) / 48);
+    l.elem_size = 4;
+    assert_int_equal(tb_cuda_bperm16(&l, &g), -EINVAL);
+    l.elem_size = 1; l.block_x = 512;
+    assert_int_equal(tb_cuda_bperm16(&l, &g), -EINVAL);
+    assert_int_equal(tb_cuda_bperm16w(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_bperm16w_512x1u_1");
+    assert_int_equal(g.gx, (12289 + 239) / 240);
 }
 
 /* Every CPU kernel, every element size, awkward shapes: same bytes as naive_row. */
@@ -133,6 +184,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_consistent),
         cmocka_unit_test(test_block_rules),
+        cmocka_unit_test(test_bperm16_geometry),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };
