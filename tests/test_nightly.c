@@ -255,7 +255,8 @@ static void test_board_detection_on_real_models(void **state)
     must_have(th_out(), "board: boards/jetson-tx2.cfg (model 'quill' matches 'quill')\n");
 }
 
-/* A board file replaying `lines` through the fake tegrastats, with a power ceiling. */
+/* A board file replaying `lines` through the fake tegrastats, with a power ceiling; no
+ * warming before the sweep (settle_s = 0: the warming is test_power_*'s). */
 static char *replay_board(const char *dir, const char *lines)
 {
     char cwd[PATH_MAX], text[PATH_MAX * 2 + 512];
@@ -266,7 +267,7 @@ static char *replay_board(const char *dir, const char *lines)
     snprintf(text, sizeof(text),
              "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; max_power_w = 45.0; };\n"
              "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 1000; "
-             "idle_ms = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "idle_ms = 0; settle_s = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
              "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; };\n", cwd);
     return th_write(dir, "board.cfg", text);
 }
@@ -279,6 +280,7 @@ static char *replay_board(const char *dir, const char *lines)
  * never logged as power. */
 static void test_absurd_readings_dropped(void **state)
 {
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];
     /* two good values that differ: a sensor whose reading never changes shows no update */
@@ -310,12 +312,15 @@ static void test_absurd_readings_dropped(void **state)
  * the rows measured meanwhile say why they have no power. */
 static void test_silent_source_is_said(void **state)
 {
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];
     char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("5251mW"));
     setenv("TB_FAKE_TEGRASTATS_STALL", "3", 1);
+    /* one short round: its windows' load is real work, and the silence is what is tested */
     snprintf(args, sizeof(args), "run --quiet --device cpu -b %s --sizes 64x64,32x32 "
-             "--kernels copy_row --set sweep.stop.min_time_ms=1 -o %s/logs", board, dir);
+             "--kernels copy_row --set sweep.stop.min_time_ms=1 --set power.rounds=1 "
+             "--set power.window_ms=300 -o %s/logs", board, dir);
     assert_int_equal(th_runf("%s", args), 0);
     must_have(th_err(), "power source 'tegrastats' delivered nothing for ");
     assert_null(strstr(strstr(th_err(), "delivered nothing") + 1, "delivered nothing")); /* once */

@@ -5,20 +5,27 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_SLEEPERS 64
+#define MAX_SEEN 64
 
 static struct {
     bool on;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int64_t now;                  /* virtual ns */
-    int joined, sleeping;
+    int joined, sleeping, holds;
     int64_t wake[MAX_SLEEPERS];   /* 0: slot free */
+    pid_t seen[MAX_SEEN];         /* threads that called the fake clock (0: free) */
 } fk = { .mu = PTHREAD_MUTEX_INITIALIZER, .joined = 1 };
+
+static __thread pid_t my_tid;
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
@@ -60,11 +67,52 @@ void tb_clock_fake(int64_t start_ns)
         fake_start(start_ns);
 }
 
+/* Under fk.mu: this thread among those seen, so that the grace can ask whether it runs. */
+static void seen_me(void)
+{
+    if (my_tid)
+        return;
+    my_tid = (pid_t)syscall(SYS_gettid);
+    for (int i = 0; i < MAX_SEEN; i++)
+        if (!fk.seen[i]) {
+            fk.seen[i] = my_tid;
+            return;
+        }
+}
+
+/* Whether thread tid runs or waits for a CPU (state R); a thread gone is forgotten. */
+static bool running(pid_t *tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)*tid);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        *tid = 0;
+        return false;
+    }
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');   /* "tid (comm) S ...": comm may hold anything */
+    return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
+/* Under fk.mu: whether another thread that keeps this clock is at work on a CPU now (the
+ * grace must not move time under a thread that is only slow to be scheduled). */
+static bool another_runs(void)
+{
+    for (int i = 0; i < MAX_SEEN; i++)
+        if (fk.seen[i] && fk.seen[i] != my_tid && running(&fk.seen[i]))
+            return true;
+    return false;
+}
+
 int64_t tb_now_ns(void)
 {
     if (!tb_clock_is_fake())
         return tb_real_now_ns();
     pthread_mutex_lock(&fk.mu);
+    seen_me();
     int64_t t = fk.now;
     pthread_mutex_unlock(&fk.mu);
     return t;
@@ -78,7 +126,7 @@ double tb_now_s(void)
 /* Under fk.mu: when every joined thread sleeps (or force), time jumps to the earliest wake. */
 static void advance(bool force)
 {
-    if (fk.sleeping == 0 || (!force && fk.sleeping < fk.joined))
+    if (fk.sleeping == 0 || fk.holds > 0 || (!force && fk.sleeping < fk.joined))
         return;
     int64_t first = 0;
     for (int i = 0; i < MAX_SLEEPERS; i++)
@@ -93,6 +141,7 @@ static void advance(bool force)
 static int fake_sleep_until(int64_t t)
 {
     pthread_mutex_lock(&fk.mu);
+    seen_me();
     if (t <= fk.now) {
         pthread_mutex_unlock(&fk.mu);
         return 0;
@@ -119,8 +168,10 @@ static int fake_sleep_until(int64_t t)
             dl.tv_nsec -= 1000000000L;
             dl.tv_sec++;
         }
-        if (pthread_cond_timedwait(&fk.cv, &fk.mu, &dl) == ETIMEDOUT && fk.now < t)
-            advance(true);   /* a joined thread is busy elsewhere: time moves anyway */
+        /* a joined thread is busy elsewhere (blocked, not running): time moves anyway */
+        if (pthread_cond_timedwait(&fk.cv, &fk.mu, &dl) == ETIMEDOUT && fk.now < t &&
+            !another_runs())
+            advance(true);
     }
     fk.wake[slot] = 0;
     fk.sleeping--;
@@ -165,6 +216,25 @@ void tb_clock_leave(void)
         return;
     pthread_mutex_lock(&fk.mu);
     fk.joined--;
+    advance(false);
+    pthread_mutex_unlock(&fk.mu);
+}
+
+void tb_clock_hold(void)
+{
+    if (!tb_clock_is_fake())
+        return;
+    pthread_mutex_lock(&fk.mu);
+    fk.holds++;
+    pthread_mutex_unlock(&fk.mu);
+}
+
+void tb_clock_release(void)
+{
+    if (!tb_clock_is_fake())
+        return;
+    pthread_mutex_lock(&fk.mu);
+    fk.holds--;
     advance(false);
     pthread_mutex_unlock(&fk.mu);
 }
