@@ -2,7 +2,8 @@
 # Runs cmocka test programs and sums up. Three forms:
 #   run-tests.sh --one PROG RESULT   runs one program (a job of `make test`, which runs them
 #                                    side by side): its output whole when it ends, then one line
-#                                    "== PROG: N passed, N failed, S s"; RESULT gets "N F RC S"
+#                                    "== PROG: N passed, N failed, S s"; RESULT gets "N F RC S";
+#                                    exits non-zero when the program failed
 #   run-tests.sh --sum RESULT...     the total of those results: the failing programs, the
 #                                    slowest, and last the plain "N passed, N failed" line
 #   run-tests.sh PROG...             one after the other, then the sum (the old way)
@@ -47,6 +48,7 @@ run_one() {   # PROG RESULT
     fi
     echo "== $name: $n passed, $f failed, $took s$([ "$rc" != 0 ] && echo " (exit $rc)")"
     echo "$n $f $rc $took" > "$result"
+    [ "$rc" = 0 ]
 }
 
 sum() {   # RESULT...
@@ -75,7 +77,7 @@ case "${1:-}" in
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-tests-XXXXXX")
     results=""
     for t in "$@"; do
-        run_one "$t" "$tmp/$(basename "$t").result"
+        run_one "$t" "$tmp/$(basename "$t").result" || :
         results="$results $tmp/$(basename "$t").result"
     done
     sum $results; rc=$?

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,16 @@ static struct {
 } fk = { .mu = PTHREAD_MUTEX_INITIALIZER, .joined = 1 };
 
 static __thread pid_t my_tid;
+static atomic_int entering;   /* threads waiting for fk.mu: about to read or wait on the clock */
+
+/* fk.mu, counted while waited for: a thread blocked on the clock's own lock is not blocked
+ * elsewhere, and time must not move under it (another_runs). */
+static void fk_lock(void)
+{
+    atomic_fetch_add(&entering, 1);
+    pthread_mutex_lock(&fk.mu);
+    atomic_fetch_sub(&entering, 1);
+}
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
@@ -101,6 +112,8 @@ static bool running(pid_t *tid)
  * grace must not move time under a thread that is only slow to be scheduled). */
 static bool another_runs(void)
 {
+    if (atomic_load(&entering) > 0)
+        return true;
     for (int i = 0; i < MAX_SEEN; i++)
         if (fk.seen[i] && fk.seen[i] != my_tid && running(&fk.seen[i]))
             return true;
@@ -111,7 +124,7 @@ int64_t tb_now_ns(void)
 {
     if (!tb_clock_is_fake())
         return tb_real_now_ns();
-    pthread_mutex_lock(&fk.mu);
+    fk_lock();
     seen_me();
     int64_t t = fk.now;
     pthread_mutex_unlock(&fk.mu);
@@ -140,7 +153,7 @@ static void advance(bool force)
 
 static int fake_sleep_until(int64_t t)
 {
-    pthread_mutex_lock(&fk.mu);
+    fk_lock();
     seen_me();
     if (t <= fk.now) {
         pthread_mutex_unlock(&fk.mu);
@@ -205,7 +218,7 @@ void tb_clock_join(void)
 {
     if (!tb_clock_is_fake())
         return;
-    pthread_mutex_lock(&fk.mu);
+    fk_lock();
     fk.joined++;
     pthread_mutex_unlock(&fk.mu);
 }
@@ -214,7 +227,7 @@ void tb_clock_leave(void)
 {
     if (!tb_clock_is_fake())
         return;
-    pthread_mutex_lock(&fk.mu);
+    fk_lock();
     fk.joined--;
     advance(false);
     pthread_mutex_unlock(&fk.mu);
@@ -224,7 +237,7 @@ void tb_clock_hold(void)
 {
     if (!tb_clock_is_fake())
         return;
-    pthread_mutex_lock(&fk.mu);
+    fk_lock();
     fk.holds++;
     pthread_mutex_unlock(&fk.mu);
 }
@@ -233,7 +246,7 @@ void tb_clock_release(void)
 {
     if (!tb_clock_is_fake())
         return;
-    pthread_mutex_lock(&fk.mu);
+    fk_lock();
     fk.holds--;
     advance(false);
     pthread_mutex_unlock(&fk.mu);
