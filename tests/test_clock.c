@@ -32,6 +32,15 @@ static void *tick(void *arg)
     return NULL;
 }
 
+/* A thread that keeps the clock: joined before it starts, as the sampler is. */
+static pthread_t start_joined(void *(*fn)(void *), void *arg)
+{
+    pthread_t th;
+    tb_clock_join();
+    assert_int_equal(pthread_create(&th, NULL, fn, arg), 0);
+    return th;
+}
+
 static void test_sleep_moves_virtual_time(void **state)
 {
     (void)state;
@@ -54,9 +63,7 @@ static void test_cadence_is_exact_and_join_ends(void **state)
     (void)state;
     tb_clock_fake(0);
     struct ticker t = { .start = tb_now_ns(), .period = 430 * MS };
-    pthread_t th;
-    tb_clock_join();
-    assert_int_equal(pthread_create(&th, NULL, tick, &t), 0);
+    pthread_t th = start_joined(tick, &t);
     tb_sleep_until_ns(t.start + 2000 * MS);
     assert_true(tb_now_ns() == t.start + 2000 * MS);
     atomic_store(&t.stop, 1);
@@ -91,9 +98,7 @@ static void test_no_time_moves_under_a_running_thread(void **state)
     tb_clock_fake(0);
     struct spinner sp = { .real_ns = 5 * TB_CLOCK_GRACE_MS * MS };
     int64_t t0 = tb_now_ns();
-    pthread_t th;
-    tb_clock_join();
-    assert_int_equal(pthread_create(&th, NULL, spin, &sp), 0);
+    pthread_t th = start_joined(spin, &sp);
     tb_sleep_ns(1000 * MS);
     pthread_join(th, NULL);
     assert_true(sp.seen_at == 0);
@@ -108,10 +113,8 @@ static void test_hold_keeps_time_still(void **state)
     (void)state;
     tb_clock_fake(0);
     struct ticker t = { .start = tb_now_ns(), .period = 100 * MS };
-    pthread_t th;
     tb_clock_hold();
-    tb_clock_join();
-    assert_int_equal(pthread_create(&th, NULL, tick, &t), 0);
+    pthread_t th = start_joined(tick, &t);
     poll(NULL, 0, 5 * TB_CLOCK_GRACE_MS);           /* a real wait: the grace is what is tested */
     assert_int_equal(t.n, 0);
     assert_true(tb_now_ns() == t.start);

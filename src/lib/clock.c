@@ -214,40 +214,34 @@ void tb_clock_spend_ns(int64_t ns)
         fake_sleep_until(tb_now_ns() + ns);
 }
 
-void tb_clock_join(void)
+/* Under the fake clock: one of fk's counts moved by delta, and time moves if that lets it
+ * (a thread left, a hold released). */
+static void fk_count(int *count, int delta)
 {
     if (!tb_clock_is_fake())
         return;
     fk_lock();
-    fk.joined++;
+    *count += delta;
+    advance(false);
     pthread_mutex_unlock(&fk.mu);
+}
+
+void tb_clock_join(void)
+{
+    fk_count(&fk.joined, 1);
 }
 
 void tb_clock_leave(void)
 {
-    if (!tb_clock_is_fake())
-        return;
-    fk_lock();
-    fk.joined--;
-    advance(false);
-    pthread_mutex_unlock(&fk.mu);
+    fk_count(&fk.joined, -1);
 }
 
 void tb_clock_hold(void)
 {
-    if (!tb_clock_is_fake())
-        return;
-    fk_lock();
-    fk.holds++;
-    pthread_mutex_unlock(&fk.mu);
+    fk_count(&fk.holds, 1);
 }
 
 void tb_clock_release(void)
 {
-    if (!tb_clock_is_fake())
-        return;
-    fk_lock();
-    fk.holds--;
-    advance(false);
-    pthread_mutex_unlock(&fk.mu);
+    fk_count(&fk.holds, -1);
 }
