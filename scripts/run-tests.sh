@@ -4,8 +4,9 @@
 #                                    side by side): its output whole when it ends, then one line
 #                                    "== PROG: N passed, N failed, S s"; RESULT gets "N F RC S";
 #                                    exits non-zero when the program failed
-#   run-tests.sh --sum RESULT...     the total of those results: the failing programs, the
-#                                    slowest, and last the plain "N passed, N failed" line
+#   run-tests.sh --sum [--since T] RESULT...   the total of those results: the slowest
+#                                    programs, the wall time since T (date +%s.%N), the
+#                                    failing programs, and last the plain "N passed, N failed"
 #   run-tests.sh PROG...             one after the other, then the sum (the old way)
 # TB_VALGRIND=1 runs each under valgrind (memory errors or leaks fail the test);
 # TB_RUNNER runs each through a command (qemu-aarch64 for the cross-compiled suite).
@@ -51,7 +52,9 @@ run_one() {   # PROG RESULT
     [ "$rc" = 0 ]
 }
 
-sum() {   # RESULT...
+sum() {   # [--since START] RESULT...
+    since=""
+    [ "${1:-}" = --since ] && { since=$2; shift 2; }
     passed=0; failed=0; failed_names=""; slow=""
     for r in "$@"; do
         name=$(basename "$r" .result)
@@ -64,7 +67,9 @@ sum() {   # RESULT...
             failed=$((failed + 1)); failed_names="$failed_names $name"
         fi
     done
-    echo "slowest: $(printf '%s' "$slow" | sort -rn | head -n 5 | awk '{ printf "%s%s %s s", NR > 1 ? ", " : "", $2, $1 }')"
+    echo "slowest: $(printf '%s' "$slow" | sort -rn | head -n 5 |
+        awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
+    [ -n "$since" ] && echo "$# programs in $(secs "$since" "$(now)") s"
     [ -n "$failed_names" ] && echo "failing test programs:$failed_names"
     echo "$passed passed, $failed failed"
     [ -z "$failed_names" ]
