@@ -218,15 +218,16 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # side (-jN as given, else one per core), each printing its time, then the sum
 # (scripts/run-tests.sh). TIER=quick leaves out SLOW_TESTS: the programs that cost 4 s or
 # more alone (the next costs 2.8 s), measured, not guessed: seconds, one at a time on a busy
-# 2-core machine, plain (under valgrind), 2026-11-26: test_power_e2e 86, test_e2e 21 (23),
-# test_modes 15, test_nightly 14 (25), test_power_window 12.7, test_nvml_hang 5.8 (8.3),
+# 2-core machine (load 20 to 35), plain (under valgrind), 2026-11-26: test_power_e2e 86,
+# test_e2e 21 (23), test_modes 15, test_driver_faults 8.2 and test_nightly 8.0 (the old
+# test_nightly, 14 (25), split in three), test_power_window 12.7, test_nvml_hang 5.8 (8.3),
 # test_nvml 4.1 (6.1); the rest 0.002 to 2.8 each, 20 s in all (valgrind: 0.5 to 18, 84 s).
 # `make test` prints each program's time and names the five slowest: move a program here
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
 TIER ?= full
-SLOW_TESTS := test_power_e2e test_e2e test_modes test_nightly test_power_window \
-	test_nvml_hang test_nvml
+SLOW_TESTS := test_power_e2e test_e2e test_modes test_power_window test_driver_faults \
+	test_nightly test_nvml_hang test_nvml
 # the slow first (in SLOW_TESTS' order, the slowest first): make starts jobs in this order
 RUN_TESTS := $(if $(filter quick,$(TIER)),,$(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS)))) \
 	$(filter-out $(SLOW_TESTS),$(TESTS))

@@ -13,9 +13,10 @@
  * live whatever it waits on. A thread that is running (or only waiting for a CPU on a busy
  * machine: state R in /proc), or waiting for this clock's own lock, never has time moved
  * under it, nor a thread joined that has not started yet (2 s of real time at most), so a
- * slow scheduler cannot make a sample late in virtual time. The main thread is joined from the start; for another
- * thread that sleeps by this clock, its creator calls tb_clock_join() before pthread_create
- * (so that no time passes before it runs) and the thread calls tb_clock_leave() as it ends.
+ * slow scheduler cannot make a sample late in virtual time. The main thread is joined from
+ * the start; for another thread that sleeps by this clock, its creator calls tb_clock_join()
+ * before pthread_create (so that no time passes before it runs) and the thread calls
+ * tb_clock_leave() as it ends.
  *
  * A child's output and virtual time (the fake tegrastats of tests/, or any replay a source
  * reads from a child): under the fake clock the child prints its lines at once, without
