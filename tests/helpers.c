@@ -498,6 +498,13 @@ const char *th_fake_cuda_lib(void)
     return lib;
 }
 
+void th_own_lock(const char *suite)
+{
+    char lock[PATH_MAX];
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-%s-lock-%ld", suite, (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
+}
+
 bool th_have_images(void)
 {
     char what[1024] = "";

@@ -15,9 +15,7 @@
 
 static int setup(void **state)
 {
-    char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-night-pages-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("night-pages");
     return 0;
 }
 

@@ -31,9 +31,7 @@ static int setup(void **state)
 {
     fake_cuda = th_fake_cuda_lib();
     images = th_have_images();
-    char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-nightly-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("nightly");
     return 0;
 }
 
