@@ -81,9 +81,8 @@ int tb_kernel_block_ok(const struct tb_kernel *k, int bx, int by, char *why, siz
 int tb_kernel_shape_ok(const struct tb_kernel *k, long rows, long cols, char *why, size_t n);
 /* 1 when the kernel is in this build (CPU code, or GPU images embedded), else 0. */
 int tb_kernel_built(const struct tb_kernel *k);
-/* Checks that the kernel can run in this process (a built-in's library found: cuBLAS); 1 ok,
- * 0 with why filled. Defined beside the backends (src/measure/backend.c), which know their libraries. */
-int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n);
+/* Whether the kernel can run in this process (a built-in's library found: cuBLAS) is the
+ * backends' to say: tb_kernel_usable, src/measure/backend.h. */
 
 /* CPU kernels (cpu_kernels.c). */
 int tb_cpu_naive_row(struct tb_launch *l);

@@ -127,38 +127,33 @@ struct tune_req {
 
 /* The option rows of run; tune's are these and two more. */
 #define RUN_OPTS \
-    { "config", 'c', "FILE", "sweep file (default: conf/default.cfg)" }, \
-    { "board", 'b', "FILE", "board file (default: detected from the device tree or GPU name)" }, \
-    { "output", 'o', "DIR", "log directory (same as --set output.dir=DIR)" }, \
+    { "config", 'c', "SWEEP.cfg", "sweep file (default: conf/default.cfg)" }, \
+    { "board", 'b', "BOARD.cfg", "board file (default: detected from the device tree or GPU name)" }, \
+    { "output", 'o', "LOGDIR", "log directory (same as --set output.dir=LOGDIR)" }, \
     { "device", OPT_DEVICE, "D", "auto (a usable GPU, else the CPU), cpu, cuda or cuda:N" }, \
     { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all (sweep.kernels)" }, \
     { "sizes", OPT_SIZES, "LIST", "e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)" }, \
     { "blocks", OPT_BLOCKS, "LIST", "e.g. 32x8,16x16 (x x y; sweep.blocks)" }, \
-    { "set", OPT_SET, "KEY=VAL", "override any setting of either file, e.g. --set sweep.warmup=5" }, \
+    { "set", OPT_SET, "KEY=VAL...", "override any setting of either file, e.g.\n" \
+                                    "--set sweep.warmup=5 (every key: help settings)" }, \
     { "quiet", 'q', NULL, "nothing on stdout; errors and warnings on stderr (for cron)" }
 
 static const struct tb_opt_row run_opts[] = { RUN_OPTS, TB_OPT_END };
 static const struct tb_opt_row tune_opts[] = {
     RUN_OPTS,
     { "seconds", OPT_SECONDS, "S", "time budget (tune.seconds, default 600)" },
-    { "out", OPT_OUT, "FILE", "the tuned sweep file (default conf/tuned-<board>-<element>.cfg)" },
+    { "out", OPT_OUT, "TUNED.cfg", "the tuned sweep file (default conf/tuned-<board>-<element>.cfg)" },
     TB_OPT_END,
 };
 
 static const struct tb_usage run_usage = {
-    "run [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR]\n"
-    "                           [--device auto|cpu|cuda[:N]] [--kernels a,b] [--sizes RxC,...]\n"
-    "                           [--blocks XxY,...] [--set KEY=VALUE]... [--quiet]",
-    run_opts,
+    "run", run_opts,
     "exit: 0 all points ok, 1 a failure (log still written), 2 usage or configuration\n"
     "error (nothing run, no log), 75 another run holds the lock.\n",
 };
 
 static const struct tb_usage tune_usage = {
-    "tune [-c SWEEP.cfg] [-b BOARD.cfg] [-o LOGDIR] [--device D]\n"
-    "                            [--kernels a,b] [--sizes RxC,...] [--blocks XxY,...]\n"
-    "                            [--seconds S] [--out TUNED.cfg] [--set KEY=VALUE]... [--quiet]",
-    tune_opts,
+    "tune", tune_opts,
     "  For each kernel and size, measures every block shape its rule allows (all power-of-\n"
     "  two shapes of 32 to 1024 threads unless --blocks is given) the way `run` does, within\n"
     "  a time budget (--seconds, tune.seconds, default 600), then writes a sweep file whose\n"
@@ -281,14 +276,13 @@ static const struct tb_opt_row list_opts[] = {
     { "columns", OPT_COLUMNS, NULL, "the log's columns (name, unit, meaning) instead" },
     { "images", OPT_IMAGES, "DIR", "write each kernel image to a file in DIR (PTX as text,\n"
                                    "cubins as ELF) for inspection" },
-    { "board", 'b', "FILE", "board file (default: detected, as run does)" },
-    { "set", OPT_SET, "KEY=VAL", "override a setting of the board file" },
+    { "board", 'b', "BOARD.cfg", "board file (default: detected, as run does)" },
+    { "set", OPT_SET, "KEY=VAL...", "override a setting of the board file" },
     TB_OPT_END,
 };
 
 static const struct tb_usage list_usage = {
-    "list [--columns] [--images DIR] [-b BOARD.cfg] [--set KEY=VALUE]...",
-    list_opts,
+    "list", list_opts,
     "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
     "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
     "  work here.\n",
@@ -329,17 +323,16 @@ static int cmd_list(int argc, char **argv)
 /* ---- power ------------------------------------------------------------------------ */
 
 static const struct tb_opt_row power_opts[] = {
-    { "board", 'b', "FILE", "board file (default: detected, as run does)" },
-    { "set", OPT_SET, "KEY=VAL", "override a setting of the board file, e.g. --set power.source=nvml" },
+    { "board", 'b', "BOARD.cfg", "board file (default: detected, as run does)" },
+    { "set", OPT_SET, "KEY=VAL...", "override a setting of the board file, e.g.\n"
+                                    "--set power.source=nvml" },
     { "seconds", OPT_SECONDS, "S", "how long to sample (default 5)" },
     { "format", OPT_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
     TB_OPT_END,
 };
 
 static const struct tb_usage power_usage = {
-    "power [-b BOARD.cfg] [--set KEY=VALUE]... [--seconds S]\n"
-    "                             [--format " TB_FORMAT_NAMES "]",
-    power_opts,
+    "power", power_opts,
     "  Samples the board's power source (power.source, auto by default) for S seconds\n"
     "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
     "  (the table adds the source's GPU load, clocks, temperature and energy).\n",
@@ -393,20 +386,39 @@ static int cmd_power(int argc, char **argv)
 }
 
 static void print_main_usage(FILE *f);
+static int print_doc(const char *style);
 static const struct command *find_command(const char *name);
 static void unknown_command(const char *name);
 
 /* ---- help, version ---------------------------------------------------------------- */
 
-static const struct tb_usage help_usage = { "help [<command>]", NULL, NULL };
+static const struct tb_usage help_usage = {
+    "help [COMMAND | settings [KEY]]", NULL,
+    "  help COMMAND: a command's options, as `COMMAND --help` prints them.\n"
+    "  help settings: every key of the sweep and board files (the keys --set takes), with\n"
+    "  its file, type, range, default and meaning; help settings KEY: that key, or a group's\n"
+    "  keys (help settings power).\n",
+};
 static const struct tb_usage version_usage = { "version", NULL, NULL };
 
-/* `help` alone: the main usage; `help CMD`: CMD's usage, as `CMD --help` prints it. */
+/* `help` alone: the main usage; `help CMD`: CMD's usage, as `CMD --help` prints it; `help
+ * settings [KEY]`: the configuration's keys. */
 static int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
         print_main_usage(stdout);
         return TB_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "settings") || !strcmp(argv[1], "--doc")) {
+        if (argc > 3 || (argc < 3 && argv[1][0] == '-')) {
+            error("help %s: %s", argv[1], argc > 3 ? "one key at most" : "a style is needed");
+            tb_usage_print(&help_usage, stderr);
+            return TB_EXIT_USAGE;
+        }
+        if (argv[1][0] == '-')
+            return print_doc(argv[2]);
+        return tb_config_help(argc > 2 ? argv[2] : NULL, stdout) < 0 ? TB_EXIT_USAGE
+                                                                     : TB_EXIT_OK;
     }
     /* `help --help` (or -h): help's own usage, as `CMD --help` is CMD's */
     const char *name = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ? "help" : argv[1];
@@ -448,20 +460,56 @@ static const struct command commands[] = {
     { "restore", tb_restore_main,
       "put back the power mode and clocks a mode sweep that died had changed",
       &tb_restore_usage, true },
-    { "help", cmd_help, "the options of a command: help <command>", &help_usage, false },
+    { "help", cmd_help, "a command's options (help COMMAND), or every setting (help settings)",
+      &help_usage, false },
     { "version", cmd_version,
       "version, git revision and the kernel images' sha256 (also --version)", &version_usage,
       false },
     { NULL, NULL, NULL, NULL, false },
 };
 
+/* The hidden `help --doc STYLE`: the documents' generated parts, from the command table and
+ * the option rows (scripts/docs-gen.sh splices them into README.md and the man page, and
+ * make test checks that they are there as printed). */
+static int print_doc(const char *style)
+{
+    if (!strcmp(style, "readme")) {
+        fputs("| command | what it does |\n|---|---|\n", stdout);
+        for (const struct command *c = commands; c->name; c++) {
+            fputs("| ", stdout);
+            tb_usage_synopsis(c->usage, TB_DOC_MARKDOWN, stdout);
+            printf(" | %s |\n", c->summary);
+        }
+    } else if (!strcmp(style, "man-synopsis")) {
+        for (const struct command *c = commands; c->name; c++) {
+            tb_usage_synopsis(c->usage, TB_DOC_ROFF, stdout);
+            fputs(c[1].name ? "\n.br\n" : "\n", stdout);
+        }
+    } else if (!strcmp(style, "man-options")) {
+        for (const struct command *c = commands; c->name; c++) {
+            if (!c->usage->opts)
+                continue;
+            printf(".SS %s\n", c->name);
+            tb_usage_options_roff(c->usage, stdout);
+        }
+    } else if (!strcmp(style, "man-settings")) {
+        tb_config_help_roff(stdout);
+    } else {
+        error("help --doc '%s': expected readme, man-synopsis, man-options or man-settings",
+              style);
+        return TB_EXIT_USAGE;
+    }
+    return TB_EXIT_OK;
+}
+
 static void print_main_usage(FILE *f)
 {
     fputs("usage: transpose-bench <command> [options]\n\ncommands:\n", f);
     for (const struct command *c = commands; c->name; c++)
         fprintf(f, "  %-9s %s\n", c->name, c->summary);
-    fputs("\n  transpose-bench <command> --help    options of a command (also: help <command>)\n"
-          "  transpose-bench --version           version and git revision\n", f);
+    fputs("\n  transpose-bench <command> --help     options of a command (also: help <command>)\n"
+          "  transpose-bench help settings [KEY]  the keys of the sweep and board files\n"
+          "  transpose-bench --version            version and git revision\n", f);
 }
 
 /* The row named name, or NULL. */

@@ -9,12 +9,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 check=$top/scripts/structure-check.sh
-t=$(mktemp -d "${TMPDIR:-/tmp}/tb-structure-test.XXXXXX")
-trap 'rm -rf "$t"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes + 1)); echo "structure-check-test: ok: $*"; }
-bad() { fails=$((fails + 1)); echo "structure-check-test: FAILED: $*"; }
-has() { printf '%s\n' "$1" | grep -q -F -- "$2"; }
+name=structure-check-test
+. "$top/tests/check-test-lib.sh"
 
 # put TREE PATH LINE...: writes TREE/PATH with the lines
 put() {
@@ -36,14 +32,6 @@ base() {
 run() {
     d=$1; shift
     out=$(cd "$t/$d" && "$check" "$@" 2>&1); rc=$?
-}
-expect() {   # what rc text...
-    what=$1; want=$2; shift 2
-    if [ "$rc" != "$want" ]; then bad "$what: exit $rc, expected $want"; printf '%s\n' "$out"; return; fi
-    for s in "$@"; do
-        has "$out" "$s" || { bad "$what: no '$s' in:"; printf '%s\n' "$out"; return; }
-    done
-    ok "$what"
 }
 
 # 1. clean, with the default root (src); comments and strings do not count
@@ -124,5 +112,4 @@ expect "a -I folder including a host header" 1 "circle across folders (kern src)
 run clean nothere
 expect "a missing root" 2 "no folder 'nothere'"
 
-echo "structure-check-test: $passes passed, $fails failed"
-[ "$fails" = 0 ]
+done_tests

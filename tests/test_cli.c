@@ -1,11 +1,14 @@
 /* test_cli.c: option rows (cli.c) as the parser's and the usage's: a usage laid out from its
- * rows (short and long options, arguments, continued help, a column as wide as the widest
- * label), getopt's tables made from them, and the exported usages of compare, history and
+ * rows (the synopsis's options made from them and wrapped, short and long options,
+ * arguments, continued help, a column as wide as the widest label), the same synopsis as
+ * markdown and roff for the docs, `help settings` from the config schema (config/help.c),
+ * getopt's tables made from them, and the exported usages of compare, history and
  * restore: each row printed once, each printed option line a row, each row accepted by the
  * tables its parser is made from, and every option those commands took before the rows
  * still there. test_e2e.c runs the real binary with each printed option. */
 #include "helpers.h"
 
+#include "config/config.h"
 #include "lib/cli.h"
 #include "report/compare.h"
 #include "report/history.h"
@@ -35,10 +38,11 @@ static const struct tb_opt_row rows[] = {
 
 static void test_usage_layout(void **state)
 {
-    const struct tb_usage u = { "thing [-c FILE]", rows, "  after the rows\n" };
+    /* the synopsis's own option list (from " [-" on) is not printed: the rows' is */
+    const struct tb_usage u = { "thing [-c FILE] [--gone]", rows, "  after the rows\n" };
     char *s = printed(&u);
     assert_string_equal(s,
-        "usage: transpose-bench thing [-c FILE]\n"
+        "usage: transpose-bench thing [-c FILE] [--long LIST] [--flag] [-q]\n"
         "\n"
         "  -c, --config FILE   a file\n"
         "      --long LIST     first line\n"
@@ -57,6 +61,130 @@ static void test_usage_layout(void **state)
     s = printed(&alone);
     assert_string_equal(s, "usage: transpose-bench alone\n");
     free(s);
+}
+
+/* Options past column 80 go on the next line, under the first; an argument name ending in
+ * "..." repeats: "[--set KEY=VAL]..." (the row's own line keeps the name as it is). */
+static void test_synopsis_from_rows_wraps(void **state)
+{
+    static const struct tb_opt_row many[] = {
+        { "config", 'c', "SWEEP.cfg", "a" }, { "board", 'b', "BOARD.cfg", "b" },
+        { "output", 'o', "LOGDIR", "c" }, { "kernels", K_LONG, "LIST", "d" },
+        { "set", K_FLAG, "KEY=VAL...", "e" }, { "quiet", 'q', NULL, "f" },
+        TB_OPT_END,
+    };
+    const struct tb_usage u = { "thing OPERAND...", many, NULL };
+    char *s = printed(&u);
+    const char *want =
+        "usage: transpose-bench thing OPERAND... [-c SWEEP.cfg] [-b BOARD.cfg]\n"
+        "                                        [-o LOGDIR] [--kernels LIST]\n"
+        "                                        [--set KEY=VAL]... [-q]\n"
+        "\n";
+    if (strncmp(s, want, strlen(want)))
+        th_fail("printed:\n%s", s);
+    assert_non_null(strstr(s, "\n      --set KEY=VAL...    e\n"));
+    free(s);
+    /* the documents' styles: markdown escapes a table's '|', roff marks options bold,
+     * arguments italic, and escapes '-' */
+    static const struct tb_opt_row two[] = {
+        { "format", K_LONG, "a|b", "x-y\nmore" }, { "set", 's', "K=V...", ".dot" }, TB_OPT_END,
+    };
+    const struct tb_usage d = { "cmd LOG...", two, NULL };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tb_usage_synopsis(&d, TB_DOC_MARKDOWN, f);
+    fputc('\n', f);
+    tb_usage_synopsis(&d, TB_DOC_TEXT, f);
+    fputc('\n', f);
+    tb_usage_synopsis(&d, TB_DOC_ROFF, f);
+    fputc('\n', f);
+    tb_usage_options_roff(&d, f);
+    fclose(f);
+    assert_string_equal(buf,
+        "`transpose-bench cmd LOG... [--format a\\|b] [-s K=V]...`\n"
+        "transpose-bench cmd LOG... [--format a|b] [-s K=V]...\n"
+        ".B transpose-bench cmd\n"
+        "LOG... [\\fB\\-\\-format\\fR \\fIa|b\\fR] [\\fB\\-s\\fR \\fIK=V\\fR]...\n"
+        ".TP\n\\fB\\-\\-format\\fR \\fIa|b\\fR\nx\\-y more\n"
+        ".TP\n\\fB\\-s\\fR, \\fB\\-\\-set\\fR \\fIK=V...\\fR\n\\&.dot\n");
+    free(buf);
+}
+
+/* `help settings`: every row of the schema with its file, type, range, default and help;
+ * `help settings KEY` one key, a group its keys; an unknown key names the nearest. */
+static void test_help_settings(void **state)
+{
+    char *all = NULL, *one = NULL, *grp = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&all, &len);
+    assert_int_equal(tb_config_help(NULL, f), 0);
+    fclose(f);
+    const char *want[] = {
+        "\nsweep.warmup (sweep file): integer, 0 to 1000000, default 3\n"
+        "    untimed launches first\n",
+        "\nsweep.cache (sweep file): string, one of {warm,cold}, default \"warm\"\n",
+        "\nsweep.verify (sweep file): true or false, default true\n",
+        "\nsweep.stop.rel_spread (sweep file): number, 0 to 10, default 0.005\n",
+        "\nboard.peak_gbps (board file): number, 0 or 0.1 to 100000, default 0\n",
+        "\nsweep.blocks (sweep file): list, default \"32x8\"\n",
+        "\npower.source (board file): string, default \"auto\"\n",
+        "\nboard.name (board file): string, default empty\n",
+        "\n\npower (board file): group\n    power measurement\n",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!strstr(all, want[i]))
+            th_fail("help settings has no\n%s", want[i]);
+    /* every key of the schema, each with a help line: what --set and the files take */
+    const char *keys[] = { "sweep.kernels", "sweep.points", "sweep.power_modes", "tune.seconds",
+                           "output.keep_days", "board.match.model", "board.dram_type",
+                           "power.settle_s", "power.tegrastats.command", "power.gpu_rail" };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char head[64];
+        snprintf(head, sizeof(head), "\n%s (", keys[i]);
+        const char *at = strstr(all, head);
+        if (!at)
+            th_fail("help settings: no %s", keys[i]);
+        const char *help = strchr(at + 1, '\n');
+        assert_true(!strncmp(help, "\n    ", 5) && help[5] != ' ' && help[5] != '\n');
+    }
+    /* and every row of the schema, whatever is added: a key line, then its help indented */
+    size_t nkeys = 0;
+    for (const char *l = all; *l; l = strchr(l, '\n') + 1) {
+        if (*l == '\n' || *l == ' ')
+            continue;
+        nkeys++;
+        const char *next = strchr(l, '\n') + 1;
+        if (strncmp(next, "    ", 4) || next[4] == ' ' || next[4] == '\n')
+            th_fail("help settings: no help line for\n%.*s", (int)(next - l), l);
+    }
+    assert_true(nkeys >= 50);
+    f = open_memstream(&one, &len);
+    assert_int_equal(tb_config_help("output.gzip_level", f), 0);
+    fclose(f);
+    assert_string_equal(one, "output.gzip_level (sweep file): integer, 1 to 9, default 6\n"
+                             "    1 fast .. 9 small\n");
+    f = open_memstream(&grp, &len);
+    assert_int_equal(tb_config_help("sweep.stop", f), 0);
+    fclose(f);
+    const char *head = "sweep.stop (sweep file): group\n";
+    assert_true(!strncmp(grp, head, strlen(head)));
+    assert_non_null(strstr(grp, "\nsweep.stop.max_reps ("));
+    assert_null(strstr(grp, "sweep.warmup"));   /* not under sweep.stop */
+    assert_null(strstr(grp, "\n\n"));
+    f = fopen("/dev/null", "w");
+    th_stderr_begin();
+    assert_int_equal(tb_config_help("sweep.warmpu", f), -1);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "unknown setting 'sweep.warmpu' (did you mean 'sweep.warmup'?)"));
+    free(err);
+    th_stderr_begin();
+    assert_int_equal(tb_config_help("sweep.war", f), -1);   /* a key's prefix is not a key */
+    free(th_stderr_end());
+    fclose(f);
+    free(all);
+    free(one);
+    free(grp);
 }
 
 /* A label wider than the column moves the whole column, two spaces past it, and the
@@ -202,6 +330,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_layout),
         cmocka_unit_test(test_usage_column_follows_the_widest_label),
+        cmocka_unit_test(test_synopsis_from_rows_wraps),
+        cmocka_unit_test(test_help_settings),
         cmocka_unit_test(test_getopt_tables_from_rows),
         cmocka_unit_test(test_compare_history_restore_rows),
     };

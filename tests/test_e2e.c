@@ -211,127 +211,6 @@ static void test_bad_config_exits_2_without_log(void **state)
     assert_int_equal(th_runf("frobnicate"), 2);
 }
 
-static void test_help_version_list(void **state)
-{
-    assert_int_equal(th_runf("--version"), 0);
-    assert_true(!strncmp(th_out(), "transpose-bench ", 16) && strstr(th_out(), "(git "));
-    const char *cmds[] = { "run", "list", "power", "compare" };
-    for (int i = 0; i < 4; i++) {
-        char a[64];
-        snprintf(a, sizeof(a), "%s --help", cmds[i]);
-        assert_int_equal(th_runf("%s", a), 0);
-        assert_non_null(strstr(th_out(), "usage: transpose-bench"));
-    }
-    assert_int_equal(th_runf("list"), 0);
-    assert_non_null(strstr(th_out(), "smem_unroll_pad"));
-    assert_non_null(strstr(th_out(), "block.x == block.y (the tile)"));
-    assert_non_null(strstr(th_out(), "ina3221"));
-    assert_non_null(strstr(th_out(), "tegrastats"));
-}
-
-/* The command table: `CMD --help`, `CMD -h` and `help CMD` print one text for every command
- * the main usage lists; each option row of run is both in its usage and accepted by its
- * parser; an unknown command (or `help` of one) is told the nearest name from the table. */
-static void test_help_from_the_command_table(void **state)
-{
-    assert_int_equal(th_runf("--help"), 0);
-    char *main_usage = th_keep(strdup(th_out()));
-    assert_int_equal(th_runf("help"), 0);
-    assert_string_equal(th_out(), main_usage);
-    const char *cmds[] = { "run", "list", "power", "compare", "history", "tune", "restore", "help",
-                           "version" };
-    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-        char line[32];
-        snprintf(line, sizeof(line), "\n  %-9s ", cmds[i]);
-        assert_non_null(strstr(main_usage, line));
-        assert_int_equal(th_runf("help %s", cmds[i]), 0);
-        char *help = th_keep(strdup(th_out()));
-        char usage[64];
-        snprintf(usage, sizeof(usage), "usage: transpose-bench %s", cmds[i]);
-        assert_true(!strncmp(help, usage, strlen(usage)));
-        /* `CMD --help` is `help CMD`, for help itself too */
-        assert_int_equal(th_runf("%s --help", cmds[i]), 0);
-        assert_string_equal(th_out(), help);
-    }
-    assert_int_equal(th_runf("run -h"), 0);
-    char *run_help = th_keep(strdup(th_out()));
-    const char *rows[] = { "  -c, --config FILE ", "  -o, --output DIR ", "      --device D ",
-                           "      --set KEY=VAL ", "  -q, --quiet " };
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-        assert_non_null(strstr(run_help, rows[i]));
-    /* a row's option is the parser's: tune's own rows are not run's */
-    assert_non_null(strstr(run_help, "exit: 0 all points ok"));
-    assert_null(strstr(run_help, "--seconds"));
-    assert_int_equal(th_runf("run --seconds 5"), 2);
-    assert_non_null(strstr(th_err(), "usage: transpose-bench run"));
-    assert_int_equal(th_runf("list --colums"), 2);
-    assert_non_null(strstr(th_err(), "usage: transpose-bench list"));
-
-    assert_int_equal(th_runf("rnu --sizes 8x8"), 2);
-    assert_non_null(strstr(th_err(), "unknown command 'rnu' (did you mean 'run'?)"));
-    assert_non_null(strstr(th_err(), "usage: transpose-bench <command>"));
-    assert_string_equal(th_out(), "");
-    assert_int_equal(th_runf("hisotry"), 2);
-    assert_non_null(strstr(th_err(), "(did you mean 'history'?)"));
-    assert_int_equal(th_runf("help comprae"), 2);
-    assert_non_null(strstr(th_err(), "unknown command 'comprae' (did you mean 'compare'?)"));
-    assert_int_equal(th_runf("frobnicate"), 2);
-    assert_non_null(strstr(th_err(), "unknown command 'frobnicate'"));
-    assert_null(strstr(th_err(), "did you mean"));
-    assert_int_equal(th_runf("version"), 0);
-    assert_true(!strncmp(th_out(), "transpose-bench ", 16));
-}
-
-/* compare's and history's options are their parsers' rows, as run's are: each option line
- * of `CMD --help` (name, and its argument when it shows one) is taken by the command (an
- * error of its own at most, never getopt's "unrecognized" nor the usage), every option the
- * command took before its rows is printed, and an option of another command's rows is
- * refused with this command's usage. */
-static void test_help_rows_are_the_parsers(void **state)
-{
-    static const struct { const char *cmd, *had[8], *foreign; } cmds[] = {
-        { "compare", { "--baseline LOG  ", "--threshold PERCENT  ", "--format F  ",
-                       "--plot FILE  ", "--html FILE  ", "--pareto  ", NULL }, "--seconds" },
-        { "history", { "--format F  ", "--html FILE  ", "--plot FILE  ", NULL }, "--pareto" },
-    };
-    const char *dir = th_scratch();
-    for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
-        assert_int_equal(th_runf("%s --help", cmds[c].cmd), 0);
-        char *help = th_keep(strdup(th_out()));
-        for (int h = 0; cmds[c].had[h]; h++) {
-            char line[64];
-            snprintf(line, sizeof(line), "\n      %s", cmds[c].had[h]);
-            if (!strstr(help, line))
-                th_fail("%s --help: no '%s' line", cmds[c].cmd, cmds[c].had[h]);
-        }
-        int rows = 0;
-        for (const char *l = help; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-            /* an option line: "  -x, --name [ARG]  help" or "      --name [ARG]  help" */
-            if (strncmp(l, "      --", 8) && (strncmp(l, "  -", 3) || strncmp(l + 4, ", --", 4)))
-                continue;
-            const char *name = l + 8;
-            size_t n = strcspn(name, " \n");
-            bool arg = name[n] == ' ' && name[n + 1] != ' ';
-            char args[1024];
-            snprintf(args, sizeof(args), "%s --%.*s%s%s%s %s/none.csv.gz", cmds[c].cmd, (int)n,
-                     name, arg ? " '" : "", arg ? dir : "", arg ? "/out.svg'" : "", dir);
-            th_runf("%s", args);
-            if (strstr(th_err(), "unrecognized option") || strstr(th_err(), "requires an argument")
-                || strstr(th_err(), "usage: transpose-bench"))
-                th_fail("%s: refused as an option:\n%s", args, th_err());
-            rows++;
-        }
-        assert_true(rows >= 3);
-        assert_int_equal(th_runf("%s %s 5 %s/none.csv.gz", cmds[c].cmd, cmds[c].foreign, dir), 2);
-        char refused[64], usage[64];
-        snprintf(refused, sizeof(refused), "%s: unrecognized option '%s'", cmds[c].cmd,
-                 cmds[c].foreign);
-        snprintf(usage, sizeof(usage), "usage: transpose-bench %s ", cmds[c].cmd);
-        assert_non_null(strstr(th_err(), refused));
-        assert_non_null(strstr(th_err(), usage));
-    }
-}
-
 /* The machine-id is read by the bounded reader: a relative link to D-Bus's copy under
  * TB_ROOT is followed, and a FIFO in its place neither hangs the run nor becomes an id. */
 static void test_machine_id_read_bounded(void **state)
@@ -1111,9 +990,6 @@ int main(void)
         TH_TEST(test_env_restored_after_it),
         TH_TEST(test_config_errors_before_the_device),
         TH_TEST(test_bad_config_exits_2_without_log),
-        TH_TEST(test_help_version_list),
-        TH_TEST(test_help_from_the_command_table),
-        TH_TEST(test_help_rows_are_the_parsers),
         TH_TEST(test_quiet_prints_nothing),
         TH_TEST(test_machine_id_read_bounded),
         TH_TEST(test_progress_only_on_a_terminal),

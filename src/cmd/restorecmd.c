@@ -20,7 +20,7 @@ static const struct tb_opt_row restore_opts[] = {
 };
 
 const struct tb_usage tb_restore_usage = {
-    "restore [--quiet]", restore_opts,
+    "restore", restore_opts,
     "Puts back the power mode and clock caps a mode sweep changed (sweep.power_modes,\n"
     "sweep.gpu_max_mhz, sweep.emc_max_mhz) when its run died before restoring them, from\n"
     "the state file ($TB_MODE_STATE, default /var/tmp/transpose-bench-modes.state). Every run\n"

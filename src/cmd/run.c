@@ -4,11 +4,12 @@
  * (the driver: cuInit and the device's attributes, no context), settle_config (a board file
  * chosen by the GPU's name, kernel names, the sweep's points, the device's limits), open_log,
  * open_device (context, kernel images), the GPU-unusable ending or conditions and power,
- * sweep (in a mode sweep, sweep_modes: each power-mode step switched, verified and run,
- * the board restored whatever ends it; a dead run's state restored after open_log), finish. Configuration problems end the run before the log (exit 2, nothing
- * measured, no context); from the log on, every ending, a GPU that cannot be used or hangs
- * included, is written as the log's end line, so a night pulled back from a board shows a
- * bad night as plainly as a good one. The lock comes before the driver: a second run never
+ * sweep (in a mode sweep, run_modes.c's: each power-mode step switched, verified and run,
+ * the board restored whatever ends it; a dead run's state restored after open_log), finish
+ * (the end line; the summary on stdout is run_summary.c's). Configuration problems end the
+ * run before the log (exit 2, nothing measured, no context); from the log on, every ending,
+ * a GPU that cannot be used or hangs included, is written as the log's end line, so a night
+ * pulled back from a board shows a bad night as plainly as a good one. The lock comes before the driver: a second run never
  * touches the GPU the first is measuring. */
 #include "cmd/run.h"
 
@@ -23,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/run_modes.h"
+#include "cmd/run_summary.h"
 #include "measure/backend.h"
 #include "measure/board.h"
 #include "measure/conditions.h"
@@ -30,13 +33,11 @@
 #include "lib/lock.h"
 #include "measure/point_rules.h"
 #include "log/log_meta.h"
-#include "jetson/modes.h"
 #include "power/power.h"
 #include "log/retention.h"
 #include "measure/runner.h"
 #include "lib/safeio.h"
 #include "measure/sweep.h"
-#include "format/table.h"
 #include "cmd/tune.h"
 #include "lib/util.h"
 #include "lib/watchdog.h"
@@ -89,12 +90,7 @@ struct run {
     const struct tb_power_ops *pops;
     struct tb_runner_result res;
     bool have_res;
-    struct tb_mode_step *steps;     /* the mode sweep (power/modes.h); none: 0 */
-    size_t nsteps, steps_skipped;
-    struct tb_modes modes;          /* open from the state file's writing to the restore */
-    bool modes_open;
-    bool modes_not_run;             /* no mode or clock could be changed (state file, table) */
-    bool modes_not_restored;        /* ... or not all put back (the state file is kept) */
+    struct tb_run_modes ms;         /* the mode sweep (run_modes.h); no step: none */
 };
 
 /* ---- 1. the backend from --device: nothing opened, no driver loaded ----------------- */
@@ -243,27 +239,7 @@ static int settle_config(struct run *r)
         return -1;
     if (r->o->diag->n == 0 && !r->gpu_failed)
         tb_point_rules_check_device(r->cfg, &r->dev, r->o->diag);
-    const struct tb_sweep_cfg *sw = &r->cfg->sweep;
-    const char *mode_at = sw->n_power_modes ? sw->power_modes_at.text
-                          : sw->n_gpu_max_mhz ? sw->gpu_max_mhz_at.text
-                          : sw->n_emc_max_mhz ? sw->emc_max_mhz_at.text : NULL;
-    /* tune finds blocks in the mode the board is in: a mode sweep's steps would be mixed
-     * into one best block per size, and its tuned file would switch modes every night */
-    if (r->o->diag->n == 0 && r->o->tune && mode_at)
-        tb_diag_add(r->o->diag, "%s: tune measures the board in the mode it is in and never "
-                    "switches it: remove sweep.power_modes, sweep.gpu_max_mhz and "
-                    "sweep.emc_max_mhz (to tune a mode, switch to it, then tune)", mode_at);
-    if (r->o->diag->n == 0) {   /* a mode sweep on a desktop: exit 2, nothing changed */
-        const struct tb_mode_axes ax = {
-            .power_modes = sw->power_modes, .n_power_modes = sw->n_power_modes,
-            .power_modes_at = sw->power_modes_at.text,
-            .gpu_max_mhz = sw->gpu_max_mhz, .n_gpu_max_mhz = sw->n_gpu_max_mhz,
-            .gpu_max_mhz_at = sw->gpu_max_mhz_at.text,
-            .emc_max_mhz = sw->emc_max_mhz, .n_emc_max_mhz = sw->n_emc_max_mhz,
-            .emc_max_mhz_at = sw->emc_max_mhz_at.text,
-        };
-        tb_modes_plan(&ax, NULL, &r->steps, &r->nsteps, r->o->diag);
-    }
+    tb_run_modes_plan(&r->ms, &r->cfg->sweep, r->o->tune, r->o->diag);
     if (r->o->diag->n) {
         tb_diag_print(r->o->diag);
         return -1;
@@ -411,43 +387,6 @@ static void end_early(struct run *r, const char *how)
         note("log: %s", r->log_path);
 }
 
-/* ---- the board as found: a dead run's changes undone, this run's restored ----------- */
-
-/* A state file left by a run that died mid-sweep (modes.h): put back, like the .part
- * recovery, and said in this run's log. Runs with the lock held, so no live run's. */
-static void recover_modes(struct run *r)
-{
-    char what[2048];
-    int rc = tb_modes_recover(NULL, what, sizeof(what));
-    if (rc == 0)
-        return;
-    tb_csvlog_meta(r->log, TB_META(modes_restored), "%s", what);
-    if (rc < 0)
-        warning("power modes: %s", what);
-    else if (!r->o->quiet)
-        note("power modes: %s", what);
-}
-
-/* This run's changes put back: at the end, on a signal (the sweep stops, then this), after
- * a failed point, and from the watchdog's ending. The log says what was restored. */
-static void restore_modes(struct run *r)
-{
-    if (!r->modes_open)
-        return;
-    char what[2048];
-    int rc = tb_modes_restore(&r->modes, what, sizeof(what));
-    if (r->log)
-        tb_csvlog_meta(r->log, TB_META(modes_restored), "%s", what);
-    if (rc < 0) {
-        error("power modes: %s", what);
-        r->modes_not_restored = true;
-    } else if (!r->o->quiet) {
-        note("power modes: %s", what);
-    }
-    tb_modes_close(&r->modes);
-    r->modes_open = false;
-}
-
 /* The watchdog's ending (watchdog.h): a driver call that did not return in time, or a
  * signal while the main thread was inside one. Runs on the watchdog's thread while the main
  * thread is blocked in the driver, so the log is this thread's alone; a probe that hung
@@ -465,7 +404,7 @@ static void run_ending(void *ctx, const char *what, int sig)
         tb_sampler_stop(r->sampler, NULL);   /* its tegrastats is stopped, not orphaned */
         r->sampler = NULL;
     }
-    restore_modes(r);
+    tb_run_modes_restore(&r->ms, r->log);
     char how[1200];
     if (sig)
         snprintf(how, sizeof(how), "%s", what);
@@ -539,100 +478,8 @@ static void start_power(struct run *r)
 
 /* ---- 7. sweep ------------------------------------------------------------------------ */
 
-/* One step's result added to the run's: counts, flags and rows; the idle power and the
- * cadence of the first step measured (each step's are in its own metadata lines). */
-static void merge_result(struct tb_runner_result *all, struct tb_runner_result *one, bool first)
-{
-    if (first) {
-        struct tb_log_rec *rows = all->rows;
-        size_t n = all->n_rows;
-        *all = *one;
-        all->rows = rows;
-        all->n_rows = n;
-    } else {
-        all->ok += one->ok;
-        all->skipped += one->skipped;
-        all->failed += one->failed;
-        all->verify_failed += one->verify_failed;
-        all->not_run += one->not_run;
-        all->interrupted |= one->interrupted;
-        all->aborted |= one->aborted;
-        all->log_failed |= one->log_failed;
-    }
-    struct tb_log_rec *rows = one->n_rows ? realloc(all->rows, (all->n_rows + one->n_rows) *
-                                                    sizeof(*rows)) : NULL;
-    if (rows) {   /* none: a step interrupted before its first row */
-        memcpy(rows + all->n_rows, one->rows, one->n_rows * sizeof(*rows));
-        all->rows = rows;
-        all->n_rows += one->n_rows;
-    }
-    tb_runner_result_free(one);
-}
-
-/* The outer loop of a mode sweep: the board's settings to the state file before the first
- * change, then each step (mode, caps) switched and verified and the points run in it; a
- * step that does not take is skipped with its reason and the sweep goes on; the board is
- * put back at the end, whatever ended it. */
-static void sweep_modes(struct run *r, struct tb_runner_ctx *ctx)
-{
-    char why[1024];
-    bool first = true;
-    memset(&r->res, 0, sizeof(r->res));
-    r->res.idle_w = r->res.idle_after_w = NAN;
-    if (tb_modes_open(&r->modes, NULL, why, sizeof(why)) < 0 ||
-        tb_modes_save(&r->modes, r->steps, r->nsteps, why, sizeof(why)) < 0) {
-        tb_modes_close(&r->modes);
-        tb_csvlog_meta(r->log, TB_META(mode_step), "none run: %s; no mode or clock was changed",
-                       why);
-        error("power modes: %s; no mode or clock was changed", why);
-        r->modes_not_run = true;
-        return;
-    }
-    r->modes_open = true;
-    for (size_t i = 0; i < r->nsteps && !stop_signal; i++) {
-        const struct tb_mode_step *s = &r->steps[i];
-        char mode[80], label[200];
-        if (s->mode_id >= 0)
-            snprintf(mode, sizeof(mode), "%s (%d)", s->mode_name, s->mode_id);
-        else
-            tb_strlcpy(mode, r->power_mode, sizeof(mode));
-        int len = snprintf(label, sizeof(label), "step %zu of %zu, mode %s", i + 1, r->nsteps,
-                           s->mode_id >= 0 ? mode : "as found");
-        if (s->gpu_cap_mhz > 0)
-            len += snprintf(label + len, sizeof(label) - (size_t)len, ", GPU cap %.0f MHz asked",
-                            s->gpu_cap_mhz);
-        if (s->emc_cap_mhz > 0)
-            snprintf(label + len, sizeof(label) - (size_t)len, ", EMC cap %.0f MHz asked",
-                     s->emc_cap_mhz);
-        struct tb_mode_outcome o;
-        if (tb_modes_apply(&r->modes, s, &o) < 0) {
-            tb_csvlog_meta(r->log, TB_META(mode_step), "%s: skipped, %s: %s", label,
-                           tb_modes_result_name(o.result), o.why);
-            warning("%s: skipped: %s", label, o.why);
-            r->steps_skipped++;
-            continue;
-        }
-        tb_csvlog_meta(r->log, TB_META(mode_step), "%s: GPU max %.0f MHz, EMC cap %.0f MHz read "
-                       "after it settled", label, o.gpu_max_mhz, o.emc_cap_mhz);
-        if (!r->o->quiet)
-            note("%s", label);
-        struct tb_runner_step rs = { s->gpu_cap_mhz, s->emc_cap_mhz, o.emc_cap_mhz };
-        ctx->power_mode = mode;
-        ctx->max_clock_mhz = isfinite(o.gpu_max_mhz) ? o.gpu_max_mhz : r->cond.gpu_max_mhz;
-        ctx->step = &rs;
-        struct tb_runner_result one;
-        tb_runner_sweep(ctx, r->pts, r->npts, &one);
-        ctx->step = NULL;
-        bool stop = one.aborted || one.log_failed;
-        merge_result(&r->res, &one, first);
-        first = false;
-        if (stop)
-            break;
-    }
-    ctx->power_mode = r->power_mode;
-    restore_modes(r);
-}
-
+/* The header, then the points: once, or in a mode sweep once per step (run_modes.c's outer
+ * loop around the runner's). */
 static void sweep(struct run *r)
 {
     tb_csvlog_meta(r->log, TB_META(power_source), "%s", r->sampler ? r->pops->name : "none");
@@ -650,8 +497,8 @@ static void sweep(struct run *r)
         .max_clock_mhz = r->cond.gpu_max_mhz,
     };
     r->have_res = true;
-    if (r->nsteps)
-        sweep_modes(r, &ctx);
+    if (r->ms.nsteps)
+        tb_run_modes_sweep(&r->ms, &ctx, r->pts, r->npts, &r->res);
     else
         tb_runner_sweep(&ctx, r->pts, r->npts, &r->res);
 }
@@ -677,64 +524,11 @@ static int write_tuned(struct run *r)
     return tuned;
 }
 
-/* The run's summary on stdout: per size, each point's figures (the table writer, so a kernel
- * or status text never puts a control character on the terminal). A point that does not
- * count as a result (tb_log_usable: wrong output, not measured) shows no figures here; the
- * log keeps them. */
-static void print_summary(const struct tb_runner_result *res, bool with_power, bool with_modes)
+/* The health of what ran beside the sweep, as metadata before the end line: the power
+ * sensor's dropped readings and silences, the kernels' load or JIT time, the sampler's cost.
+ * The sampler is stopped here. */
+static void log_after_sweep(struct run *r)
 {
-    struct tb_table_col cols[] = {
-        /* a mode sweep's rows of one point, one per step: which is which */
-        { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 16, .cut = true,
-          .data_only = !with_modes },
-        { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .dec = 0, .width = 7,
-          .data_only = !with_modes },
-        { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .dec = 0, .width = 7,
-          .data_only = !with_modes },
-        { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
-        { .name = "block", .head = "block", .kind = 'S', .width = 9 },
-        { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 10 },
-        { .name = "frac_copy", .head = "of copy", .kind = 'N', .dec = 3, .width = 8 },
-        { .name = "frac_peak", .head = "of peak", .kind = 'N', .dec = 3, .width = 8 },
-        { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .dec = 3, .width = 8,
-          .data_only = !with_power },
-        { .name = "verified", .head = "verified", .kind = 'S', .width = 8 },
-        { .name = "status", .head = "status", .kind = 'S' },
-    };
-    struct tb_doc d;
-    struct tb_table t;
-    tb_doc_begin(&d, stdout, TB_FMT_TABLE, "run");
-    tb_table_begin(&t, &d, "points", "", cols, ARRAY_SIZE(cols));
-    for (size_t i = 0; i < res->n_rows; i++) {
-        const struct tb_log_rec *s = &res->rows[i];
-        bool counts = tb_log_usable(s);
-        if (i == 0 || s->rows != res->rows[i - 1].rows || s->cols != res->rows[i - 1].cols) {
-            char h[64];
-            snprintf(h, sizeof(h), "%ld x %ld", s->rows, s->cols);
-            tb_table_section(&t, h);
-        }
-        char blk[24] = "-";
-        if (s->bx)
-            snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
-        /* GB/s as the log holds it (2 decimals), then shown with 1: compare, reading the
-         * log, shows the same figure (rounding the raw value once gave 2.9 here, 3.0 there) */
-        double gbps = counts && isfinite(s->gbps) ? round(s->gbps * 100) / 100 : NAN;
-        struct tb_cell c[] = { TB_TEXT(s->power_mode), TB_NUM(s->gpu_cap_mhz),
-                               TB_NUM(s->emc_cap_mhz), TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(gbps),
-                               TB_NUM(counts ? s->frac_copy : NAN),
-                               TB_NUM(counts ? s->frac_peak : NAN),
-                               TB_NUM(counts ? s->gbps_per_w : NAN),
-                               TB_TEXT(tb_verified_name(s->verified)),
-                               TB_TEXT(tb_status_name(s->status)) };
-        tb_table_row(&t, c);
-    }
-    tb_table_end(&t);
-    tb_doc_end(&d);
-}
-
-static enum tb_run_outcome finish(struct run *r)
-{
-    struct tb_runner_result *res = &r->res;
     if (r->sampler) {
         struct tb_sampler_health h;
         tb_sampler_health(r->sampler, &h);
@@ -752,72 +546,60 @@ static enum tb_run_outcome finish(struct run *r)
     if (r->sampler)
         tb_csvlog_meta(r->log, TB_META(sampler), "%llu samples, thread CPU time %.1f ms",
                        (unsigned long long)nsamp, sampler_cpu);
+}
+
+/* The end line of a sweep that ran: sig, the signal seen (0: none); nothing, no point
+ * measured (timed, whatever its verification said): never "complete". */
+static void sweep_how(const struct run *r, int sig, bool nothing, char *how, size_t n)
+{
+    const struct tb_runner_result *res = &r->res;
+    if (sig)
+        snprintf(how, n, "interrupted by %s", strsignal(sig));
+    else if (res->aborted)
+        snprintf(how, n, "aborted, device lost (the reset did not recover it), %zu "
+                 "points not run", res->not_run);
+    else if (res->log_failed)
+        snprintf(how, n, "failed: the log could not be written");
+    else if (res->not_run)
+        snprintf(how, n, "tune time budget spent, %zu points not run", res->not_run);
+    else if (nothing)
+        snprintf(how, n, "failed: nothing measured (%zu points failed, %zu failed "
+                 "verification, %zu skipped)", res->failed, res->verify_failed, res->skipped);
+    else if (res->failed || res->verify_failed)
+        snprintf(how, n, "complete, %zu points failed, %zu failed verification",
+                 res->failed, res->verify_failed);
+    else
+        snprintf(how, n, "complete");
+    tb_run_modes_how(&r->ms, how, n);
+}
+
+static enum tb_run_outcome finish(struct run *r)
+{
+    struct tb_runner_result *res = &r->res;
+    log_after_sweep(r);
     /* one reading of the flag: the end line and the exit status say the same, whenever a
      * signal comes (one after the end line is written changes neither) */
     int sig = stop_signal;
-    /* no point measured (timed, whatever its verification said): never "complete", never
-     * exit 0 */
-    bool nothing = res->ok == 0 && res->verify_failed == 0;
+    bool nothing = res->ok == 0 && res->verify_failed == 0;   /* never exit 0 */
     char how[400];
-    if (sig)
-        snprintf(how, sizeof(how), "interrupted by %s", strsignal(sig));
-    else if (res->aborted)
-        snprintf(how, sizeof(how), "aborted, device lost (the reset did not recover it), %zu "
-                 "points not run", res->not_run);
-    else if (res->log_failed)
-        snprintf(how, sizeof(how), "failed: the log could not be written");
-    else if (res->not_run)
-        snprintf(how, sizeof(how), "tune time budget spent, %zu points not run", res->not_run);
-    else if (nothing)
-        snprintf(how, sizeof(how), "failed: nothing measured (%zu points failed, %zu failed "
-                 "verification, %zu skipped)", res->failed, res->verify_failed, res->skipped);
-    else if (res->failed || res->verify_failed)
-        snprintf(how, sizeof(how), "complete, %zu points failed, %zu failed verification",
-                 res->failed, res->verify_failed);
-    else
-        snprintf(how, sizeof(how), "complete");
-    /* never changed and not put back are two mornings: the first left the board as found */
-    if (r->modes_not_run)
-        snprintf(how + strlen(how), sizeof(how) - strlen(how), "; power modes not changed, "
-                 "none of %zu mode steps run (mode_step says why)", r->nsteps);
-    else if (r->modes_not_restored || r->steps_skipped)
-        snprintf(how + strlen(how), sizeof(how) - strlen(how), "%s; %zu of %zu mode steps "
-                 "skipped (mode_step lines say why)", r->modes_not_restored ? "; power modes "
-                 "NOT all restored (modes_restored says what)" : "", r->steps_skipped,
-                 r->nsteps);
+    sweep_how(r, sig, nothing, how, sizeof(how));
     int crc = end_log(r, how);
     if (crc == 0)
         tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
                            r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
-    bool summary_lost = false;
-    if (!r->o->quiet) {
-        print_summary(res, r->sampler != NULL, r->nsteps > 0);
-        if (r->sampler && !isnan(res->idle_w))
-            printf("\nidle power %.2f W (%s)\n", res->idle_w, r->pops->name);
-        printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,
-               res->failed, res->verify_failed, res->skipped);
-        if (crc == 0)
-            printf("log: %s\n", r->log_path);
-        if (fflush(stdout) != 0 || ferror(stdout)) {   /* a summary lost to a full disk */
-            error("cannot write the summary: %s", strerror(errno ? errno : EIO));
-            summary_lost = true;
-        }
-    }
+    bool summary_lost = !r->o->quiet &&
+        tb_run_summary(res, r->sampler ? r->pops->name : NULL, r->ms.nsteps > 0,
+                       crc == 0 ? r->log_path : NULL) < 0;
+    const char *why_nothing = tb_run_modes_nothing(&r->ms);
     if (sig)
         note("interrupted by %s: the log holds every completed row", strsignal(sig));
-    else if (nothing && r->modes_not_run)
-        error("nothing was measured: no power mode or clock could be changed (the log's "
-              "mode_step line says why)");
-    else if (nothing && r->nsteps && r->steps_skipped == r->nsteps)
-        error("nothing was measured: every mode step was skipped (the log's mode_step lines "
-              "say why)");
     else if (nothing)
-        error("nothing was measured: see the log's rows for each point's status");
+        error("nothing was measured: %s",
+              why_nothing ? why_nothing : "see the log's rows for each point's status");
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
-              !nothing && res->failed == 0 && res->verify_failed == 0 && !r->modes_not_run &&
-              !r->modes_not_restored &&
-              (!r->o->tune || tuned > 0);
+              !nothing && res->failed == 0 && res->verify_failed == 0 &&
+              !tb_run_modes_failed(&r->ms) && (!r->o->tune || tuned > 0);
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }
 
@@ -838,7 +620,7 @@ static char *signal_how(char *buf, size_t n, const char *where)
  * is under the watchdog; from the log on, every ending is the log's end line. */
 enum tb_run_outcome tb_run(struct tb_run_opts *o)
 {
-    struct run r = { .o = o, .cfg = o->cfg };
+    struct run r = { .o = o, .cfg = o->cfg, .ms.quiet = o->quiet };
     enum tb_run_outcome out = TB_RUN_USAGE;
     char how[1200];
     install_signals();
@@ -862,7 +644,7 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
     }
     if (open_log(&r) < 0)
         goto unlock;
-    recover_modes(&r);                       /* a dead run's mode put back, in this log */
+    tb_run_modes_recover(&r.ms, r.log);      /* a dead run's mode put back, in this log */
     if (stopped(&r)) {
         log_device(&r);
         end_early(&r, signal_how(how, sizeof(how), "before the device was opened"));
@@ -896,7 +678,7 @@ done:
     if (r.have_res)
         tb_runner_result_free(&r.res);
     free(r.pts);
-    free(r.steps);
+    tb_run_modes_free(&r.ms);
     if (r.opened)
         r.be->close(r.be_st);                /* still under the watchdog; its ending writes
                                               * no log now (log_done) */

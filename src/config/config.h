@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <libconfig.h>
 
 #include "lib/diag.h"
@@ -100,6 +101,13 @@ void tb_config_free(struct tb_config *c);
 /* Back to tb_config_init's state, keeping the overrides: for a second load (a run whose
  * board file is chosen by the GPU's name, known once the GPU is open). */
 void tb_config_reset(struct tb_config *c);
+
+/* `help settings [KEY]` (help.c): every key of the schema, or KEY's (a group: it and its
+ * keys), each with its file, type, range, default and one line of help. An unknown KEY is
+ * an error naming the nearest key, on stderr: -1. */
+int tb_config_help(const char *key, FILE *f);
+/* Every key as man(7) paragraphs, for the man page's SETTINGS (scripts/docs-gen.sh). */
+void tb_config_help_roff(FILE *f);
 
 /* Parses a config file that holds only a board section; used by board detection. */
 int tb_config_peek_board(const char *path, char *name, size_t name_n, char *model, size_t model_n,

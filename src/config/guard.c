@@ -82,8 +82,10 @@ void tb_config_check_wraps(const char *text, const char *where, bool has_lines, 
 /* Opens path without blocking (a FIFO with no writer would block open and read) and reads
  * it whole if it is a regular file of at most *budget bytes; *budget shrinks by its size.
  * by: "" for the file itself, else "FILE:LINE: @include " of the line that names it. */
-static int read_bounded(const char *path, const char *kind, const char *by, size_t *budget,
-                        char **text, struct tb_diag *d)
+/* The bytes of path, a regular file of at most *budget bytes, NUL-terminated in *buf (*n
+ * bytes). 0, or -1 with the problem added to d. */
+static int read_regular(const char *path, const char *kind, const char *by, size_t budget,
+                        char **out, size_t *out_n, struct tb_diag *d)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
@@ -100,17 +102,17 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
         close(fd);
         return -1;
     }
-    char *buf = st.st_size <= (off_t)*budget ? malloc((size_t)*budget + 1) : NULL;
+    char *buf = st.st_size <= (off_t)budget ? malloc(budget + 1) : NULL;
     size_t n = 0;
     ssize_t got = 0;
-    while (buf && n <= *budget && (got = read(fd, buf + n, *budget + 1 - n)) > 0)
+    while (buf && n <= budget && (got = read(fd, buf + n, budget + 1 - n)) > 0)
         n += (size_t)got;
     int e = errno;
     close(fd);
-    if (!buf || n > *budget) {   /* the file may have grown since fstat */
+    if (!buf || n > budget) {   /* the file may have grown since fstat */
         tb_diag_add(d, "%s%s: %lld bytes is too large for a %s file (limit %d%s)", by, path,
                     buf ? (long long)n : (long long)st.st_size, kind, TB_CONFIG_MAX_BYTES,
-                    by[0] || *budget < TB_CONFIG_MAX_BYTES ? ", for a file and its @includes "
+                    by[0] || budget < TB_CONFIG_MAX_BYTES ? ", for a file and its @includes "
                     "together" : "");
         free(buf);
         return -1;
@@ -121,6 +123,18 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
         return -1;
     }
     buf[n] = '\0';
+    *out = buf;
+    *out_n = n;
+    return 0;
+}
+
+/* A config file's text as libconfig will read it: UTF-16 and stray carriage returns or
+ * byte-order marks refused at their line with the fix, CRLF as LF, a leading UTF-8 BOM
+ * dropped (refused in an @include). 0 with *n updated, or -1 with the problem added. */
+static int clean_text(const char *path, const char *by, const char *kind, char *buf, size_t *np,
+                      struct tb_diag *d)
+{
+    size_t n = *np;
     /* files saved on Windows: UTF-16 (Notepad's "Unicode") is refused with the fix; a UTF-8
      * byte-order mark is dropped from the file itself, whose text libconfig is given, and
      * refused in an @include, which libconfig opens itself; CRLF line ends are read as LF */
@@ -169,6 +183,18 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
         free(buf);
         return -1;
     }
+    *np = n;
+    return 0;
+}
+
+static int read_bounded(const char *path, const char *kind, const char *by, size_t *budget,
+                        char **text, struct tb_diag *d)
+{
+    char *buf;
+    size_t n;
+    if (read_regular(path, kind, by, *budget, &buf, &n, d) < 0 ||
+        clean_text(path, by, kind, buf, &n, d) < 0)
+        return -1;
     *budget -= n;
     *text = buf;
     return 0;

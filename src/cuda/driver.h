@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/watchdog.h"
+
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;   /* 64-bit hosts (LP64) only, as every board is */
@@ -118,6 +120,19 @@ enum { CUBLAS_STATUS_ALLOC_FAILED = 3 };
 #define TB_CU_EXTERN(fn, sym, ret, params) extern ret(*p_##fn) params;
 TB_CUDA_DRIVER_API(TB_CU_EXTERN)
 #undef TB_CU_EXTERN
+
+/* Every driver call under the watchdog's deadline (watchdog.h): a GPU or driver that hangs
+ * ends the run with its log's end line, never a night that never ends. Module loads (the
+ * JIT) get the longer deadline. */
+#define CU_WATCHED(kind, fn, ...) __extension__({                                         \
+        tb_watch_begin(#fn, kind);                                                          \
+        CUresult cu_rc_ = p_##fn(__VA_ARGS__);                                              \
+        tb_watch_end();                                                                     \
+        cu_rc_;                                                                             \
+    })
+#define CU(fn, ...) CU_WATCHED(TB_WATCH_CALL, fn, __VA_ARGS__)
+#define CUL(fn, ...) CU_WATCHED(TB_WATCH_LOAD, fn, __VA_ARGS__)
+
 
 /* Opens libcuda ($TB_CUDA_LIB, default libcuda.so.1) and cuInit's it, once: 0, or -1 with
  * the reason in tb_cu_why(). */

@@ -1,6 +1,8 @@
 /* cli.h: option rows, one getopt entry and one usage line each, and a command's usage
  * (synopsis, option rows, text) printed from them, so that what a command accepts and what
- * its --help says cannot drift. Every command's usage is one struct tb_usage: main.c holds
+ * its --help says cannot drift. The synopsis's options are made from the rows too, and so
+ * are the README's command table and the man page's SYNOPSIS and OPTIONS (the doc styles
+ * below, printed by `help --doc`, spliced by scripts/docs-gen.sh, checked by make test). Every command's usage is one struct tb_usage: main.c holds
  * its own commands' and points its command table at those of rooms that read their own
  * arguments (compare.c, history.c, restorecmd.c). Not here: the command table, dispatch and
  * exit codes (main.c), what an option does (each command's parser). */
@@ -16,7 +18,9 @@
 struct tb_opt_row {
     const char *name;   /* the long option, without "--" */
     int key;
-    const char *arg;    /* the argument's name in the usage; NULL: the option takes none */
+    /* the argument's name in the usage; NULL: the option takes none. A name ending in
+     * "..." says the option may be given again: "[--set KEY=VAL]..." in the synopsis. */
+    const char *arg;
     const char *help;   /* one line; a '\n' continues it under the help column */
 };
 #define TB_OPT_LONG 256
@@ -24,15 +28,34 @@ struct tb_opt_row {
 /* The most rows one command may have (its getopt tables are this size). */
 #define TB_OPT_ROWS_MAX 24
 
-/* What `CMD --help` and `help CMD` print: "usage: transpose-bench " and the synopsis, the
- * option rows (one line each, help texts in one column), then the text. */
+/* What `CMD --help` and `help CMD` print: "usage: transpose-bench ", the command and its
+ * operands, the options made from the rows ("[-c FILE] [--set KEY=VAL]..."), wrapped under
+ * the first; then the option rows (one line each, help texts in one column), then the text. */
 struct tb_usage {
-    const char *synopsis;             /* NULL: no usage line */
+    /* The command and its operands ("compare LOG...", "help [COMMAND]"); NULL: no usage
+     * line. An option list written after them (from the first " [-" on) is not printed:
+     * the rows are the one source of the options. */
+    const char *synopsis;
     const struct tb_opt_row *opts;    /* NULL: no options */
     const char *text;                 /* NULL: none */
 };
 
 void tb_usage_print(const struct tb_usage *u, FILE *f);
+
+/* The styles a synopsis and the option rows are printed in for the documents. */
+enum tb_doc_style {
+    TB_DOC_TEXT,       /* as --help: one line, no wrapping */
+    TB_DOC_MARKDOWN,   /* a code span, '|' escaped for a table cell */
+    TB_DOC_ROFF,       /* man(7): the command bold, arguments italic, '-' escaped */
+};
+/* The synopsis ("transpose-bench " and the command, its operands, the options) on one
+ * line in style st, no newline. */
+void tb_usage_synopsis(const struct tb_usage *u, enum tb_doc_style st, FILE *f);
+/* The option rows as man(7) paragraphs (.TP, the option, its help), nothing for none. */
+void tb_usage_options_roff(const struct tb_usage *u, FILE *f);
+/* s with man(7)'s special characters escaped ('-' and '\'; a '.' or '\'' that starts a
+ * line protected), '\n' kept. */
+void tb_roff_escape(const char *s, FILE *f);
 
 /* getopt_long's tables, made from option rows. */
 struct tb_getopt {

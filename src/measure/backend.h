@@ -105,6 +105,10 @@ void *tb_backend_new(const struct tb_backend *be);
 int tb_backend_select(const char *spec, const struct tb_backend **out, int *index,
                       char *why, size_t n, int *probe_rc);
 
+/* Checks that kernel k can run in this process: its backend's `unusable` op (a built-in's
+ * library found: cuBLAS). 1 ok, 0 with why filled. */
+int tb_kernel_usable(const struct tb_kernel *k, char *why, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

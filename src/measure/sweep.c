@@ -1,6 +1,7 @@
 /* sweep.c: see sweep.h. Kernel names and explicit points' blocks were checked before
  * (point_rules.c); here each point is marked skipped where a row's rule excludes it. */
 #include "measure/sweep.h"
+#include "measure/backend.h"
 #include "lib/util.h"
 
 #include <stdio.h>

@@ -276,9 +276,7 @@ static const struct tb_opt_row history_opts[] = {
 };
 
 const struct tb_usage tb_history_usage = {
-    "history LOG... [--format " TB_FORMAT_NAMES "] [--html FILE.html]\n"
-    "                                      [--plot FILE.svg|.png]",
-    history_opts, history_text,
+    "history LOG...", history_opts, history_text,   /* the options: from the rows (cli.h) */
 };
 
 struct hopts {
