@@ -15,15 +15,17 @@
 #   PTX_ISA=6.5      newest PTX ISA the target driver JIT-compiles (default: the board's ptx_isa)
 #   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it);
 #                    without it (and SMS=, CROSS_COMPILE=), a Jetson's board is detected
+#   TIER=quick       make test, test-valgrind, cross-test: the quick tier (not SLOW_TESTS)
 #   TB_ROOT=DIR      the root /proc/device-tree/model and /etc/nv_tegra_release are read under
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, test-valgrind, native-test, cross-test, fuzz, board-info,
-#   version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test, fleet-lint,
-#   structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall,
-#   docs, docs-gen, docs-check, clean.
+# Targets: all (default), run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
+#   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test,
+#   fleet-lint, structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
+#   install, uninstall, docs, docs-gen, docs-check, clean
+#   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
 .DELETE_ON_ERROR:
@@ -212,18 +214,50 @@ $(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_
 
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 
+# ---- the suite: each test program a target of its own --------------------------------
+# `make test_e2e` builds and runs that program; `make test` runs the tier's programs side by
+# side (-jN as given, else one per core), each printing its time, then the sum
+# (scripts/run-tests.sh). TIER=quick leaves out SLOW_TESTS: the programs that cost 4 s or
+# more alone (the next costs 2.8 s), measured, not guessed: seconds, one at a time on a busy
+# 2-core machine (load 20 to 35), plain (under valgrind), 2026-11-26: test_power_e2e 86,
+# test_e2e 21 (23), test_modes 15, test_driver_faults 8.2 and test_nightly 8.0 (the old
+# test_nightly, 14 (25), split in three), test_power_window 12.7, test_nvml_hang 5.8 (8.3),
+# test_nvml 4.1 (6.1); the rest 0.002 to 2.8 each, 20 s in all (valgrind: 0.5 to 18, 84 s).
+# `make test` prints each program's time and names the five slowest: move a program here
+# when it grows past the line. The quick tier is for the passes that run the suite again
+# under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
+TIER ?= full
+SLOW_TESTS := test_power_e2e test_e2e test_modes test_power_window test_driver_faults \
+	test_nightly test_nvml_hang test_nvml
+# the slow first (in SLOW_TESTS' order, the slowest first): make starts jobs in this order
+RUN_TESTS := $(if $(filter quick,$(TIER)),,$(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS)))) \
+	$(filter-out $(SLOW_TESTS),$(TESTS))
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_ENV = TB_BIN="$(or $(TB_BIN),$(CURDIR)/$(BIN))" TB_BUILD=$(BUILD)
+# (the .run target is never made: a program runs each time; its counts go to .result)
+$(TESTS): %: $(BUILD)/tests/%.run
+$(BUILD)/tests/%.run: $(BUILD)/tests/% $(BIN) $(TEST_LIBS) FORCE
+	@$(TEST_ENV) scripts/run-tests.sh --one $< $(BUILD)/tests/$*.result
+# test-suite: the tier's programs built, then run as jobs (-k: every one runs), then the sum;
+# what test, test-valgrind (TB_VALGRIND=1) and cross-test (TB_RUNNER=qemu-aarch64) run.
+test-suite:
+	+@$(MAKE) --no-print-directory $(BIN) $(RUN_TESTS:%=$(BUILD)/tests/%) $(TEST_LIBS)
+	@rm -f $(RUN_TESTS:%=$(BUILD)/tests/%.result)
+	+@start=$$(date +%s.%N); \
+	$(MAKE) --no-print-directory -k $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) \
+		$(RUN_TESTS:%=$(BUILD)/tests/%.run) || true; \
+	scripts/run-tests.sh --sum --since $$start $(RUN_TESTS:%=$(BUILD)/tests/%.result)
+
 # ---- aarch64: the Jetsons' CPU, tested under qemu ----------------------------------
 CROSS_BUILD := build-aarch64
-CROSS_TESTS := $(TESTS:%=$(CROSS_BUILD)/tests/%)
 cross-test:
 	@scripts/ensure-deps.sh cross
-	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- BUILD=$(CROSS_BUILD) \
-		BIN=$(CROSS_BUILD)/transpose-bench $(CROSS_BUILD)/transpose-bench $(CROSS_TESTS) \
-		$(CROSS_BUILD)/tests/libfake-nvml.so $(CROSS_BUILD)/tests/libfake-cuda.so \
-		$(CROSS_BUILD)/tests/libfake-cuda-old.so $(CROSS_BUILD)/tests/transpose-bench-hooks
+	+@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- BUILD=$(CROSS_BUILD) \
+		BIN=$(CROSS_BUILD)/transpose-bench $(CROSS_BUILD)/transpose-bench
 	@file $(CROSS_BUILD)/transpose-bench | cut -d, -f1,2
-	@TB_RUNNER=qemu-aarch64 TB_BIN="qemu-aarch64 $(CURDIR)/$(CROSS_BUILD)/transpose-bench" \
-		TB_BUILD=$(CROSS_BUILD) scripts/run-tests.sh $(CROSS_TESTS)
+	+@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- BUILD=$(CROSS_BUILD) \
+		BIN=$(CROSS_BUILD)/transpose-bench TB_RUNNER=qemu-aarch64 \
+		TB_BIN="qemu-aarch64 $(CURDIR)/$(CROSS_BUILD)/transpose-bench" test-suite
 
 # ---- fuzzing: libFuzzer (clang) on every parser of outside input --------------------
 FUZZERS := tegrastats sysfs config compare report
@@ -324,8 +358,7 @@ run: deps
 	./transpose-bench run -c conf/default.cfg
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
-	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BINS)
+	+@$(MAKE) --no-print-directory test-suite
 	+@tests/native-build.sh
 	+@$(MAKE) --no-print-directory docs-check
 
@@ -340,8 +373,7 @@ docs-check: $(BIN)
 
 test-valgrind: deps
 	@scripts/ensure-deps.sh valgrind
-	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS) $(TEST_LIBS)
-	@TB_BIN=$(CURDIR)/$(BIN) TB_BUILD=$(BUILD) TB_VALGRIND=1 scripts/run-tests.sh $(TEST_BINS)
+	+@$(MAKE) --no-print-directory TB_VALGRIND=1 test-suite
 
 gpu-check:
 	@scripts/gpu-check.sh
@@ -388,6 +420,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

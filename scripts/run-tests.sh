@@ -1,17 +1,28 @@
 #!/bin/sh
-# Run every cmocka test binary given as an argument and sum up. Each binary prints
-# cmocka's own summary; the last line is the plain "N passed, N failed" total.
+# Runs cmocka test programs and sums up. Three forms:
+#   run-tests.sh --one PROG RESULT   runs one program (a job of `make test`, which runs them
+#                                    side by side): its output whole when it ends, then one line
+#                                    "== PROG: N passed, N failed, S s"; RESULT gets "N F RC S";
+#                                    exits non-zero when the program failed
+#   run-tests.sh --sum [--since T] RESULT...   the total of those results: the slowest
+#                                    programs, the wall time since T (date +%s.%N), the
+#                                    failing programs, and last the plain "N passed, N failed"
+#   run-tests.sh PROG...             one after the other, then the sum (the old way)
 # TB_VALGRIND=1 runs each under valgrind (memory errors or leaks fail the test);
 # TB_RUNNER runs each through a command (qemu-aarch64 for the cross-compiled suite).
+# A program's output is kept in RESULT.log (printed when it fails or TB_TEST_OUTPUT=all).
 set -u
 # Leaks inside libconfig's own lexer on some syntax errors are not ours (doc/reliability.md);
 # LeakSanitizer ignores that library only, so ours still fail the run under SAN=1.
 top=$(cd "$(dirname "$0")/.." && pwd)
 LSAN_OPTIONS="suppressions=$top/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
-passed=0; failed=0; failed_names=""
-for t in "$@"; do
-    name=$(basename "$t")
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+run_one() {   # PROG RESULT
+    t=$1; result=$2; name=$(basename "$t")
     if [ "${TB_VALGRIND:-0}" = 1 ]; then
         set -- valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
             --suppressions="$top/tests/valgrind.supp" "$t"
@@ -20,20 +31,61 @@ for t in "$@"; do
     else
         set -- "$t"
     fi
-    # named as it starts, its output shown as it comes (a slow program is not a hang)
-    echo "== $name"
-    log=$(mktemp "${TMPDIR:-/tmp}/tb-test-XXXXXX")
-    { CMOCKA_MESSAGE_OUTPUT=stdout "$@" 2>&1; echo $? > "$log.rc"; } | tee "$log"
-    rc=$(cat "$log.rc" 2>/dev/null || echo 1)
-    out=$(cat "$log"); rm -f "$log" "$log.rc"
-    n=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-    f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-    passed=$((passed + ${n:-0})); failed=$((failed + ${f:-0}))
-    if [ "$rc" != 0 ]; then
-        [ -z "$f" ] && failed=$((failed + 1))
-        failed_names="$failed_names $name"
+    # programs run side by side: each its own lock file unless it names one (a test of the
+    # lock itself sets TB_LOCK_FILE), so two programs' runs never meet at /tmp's
+    lockdir=$(mktemp -d "${TMPDIR:-/tmp}/tb-test-lock-XXXXXX")
+    start=$(now)
+    TB_LOCK_FILE=${TB_LOCK_FILE:-$lockdir/lock} CMOCKA_MESSAGE_OUTPUT=stdout "$@" \
+        > "$result.log" 2>&1
+    rc=$?
+    took=$(secs "$start" "$(now)")
+    rm -rf "$lockdir"
+    n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$result.log" | tail -n 1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$result.log" | tail -n 1)
+    n=${n:-0}; f=${f:-0}
+    [ "$rc" != 0 ] && [ "$f" = 0 ] && f=1   # died before cmocka's summary: one failure
+    if [ "$rc" != 0 ] || [ "${TB_TEST_OUTPUT:-}" = all ]; then
+        echo "== $name (output)"; cat "$result.log"
     fi
-done
-[ -n "$failed_names" ] && echo "failing test programs:$failed_names"
-echo "$passed passed, $failed failed"
-[ -z "$failed_names" ]
+    echo "== $name: $n passed, $f failed, $took s$([ "$rc" != 0 ] && echo " (exit $rc)")"
+    echo "$n $f $rc $took" > "$result"
+    [ "$rc" = 0 ]
+}
+
+sum() {   # [--since START] RESULT...
+    since=""
+    [ "${1:-}" = --since ] && { since=$2; shift 2; }
+    passed=0; failed=0; failed_names=""; slow=""
+    for r in "$@"; do
+        name=$(basename "$r" .result)
+        if [ -r "$r" ] && read -r n f rc took < "$r"; then
+            passed=$((passed + n)); failed=$((failed + f))
+            [ "$rc" != 0 ] && failed_names="$failed_names $name"
+            slow="$slow$took $name
+"
+        else   # never ran, or its runner died
+            failed=$((failed + 1)); failed_names="$failed_names $name"
+        fi
+    done
+    echo "slowest: $(printf '%s' "$slow" | sort -rn | head -n 5 |
+        awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
+    [ -n "$since" ] && echo "$# programs in $(secs "$since" "$(now)") s"
+    [ -n "$failed_names" ] && echo "failing test programs:$failed_names"
+    echo "$passed passed, $failed failed"
+    [ -z "$failed_names" ]
+}
+
+case "${1:-}" in
+--one) run_one "$2" "$3" ;;
+--sum) shift; sum "$@" ;;
+*)
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-tests-XXXXXX")
+    results=""
+    for t in "$@"; do
+        run_one "$t" "$tmp/$(basename "$t").result" || :
+        results="$results $tmp/$(basename "$t").result"
+    done
+    sum $results; rc=$?
+    rm -rf "$tmp"
+    exit $rc ;;
+esac

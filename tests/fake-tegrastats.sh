@@ -7,6 +7,8 @@
 #   TB_FAKE_TEGRASTATS_STALL=N    after N lines, print nothing more but stay alive (hung)
 #   TB_FAKE_TEGRASTATS_NOTERM=F   write its pid to F, and on SIGTERM append "term" to F and go
 #                                 on (a tegrastats that does not exit when asked)
+#   TB_FAKE_CLOCK=1   the tool keeps virtual time (src/lib/clock.h): the lines go out at once,
+#                     without sleeping, and the tool takes one per tick of its clock
 interval=1000
 if [ -n "${TB_FAKE_TEGRASTATS_NOTERM:-}" ]; then
     echo $$ > "$TB_FAKE_TEGRASTATS_NOTERM"
@@ -16,20 +18,23 @@ while [ $# -gt 0 ]; do
     case "$1" in --interval) interval=$2; shift 2;; *) shift;; esac
 done
 secs=$(awk "BEGIN { printf \"%.3f\", $interval / 1000 }")
+case "${TB_FAKE_CLOCK:-0}" in ''|0) ;; *) secs=0 ;; esac
 stall=${TB_FAKE_TEGRASTATS_STALL:-0}
-n=0
+n=0; k=0   # passes done, lines printed
 while :; do
-    lines=$(grep -v '^#' "$TB_FAKE_TEGRASTATS_FILE" | grep -v '^[[:space:]]*$' | wc -l)
-    i=0
-    while [ "$i" -lt "$lines" ]; do
-        i=$((i + 1))
-        if [ "$stall" -gt 0 ] && [ "$((n * lines + i))" -gt "$stall" ]; then
+    text=$(grep -v '^#' "$TB_FAKE_TEGRASTATS_FILE" | grep -v '^[[:space:]]*$')
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        k=$((k + 1))
+        if [ "$stall" -gt 0 ] && [ "$k" -gt "$stall" ]; then
             while :; do sleep 60; done
         fi
-        grep -v '^#' "$TB_FAKE_TEGRASTATS_FILE" | grep -v '^[[:space:]]*$' | sed -n "${i}p"
+        printf '%s\n' "$line"
         [ "${TB_FAKE_TEGRASTATS_GARBAGE:-0}" = 1 ] && printf '%s\n' '@@@ not a tegrastats line 12/34mW ~~'
-        sleep "$secs"
-    done
+        [ "$secs" = 0 ] || sleep "$secs"
+    done <<EOF
+$text
+EOF
     n=$((n + 1))
     [ -n "${TB_FAKE_TEGRASTATS_EXIT:-}" ] && [ "$n" -ge 1 ] && exit 3
 done

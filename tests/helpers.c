@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "measure/backend.h"
+
 extern char **environ;
 
 char *th_tmpdir(void)
@@ -465,4 +467,46 @@ void th_orin_super_root(const char *r, int mode)
     snprintf(p, sizeof(p), "%s/etc/nvpmodel.conf", r);
     assert_int_equal(symlink(conf, p), 0);
     free(conf);
+}
+
+void th_must_have(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        th_fail("missing '%s' in:\n%.3000s", want, text);
+}
+
+char *th_the_log(const char *dir)
+{
+    char *p = th_find_one(dir, ".csv.gz");
+    assert_non_null(p);
+    char *text = th_read_gz(p);
+    assert_non_null(text);
+    free(p);
+    return text;
+}
+
+const char *th_fake_cuda_lib(void)
+{
+    static char lib[2 * PATH_MAX + 64];
+    const char *b = getenv("TB_BUILD");
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    if (b && b[0] == '/')
+        snprintf(lib, sizeof(lib), "%s/tests/libfake-cuda.so", b);
+    else
+        snprintf(lib, sizeof(lib), "%s/%s/tests/libfake-cuda.so", cwd, b ? b : "build");
+    return lib;
+}
+
+void th_own_lock(const char *suite)
+{
+    char lock[PATH_MAX];
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-%s-lock-%ld", suite, (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
+}
+
+bool th_have_images(void)
+{
+    char what[1024] = "";
+    return strncmp(tb_backend_cuda.images(what, sizeof(what)), "none", 4) != 0;
 }

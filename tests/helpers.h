@@ -80,4 +80,16 @@ void th_orin_super_root(const char *root, int mode);
 /* Every non-comment, non-empty line of a fixture file; returns the count (lines malloc'd). */
 size_t th_fixture_lines(const char *rel, char ***lines);
 
+/* Fails the test unless text holds want (showing the text). */
+void th_must_have(const char *text, const char *want);
+/* The text of the one log (.csv.gz) in dir (malloc); fails the test without one. */
+char *th_the_log(const char *dir);
+/* The stand-in libcuda (tests/fake_cuda.c) of this build ($TB_BUILD), as an absolute path. */
+const char *th_fake_cuda_lib(void);
+/* TB_LOCK_FILE of this process: /tmp/tb-test-SUITE-lock-PID (suites run at once: make test
+ * beside make test-valgrind). */
+void th_own_lock(const char *suite);
+/* Whether this build carries kernel images (CUDA=0 builds carry none). */
+bool th_have_images(void);
+
 #endif

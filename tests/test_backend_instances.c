@@ -14,26 +14,17 @@
 #include "cuda/images.h"
 #include "lib/util.h"
 
-static char fake[PATH_MAX];
+static const char *fake;
 static bool images;   /* this build carries kernel images (CUDA=1) */
 
 static int setup(void **state)
 {
-    const char *b = getenv("TB_BUILD");
-    char cwd[PATH_MAX];
-    assert_non_null(getcwd(cwd, sizeof(cwd)));
-    if (b && b[0] == '/')
-        snprintf(fake, sizeof(fake), "%s/tests/libfake-cuda.so", b);
-    else
-        snprintf(fake, sizeof(fake), "%.2000s/%.1000s/tests/libfake-cuda.so", cwd, b ? b : "build");
+    fake = th_fake_cuda_lib();
     /* in this process too: identify and the instances below load the fake */
     setenv("TB_CUDA_LIB", fake, 1);
     setenv("TB_FAKE_CUDA", "h100", 1);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-instances-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
-    char buf[1024];
-    images = strncmp(tb_backend_cuda.images(buf, sizeof(buf)), "none", 4) != 0;
+    th_own_lock("instances");
+    images = th_have_images();
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * sleep, and a thread blocked elsewhere never stalls it for good. */
 #include "helpers.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -31,6 +32,15 @@ static void *tick(void *arg)
     return NULL;
 }
 
+/* A thread that keeps the clock: joined before it starts, as the sampler is. */
+static pthread_t start_joined(void *(*fn)(void *), void *arg)
+{
+    pthread_t th;
+    tb_clock_join();
+    assert_int_equal(pthread_create(&th, NULL, fn, arg), 0);
+    return th;
+}
+
 static void test_sleep_moves_virtual_time(void **state)
 {
     (void)state;
@@ -53,9 +63,7 @@ static void test_cadence_is_exact_and_join_ends(void **state)
     (void)state;
     tb_clock_fake(0);
     struct ticker t = { .start = tb_now_ns(), .period = 430 * MS };
-    pthread_t th;
-    tb_clock_join();
-    assert_int_equal(pthread_create(&th, NULL, tick, &t), 0);
+    pthread_t th = start_joined(tick, &t);
     tb_sleep_until_ns(t.start + 2000 * MS);
     assert_true(tb_now_ns() == t.start + 2000 * MS);
     atomic_store(&t.stop, 1);
@@ -65,11 +73,66 @@ static void test_cadence_is_exact_and_join_ends(void **state)
         assert_true(t.woke[i] == t.start + (i + 1) * 430 * MS);
 }
 
+/* A joined thread at work on the CPU (here: spinning for 5 graces of real time, as a slow
+ * sample on a loaded machine is): main's sleep does not move time under it; it sees the
+ * time it started at, and main wakes on time once it is done. */
+struct spinner {
+    int64_t seen_at, real_ns;
+};
+
+static void *spin(void *arg)
+{
+    struct spinner *sp = arg;
+    int64_t t = tb_now_ns();
+    int64_t r0 = tb_real_now_ns();
+    while (tb_real_now_ns() - r0 < sp->real_ns)
+        ;
+    sp->seen_at = tb_now_ns() - t;
+    tb_clock_leave();
+    return NULL;
+}
+
+static void test_no_time_moves_under_a_running_thread(void **state)
+{
+    (void)state;
+    tb_clock_fake(0);
+    struct spinner sp = { .real_ns = 5 * TB_CLOCK_GRACE_MS * MS };
+    int64_t t0 = tb_now_ns();
+    pthread_t th = start_joined(spin, &sp);
+    tb_sleep_ns(1000 * MS);
+    pthread_join(th, NULL);
+    assert_true(sp.seen_at == 0);
+    assert_true(tb_now_ns() == t0 + 1000 * MS);
+}
+
+/* A reader waiting for a child's line holds the clock: the ticker's sleep does not end
+ * while main, joined and blocked (a poll), holds it past the grace; after the release it
+ * does, on its tick. */
+static void test_hold_keeps_time_still(void **state)
+{
+    (void)state;
+    tb_clock_fake(0);
+    struct ticker t = { .start = tb_now_ns(), .period = 100 * MS };
+    tb_clock_hold();
+    pthread_t th = start_joined(tick, &t);
+    poll(NULL, 0, 5 * TB_CLOCK_GRACE_MS);           /* a real wait: the grace is what is tested */
+    assert_int_equal(t.n, 0);
+    assert_true(tb_now_ns() == t.start);
+    tb_clock_release();
+    tb_sleep_until_ns(t.start + 250 * MS);
+    atomic_store(&t.stop, 1);
+    pthread_join(th, NULL);
+    assert_true(t.n >= 2);
+    assert_true(t.woke[0] == t.start + 100 * MS && t.woke[1] == t.start + 200 * MS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sleep_moves_virtual_time),
         cmocka_unit_test(test_cadence_is_exact_and_join_ends),
+        cmocka_unit_test(test_no_time_moves_under_a_running_thread),
+        cmocka_unit_test(test_hold_keeps_time_still),
     };
     return cmocka_run_group_tests_name("clock", tests, NULL, NULL);
 }

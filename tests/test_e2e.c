@@ -522,7 +522,8 @@ static void test_retention_only_own_logs(void **state)
     free(log);
 }
 
-/* A board file that replays a fixture through the fake tegrastats. */
+/* A board file that replays a fixture through the fake tegrastats; no warming before the
+ * sweep (settle_s = 0: the warming is test_power_*'s, and its load is real work). */
 static char *tegra_board(const char *dir, const char *extra)
 {
     char text[PATH_MAX + 1024], cwd[PATH_MAX];
@@ -531,7 +532,7 @@ static char *tegra_board(const char *dir, const char *extra)
              "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; };\n"
              "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 700; "
              "min_readings = 2; max_rel_ci = 10.0; "
-             "idle_ms = 400; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "idle_ms = 400; settle_s = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
              "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; %s };\n",
              cwd, extra);
     return th_write(dir, "board.cfg", text);
@@ -539,12 +540,14 @@ static char *tegra_board(const char *dir, const char *extra)
 
 static void test_tegrastats_through_run(void **state)
 {
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char *out, args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
     char *board = tegra_board(dir, "");
+    /* one round (test_power_rounds has the rounds): its windows' load is real work */
     snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 128x128 --kernels blocked "
-             "--blocks 16x16 --set sweep.stop.min_time_ms=5 -o %%s", board);
+             "--blocks 16x16 --set sweep.stop.min_time_ms=5 --set power.rounds=1 -o %%s", board);
     char *text = th_run_log(args, 0, true, &out, NULL);
     assert_non_null(strstr(out, "GB/s/W"));
     assert_non_null(strstr(out, "idle power"));
@@ -581,6 +584,7 @@ static void test_tegrastats_through_run(void **state)
 
 static void test_tegrastats_dies_mid_run(void **state)
 {
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/nano-jp4.txt"), 1);
@@ -610,6 +614,7 @@ static void test_tegrastats_dies_mid_run(void **state)
 
 static void test_power_command_csv(void **state)
 {
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/tx2-jp-unknown.txt"), 1);
@@ -639,6 +644,7 @@ static void test_power_command_csv(void **state)
 
 static void test_power_command_ina3221_tree(void **state)
 {
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[2048], text[1024];
     assert_true(th_build_sysfs(dir, "ina3221/nano.txt", 0) > 0);

@@ -8,11 +8,24 @@
  * The fake clock (TB_FAKE_CLOCK=1 in the environment, or tb_clock_fake() before any thread
  * starts) is virtual time that moves only when the threads that keep time by it wait on it:
  * when every joined thread sleeps (tb_sleep_*) or spends (tb_clock_spend_ns), time jumps
- * to the earliest wake. A joined thread blocked elsewhere (a join, a lock) stalls it for
- * TB_CLOCK_GRACE_MS of real time at most, after which time moves anyway: a test stays live
- * whatever it waits on. The main thread is joined from the start; for another thread that
- * sleeps by this clock, its creator calls tb_clock_join() before pthread_create (so that no
- * time passes before it runs) and the thread calls tb_clock_leave() as it ends. */
+ * to the earliest wake. A joined thread blocked elsewhere (a join, a lock, a poll) stalls it
+ * for TB_CLOCK_GRACE_MS of real time at most, after which time moves anyway: a test stays
+ * live whatever it waits on. A thread that is running (or only waiting for a CPU on a busy
+ * machine: state R in /proc), or waiting for this clock's own lock, never has time moved
+ * under it, nor a thread joined that has not started yet (2 s of real time at most), so a
+ * slow scheduler cannot make a sample late in virtual time. The main thread is joined from
+ * the start; for another thread that sleeps by this clock, its creator calls tb_clock_join()
+ * before pthread_create (so that no time passes before it runs) and the thread calls
+ * tb_clock_leave() as it ends.
+ *
+ * A child's output and virtual time (the fake tegrastats of tests/, or any replay a source
+ * reads from a child): under the fake clock the child prints its lines at once, without
+ * sleeping, and the reader takes one line per sample: line k of the child is the reading
+ * of the k-th tick of virtual time, whatever real time the child took. The reader waits
+ * for the line a tick is owed between tb_clock_hold() and tb_clock_release(), so that no
+ * time passes meanwhile, and for TB_CLOCK_CHILD_WAIT_MS of real time at most: a child
+ * silent that long is silent (a hung tegrastats), and later ticks do not wait for it
+ * until it speaks again. The pipe's own buffer keeps a fast child a few lines ahead. */
 #ifndef TB_CLOCK_H
 #define TB_CLOCK_H
 
@@ -20,6 +33,7 @@
 #include <stdint.h>
 
 #define TB_CLOCK_GRACE_MS 20
+#define TB_CLOCK_CHILD_WAIT_MS 1000
 
 /* Now, in ns of CLOCK_MONOTONIC (virtual under the fake clock), and in seconds. */
 int64_t tb_now_ns(void);
@@ -37,6 +51,11 @@ void tb_clock_spend_ns(int64_t ns);
 
 void tb_clock_join(void);
 void tb_clock_leave(void);
+/* Under the fake clock, time does not move between hold and release (nested holds count):
+ * a joined thread waiting in real time for what a tick is owed (a child's line). Nothing
+ * under the real clock. */
+void tb_clock_hold(void);
+void tb_clock_release(void);
 bool tb_clock_is_fake(void);
 /* Tests: the fake clock from now on, starting at start_ns (0: at the real clock's now). */
 void tb_clock_fake(int64_t start_ns);

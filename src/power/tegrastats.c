@@ -20,6 +20,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/util.h"
 
 /* ---- the parser ------------------------------------------------------------------- */
@@ -160,6 +161,7 @@ struct tegra_state {
     struct tb_tegrastats_reading latest;
     bool have_new;
     bool skipping;                  /* inside a line longer than line[] */
+    bool silent;                    /* fake clock: the child owed a line and said nothing */
     unsigned long long long_lines;  /* such lines dropped, said at close */
     int64_t latest_t;
     char cmd[TB_POWER_STR + 32];
@@ -197,51 +199,106 @@ static int tegra_probe(const struct tb_power_cfg *pc, char *why, size_t n)
     return command_exists(pc->tegrastats_command, why, n);
 }
 
-/* Parses the whole lines in s->line, keeping the rest. */
-static void take_lines(struct tegra_state *s)
+/* Parses the first whole line in s->line, if there is one; true when it took one. */
+static bool take_line(struct tegra_state *s)
 {
-    char *nl;
-    while ((nl = memchr(s->line, '\n', s->len))) {
-        *nl = '\0';
-        struct tb_tegrastats_reading r;
-        if (tb_tegrastats_parse(s->line, &r) > 0) {
-            s->latest = r;
-            s->latest_t = tb_now_ns();
-            s->have_new = true;
-        }
-        size_t used = (size_t)(nl - s->line) + 1;
-        memmove(s->line, nl + 1, s->len - used);
-        s->len -= used;
+    char *nl = memchr(s->line, '\n', s->len);
+    if (!nl)
+        return false;
+    *nl = '\0';
+    struct tb_tegrastats_reading r;
+    if (tb_tegrastats_parse(s->line, &r) > 0) {
+        s->latest = r;
+        s->latest_t = tb_now_ns();
+        s->have_new = true;
     }
+    size_t used = (size_t)(nl - s->line) + 1;
+    memmove(s->line, nl + 1, s->len - used);
+    s->len -= used;
+    return true;
+}
+
+/* A buffer full without a line end: a "line" this long is garbage, dropped whole, its tail
+ * too (a 1 MB line was once parsed from its last 8 KiB into power figures), and counted. */
+static void drop_if_full(struct tegra_state *s)
+{
     if (s->len == sizeof(s->line) - 1) {
-        /* a "line" this long is garbage: dropped whole, its tail too (a 1 MB line was once
-         * parsed from its last 8 KiB into power figures), and counted */
         s->len = 0;
         s->skipping = true;
         s->long_lines++;
     }
 }
 
-/* Reads what is there without blocking; returns 0, or -EPIPE when the child is gone. */
+/* One read without blocking: the bytes read (0: none now), or -EPIPE when the child is
+ * gone (EOF, or EIO: the pty's other side closed). */
+static ssize_t read_some(struct tegra_state *s)
+{
+    ssize_t got = read(s->fd, s->line + s->len, sizeof(s->line) - 1 - s->len);
+    if (got < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (got <= 0)
+        return -EPIPE;
+    s->len += (size_t)got;
+    s->line[s->len] = '\0';
+    if (s->skipping) {   /* inside a line too long to be tegrastats': up to its end */
+        char *nl = memchr(s->line, '\n', s->len);
+        size_t drop = nl ? (size_t)(nl + 1 - s->line) : s->len;
+        memmove(s->line, s->line + drop, s->len - drop);
+        s->len -= drop;
+        s->skipping = !nl;
+    }
+    return got;
+}
+
+/* Reads what is there without blocking, every whole line parsed (the latest kept);
+ * returns 0, or -EPIPE when the child is gone. */
 static int drain(struct tegra_state *s)
 {
     for (;;) {
-        ssize_t got = read(s->fd, s->line + s->len, sizeof(s->line) - 1 - s->len);
-        if (got < 0 && (errno == EAGAIN || errno == EINTR))
-            return 0;
-        if (got <= 0)   /* EOF, or EIO: the pty's other side closed */
-            return -EPIPE;
-        s->len += (size_t)got;
-        s->line[s->len] = '\0';
-        if (s->skipping) {   /* inside a line too long to be tegrastats': up to its end */
-            char *nl = memchr(s->line, '\n', s->len);
-            size_t drop = nl ? (size_t)(nl + 1 - s->line) : s->len;
-            memmove(s->line, s->line + drop, s->len - drop);
-            s->len -= drop;
-            s->skipping = !nl;
-        }
-        take_lines(s);
+        ssize_t got = read_some(s);
+        if (got <= 0)
+            return (int)got;
+        while (take_line(s))
+            ;
+        drop_if_full(s);
     }
+}
+
+/* Under the fake clock (lib/clock.h: a child's output): the child's next line, one per
+ * sample, waited for while the clock holds still, for TB_CLOCK_CHILD_WAIT_MS at most and
+ * not at all while the child is silent; -EPIPE when it is gone with no line left. */
+static int next_line_fake(struct tegra_state *s)
+{
+    int64_t deadline = tb_real_now_ns() + (int64_t)TB_CLOCK_CHILD_WAIT_MS * 1000000;
+    int rc = 0;
+    tb_clock_hold();
+    while (!s->have_new) {
+        if (take_line(s))
+            continue;   /* a line that is no reading: the next one */
+        drop_if_full(s);
+        ssize_t got = read_some(s);
+        if (got < 0) {
+            rc = -EPIPE;
+            break;
+        }
+        if (got > 0)
+            continue;
+        if (s->silent || tb_real_now_ns() >= deadline) {
+            s->silent = true;
+            break;
+        }
+        struct pollfd p = { s->fd, POLLIN, 0 };
+        poll(&p, 1, 10);
+    }
+    if (s->have_new)
+        s->silent = false;
+    tb_clock_release();
+    return rc;
+}
+
+static int read_lines(struct tegra_state *s)
+{
+    return tb_clock_is_fake() ? next_line_fake(s) : drain(s);
 }
 
 /* Waits up to ms for the child to be reaped; true once it is. */
@@ -340,7 +397,7 @@ static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_r
     while (!s->have_new && tb_real_now_ns() < deadline) {
         struct pollfd p = { master, POLLIN, 0 };
         poll(&p, 1, 50);
-        if (drain(s) < 0)
+        if (read_lines(s) < 0)
             break;
     }
     if (!s->have_new) {
@@ -359,7 +416,7 @@ static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_r
 static int tegra_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
 {
     struct tegra_state *s = st;
-    if (drain(s) < 0 && !s->have_new) {
+    if (read_lines(s) < 0 && !s->have_new) {
         int status = 0;
         if (waitpid(s->pid, &status, WNOHANG) == s->pid)
             s->pid = 0;
