@@ -612,8 +612,7 @@ static void sweep_modes(struct run *r, struct tb_runner_ctx *ctx)
             r->steps_skipped++;
             continue;
         }
-        tb_csvlog_meta(r->log, TB_META(mode_step), "%s: GPU max %.0f MHz, EMC cap %.0f MHz read "
-                       "after it settled", label, o.gpu_max_mhz, o.emc_cap_mhz);
+        tb_csvlog_meta(r->log, TB_META(mode_step), "%s: %s", label, o.read);
         if (!r->o->quiet)
             note("%s", label);
         struct tb_runner_step rs = { s->gpu_cap_mhz, s->emc_cap_mhz, o.emc_cap_mhz };
