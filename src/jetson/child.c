@@ -18,6 +18,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,42 @@ static void record(int fd, pid_t holder, pid_t group)
         return;
 }
 
+/* Every descriptor but 0-2 and keep (-1 ends it) closed: the holder outlives the run and
+ * must hold none of its files or pipes (a log, the run's lock, a sampler's pipe). By
+ * getdents64 on /proc/self/fd: no allocation between fork and exec. */
+static void close_others(const int *keep, size_t nkeep)
+{
+    int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    for (int pass = 0; pass < 64; pass++) {
+        char buf[4096];
+        int fds[512];
+        size_t nf = 0;
+        lseek(dir, 0, SEEK_SET);
+        long got;
+        while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+            for (long off = 0; off < got; ) {
+                struct { uint64_t ino; int64_t off; unsigned short len; unsigned char type;
+                         char name[]; } *e = (void *)(buf + off);
+                int fd = 0;
+                for (const char *c = e->name; *c >= '0' && *c <= '9'; c++)
+                    fd = fd * 10 + (*c - '0');
+                bool kept = fd <= 2 || fd == dir || e->name[0] < '0' || e->name[0] > '9';
+                for (size_t k = 0; k < nkeep && !kept; k++)
+                    kept = keep[k] == fd;
+                if (!kept && nf < 512)
+                    fds[nf++] = fd;
+                off += e->len;
+            }
+        for (size_t i = 0; i < nf; i++)
+            close(fds[i]);
+        if (!nf)
+            break;
+    }
+    close(dir);
+}
+
 /* The command itself, in its own process group: never returns. */
 static void command(const char *exe, char **argv, int in_fd, int out_fd, const sigset_t *was)
 {
@@ -118,6 +155,8 @@ static void holder(const char *exe, char **argv, int in_fd, int out_fd, int st_f
     struct held h = { 0, 0, 0 };
     setpgid(0, 0);
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    int keep[] = { in_fd, out_fd, st_fd, hold_fd };
+    close_others(keep, 4);
     struct sigaction dfl = { .sa_handler = SIG_DFL };
     for (int s = 1; s < NSIG; s++)
         sigaction(s, &dfl, NULL);   /* the run's handlers are not ours; SIGKILL's fails */

@@ -188,22 +188,31 @@ static void unverified(struct tb_mode_outcome *o, bool *first, const char *what,
     *first = false;
 }
 
-/* The GPU's check: > 0 near the cap; 0 (uncapped) the top of its table. */
+/* The GPU's check: > 0 the cap, or the clock of its table just below or above it (devfreq
+ * keeps a clock of the table: the TX2 reads 1134.75 MHz for nvpmodel's 1120); 0 (uncapped)
+ * the top of its table. */
 static void check_gpu(const struct tb_modes *m, double want, struct tb_mode_outcome *o,
                       char *miss, size_t n)
 {
     if (isnan(want) || isnan(o->gpu_max_mhz) || miss[0])
         return;
-    double target = want, clk[64], top = 0;
-    if (!(want > 0)) {
-        size_t k = tb_modes_gpu_clocks(m->root, m->files.gpu_max, clk, 64);
-        for (size_t i = 0; i < k; i++)
-            top = clk[i] > top ? clk[i] : top;
-        target = top;   /* none readable: max_freq checked against nothing */
+    double clk[64], top = 0, below = 0, above = 0, v = o->gpu_max_mhz;
+    size_t k = tb_modes_gpu_clocks(m->root, m->files.gpu_max, clk, 64);
+    for (size_t i = 0; i < k; i++) {
+        top = clk[i] > top ? clk[i] : top;
+        below = clk[i] <= want && clk[i] > below ? clk[i] : below;
+        above = clk[i] >= want && (!above || clk[i] < above) ? clk[i] : above;
     }
-    if (target > 0 && !tb_modes_near(o->gpu_max_mhz * 1e6, target))
-        snprintf(miss, n, "GPU max_freq reads %.0f MHz, not %.0f%s", o->gpu_max_mhz, target,
-                 want > 0 ? "" : " (the top of its table: the mode is uncapped)");
+    if (!(want > 0)) {
+        if (top > 0 && !tb_modes_near(v * 1e6, top))
+            snprintf(miss, n, "GPU max_freq reads %.0f MHz, not %.0f (the top of its table: "
+                     "the mode is uncapped)", v, top);
+        return;
+    }
+    bool ok = tb_modes_near(v * 1e6, want) || (below > 0 && fabs(v - below) < 1) ||
+              (above > 0 && fabs(v - above) < 1);
+    if (!ok)
+        snprintf(miss, n, "GPU max_freq reads %.0f MHz, not %.0f", v, want);
 }
 
 /* The EMC's check: R32/R35's cap file reads the cap; R36's top-rate file reads at most it. */
