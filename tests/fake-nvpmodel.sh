@@ -13,6 +13,7 @@
 # Faults, by $FAKE_NVPM_FAULT (words):
 #   refuse:ID   exits 1 ("not allowed")          reboot:ID   asks for a reboot, changes nothing
 #   ignore:ID   says nothing, exits 0, changes nothing (a switch that fails silently)
+#   status:ID   writes the status file only, exits 0 (the clocks stay at the last mode's)
 #   hang:ID     starts a child that sleeps (its pid into $FAKE_NVPM_CHILD) and waits for it
 #   pause:ID:start, pause:ID:mid   writes its pid to the FIFO $FAKE_NVPM_NOTIFY, then waits on
 #               the FIFO $FAKE_NVPM_GATE, before any write (start) or after the status file
@@ -31,6 +32,7 @@ for f in $FAKE_NVPM_FAULT; do
                   echo "NVPM WARN: DO YOU WANT TO REBOOT NOW? enter YES/yes to confirm:"
                   exit 0 ;;
     "ignore:$id") exit 0 ;;
+    "status:$id") printf 'pmode:%04d fmode:quiet\n' "$id" > "$root/var/lib/nvpmodel/status"; exit 0 ;;
     "hang:$id") sleep 300 & echo $! > "${FAKE_NVPM_CHILD:-/dev/null}"; wait; exit 0 ;;
     "pause:$id:start") pause=start ;;
     "pause:$id:mid") pause=mid ;;

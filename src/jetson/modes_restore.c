@@ -55,8 +55,15 @@ static int put_back(struct tb_modes *m, char *what, size_t n, bool *acted)
     int now = tb_modes_read_mode(m, why, sizeof(why));
     double gpu = tb_modes_read_hz(m, m->files.gpu_max, why, sizeof(why));
     double emc = tb_modes_read_hz(m, m->files.emc, why, sizeof(why));
-    if (st->switches_mode && (now != st->mode_id || (st->emc_caps && isnan(emc) &&
-                                                     isnan(st->emc_cap_hz)))) {
+    /* a clock the sweep never capped that differs was left by nvpmodel (a switch cut half
+     * way: the status file written, the clocks not): nvpmodel puts it back */
+    bool gpu_off = !isnan(gpu) && !isnan(st->gpu_max_hz) &&
+                   !tb_modes_near(gpu, st->gpu_max_hz / 1e6);
+    bool emc_off = !isnan(emc) && !isnan(st->emc_cap_hz) &&
+                   !tb_modes_near(emc, st->emc_cap_hz / 1e6) && !(emc == 0 && st->emc_cap_hz == 0);
+    if (st->switches_mode && (now != st->mode_id || (!st->gpu_caps && gpu_off) ||
+                              (!st->emc_caps && emc_off) ||
+                              (st->emc_caps && isnan(emc) && isnan(st->emc_cap_hz)))) {
         if (st->mode_id < 0)
             return snprintf(what, n, "the mode before the sweep is unknown: NOT restored; "), -1;
         *acted = true;
