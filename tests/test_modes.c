@@ -595,6 +595,58 @@ static void test_hung_nvpmodel_killed(void **state)
     tb_modes_close(&m);
 }
 
+/* A switch into an uncapped mode (MAXN_SUPER: GPU MAX_FREQ -1) whose clocks stay at the last
+ * mode's is caught: max_freq must read the top of the GPU's table, or the rows labelled
+ * MAXN_SUPER would be measured at 15W's 612 MHz. The board is put back after. */
+static void test_uncapped_mode_checked(void **state)
+{
+    (void)state;
+    const char *r = super_root(0);
+    char why[512], what[1024];
+    setenv("FAKE_NVPM_FAULT", "status:2", 1);   /* the status file follows, the clocks not */
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s = { 2, "MAXN_SUPER", 0, 0 };
+    assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
+    assert_int_equal(o.result, TB_MODE_NOT_FOLLOWED);
+    if (!strstr(o.why, "GPU max_freq reads 612 MHz, not 1020 (the top of its table: the mode "
+                       "is uncapped)"))
+        th_fail("uncapped: '%s'", o.why);
+    unsetenv("FAKE_NVPM_FAULT");
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_int_equal(status_mode(r), 0);
+    assert_false(exists(getenv("TB_MODE_STATE")));
+    tb_modes_close(&m);
+}
+
+/* A dead run's temporary of this pid in the state folder (a pid reused after a reboot) is
+ * the tool's own: replaced, never a "File exists" that blocks the night's sweep (#40). */
+static void test_leftover_temporary_replaced(void **state)
+{
+    (void)state;
+    super_root(-1);
+    char why[512], what[1024], tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", getenv("TB_MODE_STATE"), (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs("pid 1\nmode 3\n", f);
+    fclose(f);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    if (tb_modes_save(&m, NULL, 0, why, sizeof(why)) != 0)
+        th_fail("save over a leftover temporary: %s", why);
+    assert_false(exists(tmp));
+    char *text = slurp(getenv("TB_MODE_STATE"));
+    assert_non_null(strstr(text, "\nmode 1\n"));
+    free(text);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    assert_non_null(strstr(what, "nothing changed"));
+    assert_false(exists(getenv("TB_MODE_STATE")));
+    tb_modes_close(&m);
+}
+
 /* A run killed after its first change: the next run (or `restore`) finds the state file,
  * puts the board back and removes it. */
 static void test_recover_after_kill(void **state)
@@ -829,6 +881,8 @@ int main(void)
         TH_TEST(test_nano_emc_cap),
         TH_TEST(test_faults),
         TH_TEST(test_hung_nvpmodel_killed),
+        TH_TEST(test_uncapped_mode_checked),
+        TH_TEST(test_leftover_temporary_replaced),
         TH_TEST(test_recover_after_kill),
         TH_TEST(test_state_link_fifo),
         TH_TEST(test_unreadable_mode_refused),
