@@ -51,7 +51,7 @@ static const struct layout layouts[] = {
                     "boards/jetson-orin-nano.cfg" },
 };
 
-static char *mb_slurp(const char *path)
+static inline char *mb_slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -64,7 +64,7 @@ static char *mb_slurp(const char *path)
 }
 
 /* root + abs's mode set. */
-static void mb_chmod(const char *root, const char *abs, mode_t mode)
+static inline void mb_chmod(const char *root, const char *abs, mode_t mode)
 {
     char p[PATH_MAX];
     snprintf(p, sizeof(p), "%s%s", root, abs);
@@ -74,7 +74,7 @@ static void mb_chmod(const char *root, const char *abs, mode_t mode)
 /* Release rel's root in th_scratch(), in mode (-1: its boot mode); the environment points the
  * switcher and the fake nvpmodel at it (TB_ROOT, TB_NVPMODEL, TB_MODE_STATE in its var/tmp,
  * which is everyone's as /var/tmp is). Every directory 0755, as sysfs's are. */
-static const char *release_root(enum release rel, int mode)
+static inline const char *release_root(enum release rel, int mode)
 {
     const struct layout *l = &layouts[rel];
     const char *r = th_scratch();
@@ -116,7 +116,7 @@ static const char *release_root(enum release rel, int mode)
     return r;
 }
 
-static double mb_mhz(const char *root, const char *abs)
+static inline double mb_mhz(const char *root, const char *abs)
 {
     char p[PATH_MAX];
     snprintf(p, sizeof(p), "%s%s", root, abs);
@@ -127,7 +127,7 @@ static double mb_mhz(const char *root, const char *abs)
     return v;
 }
 
-static int mb_mode(const char *root)
+static inline int mb_mode(const char *root)
 {
     char p[PATH_MAX];
     snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", root);
@@ -138,7 +138,7 @@ static int mb_mode(const char *root)
     return m;
 }
 
-static bool mb_exists(const char *path)
+static inline bool mb_exists(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0;

@@ -73,13 +73,13 @@ static void broker_serve(struct broker *b, char *line)
     char *resp = strtok(line, "\t"), *input = strtok(NULL, "\t"), *args = strtok(NULL, "\n");
     if (!resp || !input || !args)
         return;
-    char *argv[8] = { 0 }, words[PATH_MAX * 2], out[1024] = "", log[PATH_MAX];
+    char *argv[8] = { 0 }, words[PATH_MAX * 2], out[1024] = "", log[PATH_MAX + 16];
     tb_strlcpy(words, args, sizeof(words));
     int argc = 0;
     for (char *s = strtok(words, " "); s && argc < 7; s = strtok(NULL, " "))
         argv[argc++] = s;
     const struct layout *l = &layouts[b->rel];
-    char gpu[PATH_MAX], emc[PATH_MAX];
+    char gpu[2 * PATH_MAX], emc[2 * PATH_MAX];
     snprintf(gpu, sizeof(gpu), "%s%s/max_freq", b->root, l->gpu_dir);
     snprintf(emc, sizeof(emc), "%s%s", b->root, l->emc);
     int rc = 1;
@@ -131,7 +131,7 @@ static void broker_start(struct broker *b, const char *r, enum release rel, bool
     snprintf(b->dir, sizeof(b->dir), "%s/var/tmp/sudo", r);
     b->rel = rel;
     b->tee = tee;
-    char *fake = realpath("tests/fake-nvpmodel.sh", NULL), p[PATH_MAX + 16], script[4096];
+    char *fake = realpath("tests/fake-nvpmodel.sh", NULL), p[PATH_MAX + 16], script[3 * PATH_MAX];
     assert_non_null(fake);
     tb_strlcpy(b->nvpm, fake, sizeof(b->nvpm));
     free(fake);
@@ -175,7 +175,7 @@ static void broker_stop(struct broker *b)
  * `sudo -n /usr/sbin/nvpmodel` as doc/power.md sets it up. Its exit; stderr into err. */
 static int run_as_nobody(const char *r, const char *args, char **err)
 {
-    char cmd[4 * PATH_MAX], e[PATH_MAX];
+    char cmd[6 * PATH_MAX], e[PATH_MAX + 16];
     const char *bin = getenv("TB_BIN");
     snprintf(e, sizeof(e), "%s/var/tmp/err", r);
     snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>%s </dev/null",
@@ -280,7 +280,7 @@ static void test_normal_user_nights(void **state)
     for (size_t k = 0; k < sizeof(nights) / sizeof(nights[0]); k++) {
         enum release rel = nights[k].rel;
         const char *r = release_root(rel, -1);
-        char before[200], after[200], *err, sp[PATH_MAX];
+        char before[200], after[200], *err, sp[PATH_MAX + 32];
         board_now(r, rel, before, sizeof(before));
         struct broker b;
         broker_start(&b, r, rel, false);
@@ -309,7 +309,7 @@ static void test_normal_user_nights(void **state)
         assert_string_equal(after, before);
         snprintf(sp, sizeof(sp), "%s/var/tmp/modes.state", r);
         assert_false(mb_exists(sp));
-        char lp[PATH_MAX];
+        char lp[PATH_MAX + 16];
         snprintf(lp, sizeof(lp), "%s/sudo.log", b.dir);
         char *log = th_keep(mb_slurp(lp));
         assert_non_null(log);
@@ -351,7 +351,7 @@ static void test_normal_user_caps(void **state)
         skip();
     for (int tee = 1; tee >= 0; tee--) {
         const char *r = release_root(R36_SUPER, -1);
-        char before[200], after[200], *err, lp[PATH_MAX];
+        char before[200], after[200], *err, lp[PATH_MAX + 16];
         setenv("FAKE_EMC_HOLD_HZ", "2133000000", 1);   /* the firmware's, from boot */
         assert_int_equal(system("tests/fake-nvpmodel.sh -m 1 >/dev/null"), 0);
         board_now(r, R36_SUPER, before, sizeof(before));

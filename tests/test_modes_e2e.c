@@ -150,63 +150,11 @@ static char *csv_col(const char *h, const char *row, const char *col)
     return v[k];
 }
 
-/* Three modes swept in one night: each row carries its mode and clocks, the board ends in
- * the mode it started in, and compare --pareto finds the front and its knee: the 15W mode,
- * whose dynamic watts are lowest for the CPU's unchanged GB/s, is on it and is the knee or
- * left of it; every point off the front is dominated by one on it. */
-static void test_e2e_three_modes_pareto(void **state)
+/* compare --pareto on the three modes' log: the front and its knee, in CSV, JSON and a
+ * page (see test_e2e_three_modes_pareto). */
+static void check_front(const char *log, const char *r)
 {
-    (void)state;
-    const char *r = super_board();
-    struct sensor s = { .root = r };
-    assert_int_equal(pthread_create(&s.thread, NULL, sensor_main, &s), 0);
-    char logs[PATH_MAX];
-    snprintf(logs, sizeof(logs), "%s/logs", r);
-    /* every step here settles: a long limit costs nothing, and under the sanitizers on a
-     * busy machine 400 ms was too short for the fake nvpmodel (a step skipped, in CI) */
-    setenv("TB_MODE_SETTLE_MS", "20000", 1);
-    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 512x512 "
-                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
-                     "--set 'sweep.power_modes=[\"15W\", \"25W\", \"MAXN_SUPER\"]' "
-                     "--set power.interval_ms=10 --set power.window_ms=100 "
-                     "--set power.idle_ms=100 --set power.max_rel_ci=0.5 "
-                     /* one round, no warming: this is about the modes and their front; a
-                      * CPU copy's GB/s moves between rounds (60% under qemu) */
-                     "--set power.rounds=1 --set power.settle_s=0 "
-                     "--set power.sysfs_root=%s -o %s", r, logs);
-    atomic_store(&s.stop, 1);
-    pthread_join(s.thread, NULL);
-    if (rc != 0)
-        th_fail("run exit %d: %s", rc, th_err());
-    /* the summary names each row's step: three rows of one point are told apart */
-    if (!strstr(th_out(), "power mode") || !strstr(th_out(), "15W (0)") ||
-        !strstr(th_out(), "MAXN_SUPER (2)"))
-        th_fail("summary without the steps:\n%s", th_out());
-    assert_int_equal(status_mode(r), 2);
-    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
-    char *log = th_keep(th_find_one(logs, ".csv.gz"));
-    char *text = th_keep(th_read_gz(log));
-    assert_non_null(strstr(text, "# mode_step: step 1 of 3, mode 15W (0): GPU max 612 MHz, "
-                                 "EMC top rate 2133 MHz read after it settled\n"));
-    assert_non_null(strstr(text, "# modes_restored: mode MAXN_SUPER (2), GPU max 1020 MHz"));
-    const char *h = strstr(text, "\nrun_id,") + 1, *row = h;
-    const char *want_mode[] = { "15W (0)", "25W (1)", "MAXN_SUPER (2)" };
-    double want_gpu[] = { 612, 918, 1020 }, dyn[3];
-    for (int i = 0; i < 3; i++) {
-        do
-            row = strchr(row, '\n') + 1;
-        while (row[0] == '#');
-        assert_string_equal(csv_col(h, row, "power_mode"), want_mode[i]);
-        th_assert_close(atof(csv_col(h, row, "gpu_max_mhz")), want_gpu[i], 0);
-        assert_string_equal(csv_col(h, row, "gpu_cap_asked_mhz"), "");
-        dyn[i] = atof(csv_col(h, row, "dyn_pj_per_byte"));
-        if (!csv_col(h, row, "dyn_pj_per_byte")[0])
-            th_fail("row %d has no dynamic energy: %s", i, csv_col(h, row, "power_note"));
-    }
-    if (!(dyn[0] < dyn[1] && dyn[1] < dyn[2]))
-        th_fail("dynamic pJ/B not in the modes' order: %g %g %g", dyn[0], dyn[1], dyn[2]);
-
-
+    int rc;
     rc = th_runf("compare --pareto --format csv %s", log);
     if (rc != 0)
         th_fail("compare exit %d: %s", rc, th_err());
@@ -273,6 +221,64 @@ static void test_e2e_three_modes_pareto(void **state)
         assert_non_null(strstr(html, "r=\"9\" fill=\"none\""));   /* the ring */
     }
     assert_non_null(strstr(html, "yes, the knee"));
+}
+
+/* Three modes swept in one night: each row carries its mode and clocks, the board ends in
+ * the mode it started in, and compare --pareto finds the front and its knee: the 15W mode,
+ * whose dynamic watts are lowest for the CPU's unchanged GB/s, is on it and is the knee or
+ * left of it; every point off the front is dominated by one on it. */
+static void test_e2e_three_modes_pareto(void **state)
+{
+    (void)state;
+    const char *r = super_board();
+    struct sensor s = { .root = r };
+    assert_int_equal(pthread_create(&s.thread, NULL, sensor_main, &s), 0);
+    char logs[PATH_MAX];
+    snprintf(logs, sizeof(logs), "%s/logs", r);
+    /* every step here settles: a long limit costs nothing, and under the sanitizers on a
+     * busy machine 400 ms was too short for the fake nvpmodel (a step skipped, in CI) */
+    setenv("TB_MODE_SETTLE_MS", "20000", 1);
+    int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 512x512 "
+                     "--kernels copy_row --set sweep.stop.min_time_ms=1 "
+                     "--set 'sweep.power_modes=[\"15W\", \"25W\", \"MAXN_SUPER\"]' "
+                     "--set power.interval_ms=10 --set power.window_ms=100 "
+                     "--set power.idle_ms=100 --set power.max_rel_ci=0.5 "
+                     /* one round, no warming: this is about the modes and their front; a
+                      * CPU copy's GB/s moves between rounds (60% under qemu) */
+                     "--set power.rounds=1 --set power.settle_s=0 "
+                     "--set power.sysfs_root=%s -o %s", r, logs);
+    atomic_store(&s.stop, 1);
+    pthread_join(s.thread, NULL);
+    if (rc != 0)
+        th_fail("run exit %d: %s", rc, th_err());
+    /* the summary names each row's step: three rows of one point are told apart */
+    if (!strstr(th_out(), "power mode") || !strstr(th_out(), "15W (0)") ||
+        !strstr(th_out(), "MAXN_SUPER (2)"))
+        th_fail("summary without the steps:\n%s", th_out());
+    assert_int_equal(status_mode(r), 2);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    char *log = th_keep(th_find_one(logs, ".csv.gz"));
+    char *text = th_keep(th_read_gz(log));
+    assert_non_null(strstr(text, "# mode_step: step 1 of 3, mode 15W (0): GPU max 612 MHz, "
+                                 "EMC top rate 2133 MHz read after it settled\n"));
+    assert_non_null(strstr(text, "# modes_restored: mode MAXN_SUPER (2), GPU max 1020 MHz"));
+    const char *h = strstr(text, "\nrun_id,") + 1, *row = h;
+    const char *want_mode[] = { "15W (0)", "25W (1)", "MAXN_SUPER (2)" };
+    double want_gpu[] = { 612, 918, 1020 }, dyn[3];
+    for (int i = 0; i < 3; i++) {
+        do
+            row = strchr(row, '\n') + 1;
+        while (row[0] == '#');
+        assert_string_equal(csv_col(h, row, "power_mode"), want_mode[i]);
+        th_assert_close(atof(csv_col(h, row, "gpu_max_mhz")), want_gpu[i], 0);
+        assert_string_equal(csv_col(h, row, "gpu_cap_asked_mhz"), "");
+        dyn[i] = atof(csv_col(h, row, "dyn_pj_per_byte"));
+        if (!csv_col(h, row, "dyn_pj_per_byte")[0])
+            th_fail("row %d has no dynamic energy: %s", i, csv_col(h, row, "power_note"));
+    }
+    if (!(dyn[0] < dyn[1] && dyn[1] < dyn[2]))
+        th_fail("dynamic pJ/B not in the modes' order: %g %g %g", dyn[0], dyn[1], dyn[2]);
+    check_front(log, r);
 }
 
 /* The tool started in the background (TB_BIN as th_run has it), its output dropped: a long
