@@ -16,9 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 enum release { R32_NANO, R35_XAVIER_NX, R36_SUPER };
+
+#define SUPER "nvpmodel/orin-nano-super.conf"
+#define SUPER_GPU "/sys/devices/platform/17000000.gpu/devfreq_dev"
+#define EMC_TOP "/sys/kernel/nvpmodel_clk_cap/emc"
+#define EMC_CAP "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"
 
 struct layout {
     const char *conf, *release, *model, *gpu_dir, *freqs, *emc;
@@ -142,6 +148,31 @@ static inline bool mb_exists(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0;
+}
+
+/* The Orin Nano Super on R36 in mode (-1: its boot mode, 1, 25W). */
+static inline const char *super_root(int mode)
+{
+    return release_root(R36_SUPER, mode);
+}
+
+/* "exec TB_BIN ARGS >/dev/null 2>&1" started in the background, our own child; its pid. */
+static inline pid_t mb_spawn_tool(const char *args)
+{
+    const char *bin = getenv("TB_BIN");
+    size_t len = strlen(args) + PATH_MAX + 64;
+    char *cmd = malloc(len);
+    assert_non_null(cmd);
+    snprintf(cmd, len, "exec %s %s >/dev/null 2>&1", bin && *bin ? bin : "./transpose-bench",
+             args);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    free(cmd);
+    return pid;
 }
 
 #endif

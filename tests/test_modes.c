@@ -26,20 +26,10 @@
 #include "jetson/modes.h"
 #include "lib/util.h"
 
-#define SUPER "nvpmodel/orin-nano-super.conf"
-#define SUPER_GPU "/sys/devices/platform/17000000.gpu/devfreq_dev"
-#define EMC_TOP "/sys/kernel/nvpmodel_clk_cap/emc"
-#define EMC_CAP "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"
 #define slurp mb_slurp
 #define read_mhz mb_mhz
 #define status_mode mb_mode
 #define exists mb_exists
-
-/* The Orin Nano Super on R36 in mode (its boot mode is 1, 25W). */
-static const char *super_root(int mode)
-{
-    return release_root(R36_SUPER, mode);
-}
 
 /* ---- tables ------------------------------------------------------------------------ */
 

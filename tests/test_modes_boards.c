@@ -402,19 +402,11 @@ static bool gone(long pid)
 /* The tool in the background (our own child): a sweep of modes on r. */
 static pid_t spawn_night(const char *r, const char *modes)
 {
-    const char *bin = getenv("TB_BIN");
-    char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof(cmd), "exec %s run --device cpu -b boards/jetson-orin-nano.cfg "
+    char args[3 * PATH_MAX];
+    snprintf(args, sizeof(args), "run --device cpu -b boards/jetson-orin-nano.cfg "
              "--sizes 64x64 --kernels copy_row --set sweep.stop.min_time_ms=1 "
-             "--set 'sweep.power_modes=%s' --set power.sysfs_root=%s -o %s/logs "
-             ">/dev/null 2>&1", bin && *bin ? bin : "./transpose-bench", modes, r, r);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
+             "--set 'sweep.power_modes=%s' --set power.sysfs_root=%s -o %s/logs", modes, r, r);
+    return mb_spawn_tool(args);
 }
 
 /* SIGKILL at each step of a switch and of a restore: before nvpmodel wrote anything, half

@@ -17,17 +17,10 @@
 
 #include "lib/util.h"
 
-#define SUPER_GPU "/sys/devices/platform/17000000.gpu/devfreq_dev"
-#define EMC_TOP "/sys/kernel/nvpmodel_clk_cap/emc"
 #define slurp mb_slurp
 #define read_mhz mb_mhz
 #define status_mode mb_mode
 #define exists mb_exists
-
-static const char *super_root(int mode)
-{
-    return release_root(R36_SUPER, mode);
-}
 
 /* ---- end to end: the real binary, the CPU backend, a sensor whose watts follow the mode -- */
 
@@ -285,20 +278,12 @@ static void test_e2e_three_modes_pareto(void **state)
  * two-step mode sweep of one slow point on root r, logs in logs. Returns its pid. */
 static pid_t spawn_sweep(const char *r, const char *modes, const char *logs)
 {
-    const char *bin = getenv("TB_BIN");
-    char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof(cmd), "exec %s run --device cpu -b boards/jetson-orin-nano.cfg "
+    char args[3 * PATH_MAX];
+    snprintf(args, sizeof(args), "run --device cpu -b boards/jetson-orin-nano.cfg "
              "--sizes 256x256 --kernels copy_row --set sweep.stop.min_time_ms=20000 "
              "--set sweep.stop.max_time_ms=20000 --set sweep.stop.max_reps=10000000 "
-             "--set 'sweep.power_modes=%s' --set power.sysfs_root=%s -o %s >/dev/null 2>&1",
-             bin && *bin ? bin : "./transpose-bench", modes, r, logs);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
+             "--set 'sweep.power_modes=%s' --set power.sysfs_root=%s -o %s", modes, r, logs);
+    return mb_spawn_tool(args);
 }
 
 /* A run SIGKILLed mid-sweep leaves the board in another mode and its state file: the next

@@ -12,16 +12,7 @@
 #include "lib/diag.h"
 #include "lib/util.h"
 
-#define SUPER "nvpmodel/orin-nano-super.conf"
-#define SUPER_GPU "/sys/devices/platform/17000000.gpu/devfreq_dev"
-#define EMC_TOP "/sys/kernel/nvpmodel_clk_cap/emc"
-#define EMC_CAP "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"
 #define slurp mb_slurp
-
-static const char *super_root(int mode)
-{
-    return release_root(R36_SUPER, mode);
-}
 
 /* The real nvpmodel.conf of three releases (a Nano on R32, with two lines a terminal wrap
  * broke; a Xavier NX on R35; an Orin on R36, and the Super's table on its PARAM section):
