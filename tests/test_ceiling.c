@@ -141,6 +141,33 @@ static void test_super_modes_without_root(void **state)
     expect_mode(2, 102.4, "board file", "nvpmodel mode MAXN_SUPER (2) sets no EMC cap");
 }
 
+/* R36's nvpmodel_clk_cap/emc (world-readable, as its MAX_FREQ_KNEXT in nvpmodel.conf names
+ * it) reads the EMC's top rate: a Super whose firmware holds the EMC at 2133 MHz in
+ * MAXN_SUPER (R36.4.3) is judged against 68.3 GB/s, not the board's 102.4; where the file
+ * reads the mode's own cap, that; where it does not read, the mode's table as before. */
+static void test_r36_emc_top_rate(void **state)
+{
+    const char *tops[] = { "2133000000\n", "3199000000\n", "garbage\n" };
+    const double want[] = { 68.3, 102.4, 102.4 };
+    for (int k = 0; k < 3; k++) {
+        char *r = super_root(2);
+        struct tb_config c;
+        super_board(&c, r);
+        free(th_write(r, "sys/kernel/nvpmodel_clk_cap/emc", tops[k]));
+        struct tb_ceiling ce;
+        tb_ceiling_read(&c.board, r, &ce);
+        th_assert_close(ce.gbps, want[k], 0.05);
+        bool said = strstr(ce.why, "/sys/kernel/nvpmodel_clk_cap/emc reads the EMC's top rate")
+                    != NULL;
+        if (said != (k < 2))
+            th_fail("top '%s': %s (%s)", tops[k], ce.why, ce.source);
+        assert_string_equal(ce.source, k < 2 ? "nvpmodel EMC cap" : "board file");
+        tb_config_free(&c);
+        th_rmtree(r);
+        free(r);
+    }
+}
+
 /* The reason as a normal user sees it, whoever runs the tests. */
 static void test_needs_root_reason(void **state)
 {
@@ -237,10 +264,11 @@ static void test_nvpmodel_parsing(void **state)
     snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", r);
     unlink(p);
     assert_int_equal(tb_nvpmodel_read(r, &m), 0);
-    assert_int_equal(m.mode_id, 2);
+    assert_int_equal(m.mode_id, 1);   /* the Super boots in 25W */
     assert_true(m.from_default);
-    assert_string_equal(m.mode_name, "MAXN_SUPER");
-    assert_true(m.emc_cap_mhz == 0 && m.gpu_cap_mhz == 0);
+    assert_string_equal(m.mode_name, "25W");
+    th_assert_close(m.emc_cap_mhz, 3199, 1e-9);
+    th_assert_close(m.gpu_cap_mhz, 918, 1e-9);
     free(th_write(r, "var/lib/nvpmodel/status", "pmode:0003\n"));
     assert_int_equal(tb_nvpmodel_read(r, &m), 0);
     assert_false(m.from_default);
@@ -368,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_factor_reproduces_orin),
         cmocka_unit_test(test_every_jetson_board_file),
         cmocka_unit_test(test_super_modes_without_root),
+        cmocka_unit_test(test_r36_emc_top_rate),
         cmocka_unit_test(test_needs_root_reason),
         cmocka_unit_test(test_live_emc_wins),
         cmocka_unit_test(test_step_cap_lowers),

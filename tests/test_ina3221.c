@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -63,6 +64,37 @@ static void test_nano_iio(void **state)
     th_assert_close(rail_mw(&f, &s, "POM_5V_CPU"), 204, 0);
     assert_true(s.t_ns > 0);
     fake_close(&f);
+}
+
+/* The Nano's sensor mode, as the IIO driver shows it (running_mode beside the rails; the
+ * fixture's 0 is triggered), in the cadence's detail that the log's power_cadence line
+ * carries; unknown where the file is not there. */
+static void test_nano_sensor_mode(void **state)
+{
+    const char *want[] = { "ina3221x running_mode 0: triggered (each read one conversion of "
+                           "~1 ms, no averaging)",
+                           "ina3221x running_mode 1: continuous (the chip averages)",
+                           "ina3221x sensor mode unknown (no running_mode to read)" };
+    for (int k = 0; k < 3; k++) {
+        struct fake f;
+        char why[256], p[PATH_MAX];
+        fake_open(&f, "ina3221/nano.txt", 0);
+        snprintf(p, sizeof(p), "%s/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/running_mode",
+                 f.root);
+        if (k == 1)
+            free(th_write(f.root, "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/running_mode",
+                          "1\n"));
+        if (k == 2)
+            assert_int_equal(unlink(p), 0);
+        assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+        struct tb_power_cadence c;
+        memset(&c, 0, sizeof(c));
+        c.period_ms = NAN;
+        tb_power_ina3221.cadence(f.st, &c);
+        assert_true(isnan(c.period_ms));   /* inferred from the readings, as before */
+        assert_string_equal(c.detail, want[k]);
+        fake_close(&f);
+    }
 }
 
 static const char *hw(const struct fake *f, const char *chip, int idx, const char *file, char *buf)
@@ -204,6 +236,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nano_iio),
+        cmocka_unit_test(test_nano_sensor_mode),
         cmocka_unit_test(test_orin_nx_hwmon),
         cmocka_unit_test(test_agx_orin_two_chips),
         cmocka_unit_test(test_vanishing_file),

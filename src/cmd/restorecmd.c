@@ -25,7 +25,9 @@ const struct tb_usage tb_restore_usage = {
     "sweep.gpu_max_mhz, sweep.emc_max_mhz) when its run died before restoring them, from\n"
     "the state file ($TB_MODE_STATE, default /var/tmp/transpose-bench-modes.state). Every run\n"
     "does the same first; this is for a board that must be put back now (and for an\n"
-    "@reboot cron line after a power cut mid-sweep, doc/nightly.md).\n"
+    "@reboot cron line after a power cut mid-sweep, doc/nightly.md). An nvpmodel the dead\n"
+    "run left running is waited for, or killed at its deadline, first; only what differs is\n"
+    "put back, and the state file is removed once the board reads as found.\n"
     "\n"
     "exit: 0 nothing to restore or restored, 1 not restored (the state file is kept),\n"
     "2 usage, 75 a run holds the lock (it restores its own changes).\n",

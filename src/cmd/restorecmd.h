@@ -1,6 +1,6 @@
 /* restorecmd.h: `transpose-bench restore`: puts back the power mode and clock caps a run
  * changed and could not restore (SIGKILL, power cut), from the state file modes.h keeps.
- * Not here: changing modes (power/modes.c), the run that restores itself (run.c). */
+ * Not here: changing modes (jetson/modes.h), the run that restores itself (run.c). */
 #ifndef TB_RESTORECMD_H
 #define TB_RESTORECMD_H
 

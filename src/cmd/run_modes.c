@@ -147,8 +147,7 @@ void tb_run_modes_sweep(struct tb_run_modes *m, struct tb_runner_ctx *ctx,
             m->skipped++;
             continue;
         }
-        tb_csvlog_meta(ctx->log, TB_META(mode_step), "%s: GPU max %.0f MHz, EMC cap %.0f MHz "
-                       "read after it settled", label, o.gpu_max_mhz, o.emc_cap_mhz);
+        tb_csvlog_meta(ctx->log, TB_META(mode_step), "%s: %s", label, o.read);
         if (!m->quiet)
             note("%s", label);
         struct tb_runner_step rs = { s->gpu_cap_mhz, s->emc_cap_mhz, o.emc_cap_mhz };

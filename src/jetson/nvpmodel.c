@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jetson/emc.h"
+#include "jetson/modes.h"
 #include "lib/safeio.h"
 #include "lib/util.h"
 
@@ -26,108 +28,55 @@ int tb_nvpmodel_parse_status(const char *line)
     return v >= 0 && v < 1000 ? (int)v : -1;
 }
 
-/* A MAX_FREQ value in Hz as a cap in MHz: > 0 a cap, 0 none (-1, 0, or a value no clock
- * reaches: nvpmodel itself prints LLONG_MAX for -1), NAN not a number. */
-static double cap_mhz(const char *v)
-{
-    char *end;
-    double hz = strtod(v, &end);
-    while (*end == ' ' || *end == '\t' || *end == '\r')
-        end++;
-    if (end == v || *end)
-        return NAN;
-    return hz <= 0 || hz >= 1e11 ? 0 : hz / 1e6;
-}
-
-/* "< POWER_MODEL ID=2 NAME=MAXN_SUPER >" -> id and name; false for other headers. */
-static bool mode_header(const char *l, int *id, char *name, size_t n)
-{
-    const char *m = strstr(l, "POWER_MODEL");
-    char buf[64];
-    if (!m || sscanf(m, "POWER_MODEL ID=%d NAME=%63[^ >\r\n]", id, buf) != 2)
-        return false;
-    tb_strlcpy(name, buf, n);
-    return true;
-}
-
-/* The next line of *p (comments and blank lines skipped, leading space removed) into buf;
- * false at the end. */
-static bool next_line(const char **p, char *buf, size_t n)
-{
-    while (**p) {
-        const char *l = *p, *nl = strchr(l, '\n');
-        size_t len = nl ? (size_t)(nl - l) : strlen(l);
-        *p = l + len + (nl != NULL);
-        tb_strlcpy(buf, l, len < n ? len + 1 : n);
-        char *s = buf;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (*s == '#' || !*s)
-            continue;
-        memmove(buf, s, strlen(s) + 1);
-        return true;
-    }
-    return false;
-}
-
-/* "< PM_CONFIG DEFAULT=2 >" outside comments (the FORMAT comment of L4T's files names it
- * too); -1 when none. */
-static int default_mode(const char *conf)
-{
-    char line[512];
-    for (const char *p = conf; next_line(&p, line, sizeof(line)); ) {
-        const char *d = line[0] == '<' ? strstr(line, "PM_CONFIG DEFAULT=") : NULL;
-        if (d && isdigit((unsigned char)d[18]))
-            return atoi(d + 18);
-    }
-    return -1;
-}
-
 int tb_nvpmodel_parse(const char *conf, int mode_id, struct tb_nvpmodel *m)
 {
-    if (mode_id < 0) {
-        mode_id = default_mode(conf);
-        if (mode_id < 0) {
-            snprintf(m->why, sizeof(m->why), "no nvpmodel status and no PM_CONFIG DEFAULT in "
-                     "nvpmodel.conf: the mode is unknown");
-            return -ENOENT;
+    struct tb_mode_table t;
+    char why[160];
+    if (tb_modes_table_parse(conf, &t, why, sizeof(why)) < 0)
+        t.default_id = -1;
+    int rc = 0;
+    if (mode_id < 0 && t.default_id < 0) {
+        snprintf(m->why, sizeof(m->why), "no nvpmodel status and no PM_CONFIG DEFAULT in "
+                 "nvpmodel.conf: the mode is unknown");
+        rc = -ENOENT;
+    } else {
+        m->from_default = mode_id < 0;
+        m->mode_id = mode_id < 0 ? t.default_id : mode_id;
+        const struct tb_mode_def *d = tb_modes_find_id(&t, m->mode_id);
+        if (d) {
+            tb_strlcpy(m->mode_name, d->name, sizeof(m->mode_name));
+            m->emc_cap_mhz = d->emc_cap_mhz;
+            m->gpu_cap_mhz = d->gpu_cap_mhz;
+        } else {
+            snprintf(m->why, sizeof(m->why), "nvpmodel.conf has no POWER_MODEL ID=%d",
+                     m->mode_id);
+            rc = -ENOENT;
         }
-        m->from_default = true;
     }
-    m->mode_id = mode_id;
-    bool in_mode = false, found = false;
-    double emc = 0, gpu = 0;   /* a mode without the line caps nothing */
-    char line[512];
-    for (const char *p = conf; next_line(&p, line, sizeof(line)); ) {
-        char *s = line;
-        if (*s == '<') {
-            int id;
-            char name[64];
-            if (in_mode)
-                break;   /* the mode's section ended */
-            if (mode_header(s, &id, name, sizeof(name)) && id == mode_id) {
-                in_mode = found = true;
-                tb_strlcpy(m->mode_name, name, sizeof(m->mode_name));
-            }
-            continue;
-        }
-        if (!in_mode)
-            continue;
-        char param[64], arg[64], val[64];
-        if (sscanf(s, "%63s %63s %63s", param, arg, val) != 3 || strcmp(arg, "MAX_FREQ"))
-            continue;
-        if (!strcmp(param, "EMC"))
-            emc = cap_mhz(val);
-        else if (!strcmp(param, "GPU"))
-            gpu = cap_mhz(val);
+    tb_modes_table_free(&t);
+    return rc;
+}
+
+/* R36's EMC top rate (tb_nvpmodel.emc_top_mhz) under root, as nvpmodel.conf names it. */
+static void emc_top(const char *root, const char *conf, struct tb_nvpmodel *m)
+{
+    struct tb_mode_table t;
+    struct tb_mode_files f;
+    char path[PATH_MAX], line[64], why[PATH_MAX + 160];
+    if (tb_modes_table_parse(conf, &t, why, sizeof(why)) < 0) {
+        tb_modes_table_free(&t);
+        return;
     }
-    if (!found) {
-        snprintf(m->why, sizeof(m->why), "nvpmodel.conf has no POWER_MODEL ID=%d", mode_id);
-        return -ENOENT;
-    }
-    m->emc_cap_mhz = emc;
-    m->gpu_cap_mhz = gpu;
-    return 0;
+    tb_modes_files(root, &t, &f);
+    tb_modes_table_free(&t);
+    double hz;
+    if (f.emc_kind != TB_EMC_TOP ||
+        snprintf(path, sizeof(path), "%s%s", root, f.emc) >= (int)sizeof(path) ||
+        tb_safeio_line(path, line, sizeof(line), 0, why, sizeof(why)) < 0 ||
+        tb_emc_parse_hz(line, &hz) < 0)
+        return;
+    m->emc_top_mhz = hz / 1e6;
+    tb_strlcpy(m->emc_top_path, f.emc, sizeof(m->emc_top_path));
 }
 
 int tb_nvpmodel_read(const char *root, struct tb_nvpmodel *m)
@@ -135,7 +84,7 @@ int tb_nvpmodel_read(const char *root, struct tb_nvpmodel *m)
     char path[PATH_MAX], why[PATH_MAX + 160], line[128];
     memset(m, 0, sizeof(*m));
     m->mode_id = -1;
-    m->emc_cap_mhz = m->gpu_cap_mhz = NAN;
+    m->emc_cap_mhz = m->gpu_cap_mhz = m->emc_top_mhz = NAN;
     if (!root)
         root = tb_root();
     snprintf(path, sizeof(path), "%s/var/lib/nvpmodel/status", root);
@@ -159,6 +108,7 @@ int tb_nvpmodel_read(const char *root, struct tb_nvpmodel *m)
         return rc;
     }
     rc = tb_nvpmodel_parse(conf, id, m);
+    emc_top(root, conf, m);
     free(conf);
     return rc;
 }

@@ -17,17 +17,23 @@ struct tb_nvpmodel {
     double emc_cap_mhz;        /* the mode's "EMC MAX_FREQ": > 0 a cap; 0 the mode sets none
                                 * (-1, 0 or no such line); NAN unknown (no conf, no mode) */
     double gpu_cap_mhz;        /* the mode's "GPU MAX_FREQ", same rules */
+    double emc_top_mhz;        /* R36's nvpmodel_clk_cap/emc (world-readable): the EMC's top
+                                * rate now, under the mode's cap or held lower by firmware;
+                                * NAN where there is none or it does not read */
+    char emc_top_path[96];     /* the file it came from (not rooted); "" */
     char why[256];             /* what could not be read and why; "" when all was */
 };
 
-/* Reads root + /var/lib/nvpmodel/status and root + /etc/nvpmodel.conf (a link to the
+/* Reads root + /var/lib/nvpmodel/status and root + /etc/nvpmodel.conf, and R36's EMC top
+ * rate file where the conf names it (MAX_FREQ_KNEXT of PARAM EMC) and it reads (a link to the
  * board's own file on L4T: followed, its target must be a regular file) by bounded reads
  * (safeio.h). root "" is the real one. Fills m whatever happens (unknowns as above);
  * returns 0 when the mode and its caps are known, -ENOENT or another -errno otherwise. */
 int tb_nvpmodel_read(const char *root, struct tb_nvpmodel *m);
 
-/* The part of tb_nvpmodel_read that reads the conf's text: mode_id (-1: take the conf's
- * PM_CONFIG DEFAULT, setting from_default) selects the mode; fills the name and caps.
+/* The part of tb_nvpmodel_read that reads the conf's text (jetson/modes.h's parser):
+ * mode_id (-1: take the conf's PM_CONFIG DEFAULT, setting from_default) selects the mode;
+ * fills the name and caps (not emc_top_mhz).
  * 0, or -ENOENT when the text has no such mode (why filled). */
 int tb_nvpmodel_parse(const char *conf, int mode_id, struct tb_nvpmodel *m);
 

@@ -128,6 +128,15 @@ static void from_cap(const struct tb_board_cfg *b, const char *root, const char 
     char mode[128];
     snprintf(mode, sizeof(mode), "nvpmodel mode %s (%d)%s", m.mode_name, m.mode_id,
              m.from_default ? ", the default: no status file" : "");
+    /* R36 says the EMC's top rate itself: the mode's cap, or lower where firmware holds it
+     * (an Orin Nano Super on R36.4.3 keeps 2133 MHz in MAXN_SUPER, whose table caps none) */
+    if (m.emc_top_mhz > 0 && at_emc(b, m.emc_top_mhz, c) == 0) {
+        c->source = TB_CEILING_CAP;
+        snprintf(c->why, sizeof(c->why), "%.100s; %.100s: %.90s reads the EMC's top rate, "
+                 "%.0f MHz (the mode's table: %s)", emc_why, mode, m.emc_top_path,
+                 m.emc_top_mhz, m.emc_cap_mhz > 0 ? "a cap" : "no cap");
+        return;
+    }
     if (m.emc_cap_mhz > 0 && at_emc(b, m.emc_cap_mhz, c) == 0) {
         c->source = TB_CEILING_CAP;
         snprintf(c->why, sizeof(c->why), "%.150s; %s caps EMC at %.0f MHz", emc_why, mode,

@@ -209,6 +209,27 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
 
 static void ina_close(void *st) {}
 
+/* The IIO driver's sensor mode, where it shows it (running_mode beside the rails: 1
+ * continuous, the chip averaging; 0 triggered, each read one ~1 ms conversion, no
+ * averaging): which one a Nano runs was found in no public source, and the driver switches
+ * with CPU load and alerts, so the night's log says it, or that it is unknown. */
+static void iio_mode(const struct ina_state *s, struct tb_power_cadence *c)
+{
+    const char *dir = s->n && s->rail[0].power[0] ? s->rail[0].power : NULL;
+    const char *slash = dir ? strrchr(dir, '/') : NULL;
+    char p[PATH_MAX + 32], why[PATH_MAX + 160];
+    long mode = -1;
+    if (slash && snprintf(p, sizeof(p), "%.*s/running_mode", (int)(slash - dir), dir) <
+                 (int)sizeof(p) && tb_ina3221_read_value(p, &mode, why, sizeof(why)) < 0)
+        mode = -1;
+    if (!slash)
+        return;
+    snprintf(c->detail, sizeof(c->detail), "%s", mode == 1 ? "ina3221x running_mode 1: "
+             "continuous (the chip averages)" : mode == 0 ? "ina3221x running_mode 0: "
+             "triggered (each read one conversion of ~1 ms, no averaging)" : "ina3221x "
+             "sensor mode unknown (no running_mode to read)");
+}
+
 /* The hwmon driver's own cadence: each reading is the mean of `samples` conversions, and
  * it changes every `update_interval` ms (L4T's nvpower.sh sets 512 and 430 on Xavier and
  * Orin; kernel doc hwmon/ina3221.rst). The slowest chip's rules. The IIO driver of
@@ -231,8 +252,10 @@ static void ina_cadence(void *st, struct tb_power_cadence *c)
         if (tb_ina3221_read_value(p, &avg, why, sizeof(why)) == 0 && avg > 0 && avg > samples)
             samples = avg;
     }
-    if (isnan(slowest))
+    if (isnan(slowest)) {
+        iio_mode(s, c);
         return;
+    }
     c->period_ms = slowest;
     tb_strlcpy(c->how, "sysfs", sizeof(c->how));
     if (samples > 0)

@@ -1,0 +1,235 @@
+/* modes_state.c: the state file and putting the board back (see modes.h). The order of a
+ * change is fixed so that nothing is lost whatever kills the run: the state file first
+ * (synced, renamed into place), then nvpmodel, then the caps; restoring waits for any
+ * command of the run still running (child.h), reads the board, puts back what differs by
+ * the route that changed it, and removes the state file once what can be read is as found. */
+#include "jetson/modes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jetson/child.h"
+#include "jetson/modes_int.h"
+#include "lib/lock.h"
+#include "lib/safeio.h"
+#include "lib/util.h"
+
+const char *tb_modes_state_path(void)
+{
+    const char *p = getenv("TB_MODE_STATE");
+    return p && *p ? p : "/var/tmp/transpose-bench-modes.state";
+}
+
+/* One "key value" line of a state file into s; true when it is a setting of the board. */
+static bool state_line(const char *line, struct tb_mode_state *s)
+{
+    char key[32], val[64];
+    if (!strncmp(line, "lock /", 6)) {   /* a path: the rest of the line */
+        tb_strlcpy(s->lock, line + 5, sizeof(s->lock));
+        s->lock[strcspn(s->lock, "\n")] = '\0';
+        return false;
+    }
+    if (sscanf(line, "%31s %63s", key, val) != 2)
+        return false;
+    char *end;
+    double v = strtod(val, &end);
+    if (end == val || *end || !isfinite(v))
+        return false;
+    if (!strcmp(key, "pid"))
+        s->pid = (long)v;
+    else if (!strcmp(key, "mode") && v >= 0 && v < 1000)
+        return s->mode_id = (int)v, true;
+    else if (!strcmp(key, "gpu_max_hz") && v > 0)
+        return s->gpu_max_hz = v, true;
+    else if (!strcmp(key, "emc_cap_hz") && v >= 0)
+        return s->emc_cap_hz = v, true;
+    else if (!strcmp(key, "switches_mode"))
+        s->switches_mode = v != 0;
+    else if (!strcmp(key, "gpu_caps"))
+        s->gpu_caps = v != 0;
+    else if (!strcmp(key, "emc_caps"))
+        s->emc_caps = v != 0;
+    return false;
+}
+
+int tb_modes_state_parse(const char *text, struct tb_mode_state *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->mode_id = -1;
+    s->gpu_max_hz = s->emc_cap_hz = NAN;
+    s->switches_mode = true;   /* a file without the line: nvpmodel -m, as before */
+    bool seen = false;
+    for (const char *p = text; *p; ) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[600];
+        tb_strlcpy(line, p, len < sizeof(line) ? len + 1 : sizeof(line));
+        p += len + (nl != NULL);
+        if (line[0] != '#')
+            seen |= state_line(line, s);
+    }
+    return seen ? 0 : -EINVAL;
+}
+
+int tb_modes_state_kind(const char *path, char *why, size_t n)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(why, n, "state file '%s' is a symbolic link: refused, not followed (remove "
+                 "it, or set TB_MODE_STATE)", path);
+        return -ELOOP;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, n, "state file '%s' is not a regular file (%s): refused (remove it, or "
+                 "set TB_MODE_STATE)", path, S_ISFIFO(st.st_mode) ? "a FIFO" :
+                 S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
+        return -EINVAL;
+    }
+    if (st.st_uid != geteuid()) {   /* /var/tmp is everyone's: another user's file is no state */
+        snprintf(why, n, "state file '%s' belongs to uid %u, not this user (%u): refused, "
+                 "left alone (that user's `transpose-bench restore` puts its board back; "
+                 "or set TB_MODE_STATE)", path, (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        return -EPERM;
+    }
+    return 1;
+}
+
+int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n)
+{
+    memset(m, 0, sizeof(*m));
+    tb_strlcpy(m->root, root ? root : tb_root(), sizeof(m->root));
+    tb_strlcpy(m->state_path, tb_modes_state_path(), sizeof(m->state_path));
+    const char *s = getenv("TB_MODE_SETTLE_MS");
+    m->settle_ms = s && atoi(s) > 0 ? atoi(s) : 5000;
+    m->state.mode_id = -1;
+    m->state.gpu_max_hz = m->state.emc_cap_hz = NAN;
+    int rc = tb_modes_table_read(m->root, &m->table, why, n);
+    if (rc == 0)
+        tb_modes_files(m->root, &m->table, &m->files);
+    return rc;
+}
+
+void tb_modes_close(struct tb_modes *m)
+{
+    tb_modes_table_free(&m->table);
+}
+
+/* ---- writing the state file ------------------------------------------------------- */
+
+/* The state text written to a temporary beside path, synced, renamed over path. A
+ * temporary of the same name (a dead run's of this pid, after a reboot) is ours: replaced. */
+static int write_state(const char *path, long pid, const char *text, char *why, size_t n)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, pid);
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 2; tries++) {
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        char w[PATH_MAX + 200];
+        if (fd < 0 && errno == EEXIST && tries == 0 && tb_modes_state_kind(tmp, w, sizeof(w)) == 1)
+            unlink(tmp);   /* our own temporary, a regular file of this user */
+        else if (fd < 0)
+            break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, n, "cannot create '%s': %s", tmp, strerror(e));
+        return -e;
+    }
+    size_t len = strlen(text);
+    int e = write(fd, text, len) == (ssize_t)len ? 0 : errno ? errno : EIO;
+    if (!e && fsync(fd) < 0)
+        e = errno;
+    if (close(fd) < 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) < 0)
+        e = errno;
+    if (e) {
+        unlink(tmp);   /* our own temporary, never another file */
+        snprintf(why, n, "cannot write state file '%s': %s", path, strerror(e));
+        return -e;
+    }
+    char dir[PATH_MAX];
+    tb_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            fsync(dfd);
+            close(dfd);
+        }
+    }
+    return 0;
+}
+
+/* What could not be put back is never changed: a mode switched from a mode nobody can name
+ * would be "restored" to nothing. -EIO with why, else 0. */
+static int refuse_unreadable(const struct tb_modes *m, char *why, size_t n)
+{
+    const struct tb_mode_state *st = &m->state;
+    const char *unread = NULL, *what = NULL;
+    if (st->switches_mode && st->mode_id < 0)
+        unread = "/var/lib/nvpmodel/status", what = "power mode";
+    else if (!st->switches_mode && st->gpu_caps && isnan(st->gpu_max_hz))
+        unread = m->files.gpu_max, what = "GPU max_freq";
+    else if (!st->switches_mode && st->emc_caps && isnan(st->emc_cap_hz))
+        unread = m->files.emc, what = "EMC cap";
+    if (!unread)
+        return 0;
+    snprintf(why, n, "cannot read the board's %s from '%s%s' (missing, root's to read, or not "
+             "what nvpmodel writes there): it could not be put back", what, m->root, unread);
+    return -EIO;
+}
+
+int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
+                  char *why, size_t n)
+{
+    int k = tb_modes_state_kind(m->state_path, why, n);
+    if (k < 0)
+        return k;
+    if (k == 1) {
+        snprintf(why, n, "state file '%s' already holds a board's settings: restore them "
+                 "first (transpose-bench restore)", m->state_path);
+        return -EEXIST;
+    }
+    struct tb_mode_state *st = &m->state;
+    char w[PATH_MAX + 160];
+    st->switches_mode = !steps;
+    for (size_t i = 0; steps && i < nsteps; i++) {
+        st->switches_mode |= steps[i].mode_id >= 0;
+        st->gpu_caps |= steps[i].gpu_cap_mhz > 0;
+        st->emc_caps |= steps[i].emc_cap_mhz > 0;
+    }
+    st->pid = (long)getpid();
+    const char *lock = tb_lock_path();   /* absolute and one line, or not said */
+    tb_strlcpy(st->lock, lock[0] == '/' && !strchr(lock, '\n') &&
+               strlen(lock) < sizeof(st->lock) ? lock : "", sizeof(st->lock));
+    st->mode_id = tb_modes_read_mode(m, w, sizeof(w));
+    st->gpu_max_hz = tb_modes_read_hz(m, m->files.gpu_max, w, sizeof(w));
+    st->emc_cap_hz = tb_modes_read_hz(m, m->files.emc, w, sizeof(w));
+    int rc = refuse_unreadable(m, why, n);
+    if (rc < 0)
+        return rc;
+    char text[1024];
+    snprintf(text, sizeof(text), "# transpose-bench: the power mode and clock caps to put back "
+             "(transpose-bench restore)\npid %ld\nmode %d\ngpu_max_hz %.0f\nemc_cap_hz %.0f\n"
+             "switches_mode %d\ngpu_caps %d\nemc_caps %d\n%s%s%s", st->pid, st->mode_id,
+             st->gpu_max_hz, st->emc_cap_hz, st->switches_mode, st->gpu_caps, st->emc_caps,
+             st->lock[0] ? "lock " : "", st->lock, st->lock[0] ? "\n" : "");
+    rc = write_state(m->state_path, st->pid, text, why, n);
+    if (rc == 0)
+        m->saved = true;
+    return rc;
+}
