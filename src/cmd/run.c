@@ -654,6 +654,7 @@ static void sweep(struct run *r)
         sweep_modes(r, &ctx);
     else
         tb_runner_sweep(&ctx, r->pts, r->npts, &r->res);
+    tb_runner_ctx_end(&ctx);
 }
 
 /* ---- 8. finish ------------------------------------------------------------------------ */

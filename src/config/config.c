@@ -129,12 +129,12 @@ const struct tb_cfg_row tb_config_schema[] = {
     FLOAT("power.settle_rel", B, BO(power.settle_rel), 0.0001, 0.1, 0.002,
           "steady: two successive blocks of load (a window, 5 s at least) whose mean powers "
           "differ by at most this fraction, or by less than their 95% intervals"),
-    INT("power.rounds", B, BO(power.rounds), 1, TB_POWER_MAX_ROUNDS, 3,
-        "power windows per point, spread over its group of up to 8 points of one size, each "
-        "on fresh buffers: the interval is the wider of the rounds' spread and the windows' "
-        "own (1: one window, its readings only)"),
+    INT("power.rounds", B, BO(power.rounds), 1, 64, 3,
+        "fewest cycles of interleaved energy blocks per size (the interval needs 2: 1 counts "
+        "as 2); more are added until power.target_rel_ci or power.budget_s"),
     FLOAT("power.max_rel_ci", B, BO(power.max_rel_ci), 0.0001, 10, 0.03,
-          "widest relative 95% interval of a window's power that still gives a figure"),
+          "a figure whose relative 95% interval is wider than this says so in power_note "
+          "(it is printed all the same, never withheld for its width)"),
     STRING("power.sysfs_root", B, BO(power.sysfs_root), NULL, "/",
            "root under which /sys and /proc are read"),
     GROUP("power.tegrastats", B, "tegrastats settings"),
@@ -143,6 +143,21 @@ const struct tb_cfg_row tb_config_schema[] = {
     STRING("power.total_rail", B, BO(power.total_rail), NULL, NULL,
            "rail that is the board's total, or \"sum\" of all rails"),
     STRING("power.gpu_rail", B, BO(power.gpu_rail), NULL, NULL, "rail that feeds the GPU"),
+    FLOAT("power.target_rel_ci", B, BO(power.target_rel_ci), 0.0001, 1, 0.01,
+          "cycles of energy blocks are added until each figure's relative 95% interval is this "
+          "narrow, or power.budget_s is spent"),
+    FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 20,
+          "most seconds of energy blocks per measured point (its own and its share of the "
+          "copy's), after the fewest cycles (power.rounds)"),
+    INT("power.block_ms", B, BO(power.block_ms), 50, 600000, 1000,
+        "an energy block's measured span, at least (whole sensor updates; the first update "
+        "after a switch is load, not measurement)"),
+    INT("power.block_updates", B, BO(power.block_updates), 1, 1000, 3,
+        "clean sensor updates an energy block must hold (a triggered sensor, no averaging: "
+        "three times as many)"),
+    STRING("power.points", B, BO(power.points), "fastest,all", "fastest",
+           "whose energy is measured: the fastest block of each kernel and size, or all points "
+           "(the timing sweep covers every point either way)"),
 };
 const size_t tb_config_schema_n = ARRAY_SIZE(tb_config_schema);
 _Static_assert(ARRAY_SIZE(tb_config_schema) <= TB_CFG_MAX_ROWS, "raise TB_CFG_MAX_ROWS");
