@@ -166,11 +166,16 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
 {
     int64_t *tc = NULL;
     double *vc = NULL;
-    size_t k = tb_power_updates(m->s, m->pc, ta - 1, tb_now_ns(), &tc, &vc);
+    /* from a poll before ta, so that ta itself counts as the change it is */
+    int64_t before = ta - 2LL * m->pc->interval_ms * 1000000;
+    size_t k = tb_power_updates(m->s, m->pc, before, tb_now_ns(), &tc, &vc), j = 0;
+    while (j < k && tc && tc[j] < ta)
+        j++;
+    k -= j;
     int rc = 1;
     if (k >= 2 && tc && vc) {
-        int64_t tb = tc[k - 1];
-        b->w = block_power(m, tc, vc, k);
+        int64_t tb = tc[j + k - 1];
+        b->w = block_power(m, tc + j, vc + j, k);
         b->secs = (double)(tb - ta) * 1e-9;
         b->bytes = rate * b->secs;
         b->updates = k - 1;
@@ -231,11 +236,13 @@ struct size_run {
     struct tb_meter_end end;
 };
 
-static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, double ratio)
+static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, double ratio,
+                      double around)
 {
     if (t->n >= TB_METER_MAX_CYCLES)
         return;
     t->ratio[t->n] = ratio;
+    t->around[t->n] = around;
     t->jpb[t->n] = b->jpb;
     t->w[t->n] = b->w;
     t->gpu_w[t->n] = b->gpu_w;
@@ -311,19 +318,19 @@ static int kernel_pair(struct size_run *r, size_t k)
         return rk;
     if (r->ref == SIZE_MAX) {
         if (rk == 0)
-            track_add(&r->tr[k], &kb, NAN);
+            track_add(&r->tr[k], &kb, NAN, NAN);
         return 0;
     }
     int rc = block_into(r, r->ref, &cb);
     if (rc < 0)
         return rc;
     if (rc == 0)
-        track_add(&r->tr[r->ref], &cb, 1.0);
+        track_add(&r->tr[r->ref], &cb, 1.0, cb.jpb);
     /* the copy on either side; one side where the other has no figure */
     double before = r->prev_ref.jpb, after = rc == 0 ? cb.jpb : NAN;
     double around = isnan(before) ? after : isnan(after) ? before : 0.5 * (before + after);
     if (rk == 0 && isfinite(around))
-        track_add(&r->tr[k], &kb, kb.jpb / around);
+        track_add(&r->tr[k], &kb, kb.jpb / around, around);
     else if (rk == 0) {
         r->tr[k].failed++;
         snprintf(r->tr[k].fail_why, sizeof(r->tr[k].fail_why), "no copy block with a figure "
@@ -346,7 +353,7 @@ static int one_cycle(struct size_run *r, int c)
         struct tb_meter_block b;
         int rc = block_into(r, r->ref, &b);
         if (rc == 0) {
-            track_add(&r->tr[r->ref], &b, 1.0);
+            track_add(&r->tr[r->ref], &b, 1.0, b.jpb);
             r->prev_ref = b;
         }
         return rc < 0 ? rc : 0;
@@ -384,7 +391,7 @@ static void cycles(struct size_run *r, int64_t deadline_ns)
     if (r->ref != SIZE_MAX) {   /* the opening copy block */
         int rc = block_into(r, r->ref, &r->prev_ref);
         if (rc == 0)
-            track_add(&r->tr[r->ref], &r->prev_ref, 1.0);
+            track_add(&r->tr[r->ref], &r->prev_ref, 1.0, r->prev_ref.jpb);
         else
             r->prev_ref.jpb = NAN;
         if (rc < 0)

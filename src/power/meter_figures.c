@@ -1,8 +1,8 @@
 /* meter_figures.c: a point's energy figures from its blocks, and THE one judgement of what
  * is withheld. The primary figure is the ratio of its J per byte to the copy's in the
  * neighbouring blocks, with its 95% interval over cycles; the absolute ones (J/GB, GB/s per
- * W, dynamic pJ/B) follow from it and the copy's own J per byte, whose interval holds both
- * its blocks' spread and the drift between its first and last block. Withheld only what
+ * W, dynamic pJ/B) follow from it and the copy's own J per byte in those blocks, whose
+ * interval holds both their spread and the drift between them. Withheld only what
  * cannot be measured: no block with a figure (too few clean updates, a source lost, a
  * jump). A wide interval is printed with the figure, and said. */
 #include "power/meter_internal.h"
@@ -170,8 +170,9 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     o->gbps_per_w_gpu = o->gpu_w > 0 ? o->gbps / o->gpu_w : NAN;
     mean_range(t->temp, t->n, &o->temp_c, &o->temp_lo_c, &o->temp_hi_c);
     blocks_text(t, paired, o->blocks, sizeof(o->blocks));
-    double copy_jpb, copy_rel = drift_rel(ref ? ref->jpb : t->jpb, ref ? ref->n : t->n,
-                                          &copy_jpb);
+    /* the copy's J per byte in the blocks beside this point's (the copy's own: all its
+     * blocks): the absolute figures hold where this point's blocks ran */
+    double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);
     double rel;
     if (paired) {
         double rr = tb_meter_rel_ci(t->ratio, t->n, &o->ratio);

@@ -28,6 +28,7 @@ struct tb_meter_block {
 /* A point's blocks over the cycles, as figures are made from them. */
 struct tb_meter_track {
     double ratio[TB_METER_MAX_CYCLES], jpb[TB_METER_MAX_CYCLES], w[TB_METER_MAX_CYCLES],
+        around[TB_METER_MAX_CYCLES],   /* the copy's J per byte beside each block */
         gpu_w[TB_METER_MAX_CYCLES], temp[TB_METER_MAX_CYCLES];
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
