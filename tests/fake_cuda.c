@@ -34,6 +34,7 @@
  * $TB_FAKE_CUDA_GARBAGE makes the driver answer nonsense:
  *   errtext   cuInit fails, and its error texts carry a newline and a forged end line
  *   timer     cuEventElapsedTime answers NaN, then -1 ms, then 0 ms, in turn
+ *   bimodal   cuEventElapsedTime answers 1e-6 ms and 1e6 ms in turn (each plausible alone)
  *   cc        a compute capability of 2147483647.0
  *   attrs     the L2 is -1 bytes, 2^31-1 SMs, 2^64-1 bytes of memory, and the clock probe
  *             reads 2^64-1 cycles in 1 ns (an SM clock of 1.8e22 MHz) */
@@ -381,6 +382,10 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b)
     if (garbage("timer")) {
         static const float bad[] = { __builtin_nanf(""), -1.0f, 0.0f };
         *ms = bad[turn++ % 3];
+        return 0;
+    }
+    if (garbage("bimodal")) {
+        *ms = turn++ % 2 ? 1e6f : 1e-6f;
         return 0;
     }
     *ms = 1.0f;

@@ -174,6 +174,23 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
     return 0;
 }
 
+/* The repetitions' times against the wall time they took: a timer whose sum is longer than
+ * the wall clock lies (a bimodal GPU timer, 1e-6 and 1e6 ms, gave ok rows with a 500 s
+ * median from 0.09 s). The row is an error that says so; true when it is. */
+#define TIMER_SLACK_MS 1.0
+static bool timer_lies(const struct tb_stats *st, double wall_ms, struct tb_rn_out *o)
+{
+    double sum = st->mean * (double)st->n;
+    if (!(sum > 1.25 * wall_ms + TIMER_SLACK_MS) && isfinite(sum) && st->min >= 0)
+        return false;
+    o->row.status = TB_STATUS_ERROR;
+    o->row.reps = (long long)st->n;
+    snprintf(o->note, sizeof(o->note), "the timer says %.6g ms over %zu repetitions (min %.3g, "
+             "max %.3g ms), which took %.3g ms of wall time: the timer is not to be trusted",
+             sum, st->n, st->min, st->max, wall_ms);
+    return true;
+}
+
 /* Timed repetitions until the stopping rule holds, then the row's timing, bandwidth and clock
  * figures. *median_ms gets the median; 1 when a signal stopped it (the row says so). */
 static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
@@ -194,7 +211,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     enum tb_stop why = TB_GO_ON;
     double clk0 = NAN, clk1 = NAN;
     be->sm_clock_mhz(dev, &clk0);
-    int64_t t_start = tb_now_ns();
+    int64_t t_start = tb_now_ns(), wall0 = tb_real_now_ns();
     *step = "a timed repetition";
     bool cold = !strcmp(s->cache, "cold");
     int rc = 0;
@@ -206,6 +223,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
         tb_running_add(&run, ms);
         why = tb_stop_check(&rule, &run, (double)(tb_now_ns() - t_start) * 1e-6);
     }
+    double wall_ms = (double)(tb_real_now_ns() - wall0) * 1e-6;
     be->sm_clock_mhz(dev, &clk1);
     struct tb_stats st;
     if (!rc)
@@ -218,6 +236,8 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
         snprintf(o->note, sizeof(o->note), "stopped by a signal after %zu repetitions", st.n);
         return 1;
     }
+    if (timer_lies(&st, wall_ms, o))
+        return 0;
     *median_ms = st.median;
     r->reps = (long long)st.n;
     r->stop = tb_stop_name(why);
@@ -473,6 +493,10 @@ static int first_pass(struct tb_runner_ctx *ctx, struct tb_rn_pending *pe, struc
         res->verify_failed++;
         error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", pe->index + 1,
               p->k->name, p->rows, p->cols, p->bx, p->by, o->note);
+    } else if (!p->skip && r->status == TB_STATUS_ERROR) {
+        res->failed++;   /* a timer that lies (time_point) */
+        error("point %zu (%s %ldx%ld block %dx%d): %s", pe->index + 1, p->k->name, p->rows,
+              p->cols, p->bx, p->by, o->note);
     } else if (!p->skip && !interrupted) {
         res->ok++;
     }
