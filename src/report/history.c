@@ -106,6 +106,11 @@ static const struct tb_table_col cols[] = {
       .text_only = true },
     { .name = "gbps_per_w_ci95", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
       .text_only = true },
+    { .name = "energy_ratio", .head = "J/B of copy", .kind = 'N', .dec = 3, .width = 11,
+      .data_dec = 4 },
+    { .name = "energy_ratio_ci95", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
+      .data_dec = 4 },
+    { .name = "energy_flag", .head = "energy", .kind = 'S', .gap = 1, .blank = true },
     { .name = "flag", .head = "", .kind = 'S', .gap = 1, .blank = true, .data_only = true },
     { .name = "flag_note", .head = "", .kind = 'S', .gap = 1, .blank = true,
       .text_only = true },
@@ -128,6 +133,20 @@ static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, s
     double now = n[i]->peak_gbps, before = i ? n[i - 1]->peak_gbps : NAN;
     if (k < len && !isnan(now) && !isnan(before) && fabs(now / before - 1) > 0.01)
         snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
+}
+
+/* Night i's energy ratio against the night before: a change is one only outside both
+ * nights' 95% intervals (a rerun on the same board lands inside them); "" otherwise, and
+ * where either has no interval. */
+static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
+{
+    if (i == 0)
+        return "";
+    double a = n[i - 1]->energy_ratio, ca = n[i - 1]->energy_ratio_ci;
+    double b = n[i]->energy_ratio, cb = n[i]->energy_ratio_ci;
+    if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb) || fabs(b - a) <= ca + cb)
+        return "";
+    return b > a ? "more J/B" : "less J/B";
 }
 
 /* The flag of night i, and the change state carried to the next night. */
@@ -212,7 +231,8 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
             TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
             TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
             TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci),
-            TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
+            TB_NUM(n[i]->energy_ratio), TB_NUM(n[i]->energy_ratio_ci),
+            TB_TEXT(energy_flag(n, i)), TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
             TB_NUM(n[i]->gbps_per_w_ci), TB_TEXT(note),
         };
         tb_table_row(t, c);
