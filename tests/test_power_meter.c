@@ -37,8 +37,10 @@ static struct sim {
     volatile sig_atomic_t *stop;
 } sim = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-/* Per point: watts at 40 C and bytes per second. Point 0 is the copy. */
-static const double base_w[] = { 10.0, 9.0, 12.0 }, rate_bps[] = { 100e9, 60e9, 80e9 };
+/* Per point: watts at 40 C and bytes per second. Point 0 is the copy; points past 2 (a
+ * whole sweep's) draw a little more and move a little less each. */
+#define NPTS 24
+static double base_w[NPTS] = { 10.0, 9.0, 12.0 }, rate_bps[NPTS] = { 100e9, 60e9, 80e9 };
 #define IDLE_W 3.0
 
 static double temp_at(int64_t t)
@@ -189,7 +191,7 @@ struct rig {
 static const struct tb_power_cfg defaults = {
     .source = "sim", .interval_ms = 50, .window_ms = 1000, .idle_ms = 1000, .min_readings = 10,
     .batches = 4, .rounds = 3, .settle_s = 0, .settle_rel = 0.002, .max_rel_ci = 0.03,
-    .target_rel_ci = 0.01, .budget_s = 20, .block_ms = 1000, .block_updates = 3,
+    .target_rel_ci = 0.01, .budget_s = 12, .block_ms = 1000, .block_updates = 3,
     .points = "fastest",
 };
 
@@ -324,6 +326,7 @@ static void test_triggered_nano(void **state)
 {
     struct rig r;
     rig_start(&r, TRIGGERED, 0.01);
+    r.pc.budget_s = 30;   /* blocks of 9 updates of 450 ms: 3 cycles of 2 points */
     struct tb_meter_result out[2];
     measure(&r, 2, out);
     char line[400];
@@ -429,9 +432,40 @@ static void test_source_lost(void **state)
         assert_non_null(strstr(out[1].note, "no power figures"));
 }
 
+/* A night that fits: the Jetson default sweep's energy on an Orin (430 ms INA3221, readings
+ * +-1%) with the defaults: two sizes of 20 fastest points each (the copy among them). The
+ * blocks take no more than the budget the run announces (12 s a point), and so a mode's
+ * night, with the timing of its 83 points at their stopping rule and a warming of at most
+ * 120 s, fits 15 minutes. */
+static void test_orin_mode_fits(void **state)
+{
+    struct rig r;
+    rig_start(&r, AVG430, 0.01);
+    int64_t t0 = tb_now_ns();
+    struct tb_meter_result out[20];
+    measure(&r, 20, out);
+    measure(&r, 20, out);
+    double took = (double)(tb_now_ns() - t0) * 1e-9, plan = tb_meter_plan_s(r.m, 40);
+    rig_stop(&r);
+    if (took > 40 * r.pc.budget_s)
+        th_fail("energy took %.0f s, more than its budget %.0f s", took, 40 * r.pc.budget_s);
+    double timing = 83 * 0.1 + 2 * 5.0, night = took + timing + 120;
+    if (night > 15 * 60)
+        th_fail("a mode's night: %.0f s", night);
+    for (int k = 0; k < 20; k++) {
+        assert_true(out[k].cycles >= 2);
+        assert_false(isnan(out[k].gbps_per_w));   /* nothing withheld for noise */
+    }
+    assert_true(plan >= took);
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
+    for (int i = 3; i < NPTS; i++) {
+        base_w[i] = 10.0 + 0.1 * i;
+        rate_bps[i] = 100e9 / (1 + 0.05 * i);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ratio_holds_while_absolute_moves),
         cmocka_unit_test(test_hwmon_430),
@@ -442,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_warming_once),
         cmocka_unit_test(test_signal_mid_cycle),
         cmocka_unit_test(test_source_lost),
+        cmocka_unit_test(test_orin_mode_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

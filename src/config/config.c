@@ -130,8 +130,8 @@ const struct tb_cfg_row tb_config_schema[] = {
           "steady: two successive blocks of load (a window, 5 s at least) whose mean powers "
           "differ by at most this fraction, or by less than their 95% intervals"),
     INT("power.rounds", B, BO(power.rounds), 1, 64, 3,
-        "fewest cycles of interleaved energy blocks per size (the interval needs 2: 1 counts "
-        "as 2); more are added until power.target_rel_ci or power.budget_s"),
+        "fewest cycles of interleaved energy blocks per size unless power.budget_s ends them "
+        "first (the interval needs 2: 1 counts as 2); more until power.target_rel_ci"),
     FLOAT("power.max_rel_ci", B, BO(power.max_rel_ci), 0.0001, 10, 0.03,
           "a figure whose relative 95% interval is wider than this says so in power_note "
           "(it is printed all the same, never withheld for its width)"),
@@ -146,9 +146,9 @@ const struct tb_cfg_row tb_config_schema[] = {
     FLOAT("power.target_rel_ci", B, BO(power.target_rel_ci), 0.0001, 1, 0.01,
           "cycles of energy blocks are added until each figure's relative 95% interval is this "
           "narrow, or power.budget_s is spent"),
-    FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 20,
+    FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 12,
           "most seconds of energy blocks per measured point (its own and its share of the "
-          "copy's), after the fewest cycles (power.rounds)"),
+          "copy's); it may end the cycles before power.rounds, never before 2"),
     INT("power.block_ms", B, BO(power.block_ms), 50, 600000, 1000,
         "an energy block's measured span, at least (whole sensor updates; the first update "
         "after a switch is load, not measurement)"),

@@ -85,8 +85,8 @@ static size_t energy_count(const struct tb_runner_ctx *ctx, const struct tb_poin
     return count;
 }
 
-/* The run's time as said at its start: timing (each point its stopping rule's time at
- * most, verification aside), warming at most, idle, and the energy budget. */
+/* The run's time as said at its start, after the idle before it: timing (each point its
+ * stopping rule's least time, verification aside), the energy budget, the idle after. */
 static double plan_s(const struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                      size_t energy, const struct tb_meter *m)
 {
@@ -95,21 +95,20 @@ static double plan_s(const struct tb_runner_ctx *ctx, const struct tb_point *pts
     for (size_t i = 0; i < n; i++)
         run += !pts[i].skip;
     double timing = (double)run * fmin(s->max_time_ms, fmax(s->min_time_ms, 1.0)) * 1e-3;
-    double idle = 2 * ctx->cfg->board.power.idle_ms * 1e-3;
-    return timing + idle + tb_meter_plan_s(m, energy);
+    return timing + tb_meter_plan_s(m, energy);
 }
 
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                        struct tb_rn_buffers *buf, struct tb_runner_result *res)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    res->t_start_ns = tb_now_ns();
     if (!ctx->meter && !(ctx->meter = tb_meter_new(ctx->sampler, pc, ctx->stop)))
         return;
     tb_meter_judge_clock(ctx->meter, strcmp(ctx->be->name, "cpu") != 0);
     res->idle_w = tb_meter_idle(ctx->meter, &res->idle_ci, res->idle_why,
                                 sizeof(res->idle_why));
     tb_meter_cadence_line(ctx->meter, res->cadence, sizeof(res->cadence));
+    res->t_start_ns = tb_now_ns();   /* the plan is said from here */
     size_t energy = energy_count(ctx, pts, n);
     res->plan_s = plan_s(ctx, pts, n, energy, ctx->meter);
     if (!ctx->quiet)

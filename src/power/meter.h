@@ -61,7 +61,8 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n);
 /* The sensor's cadence and the block it sizes, as said and logged; a block's ms. */
 double tb_meter_block_ms(const struct tb_meter *m);
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n);
-/* The most seconds the energy blocks of points measured points may take. */
+/* The seconds the energy of points measured points takes at most (their budget), and the
+ * idle after the sweep. */
 double tb_meter_plan_s(const struct tb_meter *m, size_t points);
 
 /* Warming: point i's load in blocks until two successive blocks' powers agree (settle_rel,

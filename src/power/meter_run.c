@@ -83,7 +83,11 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
 
 double tb_meter_plan_s(const struct tb_meter *m, size_t points)
 {
-    return m->pc->budget_s * (double)points;
+    /* the energy budget, and the idle after the sweep as long as the one before needed */
+    double p = tb_meter_period_ms(m), idle = m->pc->idle_ms;
+    if (!isnan(p))
+        idle = fmax(idle, (m->pc->min_readings + 1) * p + tb_power_settle_ms(m->s));
+    return m->pc->budget_s * (double)points + idle * 1e-3;
 }
 
 /* ---- warming ------------------------------------------------------------------------
