@@ -191,7 +191,7 @@ struct rig {
 static const struct tb_power_cfg defaults = {
     .source = "sim", .interval_ms = 50, .window_ms = 1000, .idle_ms = 1000, .min_readings = 10,
     .batches = 4, .rounds = 3, .settle_s = 0, .settle_rel = 0.002, .max_rel_ci = 0.03,
-    .target_rel_ci = 0.01, .budget_s = 12, .block_ms = 1000, .block_updates = 3,
+    .target_rel_ci = 0.01, .budget_s = 12, .block_updates = 3,
     .points = "fastest",
 };
 
@@ -301,7 +301,7 @@ static void test_hwmon_430(void **state)
     assert_true(out[1].ratio_ci / out[1].ratio <= 0.01);
 }
 
-/* NVML's energy counter every 100 ms: blocks of power.block_ms, the figure from the
+/* NVML's energy counter every 100 ms: blocks of power.window_ms, the figure from the
  * counter's difference; the target is reached and the cycles stop there. */
 static void test_energy_counter(void **state)
 {

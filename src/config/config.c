@@ -113,16 +113,17 @@ const struct tb_cfg_row tb_config_schema[] = {
            "auto, none, tegrastats, ina3221, nvml"),
     INT("power.interval_ms", B, BO(power.interval_ms), 1, 60000, 50, "sampling interval"),
     INT("power.window_ms", B, BO(power.window_ms), 10, 600000, 1000,
-        "back-to-back launches per point for the energy figure, at least (min_readings "
-        "of the sensor's updates decide the length)"),
+        "an energy block's measured span, at least (whole sensor updates, at least "
+        "power.block_updates of them; the first update after a switch is load, not measured)"),
     INT("power.idle_ms", B, BO(power.idle_ms), 0, 600000, 1000,
-        "idle baseline before and after the sweep, at least (0: none); lengthened like window_ms"),
+        "idle baseline before and after the sweep, at least (0: none); lengthened to hold "
+        "power.min_readings updates"),
     INT("power.min_readings", B, BO(power.min_readings), 2, 10000, 10,
-        "independent sensor updates a power window must hold: windows are lengthened to it "
-        "from the sensor's cadence"),
+        "independent sensor updates the idle baseline must hold (it is lengthened to them): "
+        "they also give the cadence where the source does not say it"),
     INT("power.batches", B, BO(power.batches), 1, 64, 4,
-        "equal spans of time a power window is cut into: the interval is the wider of the "
-        "readings' and the spans' means' (a drift over seconds; 1: readings only)"),
+        "equal spans of time an idle or warming window is cut into: its interval is the wider "
+        "of the readings' and the spans' means' (a drift over seconds; 1: readings only)"),
     INT("power.settle_s", B, BO(power.settle_s), 0, 3600, 120,
         "before the sweep, load the GPU until its power stops climbing (it warms: an H100 drew "
         "4% more after a minute), at most this many seconds (0: none)"),
@@ -149,9 +150,6 @@ const struct tb_cfg_row tb_config_schema[] = {
     FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 12,
           "most seconds of energy blocks per measured point (its own and its share of the "
           "copy's); it may end the cycles before power.rounds, never before 2"),
-    INT("power.block_ms", B, BO(power.block_ms), 50, 600000, 1000,
-        "an energy block's measured span, at least (whole sensor updates; the first update "
-        "after a switch is load, not measurement)"),
     INT("power.block_updates", B, BO(power.block_updates), 1, 1000, 3,
         "clean sensor updates an energy block must hold (a triggered sensor, no averaging: "
         "three times as many)"),

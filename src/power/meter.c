@@ -68,7 +68,7 @@ static int need_updates(const struct tb_meter *m)
 
 double tb_meter_block_ms(const struct tb_meter *m)
 {
-    double p = tb_meter_period_ms(m), ms = m->pc->block_ms;
+    double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
     if (!isnan(p))
         ms = fmax(ms, need_updates(m) * p);
     return ms;
@@ -126,7 +126,7 @@ static double block_power(struct tb_meter *m, const int64_t *tc, const double *v
     return sum / (double)(k - 1) * 1e-3;
 }
 
-/* Loads point i after the lead-in until the block holds its clean updates over block_ms;
+/* Loads point i after the lead-in until the block holds its clean updates over power.window_ms;
  * *tb the last update's time. 0, 1 (too few came: why), or the load's error. */
 static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                         int64_t ta, double *bytes, int64_t *m0, int64_t *m1, char *why,

@@ -71,7 +71,7 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
     double block = tb_meter_block_ms(m);
     int need = m->pc->block_updates * (c->triggered ? 3 : 1);
     if (isnan(c->period_ms))
-        snprintf(line, n, "not known (%s): energy blocks of %.0f ms as power.block_ms says; "
+        snprintf(line, n, "not known (%s): energy blocks of %.0f ms as power.window_ms says; "
                  "each block waits for %d clean updates", c->how[0] ? c->how :
                  "no change seen while idle", block, need);
     else

@@ -24,7 +24,6 @@ struct tb_power_cfg {
     double max_rel_ci;                /* a figure wider than this says so in power_note */
     double target_rel_ci;             /* cycles are added until each figure is this narrow */
     double budget_s;                  /* most seconds of energy blocks per measured point */
-    int block_ms;                     /* a block's measured span, at least */
     int block_updates;                /* clean sensor updates a block must hold */
     char points[TB_POWER_STR];        /* "fastest" (block of each kernel and size) or "all" */
     char sysfs_root[TB_POWER_STR];
