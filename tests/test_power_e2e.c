@@ -94,6 +94,10 @@ static void run_on(const char *root, const char *extra, const char *logdir)
         th_fail("run exit %d: %s", rc, th_err());
 }
 
+static void check_budget_run(const char *text);
+static void check_static_run(const char *text);
+static void check_climbing_run(const char *text);
+
 static void test_orin_super_night(void **state)
 {
     const char *r = th_scratch();
@@ -118,9 +122,15 @@ static void test_orin_super_night(void **state)
     atomic_store(&d.stop, 1);
     pthread_join(d.thread, NULL);
 
-    /* sized to the sensor: the cadence from sysfs, blocks of 3 updates and 1.29 s at least */
-    char *p = th_keep(th_find_one(logs, ".csv.gz"));
-    char *text = th_keep(th_read_gz(p));
+    check_budget_run(th_keep(th_read_gz(th_keep(th_find_one(logs, ".csv.gz")))));
+    check_static_run(th_keep(th_read_gz(th_keep(th_find_one(logs2, ".csv.gz")))));
+    check_climbing_run(th_keep(th_read_gz(th_keep(th_find_one(logs3, ".csv.gz")))));
+}
+
+/* Sized to the sensor: the cadence from sysfs, blocks of 3 updates and 1.29 s at least, the
+ * time said at the start; the OC events; the Super's ceiling; the warming steady. */
+static void check_budget_run(const char *text)
+{
     if (!strstr(text, "# power_cadence: 430 ms (sysfs: hwmon update_interval 430 ms, samples "
                 "512); energy blocks of 1290 ms for 3 clean updates"))
         th_fail("no sysfs cadence in:\n%.4000s", text);
@@ -168,10 +178,12 @@ static void test_orin_super_night(void **state)
     if (!strstr(text, "# power_settle: ") || !strstr(text, "in blocks of 5.0 s: ") ||
         !strstr(text, "): steady\n"))
         th_fail("no steady warming in:\n%.4000s", text);
+}
 
-    /* the static sensor: named in the idle line, no figure, and why */
-    char *text2 = th_keep(th_read_gz(th_keep(th_find_one(logs2, ".csv.gz"))));
-    row = first_row(text2, &h);
+/* The static sensor: named in the idle line, no figure, and why. */
+static void check_static_run(const char *text2)
+{
+    const char *h, *row = first_row(text2, &h);
     assert_true(isnan(num(h, row, "power_total_w")));
     assert_true(isnan(num(h, row, "gbps_per_w")));
     char note[320];
@@ -180,14 +192,17 @@ static void test_orin_super_night(void **state)
         th_fail("power_note '%s'", note);
     if (!strstr(text2, "a static sensor, no interval"))
         th_fail("no static sensor in:\n%.4000s", text2);
+}
 
-    /* the climbing board: 12 s of warming, never steady, said in the log and on the row */
-    char *text3 = th_keep(th_read_gz(th_keep(th_find_one(logs3, ".csv.gz"))));
-    const char *settle = strstr(text3, "# power_settle: ");
+/* The climbing board: 12 s of warming, never steady, said in the log and on the row. */
+static void check_climbing_run(const char *text3)
+{
+    const char *h, *row, *settle = strstr(text3, "# power_settle: ");
     if (!settle || !strstr(settle, "not steady when power.settle_s ended"))
         th_fail("no unsteady warming in:\n%.4000s", text3);
     assert_true(atof(settle + strlen("# power_settle: ")) >= 12);
     row = first_row(text3, &h);
+    char note[320];
     assert_int_equal(th_field(h, row, "power_note", note, sizeof(note)), 0);
     if (!strstr(note, "warming not steady"))
         th_fail("power_note '%s'", note);

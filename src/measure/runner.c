@@ -511,6 +511,8 @@ static int write_group(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, siz
     for (size_t j = 0; j < g; j++) {
         struct tb_rn_pending *pe = &grp[j];
         struct tb_row *r = &pe->o.row;
+        if (!pe->p->skip && r->power_cycles > 0)
+            judge_throttle(ctx, &pe->o);   /* again: its energy blocks too */
         if (!pe->p->skip)
             judge_ceiling(ctx, ceiling, &pe->o);
         r->note = pe->o.note;

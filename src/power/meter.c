@@ -81,6 +81,17 @@ static int64_t patience_ns(const struct tb_meter *m)
     return (int64_t)((isnan(p) ? 3000 : fmax(4 * p, 1000)) * 1e6);
 }
 
+/* One slice of point i's load; its bytes added to *bytes. 0, -EINTR (a stop), or the
+ * load's error. */
+static int load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                      double *bytes)
+{
+    double b = 0;
+    int rc = ld->fn(ld->arg, i, tb_now_ns() + slice_ns(m), &b);
+    *bytes += b;
+    return rc ? rc : *m->stop ? -EINTR : 0;
+}
+
 /* Loads point i in slices until an update after t0 is seen (or patience runs out): its
  * time into *ta. 0, 1 (none came: why), or the load's error. */
 static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
@@ -89,11 +100,9 @@ static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
     int64_t give_up = t0 + patience_ns(m);
     for (;;) {
         double b = 0;
-        int rc = ld->fn(ld->arg, i, tb_now_ns() + slice_ns(m), &b);
+        int rc = load_slice(m, ld, i, &b);
         if (rc)
             return rc;
-        if (*m->stop)
-            return -EINTR;
         int64_t *tc = NULL, now = tb_now_ns();
         size_t k = tb_power_updates(m->s, m->pc, t0, now, &tc, NULL);
         if (k > 0 && tc)
@@ -137,13 +146,9 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
     *m0 = tb_now_ns();
     *bytes = 0;
     for (;;) {
-        double b = 0;
-        int rc = ld->fn(ld->arg, i, tb_now_ns() + slice_ns(m), &b);
-        *bytes += b;
+        int rc = load_slice(m, ld, i, bytes);
         if (rc)
             return rc;
-        if (*m->stop)
-            return -EINTR;
         int64_t *tc = NULL, now = tb_now_ns();
         size_t k = tb_power_updates(m->s, m->pc, ta + 1, now, &tc, NULL);
         bool enough = k >= (size_t)need && tc && tc[k - 1] - ta >= span;
