@@ -1,5 +1,6 @@
 /* test_runner.c: the runner through the real binary on the fake CUDA driver: what it does
- * with a timer that cannot be trusted (#40). */
+ * with a timer that cannot be trusted (#40); and what history makes of the energy ratio
+ * the runner's rows carry (#39). */
 #include "helpers.h"
 
 #include <limits.h>
@@ -49,11 +50,41 @@ static void test_bimodal_timer_is_never_ok(void **state)
         th_fail("no word of the timer in:\n%.3000s", text);
 }
 
+/* A night of blocked with its energy ratio to the copy, as history reads it. */
+static void ratio_night(const char *dir, int day, double ratio, double ci)
+{
+    char name[128], text[1024];
+    snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
+             "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95\n"
+             "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,float,4096,"
+             "4096,32,8,100.0,0.002,ok,%.4f,%.4f\n# end: complete, 1 rows\n", day, ratio, ci);
+    snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
+    free(th_write(dir, name, text));
+}
+
+/* history shows each night's ratio with its interval, and calls a change only what lies
+ * outside both nights' intervals: 0.900 -> 0.903 (+-0.005, +-0.004) is none, 0.903 ->
+ * 0.950 is one. */
+static void test_history_energy_ratio(void **state)
+{
+    const char *dir = th_scratch();
+    ratio_night(dir, 1, 0.900, 0.005);
+    ratio_night(dir, 2, 0.903, 0.004);
+    ratio_night(dir, 3, 0.950, 0.004);
+    th_runf("history %s/*.csv.gz", dir);
+    const char *out = th_out();
+    const char *n2 = strstr(out, "J/B of copy 0.903 +- 0.004");
+    const char *n3 = strstr(out, "J/B of copy 0.950 +- 0.004, more J/B than the night before");
+    if (!n2 || !n3 || strstr(out, "0.903 +- 0.004, "))
+        th_fail("history:\n%s", out);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bimodal_timer_is_never_ok),
+        TH_TEST(test_history_energy_ratio),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -106,11 +106,6 @@ static const struct tb_table_col cols[] = {
       .text_only = true },
     { .name = "gbps_per_w_ci95", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
       .text_only = true },
-    { .name = "energy_ratio", .head = "J/B of copy", .kind = 'N', .dec = 3, .width = 11,
-      .data_dec = 4 },
-    { .name = "energy_ratio_ci95", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
-      .data_dec = 4 },
-    { .name = "energy_flag", .head = "energy", .kind = 'S', .gap = 1, .blank = true },
     { .name = "flag", .head = "", .kind = 'S', .gap = 1, .blank = true, .data_only = true },
     { .name = "flag_note", .head = "", .kind = 'S', .gap = 1, .blank = true,
       .text_only = true },
@@ -121,15 +116,23 @@ static const struct tb_table_col cols[] = {
     { .name = "note", .head = "note", .kind = 'S', .data_only = true },
 };
 
+static const char *energy_flag(const struct tb_log_rec *const *n, size_t i);
+
 /* What else a night's best point says: a throttle cause seen during it, and a ceiling that
  * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
- * apart from the kernel. */
+ * apart from the kernel; its energy ratio to the copy with its interval, and whether it
+ * moved outside both nights' intervals. */
 static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';
-    if (n[i]->throttle_cause[0])
-        k += (size_t)snprintf(buf, len, "throttled: %s", n[i]->throttle_cause);
+    if (isfinite(n[i]->energy_ratio))
+        k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f%s%s", n[i]->energy_ratio,
+                              n[i]->energy_ratio_ci, energy_flag(n, i)[0] ? ", " : "",
+                              energy_flag(n, i));
+    if (k < len && n[i]->throttle_cause[0])
+        k += (size_t)snprintf(buf + k, len - k, "%sthrottled: %s", k ? "; " : "",
+                              n[i]->throttle_cause);
     double now = n[i]->peak_gbps, before = i ? n[i - 1]->peak_gbps : NAN;
     if (k < len && !isnan(now) && !isnan(before) && fabs(now / before - 1) > 0.01)
         snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
@@ -146,7 +149,7 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
     double b = n[i]->energy_ratio, cb = n[i]->energy_ratio_ci;
     if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb) || fabs(b - a) <= ca + cb)
         return "";
-    return b > a ? "more J/B" : "less J/B";
+    return b > a ? "more J/B than the night before" : "less J/B than the night before";
 }
 
 /* The flag of night i, and the change state carried to the next night. */
@@ -231,8 +234,7 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
             TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
             TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
             TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci),
-            TB_NUM(n[i]->energy_ratio), TB_NUM(n[i]->energy_ratio_ci),
-            TB_TEXT(energy_flag(n, i)), TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
+            TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
             TB_NUM(n[i]->gbps_per_w_ci), TB_TEXT(note),
         };
         tb_table_row(t, c);
