@@ -267,6 +267,10 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
         med[n] = grp[j].median_ms;
         idx[n++] = j;
     }
+    if (*ctx->stop)
+        for (size_t k = 0; k < n; k++)
+            not_measured(ctx, &grp[idx[k]].o, "energy not measured: stopped by a signal before "
+                         "the size's energy blocks");
     const struct tb_point *p0 = n ? pts[0] : NULL;
     size_t bytes = p0 ? (size_t)p0->rows * (size_t)p0->cols * (size_t)ctx->cfg->sweep.elem_size : 0;
     if (!n || *ctx->stop || tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p0->rows, p0->cols,

@@ -81,6 +81,18 @@ static int64_t patience_ns(const struct tb_meter *m)
     return (int64_t)((isnan(p) ? 3000 : fmax(4 * p, 1000)) * 1e6);
 }
 
+/* A source that said nothing at all for a while (window.c's words, without their verdict:
+ * the figures' judgement is meter_figures.c's). */
+static bool silent(struct tb_meter *m, char *why, size_t n)
+{
+    if (!tb_power_silent(m->s, why, n))
+        return false;
+    char *cut = strstr(why, ": no power figures");
+    if (cut)
+        *cut = '\0';
+    return true;
+}
+
 /* One slice of point i's load; its bytes added to *bytes. 0, -EINTR (a stop), or the
  * load's error. */
 static int load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
@@ -111,8 +123,10 @@ static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
         if (k > 0)
             return 0;
         if (tb_sampler_failed(m->s) || now > give_up) {
+            if (!tb_sampler_failed(m->s) && silent(m, why, n))
+                return 1;
             snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - t0) * 1e-9,
-                     tb_sampler_failed(m->s) ? "source lost" : "a static or silent sensor");
+                     tb_sampler_failed(m->s) ? "source lost" : "a static sensor");
             return 1;
         }
     }
@@ -216,10 +230,14 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     b->jpb = b->w = b->gpu_w = b->temp_c = b->clock_mhz = b->emc_mhz = NAN;
     int64_t t0 = tb_now_ns(), ta = 0, m0 = 0, m1 = 0;
     double bytes = 0;
+    struct tb_sampler_health h0, h1;
+    tb_sampler_health(m->s, &h0);
     int rc = lead_in(m, ld, i, t0, &ta, why, n);
     if (!rc)
         rc = measure_span(m, ld, i, ta, &bytes, &m0, &m1, why, n);
     b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
+    tb_sampler_health(m->s, &h1);
+    b->dropped = h1.dropped - h0.dropped;
     if (rc)
         return rc;
     /* the load's rate over its measured slices: steady under one kernel, it gives the
@@ -237,7 +255,8 @@ struct size_run {
     struct tb_meter_track *tr;
     struct tb_meter_block prev_ref;    /* the copy block before the next kernel block */
     double top_clock;                  /* highest GPU clock seen in this size's blocks */
-    double cycle_s;                    /* the last whole cycle's time */
+    double pair_s;                     /* the last pair's (kernel and copy block) time */
+    int64_t budget_ns, deadline_ns;    /* when the budget is spent; the run's deadline (0) */
     struct tb_meter_end end;
 };
 
@@ -258,6 +277,7 @@ static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, 
     t->counter_j += b->counter_j;
     t->samples += b->samples;
     t->updates += b->updates;
+    t->dropped_readings += b->dropped;
     t->clock_mhz = b->clock_mhz;
     t->emc_mhz = b->emc_mhz;
 }
@@ -345,18 +365,33 @@ static int kernel_pair(struct size_run *r, size_t k)
     return 0;
 }
 
+/* Whether the next pair would end past the budget (or the deadline) by more than half of
+ * it: checked before every pair once two cycles are whole, so that the blocks take about
+ * the budget the run announced, whatever a cycle's length. */
+static bool spent(struct size_run *r)
+{
+    if (r->end.cycles < 2 || r->pair_s <= 0)
+        return false;
+    int64_t next = tb_now_ns() + (int64_t)(r->pair_s * 0.5e9);
+    r->end.budget = next > r->budget_ns;
+    r->end.deadline = r->deadline_ns && next > r->deadline_ns;
+    return r->end.budget || r->end.deadline;
+}
+
 /* One cycle: the kernels not yet done, in an order rotated by the cycle's number, each
- * followed by a copy block. <0 ends the cycles. */
+ * followed by a copy block. <0 ends the cycles (a stop, an error, the budget). */
 static int one_cycle(struct size_run *r, int c)
 {
     size_t kernels = 0;
     for (size_t j = 0; j < r->n; j++)
         kernels += j != r->ref && !r->tr[j].done;
     if (kernels == 0) {   /* the copy alone (or its own figure left): a block a cycle */
-        if (r->ref == SIZE_MAX)
+        if (r->ref == SIZE_MAX || spent(r))
             return -1;
         struct tb_meter_block b;
+        int64_t p0 = tb_now_ns();
         int rc = block_into(r, r->ref, &b);
+        r->pair_s = (double)(tb_now_ns() - p0) * 1e-9;
         if (rc == 0) {
             track_add(&r->tr[r->ref], &b, 1.0, b.jpb);
             r->prev_ref = b;
@@ -367,9 +402,13 @@ static int one_cycle(struct size_run *r, int c)
         size_t k = (s + (size_t)c) % r->n;
         if (k == r->ref || r->tr[k].done)
             continue;
+        if (spent(r))
+            return -1;
+        int64_t p0 = tb_now_ns();
         int rc = kernel_pair(r, k);
         if (rc < 0)
             return rc;
+        r->pair_s = (double)(tb_now_ns() - p0) * 1e-9;
     }
     return 0;
 }
@@ -391,8 +430,8 @@ static bool all_done(struct size_run *r, int cycles)
 
 static void cycles(struct size_run *r, int64_t deadline_ns)
 {
-    int64_t t0 = tb_now_ns();
-    int64_t budget = t0 + (int64_t)(r->m->pc->budget_s * (double)r->n * 1e9);
+    r->budget_ns = tb_now_ns() + (int64_t)(r->m->pc->budget_s * (double)r->n * 1e9);
+    r->deadline_ns = deadline_ns;
     if (r->ref != SIZE_MAX) {   /* the opening copy block */
         int rc = block_into(r, r->ref, &r->prev_ref);
         if (rc == 0)
@@ -403,24 +442,13 @@ static void cycles(struct size_run *r, int64_t deadline_ns)
             return;
     }
     for (int c = 0; c < TB_METER_MAX_CYCLES && !r->end.signal && !r->end.error; c++) {
-        int64_t c0 = tb_now_ns();
         if (one_cycle(r, c) < 0 || *r->m->stop) {
             r->end.signal |= *r->m->stop != 0;
             break;
         }
         r->end.cycles = c + 1;
-        r->cycle_s = (double)(tb_now_ns() - c0) * 1e-9;
         if (all_done(r, c + 1) || r->end.lost)
             break;
-        int64_t next = tb_now_ns() + (int64_t)(r->cycle_s * 1e9);
-        if (c + 1 >= 2 && next > budget) {
-            r->end.budget = true;
-            break;
-        }
-        if (deadline_ns && next > deadline_ns && c + 1 >= 2) {
-            r->end.deadline = true;
-            break;
-        }
     }
 }
 

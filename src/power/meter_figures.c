@@ -126,7 +126,7 @@ static void absolute(struct tb_meter_result *o, double jpb, double rel, double i
 
 /* What ended the size's cycles, in the note of every row measured in them. */
 static void end_note(const struct tb_meter_end *e, const struct tb_meter_track *t,
-                     struct tb_meter_result *o)
+                     double max_w, struct tb_meter_result *o)
 {
     if (e->signal)
         add_note(o, "stopped by a signal in cycle %d: figures from the blocks measured "
@@ -135,6 +135,9 @@ static void end_note(const struct tb_meter_end *e, const struct tb_meter_track *
         add_note(o, "%s (after %d cycles)", e->why, e->cycles);
     if (t->dropped)
         add_note(o, "%s: %d block(s) dropped", t->drop_why, t->dropped);
+    if (t->dropped_readings)
+        add_note(o, "%llu reading(s) outside 0..%.0f W dropped during the windows of its "
+                 "blocks", t->dropped_readings, max_w);
     if (t->failed)
         add_note(o, "%s: %d block(s) without a figure", t->fail_why, t->failed);
 }
@@ -153,7 +156,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     o->updates = t->updates;
     o->gpu_clock_mhz = t->clock_mhz;
     o->emc_clock_mhz = t->emc_mhz;
-    end_note(end, t, o);
+    end_note(end, t, m->pc->max_power_w, o);
     if (t->n == 0) {   /* nothing measured: the one case a figure is withheld */
         if (!o->note[0])
             add_note(o, "no energy block ran");

@@ -23,6 +23,7 @@ struct tb_meter_block {
     double w, gpu_w, secs, bytes, temp_c, clock_mhz, emc_mhz, energy_j, counter_j;
     size_t samples, updates;
     double took_s;                /* the block's whole time, lead-in included */
+    unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
 };
 
 /* A point's blocks over the cycles, as figures are made from them. */
@@ -34,6 +35,7 @@ struct tb_meter_track {
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
     size_t samples, updates;
+    unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
     bool done;                    /* its figure reached power.target_rel_ci */
     char fail_why[128], drop_why[128];
 };
