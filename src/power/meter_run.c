@@ -120,6 +120,9 @@ static int settle_block(struct tb_meter *m, const struct tb_meter_load *ld, size
     int64_t t1 = tb_now_ns();
     struct tb_power_cfg loose = *m->pc;
     loose.max_rel_ci = INFINITY;
+    /* the readings' noise only: batch means would count the climb itself as noise and call
+     * two blocks of a climbing board steady */
+    loose.batches = 1;
     sleep_ms(tb_power_settle_ms(m->s));
     struct tb_power_figures f;
     tb_power_over(m->s, &loose, t0, t1, &f);
