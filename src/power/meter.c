@@ -254,7 +254,6 @@ struct size_run {
     size_t n, ref;
     struct tb_meter_track *tr;
     struct tb_meter_block prev_ref;    /* the copy block before the next kernel block */
-    double top_clock;                  /* highest GPU clock seen in this size's blocks */
     double pair_s;                     /* the last pair's (kernel and copy block) time */
     int64_t budget_ns, deadline_ns;    /* when the budget is spent; the run's deadline (0) */
     struct tb_meter_end end;
@@ -283,17 +282,20 @@ static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, 
 }
 
 /* A block that marks a throttle or a mode change: the GPU clock the source reads at its
- * end fell below CLOCK_FALL of the highest this size's blocks saw. (A jump in power alone
- * is not judged: a noisy sensor makes them, and the interval holds them.) */
-static bool jumped(struct size_run *r, const struct tb_meter_block *b, char *why, size_t n)
+ * end fell below CLOCK_FALL of the highest the same point's blocks saw (each kernel against
+ * itself: one that runs power-capped at a lower clock than the copy is not throttled by
+ * that). A jump in power alone is not judged: a noisy sensor makes them, and the interval
+ * holds them. */
+static bool jumped(struct size_run *r, struct tb_meter_track *t, const struct tb_meter_block *b,
+                   char *why, size_t n)
 {
     if (!r->m->judge_clock)
         return false;
-    if (isfinite(b->clock_mhz) && b->clock_mhz > r->top_clock)
-        r->top_clock = b->clock_mhz;
-    if (isfinite(b->clock_mhz) && b->clock_mhz < CLOCK_FALL * r->top_clock) {
+    if (isfinite(b->clock_mhz) && !(b->clock_mhz <= t->top_clock))
+        t->top_clock = b->clock_mhz;
+    if (isfinite(b->clock_mhz) && b->clock_mhz < CLOCK_FALL * t->top_clock) {
         snprintf(why, n, "GPU clock fell to %.0f of %.0f MHz (a throttle or a mode change)",
-                 b->clock_mhz, r->top_clock);
+                 b->clock_mhz, t->top_clock);
         return true;
     }
     return false;
@@ -325,7 +327,7 @@ static int block_into(struct size_run *r, size_t i, struct tb_meter_block *b)
             r->end.lost = true;
         return r->end.lost ? -1 : 1;
     }
-    if (jumped(r, b, why, sizeof(why))) {
+    if (jumped(r, t, b, why, sizeof(why))) {
         t->dropped++;
         snprintf(t->drop_why, sizeof(t->drop_why), "%s", why);
         return 1;

@@ -34,6 +34,7 @@ struct tb_meter_track {
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
+    double top_clock;             /* the highest GPU clock its blocks saw (0: none yet) */
     size_t samples, updates;
     unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
     bool done;                    /* its figure reached power.target_rel_ci */
