@@ -34,12 +34,14 @@
  * $TB_FAKE_CUDA_GARBAGE makes the driver answer nonsense:
  *   errtext   cuInit fails, and its error texts carry a newline and a forged end line
  *   timer     cuEventElapsedTime answers NaN, then -1 ms, then 0 ms, in turn
+ *   bimodal   cuEventElapsedTime answers 1e-6 ms and 1e6 ms in turn (each plausible alone)
  *   cc        a compute capability of 2147483647.0
  *   attrs     the L2 is -1 bytes, 2^31-1 SMs, 2^64-1 bytes of memory, and the clock probe
  *             reads 2^64-1 cycles in 1 ns (an SM clock of 1.8e22 MHz) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int CUresult;
@@ -368,10 +370,14 @@ CUresult cuStreamSynchronize(void *s)
 CUresult cuStreamDestroy_v2(void *s) { (void)s; return 0; }
 CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = (void *)1; return 0; }
 CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return health(); }
+/* The fake GPU takes the 1 ms its timer says a kernel took: a timed repetition's events are
+ * waited on, and the wall clock then agrees with the timer (the runner checks it does). */
 CUresult cuEventSynchronize(void *e)
 {
     (void)e;
     maybe_hang("cuEventSynchronize");
+    struct timespec ts = { 0, 1000000L };
+    nanosleep(&ts, NULL);
     return sync_health();
 }
 CUresult cuEventElapsedTime(float *ms, void *a, void *b)
@@ -381,6 +387,10 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b)
     if (garbage("timer")) {
         static const float bad[] = { __builtin_nanf(""), -1.0f, 0.0f };
         *ms = bad[turn++ % 3];
+        return 0;
+    }
+    if (garbage("bimodal")) {
+        *ms = turn++ % 2 ? 1e6f : 1e-6f;
         return 0;
     }
     *ms = 1.0f;

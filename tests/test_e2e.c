@@ -675,10 +675,8 @@ static void test_nvml_energy_through_run(void **state)
     setenv("TB_NVML_LIB", lib, 1);
     char *text = th_run_log("run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
                             "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
-                            "--set power.window_ms=500 --set power.idle_ms=300 "
-                            /* one round: the counter's arithmetic, not the CPU's GB/s from
-                             * round to round (test_power_rounds has the rounds) */
-                            "--set power.rounds=1 -o %s", 0, true,
+                            "--set power.idle_ms=300 --set power.budget_s=2 "
+                            "--set power.settle_s=0 -o %s", 0, true,
                             NULL, NULL);
     const char *header;
     assert_int_equal(data_rows(text, &header), 2);
@@ -692,9 +690,15 @@ static void test_nvml_energy_through_run(void **state)
     double secs = atof(v) / 1000;
     th_assert_close(atof(e), 60.0 * secs, 0.01 * atof(e));     /* trapezoid of 60 W */
     th_assert_close(atof(c), 100.0 * secs, 0.02 * atof(c));    /* the counter's 100 W */
+    /* the absolute figures from the ratio to the copy (test_power_meter has their truth):
+     * GB/s per W and J/GB are one figure, with an interval each */
     th_field(header, row, "gbps_per_w", g, sizeof(g));
-    th_field(header, row, "window_bytes", v, sizeof(v));
-    th_assert_close(atof(g), atof(v) / secs / 1e9 / 100.0, 0.02 * atof(g));
+    th_field(header, row, "j_per_gb", v, sizeof(v));
+    th_assert_close(atof(g) * atof(v), 1.0, 0.002);
+    th_field(header, row, "energy_ratio", v, sizeof(v));
+    assert_true(atof(v) > 0);
+    th_field(header, row, "energy_ratio_ci95", v, sizeof(v));
+    assert_true(v[0] != 0);
     th_field(header, row, "gpu_clock_mhz", v, sizeof(v));
     assert_string_equal(v, "1500");
     /* the desktop's run conditions, and throttled judged against NVML's max SM clock */

@@ -501,6 +501,7 @@ static void sweep(struct run *r)
         tb_run_modes_sweep(&r->ms, &ctx, r->pts, r->npts, &r->res);
     else
         tb_runner_sweep(&ctx, r->pts, r->npts, &r->res);
+    tb_runner_ctx_end(&ctx);
 }
 
 /* ---- 8. finish ------------------------------------------------------------------------ */

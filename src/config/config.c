@@ -113,28 +113,29 @@ const struct tb_cfg_row tb_config_schema[] = {
            "auto, none, tegrastats, ina3221, nvml"),
     INT("power.interval_ms", B, BO(power.interval_ms), 1, 60000, 50, "sampling interval"),
     INT("power.window_ms", B, BO(power.window_ms), 10, 600000, 1000,
-        "back-to-back launches per point for the energy figure, at least (min_readings "
-        "of the sensor's updates decide the length)"),
+        "an energy block's measured span, at least (whole sensor updates, at least "
+        "power.block_updates of them; the first update after a switch is load, not measured)"),
     INT("power.idle_ms", B, BO(power.idle_ms), 0, 600000, 1000,
-        "idle baseline before and after the sweep, at least (0: none); lengthened like window_ms"),
+        "idle baseline before and after the sweep, at least (0: none); lengthened to hold "
+        "power.min_readings updates"),
     INT("power.min_readings", B, BO(power.min_readings), 2, 10000, 10,
-        "independent sensor updates a power window must hold: windows are lengthened to it "
-        "from the sensor's cadence"),
+        "independent sensor updates the idle baseline must hold (it is lengthened to them): "
+        "they also give the cadence where the source does not say it"),
     INT("power.batches", B, BO(power.batches), 1, 64, 4,
-        "equal spans of time a power window is cut into: the interval is the wider of the "
-        "readings' and the spans' means' (a drift over seconds; 1: readings only)"),
+        "equal spans of time an idle or warming window is cut into: its interval is the wider "
+        "of the readings' and the spans' means' (a drift over seconds; 1: readings only)"),
     INT("power.settle_s", B, BO(power.settle_s), 0, 3600, 120,
         "before the sweep, load the GPU until its power stops climbing (it warms: an H100 drew "
         "4% more after a minute), at most this many seconds (0: none)"),
     FLOAT("power.settle_rel", B, BO(power.settle_rel), 0.0001, 0.1, 0.002,
           "steady: two successive blocks of load (a window, 5 s at least) whose mean powers "
           "differ by at most this fraction, or by less than their 95% intervals"),
-    INT("power.rounds", B, BO(power.rounds), 1, TB_POWER_MAX_ROUNDS, 3,
-        "power windows per point, spread over its group of up to 8 points of one size, each "
-        "on fresh buffers: the interval is the wider of the rounds' spread and the windows' "
-        "own (1: one window, its readings only)"),
+    INT("power.rounds", B, BO(power.rounds), 1, 64, 3,
+        "fewest cycles of interleaved energy blocks per size unless power.budget_s ends them "
+        "first (the interval needs 2: 1 counts as 2); more until power.target_rel_ci"),
     FLOAT("power.max_rel_ci", B, BO(power.max_rel_ci), 0.0001, 10, 0.03,
-          "widest relative 95% interval of a window's power that still gives a figure"),
+          "a figure whose relative 95% interval is wider than this says so in power_note "
+          "(it is printed all the same, never withheld for its width)"),
     STRING("power.sysfs_root", B, BO(power.sysfs_root), NULL, "/",
            "root under which /sys and /proc are read"),
     GROUP("power.tegrastats", B, "tegrastats settings"),
@@ -143,6 +144,18 @@ const struct tb_cfg_row tb_config_schema[] = {
     STRING("power.total_rail", B, BO(power.total_rail), NULL, NULL,
            "rail that is the board's total, or \"sum\" of all rails"),
     STRING("power.gpu_rail", B, BO(power.gpu_rail), NULL, NULL, "rail that feeds the GPU"),
+    FLOAT("power.target_rel_ci", B, BO(power.target_rel_ci), 0.0001, 1, 0.01,
+          "cycles of energy blocks are added until each figure's relative 95% interval is this "
+          "narrow, or power.budget_s is spent"),
+    FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 12,
+          "most seconds of energy blocks per measured point (its own and its share of the "
+          "copy's); it may end the cycles before power.rounds, never before 2"),
+    INT("power.block_updates", B, BO(power.block_updates), 1, 1000, 3,
+        "clean sensor updates an energy block must hold (a triggered sensor, no averaging: "
+        "three times as many)"),
+    STRING("power.points", B, BO(power.points), "fastest,all", "fastest",
+           "whose energy is measured: the fastest block of each kernel and size, or all points "
+           "(the timing sweep covers every point either way)"),
 };
 const size_t tb_config_schema_n = ARRAY_SIZE(tb_config_schema);
 _Static_assert(ARRAY_SIZE(tb_config_schema) <= TB_CFG_MAX_ROWS, "raise TB_CFG_MAX_ROWS");

@@ -42,7 +42,7 @@
     X(gpu_max_mhz,     DBL, "%.0f",  "MHz", "the GPU clock the board can reach in this mode (Jetson devfreq max, desktop NVML max SM clock), empty where unknown") \
     X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start), or throttle_cause names a cause") \
     X(throttle_cause,  STR, "%s",    "-",   "why the point may have run slower, the strongest cause seen between its start and end: power mode changed, devfreq max lowered, over-current events (oc3 +12), a hot thermal zone, a pinned clock that fell; NVML's clock-event reasons on desktops; empty: none seen") \
-    X(oc_events,       DBL, "%.0f",  "-",   "over-current events (soctherm_oc oc1..oc3_event_cnt) during the point; empty where the board has no such counters") \
+    X(oc_events,       DBL, "%.0f",  "-",   "over-current events (soctherm_oc oc1..oc3_event_cnt) during the point (its timing, and where its energy was measured until its size's energy blocks ended); empty where the board has no such counters") \
     X(max_temp_c,      DBL, "%.1f",  "C",   "the hottest thermal zone at the point's start or end") \
     X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
     X(gpu_cap_asked_mhz, DBL, "%.0f", "MHz", "the GPU clock cap this row's step of a mode sweep asked (sweep.gpu_max_mhz, written to devfreq max_freq); empty: none asked") \
@@ -54,29 +54,31 @@
     X(power_source,    STR, "%s",    "-",   "power source used, empty when none") \
     X(rail_total,      STR, "%s",    "-",   "rail counted as the board total (sum: all rails)") \
     X(rail_gpu,        STR, "%s",    "-",   "rail counted as the GPU") \
-    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the window: from the energy counter where the source has one, else the trapezoid of the readings") \
-    X(power_gpu_w,     DBL, "%.3f",  "W",   "mean GPU-rail power over the window") \
+    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the point's energy blocks (each between two sensor updates: the energy counter's difference where the source has one, else the mean of the readings); it moves with temperature: energy_ratio does not") \
+    X(power_gpu_w,     DBL, "%.3f",  "W",   "mean GPU-rail power over the point's energy blocks") \
     X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured before the sweep (after it, and the drift: the power_idle metadata line)") \
-    X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the window (trapezoid)") \
-    X(energy_counter_j,DBL, "%.4f",  "J",   "energy over the window from the device's counter") \
-    X(window_ms,       DBL, "%.1f",  "ms",  "length of the power windows: all rounds together") \
-    X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved during the power windows (all rounds)") \
-    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "window bandwidth / power_total_w (total power, not above idle); empty when the interval is wider than power.max_rel_ci") \
+    X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the point's energy blocks (trapezoid of the readings)") \
+    X(energy_counter_j,DBL, "%.4f",  "J",   "energy over the point's energy blocks from the device's counter") \
+    X(window_ms,       DBL, "%.1f",  "ms",  "the point's energy blocks' measured spans together (lead-ins aside)") \
+    X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved in those spans") \
+    X(energy_ratio,    DBL, "%.4f",  "-",   "THE energy figure: the point's J per byte over the reference copy's in its neighbouring blocks (blocks of the two interleaved, the copy's on either side), mean over cycles; 1 for the copy itself; empty without a copy at this size") \
+    X(energy_ratio_ci95, DBL, "%.4f", "-",  "half-width of energy_ratio's 95% interval over cycles (Student t); a wide one is printed, power_note says so") \
+    X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "bytes per joule / 1e9 at total power (not above idle): from energy_ratio x the copy's own J per byte (its blocks' mean), at gpu_temp_c") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
     X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the windows; not independent: see power_updates") \
     X(power_updates,   DBL, "%.0f",  "-",   "distinct sensor updates inside the windows: the independent readings behind every power figure of the row") \
-    X(power_rounds,    DBL, "%.0f",  "-",   "power windows (rounds) behind the row's power figures, spread over its group of points, each on fresh buffers (power.rounds); their spread bounds the interval") \
-    X(round_figures,   STR, "%s",    "-",   "each round's mean power and GB/s in its window, in the order measured (\"W 512.3 515.0 509.8; GB/s 2901 2899 2910\"): the spread behind the interval") \
-    X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w: the wider of the rounds' spread and the windows' own readings (Student t); empty: no figure") \
-    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of the 95% interval of gbps_per_w: the wider of the rounds' spread of GB/s per W and the readings'") \
-    X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: power_total_w / the window's GB/s") \
+    X(power_cycles,    DBL, "%.0f",  "-",   "energy blocks of this point with a figure: one a cycle of the size's interleaved blocks (at least power.rounds, more until power.target_rel_ci or power.budget_s)") \
+    X(block_figures,   STR, "%s",    "-",   "each block's ratio to the copy around it (the copy's own rows and a size without a copy: its pJ/B), then each block's GPU temperature (\"ratio 0.912 0.915; C 46 47\"): the spread behind the interval") \
+    X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w over the point's blocks (Student t); it holds the drift, which energy_ratio cancels") \
+    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of gbps_per_w's 95% interval: energy_ratio's and the copy's own (its blocks' spread and the drift between them) combined") \
+    X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: energy_ratio x the copy's J per byte x 1e9, at gpu_temp_c") \
     X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% interval of j_per_gb") \
-    X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: (power_total_w - power_idle_w) x window time / window bytes") \
-    X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% interval of dyn_pj_per_byte (the window's and the idle interval combined)") \
-    X(gpu_temp_c,      DBL, "%.1f",  "C",   "GPU temperature at the window's end") \
-    X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the window's end") \
-    X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock reported by tegrastats at the window's end") \
-    X(power_note,      STR, "%s",    "-",   "why the power figures are missing or partial: too few sensor updates or too wide an interval (\"3 sensor updates in 1.0 s: +-9.0%\"), the source silent, absurd readings dropped")
+    X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: J per byte as j_per_gb, less power_idle_w over the blocks' bytes per second") \
+    X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% interval of dyn_pj_per_byte (j_per_gb's and the idle's combined)") \
+    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) hold at it; each block's is in block_figures") \
+    X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the end of the point's last energy block") \
+    X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock at the end of the point's last energy block (tegrastats, else sysfs)") \
+    X(power_note,      STR, "%s",    "-",   "what the meter could not measure and why, each named: blocks with too few clean sensor updates, a source lost, a jump (throttle, mode change) that dropped blocks, a signal or the budget ending the cycles, an interval wider than power.max_rel_ci (printed all the same), a warming that never settled; empty when the figures are whole. Figures are withheld only when no block measured")
 
 /* The values of `status` and `verified`, X(enum suffix, text in the log, meaning). Whether
  * a row counts as a result is decided from these two by ONE function, tb_outcome_counts()

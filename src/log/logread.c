@@ -128,6 +128,8 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->j_per_gb_ci = row->j_per_gb_ci95;
     r->dyn_pj = row->dyn_pj_per_byte;
     r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
+    r->energy_ratio = row->energy_ratio;
+    r->energy_ratio_ci = row->energy_ratio_ci95;
     r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
     r->emc_cap_mhz = row->emc_cap_asked_mhz;
     r->peak_gbps = row->peak_gbps;
@@ -371,6 +373,8 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->gbps_per_w_ci = plausible(NUM(TB_LR_gbps_per_w_ci95), 1e5, &bad);
     r->j_per_gb = plausible(NUM(TB_LR_j_per_gb), 1e6, &bad);
     r->j_per_gb_ci = plausible(NUM(TB_LR_j_per_gb_ci95), 1e6, &bad);
+    r->energy_ratio = plausible(NUM(TB_LR_energy_ratio), 1e4, &bad);
+    r->energy_ratio_ci = plausible(NUM(TB_LR_energy_ratio_ci95), 1e4, &bad);
     r->dyn_pj = NUM(TB_LR_dyn_pj_per_byte);   /* may be negative: below idle is a finding */
     r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
     r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);

@@ -1,8 +1,8 @@
 /* runner.c: see runner.h. Order per point: fresh input, poisoned output, one checked
- * launch, warm-up, timed repetitions until the stopping rule holds, then (with a power
- * source) a window of back-to-back launches that the sampler's readings are integrated
- * over. Buffers are kept while the size stays the same. */
-#include "measure/runner.h"
+ * launch, warm-up, timed repetitions until the stopping rule holds. With a power source,
+ * a size's points wait for its energy (runner_energy.c gives the meter their load) and
+ * are written together. Buffers are kept while the size stays the same. */
+#include "measure/runner_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,20 +17,13 @@
 #include "log/log_meta.h"
 #include "pattern.h"
 #include "power/power.h"
-#include "jetson/throttle.h"
+#include "log/outcome.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 
 #define THROTTLE_FRACTION 0.85
 
-struct buffers {
-    long rows, cols;
-    void *in, *out;
-    void *host;           /* download target for verification */
-    size_t bytes;
-};
-
-static void buffers_free(const struct tb_backend *be, void *st, struct buffers *b)
+void tb_rn_buffers_free(const struct tb_backend *be, void *st, struct tb_rn_buffers *b)
 {
     if (b->in)
         be->free(st, b->in);
@@ -40,20 +33,19 @@ static void buffers_free(const struct tb_backend *be, void *st, struct buffers *
     memset(b, 0, sizeof(*b));
 }
 
-/* Allocates input and output for a size, unless they are already there. */
-static int buffers_get(const struct tb_backend *be, void *st, struct buffers *b, long rows,
-                       long cols, size_t bytes, bool verify)
+int tb_rn_buffers_get(const struct tb_backend *be, void *st, struct tb_rn_buffers *b, long rows,
+                      long cols, size_t bytes, bool verify)
 {
     if (b->in && b->rows == rows && b->cols == cols && (!verify || b->host))
         return 0;
-    buffers_free(be, st, b);
+    tb_rn_buffers_free(be, st, b);
     int rc = be->alloc(st, bytes, &b->in);
     if (rc == 0)
         rc = be->alloc(st, bytes, &b->out);
     if (rc == 0 && verify && !(b->host = malloc(bytes)))
         rc = -ENOMEM;
     if (rc) {
-        buffers_free(be, st, b);
+        tb_rn_buffers_free(be, st, b);
         return rc;
     }
     b->rows = rows;
@@ -129,138 +121,6 @@ static size_t verify_output(const void *out, long rows, long cols, int elem, uin
 }
 
 /* ---- power ------------------------------------------------------------------------ */
-
-static void sleep_ms(double ms)
-{
-    int64_t end = tb_now_ns() + (int64_t)(ms * 1e6);
-    while (tb_sleep_until_ns(end) == -EINTR)
-        ;
-}
-
-/* Idle baseline: nothing runs for idle_ms, and longer until the window holds min_readings
- * sensor updates (capped: a source that never changes gives up after a minute); the first
- * idle also settles the sensor's cadence (window.c). The total rail's mean power, and the
- * half-width of its 95% interval in *ci. */
-#define IDLE_CAP_MS 60000.0
-static double measure_idle(struct tb_runner_ctx *ctx, double *ci)
-{
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    *ci = NAN;
-    if (!ctx->sampler || pc->idle_ms <= 0)
-        return NAN;
-    int64_t t0 = tb_now_ns();
-    double waited = 0, want = pc->idle_ms;
-    while (!*ctx->stop && waited < IDLE_CAP_MS && !tb_sampler_failed(ctx->sampler)) {
-        double step = fmin(250.0, want - waited);
-        if (step > 0) {
-            sleep_ms(step);
-            waited = (double)(tb_now_ns() - t0) * 1e-6;
-            continue;
-        }
-        size_t got = tb_power_updates_in(ctx->sampler, pc, t0, tb_now_ns());
-        if (got >= (size_t)pc->min_readings + 1)
-            break;
-        want = waited + 250.0;   /* not yet enough updates: a little longer */
-    }
-    int64_t t1 = tb_now_ns();
-    tb_power_learn_cadence(ctx->sampler, pc, t0, t1);
-    sleep_ms(tb_power_settle_ms(ctx->sampler));
-    struct tb_power_figures f;
-    tb_power_over(ctx->sampler, pc, t0, t1, &f);
-    *ci = f.total_w_ci;
-    return f.total_w;
-}
-
-/* The power clock of the run, said before the sweep (the user learns how long it takes)
- * and kept in the log: the sensor's cadence and how it was known, the window it sizes. */
-static void say_cadence(struct tb_runner_ctx *ctx, size_t points, struct tb_runner_result *res)
-{
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    const struct tb_power_cadence *c = tb_sampler_cadence(ctx->sampler);
-    res->window_ms = tb_power_window_ms(ctx->sampler, pc);
-    if (isnan(c->period_ms))
-        snprintf(res->cadence, sizeof(res->cadence), "not known (%s): windows of %.0f ms as "
-                 "power.window_ms says; each row counts its own updates",
-                 c->how[0] ? c->how : "no change seen while idle", res->window_ms);
-    else
-        snprintf(res->cadence, sizeof(res->cadence), "%.0f ms (%s: %s); windows of %.0f ms "
-                 "for %d readings", c->period_ms, c->how, c->detail, res->window_ms,
-                 pc->min_readings);
-    if (!ctx->quiet)
-        note("power: sensor updates every %s; %zu points x %d rounds: at least %.0f s of power "
-             "windows", res->cadence, points, pc->rounds,
-             (double)points * pc->rounds * res->window_ms * 1e-3);
-}
-
-/* The cadence, rails and scope, and the idle power before and after, as metadata lines
- * after the rows (beside the sampler's own), so a reader a week later knows what stands
- * behind every watt. */
-static void log_power_run(struct tb_runner_ctx *ctx, const struct tb_runner_result *res)
-{
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
-    const struct tb_power_cadence *c = tb_sampler_cadence(ctx->sampler);
-    char list[TB_POWER_MAX_RAILS * (TB_RAIL_NAME + 2)] = "";
-    for (int i = 0; i < rails->n; i++) {
-        size_t len = strlen(list);
-        snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "", rails->name[i]);
-    }
-    tb_csvlog_meta(ctx->log, TB_META(power_cadence), "%s; rails: %s; total: %s; gpu: %s; "
-                   "scope: %s; min_readings %d, max_rel_ci %.3g", res->cadence,
-                   list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
-                   : rails->n ? rails->name[0] : "none", pc->gpu_rail[0] ? pc->gpu_rail : "none",
-                   c->scope[0] ? c->scope : "the source's rails", pc->min_readings,
-                   pc->max_rel_ci);
-    tb_csvlog_meta(ctx->log, TB_META(power_idle), "before %.3f W +- %.3f, after %.3f W +- "
-                   "%.3f, drift %+.3f W", res->idle_w, res->idle_ci, res->idle_after_w,
-                   res->idle_after_ci, res->idle_after_w - res->idle_w);
-    if (res->settle[0])
-        tb_csvlog_meta(ctx->log, TB_META(power_settle), "%s", res->settle);
-}
-
-/* ---- one point -------------------------------------------------------------------- */
-
-struct point_out {
-    struct tb_row row;
-    char note[512];
-    char power_note[320];
-    char round_figures[256];
-    double emc_mhz;               /* the EMC clock read in the power window; NAN: none */
-    struct tb_throttle_snap start;   /* boards' throttle counters at the point's start */
-    char cause[128];
-};
-
-/* A point's power rounds while its group is measured: the first from run_point, the rest
- * spread over the group (power_rounds). */
-struct pending_power {
-    struct tb_power_round round[TB_POWER_MAX_ROUNDS];
-    int n;                        /* rounds measured; 0: no power for this point */
-    double moved, median_ms;
-    uint64_t seed;
-};
-
-/* Why this row's power figures are missing or partial: a source that went silent over
- * the window, readings dropped as absurd meanwhile, or what the window module said (too
- * few updates, too wide an interval). "" when they are whole. */
-static void power_health(struct tb_runner_ctx *ctx, const struct tb_power_figures *f,
-                         struct point_out *o)
-{
-    struct tb_sampler_health h;
-    tb_sampler_health(ctx->sampler, &h);
-    char why[sizeof(o->power_note)];
-    if (tb_power_silent(ctx->sampler, why, sizeof(why)))
-        snprintf(o->power_note, sizeof(o->power_note), "%s", why);
-    else if (h.dropped > ctx->dropped_seen)
-        snprintf(o->power_note, sizeof(o->power_note), "%llu reading(s) outside 0..%.0f W "
-                 "dropped during the window", h.dropped - ctx->dropped_seen,
-                 ctx->cfg->board.power.max_power_w);
-    else if (f->why[0])
-        snprintf(o->power_note, sizeof(o->power_note), "%s", f->why);
-    else if (f->samples == 0)
-        snprintf(o->power_note, sizeof(o->power_note), "no reading inside the window");
-    ctx->dropped_seen = h.dropped;
-}
-
 static const char *fits(const struct tb_device_info *dev, size_t bytes)
 {
     if (!dev->l2_bytes)
@@ -270,8 +130,8 @@ static const char *fits(const struct tb_device_info *dev, size_t bytes)
 
 /* Fresh input, poisoned output, the checked launch and its verification, the warm-up.
  * Returns 0, or the backend error (or -EINTR) that ended it, with *step saying where. */
-static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct buffers *buf,
-                       struct tb_launch *l, uint64_t seed, struct point_out *o, const char **step)
+static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_rn_buffers *buf,
+                       struct tb_launch *l, uint64_t seed, struct tb_rn_out *o, const char **step)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
@@ -314,10 +174,27 @@ static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, st
     return 0;
 }
 
+/* The repetitions' times against the wall time they took: a timer whose sum is longer than
+ * the wall clock lies (a bimodal GPU timer, 1e-6 and 1e6 ms, gave ok rows with a 500 s
+ * median from 0.09 s). The row is an error that says so; true when it is. */
+#define TIMER_SLACK_MS 1.0
+static bool timer_lies(const struct tb_stats *st, double wall_ms, struct tb_rn_out *o)
+{
+    double sum = st->mean * (double)st->n;
+    if (!(sum > 1.25 * wall_ms + TIMER_SLACK_MS) && isfinite(sum) && st->min >= 0)
+        return false;
+    o->row.status = TB_STATUS_ERROR;
+    o->row.reps = (long long)st->n;
+    snprintf(o->note, sizeof(o->note), "the timer says %.6g ms over %zu repetitions (min %.3g, "
+             "max %.3g ms), which took %.3g ms of wall time: the timer is not to be trusted",
+             sum, st->n, st->min, st->max, wall_ms);
+    return true;
+}
+
 /* Timed repetitions until the stopping rule holds, then the row's timing, bandwidth and clock
  * figures. *median_ms gets the median; 1 when a signal stopped it (the row says so). */
 static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
-                      double moved, double copy_gbps, double start_clock, struct point_out *o,
+                      double moved, double copy_gbps, double start_clock, struct tb_rn_out *o,
                       double *median_ms, const char **step)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
@@ -334,7 +211,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     enum tb_stop why = TB_GO_ON;
     double clk0 = NAN, clk1 = NAN;
     be->sm_clock_mhz(dev, &clk0);
-    int64_t t_start = tb_now_ns();
+    int64_t t_start = tb_now_ns(), wall0 = tb_real_now_ns();
     *step = "a timed repetition";
     bool cold = !strcmp(s->cache, "cold");
     int rc = 0;
@@ -346,6 +223,7 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
         tb_running_add(&run, ms);
         why = tb_stop_check(&rule, &run, (double)(tb_now_ns() - t_start) * 1e-6);
     }
+    double wall_ms = (double)(tb_real_now_ns() - wall0) * 1e-6;
     be->sm_clock_mhz(dev, &clk1);
     struct tb_stats st;
     if (!rc)
@@ -358,6 +236,8 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
         snprintf(o->note, sizeof(o->note), "stopped by a signal after %zu repetitions", st.n);
         return 1;
     }
+    if (timer_lies(&st, wall_ms, o))
+        return 0;
     *median_ms = st.median;
     r->reps = (long long)st.n;
     r->stop = tb_stop_name(why);
@@ -389,144 +269,11 @@ static int time_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struc
     return 0;
 }
 
-/* The energy figures per byte and per GB/s of a point's rounds, with their intervals: GB/s
- * per W and J/GB carry the rounds' interval of GB/s per W (the windows' own where wider);
- * the power its own; the dynamic figure adds the idle interval. */
-static void per_byte(struct tb_row *r, const struct tb_power_point *pp, double idle_ci)
-{
-    double wgbps = pp->bytes / pp->secs / 1e9, rel = pp->gbps_per_w_rel;
-    r->power_total_w_ci95 = pp->total_w_ci;
-    r->gbps_per_w = tb_ratio(wgbps, r->power_total_w);
-    r->gbps_per_w_ci95 = r->gbps_per_w * rel;
-    r->gbps_per_w_gpu = tb_ratio(wgbps, r->power_gpu_w);
-    r->j_per_gb = tb_ratio(r->power_total_w, wgbps);
-    r->j_per_gb_ci95 = r->j_per_gb * rel;
-    double above = r->power_total_w - r->power_idle_w;
-    r->dyn_pj_per_byte = pp->bytes > 0 ? above * pp->secs / pp->bytes * 1e12 : NAN;
-    r->dyn_pj_per_byte_ci95 = hypot(pp->total_w_ci, idle_ci) * pp->secs / pp->bytes * 1e12;
-}
-
-/* Back-to-back launches of p's kernel until end (CLOCK_MONOTONIC ns) or a signal, a sync
- * after every chunk; *launches counts them. 0 or the backend error. */
-static int load_until(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
-                      int64_t end, long chunk, long *launches)
-{
-    int rc;
-    while (tb_now_ns() < end && !*ctx->stop) {
-        int64_t r0 = tb_real_now_ns();
-        for (long i = 0; i < chunk; i++)
-            if ((rc = ctx->be->launch(ctx->be_st, p->k, l)))
-                return rc;
-        *launches += chunk;
-        if ((rc = ctx->be->sync(ctx->be_st)))
-            return rc;
-        tb_clock_spend_ns(tb_real_now_ns() - r0);   /* the fake clock counts the work */
-    }
-    return 0;
-}
-
-/* Launches per sync for about 20 ms of work, from a launch's time in ms. */
-static long sync_chunk(double ms_per_launch)
-{
-    return (long)(20.0 / (ms_per_launch > 0 ? ms_per_launch : 1e-3)) + 1;
-}
-
-/* The power of [t0, t1] once the reading that closes it has come, judged without
- * power.max_rel_ci: a round or a warming block; the point's rounds are judged together
- * (rounds.c). */
-static void window_power(struct tb_runner_ctx *ctx, int64_t t0, int64_t t1,
-                         struct tb_power_figures *f)
-{
-    struct tb_power_cfg loose = ctx->cfg->board.power;
-    loose.max_rel_ci = INFINITY;
-    sleep_ms(tb_power_settle_ms(ctx->sampler));
-    tb_power_over(ctx->sampler, &loose, t0, t1, f);
-}
-
-/* One power window (a round): back-to-back launches for as long as the sensor's cadence
- * asks (window.c), timed by the host clock around syncs, and its figures judged without
- * power.max_rel_ci (the point's rounds together are judged: rounds.c). */
-static int power_window(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
-                        double moved, double median_ms, const struct tb_runner_result *res,
-                        struct point_out *o, struct tb_power_round *round, const char **step)
-{
-    long chunk = sync_chunk(median_ms);
-    long launches = 0;
-    int rc;
-    *step = "the power window";
-    int64_t t0 = tb_now_ns();
-    if ((rc = load_until(ctx, p, l, t0 + (int64_t)(res->window_ms * 1e6), chunk, &launches)))
-        return rc;
-    int64_t t1 = tb_now_ns();
-    window_power(ctx, t0, t1, &round->f);
-    round->secs = (double)(t1 - t0) * 1e-9;
-    round->bytes = moved * (double)launches;
-    if (!o->power_note[0])
-        power_health(ctx, &round->f, o);
-    return 0;
-}
-
-/* Each round's power and window GB/s, as the column round_figures says them. */
-static void round_figures(const struct tb_power_round *r, int n, char *out, size_t cap)
-{
-    size_t len = (size_t)snprintf(out, cap, "W");
-    for (int k = 0; k < n && len < cap; k++)
-        len += (size_t)snprintf(out + len, cap - len, " %.1f", r[k].f.total_w);
-    if (len < cap)
-        len += (size_t)snprintf(out + len, cap - len, "; GB/s");
-    for (int k = 0; k < n && len < cap; k++)
-        len += (size_t)snprintf(out + len, cap - len, " %.4g",
-                                r[k].secs > 0 ? r[k].bytes / r[k].secs / 1e9 : NAN);
-}
-
-/* The row's power fields from the point's rounds (rounds.c combines them). */
-static void power_fields(struct tb_runner_ctx *ctx, const struct tb_power_round *rounds, int n,
-                         int planned, const struct tb_runner_result *res, struct point_out *o)
-{
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    struct tb_row *r = &o->row;
-    struct tb_power_point pp;
-    tb_power_rounds(rounds, n, pc, &pp);
-    r->window_ms = pp.secs * 1e3;
-    r->window_bytes = pp.bytes;
-    r->power_source = tb_sampler_source(ctx->sampler);
-    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
-    r->rail_total = pc->total_rail[0] ? pc->total_rail : rails->n ? rails->name[0] : NULL;
-    r->rail_gpu = pc->gpu_rail[0] ? pc->gpu_rail : NULL;
-    r->power_total_w = pp.total_w;
-    r->power_gpu_w = pp.gpu_w;
-    r->power_idle_w = res->idle_w;
-    r->energy_j = pp.energy_j;
-    r->energy_counter_j = pp.energy_counter_j;
-    r->power_samples = (double)pp.samples;
-    r->power_updates = (double)pp.updates;
-    r->power_rounds = pp.rounds;
-    round_figures(rounds, n, o->round_figures, sizeof(o->round_figures));
-    r->round_figures = o->round_figures;
-    r->gpu_temp_c = pp.gpu_temp_c;
-    r->gpu_clock_mhz = pp.gpu_clock_mhz;
-    r->emc_clock_mhz = pp.emc_clock_mhz;
-    o->emc_mhz = pp.emc_clock_mhz;
-    if (pp.withheld && o->power_note[0] && strcmp(o->power_note, pp.why)) {
-        /* what the source did (silent, absurd readings) first, then the rule's verdict */
-        size_t len = strlen(o->power_note);
-        snprintf(o->power_note + len, sizeof(o->power_note) - len, "; %s", pp.why);
-    } else if (pp.withheld) {
-        snprintf(o->power_note, sizeof(o->power_note), "%s", pp.why);
-    }
-    else if (pp.rounds < planned && !o->power_note[0])
-        snprintf(o->power_note, sizeof(o->power_note), "%d of %d power rounds%s", pp.rounds,
-                 planned, *ctx->stop ? " (stopped by a signal)" : "");
-    r->power_note = o->power_note;
-    if (pp.rounds > 0)
-        per_byte(r, &pp, res->idle_ci);
-}
-
-/* The ceiling the point is judged against: the live EMC clock of its window, else the
- * run's (nvpmodel cap or board file; in a mode step, the EMC cap read back when lower);
+/* The ceiling the point is judged against: the live EMC clock of its energy blocks, else
+ * the run's (nvpmodel cap or board file; in a mode step, the EMC cap read back when lower);
  * frac_peak follows it. */
 static void judge_ceiling(const struct tb_runner_ctx *ctx, const struct tb_ceiling *run,
-                          struct point_out *o)
+                          struct tb_rn_out *o)
 {
     struct tb_row *r = &o->row;
     struct tb_ceiling c;
@@ -540,7 +287,7 @@ static void judge_ceiling(const struct tb_runner_ctx *ctx, const struct tb_ceili
 
 /* Why the point may have run slower: the board's counters, zones, clocks and mode between
  * its start and end (throttle.c), or on a desktop NVML's clock-event reasons at its end. */
-static void judge_throttle(struct tb_runner_ctx *ctx, struct point_out *o)
+static void judge_throttle(struct tb_runner_ctx *ctx, struct tb_rn_out *o)
 {
     struct tb_row *r = &o->row;
     struct tb_throttle_snap end;
@@ -559,13 +306,14 @@ static void judge_throttle(struct tb_runner_ctx *ctx, struct point_out *o)
         r->throttled = "yes";
 }
 
-/* One point: buffers, check, timing, power; a failure is recorded in the row (status and the
- * step it failed in), a signal as "interrupted". Returns 0, or the backend error that ended
- * it (the row says which). */
-static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct buffers *buf,
-                     double copy_gbps, double start_clock, const struct tb_runner_result *res,
-                     struct point_out *o, size_t index, struct pending_power *pw)
+/* One point: buffers, check, timing; a failure is recorded in the row (status and the step
+ * it failed in), a signal as "interrupted". Returns 0, or the backend error that ended it
+ * (the row says which). pe gets the launch's time and bytes, for the energy blocks. */
+static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_rn_buffers *buf,
+                     double copy_gbps, double start_clock, struct tb_rn_pending *pe)
 {
+    struct tb_rn_out *o = &pe->o;
+    size_t index = pe->index;
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
     void *dev = ctx->be_st;
@@ -576,7 +324,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     r->fits_cache = fits(ctx->dev, bytes);
     r->cache = s->cache;
     const char *step = "allocating the matrices";
-    int rc = buffers_get(be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
+    int rc = tb_rn_buffers_get(be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
     if (rc) {
         snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(dev, rc));
         r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
@@ -591,18 +339,8 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
         rc = time_point(ctx, p, &l, moved, copy_gbps, start_clock, o, &median_ms, &step);
     if (rc == 1)
         return 0;   /* interrupted between repetitions: the row says so */
-    if (!rc && ctx->sampler && tb_sampler_failed(ctx->sampler)) {
-        /* the measurement goes on; each row after says power was lost, and why */
-        snprintf(o->power_note, sizeof(o->power_note), "power source '%s' lost: %s",
-                 tb_sampler_source(ctx->sampler), tb_sampler_why(ctx->sampler));
-        r->power_note = o->power_note;
-    } else if (!rc && ctx->sampler && !*ctx->stop) {
-        rc = power_window(ctx, p, &l, moved, median_ms, res, o, &pw->round[0], &step);
-        pw->n = rc ? 0 : 1;
-        pw->moved = moved;
-        pw->median_ms = median_ms;
-        pw->seed = seed;
-    }
+    pe->moved = moved;
+    pe->median_ms = median_ms;
     if (!rc)
         return 0;
     if (*ctx->stop) {
@@ -616,8 +354,6 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
              be->errstr(dev, rc));
     return rc;
 }
-
-/* ---- the sweep -------------------------------------------------------------------- */
 
 static void progress(struct tb_runner_ctx *ctx, size_t done, size_t total, const struct tb_point *p,
                      double elapsed_s)
@@ -684,7 +420,7 @@ static void row_start(const struct tb_runner_ctx *ctx, const struct tb_point *p,
 /* A point that ended with backend error rc: said, and a broken context recovered. Returns
  * -1 when the device cannot be recovered (the sweep stops), else 0. */
 static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, size_t i, int rc,
-                         const struct point_out *o, struct buffers *buf,
+                         const struct tb_rn_out *o, struct tb_rn_buffers *buf,
                          struct tb_runner_result *res)
 {
     res->failed++;
@@ -695,7 +431,7 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
     if (!ctx->be->is_fatal(rc))
         return 0;
     buf->in = buf->out = NULL; /* gone with the context */
-    buffers_free(ctx->be, ctx->be_st, buf);
+    tb_rn_buffers_free(ctx->be, ctx->be_st, buf);
     int rrc = ctx->be->recover(ctx->be_st);
     if (rrc != 0) {
         /* CUDA documents illegal-address and similar errors as sticky: only a new
@@ -712,7 +448,7 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
 
 /* A point a rule excludes: a row that says why, and a note unless quiet. */
 static void skip_point(const struct tb_runner_ctx *ctx, const struct tb_point *p,
-                       struct point_out *o, struct tb_runner_result *res)
+                       struct tb_rn_out *o, struct tb_runner_result *res)
 {
     o->row.status = TB_STATUS_SKIPPED;
     snprintf(o->note, sizeof(o->note), "%s", p->why);
@@ -722,30 +458,19 @@ static void skip_point(const struct tb_runner_ctx *ctx, const struct tb_point *p
     res->skipped++;
 }
 
-/* ---- groups and rounds -------------------------------------------------------------
- * Points are measured in groups of up to ROUND_GROUP points of one size: each point is
- * checked, timed and given its first power window as before; then the group's points get
- * their further power rounds in turn, each round on freshly allocated buffers; then the
- * group's rows are written, in order. A signal writes what the group has (fewer rounds,
- * said in power_note); a SIGKILL loses at most the group's rows (doc/reliability.md).
- * Without power (or with one round) a group is one point: each row is written at once. */
-#define ROUND_GROUP 8
-
-struct pending {
-    const struct tb_point *p;
-    size_t index;
-    struct point_out o;
-    struct pending_power pw;
-    char utc[32];
-};
-
-/* The first pass over one point: check, time, first power window. Returns -1 when the
- * device is lost for good (the sweep stops after writing its group), else 0. */
-static int first_pass(struct tb_runner_ctx *ctx, struct pending *pe, struct buffers *buf,
+/* ---- sizes --------------------------------------------------------------------------
+ * With a power source, a size's points are checked and timed, then the meter measures the
+ * energy of those power.points picks in interleaved blocks, then the size's rows are
+ * written, in order. A signal writes what the size has (power_note says what the blocks
+ * measured); a SIGKILL loses at most the size being measured (doc/reliability.md). Without
+ * power each row is written at once. */
+/* One point checked and timed. Returns -1 when the device is lost for good (the sweep
+ * stops after writing its size), else 0. */
+static int first_pass(struct tb_runner_ctx *ctx, struct tb_rn_pending *pe, struct tb_rn_buffers *buf,
                       double *copy_gbps, double clock0, struct tb_runner_result *res)
 {
     const struct tb_point *p = pe->p;
-    struct point_out *o = &pe->o;
+    struct tb_rn_out *o = &pe->o;
     struct tb_row *r = &o->row;
     row_start(ctx, p, r);
     o->emc_mhz = NAN;
@@ -754,7 +479,7 @@ static int first_pass(struct tb_runner_ctx *ctx, struct pending *pe, struct buff
         skip_point(ctx, p, o, res);
     } else {
         tb_throttle_snap(NULL, &o->start);
-        rc = run_point(ctx, p, buf, *copy_gbps, clock0, res, o, pe->index, &pe->pw);
+        rc = run_point(ctx, p, buf, *copy_gbps, clock0, pe);
         if ((p->k->flags & TB_KF_COPY_REF) && rc == 0)
             *copy_gbps = r->gbps;
         judge_throttle(ctx, o);
@@ -768,91 +493,26 @@ static int first_pass(struct tb_runner_ctx *ctx, struct pending *pe, struct buff
         res->verify_failed++;
         error("point %zu (%s %ldx%ld block %dx%d): verification failed: %s", pe->index + 1,
               p->k->name, p->rows, p->cols, p->bx, p->by, o->note);
+    } else if (!p->skip && r->status == TB_STATUS_ERROR) {
+        res->failed++;   /* a timer that lies (time_point) */
+        error("point %zu (%s %ldx%ld block %dx%d): %s", pe->index + 1, p->k->name, p->rows,
+              p->cols, p->bx, p->by, o->note);
     } else if (!p->skip && !interrupted) {
         res->ok++;
     }
     return 0;
 }
 
-/* One further power round of a point: its input filled again (the new buffers), the
- * warm-up, the window. */
-static int next_round(struct tb_runner_ctx *ctx, struct pending *pe, struct buffers *buf,
-                      const struct tb_runner_result *res, const char **step)
-{
-    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
-    const struct tb_backend *be = ctx->be;
-    const struct tb_point *p = pe->p;
-    size_t count = (size_t)p->rows * (size_t)p->cols;
-    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
-                           0, 0, NULL };
-    int rc;
-    *step = "filling the input";
-    if ((rc = be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, pe->pw.seed)))
-        return rc;
-    *step = "the warm-up";
-    for (int i = 0; i < s->warmup; i++)
-        if ((rc = be->launch(ctx->be_st, p->k, &l)))
-            return rc;
-    if ((rc = be->sync(ctx->be_st)))
-        return rc;
-    /* the first round follows the point's timed repetitions, a load of up to seconds; the
-     * others follow an allocation and idle gaps, after which an H100 drew 3-9% less for the
-     * same GB/s (clocks and voltage ramping back): each gets a window's load first */
-    long lead = 0, chunk = sync_chunk(pe->pw.median_ms);
-    if ((rc = load_until(ctx, p, &l, tb_now_ns() + (int64_t)(res->window_ms * 1e6), chunk,
-                         &lead)))
-        return rc;
-    return power_window(ctx, p, &l, pe->pw.moved, pe->pw.median_ms, res, &pe->o,
-                        &pe->pw.round[pe->pw.n], step);
-}
-
-/* The group's further rounds: each on buffers allocated afresh (another placement, as a
- * rerun would get). A failed round ends that point's rounds (said in its note); a device
- * lost for good ends them all. */
-static void more_rounds(struct tb_runner_ctx *ctx, struct pending *grp, size_t g,
-                        struct buffers *buf, struct tb_runner_result *res)
-{
-    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
-    int planned = ctx->cfg->board.power.rounds;
-    for (int k = 1; k < planned && !*ctx->stop && !res->aborted; k++) {
-        buffers_free(ctx->be, ctx->be_st, buf);
-        for (size_t j = 0; j < g && !*ctx->stop && !res->aborted; j++) {
-            struct pending *pe = &grp[j];
-            if (pe->pw.n != k)
-                continue;
-            const struct tb_point *p = pe->p;
-            size_t bytes = (size_t)p->rows * (size_t)p->cols * (size_t)s->elem_size;
-            const char *step = "allocating the matrices";
-            int rc = buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, false);
-            if (!rc)
-                rc = next_round(ctx, pe, buf, res, &step);
-            if (!rc) {
-                pe->pw.n++;
-                continue;
-            }
-            if (*ctx->stop)
-                break;
-            size_t len = strlen(pe->o.note);
-            snprintf(pe->o.note + len, sizeof(pe->o.note) - len, "%spower round %d, %s: %s",
-                     len ? "; " : "", k + 1, step, ctx->be->errstr(ctx->be_st, rc));
-            if (ctx->be->is_fatal(rc) && after_failure(ctx, p, pe->index, rc, &pe->o, buf,
-                                                      res) < 0)
-                return;
-        }
-    }
-}
-
-/* The group's rows, in order: power from the rounds, the ceiling; the interrupted point's
- * row is not written (its note said so on stderr). -1 when the log cannot be written. */
-static int write_group(struct tb_runner_ctx *ctx, struct pending *grp, size_t g,
+/* The size's rows, in order, judged against the ceiling; an interrupted point's row is not
+ * written (its note said so on stderr). -1 when the log cannot be written. */
+static int write_group(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
                        const struct tb_ceiling *ceiling, struct tb_runner_result *res)
 {
-    int planned = ctx->cfg->board.power.rounds;
     for (size_t j = 0; j < g; j++) {
-        struct pending *pe = &grp[j];
+        struct tb_rn_pending *pe = &grp[j];
         struct tb_row *r = &pe->o.row;
-        if (pe->pw.n > 0)
-            power_fields(ctx, pe->pw.round, pe->pw.n, planned, res, &pe->o);
+        if (!pe->p->skip && r->power_cycles > 0)
+            judge_throttle(ctx, &pe->o);   /* again: its energy blocks too */
         if (!pe->p->skip)
             judge_ceiling(ctx, ceiling, &pe->o);
         r->note = pe->o.note;
@@ -868,101 +528,94 @@ static int write_group(struct tb_runner_ctx *ctx, struct pending *grp, size_t g,
     return 0;
 }
 
-/* ---- warming ------------------------------------------------------------------------
- * A GPU's power climbs as it warms (leakage): an H100 under memcpy drew 501 W at 50 C and
- * 522 W at 62 C a minute later. Rounds measured while it climbs disagree, and so would a
- * rerun. Before the sweep, the first point's kernel runs back to back in blocks of a window
- * (5 s at least) until two successive blocks' mean powers differ by at most settle_rel (or
- * by less than their own intervals: a noisy sensor cannot show a smaller climb), or until
- * power.settle_s has passed; the log says which. */
-#define SETTLE_BLOCK_MIN_MS 5000.0
-
-struct settle_state {
-    double first, prev, prev_ci, change;
-    int blocks;
-    bool steady;
-};
-
-/* One block of load; its mean power judged against the previous block's. 0, a backend
- * error, or 1 when the block had no power reading. */
-static int settle_block(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_launch *l,
-                        int64_t end, long *chunk, struct settle_state *st)
+/* The energy of a size's points, and what a load that failed cost: a context lost for good
+ * ends the sweep (-1). */
+static int size_energy(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
+                       struct tb_rn_buffers *buf, struct tb_runner_result *res)
 {
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    int64_t t0 = tb_now_ns();
-    long launches = 0;
-    int rc = load_until(ctx, p, l, end, *chunk, &launches);
-    if (rc)
-        return rc;
-    int64_t t1 = tb_now_ns();
-    if (launches > 0)   /* from now on, at the rate this block measured */
-        *chunk = sync_chunk((double)(t1 - t0) * 1e-6 / (double)launches);
-    struct tb_power_figures f;
-    window_power(ctx, t0, t1, &f);
-    if (!isfinite(f.total_w) || f.total_w <= 0)
-        return 1;
-    if (!st->blocks++)
-        st->first = f.total_w;
-    else {
-        st->change = (f.total_w - st->prev) / f.total_w;
-        double ci = hypot(isfinite(f.total_w_ci) ? f.total_w_ci : 0,
-                          isfinite(st->prev_ci) ? st->prev_ci : 0);
-        st->steady = fabs(st->change) <= pc->settle_rel || fabs(f.total_w - st->prev) < ci;
-    }
-    st->prev = f.total_w;
-    st->prev_ci = f.total_w_ci;
-    return 0;
+    int rc = tb_rn_power_size(ctx, grp, g, buf, res);
+    if (!rc || *ctx->stop)
+        return 0;
+    error("energy blocks of %ldx%ld: %s", grp[0].p->rows, grp[0].p->cols,
+          ctx->be->errstr(ctx->be_st, rc));
+    if (!ctx->be->is_fatal(rc))
+        return 0;
+    buf->in = buf->out = NULL;   /* gone with the context */
+    tb_rn_buffers_free(ctx->be, ctx->be_st, buf);
+    if (ctx->be->recover(ctx->be_st) == 0)
+        return 0;
+    res->aborted = true;
+    return -1;
 }
 
-static void settle(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                   struct buffers *buf, struct tb_runner_result *res)
+/* The points of one size from pts[i] on (a group of one without power): checked, timed,
+ * their energy measured, their rows written. Returns the next index; sw->stop set when
+ * the device is lost, the deadline passed or the log failed. */
+struct sweep_state {
+    double clock0, copy_gbps;     /* the start's clock; the copy's GB/s at this size */
+    size_t copy_size;             /* the size copy_gbps is of */
+    bool stop;                    /* the device lost, the deadline passed, the log failed */
+};
+
+static size_t one_size(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n, size_t i,
+                       struct tb_rn_pending *grp, struct tb_rn_buffers *buf,
+                       const struct tb_ceiling *ceiling, struct tb_runner_result *res,
+                       struct sweep_state *sw)
 {
-    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
-    const struct tb_point *p = NULL;
-    for (size_t i = 0; i < n && !p; i++)
-        p = pts[i].skip ? NULL : &pts[i];
-    if (!ctx->sampler || pc->settle_s <= 0 || !p || *ctx->stop)
-        return;
-    size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
-    int rc = buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
-    if (!rc)
-        rc = ctx->be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, ctx->seed);
-    struct tb_launch l = { buf->in, buf->out, p->rows, p->cols, p->bx, p->by, s->elem_size,
-                           0, 0, NULL };
-    if (!ctx->quiet)
-        note("power: warming the device under %s %ldx%ld until its power stops climbing (at "
-             "most %d s)", p->k->name, p->rows, p->cols, pc->settle_s);
-    double block_ms = fmax(res->window_ms, SETTLE_BLOCK_MIN_MS);
-    int64_t t_start = tb_now_ns(), limit = t_start + (int64_t)pc->settle_s * 1000000000LL;
-    struct settle_state st = { NAN, NAN, NAN, NAN, 0, false };
-    long chunk = 1;
-    while (!rc && !st.steady && !*ctx->stop && tb_now_ns() < limit) {
-        int64_t end = tb_now_ns() + (int64_t)(block_ms * 1e6);
-        rc = settle_block(ctx, p, &l, end < limit ? end : limit, &chunk, &st);
+    bool *stop_sweep = &sw->stop;
+    size_t g = 0, first = i;
+    if (pts[i].size_index != sw->copy_size) {
+        sw->copy_gbps = NAN;
+        sw->copy_size = pts[i].size_index;
     }
-    double secs = (double)(tb_now_ns() - t_start) * 1e-9;
-    const char *how = st.steady ? "steady" : *ctx->stop ? "stopped by a signal"
-                      : rc == 1 ? "no power reading" : rc ? ctx->be->errstr(ctx->be_st, rc)
-                      : "not steady when power.settle_s ended";
-    snprintf(res->settle, sizeof(res->settle), "%.0f s under %s %ldx%ld in blocks of %.1f s: "
-             "%.1f W -> %.1f W, last change %+.2f%% (power.settle_rel %.2f%%): %s", secs,
-             p->k->name, p->rows, p->cols, block_ms * 1e-3, st.first, st.prev,
-             100 * st.change, 100 * pc->settle_rel, how);
-    if (!ctx->quiet)
-        note("power: warmed %s", res->settle);
+    while (i < n && !*ctx->stop && !*stop_sweep) {
+        const struct tb_point *p = &pts[i];
+        if (p->size_index != pts[first].size_index || (!ctx->sampler && g))
+            break;
+        if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
+            res->not_run = n - i;
+            *stop_sweep = true;
+            break;
+        }
+        progress(ctx, i, n, p, tb_now_s() - res->t_begin_s);
+        struct tb_rn_pending *pe = &grp[g++];
+        memset(pe, 0, sizeof(*pe));
+        pe->p = p;
+        pe->index = i++;
+        if (first_pass(ctx, pe, buf, &sw->copy_gbps, sw->clock0, res) < 0) {
+            res->not_run = n - i;   /* the end line counts what the loss cost */
+            *stop_sweep = true;
+        }
+    }
+    if (!*stop_sweep && ctx->meter && size_energy(ctx, grp, g, buf, res) < 0) {
+        res->not_run = n - i;
+        *stop_sweep = true;
+    }
+    if (write_group(ctx, grp, g, ceiling, res) < 0)
+        *stop_sweep = true;
+    return i;
+}
+
+/* Points of the largest size: the rows a size holds until its energy is measured. */
+static size_t largest_size(const struct tb_point *pts, size_t n)
+{
+    size_t most = 1, run = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = i && pts[i].size_index == pts[i - 1].size_index ? run + 1 : 1;
+        most = run > most ? run : most;
+    }
+    return most;
 }
 
 void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                      struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
-    struct buffers buf = { 0 };
-    double copy_gbps = NAN;
-    size_t copy_size = (size_t)-1;
-    struct pending *grp = calloc(ROUND_GROUP, sizeof(*grp));
+    res->idle_w = res->idle_ci = res->idle_after_w = res->idle_after_ci = NAN;
+    struct tb_rn_buffers buf = { 0 };
+    struct tb_rn_pending *grp = calloc(ctx->sampler ? largest_size(pts, n) : 1, sizeof(*grp));
     if (!grp) {
-        error("out of memory for the sweep's group of points");
+        error("out of memory for the sweep's points of one size");
         res->aborted = true;
         return;
     }
@@ -977,63 +630,30 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
     if (ctx->step)
         tb_ceiling_step_cap(&ctx->cfg->board, ctx->step->emc_cap_mhz,
                             ctx->step->emc_cap_asked_mhz > 0, &ceiling);
-    res->idle_w = measure_idle(ctx, &res->idle_ci);
-    res->idle_after_w = res->idle_after_ci = NAN;
-    if (ctx->sampler) {
-        say_cadence(ctx, n, res);
-        settle(ctx, pts, n, &buf, res);
-    }
-    double t_begin = tb_now_s();
-    size_t i = 0, group = ctx->sampler && ctx->cfg->board.power.rounds > 1 ? ROUND_GROUP : 1;
-    bool stop_sweep = false;
-    while (i < n && !*ctx->stop && !stop_sweep) {
-        size_t g = 0;
-        while (i < n && g < group && !*ctx->stop && !stop_sweep) {
-            const struct tb_point *p = &pts[i];
-            if (g && p->size_index != grp[0].p->size_index)
-                break;
-            if (ctx->deadline_ns && tb_now_ns() > ctx->deadline_ns) {
-                res->not_run = n - i;
-                stop_sweep = true;
-                break;
-            }
-            if (p->size_index != copy_size) {
-                copy_gbps = NAN;
-                copy_size = p->size_index;
-            }
-            progress(ctx, i, n, p, tb_now_s() - t_begin);
-            struct pending *pe = &grp[g++];
-            memset(pe, 0, sizeof(*pe));
-            pe->p = p;
-            pe->index = i++;
-            if (first_pass(ctx, pe, &buf, &copy_gbps, clock0, res) < 0) {
-                res->not_run = n - i;   /* the end line counts what the loss cost */
-                stop_sweep = true;
-            }
-        }
-        if (!stop_sweep && ctx->sampler)
-            more_rounds(ctx, grp, g, &buf, res);
-        if (res->aborted && !stop_sweep) {
-            res->not_run = n - i;   /* the device was lost in the rounds */
-            stop_sweep = true;
-        }
-        if (write_group(ctx, grp, g, &ceiling, res) < 0)
-            break;
-    }
+    if (ctx->sampler)
+        tb_rn_power_begin(ctx, pts, n, &buf, res);
+    res->t_begin_s = tb_now_s();
+    size_t i = 0;
+    struct sweep_state sw = { clock0, NAN, (size_t)-1, false };
+    while (i < n && !*ctx->stop && !sw.stop)
+        i = one_size(ctx, pts, n, i, grp, &buf, &ceiling, res, &sw);
     free(grp);
     if (*ctx->stop)
         res->interrupted = true;
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
-    buffers_free(ctx->be, ctx->be_st, &buf);
+    tb_rn_buffers_free(ctx->be, ctx->be_st, &buf);
     if (!res->log_failed)
         tb_csvlog_meta(ctx->log, TB_META(ceiling), "%.1f GB/s (%s): %s", ceiling.gbps,
                        ceiling.source, ceiling.why);
-    if (ctx->sampler && !res->log_failed) {
-        if (!*ctx->stop)
-            res->idle_after_w = measure_idle(ctx, &res->idle_after_ci);
-        log_power_run(ctx, res);
-    }
+    if (ctx->sampler && !res->log_failed)
+        tb_rn_power_end(ctx, res);
+}
+
+void tb_runner_ctx_end(struct tb_runner_ctx *ctx)
+{
+    tb_meter_free(ctx->meter);
+    ctx->meter = NULL;
 }
 
 void tb_runner_result_free(struct tb_runner_result *res)

@@ -1,6 +1,6 @@
 /* runner.h: runs the points of a sweep on one backend: verification, warm-up, timed
- * repetitions under the stopping rule, statistics, the power window, and one log row per
- * point. A failing point is recorded and the sweep goes on; only a device that cannot
+ * repetitions under the stopping rule, statistics, and one log row per point; a size's
+ * energy is the meter's (power/meter.h), given the load of its points. A failing point is recorded and the sweep goes on; only a device that cannot
  * be recovered, a stop request or an unwritable log ends it early. */
 #ifndef TB_RUNNER_H
 #define TB_RUNNER_H
@@ -17,6 +17,7 @@
 #include "measure/sweep.h"
 
 struct tb_sampler;
+struct tb_meter;
 
 struct tb_runner_ctx {
     const struct tb_config *cfg;
@@ -25,6 +26,8 @@ struct tb_runner_ctx {
     const struct tb_device_info *dev;
     struct tb_csvlog *log;            /* rows go here */
     struct tb_sampler *sampler;       /* NULL: no power figures */
+    struct tb_meter *meter;           /* made by the first sweep, kept across mode steps (the
+                                       * warming once a night); tb_runner_ctx_end frees it */
     const char *run_id, *host;
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
     bool progress;                    /* progress line on stderr (a terminal) */
@@ -50,9 +53,13 @@ struct tb_runner_result {
     size_t not_run;                   /* points left when the deadline passed */
     double idle_w, idle_ci;           /* idle power before the sweep, its 95% half-width */
     double idle_after_w, idle_after_ci;   /* after it (drift); NAN when not measured */
-    double window_ms;                 /* each point's power window (window.c sized it) */
+    char idle_why[160];               /* why the idle has no interval (a static sensor); "" */
     char cadence[320];                /* the sensor's cadence as said and logged */
     char settle[320];                 /* the warming load before the sweep, as logged; "" */
+    double settle_secs;               /* its seconds */
+    double plan_s;                    /* the time announced at the start (warming aside) */
+    int64_t t_start_ns;               /* when the sweep began (tb_now_ns) */
+    double t_begin_s;                 /* when its points began (tb_now_s), for the progress */
     struct tb_log_rec *rows;          /* every row written, as a reader sees it */
     size_t n_rows;
 };
@@ -63,5 +70,7 @@ struct tb_runner_result {
 void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                      struct tb_runner_result *res);
 void tb_runner_result_free(struct tb_runner_result *res);
+/* After the last sweep of a run (every mode step): frees what the sweeps kept in ctx. */
+void tb_runner_ctx_end(struct tb_runner_ctx *ctx);
 
 #endif

@@ -18,10 +18,14 @@ struct tb_power_cfg {
     int interval_ms, window_ms, idle_ms;
     int min_readings;                 /* independent updates a window must hold */
     int batches;                      /* equal spans of a window whose means bound a drift */
-    int rounds;                       /* windows per point, spread over its group (rounds.c) */
+    int rounds;                       /* fewest cycles of interleaved blocks (meter.c) */
     int settle_s;                     /* most seconds of load before the sweep (0: none) */
     double settle_rel;                /* steady: block means this close (or within their CIs) */
-    double max_rel_ci;                /* widest relative 95% interval that gives a figure */
+    double max_rel_ci;                /* a figure wider than this says so in power_note */
+    double target_rel_ci;             /* cycles are added until each figure is this narrow */
+    double budget_s;                  /* most seconds of energy blocks per measured point */
+    int block_updates;                /* clean sensor updates a block must hold */
+    char points[TB_POWER_STR];        /* "fastest" (block of each kernel and size) or "all" */
     char sysfs_root[TB_POWER_STR];
     char tegrastats_command[TB_POWER_STR];
     char total_rail[TB_POWER_STR];    /* a rail name, or "sum" of all rails */
@@ -53,6 +57,8 @@ struct tb_power_cadence {
     char how[24];              /* "sysfs", "energy counter", "documented", "inferred", "" */
     char detail[192];          /* what it rests on, e.g. "update_interval 430 ms, samples 512" */
     char scope[64];            /* what the total is: "module input", "whole card", ... */
+    bool triggered;            /* each reading one conversion, no averaging (a Nano's IIO
+                                * ina3221x): blocks hold more of them (meter.c) */
 };
 
 struct tb_power_ops {
@@ -153,6 +159,12 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
  * of the energy counter). Returns the period in ms, NAN when it cannot be told. */
 double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
                               int64_t t1);
+/* The updates of the total (or of the energy counter, mJ) in (t0, t1]: their times and
+ * values (malloc'ed into *tc and *vc where not NULL; NULL when out of memory); how many. */
+size_t tb_power_updates(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                        int64_t t1, int64_t **tc, double **vc);
+/* True when the source's total is an energy counter (NVML). */
+bool tb_power_has_counter(const struct tb_sampler *s);
 /* How many distinct updates of the total (or the counter) [t0, t1] holds so far. */
 size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
                            int64_t t1);
@@ -164,32 +176,6 @@ double tb_power_settle_ms(const struct tb_sampler *s);
 /* True (why filled) when the source has said nothing for longer than twice the polling
  * interval and twice the sensor's period, and 250 ms (poll jitter is not silence). */
 bool tb_power_silent(struct tb_sampler *s, char *why, size_t n);
-
-/* ---- a point's power from its rounds (rounds.c) ----------------------------------
- * A point's power is measured in power.rounds windows spread over its group of points,
- * each on freshly allocated buffers: the windows' spread is what a rerun would see
- * (warming, placement), which one window's readings cannot show. */
-#define TB_POWER_MAX_ROUNDS 16
-struct tb_power_round {
-    double secs, bytes;              /* the window's length and the bytes moved in it */
-    struct tb_power_figures f;       /* its figures, judged without power.max_rel_ci */
-};
-struct tb_power_point {
-    double total_w, total_w_ci;      /* time-weighted mean power, 95% half-width */
-    double gpu_w, energy_j, energy_counter_j;
-    double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the last round's end */
-    double secs, bytes;              /* all rounds together */
-    double gbps_per_w_rel;           /* relative 95% half-width of GB/s per W (and J/GB) */
-    size_t samples, updates;
-    int rounds;                      /* rounds that gave a reading */
-    bool withheld;
-    char why[160];
-};
-/* Combines n rounds: power, energy and bytes summed over them; the interval the wider of
- * the windows' own (combined) and the rounds' spread (Student t over n - 1); withheld
- * (figures NAN, why said) past pc->max_rel_ci or when no round has an interval. */
-void tb_power_rounds(const struct tb_power_round *r, int n, const struct tb_power_cfg *pc,
-                     struct tb_power_point *out);
 
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);

@@ -5,7 +5,7 @@
  * the window's end. And the power clock: the sensor's cadence (its own, or inferred from the
  * idle readings), a window's length from it, the independent readings (sensor updates, not
  * samples) inside a window and the 95% interval they give, and when a source is silent.
- * All the power arithmetic and timing of a run; the runner only asks. */
+ * The meter (meter.c) decides when and how long to measure; this file only reads. */
 #include "power/power.h"
 
 #include <math.h>
@@ -256,20 +256,18 @@ out:
     free(v);
 }
 
-/* The times of the total's (or the counter's) updates in [t0, t1] into *tc (malloc; NULL
- * when tc is NULL or out of memory); returns how many. */
-static size_t update_times(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                           int64_t t1, int64_t **tc)
+size_t tb_power_updates(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                        int64_t t1, int64_t **tc, double **vc)
 {
     size_t n = 0, m = 0;
     struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
     int64_t *t = malloc((n ? n : 1) * sizeof(*t)), *times = malloc((n ? n : 1) * sizeof(*t));
-    double *v = malloc((n ? n : 1) * sizeof(*v));
+    double *v = malloc((n ? n : 1) * sizeof(*v)), *vals = malloc((n ? n : 1) * sizeof(*v));
     int ti = total_index(tb_sampler_rails(s), pc);
     bool counter = has_counter(s);
-    if (w && t && times && v && (counter || ti != -1)) {
+    if (w && t && times && v && vals && (counter || ti != -1)) {
         size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
-        m = changes(t, v, k, t0, t1, times, NULL);
+        m = changes(t, v, k, t0, t1, times, vals);
     }
     free(w);
     free(t);
@@ -278,7 +276,22 @@ static size_t update_times(struct tb_sampler *s, const struct tb_power_cfg *pc, 
         *tc = times;
     else
         free(times);
+    if (vc)
+        *vc = vals;
+    else
+        free(vals);
     return m;
+}
+
+bool tb_power_has_counter(const struct tb_sampler *s)
+{
+    return has_counter(s);
+}
+
+static size_t update_times(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                           int64_t t1, int64_t **tc)
+{
+    return tb_power_updates(s, pc, t0, t1, tc, NULL);
 }
 
 double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,

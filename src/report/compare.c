@@ -87,6 +87,8 @@ static size_t best_points(struct rec *in, size_t n_in, struct rec *out, unsigned
             out[n - 1].j_per_gb_ci = pw.j_per_gb_ci;
             out[n - 1].dyn_pj = pw.dyn_pj;
             out[n - 1].dyn_pj_ci = pw.dyn_pj_ci;
+            out[n - 1].energy_ratio = pw.energy_ratio;
+            out[n - 1].energy_ratio_ci = pw.energy_ratio_ci;
         } else {
             out[n++] = *r;
         }
@@ -117,6 +119,10 @@ static const struct tb_table_col best_cols[] = {
       .text_only = true },
     { .name = "dyn_pj", .head = "pJ/B dyn", .kind = 'N', .dec = 1, .width = 8,
       .text_only = true },
+    { .name = "energy_ratio", .head = "J/B of copy", .kind = 'N', .dec = 3, .width = 11,
+      .text_only = true },
+    { .name = "energy_ratio_ci", .head = "+-95%", .kind = 'N', .dec = 3, .width = 6,
+      .text_only = true },
     { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
     { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
     { .name = "elem", .head = "element", .kind = 'S', .data_only = true },
@@ -132,6 +138,10 @@ static const struct tb_table_col best_cols[] = {
       .data_dec = 2 },
     { .name = "dyn_pj_per_byte_ci95", .head = "dynamic pJ/B +-95%", .kind = 'N',
       .data_only = true, .data_dec = 2 },
+    { .name = "energy_ratio", .head = "J/B of copy", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "energy_ratio_ci95", .head = "J/B of copy +-95%", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
 };
 
 static void block_text(char *buf, size_t n, const struct rec *r)
@@ -192,10 +202,12 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
             TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(mode), TB_TEXT(r->device),
             TB_NUM(r->gbps), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by), TB_NUM(r->frac_peak),
             TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_NUM(r->gbps_per_w_ci),
-            TB_NUM(r->dyn_pj), TB_TEXT(r->host), TB_TEXT(r->host_id), TB_TEXT(r->elem),
+            TB_NUM(r->dyn_pj), TB_NUM(r->energy_ratio), TB_NUM(r->energy_ratio_ci),
+            TB_TEXT(r->host), TB_TEXT(r->host_id), TB_TEXT(r->elem),
             TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
             TB_NUM(r->gbps_per_w_ci), TB_NUM(r->j_per_gb),
             TB_NUM(r->j_per_gb_ci), TB_NUM(r->dyn_pj), TB_NUM(r->dyn_pj_ci),
+            TB_NUM(r->energy_ratio), TB_NUM(r->energy_ratio_ci),
         };
         tb_table_row(&t, c);
     }

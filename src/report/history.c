@@ -116,18 +116,40 @@ static const struct tb_table_col cols[] = {
     { .name = "note", .head = "note", .kind = 'S', .data_only = true },
 };
 
+static const char *energy_flag(const struct tb_log_rec *const *n, size_t i);
+
 /* What else a night's best point says: a throttle cause seen during it, and a ceiling that
  * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
- * apart from the kernel. */
+ * apart from the kernel; its energy ratio to the copy with its interval, and whether it
+ * moved outside both nights' intervals. */
 static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';
-    if (n[i]->throttle_cause[0])
-        k += (size_t)snprintf(buf, len, "throttled: %s", n[i]->throttle_cause);
+    if (isfinite(n[i]->energy_ratio))
+        k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f%s%s", n[i]->energy_ratio,
+                              n[i]->energy_ratio_ci, energy_flag(n, i)[0] ? ", " : "",
+                              energy_flag(n, i));
+    if (k < len && n[i]->throttle_cause[0])
+        k += (size_t)snprintf(buf + k, len - k, "%sthrottled: %s", k ? "; " : "",
+                              n[i]->throttle_cause);
     double now = n[i]->peak_gbps, before = i ? n[i - 1]->peak_gbps : NAN;
     if (k < len && !isnan(now) && !isnan(before) && fabs(now / before - 1) > 0.01)
         snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
+}
+
+/* Night i's energy ratio against the night before: a change is one only outside both
+ * nights' 95% intervals (a rerun on the same board lands inside them); "" otherwise, and
+ * where either has no interval. */
+static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
+{
+    if (i == 0)
+        return "";
+    double a = n[i - 1]->energy_ratio, ca = n[i - 1]->energy_ratio_ci;
+    double b = n[i]->energy_ratio, cb = n[i]->energy_ratio_ci;
+    if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb) || fabs(b - a) <= ca + cb)
+        return "";
+    return b > a ? "more J/B than the night before" : "less J/B than the night before";
 }
 
 /* The flag of night i, and the change state carried to the next night. */

@@ -256,7 +256,8 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         return;
     fputs("<table><tr><th>kernel</th><th>board</th><th>device</th><th>power mode</th>"
           "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W "
-          "(95%)</th><th>J per GB (95%)</th><th>dynamic pJ per byte (95%)</th></tr>\n", f);
+          "(95%)</th><th>J per GB (95%)</th><th>dynamic pJ per byte (95%)</th><th>J per byte "
+          "of the copy's (95%)</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         char blk[32] = "-";
         if (v[i].bx)
@@ -277,6 +278,7 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         cell_ci(f, v[i].gbps_per_w, v[i].gbps_per_w_ci, 3);
         cell_ci(f, v[i].j_per_gb, v[i].j_per_gb_ci, 4);
         cell_ci(f, v[i].dyn_pj, v[i].dyn_pj_ci, 1);
+        cell_ci(f, v[i].energy_ratio, v[i].energy_ratio_ci, 3);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);

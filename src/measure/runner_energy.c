@@ -1,0 +1,292 @@
+/* runner_energy.c: the runner's side of energy. It gives the meter (src/power/meter.c) a
+ * way to keep the device busy with any point of a size (back-to-back launches, a sync every
+ * chunk), picks the points whose energy is measured (power.points), and copies the meter's
+ * figures into the rows. It computes no power figure: the meter does, and decides what is
+ * withheld. */
+#include "measure/runner_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/util.h"
+#include "log/log_meta.h"
+#include "log/outcome.h"
+
+/* Launches per sync for about 20 ms of work, from a launch's time in ms. */
+static long sync_chunk(double ms_per_launch)
+{
+    return (long)(20.0 / (ms_per_launch > 0 ? ms_per_launch : 1e-3)) + 1;
+}
+
+struct energy_load {
+    struct tb_runner_ctx *ctx;
+    struct tb_rn_buffers *buf;
+    const struct tb_point **p;
+    double *moved, *median_ms;
+    int rc;                       /* the backend error that ended a load; 0 */
+};
+
+/* Back-to-back launches of point i until end (tb_now_ns) or a signal, a sync after every
+ * chunk of about 20 ms; the fake clock counts the work. */
+static int load_point(void *arg, size_t i, int64_t end, double *bytes)
+{
+    struct energy_load *el = arg;
+    struct tb_runner_ctx *ctx = el->ctx;
+    const struct tb_point *p = el->p[i];
+    struct tb_launch l = { el->buf->in, el->buf->out, p->rows, p->cols, p->bx, p->by,
+                           ctx->cfg->sweep.elem_size, 0, 0, NULL };
+    long chunk = sync_chunk(el->median_ms[i]), launches = 0;
+    int rc = 0;
+    do {
+        int64_t r0 = tb_real_now_ns();
+        for (long k = 0; k < chunk && !rc; k++)
+            rc = ctx->be->launch(ctx->be_st, p->k, &l);
+        if (!rc)
+            rc = ctx->be->sync(ctx->be_st);
+        if (rc)
+            break;
+        launches += chunk;
+        tb_clock_spend_ns(tb_real_now_ns() - r0);
+    } while (tb_now_ns() < end && !*ctx->stop);
+    *bytes = (double)launches * el->moved[i];
+    if (rc)
+        el->rc = rc;
+    return rc;
+}
+
+static int load_errstr(void *arg, int rc, char *buf, size_t n)
+{
+    struct energy_load *el = arg;
+    snprintf(buf, n, "%s", el->ctx->be->errstr(el->ctx->be_st, rc));
+    return 0;
+}
+
+/* ---- before and after the sweep ------------------------------------------------------ */
+
+/* The points whose energy is measured, for the plan: the fastest block of each kernel and
+ * size is not known before timing, so one a kernel and size (power.points = fastest). */
+static size_t energy_count(const struct tb_runner_ctx *ctx, const struct tb_point *pts,
+                           size_t n)
+{
+    bool all = !strcmp(ctx->cfg->board.power.points, "all");
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pts[i].skip)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !all && !seen; j++)
+            seen = !pts[j].skip && pts[j].k == pts[i].k && pts[j].size_index == pts[i].size_index;
+        count += !seen;
+    }
+    return count;
+}
+
+/* The run's time as said at its start, after the idle before it: timing (each point its
+ * stopping rule's least time, verification aside), the energy budget, the idle after. */
+static double plan_s(const struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                     size_t energy, const struct tb_meter *m)
+{
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++)
+        run += !pts[i].skip;
+    double timing = (double)run * fmin(s->max_time_ms, fmax(s->min_time_ms, 1.0)) * 1e-3;
+    return timing + tb_meter_plan_s(m, energy);
+}
+
+void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                       struct tb_rn_buffers *buf, struct tb_runner_result *res)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    if (!ctx->meter && !(ctx->meter = tb_meter_new(ctx->sampler, pc, ctx->stop)))
+        return;
+    tb_meter_judge_clock(ctx->meter, strcmp(ctx->be->name, "cpu") != 0);
+    res->idle_w = tb_meter_idle(ctx->meter, &res->idle_ci, res->idle_why,
+                                sizeof(res->idle_why));
+    tb_meter_cadence_line(ctx->meter, res->cadence, sizeof(res->cadence));
+    res->t_start_ns = tb_now_ns();   /* the plan is said from here */
+    size_t energy = energy_count(ctx, pts, n);
+    res->plan_s = plan_s(ctx, pts, n, energy, ctx->meter);
+    if (!ctx->quiet)
+        note("power: sensor updates every %s; energy of %zu point(s) (power.points = %s), "
+             "interleaved with the copy: about %.0f s in all, warming aside (at most %d s)",
+             res->cadence, energy, pc->points, res->plan_s, pc->settle_s);
+    const struct tb_point *p = NULL;
+    for (size_t i = 0; i < n && !p; i++)
+        p = pts[i].skip ? NULL : &pts[i];
+    if (!p || pc->settle_s <= 0 || *ctx->stop)
+        return;
+    const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
+    if (tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify) ||
+        ctx->be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, ctx->seed))
+        return;
+    double moved = p->k->bytes_factor * (double)bytes, median = 1.0;
+    struct energy_load el = { ctx, buf, &p, &moved, &median, 0 };
+    struct tb_meter_load ld = { load_point, &el, load_errstr };
+    char what[160];
+    snprintf(what, sizeof(what), "%s %ldx%ld", p->k->name, p->rows, p->cols);
+    if (!ctx->quiet)
+        note("power: warming the device under %s until its power stops climbing (at most "
+             "%d s)", what, pc->settle_s);
+    res->settle_secs = tb_meter_warm(ctx->meter, &ld, 0, what, res->settle, sizeof(res->settle));
+    if (!ctx->quiet && res->settle[0])
+        note("power: warmed %s", res->settle);
+}
+
+void tb_rn_power_end(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    if (!ctx->meter)
+        return;
+    if (!*ctx->stop)
+        res->idle_after_w = tb_meter_idle(ctx->meter, &res->idle_after_ci, NULL, 0);
+    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
+    const struct tb_power_cadence *c = tb_sampler_cadence(ctx->sampler);
+    char list[TB_POWER_MAX_RAILS * (TB_RAIL_NAME + 2)] = "";
+    for (int i = 0; i < rails->n; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "", rails->name[i]);
+    }
+    tb_csvlog_meta(ctx->log, TB_META(power_cadence), "%s; rails: %s; total: %s; gpu: %s; "
+                   "scope: %s; target_rel_ci %.3g, max_rel_ci %.3g", res->cadence,
+                   list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
+                   : rails->n ? rails->name[0] : "none", pc->gpu_rail[0] ? pc->gpu_rail : "none",
+                   c->scope[0] ? c->scope : "the source's rails", pc->target_rel_ci,
+                   pc->max_rel_ci);
+    tb_csvlog_meta(ctx->log, TB_META(power_idle), "before %.3f W +- %.3f, after %.3f W +- "
+                   "%.3f, drift %+.3f W%s%s", res->idle_w, res->idle_ci, res->idle_after_w,
+                   res->idle_after_ci, res->idle_after_w - res->idle_w,
+                   res->idle_why[0] ? "; " : "", res->idle_why);
+    if (res->settle[0])
+        tb_csvlog_meta(ctx->log, TB_META(power_settle), "%s", res->settle);
+    double took = (double)(tb_now_ns() - res->t_start_ns) * 1e-9;
+    tb_csvlog_meta(ctx->log, TB_META(power_plan), "announced about %.0f s at the start "
+                   "(warming aside); took %.0f s (%.0f s without the warming)", res->plan_s,
+                   took, took - res->settle_secs);
+}
+
+/* ---- a size ---------------------------------------------------------------------------- */
+
+static bool is_result(const struct tb_rn_pending *pe)
+{
+    const struct tb_row *r = &pe->o.row;
+    return !pe->p->skip && tb_outcome_counts(r->status, r->verified) && r->gbps > 0;
+}
+
+/* Whether a timed point's energy is measured: a result (ok, suspect), and with power.points
+ * = fastest the highest GB/s of its kernel among the size's points. */
+static bool energy_wanted(const struct tb_runner_ctx *ctx, const struct tb_rn_pending *grp,
+                          size_t g, size_t j)
+{
+    if (!is_result(&grp[j]))
+        return false;
+    if (!strcmp(ctx->cfg->board.power.points, "all"))
+        return true;
+    double mine = grp[j].o.row.gbps;
+    for (size_t i = 0; i < g; i++)
+        if (i != j && grp[i].p->k == grp[j].p->k && is_result(&grp[i]) &&
+            (grp[i].o.row.gbps > mine || (grp[i].o.row.gbps == mine && i < j)))
+            return false;
+    return true;
+}
+
+/* The meter's figures into the row: copied, none computed here. */
+static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result *m,
+                         const struct tb_runner_result *res, struct tb_rn_out *o)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    const struct tb_power_rails *rails = tb_sampler_rails(ctx->sampler);
+    struct tb_row *r = &o->row;
+    r->power_source = tb_sampler_source(ctx->sampler);
+    r->rail_total = pc->total_rail[0] ? pc->total_rail : rails->n ? rails->name[0] : NULL;
+    r->rail_gpu = pc->gpu_rail[0] ? pc->gpu_rail : NULL;
+    r->power_idle_w = res->idle_w;
+    r->window_ms = m->secs * 1e3;
+    r->window_bytes = m->bytes;
+    r->power_total_w = m->total_w;
+    r->power_total_w_ci95 = m->total_w_ci;
+    r->power_gpu_w = m->gpu_w;
+    r->energy_j = m->energy_j;
+    r->energy_counter_j = m->energy_counter_j;
+    r->energy_ratio = m->ratio;
+    r->energy_ratio_ci95 = m->ratio_ci;
+    r->gbps_per_w = m->gbps_per_w;
+    r->gbps_per_w_ci95 = m->gbps_per_w_ci;
+    r->gbps_per_w_gpu = m->gbps_per_w_gpu;
+    r->j_per_gb = m->j_per_gb;
+    r->j_per_gb_ci95 = m->j_per_gb_ci;
+    r->dyn_pj_per_byte = m->dyn_pj;
+    r->dyn_pj_per_byte_ci95 = m->dyn_pj_ci;
+    r->power_samples = (double)m->samples;
+    r->power_updates = (double)m->updates;
+    r->power_cycles = m->cycles;
+    r->gpu_temp_c = m->temp_c;
+    r->gpu_clock_mhz = m->gpu_clock_mhz;
+    r->emc_clock_mhz = m->emc_clock_mhz;
+    o->emc_mhz = m->emc_clock_mhz;
+    tb_strlcpy(o->blocks, m->blocks, sizeof(o->blocks));
+    r->block_figures = o->blocks;
+    tb_strlcpy(o->power_note, m->note, sizeof(o->power_note));
+    r->power_note = o->power_note;
+}
+
+/* Rows of points timed but not measured for energy, and why. */
+static void not_measured(struct tb_runner_ctx *ctx, struct tb_rn_out *o, const char *why)
+{
+    o->row.power_source = tb_sampler_source(ctx->sampler);
+    tb_strlcpy(o->power_note, why, sizeof(o->power_note));
+    o->row.power_note = o->power_note;
+}
+
+int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
+                     struct tb_rn_buffers *buf, struct tb_runner_result *res)
+{
+    size_t *idx = calloc(g ? g : 1, sizeof(*idx)), n = 0, ref = SIZE_MAX;
+    const struct tb_point **pts = calloc(g ? g : 1, sizeof(*pts));
+    double *moved = calloc(g ? g : 1, sizeof(double)), *med = calloc(g ? g : 1, sizeof(double));
+    struct tb_meter_result *out = calloc(g ? g : 1, sizeof(*out));
+    int rc = 0;
+    if (!idx || !pts || !moved || !med || !out || !ctx->meter)
+        goto done;
+    for (size_t j = 0; j < g; j++) {
+        if (!energy_wanted(ctx, grp, g, j)) {
+            if (is_result(&grp[j]))
+                not_measured(ctx, &grp[j].o, "energy not measured: another block of this kernel "
+                             "was faster (power.points = fastest)");
+            continue;
+        }
+        if (grp[j].p->k->flags & TB_KF_COPY_REF)
+            ref = n;
+        pts[n] = grp[j].p;
+        moved[n] = grp[j].moved;
+        med[n] = grp[j].median_ms;
+        idx[n++] = j;
+    }
+    if (*ctx->stop)
+        for (size_t k = 0; k < n; k++)
+            not_measured(ctx, &grp[idx[k]].o, "energy not measured: stopped by a signal before "
+                         "the size's energy blocks");
+    const struct tb_point *p0 = n ? pts[0] : NULL;
+    size_t bytes = p0 ? (size_t)p0->rows * (size_t)p0->cols * (size_t)ctx->cfg->sweep.elem_size : 0;
+    if (!n || *ctx->stop || tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p0->rows, p0->cols,
+                                              bytes, false))
+        goto done;
+    struct energy_load el = { ctx, buf, pts, moved, med, 0 };
+    struct tb_meter_load ld = { load_point, &el, load_errstr };
+    tb_meter_size(ctx->meter, &ld, n, ref, res->idle_w, res->idle_ci, ctx->deadline_ns, out);
+    for (size_t k = 0; k < n; k++)
+        power_fields(ctx, &out[k], res, &grp[idx[k]].o);
+    rc = el.rc;
+done:
+    free(idx);
+    free(pts);
+    free(moved);
+    free(med);
+    free(out);
+    return rc;
+}

@@ -1,0 +1,482 @@
+/* meter.c: a size's energy in blocks interleaved with the reference copy's. A block is the
+ * load of one point over whole sensor updates: the first update after the switch closes a
+ * lead-in (it averages what ran before), the block's figure is read between it and a later
+ * update. The copy's blocks alternate with the kernels' in an order that rotates every
+ * cycle, closing with a copy block, so that every kernel block has a copy block on either
+ * side under the same thermal history: their ratio cancels the drift that moves absolute
+ * figures between reruns (../shared/notes/energy-design.md: +-0.3% interleaved against
+ * 1-3% between sequential halves). Cycles are added until every figure is within
+ * power.target_rel_ci or the budget is spent (nvbench's stopping). Not here: the figures
+ * (meter_figures.c), idle and warming (meter_run.c). */
+#include "power/meter_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+
+/* A block whose GPU clock fell below this share of the size's highest: a throttle. */
+#define CLOCK_FALL 0.85
+
+struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *pc,
+                              volatile sig_atomic_t *stop)
+{
+    struct tb_meter *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->s = s;
+    m->pc = pc;
+    m->stop = stop;
+    m->steady = true;
+    return m;
+}
+
+void tb_meter_judge_clock(struct tb_meter *m, bool on)
+{
+    m->judge_clock = on;
+}
+
+void tb_meter_free(struct tb_meter *m)
+{
+    free(m);
+}
+
+double tb_meter_period_ms(const struct tb_meter *m)
+{
+    double p = tb_sampler_cadence(m->s)->period_ms;
+    return isfinite(p) && p > 0 ? p : NAN;
+}
+
+/* How long each load call lasts between two looks at the sensor. */
+static int64_t slice_ns(const struct tb_meter *m)
+{
+    double p = tb_meter_period_ms(m), ms = isnan(p) ? 20 : fmin(fmax(p / 4, 5), 50);
+    return (int64_t)(ms * 1e6);
+}
+
+/* Clean updates a block must hold: a triggered sensor (one conversion a reading, no
+ * averaging) three times as many, each being a moment, not a mean. */
+static int need_updates(const struct tb_meter *m)
+{
+    int k = m->pc->block_updates > 0 ? m->pc->block_updates : 1;
+    return tb_sampler_cadence(m->s)->triggered ? 3 * k : k;
+}
+
+double tb_meter_block_ms(const struct tb_meter *m)
+{
+    double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
+    if (!isnan(p))
+        ms = fmax(ms, need_updates(m) * p);
+    return ms;
+}
+
+/* How long a block may wait for an update before the sensor counts as static or silent. */
+static int64_t patience_ns(const struct tb_meter *m)
+{
+    double p = tb_meter_period_ms(m);
+    return (int64_t)((isnan(p) ? 3000 : fmax(4 * p, 1000)) * 1e6);
+}
+
+/* A source that said nothing at all for a while (window.c's words, without their verdict:
+ * the figures' judgement is meter_figures.c's). */
+static bool silent(struct tb_meter *m, char *why, size_t n)
+{
+    if (!tb_power_silent(m->s, why, n))
+        return false;
+    char *cut = strstr(why, ": no power figures");
+    if (cut)
+        *cut = '\0';
+    return true;
+}
+
+/* One slice of point i's load; its bytes added to *bytes. 0, -EINTR (a stop), or the
+ * load's error. */
+static int load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                      double *bytes)
+{
+    double b = 0;
+    int rc = ld->fn(ld->arg, i, tb_now_ns() + slice_ns(m), &b);
+    *bytes += b;
+    return rc ? rc : *m->stop ? -EINTR : 0;
+}
+
+/* Loads point i in slices until an update after t0 is seen (or patience runs out): its
+ * time into *ta. 0, 1 (none came: why), or the load's error. */
+static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
+                   int64_t *ta, char *why, size_t n)
+{
+    int64_t give_up = t0 + patience_ns(m);
+    for (;;) {
+        double b = 0;
+        int rc = load_slice(m, ld, i, &b);
+        if (rc)
+            return rc;
+        int64_t *tc = NULL, now = tb_now_ns();
+        size_t k = tb_power_updates(m->s, m->pc, t0, now, &tc, NULL);
+        if (k > 0 && tc)
+            *ta = tc[0];
+        free(tc);
+        if (k > 0)
+            return 0;
+        if (tb_sampler_failed(m->s) || now > give_up) {
+            if (!tb_sampler_failed(m->s) && silent(m, why, n))
+                return 1;
+            snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - t0) * 1e-9,
+                     tb_sampler_failed(m->s) ? "source lost" : "a static sensor");
+            return 1;
+        }
+    }
+}
+
+/* The block's power between the updates ta and tb: the counter's energy over whole
+ * counter periods, or the mean of the readings after ta (each the mean of a period that
+ * lies under this block's load). */
+static double block_power(struct tb_meter *m, const int64_t *tc, const double *vc, size_t k)
+{
+    if (tb_power_has_counter(m->s)) {
+        double span = (double)(tc[k - 1] - tc[0]), p = tb_meter_period_ms(m) * 1e6;
+        if (!isnan(p) && p >= 2e6 * m->pc->interval_ms)
+            span = fmax(1.0, round(span / p)) * p;
+        return (vc[k - 1] - vc[0]) / span * 1e6;   /* mJ per ns -> W */
+    }
+    double sum = 0;
+    for (size_t j = 1; j < k; j++)
+        sum += vc[j];
+    return sum / (double)(k - 1) * 1e-3;
+}
+
+/* Loads point i after the lead-in until the block holds its clean updates over power.window_ms;
+ * *tb the last update's time. 0, 1 (too few came: why), or the load's error. */
+static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                        int64_t ta, double *bytes, int64_t *m0, int64_t *m1, char *why,
+                        size_t n)
+{
+    int need = need_updates(m);
+    int64_t span = (int64_t)(tb_meter_block_ms(m) * 1e6), give_up = ta + span + patience_ns(m);
+    *m0 = tb_now_ns();
+    *bytes = 0;
+    for (;;) {
+        int rc = load_slice(m, ld, i, bytes);
+        if (rc)
+            return rc;
+        int64_t *tc = NULL, now = tb_now_ns();
+        size_t k = tb_power_updates(m->s, m->pc, ta + 1, now, &tc, NULL);
+        bool enough = k >= (size_t)need && tc && tc[k - 1] - ta >= span;
+        free(tc);
+        *m1 = now;
+        if (enough)
+            return 0;
+        if (tb_sampler_failed(m->s) || now > give_up) {
+            snprintf(why, n, "%zu clean sensor update%s in %.1f s, %d needed (%s)", k,
+                     k == 1 ? "" : "s", (now - ta) * 1e-9, need, tb_sampler_failed(m->s)
+                     ? "source lost" : "power.block_updates");
+            return 1;
+        }
+    }
+}
+
+/* The figures of the block's measured span [ta, tb] from the sampler's readings. */
+static int block_figures(struct tb_meter *m, int64_t ta, double rate,
+                         struct tb_meter_block *b, char *why, size_t n)
+{
+    int64_t *tc = NULL;
+    double *vc = NULL;
+    /* from a poll before ta, so that ta itself counts as the change it is */
+    int64_t before = ta - 2LL * m->pc->interval_ms * 1000000;
+    size_t k = tb_power_updates(m->s, m->pc, before, tb_now_ns(), &tc, &vc), j = 0;
+    while (j < k && tc && tc[j] < ta)
+        j++;
+    k -= j;
+    int rc = 1;
+    if (k >= 2 && tc && vc) {
+        int64_t tb = tc[j + k - 1];
+        b->w = block_power(m, tc + j, vc + j, k);
+        b->secs = (double)(tb - ta) * 1e-9;
+        b->bytes = rate * b->secs;
+        b->updates = k - 1;
+        b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
+        struct tb_power_cfg loose = *m->pc;
+        loose.max_rel_ci = INFINITY;
+        struct tb_power_figures f;
+        tb_power_over(m->s, &loose, ta, tb, &f);
+        b->gpu_w = f.gpu_w;
+        b->temp_c = f.gpu_temp_c;
+        b->clock_mhz = f.gpu_clock_mhz;
+        b->emc_mhz = f.emc_clock_mhz;
+        b->samples = f.samples;
+        b->energy_j = f.energy_j;
+        b->counter_j = f.energy_counter_j;
+        rc = isfinite(b->jpb) ? 0 : 1;
+        if (rc)
+            snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
+    } else {
+        snprintf(why, n, "fewer than 2 sensor updates in the block");
+    }
+    free(tc);
+    free(vc);
+    return rc;
+}
+
+/* One block of point i. 0 (b filled), 1 (no figure: why), -EINTR (a stop), or the load's
+ * error. */
+static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                     struct tb_meter_block *b, char *why, size_t n)
+{
+    memset(b, 0, sizeof(*b));
+    b->jpb = b->w = b->gpu_w = b->temp_c = b->clock_mhz = b->emc_mhz = NAN;
+    int64_t t0 = tb_now_ns(), ta = 0, m0 = 0, m1 = 0;
+    double bytes = 0;
+    struct tb_sampler_health h0, h1;
+    tb_sampler_health(m->s, &h0);
+    int rc = lead_in(m, ld, i, t0, &ta, why, n);
+    if (!rc)
+        rc = measure_span(m, ld, i, ta, &bytes, &m0, &m1, why, n);
+    b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
+    tb_sampler_health(m->s, &h1);
+    b->dropped = h1.dropped - h0.dropped;
+    if (rc)
+        return rc;
+    /* the load's rate over its measured slices: steady under one kernel, it gives the
+     * bytes of the span between the two updates */
+    double rate = m1 > m0 ? bytes / ((double)(m1 - m0) * 1e-9) : NAN;
+    return block_figures(m, ta, rate, b, why, n);
+}
+
+/* ---- cycles ------------------------------------------------------------------------ */
+
+struct size_run {
+    struct tb_meter *m;
+    const struct tb_meter_load *ld;
+    size_t n, ref;
+    struct tb_meter_track *tr;
+    struct tb_meter_block prev_ref;    /* the copy block before the next kernel block */
+    double pair_s;                     /* the last pair's (kernel and copy block) time */
+    int64_t budget_ns, deadline_ns;    /* when the budget is spent; the run's deadline (0) */
+    struct tb_meter_end end;
+};
+
+static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, double ratio,
+                      double around)
+{
+    if (t->n >= TB_METER_MAX_CYCLES)
+        return;
+    t->ratio[t->n] = ratio;
+    t->around[t->n] = around;
+    t->jpb[t->n] = b->jpb;
+    t->w[t->n] = b->w;
+    t->gpu_w[t->n] = b->gpu_w;
+    t->temp[t->n++] = b->temp_c;
+    t->secs += b->secs;
+    t->bytes += b->bytes;
+    t->energy_j += b->energy_j;
+    t->counter_j += b->counter_j;
+    t->samples += b->samples;
+    t->updates += b->updates;
+    t->dropped_readings += b->dropped;
+    t->clock_mhz = b->clock_mhz;
+    t->emc_mhz = b->emc_mhz;
+}
+
+/* A block that marks a throttle or a mode change: the GPU clock the source reads at its
+ * end fell below CLOCK_FALL of the highest the same point's blocks saw (each kernel against
+ * itself: one that runs power-capped at a lower clock than the copy is not throttled by
+ * that). A jump in power alone is not judged: a noisy sensor makes them, and the interval
+ * holds them. */
+static bool jumped(struct size_run *r, struct tb_meter_track *t, const struct tb_meter_block *b,
+                   char *why, size_t n)
+{
+    if (!r->m->judge_clock)
+        return false;
+    if (isfinite(b->clock_mhz) && !(b->clock_mhz <= t->top_clock))
+        t->top_clock = b->clock_mhz;
+    if (isfinite(b->clock_mhz) && b->clock_mhz < CLOCK_FALL * t->top_clock) {
+        snprintf(why, n, "GPU clock fell to %.0f of %.0f MHz (a throttle or a mode change)",
+                 b->clock_mhz, t->top_clock);
+        return true;
+    }
+    return false;
+}
+
+/* A block, its failure or jump noted in the track; 0 with a usable block, 1 without, or
+ * <0 to end the cycles (a stop, the load's error). */
+static int block_into(struct size_run *r, size_t i, struct tb_meter_block *b)
+{
+    struct tb_meter_track *t = &r->tr[i];
+    char why[128] = "";
+    int rc = run_block(r->m, r->ld, i, b, why, sizeof(why));
+    if (rc < 0 || rc > 1) {
+        if (rc == -EINTR || *r->m->stop)
+            r->end.signal = true;
+        else {
+            r->end.error = true;
+            char e[96] = "";
+            if (r->ld->errstr)
+                r->ld->errstr(r->ld->arg, rc, e, sizeof(e));
+            snprintf(r->end.why, sizeof(r->end.why), "the load failed: %s", e[0] ? e : "error");
+        }
+        return -1;
+    }
+    if (rc == 1) {
+        t->failed++;
+        snprintf(t->fail_why, sizeof(t->fail_why), "%s", why);
+        if (tb_sampler_failed(r->m->s))
+            r->end.lost = true;
+        return r->end.lost ? -1 : 1;
+    }
+    if (jumped(r, t, b, why, sizeof(why))) {
+        t->dropped++;
+        snprintf(t->drop_why, sizeof(t->drop_why), "%s", why);
+        return 1;
+    }
+    return 0;
+}
+
+/* A kernel's block and the copy block after it: the ratio of its J per byte to the mean
+ * of the copy's on either side. <0 ends the cycles. */
+static int kernel_pair(struct size_run *r, size_t k)
+{
+    struct tb_meter_block kb, cb;
+    int rk = block_into(r, k, &kb);
+    if (rk < 0)
+        return rk;
+    if (r->ref == SIZE_MAX) {
+        if (rk == 0)
+            track_add(&r->tr[k], &kb, NAN, NAN);
+        return 0;
+    }
+    int rc = block_into(r, r->ref, &cb);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        track_add(&r->tr[r->ref], &cb, 1.0, cb.jpb);
+    /* the copy on either side; one side where the other has no figure */
+    double before = r->prev_ref.jpb, after = rc == 0 ? cb.jpb : NAN;
+    double around = isnan(before) ? after : isnan(after) ? before : 0.5 * (before + after);
+    if (rk == 0 && isfinite(around))
+        track_add(&r->tr[k], &kb, kb.jpb / around, around);
+    else if (rk == 0) {
+        r->tr[k].failed++;
+        snprintf(r->tr[k].fail_why, sizeof(r->tr[k].fail_why), "no copy block with a figure "
+                 "beside it");
+    }
+    r->prev_ref = rc == 0 ? cb : (struct tb_meter_block){ .jpb = NAN };
+    return 0;
+}
+
+/* Whether the next pair would end past the budget (or the deadline) by more than half of
+ * it: checked before every pair once two cycles are whole, so that the blocks take about
+ * the budget the run announced, whatever a cycle's length. */
+static bool spent(struct size_run *r)
+{
+    if (r->end.cycles < 2 || r->pair_s <= 0)
+        return false;
+    int64_t next = tb_now_ns() + (int64_t)(r->pair_s * 0.5e9);
+    r->end.budget = next > r->budget_ns;
+    r->end.deadline = r->deadline_ns && next > r->deadline_ns;
+    return r->end.budget || r->end.deadline;
+}
+
+/* One cycle: the kernels not yet done, in an order rotated by the cycle's number, each
+ * followed by a copy block. <0 ends the cycles (a stop, an error, the budget). */
+static int one_cycle(struct size_run *r, int c)
+{
+    size_t kernels = 0;
+    for (size_t j = 0; j < r->n; j++)
+        kernels += j != r->ref && !r->tr[j].done;
+    if (kernels == 0) {   /* the copy alone (or its own figure left): a block a cycle */
+        if (r->ref == SIZE_MAX || spent(r))
+            return -1;
+        struct tb_meter_block b;
+        int64_t p0 = tb_now_ns();
+        int rc = block_into(r, r->ref, &b);
+        r->pair_s = (double)(tb_now_ns() - p0) * 1e-9;
+        if (rc == 0) {
+            track_add(&r->tr[r->ref], &b, 1.0, b.jpb);
+            r->prev_ref = b;
+        }
+        return rc < 0 ? rc : 0;
+    }
+    for (size_t s = 0; s < r->n; s++) {
+        size_t k = (s + (size_t)c) % r->n;
+        if (k == r->ref || r->tr[k].done)
+            continue;
+        if (spent(r))
+            return -1;
+        int64_t p0 = tb_now_ns();
+        int rc = kernel_pair(r, k);
+        if (rc < 0)
+            return rc;
+        r->pair_s = (double)(tb_now_ns() - p0) * 1e-9;
+    }
+    return 0;
+}
+
+/* Every figure within power.target_rel_ci after the fewest cycles: those marked done. */
+static bool all_done(struct size_run *r, int cycles)
+{
+    int least = r->m->pc->rounds > 2 ? r->m->pc->rounds : 2;
+    bool all = true;
+    for (size_t j = 0; j < r->n; j++) {
+        struct tb_meter_track *t = &r->tr[j];
+        double rel = tb_meter_track_rel(t, r->ref != SIZE_MAX && j != r->ref);
+        if (!t->done)
+            t->done = cycles >= least && isfinite(rel) && rel <= r->m->pc->target_rel_ci;
+        all &= t->done;
+    }
+    return all;
+}
+
+static void cycles(struct size_run *r, int64_t deadline_ns)
+{
+    r->budget_ns = tb_now_ns() + (int64_t)(r->m->pc->budget_s * (double)r->n * 1e9);
+    r->deadline_ns = deadline_ns;
+    if (r->ref != SIZE_MAX) {   /* the opening copy block */
+        int rc = block_into(r, r->ref, &r->prev_ref);
+        if (rc == 0)
+            track_add(&r->tr[r->ref], &r->prev_ref, 1.0, r->prev_ref.jpb);
+        else
+            r->prev_ref.jpb = NAN;
+        if (rc < 0)
+            return;
+    }
+    for (int c = 0; c < TB_METER_MAX_CYCLES && !r->end.signal && !r->end.error; c++) {
+        if (one_cycle(r, c) < 0 || *r->m->stop) {
+            r->end.signal |= *r->m->stop != 0;
+            break;
+        }
+        r->end.cycles = c + 1;
+        if (all_done(r, c + 1) || r->end.lost)
+            break;
+    }
+}
+
+void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n, size_t ref,
+                   double idle_w, double idle_ci, int64_t deadline_ns,
+                   struct tb_meter_result *out)
+{
+    struct size_run r = { .m = m, .ld = ld, .n = n, .ref = ref < n ? ref : SIZE_MAX };
+    r.tr = calloc(n ? n : 1, sizeof(*r.tr));
+    r.prev_ref.jpb = NAN;
+    if (!r.tr) {
+        snprintf(r.end.why, sizeof(r.end.why), "out of memory");
+        r.end.error = true;
+    } else if (tb_sampler_failed(m->s)) {
+        r.end.lost = true;
+    } else if (n > 0) {
+        cycles(&r, deadline_ns);
+    }
+    if (r.end.lost)
+        snprintf(r.end.why, sizeof(r.end.why), "power source '%s' lost: %s",
+                 tb_sampler_source(m->s), tb_sampler_why(m->s));
+    for (size_t j = 0; j < n; j++) {
+        static const struct tb_meter_track none;
+        const struct tb_meter_track *t = r.tr ? &r.tr[j] : &none;
+        const struct tb_meter_track *rt = r.tr && r.ref != SIZE_MAX ? &r.tr[r.ref] : NULL;
+        tb_meter_figures(m, t, rt, j == r.ref, idle_w, idle_ci, &r.end, &out[j]);
+    }
+    free(r.tr);
+}

@@ -1,0 +1,85 @@
+/* meter.h: how energy is measured, in one place. The runner times and verifies; the meter
+ * takes the points of a size and a way to keep the device busy with any of them (a load
+ * callback), runs blocks of them interleaved with the reference copy's, and returns one
+ * result per point with every figure and its interval, or why a figure cannot be given.
+ * It also owns the run's idle baseline, its warming and what the log says of them.
+ * Not here: reading a sensor (the sources, sampler.c), a window's readings (window.c). */
+#ifndef TB_METER_H
+#define TB_METER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "power/power.h"
+
+/* Keeps the device busy with point i until end_ns (tb_now_ns's clock) or a stop, a chunk
+ * at least; *bytes gets the bytes it moved. 0, or the backend's error (the meter stops). */
+typedef int (*tb_meter_load_fn)(void *arg, size_t i, int64_t end_ns, double *bytes);
+
+struct tb_meter_load {
+    tb_meter_load_fn fn;
+    void *arg;
+    int (*errstr)(void *arg, int rc, char *buf, size_t n);   /* optional: the error's words */
+};
+
+/* One point's energy, all from its blocks. NAN: not measured or withheld (note says why). */
+struct tb_meter_result {
+    double ratio, ratio_ci;          /* J per byte over the copy's in its neighbouring blocks */
+    double jpb, jpb_ci;              /* absolute J per byte: ratio x the copy's own */
+    double total_w, total_w_ci, gpu_w;   /* mean power over its blocks, the blocks' spread */
+    double gbps;                     /* bytes over time in its blocks */
+    double gbps_per_w_gpu;           /* gbps over gpu_w */
+    double gbps_per_w, gbps_per_w_ci, j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;
+    double temp_c, temp_lo_c, temp_hi_c;   /* GPU temperature over its blocks: the absolute
+                                            * figures hold at temp_c */
+    double gpu_clock_mhz, emc_clock_mhz;   /* at its last block's end */
+    double secs, bytes, energy_j, energy_counter_j;   /* its measured spans together */
+    size_t samples, updates;         /* polls and clean sensor updates in its blocks */
+    int cycles;                      /* cycles behind the figures */
+    bool measured;                   /* blocks ran for it */
+    char blocks[256];                /* each cycle's ratio (or pJ/B) and temperature */
+    char note[320];                  /* what is missing or wide, and why; "" when whole */
+};
+
+struct tb_meter;
+
+/* A meter over a started sampler; pc is kept by pointer (the run's board config). */
+struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *pc,
+                              volatile sig_atomic_t *stop);
+void tb_meter_free(struct tb_meter *m);
+/* The load runs on the GPU the source reads the clock of: a block whose clock fell below
+ * 0.85 of the size's highest marks a throttle or a mode change and is dropped. Off (a CPU
+ * backend, whose load leaves the GPU's clock to wander) by default. */
+void tb_meter_judge_clock(struct tb_meter *m, bool on);
+
+/* The idle baseline: nothing runs for power.idle_ms, longer until it holds min_readings
+ * updates (capped from the sensor's cadence: a static sensor gives up and says so); the
+ * first settles the cadence. The mean total power and its 95% half-width in *ci. */
+double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n);
+/* The sensor's cadence and the block it sizes, as said and logged; a block's ms. */
+double tb_meter_block_ms(const struct tb_meter *m);
+void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n);
+/* The seconds the energy of points measured points takes at most (their budget), and the
+ * idle after the sweep. */
+double tb_meter_plan_s(const struct tb_meter *m, size_t points);
+
+/* Warming: point i's load in blocks until two successive blocks' powers agree (settle_rel,
+ * or their intervals) or power.settle_s; returns its seconds. Once a night: a later call (a mode step) runs the
+ * same loop, which ends after two blocks when the power no longer moves. line says how. */
+double tb_meter_warm(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                     const char *what, char *line, size_t n);
+/* True when the last warming ended steady (or did not run). */
+bool tb_meter_warm_steady(const struct tb_meter *m);
+
+/* The energy of the n points of one size: blocks of each interleaved with blocks of the
+ * reference ref (SIZE_MAX: none, then no ratio) in an order that rotates every cycle,
+ * closing with a reference block, cycles added until every figure is within
+ * power.target_rel_ci or the budget (power.budget_s per point, and deadline_ns when not 0)
+ * is spent. idle_w/idle_ci: the run's idle, for the dynamic figure. Fills out[0..n). */
+void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n, size_t ref,
+                   double idle_w, double idle_ci, int64_t deadline_ns,
+                   struct tb_meter_result *out);
+
+#endif

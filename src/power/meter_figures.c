@@ -1,0 +1,205 @@
+/* meter_figures.c: a point's energy figures from its blocks, and THE one judgement of what
+ * is withheld. The primary figure is the ratio of its J per byte to the copy's in the
+ * neighbouring blocks, with its 95% interval over cycles; the absolute ones (J/GB, GB/s per
+ * W, dynamic pJ/B) follow from it and the copy's own J per byte in those blocks, whose
+ * interval holds both their spread and the drift between them. Withheld only what
+ * cannot be measured: no block with a figure (too few clean updates, a source lost, a
+ * jump). A wide interval is printed with the figure, and said. */
+#include "power/meter_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/stats.h"
+
+double tb_meter_rel_ci(const double *v, int n, double *mean)
+{
+    double x[TB_METER_MAX_CYCLES], hw;
+    size_t k = 0;
+    for (int i = 0; i < n && i < TB_METER_MAX_CYCLES; i++)
+        if (isfinite(v[i]))
+            x[k++] = v[i];
+    *mean = k ? tb_mean_ci95(x, k, &hw) : NAN;
+    if (k < 2 || !(*mean > 0))
+        return NAN;
+    return hw / *mean;
+}
+
+/* The relative interval of an absolute series: the mean's (Student t) and half the range
+ * its blocks swept (the drift over the size's cycles), combined. */
+static double drift_rel(const double *v, int n, double *mean)
+{
+    double rel = tb_meter_rel_ci(v, n, mean), lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i])) {
+            lo = fmin(lo, v[i]);
+            hi = fmax(hi, v[i]);
+        }
+    if (isnan(rel))
+        return NAN;
+    return hypot(rel, 0.5 * (hi - lo) / *mean);
+}
+
+double tb_meter_track_rel(const struct tb_meter_track *t, bool paired)
+{
+    double mean;
+    return tb_meter_rel_ci(paired ? t->ratio : t->jpb, t->n, &mean);
+}
+
+static void mean_range(const double *v, int n, double *mean, double *lo, double *hi)
+{
+    double sum = 0;
+    int k = 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i])) {
+            sum += v[i];
+            k++;
+            *lo = fmin(*lo, v[i]);
+            *hi = fmax(*hi, v[i]);
+        }
+    *mean = k ? sum / k : NAN;
+    if (!k)
+        *lo = *hi = NAN;
+}
+
+/* Each cycle's ratio (or pJ/B without a reference) and temperature: the spread behind the
+ * interval, and the temperature each block held. */
+static void blocks_text(const struct tb_meter_track *t, bool paired, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "%s", paired ? "ratio" : "pJ/B");
+    for (int k = 0; k < t->n && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, paired ? " %.4f" : " %.2f",
+                                paired ? t->ratio[k] : t->jpb[k] * 1e12);
+    if (len < cap)
+        len += (size_t)snprintf(out + len, cap - len, "; C");
+    for (int k = 0; k < t->n && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, isfinite(t->temp[k]) ? " %.0f" : " -",
+                                t->temp[k]);
+}
+
+static void clear(struct tb_meter_result *o)
+{
+    memset(o, 0, sizeof(*o));
+    double *nan[] = { &o->ratio, &o->ratio_ci, &o->jpb, &o->jpb_ci, &o->total_w, &o->total_w_ci,
+                      &o->gpu_w, &o->gbps, &o->gbps_per_w_gpu, &o->gbps_per_w, &o->gbps_per_w_ci, &o->j_per_gb,
+                      &o->j_per_gb_ci, &o->dyn_pj, &o->dyn_pj_ci, &o->temp_c, &o->temp_lo_c,
+                      &o->temp_hi_c, &o->gpu_clock_mhz, &o->emc_clock_mhz, &o->energy_j,
+                      &o->energy_counter_j };
+    for (size_t i = 0; i < sizeof(nan) / sizeof(nan[0]); i++)
+        *nan[i] = NAN;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void add_note(struct tb_meter_result *o, const char *fmt, ...)
+{
+    size_t len = strlen(o->note);
+    if (len)
+        len += (size_t)snprintf(o->note + len, sizeof(o->note) - len, "; ");
+    if (len >= sizeof(o->note))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->note + len, sizeof(o->note) - len, fmt, ap);
+    va_end(ap);
+}
+
+/* The absolute figures from J per byte jpb (relative interval rel) and the blocks' rate. */
+static void absolute(struct tb_meter_result *o, double jpb, double rel, double idle_w,
+                     double idle_ci)
+{
+    o->jpb = jpb;
+    o->jpb_ci = jpb * rel;
+    o->gbps_per_w = 1e-9 / jpb;
+    o->gbps_per_w_ci = o->gbps_per_w * rel;
+    o->j_per_gb = jpb * 1e9;
+    o->j_per_gb_ci = o->j_per_gb * rel;
+    double rate = o->gbps * 1e9;   /* bytes per second */
+    if (rate > 0 && isfinite(idle_w)) {
+        o->dyn_pj = (jpb - idle_w / rate) * 1e12;
+        o->dyn_pj_ci = hypot(o->jpb_ci, isfinite(idle_ci) ? idle_ci / rate : 0) * 1e12;
+    }
+}
+
+/* What ended the size's cycles, in the note of every row measured in them. */
+static void end_note(const struct tb_meter_end *e, const struct tb_meter_track *t,
+                     double max_w, struct tb_meter_result *o)
+{
+    if (e->signal)
+        add_note(o, "stopped by a signal in cycle %d: figures from the blocks measured "
+                 "before it", e->cycles + 1);
+    else if (e->lost || e->error)
+        add_note(o, "%s (after %d cycles)", e->why, e->cycles);
+    if (t->dropped)
+        add_note(o, "%s: %d block(s) dropped", t->drop_why, t->dropped);
+    if (t->dropped_readings)
+        add_note(o, "%llu reading(s) outside 0..%.0f W dropped during the windows of its "
+                 "blocks", t->dropped_readings, max_w);
+    if (t->failed)
+        add_note(o, "%s: %d block(s) without a figure", t->fail_why, t->failed);
+}
+
+void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
+                      const struct tb_meter_track *ref, bool is_ref, double idle_w,
+                      double idle_ci, const struct tb_meter_end *end,
+                      struct tb_meter_result *o)
+{
+    clear(o);
+    o->measured = t->n + t->failed + t->dropped > 0;
+    o->cycles = t->n;
+    o->secs = t->secs;
+    o->bytes = t->bytes;
+    o->samples = t->samples;
+    o->updates = t->updates;
+    o->gpu_clock_mhz = t->clock_mhz;
+    o->emc_clock_mhz = t->emc_mhz;
+    end_note(end, t, m->pc->max_power_w, o);
+    if (t->n == 0) {   /* nothing measured: the one case a figure is withheld */
+        if (!o->note[0])
+            add_note(o, "no energy block ran");
+        add_note(o, "no power figures");
+        return;
+    }
+    bool paired = ref && !is_ref;
+    o->energy_j = t->energy_j;
+    o->energy_counter_j = t->counter_j;
+    o->gbps = t->secs > 0 ? t->bytes / t->secs / 1e9 : NAN;
+    double gmean = NAN, lo, hi;
+    o->total_w_ci = tb_meter_rel_ci(t->w, t->n, &o->total_w) * o->total_w;
+    mean_range(t->gpu_w, t->n, &o->gpu_w, &lo, &hi);
+    o->gbps_per_w_gpu = o->gpu_w > 0 ? o->gbps / o->gpu_w : NAN;
+    mean_range(t->temp, t->n, &o->temp_c, &o->temp_lo_c, &o->temp_hi_c);
+    blocks_text(t, paired, o->blocks, sizeof(o->blocks));
+    /* the copy's J per byte in the blocks beside this point's (the copy's own: all its
+     * blocks): the absolute figures hold where this point's blocks ran */
+    double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);
+    double rel;
+    if (paired) {
+        double rr = tb_meter_rel_ci(t->ratio, t->n, &o->ratio);
+        o->ratio_ci = rr * o->ratio;
+        rel = hypot(rr, copy_rel);
+        absolute(o, o->ratio * copy_jpb, rel, idle_w, idle_ci);
+    } else {
+        if (ref) {
+            o->ratio = 1.0;
+            o->ratio_ci = 0.0;
+        }
+        rel = ref ? copy_rel : drift_rel(t->jpb, t->n, &gmean);
+        absolute(o, ref ? copy_jpb : gmean, rel, idle_w, idle_ci);
+    }
+    double judged = paired ? o->ratio_ci / o->ratio : rel;
+    if (!isfinite(judged))
+        add_note(o, "%d block(s) with a figure: no interval", t->n);
+    else if (judged > m->pc->max_rel_ci)
+        add_note(o, "+-%.1f%%, wider than power.max_rel_ci %.1f%% (printed all the same)",
+                 100 * judged, 100 * m->pc->max_rel_ci);
+    else if (judged > m->pc->target_rel_ci && (end->budget || end->deadline))
+        add_note(o, "budget spent at +-%.2f%% (power.target_rel_ci %.2f%%)",
+                 100 * judged, 100 * m->pc->target_rel_ci);
+    if (!m->steady)
+        add_note(o, "warming %s: absolute figures may still move (the ratio is paired)",
+                 m->warm_why);
+}

@@ -1,0 +1,65 @@
+/* meter_internal.h: what the meter's files (meter.c: blocks and cycles; meter_figures.c:
+ * the figures and the one judgement of what is withheld; meter_run.c: idle, warming, the
+ * cadence and the plan) share. Not a public interface: meter.h is. */
+#ifndef TB_METER_INTERNAL_H
+#define TB_METER_INTERNAL_H
+
+#include "power/meter.h"
+
+#define TB_METER_MAX_CYCLES 64
+
+struct tb_meter {
+    struct tb_sampler *s;
+    const struct tb_power_cfg *pc;
+    volatile sig_atomic_t *stop;
+    bool judge_clock;             /* the load runs on the GPU whose clock the source reads */
+    bool warmed, steady;          /* a warming ran; it ended steady */
+    char warm_why[160];            /* how the last warming ended when not steady */
+};
+
+/* One block: the load of one point between two sensor updates, after a lead-in. */
+struct tb_meter_block {
+    double jpb;                   /* J per byte; NAN: no figure (why says) */
+    double w, gpu_w, secs, bytes, temp_c, clock_mhz, emc_mhz, energy_j, counter_j;
+    size_t samples, updates;
+    double took_s;                /* the block's whole time, lead-in included */
+    unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
+};
+
+/* A point's blocks over the cycles, as figures are made from them. */
+struct tb_meter_track {
+    double ratio[TB_METER_MAX_CYCLES], jpb[TB_METER_MAX_CYCLES], w[TB_METER_MAX_CYCLES],
+        around[TB_METER_MAX_CYCLES],   /* the copy's J per byte beside each block */
+        gpu_w[TB_METER_MAX_CYCLES], temp[TB_METER_MAX_CYCLES];
+    int n;                        /* blocks with a figure */
+    int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
+    double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
+    double top_clock;             /* the highest GPU clock its blocks saw (0: none yet) */
+    size_t samples, updates;
+    unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
+    bool done;                    /* its figure reached power.target_rel_ci */
+    char fail_why[128], drop_why[128];
+};
+
+/* What ended a size's cycles, for every row's note. */
+struct tb_meter_end {
+    int cycles;
+    bool signal, lost, budget, deadline, error;
+    char why[160];
+};
+
+/* The relative 95% half-width of the mean of v[0..n) (Student t); NAN when n < 2. */
+double tb_meter_rel_ci(const double *v, int n, double *mean);
+/* Fills out from the track of a point: its figures and its note. ref: the reference's
+ * track (NULL: none, or this is it). */
+void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
+                      const struct tb_meter_track *ref, bool is_ref, double idle_w,
+                      double idle_ci, const struct tb_meter_end *end,
+                      struct tb_meter_result *out);
+/* The relative interval the stopping rule judges a track by. */
+double tb_meter_track_rel(const struct tb_meter_track *t, bool paired);
+
+/* A sensor period known (ms), else NAN. */
+double tb_meter_period_ms(const struct tb_meter *m);
+
+#endif

@@ -1,0 +1,90 @@
+/* test_runner.c: the runner through the real binary on the fake CUDA driver: what it does
+ * with a timer that cannot be trusted (#40); and what history makes of the energy ratio
+ * the runner's rows carry (#39). */
+#include "helpers.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure/backend.h"
+
+static char fake_cuda[2 * PATH_MAX + 64];
+static bool images;
+
+static int setup(void **state)
+{
+    const char *b = getenv("TB_BUILD");
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(fake_cuda, sizeof(fake_cuda), "%s/%s/tests/libfake-cuda.so", cwd, b ? b : "build");
+    if (b && b[0] == '/')
+        snprintf(fake_cuda, sizeof(fake_cuda), "%s/tests/libfake-cuda.so", b);
+    images = strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4) != 0;
+    char lock[64];
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-runner-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
+    return 0;
+}
+
+/* A bimodal GPU timer (1e-6 and 1e6 ms in turn): each time is plausible alone, their sum
+ * is hours where the wall clock saw a fraction of a second. No row is ok; the note says the
+ * timer is not to be trusted (it was 'ok' with a 500 s median from 0.09 s). */
+static void test_bimodal_timer_is_never_ok(void **state)
+{
+    if (!images)
+        skip();
+    const char *dir = th_scratch();
+    setenv("TB_CUDA_LIB", fake_cuda, 1);
+    setenv("TB_FAKE_CUDA", "h100", 1);
+    setenv("TB_FAKE_CUDA_GARBAGE", "bimodal", 1);
+    int rc = th_runf("run --quiet --device cuda -b boards/generic.cfg --sizes 16x16 "
+                     "--kernels memcpy --set power.source=none --set sweep.stop.min_time_ms=1 "
+                     "--set sweep.stop.min_reps=4 --set sweep.warmup=0 -o %s", dir);
+    unsetenv("TB_FAKE_CUDA_GARBAGE");
+    assert_int_equal(rc, 1);
+    char *text = th_keep(th_read_gz(th_keep(th_find_one(dir, ".csv.gz"))));
+    assert_null(strstr(text, ",ok,"));
+    if (!strstr(text, "the timer is not to be trusted"))
+        th_fail("no word of the timer in:\n%.3000s", text);
+}
+
+/* A night of blocked with its energy ratio to the copy, as history reads it. */
+static void ratio_night(const char *dir, int day, double ratio, double ci)
+{
+    char name[128], text[1024];
+    snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
+             "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95\n"
+             "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,float,4096,"
+             "4096,32,8,100.0,0.002,ok,%.4f,%.4f\n# end: complete, 1 rows\n", day, ratio, ci);
+    snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
+    free(th_write(dir, name, text));
+}
+
+/* history shows each night's ratio with its interval, and calls a change only what lies
+ * outside both nights' intervals: 0.900 -> 0.903 (+-0.005, +-0.004) is none, 0.903 ->
+ * 0.950 is one. */
+static void test_history_energy_ratio(void **state)
+{
+    const char *dir = th_scratch();
+    ratio_night(dir, 1, 0.900, 0.005);
+    ratio_night(dir, 2, 0.903, 0.004);
+    ratio_night(dir, 3, 0.950, 0.004);
+    th_runf("history %s/*.csv.gz", dir);
+    const char *out = th_out();
+    const char *n2 = strstr(out, "J/B of copy 0.903 +- 0.004");
+    const char *n3 = strstr(out, "J/B of copy 0.950 +- 0.004, more J/B than the night before");
+    if (!n2 || !n3 || strstr(out, "0.903 +- 0.004, "))
+        th_fail("history:\n%s", out);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        TH_TEST(test_bimodal_timer_is_never_ok),
+        TH_TEST(test_history_energy_ratio),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
