@@ -27,17 +27,21 @@ cleanup() {   # the two processes this script started, by their ids
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# ---- the fake Orin Nano Super in MAXN_SUPER (test_modes.c: board_root, super_board) ----
+# ---- the fake Orin Nano Super in MAXN_SUPER, laid out as L4T R36 lays it out
+# (tests/modes_boards.h: R36_SUPER; tests/fixtures/nvpmodel/README.txt): the GPU's devfreq and
+# the EMC top rate where R36's nvpmodel writes them (the conf's MAX_FREQ_KNEXT paths) ----
 r=$tmp/root
-gpu=sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu
+gpu=sys/devices/platform/17000000.gpu/devfreq_dev
 hwmon=sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1
-mkdir -p "$r/etc" "$r/var/lib/nvpmodel" "$r/$gpu" "$r/sys/kernel/nvpmodel_emc_cap" \
+mkdir -p "$r/etc" "$r/var/lib/nvpmodel" "$r/$gpu" "$r/sys/kernel/nvpmodel_clk_cap" \
     "$r/proc/device-tree" "$tmp/logs"
 cp tests/fixtures/nvpmodel/orin-nano-super.conf "$r/etc/nvpmodel.conf"
+printf '# R36 (release), REVISION: 4.3\n' > "$r/etc/nv_tegra_release"
 echo "pmode:0000" > "$r/var/lib/nvpmodel/status"
-echo "306000000 408000000 612000000 918000000 1020000000" > "$r/$gpu/available_frequencies"
+echo "306000000 408000000 510000000 612000000 714000000 816000000 918000000 1020000000" \
+    > "$r/$gpu/available_frequencies"
 echo 0 > "$r/$gpu/max_freq"
-echo 0 > "$r/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"
+echo 0 > "$r/sys/kernel/nvpmodel_clk_cap/emc"
 printf 'NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super' \
     > "$r/proc/device-tree/model"
 # the INA3221 fixture's files (tests/helpers.c: th_build_sysfs), hwmon<N> as hwmon1

@@ -242,7 +242,7 @@ void tb_config_load_power_source(struct tb_cfg_load *x, config_setting_t *s)
 }
 
 /* sweep.power_modes: [ "15W", 2, ... ], each kept as text ("2"): which mode a name or an id
- * is, nvpmodel.conf says at run time (power/modes.c), not the sweep file. */
+ * is, nvpmodel.conf says at run time (jetson/modes_plan.c), not the sweep file. */
 void tb_config_load_power_modes(struct tb_cfg_load *x, config_setting_t *s)
 {
     struct tb_sweep_cfg *sw = &x->c->sweep;
