@@ -421,32 +421,31 @@ step_binab() {
     done; done | tee "$OUT/binab.txt"
 }
 
-# Energy with its error bar (#28): memcpy, tile2x2 and vec16 at 8192x8192 float, ENERGY_RUNS
-# runs (default 3), each its own process with NVML's cadence learnt and the windows sized to
-# power.min_readings updates, warmed first (power.settle_s), power.rounds rounds per point;
-# ENERGY_PAUSE_S seconds idle between runs (default 0), ENERGY_ARGS added to each run (e.g.
-# "--set power.rounds=5"); per row: GB/s, GB/s per W +- 95%,
-# its relative interval, the updates and samples behind it, the rounds, J/GB and dynamic
-# pJ/B +- 95%, and the run's power lines.
+# Energy a rerun reproduces (#39): conf/energy-check.cfg (memcpy, tile2x2, vec16 at 8192x8192
+# float, the power defaults: blocks interleaved with the copy, cycles until 1% or the budget),
+# ENERGY_RUNS runs (default 3) back to back, each its own process, its wall time printed;
+# ENERGY_ARGS added to each run. Per measured row: GB/s, the energy ratio to the copy +- 95%,
+# GB/s per W +- 95%, J/GB +-, dynamic pJ/B +-, the GPU temperature they hold at, the cycles,
+# the note; and each run's power_plan line (announced and taken).
 step_energy() {
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
-        [ "$r" -gt 1 ] && sleep "${ENERGY_PAUSE_S:-0}"   # the card cools a little between runs
-        $TB run --device cuda -c conf/gpu-power.cfg -b "$BOARD" --kernels memcpy,tile2x2,vec16 \
-            --blocks 32x8,256x1 ${ENERGY_ARGS:-} -o "$OUT/energy-$r" > "$OUT/energy-$r.txt" 2>&1 || rc=1
-        grep -E "power:|idle|warm" "$OUT/energy-$r.txt"
+        t0=$(date +%s)
+        $TB run --device cuda -c conf/energy-check.cfg -b "$BOARD" ${ENERGY_ARGS:-} \
+            -o "$OUT/energy-$r" > "$OUT/energy-$r.txt" 2>&1 || rc=1
+        echo "energy run $r: exit $? after $(( $(date +%s) - t0 )) s"
     done
-    say "energy: run, kernel, block, GB/s, GB/s/W, +-95%, rel, updates, samples, window ms, rounds, J/GB +-, dyn pJ/B +-, note"
+    say "energy: run, kernel, block, GB/s, ratio +-95%, GB/s/W +-95%, J/GB +-, dyn pJ/B +-, temp C, cycles, note"
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
         zcat "$OUT"/energy-$r/*.csv.gz | awk -v run=$r '
-            /^# power_(cadence|idle)/ { print "  run " run " " $0; next }
+            /^# power_(plan|cadence|idle)/ { print "  run " run " " $0; next }
             /^#/ { next }
             !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-            $c["status"] == "skipped" { next }
-            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %6.4f %4s %5s %7.1f %2s %7.4f %7.4f %7.2f %6.2f %s\n", run,
-                $c["kernel"], $c["block_x"], $c["block_y"], $c["gbps"], $c["gbps_per_w"],
-                $c["gbps_per_w_ci95"], ($c["gbps_per_w"] > 0 ? $c["gbps_per_w_ci95"] / $c["gbps_per_w"] : -1),
-                $c["power_updates"], $c["power_samples"], $c["window_ms"], $c["power_rounds"], $c["j_per_gb"],
-                $c["j_per_gb_ci95"], $c["dyn_pj_per_byte"], $c["dyn_pj_per_byte_ci95"], $c["power_note"] }' FS=,
+            $c["status"] == "skipped" || $c["energy_ratio"] == "" { next }
+            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.2f %6.2f %5s %3s %s\n", run,
+                $c["kernel"], $c["block_x"], $c["block_y"], $c["gbps"], $c["energy_ratio"],
+                $c["energy_ratio_ci95"], $c["gbps_per_w"], $c["gbps_per_w_ci95"], $c["j_per_gb"],
+                $c["j_per_gb_ci95"], $c["dyn_pj_per_byte"], $c["dyn_pj_per_byte_ci95"],
+                $c["gpu_temp_c"], $c["power_cycles"], $c["power_note"] }' FS=,
     done | tee "$OUT/energy.txt"
 }
 
