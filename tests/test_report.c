@@ -259,7 +259,7 @@ static void test_no_output_over_a_log(void **state)
     }
     /* the page named as one of the logs given, after them */
     assert_int_equal(th_runf("history %s %s --html %s", logs[1], logs[0], logs[0]), 2);
-    must_have(th_err(), "is one of the logs given: refused");
+    must_have(th_err(), "is one of the files it reads: refused");
     /* an existing log by another name, and an output with a log's name */
     char copy[PATH_MAX + 16];
     snprintf(copy, sizeof(copy), "%s/report.html", dir);

@@ -19,6 +19,7 @@
 #include "report/pareto.h"
 #include "report/report.h"
 #include "format/table.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 #define SAME_FLOOR 0.01      /* differences under 1% are "same" whatever the spread */
@@ -725,16 +726,19 @@ static int parse(int argc, char **argv, struct opts *o)
         tb_usage_print(&tb_compare_usage, stderr);
         return -1;
     }
-    /* a page or a plot never goes over a log or an input: checked before anything is read */
-    for (int k = 0; k < 2; k++) {
-        const char *out = k ? o->plot_file : o->html_file;
-        if (out && (tb_report_check_output("compare", out, (const char *const *)argv + optind,
-                                           (size_t)(argc - optind)) < 0 ||
-                    tb_report_check_output("compare", out, (const char *const *)o->base,
-                                           o->nbase) < 0))
-            return -1;
-    }
-    return 0;
+    /* a page or a plot never goes over a log, an input or the other: lib/outfile.h's rule,
+     * checked before anything is read */
+    const char *outs[] = { o->html_file, o->plot_file };
+    size_t nin = (size_t)(argc - optind) + o->nbase;
+    const char **in = calloc(nin, sizeof(*in));
+    if (!in)
+        return error("compare: out of memory");
+    memcpy(in, argv + optind, (size_t)(argc - optind) * sizeof(*in));
+    if (o->nbase)
+        memcpy(in + (argc - optind), o->base, o->nbase * sizeof(*in));
+    int rc = tb_outfile_check("compare", outs, 2, in, nin);
+    free(in);
+    return rc;
 }
 
 /* The best points: the table, the page, the plot. Returns the exit code so far. */
