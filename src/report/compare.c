@@ -692,7 +692,6 @@ static int parse(int argc, char **argv, struct opts *o)
     tb_getopt_begin(&g, tb_compare_usage.opts);
     int opt;
     while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
-        char *end;
         switch (opt) {
         case C_BASELINE:
             if (add_baseline(o, optarg) < 0)
@@ -706,9 +705,9 @@ static int parse(int argc, char **argv, struct opts *o)
                 return error("compare: --format '%s': expected %s", optarg, tb_format_names);
             break;
         case C_THRESHOLD:
-            o->threshold = strtod(optarg, &end);
-            if (*end || !(o->threshold >= 0))
-                return error("compare: --threshold '%s': expected a percentage", optarg);
+            if (tb_parse_number(optarg, 0, false, 100, &o->threshold) < 0)   /* util.h */
+                return error("compare: --threshold '%s': expected a percentage from 0 to 100",
+                             optarg);
             break;
         default:
             tb_usage_print(&tb_compare_usage, stderr);
