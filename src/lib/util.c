@@ -121,6 +121,12 @@ const char *tb_suggest(const char *name, const char *const *cands, size_t n)
     return best_d <= limit ? best : NULL;
 }
 
+void tb_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
+
 /* Decimal digits at s (1 to 18 of them) into *v; the end, or NULL. */
 static const char *digits(const char *s, long *v)
 {

@@ -34,6 +34,10 @@ int tb_edit_distance(const char *a, const char *b);
 /* Best match of name among cands (n of them) or NULL when nothing is close. */
 const char *tb_suggest(const char *name, const char *const *cands, size_t n);
 
+/* qsort for every sort of the tool: an empty or one-element array is left as it is (qsort
+ * with NULL and 0, as an empty log set gives, is undefined behaviour: UBSan's nonnull). */
+void tb_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Parse "RxC" / "XxY" into two longs of decimal digits only (no sign, no hex, no blank, at
  * most 18 digits each); 0 on success. */
 int tb_parse_pair(const char *s, long *a, long *b);

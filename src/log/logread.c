@@ -92,6 +92,11 @@ int tb_csv_split(char *line, char **fields, int max)
     }
 }
 
+bool tb_log_gbps_impossible(double g)
+{
+    return !isnan(g) && !(g >= TB_LOGREAD_MIN_GBPS && g <= TB_LOGREAD_MAX_GBPS);
+}
+
 bool tb_log_usable(const struct tb_log_rec *r)
 {
     return !r->impossible && !r->outcome_unknown && !isnan(r->gbps) &&
@@ -136,7 +141,7 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     tb_strlcpy(r->power_note, row->power_note ? row->power_note : "", sizeof(r->power_note));
     r->status = row->status;
     r->verified = row->verified;
-    r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
+    r->impossible = tb_log_gbps_impossible(r->gbps);
 }
 
 int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b)
@@ -363,7 +368,7 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->gbps = NUM(TB_LR_gbps);
     bool bad = false;
     r->frac_peak = plausible(NUM(TB_LR_frac_peak), TB_LOGREAD_MAX_FRAC_PEAK, &bad);
-    r->impossible = bad || (!isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS));
+    r->impossible = bad || tb_log_gbps_impossible(r->gbps);
     bad = false;   /* the others: a figure that cannot be is no figure, the row stays */
     r->frac_copy = plausible(NUM(TB_LR_frac_copy), 1e3, &bad);
     r->gbps_per_w = plausible(NUM(TB_LR_gbps_per_w), 1e5, &bad);

@@ -36,6 +36,13 @@ enum tb_logread_col {
  * figure is impossible: flagged, never shown or drawn as a result. */
 #define TB_LOGREAD_MAX_GBPS 1e5
 #define TB_LOGREAD_MAX_FRAC_PEAK 10.0
+/* Below this many GB/s (1 MB/s; the log's "0.00" is below it) no transpose of any size on
+ * any board runs: a timer gone wrong (1e-300 GB/s once printed as 0.0 among best points). */
+#define TB_LOGREAD_MIN_GBPS 1e-3
+
+/* The one rule for a bandwidth that cannot be: not a number is no figure (a point not
+ * measured); otherwise it is impossible outside [TB_LOGREAD_MIN_GBPS, TB_LOGREAD_MAX_GBPS]. */
+bool tb_log_gbps_impossible(double gbps);
 
 /* One row as the commands use it. */
 struct tb_log_rec {

@@ -385,8 +385,7 @@ int tb_history_main(int argc, char **argv)
         return code;
     }
     all.n = k;
-    if (k)   /* only failed nights: v may be NULL, and qsort(NULL, 0) is undefined */
-        qsort(v, k, sizeof(*v), by_group_night);
+    tb_sort(v, k, sizeof(*v), by_group_night);   /* only failed nights: v may be NULL */
     const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
     struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
     size_t nhs = 0;

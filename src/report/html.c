@@ -347,7 +347,7 @@ static void front_line(FILE *f, const struct tb_xy *pts, size_t n, size_t s,
             drawable(pts[i].y, true))
             fp[m++] = &pts[i];
     if (m > 1) {
-        qsort(fp, m, sizeof(*fp), by_x);
+        tb_sort(fp, m, sizeof(*fp), by_x);
         fprintf(f, "<polyline fill=\"none\" stroke-dasharray=\"4 3\" stroke=\"%s\" points=\"",
                 palette[s % NPAL]);
         for (size_t i = 0; i < m; i++)

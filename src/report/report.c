@@ -478,7 +478,7 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
     for (size_t i = 0; i < m; i++)
         for (size_t k = 0; k < g[i]->n; k++)
             nights[nx++] = g[i]->night[k];
-    qsort(nights, nx, sizeof(*nights), by_text);
+    tb_sort(nights, nx, sizeof(*nights), by_text);
     size_t u = 0;
     for (size_t i = 0; i < nx; i++)
         if (!u || strcmp(nights[u - 1], nights[i]))
