@@ -339,8 +339,9 @@ void tb_name_part(char *dst, size_t n, const char *src)
     for (; k < len && k < 48; k++) {
         unsigned char ch = (unsigned char)src[k];
         bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                  ch == '-' || (ch == '.' && k > 0);
-        spell[k] = ok ? (char)ch : '-';
+                  ((ch == '-' || ch == '.') && k > 0);
+        /* never a leading '-' (host "-rf": `zcat *.csv.gz` took the log for options) or '.' */
+        spell[k] = ok ? (char)ch : k ? '-' : 'x';
     }
     spell[k] = '\0';
     snprintf(dst, n, "%s+%08x", spell, (unsigned)(tb_hash_bytes(src, len) & 0xffffffffu));
