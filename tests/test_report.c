@@ -469,13 +469,14 @@ static void test_json_outputs(void **state)
     char logs[3][PATH_MAX], cmd[6 * PATH_MAX], script[1024];
     extreme_logs(dir, logs);
     const char *checks[3][2] = {
+        /* k2's 5e-324 GB/s is impossible (below 1 MB/s, #40): k5 alone */
         { "compare --format json %s %s %s", "d['schema'] == 'transpose-bench/compare/1' and "
-          "[r['kernel'] for r in d['best']] == ['k2', 'k5'] and d['best'][1]['gbps'] == 12.5" },
+          "[r['kernel'] for r in d['best']] == ['k5'] and d['best'][0]['gbps'] == 12.5" },
         { "compare --format json %s %s --baseline %s", "[r['verdict'] for r in d['baseline']] "
-          "== ['same', 'same'] and d['baseline'][1]['base_gbps'] == 12.5" },
+          "== ['same'] and d['baseline'][0]['base_gbps'] == 12.5" },
         { "history --format json %s %s %s", "d['schema'] == 'transpose-bench/history/1' and "
-          "len(d['nights']) == 6 and d['nights'][3]['night'] == '2026-11-01' and "
-          "d['nights'][3]['gbps'] == 12.5" },
+          "len(d['nights']) == 3 and d['nights'][0]['night'] == '2026-11-01' and "
+          "d['nights'][0]['gbps'] == 12.5" },
     };
     for (int i = 0; i < 3; i++) {
         th_runf(checks[i][0], logs[0], logs[1], logs[2]);

@@ -97,7 +97,7 @@ bool tb_log_gbps_impossible(double g)
 
 bool tb_log_usable(const struct tb_log_rec *r)
 {
-    return !r->impossible && !r->outcome_unknown && !isnan(r->gbps) &&
+    return !r->impossible && !r->outcome_unknown && !r->failed_night && !isnan(r->gbps) &&
            tb_outcome_counts(r->status, r->verified);
 }
 
@@ -271,6 +271,28 @@ static void flag_time(struct reader *rd, const char *run_id, const char *bad)
             "baselines and bands", rd->s->who, rd->path, rd->lineno, run_id, bad);
 }
 
+/* A row's night and run: the log's own (its `# run_id:` line), never what a row says (a
+ * row's run_id put it in another night's history); a row naming another run is said once.
+ * Logs without the line (older ones) date a row by its run_id. */
+static void row_night(struct reader *rd, const char *run_id, struct tb_log_rec *r)
+{
+    const char *bad = NULL;
+    from_run_id(run_id, r->night, sizeof(r->night), r->host, sizeof(r->host), &bad);
+    if (!rd->info->run_id[0]) {
+        flag_time(rd, run_id, bad);
+        r->bad_time = bad != NULL;
+        return;
+    }
+    tb_strlcpy(r->night, rd->info->night, sizeof(r->night));
+    r->bad_time = rd->info->bad_time[0] != '\0';
+    if (strcmp(run_id, rd->info->run_id) && !rd->other_run++) {
+        char a[160], b[160];
+        warning("%s: %s:%ld: a row of run '%s' in the log of run '%s': dated by the log",
+                rd->s->who, rd->path, rd->lineno, tb_table_clean(a, sizeof(a), run_id),
+                tb_table_clean(b, sizeof(b), rd->info->run_id));
+    }
+}
+
 static void metadata(struct reader *rd, const char *line)
 {
     struct tb_log_info *in = rd->info;
@@ -310,6 +332,15 @@ static void metadata(struct reader *rd, const char *line)
 static int header(struct reader *rd, char *line)
 {
     rd->nhead = tb_csv_split(line, rd->fields, MAX_FIELDS);
+    /* a column twice (two gbps: the last was taken, 99,999 GB/s) is no log of ours */
+    for (int i = 0; i < rd->nhead; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(rd->fields[i], rd->fields[j])) {
+                error("%s: %s:%ld: column '%s' twice (fields %d and %d): not read (a log has "
+                      "each column once)", rd->s->who, rd->path, rd->lineno, rd->fields[i],
+                      j + 1, i + 1);
+                return tb_logread_problem(rd);
+            }
     for (int c = 0; c < TB_LR_N; c++) {
         rd->col[c] = -1;
         for (int i = 0; i < rd->nhead; i++)
@@ -415,13 +446,8 @@ static void row(struct reader *rd, char *line)
 #undef STR
     if (!r.elem[0])
         tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
-    if (rd->col[TB_LR_run_id] >= 0) {
-        const char *bad = NULL;
-        from_run_id(rd->fields[rd->col[TB_LR_run_id]], r.night, sizeof(r.night), r.host,
-                    sizeof(r.host), &bad);
-        flag_time(rd, rd->fields[rd->col[TB_LR_run_id]], bad);
-        r.bad_time = bad != NULL;
-    }
+    if (rd->col[TB_LR_run_id] >= 0)
+        row_night(rd, rd->fields[rd->col[TB_LR_run_id]], &r);
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
     figures(rd, &r);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
@@ -472,6 +498,14 @@ int tb_logread_line(struct reader *rd, char *l)
         return 0;
     if (!rd->have_header)
         return header(rd, l);
+    if (rd->ended) {   /* the end line is a log's last word: a row after it was added later */
+        if (!rd->after_end++)
+            error("%s: %s:%ld: a row after the end line: not read (nor any after it)",
+                  rd->s->who, rd->path, rd->lineno);
+        if (rd->after_end == 1)
+            tb_logread_problem(rd);
+        return 0;
+    }
     if (!rd->capped)
         row(rd, l);
     return 0;
@@ -493,6 +527,25 @@ static struct tb_log_info *new_info(struct tb_logset *s, const char *path)
     return in;
 }
 
+/* A log whose end line says nothing was measured (the GPU could not be used, nothing
+ * measured, no point to run) holds no result: rows in it were added (a forged or joined
+ * file) and are never counted (a failed night's row was a best point). A run that failed
+ * mid-sweep ("the GPU hung") keeps the rows it measured before. */
+static void rows_of_a_failed_night(struct reader *rd, size_t first)
+{
+    const char *end = rd->info->end;
+    if (first >= rd->s->n || (strncmp(end, "failed: the GPU cannot be used", 30) &&
+                              strncmp(end, "failed: nothing measured", 24) &&
+                              strncmp(end, "failed: no point to run", 23)))
+        return;
+    for (size_t i = first; i < rd->s->n; i++)
+        rd->s->v[i].failed_night = true;
+    char e[200];
+    warning("%s: %s: %zu row%s in a log that ended '%s': not counted as results",
+            rd->s->who, rd->path, rd->s->n - first, rd->s->n - first == 1 ? "" : "s",
+            tb_table_clean(e, sizeof(e), end));
+}
+
 int tb_logread(struct tb_logset *s, const char *path)
 {
     struct tb_log_info *info = new_info(s, path);
@@ -505,8 +558,10 @@ int tb_logread(struct tb_logset *s, const char *path)
     if (fd < 0)
         return fd;
     struct reader rd = { .s = s, .info = info, .path = path };
+    size_t first = s->n;
     int rc = tb_logread_pump(&rd, fd);
     close(fd);
+    rows_of_a_failed_night(&rd, first);
     /* a log with no header line: a failed night's from before every log had one, or a run
      * killed while its power source started (recovered, 0 rows): its metadata says it all */
     info->readable = rd.have_header || (info->run_id[0] && rd.ended);

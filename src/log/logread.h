@@ -67,6 +67,7 @@ struct tb_log_rec {
     bool outcome_unknown;           /* status or verified text that is no value: never counts */
     bool impossible;                /* gbps non-finite, negative or beyond the limits above */
     bool bad_time;                  /* its run's stamp cannot be true: never a baseline */
+    bool failed_night;              /* in a log that ended "nothing measured": never counts */
 };
 
 /* One log as a whole: what a failed night is shown by. */

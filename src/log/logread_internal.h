@@ -18,6 +18,7 @@ struct reader {
     int nhead, format;
     bool have_header, ended, capped;
     long lineno, impossible, unknown_outcome;
+    long after_end, other_run;   /* rows after the end line; rows naming another run */
     char *fields[MAX_FIELDS];
 };
 
