@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -244,6 +245,34 @@ static int recover_one(const char *dir, const char *part, const char *run_id, lo
     return 0;
 }
 
+/* Whether the run that writes the file open at fd lives: its pid is alive and holds the file
+ * open (a run keeps its .part open to its end). A pid alive without it is another process
+ * that took the dead run's number (every night's .part was skipped, silently, while it
+ * lived): said, and the file recovered. Without /proc, a live pid is taken as the run. */
+static bool writer_alive(long pid, int fd, const char *src)
+{
+    if (pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+        return false;
+    struct stat mine, st;
+    char dir[64], path[128];
+    snprintf(dir, sizeof(dir), "/proc/%ld/fd", pid);
+    DIR *d = fstat(fd, &mine) == 0 ? opendir(dir) : NULL;
+    if (!d && errno == ENOENT && access("/proc/self/fd", F_OK) != 0)
+        return true;
+    bool open_there = false;
+    for (struct dirent *e; d && !open_there && (e = readdir(d));) {
+        snprintf(path, sizeof(path), "%s/%.40s", dir, e->d_name);
+        open_there = e->d_name[0] != '.' && stat(path, &st) == 0 &&
+                     st.st_dev == mine.st_dev && st.st_ino == mine.st_ino;
+    }
+    if (d)
+        closedir(d);
+    if (!open_there)
+        warning("'%s': its run's pid %ld is alive but does not hold the file (another process "
+                "took the number): the run is dead, its log recovered", src, pid);
+    return open_there;
+}
+
 int tb_csvlog_recover(const char *dir, const char *host, const char *board,
                       const char *machine_id)
 {
@@ -266,13 +295,17 @@ int tb_csvlog_recover(const char *dir, const char *host, const char *board,
         if (!tb_log_name_parse(name, lh, sizeof(lh), lb, sizeof(lb), NULL) || strcmp(lh, h) ||
             strcmp(lb, b))
             continue;   /* another host's or board's: its pid means nothing here */
-        if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;   /* alive (or not ours to judge) */
+        if (pid == getpid())
+            continue;   /* this run's own */
         char src[PATH_MAX];
         snprintf(src, sizeof(src), "%s/%s", dir, e->d_name);
         int fd = part_open(src);
         if (fd < 0)
             continue;
+        if (writer_alive(pid, fd, src)) {
+            close(fd);
+            continue;
+        }
         /* the name's spelling only narrows the search: the identity inside decides */
         struct identity idy;
         part_identity(fd, &idy);
