@@ -418,6 +418,28 @@ static void test_interrupted_recovery_is_finished(void **state)
     free(text);
 }
 
+/* Every text field of a row is valid UTF-8 (#40: a JIT log's raw bytes in a row's note made
+ * DuckDB refuse the file): a byte that starts no valid sequence becomes U+FFFD; valid
+ * characters, quotes and commas are kept, a line break is a blank, '#' never starts a line. */
+static void test_row_text_is_valid_utf8(void **state)
+{
+    struct tb_row r;
+    tb_row_init(&r);
+    r.kernel = "k\xc3\xa9";   /* a valid e-acute */
+    r.note = "jit: \xff\xfe bad \xc3 cut, \"q\"\n#x";
+    char buf[4096];
+    tb_row_format(&r, buf, sizeof(buf));
+    assert_non_null(strstr(buf, ",k\xc3\xa9,"));
+    assert_non_null(strstr(buf, "\"jit: \xef\xbf\xbd\xef\xbf\xbd bad \xef\xbf\xbd cut, "
+                                "\"\"q\"\" %x\""));
+    for (const unsigned char *p = (const unsigned char *)buf; *p;) {
+        uint32_t cp;
+        int k = tb_utf8_at(p, &cp);
+        assert_true(k > 0);
+        p += k;
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +454,7 @@ int main(void)
         TH_TEST(test_recover_by_identity_not_spelling),
         TH_TEST(test_recover_drops_the_cut_line),
         TH_TEST(test_interrupted_recovery_is_finished),
+        cmocka_unit_test(test_row_text_is_valid_utf8),
     };
     return cmocka_run_group_tests_name("csvlog", tests, NULL, NULL);
 }

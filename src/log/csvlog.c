@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +73,32 @@ void tb_row_init(struct tb_row *r)
             *(double *)((char *)r + tb_columns[i].off) = NAN;
 }
 
+/* Every text field of a row (kernel, note, power_note, ...: a JIT log's bytes among them):
+ * quoted as RFC 4180 says, '#' never starting a metadata line, no line break, and valid
+ * UTF-8: a byte that starts no valid sequence becomes U+FFFD (DuckDB refused a log whose
+ * note held a JIT log's raw bytes). The data is otherwise kept as it is. */
 static size_t put_text(char *buf, size_t n, size_t len, const char *s)
 {
     bool quote = strpbrk(s, ",\"\n\r") != NULL;
     if (quote && len < n)
         buf[len++] = '"';
-    for (; *s && len + 2 < n; s++) {
+    while (*s && len + 5 < n) {
+        uint32_t cp;
+        int k = tb_utf8_at((const unsigned char *)s, &cp);
+        if (k > 1) {   /* a whole valid sequence, as it is */
+            memcpy(buf + len, s, (size_t)k);
+            len += (size_t)k;
+            s += k;
+            continue;
+        }
+        if (k == 0) {   /* no UTF-8: U+FFFD */
+            memcpy(buf + len, "\xef\xbf\xbd", 3);
+            len += 3;
+            s++;
+            continue;
+        }
         char ch = *s == '#' ? '%' : (*s == '\n' || *s == '\r') ? ' ' : *s;
+        s++;
         if (ch == '"')
             buf[len++] = '"';
         buf[len++] = ch;
