@@ -203,6 +203,29 @@ static bool send_all(int sock, const void *p, size_t n)
     return true;
 }
 
+/* Sends iov's bytes on sock, with fd (>= 0) passed along (SCM_RIGHTS); the bytes sent, or
+ * -1. Async-signal-safe (the spawner uses it). */
+static ssize_t send_with_fd(int sock, void *p, size_t n, int fd)
+{
+    char ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { p, n };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (fd >= 0) {
+        memset(ctl, 0, sizeof(ctl));
+        m.msg_control = ctl;
+        m.msg_controllen = sizeof(ctl);
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(h), &fd, sizeof(int));
+    }
+    ssize_t w;
+    while ((w = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    return w;
+}
+
 /* One request (and the descriptor it may carry); false on EOF or an error. */
 static bool recv_request(int sock, struct request *rq, int *fd)
 {
@@ -262,20 +285,9 @@ static void spawner_main(int sock)
                 reader_main(sv[1]);
             _exit(0);
         }
-        char ctl[CMSG_SPACE(sizeof(int))];
         int32_t err = pid > 0 ? 0 : errno;
-        struct iovec iov = { &err, sizeof(err) };
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (pid > 0) {
-            m.msg_control = ctl;
-            m.msg_controllen = sizeof(ctl);
-            struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-            h->cmsg_level = SOL_SOCKET;
-            h->cmsg_type = SCM_RIGHTS;
-            h->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(h), &sv[0], sizeof(int));
-        }
-        bool sent = sendmsg(sock, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(err);
+        bool sent = send_with_fd(sock, &err, sizeof(err), pid > 0 ? sv[0] : -1) ==
+                    (ssize_t)sizeof(err);
         if (sv[0] >= 0) {
             close(sv[0]);
             close(sv[1]);
@@ -455,23 +467,7 @@ static int recv_until(int sock, void *p, size_t n, const struct timespec *end)
 /* The request to the reader, with fd (>= 0) as its descriptor. */
 static bool send_request(int sock, const struct request *rq, int fd)
 {
-    char ctl[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { (void *)rq, sizeof(*rq) };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-    if (fd >= 0) {
-        memset(ctl, 0, sizeof(ctl));
-        m.msg_control = ctl;
-        m.msg_controllen = sizeof(ctl);
-        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SCM_RIGHTS;
-        h->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(h), &fd, sizeof(int));
-    }
-    ssize_t w;
-    while ((w = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-        ;
-    return w == (ssize_t)sizeof(*rq);
+    return send_with_fd(sock, (void *)rq, sizeof(*rq), fd) == (ssize_t)sizeof(*rq);
 }
 
 static const char *kind(mode_t m)

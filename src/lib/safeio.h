@@ -25,8 +25,8 @@ enum {
  * file: FIFO, device, directory), -ETIMEDOUT (the read did not finish within deadline_ms;
  * the reader process is left to finish on its own and the file's descriptor with it), -EFBIG
  * (more than n - 1 bytes: buf holds the first n - 1), or open's and read's own errors.
- * deadline_ms <= 0 means TB_SAFEIO_DEADLINE_MS. Thread-safe; allocates only when a reader
- * was given up, forks only to make a reader (safeio.c says why reads are in processes). */
+ * deadline_ms <= 0 means TB_SAFEIO_DEADLINE_MS. Thread-safe; allocates and forks only to
+ * make a reader, which is then reused (safeio.c says why reads are in processes). */
 int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags,
                    int deadline_ms, char *why, size_t why_n);
 
