@@ -119,36 +119,40 @@ static void test_lock_held_shared_is_no_run(void **state)
     char lock[600];
     snprintf(lock, sizeof(lock), "%s/lock", d);
     setenv("TB_LOCK_FILE", lock, 1);
-    int p[2];
-    assert_int_equal(pipe(p), 0);
     for (int shared = 1; shared >= 0; shared--) {
+        int go[2], ready[2];
+        assert_int_equal(pipe(go), 0);
+        assert_int_equal(pipe(ready), 0);
         pid_t pid = fork();
         if (pid == 0) {   /* the holder: another process, as another user's would be */
+            close(go[1]);   /* the test's end (or death) is the holder's EOF */
+            close(ready[0]);
             int fd = open(lock, O_RDONLY | O_CREAT, 0644);
             char c = fd >= 0 && flock(fd, shared ? LOCK_SH : LOCK_EX) == 0 ? 'y' : 'n';
-            if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) < 0)
+            if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
                 _exit(1);
             _exit(0);
         }
+        close(go[0]);
+        close(ready[1]);
         char c = 0;
-        assert_int_equal(read(p[0], &c, 1), 1);
+        assert_int_equal(read(ready[0], &c, 1), 1);
         assert_int_equal(c, 'y');
         struct tb_lock *l = NULL;
         th_stderr_begin();
         int rc = tb_lock_acquire(NULL, &l);
         char *err = th_stderr_end(), want[96];
-        assert_int_equal(rc, shared ? TB_LOCK_BAD : TB_LOCK_HELD);
         snprintf(want, sizeof(want), shared ? "held shared by pid %ld" : "run (pid %ld,",
                  (long)pid);
+        close(go[1]);   /* the holder ends */
+        close(ready[0]);
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_int_equal(rc, shared ? TB_LOCK_BAD : TB_LOCK_HELD);
         if (!strstr(err, want))
             th_fail("wanted '%s' in: %s", want, err);
         free(err);
-        assert_int_equal(write(p[1], "x", 1), 1);   /* the holder ends */
-        int st;
-        assert_int_equal(waitpid(pid, &st, 0), pid);
     }
-    close(p[0]);
-    close(p[1]);
 }
 
 /* An existing lock file keeps its mode; a file the run creates is 0644 (every user's run
