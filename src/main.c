@@ -68,6 +68,17 @@ struct common {
     bool quiet;
 };
 
+/* The one rule for words after a command's options where it takes none (run, tune, list,
+ * power, version): an error and the usage, never ignored. -1 after the error, else 0. */
+static int no_operands(int argc, char **argv, int first, const struct tb_usage *u)
+{
+    if (first >= argc)
+        return 0;
+    error("unexpected argument '%s'", argv[first]);
+    tb_usage_print(u, stderr);
+    return -1;
+}
+
 /* "a,b" -> [ "a", "b" ]; "8x8,3x5" -> ( [8, 8], [3, 5] ). Returns -1 on a bad item. */
 static int list_option(struct common *c, const char *opt, const char *arg, const char *path,
                        bool pairs)
@@ -193,8 +204,13 @@ static int parse_run_options(int argc, char **argv, struct common *c, const stru
         case OPT_OUT: tune->out = optarg; break;   /* only in tune's rows */
         case OPT_SECONDS: {
             char label[PATH_MAX + 16];
+            double s;   /* the one number parser (util.h); tune.seconds' range is the schema's */
             snprintf(label, sizeof(label), "--seconds %s", optarg);
-            tb_config_add_override(&c->cfg, "tune.seconds", optarg, label);
+            if (tb_parse_number(optarg, 0, true, 1e6, &s) < 0)
+                tb_diag_add(&c->diag, "--seconds '%s': expected a number of seconds (decimal)",
+                            optarg);
+            else
+                tb_config_add_override(&c->cfg, "tune.seconds", optarg, label);
             break;
         }
         default:
@@ -202,12 +218,7 @@ static int parse_run_options(int argc, char **argv, struct common *c, const stru
             return -1;
         }
     }
-    if (optind < argc) {
-        error("unexpected argument '%s'", argv[optind]);
-        tb_usage_print(u, stderr);
-        return -1;
-    }
-    return 0;
+    return no_operands(argc, argv, optind, u);
 }
 
 /* Block shapes `tune` tries when --blocks is not given: every power-of-two shape from 32
@@ -310,6 +321,11 @@ static int cmd_list(int argc, char **argv)
             return TB_EXIT_USAGE;
         }
     }
+    if (no_operands(argc, argv, optind, &list_usage) < 0) {
+        tb_config_free(&c.cfg);
+        tb_diag_free(&c.diag);
+        return TB_EXIT_USAGE;
+    }
     if (images) {
         tb_config_free(&c.cfg);
         return tb_list_images(images, stdout) < 0 ? TB_EXIT_FAIL : TB_EXIT_OK;
@@ -352,14 +368,11 @@ static int cmd_power(int argc, char **argv)
         switch (opt) {
         case 'b': c.board_file = optarg; break;
         case OPT_SET: tb_config_add_set(&c.cfg, optarg, &c.diag); break;
-        case OPT_SECONDS: {
-            char *end;
-            seconds = strtod(optarg, &end);
-            if (*end || !(seconds > 0 && seconds <= 86400))
+        case OPT_SECONDS:
+            if (tb_parse_number(optarg, 0, true, 86400, &seconds) < 0)   /* util.h's parser */
                 tb_diag_add(&c.diag, "--seconds '%s': expected a number of seconds (0 to 86400]",
                             optarg);
             break;
-        }
         case OPT_FORMAT:
             if (tb_format_parse(optarg, &format) < 0)
                 tb_diag_add(&c.diag, "--format '%s': expected %s", optarg, tb_format_names);
@@ -369,6 +382,11 @@ static int cmd_power(int argc, char **argv)
             tb_config_free(&c.cfg);
             return TB_EXIT_USAGE;
         }
+    }
+    if (no_operands(argc, argv, optind, &power_usage) < 0) {
+        tb_config_free(&c.cfg);
+        tb_diag_free(&c.diag);
+        return TB_EXIT_USAGE;
     }
     char board_path[PATH_MAX], board_why[512];
     c.quiet = true;
@@ -420,6 +438,8 @@ static int cmd_help(int argc, char **argv)
         return tb_config_help(argc > 2 ? argv[2] : NULL, stdout) < 0 ? TB_EXIT_USAGE
                                                                      : TB_EXIT_OK;
     }
+    if (no_operands(argc, argv, 2, &help_usage) < 0)
+        return TB_EXIT_USAGE;
     /* `help --help` (or -h): help's own usage, as `CMD --help` is CMD's */
     const char *name = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ? "help" : argv[1];
     const struct command *c = find_command(name);
@@ -434,6 +454,8 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
+    if (no_operands(argc, argv, 1, &version_usage) < 0)
+        return TB_EXIT_USAGE;
     printf("transpose-bench %s (git %s)\nkernel images: sha256 %s\n", TB_VERSION, TB_GIT_REV,
            tb_images_sha256);
     return TB_EXIT_OK;

@@ -203,6 +203,33 @@ static void test_pareto_names_withheld_points(void **state)
     must_have(th_err(), "no operating point has an energy figure: 2 withheld");
 }
 
+/* #40: a dynamic energy below idle (-3 pJ/B) ranks nothing (it was the front's cheapest
+ * point), and is named with why; a 0.00 GB/s row (a timer gone wrong: 1e-300 GB/s printed
+ * as 0.0 among the best points) is impossible, flagged with file and line, on no front and
+ * no best point. */
+static void test_pareto_takes_no_impossible_figure(void **state)
+{
+    const char *dir = th_scratch();
+    char text[4096], row[512];
+    int len = snprintf(text, sizeof(text), LOG_HEAD);
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s",
+                    orin_row(row, sizeof(row), 5, "15W (0)", "", "", 60, "10.5", ""));
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s",
+                    orin_row(row, sizeof(row), 5, "7W (3)", "", "", 40, "-3.0", ""));
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s# end: complete, 3 rows\n",
+                    orin_row(row, sizeof(row), 5, "25W (1)", "", "", 1e-300, "1.0", ""));
+    const char *log = th_keep(th_write(dir, "orin1_jetson-orin-nano_20261105T023000Z.csv",
+                                       text));
+    assert_int_equal(th_runf("compare --pareto %s", log), 0);
+    must_have(th_out(), "1 of 1 operating points on the front; 1 without an energy figure\n");
+    must_have(th_out(), "\n7W (3): no energy figure: dynamic energy -3 pJ/B is not above idle");
+    must_have(th_err(), "20261105T023000Z.csv:5: blocked 4096x4096: impossible figures");
+    assert_null(strstr(th_out(), "25W"));
+    assert_int_equal(th_runf("compare %s", log), 0);
+    assert_null(strstr(th_out(), " 0.0"));
+    must_have(th_out(), " 60.0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_sides_combine_in_quadrature),
         TH_TEST(test_caps_are_part_of_a_point),
         TH_TEST(test_pareto_names_withheld_points),
+        TH_TEST(test_pareto_takes_no_impossible_figure),
     };
     return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
 }

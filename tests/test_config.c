@@ -542,7 +542,7 @@ static void test_tuned_sweep_is_not_injected(void **state)
     snprintf(path, sizeof(path), "%s/tuned.cfg", dir);
     snprintf(victim, sizeof(victim), "%s/victim", dir);
     free(th_write(dir, "victim", "keep me\n"));
-    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+    snprintf(tmp, sizeof(tmp), "%s.%ld.part", path, (long)getpid());   /* lib/outfile.h's */
     assert_int_equal(symlink(victim, tmp), 0);
     th_stderr_begin();
     assert_true(tb_tune_write(path, &c, &res, "dev\r\nice", "log\n", 1, 1) < 0);

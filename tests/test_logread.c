@@ -249,8 +249,9 @@ static void test_headerless_recovered_log(void **state)
     free(dir);
 }
 
-/* inf, NaN, negative, 1e308 GB/s and a figure 50 times the peak: flagged, never usable;
- * secondary figures that cannot be are no figures; 5e-324 and 12.5 are possible. */
+/* inf, NaN, negative, 1e308 GB/s, 5e-324 GB/s (below 1 MB/s: a timer gone wrong, once shown
+ * as 0.0 among best points, #40) and a figure 50 times the peak: flagged, never usable;
+ * secondary figures that cannot be are no figures; 12.5 is possible. */
 static void test_impossible_numbers_are_flagged(void **state)
 {
     char *dir = th_tmpdir(), *said;
@@ -265,12 +266,12 @@ static void test_impossible_numbers_are_flagged(void **state)
         "# end: complete, 7 rows\n");
     struct tb_logset s;
     assert_int_equal(read_one(&s, path, &said), 7);
-    const bool usable[7] = { false, false, false, false, false, true, true };
+    const bool usable[7] = { false, false, false, false, false, false, true };
     for (int i = 0; i < 7; i++)
         if (tb_log_usable(&s.v[i]) != usable[i])
             th_fail("row %d (%s): usable %d", i, s.v[i].kernel, !usable[i]);
     assert_true(s.v[0].impossible && s.v[2].impossible && s.v[3].impossible &&
-                s.v[4].impossible);
+                s.v[4].impossible && s.v[5].impossible);
     assert_true(isnan(s.v[5].frac_copy) && isnan(s.v[5].gbps_per_w));
     th_assert_close(s.v[6].frac_copy, 0.9, 1e-12);
     must_have(said, "x.csv:3: inf 64x64: impossible figures (gbps 'inf'); flagged");
@@ -438,6 +439,56 @@ static void test_huge_log_format(void **state)
     free(dir);
 }
 
+/* Forged logs (#40): two gbps columns (the last was taken: 99,999 GB/s), a row after the end
+ * line (it was used), a failed night's row (it was a best point), a row naming another
+ * run's night (history dated it so). */
+static void test_forged_logs(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    struct tb_logset s;
+    char *p = th_write(dir, "two.csv", "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                       "cols,block_x,block_y,gbps,rel_sem,status,gbps\n"
+                       "h_b_20261101T020000Z,b,d,k,float,64,64,8,8,10,0.01,ok,99999\n");
+    assert_int_equal(read_one(&s, p, &said), -EINVAL);
+    must_have(said, "two.csv:2: column 'gbps' twice (fields 10 and 13): not read");
+    assert_int_equal(s.n, 0);
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    p = th_write(dir, "after.csv", HEAD "h_b_20261101T020000Z,b,d,k,float,64,64,8,8,10,0.01,ok,,,\n"
+                 "# end: complete, 1 rows\n"
+                 "h_b_20261101T020000Z,b,d,k,float,64,64,8,8,99,0.01,ok,,,\n");
+    assert_int_equal(read_one(&s, p, &said), 1);
+    must_have(said, "after.csv:5: a row after the end line: not read");
+    assert_int_equal(s.problems, 1);
+    th_assert_close(s.v[0].gbps, 10, 0);
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    p = th_write(dir, "failed.csv", "# run_id: h_b_20261102T020000Z\n" HEAD
+                 "h_b_20261102T020000Z,b,d,k,float,64,64,8,8,10,0.01,ok,,,\n"
+                 "# end: failed: the GPU cannot be used (no driver)\n");
+    assert_int_equal(read_one(&s, p, &said), 1);
+    must_have(said, "failed.csv: 1 row in a log that ended 'failed: the GPU cannot be used");
+    assert_false(tb_log_usable(&s.v[0]));
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    p = th_write(dir, "other.csv", "# run_id: h_b_20261103T020000Z\n" HEAD
+                 "h_b_20261001T020000Z,b,d,k,float,64,64,8,8,10,0.01,ok,,,\n"
+                 "# end: complete, 1 rows\n");
+    assert_int_equal(read_one(&s, p, &said), 1);
+    must_have(said, "a row of run 'h_b_20261001T020000Z' in the log of run "
+                    "'h_b_20261103T020000Z': dated by the log");
+    assert_string_equal(s.v[0].night, "2026-11-03");
+    assert_true(tb_log_usable(&s.v[0]));
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_windows_logs_and_board_commas),
         cmocka_unit_test(test_huge_log_format),
         cmocka_unit_test(test_doc_lists_every_key),
+        cmocka_unit_test(test_forged_logs),
     };
     return cmocka_run_group_tests_name("logread", tests, NULL, NULL);
 }

@@ -6,8 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/safeio.h"
@@ -205,9 +208,56 @@ static void test_stuck_file_costs_its_own_worker(void **state)
     free(d);
 }
 
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A read given up at its deadline leaves no thread of this process behind: a thread stuck
+ * in the kernel (a wedged sensor's read, an open stuck in a lookup) keeps the whole process
+ * from being reaped, SIGKILL and exit() included, until the read returns. The read is in
+ * another process, and a lock the run took before it is free once the run has ended. */
+static void test_stuck_read_leaves_no_thread_and_no_descriptor(void **state)
+{
+    char *d = th_tmpdir(), *lock = th_write(d, "lock", "");
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {   /* a fresh process (this test runs first): no reader made before the lock */
+        int fd = open(lock, O_RDWR);
+        char buf[16], why[256];
+        int before = threads_now();
+        int rc = fd >= 0 && flock(fd, LOCK_EX) == 0 ?
+                 tb_safeio_read_fd(p[0], "temp0", buf, sizeof(buf), NULL, 50, why, sizeof(why))
+                 : 0;
+        _exit(rc == -ETIMEDOUT && threads_now() == before ? 0 : 1);
+    }
+    int st = -1;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    int fd = open(lock, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);   /* no reader kept it */
+    close(fd);
+    close(p[1]);   /* the stuck reader's read returns: it ends */
+    close(p[0]);
+    free(lock);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        /* first: its child must start with no reader made yet */
+        cmocka_unit_test_setup(test_stuck_read_leaves_no_thread_and_no_descriptor, guard),
         cmocka_unit_test_setup(test_regular_file_read, guard),
         cmocka_unit_test_setup(test_fifo_is_refused_not_waited_on, guard),
         cmocka_unit_test_setup(test_links_devices_and_directories, guard),

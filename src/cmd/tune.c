@@ -13,6 +13,7 @@
 
 #include "measure/board.h"
 #include "log/csvlog.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 /* Writes the sweep's own settings (not its lists: the points replace them) through the
@@ -59,10 +60,9 @@ void tb_tune_default_path(const struct tb_config *cfg, char *out, size_t n)
 int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb_runner_result *res,
                   const char *device, const char *log_path, size_t measured, size_t total)
 {
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof(tmp), "%.*s.%ld.tmp", PATH_MAX - 32, path, (long)getpid());
-    /* our own new file, never through a link planted at the name */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    char tmp[PATH_MAX + 32];
+    /* our own new file, never through a link planted at the name (lib/outfile.h) */
+    int fd = tb_outfile_tmp(path, tmp, sizeof(tmp));
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         int e = errno;
@@ -106,12 +106,13 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
     struct nest n = { f, "" };
     tb_config_dump(cfg, tuned_setting, &n);
     fprintf(f, "%s};\n", n.open[0] ? "  };\n" : "");
-    if (fclose(f) != 0 || written == 0 || rename(tmp, path) != 0) {
+    if (fclose(f) != 0 || written == 0) {
         int e = errno;
-        remove(tmp);
+        remove(tmp);   /* our own temporary */
         if (written == 0)
             return error("tune: no point was measured, nothing to write to '%s'", path);
         return error("cannot write tuned sweep '%s': %s", path, strerror(e));
     }
-    return written;
+    /* the outputs' rule again at the last moment: never over a device, a FIFO or a log */
+    return tb_outfile_commit("tune", tmp, path) < 0 ? -1 : written;
 }

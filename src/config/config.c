@@ -236,6 +236,40 @@ bool tb_config_is_int(const config_setting_t *s)
 
 /* ---- generic settings ------------------------------------------------------------- */
 
+/* A string setting: of its choices where it has some, never empty where it has a default,
+ * and within TB_STR. */
+static void load_string(struct tb_cfg_load *x, const struct tb_cfg_row *sc, config_setting_t *s,
+                        char *base, int t)
+{
+    if (t != CONFIG_TYPE_STRING) {
+        TB_CFG_DIAG(x, sc->file, s, "'%s' must be a string, got %s", sc->path, tb_config_type_name(t));
+        return;
+    }
+    const char *v = config_setting_get_string(s);
+    if (!v[0] && sc->def_s) {   /* output.dir = "": no folder; left out, the default */
+        TB_CFG_DIAG(x, sc->file, s, "'%s' is empty: give a value, or leave the setting out "
+                    "for '%s'", sc->path, sc->def_s);
+        return;
+    }
+    if (sc->choices) {
+        char list[TB_STR];
+        tb_strlcpy(list, sc->choices, sizeof(list));
+        bool found = false;
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+            found |= !strcmp(tok, v);
+        if (!found) {
+            TB_CFG_DIAG(x, sc->file, s, "'%s' must be one of %s, got '%s'", sc->path, sc->choices,
+                    v);
+            return;
+        }
+    }
+    if (strlen(v) >= TB_STR) {
+        TB_CFG_DIAG(x, sc->file, s, "'%s' is longer than %d characters", sc->path, TB_STR - 1);
+        return;
+    }
+    tb_strlcpy(base + sc->off, v, TB_STR);
+}
+
 static void load_scalar(struct tb_cfg_load *x, const struct tb_cfg_row *sc, config_setting_t *s)
 {
     char *base = (char *)x->c;
@@ -284,31 +318,9 @@ static void load_scalar(struct tb_cfg_load *x, const struct tb_cfg_row *sc, conf
         }
         *(bool *)(base + sc->off) = config_setting_get_bool(s);
         return;
-    case S_STRING: {
-        if (t != CONFIG_TYPE_STRING) {
-            TB_CFG_DIAG(x, sc->file, s, "'%s' must be a string, got %s", sc->path, tb_config_type_name(t));
-            return;
-        }
-        const char *v = config_setting_get_string(s);
-        if (sc->choices) {
-            char list[TB_STR];
-            tb_strlcpy(list, sc->choices, sizeof(list));
-            bool found = false;
-            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
-                found |= !strcmp(tok, v);
-            if (!found) {
-                TB_CFG_DIAG(x, sc->file, s, "'%s' must be one of %s, got '%s'", sc->path, sc->choices,
-                        v);
-                return;
-            }
-        }
-        if (strlen(v) >= TB_STR) {
-            TB_CFG_DIAG(x, sc->file, s, "'%s' is longer than %d characters", sc->path, TB_STR - 1);
-            return;
-        }
-        tb_strlcpy(base + sc->off, v, TB_STR);
+    case S_STRING:
+        load_string(x, sc, s, base, t);
         return;
-    }
     default:
         return;
     }

@@ -19,6 +19,24 @@ static void free_strv(char **v, size_t n)
     free(v);
 }
 
+/* The one rule of every list setting: an entry once (sizes 64x64,64x64 measured every point
+ * twice). The index of an earlier entry equal to v among v[0..n), else -1. */
+static int listed_before(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return (int)i;
+    return -1;
+}
+
+static int listed_before_l(const long *v, size_t n, size_t stride, const long *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!memcmp(v + i * stride, s, stride * sizeof(*v)))
+            return (int)i;
+    return -1;
+}
+
 void tb_config_load_kernels(struct tb_cfg_load *x, config_setting_t *s)
 {
     struct tb_sweep_cfg *sw = &x->c->sweep;
@@ -46,8 +64,15 @@ void tb_config_load_kernels(struct tb_cfg_load *x, config_setting_t *s)
                     tb_config_type_name(config_setting_type(e)));
             continue;
         }
+        const char *name = config_setting_get_string(e);
+        int twice = listed_before(sw->kernels, sw->n_kernels, name);
+        if (twice >= 0) {
+            TB_CFG_DIAG(x, TB_CFG_SWEEP, e, "'sweep.kernels' entry %d: '%s' is listed already "
+                        "(entry %d): each point is measured once", i + 1, name, twice + 1);
+            continue;
+        }
         sw->kernel_at[sw->n_kernels] = strdup(tb_config_where(x->c, TB_CFG_SWEEP, e).text);
-        sw->kernels[sw->n_kernels++] = strdup(config_setting_get_string(e));
+        sw->kernels[sw->n_kernels++] = strdup(name);
     }
 }
 
@@ -93,7 +118,11 @@ static size_t load_pairs(struct tb_cfg_load *x, config_setting_t *s, const char 
             }
             v[j] = (long)val;
         }
-        if (!ok)
+        int twice = ok ? listed_before_l(&out[0][0], k, 2, v) : -1;
+        if (twice >= 0)
+            TB_CFG_DIAG(x, TB_CFG_SWEEP, e, "'%s' entry %d: [%ld, %ld] is listed already (entry "
+                        "%d): each point is measured once", what, i + 1, v[0], v[1], twice + 1);
+        if (!ok || twice >= 0)
             continue;
         out[k][0] = v[0];
         out[k][1] = v[1];
@@ -271,7 +300,12 @@ void tb_config_load_power_modes(struct tb_cfg_load *x, config_setting_t *s)
                         "(0-999) or a mode name without spaces", i + 1);
             continue;
         }
-        sw->power_modes[sw->n_power_modes++] = strdup(buf);
+        int twice = listed_before(sw->power_modes, sw->n_power_modes, buf);
+        if (twice >= 0)
+            TB_CFG_DIAG(x, TB_CFG_SWEEP, e, "'sweep.power_modes' entry %d: '%s' is listed "
+                        "already (entry %d)", i + 1, buf, twice + 1);
+        else
+            sw->power_modes[sw->n_power_modes++] = strdup(buf);
     }
 }
 
@@ -301,7 +335,13 @@ void tb_config_load_clock_caps(struct tb_cfg_load *x, config_setting_t *s)
                         what, i + 1);
             continue;
         }
-        (*v)[(*k)++] = (long)mhz;
+        long m = (long)mhz;
+        int twice = listed_before_l(*v, *k, 1, &m);
+        if (twice >= 0)
+            TB_CFG_DIAG(x, TB_CFG_SWEEP, e, "'%s' entry %d: %ld is listed already (entry %d)",
+                        what, i + 1, m, twice + 1);
+        else
+            (*v)[(*k)++] = m;
     }
 }
 

@@ -1,12 +1,17 @@
-/* safeio.c: see safeio.h. The deadline needs a second thread: poll() says a regular file
- * is always readable, and a sysfs read blocks inside the driver (an INA3221 behind a wedged
- * I2C bus) where no signal or timeout of ours reaches it. So reads run on worker threads
- * kept in a small pool (no thread or allocation per read, as the sampler needs); a read
- * that misses its deadline leaves its worker behind, which frees itself if the read ever
- * returns. A child process would work too, but forking a process that holds a CUDA context
- * and a sampler thread ten times a second costs far more than a parked thread. */
+/* safeio.c: see safeio.h. The deadline needs a second flow of control: poll() says a regular
+ * file is always readable, and a sysfs read blocks inside the driver (an INA3221 behind a
+ * wedged I2C bus, an open stuck in a lookup) where no signal or timeout of ours reaches it.
+ * A thread stuck there is still part of this process, and Linux reaps no process before
+ * every thread of it has left the kernel: SIGKILL and exit() alike wait (a zombie for as
+ * long as the read hangs). So the reads run in reader processes, kept in a small pool and
+ * reused (no fork per read, as the sampler needs); a read past its deadline leaves its
+ * reader behind, never a thread of ours, so this process exits on time whatever a reader
+ * waits on. The readers are forked by one small spawner process, itself forked at the first
+ * read (before a sweep's buffers exist), so no reader shares, and copies on write, the
+ * pages of a big CPU point. Not here: what a caller does with a failed read. */
 #include "lib/safeio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,82 +20,158 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/util.h"
 
-/* Healthy workers (idle or busy, not given up) at most, and given-up ones still stuck: a
- * stuck file costs its own worker, never one that a healthy sensor needs, and past
- * MAX_STUCK stuck readers a read fails at once rather than pile up threads. */
+/* Healthy readers (idle or busy, not given up) at most, and given-up ones still stuck: a
+ * stuck file costs its own reader, never one that a healthy sensor needs, and past
+ * MAX_STUCK stuck readers a read fails at once rather than pile up processes. */
 #define MAX_WORKERS 8
 #define MAX_STUCK 32
 
+/* What a reader is asked (fixed size: one recv) and what it answers before the bytes. */
+struct request {
+    int32_t has_fd;      /* 1: read the descriptor sent with the request; 0: open path */
+    int32_t flags;
+    uint32_t cap;        /* read at most cap bytes, one past the caller's bound */
+    char path[PATH_MAX];
+};
+
+enum stage { ST_OK, ST_OPEN, ST_STAT, ST_LINK, ST_KIND, ST_REOPEN, ST_READ };
+
+struct answer {
+    int32_t stage;       /* enum stage: where it failed, or ST_OK */
+    int32_t err;         /* errno there */
+    uint32_t mode;       /* st_mode, for ST_KIND */
+    uint32_t got;        /* bytes read (<= cap); min(got, cap - 1) of them follow */
+};
+
 struct worker {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;          /* CLOCK_MONOTONIC */
-    bool busy, abandoned;
-    int fd;                     /* the worker's own descriptor; it closes it */
-    char path[PATH_MAX];        /* a path job: opened by the worker (the open and the
-                                 * lookup under the deadline too); "" for an fd job */
-    int flags;
-    char key[PATH_MAX];         /* what is read (path, or the caller's name for an fd) */
-    char why[PATH_MAX + 256];   /* the open's failure, for a path job */
-    size_t cap, got;            /* read at most cap bytes (one past the caller's bound) */
-    int err;                    /* 0 or errno of the open or read */
+    int sock;                   /* our end of the reader's socket */
+    char key[PATH_MAX];         /* what it reads now (path, or the caller's name for an fd) */
     struct worker *next;        /* in the idle pool, or in the stuck list */
-    char buf[TB_SAFEIO_MAX + 1];
 };
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct worker *pool;     /* idle workers */
-static struct worker *stuck;    /* given-up workers whose read has not returned */
-static unsigned live, n_stuck;  /* workers alive (all kinds), and of them stuck */
+static struct worker *pool;     /* idle readers */
+static struct worker *stuck;    /* given-up readers whose read has not returned */
+static unsigned healthy, n_stuck;
+static int spawner = -1;        /* our end of the spawner's socket */
 static atomic_uint abandoned_n;
 
 unsigned tb_safeio_abandoned(void) { return atomic_load(&abandoned_n); }
 
-unsigned tb_safeio_stuck(void)
-{
-    pthread_mutex_lock(&pool_mu);
-    unsigned n = n_stuck;
-    pthread_mutex_unlock(&pool_mu);
-    return n;
-}
+/* ---- in the spawner and the readers: async-signal-safe calls only (forked from a process
+ * with threads), no allocation, no stdio, _exit ---------------------------------------- */
 
-static void worker_free(struct worker *w)
+/* Closes every descriptor but keep: no reader holds the run's lock, its log, a pipe whose
+ * EOF someone waits for (tegrastats', cron's stdout), or anything else of ours. */
+static void close_all_but(int keep)
 {
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
-    free(w);
-}
-
-static int open_regular(const char *path, int flags, char *why, size_t why_n);
-
-/* The job itself: the open (a path job), then the read to EOF or cap. A non-blocking
- * descriptor (a pipe in a test) is polled in short steps so that a given-up worker notices
- * and ends. */
-static void worker_read(struct worker *w)
-{
-    w->got = 0;
-    w->err = 0;
-    w->why[0] = '\0';
-    if (w->path[0]) {
-        int fd = open_regular(w->path, w->flags, w->why, sizeof(w->why));
-        if (fd < 0) {
-            w->err = -fd;
-            return;
+    static char dents[8192];
+    static int fds[4096];
+    int n = 0, d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    long got;
+    while (d >= 0 && (got = syscall(SYS_getdents64, d, dents, sizeof(dents))) > 0)
+        for (long off = 0; off < got;) {
+            struct dirent64 *e = (struct dirent64 *)(dents + off);
+            int fd = 0;
+            const char *p = e->d_name;
+            for (; *p >= '0' && *p <= '9' && fd < 1 << 24; p++)
+                fd = fd * 10 + (*p - '0');
+            if (p != e->d_name && !*p && n < (int)(sizeof(fds) / sizeof(*fds)))
+                fds[n++] = fd;
+            off += e->d_reclen;
         }
-        w->fd = fd;
+    for (int i = 0; i < n; i++)
+        if (fds[i] != keep && fds[i] != d)
+            close(fds[i]);
+    if (d >= 0)
+        close(d);
+    else
+        for (int fd = 0; fd < 1024; fd++)   /* no /proc: the usual range */
+            if (fd != keep)
+                close(fd);
+}
+
+/* A forked helper's start: it dies with its parent, takes no signal meant for the run
+ * (the terminal's ^C goes to the whole group) and runs no handler of the run's. */
+static bool child_setup(pid_t parent, int keep)
+{
+    struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+    for (int s = 1; s < 65; s++)
+        sigaction(s, &dfl, NULL);
+    static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGPIPE, SIGTSTP };
+    for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++)
+        sigaction(quiet[i], &ign, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        return false;   /* the parent is already gone */
+    close_all_but(keep);
+    return true;
+}
+
+/* open_regular's work without words (the parent words it): an O_PATH look first (no open
+ * of a FIFO or a device, whose open alone may block or act), then the same inode reopened
+ * through /proc/self/fd. */
+static int open_regular_raw(const char *path, int flags, struct answer *a)
+{
+    int nofollow = flags & TB_SAFEIO_LINK_OK ? 0 : O_NOFOLLOW;
+    int pfd = open(path, O_PATH | O_CLOEXEC | nofollow);
+    if (pfd < 0) {
+        a->stage = ST_OPEN;
+        a->err = errno;
+        return -1;
     }
-    while (w->got < w->cap) {
-        ssize_t r = read(w->fd, w->buf + w->got, w->cap - w->got);
+    struct stat st;
+    int e = fstat(pfd, &st) < 0 ? errno : 0;
+    if (e || !S_ISREG(st.st_mode)) {
+        a->err = e;
+        /* O_PATH | O_NOFOLLOW opens a link itself */
+        a->stage = e ? ST_STAT : S_ISLNK(st.st_mode) ? ST_LINK : ST_KIND;
+        a->mode = e ? 0 : (uint32_t)st.st_mode;
+        close(pfd);
+        return -1;
+    }
+    char proc[32] = "/proc/self/fd/", *p = proc + 14;
+    char digits[12];
+    int nd = 0;
+    for (int v = pfd; nd == 0 || v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd)
+        *p++ = digits[--nd];
+    *p = '\0';
+    int fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0 && errno == ENOENT)   /* no /proc: the plain open, still without links */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
+    a->err = errno;
+    close(pfd);
+    if (fd < 0)
+        a->stage = ST_REOPEN;
+    return fd;
+}
+
+/* Reads to EOF or cap; a non-blocking descriptor (a pipe in a test) is polled. */
+static void read_all(int fd, char *buf, struct answer *a, uint32_t cap)
+{
+    while (a->got < cap) {
+        ssize_t r = read(fd, buf + a->got, cap - a->got);
         if (r > 0) {
-            w->got += (size_t)r;
+            a->got += (uint32_t)r;
             continue;
         }
         if (r == 0)
@@ -98,122 +179,349 @@ static void worker_read(struct worker *w)
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN) {
-            pthread_mutex_lock(&w->mu);
-            bool gone = w->abandoned;
-            pthread_mutex_unlock(&w->mu);
-            if (gone)
-                break;
-            struct pollfd p = { w->fd, POLLIN, 0 };
-            poll(&p, 1, 50);
+            struct pollfd p = { fd, POLLIN, 0 };
+            poll(&p, 1, -1);
             continue;
         }
-        w->err = errno;
+        a->stage = ST_READ;
+        a->err = errno;
         break;
     }
-    close(w->fd);
-    w->fd = -1;
 }
 
-static void *worker_main(void *arg)
+static bool send_all(int sock, const void *p, size_t n)
 {
-    struct worker *w = arg;
-    pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (!w->busy)
-            pthread_cond_wait(&w->cv, &w->mu);
-        pthread_mutex_unlock(&w->mu);
-        worker_read(w);
-        pthread_mutex_lock(&w->mu);
-        w->busy = false;
-        if (w->abandoned) {     /* the caller left: the stuck list is the only other holder */
-            pthread_mutex_unlock(&w->mu);
-            pthread_mutex_lock(&pool_mu);
-            for (struct worker **pp = &stuck; *pp; pp = &(*pp)->next)
-                if (*pp == w) {
-                    *pp = w->next;
-                    break;
-                }
-            n_stuck--;
-            live--;
-            pthread_mutex_unlock(&pool_mu);
-            worker_free(w);
-            return NULL;
-        }
-        pthread_cond_broadcast(&w->cv);
+    while (n) {
+        ssize_t w = send(sock, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p = (const char *)p + w;
+        n -= (size_t)w;
     }
+    return true;
 }
 
-/* An idle worker from the pool, or a new one; NULL with errno EBUSY (key is still stuck
- * from an earlier read: it gets no second worker), EAGAIN (too many stuck, or every healthy
- * worker busy) or another error. */
-static struct worker *worker_get(const char *key)
+/* Sends iov's bytes on sock, with fd (>= 0) passed along (SCM_RIGHTS); the bytes sent, or
+ * -1. Async-signal-safe (the spawner uses it). */
+static ssize_t send_with_fd(int sock, void *p, size_t n, int fd)
 {
-    pthread_mutex_lock(&pool_mu);
-    for (struct worker *s = stuck; s; s = s->next)
-        if (!strcmp(s->key, key)) {
-            pthread_mutex_unlock(&pool_mu);
-            errno = EBUSY;
-            return NULL;
-        }
-    if (n_stuck >= MAX_STUCK) {
-        pthread_mutex_unlock(&pool_mu);
-        errno = EAGAIN;
-        return NULL;
+    char ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { p, n };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (fd >= 0) {
+        memset(ctl, 0, sizeof(ctl));
+        m.msg_control = ctl;
+        m.msg_controllen = sizeof(ctl);
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(h), &fd, sizeof(int));
     }
-    struct worker *w = pool;
-    if (w) {
-        pool = w->next;
-        pthread_mutex_unlock(&pool_mu);
-        return w;
-    }
-    if (live - n_stuck >= MAX_WORKERS) {
-        pthread_mutex_unlock(&pool_mu);
-        errno = EAGAIN;
-        return NULL;
-    }
-    live++;
-    pthread_mutex_unlock(&pool_mu);
-    w = calloc(1, sizeof(*w));
-    pthread_condattr_t ca;
-    pthread_attr_t ta;
-    pthread_t t;
-    int rc = w ? 0 : ENOMEM;
-    if (!rc) {
-        pthread_mutex_init(&w->mu, NULL);
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&w->cv, &ca);
-        pthread_condattr_destroy(&ca);
-        w->fd = -1;
-        pthread_attr_init(&ta);
-        pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&ta, 64 * 1024);
-        /* the workers take no signal: a handler's flag is the main thread's to see */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_BLOCK, &all, &old);
-        rc = pthread_create(&t, &ta, worker_main, w);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        pthread_attr_destroy(&ta);
-        if (rc)
-            worker_free(w);
-    }
-    if (rc) {
-        pthread_mutex_lock(&pool_mu);
-        live--;
-        pthread_mutex_unlock(&pool_mu);
-        errno = rc;
-        return NULL;
-    }
+    ssize_t w;
+    while ((w = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
     return w;
 }
 
-static void worker_put(struct worker *w)
+/* One request (and the descriptor it may carry); false on EOF or an error. */
+static bool recv_request(int sock, struct request *rq, int *fd)
+{
+    char ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { rq, sizeof(*rq) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                        .msg_controllen = sizeof(ctl) };
+    *fd = -1;
+    ssize_t r;
+    while ((r = recvmsg(sock, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        memcpy(fd, CMSG_DATA(c), sizeof(int));
+    return r == (ssize_t)sizeof(*rq);
+}
+
+/* A reader: one request at a time until its socket closes. */
+static void reader_main(int sock)
+{
+    static char buf[TB_SAFEIO_MAX + 1];
+    static struct request rq;
+    int fd;
+    while (recv_request(sock, &rq, &fd)) {
+        struct answer a = { 0 };
+        rq.path[sizeof(rq.path) - 1] = '\0';
+        if (!rq.has_fd)
+            fd = open_regular_raw(rq.path, rq.flags, &a);
+        if (fd >= 0) {
+            read_all(fd, buf, &a, rq.cap <= sizeof(buf) ? rq.cap : (uint32_t)sizeof(buf));
+            close(fd);
+        } else if (rq.has_fd) {
+            a.stage = ST_READ;
+            a.err = EBADF;
+        }
+        uint32_t keep = a.got < rq.cap ? a.got : rq.cap - 1;
+        if (!send_all(sock, &a, sizeof(a)) || !send_all(sock, buf, keep))
+            break;
+    }
+    _exit(0);
+}
+
+/* The spawner: a byte asks for a reader; it answers with the reader's socket. Readers are
+ * its children, reaped by the kernel (SIGCHLD ignored). */
+static void spawner_main(int sock)
+{
+    struct sigaction ign = { .sa_handler = SIG_IGN };
+    sigaction(SIGCHLD, &ign, NULL);
+    char c;
+    pid_t me = getpid();
+    while (recv(sock, &c, 1, 0) == 1) {
+        int sv[2] = { -1, -1 };
+        int rc = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+        pid_t pid = rc == 0 ? fork() : -1;
+        if (pid == 0) {
+            if (child_setup(me, sv[1]))
+                reader_main(sv[1]);
+            _exit(0);
+        }
+        int32_t err = pid > 0 ? 0 : errno;
+        bool sent = send_with_fd(sock, &err, sizeof(err), pid > 0 ? sv[0] : -1) ==
+                    (ssize_t)sizeof(err);
+        if (sv[0] >= 0) {
+            close(sv[0]);
+            close(sv[1]);
+        }
+        if (!sent)
+            break;
+    }
+    _exit(0);
+}
+
+/* ---- in this process ------------------------------------------------------------------ */
+
+/* The spawner, forked at the first read; -1 with errno. Called under pool_mu. */
+static int spawner_start(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return -1;
+    pid_t me = getpid(), pid = fork();
+    if (pid == 0) {
+        if (child_setup(me, sv[1]))
+            spawner_main(sv[1]);
+        _exit(0);
+    }
+    int e = errno;
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        errno = e;
+        return -1;
+    }
+    /* not waited for: it ends when this process does (its socket closes); SIGCHLD's
+     * default is to ignore, and a zombie of it is reaped by init after us */
+    spawner = sv[0];
+    return 0;
+}
+
+/* A new reader's socket from the spawner (started, or started again if it died). */
+static int reader_new(void)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (spawner < 0 && spawner_start() < 0)
+            return -1;
+        char ctl[CMSG_SPACE(sizeof(int))], c = 'r';
+        int32_t err = EIO;
+        struct iovec iov = { &err, sizeof(err) };
+        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                            .msg_controllen = sizeof(ctl) };
+        if (send(spawner, &c, 1, MSG_NOSIGNAL) == 1 &&
+            recvmsg(spawner, &m, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof(err)) {
+            struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+            int fd = -1;
+            if (!err && h && h->cmsg_type == SCM_RIGHTS)
+                memcpy(&fd, CMSG_DATA(h), sizeof(int));
+            if (fd < 0)
+                errno = err ? err : EIO;
+            return fd;
+        }
+        close(spawner);   /* gone (killed?): one more, once */
+        spawner = -1;
+    }
+    errno = EIO;
+    return -1;
+}
+
+/* Given-up readers whose read has returned since (their answer, or their end, is there to
+ * read): closed, which ends them. Under pool_mu. */
+static void reap_stuck(void)
+{
+    for (struct worker **pp = &stuck; *pp;) {
+        struct worker *w = *pp;
+        struct pollfd p = { w->sock, POLLIN, 0 };
+        if (poll(&p, 1, 0) > 0) {
+            *pp = w->next;
+            close(w->sock);
+            free(w);
+            n_stuck--;
+        } else {
+            pp = &w->next;
+        }
+    }
+}
+
+unsigned tb_safeio_stuck(void)
 {
     pthread_mutex_lock(&pool_mu);
-    w->next = pool;
-    pool = w;
+    reap_stuck();
+    unsigned n = n_stuck;
     pthread_mutex_unlock(&pool_mu);
+    return n;
+}
+
+/* An idle reader from the pool, or a new one; NULL with errno EBUSY (key is still stuck
+ * from an earlier read: it gets no second reader), EAGAIN (too many stuck, or every healthy
+ * reader busy) or another error. */
+static struct worker *worker_get(const char *key)
+{
+    pthread_mutex_lock(&pool_mu);
+    reap_stuck();
+    int e = 0;
+    for (struct worker *s = stuck; s && !e; s = s->next)
+        if (!strcmp(s->key, key))
+            e = EBUSY;
+    if (!e && n_stuck >= MAX_STUCK)
+        e = EAGAIN;
+    struct worker *w = e ? NULL : pool;
+    if (w)
+        pool = w->next;
+    else if (!e && healthy >= MAX_WORKERS)
+        e = EAGAIN;
+    else if (!e && !(w = calloc(1, sizeof(*w))))
+        e = ENOMEM;
+    else if (!e && (w->sock = reader_new()) < 0) {
+        e = errno;
+        free(w);
+        w = NULL;
+    } else if (!e) {
+        healthy++;
+    }
+    if (w)
+        tb_strlcpy(w->key, key, sizeof(w->key));
+    pthread_mutex_unlock(&pool_mu);
+    errno = e;
+    return w;
+}
+
+/* A reader done with: back to the pool, or (given up, or broken) left to end. */
+static void worker_put(struct worker *w, bool given_up, bool broken)
+{
+    pthread_mutex_lock(&pool_mu);
+    if (given_up) {
+        healthy--;
+        w->next = stuck;
+        stuck = w;
+        n_stuck++;
+    } else if (broken) {
+        healthy--;
+        close(w->sock);
+        free(w);
+    } else {
+        w->next = pool;
+        pool = w;
+    }
+    pthread_mutex_unlock(&pool_mu);
+}
+
+static int ms_left(const struct timespec *end)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms = (long long)(end->tv_sec - now.tv_sec) * 1000 +
+                   (end->tv_nsec - now.tv_nsec) / 1000000;
+    return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* n bytes from the reader before end: 0, -ETIMEDOUT, or -EIO (it ended, or broke). */
+static int recv_until(int sock, void *p, size_t n, const struct timespec *end)
+{
+    while (n) {
+        struct pollfd q = { sock, POLLIN, 0 };
+        int r = poll(&q, 1, ms_left(end));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            return -ETIMEDOUT;
+        ssize_t got = r > 0 ? recv(sock, p, n, MSG_DONTWAIT) : -1;
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (got <= 0)
+            return -EIO;
+        p = (char *)p + got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+/* The request to the reader, with fd (>= 0) as its descriptor. */
+static bool send_request(int sock, const struct request *rq, int fd)
+{
+    return send_with_fd(sock, (void *)rq, sizeof(*rq), fd) == (ssize_t)sizeof(*rq);
+}
+
+static const char *kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ?
+           "a block device" : S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" :
+           "not a regular file";
+}
+
+/* The reader's answer in words; the negative errno to return. */
+static int answer_words(const struct answer *a, const char *what, char *why, size_t why_n)
+{
+    switch (a->stage) {
+    case ST_OK: return 0;
+    case ST_LINK:
+        snprintf(why, why_n, "'%s' is a symbolic link where a file is expected: not "
+                 "followed", what);
+        return -ELOOP;
+    case ST_KIND:
+        snprintf(why, why_n, "'%s' is %s, not a regular file: not read", what,
+                 kind((mode_t)a->mode));
+        return -EINVAL;
+    case ST_STAT:
+        snprintf(why, why_n, "cannot stat '%s': %s", what, strerror(a->err));
+        return -a->err;
+    case ST_READ:
+        snprintf(why, why_n, "cannot read '%s': %s", what, strerror(a->err));
+        return -a->err;
+    default:
+        snprintf(why, why_n, "cannot open '%s': %s", what, strerror(a->err));
+        return -a->err;
+    }
+}
+
+static void deadline_after(struct timespec *end, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, end);
+    end->tv_sec += ms / 1000;
+    end->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (end->tv_nsec >= 1000000000L) {
+        end->tv_sec++;
+        end->tv_nsec -= 1000000000L;
+    }
+}
+
+static int no_reader(const char *what, char *why, size_t why_n)
+{
+    int e = errno;
+    snprintf(why, why_n, "cannot read '%s': %s", what, e == EBUSY ?
+             "still stuck in an earlier read, given up (a sensor or driver that never "
+             "answers): not tried again while it is" : e == EAGAIN ?
+             "too many earlier reads are stuck (a sensor or driver that never answers)"
+             : strerror(e));
+    return e == EAGAIN || e == EBUSY ? -ETIMEDOUT : -e;
 }
 
 /* Runs one job (fd >= 0: read it; else open path and read it) within the deadline. */
@@ -229,74 +537,46 @@ static int run_job(int fd, const char *path, int flags, const char *what, char *
     buf[0] = '\0';
     if (deadline_ms <= 0)
         deadline_ms = TB_SAFEIO_DEADLINE_MS;
-    if (path && strlen(path) >= PATH_MAX) {
+    static struct request zero;
+    struct request rq = zero;
+    if (path && tb_strlcpy(rq.path, path, sizeof(rq.path)) >= sizeof(rq.path)) {
         snprintf(why, why_n, "cannot open '%.200s...': %s", path, strerror(ENAMETOOLONG));
         return -ENAMETOOLONG;
     }
+    rq.has_fd = !path;
+    rq.flags = flags;
+    rq.cap = (uint32_t)n;   /* one byte past the bound: tells a longer file from one that fits */
     struct worker *w = worker_get(what);
-    if (!w) {
-        int e = errno;
-        snprintf(why, why_n, "cannot read '%s': %s", what, e == EBUSY ?
-                 "still stuck in an earlier read, given up (a sensor or driver that never "
-                 "answers): not tried again while it is" : e == EAGAIN ?
-                 "too many earlier reads are stuck (a sensor or driver that never answers)"
-                 : strerror(e));
-        return e == EAGAIN || e == EBUSY ? -ETIMEDOUT : -e;
-    }
-    int dup_fd = -1;
-    if (!path && (dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-        int e = errno;
-        worker_put(w);
-        snprintf(why, why_n, "cannot read '%s': %s", what, strerror(e));
-        return -e;
-    }
+    if (!w)
+        return no_reader(what, why, why_n);
     struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += deadline_ms / 1000;
-    end.tv_nsec += (long)(deadline_ms % 1000) * 1000000L;
-    if (end.tv_nsec >= 1000000000L) {
-        end.tv_sec++;
-        end.tv_nsec -= 1000000000L;
+    deadline_after(&end, deadline_ms);
+    struct answer a;
+    int rc = send_request(w->sock, &rq, path ? -1 : fd) ? recv_until(w->sock, &a, sizeof(a),
+                                                                      &end) : -EIO;
+    uint32_t keep = rc == 0 ? (a.got < n ? a.got : (uint32_t)n - 1) : 0;
+    if (rc == 0 && (a.got > n || (rc = recv_until(w->sock, buf, keep, &end)) != 0))
+        rc = rc ? rc : -EIO;
+    worker_put(w, rc == -ETIMEDOUT, rc == -EIO);
+    if (rc == -ETIMEDOUT) {
+        atomic_fetch_add(&abandoned_n, 1);
+        snprintf(why, why_n, "%s '%s' did not finish within %d ms (a stuck driver or "
+                 "sensor?): given up", path ? "opening and reading" : "reading", what,
+                 deadline_ms);
+        return rc;
     }
-    pthread_mutex_lock(&w->mu);
-    w->fd = dup_fd;
-    tb_strlcpy(w->path, path ? path : "", sizeof(w->path));
-    tb_strlcpy(w->key, what, sizeof(w->key));
-    w->flags = flags;
-    w->cap = n;   /* one byte past the bound: tells a longer file from one that fits */
-    w->busy = true;
-    pthread_cond_broadcast(&w->cv);
-    while (w->busy)
-        if (pthread_cond_timedwait(&w->cv, &w->mu, &end) == ETIMEDOUT && w->busy) {
-            w->abandoned = true;   /* the worker frees itself when the read returns */
-            pthread_mutex_lock(&pool_mu);
-            w->next = stuck;
-            stuck = w;
-            n_stuck++;
-            pthread_mutex_unlock(&pool_mu);
-            pthread_mutex_unlock(&w->mu);
-            atomic_fetch_add(&abandoned_n, 1);
-            snprintf(why, why_n, "%s '%s' did not finish within %d ms (a stuck driver "
-                     "or sensor?): given up", path ? "opening and reading" : "reading", what,
-                     deadline_ms);
-            return -ETIMEDOUT;
-        }
-    int err = w->err;
-    size_t got = w->got;
-    if (err && w->why[0])
-        tb_strlcpy(why, w->why, why_n);
-    else if (err)
-        snprintf(why, why_n, "cannot read '%s': %s", what, strerror(err));
-    memcpy(buf, w->buf, got < n ? got : n - 1);
-    pthread_mutex_unlock(&w->mu);
-    worker_put(w);
-    if (err)
-        return -err;
-    size_t keep = got < n ? got : n - 1;
+    if (rc) {
+        snprintf(why, why_n, "cannot read '%s': its reader process ended", what);
+        return rc;
+    }
     buf[keep] = '\0';
+    if ((rc = answer_words(&a, what, why, why_n)) != 0) {
+        buf[0] = '\0';
+        return rc;
+    }
     if (len)
         *len = keep;
-    if (got >= n) {
+    if (a.got >= n) {
         snprintf(why, why_n, "'%s' is longer than %zu bytes: not read whole", what, n - 1);
         return -EFBIG;
     }
@@ -308,55 +588,6 @@ int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len
 {
     return run_job(fd, NULL, 0, what, buf, n, len, deadline_ms, why, why_n);
 }
-
-static const char *kind(mode_t m)
-{
-    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ?
-           "a block device" : S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" :
-           "not a regular file";
-}
-
-/* Opens path for reading only once it is known to be a regular file: an O_PATH look
- * first (no open of a FIFO or a device, whose open alone may block or act), then the
- * same inode reopened through /proc/self/fd. */
-static int open_regular(const char *path, int flags, char *why, size_t why_n)
-{
-    int nofollow = flags & TB_SAFEIO_LINK_OK ? 0 : O_NOFOLLOW;
-    int pfd = open(path, O_PATH | O_CLOEXEC | nofollow);
-    if (pfd < 0) {
-        int e = errno;
-        snprintf(why, why_n, "cannot open '%s': %s", path, strerror(e));
-        return -e;
-    }
-    struct stat st;
-    int e = fstat(pfd, &st) < 0 ? errno : 0;
-    if (e || !S_ISREG(st.st_mode)) {
-        bool lnk = !e && S_ISLNK(st.st_mode);   /* O_PATH | O_NOFOLLOW opens the link itself */
-        if (lnk)
-            snprintf(why, why_n, "'%s' is a symbolic link where a file is expected: not "
-                     "followed", path);
-        else if (e)
-            snprintf(why, why_n, "cannot stat '%s': %s", path, strerror(e));
-        else
-            snprintf(why, why_n, "'%s' is %s, not a regular file: not read", path,
-                     kind(st.st_mode));
-        close(pfd);
-        return lnk ? -ELOOP : e ? -e : -EINVAL;
-    }
-    char proc[64];
-    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-    int fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && errno == ENOENT)   /* no /proc: the plain open, still without links */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
-    e = errno;
-    close(pfd);
-    if (fd < 0) {
-        snprintf(why, why_n, "cannot open '%s': %s", path, strerror(e));
-        return -e;
-    }
-    return fd;
-}
-
 int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags,
                    int deadline_ms, char *why, size_t why_n)
 {

@@ -23,10 +23,10 @@ enum {
 /* Reads at most n - 1 bytes of path into buf, NUL-terminated, *len (may be NULL) the byte
  * count. Returns 0, or -errno with why filled: -ELOOP (a link), -EINVAL (not a regular
  * file: FIFO, device, directory), -ETIMEDOUT (the read did not finish within deadline_ms;
- * the reading thread is left to finish on its own and the file's descriptor with it), -EFBIG
+ * the reader process is left to finish on its own and the file's descriptor with it), -EFBIG
  * (more than n - 1 bytes: buf holds the first n - 1), or open's and read's own errors.
- * deadline_ms <= 0 means TB_SAFEIO_DEADLINE_MS. Thread-safe; allocates only when a reader
- * was given up. */
+ * deadline_ms <= 0 means TB_SAFEIO_DEADLINE_MS. Thread-safe; allocates and forks only to
+ * make a reader, which is then reused (safeio.c says why reads are in processes). */
 int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags,
                    int deadline_ms, char *why, size_t why_n);
 
@@ -47,8 +47,8 @@ int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len
  * true with why filled (e.g. "a FIFO, not a library"). The check opens nothing. */
 bool tb_lib_refused(const char *name, char *why, size_t n);
 
-/* How many given-up readers are still stuck now (each holds one worker; a read of the same
- * file fails at once while its reader is stuck, and healthy files keep their workers). */
+/* How many given-up readers are still stuck now (each holds one reader process; a read of the same
+ * file fails at once while its reader is stuck, and healthy files keep their readers). */
 unsigned tb_safeio_stuck(void);
 
 /* How many readers were given up on a read that did not return (still stuck or not). */

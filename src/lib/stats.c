@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "lib/util.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -15,7 +17,7 @@ double tb_median(double *x, size_t n)
 {
     if (n == 0)
         return NAN;
-    qsort(x, n, sizeof(*x), cmp_double);
+    tb_sort(x, n, sizeof(*x), cmp_double);
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 

@@ -2,6 +2,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,18 +109,58 @@ const char *tb_suggest(const char *name, const char *const *cands, size_t n)
     return best_d <= limit ? best : NULL;
 }
 
+void tb_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
+
+/* Decimal digits at s (1 to 18 of them) into *v; the end, or NULL. */
+static const char *digits(const char *s, long *v)
+{
+    const char *p = s;
+    long x = 0;
+    for (; *p >= '0' && *p <= '9' && p - s < 18; p++)
+        x = x * 10 + (*p - '0');
+    if (p == s || (*p >= '0' && *p <= '9'))
+        return NULL;
+    *v = x;
+    return p;
+}
+
 int tb_parse_pair(const char *s, long *a, long *b)
 {
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (end == s || (*end != 'x' && *end != 'X'))
-        return -1;
-    const char *p = end + 1;
-    long y = strtol(p, &end, 10);
-    if (end == p || *end != '\0')
+    long x, y;
+    const char *p = digits(s, &x);
+    if (!p || (*p != 'x' && *p != 'X') || !(p = digits(p + 1, &y)) || *p)
         return -1;
     *a = x;
     *b = y;
+    return 0;
+}
+
+int tb_parse_number(const char *s, double lo, bool lo_open, double hi, double *out)
+{
+    const char *p = s + (*s == '-' && lo < 0);
+    size_t whole = strspn(p, "0123456789"), frac = 0;
+    p += whole;
+    if (*p == '.')
+        p += 1 + (frac = strspn(p + 1, "0123456789"));
+    if (whole + frac == 0)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p += 1 + (p[1] == '+' || p[1] == '-');
+        size_t exp = strspn(p, "0123456789");
+        if (!exp)
+            return -1;
+        p += exp;
+    }
+    if (*p)
+        return -1;
+    double v = strtod(s, NULL);
+    if (!isfinite(v) || v < lo || (lo_open && v == lo) || v > hi)
+        return -1;
+    *out = v;
     return 0;
 }
 
@@ -286,8 +327,9 @@ void tb_name_part(char *dst, size_t n, const char *src)
     for (; k < len && k < 48; k++) {
         unsigned char ch = (unsigned char)src[k];
         bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                  ch == '-' || (ch == '.' && k > 0);
-        spell[k] = ok ? (char)ch : '-';
+                  ((ch == '-' || ch == '.') && k > 0);
+        /* never a leading '-' (host "-rf": `zcat *.csv.gz` took the log for options) or '.' */
+        spell[k] = ok ? (char)ch : k ? '-' : 'x';
     }
     spell[k] = '\0';
     snprintf(dst, n, "%s+%08x", spell, (unsigned)(tb_hash_bytes(src, len) & 0xffffffffu));

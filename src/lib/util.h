@@ -33,8 +33,20 @@ int tb_edit_distance(const char *a, const char *b);
 /* Best match of name among cands (n of them) or NULL when nothing is close. */
 const char *tb_suggest(const char *name, const char *const *cands, size_t n);
 
-/* Parse "RxC" / "XxY" into two positive longs; 0 on success. */
+/* qsort for every sort of the tool: an empty or one-element array is left as it is (qsort
+ * with NULL and 0, as an empty log set gives, is undefined behaviour: UBSan's nonnull). */
+void tb_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+/* Parse "RxC" / "XxY" into two longs of decimal digits only (no sign, no hex, no blank, at
+ * most 18 digits each); 0 on success. */
 int tb_parse_pair(const char *s, long *a, long *b);
+
+/* The one reading of every numeric command-line option (--seconds, --threshold): decimal
+ * digits with an optional fraction and exponent ("16", "2.5", "1e3", "-1" where lo < 0),
+ * finite and within [lo, hi] (lo excluded when lo_open). Hexadecimal ("0x10", which strtod
+ * reads as 16), "inf", "nan", blanks and trailing text are no numbers. 0 with *out set, or
+ * -1. */
+int tb_parse_number(const char *s, double lo, bool lo_open, double hi, double *out);
 
 /* v with decimals digits after the point, or "-" when v is NAN (no reading). */
 void tb_fmt_num(char *buf, size_t n, double v, int decimals);

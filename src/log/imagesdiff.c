@@ -80,7 +80,7 @@ static size_t distinct(char *const *paths, size_t n, char *buf, size_t bn)
             continue;
         count++;
     }
-    qsort(vals, count, sizeof(vals[0]), by_str);
+    tb_sort(vals, count, sizeof(vals[0]), by_str);
     for (size_t j = 0; j < count; j++) {
         size_t used = strlen(buf);
         snprintf(buf + used, bn - used, "%s%s", used ? " | " : "", vals[j]);
@@ -118,7 +118,7 @@ int tb_images_note_nights(const char *who, char *const *paths, size_t n)
     for (size_t i = 0; i < n; i++)
         if (tb_log_images_read(paths[i], &v[k]) == 0 && v[k].images[0] && v[k].started[0])
             k++;
-    qsort(v, k, sizeof(*v), by_who_started);
+    tb_sort(v, k, sizeof(*v), by_who_started);
     int changes = 0;
     for (size_t i = 1; i < k; i++) {
         if (strcmp(v[i].who, v[i - 1].who) || !strcmp(v[i].images, v[i - 1].images))

@@ -1,9 +1,7 @@
-/* logread.c: see logread.h. The gzip stream is inflated here, not through gzgets: zlib's
- * gzread drops the whole chunk it was inflating when the stream turns out damaged (a bit
- * flip in the trailer lost every row of a small log), where inflate() hands over every byte
- * it produced before the error. The bounds are checked as bytes arrive, so a gzip bomb stops
- * at the cap with a message instead of filling memory. */
+/* logread.c: see logread.h. What each line of a log means: metadata, the header (columns
+ * found by name), rows range-checked. The bytes (plain or gzip, bounded) are logbytes.c's. */
 #include "log/logread.h"
+#include "log/logread_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +31,7 @@ static const char *const wanted[TB_LR_N] = { TB_LOGREAD_COLUMNS(TB_LR_NAME) };
 #define TB_LR_REQ(n, req) req,
 static const bool required[TB_LR_N] = { TB_LOGREAD_COLUMNS(TB_LR_REQ) };
 
-enum { MAX_FIELDS = 256, MAX_SAID = 10 /* impossible rows named per log; then a count */ };
+enum { MAX_SAID = 10 /* impossible rows named per log; then a count */ };
 
 void tb_logset_init(struct tb_logset *s, const char *who)
 {
@@ -92,9 +90,14 @@ int tb_csv_split(char *line, char **fields, int max)
     }
 }
 
+bool tb_log_gbps_impossible(double g)
+{
+    return !isnan(g) && !(g >= TB_LOGREAD_MIN_GBPS && g <= TB_LOGREAD_MAX_GBPS);
+}
+
 bool tb_log_usable(const struct tb_log_rec *r)
 {
-    return !r->impossible && !r->outcome_unknown && !isnan(r->gbps) &&
+    return !r->impossible && !r->outcome_unknown && !r->failed_night && !isnan(r->gbps) &&
            tb_outcome_counts(r->status, r->verified);
 }
 
@@ -138,7 +141,7 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     tb_strlcpy(r->power_note, row->power_note ? row->power_note : "", sizeof(r->power_note));
     r->status = row->status;
     r->verified = row->verified;
-    r->impossible = !isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS);
+    r->impossible = tb_log_gbps_impossible(r->gbps);
 }
 
 int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b)
@@ -206,18 +209,8 @@ void tb_logset_fill_ids(struct tb_logset *s)
 
 /* ---- one log's state while it is read ------------------------------------------------ */
 
-struct reader {
-    struct tb_logset *s;
-    struct tb_log_info *info;
-    const char *path;
-    int col[TB_LR_N];
-    int nhead, format;
-    bool have_header, ended, capped;
-    long lineno, impossible, unknown_outcome;
-    char *fields[MAX_FIELDS];
-};
 
-static int problem(struct reader *rd)
+int tb_logread_problem(struct reader *rd)
 {
     rd->s->problems++;
     return -1;
@@ -280,6 +273,28 @@ static void flag_time(struct reader *rd, const char *run_id, const char *bad)
             "baselines and bands", rd->s->who, rd->path, rd->lineno, run_id, bad);
 }
 
+/* A row's night and run: the log's own (its `# run_id:` line), never what a row says (a
+ * row's run_id put it in another night's history); a row naming another run is said once.
+ * Logs without the line (older ones) date a row by its run_id. */
+static void row_night(struct reader *rd, const char *run_id, struct tb_log_rec *r)
+{
+    const char *bad = NULL;
+    from_run_id(run_id, r->night, sizeof(r->night), r->host, sizeof(r->host), &bad);
+    if (!rd->info->run_id[0]) {
+        flag_time(rd, run_id, bad);
+        r->bad_time = bad != NULL;
+        return;
+    }
+    tb_strlcpy(r->night, rd->info->night, sizeof(r->night));
+    r->bad_time = rd->info->bad_time[0] != '\0';
+    if (strcmp(run_id, rd->info->run_id) && !rd->other_run++) {
+        char a[160], b[160];
+        warning("%s: %s:%ld: a row of run '%s' in the log of run '%s': dated by the log",
+                rd->s->who, rd->path, rd->lineno, tb_table_clean(a, sizeof(a), run_id),
+                tb_table_clean(b, sizeof(b), rd->info->run_id));
+    }
+}
+
 static void metadata(struct reader *rd, const char *line)
 {
     struct tb_log_info *in = rd->info;
@@ -319,6 +334,15 @@ static void metadata(struct reader *rd, const char *line)
 static int header(struct reader *rd, char *line)
 {
     rd->nhead = tb_csv_split(line, rd->fields, MAX_FIELDS);
+    /* a column twice (two gbps: the last was taken, 99,999 GB/s) is no log of ours */
+    for (int i = 0; i < rd->nhead; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(rd->fields[i], rd->fields[j])) {
+                error("%s: %s:%ld: column '%s' twice (fields %d and %d): not read (a log has "
+                      "each column once)", rd->s->who, rd->path, rd->lineno, rd->fields[i],
+                      j + 1, i + 1);
+                return tb_logread_problem(rd);
+            }
     for (int c = 0; c < TB_LR_N; c++) {
         rd->col[c] = -1;
         for (int i = 0; i < rd->nhead; i++)
@@ -327,7 +351,7 @@ static int header(struct reader *rd, char *line)
         if (rd->col[c] < 0 && required[c]) {
             error("%s: %s:%ld: not a transpose-bench log (no '%s' column)", rd->s->who, rd->path,
                   rd->lineno, wanted[c]);
-            return problem(rd);
+            return tb_logread_problem(rd);
         }
     }
     if (rd->format > TB_LOG_FORMAT)
@@ -365,7 +389,7 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->gbps = NUM(TB_LR_gbps);
     bool bad = false;
     r->frac_peak = plausible(NUM(TB_LR_frac_peak), TB_LOGREAD_MAX_FRAC_PEAK, &bad);
-    r->impossible = bad || (!isnan(r->gbps) && !(r->gbps >= 0 && r->gbps <= TB_LOGREAD_MAX_GBPS));
+    r->impossible = bad || tb_log_gbps_impossible(r->gbps);
     bad = false;   /* the others: a figure that cannot be is no figure, the row stays */
     r->frac_copy = plausible(NUM(TB_LR_frac_copy), 1e3, &bad);
     r->gbps_per_w = plausible(NUM(TB_LR_gbps_per_w), 1e5, &bad);
@@ -409,7 +433,7 @@ static void row(struct reader *rd, char *line)
     if (nf != rd->nhead) {
         error("%s: %s:%ld: %d fields where the header has %d; row skipped", s->who, rd->path,
               rd->lineno, nf, rd->nhead);
-        problem(rd);
+        tb_logread_problem(rd);
         return;
     }
     struct tb_log_rec r;
@@ -426,18 +450,13 @@ static void row(struct reader *rd, char *line)
 #undef STR
     if (!r.elem[0])
         tb_strlcpy(r.elem, "float", sizeof(r.elem));   /* logs from before element types */
-    if (rd->col[TB_LR_run_id] >= 0) {
-        const char *bad = NULL;
-        from_run_id(rd->fields[rd->col[TB_LR_run_id]], r.night, sizeof(r.night), r.host,
-                    sizeof(r.host), &bad);
-        flag_time(rd, rd->fields[rd->col[TB_LR_run_id]], bad);
-        r.bad_time = bad != NULL;
-    }
+    if (rd->col[TB_LR_run_id] >= 0)
+        row_night(rd, rd->fields[rd->col[TB_LR_run_id]], &r);
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
     figures(rd, &r);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
         error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);
-        problem(rd);
+        tb_logread_problem(rd);
         return;
     }
     outcome(rd, &r);
@@ -455,7 +474,7 @@ static void row(struct reader *rd, char *line)
                   ? s->max_rows_per_log : s->max_rows,
                   (size_t)rd->info->rows >= s->max_rows_per_log ? "in one log" : "in all logs");
         if (!rd->capped)
-            problem(rd);
+            tb_logread_problem(rd);
         rd->capped = true;
         return;
     }
@@ -464,13 +483,12 @@ static void row(struct reader *rd, char *line)
     else if (!rd->capped) {
         error("%s: %s:%ld: out of memory; the rows from here on are not read", s->who, rd->path,
               rd->lineno);
-        problem(rd);
+        tb_logread_problem(rd);
         rd->capped = true;
     }
 }
 
-/* One whole line (no newline). Returns -1 when the file is no log (stop reading). */
-static int line(struct reader *rd, char *l)
+int tb_logread_line(struct reader *rd, char *l)
 {
     rd->lineno++;
     if (rd->lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
@@ -484,147 +502,17 @@ static int line(struct reader *rd, char *l)
         return 0;
     if (!rd->have_header)
         return header(rd, l);
+    if (rd->ended) {   /* the end line is a log's last word: a row after it was added later */
+        if (!rd->after_end++)
+            error("%s: %s:%ld: a row after the end line: not read (nor any after it)",
+                  rd->s->who, rd->path, rd->lineno);
+        if (rd->after_end == 1)
+            tb_logread_problem(rd);
+        return 0;
+    }
     if (!rd->capped)
         row(rd, l);
     return 0;
-}
-
-/* ---- the bytes: plain or gzip, bounded ------------------------------------------------ */
-
-struct lines {
-    char *buf;
-    size_t len;
-    bool skipping;       /* inside a line longer than the bound */
-    unsigned long long bytes;
-};
-
-/* Feeds n bytes; -1 when the reader says stop (no log) or the byte bound is reached. */
-static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
-{
-    bool over = ls->bytes + n > rd->s->max_bytes_per_log;
-    if (over)   /* the lines up to the bound count; the rest is not read */
-        n = (size_t)(rd->s->max_bytes_per_log - ls->bytes);
-    ls->bytes += n;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] != '\n') {
-            if (ls->len + 1 < TB_LOGREAD_MAX_LINE)
-                ls->buf[ls->len++] = p[i];
-            else if (!ls->skipping) {
-                ls->skipping = true;
-                error("%s: %s:%ld: line longer than %d bytes; skipped", rd->s->who, rd->path,
-                      rd->lineno + 1, TB_LOGREAD_MAX_LINE);
-                problem(rd);
-            }
-            continue;
-        }
-        ls->buf[ls->len] = '\0';
-        if (ls->skipping)
-            rd->lineno++;
-        else if (line(rd, ls->buf) < 0 || rd->capped)
-            return -1;   /* no log, or a bound reached (said): the rest is not inflated */
-        ls->len = 0;
-        ls->skipping = false;
-    }
-    if (over) {
-        ls->len = 0;   /* a line cut by the bound is no row */
-        error("%s: %s:%ld: more than %llu bytes uncompressed; the rest is not read", rd->s->who,
-              rd->path, rd->lineno, rd->s->max_bytes_per_log);
-        return problem(rd);
-    }
-    return 0;
-}
-
-/* Reads and inflates fd into lines; 0, or -1 after saying what went wrong (the rows read
- * before it are kept). */
-static int pump(struct reader *rd, struct lines *ls, int fd)
-{
-    unsigned char in[16384], out[65536];
-    z_stream z;
-    memset(&z, 0, sizeof(z));
-    bool gz = false, started = false, done = false;
-    int rc = 0;
-    ssize_t got;
-    while (rc == 0 && (got = read(fd, in, sizeof(in))) != 0) {
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            error("%s: %s: read error after line %ld: %s", rd->s->who, rd->path, rd->lineno,
-                  strerror(errno));
-            rc = problem(rd);
-            break;
-        }
-        if (!started) {
-            started = true;
-            gz = got >= 2 && in[0] == 0x1f && in[1] == 0x8b;
-            if (gz && inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-                error("%s: %s: out of memory", rd->s->who, rd->path);
-                return problem(rd);
-            }
-        }
-        if (!gz) {
-            rc = feed(rd, ls, (const char *)in, (size_t)got);
-            continue;
-        }
-        z.next_in = in;
-        z.avail_in = (uInt)got;
-        while (rc == 0 && z.avail_in > 0) {
-            if (done) {   /* another gzip member after a whole one (cat a.gz b.gz) */
-                inflateReset(&z);
-                done = false;
-            }
-            z.next_out = out;
-            z.avail_out = sizeof(out);
-            int zr = inflate(&z, Z_NO_FLUSH);
-            /* what inflate produced counts even when it then found damage */
-            rc = feed(rd, ls, (const char *)out, sizeof(out) - z.avail_out);
-            if (rc == 0 && zr == Z_STREAM_END)
-                done = true;
-            else if (rc == 0 && zr != Z_OK && zr != Z_BUF_ERROR) {
-                error("%s: %s: unreadable after line %ld (damaged gzip data: %s); using the %ld "
-                      "rows before it", rd->s->who, rd->path, rd->lineno,
-                      z.msg ? z.msg : "inflate error", rd->info->rows);
-                rc = problem(rd);
-            }
-        }
-    }
-    if (gz && rc == 0 && !done) {
-        error("%s: %s: unreadable after line %ld (the gzip stream is cut short: a run still "
-              "going, or a truncated copy); using the %ld rows before it", rd->s->who, rd->path,
-              rd->lineno, rd->info->rows);
-        rc = problem(rd);
-    }
-    if (gz)
-        inflateEnd(&z);
-    if (rc == 0 && ls->len > 0 && !ls->skipping) {   /* a last line without its newline */
-        ls->buf[ls->len] = '\0';
-        line(rd, ls->buf);
-    }
-    return rc;
-}
-
-/* Opens a log: a regular file, without blocking (a FIFO or a device as a log would hang a
- * read, /dev/zero never ends). A link given on the command line is followed (the user named
- * it), but what it names must be a regular file too. */
-static int open_log(struct tb_logset *s, const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        int e = errno;
-        error("%s: cannot open '%s': %s", s->who, path, strerror(e));
-        s->problems++;
-        return -e;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        error("%s: '%s' is not a regular file (a %s): not a log", s->who, path,
-              S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO"
-              : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : "special file");
-        close(fd);
-        s->problems++;
-        return -e;
-    }
-    return fd;
 }
 
 static struct tb_log_info *new_info(struct tb_logset *s, const char *path)
@@ -643,6 +531,25 @@ static struct tb_log_info *new_info(struct tb_logset *s, const char *path)
     return in;
 }
 
+/* A log whose end line says nothing was measured (the GPU could not be used, nothing
+ * measured, no point to run) holds no result: rows in it were added (a forged or joined
+ * file) and are never counted (a failed night's row was a best point). A run that failed
+ * mid-sweep ("the GPU hung") keeps the rows it measured before. */
+static void rows_of_a_failed_night(struct reader *rd, size_t first)
+{
+    const char *end = rd->info->end;
+    if (first >= rd->s->n || (strncmp(end, "failed: the GPU cannot be used", 30) &&
+                              strncmp(end, "failed: nothing measured", 24) &&
+                              strncmp(end, "failed: no point to run", 23)))
+        return;
+    for (size_t i = first; i < rd->s->n; i++)
+        rd->s->v[i].failed_night = true;
+    char e[200];
+    warning("%s: %s: %zu row%s in a log that ended '%s': not counted as results",
+            rd->s->who, rd->path, rd->s->n - first, rd->s->n - first == 1 ? "" : "s",
+            tb_table_clean(e, sizeof(e), end));
+}
+
 int tb_logread(struct tb_logset *s, const char *path)
 {
     struct tb_log_info *info = new_info(s, path);
@@ -651,20 +558,14 @@ int tb_logread(struct tb_logset *s, const char *path)
         error("%s: out of memory reading '%s'", s->who, path);
         return -ENOMEM;
     }
-    int fd = open_log(s, path);
+    int fd = tb_logread_open(s, path);
     if (fd < 0)
         return fd;
     struct reader rd = { .s = s, .info = info, .path = path };
-    struct lines ls = { .buf = malloc(TB_LOGREAD_MAX_LINE) };
-    if (!ls.buf) {
-        close(fd);
-        s->problems++;
-        error("%s: out of memory reading '%s'", s->who, path);
-        return -ENOMEM;
-    }
-    int rc = pump(&rd, &ls, fd);
+    size_t first = s->n;
+    int rc = tb_logread_pump(&rd, fd);
     close(fd);
-    free(ls.buf);
+    rows_of_a_failed_night(&rd, first);
     /* a log with no header line: a failed night's from before every log had one, or a run
      * killed while its power source started (recovered, 0 rows): its metadata says it all */
     info->readable = rd.have_header || (info->run_id[0] && rd.ended);

@@ -37,6 +37,13 @@ enum tb_logread_col {
  * figure is impossible: flagged, never shown or drawn as a result. */
 #define TB_LOGREAD_MAX_GBPS 1e5
 #define TB_LOGREAD_MAX_FRAC_PEAK 10.0
+/* Below this many GB/s (1 MB/s; the log's "0.00" is below it) no transpose of any size on
+ * any board runs: a timer gone wrong (1e-300 GB/s once printed as 0.0 among best points). */
+#define TB_LOGREAD_MIN_GBPS 1e-3
+
+/* The one rule for a bandwidth that cannot be: not a number is no figure (a point not
+ * measured); otherwise it is impossible outside [TB_LOGREAD_MIN_GBPS, TB_LOGREAD_MAX_GBPS]. */
+bool tb_log_gbps_impossible(double gbps);
 
 /* One row as the commands use it. */
 struct tb_log_rec {
@@ -62,6 +69,7 @@ struct tb_log_rec {
     bool outcome_unknown;           /* status or verified text that is no value: never counts */
     bool impossible;                /* gbps non-finite, negative or beyond the limits above */
     bool bad_time;                  /* its run's stamp cannot be true: never a baseline */
+    bool failed_night;              /* in a log that ended "nothing measured": never counts */
 };
 
 /* One log as a whole: what a failed night is shown by. */

@@ -149,7 +149,7 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
     }
     closedir(d);
     if (n)
-        qsort(v, n, sizeof(*v), newest_first);
+        tb_sort(v, n, sizeof(*v), newest_first);
     int removed = 0;
     /* a clock that jumped ahead makes every log look old: ages count from now and from the
      * newest earlier log (a log stamped in the future is none), and a log is too old only

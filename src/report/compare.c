@@ -5,6 +5,7 @@
  * a row that failed verification apart (never a best point or a baseline), and both exit 1.
  * The output goes through the table writer (table.c); --html and --plot: report.c. */
 #include "report/compare.h"
+#include "report/compare_internal.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,28 +17,23 @@
 
 #include "log/imagesdiff.h"
 #include "log/logread.h"
-#include "report/pareto.h"
 #include "report/report.h"
 #include "format/table.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 #define SAME_FLOOR 0.01      /* differences under 1% are "same" whatever the spread */
 #define NOISE_SIGMAS 3.0
 
-#define rec tb_log_rec
-
-/* What a point is. K_HOST: the host (name and machine-id) too; K_BLOCK: the block too. */
-enum { K_HOST = 1, K_BLOCK = 2 };
-
 /* Two numbers, NAN (a figure missing) after every number. */
-static int cmp_num(double a, double b)
+int tb_compare_cmp_num(double a, double b)
 {
     if (isnan(a) || isnan(b))
         return isnan(a) - isnan(b);
     return (a > b) - (a < b);
 }
 
-static int by_key(const struct rec *x, const struct rec *y, unsigned what)
+int tb_compare_by_key(const struct rec *x, const struct rec *y, unsigned what)
 {
     double sx = (double)x->rows * x->cols, sy = (double)y->rows * y->cols;
     if (sx != sy)
@@ -57,22 +53,22 @@ static int by_key(const struct rec *x, const struct rec *y, unsigned what)
     return x->bx != y->bx ? (x->bx < y->bx ? -1 : 1) : (x->by > y->by) - (x->by < y->by);
 }
 
-static int by_all(const void *a, const void *b) { return by_key(a, b, K_HOST | K_BLOCK); }
-static int by_all_but_host(const void *a, const void *b) { return by_key(a, b, K_BLOCK); }
+static int by_all(const void *a, const void *b) { return tb_compare_by_key(a, b, K_HOST | K_BLOCK); }
+static int by_all_but_host(const void *a, const void *b) { return tb_compare_by_key(a, b, K_BLOCK); }
 
-/* The best usable point of each group (by_key with what) into out; sorts in. One kernel at
+/* The best usable point of each group (tb_compare_by_key with what) into out; sorts in. One kernel at
  * one size on one board, host and device, with one element type in one power mode under the
  * same clock caps asked: a u8 and a double point, a 5W and a MAXN night, a 15W night under a
  * GPU cap and one without, two Nanos, are never merged. */
 static size_t best_points(struct rec *in, size_t n_in, struct rec *out, unsigned what)
 {
     size_t n = 0;
-    qsort(in, n_in, sizeof(*in), what & K_HOST ? by_all : by_all_but_host);
+    tb_sort(in, n_in, sizeof(*in), what & K_HOST ? by_all : by_all_but_host);
     for (size_t i = 0; i < n_in; i++) {
         const struct rec *r = &in[i];
         if (!tb_log_usable(r))
             continue;
-        if (n && by_key(&out[n - 1], r, what) == 0) {
+        if (n && tb_compare_by_key(&out[n - 1], r, what) == 0) {
             /* the fastest point, with the best GB/s per W measured for the group (a power
              * run and a bench run of the same board need not share their fastest point),
              * that row's interval and energy per byte going with it */
@@ -144,7 +140,7 @@ static const struct tb_table_col best_cols[] = {
       .data_dec = 4 },
 };
 
-static void block_text(char *buf, size_t n, const struct rec *r)
+void tb_compare_block_text(char *buf, size_t n, const struct rec *r)
 {
     if (r->bx)
         snprintf(buf, n, "%dx%d", r->bx, r->by);
@@ -154,7 +150,7 @@ static void block_text(char *buf, size_t n, const struct rec *r)
 
 /* A point's mode as people read it: the power mode and the clock caps its step asked
  * ("15W (0), GPU cap 408 MHz"); the mode alone where none was asked. */
-static const char *mode_text(char *buf, size_t n, const struct rec *r)
+const char *tb_compare_mode_text(char *buf, size_t n, const struct rec *r)
 {
     char caps[64];
     tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
@@ -171,7 +167,7 @@ static void widen_mode(struct tb_table_col *cols, size_t ncols, const struct rec
     for (size_t i = 0; i < n; i++) {
         char m[160];
         if (isfinite(v[i].gpu_cap_mhz) || isfinite(v[i].emc_cap_mhz))
-            if (strlen(mode_text(m, sizeof(m), &v[i])) > want)
+            if (strlen(tb_compare_mode_text(m, sizeof(m), &v[i])) > want)
                 want = strlen(m);
     }
     for (size_t k = 0; k < ncols && want; k++)
@@ -195,8 +191,8 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
             tb_table_section(&t, h);
         }
         char blk[32], mode[160];
-        block_text(blk, sizeof(blk), r);
-        mode_text(mode, sizeof(mode), r);
+        tb_compare_block_text(blk, sizeof(blk), r);
+        tb_compare_mode_text(mode, sizeof(mode), r);
         struct tb_cell c[] = {
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
             TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(mode), TB_TEXT(r->device),
@@ -272,14 +268,14 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
         const struct rec *r = &now[i], *b = NULL;
         bool mode_differs = false;
         for (size_t j = 0; j < nb && !b; j++) {
-            if (by_key(r, &base[j], K_BLOCK) == 0) {
+            if (tb_compare_by_key(r, &base[j], K_BLOCK) == 0) {
                 b = &base[j];
             } else {
                 struct rec m = base[j];
                 tb_strlcpy(m.power_mode, r->power_mode, sizeof(m.power_mode));
                 m.gpu_cap_mhz = r->gpu_cap_mhz;
                 m.emc_cap_mhz = r->emc_cap_mhz;
-                mode_differs |= by_key(r, &m, K_BLOCK) == 0;
+                mode_differs |= tb_compare_by_key(r, &m, K_BLOCK) == 0;
             }
         }
         if (!b) {
@@ -293,8 +289,8 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
         regressions += regressed;
         char size[48], blk[32], mode[160];
         snprintf(size, sizeof(size), "%ldx%ld", r->rows, r->cols);
-        block_text(blk, sizeof(blk), r);
-        mode_text(mode, sizeof(mode), r);
+        tb_compare_block_text(blk, sizeof(blk), r);
+        tb_compare_mode_text(mode, sizeof(mode), r);
         struct tb_cell c[] = {
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(size), TB_TEXT(r->kernel),
             TB_TEXT(r->board), TB_TEXT(r->device), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by),
@@ -319,296 +315,6 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
         return -1;
     }
     return regressions;
-}
-
-/* ---- --pareto: energy-optimal operating points across modes and caps --------------- */
-
-static const struct tb_table_col pareto_cols[] = {
-    { .name = "rows", .head = "rows", .kind = 'N', .data_only = true },
-    { .name = "cols", .head = "cols", .kind = 'N', .data_only = true },
-    { .name = "kernel", .head = "kernel", .kind = 'S', .data_only = true },
-    { .name = "board", .head = "board", .kind = 'S', .data_only = true },
-    { .name = "power_mode", .head = "power mode", .kind = 'S', .width = 16, .cut = true },
-    { .name = "gpu_cap_asked_mhz", .head = "GPU cap", .kind = 'N', .dec = 0, .width = 7 },
-    { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .dec = 0, .width = 7 },
-    { .name = "block", .head = "block", .kind = 'S', .width = 7 },
-    { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 8, .data_dec = 2 },
-    { .name = "gbps_ci95", .head = "+-95%", .kind = 'N', .dec = 1, .width = 6, .data_dec = 3 },
-    { .name = "dyn_pj_per_byte", .head = "pJ/B dyn", .kind = 'N', .dec = 1, .width = 8,
-      .data_dec = 2 },
-    { .name = "dyn_pj_per_byte_ci95", .head = "+-95%", .kind = 'N', .dec = 1, .width = 6,
-      .data_dec = 2 },
-    { .name = "frac_gbps_of_fastest", .head = "of fastest GB/s", .kind = 'N', .dec = 3,
-      .width = 15, .data_dec = 4 },
-    { .name = "frac_energy_of_fastest", .head = "of its pJ/B", .kind = 'N', .dec = 3,
-      .width = 11, .data_dec = 4 },
-    { .name = "front", .head = "front", .kind = 'S', .width = 5 },
-    { .name = "knee", .head = "knee", .kind = 'S', .width = 4, .blank = true },
-    { .name = "host", .head = "host", .kind = 'S', .data_only = true },
-    { .name = "device", .head = "device", .kind = 'S', .data_only = true },
-    { .name = "power_note", .head = "power note", .kind = 'S', .data_only = true },
-};
-
-/* One kernel at one size on one board, host, device and element: what a front is drawn over
- * (power mode and caps are its axis, not its key). */
-static int pareto_group(const struct rec *x, const struct rec *y)
-{
-    struct rec a = *x, b = *y;
-    a.power_mode[0] = b.power_mode[0] = '\0';
-    a.gpu_cap_mhz = b.gpu_cap_mhz = a.emc_cap_mhz = b.emc_cap_mhz = NAN;
-    return by_key(&a, &b, K_HOST);
-}
-
-/* Group, then mode and caps, then the fastest first. */
-static int by_operating_point(const void *pa, const void *pb)
-{
-    const struct rec *x = pa, *y = pb;
-    int c;
-    if ((c = pareto_group(x, y)) || (c = tb_log_step_cmp(x, y)))
-        return c;
-    return cmp_num(y->gbps, x->gbps);
-}
-
-static bool same_operating_point(const struct rec *x, const struct rec *y)
-{
-    return !pareto_group(x, y) && !tb_log_step_cmp(x, y);
-}
-
-/* An operating point without an energy figure: why, from its rows' power_note. */
-static const char *no_figure_why(const struct rec *r)
-{
-    return r->power_note[0] ? r->power_note
-                            : "its rows have no power figures and say no reason (no power source?)";
-}
-
-/* The rows of one group's front (every candidate, the front first, the knee marked), then
- * its operating points that have rows but no energy figure (nf of them, in w): for people a
- * line each after the front, "25W (1): no energy figure: <power_note>"; for programs a row
- * each, front "no figure", the reason in power_note. */
-static void pareto_rows(struct tb_table *t, const struct rec *c, struct tb_pareto_point *p,
-                        size_t n, const struct rec *const *w, size_t nw)
-{
-    size_t nf = tb_pareto_front(p, n);
-    const struct rec *g = n ? &c[0] : w[0];
-    char h[300];
-    int len = snprintf(h, sizeof(h), "%s %ld x %ld on %s (%s): ", g->kernel, g->rows, g->cols,
-                       g->board, g->host);
-    if (!n)
-        snprintf(h + len, sizeof(h) - (size_t)len, "no front: none of its %zu operating "
-                 "point%s has an energy figure", nw, nw == 1 ? "" : "s");
-    else if (nw)
-        snprintf(h + len, sizeof(h) - (size_t)len, "%zu of %zu operating points on the front; "
-                 "%zu without an energy figure", nf, n, nw);
-    else
-        snprintf(h + len, sizeof(h) - (size_t)len, "%zu of %zu operating points on the front",
-                 nf, n);
-    tb_table_section(t, h);
-    for (size_t i = 0; i < n; i++) {
-        const struct rec *r = &c[p[i].src];
-        char blk[24];
-        block_text(blk, sizeof(blk), r);
-        struct tb_cell cells[] = {
-            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
-            TB_TEXT(r->board), TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz),
-            TB_NUM(r->emc_cap_mhz), TB_TEXT(blk), TB_NUM(p[i].y), TB_NUM(p[i].y_ci),
-            TB_NUM(p[i].x), TB_NUM(p[i].x_ci), TB_NUM(p[i].frac_y_of_fastest),
-            TB_NUM(p[i].frac_x_of_fastest), TB_TEXT(p[i].front ? "yes" : "no"),
-            TB_TEXT(p[i].knee ? "knee" : ""), TB_TEXT(r->host), TB_TEXT(r->device),
-            TB_TEXT(r->power_note),
-        };
-        tb_table_row(t, cells);
-    }
-    bool data = tb_format_is_data(t->doc->f);
-    for (size_t i = 0; i < nw; i++) {
-        const struct rec *r = w[i];
-        if (!data) {   /* a line, never a row of dashes that reads as a point off the front */
-            char mode[160], line[400];
-            mode_text(mode, sizeof(mode), r);
-            snprintf(line, sizeof(line), "%s: no energy figure: %s", mode[0] ? mode : "mode ?",
-                     no_figure_why(r));
-            tb_table_section(t, line);
-            continue;
-        }
-        char blk[24];
-        block_text(blk, sizeof(blk), r);
-        struct tb_cell cells[] = {
-            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
-            TB_TEXT(r->board), TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz),
-            TB_NUM(r->emc_cap_mhz), TB_TEXT(blk), TB_NUM(r->gbps),
-            TB_NUM(isfinite(r->rel_sem) ? 1.96 * r->rel_sem * r->gbps : NAN), TB_NUM(NAN),
-            TB_NUM(NAN), TB_NUM(NAN), TB_NUM(NAN), TB_TEXT("no figure"), TB_TEXT(""),
-            TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(no_figure_why(r)),
-        };
-        tb_table_row(t, cells);
-    }
-}
-
-/* The fronts kept for the page (compare --pareto --html): each group's points, sorted as
- * tb_pareto_front left them, and each point's name (its mode and caps). */
-struct page_fronts {
-    struct tb_report_front *f;
-    size_t n;
-};
-
-static void keep_front(struct page_fronts *pf, const struct rec *c,
-                       const struct tb_pareto_point *p, size_t n)
-{
-    struct tb_report_front *f = realloc(pf->f, (pf->n + 1) * sizeof(*f));
-    if (!f)
-        return;
-    pf->f = f;
-    struct tb_report_front *fr = &f[pf->n];
-    struct tb_pareto_point *pc = malloc((n ? n : 1) * sizeof(*pc));
-    char **lab = calloc(n ? n : 1, sizeof(*lab));
-    if (!pc || !lab) {
-        free(pc);
-        free(lab);
-        return;
-    }
-    memcpy(pc, p, n * sizeof(*pc));
-    for (size_t i = 0; i < n; i++) {
-        const struct rec *r = &c[i];
-        char caps[64], blk[24];   /* a cap not asked is left out, never "nan" */
-        tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
-        block_text(blk, sizeof(blk), r);
-        size_t len = strlen(r->power_mode) + strlen(caps) + strlen(blk) + 16;
-        if ((lab[i] = malloc(len)))   /* a kernel that takes no block: no "block -" */
-            snprintf(lab[i], len, "%s%s%s%s%s", r->power_mode[0] ? r->power_mode : "mode ?",
-                     caps[0] ? ", " : "", caps, r->bx ? ", block " : "", r->bx ? blk : "");
-    }
-    snprintf(fr->title, sizeof(fr->title), "%s %ld x %ld %s on %s (%s)", c->kernel, c->rows,
-             c->cols, c->elem, c->board, c->host);
-    fr->p = pc;
-    fr->n = n;
-    fr->label = (const char *const *)lab;
-    pf->n++;
-}
-
-static void free_fronts(struct page_fronts *pf)
-{
-    for (size_t i = 0; i < pf->n; i++) {
-        for (size_t k = 0; k < pf->f[i].n; k++)
-            free((void *)pf->f[i].label[k]);
-        free((void *)pf->f[i].label);
-        free((void *)pf->f[i].p);
-    }
-    free(pf->f);
-}
-
-/* Per kernel and size: each mode and caps' fastest usable point that has an energy figure,
- * and the front of GB/s against dynamic pJ/B over them; the operating points whose rows
- * have no figure (withheld: power.max_rel_ci, a source lost) listed with their reason, never
- * silently left out of a front that would read as if they had not run. With page, the
- * fronts drawn there too. Returns the fronts found (0 with page: the page says none). */
-static size_t print_pareto(struct tb_doc *d, struct rec *v, size_t n, const char *page)
-{
-    struct rec *c = calloc(n ? n : 1, sizeof(*c));   /* each operating point once */
-    bool *fig = calloc(n ? n : 1, sizeof(*fig));     /* c[i] has an energy figure */
-    struct rec *gc = calloc(n ? n : 1, sizeof(*gc)); /* one group's points with a figure */
-    const struct rec **w = calloc(n ? n : 1, sizeof(*w));   /* and those without */
-    struct tb_pareto_point *p = calloc(n ? n : 1, sizeof(*p));
-    struct page_fronts pf = { NULL, 0 };
-    size_t nc = 0, fronts = 0, without = 0, withheld = 0;
-    if (!c || !fig || !gc || !w || !p) {
-        free(c);
-        free(fig);
-        free(gc);
-        free(w);
-        free(p);
-        error("compare: out of memory for %zu rows", n);
-        return 0;
-    }
-    qsort(v, n, sizeof(*v), by_operating_point);
-    /* an operating point: its fastest usable row with a figure; else its fastest usable row,
-     * with the first reason its rows give for having none */
-    for (size_t i = 0, k; i < n; i = k) {
-        const struct rec *fast = NULL, *best = NULL, *why = NULL;
-        for (k = i; k < n && same_operating_point(&v[i], &v[k]); k++) {
-            if (!tb_log_usable(&v[k]))
-                continue;
-            if (!fast)
-                fast = &v[k];
-            if (!best && isfinite(v[k].dyn_pj))
-                best = &v[k];
-            if (!why && v[k].power_note[0])
-                why = &v[k];
-        }
-        if (!fast)
-            continue;
-        fig[nc] = best != NULL;
-        c[nc] = best ? *best : *fast;
-        if (!best && why)
-            tb_strlcpy(c[nc].power_note, why->power_note, sizeof(c[nc].power_note));
-        without += !best;
-        withheld += !best && why;
-        nc++;
-    }
-    struct tb_table t;
-    tb_table_begin(&t, d, "pareto", "", pareto_cols, ARRAY_SIZE(pareto_cols));
-    for (size_t i = 0, j; i < nc; i = j) {
-        size_t np = 0, nw = 0;
-        for (j = i; j < nc && !pareto_group(&c[i], &c[j]); j++) {
-            if (!fig[j]) {
-                w[nw++] = &c[j];
-                continue;
-            }
-            const struct rec *r = &c[j];
-            gc[np] = *r;
-            p[np] = (struct tb_pareto_point){
-                .x = r->dyn_pj, .x_ci = r->dyn_pj_ci, .y = r->gbps, .src = np,
-                /* the median time's standard error as the GB/s interval (1.96 sigma) */
-                .y_ci = isfinite(r->rel_sem) ? 1.96 * r->rel_sem * r->gbps : NAN,
-            };
-            np++;
-        }
-        pareto_rows(&t, gc, p, np, w, nw);
-        if (page && np)
-            keep_front(&pf, gc, p, np);
-        fronts += np > 0;
-    }
-    tb_table_end(&t);
-    if (page && tb_report_pareto(pf.f, pf.n, page) < 0)
-        fronts = 0;
-    free_fronts(&pf);
-    if (!fronts && withheld) {
-        /* the figures were measured and held back: no power source is missing */
-        char msg[300];
-        snprintf(msg, sizeof(msg), "no front: no operating point has an energy figure: %zu "
-                 "withheld (power_note says why%s)%s", withheld,
-                 tb_format_is_data(d->f) ? ", in each row" : ": listed above",
-                 without > withheld ? "; the others' rows have no power figures at all" : "");
-        if (tb_format_is_data(d->f))
-            warning("compare: %s", msg);
-        else
-            tb_doc_note(d, "%s (doc/power.md)", msg);
-    } else if (!fronts) {
-        tb_doc_note(d, "no row with a dynamic energy figure (dyn_pj_per_byte): a front needs "
-                    "a power source and rows from a mode sweep (doc/power.md)");
-    }
-    free(c);
-    free(fig);
-    free(gc);
-    free(w);
-    free(p);
-    return fronts;
-}
-
-/* The steps a mode sweep skipped (its "# mode_step: ...: skipped" lines): on no front, so
- * each log's are named, lest a front read as if the mode had never been asked. */
-static void pareto_skipped(struct tb_doc *d, const struct tb_logset *set)
-{
-    for (size_t i = 0; i < set->nlogs; i++) {
-        const struct tb_log_info *in = &set->logs[i];
-        if (!in->steps_skipped)
-            continue;
-        char msg[1024];
-        snprintf(msg, sizeof(msg), "%s: %d mode step%s skipped, on no front: %s", in->path,
-                 in->steps_skipped, in->steps_skipped == 1 ? "" : "s", in->skipped);
-        if (tb_format_is_data(d->f))
-            warning("compare: %s", msg);
-        else
-            tb_doc_note(d, "%s", msg);
-    }
 }
 
 /* ---- main ------------------------------------------------------------------------- */
@@ -703,7 +409,6 @@ static int parse(int argc, char **argv, struct opts *o)
     tb_getopt_begin(&g, tb_compare_usage.opts);
     int opt;
     while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
-        char *end;
         switch (opt) {
         case C_BASELINE:
             if (add_baseline(o, optarg) < 0)
@@ -717,9 +422,9 @@ static int parse(int argc, char **argv, struct opts *o)
                 return error("compare: --format '%s': expected %s", optarg, tb_format_names);
             break;
         case C_THRESHOLD:
-            o->threshold = strtod(optarg, &end);
-            if (*end || !(o->threshold >= 0))
-                return error("compare: --threshold '%s': expected a percentage", optarg);
+            if (tb_parse_number(optarg, 0, false, 100, &o->threshold) < 0)   /* util.h */
+                return error("compare: --threshold '%s': expected a percentage from 0 to 100",
+                             optarg);
             break;
         default:
             tb_usage_print(&tb_compare_usage, stderr);
@@ -737,16 +442,19 @@ static int parse(int argc, char **argv, struct opts *o)
         tb_usage_print(&tb_compare_usage, stderr);
         return -1;
     }
-    /* a page or a plot never goes over a log or an input: checked before anything is read */
-    for (int k = 0; k < 2; k++) {
-        const char *out = k ? o->plot_file : o->html_file;
-        if (out && (tb_report_check_output("compare", out, (const char *const *)argv + optind,
-                                           (size_t)(argc - optind)) < 0 ||
-                    tb_report_check_output("compare", out, (const char *const *)o->base,
-                                           o->nbase) < 0))
-            return -1;
-    }
-    return 0;
+    /* a page or a plot never goes over a log, an input or the other: lib/outfile.h's rule,
+     * checked before anything is read */
+    const char *outs[] = { o->html_file, o->plot_file };
+    size_t nin = (size_t)(argc - optind) + o->nbase;
+    const char **in = calloc(nin, sizeof(*in));
+    if (!in)
+        return error("compare: out of memory");
+    memcpy(in, argv + optind, (size_t)(argc - optind) * sizeof(*in));
+    if (o->nbase)
+        memcpy(in + (argc - optind), o->base, o->nbase * sizeof(*in));
+    int rc = tb_outfile_check("compare", outs, 2, in, nin);
+    free(in);
+    return rc;
 }
 
 /* The best points: the table, the page, the plot. Returns the exit code so far. */
@@ -830,13 +538,13 @@ int tb_compare_main(int argc, char **argv)
         error("compare: no measured row in the logs given");
         code = TB_EXIT_FAIL;
         if (o.pareto)
-            print_pareto(&d, NULL, 0, o.html_file);
+            tb_compare_pareto(&d, NULL, 0, o.html_file);
         else if (!o.nbase)
             print_best(&d, NULL, 0);   /* JSON: its table, empty */
         if (!o.nbase && !o.pareto && o.html_file)   /* a page still, with the failed nights */
             tb_report_compare(NULL, 0, (size_t)(argc - optind), &now, o.html_file);
     } else if (o.pareto) {
-        if (print_pareto(&d, now.v, now.n, o.html_file) == 0)
+        if (tb_compare_pareto(&d, now.v, now.n, o.html_file) == 0)
             code = TB_EXIT_FAIL;
     } else {
         if (o.nbase)
@@ -846,7 +554,7 @@ int tb_compare_main(int argc, char **argv)
                    ? TB_EXIT_FAIL : code;
     }
     if (o.pareto)
-        pareto_skipped(&d, &now);
+        tb_compare_pareto_skipped(&d, &now);
     tb_report_failed_nights(&d, &now, "compare");
     if (tb_report_wrong_rows(&d, now.v, now.n, "compare") > 0)
         code = TB_EXIT_FAIL;   /* a wrong kernel is a failure to see, never a pass */

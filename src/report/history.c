@@ -23,6 +23,7 @@
 #include "log/imagesdiff.h"
 #include "log/logread.h"
 #include "report/report.h"
+#include "lib/outfile.h"
 #include "lib/stats.h"
 #include "format/table.h"
 #include "lib/util.h"
@@ -330,12 +331,8 @@ static int parse(int argc, char **argv, struct hopts *o)
         return -1;
     }
     const char *const *in = (const char *const *)argv + optind;
-    if ((o->html_file && tb_report_check_output("history", o->html_file, in,
-                                                (size_t)(argc - optind)) < 0) ||
-        (o->plot_file && tb_report_check_output("history", o->plot_file, in,
-                                                (size_t)(argc - optind)) < 0))
-        return -1;
-    return 0;
+    const char *outs[] = { o->html_file, o->plot_file };   /* lib/outfile.h's rule */
+    return tb_outfile_check("history", outs, 2, in, (size_t)(argc - optind));
 }
 
 /* The series of the k usable rows (sorted), into the table and hs; returns the series
@@ -408,8 +405,7 @@ int tb_history_main(int argc, char **argv)
         return code;
     }
     all.n = k;
-    if (k)   /* only failed nights: v may be NULL, and qsort(NULL, 0) is undefined */
-        qsort(v, k, sizeof(*v), by_group_night);
+    tb_sort(v, k, sizeof(*v), by_group_night);   /* only failed nights: v may be NULL */
     const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
     struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
     size_t nhs = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -44,8 +45,7 @@ void tb_html_text(FILE *f, const char *s)
 int tb_html_open(struct tb_html *h, const char *path, const char *title)
 {
     tb_strlcpy(h->path, path, sizeof(h->path));
-    snprintf(h->tmp, sizeof(h->tmp), "%s.%ld.part", path, (long)getpid());
-    int fd = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = tb_outfile_tmp(path, h->tmp, sizeof(h->tmp));   /* lib/outfile.h's rule */
     if (fd < 0 || !(h->f = fdopen(fd, "w"))) {
         if (fd >= 0)
             close(fd);
@@ -68,13 +68,11 @@ int tb_html_close(struct tb_html *h)
     bool bad = fflush(h->f) != 0 || ferror(h->f) || fsync(fileno(h->f)) != 0;
     int err = errno;
     bad |= fclose(h->f) != 0;
-    if (bad || rename(h->tmp, h->path) != 0) {
-        if (!bad)
-            err = errno;
+    if (bad) {
         unlink(h->tmp);   /* our own temporary file: no partial page is left */
         return error("cannot write '%s': %s", h->path, strerror(err));
     }
-    return 0;
+    return tb_outfile_commit("page", h->tmp, h->path);
 }
 
 int tb_html_abort(struct tb_html *h)
@@ -349,7 +347,7 @@ static void front_line(FILE *f, const struct tb_xy *pts, size_t n, size_t s,
             drawable(pts[i].y, true))
             fp[m++] = &pts[i];
     if (m > 1) {
-        qsort(fp, m, sizeof(*fp), by_x);
+        tb_sort(fp, m, sizeof(*fp), by_x);
         fprintf(f, "<polyline fill=\"none\" stroke-dasharray=\"4 3\" stroke=\"%s\" points=\"",
                 palette[s % NPAL]);
         for (size_t i = 0; i < m; i++)

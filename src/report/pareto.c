@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "lib/util.h"
+
 static bool finite_xy(const struct tb_pareto_point *a)
 {
     return isfinite(a->x) && isfinite(a->y);
@@ -48,7 +50,7 @@ size_t tb_pareto_front(struct tb_pareto_point *p, size_t n)
                 p[i].front = false;
         nf += p[i].front;
     }
-    qsort(p, n, sizeof(*p), by_front_then_x);
+    tb_sort(p, n, sizeof(*p), by_front_then_x);
     if (!nf)
         return 0;
     /* sorted by x, the front's y rises: its last point is the fastest */

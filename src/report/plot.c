@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 enum { MAX_PANELS = 60, PANEL_HEIGHT = 420, WIDTH = 1400 };
@@ -94,7 +95,6 @@ struct tb_plot *tb_plot_open_script(const char *path, const char *who)
     p->who = who;
     p->png = !strcmp(ext, ".png");
     tb_strlcpy(p->out, path, sizeof(p->out));
-    snprintf(p->tmp, sizeof(p->tmp), "%s.%ld.part", path, (long)getpid());
     tb_strlcpy(p->dir, "/tmp/tb-plot-XXXXXX", sizeof(p->dir));
     if (!mkdtemp(p->dir)) {
         error("%s: cannot make a temporary directory: %s", who, strerror(errno));
@@ -119,12 +119,13 @@ void tb_plot_heading(struct tb_plot *p, const char *heading, const char *note)
 }
 
 /* Copies the picture gnuplot drew in our private directory to our own new temporary file
- * beside the output (O_EXCL and O_NOFOLLOW: never through a link left there), then renames it
- * into place; 0, or -1 with errno set and no temporary left. */
-static int put_in_place(const char *drawn, const char *tmp, const char *out)
+ * beside the output (lib/outfile.h: never through a link left there), then puts it in place
+ * by the outputs' rule; 0, or -1 after the error, no temporary left. */
+static int put_in_place(const char *who, const char *drawn, char *tmp, size_t tmp_n,
+                        const char *out)
 {
     int in = open(drawn, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    int fd = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = in < 0 ? -1 : tb_outfile_tmp(out, tmp, tmp_n);
     int rc = fd < 0 ? -1 : 0;
     char buf[65536];
     ssize_t n;
@@ -139,14 +140,11 @@ static int put_in_place(const char *drawn, const char *tmp, const char *out)
     }
     if (in >= 0)
         close(in);
-    if (rc == 0 && rename(tmp, out) != 0) {
-        rc = -1;
-        e = errno;
-    }
     if (rc != 0 && fd >= 0)
         unlink(tmp);   /* our own temporary file */
-    errno = e;
-    return rc;
+    if (rc != 0)
+        return error("%s: cannot write '%s' (through '%s'): %s", who, out, tmp, strerror(e));
+    return tb_outfile_commit(who, tmp, out);
 }
 
 /* Whether gnuplot wrote the picture whole: a full disk can leave it cut short with gnuplot
@@ -417,10 +415,7 @@ int tb_plot_close(struct tb_plot *p)
                       WIFEXITED(st) ? WEXITSTATUS(st) : st, p->out);
             else if (!whole(p->drawn, p->png))
                 error("%s: '%s' was not written whole (disk full?)", p->who, p->out);
-            else if (put_in_place(p->drawn, p->tmp, p->out) != 0)
-                error("%s: cannot write '%s' (through '%s'): %s", p->who, p->out, p->tmp,
-                      strerror(errno));
-            else
+            else if (put_in_place(p->who, p->drawn, p->tmp, sizeof(p->tmp), p->out) == 0)
                 rc = 0;
         } else
             error("%s: cannot write '%s': %s", p->who, script, strerror(errno));

@@ -480,7 +480,7 @@ static void history_chart(const struct canvas *cv, const struct tb_history_serie
     for (size_t i = 0; i < m; i++)
         for (size_t k = 0; k < g[i]->n; k++)
             nights[nx++] = g[i]->night[k];
-    qsort(nights, nx, sizeof(*nights), by_text);
+    tb_sort(nights, nx, sizeof(*nights), by_text);
     size_t u = 0;
     for (size_t i = 0; i < nx; i++)
         if (!u || strcmp(nights[u - 1], nights[i]))
@@ -574,50 +574,6 @@ int tb_report_history_plot(const struct tb_history_series *v, size_t n, const ch
 }
 
 /* ---- outputs and failed nights ---------------------------------------------------------- */
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* Whether an existing file starts like a log: a gzip stream, or a log's first line. */
-static bool looks_like_log(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return false;
-    char head[20] = "";
-    struct stat st;
-    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : 0;
-    close(fd);
-    return (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b) ||
-           (n >= 17 && !memcmp(head, "# transpose-bench", 17));
-}
-
-int tb_report_check_output(const char *who, const char *out, const char *const *inputs,
-                           size_t n)
-{
-    struct stat so, si;
-    bool exists = lstat(out, &so) == 0;
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(out, inputs[i]) ||
-            (exists && stat(inputs[i], &si) == 0 && stat(out, &so) == 0 &&
-             si.st_dev == so.st_dev && si.st_ino == so.st_ino))
-            return error("%s: the output '%s' is one of the logs given: refused (a glob such as "
-                         "*.csv.gz right after --html or --plot takes the first log as the "
-                         "output)", who, out);
-    if (ends_with(out, ".csv.gz") || ends_with(out, ".csv") || ends_with(out, ".gz") ||
-        ends_with(out, ".part"))
-        return error("%s: the output '%s' has a log's name: refused (a page ends .html, a "
-                     "plot .svg or .png)", who, out);
-    if (exists && lstat(out, &so) == 0 && !S_ISREG(so.st_mode) && !S_ISLNK(so.st_mode))
-        return error("%s: the output '%s' exists and is not a regular file: refused", who, out);
-    if (exists && looks_like_log(out))
-        return error("%s: the output '%s' is an existing log: refused (a log is never "
-                     "overwritten)", who, out);
-    return 0;
-}
 
 void tb_report_failed_nights(struct tb_doc *d, const struct tb_logset *s, const char *who)
 {

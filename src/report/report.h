@@ -46,12 +46,6 @@ int tb_report_pareto(const struct tb_report_front *fr, size_t n, const char *pat
 int tb_report_compare_plot(const struct tb_log_rec *best, size_t n, const char *path);
 int tb_report_history_plot(const struct tb_history_series *v, size_t n, const char *path);
 
-/* An output file (--html, --plot) that would go over one of the inputs (the same file, by
- * name or by inode), a log (a name ending .csv.gz, .csv or .part, or an existing file that
- * starts like a gzip stream or a log), or that is not a regular file where it exists, is
- * refused: -1 with the reason said (the caller exits 2 before reading anything), else 0. */
-int tb_report_check_output(const char *who, const char *out, const char *const *inputs,
-                           size_t n);
 /* The logs of nights that failed before measuring (the GPU could not be used), as a table
  * "failed_nights": a failed night is a result to show, not an unreadable file. With CSV (one
  * table only) each is said on stderr instead. */

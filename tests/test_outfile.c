@@ -1,0 +1,153 @@
+/* test_outfile.c: the one rule for every file the tool writes that is not a log
+ * (lib/outfile.h), fed what an adversary leaves at an output's name: a device, a FIFO, a
+ * directory, a log, an input under another name, the other output, an empty name; and a
+ * FIFO put at the name between the check and the rename. The real binary's tune, compare
+ * and history go through it (the end-to-end test at the bottom). */
+#include "helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/outfile.h"
+
+static int check1(const char *out, const char *in)
+{
+    const char *outs[] = { out }, *ins[] = { in };
+    return tb_outfile_check("test", outs, 1, ins, in ? 1 : 0);
+}
+
+static void must_refuse(const char *out, const char *in, const char *words)
+{
+    th_stderr_begin();
+    int rc = check1(out, in);
+    char *err = th_stderr_end();
+    if (rc != -1 || !strstr(err, words))
+        th_fail("'%s': rc %d, said '%s', wanted '%s'", out, rc, err, words);
+    free(err);
+}
+
+/* What is at the name decides: only a regular file (or a link, replaced) is ever replaced;
+ * /dev/null, a FIFO and a directory are refused (as root, tune --out /dev/null once made
+ * the machine's /dev/null a regular file). */
+static void test_only_regular_files_are_replaced(void **state)
+{
+    char *d = th_tmpdir(), fifo[PATH_MAX], link[PATH_MAX];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", d);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    must_refuse("/dev/null", NULL, "is a character device: refused");
+    must_refuse(fifo, NULL, "is a FIFO: refused");
+    must_refuse(d, NULL, "is a directory: refused");
+    must_refuse("", NULL, "empty output name");
+    char *old = th_write(d, "old.html", "<p>an earlier page</p>\n");
+    assert_int_equal(check1(old, NULL), 0);
+    snprintf(link, sizeof(link), "%s/link.cfg", d);
+    assert_int_equal(symlink("/dev/null", link), 0);   /* a link is replaced, never followed */
+    assert_int_equal(check1(link, NULL), 0);
+    char *log = th_write(d, "night.cfg", "# transpose-bench 1.0 log\n");
+    must_refuse(log, NULL, "is an existing log: refused");
+    must_refuse("x/y.csv.gz", NULL, "has a log's name");
+    free(old);
+    free(log);
+    th_rmtree(d);
+    free(d);
+}
+
+/* An input under another name (./x, a hard link) and two outputs of one file. */
+static void test_inputs_and_other_outputs(void **state)
+{
+    char *d = th_tmpdir(), *in = th_write(d, "sweep.cfg", "sweep = {};\n");
+    char dotted[PATH_MAX + 8], hard[PATH_MAX + 8], a[PATH_MAX + 8], b[PATH_MAX + 16];
+    snprintf(dotted, sizeof(dotted), "%s/./sweep.cfg", d);
+    snprintf(hard, sizeof(hard), "%s/hard.cfg", d);
+    assert_int_equal(link(in, hard), 0);
+    must_refuse(dotted, in, "is one of the files it reads: refused");
+    must_refuse(hard, in, "is one of the files it reads: refused");
+    snprintf(a, sizeof(a), "%s/X.svg", d);
+    snprintf(b, sizeof(b), "%s/../%s/X.svg", d, strrchr(d, '/') + 1);
+    const char *outs[] = { a, NULL, b };
+    th_stderr_begin();
+    int rc = tb_outfile_check("compare", outs, 3, NULL, 0);
+    char *err = th_stderr_end();
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err, "two outputs name one file"));
+    free(err);
+    const char *two[] = { a, hard };
+    assert_int_equal(tb_outfile_check("compare", two, 2, NULL, 0), 0);
+    free(in);
+    th_rmtree(d);
+    free(d);
+}
+
+/* The rule again at the rename: a FIFO put at the name after the check is not replaced,
+ * and our temporary is gone; a free name gets our file. */
+static void test_commit_checks_again(void **state)
+{
+    char *d = th_tmpdir(), out[PATH_MAX], tmp[PATH_MAX + 32];
+    snprintf(out, sizeof(out), "%s/tuned.cfg", d);
+    assert_int_equal(check1(out, NULL), 0);
+    int fd = tb_outfile_tmp(out, tmp, sizeof(tmp));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "x\n", 2), 2);
+    close(fd);
+    assert_int_equal(mkfifo(out, 0600), 0);
+    th_stderr_begin();
+    assert_int_equal(tb_outfile_commit("tune", tmp, out), -1);
+    free(th_stderr_end());
+    struct stat st;
+    assert_int_equal(lstat(out, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(access(tmp, F_OK), -1);
+    unlink(out);
+    fd = tb_outfile_tmp(out, tmp, sizeof(tmp));
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tb_outfile_commit("tune", tmp, out), 0);
+    assert_int_equal(lstat(out, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    th_rmtree(d);
+    free(d);
+}
+
+/* The real binary: tune --out a FIFO, a log, '' and the sweep file it reads exits 2 before
+ * measuring, each left as it was; compare --plot X.svg --html X.svg exits 2. */
+static void test_commands_use_the_rule(void **state)
+{
+    const char *d = th_scratch();
+    char fifo[PATH_MAX], *log = th_write(d, "old.cfg", "# transpose-bench 1.0 log\n");
+    char *sweep = th_write(d, "s.cfg",
+                           "sweep = { kernels = [\"copy_row\"]; sizes = ([64, 64]); };\n");
+    snprintf(fifo, sizeof(fifo), "%s/fifo", d);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *outs[] = { fifo, log, "", sweep };
+    for (size_t i = 0; i < sizeof(outs) / sizeof(*outs); i++) {
+        int rc = th_runf("tune --device cpu -c %s -o %s/logs --seconds 1 -q --out '%s'", sweep,
+                         d, outs[i]);
+        if (rc != 2 || !strstr(th_err(), "refused"))
+            th_fail("tune --out '%s': exit %d, said %s", outs[i], rc, th_err());
+    }
+    struct stat st;
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    char *text = th_read_gz(log);
+    assert_string_equal(text, "# transpose-bench 1.0 log\n");
+    free(text);
+    assert_int_equal(th_runf("compare --plot %s/X.svg --html %s/X.svg %s", d, d,
+                             th_fixture("logs/h100-bench-subset.csv.gz")), 2);
+    assert_non_null(strstr(th_err(), "two outputs name one file"));
+    free(log);
+    free(sweep);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_only_regular_files_are_replaced),
+        cmocka_unit_test(test_inputs_and_other_outputs),
+        cmocka_unit_test(test_commit_checks_again),
+        TH_TEST(test_commands_use_the_rule),
+    };
+    return cmocka_run_group_tests_name("outfile", tests, NULL, NULL);
+}
