@@ -31,7 +31,6 @@
 #include "measure/conditions.h"
 #include "log/csvlog.h"
 #include "lib/lock.h"
-#include "lib/outfile.h"
 #include "measure/point_rules.h"
 #include "log/log_meta.h"
 #include "power/power.h"
@@ -205,25 +204,6 @@ static void probe_gpu(struct run *r)
 
 static int open_device(struct run *r);
 
-/* The tuned sweep file: --out, else tb_tune_default_path's (one per board and element). */
-static void tuned_path(const struct run *r, char *out, size_t n)
-{
-    if (r->o->tune_out)
-        tb_strlcpy(out, r->o->tune_out, n);
-    else
-        tb_tune_default_path(r->cfg, out, n);
-}
-
-/* tune's file by the rule of every output that is not a log (lib/outfile.h): never over
- * the sweep or board file read, a log, a device or a FIFO; before the log, exit 2. */
-static int check_tuned_out(const struct run *r)
-{
-    char out[PATH_MAX];
-    tuned_path(r, out, sizeof(out));
-    const char *outs[] = { out }, *in[] = { r->sweep_path, r->board_path };
-    return tb_outfile_check("tune", outs, 1, in, 2);
-}
-
 /* The board file again when the GPU's name picks another (a desktop without -b), then the
  * kernel names for the backend, the points, and the device's limits: every configuration
  * problem is found before the log and before any context. */
@@ -264,7 +244,8 @@ static int settle_config(struct run *r)
         tb_diag_print(r->o->diag);
         return -1;
     }
-    if (r->o->tune && check_tuned_out(r) < 0)
+    if (r->o->tune &&
+        tb_tune_check_out(r->cfg, r->o->tune_out, r->sweep_path, r->board_path) < 0)
         return -1;
     if (!r->o->quiet && !r->o->board_file)
         note("board file '%s': %s", r->board_path, r->board_why);
@@ -528,11 +509,11 @@ static void sweep(struct run *r)
 
 /* ---- 8. finish ------------------------------------------------------------------------ */
 
-/* The tuned sweep file (tuned_path), by the outputs' rule. */
+/* The tuned sweep file (--out, else one per board and element), by the outputs' rule. */
 static int write_tuned(struct run *r)
 {
     char out[PATH_MAX];
-    tuned_path(r, out, sizeof(out));
+    tb_tune_path(r->cfg, r->o->tune_out, out, sizeof(out));
     size_t runnable = tb_sweep_count_runnable(r->pts, r->npts);
     size_t measured = runnable >= r->res.not_run ? runnable - r->res.not_run : 0;
     int tuned = tb_tune_write(out, r->cfg, &r->res, r->dev.name, r->log_path, measured, runnable);

@@ -116,3 +116,20 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
     /* the outputs' rule again at the last moment: never over a device, a FIFO or a log */
     return tb_outfile_commit("tune", tmp, path) < 0 ? -1 : written;
 }
+
+void tb_tune_path(const struct tb_config *cfg, const char *out_opt, char *out, size_t n)
+{
+    if (out_opt)
+        tb_strlcpy(out, out_opt, n);
+    else
+        tb_tune_default_path(cfg, out, n);
+}
+
+int tb_tune_check_out(const struct tb_config *cfg, const char *out_opt, const char *sweep_path,
+                      const char *board_path)
+{
+    char out[PATH_MAX];
+    tb_tune_path(cfg, out_opt, out, sizeof(out));
+    const char *outs[] = { out }, *in[] = { sweep_path, board_path };
+    return tb_outfile_check("tune", outs, 1, in, 2);
+}

@@ -23,5 +23,11 @@ int tb_tune_write(const char *path, const struct tb_config *cfg, const struct tb
  * made it so), so f32 and float tune into one file. One file per board and element type:
  * the best block of a kernel differs by type; `run -c` takes it with its sweep.element. */
 void tb_tune_default_path(const struct tb_config *cfg, char *out, size_t n);
+/* The tuned file: out_opt (--out) when given, else the default path. */
+void tb_tune_path(const struct tb_config *cfg, const char *out_opt, char *out, size_t n);
+/* That file by the rule of every output that is not a log (lib/outfile.h): never over the
+ * sweep or board file read, a log, a device or a FIFO. 0, or -1 with the error printed. */
+int tb_tune_check_out(const struct tb_config *cfg, const char *out_opt, const char *sweep_path,
+                      const char *board_path);
 
 #endif

@@ -138,57 +138,39 @@ static bool whole_log(const char *path)
  * copy is made under a temporary name (O_EXCL, never through a link), synced, given the
  * final name with link(2) (never over a file), the directory synced, and only then is the
  * dead run's file removed: a recovery killed at any step is finished by the next run. */
-static int recover_one(const char *dir, const char *part, const char *run_id, long pid,
-                       int in_fd)
+/* dst exists: a recovery that died after naming the log (whole: finish it, 0) or something
+ * else at the name (both left alone, -1). in_fd is closed either way. */
+static int recover_named(const char *dir, const char *src, const char *dst, const char *tmp,
+                         const struct stat *st, int in_fd)
 {
-    char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX];
-    snprintf(src, sizeof(src), "%s/%s", dir, part);
-    snprintf(dst, sizeof(dst), "%s/%s.csv.gz", dir, run_id);
-    snprintf(tmp, sizeof(tmp), "%s/.%s.csv.gz.recovering", dir, run_id);
-    struct stat st;
-    if (lstat(dst, &st) == 0) {
-        /* a recovery that died after naming the log: the log is whole, finish it */
-        if (S_ISREG(st.st_mode) && whole_log(dst)) {
-            close(in_fd);
-            if (unlink(src) == 0 || errno == ENOENT) {
-                unlink(tmp);
-                tb_csvlog_sync_dir(dir);
-                warning("finished the recovery of '%s': '%s' was already whole", src, dst);
-                return 0;
-            }
-            return -1;
+    close(in_fd);
+    if (S_ISREG(st->st_mode) && whole_log(dst)) {
+        if (unlink(src) == 0 || errno == ENOENT) {
+            unlink(tmp);
+            tb_csvlog_sync_dir(dir);
+            warning("finished the recovery of '%s': '%s' was already whole", src, dst);
+            return 0;
         }
-        warning("cannot recover '%s': '%s' exists and is not its whole log: both left alone",
-                src, dst);
-        close(in_fd);
         return -1;
     }
-    /* a temporary of an interrupted recovery: ours (this name is made by nothing else),
-     * never whole until named; made again from the start */
-    if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode))
-        unlink(tmp);
-    gzFile in = gzdopen(in_fd, "rb");
-    if (!in) {
-        close(in_fd);
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        warning("cannot recover '%s' through '%s': %s", src, tmp, strerror(errno));
-        gzclose(in);
-        return -1;
-    }
-    gzFile out = gzdopen(fd, "wb6");
+    warning("cannot recover '%s': '%s' exists and is not its whole log: both left alone",
+            src, dst);
+    return -1;
+}
+
+/* The whole lines of in to out, counting the rows after the header; *partial when the
+ * last line was cut short (never written), *cut past RECOVER_MAX_OUT. 1 ok, 0 a failure. */
+static int copy_lines(gzFile in, gzFile out, long *rows, bool *partial, bool *cut)
+{
     char buf[65536];
     char *line = NULL;   /* the line being read: written only once its newline is seen */
     size_t len = 0, cap = 0;
-    long rows = 0;
     long long total = 0;
-    bool header = false, cut = false;
+    bool header = false;
     int n, ok = out != NULL;
     while (ok && (n = gzread(in, buf, sizeof(buf))) > 0) {
         if ((total += n) > RECOVER_MAX_OUT) {
-            cut = true;   /* a bomb, not rows: the source stays for a person to look at */
+            *cut = true;   /* a bomb, not rows: the source stays for a person to look at */
             break;
         }
         for (int i = 0; ok && i < n; i++) {
@@ -207,15 +189,47 @@ static int recover_one(const char *dir, const char *part, const char *run_id, lo
                 continue;
             if (line[0] != '#') {
                 if (header)
-                    rows++;
+                    (*rows)++;
                 header = true;
             }
             ok = gzwrite(out, line, (unsigned)len) == (int)len;
             len = 0;
         }
     }
-    bool partial = len > 0;   /* the crash's last line, cut short: never a row */
+    *partial = len > 0;   /* the crash's last line, cut short: never a row */
     free(line);
+    return ok;
+}
+
+static int recover_one(const char *dir, const char *part, const char *run_id, long pid,
+                       int in_fd)
+{
+    char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX];
+    snprintf(src, sizeof(src), "%s/%s", dir, part);
+    snprintf(dst, sizeof(dst), "%s/%s.csv.gz", dir, run_id);
+    snprintf(tmp, sizeof(tmp), "%s/.%s.csv.gz.recovering", dir, run_id);
+    struct stat st;
+    if (lstat(dst, &st) == 0)
+        return recover_named(dir, src, dst, tmp, &st, in_fd);
+    /* a temporary of an interrupted recovery: ours (this name is made by nothing else),
+     * never whole until named; made again from the start */
+    if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(tmp);
+    gzFile in = gzdopen(in_fd, "rb");
+    if (!in) {
+        close(in_fd);
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        warning("cannot recover '%s' through '%s': %s", src, tmp, strerror(errno));
+        gzclose(in);
+        return -1;
+    }
+    gzFile out = gzdopen(fd, "wb6");
+    long rows = 0;
+    bool partial = false, cut = false;
+    int ok = copy_lines(in, out, &rows, &partial, &cut);
     if (ok)
         ok = gzprintf(out, "# end: recovered, the run (pid %ld) died before closing its log, "
                       "%ld rows%s%s\n", pid, rows, partial ? "; 1 partial line dropped" : "",

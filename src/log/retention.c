@@ -102,6 +102,40 @@ bool tb_log_identity_is(const struct tb_log_identity *id, const char *host, cons
            board_is(id->board_line, board);
 }
 
+/* The logs of dir that are this host's and board's (by what they say of themselves), but
+ * keep_base (the log just written); *out holds them (free it). */
+static size_t our_logs(DIR *d, const char *dir, const char *host, const char *board,
+                       const struct tb_log_identity *mine, const char *keep_base, time_t now,
+                       struct entry **out)
+{
+    struct entry *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        time_t t;
+        if (!tb_log_name_parse(e->d_name, NULL, 0, NULL, 0, &t) || !strcmp(e->d_name, keep_base))
+            continue;   /* not a log's name, or the log just written */
+        char path[PATH_MAX * 2];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        struct tb_log_identity id;
+        if (tb_log_identity(path, &id) < 0 || !tb_log_identity_is(&id, host, mine->machine_id, board))
+            continue;   /* another host's or board's (whatever its name says), or no log */
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct entry *nv = realloc(v, cap * sizeof(*v));
+            if (!nv)
+                break;
+            v = nv;
+        }
+        tb_strlcpy(v[n].name, e->d_name, sizeof(v[n].name));
+        v[n].stamp = t;
+        v[n].plausible = !tb_time_implausible((long long)t, (long long)now);
+        n++;
+    }
+    *out = v;
+    return n;
+}
+
 int tb_retention_apply(const char *dir, const char *host, const char *board, int keep_logs,
                        int keep_days, const char *keep_path)
 {
@@ -124,29 +158,7 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
     keep_base = keep_base ? keep_base + 1 : keep_path;
     time_t now = time(NULL);
     struct entry *v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        time_t t;
-        if (!tb_log_name_parse(e->d_name, NULL, 0, NULL, 0, &t) || !strcmp(e->d_name, keep_base))
-            continue;   /* not a log's name, or the log just written */
-        char path[PATH_MAX * 2];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        struct tb_log_identity id;
-        if (tb_log_identity(path, &id) < 0 || !tb_log_identity_is(&id, host, me.machine_id, board))
-            continue;   /* another host's or board's (whatever its name says), or no log */
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            struct entry *nv = realloc(v, cap * sizeof(*v));
-            if (!nv)
-                break;
-            v = nv;
-        }
-        tb_strlcpy(v[n].name, e->d_name, sizeof(v[n].name));
-        v[n].stamp = t;
-        v[n].plausible = !tb_time_implausible((long long)t, (long long)now);
-        n++;
-    }
+    size_t n = our_logs(d, dir, host, board, &me, keep_base, now, &v);
     closedir(d);
     if (n)
         tb_sort(v, n, sizeof(*v), newest_first);

@@ -367,6 +367,18 @@ static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_his
     return code;
 }
 
+/* Logs whose stamp cannot be are flagged (stderr) and left out: the page says how many. */
+static void note_untimed(struct tb_doc *d, const struct tb_logset *all)
+{
+    size_t untimed = 0;
+    for (size_t i = 0; i < all->nlogs; i++)
+        untimed += all->logs[i].bad_time[0] != 0;
+    if (untimed)
+        tb_doc_note(d, "%zu log%s stamped with a time that cannot be (named above): left "
+                    "out of nights, baselines and bands; the latest night is the latest "
+                    "plausible one", untimed, untimed == 1 ? "" : "s");
+}
+
 int tb_history_main(int argc, char **argv)
 {
     struct hopts o = { TB_FMT_TABLE, NULL, NULL };
@@ -420,13 +432,7 @@ int tb_history_main(int argc, char **argv)
         tb_report_failed_nights(&d, &all, "history");
         size_t wrong_shown = tb_report_wrong_rows(&d, wrong, nwrong, "history");
         int failed = failed_latest(&all);
-        size_t untimed = 0;   /* logs whose stamp cannot be: flagged (stderr), left out */
-        for (size_t i = 0; i < all.nlogs; i++)
-            untimed += all.logs[i].bad_time[0] != 0;
-        if (untimed)
-            tb_doc_note(&d, "%zu log%s stamped with a time that cannot be (named above): left "
-                        "out of nights, baselines and bands; the latest night is the latest "
-                        "plausible one", untimed, untimed == 1 ? "" : "s");
+        note_untimed(&d, &all);
         tb_doc_note(&d, "%d series regressed on the latest night%s%s", regressions,
                     failed ? "; the latest night failed on some boards (above)" : "",
                     wrong_shown ? "; some rows failed verification (above)" : "");

@@ -186,6 +186,39 @@ static size_t take_group(const void *v, size_t n, size_t i, bool *done, same_fn 
     return m;
 }
 
+/* The page's table of one size: every best point with its figures and intervals. */
+static void size_table(FILE *f, const struct tb_log_rec *v, size_t n)
+{
+    fputs("<table><tr><th>kernel</th><th>board</th><th>device</th><th>power mode</th>"
+          "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W "
+          "(95%)</th><th>J per GB (95%)</th><th>dynamic pJ per byte (95%)</th><th>J per byte "
+          "of the copy's (95%)</th></tr>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        char blk[32] = "-";
+        if (v[i].bx)
+            snprintf(blk, sizeof(blk), "%dx%d", v[i].bx, v[i].by);
+        fputs("<tr>", f);
+        cell(f, v[i].kernel);
+        cell(f, v[i].board);
+        cell(f, v[i].device);
+        char mode[160], caps[64];   /* the caps asked, where a step asked some */
+        tb_log_caps_text(caps, sizeof(caps), v[i].gpu_cap_mhz, v[i].emc_cap_mhz);
+        snprintf(mode, sizeof(mode), "%s%s%s", v[i].power_mode,
+                 v[i].power_mode[0] && caps[0] ? ", " : "", caps);
+        cell(f, mode);
+        cell(f, blk);
+        cell_num(f, v[i].gbps, 1, false);
+        cell_num(f, v[i].frac_peak, 3, false);
+        cell_num(f, v[i].frac_copy, 3, false);
+        cell_ci(f, v[i].gbps_per_w, v[i].gbps_per_w_ci, 3);
+        cell_ci(f, v[i].j_per_gb, v[i].j_per_gb_ci, 4);
+        cell_ci(f, v[i].dyn_pj, v[i].dyn_pj_ci, 1);
+        cell_ci(f, v[i].energy_ratio, v[i].energy_ratio_ci, 3);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 /* One size and element type: v[0..n), sorted by kernel then board. */
 static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, size_t n,
                          const char *const *boards, size_t nboards)
@@ -251,37 +284,8 @@ static void compare_size(const struct canvas *cv, const struct tb_log_rec *v, si
         energy_chart(cv, v, n, series, ns);
     }
     free(frac);
-    FILE *f = cv->html;
-    if (!f)
-        return;
-    fputs("<table><tr><th>kernel</th><th>board</th><th>device</th><th>power mode</th>"
-          "<th>block</th><th>GB/s</th><th>of peak</th><th>of memcpy</th><th>GB/s per W "
-          "(95%)</th><th>J per GB (95%)</th><th>dynamic pJ per byte (95%)</th><th>J per byte "
-          "of the copy's (95%)</th></tr>\n", f);
-    for (size_t i = 0; i < n; i++) {
-        char blk[32] = "-";
-        if (v[i].bx)
-            snprintf(blk, sizeof(blk), "%dx%d", v[i].bx, v[i].by);
-        fputs("<tr>", f);
-        cell(f, v[i].kernel);
-        cell(f, v[i].board);
-        cell(f, v[i].device);
-        char mode[160], caps[64];   /* the caps asked, where a step asked some */
-        tb_log_caps_text(caps, sizeof(caps), v[i].gpu_cap_mhz, v[i].emc_cap_mhz);
-        snprintf(mode, sizeof(mode), "%s%s%s", v[i].power_mode,
-                 v[i].power_mode[0] && caps[0] ? ", " : "", caps);
-        cell(f, mode);
-        cell(f, blk);
-        cell_num(f, v[i].gbps, 1, false);
-        cell_num(f, v[i].frac_peak, 3, false);
-        cell_num(f, v[i].frac_copy, 3, false);
-        cell_ci(f, v[i].gbps_per_w, v[i].gbps_per_w_ci, 3);
-        cell_ci(f, v[i].j_per_gb, v[i].j_per_gb_ci, 4);
-        cell_ci(f, v[i].dyn_pj, v[i].dyn_pj_ci, 1);
-        cell_ci(f, v[i].energy_ratio, v[i].energy_ratio_ci, 3);
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n", f);
+    if (cv->html)
+        size_table(cv->html, v, n);
 }
 
 /* Every size and element type, in the order of best (by size, then kernel); 0, or -1 out
