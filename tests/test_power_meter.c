@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 #include "lib/util.h"
 #include "power/meter.h"
+#include "power/meter_internal.h"
 #include "power/power.h"
 
 #define MS 1000000LL
@@ -459,6 +460,40 @@ static void test_orin_mode_fits(void **state)
     assert_true(plan >= took);
 }
 
+/* Three cycles whose ratios happen to agree give that kernel no interval of its own; the
+ * size's other kernel shows how much a cycle moves (the same sensor, the same card): the
+ * pooled spread bounds it from below (H200, 2026-11-26: vec16 +-0.0001 in one of three
+ * runs whose ratios spread 0.0003). */
+static void test_pooled_interval(void **state)
+{
+    (void)state;
+    static struct tb_meter_track tr[3];
+    struct tb_power_cfg pc = { .max_rel_ci = 0.03, .target_rel_ci = 0.01 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    double agree[] = { 1.10, 1.10, 1.10 }, moves[] = { 1.20, 1.23, 1.17 };
+    for (int k = 0; k < 3; k++) {
+        tr[0].jpb[k] = tr[0].around[k] = 1e-10;
+        tr[1].ratio[k] = agree[k];
+        tr[2].ratio[k] = moves[k];
+        tr[1].jpb[k] = tr[2].jpb[k] = 1.1e-10;
+        tr[1].around[k] = tr[2].around[k] = 1e-10;
+        tr[0].w[k] = tr[1].w[k] = tr[2].w[k] = 500;
+    }
+    tr[0].n = tr[1].n = tr[2].n = 3;
+    tb_meter_pool(&m, tr, 3, 0);
+    assert_true(m.pooled_df == 4);   /* 2 a track: three cycles less its own mean */
+    struct tb_meter_end end = { 0 };
+    struct tb_meter_result agreeing, moving;
+    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, &agreeing);
+    tb_meter_figures(&m, &tr[2], &tr[0], false, NAN, NAN, &end, &moving);
+    th_assert_close(agreeing.ratio, 1.10, 1e-12);
+    assert_true(agreeing.ratio_ci > 0.01);   /* not the +-0 of its own three cycles */
+    /* the moving kernel keeps its own interval, never narrowed by the pool */
+    double own, mean;
+    own = tb_meter_rel_ci(moves, 3, &mean) * mean;
+    assert_true(moving.ratio_ci >= own * (1 - 1e-12));
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -477,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_signal_mid_cycle),
         cmocka_unit_test(test_source_lost),
         cmocka_unit_test(test_orin_mode_fits),
+        cmocka_unit_test(test_pooled_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -472,6 +472,10 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
     if (r.end.lost)
         snprintf(r.end.why, sizeof(r.end.why), "power source '%s' lost: %s",
                  tb_sampler_source(m->s), tb_sampler_why(m->s));
+    if (r.tr)
+        tb_meter_pool(m, r.tr, n, r.ref);
+    else
+        m->pooled_df = 0;
     for (size_t j = 0; j < n; j++) {
         static const struct tb_meter_track none;
         const struct tb_meter_track *t = r.tr ? &r.tr[j] : &none;

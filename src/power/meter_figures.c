@@ -42,6 +42,37 @@ static double drift_rel(const double *v, int n, double *mean)
     return hypot(rel, 0.5 * (hi - lo) / *mean);
 }
 
+void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref)
+{
+    double ss = 0;
+    size_t df = 0;
+    for (size_t j = 0; j < n; j++) {
+        double mean;
+        if (j == ref || tr[j].n < 2 || isnan(tb_meter_rel_ci(tr[j].ratio, tr[j].n, &mean)))
+            continue;
+        for (int k = 0; k < tr[j].n && k < TB_METER_MAX_CYCLES; k++)
+            if (isfinite(tr[j].ratio[k])) {
+                double d = tr[j].ratio[k] / mean - 1.0;
+                ss += d * d;
+                df++;
+            }
+        df--;   /* its own mean */
+    }
+    m->pooled_df = df;
+    m->pooled_rel_sd = df > 0 ? sqrt(ss / (double)df) : NAN;
+}
+
+/* A paired track's relative half-width: its own, never narrower than the pooled spread's
+ * for its cycles. */
+static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t, double *mean)
+{
+    double own = tb_meter_rel_ci(t->ratio, t->n, mean);
+    if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
+        return own;
+    double pooled = tb_t95(m->pooled_df) * m->pooled_rel_sd / sqrt((double)t->n);
+    return isfinite(own) && own > pooled ? own : pooled;
+}
+
 double tb_meter_track_rel(const struct tb_meter_track *t, bool paired)
 {
     double mean;
@@ -178,7 +209,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);
     double rel;
     if (paired) {
-        double rr = tb_meter_rel_ci(t->ratio, t->n, &o->ratio);
+        double rr = paired_rel(m, t, &o->ratio);
         o->ratio_ci = rr * o->ratio;
         rel = hypot(rr, copy_rel);
         absolute(o, o->ratio * copy_jpb, rel, idle_w, idle_ci);

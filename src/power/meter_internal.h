@@ -15,6 +15,10 @@ struct tb_meter {
     bool judge_clock;             /* the load runs on the GPU whose clock the source reads */
     bool warmed, steady;          /* a warming ran; it ended steady */
     char warm_why[160];            /* how the last warming ended when not steady */
+    /* the size's kernels' cycle-to-cycle spread of their ratios, pooled (tb_meter_pool):
+     * relative sd and its degrees of freedom (0: none) */
+    double pooled_rel_sd;
+    size_t pooled_df;
 };
 
 /* One block: the load of one point between two sensor updates, after a lead-in. */
@@ -56,6 +60,12 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
                       struct tb_meter_result *out);
+/* The relative sd of the ratios of the size's kernels' tracks tr[0..n) but ref, pooled
+ * (each track's squared deviations from its own mean, over their degrees of freedom
+ * together), into m->pooled_rel_sd and m->pooled_df. The sensor's noise and the card's
+ * drift hit every kernel of a size alike, so three cycles whose ratios happen to agree
+ * never give one kernel an interval narrower than what the others show a cycle moves. */
+void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);
 /* The relative interval the stopping rule judges a track by. */
 double tb_meter_track_rel(const struct tb_meter_track *t, bool paired);
 
