@@ -60,8 +60,9 @@ step_check() {
     [ $c = 0 ] || rc=1
     # the kernels that take no floats (#41): the same matrix with their element types
     for e in u8 f16; do
+        k=bperm16; [ $e = u8 ] && k=$k,bperm16w   # bperm16w takes bytes only
         $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
-            --set sweep.element=$e --kernels bperm16,bperm16w \
+            --set sweep.element=$e --kernels $k \
             --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 -o "$OUT/check-$e" \
             > "$OUT/check-$e.txt" 2>&1
         c=$?
@@ -393,9 +394,10 @@ step_r2() {
 # compute-sanitizer memcheck on the 1 and 2-byte kernels, every block, small awkward shapes.
 step_memcheck() {
     for e in u8 f16; do
+        k=bperm16; [ $e = u8 ] && k=$k,bperm16w   # bperm16w takes bytes only
         compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
             -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
-            --kernels bperm16,bperm16w --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
+            --kernels $k --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
             -o "$OUT/memcheck-$e" > "$OUT/memcheck-$e.txt" 2>&1
         echo "memcheck $e: exit $?; $(grep 'ERROR SUMMARY' "$OUT/memcheck-$e.txt" | tail -1)"
     done
