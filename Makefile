@@ -49,7 +49,7 @@ VERSION   := 0.1.0
 # its own .git says so. `make version` prints it.
 GIT_TOP   := $(shell git -C '$(CURDIR)' rev-parse --show-toplevel 2>/dev/null)
 ifeq ($(if $(GIT_TOP),$(realpath $(GIT_TOP))),$(realpath $(CURDIR)))
-  GIT_REV ?= $(shell git -C '$(CURDIR)' rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git -C '$(CURDIR)' diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+  GIT_REV ?= $(shell git -C '$(CURDIR)' rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git -C '$(CURDIR)' diff --quiet HEAD -- 2>/dev/null && test -z "$$(git -C '$(CURDIR)' ls-files --others --exclude-standard -- src kernels boards conf 2>/dev/null)" || echo -dirty)
 else
   GIT_REV ?= none: not a git checkout
 endif

@@ -106,12 +106,16 @@ mkdir -p "$stage/boards" "$stage/conf"
 case $cpu in aarch64) objcopy=aarch64-linux-gnu-objcopy; objpkg=binutils-aarch64-linux-gnu ;; *) objcopy=objcopy; objpkg=binutils ;; esac
 "$objcopy" --strip-debug "$build/transpose-bench" "$stage/transpose-bench" ||
     { echo "make dist: $objcopy --strip-debug failed; run: sudo apt-get install -y $objpkg" >&2; exit 1; }
-cp boards/*.cfg "$stage/boards/"
-# the sweep files we ship: tracked ones only (a tuned-*.cfg of this checkout stays here)
-for f in conf/*.cfg; do
-    case $(basename "$f") in tuned-*) continue ;; esac
-    cp "$f" "$stage/conf/"
-done
+# the board and sweep files we ship: in a git checkout, tracked ones only (a tuned-*.cfg or a
+# stray file of this checkout stays here, as --version calls such a tree dirty)
+shipped() {
+    case $(basename "$1") in tuned-*) return 1 ;; esac
+    git rev-parse --is-inside-work-tree > /dev/null 2>&1 || return 0
+    git ls-files --error-unmatch -- "$1" > /dev/null 2>&1 ||
+        { echo "make dist: '$1' is not tracked: left out" >&2; return 1; }
+}
+for f in boards/*.cfg; do shipped "$f" && cp "$f" "$stage/boards/"; done
+for f in conf/*.cfg; do shipped "$f" && cp "$f" "$stage/conf/"; done
 cp doc/transpose-bench.1 "$stage/"
 mkdir -p "$stage/doc"
 cp doc/nightly.md "$stage/doc/nightly.md"

@@ -90,6 +90,15 @@ out=$(make --no-print-directory TB_ROOT="$tx1" BOARD=boards/jetson-nano.cfg boar
 want=$(git rev-parse --short=12 HEAD 2>/dev/null)
 out=$(make --no-print-directory version)
 case $out in *"(git $want"*) ok "make version in this checkout: $out" ;; *) bad "make version: '$out', HEAD $want" ;; esac
+#    an untracked file where the build or the tarball takes files from makes the tree dirty
+stray=kernels/zz-native-build-untracked.txt
+if [ -d .git ] && ! has "$out" "-dirty"; then
+    echo stray > "$stray"
+    out2=$(make --no-print-directory version)
+    rm -f "$stray"
+    if has "$out2" "-dirty"; then ok "an untracked file in kernels/: $out2"
+    else bad "an untracked file in kernels/ left the version clean: $out2"; fi
+fi
 outer=$t/outer
 mkdir -p "$outer/src-tree"
 git init -q "$outer" && (cd "$outer" && echo x > f && git add f &&
