@@ -117,7 +117,7 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
 	-Isrc -Ikernels -Itests $(DEP_CFLAGS) \
-	-DTB_VERSION='"$(VERSION)"' -DTB_GIT_REV='"$(GIT_REV)"' -DTB_DATADIR='"$(DATADIR)"' \
+	-DTB_VERSION='"$(VERSION)"' -DTB_DATADIR='"$(DATADIR)"' \
 	$(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(DEP_LIBS) -lpthread -ldl -lm
@@ -142,7 +142,7 @@ BUILD ?= build
 BIN ?= transpose-bench
 # Host sources; main.c only links into the tool, not into the tests.
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c)) $(wildcard kernels/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/kernel_images.o $(BUILD)/version_rev.o
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
@@ -171,6 +171,20 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 $(BUILD)/src/config/%.o: ALL_CFLAGS += -DTB_CONFIG_ROOM
 # src/format/internal.h likewise, for the writers of src/format/.
 $(BUILD)/src/format/%.o: ALL_CFLAGS += -DTB_FORMAT_ROOM
+
+# The revision in a file of its own (lib/version.h: tb_git_rev, tb_version_line), not in the
+# flags: a commit rewrites $(BUILD)/version_rev.c alone (only when its text changes), so it
+# rebuilds that object and the links, never every object nor the kernel images.
+REV_C_TEXT := $(subst ",\",$(subst \,\\,$(GIT_REV)))
+$(BUILD)/version_rev.c: FORCE
+	@mkdir -p $(BUILD)
+	@printf '%s\n' '/* made by the Makefile from GIT_REV: see lib/version.h */' \
+		'#include "lib/version.h"' \
+		'const char tb_git_rev[] = "$(subst ','\'',$(REV_C_TEXT))";' \
+		'const char tb_version_line[] = TB_VERSION " (git $(subst ','\'',$(REV_C_TEXT)))";' > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+$(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The image table: built by the script when CUDA=1, an empty table otherwise.
 $(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \

@@ -119,7 +119,7 @@ for f in conf/*.cfg; do shipped "$f" && cp "$f" "$stage/conf/"; done
 cp doc/transpose-bench.1 "$stage/"
 mkdir -p "$stage/doc"
 cp doc/nightly.md "$stage/doc/nightly.md"
-rev=$(sed -n "s/.*-DTB_GIT_REV='\"\([^\"]*\)\"'.*/\1/p" "$build/.flags" | head -n 1)
+rev=$(sed -n 's/^const char tb_git_rev\[\] = "\(.*\)";$/\1/p' "$build/version_rev.c" | head -n 1)
 built=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%MZ 2>/dev/null || echo "epoch $SOURCE_DATE_EPOCH")
 cat > "$stage/INSTALL" <<EOF
 transpose-bench for $name ($board_file), git ${rev:-unknown}, dated $built (the commit's date)

@@ -456,8 +456,7 @@ static int cmd_version(int argc, char **argv)
 {
     if (no_operands(argc, argv, 1, &version_usage) < 0)
         return TB_EXIT_USAGE;
-    printf("transpose-bench %s (git %s)\nkernel images: sha256 %s\n", TB_VERSION, TB_GIT_REV,
-           tb_images_sha256);
+    printf("transpose-bench %s\nkernel images: sha256 %s\n", tb_version_line, tb_images_sha256);
     return TB_EXIT_OK;
 }
 

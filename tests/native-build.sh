@@ -109,6 +109,23 @@ out=$(make --no-print-directory -C "$outer/src-tree" version 2>&1)
 if has "$out" "none: not a git checkout" && ! has "$out" "$outer_rev"; then ok "a tree inside another repository: $out"
 else bad "a tree inside another repository (outer HEAD $outer_rev): $out"; fi
 
+#    a commit changes the revision alone: its own small file is rebuilt, never the kernel
+#    images nor any other object (the revision was once in every object's flags)
+revb=$t/b-rev
+revmake() {   # GIT_REV: kernel images, one unrelated object and the revision's, built
+    make --no-print-directory BUILD="$revb" NVCC="$nvcc" CLANG="$clang" TB_ROOT="$gen" SMS=53 \
+        GIT_REV="$1" "$revb/kernel_images.o" "$revb/src/lib/util.o" "$revb/version_rev.o" 2>&1
+}
+first=$(revmake 111111111111); rc=$?
+out=$(revmake 222222222222-dirty); rc2=$?
+steps() { printf '%s\n' "$1" | grep -E '^  [A-Z]+ ' | tr -s ' ' | tr '\n' ';'; }
+built=$(steps "$out"); again=$(steps "$(revmake 222222222222-dirty)")
+if [ $rc = 0 ] && [ $rc2 = 0 ] && has "$first" "IMAGES" && has "$first" "util.c" &&
+   [ "$built" = " CC $revb/version_rev.c;" ] && [ -z "$again" ] &&
+   grep -q '^const char tb_git_rev\[\] = "222222222222-dirty";' "$revb/version_rev.c"; then
+    ok "a new revision rebuilds its own file only: $built"
+else bad "a new revision (rc $rc, $rc2) rebuilt: '$built' (then again: '$again'; first: $(printf '%s\n' "$first" | tail -n 3))"; fi
+
 # 8. The Makefile's list of targets at its top names every .PHONY target (FORCE aside), and
 #    nothing else
 listed=$(sed -n '/^# Targets:/,/^#   (/p' Makefile | sed 's/^# Targets://; s/^#//; s/([^)]*)//g' |

@@ -40,6 +40,7 @@
 #include "measure/sweep.h"
 #include "cmd/tune.h"
 #include "lib/util.h"
+#include "lib/version.h"
 #include "lib/watchdog.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -302,7 +303,7 @@ static int open_log(struct run *r)
     if (tb_csvlog_open(&r->log, dir, r->host, r->cfg->board.name, r->cfg->sweep.gzip_level) < 0)
         return -1;
     struct tb_csvlog *log = r->log;
-    tb_csvlog_preamble(log, TB_VERSION " (git " TB_GIT_REV ")");
+    tb_csvlog_preamble(log, tb_version_line);
     tb_csvlog_meta(log, TB_META(host), "%s", r->host);
     if (r->host_id[0])
         tb_csvlog_meta(log, TB_META(machine_id), "%s", r->host_id);

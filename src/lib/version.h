@@ -1,6 +1,6 @@
-/* version.h: what `--version` and INSTALL say a build is made of, beyond TB_VERSION and
- * TB_GIT_REV (the Makefile's -D flags): the kernel images' checksum. Not the images themselves
- * (cuda/images.h). */
+/* version.h: what `--version`, the log's header and INSTALL say a build is made of: its
+ * revision (beyond TB_VERSION, the Makefile's -D flag) and the kernel images' checksum. Not
+ * the images themselves (cuda/images.h). */
 #ifndef TB_VERSION_H
 #define TB_VERSION_H
 
@@ -8,5 +8,11 @@
  * (scripts/kernel-images.sh; its images.sha256 lists each), or "none" for a build without
  * images (CUDA=0). Two builds with this checksum run the same kernel code. */
 extern const char tb_images_sha256[];
+
+/* The git revision the build was made from ("1a2b3c4d5e6f", "...-dirty", or "none: not a git
+ * checkout"), and "VERSION (git REVISION)" as the log's header says it: in the Makefile's
+ * generated $(BUILD)/version_rev.c, so that a commit rebuilds that file alone. */
+extern const char tb_git_rev[];
+extern const char tb_version_line[];
 
 #endif
