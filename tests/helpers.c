@@ -498,6 +498,21 @@ const char *th_fake_cuda_lib(void)
     return lib;
 }
 
+void th_use_hooks_binary(void)
+{
+    const char *b = getenv("TB_BUILD"), *runner = getenv("TB_RUNNER");
+    char cwd[PATH_MAX], base[2 * PATH_MAX], bin[3 * PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    b = b ? b : "build";
+    if (b[0] == '/')
+        snprintf(base, sizeof(base), "%s", b);
+    else
+        snprintf(base, sizeof(base), "%s/%s", cwd, b);
+    snprintf(bin, sizeof(bin), "%s%s%s/tests/transpose-bench-hooks", runner ? runner : "",
+             runner ? " " : "", base);
+    setenv("TB_BIN", bin, 1);
+}
+
 void th_own_lock(const char *suite)
 {
     char lock[PATH_MAX];

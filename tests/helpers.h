@@ -86,6 +86,9 @@ void th_must_have(const char *text, const char *want);
 char *th_the_log(const char *dir);
 /* The stand-in libcuda (tests/fake_cuda.c) of this build ($TB_BUILD), as an absolute path. */
 const char *th_fake_cuda_lib(void);
+/* TB_BIN from now on: the test-only executable, $TB_BUILD/tests/transpose-bench-hooks (its
+ * test kernels, its fake INA3221 driver: tests/fake_ina_driver.c), through $TB_RUNNER. */
+void th_use_hooks_binary(void);
 /* TB_LOCK_FILE of this process: /tmp/tb-test-SUITE-lock-PID (suites run at once: make test
  * beside make test-valgrind). */
 void th_own_lock(const char *suite);

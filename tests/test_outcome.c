@@ -47,22 +47,6 @@ static void test_the_rule(void **state)
     assert_false(tb_status_parse("ok ", &st));
 }
 
-/* The test-only executable (TB_BUILD/tests/transpose-bench-hooks) for the next runs. */
-static void use_hooks_binary(void)
-{
-    const char *b = getenv("TB_BUILD"), *runner = getenv("TB_RUNNER");
-    char cwd[PATH_MAX], base[2 * PATH_MAX], bin[3 * PATH_MAX];
-    assert_non_null(getcwd(cwd, sizeof(cwd)));
-    b = b ? b : "build";
-    if (b[0] == '/')
-        snprintf(base, sizeof(base), "%s", b);
-    else
-        snprintf(base, sizeof(base), "%s/%s", cwd, b);
-    snprintf(bin, sizeof(bin), "%s%s%s/tests/transpose-bench-hooks", runner ? runner : "",
-             runner ? " " : "", base);
-    setenv("TB_BIN", bin, 1);
-}
-
 /* The field of the first data row whose kernel is k. */
 static bool row_field(const char *text, const char *k, const char *col, char *buf, size_t n)
 {
@@ -94,7 +78,7 @@ static char *json_best_part(const char *json)
 static void test_wrong_kernel_everywhere(void **state)
 {
     const char *dir = th_scratch();
-    use_hooks_binary();
+    th_use_hooks_binary();
     /* run: the wrong kernel's row says FAIL, the run exits 1 and says so */
     int rc = th_runf("run " FAST " --sizes 64x64,33x31 --kernels copy_row,naive_row,wrong_row "
                      "-o %s/logs", dir);

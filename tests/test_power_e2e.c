@@ -1,66 +1,19 @@
 /* test_power_e2e.c: the whole tool on a fake Orin Nano Super whose INA3221 behaves as L4T
  * sets it (a new mean every 430 ms: samples 512, update_interval 430) and whose OC3
- * counter advances, a thread of this test rewriting the fixture files as the driver would
- * (real time: the files are outside the binary's clock, so this one test keeps it; the
- * meter's behaviours are tested on the fake clock in test_power_meter). It shows, through
- * the real binary and its log: energy blocks sized to the sensor, cycles of them with an
- * interval, the time announced at the start within 15% of the time taken; a static sensor
- * named, its figures withheld with the reason, its idle not a minute; the OC events in the
- * row; the Super in its 15W mode judged against 68.3 GB/s (its nvpmodel EMC cap). */
+ * counter advances: the test-only executable's fake driver (tests/fake_ina_driver.c)
+ * rewrites the fixture files as the hwmon driver would, on the tool's own clock, which is
+ * virtual (TB_FAKE_CLOCK=1): the minutes of idle, warming and energy blocks pass without a
+ * real sleep, and a busy machine cannot make an update late. It shows, through the binary
+ * and its log: energy blocks sized to the sensor, cycles of them with an interval, the time
+ * announced at the start within 15% of the time taken; a static sensor named, its figures
+ * withheld with the reason, its idle not a minute; the OC events in the row; the Super in its
+ * 15W mode judged against 68.3 GB/s (its nvpmodel EMC cap). */
 #include "helpers.h"
 
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
-#define OC "sys/class/hwmon/hwmon3/oc3_event_cnt"
-
-struct driver {
-    const char *root;
-    atomic_int stop, ramp;   /* ramp: the current climbs 1% an update (a board warming) */
-    atomic_int still;        /* the reading stops changing (a static sensor) */
-    pthread_t thread;
-};
-
-/* What the hwmon driver does: every update_interval a new mean in curr1_input (alternating
- * 952 and 925 mA: +-1.4%), written whole (a temporary renamed over, as a read never sees
- * half a number); and an over-current event every update. */
-static void *driver_main(void *arg)
-{
-    struct driver *d = arg;
-    long oc = 17;
-    for (int i = 0; !atomic_load(&d->stop); i++) {
-        char text[32];
-        if (atomic_load(&d->still)) {
-            struct timespec ts = { 0, 430 * 1000000L };
-            nanosleep(&ts, NULL);
-            continue;
-        }
-        int ma = i % 2 ? 925 : 952;
-        if (atomic_load(&d->ramp))
-            ma = (int)(900 * pow(1.01, i % 200));
-        snprintf(text, sizeof(text), "%d\n", ma);
-        free(th_write(d->root, HWMON "/curr1_input.new", text));
-        char a[PATH_MAX], b[PATH_MAX];
-        snprintf(a, sizeof(a), "%s/" HWMON "/curr1_input.new", d->root);
-        snprintf(b, sizeof(b), "%s/" HWMON "/curr1_input", d->root);
-        rename(a, b);
-        snprintf(text, sizeof(text), "%ld\n", ++oc);
-        free(th_write(d->root, OC ".new", text));
-        snprintf(a, sizeof(a), "%s/" OC ".new", d->root);
-        snprintf(b, sizeof(b), "%s/" OC, d->root);
-        rename(a, b);
-        struct timespec ts = { 0, 430 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
 
 /* The Super's root in its 15W mode (0), as a normal user sees it: no EMC clock readable. */
 static void super_15w(const char *r)
@@ -85,8 +38,14 @@ static double num(const char *h, const char *row, const char *col)
     return v[0] ? atof(v) : NAN;
 }
 
-static void run_on(const char *root, const char *extra, const char *logdir)
+/* A run on the root whose sensor does what driver says ("": a new mean every 430 ms,
+ * ",ramp": climbing, ",still": static), on virtual time; the load counts 100 times its
+ * work (TB_FAKE_CLOCK_WORK: a slower device), so a second of it is 10 ms of real work. */
+static void run_on(const char *root, const char *driver, const char *extra, const char *logdir)
 {
+    char drv[PATH_MAX + 16];
+    snprintf(drv, sizeof(drv), "%s%s", root, driver);
+    setenv("TB_TEST_INA_DRIVER", drv, 1);
     int rc = th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
                      "--kernels copy_row --set sweep.stop.min_time_ms=1 "
                      "--set power.sysfs_root=%s %s -o %s", root, extra, logdir);
@@ -103,24 +62,20 @@ static void test_orin_super_night(void **state)
     const char *r = th_scratch();
     super_15w(r);
     setenv("TB_ROOT", r, 1);
-    struct driver d = { .root = r };
-    assert_int_equal(pthread_create(&d.thread, NULL, driver_main, &d), 0);
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the tool and its sensor keep virtual time */
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);
+    th_use_hooks_binary();   /* the one with the fake driver */
     char logs[PATH_MAX], logs2[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", r);
     snprintf(logs2, sizeof(logs2), "%s/logs2", r);
     /* the budget spent (a target no run reaches), so the time taken is the plan's */
-    run_on(r, "--set power.target_rel_ci=0.0001 --set power.budget_s=8", logs);
+    run_on(r, "", "--set power.target_rel_ci=0.0001 --set power.budget_s=8", logs);
     /* a sensor whose reading never changes */
-    atomic_store(&d.still, 1);
-    run_on(r, "--set power.settle_s=0", logs2);
-    atomic_store(&d.still, 0);
+    run_on(r, ",still", "--set power.settle_s=0", logs2);
     /* a board whose draw keeps climbing: the warming ends at its limit and says so */
     char logs3[PATH_MAX];
     snprintf(logs3, sizeof(logs3), "%s/logs3", r);
-    atomic_store(&d.ramp, 1);
-    run_on(r, "--set power.settle_s=12 --set power.budget_s=3", logs3);
-    atomic_store(&d.stop, 1);
-    pthread_join(d.thread, NULL);
+    run_on(r, ",ramp", "--set power.settle_s=12 --set power.budget_s=3", logs3);
 
     check_budget_run(th_keep(th_read_gz(th_keep(th_find_one(logs, ".csv.gz")))));
     check_static_run(th_keep(th_read_gz(th_keep(th_find_one(logs2, ".csv.gz")))));

@@ -216,6 +216,15 @@ int tb_sleep_ns(int64_t ns)
     return tb_sleep_until_ns(tb_now_ns() + ns);
 }
 
+double tb_clock_work_scale(void)
+{
+    if (!tb_clock_is_fake())
+        return 1.0;
+    const char *e = getenv("TB_FAKE_CLOCK_WORK");
+    double k = e ? atof(e) : 1.0;
+    return k >= 1.0 ? k : 1.0;
+}
+
 void tb_clock_spend_ns(int64_t ns)
 {
     if (ns > 0 && tb_clock_is_fake())

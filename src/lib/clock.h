@@ -57,6 +57,10 @@ void tb_clock_leave(void);
 void tb_clock_hold(void);
 void tb_clock_release(void);
 bool tb_clock_is_fake(void);
+/* How many ns of virtual time one ns of device work counts for: TB_FAKE_CLOCK_WORK=N under
+ * the fake clock (a device N times slower: a test's minute of load costs a second of real
+ * work), else 1. A load sizes its chunks by it and spends chunk x launch time x it. */
+double tb_clock_work_scale(void);
 /* Tests: the fake clock from now on, starting at start_ns (0: at the real clock's now). */
 void tb_clock_fake(int64_t start_ns);
 

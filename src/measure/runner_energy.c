@@ -31,7 +31,8 @@ struct energy_load {
 };
 
 /* Back-to-back launches of point i until end (tb_now_ns) or a signal, a sync after every
- * chunk of about 20 ms; the fake clock counts the work. */
+ * chunk of about 20 ms; the fake clock counts the work as the timing measured it (launches x
+ * median, x tb_clock_work_scale), so a busy machine's preemptions never stretch a block. */
 static int load_point(void *arg, size_t i, int64_t end, double *bytes)
 {
     struct energy_load *el = arg;
@@ -39,10 +40,10 @@ static int load_point(void *arg, size_t i, int64_t end, double *bytes)
     const struct tb_point *p = el->p[i];
     struct tb_launch l = { el->buf->in, el->buf->out, p->rows, p->cols, p->bx, p->by,
                            ctx->cfg->sweep.elem_size, 0, 0, NULL };
-    long chunk = sync_chunk(el->median_ms[i]), launches = 0;
+    double work_ms = el->median_ms[i] > 0 ? el->median_ms[i] * tb_clock_work_scale() : 1e-3;
+    long chunk = sync_chunk(work_ms), launches = 0;
     int rc = 0;
     do {
-        int64_t r0 = tb_real_now_ns();
         for (long k = 0; k < chunk && !rc; k++)
             rc = ctx->be->launch(ctx->be_st, p->k, &l);
         if (!rc)
@@ -50,7 +51,7 @@ static int load_point(void *arg, size_t i, int64_t end, double *bytes)
         if (rc)
             break;
         launches += chunk;
-        tb_clock_spend_ns(tb_real_now_ns() - r0);
+        tb_clock_spend_ns((int64_t)((double)chunk * work_ms * 1e6));
     } while (tb_now_ns() < end && !*ctx->stop);
     *bytes = (double)launches * el->moved[i];
     if (rc)

@@ -1,0 +1,82 @@
+/* fake_ina_driver.c: the INA3221 hwmon driver and the over-current counter of a fake sysfs
+ * tree, inside the test-only executable (build/tests/transpose-bench-hooks), so that they
+ * keep the tool's own clock: virtual time under TB_FAKE_CLOCK=1, where a sensor in another
+ * process (on the real clock) could not. Started before main when the environment says:
+ *   TB_TEST_INA_DRIVER=ROOT          a new mean every 430 ms (L4T's update_interval):
+ *                                    952 and 925 mA in turn, and an OC event each update
+ *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% an update (a board warming)
+ *   TB_TEST_INA_DRIVER=ROOT,still    nothing changes (a static sensor)
+ * Without it, nothing: the executable is the tool. Not for the tool itself (tests only). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+
+#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
+#define OC "sys/class/hwmon/hwmon3/oc3_event_cnt"
+#define UPDATE_NS (430 * 1000000LL)
+/* off the sampler's grid of whole milliseconds: an update and a poll never fall on the same
+ * virtual nanosecond, where which came first would be a race */
+#define PHASE_NS 123457LL
+
+static struct {
+    char root[PATH_MAX];
+    int ramp;
+} drv;
+
+/* Written whole: a temporary renamed over the file, so a read never sees half a number. */
+static void put(const char *rel, long value)
+{
+    char path[PATH_MAX + 128], tmp[PATH_MAX + 132], text[32];
+    snprintf(path, sizeof(path), "%s/%s", drv.root, rel);
+    snprintf(tmp, sizeof(tmp), "%s.new", path);
+    int n = snprintf(text, sizeof(text), "%ld\n", value);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
+        fprintf(stderr, "fake_ina_driver: cannot write '%s': %s\n", path, strerror(errno));
+}
+
+static void *driver_main(void *arg)
+{
+    int64_t next = tb_now_ns() + PHASE_NS;
+    long oc = 17;
+    for (int i = 0;; i++) {
+        long ma = i % 2 ? 925 : 952;
+        if (drv.ramp)
+            ma = (long)(900 * pow(1.01, i % 200));
+        put(HWMON "/curr1_input", ma);
+        put(OC, ++oc);
+        next += UPDATE_NS;
+        tb_sleep_until_ns(next);
+    }
+    return NULL;
+}
+
+__attribute__((constructor)) static void fake_ina_driver_start(void)
+{
+    const char *e = getenv("TB_TEST_INA_DRIVER");
+    if (!e || !*e)
+        return;
+    snprintf(drv.root, sizeof(drv.root), "%s", e);
+    char *mode = strrchr(drv.root, ',');
+    if (mode)
+        *mode++ = '\0';
+    if (mode && !strcmp(mode, "still"))
+        return;   /* the files stay as the last run left them */
+    drv.ramp = mode && !strcmp(mode, "ramp");
+    pthread_t t;
+    tb_clock_join();   /* before it starts: no time passes until it sleeps */
+    if (pthread_create(&t, NULL, driver_main, NULL) != 0) {
+        tb_clock_leave();
+        fprintf(stderr, "fake_ina_driver: cannot start\n");
+        return;
+    }
+    pthread_detach(t);
+}
