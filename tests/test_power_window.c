@@ -1,16 +1,18 @@
 /* test_power_window.c: a window's power from the sampler's readings, fed by a scripted
  * source whose readings carry their own times: a source that stalls (tegrastats alive and
  * silent) gives no watts, and so no GB/s per W, for the windows in the silence, with the
- * reason; a window with readings on both sides gives the mean power. */
+ * reason; a window with readings on both sides gives the mean power. On the fake clock
+ * (lib/clock.h), started at the readings' base: the sampler polls in virtual time, and the
+ * seconds of readings a test waits for pass without a real sleep. */
 #include "helpers.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <unistd.h>
 #include <math.h>
-#include <time.h>
 
 #include "power/power.h"
+#include "lib/clock.h"
 #include "lib/util.h"
 
 #define MS 1000000LL
@@ -53,6 +55,21 @@ static int script_sample(void *st, struct tb_power_sample *out, char *why, size_
 
 static void script_close(void *st) {}
 
+/* Waits in virtual time (polls of step_ms) until n readings of [from, to] are in, or the
+ * sampler's polls could have read them twice over. */
+static void wait_readings(struct tb_sampler *s, int64_t from, int64_t to, size_t n, int step_ms)
+{
+    size_t got = 0;
+    int64_t give_up = tb_now_ns() + 2 * ((int64_t)n + 10) * step_ms * MS;
+    for (;;) {
+        free(tb_sampler_window(s, from, to, 0, &got));
+        if (got >= n || tb_now_ns() > give_up)
+            break;
+        tb_sleep_ns(step_ms * MS);
+    }
+    assert_int_equal(got, n);
+}
+
 static const struct tb_power_ops script_ops = {
     .name = "script", .help = "scripted readings", .state_size = sizeof(struct script),
     .open = script_open, .sample = script_sample, .close = script_close,
@@ -71,13 +88,7 @@ static void test_stall_gives_no_watts(void **state)
     script_now = stall_cfg;   /* readings at base + 0, 100, ..., 900 ms, then silence */
     th_stderr_begin();   /* the sampler says the silence; not this test's subject */
     assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
-    size_t got = 0;
-    for (int i = 0; i < 5000 && got < 10; i++) {   /* wait for the script to be read */
-        free(tb_sampler_window(s, base, base + 900 * MS, 0, &got));
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(got, 10);
+    wait_readings(s, base, base + 900 * MS, 10, 100);   /* the script read whole */
     struct tb_power_figures f;
     /* readings on both sides: the mean power, no reason */
     tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
@@ -116,13 +127,7 @@ static void test_emc_clock_from_sysfs(void **state)
     char why[256];
     th_stderr_begin();
     assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
-    size_t got = 0;
-    for (int i = 0; i < 5000 && got < 10; i++) {
-        free(tb_sampler_window(s, base, base + 900 * MS, 0, &got));
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(got, 10);
+    wait_readings(s, base, base + 900 * MS, 10, 100);
     struct tb_power_figures f;
     tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
     th_assert_close(f.emc_clock_mhz, 2133, 1e-3);
@@ -140,6 +145,8 @@ static void test_run_with_a_stalled_tegrastats(void **state)
     const char *dir = th_scratch();   /* the fixture removes it and restores the env */
     snprintf(lock, sizeof(lock), "%s/lock", dir);
     setenv("TB_LOCK_FILE", lock, 1);
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     char *lines = th_write(dir, "replay.txt", "RAM 3452/7620MB EMC_FREQ 43%@2133 GR3D_FREQ 0% "
                            "VDD_IN 4824mW/4824mW VDD_CPU_GPU_CV 518mW/518mW\n");
     setenv("TB_FAKE_TEGRASTATS_FILE", lines, 1);
@@ -192,14 +199,8 @@ static struct tb_sampler *scripted(const struct script_cfg *cfg, struct tb_power
     char why[256];
     assert_int_equal(tb_sampler_start(&s, &script_ops, pc, 1, (size_t)cfg->n + 8, why,
                                       sizeof(why)), 0);
-    size_t got = 0;
-    int64_t end = base + (int64_t)(cfg->n - 1) * cfg->step_ms * MS;
-    for (int i = 0; i < 10000 && got < (size_t)cfg->n; i++) {
-        free(tb_sampler_window(s, base, end, 0, &got));
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(got, (size_t)cfg->n);
+    wait_readings(s, base, base + (int64_t)(cfg->n - 1) * cfg->step_ms * MS, (size_t)cfg->n,
+                  cfg->step_ms);
     return s;
 }
 
@@ -304,13 +305,7 @@ static void test_counter_increments_by_period(void **state)
     struct tb_sampler *s;
     char why[256];
     assert_int_equal(tb_sampler_start(&s, &counter_ops, &pc, 1, 256, why, sizeof(why)), 0);
-    size_t got = 0;
-    for (int i = 0; i < 10000 && got < 200; i++) {
-        free(tb_sampler_window(s, base, base + 199 * 30 * MS, 0, &got));
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(got, 200);
+    wait_readings(s, base, base + 199 * 30 * MS, 200, 30);
     double p = tb_power_learn_cadence(s, &pc, base, base + 2000 * MS);
     assert_true(p >= 90 && p <= 120);
     struct tb_power_figures f;
@@ -347,6 +342,7 @@ static void test_batches_show_a_drift(void **state)
 
 int main(void)
 {
+    tb_clock_fake(base);   /* the samplers' polls and this test's waits: virtual time */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cadence_sizes_the_window),
         cmocka_unit_test(test_interval_follows_the_spread),
