@@ -201,6 +201,9 @@ endif
 $(BUILD)/kernel_images.o: $(IMAGES)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# kept (not removed as make's intermediates): a new revision relinks the test programs
+# without compiling each again
+.SECONDARY: $(TESTS:%=$(BUILD)/tests/%.o)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
@@ -234,17 +237,18 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # `make test_e2e` builds and runs that program; `make test` runs the tier's programs side by
 # side (-jN as given, else one per core), each printing its time, then the sum
 # (scripts/run-tests.sh). TIER=quick leaves out SLOW_TESTS: the programs that cost 4 s or
-# more alone (the next costs 2.8 s), measured, not guessed: seconds, one at a time on a busy
-# 2-core machine (load 20 to 35), plain (under valgrind), 2026-11-26: test_power_e2e 86,
-# test_e2e 21 (23), test_modes 15, test_driver_faults 8.2 and test_nightly 8.0 (the old
-# test_nightly, 14 (25), split in three), test_power_window 12.7, test_nvml_hang 5.8 (8.3),
-# test_nvml 4.1 (6.1); the rest 0.002 to 2.8 each, 20 s in all (valgrind: 0.5 to 18, 84 s).
+# more alone (the next, test_modes_boards, 3.9 s), measured, not guessed: seconds, one at a
+# time on a busy 2-core machine (load 3 to 10), 2026-11-26, after the power tests moved to
+# the fake clock (test_power_e2e 107 -> 1, test_power_window 43 -> 1.5, test_nightly 28 -> 4;
+# test_e2e, 39, split in four: 0.2, 1.4, 1.3 and test_e2e_power 6.6): test_modes_e2e 19 to
+# 34 (a sensor thread on the real clock), test_driver_faults 6.8, test_e2e_power 6.6,
+# test_nvml_hang 5.6, test_nightly 4.5, test_nvml 4.0; the rest 0.01 to 3.9 each.
 # `make test` prints each program's time and names the five slowest: move a program here
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
 TIER ?= full
-SLOW_TESTS := test_power_e2e test_e2e test_modes test_power_window test_driver_faults \
-	test_nightly test_nvml_hang test_nvml
+SLOW_TESTS := test_modes_e2e test_driver_faults test_e2e_power test_nvml_hang test_nightly \
+	test_nvml
 # the slow first (in SLOW_TESTS' order, the slowest first): make starts jobs in this order
 RUN_TESTS := $(if $(filter quick,$(TIER)),,$(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS)))) \
 	$(filter-out $(SLOW_TESTS),$(TESTS))

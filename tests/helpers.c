@@ -513,6 +513,59 @@ void th_use_hooks_binary(void)
     setenv("TB_BIN", bin, 1);
 }
 
+static char group_lock[PATH_MAX];
+
+int th_lock_setup(void **state)
+{
+    snprintf(group_lock, sizeof(group_lock), "/tmp/tb-test-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", group_lock, 1);
+    return 0;
+}
+
+int th_lock_teardown(void **state)
+{
+    unlink(group_lock);
+    return 0;
+}
+
+const char *th_lock_file(void)
+{
+    return group_lock;
+}
+
+char *th_only_log(const char *dir)
+{
+    char *p = th_find_one(dir, ".csv.gz");
+    assert_non_null(p);
+    return p;
+}
+
+int th_data_rows(const char *text, const char **header)
+{
+    int n = 0;
+    *header = NULL;
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (*p == '#' || *p == '\n')
+            continue;
+        if (!*header)
+            *header = p;
+        else
+            n++;
+    }
+    return n;
+}
+
+const char *th_row_at(const char *header, int i)
+{
+    const char *p = strchr(header, '\n') + 1;
+    for (int k = 0; k < i; p = strchr(p, '\n') + 1)
+        if (*p != '#')
+            k++;
+    while (*p == '#')
+        p = strchr(p, '\n') + 1;
+    return p;
+}
+
 void th_own_lock(const char *suite)
 {
     char lock[PATH_MAX];

@@ -89,6 +89,18 @@ const char *th_fake_cuda_lib(void);
 /* TB_BIN from now on: the test-only executable, $TB_BUILD/tests/transpose-bench-hooks (its
  * test kernels, its fake INA3221 driver: tests/fake_ina_driver.c), through $TB_RUNNER. */
 void th_use_hooks_binary(void);
+/* A group fixture (cmocka_run_group_tests' setup and teardown): TB_LOCK_FILE of this
+ * process, /tmp/tb-test-lock-PID (th_lock_file), removed at the end. */
+int th_lock_setup(void **state);
+int th_lock_teardown(void **state);
+const char *th_lock_file(void);
+/* The one log (.csv.gz) in dir, its path (malloc); fails the test without one. */
+char *th_only_log(const char *dir);
+/* How many data rows a log's text holds (not comments, not the header); *header: the header
+ * line (NULL when none). */
+int th_data_rows(const char *text, const char **header);
+/* Data row i (0-based) after the header, comment lines skipped. */
+const char *th_row_at(const char *header, int i);
 /* TB_LOCK_FILE of this process: /tmp/tb-test-SUITE-lock-PID (suites run at once: make test
  * beside make test-valgrind). */
 void th_own_lock(const char *suite);

@@ -260,6 +260,7 @@ static char *replay_board(const char *dir, const char *lines)
 static void test_absurd_readings_dropped(void **state)
 {
     setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];
     /* two good values that differ: a sensor whose reading never changes shows no update */
@@ -292,6 +293,7 @@ static void test_absurd_readings_dropped(void **state)
 static void test_silent_source_is_said(void **state)
 {
     setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];
     char *board = replay_board(dir, ORIN_LINE("4824mW") ORIN_LINE("5251mW"));

@@ -1,0 +1,221 @@
+/* test_e2e_power.c: power through the real binary on the CPU backend: a fake tegrastats
+ * through `run` (and one that dies mid-run), the `power` command on tegrastats and on a fake
+ * INA3221 sysfs tree, a fake NVML's energy counter through `run`; on the fake clock
+ * (TB_FAKE_CLOCK=1): the idle and windows pass in virtual time. Fixture: TH_TEST. */
+#include "e2e.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "measure/backend.h"
+#include "log/csvlog.h"
+#include "lib/util.h"
+
+/* A board file that replays a fixture through the fake tegrastats; no warming before the
+ * sweep (settle_s = 0: the warming is test_power_*'s, and its load is real work). */
+static char *tegra_board(const char *dir, const char *extra)
+{
+    char text[PATH_MAX + 1024], cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(text, sizeof(text),
+             "board = { name = \"orin-nano-replay\"; peak_gbps = 68.0; };\n"
+             "power = { source = \"tegrastats\"; interval_ms = 100; window_ms = 700; "
+             "min_readings = 2; max_rel_ci = 10.0; "
+             "idle_ms = 400; settle_s = 0; total_rail = \"VDD_IN\"; gpu_rail = \"VDD_CPU_GPU_CV\";\n"
+             "  tegrastats = { command = \"%s/tests/fake-tegrastats.sh\"; }; %s };\n",
+             cwd, extra);
+    return th_write(dir, "board.cfg", text);
+}
+
+static void test_tegrastats_through_run(void **state)
+{
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
+    const char *dir = th_scratch();
+    char *out, args[2048];
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
+    char *board = tegra_board(dir, "");
+    /* one round (test_power_rounds has the rounds): its windows' load is real work */
+    snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 128x128 --kernels blocked "
+             "--blocks 16x16 --set sweep.stop.min_time_ms=5 --set power.rounds=1 -o %%s", board);
+    char *text = th_run_log(args, 0, true, &out, NULL);
+    assert_non_null(strstr(out, "GB/s/W"));
+    assert_non_null(strstr(out, "idle power"));
+    const char *header;
+    assert_int_equal(th_data_rows(text, &header), 2);
+    char v[64];
+    for (int i = 0; i < 2; i++) {
+        const char *row = th_row_at(header, i);
+        th_field(header, row, "power_source", v, sizeof(v));
+        assert_string_equal(v, "tegrastats");
+        th_field(header, row, "power_total_w", v, sizeof(v));
+        /* VDD_IN cycles through 12.479, 4.824, 5.251 and 16.321 W */
+        assert_true(atof(v) >= 4.8 && atof(v) <= 16.4);
+        th_field(header, row, "power_gpu_w", v, sizeof(v));
+        assert_true(atof(v) >= 0.5 && atof(v) <= 7.2);
+        th_field(header, row, "power_samples", v, sizeof(v));
+        assert_true(atoi(v) >= 3);
+        th_field(header, row, "rail_total", v, sizeof(v));
+        assert_string_equal(v, "VDD_IN");
+        th_field(header, row, "rail_gpu", v, sizeof(v));
+        assert_string_equal(v, "VDD_CPU_GPU_CV");
+        th_field(header, row, "gbps_per_w", v, sizeof(v));
+        assert_true(atof(v) > 0);
+        th_field(header, row, "power_idle_w", v, sizeof(v));
+        assert_true(atof(v) >= 4.8 && atof(v) <= 16.4);
+        th_field(header, row, "gpu_temp_c", v, sizeof(v));
+        assert_true(atof(v) >= 49 && atof(v) <= 59);
+    }
+    assert_non_null(strstr(text, "# sampler: "));
+    free(text);
+    free(board);
+    free(out);
+}
+
+static void test_tegrastats_dies_mid_run(void **state)
+{
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    const char *dir = th_scratch();
+    char args[2048];
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/nano-jp4.txt"), 1);
+    setenv("TB_FAKE_TEGRASTATS_EXIT", "1", 1);       /* one pass of 4 lines, then exit */
+    setenv("TB_FAKE_TEGRASTATS_GARBAGE", "1", 1);
+    char *board = tegra_board(dir, "");
+    snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 64x64 --kernels blocked "
+             "--blocks 4x4,8x8,16x16,32x32 --set sweep.stop.min_time_ms=5 "
+             "--set power.total_rail=POM_5V_IN -o %%s", board);
+    char *err;
+    char *text = th_run_log(args, 0, true, NULL, &err);   /* the sweep goes on */
+    const char *w = strstr(err, "power source 'tegrastats' failed");
+    assert_non_null(w);
+    assert_null(strstr(w + 1, "power source 'tegrastats' failed"));   /* said once */
+    const char *header;
+    int rows = th_data_rows(text, &header);
+    assert_int_equal(rows, 5);
+    char v[64];
+    th_field(header, th_row_at(header, rows - 1), "power_total_w", v, sizeof(v));
+    assert_string_equal(v, "");                       /* rows after the failure: no figures */
+    th_field(header, th_row_at(header, rows - 1), "status", v, sizeof(v));
+    assert_string_equal(v, "ok");
+    free(text);
+    free(board);
+    free(err);
+}
+
+static void test_power_command_csv(void **state)
+{
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    const char *dir = th_scratch();
+    char args[2048];
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/tx2-jp-unknown.txt"), 1);
+    char *board = tegra_board(dir, "");
+    snprintf(args, sizeof(args), "power -b %s --seconds 1.2 --format csv", board);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_true(!strncmp(th_out(), "elapsed_s,source,rail,power_mw\n", 31));
+    /* the first TX2 line's rails in the order tegrastats prints them */
+    const char *r = strchr(th_out(), '\n') + 1;
+    const char *order[] = { "VDD_SYS_GPU", "VDD_SYS_SOC", "VDD_4V0_WIFI", "VDD_IN", "VDD_SYS_CPU",
+                            "VDD_SYS_DDR" };
+    const char *vals[] = { "152", "687", "0", "3056", "152", "883" };
+    for (int i = 0; i < 6; i++) {
+        char want[64];
+        snprintf(want, sizeof(want), ",tegrastats,%s,%s\n", order[i], vals[i]);
+        const char *hit = strstr(r, want);
+        if (!hit)
+            th_fail("missing %s in\n%s", want, th_out());
+        r = hit + 1;
+    }
+    int lines = 0;
+    for (const char *p = th_out(); *p; p++)
+        lines += *p == '\n';
+    assert_true(lines >= 1 + 6 * 5);   /* >= 5 samples in 1.2 s at 100 ms */
+    free(board);
+}
+
+static void test_power_command_ina3221_tree(void **state)
+{
+    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    const char *dir = th_scratch();
+    char args[2048], text[1024];
+    assert_true(th_build_sysfs(dir, "ina3221/nano.txt", 0) > 0);
+    snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
+             "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
+    char *board = th_write(dir, "board.cfg", text);
+    snprintf(args, sizeof(args), "power -b %s --seconds 0.5 --format csv", board);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), ",ina3221,POM_5V_IN,1022\n"));
+    assert_non_null(strstr(th_out(), ",ina3221,POM_5V_CPU,204\n"));
+    /* the table form, and auto picking ina3221 from the same tree */
+    snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"auto\"; "
+             "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
+    free(board);
+    board = th_write(dir, "board.cfg", text);
+    snprintf(args, sizeof(args), "power -b %s --seconds 0.3", board);
+    assert_int_equal(th_runf("%s", args), 0);
+    assert_non_null(strstr(th_out(), "source ina3221"));
+    assert_non_null(strstr(th_out(), "POM_5V_IN"));
+    free(board);
+}
+
+static void test_nvml_energy_through_run(void **state)
+{
+    char lib[PATH_MAX];
+    const char *b = getenv("TB_BUILD");
+    snprintf(lib, sizeof(lib), "%s/tests/libfake-nvml.so", b ? b : "build");
+    setenv("TB_NVML_LIB", lib, 1);
+    char *text = th_run_log("run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
+                            "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
+                            "--set power.idle_ms=300 --set power.budget_s=2 "
+                            "--set power.settle_s=0 -o %s", 0, true,
+                            NULL, NULL);
+    const char *header;
+    assert_int_equal(th_data_rows(text, &header), 2);
+    char v[64], e[64], c[64], g[64];
+    const char *row = th_row_at(header, 1);
+    th_field(header, row, "power_total_w", v, sizeof(v));
+    th_assert_close(atof(v), 100.0, 1.0);   /* from the counter, not the lagging reading */
+    th_field(header, row, "energy_j", e, sizeof(e));
+    th_field(header, row, "energy_counter_j", c, sizeof(c));
+    th_field(header, row, "window_ms", v, sizeof(v));
+    double secs = atof(v) / 1000;
+    th_assert_close(atof(e), 60.0 * secs, 0.01 * atof(e));     /* trapezoid of 60 W */
+    th_assert_close(atof(c), 100.0 * secs, 0.02 * atof(c));    /* the counter's 100 W */
+    /* the absolute figures from the ratio to the copy (test_power_meter has their truth):
+     * GB/s per W and J/GB are one figure, with an interval each */
+    th_field(header, row, "gbps_per_w", g, sizeof(g));
+    th_field(header, row, "j_per_gb", v, sizeof(v));
+    th_assert_close(atof(g) * atof(v), 1.0, 0.002);
+    th_field(header, row, "energy_ratio", v, sizeof(v));
+    assert_true(atof(v) > 0);
+    th_field(header, row, "energy_ratio_ci95", v, sizeof(v));
+    assert_true(v[0] != 0);
+    th_field(header, row, "gpu_clock_mhz", v, sizeof(v));
+    assert_string_equal(v, "1500");
+    /* the desktop's run conditions, and throttled judged against NVML's max SM clock */
+    assert_non_null(strstr(text, "# gpu_conditions: SM clock 1500 MHz, max 1980 MHz, power limit "
+                                 "700 W, 60 C (from nvml)\n"));
+    th_field(header, row, "gpu_max_mhz", v, sizeof(v));
+    assert_string_equal(v, "1980");
+    free(text);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        TH_TEST(test_tegrastats_through_run),
+        TH_TEST(test_tegrastats_dies_mid_run),
+        TH_TEST(test_power_command_csv),
+        TH_TEST(test_power_command_ina3221_tree),
+        TH_TEST(test_nvml_energy_through_run),
+    };
+    return cmocka_run_group_tests_name("e2e_power", tests, th_lock_setup, th_lock_teardown);
+}
