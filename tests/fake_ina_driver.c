@@ -6,6 +6,11 @@
  *                                    952 and 925 mA in turn, and an OC event each update
  *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% an update (a board warming)
  *   TB_TEST_INA_DRIVER=ROOT,still    nothing changes (a static sensor)
+ *   TB_TEST_INA_DRIVER=ROOT,modes    every 50 ms the watts of the nvpmodel mode the root's
+ *                                    status names: its idle watts plus its dynamic watts
+ *                                    times how busy the device was over the last 100 ms
+ *                                    (the share of it the load spent: tb_clock_spent_ns).
+ *                                    15W: 3.0 + 1.0 W, 25W: 3.5 + 2.0, MAXN_SUPER: 4.0 + 3.5
  * Without it, nothing: the executable is the tool. Not for the tool itself (tests only). */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +33,7 @@
 
 static struct {
     char root[PATH_MAX];
-    int ramp;
+    int ramp, modes;
 } drv;
 
 /* Written whole: a temporary renamed over the file, so a read never sees half a number. */
@@ -41,6 +46,40 @@ static void put(const char *rel, long value)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
         fprintf(stderr, "fake_ina_driver: cannot write '%s': %s\n", path, strerror(errno));
+}
+
+/* The mode the fake nvpmodel's status names ("pmode:000N ..."), MAXN_SUPER (2) if none. */
+static int status_mode(void)
+{
+    char path[PATH_MAX + 32], buf[64] = "";
+    snprintf(path, sizeof(path), "%s/var/lib/nvpmodel/status", drv.root);
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    int mode = strlen(buf) > 9 ? atoi(buf + 6) : 2;
+    return mode >= 0 && mode < 4 ? mode : 2;
+}
+
+/* The ",modes" sensor: a new VDD_IN mean every 50 ms, from the mode and how busy. */
+static void *modes_main(void *arg)
+{
+    static const double idle_w[] = { 3.0, 3.5, 4.0, 2.8 }, dyn_w[] = { 1.0, 2.0, 3.5, 0.6 };
+    const int64_t step = 50 * 1000000LL;
+    int64_t next = tb_now_ns() + PHASE_NS, last[2] = { -1, -1 };   /* spent 100 ms ago */
+    for (int i = 0;; i++) {
+        int64_t t = tb_clock_spent_ns();
+        double busy = last[i % 2] >= 0 ? (double)(t - last[i % 2]) / (2.0 * (double)step) : 0;
+        busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
+        last[i % 2] = t;
+        int mode = status_mode();
+        double w = idle_w[mode] + dyn_w[mode] * busy;
+        put(HWMON "/curr1_input", (long)(w / 5.048 * 1000 + (i % 2 ? 2 : -2)));
+        next += step;
+        tb_sleep_until_ns(next);
+    }
+    return NULL;
 }
 
 static void *driver_main(void *arg)
@@ -71,9 +110,10 @@ __attribute__((constructor)) static void fake_ina_driver_start(void)
     if (mode && !strcmp(mode, "still"))
         return;   /* the files stay as the last run left them */
     drv.ramp = mode && !strcmp(mode, "ramp");
+    drv.modes = mode && !strcmp(mode, "modes");
     pthread_t t;
     tb_clock_join();   /* before it starts: no time passes until it sleeps */
-    if (pthread_create(&t, NULL, driver_main, NULL) != 0) {
+    if (pthread_create(&t, NULL, drv.modes ? modes_main : driver_main, NULL) != 0) {
         tb_clock_leave();
         fprintf(stderr, "fake_ina_driver: cannot start\n");
         return;

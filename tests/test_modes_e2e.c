@@ -6,12 +6,9 @@
 #include "helpers.h"
 #include "modes_boards.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -25,102 +22,6 @@
 /* ---- end to end: the real binary, the CPU backend, a sensor whose watts follow the mode -- */
 
 #define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
-
-struct sensor {
-    const char *root;
-    atomic_int stop;
-    pthread_t thread;
-};
-
-/* The tool's process, found by the root its command line names; 0 while none runs. */
-static pid_t tool_pid(const char *root)
-{
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    pid_t found = 0;
-    while (d && (e = readdir(d)) && !found) {
-        char p[300], buf[4096];
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        /* argv[0] the tool itself, not its shell; or argv[1] under qemu-aarch64 (cross-test:
-         * the sensor saw no tool there, and the dynamic watts were noise) */
-        bool tool = false;
-        for (size_t a = 0, k = 0; a < n && k < 2 && !tool; a += strlen(buf + a) + 1, k++) {
-            const char *base = strrchr(buf + a, '/');
-            tool = !strcmp(base ? base + 1 : buf + a, "transpose-bench") &&
-                   (k == 0 || strstr(buf, "qemu"));
-        }
-        for (size_t i = 0; i < n; i++)
-            buf[i] = buf[i] ? buf[i] : ' ';
-        if (tool && strstr(buf, " run ") && strstr(buf, root))
-            found = (pid_t)atoi(e->d_name);
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
-
-static long cpu_ticks(pid_t pid)
-{
-    char p[64], buf[1024];
-    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(p, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *c = strrchr(buf, ')');
-    unsigned long ut = 0, st = 0;
-    if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return -1;
-    return (long)(ut + st);
-}
-
-/* The INA3221 as a mode would make it: every 50 ms (update_interval 50) a new VDD_IN mean of
- * the mode's idle watts plus its dynamic watts times how busy the tool was over the last
- * 100 ms (its CPU time: the CPU backend's kernel is what works). 15W: 3.0 + 1.0 W, 25W:
- * 3.5 + 2.0 W, MAXN_SUPER: 4.0 + 3.5 W. */
-static void *sensor_main(void *arg)
-{
-    struct sensor *s = arg;
-    static const double idle_w[] = { 3.0, 3.5, 4.0, 2.8 }, dyn_w[] = { 1.0, 2.0, 3.5, 0.6 };
-    long hz = sysconf(_SC_CLK_TCK), last[2] = { -1, -1 };
-    pid_t pid = 0;
-    for (int i = 0; !atomic_load(&s->stop); i++) {
-        if (!pid)
-            pid = tool_pid(s->root);
-        long t = pid ? cpu_ticks(pid) : -1;
-        if (t < 0)
-            pid = 0;
-        double busy = t >= 0 && last[i % 2] >= 0 ? (double)(t - last[i % 2]) / (0.1 * (double)hz) : 0;
-        busy = busy < 0 ? 0 : busy > 1 ? 1 : busy;
-        last[i % 2] = t;
-        char p[PATH_MAX], text[64];
-        snprintf(p, sizeof(p), "%s/var/lib/nvpmodel/status", s->root);
-        char *st = slurp(p);
-        int mode = st && strlen(st) > 9 ? atoi(st + 6) : 2;
-        free(st);
-        mode = mode >= 0 && mode < 4 ? mode : 2;
-        double w = idle_w[mode] + dyn_w[mode] * busy;
-        snprintf(text, sizeof(text), "%.0f\n", w / 5.048 * 1000 + (i % 2 ? 2 : -2));
-        free(th_write(s->root, HWMON "/curr1_input.new", text));
-        char a[PATH_MAX], b[PATH_MAX];
-        snprintf(a, sizeof(a), "%s/" HWMON "/curr1_input.new", s->root);
-        snprintf(b, sizeof(b), "%s/" HWMON "/curr1_input", s->root);
-        rename(a, b);
-        struct timespec ts = { 0, 50 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
 
 /* An Orin Nano Super in MAXN_SUPER with its INA3221 (updating every 50 ms) and model. */
 static const char *super_board(void)
@@ -224,8 +125,15 @@ static void test_e2e_three_modes_pareto(void **state)
 {
     (void)state;
     const char *r = super_board();
-    struct sensor s = { .root = r };
-    assert_int_equal(pthread_create(&s.thread, NULL, sensor_main, &s), 0);
+    /* the sensor, whose watts follow the mode and how busy the load kept the device, is the
+     * test-only executable's fake driver (tests/fake_ina_driver.c), on the tool's virtual
+     * clock: a busy machine cannot starve it of updates, nor its watts of the load */
+    char drv[PATH_MAX + 8];
+    snprintf(drv, sizeof(drv), "%s,modes", r);
+    setenv("TB_TEST_INA_DRIVER", drv, 1);
+    setenv("TB_FAKE_CLOCK", "1", 1);
+    setenv("TB_FAKE_CLOCK_WORK", "10", 1);   /* its load: 100 ms of real work a second */
+    th_use_hooks_binary();
     char logs[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", r);
     /* every step here settles: a long limit costs nothing, and under the sanitizers on a
@@ -240,8 +148,6 @@ static void test_e2e_three_modes_pareto(void **state)
                       * CPU copy's GB/s moves between rounds (60% under qemu) */
                      "--set power.rounds=1 --set power.settle_s=0 "
                      "--set power.sysfs_root=%s -o %s", r, logs);
-    atomic_store(&s.stop, 1);
-    pthread_join(s.thread, NULL);
     if (rc != 0)
         th_fail("run exit %d: %s", rc, th_err());
     /* the summary names each row's step: three rows of one point are told apart */

@@ -225,10 +225,19 @@ double tb_clock_work_scale(void)
     return k >= 1.0 ? k : 1.0;
 }
 
+static atomic_llong spent;
+
 void tb_clock_spend_ns(int64_t ns)
 {
-    if (ns > 0 && tb_clock_is_fake())
+    if (ns > 0 && tb_clock_is_fake()) {
         fake_sleep_until(tb_now_ns() + ns);
+        atomic_fetch_add(&spent, (long long)ns);
+    }
+}
+
+int64_t tb_clock_spent_ns(void)
+{
+    return (int64_t)atomic_load(&spent);
 }
 
 /* Under fk.mu (released here): one of fk's counts moved by delta, and time moves if that

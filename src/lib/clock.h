@@ -48,6 +48,9 @@ int tb_sleep_until_ns(int64_t t_ns);
 /* Work of ns just done (a chunk of launches, timed by the backend): nothing on the real
  * clock, which moved while it ran; the fake clock moves by ns now. */
 void tb_clock_spend_ns(int64_t ns);
+/* Under the fake clock, the virtual ns spent so far (by every tb_clock_spend_ns): a fake
+ * sensor's "how busy was the device" (tests/fake_ina_driver.c); 0 under the real clock. */
+int64_t tb_clock_spent_ns(void);
 
 void tb_clock_join(void);
 void tb_clock_leave(void);
