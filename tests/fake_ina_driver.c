@@ -3,7 +3,10 @@
  * keep the tool's own clock: virtual time under TB_FAKE_CLOCK=1, where a sensor in another
  * process (on the real clock) could not. Started before main when the environment says:
  *   TB_TEST_INA_DRIVER=ROOT          a new mean every 430 ms (L4T's update_interval):
- *                                    952 and 925 mA in turn, and an OC event each update
+ *                                    952 and 925 mA in turn, each +-2 mA of noise (a fixed
+ *                                    sequence: a real sensor's means never repeat exactly,
+ *                                    and blocks that all agree to the bit would give an
+ *                                    interval of 0), and an OC event each update
  *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% an update (a board warming)
  *   TB_TEST_INA_DRIVER=ROOT,still    nothing changes (a static sensor)
  *   TB_TEST_INA_DRIVER=ROOT,modes    every 50 ms the watts of the nvpmodel mode the root's
@@ -87,7 +90,7 @@ static void *driver_main(void *arg)
     int64_t next = tb_now_ns() + PHASE_NS;
     long oc = 17;
     for (int i = 0;; i++) {
-        long ma = i % 2 ? 925 : 952;
+        long ma = (i % 2 ? 925 : 952) + (long)(((unsigned)i * 2654435761u) >> 16) % 5 - 2;
         if (drv.ramp)
             ma = (long)(900 * pow(1.01, i % 200));
         put(HWMON "/curr1_input", ma);
