@@ -192,7 +192,9 @@ static void test_nvml_energy_through_run(void **state)
      * GB/s per W and J/GB are one figure, with an interval each */
     th_field(header, row, "gbps_per_w", g, sizeof(g));
     th_field(header, row, "j_per_gb", v, sizeof(v));
-    th_assert_close(atof(g) * atof(v), 1.0, 0.002);
+    /* both printed "%.4f": at a busy machine's slower copy (0.02 GB/s per W) the last digit
+     * alone is 0.25%, once over 0.002 (a flake on a loaded machine): allowed on top */
+    th_assert_close(atof(g) * atof(v), 1.0, 0.002 + 0.00005 / atof(g) + 0.00005 / atof(v));
     th_field(header, row, "energy_ratio", v, sizeof(v));
     assert_true(atof(v) > 0);
     th_field(header, row, "energy_ratio_ci95", v, sizeof(v));
