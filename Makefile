@@ -319,10 +319,11 @@ html-check: $(BIN)
 	@BIN=$(BIN) tests/html-check.sh
 
 # doc/img/pareto-front.png, the README's picture of compare --pareto --html's chart: a fake
-# three-mode sweep on the CPU backend, shot in headless Chromium (scripts/readme-picture.sh).
-readme-picture: $(BIN)
+# three-mode sweep on the CPU backend (the test-only executable: its fake sensor on virtual
+# time), shot in headless Chromium (scripts/readme-picture.sh).
+readme-picture: $(BUILD)/tests/transpose-bench-hooks
 	@scripts/ensure-deps.sh html
-	@BIN=$(BIN) scripts/readme-picture.sh
+	@BIN=$(BUILD)/tests/transpose-bench-hooks scripts/readme-picture.sh
 
 # DuckDB and pandas over a folder of logs, as doc/log-format.md says (tests/readers-check.sh).
 readers-check: $(BIN)

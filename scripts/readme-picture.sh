@@ -1,27 +1,26 @@
 #!/bin/sh
 # readme-picture: draws doc/img/pareto-front.png, the README's picture of `compare --pareto
-# --html`'s chart. No Jetson here: the night is tests/test_modes.c's end-to-end three-mode sweep
+# --html`'s chart. No Jetson here: the night is tests/test_modes_e2e.c's three-mode sweep
 # (15W, 25W, MAXN_SUPER) on the CPU backend, with tests/fake-nvpmodel.sh over a fake Orin Nano
-# Super root and a fake INA3221 whose watts follow the mode (idle + dynamic x the tool's CPU
-# time, as sensor_main() there). The picture shows the page's layout, not a measurement of a board.
+# Super root and a fake INA3221 whose watts follow the mode (idle + dynamic x how busy the
+# load kept the device): the test-only executable's driver (tests/fake_ina_driver.c), on the
+# tool's virtual clock, so a busy machine cannot garble the watts. The picture shows the
+# page's layout, not a measurement of a board.
 # The first chart's heading and SVG are cut out of the page into a page of their own, with a
 # line saying what the data are, and shot by headless Chromium at the chart's size (x2).
-#   BIN=transpose-bench  OUT=doc/img/pareto-front.png (defaults in the checkout; given, they are
-#   taken from where it is run)  KEEP=1 (keep the temporary folder)
+#   BIN=build/tests/transpose-bench-hooks  OUT=doc/img/pareto-front.png (defaults in the
+#   checkout; given, they are taken from where it is run)  KEEP=1 (keep the temporary folder)
 set -eu
 here=$PWD
 cd "$(dirname "$0")/.."
-case ${BIN:-} in '') BIN=$PWD/transpose-bench ;; /*) ;; *) BIN=$here/$BIN ;; esac
+case ${BIN:-} in '') BIN=$PWD/build/tests/transpose-bench-hooks ;; /*) ;; *) BIN=$here/$BIN ;; esac
 case ${OUT:-} in '') OUT=$PWD/doc/img/pareto-front.png ;; /*) ;; *) OUT=$here/$OUT ;; esac
-[ -x "$BIN" ] || { echo "readme-picture: no '$BIN' (run make first)" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "readme-picture: no '$BIN' (make build/tests/transpose-bench-hooks)" >&2; exit 1; }
 command -v chromium >/dev/null 2>&1 ||
     { echo "readme-picture: chromium not found (scripts/ensure-deps.sh html)" >&2; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-readme-picture-XXXXXX")
-tool='' sensor_pid=''
-cleanup() {   # the two processes this script started, by their ids
-    [ -n "$tool" ] && kill "$tool" 2>/dev/null && wait "$tool" 2>/dev/null
-    [ -n "$sensor_pid" ] && kill "$sensor_pid" 2>/dev/null
+cleanup() {
     if [ "${KEEP:-0}" = 1 ]; then echo "readme-picture: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -57,54 +56,17 @@ export TB_ROOT="$r" TB_NVPMODEL="$PWD/tests/fake-nvpmodel.sh" TB_MODE_STATE="$r/
 unset FAKE_NVPM_FAULT
 tests/fake-nvpmodel.sh -m 2 > /dev/null
 
-# ---- the sensor: every 50 ms, VDD_IN = the mode's idle W + its dynamic W x how busy the tool
-# was over the last 100 ms (15W: 3.0 + 1.0 W, 25W: 3.5 + 2.0 W, MAXN_SUPER: 4.0 + 3.5 W) ----
-sensor() {   # tool pid
-    hz=$(getconf CLK_TCK)
-    prev1=-1 prev2=-1 i=0
-    while kill -0 "$1" 2>/dev/null; do
-        t=-1
-        if read -r stat 2>/dev/null < "/proc/$1/stat"; then
-            # shellcheck disable=SC2086 # split on purpose: the fields after "(comm) "
-            set -- "$1" ${stat##*) }
-            t=$(( ${13} + ${14} ))   # utime + stime, in ticks
-        fi
-        busy=0   # per mille
-        [ "$t" -ge 0 ] && [ "$prev2" -ge 0 ] && busy=$(( (t - prev2) * 10000 / hz ))
-        [ "$busy" -lt 0 ] && busy=0
-        [ "$busy" -gt 1000 ] && busy=1000
-        prev2=$prev1 prev1=$t
-        read -r st < "$r/var/lib/nvpmodel/status" || st=pmode:0002
-        mode=${st#pmode:}; mode=${mode%% *}; mode=$(( 1$mode - 10000 ))
-        case $mode in
-        0) idle=3000 dyn=1000 ;; 1) idle=3500 dyn=2000 ;; 3) idle=2800 dyn=600 ;;
-        *) idle=4000 dyn=3500 ;;
-        esac
-        ma=$(( (idle + dyn * busy / 1000) * 1000 / 5048 + (i % 2 ? 2 : -2) ))
-        echo "$ma" > "$r/$hwmon/curr1_input.new"
-        mv "$r/$hwmon/curr1_input.new" "$r/$hwmon/curr1_input"
-        i=$((i + 1))
-        sleep 0.05
-    done
-}
-
-# ---- the night: three modes, one kernel, one size (test_modes.c's sweep) ----
+# ---- the night: three modes, one kernel, one size (test_modes_e2e.c's sweep) ----
 night() {   # the log's path in $log; 1 when the sweep failed (said)
     rm -rf "$tmp/logs" && mkdir -p "$tmp/logs"
+    rc=0
+    TB_TEST_INA_DRIVER="$r,modes" TB_FAKE_CLOCK=1 TB_FAKE_CLOCK_WORK=10 \
     "$BIN" run --quiet --device cpu -b boards/jetson-orin-nano.cfg --sizes 512x512 \
         --kernels copy_row --set sweep.stop.min_time_ms=1 \
         --set 'sweep.power_modes=["15W", "25W", "MAXN_SUPER"]' \
         --set power.interval_ms=10 --set power.window_ms=100 --set power.idle_ms=100 \
         --set power.max_rel_ci=0.5 --set power.rounds=1 --set power.settle_s=0 \
-        --set power.sysfs_root="$r" -o "$tmp/logs" > "$tmp/run.txt" 2>&1 &
-    tool=$!
-    sensor "$tool" &
-    sensor_pid=$!
-    rc=0
-    wait "$tool" || rc=$?
-    tool=
-    wait "$sensor_pid" 2>/dev/null || true
-    sensor_pid=
+        --set power.sysfs_root="$r" -o "$tmp/logs" > "$tmp/run.txt" 2>&1 || rc=$?
     if [ "$rc" != 0 ]; then
         cat "$tmp/run.txt" >&2
         echo "readme-picture: the sweep failed (exit $rc)" >&2
