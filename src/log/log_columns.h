@@ -75,7 +75,9 @@
     X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% rerun interval of j_per_gb (as gbps_per_w_ci95's)") \
     X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: J per byte as j_per_gb, less power_idle_w over the blocks' bytes per second") \
     X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% rerun interval of dyn_pj_per_byte (j_per_gb's and the idle's combined)") \
-    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) hold at it; each block's is in block_figures") \
+    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) and their intervals hold at it, over the range gpu_temp_min_c..gpu_temp_max_c; a rerun at another temperature moves them (about 0.4% a degree on the lent H100 and H200), energy_ratio not; each block's is in block_figures") \
+    X(gpu_temp_min_c,  DBL, "%.1f",  "C",   "the coolest of the point's energy blocks (its mean GPU temperature): with gpu_temp_max_c, the range over the cycles at which the absolute figures hold") \
+    X(gpu_temp_max_c,  DBL, "%.1f",  "C",   "the hottest of the point's energy blocks (its mean GPU temperature)") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the end of the point's last energy block") \
     X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock at the end of the point's last energy block (tegrastats, else sysfs)") \
     X(power_note,      STR, "%s",    "-",   "what the meter could not measure and why, each named: blocks with too few clean sensor updates, a source lost, a jump (throttle, mode change) that dropped blocks, a signal or the budget ending the cycles, an interval wider than power.max_rel_ci (printed all the same), a warming that never settled; empty when the figures are whole. Figures are withheld only when no block measured")
