@@ -199,10 +199,13 @@ static const struct tb_power_cfg defaults = {
     .points = "fastest",
 };
 
-static inline void rig_start(struct rig *r, enum kind kind, double noise_rel)
+/* The rig with the power settings pc (the sim's source, whatever pc says). */
+static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
+                                const struct tb_power_cfg *pc)
 {
     memset(r, 0, sizeof(*r));
-    r->pc = defaults;
+    r->pc = *pc;
+    tb_strlcpy(r->pc.source, "sim", sizeof(r->pc.source));
     pthread_mutex_lock(&sim.mu);
     sim.kind = kind;
     sim.t0 = tb_now_ns();
@@ -224,6 +227,11 @@ static inline void rig_start(struct rig *r, enum kind kind, double noise_rel)
     r->m = tb_meter_new(r->s, &r->pc, &r->stop);
     assert_non_null(r->m);
     r->idle_w = tb_meter_idle(r->m, &r->idle_ci, r->idle_why, sizeof(r->idle_why));
+}
+
+static inline void rig_start(struct rig *r, enum kind kind, double noise_rel)
+{
+    rig_start_pc(r, kind, noise_rel, &defaults);
 }
 
 static inline void rig_stop(struct rig *r)
