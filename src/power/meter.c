@@ -164,7 +164,10 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
         size_t k = tb_power_updates(m->s, m->pc, ta + 1, now, &tc, NULL);
-        bool enough = k >= (size_t)need && tc && tc[k - 1] - ta >= span;
+        /* an update's time is the poll that saw it, late by up to an interval: a span of
+         * whole updates may read that much short, and is not made to wait a whole more */
+        bool enough = k >= (size_t)need && tc &&
+                      tc[k - 1] - ta + (int64_t)m->pc->interval_ms * 1000000 >= span;
         free(tc);
         *m1 = now;
         if (enough)

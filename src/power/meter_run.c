@@ -97,8 +97,9 @@ static double idle_s(const struct tb_meter *m)
     return (idle + tb_power_settle_ms(m->s)) * 1e-3;
 }
 
-/* A block's seconds: the lead-in to the next update (half a period, on average), its span
- * of whole updates over power.window_ms, and the poll that sees the last. */
+/* A block's seconds: the lead-in to the next update (a whole period: the block before
+ * ended at an update), its span of whole updates over power.window_ms, and the poll that
+ * sees the last. */
 static double block_s(const struct tb_meter *m, int *updates)
 {
     double p = tb_meter_period_ms(m), iv = m->pc->interval_ms;
@@ -109,7 +110,7 @@ static double block_s(const struct tb_meter *m, int *updates)
     }
     double k = fmax(need, ceil(m->pc->window_ms / p));
     *updates = (int)k;
-    return (0.5 * p + k * p + iv) * 1e-3;
+    return (p + k * p + iv) * 1e-3;
 }
 
 /* The cycles the figures need to reach power.target_rel_ci where a rerun lands, from the
