@@ -77,9 +77,10 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
     double block = tb_meter_block_ms(m);
     int need = m->pc->block_updates * (c->triggered ? 3 : 1);
     if (isnan(c->period_ms))
-        snprintf(line, n, "not known (%s): energy blocks of %.0f ms as power.window_ms says; "
-                 "each block waits for %d clean updates", c->how[0] ? c->how :
-                 "no change seen while idle", block, need);
+        snprintf(line, n, "not known (%s)%s; energy blocks of %.0f ms as power.window_ms "
+                 "says; each block waits for %d clean updates", c->how[0] ? c->how :
+                 "no change seen while idle", c->triggered ? "; triggered: one conversion a "
+                 "reading, no averaging" : "", block, need);
     else
         snprintf(line, n, "%.0f ms (%s: %s)%s; energy blocks of %.0f ms for %d clean "
                  "updates after a lead-in update", c->period_ms, c->how, c->detail,
