@@ -35,6 +35,7 @@ static void *driver_main(void *arg)
 {
     struct driver *d = arg;
     long oc = 17;
+    int ramp0 = -1;   /* the ramp counts from its start: no wrap inside a run's warming */
     for (int i = 0; !atomic_load(&d->stop); i++) {
         char text[32];
         if (atomic_load(&d->still)) {
@@ -43,8 +44,10 @@ static void *driver_main(void *arg)
             continue;
         }
         int ma = i % 2 ? 925 : 952;
+        if (atomic_load(&d->ramp) && ramp0 < 0)
+            ramp0 = i;
         if (atomic_load(&d->ramp))
-            ma = (int)(900 * pow(1.01, i % 200));
+            ma = (int)(900 * pow(1.01, (i - ramp0) % 200));
         snprintf(text, sizeof(text), "%d\n", ma);
         free(th_write(d->root, HWMON "/curr1_input.new", text));
         char a[PATH_MAX], b[PATH_MAX];
