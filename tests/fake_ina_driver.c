@@ -7,7 +7,8 @@
  *                                    sequence: a real sensor's means never repeat exactly,
  *                                    and blocks that all agree to the bit would give an
  *                                    interval of 0), and an OC event each update
- *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% an update (a board warming)
+ *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% an update from the run's start
+ *                                    (a board warming; it wraps after 200 updates, 86 s)
  *   TB_TEST_INA_DRIVER=ROOT,still    nothing changes (a static sensor)
  *   TB_TEST_INA_DRIVER=ROOT,modes    every 50 ms the watts of the nvpmodel mode the root's
  *                                    status names: its idle watts plus its dynamic watts

@@ -73,6 +73,11 @@ static void test_tegrastats_through_run(void **state)
         assert_true(atof(v) >= 4.8 && atof(v) <= 16.4);
         th_field(header, row, "gpu_temp_c", v, sizeof(v));
         assert_true(atof(v) >= 49 && atof(v) <= 59);
+        double temp = atof(v);   /* the range at which the absolute figures hold */
+        assert_int_equal(th_field(header, row, "gpu_temp_min_c", v, sizeof(v)), 0);
+        assert_true(v[0] && atof(v) >= 49 && atof(v) <= temp);
+        assert_int_equal(th_field(header, row, "gpu_temp_max_c", v, sizeof(v)), 0);
+        assert_true(v[0] && atof(v) >= temp && atof(v) <= 59);
     }
     assert_non_null(strstr(text, "# sampler: "));
     free(text);

@@ -93,6 +93,7 @@ static void test_nano_sensor_mode(void **state)
         tb_power_ina3221.cadence(f.st, &c);
         assert_true(isnan(c.period_ms));   /* inferred from the readings, as before */
         assert_string_equal(c.detail, want[k]);
+        assert_true(c.triggered == (k == 0));   /* only running_mode 0 is triggered */
         fake_close(&f);
     }
 }

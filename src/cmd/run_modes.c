@@ -135,6 +135,7 @@ void tb_run_modes_sweep(struct tb_run_modes *m, struct tb_runner_ctx *ctx,
         return;
     }
     m->open = true;
+    ctx->steps = m->nsteps;   /* the time the run announces holds every step */
     for (size_t i = 0; i < m->nsteps && !*ctx->stop; i++) {
         const struct tb_mode_step *s = &m->steps[i];
         char mode[80], label[200];

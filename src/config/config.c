@@ -124,12 +124,13 @@ const struct tb_cfg_row tb_config_schema[] = {
     INT("power.batches", B, BO(power.batches), 1, 64, 4,
         "equal spans of time an idle or warming window is cut into: its interval is the wider "
         "of the readings' and the spans' means' (a drift over seconds; 1: readings only)"),
-    INT("power.settle_s", B, BO(power.settle_s), 0, 3600, 120,
-        "before the sweep, load the GPU until its power stops climbing (it warms: an H100 drew "
-        "4% more after a minute), at most this many seconds (0: none)"),
+    INT("power.settle_s", B, BO(power.settle_s), 0, 3600, 10,
+        "warming: once a night, before the sweep, load the GPU for exactly this many seconds, "
+        "counted in the time the run announces (it brings the device to the load; "
+        "interleaving with the copy cancels the drift that remains) (0: none)"),
     FLOAT("power.settle_rel", B, BO(power.settle_rel), 0.0001, 0.1, 0.002,
-          "steady: two successive blocks of load (a window, 5 s at least) whose mean powers "
-          "differ by at most this fraction, or by less than their 95% intervals"),
+          "the warming says steady when its last two blocks (5 s at least) have mean powers "
+          "within this fraction, or within their 95% intervals (said, not waited for)"),
     INT("power.rounds", B, BO(power.rounds), 1, 64, 3,
         "fewest cycles of interleaved energy blocks per size unless power.budget_s ends them "
         "first (the interval needs 2: 1 counts as 2); more until power.target_rel_ci"),
@@ -145,8 +146,9 @@ const struct tb_cfg_row tb_config_schema[] = {
            "rail that is the board's total, or \"sum\" of all rails"),
     STRING("power.gpu_rail", B, BO(power.gpu_rail), NULL, NULL, "rail that feeds the GPU"),
     FLOAT("power.target_rel_ci", B, BO(power.target_rel_ci), 0.0001, 1, 0.01,
-          "cycles of energy blocks are added until each figure's relative 95% interval is this "
-          "narrow, or power.budget_s is spent"),
+          "cycles of energy blocks are added until each figure's relative 95% interval (where a "
+          "rerun of as many cycles lands: the one printed) is this narrow, or power.budget_s "
+          "is spent"),
     FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 12,
           "most seconds of energy blocks per measured point (its own and its share of the "
           "copy's); it may end the cycles before power.rounds, never before 2"),

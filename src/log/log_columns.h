@@ -62,7 +62,7 @@
     X(window_ms,       DBL, "%.1f",  "ms",  "the point's energy blocks' measured spans together (lead-ins aside)") \
     X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved in those spans") \
     X(energy_ratio,    DBL, "%.4f",  "-",   "THE energy figure: the point's J per byte over the reference copy's in its neighbouring blocks (blocks of the two interleaved, the copy's on either side), mean over cycles; 1 for the copy itself; empty without a copy at this size") \
-    X(energy_ratio_ci95, DBL, "%.4f", "-",  "half-width of energy_ratio's 95% interval over cycles (Student t); a wide one is printed, power_note says so") \
+    X(energy_ratio_ci95, DBL, "%.4f", "-",  "half-width of the 95% interval within which a rerun of as many cycles lands (t x s x sqrt(1/n + 1/n'), n' = n: sqrt(2) times the mean's own interval; never narrower than the size's pooled cycle-to-cycle spread gives); a wide one is printed, power_note says so") \
     X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "bytes per joule / 1e9 at total power (not above idle): from energy_ratio x the copy's own J per byte (its blocks' mean), at gpu_temp_c") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
     X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the windows; not independent: see power_updates") \
@@ -70,12 +70,14 @@
     X(power_cycles,    DBL, "%.0f",  "-",   "energy blocks of this point with a figure: one a cycle of the size's interleaved blocks (at least power.rounds, more until power.target_rel_ci or power.budget_s)") \
     X(block_figures,   STR, "%s",    "-",   "each block's ratio to the copy around it (the copy's own rows and a size without a copy: its pJ/B), then each block's GPU temperature (\"ratio 0.912 0.915; C 46 47\"): the spread behind the interval") \
     X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w over the point's blocks (Student t); it holds the drift, which energy_ratio cancels") \
-    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of gbps_per_w's 95% interval: energy_ratio's and the copy's own (its blocks' spread and the drift between them) combined") \
+    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of gbps_per_w's 95% rerun interval: energy_ratio's and the copy's own (a rerun's from its blocks' spread, and half the range they drifted over the cycles) combined; it holds at gpu_temp_c: a rerun at another temperature moves it, energy_ratio not") \
     X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: energy_ratio x the copy's J per byte x 1e9, at gpu_temp_c") \
-    X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% interval of j_per_gb") \
+    X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% rerun interval of j_per_gb (as gbps_per_w_ci95's)") \
     X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: J per byte as j_per_gb, less power_idle_w over the blocks' bytes per second") \
-    X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% interval of dyn_pj_per_byte (j_per_gb's and the idle's combined)") \
-    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) hold at it; each block's is in block_figures") \
+    X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% rerun interval of dyn_pj_per_byte (j_per_gb's and the idle's combined)") \
+    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) and their intervals hold at it, over the range gpu_temp_min_c..gpu_temp_max_c; a rerun at another temperature moves them (about 0.4% a degree on the lent H100 and H200), energy_ratio not; each block's is in block_figures") \
+    X(gpu_temp_min_c,  DBL, "%.1f",  "C",   "the coolest of the point's energy blocks (its mean GPU temperature): with gpu_temp_max_c, the range over the cycles at which the absolute figures hold") \
+    X(gpu_temp_max_c,  DBL, "%.1f",  "C",   "the hottest of the point's energy blocks (its mean GPU temperature)") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the end of the point's last energy block") \
     X(emc_clock_mhz,   DBL, "%.0f",  "MHz", "memory (EMC) clock at the end of the point's last energy block (tegrastats, else sysfs)") \
     X(power_note,      STR, "%s",    "-",   "what the meter could not measure and why, each named: blocks with too few clean sensor updates, a source lost, a jump (throttle, mode change) that dropped blocks, a signal or the budget ending the cycles, an interval wider than power.max_rel_ci (printed all the same), a warming that never settled; empty when the figures are whole. Figures are withheld only when no block measured")

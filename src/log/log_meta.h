@@ -44,8 +44,8 @@
     X(ceiling,       "ceiling",       "a sweep ran", "the run's bandwidth ceiling (each mode step's, after its mode_step line), where it came from (nvpmodel EMC cap, a step's EMC cap read back, board file) and why the EMC clock could or could not be read") \
     X(power_cadence, "power_cadence", "a power source", "how often the sensor's reading really changes, how that was known (sysfs, energy counter, documented, inferred), the window it sized, every rail read, which is the total and which the GPU, and the figure's scope") \
     X(power_idle,    "power_idle",    "a power source", "idle power before and after the sweep with their 95% intervals, and the drift; why the idle has no interval (a static sensor)") \
-    X(power_settle,  "power_settle",  "a power source and power.settle_s > 0", "the load run before the sweep until the power stopped climbing (the card warm): how long, under which kernel, the power at its start and end, and whether it became steady or the limit ended it") \
-    X(power_plan,    "power_plan",    "a power source", "the time the run announced at its start (timing, idle, the energy budget; warming aside) and the time it took") \
+    X(power_settle,  "power_settle",  "a power source and power.settle_s > 0", "the warming, once a night before the sweep: power.settle_s under which kernel, in blocks of how long, the power of its first and last block, and whether the last two agreed (steady) or not") \
+    X(power_plan,    "power_plan",    "a power source", "the night's time the run announced at its start (every mode step's timing, energy and idles, and the warming) and the time it took since, at the end of each step") \
     X(sensor,        "sensor",        "a power source", "readings dropped, silences") \
     X(sampler,       "sampler",       "a power source", "samples taken, the thread's CPU time") \
     X(kernel_load,   "kernel_load",   "CUDA", "the cubin's load time, or the PTX entries JIT-compiled and their time") \

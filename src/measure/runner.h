@@ -40,6 +40,8 @@ struct tb_runner_ctx {
                                        * measured at the start */
     unsigned long long dropped_seen;  /* the sampler's dropped count at the last row */
     const struct tb_runner_step *step;  /* the mode sweep's step; NULL: none (empty columns) */
+    size_t steps;                     /* the mode sweep's steps, for the time announced (0: 1) */
+    size_t steps_done;                /* sweeps ended (the warming and the announcement once) */
 };
 
 /* A step of the mode sweep as its rows carry it (MHz; 0: no cap asked). */
@@ -57,7 +59,7 @@ struct tb_runner_result {
     char cadence[320];                /* the sensor's cadence as said and logged */
     char settle[320];                 /* the warming load before the sweep, as logged; "" */
     double settle_secs;               /* its seconds */
-    double plan_s;                    /* the time announced at the start (warming aside) */
+    double plan_s;                    /* the night's time announced at its start (all of it) */
     int64_t t_start_ns;               /* when the sweep began (tb_now_ns) */
     double t_begin_s;                 /* when its points began (tb_now_s), for the progress */
     struct tb_log_rec *rows;          /* every row written, as a reader sees it */

@@ -68,35 +68,66 @@ static int load_errstr(void *arg, int rc, char *buf, size_t n)
 
 /* ---- before and after the sweep ------------------------------------------------------ */
 
-/* The points whose energy is measured, for the plan: the fastest block of each kernel and
- * size is not known before timing, so one a kernel and size (power.points = fastest). */
-static size_t energy_count(const struct tb_runner_ctx *ctx, const struct tb_point *pts,
-                           size_t n)
+/* Whether point j is one whose energy is measured, for the plan: the fastest block of each
+ * kernel and size is not known before timing, so one a kernel and size (power.points =
+ * fastest): the first of them. */
+static bool energy_planned(const struct tb_point *pts, size_t j, bool all)
 {
-    bool all = !strcmp(ctx->cfg->board.power.points, "all");
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (pts[i].skip)
-            continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !all && !seen; j++)
-            seen = !pts[j].skip && pts[j].k == pts[i].k && pts[j].size_index == pts[i].size_index;
-        count += !seen;
-    }
-    return count;
+    if (pts[j].skip)
+        return false;
+    for (size_t i = 0; i < j && !all; i++)
+        if (!pts[i].skip && pts[i].k == pts[j].k && pts[i].size_index == pts[j].size_index)
+            return false;
+    return true;
 }
 
-/* The run's time as said at its start, after the idle before it: timing (each point its
- * stopping rule's least time, verification aside), the energy budget, the idle after. */
-static double plan_s(const struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                     size_t energy, const struct tb_meter *m)
+/* A step's planned seconds: timing (each point its stopping rule's least time,
+ * verification aside) and each size's energy as the meter plans it; *energy gets the
+ * points measured for energy. */
+static double step_plan_s(const struct tb_runner_ctx *ctx, const struct tb_point *pts,
+                          size_t n, const struct tb_meter *m, size_t *energy)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
+    bool all = !strcmp(ctx->cfg->board.power.points, "all");
     size_t run = 0;
-    for (size_t i = 0; i < n; i++)
-        run += !pts[i].skip;
-    double timing = (double)run * fmin(s->max_time_ms, fmax(s->min_time_ms, 1.0)) * 1e-3;
-    return timing + tb_meter_plan_s(m, energy);
+    double secs = 0;
+    *energy = 0;
+    for (size_t i = 0; i < n;) {   /* a size at a time: its points are consecutive */
+        size_t count = 0, j = i;
+        bool ref = false;
+        for (; j < n && pts[j].size_index == pts[i].size_index; j++) {
+            run += !pts[j].skip;
+            if (energy_planned(pts, j, all)) {
+                count++;
+                ref |= (pts[j].k->flags & TB_KF_COPY_REF) != 0;
+            }
+        }
+        secs += tb_meter_plan_size_s(m, count, ref);
+        *energy += count;
+        i = j;
+    }
+    return secs + (double)run * fmin(s->max_time_ms, fmax(s->min_time_ms, 1.0)) * 1e-3;
+}
+
+/* The night's time, said once at its start (after the first idle): every mode step's
+ * timing, energy and idles, and the warming. */
+static void announce(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
+                     struct tb_runner_result *res)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    size_t energy, steps = ctx->steps ? ctx->steps : 1;
+    double step = step_plan_s(ctx, pts, n, ctx->meter, &energy);
+    double night = tb_meter_plan_s(ctx->meter, step, steps);
+    tb_meter_announce(ctx->meter, night);
+    res->plan_s = night;
+    if (ctx->quiet)
+        return;
+    char how[96] = "";
+    if (steps > 1)
+        snprintf(how, sizeof(how), " in each of %zu mode steps", steps);
+    note("power: sensor updates every %s; energy of %zu point(s)%s (power.points = %s), "
+         "interleaved with the copy: about %.0f s in all, the warming (%d s) and every idle "
+         "included", res->cadence, energy, how, pc->points, night, pc->settle_s);
 }
 
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
@@ -109,18 +140,16 @@ void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
     res->idle_w = tb_meter_idle(ctx->meter, &res->idle_ci, res->idle_why,
                                 sizeof(res->idle_why));
     tb_meter_cadence_line(ctx->meter, res->cadence, sizeof(res->cadence));
-    res->t_start_ns = tb_now_ns();   /* the plan is said from here */
-    size_t energy = energy_count(ctx, pts, n);
-    res->plan_s = plan_s(ctx, pts, n, energy, ctx->meter);
-    if (!ctx->quiet)
-        note("power: sensor updates every %s; energy of %zu point(s) (power.points = %s), "
-             "interleaved with the copy: about %.0f s in all, warming aside (at most %d s)",
-             res->cadence, energy, pc->points, res->plan_s, pc->settle_s);
+    res->t_start_ns = tb_now_ns();
+    if (tb_meter_announced(ctx->meter, NULL) <= 0)
+        announce(ctx, pts, n, res);
+    else
+        res->plan_s = tb_meter_announced(ctx->meter, NULL);
     const struct tb_point *p = NULL;
     for (size_t i = 0; i < n && !p; i++)
         p = pts[i].skip ? NULL : &pts[i];
-    if (!p || pc->settle_s <= 0 || *ctx->stop)
-        return;
+    if (!p || pc->settle_s <= 0 || *ctx->stop || ctx->steps_done)
+        return;   /* warming once a night: a later step's device was under load just now */
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
     if (tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify) ||
@@ -132,8 +161,7 @@ void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
     char what[160];
     snprintf(what, sizeof(what), "%s %ldx%ld", p->k->name, p->rows, p->cols);
     if (!ctx->quiet)
-        note("power: warming the device under %s until its power stops climbing (at most "
-             "%d s)", what, pc->settle_s);
+        note("power: warming the device under %s for %d s", what, pc->settle_s);
     res->settle_secs = tb_meter_warm(ctx->meter, &ld, 0, what, res->settle, sizeof(res->settle));
     if (!ctx->quiet && res->settle[0])
         note("power: warmed %s", res->settle);
@@ -165,10 +193,13 @@ void tb_rn_power_end(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
                    res->idle_why[0] ? "; " : "", res->idle_why);
     if (res->settle[0])
         tb_csvlog_meta(ctx->log, TB_META(power_settle), "%s", res->settle);
-    double took = (double)(tb_now_ns() - res->t_start_ns) * 1e-9;
-    tb_csvlog_meta(ctx->log, TB_META(power_plan), "announced about %.0f s at the start "
-                   "(warming aside); took %.0f s (%.0f s without the warming)", res->plan_s,
-                   took, took - res->settle_secs);
+    double since, said = tb_meter_announced(ctx->meter, &since);
+    size_t steps = ctx->steps ? ctx->steps : 1;
+    ctx->steps_done++;
+    tb_csvlog_meta(ctx->log, TB_META(power_plan), "announced about %.0f s at the start (%zu "
+                   "mode step(s): timing, energy, every idle and the warming); took %.0f s "
+                   "with %zu of %zu step(s) run (the warming %.0f s)", said, steps, since,
+                   ctx->steps_done, steps, res->settle_secs);
 }
 
 /* ---- a size ---------------------------------------------------------------------------- */
@@ -227,6 +258,8 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result
     r->power_updates = (double)m->updates;
     r->power_cycles = m->cycles;
     r->gpu_temp_c = m->temp_c;
+    r->gpu_temp_min_c = m->temp_lo_c;
+    r->gpu_temp_max_c = m->temp_hi_c;
     r->gpu_clock_mhz = m->gpu_clock_mhz;
     r->emc_clock_mhz = m->emc_clock_mhz;
     o->emc_mhz = m->emc_clock_mhz;

@@ -224,6 +224,7 @@ static void iio_mode(const struct ina_state *s, struct tb_power_cadence *c)
         mode = -1;
     if (!slash)
         return;
+    c->triggered = mode == 0;   /* each reading a moment: the meter's blocks hold 3x the updates */
     snprintf(c->detail, sizeof(c->detail), "%s", mode == 1 ? "ina3221x running_mode 1: "
              "continuous (the chip averages)" : mode == 0 ? "ina3221x running_mode 0: "
              "triggered (each read one conversion of ~1 ms, no averaging)" : "ina3221x "

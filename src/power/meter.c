@@ -32,6 +32,7 @@ struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *p
     m->pc = pc;
     m->stop = stop;
     m->steady = true;
+    m->idle_rel_sd = NAN;
     return m;
 }
 
@@ -58,9 +59,7 @@ static int64_t slice_ns(const struct tb_meter *m)
     return (int64_t)(ms * 1e6);
 }
 
-/* Clean updates a block must hold: a triggered sensor (one conversion a reading, no
- * averaging) three times as many, each being a moment, not a mean. */
-static int need_updates(const struct tb_meter *m)
+int tb_meter_need_updates(const struct tb_meter *m)
 {
     int k = m->pc->block_updates > 0 ? m->pc->block_updates : 1;
     return tb_sampler_cadence(m->s)->triggered ? 3 * k : k;
@@ -70,7 +69,7 @@ double tb_meter_block_ms(const struct tb_meter *m)
 {
     double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
     if (!isnan(p))
-        ms = fmax(ms, need_updates(m) * p);
+        ms = fmax(ms, tb_meter_need_updates(m) * p);
     return ms;
 }
 
@@ -155,7 +154,7 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
                         int64_t ta, double *bytes, int64_t *m0, int64_t *m1, char *why,
                         size_t n)
 {
-    int need = need_updates(m);
+    int need = tb_meter_need_updates(m);
     int64_t span = (int64_t)(tb_meter_block_ms(m) * 1e6), give_up = ta + span + patience_ns(m);
     *m0 = tb_now_ns();
     *bytes = 0;
@@ -165,7 +164,10 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
         size_t k = tb_power_updates(m->s, m->pc, ta + 1, now, &tc, NULL);
-        bool enough = k >= (size_t)need && tc && tc[k - 1] - ta >= span;
+        /* an update's time is the poll that saw it, late by up to an interval: a span of
+         * whole updates may read that much short, and is not made to wait a whole more */
+        bool enough = k >= (size_t)need && tc &&
+                      tc[k - 1] - ta + (int64_t)m->pc->interval_ms * 1000000 >= span;
         free(tc);
         *m1 = now;
         if (enough)

@@ -61,13 +61,25 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n);
 /* The sensor's cadence and the block it sizes, as said and logged; a block's ms. */
 double tb_meter_block_ms(const struct tb_meter *m);
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n);
-/* The seconds the energy of points measured points takes at most (their budget), and the
- * idle after the sweep. */
-double tb_meter_plan_s(const struct tb_meter *m, size_t points);
+/* The seconds a size's energy of n points (with the copy among them when ref) is planned
+ * to take: the cycles its figures need to reach power.target_rel_ci as the first idle's
+ * reading spread predicts (power.rounds at least) in blocks of the sensor's cadence, at
+ * most the budget (power.budget_s a point); the budget where the spread is not known. */
+double tb_meter_plan_size_s(const struct tb_meter *m, size_t n, bool ref);
+/* The night's seconds from now, after the first idle: steps mode steps (0 or 1: one), each
+ * its own work of step_s (timing and energy, as planned) and its idle after, the idle
+ * before each step but the first, and the warming (power.settle_s and its blocks' closing
+ * reads) when it has not run. The mode switches themselves aside. */
+double tb_meter_plan_s(const struct tb_meter *m, double step_s, size_t steps);
+/* The night's time as said at its start, kept across mode steps; *since_s the seconds
+ * since (0 and 0 before it is said). */
+void tb_meter_announce(struct tb_meter *m, double secs);
+double tb_meter_announced(const struct tb_meter *m, double *since_s);
 
-/* Warming: point i's load in blocks until two successive blocks' powers agree (settle_rel,
- * or their intervals) or power.settle_s; returns its seconds. Once a night: a later call (a mode step) runs the
- * same loop, which ends after two blocks when the power no longer moves. line says how. */
+/* Warming, once a night: point i's load for exactly power.settle_s in blocks of 5 s at
+ * least; returns its seconds (0: none, or it ran already: a mode step does not warm
+ * again). line says how, and whether its last two blocks' powers agreed (settle_rel, or
+ * their intervals): said, not waited for. */
 double tb_meter_warm(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                      const char *what, char *line, size_t n);
 /* True when the last warming ended steady (or did not run). */

@@ -27,11 +27,25 @@ double tb_meter_rel_ci(const double *v, int n, double *mean)
     return hw / *mean;
 }
 
-/* The relative interval of an absolute series: the mean's (Student t) and half the range
+/* A rerun of n' cycles lands, 95% of the time, within Student t x s x sqrt(1/n + 1/n') of
+ * this run's mean of n (the difference of two means: a prediction interval, not the mean's
+ * confidence interval t x s / sqrt(n)); the figures say where a rerun of as many cycles
+ * lands: n' = n, sqrt(2) times the mean's. */
+static double rerun_factor(void)
+{
+    return sqrt(2.0);   /* sqrt(1 + n/n'), n' = n */
+}
+
+double tb_meter_rerun_rel(const double *v, int n, double *mean)
+{
+    return tb_meter_rel_ci(v, n, mean) * rerun_factor();
+}
+
+/* The relative interval of an absolute series: a rerun's (Student t) and half the range
  * its blocks swept (the drift over the size's cycles), combined. */
 static double drift_rel(const double *v, int n, double *mean)
 {
-    double rel = tb_meter_rel_ci(v, n, mean), lo = INFINITY, hi = -INFINITY;
+    double rel = tb_meter_rerun_rel(v, n, mean), lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < n; i++)
         if (isfinite(v[i])) {
             lo = fmin(lo, v[i]);
@@ -62,21 +76,22 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
     m->pooled_rel_sd = df > 0 ? sqrt(ss / (double)df) : NAN;
 }
 
-/* A paired track's relative half-width: its own, never narrower than the pooled spread's
- * for its cycles. */
+/* A paired track's relative half-width where a rerun lands: its own, never narrower than
+ * the pooled spread's for its cycles. */
 static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t, double *mean)
 {
-    double own = tb_meter_rel_ci(t->ratio, t->n, mean);
+    double own = tb_meter_rerun_rel(t->ratio, t->n, mean);
     if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
         return own;
-    double pooled = tb_t95(m->pooled_df) * m->pooled_rel_sd / sqrt((double)t->n);
+    double pooled = tb_t95(m->pooled_df) * m->pooled_rel_sd / sqrt((double)t->n) *
+                    rerun_factor();
     return isfinite(own) && own > pooled ? own : pooled;
 }
 
 double tb_meter_track_rel(const struct tb_meter_track *t, bool paired)
 {
     double mean;
-    return tb_meter_rel_ci(paired ? t->ratio : t->jpb, t->n, &mean);
+    return tb_meter_rerun_rel(paired ? t->ratio : t->jpb, t->n, &mean);
 }
 
 static void mean_range(const double *v, int n, double *mean, double *lo, double *hi)

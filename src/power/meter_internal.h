@@ -15,6 +15,9 @@ struct tb_meter {
     bool judge_clock;             /* the load runs on the GPU whose clock the source reads */
     bool warmed, steady;          /* a warming ran; it ended steady */
     char warm_why[160];            /* how the last warming ended when not steady */
+    double idle_rel_sd;           /* a reading's relative sd in the first idle; NAN: unknown */
+    double announced_s;           /* the night's time said at its start; 0: not said yet */
+    int64_t announced_ns;         /* when it was said (tb_now_ns) */
     /* the size's kernels' cycle-to-cycle spread of their ratios, pooled (tb_meter_pool):
      * relative sd and its degrees of freedom (0: none) */
     double pooled_rel_sd;
@@ -54,6 +57,10 @@ struct tb_meter_end {
 
 /* The relative 95% half-width of the mean of v[0..n) (Student t); NAN when n < 2. */
 double tb_meter_rel_ci(const double *v, int n, double *mean);
+/* The relative 95% half-width within which a rerun of as many cycles lands: t x s x
+ * sqrt(1/n + 1/n) over the mean, sqrt(2) times tb_meter_rel_ci; NAN when n < 2. Every
+ * interval the meter gives, and the one its stopping rule judges, is this one. */
+double tb_meter_rerun_rel(const double *v, int n, double *mean);
 /* Fills out from the track of a point: its figures and its note. ref: the reference's
  * track (NULL: none, or this is it). */
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
@@ -66,9 +73,12 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
  * drift hit every kernel of a size alike, so three cycles whose ratios happen to agree
  * never give one kernel an interval narrower than what the others show a cycle moves. */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);
-/* The relative interval the stopping rule judges a track by. */
+/* The relative interval the stopping rule judges a track by (a rerun's, as printed). */
 double tb_meter_track_rel(const struct tb_meter_track *t, bool paired);
 
+/* Clean updates a block must hold: power.block_updates, three times as many on a triggered
+ * sensor (one conversion a reading, no averaging: each a moment, not a mean). */
+int tb_meter_need_updates(const struct tb_meter *m);
 /* A sensor period known (ms), else NAN. */
 double tb_meter_period_ms(const struct tb_meter *m);
 

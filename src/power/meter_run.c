@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/stats.h"
 
 static void sleep_ms(double ms)
 {
@@ -59,6 +60,11 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
     struct tb_power_figures f;
     tb_power_over(m->s, &loose, t0, t1, &f);
     *ci = f.total_w_ci;
+    /* a reading's spread, from the first idle's interval (the wider of the readings' and
+     * the batches' means': an upper bound), for the plan of the cycles */
+    if (isnan(m->idle_rel_sd) && f.updates >= 3 && isfinite(f.total_w_ci) && f.total_w > 0)
+        m->idle_rel_sd = f.total_w_ci / f.total_w * sqrt((double)f.updates) /
+                         tb_t95(f.updates - 1);
     if (why && n && f.updates < 2 && f.samples > 0)
         snprintf(why, n, "the reading changed %zu time(s) in %.1f s of idle (%zu polls): a "
                  "static sensor, no interval", f.updates, (t1 - t0) * 1e-9, f.samples);
@@ -71,9 +77,10 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
     double block = tb_meter_block_ms(m);
     int need = m->pc->block_updates * (c->triggered ? 3 : 1);
     if (isnan(c->period_ms))
-        snprintf(line, n, "not known (%s): energy blocks of %.0f ms as power.window_ms says; "
-                 "each block waits for %d clean updates", c->how[0] ? c->how :
-                 "no change seen while idle", block, need);
+        snprintf(line, n, "not known (%s)%s; energy blocks of %.0f ms as power.window_ms "
+                 "says; each block waits for %d clean updates", c->how[0] ? c->how :
+                 "no change seen while idle", c->triggered ? "; triggered: one conversion a "
+                 "reading, no averaging" : "", block, need);
     else
         snprintf(line, n, "%.0f ms (%s: %s)%s; energy blocks of %.0f ms for %d clean "
                  "updates after a lead-in update", c->period_ms, c->how, c->detail,
@@ -81,23 +88,108 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
                  block, need);
 }
 
-double tb_meter_plan_s(const struct tb_meter *m, size_t points)
+/* An idle's seconds: power.idle_ms, longer for min_readings + 1 updates, and the wait for
+ * the reading that closes it. */
+static double idle_s(const struct tb_meter *m)
 {
-    /* the energy budget, and the idle after the sweep as long as the one before needed */
     double p = tb_meter_period_ms(m), idle = m->pc->idle_ms;
     if (!isnan(p))
-        idle = fmax(idle, (m->pc->min_readings + 1) * p + tb_power_settle_ms(m->s));
-    return m->pc->budget_s * (double)points + idle * 1e-3;
+        idle = fmax(idle, (m->pc->min_readings + 1) * p);
+    return (idle + tb_power_settle_ms(m->s)) * 1e-3;
+}
+
+/* A block's seconds: the lead-in to the next update (a whole period: the block before
+ * ended at an update), its span of whole updates over power.window_ms, and the poll that
+ * sees the last. */
+static double block_s(const struct tb_meter *m, int *updates)
+{
+    double p = tb_meter_period_ms(m), iv = m->pc->interval_ms;
+    int need = tb_meter_need_updates(m);
+    if (isnan(p)) {
+        *updates = need;
+        return (tb_meter_block_ms(m) + iv) * 1e-3;
+    }
+    double k = fmax(need, ceil(m->pc->window_ms / p));
+    *updates = (int)k;
+    return (p + k * p + iv) * 1e-3;
+}
+
+/* The cycles the figures need to reach power.target_rel_ci where a rerun lands, from the
+ * first idle's reading spread: a block's mean of k updates, a ratio of it to the mean of
+ * two copy blocks (sd x sqrt(1/k + 1/(2k))), t x sqrt(2) x that / sqrt(cycles). At least
+ * power.rounds (2); 0 where the spread is not known (the budget is then the plan). */
+static int cycles_needed(const struct tb_meter *m, int k)
+{
+    if (!isfinite(m->idle_rel_sd))
+        return 0;
+    double sd = m->idle_rel_sd * sqrt(1.5 / k);
+    int c = m->pc->rounds > 2 ? m->pc->rounds : 2;
+    while (c < TB_METER_MAX_CYCLES &&
+           tb_t95((size_t)c - 1) * sqrt(2.0) * sd / sqrt((double)c) > m->pc->target_rel_ci)
+        c++;
+    return c;
+}
+
+double tb_meter_plan_size_s(const struct tb_meter *m, size_t n, bool ref)
+{
+    if (n == 0)
+        return 0;
+    int k;
+    double b = block_s(m, &k), budget = m->pc->budget_s * (double)n;
+    int c = cycles_needed(m, k);
+    if (c == 0)
+        return budget;
+    /* the opening copy block, then a kernel block and a copy block per kernel a cycle (the
+     * copy alone: one a cycle); without a copy, one block per point a cycle */
+    size_t blocks = !ref ? (size_t)c * n : n == 1 ? 1 + (size_t)c : 1 + (size_t)c * 2 * (n - 1);
+    return fmin(budget, (double)blocks * b);
+}
+
+/* The warming's blocks: power.settle_s in equal blocks of SETTLE_BLOCK_MIN_MS at least (a
+ * sensor's block where longer); their ms into *ms. */
+#define SETTLE_BLOCK_MIN_MS 5000.0
+static int warm_blocks(const struct tb_meter *m, double *ms)
+{
+    double least = fmax(tb_meter_block_ms(m), SETTLE_BLOCK_MIN_MS), all = m->pc->settle_s * 1e3;
+    int k = all >= least ? (int)floor(all / least) : 1;
+    *ms = all / k;
+    return k;
+}
+
+double tb_meter_plan_s(const struct tb_meter *m, double step_s, size_t steps)
+{
+    double warm = 0, ms;
+    if (!m->warmed && m->pc->settle_s > 0)
+        warm = m->pc->settle_s + warm_blocks(m, &ms) * tb_power_settle_ms(m->s) * 1e-3;
+    steps = steps ? steps : 1;
+    /* the idle before the first step was measured before this is said */
+    return (double)steps * (step_s + idle_s(m)) + (double)(steps - 1) * idle_s(m) + warm;
+}
+
+void tb_meter_announce(struct tb_meter *m, double secs)
+{
+    m->announced_s = secs;
+    m->announced_ns = tb_now_ns();
+}
+
+double tb_meter_announced(const struct tb_meter *m, double *since_s)
+{
+    if (since_s)
+        *since_s = m->announced_s > 0 ? (double)(tb_now_ns() - m->announced_ns) * 1e-9 : 0;
+    return m->announced_s;
 }
 
 /* ---- warming ------------------------------------------------------------------------
  * A GPU's power climbs as it warms (leakage): an H100 under memcpy drew 501 W at 50 C and
- * 522 W at 62 C a minute later. Once a night, before the sweep, a kernel runs in blocks of
- * 5 s at least until two successive blocks' mean powers differ by at most settle_rel (or by
- * less than their own intervals), or power.settle_s has passed. A mode step runs the same
- * loop: where the power no longer moves it ends after two blocks. */
-#define SETTLE_BLOCK_MIN_MS 5000.0
-
+ * 522 W at 62 C a minute later. Interleaving every kernel's blocks with the copy's cancels
+ * that drift in the ratio, so the warming need not wait for the power to settle, which
+ * took 10 to 90 s on the H200 and made the night's time unpredictable: once a night,
+ * before the sweep, a kernel runs for exactly power.settle_s (in blocks of 5 s at least)
+ * to bring the device to the load (its clocks up, its power at the load's level), counted
+ * in the time the run announces. Whether the last two blocks' mean powers agree (within
+ * settle_rel, or their intervals) is said, not waited for. A mode step does not warm again:
+ * the device is under load from the step before, and the first update of every block is
+ * lead-in. */
 struct settle_state {
     double first, prev, prev_ci, change;
     int blocks;
@@ -124,8 +216,12 @@ static int settle_block(struct tb_meter *m, const struct tb_meter_load *ld, size
      * two blocks of a climbing board steady */
     loose.batches = 1;
     sleep_ms(tb_power_settle_ms(m->s));
+    /* the first update after the start averages what ran before (the idle), and the edge
+     * is interpolated from it: two periods of lead-in */
+    double p = tb_meter_period_ms(m);
+    int64_t from = isnan(p) || t0 + (int64_t)(4e6 * p) > t1 ? t0 : t0 + (int64_t)(2e6 * p);
     struct tb_power_figures f;
-    tb_power_over(m->s, &loose, t0, t1, &f);
+    tb_power_over(m->s, &loose, from, t1, &f);
     if (!isfinite(f.total_w) || f.total_w <= 0) {
         if (f.samples > 0 && f.updates < 2)
             snprintf(st->why, sizeof(st->why), "the reading changed %zu time(s) in %.1f s: a "
@@ -152,30 +248,28 @@ double tb_meter_warm(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
 {
     const struct tb_power_cfg *pc = m->pc;
     line[0] = 0;
-    if (pc->settle_s <= 0 || *m->stop)
+    if (pc->settle_s <= 0 || *m->stop || m->warmed)
         return 0;
-    double block_ms = fmax(tb_meter_block_ms(m), SETTLE_BLOCK_MIN_MS);
-    int64_t t_start = tb_now_ns(), limit = t_start + (int64_t)pc->settle_s * 1000000000LL;
+    double block_ms;
+    int blocks = warm_blocks(m, &block_ms);
+    int64_t t_start = tb_now_ns();
     struct settle_state st = { NAN, NAN, NAN, NAN, 0, false, "" };
     int rc = 0;
-    while (!rc && !st.steady && !*m->stop && tb_now_ns() < limit) {
-        int64_t end = tb_now_ns() + (int64_t)(block_ms * 1e6);
-        rc = settle_block(m, ld, i, end < limit ? end : limit, &st);
-    }
+    for (int b = 0; b < blocks && !rc && !*m->stop; b++)
+        rc = settle_block(m, ld, i, tb_now_ns() + (int64_t)(block_ms * 1e6), &st);
     double secs = (double)(tb_now_ns() - t_start) * 1e-9;
     char err[96] = "the load failed";
     if (rc > 1 || rc < 0) {
         if (ld->errstr)
             ld->errstr(ld->arg, rc, err, sizeof(err));
     }
-    const char *how = st.steady ? "steady" : *m->stop ? "stopped by a signal"
-                      : rc == 1 ? st.why : rc ? err : "not steady when power.settle_s ended";
+    const char *how = *m->stop ? "stopped by a signal" : rc == 1 ? st.why : rc ? err
+                      : st.steady ? "steady" : "not steady when power.settle_s ended";
     snprintf(line, n, "%.0f s under %s in blocks of %.1f s: %.1f W -> %.1f W, last change "
-             "%+.2f%% (power.settle_rel %.2f%%)%s: %s", secs, what, block_ms * 1e-3, st.first,
-             st.prev, 100 * st.change, 100 * pc->settle_rel, m->warmed ? ", again for this "
-             "step" : "", how);
+             "%+.2f%% (power.settle_rel %.2f%%): %s", secs, what, block_ms * 1e-3, st.first,
+             st.prev, 100 * st.change, 100 * pc->settle_rel, how);
     m->warmed = true;
-    m->steady = st.steady;
+    m->steady = st.steady && !rc && !*m->stop;
     snprintf(m->warm_why, sizeof(m->warm_why), "not steady (%s)", how);
     return secs;
 }
