@@ -94,7 +94,10 @@ static void check_budget_run(const char *text)
     assert_true(cycles >= 3);
     assert_true(num(h, row, "power_updates") >= 3 * cycles);
     assert_true(num(h, row, "power_samples") > num(h, row, "power_updates"));
-    assert_true(num(h, row, "window_ms") >= cycles * 1290.0);
+    /* each block whole updates as the 50 ms polls saw them: up to a poll short of 1290 ms
+     * (main's a49b4e2; failed 3 of 27 runs at 1290 exactly) */
+    if (!(num(h, row, "window_ms") >= cycles * (1290.0 - 50.0)))
+        th_fail("window_ms %.0f for %.0f cycles", num(h, row, "window_ms"), cycles);
     double w = num(h, row, "power_total_w"), ci = num(h, row, "power_total_w_ci95");
     assert_true(w > 4.6 && w < 4.85);   /* 5048 mV x 925..952 mA */
     if (!(ci >= 0 && ci / w <= 0.03)) {   /* 0: blocks of whole pairs of updates */
