@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/util.h"
 
 /* Healthy readers (idle or busy, not given up) at most, and given-up ones still stuck: a
@@ -546,9 +547,14 @@ static int run_job(int fd, const char *path, int flags, const char *what, char *
     rq.has_fd = !path;
     rq.flags = flags;
     rq.cap = (uint32_t)n;   /* one byte past the bound: tells a longer file from one that fits */
+    /* under the fake clock, time holds while a reader process answers: a busy machine's
+     * slow answer is no wait of virtual time (lib/clock.h); nothing under the real clock */
+    tb_clock_hold();
     struct worker *w = worker_get(what);
-    if (!w)
+    if (!w) {
+        tb_clock_release();
         return no_reader(what, why, why_n);
+    }
     struct timespec end;
     deadline_after(&end, deadline_ms);
     struct answer a;
@@ -558,6 +564,7 @@ static int run_job(int fd, const char *path, int flags, const char *what, char *
     if (rc == 0 && (a.got > n || (rc = recv_until(w->sock, buf, keep, &end)) != 0))
         rc = rc ? rc : -EIO;
     worker_put(w, rc == -ETIMEDOUT, rc == -EIO);
+    tb_clock_release();
     if (rc == -ETIMEDOUT) {
         atomic_fetch_add(&abandoned_n, 1);
         snprintf(why, why_n, "%s '%s' did not finish within %d ms (a stuck driver or "
