@@ -4,6 +4,7 @@
  * and conf (nvpmodel.h). All world-readable on L4T; none was read on a real board here. */
 #include "jetson/throttle.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -74,25 +75,101 @@ static void read_oc(const char *root, struct tb_throttle_snap *s)
     }
 }
 
-/* Zones by index; a gap (a zone that failed to register) does not end the scan. */
-static void read_zones(const char *root, struct tb_throttle_snap *s)
+/* The thermal_zoneN entries of root's /sys/class/thermal, listed (so a gap, or a zone that
+ * cannot be read, never ends them), the lowest max indexes in order into idx. */
+static int zone_indexes(const char *root, int *idx, int max)
 {
-    for (int i = 0, misses = 0; i < 64 && misses < 8 && s->n_zones < TB_THROTTLE_ZONES; i++) {
-        char rel[PATH_MAX], type[32], v[32];
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/sys/class/thermal", root);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *p = e->d_name + 12;
+        char *end;
+        if (strncmp(e->d_name, "thermal_zone", 12) || !isdigit((unsigned char)*p) ||
+            (*p == '0' && p[1]))
+            continue;   /* the kernel's names only: "thermal_zone7", never "thermal_zone07" */
+        long v = strtol(p, &end, 10);
+        if (*end || v > INT_MAX / 2 || (n == max && v >= idx[max - 1]))
+            continue;
+        int k = n < max ? n++ : max - 1;
+        for (; k > 0 && idx[k - 1] > v; k--)
+            idx[k] = idx[k - 1];
+        idx[k] = (int)v;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Why a zone's file was not read, in a few words for a note. */
+static const char *unread_words(int rc, char *buf, size_t n)
+{
+    if (rc == -ETIMEDOUT)
+        snprintf(buf, n, "no answer within %d ms", TB_SAFEIO_DEADLINE_MS);
+    else
+        snprintf(buf, n, "%s", rc == -EINVAL ? "not a regular file" : rc == -ELOOP ?
+                 "a symbolic link" : strerror(-rc));
+    return buf;
+}
+
+/* Adds "thermal_zoneN/FILE (why)" to the note. */
+static void note_unread(char *note, size_t n, int zone, const char *file, int rc)
+{
+    char w[64];
+    size_t len = strlen(note);
+    if (len + 1 < n)
+        snprintf(note + len, n - len, "%sthermal_zone%d/%s (%s)", len ? ", " : "", zone, file,
+                 unread_words(rc, w, sizeof(w)));
+}
+
+/* One scan's reads: each zone's type and temp (tb_thermal_zones). */
+struct zone_scan {
+    struct tb_safeio_job job[2 * TB_THROTTLE_ZONES];
+    char path[2 * TB_THROTTLE_ZONES][PATH_MAX];
+    char line[2 * TB_THROTTLE_ZONES][32];
+};
+
+int tb_thermal_zones(const char *root, struct tb_throttle_zone *z, int max, char *unread,
+                     size_t unread_n)
+{
+    int idx[TB_THROTTLE_ZONES], got = 0;
+    if (unread_n)
+        unread[0] = '\0';
+    if (!root)
+        root = tb_root();
+    int n = zone_indexes(root, idx, max < TB_THROTTLE_ZONES ? max : TB_THROTTLE_ZONES);
+    struct zone_scan *s = n ? calloc(1, sizeof(*s)) : NULL;
+    if (!s)
+        return 0;
+    for (int i = 0; i < 2 * n; i++) {
+        snprintf(s->path[i], PATH_MAX, "%s/sys/class/thermal/thermal_zone%d/%s", root,
+                 idx[i / 2], i % 2 ? "temp" : "type");
+        s->job[i] = (struct tb_safeio_job){ .path = s->path[i], .buf = s->line[i],
+                                            .n = sizeof(s->line[i]) };
+    }
+    /* all at once under one deadline: hung files cost it once, whatever their number */
+    tb_safeio_lines(s->job, 2 * n, TB_SAFEIO_DEADLINE_MS);
+    for (int i = 0; i < n; i++) {
+        const struct tb_safeio_job *type = &s->job[2 * i], *temp = &s->job[2 * i + 1];
         long long mc;
-        snprintf(rel, sizeof(rel), "/sys/class/thermal/thermal_zone%d/type", i);
-        if (line_at(root, rel, type, sizeof(type)) < 0) {
-            misses++;
+        if (type->rc < 0) {
+            note_unread(unread, unread_n, idx[i], "type", type->rc);
             continue;
         }
-        misses = 0;
-        struct tb_throttle_zone *z = &s->zone[s->n_zones++];
-        tb_strlcpy(z->type, type, sizeof(z->type));
-        snprintf(rel, sizeof(rel), "/sys/class/thermal/thermal_zone%d/temp", i);
+        if (temp->rc < 0)
+            note_unread(unread, unread_n, idx[i], "temp", temp->rc);
+        struct tb_throttle_zone *t = &z[got++];
+        t->index = idx[i];
+        tb_strlcpy(t->type, type->buf, sizeof(t->type));
         /* -256 C is how Tegra shows an offline sensor */
-        z->temp_c = line_at(root, rel, v, sizeof(v)) == 0 && parse_ll(v, &mc) && mc > -200000 ?
-                    mc / 1000.0 : NAN;
+        t->temp_c = temp->rc == 0 && parse_ll(temp->buf, &mc) && mc > -200000 ? mc / 1000.0
+                                                                                : NAN;
     }
+    free(s);
+    return got;
 }
 
 /* The GPU's devfreq entry: 57000000.gpu (Nano, TX1), 17000000.gp10b (TX2), 17000000.gv11b
@@ -146,7 +223,7 @@ void tb_throttle_snap(const char *root, struct tb_throttle_snap *s)
         s->oc_cnt[i] = -1;
     s->gpu_cur_mhz = s->gpu_min_mhz = s->gpu_max_mhz = NAN;
     read_oc(root, s);
-    read_zones(root, s);
+    s->n_zones = tb_thermal_zones(root, s->zone, TB_THROTTLE_ZONES, s->unread, sizeof(s->unread));
     read_devfreq(root, s);
     struct tb_nvpmodel m;
     tb_nvpmodel_read(root, &m);   /* the mode ID alone is enough to see a change */
