@@ -29,7 +29,7 @@ struct tb_throttle_snap {
     char oc_hwmon[16];            /* the device's hwmon entry, e.g. "hwmon3"; "" none */
     int n_zones;
     struct tb_throttle_zone zone[TB_THROTTLE_ZONES];
-    char unread[256];             /* zones whose type or temp could not be read, and why:
+    char unread[1200];            /* zones whose type or temp could not be read, and why:
                                    * "thermal_zone3/type (no answer within 2000 ms), ..." */
     char devfreq[64];             /* the GPU's devfreq entry; "" none */
     double gpu_cur_mhz, gpu_min_mhz, gpu_max_mhz;   /* NAN: unknown */
