@@ -18,14 +18,6 @@
 #include "lib/safeio.h"
 #include "lib/util.h"
 
-/* The first line of root + rel into buf; -1 when absent, unreadable or not a plain file. */
-static int line_at(const char *root, const char *rel, char *buf, size_t n)
-{
-    char path[PATH_MAX], why[PATH_MAX + 160];
-    snprintf(path, sizeof(path), "%s%s", root, rel);
-    return tb_safeio_line(path, buf, n, 0, why, sizeof(why)) < 0 ? -1 : 0;
-}
-
 static bool parse_ll(const char *v, long long *out)
 {
     char *end;
@@ -38,41 +30,69 @@ static bool parse_ll(const char *v, long long *out)
     return true;
 }
 
-static double hz_as_mhz(const char *root, const char *dir, const char *file)
+/* Reads the files of root + dir + name[i] as one batch (one deadline for all, a hung file
+ * keeps none after it from being read): the first line of each into v[i], "" when unread. */
+static void read_batch(const char *root, const char *dir, const char *const *name, int n,
+                       char (*v)[64])
 {
-    char rel[PATH_MAX], v[64];
-    long long hz;
-    snprintf(rel, sizeof(rel), "%s/%s", dir, file);
-    if (line_at(root, rel, v, sizeof(v)) < 0 || !parse_ll(v, &hz) || hz <= 0)
-        return NAN;
-    return hz / 1e6;
+    struct tb_safeio_job job[TB_SAFEIO_BATCH_MAX];
+    for (int i = 0; i < n; i++)
+        v[i][0] = '\0';
+    if (n <= 0 || n > TB_SAFEIO_BATCH_MAX)
+        return;
+    char (*path)[PATH_MAX] = calloc((size_t)n, PATH_MAX);
+    if (!path)
+        return;
+    for (int i = 0; i < n; i++) {
+        snprintf(path[i], PATH_MAX, "%s%s/%s", root, dir, name[i]);
+        job[i] = (struct tb_safeio_job){ .path = path[i], .buf = v[i], .n = sizeof(v[i]) };
+    }
+    tb_safeio_lines(job, n, TB_SAFEIO_DEADLINE_MS);
+    for (int i = 0; i < n; i++)
+        if (job[i].rc < 0)
+            v[i][0] = '\0';
+    free(path);
 }
 
-/* The hwmon entry named soctherm_oc (its index differs between boards and boots). */
+/* The hwmon entry named soctherm_oc (its index differs between boards and boots): every
+ * entry's name read at once, the lowest-numbered match taken; then its counters. */
 static void read_oc(const char *root, struct tb_throttle_snap *s)
 {
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], rel[TB_SAFEIO_BATCH_MAX][32], (*v)[64] = calloc(TB_SAFEIO_BATCH_MAX, 64);
+    const char *name[TB_SAFEIO_BATCH_MAX] = { NULL };
     snprintf(dir, sizeof(dir), "%s/sys/class/hwmon", root);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
+    DIR *d = v ? opendir(dir) : NULL;
+    int n = 0;
     struct dirent *e;
-    while (!s->oc_hwmon[0] && (e = readdir(d))) {
-        char rel[PATH_MAX], name[64];
-        if (strncmp(e->d_name, "hwmon", 5) || strlen(e->d_name) >= sizeof(s->oc_hwmon))
-            continue;
-        snprintf(rel, sizeof(rel), "/sys/class/hwmon/%s/name", e->d_name);
-        if (line_at(root, rel, name, sizeof(name)) == 0 && !strcmp(name, "soctherm_oc"))
-            tb_strlcpy(s->oc_hwmon, e->d_name, sizeof(s->oc_hwmon));
+    while (d && n < TB_SAFEIO_BATCH_MAX && (e = readdir(d)))
+        if (!strncmp(e->d_name, "hwmon", 5) && strlen(e->d_name) < sizeof(s->oc_hwmon)) {
+            snprintf(rel[n], sizeof(rel[n]), "%s/name", e->d_name);
+            name[n] = rel[n];
+            n++;
+        }
+    if (d)
+        closedir(d);
+    read_batch(root, "/sys/class/hwmon", name, n, v);
+    long best = -1;
+    for (int i = 0; i < n; i++) {
+        long idx = atol(rel[i] + 5);
+        if (!strcmp(v[i], "soctherm_oc") && (best < 0 || idx < best)) {
+            best = idx;
+            snprintf(s->oc_hwmon, sizeof(s->oc_hwmon), "%.*s", (int)strcspn(rel[i], "/"),
+                     rel[i]);
+        }
     }
-    closedir(d);
-    for (int i = 0; s->oc_hwmon[0] && i < TB_THROTTLE_OC; i++) {
-        char rel[PATH_MAX], v[64];
+    static const char *const cnt[TB_THROTTLE_OC] = { "oc1_event_cnt", "oc2_event_cnt",
+                                                     "oc3_event_cnt" };
+    snprintf(dir, sizeof(dir), "/sys/class/hwmon/%s", s->oc_hwmon);
+    if (s->oc_hwmon[0] && v)
+        read_batch(root, dir, cnt, TB_THROTTLE_OC, v);
+    for (int i = 0; s->oc_hwmon[0] && v && i < TB_THROTTLE_OC; i++) {
         long long x;
-        snprintf(rel, sizeof(rel), "/sys/class/hwmon/%s/oc%d_event_cnt", s->oc_hwmon, i + 1);
-        if (line_at(root, rel, v, sizeof(v)) == 0 && parse_ll(v, &x) && x >= 0)
+        if (parse_ll(v[i], &x) && x >= 0)
             s->oc_cnt[i] = x;
     }
+    free(v);
 }
 
 /* The thermal_zoneN entries of root's /sys/class/thermal, listed (so a gap, or a zone that
@@ -203,15 +223,23 @@ int tb_gpu_devfreq_find(const char *root, char *name, size_t n)
     return name[0] ? 0 : -ENOENT;
 }
 
+static double as_mhz(const char *v)
+{
+    long long hz;
+    return parse_ll(v, &hz) && hz > 0 ? hz / 1e6 : NAN;
+}
+
 static void read_devfreq(const char *root, struct tb_throttle_snap *s)
 {
     if (tb_gpu_devfreq_find(root, s->devfreq, sizeof(s->devfreq)) < 0)
         return;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], v[3][64];
+    static const char *const f[] = { "cur_freq", "min_freq", "max_freq" };
     snprintf(dir, sizeof(dir), "/sys/class/devfreq/%s", s->devfreq);
-    s->gpu_cur_mhz = hz_as_mhz(root, dir, "cur_freq");
-    s->gpu_min_mhz = hz_as_mhz(root, dir, "min_freq");
-    s->gpu_max_mhz = hz_as_mhz(root, dir, "max_freq");
+    read_batch(root, dir, f, 3, v);
+    s->gpu_cur_mhz = as_mhz(v[0]);
+    s->gpu_min_mhz = as_mhz(v[1]);
+    s->gpu_max_mhz = as_mhz(v[2]);
 }
 
 void tb_throttle_snap(const char *root, struct tb_throttle_snap *s)
