@@ -149,8 +149,9 @@ spelled "the line of the include named" 'int x;' '#include "top.h"'
 expect "the line of the include named" 1 'src/sub/y.c:2: #include "top.h"'
 
 # 11. what gcc does not follow is no edge: a // comment ended by a backslash swallows the next
-# line (phase 2 before phase 3), ??/ is that backslash, #if 0 still counts (every branch
-# does, on purpose: see the header), and <stdio.h> is the system's
+# line (phase 2 before phase 3), ??/ is that backslash, <stdio.h> is the system's, and a
+# macro defined after its last use changes nothing. (Under #if 0 an include still counts, on
+# purpose: every branch does, see the checker's header; gcc would not follow it.)
 base unseen
 put "$t/unseen" src/sub/y.c '// a note \' '#include "top.h"' '/* ??/' '*/' \
     '// and ??/' '#include "top.h"' '#include <stdio.h>' '#define Q "top.h" /* later */'
