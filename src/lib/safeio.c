@@ -40,6 +40,9 @@
  * stuck file costs its own reader, never one that a healthy sensor needs, and past
  * MAX_STUCK stuck readers a read fails at once rather than pile up processes. */
 #define MAX_WORKERS 8
+/* Idle readers kept for the next read: enough for a board's scan of thermal zones (type and
+ * temp of a dozen zones, tb_safeio_lines) without a fork per snapshot, which tripled its cost. */
+#define MAX_IDLE 32
 #define MAX_STUCK 32
 
 /* What a reader is asked (fixed size: one recv) and what it answers before the bytes. */
@@ -436,7 +439,7 @@ static struct worker *worker_get(const char *key, bool batch)
 
 int tb_sio_sock(const struct worker *w) { return w->sock; }
 
-/* A reader done with: back to the pool (MAX_WORKERS idle at most: a batch's extra readers
+/* A reader done with: back to the pool (MAX_IDLE idle at most: more of a batch's readers
  * end), or (given up, or broken) left to end. */
 static void worker_put(struct worker *w, bool given_up, bool broken)
 {
@@ -447,7 +450,7 @@ static void worker_put(struct worker *w, bool given_up, bool broken)
         w->next = stuck;
         stuck = w;
         n_stuck++;
-    } else if (broken || healthy - busy[0] - busy[1] > MAX_WORKERS) {
+    } else if (broken || healthy - busy[0] - busy[1] > MAX_IDLE) {
         healthy--;
         close(w->sock);
         free(w);

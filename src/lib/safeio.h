@@ -54,7 +54,7 @@ struct tb_safeio_job {
  * moment they are all asked (deadline_ms <= 0: TB_SAFEIO_DEADLINE_MS): however many hang,
  * the call returns by then, and a hung file never keeps a later one from being read (a
  * scan of thermal zones, one of which is a wedged I2C sensor). A batch's readers are its
- * own: the 8 that single reads use stay free, and no more than 8 are kept idle after. */
+ * own: the 8 that single reads use stay free; up to 32 idle readers are kept for the next. */
 void tb_safeio_lines(struct tb_safeio_job *job, int n, int deadline_ms);
 
 /* The read step alone, on a descriptor the caller opened and keeps: the same deadline and
