@@ -12,5 +12,7 @@
 
 #define V16_SEGC(E) ((E) == 1 ? 128 : 256)
 #define V16_SEGR(E, ALIGNED) ((E) == 1 || !(ALIGNED) ? 128 : (E) == 2 ? 256 : 512)
+/* vec16d (floats and doubles): the depth is the block's: 128 x D bytes for block T x D. */
+#define V16D_SEGR(D) (128 * (D))
 
 #endif
