@@ -82,6 +82,15 @@ static int rule_vec16d(int bx, int by, char *why, size_t n)
     return 0;
 }
 
+static int rule_vec16w(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 128 || bx == 256 || bx == 512) && (by == 1 || by == 2))
+        return 1;
+    snprintf(why, n, "vec16w: needs block 128, 256 or 512 x 1 or 2 (threads x 128-byte slabs of "
+             "rows), got %dx%d", bx, by);
+    return 0;
+}
+
 static int shape_even(long rows, long cols, char *why, size_t n)
 {
     if (rows % 2 == 0 && cols % 2 == 0)
@@ -182,6 +191,9 @@ const struct tb_kernel tb_kernels[] = {
     { "vec16d", "floats and doubles, any shape: vec16 with tiles 128 x D bytes of rows deep (block T x D), the halo 1/D of vec16's on odd shapes",
       GPU, CUDA_FN(vec16d), "64, 128 or 256 x 2 or 4 (threads x 128-byte slabs)", rule_vec16d, 2,
       0, ELEM_F32_F64, NULL },
+    { "vec16w", "floats and doubles, any shape: vec16 with 512-byte input segments (one sector more per 16 read on odd cols) and tiles 128 x D bytes deep",
+      GPU, CUDA_FN(vec16w), "128, 256 or 512 x 1 or 2 (threads x 128-byte slabs)", rule_vec16w,
+      2, 0, ELEM_F32_F64, NULL },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK | TB_KF_BUILTIN, ELEM_F32, NULL },

@@ -397,8 +397,8 @@ step_r2() {
 # and the 4K frame cold; rows as el_rows prints them (fractions of memcpy, same run).
 step_t41() {
     step_r2
-    bl=32x8,32x16,64x8,128x1,256x1,512x1,64x2,128x2,256x2,64x4,128x4,256x4
-    k=memcpy,tiled,tile2x2,aligned64,vec16,vec16d,cublas_geam
+    bl=32x8,32x16,64x8,128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4
+    k=memcpy,tiled,tile2x2,aligned64,vec16,vec16d,vec16w,cublas_geam
     $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
         --set sweep.element=float --kernels $k --blocks $bl \
         --sizes "${T41_FSIZES:-8192x8192,8191x12289,8192x12289,16384x16384,3840x2160,4096x65536}" \
@@ -407,7 +407,7 @@ step_t41() {
         --set sweep.element=float --set sweep.cache=cold --sizes 3840x2160 --kernels $k \
         --blocks $bl -o "$OUT/t41cold-float" --quiet || rc=1
     $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
-        --set sweep.element=double --kernels memcpy,tiled,vec16,vec16d --blocks $bl \
+        --set sweep.element=double --kernels memcpy,tiled,vec16,vec16d,vec16w --blocks $bl \
         --sizes "${T41_DSIZES:-8192x8192,8191x12289,16384x16384}" -o "$OUT/t41-double" \
         --quiet || rc=1
     say "t41 floats and doubles: shape, element, kernel, best block, GB/s, fraction of memcpy"
@@ -415,26 +415,27 @@ step_t41() {
       el_rows "$OUT/t41-double" double; } | tee "$OUT/t41.txt"
 }
 
-# One kernel (VKERNEL) through the correctness matrix on the float and double passes, with
+# Kernels (VKERNEL, default vec16d,vec16w) through the correctness matrix on the float and double passes, with
 # this build and, where NANO_BIN exists, the Nano's images (PTX sm_53 ISA 6.5), then
 # compute-sanitizer memcheck on the small awkward shapes, every block its rule allows.
 step_dcheck() {
+    DBLOCKS=${DBLOCKS:-128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4}
     for e in ${DCHECK_ELEMENTS:-float double}; do
         for b in "$TB" "$NANO_BIN"; do
             [ -x "$b" ] || { echo "dcheck: no $b"; continue; }
             n=$(basename "$(dirname "$b")")
             "$b" run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
-                --set sweep.element=$e --kernels "${VKERNEL:-vec16d}" \
-                --blocks 64x2,128x2,256x2,64x4,128x4,256x4 -o "$OUT/dcheck-$n-$e" \
+                --set sweep.element=$e --kernels "${VKERNEL:-vec16d,vec16w}" \
+                --blocks "$DBLOCKS" -o "$OUT/dcheck-$n-$e" \
                 > "$OUT/dcheck-$n-$e.txt" 2>&1
             c=$?
-            echo "dcheck ${VKERNEL:-vec16d} $e ($b): exit $c; $(tail -2 "$OUT/dcheck-$n-$e.txt" | head -1)"
+            echo "dcheck ${VKERNEL:-vec16d,vec16w} $e ($b): exit $c; $(tail -2 "$OUT/dcheck-$n-$e.txt" | head -1)"
             grep -E 'FAIL|error' "$OUT/dcheck-$n-$e.txt" | head -5
             [ $c = 0 ] || rc=1
         done
         compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
             -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
-            --kernels "${VKERNEL:-vec16d}" --blocks 64x2,128x2,256x2,64x4,128x4,256x4 \
+            --kernels "${VKERNEL:-vec16d,vec16w}" --blocks "$DBLOCKS" \
             --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
             -o "$OUT/dmemcheck-$e" > "$OUT/dmemcheck-$e.txt" 2>&1
         echo "memcheck $e: exit $?; $(grep 'ERROR SUMMARY' "$OUT/dmemcheck-$e.txt" | tail -1)"

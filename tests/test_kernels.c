@@ -25,7 +25,8 @@ static void test_table_consistent(void **state)
             assert_true(k->elem_sizes & (1u << 4));
         /* other sizes wherever the kernel does not count floats itself */
         if (strcmp(k->name, "aligned64") && strcmp(k->name, "tile2x2") &&
-            strcmp(k->name, "cublas_geam") && strcmp(k->name, "vec16d") && !small_only)
+            strcmp(k->name, "cublas_geam") && strcmp(k->name, "vec16d") &&
+            strcmp(k->name, "vec16w") && !small_only)
             assert_int_equal(k->elem_sizes, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8));
         /* a row is in the build (CPU code; a GPU geometry or a built-in) or says why not */
         if (k->backend == TB_BACKEND_CPU)
@@ -51,7 +52,8 @@ static void test_table_consistent(void **state)
     const char *want[] = { "copy_row", "copy_col", "copy_smem", "memcpy", "naive_row", "naive_col",
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
-                           "vec16", "bperm16", "bperm16w", "vec16d", "cublas_geam" };
+                           "vec16", "bperm16", "bperm16w", "vec16d", "vec16w",
+                           "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -97,6 +99,13 @@ static void test_block_rules(void **state)
     assert_int_equal(tb_kernel_block_ok(vd, 512, 2, why, sizeof(why)), 0);
     assert_string_equal(why, "vec16d: needs block 64, 128 or 256 x 2 or 4 (threads x 128-byte "
                              "slabs of rows), got 512x2");
+    const struct tb_kernel *vw = tb_kernel_find("vec16w", TB_BACKEND_CUDA);
+    assert_non_null(vw);
+    assert_int_equal(vw->elem_sizes, (1u << 4) | (1u << 8));
+    assert_int_equal(tb_kernel_block_ok(vw, 512, 2, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vw, 128, 1, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vw, 64, 2, why, sizeof(why)), 0);
+    assert_int_equal(tb_kernel_block_ok(vw, 256, 4, why, sizeof(why)), 0);
 }
 
 /* The launchers pick the entry the images hold and a grid that covers the matrix: bperm16's
@@ -160,6 +169,15 @@ static void test_vec16d_geometry(void **state)
     assert_int_equal(tb_cuda_vec16d(&l, &g), -EINVAL);
     l.elem_size = 4; l.block_y = 1;
     assert_int_equal(tb_cuda_vec16d(&l, &g), -EINVAL);
+    /* vec16w: 512 bytes of each row (128 floats), T x D threads, 128 x D bytes deep */
+    l.rows = 8191; l.cols = 12289; l.block_x = 512; l.block_y = 2;
+    assert_int_equal(tb_cuda_vec16w(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_vec16w_512x2e_4");
+    assert_int_equal(g.bx, 1024);
+    assert_int_equal(g.gx, (12289 + 127) / 128);
+    assert_int_equal(g.tiles_y, (8191 + 7 + 63) / 64);
+    l.block_x = 64;
+    assert_int_equal(tb_cuda_vec16w(&l, &g), -EINVAL);
 }
 
 /* Every CPU kernel, every element size, awkward shapes: same bytes as naive_row. */
