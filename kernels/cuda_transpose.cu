@@ -989,9 +989,20 @@ TB_TILED(16, 1) TB_TILED(16, 2) TB_TILED(16, 4) TB_TILED(16, 8) TB_TILED(16, 16)
 TB_TILED(32, 1) TB_TILED(32, 2) TB_TILED(32, 4) TB_TILED(32, 8) TB_TILED(32, 16) TB_TILED(32, 32)
 TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
 
+/* TB_OCC (an A/B knob in KERNEL_FLAGS, off by default: no entry changes without it): the
+ * wide-load kernels' entries ask for TB_OCC / threads blocks per SM (-DTB_OCC=2048: every
+ * thread slot, 32 registers), for measuring whether more warps in flight beat the registers
+ * the compiler would rather use (#41: the H200 profiles show 50-75% occupancy, warps waiting
+ * on memory). */
+#ifdef TB_OCC
+#define TB_MINB(n) , (TB_OCC / (n) > 32 ? 32 : TB_OCC / (n))
+#else
+#define TB_MINB(n)
+#endif
+
 /* float-only kernels, with launch bounds for their fixed block shapes */
 #define TB_FLOAT_ENTRY(name, threads, call)                                                \
-    extern "C" __global__ void __launch_bounds__(threads) tb_##name##_4(TB_PARAMS)         \
+    extern "C" __global__ void __launch_bounds__(threads TB_MINB(threads)) tb_##name##_4(TB_PARAMS) \
     {                                                                                      \
         (void)pad;                                                                         \
         call;                                                                              \
@@ -1035,8 +1046,8 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 #define TB_VEC16_U_EL(T) false
 #endif
 #define TB_VEC16_AU(t, T, bytes)                                                           \
-    TB_VEC16_ONE(t, __launch_bounds__(t), true, false, a, T, bytes)                        \
-    TB_VEC16_ONE(t, __launch_bounds__(t), false, TB_VEC16_U_EL(T), u, T, bytes)
+    TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), true, false, a, T, bytes)            \
+    TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), false, TB_VEC16_U_EL(T), u, T, bytes)
 #define TB_VEC16_E(t, T, bytes) TB_VEC16_ONE(t, TB_VEC16_E_BOUNDS(t), false, true, e, T, bytes)
 #define TB_VEC16(t)                                                                        \
     TB_VEC16_AU(t, unsigned char, 1) TB_VEC16_AU(t, unsigned short, 2)                     \
@@ -1052,7 +1063,7 @@ TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
  * per SM than the H100 for the same fraction of memcpy). Launch bounds: the thread count only
  * (the "e" entries' 40-register cap of vec16 would spill the deeper element reads). */
 #define TB_VEC16D_ONE(t, d, al, el, sfx, T, bytes)                                         \
-    extern "C" __global__ void __launch_bounds__(t * d) tb_vec16d_##t##x##d##sfx##_##bytes( \
+    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_vec16d_##t##x##d##sfx##_##bytes( \
         TB_PARAMS)                                                                         \
     {                                                                                      \
         (void)pad;                                                                         \
@@ -1073,7 +1084,7 @@ TB_VEC16D(64, 4) TB_VEC16D(128, 4) TB_VEC16D(256, 4)
  * and two of its five 128-byte lines are shared with the neighbouring tiles instead of two of
  * three. */
 #define TB_VEC16W_ONE(t, d, al, el, sfx, T, bytes)                                         \
-    extern "C" __global__ void __launch_bounds__(t * d) tb_vec16w_##t##x##d##sfx##_##bytes( \
+    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_vec16w_##t##x##d##sfx##_##bytes( \
         TB_PARAMS)                                                                         \
     {                                                                                      \
         (void)pad;                                                                         \
@@ -1092,7 +1103,7 @@ TB_VEC16W(128, 2) TB_VEC16W(256, 2) TB_VEC16W(512, 2)
  * or 256-byte (f16) input segments; bperm16w: u8 with 256-byte segments, 256 or 512 threads,
  * one slab. Input rows on 16-byte chunks (a) or not (u). */
 #define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes)                                      \
-    extern "C" __global__ void __launch_bounds__(t * d) tb_##name##_##t##x##d##sfx##_##bytes( \
+    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_##name##_##t##x##d##sfx##_##bytes( \
         TB_PARAMS)                                                                         \
     {                                                                                      \
         (void)pad;                                                                         \

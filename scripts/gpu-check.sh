@@ -193,11 +193,11 @@ step_vcheck() {
     done
 }
 
-# One bench run (no power) into DIR: el_run DIR ELEMENT SIZES KERNELS.
+# One bench run (no power) into DIR: el_run DIR ELEMENT SIZES KERNELS [BLOCKS].
 el_run() {
     $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
         --set power.source=none --set sweep.element="$2" --sizes "$3" --kernels "$4" \
-        -o "$1" --quiet || rc=1
+        ${5:+--blocks "$5"} -o "$1" --quiet || rc=1
 }
 
 # Its rows, best point per kernel: el_rows DIR ELEMENT [LEAD] prints LEAD, shape, element,
@@ -456,13 +456,14 @@ step_memcheck() {
 
 # Executables both ways on one machine: AB_BINS="name:path ..." (builds that differ in their
 # kernel images, e.g. KERNEL_FLAGS), each its own run per round (AB_ROUNDS, default 2) with
-# memcpy beside; rows as el_rows prints them, led by the build's name and round.
+# memcpy beside (AB_BLOCKS: the blocks, default the bench's); rows as el_rows prints them, led
+# by the build's name and round.
 step_binab() {
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do
         for nb in ${AB_BINS:?set AB_BINS}; do
             tb_was=$TB; TB=${nb#*:}
             el_run "$OUT/binab-${nb%%:*}-$r" "${AB_ELEMENTS:-float}" "${AB_SIZES:-8191x12289}" \
-                "${AB_KERNELS:-memcpy,vec16}"
+                "${AB_KERNELS:-memcpy,vec16}" "${AB_BLOCKS:-}"
             TB=$tb_was
         done
     done
