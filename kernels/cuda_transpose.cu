@@ -1061,19 +1061,23 @@ TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
  * rows are off sectors) cost 1/D of what they cost vec16's 128-byte "u" and "e" tiles, and each
  * thread has D times the loads in flight (#41: the H200 needs about 45% more bytes in flight
  * per SM than the H100 for the same fraction of memcpy). Launch bounds: the thread count only
- * (the "e" entries' 40-register cap of vec16 would spill the deeper element reads). */
-#define TB_VEC16D_ONE(t, d, al, el, sfx, T, bytes)                                         \
-    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_vec16d_##t##x##d##sfx##_##bytes( \
+ * (the "e" entries' 40-register cap of vec16 would spill the deeper element reads; TB_MINB is
+ * empty unless TB_OCC is set). TB_VEC16X_* write vec16d's and vec16w's entries. */
+#define TB_VEC16X_ONE(name, t, d, segc, al, el, sfx, T, bytes)                            \
+    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_##name##_##t##x##d##sfx##_##bytes( \
         TB_PARAMS)                                                                         \
     {                                                                                      \
         (void)pad;                                                                         \
-        k_vec16<T, t * d, al, el, V16D_SEGR(d)>((const T *)in, (T *)out, rows, cols, tiles_y);  \
+        k_vec16<T, t * d, al, el, V16D_SEGR(d), segc>((const T *)in, (T *)out, rows, cols, \
+                                                      tiles_y);                            \
     }
-#define TB_VEC16D_T(t, d, T, bytes)                                                        \
-    TB_VEC16D_ONE(t, d, true, false, a, T, bytes)                                          \
-    TB_VEC16D_ONE(t, d, false, TB_VEC16_U_EL(T), u, T, bytes)                              \
-    TB_VEC16D_ONE(t, d, false, true, e, T, bytes)
-#define TB_VEC16D(t, d) TB_VEC16D_T(t, d, float, 4) TB_VEC16D_T(t, d, unsigned long long, 8)
+#define TB_VEC16X_T(name, segc, t, d, T, bytes)                                           \
+    TB_VEC16X_ONE(name, t, d, segc, true, false, a, T, bytes)                              \
+    TB_VEC16X_ONE(name, t, d, segc, false, TB_VEC16_U_EL(T), u, T, bytes)                  \
+    TB_VEC16X_ONE(name, t, d, segc, false, true, e, T, bytes)
+#define TB_VEC16D(t, d)                                                                    \
+    TB_VEC16X_T(vec16d, V16_SEGC(4), t, d, float, 4)                                       \
+    TB_VEC16X_T(vec16d, V16_SEGC(8), t, d, unsigned long long, 8)
 TB_VEC16D(64, 2) TB_VEC16D(128, 2) TB_VEC16D(256, 2)
 TB_VEC16D(64, 4) TB_VEC16D(128, 4) TB_VEC16D(256, 4)
 
@@ -1083,19 +1087,9 @@ TB_VEC16D(64, 4) TB_VEC16D(128, 4) TB_VEC16D(256, 4)
  * are off 32-byte sectors (odd cols) a segment touches one sector more per 16 instead of per 8,
  * and two of its five 128-byte lines are shared with the neighbouring tiles instead of two of
  * three. */
-#define TB_VEC16W_ONE(t, d, al, el, sfx, T, bytes)                                         \
-    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_vec16w_##t##x##d##sfx##_##bytes( \
-        TB_PARAMS)                                                                         \
-    {                                                                                      \
-        (void)pad;                                                                         \
-        k_vec16<T, t * d, al, el, V16D_SEGR(d), V16W_SEGC>((const T *)in, (T *)out, rows, \
-                                                           cols, tiles_y);                 \
-    }
-#define TB_VEC16W_T(t, d, T, bytes)                                                        \
-    TB_VEC16W_ONE(t, d, true, false, a, T, bytes)                                          \
-    TB_VEC16W_ONE(t, d, false, TB_VEC16_U_EL(T), u, T, bytes)                              \
-    TB_VEC16W_ONE(t, d, false, true, e, T, bytes)
-#define TB_VEC16W(t, d) TB_VEC16W_T(t, d, float, 4) TB_VEC16W_T(t, d, unsigned long long, 8)
+#define TB_VEC16W(t, d)                                                                    \
+    TB_VEC16X_T(vec16w, V16W_SEGC, t, d, float, 4)                                         \
+    TB_VEC16X_T(vec16w, V16W_SEGC, t, d, unsigned long long, 8)
 TB_VEC16W(128, 1) TB_VEC16W(256, 1) TB_VEC16W(512, 1)
 TB_VEC16W(128, 2) TB_VEC16W(256, 2) TB_VEC16W(512, 2)
 
