@@ -185,6 +185,39 @@ int tb_cuda_vec16(const struct tb_launch *l, struct tb_grid *out)
     return entry(base, &g, l, out);
 }
 
+/* Floats and doubles: vec16's tile V16_SEGC bytes wide and 128 x D bytes of input rows deep,
+ * T x D threads launched as one dimension (block 64, 128 or 256 x 2 or 4). Entry
+ * tb_vec16d_<T>x<D><a|u|e>_<bytes>, a/u/e as vec16 chooses them. */
+static int vec16_deep(const char *name, int segc, const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, d = l->block_y, e = l->elem_size;
+    long halo = (l->rows % (32 / e)) ? 32 / e - 1 : 0;
+    int aligned = (l->cols * e) % 16 == 0;
+    struct tb_grid g = grid_for((unsigned)(t * d), 1, l->cols, segc / e, l->rows + halo,
+                                V16D_SEGR(d) / e);
+    char base[32];
+    snprintf(base, sizeof(base), "%s_%dx%d%c", name, t, d, aligned ? 'a' : halo ? 'e' : 'u');
+    return entry(base, &g, l, out);
+}
+
+int tb_cuda_vec16d(const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, d = l->block_y, e = l->elem_size;
+    if ((t != 64 && t != 128 && t != 256) || (d != 2 && d != 4) || (e != 4 && e != 8))
+        return -EINVAL;
+    return vec16_deep("vec16d", V16_SEGC(e), l, out);
+}
+
+/* Floats and doubles, 512 bytes of each input row (V16W_SEGC), 128 x D bytes of rows deep,
+ * T x D threads in one dimension (block 128, 256 or 512 x 1 or 2, at most 1024 threads). */
+int tb_cuda_vec16w(const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, d = l->block_y, e = l->elem_size;
+    if ((t != 128 && t != 256 && t != 512) || (d != 1 && d != 2) || (e != 4 && e != 8))
+        return -EINVAL;
+    return vec16_deep("vec16w", V16W_SEGC, l, out);
+}
+
 /* 1 and 2-byte elements: block (T, D) = D slabs of 128 bytes of input rows, T threads each,
  * seg bytes of each input row (bperm_geo.h). A tile is BP_NR rows deep, the halo included:
  * where output rows are shifted to sectors (rows * E not a multiple of 32) it writes BP_NR -

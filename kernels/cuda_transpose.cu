@@ -543,10 +543,11 @@ template <> struct v16_bits<8> { typedef unsigned long long t; };
 #define TB_V16_RAW 0
 #endif
 #endif
-template <int E, int THREADS, bool ALIGNED> struct v16_geo {
+template <int E, int THREADS, bool ALIGNED, int SEGR = V16_SEGR(E, ALIGNED),
+          int SEGC_ = V16_SEGC(E)> struct v16_geo {
     enum {
-        V = 16 / E, SEG = V16_SEGR(E, ALIGNED), TR = SEG / E, H = 32 / E, NR = TR + H,
-        SEGC = V16_SEGC(E),                      /* bytes of an input row a tile reads */
+        V = 16 / E, SEG = SEGR, TR = SEG / E, H = 32 / E, NR = TR + H,
+        SEGC = SEGC_,                            /* bytes of an input row a tile reads */
         TC = SEGC / E,
         LPR = SEGC / 16,                         /* threads (chunks) per input row */
         CPR = LPR + (TB_V16_RAW && !ALIGNED),    /* chunks per shared row: raw, one more */
@@ -566,12 +567,13 @@ template <int LOADS> struct v16_strip {
 };
 
 /* Issues every load of the tile whose first input row is rbase (shared row 0). */
-template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
+template <int E, int THREADS, bool IN_ALIGNED, int LOADS, int SEGR = V16_SEGR(E, IN_ALIGNED),
+          int SEGC = V16_SEGC(E)>
 __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned char *__restrict__ inb,
                                           long rows, long cols, long x0, long ncols, long rbase,
                                           int nrows, idx_t total)
 {
-    typedef v16_geo<E, THREADS, IN_ALIGNED> G;
+    typedef v16_geo<E, THREADS, IN_ALIGNED, SEGR, SEGC> G;
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
@@ -593,10 +595,11 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
 }
 
 /* Puts the fetched chunks into shared rows, each segment from its first byte. */
-template <int E, int THREADS, bool IN_ALIGNED, int LOADS>
+template <int E, int THREADS, bool IN_ALIGNED, int LOADS, int SEGR = V16_SEGR(E, IN_ALIGNED),
+          int SEGC = V16_SEGC(E)>
 __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *sm)
 {
-    typedef v16_geo<E, THREADS, IN_ALIGNED> G;
+    typedef v16_geo<E, THREADS, IN_ALIGNED, SEGR, SEGC> G;
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
@@ -619,11 +622,12 @@ __device__ __forceinline__ void v16_stage(const v16_strip<LOADS> &s, unsigned *s
  * shift. Measured on the H100 where output rows are shifted too (odd row counts): float
  * 8191x12289 0.876 -> 0.923 of memcpy; where they are not (8192x12289) the realigning "u"
  * entries stay ahead (0.93 against 0.92), so the launcher takes "e" only with a halo. */
-template <int E, int THREADS, typename T>
+template <int E, int THREADS, typename T, int SEGR = V16_SEGR(E, false),
+          int SEGC = V16_SEGC(E)>
 __device__ __forceinline__ void v16_fetch_el(unsigned *sm, const T *__restrict__ in, long rows,
                                              long cols, long x0, long ncols, long rbase, int nrows)
 {
-    typedef v16_geo<E, THREADS, false> G;
+    typedef v16_geo<E, THREADS, false, SEGR, SEGC> G;
     typedef typename v16_bits<E>::t B;
     const B *__restrict__ inw = reinterpret_cast<const B *>(in);
     B *smw = reinterpret_cast<B *>(sm);
@@ -649,12 +653,13 @@ __device__ __forceinline__ void v16_fetch_el(unsigned *sm, const T *__restrict__
 }
 
 /* Writes the staged tile: each warp NC output rows x NQ vectors at a time. */
-template <typename T, int THREADS, bool IN_ALIGNED>
+template <typename T, int THREADS, bool IN_ALIGNED, int SEGR = V16_SEGR(sizeof(T), IN_ALIGNED),
+          int SEGC = V16_SEGC(sizeof(T))>
 __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ out, long rows,
                                           long x0, long ncols, long y0, int halo, unsigned a0,
                                           unsigned cb)
 {
-    typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
+    typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED, SEGR, SEGC> G;
     const int E = sizeof(T), V = G::V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned char *smb = reinterpret_cast<const unsigned char *>(sm);
@@ -702,11 +707,12 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
     }
 }
 
-template <typename T, int THREADS, bool IN_ALIGNED, bool BY_ELEMENT>
+template <typename T, int THREADS, bool IN_ALIGNED, bool BY_ELEMENT,
+          int SEGR = V16_SEGR(sizeof(T), IN_ALIGNED), int SEGC = V16_SEGC(sizeof(T))>
 __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict__ out, long rows,
                                         long cols, unsigned tiles_y)
 {
-    typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED> G;
+    typedef v16_geo<sizeof(T), THREADS, IN_ALIGNED, SEGR, SEGC> G;
     const int E = sizeof(T);
     __shared__ unsigned sm[G::NR * G::PW];
     const unsigned char *inb = reinterpret_cast<const unsigned char *>(in);
@@ -717,19 +723,20 @@ __device__ __forceinline__ void k_vec16(const T *__restrict__ in, T *__restrict_
     FOR_TILE_Y(tiles_y) {
         const long y0 = (long)ty_ * G::TR;
         if (BY_ELEMENT) {
-            v16_fetch_el<E, THREADS>(sm, in, rows, cols, x0, ncols, y0 - halo, G::TR + halo);
+            v16_fetch_el<E, THREADS, T, SEGR, SEGC>(sm, in, rows, cols, x0, ncols, y0 - halo,
+                                              G::TR + halo);
         } else {
             v16_strip<G::LOADS> s;
-            v16_fetch<E, THREADS, IN_ALIGNED>(s, inb, rows, cols, x0, ncols, y0 - halo,
-                                              G::TR + halo, total);
-            v16_stage<E, THREADS, IN_ALIGNED>(s, sm);
+            v16_fetch<E, THREADS, IN_ALIGNED, G::LOADS, SEGR, SEGC>(s, inb, rows, cols, x0, ncols,
+                                                              y0 - halo, G::TR + halo, total);
+            v16_stage<E, THREADS, IN_ALIGNED, G::LOADS, SEGR, SEGC>(s, sm);
         }
         __syncthreads();
         /* raw staging (TB_V16_RAW): shared row l starts with the chunk that holds its
          * segment's first byte, (a0 + l * cb) & 15 bytes into it; element reads have none */
         const unsigned a0 = BY_ELEMENT ? 0 : (unsigned)((y0 - halo) * cols + x0) * E;
         const unsigned cb = BY_ELEMENT ? 0 : (unsigned)cols * E;
-        v16_write<T, THREADS, IN_ALIGNED>(sm, out, rows, x0, ncols, y0, halo, a0, cb);
+        v16_write<T, THREADS, IN_ALIGNED, SEGR, SEGC>(sm, out, rows, x0, ncols, y0, halo, a0, cb);
         __syncthreads();
     }
 }
@@ -982,9 +989,20 @@ TB_TILED(16, 1) TB_TILED(16, 2) TB_TILED(16, 4) TB_TILED(16, 8) TB_TILED(16, 16)
 TB_TILED(32, 1) TB_TILED(32, 2) TB_TILED(32, 4) TB_TILED(32, 8) TB_TILED(32, 16) TB_TILED(32, 32)
 TB_TILED(64, 1) TB_TILED(64, 2) TB_TILED(64, 4) TB_TILED(64, 8) TB_TILED(64, 16)
 
+/* TB_OCC (an A/B knob in KERNEL_FLAGS, off by default: no entry changes without it): the
+ * wide-load kernels' entries ask for TB_OCC / threads blocks per SM (-DTB_OCC=2048: every
+ * thread slot, 32 registers), for measuring whether more warps in flight beat the registers
+ * the compiler would rather use (#41: the H200 profiles show 50-75% occupancy, warps waiting
+ * on memory). */
+#ifdef TB_OCC
+#define TB_MINB(n) , (TB_OCC / (n) > 32 ? 32 : TB_OCC / (n))
+#else
+#define TB_MINB(n)
+#endif
+
 /* float-only kernels, with launch bounds for their fixed block shapes */
 #define TB_FLOAT_ENTRY(name, threads, call)                                                \
-    extern "C" __global__ void __launch_bounds__(threads) tb_##name##_4(TB_PARAMS)         \
+    extern "C" __global__ void __launch_bounds__(threads TB_MINB(threads)) tb_##name##_4(TB_PARAMS) \
     {                                                                                      \
         (void)pad;                                                                         \
         call;                                                                              \
@@ -1028,8 +1046,8 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 #define TB_VEC16_U_EL(T) false
 #endif
 #define TB_VEC16_AU(t, T, bytes)                                                           \
-    TB_VEC16_ONE(t, __launch_bounds__(t), true, false, a, T, bytes)                        \
-    TB_VEC16_ONE(t, __launch_bounds__(t), false, TB_VEC16_U_EL(T), u, T, bytes)
+    TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), true, false, a, T, bytes)            \
+    TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), false, TB_VEC16_U_EL(T), u, T, bytes)
 #define TB_VEC16_E(t, T, bytes) TB_VEC16_ONE(t, TB_VEC16_E_BOUNDS(t), false, true, e, T, bytes)
 #define TB_VEC16(t)                                                                        \
     TB_VEC16_AU(t, unsigned char, 1) TB_VEC16_AU(t, unsigned short, 2)                     \
@@ -1037,11 +1055,49 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
     TB_VEC16_AU(t, unsigned long long, 8) TB_VEC16_E(t, unsigned long long, 8)
 TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
 
+/* vec16d: floats and doubles, vec16's code with the tile's depth in the block: block (T, D) is
+ * T x D threads launched as one dimension and a tile 128 x D bytes of input rows deep (T = 64,
+ * 128 or 256, D = 2 or 4). The rows above the tile (the halo, 32 bytes of rows where output
+ * rows are off sectors) cost 1/D of what they cost vec16's 128-byte "u" and "e" tiles, and each
+ * thread has D times the loads in flight (#41: the H200 needs about 45% more bytes in flight
+ * per SM than the H100 for the same fraction of memcpy). Launch bounds: the thread count only
+ * (the "e" entries' 40-register cap of vec16 would spill the deeper element reads; TB_MINB is
+ * empty unless TB_OCC is set). TB_VEC16X_* write vec16d's and vec16w's entries. */
+#define TB_VEC16X_ONE(name, t, d, segc, al, el, sfx, T, bytes)                            \
+    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_##name##_##t##x##d##sfx##_##bytes( \
+        TB_PARAMS)                                                                         \
+    {                                                                                      \
+        (void)pad;                                                                         \
+        k_vec16<T, t * d, al, el, V16D_SEGR(d), segc>((const T *)in, (T *)out, rows, cols, \
+                                                      tiles_y);                            \
+    }
+#define TB_VEC16X_T(name, segc, t, d, T, bytes)                                           \
+    TB_VEC16X_ONE(name, t, d, segc, true, false, a, T, bytes)                              \
+    TB_VEC16X_ONE(name, t, d, segc, false, TB_VEC16_U_EL(T), u, T, bytes)                  \
+    TB_VEC16X_ONE(name, t, d, segc, false, true, e, T, bytes)
+#define TB_VEC16D(t, d)                                                                    \
+    TB_VEC16X_T(vec16d, V16_SEGC(4), t, d, float, 4)                                       \
+    TB_VEC16X_T(vec16d, V16_SEGC(8), t, d, unsigned long long, 8)
+TB_VEC16D(64, 2) TB_VEC16D(128, 2) TB_VEC16D(256, 2)
+TB_VEC16D(64, 4) TB_VEC16D(128, 4) TB_VEC16D(256, 4)
+
+/* vec16w: floats and doubles, vec16's code with 512-byte input segments (128 floats or 64
+ * doubles of each row, V16W_SEGC) and 128 x D bytes of rows deep; block (T, D) is T x D
+ * threads in one dimension (T = 128, 256 or 512, D = 1 or 2, at most 1024). Where input rows
+ * are off 32-byte sectors (odd cols) a segment touches one sector more per 16 instead of per 8,
+ * and two of its five 128-byte lines are shared with the neighbouring tiles instead of two of
+ * three. */
+#define TB_VEC16W(t, d)                                                                    \
+    TB_VEC16X_T(vec16w, V16W_SEGC, t, d, float, 4)                                         \
+    TB_VEC16X_T(vec16w, V16W_SEGC, t, d, unsigned long long, 8)
+TB_VEC16W(128, 1) TB_VEC16W(256, 1) TB_VEC16W(512, 1)
+TB_VEC16W(128, 2) TB_VEC16W(256, 2) TB_VEC16W(512, 2)
+
 /* bperm16: 1 and 2-byte elements; T threads x D slabs (blocks 64x1 to 256x2), 128-byte (u8)
  * or 256-byte (f16) input segments; bperm16w: u8 with 256-byte segments, 256 or 512 threads,
  * one slab. Input rows on 16-byte chunks (a) or not (u). */
 #define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes)                                      \
-    extern "C" __global__ void __launch_bounds__(t * d) tb_##name##_##t##x##d##sfx##_##bytes( \
+    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_##name##_##t##x##d##sfx##_##bytes( \
         TB_PARAMS)                                                                         \
     {                                                                                      \
         (void)pad;                                                                         \

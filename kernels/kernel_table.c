@@ -13,6 +13,7 @@
 #define ELEM_F32 (1u << 4)
 #define ELEM_U8_F16 ((1u << 1) | (1u << 2))
 #define ELEM_U8 (1u << 1)
+#define ELEM_F32_F64 ((1u << 4) | (1u << 8))
 
 static int rule_square(int bx, int by, char *why, size_t n)
 {
@@ -69,6 +70,24 @@ static int rule_bperm16w(int bx, int by, char *why, size_t n)
     if ((bx == 256 || bx == 512) && by == 1)
         return 1;
     snprintf(why, n, "bperm16w: needs block 256x1 or 512x1, got %dx%d", bx, by);
+    return 0;
+}
+
+static int rule_vec16d(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 64 || bx == 128 || bx == 256) && (by == 2 || by == 4))
+        return 1;
+    snprintf(why, n, "vec16d: needs block 64, 128 or 256 x 2 or 4 (threads x 128-byte slabs of "
+             "rows), got %dx%d", bx, by);
+    return 0;
+}
+
+static int rule_vec16w(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 128 || bx == 256 || bx == 512) && (by == 1 || by == 2))
+        return 1;
+    snprintf(why, n, "vec16w: needs block 128, 256 or 512 x 1 or 2 (threads x 128-byte slabs of "
+             "rows), got %dx%d", bx, by);
     return 0;
 }
 
@@ -169,6 +188,12 @@ const struct tb_kernel tb_kernels[] = {
       rule_bperm16, 2, 0, ELEM_U8_F16, NULL },
     { "bperm16w", "bytes, any shape: bperm16 with 256-byte input segments (fewer extra sectors on rows off 32 bytes)",
       GPU, CUDA_FN(bperm16w), "256x1 or 512x1", rule_bperm16w, 2, 0, ELEM_U8, NULL },
+    { "vec16d", "floats and doubles, any shape: vec16 with tiles 128 x D bytes of rows deep (block T x D), the halo 1/D of vec16's on odd shapes",
+      GPU, CUDA_FN(vec16d), "64, 128 or 256 x 2 or 4 (threads x 128-byte slabs)", rule_vec16d, 2,
+      0, ELEM_F32_F64, NULL },
+    { "vec16w", "floats and doubles, any shape: vec16 with 512-byte input segments (one sector more per 16 read on odd cols) and tiles 128 x D bytes deep",
+      GPU, CUDA_FN(vec16w), "128, 256 or 512 x 1 or 2 (threads x 128-byte slabs)", rule_vec16w,
+      2, 0, ELEM_F32_F64, NULL },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK | TB_KF_BUILTIN, ELEM_F32, NULL },

@@ -12,5 +12,9 @@
 
 #define V16_SEGC(E) ((E) == 1 ? 128 : 256)
 #define V16_SEGR(E, ALIGNED) ((E) == 1 || !(ALIGNED) ? 128 : (E) == 2 ? 256 : 512)
+/* vec16d (floats and doubles): the depth is the block's: 128 x D bytes for block T x D. */
+#define V16D_SEGR(D) (128 * (D))
+/* vec16w (floats and doubles): 512 bytes of each input row. */
+#define V16W_SEGC 512
 
 #endif

@@ -15,7 +15,8 @@
 #                                           build-gpu/nano/ and build-gpu/clang/): steps
 #                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
-# vcheck targets small elpower ab nanocheck nanoel clangbench binab energy r2 memcheck (each one's comment says what
+# vcheck targets small elpower ab nanocheck nanoel clangbench binab energy r2 memcheck t41 dcheck
+# (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
 # libraries bundled by `make deps-bundle` into .deps/ are used.
@@ -192,11 +193,11 @@ step_vcheck() {
     done
 }
 
-# One bench run (no power) into DIR: el_run DIR ELEMENT SIZES KERNELS.
+# One bench run (no power) into DIR: el_run DIR ELEMENT SIZES KERNELS [BLOCKS].
 el_run() {
     $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" \
         --set power.source=none --set sweep.element="$2" --sizes "$3" --kernels "$4" \
-        -o "$1" --quiet || rc=1
+        ${5:+--blocks "$5"} -o "$1" --quiet || rc=1
 }
 
 # Its rows, best point per kernel: el_rows DIR ELEMENT [LEAD] prints LEAD, shape, element,
@@ -391,6 +392,56 @@ step_r2() {
     for e in u8 f16; do el_rows "$OUT/r2cold-$e" $e "cold "; done | tee -a "$OUT/r2.txt"
 }
 
+# Issue #41's whole table in one call: u8 and f16 as r2 does, then floats and doubles with
+# their kernels (tile2x2, aligned64, vec16, vec16d, cuBLAS), memcpy beside in each run, warm,
+# and the 4K frame cold; rows as el_rows prints them (fractions of memcpy, same run).
+step_t41() {
+    step_r2
+    bl=32x8,32x16,64x8,128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4
+    k=memcpy,tiled,tile2x2,aligned64,vec16,vec16d,vec16w,cublas_geam
+    $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+        --set sweep.element=float --kernels $k --blocks $bl \
+        --sizes "${T41_FSIZES:-8192x8192,8191x12289,8192x12289,16384x16384,3840x2160,4096x65536}" \
+        -o "$OUT/t41-float" --quiet || rc=1
+    $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+        --set sweep.element=float --set sweep.cache=cold --sizes 3840x2160 --kernels $k \
+        --blocks $bl -o "$OUT/t41cold-float" --quiet || rc=1
+    $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+        --set sweep.element=double --kernels memcpy,tiled,vec16,vec16d,vec16w --blocks $bl \
+        --sizes "${T41_DSIZES:-8192x8192,8191x12289,16384x16384}" -o "$OUT/t41-double" \
+        --quiet || rc=1
+    say "t41 floats and doubles: shape, element, kernel, best block, GB/s, fraction of memcpy"
+    { el_rows "$OUT/t41-float" float; el_rows "$OUT/t41cold-float" float "cold ";
+      el_rows "$OUT/t41-double" double; } | tee "$OUT/t41.txt"
+}
+
+# Kernels (VKERNEL, default vec16d,vec16w) through the correctness matrix on the float and double passes, with
+# this build and, where NANO_BIN exists, the Nano's images (PTX sm_53 ISA 6.5), then
+# compute-sanitizer memcheck on the small awkward shapes, every block its rule allows.
+step_dcheck() {
+    DBLOCKS=${DBLOCKS:-128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4}
+    for e in ${DCHECK_ELEMENTS:-float double}; do
+        for b in "$TB" "$NANO_BIN"; do
+            [ -x "$b" ] || { echo "dcheck: no $b"; continue; }
+            n=$(basename "$(dirname "$b")")
+            "$b" run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
+                --set sweep.element=$e --kernels "${VKERNEL:-vec16d,vec16w}" \
+                --blocks "$DBLOCKS" -o "$OUT/dcheck-$n-$e" \
+                > "$OUT/dcheck-$n-$e.txt" 2>&1
+            c=$?
+            echo "dcheck ${VKERNEL:-vec16d,vec16w} $e ($b): exit $c; $(tail -2 "$OUT/dcheck-$n-$e.txt" | head -1)"
+            grep -E 'FAIL|error' "$OUT/dcheck-$n-$e.txt" | head -5
+            [ $c = 0 ] || rc=1
+        done
+        compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
+            -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
+            --kernels "${VKERNEL:-vec16d,vec16w}" --blocks "$DBLOCKS" \
+            --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
+            -o "$OUT/dmemcheck-$e" > "$OUT/dmemcheck-$e.txt" 2>&1
+        echo "memcheck $e: exit $?; $(grep 'ERROR SUMMARY' "$OUT/dmemcheck-$e.txt" | tail -1)"
+    done
+}
+
 # compute-sanitizer memcheck on the 1 and 2-byte kernels, every block, small awkward shapes.
 step_memcheck() {
     for e in u8 f16; do
@@ -405,13 +456,14 @@ step_memcheck() {
 
 # Executables both ways on one machine: AB_BINS="name:path ..." (builds that differ in their
 # kernel images, e.g. KERNEL_FLAGS), each its own run per round (AB_ROUNDS, default 2) with
-# memcpy beside; rows as el_rows prints them, led by the build's name and round.
+# memcpy beside (AB_BLOCKS: the blocks, default the bench's); rows as el_rows prints them, led
+# by the build's name and round.
 step_binab() {
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do
         for nb in ${AB_BINS:?set AB_BINS}; do
             tb_was=$TB; TB=${nb#*:}
             el_run "$OUT/binab-${nb%%:*}-$r" "${AB_ELEMENTS:-float}" "${AB_SIZES:-8191x12289}" \
-                "${AB_KERNELS:-memcpy,vec16}"
+                "${AB_KERNELS:-memcpy,vec16}" "${AB_BLOCKS:-}"
             TB=$tb_was
         done
     done
@@ -453,7 +505,7 @@ step_energy() {
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|r2|memcheck) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|r2|memcheck|t41|dcheck) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

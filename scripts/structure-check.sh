@@ -8,9 +8,13 @@
 # node that depends on nothing, else 1 + the highest floor it depends on. A back-arrow is an
 # edge between two nodes of one cycle of that view. Also: a folder's internal.h is included
 # from inside that folder only. Prints a summary; exit 1 naming the includes on any breach.
-# -v also lists every folder-level edge with its #include lines. Reads only; no compiler, no
-# preprocessor: every #include "..." outside comments counts, under whichever #if it sits.
-# Not a lint of angle-bracket includes: those are system headers here.
+# -v also lists every folder-level edge with its #include lines. Reads only; no compiler: every
+# include outside comments counts, under whichever #if it sits, read as gcc -std=c11 reads it
+# (tests/structure-check-test.sh holds each case against gcc -MM): trigraphs ??= and ??/, a
+# backslash-newline anywhere (a // comment so continued swallows the next line), comments
+# anywhere in the line, # or %: (the digraph), #include, #include_next and #import, "x.h"
+# or <x.h> (found in ROOT or a DIR: ours, an edge; else the system's, left out), or a macro
+# #defined in the same file as one of those; any other macro is an error (not followed).
 set -eu
 verbose=0
 dirs=""
@@ -83,7 +87,7 @@ function uncomment(line,    out, i, n, c, q) {
 }
 function resolve(dir, name,    c, k) {
     if (name ~ /^\//) { c = norm(name); return (c in exists) ? c : "" }
-    c = norm(dir "/" name); if (c in exists) return c
+    if (dir != "") { c = norm(dir "/" name); if (c in exists) return c }
     for (k = 1; k <= nsearch; k++) { c = norm(S[k] "/" name); if (c in exists) return c }
     return ""
 }
@@ -102,17 +106,68 @@ function node_of(m,    k, r, rest) {
     return m
 }
 function add_node(x) { if (!(x in nid)) { nid[x] = ++nnode; nname[nnode] = x } return nid[x] }
-function scan(f,    line, ln, inc, name, t, m, u, v, site, rm) {
-    m = modname(f); u = add_module(m); incom = 0; ln = 0
-    while ((getline line < f) > 0) {
-        ln++
+# Translation phases 1 and 2 as gcc -std=c11 runs them: a trigraph ??= is #, ??/ is a
+# backslash (the others change no directive), and a backslash at the end of a line (spaces after it
+# too, as gcc allows) joins the next line. One logical line of f into LINE; its first physical
+# line number into LN; 0 at the end.
+function logical(f,    got, more, cont) {
+    got = getline LINE < f
+    if (got <= 0) return 0
+    PHYS++; LN = PHYS
+    while (1) {
+        sub(/\r$/, "", LINE)
+        if (index(LINE, "??")) { gsub(/\?\?=/, "#", LINE); gsub(/\?\?\//, "\\", LINE) }
+        if (LINE !~ /\\[ \t]*$/) return 1
+        sub(/\\[ \t]*$/, "", LINE)
+        if ((getline more < f) <= 0) return 1
+        PHYS++; LINE = LINE more
+    }
+}
+# The header an #include, #include_next or #import names (%: is #, a digraph): "x.h" or
+# <x.h> as written, or an object-like macro defined earlier in the file as one of those;
+# "?" for a macro this check cannot follow; "" when the line is no such directive.
+function header_of(line, f,    rest, m, k) {
+    if (line !~ /^[ \t]*(#|%:)[ \t]*(include_next|include|import)([ \t"<]|$)/) return ""
+    rest = line
+    sub(/^[ \t]*(#|%:)[ \t]*(include_next|include|import)[ \t]*/, "", rest)
+    for (k = 0; k < 8 && rest ~ /^[A-Za-z_][A-Za-z_0-9]*[ \t]*$/; k++) {
+        sub(/[ \t]*$/, "", rest)
+        if (!((f, rest) in macro)) return "?"
+        rest = macro[f, rest]
+    }
+    if (rest ~ /^"[^"]*"/) { m = rest; sub(/^"/, "", m); sub(/".*/, "", m); return "\"" m }
+    if (rest ~ /^<[^>]*>/) { m = rest; sub(/^</, "", m); sub(/>.*/, "", m); return "<" m }
+    return "?"
+}
+# #define NAME value / #undef NAME: the object-like macros of f, for computed includes.
+function define(line, f,    name, val) {
+    if (line ~ /^[ \t]*(#|%:)[ \t]*undef[ \t]/) {
+        name = line; sub(/^[ \t]*(#|%:)[ \t]*undef[ \t]+/, "", name); sub(/[^A-Za-z_0-9].*/, "", name)
+        delete macro[f, name]; return
+    }
+    if (line !~ /^[ \t]*(#|%:)[ \t]*define[ \t]+[A-Za-z_][A-Za-z_0-9]*([ \t]|$)/) return
+    name = line; sub(/^[ \t]*(#|%:)[ \t]*define[ \t]+/, "", name)
+    val = name; sub(/[^A-Za-z_0-9].*/, "", name); sub(/^[A-Za-z_0-9]*[ \t]*/, "", val)
+    sub(/[ \t]*$/, "", val)
+    macro[f, name] = val
+}
+function scan(f,    line, inc, name, t, m, u, v, site, rm, text) {
+    m = modname(f); u = add_module(m); incom = 0; PHYS = 0
+    while (logical(f)) {
+        line = LINE
         if (incom || index(line, "/*") || index(line, "//")) line = uncomment(line)
-        if (line !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
-        name = line
-        sub(/^[ \t]*#[ \t]*include[ \t]*"/, "", name); sub(/".*/, "", name)
-        site = f ":" ln ": #include \"" name "\""
-        t = resolve(dirname(f), name)
-        if (t == "") { unresolved[++nunres] = site; continue }
+        if (line !~ /^[ \t]*(#|%:)/) continue
+        define(line, f)
+        inc = header_of(line, f)
+        if (inc == "") continue
+        text = line; gsub(/[ \t]+/, " ", text); sub(/^ /, "", text); sub(/ $/, "", text)
+        site = f ":" LN ": " text
+        if (inc == "?") { unverifiable[++nunver] = site; continue }
+        name = substr(inc, 2)
+        # "x.h": the folder of the including file first, then the search folders; <x.h>: the
+        # search folders (-I) only, then the system folders (not ours: left out)
+        t = substr(inc, 1, 1) == "<" ? resolve("", name) : resolve(dirname(f), name)
+        if (t == "") { if (substr(inc, 1, 1) == "\"") unresolved[++nunres] = site; continue }
         rm = dirname(t)
         if (t ~ /\/internal\.h$/ && index(t, root "/") == 1 && rm != root) {
             room_sites[t] = room_sites[t] "\n" site
@@ -257,7 +312,14 @@ END {
     nfolders = 0; split("", seenf)
     for (k = 1; k <= nfiles; k++) if (is_source(files[k])) { d = dirname(files[k]); if (!(d in seenf)) { seenf[d] = 1; nfolders++ } }
 
-    # 3. rooms: a sub-folder internal.h stays inside its folder
+    # 3. includes this check cannot follow: a macro it cannot expand
+    for (k = 1; k <= nunver; k++) {
+        status = 1
+        errors[++nerr] = "structure-check: error: " unverifiable[k] ": a computed include this " \
+            "check cannot follow (name the header, or #define the macro as \"x.h\" in that file)"
+    }
+
+    # 4. rooms: a sub-folder internal.h stays inside its folder
     for (k = 1; k <= nroombad; k++) {
         split(room_bad[k], rb, "\t"); status = 1
         errors[++nerr] = "structure-check: error: " rb[1] " is private to " dirname(rb[1]) "/, but " rb[2]
@@ -287,7 +349,8 @@ END {
     }
     for (k = 1; k <= nerr; k++) print errors[k] > "/dev/stderr"
     if (status) print "structure-check: FAILED: " nacross " circles across folders, " nback " back-arrows, " \
-        (nroombad + 0) " private headers included from outside" > "/dev/stderr"
+        (nroombad + 0) " private headers included from outside, " (nunver + 0) \
+        " includes not followed" > "/dev/stderr"
     else print "structure-check: ok"
     exit status
 }' "$list"

@@ -4,7 +4,9 @@
 # a circle of two top-level modules and a private internal.h included from outside each fail
 # naming the include; a circle inside one folder is information only; includes resolve as the
 # compiler does (the including file's folder before the root), comments and strings do not
-# count, and a -I folder that includes a host header back is caught. Run by
+# count, a -I folder that includes a host header back is caught, every spelling of an include
+# that gcc follows is an edge and what gcc does not follow is none (gcc -MM as the ground
+# truth), and a macro include the check cannot expand is an error. Run by
 # `make structure-check` before the real tree (under a second).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,5 +113,65 @@ expect "a -I folder including a host header" 1 "circle across folders (kern src)
 # 9. usage
 run clean nothere
 expect "a missing root" 2 "no folder 'nothere'"
+
+# 10. every spelling of an include that gcc -std=c11 follows (the Makefile's flags) is an edge:
+# each one is src/sub/y.c including src/top.h, a back-arrow (as in 3) when seen. gcc -MM is
+# the ground truth: where gcc is here, it must follow the include too (else the case is wrong).
+# gcc_follows TREE FILE HEADER: 0 when gcc -MM lists HEADER among FILE's includes
+gcc_follows() {
+    (cd "$t/$1" && ${CC:-gcc} -std=c11 -MM -MG -Isrc "$2" 2>/dev/null) | tr -d '\\\n' |
+        tr ' ' '\n' | grep -qx "$3"
+}
+have_gcc=0; command -v "${CC:-gcc}" >/dev/null 2>&1 && have_gcc=1
+# spelled CASE LINE...: y.c holds the lines; the check must see the edge, as gcc does
+spelled() {
+    what=$1; shift
+    base spell
+    put "$t/spell" src/sub/y.c "$@"
+    if [ "$have_gcc" = 1 ] && ! gcc_follows spell src/sub/y.c src/top.h; then
+        bad "$what: gcc does not follow it (the case is wrong)"; return
+    fi
+    run spell src
+    expect "$what" 1 'back-arrow src/sub/ -> src/top' 'src/sub/y -> src/top: src/sub/y.c:'
+}
+spelled "a digraph %:include" '%:include "top.h"'
+spelled "%: with spaces and a comment before" '/* c */ %:  include "top.h"'
+spelled "a backslash-newline inside #include" '#inc\' 'lude "top.h"'
+spelled "a backslash-newline before the name" '#include \' '"top.h"'
+spelled "#import" '#import "top.h"'
+spelled "#include_next" '#include_next "top.h"'
+spelled "a trigraph ??=include" '??=include "top.h"'
+spelled "a macro naming the header" '#define H "top.h"' '#include H'
+spelled "a macro naming a macro" '#define H2 <top.h>' '#define H H2' '#include H'
+spelled "angle brackets naming a project header" '#include <top.h>'
+spelled "a directive after a block comment line" '/* a' '*/ #include "top.h"'
+spelled "the line of the include named" 'int x;' '#include "top.h"'
+expect "the line of the include named" 1 'src/sub/y.c:2: #include "top.h"'
+
+# 11. what gcc does not follow is no edge: a // comment ended by a backslash swallows the next
+# line (phase 2 before phase 3), ??/ is that backslash, <stdio.h> is the system's, and a
+# macro defined after its last use changes nothing. (Under #if 0 an include still counts, on
+# purpose: every branch does, see the checker's header; gcc would not follow it.)
+base unseen
+put "$t/unseen" src/sub/y.c '// a note \' '#include "top.h"' '/* ??/' '*/' \
+    '// and ??/' '#include "top.h"' '#include <stdio.h>' '#define Q "top.h" /* later */'
+if [ "$have_gcc" = 1 ] && gcc_follows unseen src/sub/y.c src/top.h; then
+    bad "a // comment continued by a backslash: gcc follows it (the case is wrong)"
+else
+    run unseen src
+    expect "a // comment continued by a backslash, and a system header" 0 "0 back-arrows" \
+        "structure-check: ok"
+fi
+
+# 12. a macro this check cannot expand (defined elsewhere, or function-like): an error
+base computed
+put "$t/computed" src/sub/y.c '#include "sub/x.h"' '#include HDR'
+run computed src
+expect "an include through a macro not defined in the file" 1 \
+    'src/sub/y.c:2: #include HDR: a computed include this check cannot follow' \
+    "1 includes not followed"
+put "$t/computed" src/sub/y.c '#define F(x) #x' '#include F(top.h)'
+run computed src
+expect "an include through a function-like macro" 1 'src/sub/y.c:2: #include F(top.h): a computed'
 
 done_tests

@@ -220,10 +220,10 @@ static char *write_secret(const char *dir)
 static void test_part_links_fifos_hard_links_left_alone(void **state)
 {
     const char *d = th_scratch();
+    long dead = dead_pid();   /* before any block of ours: its child frees none of them */
     char *secret = write_secret(d), part[1024], logdir[600];
     snprintf(logdir, sizeof(logdir), "%s/logs", d);
     assert_int_equal(mkdir(logdir, 0755), 0);
-    long dead = dead_pid();
     const char *ids[] = { "vm_nano_20261122T010000Z", "vm_nano_20261122T020000Z",
                           "vm_nano_20261122T030000Z", "vm_nano_20261122T040000Z" };
     snprintf(part, sizeof(part), "%s/.%s.csv.gz.%ld.part", logdir, ids[0], dead);

@@ -25,7 +25,8 @@ static void test_table_consistent(void **state)
             assert_true(k->elem_sizes & (1u << 4));
         /* other sizes wherever the kernel does not count floats itself */
         if (strcmp(k->name, "aligned64") && strcmp(k->name, "tile2x2") &&
-            strcmp(k->name, "cublas_geam") && !small_only)
+            strcmp(k->name, "cublas_geam") && strcmp(k->name, "vec16d") &&
+            strcmp(k->name, "vec16w") && !small_only)
             assert_int_equal(k->elem_sizes, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8));
         /* a row is in the build (CPU code; a GPU geometry or a built-in) or says why not */
         if (k->backend == TB_BACKEND_CPU)
@@ -51,7 +52,8 @@ static void test_table_consistent(void **state)
     const char *want[] = { "copy_row", "copy_col", "copy_smem", "memcpy", "naive_row", "naive_col",
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
-                           "vec16", "bperm16", "bperm16w", "cublas_geam" };
+                           "vec16", "bperm16", "bperm16w", "vec16d", "vec16w",
+                           "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -87,6 +89,23 @@ static void test_block_rules(void **state)
     assert_int_equal(tb_kernel_block_ok(bw, 512, 1, why, sizeof(why)), 1);
     assert_int_equal(tb_kernel_block_ok(bw, 128, 1, why, sizeof(why)), 0);
     assert_string_equal(why, "bperm16w: needs block 256x1 or 512x1, got 128x1");
+    /* vec16d: T threads x D slabs of rows (the tile's depth), floats and doubles only */
+    const struct tb_kernel *vd = tb_kernel_find("vec16d", TB_BACKEND_CUDA);
+    assert_non_null(vd);
+    assert_int_equal(vd->elem_sizes, (1u << 4) | (1u << 8));
+    assert_int_equal(tb_kernel_block_ok(vd, 64, 4, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vd, 256, 2, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vd, 256, 1, why, sizeof(why)), 0);
+    assert_int_equal(tb_kernel_block_ok(vd, 512, 2, why, sizeof(why)), 0);
+    assert_string_equal(why, "vec16d: needs block 64, 128 or 256 x 2 or 4 (threads x 128-byte "
+                             "slabs of rows), got 512x2");
+    const struct tb_kernel *vw = tb_kernel_find("vec16w", TB_BACKEND_CUDA);
+    assert_non_null(vw);
+    assert_int_equal(vw->elem_sizes, (1u << 4) | (1u << 8));
+    assert_int_equal(tb_kernel_block_ok(vw, 512, 2, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vw, 128, 1, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_block_ok(vw, 64, 2, why, sizeof(why)), 0);
+    assert_int_equal(tb_kernel_block_ok(vw, 256, 4, why, sizeof(why)), 0);
 }
 
 /* The launchers pick the entry the images hold and a grid that covers the matrix: bperm16's
@@ -120,6 +139,45 @@ static void test_bperm16_geometry(void **state)
     assert_int_equal(tb_cuda_bperm16w(&l, &g), 0);
     assert_string_equal(g.entry, "tb_bperm16w_512x1u_1");
     assert_int_equal(g.gx, (12289 + 239) / 240);
+}
+
+/* vec16d launches T x D threads as one dimension over a tile 128 x D bytes of rows deep: at
+ * float 8191x12289 (rows off sectors, cols off chunks) the "e" entry, 64 columns a tile and
+ * 128 x 4 / 4 = 128 rows (the 7-row halo in the grid); doubles 8192x8192 the "a" entry. */
+static void test_vec16d_geometry(void **state)
+{
+    struct tb_grid g;
+    struct tb_launch l = { 0 };
+    l.rows = 8191; l.cols = 12289; l.block_x = 128; l.block_y = 4; l.elem_size = 4;
+    assert_int_equal(tb_cuda_vec16d(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_vec16d_128x4e_4");
+    assert_int_equal(g.bx, 512);
+    assert_int_equal(g.by, 1);
+    assert_int_equal(g.gx, (12289 + 63) / 64);
+    assert_int_equal(g.tiles_y, (8191 + 7 + 127) / 128);
+    l.rows = 8192;                         /* output rows on sectors, input rows off chunks */
+    assert_int_equal(tb_cuda_vec16d(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_vec16d_128x4u_4");
+    assert_int_equal(g.tiles_y, 64);
+    l.cols = 8192; l.elem_size = 8; l.block_x = 64; l.block_y = 2;
+    assert_int_equal(tb_cuda_vec16d(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_vec16d_64x2a_8");
+    assert_int_equal(g.bx, 128);
+    assert_int_equal(g.gx, 8192 / 32);     /* 256 bytes of each row: 32 doubles */
+    assert_int_equal(g.tiles_y, 8192 / 32);   /* 256 bytes of rows deep: 32 doubles */
+    l.elem_size = 2;
+    assert_int_equal(tb_cuda_vec16d(&l, &g), -EINVAL);
+    l.elem_size = 4; l.block_y = 1;
+    assert_int_equal(tb_cuda_vec16d(&l, &g), -EINVAL);
+    /* vec16w: 512 bytes of each row (128 floats), T x D threads, 128 x D bytes deep */
+    l.rows = 8191; l.cols = 12289; l.block_x = 512; l.block_y = 2;
+    assert_int_equal(tb_cuda_vec16w(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_vec16w_512x2e_4");
+    assert_int_equal(g.bx, 1024);
+    assert_int_equal(g.gx, (12289 + 127) / 128);
+    assert_int_equal(g.tiles_y, (8191 + 7 + 63) / 64);
+    l.block_x = 64;
+    assert_int_equal(tb_cuda_vec16w(&l, &g), -EINVAL);
 }
 
 /* Every CPU kernel, every element size, awkward shapes: same bytes as naive_row. */
@@ -185,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_table_consistent),
         cmocka_unit_test(test_block_rules),
         cmocka_unit_test(test_bperm16_geometry),
+        cmocka_unit_test(test_vec16d_geometry),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };

@@ -51,30 +51,33 @@ static void test_bimodal_timer_is_never_ok(void **state)
 }
 
 /* A night of blocked with its energy ratio to the copy, as history reads it. */
-static void ratio_night(const char *dir, int day, double ratio, double ci)
+static void ratio_night(const char *dir, int day, double ratio, double ci, double temp)
 {
     char name[128], text[1024];
     snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
-             "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95\n"
+             "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95,gpu_temp_c\n"
              "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,float,4096,"
-             "4096,32,8,100.0,0.002,ok,%.4f,%.4f\n# end: complete, 1 rows\n", day, ratio, ci);
+             "4096,32,8,100.0,0.002,ok,%.4f,%.4f,%.1f\n# end: complete, 1 rows\n", day, ratio, ci,
+             temp);
     snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
     free(th_write(dir, name, text));
 }
 
 /* history shows each night's ratio with its interval, and calls a change only what lies
  * outside both nights' intervals: 0.900 -> 0.903 (+-0.005, +-0.004) is none, 0.903 ->
- * 0.950 is one. */
+ * 0.950 is one, said with the GPU 3.5 C warmer than the night before (a temperature
+ * difference without a change is not said: night 2 is 2 C cooler). */
 static void test_history_energy_ratio(void **state)
 {
     const char *dir = th_scratch();
-    ratio_night(dir, 1, 0.900, 0.005);
-    ratio_night(dir, 2, 0.903, 0.004);
-    ratio_night(dir, 3, 0.950, 0.004);
+    ratio_night(dir, 1, 0.900, 0.005, 50.0);
+    ratio_night(dir, 2, 0.903, 0.004, 48.0);
+    ratio_night(dir, 3, 0.950, 0.004, 51.5);
     th_runf("history %s/*.csv.gz", dir);
     const char *out = th_out();
     const char *n2 = strstr(out, "J/B of copy 0.903 +- 0.004");
-    const char *n3 = strstr(out, "J/B of copy 0.950 +- 0.004, more J/B than the night before");
+    const char *n3 = strstr(out, "J/B of copy 0.950 +- 0.004, more J/B than the night before "
+                                 "with the GPU 3.5 C warmer");
     if (!n2 || !n3 || strstr(out, "0.903 +- 0.004, "))
         th_fail("history:\n%s", out);
 }

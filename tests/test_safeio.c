@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -256,6 +257,144 @@ static void test_stuck_read_leaves_no_thread_and_no_descriptor(void **state)
     free(d);
 }
 
+/* How many of the pipes' read ends (by inode) some other process holds: a reader of a batch
+ * holds its job's descriptor from the moment the job is handed to it. */
+static int pipes_held_elsewhere(const ino_t *ino, int n)
+{
+    int held = 0;
+    bool seen[16] = { false };
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    while (proc && (e = readdir(proc))) {
+        char dir[300], link[600], to[64];
+        if (atoi(e->d_name) <= 0 || atoi(e->d_name) == getpid())
+            continue;
+        snprintf(dir, sizeof(dir), "/proc/%s/fd", e->d_name);
+        DIR *fds = opendir(dir);
+        struct dirent *f;
+        while (fds && (f = readdir(fds))) {
+            snprintf(link, sizeof(link), "%s/%s", dir, f->d_name);
+            ssize_t l = readlink(link, to, sizeof(to) - 1);
+            if (l <= 0)
+                continue;
+            to[l] = '\0';
+            for (int i = 0; i < n; i++)
+                if (!seen[i] && strtoull(to + (strncmp(to, "pipe:[", 6) ? 0 : 6), NULL, 10) ==
+                    ino[i] && !strncmp(to, "pipe:[", 6)) {
+                    seen[i] = true;
+                    held++;
+                }
+        }
+        if (fds)
+            closedir(fds);
+    }
+    if (proc)
+        closedir(proc);
+    return held;
+}
+
+struct answerer {
+    int (*p)[2];
+    const ino_t *ino;
+    int n;
+    bool all_held;
+};
+
+/* Answers every pipe once all of them are being read at the same time; if that never comes
+ * (20 s), ends them without an answer. */
+static void *answer_when_all_held(void *arg)
+{
+    struct answerer *a = arg;
+    for (int tries = 0; tries < 2000 && !a->all_held; tries++) {
+        a->all_held = pipes_held_elsewhere(a->ino, a->n) == a->n;
+        if (!a->all_held)
+            usleep(10000);   /* a bound on the wait only: the answer needs no timing */
+    }
+    for (int i = 0; i < a->n; i++) {   /* a line, then EOF: a sysfs file's whole */
+        if (a->all_held && write(a->p[i][1], "41\n", 3) != 3)
+            a->all_held = false;
+        close(a->p[i][1]);
+    }
+    return NULL;
+}
+
+/* A batch (a scan of thermal zones) sends every read before it waits: eight reads that
+ * block until all eight are under way at once all come back, and so does a file after them.
+ * Read one after the other, the first waits for an answer that comes only once the eighth
+ * has started: never (the answerer gives up after 20 s, and the test fails). */
+static void test_batch_reads_all_at_once(void **state)
+{
+    int p[8][2];
+    ino_t ino[8];
+    char buf[9][16];
+    struct tb_safeio_job job[9];
+    char *d = th_tmpdir(), *f = th_write(d, "temp", "53343\n");
+    for (int i = 0; i < 8; i++) {
+        struct stat st;
+        assert_int_equal(pipe(p[i]), 0);
+        assert_int_equal(fstat(p[i][0], &st), 0);
+        ino[i] = st.st_ino;
+        job[i] = (struct tb_safeio_job){ .fd = p[i][0], .what = "zone type", .buf = buf[i],
+                                         .n = sizeof(buf[i]) };
+    }
+    job[8] = (struct tb_safeio_job){ .path = f, .buf = buf[8], .n = sizeof(buf[8]) };
+    struct answerer a = { p, ino, 8, false };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, answer_when_all_held, &a), 0);
+    tb_safeio_lines(job, 9, 60000);
+    pthread_join(t, NULL);
+    assert_true(a.all_held);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(job[i].rc, 0);
+        assert_string_equal(buf[i], "41");   /* the first line, without its newline */
+        close(p[i][0]);
+    }
+    assert_int_equal(job[8].rc, 0);
+    assert_string_equal(buf[8], "53343");
+    free(f);
+    th_rmtree(d);
+    free(d);
+}
+
+/* Reads that never return are given up together at the one deadline, each saying so; a file
+ * after them is read; a FIFO's path is refused at once. */
+static void test_batch_gives_up_at_one_deadline(void **state)
+{
+    int p[8][2];
+    char buf[10][16];
+    struct tb_safeio_job job[10];
+    char *d = th_tmpdir(), *f = th_write(d, "temp", "61000\n"), fifo[600];
+    snprintf(fifo, sizeof(fifo), "%s/type", d);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    unsigned before = tb_safeio_abandoned();
+    for (int i = 0; i < 8; i++) {
+        char what[32];
+        assert_int_equal(pipe(p[i]), 0);
+        snprintf(what, sizeof(what), "thermal_zone%d/type", i);
+        job[i] = (struct tb_safeio_job){ .fd = p[i][0], .what = strdup(what), .buf = buf[i],
+                                         .n = sizeof(buf[i]) };
+    }
+    job[8] = (struct tb_safeio_job){ .path = fifo, .buf = buf[8], .n = sizeof(buf[8]) };
+    job[9] = (struct tb_safeio_job){ .path = f, .buf = buf[9], .n = sizeof(buf[9]) };
+    tb_safeio_lines(job, 10, 100);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(job[i].rc, -ETIMEDOUT);
+        assert_non_null(strstr(job[i].why, job[i].what));
+        assert_non_null(strstr(job[i].why, "did not finish within 100 ms"));
+        free((char *)job[i].what);
+        close(p[i][1]);   /* the stuck reads return: their readers end */
+        close(p[i][0]);
+    }
+    assert_int_equal(tb_safeio_abandoned(), before + 8);
+    assert_int_equal(job[8].rc, -EINVAL);
+    assert_non_null(strstr(job[8].why, "a FIFO"));
+    assert_int_equal(job[9].rc, 0);
+    assert_string_equal(buf[9], "61000");
+    free(f);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +407,8 @@ int main(void)
         cmocka_unit_test_setup(test_stuck_read_gives_up, guard),
         cmocka_unit_test_setup(test_stuck_readers_are_capped, guard),
         cmocka_unit_test_setup(test_stuck_file_costs_its_own_worker, guard),
+        cmocka_unit_test_setup(test_batch_reads_all_at_once, guard),
+        cmocka_unit_test_setup(test_batch_gives_up_at_one_deadline, guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

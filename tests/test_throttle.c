@@ -238,6 +238,55 @@ static void test_missing_and_hostile(void **state)
     done(r);
 }
 
+/* Eight zones whose type is a FIFO (a file that cannot be read: a hung one costs the same
+ * place in the scan), then the Orin's gpu-thermal as thermal_zone8 and tj-thermal after a
+ * gap (thermal_zone11): both read, the eight named in the snapshot's note; no FIFO opened.
+ * Was: eight misses ended the scan, the GPU zone was never seen and nothing said why. */
+static void test_unreadable_zones_hide_none(void **state)
+{
+    char *r = super_tree();
+    char p[PATH_MAX], rel[128];
+    for (int i = 0; i < 8; i++) {
+        snprintf(rel, sizeof(rel), "sys/class/thermal/thermal_zone%d/temp", i);
+        free(th_write(r, rel, "99000\n"));
+        snprintf(p, sizeof(p), "%s/sys/class/thermal/thermal_zone%d/type", r, i);
+        unlink(p);
+        assert_int_equal(mkfifo(p, 0644), 0);
+    }
+    free(th_write(r, "sys/class/thermal/thermal_zone8/type", "gpu-thermal\n"));
+    free(th_write(r, "sys/class/thermal/thermal_zone8/temp", "53343\n"));
+    free(th_write(r, "sys/class/thermal/thermal_zone11/type", "tj-thermal\n"));
+    free(th_write(r, "sys/class/thermal/thermal_zone11/temp", "-256000\n"));   /* offline */
+    free(th_write(r, "sys/class/thermal/cooling_device0/type", "fan\n"));
+    struct tb_throttle_snap s;
+    struct tb_throttle_diff d;
+    alarm(60);
+    tb_throttle_snap(r, &s);
+    alarm(0);
+    assert_int_equal(s.n_zones, 2);
+    assert_int_equal(s.zone[0].index, 8);
+    assert_string_equal(s.zone[0].type, "gpu-thermal");
+    th_assert_close(s.zone[0].temp_c, 53.343, 1e-9);
+    assert_int_equal(s.zone[1].index, 11);
+    assert_true(isnan(s.zone[1].temp_c));
+    for (int i = 0; i < 8; i++) {
+        snprintf(rel, sizeof(rel), "thermal_zone%d/type (not a regular file)", i);
+        assert_non_null(strstr(s.unread, rel));
+    }
+    assert_null(strstr(s.unread, "zone8"));
+    tb_throttle_diff(&s, &s, TB_THROTTLE_HOT_C, &d);
+    th_assert_close(d.max_temp_c, 53.343, 1e-9);   /* not the unread zones' 99 C */
+    assert_string_equal(d.max_temp_zone, "gpu-thermal");
+    /* the zones by number, not as listed: thermal_zone10 after thermal_zone9 and 8 */
+    free(th_write(r, "sys/class/thermal/thermal_zone10/type", "cpu-thermal\n"));
+    free(th_write(r, "sys/class/thermal/thermal_zone10/temp", "50000\n"));
+    tb_throttle_snap(r, &s);
+    assert_int_equal(s.n_zones, 3);
+    assert_int_equal(s.zone[1].index, 10);
+    assert_int_equal(s.zone[2].index, 11);
+    done(r);
+}
+
 static void test_nvml_reasons(void **state)
 {
     char buf[128];
@@ -289,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_hot_zone_and_pinned_clock),
         cmocka_unit_test(test_nano_zones),
         cmocka_unit_test(test_missing_and_hostile),
+        cmocka_unit_test(test_unreadable_zones_hide_none),
         cmocka_unit_test(test_nvml_reasons),
     };
     return cmocka_run_group_tests_name("throttle", tests, NULL, NULL);

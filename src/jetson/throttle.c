@@ -4,6 +4,7 @@
  * and conf (nvpmodel.h). All world-readable on L4T; none was read on a real board here. */
 #include "jetson/throttle.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -17,14 +18,6 @@
 #include "lib/safeio.h"
 #include "lib/util.h"
 
-/* The first line of root + rel into buf; -1 when absent, unreadable or not a plain file. */
-static int line_at(const char *root, const char *rel, char *buf, size_t n)
-{
-    char path[PATH_MAX], why[PATH_MAX + 160];
-    snprintf(path, sizeof(path), "%s%s", root, rel);
-    return tb_safeio_line(path, buf, n, 0, why, sizeof(why)) < 0 ? -1 : 0;
-}
-
 static bool parse_ll(const char *v, long long *out)
 {
     char *end;
@@ -37,62 +30,166 @@ static bool parse_ll(const char *v, long long *out)
     return true;
 }
 
-static double hz_as_mhz(const char *root, const char *dir, const char *file)
+/* Reads the files of root + dir + name[i] as one batch (one deadline for all, a hung file
+ * keeps none after it from being read): the first line of each into v[i], "" when unread. */
+static void read_batch(const char *root, const char *dir, const char *const *name, int n,
+                       char (*v)[64])
 {
-    char rel[PATH_MAX], v[64];
-    long long hz;
-    snprintf(rel, sizeof(rel), "%s/%s", dir, file);
-    if (line_at(root, rel, v, sizeof(v)) < 0 || !parse_ll(v, &hz) || hz <= 0)
-        return NAN;
-    return hz / 1e6;
+    struct tb_safeio_job job[TB_SAFEIO_BATCH_MAX];
+    for (int i = 0; i < n; i++)
+        v[i][0] = '\0';
+    if (n <= 0 || n > TB_SAFEIO_BATCH_MAX)
+        return;
+    char (*path)[PATH_MAX] = calloc((size_t)n, PATH_MAX);
+    if (!path)
+        return;
+    for (int i = 0; i < n; i++) {
+        snprintf(path[i], PATH_MAX, "%s%s/%s", root, dir, name[i]);
+        job[i] = (struct tb_safeio_job){ .path = path[i], .buf = v[i], .n = sizeof(v[i]) };
+    }
+    tb_safeio_lines(job, n, TB_SAFEIO_DEADLINE_MS);
+    for (int i = 0; i < n; i++)
+        if (job[i].rc < 0)
+            v[i][0] = '\0';
+    free(path);
 }
 
-/* The hwmon entry named soctherm_oc (its index differs between boards and boots). */
+/* The hwmon entry named soctherm_oc (its index differs between boards and boots): every
+ * entry's name read at once, the lowest-numbered match taken; then its counters. */
 static void read_oc(const char *root, struct tb_throttle_snap *s)
 {
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], rel[TB_SAFEIO_BATCH_MAX][32], (*v)[64] = calloc(TB_SAFEIO_BATCH_MAX, 64);
+    const char *name[TB_SAFEIO_BATCH_MAX] = { NULL };
     snprintf(dir, sizeof(dir), "%s/sys/class/hwmon", root);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
+    DIR *d = v ? opendir(dir) : NULL;
+    int n = 0;
     struct dirent *e;
-    while (!s->oc_hwmon[0] && (e = readdir(d))) {
-        char rel[PATH_MAX], name[64];
-        if (strncmp(e->d_name, "hwmon", 5) || strlen(e->d_name) >= sizeof(s->oc_hwmon))
-            continue;
-        snprintf(rel, sizeof(rel), "/sys/class/hwmon/%s/name", e->d_name);
-        if (line_at(root, rel, name, sizeof(name)) == 0 && !strcmp(name, "soctherm_oc"))
-            tb_strlcpy(s->oc_hwmon, e->d_name, sizeof(s->oc_hwmon));
+    while (d && n < TB_SAFEIO_BATCH_MAX && (e = readdir(d)))
+        if (!strncmp(e->d_name, "hwmon", 5) && strlen(e->d_name) < sizeof(s->oc_hwmon)) {
+            snprintf(rel[n], sizeof(rel[n]), "%s/name", e->d_name);
+            name[n] = rel[n];
+            n++;
+        }
+    if (d)
+        closedir(d);
+    read_batch(root, "/sys/class/hwmon", name, n, v);
+    long best = -1;
+    for (int i = 0; i < n; i++) {
+        long idx = atol(rel[i] + 5);
+        if (!strcmp(v[i], "soctherm_oc") && (best < 0 || idx < best)) {
+            best = idx;
+            snprintf(s->oc_hwmon, sizeof(s->oc_hwmon), "%.*s", (int)strcspn(rel[i], "/"),
+                     rel[i]);
+        }
     }
-    closedir(d);
-    for (int i = 0; s->oc_hwmon[0] && i < TB_THROTTLE_OC; i++) {
-        char rel[PATH_MAX], v[64];
+    static const char *const cnt[TB_THROTTLE_OC] = { "oc1_event_cnt", "oc2_event_cnt",
+                                                     "oc3_event_cnt" };
+    snprintf(dir, sizeof(dir), "/sys/class/hwmon/%s", s->oc_hwmon);
+    if (s->oc_hwmon[0] && v)
+        read_batch(root, dir, cnt, TB_THROTTLE_OC, v);
+    for (int i = 0; s->oc_hwmon[0] && v && i < TB_THROTTLE_OC; i++) {
         long long x;
-        snprintf(rel, sizeof(rel), "/sys/class/hwmon/%s/oc%d_event_cnt", s->oc_hwmon, i + 1);
-        if (line_at(root, rel, v, sizeof(v)) == 0 && parse_ll(v, &x) && x >= 0)
+        if (parse_ll(v[i], &x) && x >= 0)
             s->oc_cnt[i] = x;
     }
+    free(v);
 }
 
-/* Zones by index; a gap (a zone that failed to register) does not end the scan. */
-static void read_zones(const char *root, struct tb_throttle_snap *s)
+/* The thermal_zoneN entries of root's /sys/class/thermal, listed (so a gap, or a zone that
+ * cannot be read, never ends them), the lowest max indexes in order into idx. */
+static int zone_indexes(const char *root, int *idx, int max)
 {
-    for (int i = 0, misses = 0; i < 64 && misses < 8 && s->n_zones < TB_THROTTLE_ZONES; i++) {
-        char rel[PATH_MAX], type[32], v[32];
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/sys/class/thermal", root);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *p = e->d_name + 12;
+        char *end;
+        if (strncmp(e->d_name, "thermal_zone", 12) || !isdigit((unsigned char)*p) ||
+            (*p == '0' && p[1]))
+            continue;   /* the kernel's names only: "thermal_zone7", never "thermal_zone07" */
+        long v = strtol(p, &end, 10);
+        if (*end || v > INT_MAX / 2 || (n == max && v >= idx[max - 1]))
+            continue;
+        int k = n < max ? n++ : max - 1;
+        for (; k > 0 && idx[k - 1] > v; k--)
+            idx[k] = idx[k - 1];
+        idx[k] = (int)v;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Why a zone's file was not read, in a few words for a note. */
+static const char *unread_words(int rc, char *buf, size_t n)
+{
+    if (rc == -ETIMEDOUT)
+        snprintf(buf, n, "no answer within %d ms", TB_SAFEIO_DEADLINE_MS);
+    else
+        snprintf(buf, n, "%s", rc == -EINVAL ? "not a regular file" : rc == -ELOOP ?
+                 "a symbolic link" : strerror(-rc));
+    return buf;
+}
+
+/* Adds "thermal_zoneN/FILE (why)" to the note. */
+static void note_unread(char *note, size_t n, int zone, const char *file, int rc)
+{
+    char w[64];
+    size_t len = strlen(note);
+    if (len + 1 < n)
+        snprintf(note + len, n - len, "%sthermal_zone%d/%s (%s)", len ? ", " : "", zone, file,
+                 unread_words(rc, w, sizeof(w)));
+}
+
+/* One scan's reads: each zone's type and temp (tb_thermal_zones). */
+struct zone_scan {
+    struct tb_safeio_job job[2 * TB_THROTTLE_ZONES];
+    char path[2 * TB_THROTTLE_ZONES][PATH_MAX];
+    char line[2 * TB_THROTTLE_ZONES][32];
+};
+
+int tb_thermal_zones(const char *root, struct tb_throttle_zone *z, int max, char *unread,
+                     size_t unread_n)
+{
+    int idx[TB_THROTTLE_ZONES], got = 0;
+    if (unread_n)
+        unread[0] = '\0';
+    if (!root)
+        root = tb_root();
+    int n = zone_indexes(root, idx, max < TB_THROTTLE_ZONES ? max : TB_THROTTLE_ZONES);
+    struct zone_scan *s = n ? calloc(1, sizeof(*s)) : NULL;
+    if (!s)
+        return 0;
+    for (int i = 0; i < 2 * n; i++) {
+        snprintf(s->path[i], PATH_MAX, "%s/sys/class/thermal/thermal_zone%d/%s", root,
+                 idx[i / 2], i % 2 ? "temp" : "type");
+        s->job[i] = (struct tb_safeio_job){ .path = s->path[i], .buf = s->line[i],
+                                            .n = sizeof(s->line[i]) };
+    }
+    /* all at once under one deadline: hung files cost it once, whatever their number */
+    tb_safeio_lines(s->job, 2 * n, TB_SAFEIO_DEADLINE_MS);
+    for (int i = 0; i < n; i++) {
+        const struct tb_safeio_job *type = &s->job[2 * i], *temp = &s->job[2 * i + 1];
         long long mc;
-        snprintf(rel, sizeof(rel), "/sys/class/thermal/thermal_zone%d/type", i);
-        if (line_at(root, rel, type, sizeof(type)) < 0) {
-            misses++;
+        if (type->rc < 0) {
+            note_unread(unread, unread_n, idx[i], "type", type->rc);
             continue;
         }
-        misses = 0;
-        struct tb_throttle_zone *z = &s->zone[s->n_zones++];
-        tb_strlcpy(z->type, type, sizeof(z->type));
-        snprintf(rel, sizeof(rel), "/sys/class/thermal/thermal_zone%d/temp", i);
+        if (temp->rc < 0)
+            note_unread(unread, unread_n, idx[i], "temp", temp->rc);
+        struct tb_throttle_zone *t = &z[got++];
+        t->index = idx[i];
+        tb_strlcpy(t->type, type->buf, sizeof(t->type));
         /* -256 C is how Tegra shows an offline sensor */
-        z->temp_c = line_at(root, rel, v, sizeof(v)) == 0 && parse_ll(v, &mc) && mc > -200000 ?
-                    mc / 1000.0 : NAN;
+        t->temp_c = temp->rc == 0 && parse_ll(temp->buf, &mc) && mc > -200000 ? mc / 1000.0
+                                                                                : NAN;
     }
+    free(s);
+    return got;
 }
 
 /* The GPU's devfreq entry: 57000000.gpu (Nano, TX1), 17000000.gp10b (TX2), 17000000.gv11b
@@ -126,15 +223,23 @@ int tb_gpu_devfreq_find(const char *root, char *name, size_t n)
     return name[0] ? 0 : -ENOENT;
 }
 
+static double as_mhz(const char *v)
+{
+    long long hz;
+    return parse_ll(v, &hz) && hz > 0 ? hz / 1e6 : NAN;
+}
+
 static void read_devfreq(const char *root, struct tb_throttle_snap *s)
 {
     if (tb_gpu_devfreq_find(root, s->devfreq, sizeof(s->devfreq)) < 0)
         return;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], v[3][64];
+    static const char *const f[] = { "cur_freq", "min_freq", "max_freq" };
     snprintf(dir, sizeof(dir), "/sys/class/devfreq/%s", s->devfreq);
-    s->gpu_cur_mhz = hz_as_mhz(root, dir, "cur_freq");
-    s->gpu_min_mhz = hz_as_mhz(root, dir, "min_freq");
-    s->gpu_max_mhz = hz_as_mhz(root, dir, "max_freq");
+    read_batch(root, dir, f, 3, v);
+    s->gpu_cur_mhz = as_mhz(v[0]);
+    s->gpu_min_mhz = as_mhz(v[1]);
+    s->gpu_max_mhz = as_mhz(v[2]);
 }
 
 void tb_throttle_snap(const char *root, struct tb_throttle_snap *s)
@@ -146,7 +251,7 @@ void tb_throttle_snap(const char *root, struct tb_throttle_snap *s)
         s->oc_cnt[i] = -1;
     s->gpu_cur_mhz = s->gpu_min_mhz = s->gpu_max_mhz = NAN;
     read_oc(root, s);
-    read_zones(root, s);
+    s->n_zones = tb_thermal_zones(root, s->zone, TB_THROTTLE_ZONES, s->unread, sizeof(s->unread));
     read_devfreq(root, s);
     struct tb_nvpmodel m;
     tb_nvpmodel_read(root, &m);   /* the mode ID alone is enough to see a change */

@@ -19,6 +19,7 @@
 #define TB_THROTTLE_HOT_C 95.0
 
 struct tb_throttle_zone {
+    int index;                    /* N of thermal_zoneN */
     char type[32];                /* thermal_zoneN/type, e.g. "gpu-thermal", "GPU-therm" */
     double temp_c;                /* NAN: unreadable or the sensor is offline (-256 C) */
 };
@@ -28,6 +29,8 @@ struct tb_throttle_snap {
     char oc_hwmon[16];            /* the device's hwmon entry, e.g. "hwmon3"; "" none */
     int n_zones;
     struct tb_throttle_zone zone[TB_THROTTLE_ZONES];
+    char unread[1200];            /* zones whose type or temp could not be read, and why:
+                                   * "thermal_zone3/type (no answer within 2000 ms), ..." */
     char devfreq[64];             /* the GPU's devfreq entry; "" none */
     double gpu_cur_mhz, gpu_min_mhz, gpu_max_mhz;   /* NAN: unknown */
     int mode_id;                  /* nvpmodel mode, -1 unknown */
@@ -58,6 +61,16 @@ struct tb_throttle_diff {
  * "17000000.gpu", into name: 0, or -ENOENT ("" in name) when there is none. One rule for
  * the throttle snapshots and the run conditions (conditions.c). */
 int tb_gpu_devfreq_find(const char *root, char *name, size_t n);
+
+/* The thermal zones under root + /sys/class/thermal (root NULL: tb_root()), the lowest
+ * indexes first, max at most (TB_THROTTLE_ZONES at most): listed, so a gap or a zone that
+ * cannot be read never hides a later one; every type and temp read at once under one
+ * deadline (TB_SAFEIO_DEADLINE_MS for the whole scan, however many hang). A zone whose type
+ * cannot be read is left out, and it and any temp that cannot be read are named in unread
+ * ("" when none). Returns the zones read into z. One scan for the throttle snapshots and the
+ * run conditions' GPU temperature (conditions.c). */
+int tb_thermal_zones(const char *root, struct tb_throttle_zone *z, int max, char *unread,
+                     size_t unread_n);
 
 /* Reads a snapshot under root ("" the real one; NULL tb_root()). Never fails. */
 void tb_throttle_snap(const char *root, struct tb_throttle_snap *s);

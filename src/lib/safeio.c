@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -33,12 +34,16 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/safeio_internal.h"
 #include "lib/util.h"
 
 /* Healthy readers (idle or busy, not given up) at most, and given-up ones still stuck: a
  * stuck file costs its own reader, never one that a healthy sensor needs, and past
  * MAX_STUCK stuck readers a read fails at once rather than pile up processes. */
 #define MAX_WORKERS 8
+/* Idle readers kept for the next read: enough for a board's scan of thermal zones (type and
+ * temp of a dozen zones, tb_safeio_lines) without a fork per snapshot, which tripled its cost. */
+#define MAX_IDLE 32
 #define MAX_STUCK 32
 
 /* What a reader is asked (fixed size: one recv) and what it answers before the bytes. */
@@ -62,12 +67,14 @@ struct worker {
     int sock;                   /* our end of the reader's socket */
     char key[PATH_MAX];         /* what it reads now (path, or the caller's name for an fd) */
     struct worker *next;        /* in the idle pool, or in the stuck list */
+    bool batch;                 /* taken for a batch (counted in busy[1]) */
 };
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct worker *pool;     /* idle readers */
 static struct worker *stuck;    /* given-up readers whose read has not returned */
-static unsigned healthy, n_stuck;
+static unsigned healthy, n_stuck;   /* healthy: idle or busy, not given up */
+static unsigned busy[2];        /* busy readers: single reads, a batch's */
 static int spawner = -1;        /* our end of the spawner's socket */
 static atomic_uint abandoned_n;
 
@@ -299,6 +306,21 @@ static void spawner_main(int sock)
     _exit(0);
 }
 
+/* The spawner's start, in the child of fork. Every block of the process stays reachable
+ * here: a pointer that was only in a callee-saved register at the fork (worker_get's new
+ * reader, a caller's buffer) would be overwritten by the spawner's loop, and its block,
+ * which this copy never frees, counted "definitely lost" by valgrind at the spawner's and
+ * every reader's exit (each reader inherits the spawner's memory). setjmp stores those
+ * registers in this frame, which lives as long as the spawner (the way conservative
+ * collectors find their roots). */
+static void spawner_child(pid_t parent, int sock)
+{
+    jmp_buf regs;   /* the callee-saved registers, in this frame */
+    if (setjmp(regs) == 0 && child_setup(parent, sock))
+        spawner_main(sock);
+    _exit(0);
+}
+
 /* ---- in this process ------------------------------------------------------------------ */
 
 /* The spawner, forked at the first read; -1 with errno. Called under pool_mu. */
@@ -308,11 +330,8 @@ static int spawner_start(void)
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return -1;
     pid_t me = getpid(), pid = fork();
-    if (pid == 0) {
-        if (child_setup(me, sv[1]))
-            spawner_main(sv[1]);
-        _exit(0);
-    }
+    if (pid == 0)
+        spawner_child(me, sv[1]);
     int e = errno;
     close(sv[1]);
     if (pid < 0) {
@@ -382,9 +401,10 @@ unsigned tb_safeio_stuck(void)
 }
 
 /* An idle reader from the pool, or a new one; NULL with errno EBUSY (key is still stuck
- * from an earlier read: it gets no second reader), EAGAIN (too many stuck, or every healthy
- * reader busy) or another error. */
-static struct worker *worker_get(const char *key)
+ * from an earlier read: it gets no second reader), EAGAIN (too many stuck, or every reader of
+ * its kind busy) or another error. A batch's readers (tb_safeio_lines: every read of a scan
+ * at once) are counted apart, so a scan never takes the readers a sampler's rail needs. */
+static struct worker *worker_get(const char *key, bool batch)
 {
     pthread_mutex_lock(&pool_mu);
     reap_stuck();
@@ -394,11 +414,11 @@ static struct worker *worker_get(const char *key)
             e = EBUSY;
     if (!e && n_stuck >= MAX_STUCK)
         e = EAGAIN;
+    if (!e && busy[batch] >= (batch ? TB_SAFEIO_BATCH_MAX : MAX_WORKERS))
+        e = EAGAIN;
     struct worker *w = e ? NULL : pool;
     if (w)
         pool = w->next;
-    else if (!e && healthy >= MAX_WORKERS)
-        e = EAGAIN;
     else if (!e && !(w = calloc(1, sizeof(*w))))
         e = ENOMEM;
     else if (!e && (w->sock = reader_new()) < 0) {
@@ -408,23 +428,30 @@ static struct worker *worker_get(const char *key)
     } else if (!e) {
         healthy++;
     }
-    if (w)
+    if (w) {
         tb_strlcpy(w->key, key, sizeof(w->key));
+        w->batch = batch;
+        busy[batch]++;
+    }
     pthread_mutex_unlock(&pool_mu);
     errno = e;
     return w;
 }
 
-/* A reader done with: back to the pool, or (given up, or broken) left to end. */
+int tb_sio_sock(const struct worker *w) { return w->sock; }
+
+/* A reader done with: back to the pool (MAX_IDLE idle at most: more of a batch's readers
+ * end), or (given up, or broken) left to end. */
 static void worker_put(struct worker *w, bool given_up, bool broken)
 {
     pthread_mutex_lock(&pool_mu);
+    busy[w->batch]--;
     if (given_up) {
         healthy--;
         w->next = stuck;
         stuck = w;
         n_stuck++;
-    } else if (broken) {
+    } else if (broken || healthy - busy[0] - busy[1] > MAX_IDLE) {
         healthy--;
         close(w->sock);
         free(w);
@@ -435,7 +462,7 @@ static void worker_put(struct worker *w, bool given_up, bool broken)
     pthread_mutex_unlock(&pool_mu);
 }
 
-static int ms_left(const struct timespec *end)
+int tb_sio_ms_left(const struct timespec *end)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -449,7 +476,7 @@ static int recv_until(int sock, void *p, size_t n, const struct timespec *end)
 {
     while (n) {
         struct pollfd q = { sock, POLLIN, 0 };
-        int r = poll(&q, 1, ms_left(end));
+        int r = poll(&q, 1, tb_sio_ms_left(end));
         if (r < 0 && errno == EINTR)
             continue;
         if (r == 0)
@@ -503,7 +530,7 @@ static int answer_words(const struct answer *a, const char *what, char *why, siz
     }
 }
 
-static void deadline_after(struct timespec *end, int ms)
+void tb_sio_deadline(struct timespec *end, int ms)
 {
     clock_gettime(CLOCK_MONOTONIC, end);
     end->tv_sec += ms / 1000;
@@ -525,50 +552,56 @@ static int no_reader(const char *what, char *why, size_t why_n)
     return e == EAGAIN || e == EBUSY ? -ETIMEDOUT : -e;
 }
 
-/* Runs one job (fd >= 0: read it; else open path and read it) within the deadline. */
-static int run_job(int fd, const char *path, int flags, const char *what, char *buf, size_t n,
-                   size_t *len, int deadline_ms, char *why, size_t why_n)
+/* Checks a job (fd >= 0: read it; else open path and read it) and hands it to a reader:
+ * the reader, or NULL with *rc and why filled. */
+struct worker *tb_sio_send(int fd, const char *path, int flags, const char *what, size_t n,
+                           bool batch, int *rc, char *why, size_t why_n)
 {
-    if (len)
-        *len = 0;
     if (n == 0 || n - 1 > TB_SAFEIO_MAX) {
         snprintf(why, why_n, "reading '%s': buffer of %zu bytes out of range", what, n);
-        return -EINVAL;
+        *rc = -EINVAL;
+        return NULL;
     }
-    buf[0] = '\0';
-    if (deadline_ms <= 0)
-        deadline_ms = TB_SAFEIO_DEADLINE_MS;
     static struct request zero;
     struct request rq = zero;
     if (path && tb_strlcpy(rq.path, path, sizeof(rq.path)) >= sizeof(rq.path)) {
         snprintf(why, why_n, "cannot open '%.200s...': %s", path, strerror(ENAMETOOLONG));
-        return -ENAMETOOLONG;
+        *rc = -ENAMETOOLONG;
+        return NULL;
     }
     rq.has_fd = !path;
     rq.flags = flags;
     rq.cap = (uint32_t)n;   /* one byte past the bound: tells a longer file from one that fits */
-    /* under the fake clock, time holds while a reader process answers: a busy machine's
-     * slow answer is no wait of virtual time (lib/clock.h); nothing under the real clock */
-    tb_clock_hold();
-    struct worker *w = worker_get(what);
+    struct worker *w = worker_get(what, batch);
     if (!w) {
-        tb_clock_release();
-        return no_reader(what, why, why_n);
+        *rc = no_reader(what, why, why_n);
+        return NULL;
     }
-    struct timespec end;
-    deadline_after(&end, deadline_ms);
+    if (!send_request(w->sock, &rq, path ? -1 : fd)) {
+        worker_put(w, false, true);
+        snprintf(why, why_n, "cannot read '%s': its reader process ended", what);
+        *rc = -EIO;
+        return NULL;
+    }
+    return w;
+}
+
+/* The answer to the job job_send gave w, by end: the bytes into buf (NUL-terminated), *len
+ * their count; w back to the pool, or given up at end. 0, or -errno with why filled. */
+int tb_sio_recv(struct worker *w, bool opened, const char *what, char *buf, size_t n,
+                    size_t *len, const struct timespec *end, int deadline_ms, char *why,
+                    size_t why_n)
+{
     struct answer a;
-    int rc = send_request(w->sock, &rq, path ? -1 : fd) ? recv_until(w->sock, &a, sizeof(a),
-                                                                      &end) : -EIO;
+    int rc = recv_until(w->sock, &a, sizeof(a), end);
     uint32_t keep = rc == 0 ? (a.got < n ? a.got : (uint32_t)n - 1) : 0;
-    if (rc == 0 && (a.got > n || (rc = recv_until(w->sock, buf, keep, &end)) != 0))
+    if (rc == 0 && (a.got > n || (rc = recv_until(w->sock, buf, keep, end)) != 0))
         rc = rc ? rc : -EIO;
     worker_put(w, rc == -ETIMEDOUT, rc == -EIO);
-    tb_clock_release();
     if (rc == -ETIMEDOUT) {
         atomic_fetch_add(&abandoned_n, 1);
         snprintf(why, why_n, "%s '%s' did not finish within %d ms (a stuck driver or "
-                 "sensor?): given up", path ? "opening and reading" : "reading", what,
+                 "sensor?): given up", opened ? "opening and reading" : "reading", what,
                  deadline_ms);
         return rc;
     }
@@ -590,6 +623,30 @@ static int run_job(int fd, const char *path, int flags, const char *what, char *
     return 0;
 }
 
+/* Runs one job (fd >= 0: read it; else open path and read it) within the deadline. */
+static int run_job(int fd, const char *path, int flags, const char *what, char *buf, size_t n,
+                   size_t *len, int deadline_ms, char *why, size_t why_n)
+{
+    if (len)
+        *len = 0;
+    if (n)
+        buf[0] = '\0';
+    if (deadline_ms <= 0)
+        deadline_ms = TB_SAFEIO_DEADLINE_MS;
+    int rc = 0;
+    /* under the fake clock, time holds while a reader process answers: a busy machine's
+     * slow answer is no wait of virtual time (lib/clock.h); nothing under the real clock */
+    tb_clock_hold();
+    struct worker *w = tb_sio_send(fd, path, flags, what, n, false, &rc, why, why_n);
+    if (w) {
+        struct timespec end;
+        tb_sio_deadline(&end, deadline_ms);
+        rc = tb_sio_recv(w, path != NULL, what, buf, n, len, &end, deadline_ms, why, why_n);
+    }
+    tb_clock_release();
+    return rc;
+}
+
 int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len,
                       int deadline_ms, char *why, size_t why_n)
 {
@@ -598,10 +655,6 @@ int tb_safeio_read_fd(int fd, const char *what, char *buf, size_t n, size_t *len
 int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags,
                    int deadline_ms, char *why, size_t why_n)
 {
-    if (len)
-        *len = 0;
-    if (n)
-        buf[0] = '\0';
     /* the lookup, the open and the read all on the worker, all under the deadline */
     return run_job(-1, path, flags, path, buf, n, len, deadline_ms, why, why_n);
 }

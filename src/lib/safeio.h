@@ -34,6 +34,29 @@ int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags
  * file longer than buf is not an error (its first line is what is wanted). */
 int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, size_t why_n);
 
+/* One read of a batch (tb_safeio_lines): path (or, when path is NULL, the descriptor fd,
+ * named what, as tb_safeio_read_fd reads it) and flags in; the first line into buf (n bytes),
+ * rc (0 or -errno, tb_safeio_line's) and why out. */
+struct tb_safeio_job {
+    const char *path;
+    int fd;
+    const char *what;
+    int flags;
+    char *buf;
+    size_t n;
+    int rc;
+    char why[320];
+};
+/* The most reads of one batch (a job past it fails with -E2BIG). */
+#define TB_SAFEIO_BATCH_MAX 64
+
+/* Every job's read at once, each in a reader of its own, all under ONE deadline from the
+ * moment they are all asked (deadline_ms <= 0: TB_SAFEIO_DEADLINE_MS): however many hang,
+ * the call returns by then, and a hung file never keeps a later one from being read (a
+ * scan of thermal zones, one of which is a wedged I2C sensor). A batch's readers are its
+ * own: the 8 that single reads use stay free; up to 32 idle readers are kept for the next. */
+void tb_safeio_lines(struct tb_safeio_job *job, int n, int deadline_ms);
+
 /* The read step alone, on a descriptor the caller opened and keeps: the same deadline and
  * bound. tb_safeio_read uses it; tests feed it a pipe nobody writes to, the one blocking
  * read that a test can make without a wedged sensor. fd is duplicated, never closed. */

@@ -54,7 +54,7 @@
     X(power_source,    STR, "%s",    "-",   "power source used, empty when none") \
     X(rail_total,      STR, "%s",    "-",   "rail counted as the board total (sum: all rails)") \
     X(rail_gpu,        STR, "%s",    "-",   "rail counted as the GPU") \
-    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the point's energy blocks (each between two sensor updates: the energy counter's difference where the source has one, else the mean of the readings); it moves with temperature: energy_ratio does not") \
+    X(power_total_w,   DBL, "%.3f",  "W",   "mean total power over the point's energy blocks (each between two sensor updates: the energy counter's difference where the source has one, else the mean of the readings); it moves with temperature: energy_ratio much less") \
     X(power_gpu_w,     DBL, "%.3f",  "W",   "mean GPU-rail power over the point's energy blocks") \
     X(power_idle_w,    DBL, "%.3f",  "W",   "idle total power measured before the sweep (after it, and the drift: the power_idle metadata line)") \
     X(energy_j,        DBL, "%.4f",  "J",   "total-rail energy over the point's energy blocks (trapezoid of the readings)") \
@@ -70,12 +70,12 @@
     X(power_cycles,    DBL, "%.0f",  "-",   "energy blocks of this point with a figure: one a cycle of the size's interleaved blocks (at least power.rounds, more until power.target_rel_ci or power.budget_s)") \
     X(block_figures,   STR, "%s",    "-",   "each block's ratio to the copy around it (the copy's own rows and a size without a copy: its pJ/B), then each block's GPU temperature (\"ratio 0.912 0.915; C 46 47\"): the spread behind the interval") \
     X(power_total_w_ci95, DBL, "%.3f", "W", "half-width of the 95% interval of power_total_w over the point's blocks (Student t); it holds the drift, which energy_ratio cancels") \
-    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of gbps_per_w's 95% rerun interval: energy_ratio's and the copy's own (a rerun's from its blocks' spread, and half the range they drifted over the cycles) combined; it holds at gpu_temp_c: a rerun at another temperature moves it, energy_ratio not") \
+    X(gbps_per_w_ci95, DBL, "%.4f",  "GB/s/W", "half-width of gbps_per_w's 95% rerun interval: energy_ratio's and the copy's own (a rerun's from its blocks' spread, and half the range they drifted over the cycles) combined; it holds at gpu_temp_c: a rerun at another temperature moves it, energy_ratio much less") \
     X(j_per_gb,        DBL, "%.4f",  "J/GB", "energy per GB moved at total power: energy_ratio x the copy's J per byte x 1e9, at gpu_temp_c") \
     X(j_per_gb_ci95,   DBL, "%.4f",  "J/GB", "half-width of the 95% rerun interval of j_per_gb (as gbps_per_w_ci95's)") \
     X(dyn_pj_per_byte, DBL, "%.2f",  "pJ/B", "dynamic energy per byte: J per byte as j_per_gb, less power_idle_w over the blocks' bytes per second") \
     X(dyn_pj_per_byte_ci95, DBL, "%.2f", "pJ/B", "half-width of the 95% rerun interval of dyn_pj_per_byte (j_per_gb's and the idle's combined)") \
-    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) and their intervals hold at it, over the range gpu_temp_min_c..gpu_temp_max_c; a rerun at another temperature moves them (about 0.4% a degree on the lent H100 and H200), energy_ratio not; each block's is in block_figures") \
+    X(gpu_temp_c,      DBL, "%.1f",  "C",   "mean GPU temperature over the point's energy blocks: the absolute figures (power, gbps_per_w, j_per_gb, dyn_pj_per_byte) and their intervals hold at it, over the range gpu_temp_min_c..gpu_temp_max_c; a rerun at another temperature moves them (about 0.4% a degree on the lent H100 and H200), energy_ratio much less (up to 0.8% for 3-4 C on one H200); each block's is in block_figures") \
     X(gpu_temp_min_c,  DBL, "%.1f",  "C",   "the coolest of the point's energy blocks (its mean GPU temperature): with gpu_temp_max_c, the range over the cycles at which the absolute figures hold") \
     X(gpu_temp_max_c,  DBL, "%.1f",  "C",   "the hottest of the point's energy blocks (its mean GPU temperature)") \
     X(gpu_clock_mhz,   DBL, "%.0f",  "MHz", "GPU clock reported by the power source at the end of the point's last energy block") \

@@ -23,7 +23,7 @@ struct tb_row;
     X(j_per_gb, false) X(j_per_gb_ci95, false) X(dyn_pj_per_byte, false) \
     X(dyn_pj_per_byte_ci95, false) X(throttle_cause, false) X(peak_gbps, false) \
     X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false) X(power_note, false) \
-    X(energy_ratio, false) X(energy_ratio_ci95, false)
+    X(energy_ratio, false) X(energy_ratio_ci95, false) X(gpu_temp_c, false)
 
 enum tb_logread_col {
 #define TB_LR_ENUM(name, req) TB_LR_##name,
@@ -59,6 +59,7 @@ struct tb_log_rec {
     double gbps_per_w_ci;           /* half-width of gbps_per_w's 95% interval; NAN: none */
     double j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;   /* energy per byte and intervals */
     double energy_ratio, energy_ratio_ci;   /* J per byte over the copy's beside it; NAN none */
+    double gpu_temp_c;              /* the GPU's temperature over its energy blocks; NAN none */
     double peak_gbps;               /* the ceiling the row was judged against; NAN unknown */
     double gpu_cap_mhz, emc_cap_mhz;   /* the mode sweep's caps asked; NAN none */
     char throttle_cause[64];        /* why it may have run slower; "" none seen */

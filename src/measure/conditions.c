@@ -110,22 +110,22 @@ static void read_devfreq(struct tb_conditions *c)
     }
 }
 
-/* The thermal zone whose type names the GPU ("GPU-therm", "gpu-thermal"). */
+/* The thermal zone whose type names the GPU ("GPU-therm", "gpu-thermal"), by the one zone
+ * scan (throttle.h: one deadline for all, a hung zone hides none after it); the zones that
+ * could not be read are named, in the log and on stderr. */
 static void read_gpu_temp(struct tb_conditions *c)
 {
-    for (int i = 0; i < 32; i++) {
-        char abs[PATH_MAX], type[64], v[32];
-        snprintf(abs, sizeof(abs), "/sys/class/thermal/thermal_zone%d/type", i);
-        if (read_line(abs, type, sizeof(type)) < 0)
-            continue;
-        if (strncasecmp(type, "gpu", 3))
-            continue;
-        snprintf(abs, sizeof(abs), "/sys/class/thermal/thermal_zone%d/temp", i);
-        if (read_line(abs, v, sizeof(v)) == 0) {
-            c->gpu_temp_c = atof(v) / 1000.0;
+    struct tb_throttle_zone z[TB_THROTTLE_ZONES];
+    int n = tb_thermal_zones(NULL, z, TB_THROTTLE_ZONES, c->thermal_unread,
+                             sizeof(c->thermal_unread));
+    if (c->thermal_unread[0])
+        warning("run conditions: thermal zones not read: %s; their temperatures stay unknown",
+                c->thermal_unread);
+    for (int i = 0; i < n; i++)
+        if (!strncasecmp(z[i].type, "gpu", 3) && !isnan(z[i].temp_c)) {
+            c->gpu_temp_c = z[i].temp_c;
             return;
         }
-    }
 }
 
 void tb_conditions_read(struct tb_conditions *c)
@@ -176,4 +176,6 @@ void tb_conditions_each(const struct tb_conditions *c,
         snprintf(v, sizeof(v), "%.1f C at the start", c->gpu_temp_c);
         emit(ctx, "gpu_temp", v);
     }
+    if (c->thermal_unread[0])
+        emit(ctx, "thermal_unread", c->thermal_unread);
 }

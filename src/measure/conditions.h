@@ -18,6 +18,8 @@ struct tb_conditions {
     char gpu_avail_mhz[512]; /* the steps devfreq offers, MHz, space separated */
     int pinned;              /* 1 min == max (jetson_clocks), 0 DVFS, -1 unknown */
     double gpu_temp_c;       /* NAN: unknown */
+    char thermal_unread[1200];/* thermal zones whose type or temp could not be read, and why
+                              * (throttle.h's tb_thermal_zones); "" none */
     double emc_mhz;          /* the EMC (memory) clock at the start, NAN: unknown */
     char emc_path[256];      /* the file it came from (power/emc.h) */
 };

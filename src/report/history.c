@@ -122,15 +122,21 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i);
 /* What else a night's best point says: a throttle cause seen during it, and a ceiling that
  * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
  * apart from the kernel; its energy ratio to the copy with its interval, and whether it
- * moved outside both nights' intervals. */
+ * moved outside both nights' intervals, with how much warmer or cooler the GPU was (a warmer
+ * card moved the ratio 0.8% on one H200: doc/results/h200-2026-11-26-energy2.md). */
 static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';
-    if (isfinite(n[i]->energy_ratio))
+    if (isfinite(n[i]->energy_ratio)) {
+        const char *flag = energy_flag(n, i);
         k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f%s%s", n[i]->energy_ratio,
-                              n[i]->energy_ratio_ci, energy_flag(n, i)[0] ? ", " : "",
-                              energy_flag(n, i));
+                              n[i]->energy_ratio_ci, flag[0] ? ", " : "", flag);
+        double dt = flag[0] ? n[i]->gpu_temp_c - n[i - 1]->gpu_temp_c : NAN;
+        if (k < len && fabs(dt) >= 1.0)   /* NAN: no flag or a night without temperature */
+            k += (size_t)snprintf(buf + k, len - k, " with the GPU %.1f C %s", fabs(dt),
+                                  dt > 0 ? "warmer" : "cooler");
+    }
     if (k < len && n[i]->throttle_cause[0])
         k += (size_t)snprintf(buf + k, len - k, "%sthrottled: %s", k ? "; " : "",
                               n[i]->throttle_cause);
