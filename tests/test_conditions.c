@@ -19,7 +19,9 @@ static void emit(void *ctx, const char *key, const char *value)
     snprintf(out + len, 4096 - len, "# %s: %s\n", key, value);
 }
 
-static void test_gpu_zone_past_unreadable_ones(void **state)
+/* A fake root with eight zones whose type is a FIFO (a read that would hang), a gap, then
+ * the Orin Nano's GPU zone (tests/fixtures/throttle/orin-nano-super.txt) as zone 40. */
+static const char *hung_zones_root(void)
 {
     const char *r = th_scratch();
     char p[PATH_MAX], rel[128];
@@ -32,7 +34,12 @@ static void test_gpu_zone_past_unreadable_ones(void **state)
     /* the Orin Nano's GPU zone (tests/fixtures/throttle/orin-nano-super.txt), after a gap */
     free(th_write(r, "sys/class/thermal/thermal_zone40/type", "gpu-thermal\n"));
     free(th_write(r, "sys/class/thermal/thermal_zone40/temp", "53343\n"));
-    setenv("TB_ROOT", r, 1);
+    return r;
+}
+
+static void test_gpu_zone_past_unreadable_ones(void **state)
+{
+    setenv("TB_ROOT", hung_zones_root(), 1);
     struct tb_conditions c;
     alarm(60);
     th_stderr_begin();
@@ -50,6 +57,25 @@ static void test_gpu_zone_past_unreadable_ones(void **state)
     assert_non_null(strstr(err, "run conditions: thermal zones not read: thermal_zone0/type"));
     free(out);
     free(err);
+}
+
+/* Each row of a run on such a board says its max_temp_c was taken without some zones and
+ * where they are named; the GPU zone's 53.3 C is still its max_temp_c. */
+static void test_rows_say_zones_unread(void **state)
+{
+    const char *dir = th_scratch();
+    setenv("TB_ROOT", hung_zones_root(), 1);
+    alarm(120);
+    int rc = th_runf("run --quiet --device cpu -b boards/generic.cfg --sizes 16x16 --kernels "
+                     "copy_row --set power.source=none --set sweep.stop.min_time_ms=1 -o %s", dir);
+    alarm(0);
+    unsetenv("TB_ROOT");
+    assert_int_equal(rc, 0);
+    char *text = th_read_gz(th_keep(th_find_one(dir, ".csv.gz")));
+    if (!strstr(text, "thermal zones unread (max_temp_c without them; the thermal_unread line "
+                "names them)") || !strstr(text, ",53.3,") || !strstr(text, "# thermal_unread: "))
+        th_fail("no word of the unread zones in:\n%.3000s", text);
+    free(text);
 }
 
 /* Nothing to say where every zone reads (the Orin's tree) or there is none (a desktop). */
@@ -73,6 +99,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_gpu_zone_past_unreadable_ones),
+        TH_TEST(test_rows_say_zones_unread),
         TH_TEST(test_no_note_when_all_read),
     };
     return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);

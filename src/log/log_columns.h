@@ -43,7 +43,7 @@
     X(throttled,       STR, "%s",    "-",   "yes when sm_clock_mhz fell below 0.85 of gpu_max_mhz (else of the clock measured at the run's start), or throttle_cause names a cause") \
     X(throttle_cause,  STR, "%s",    "-",   "why the point may have run slower, the strongest cause seen between its start and end: power mode changed, devfreq max lowered, over-current events (oc3 +12), a hot thermal zone, a pinned clock that fell; NVML's clock-event reasons on desktops; empty: none seen") \
     X(oc_events,       DBL, "%.0f",  "-",   "over-current events (soctherm_oc oc1..oc3_event_cnt) during the point (its timing, and where its energy was measured until its size's energy blocks ended); empty where the board has no such counters") \
-    X(max_temp_c,      DBL, "%.1f",  "C",   "the hottest thermal zone at the point's start or end") \
+    X(max_temp_c,      DBL, "%.1f",  "C",   "the hottest thermal zone at the point's start or end (of those read: a zone that could not be read is named in # thermal_unread: and the row's note says so)") \
     X(power_mode,      STR, "%s",    "-",   "nvpmodel power mode, name (ID), e.g. MAXN (0); empty off a Jetson") \
     X(gpu_cap_asked_mhz, DBL, "%.0f", "MHz", "the GPU clock cap this row's step of a mode sweep asked (sweep.gpu_max_mhz, written to devfreq max_freq); empty: none asked") \
     X(emc_cap_asked_mhz, DBL, "%.0f", "MHz", "the EMC clock cap this row's step asked (sweep.emc_max_mhz, the nvpmodel EMC cap file); empty: none asked") \

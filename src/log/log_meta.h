@@ -33,6 +33,7 @@
     X(gpu_devfreq,   "gpu_devfreq",   "Jetson", "the GPU's devfreq node and its clocks") \
     X(gpu_clocks,    "gpu_clocks",    "Jetson", "pinned (jetson_clocks) or dynamic") \
     X(gpu_temp,      "gpu_temp",      "where readable", "GPU temperature at the start") \
+    X(thermal_unread, "thermal_unread", "a thermal zone could not be read", "each zone whose `type` or `temp` could not be read and why: `thermal_zone3/type (no answer within 2000 ms), ...` (the zones are read at once, under one deadline: src/jetson/throttle.c); each row's note says its max_temp_c was taken without them") \
     X(emc_clock,     "emc_clock",     "where sysfs has it", "the memory (EMC) clock at the start (src/jetson/emc.c)") \
     X(fault_injection, "fault_injection", "TB_CUDA_FAULT set", "a test hook was on: the kernel it breaks on purpose (scripts/gpu-check.sh)") \
     X(power,         "power",         "a source failed", "why the power source could not start") \

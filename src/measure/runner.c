@@ -304,6 +304,11 @@ static void judge_throttle(struct tb_runner_ctx *ctx, struct tb_rn_out *o)
     r->max_temp_c = d.max_temp_c;
     if (o->cause[0])
         r->throttled = "yes";
+    if (end.unread[0]) {   /* a zone the scan could not read: max_temp_c may miss it */
+        size_t len = strlen(o->note);
+        snprintf(o->note + len, sizeof(o->note) - len, "%sthermal zones unread (max_temp_c "
+                 "without them; the thermal_unread line names them)", len ? "; " : "");
+    }
 }
 
 /* One point: buffers, check, timing; a failure is recorded in the row (status and the step
