@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -577,4 +578,53 @@ bool th_have_images(void)
 {
     char what[1024] = "";
     return strncmp(tb_backend_cuda.images(what, sizeof(what)), "none", 4) != 0;
+}
+
+pid_t th_spawn_tool(const char *args)
+{
+    const char *bin = getenv("TB_BIN");
+    char cmd[4096];
+    snprintf(cmd, sizeof(cmd), "exec %s %s >/dev/null%s", bin ? bin : "./transpose-bench",
+             args, strstr(args, "2>") ? "" : " 2>&1");
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+int th_reap(pid_t pid, int seconds)
+{
+    int status = 0;
+    for (int i = 0; i < seconds * 20; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        usleep(50000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    th_fail("process %d did not end within %d s", (int)pid, seconds);
+    return -1;
+}
+
+char *th_wait_part(const char *dir, int rows, double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 20); i++) {
+        char *p = th_find_one(dir, ".part");
+        if (p && rows <= 0)
+            return p;
+        if (p) {
+            char *text = th_read_gz(p);
+            const char *h;
+            if (text && th_data_rows(text, &h) >= rows) {
+                free(text);
+                return p;
+            }
+            free(text);
+            free(p);
+        }
+        usleep(50000);
+    }
+    return NULL;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 /* |a - b| <= eps, failing with both values. Our own: assert_float_equal came with cmocka
@@ -104,6 +105,15 @@ const char *th_row_at(const char *header, int i);
 /* TB_LOCK_FILE of this process: /tmp/tb-test-SUITE-lock-PID (suites run at once: make test
  * beside make test-valgrind). */
 void th_own_lock(const char *suite);
+/* The tool (TB_BIN, else ./transpose-bench) started in the background through sh with args
+ * (which may redirect stderr: "2>FILE"; else stdout and stderr go to /dev/null); its pid. */
+pid_t th_spawn_tool(const char *args);
+/* The exit status of pid (128 + the signal when killed), which must end within seconds: a
+ * real process's deadline, polled; past it the process is killed and the test fails. */
+int th_reap(pid_t pid, int seconds);
+/* The .part log in dir once it holds at least rows data rows (rows 0: once it is there); its
+ * path (malloc), NULL when that did not come within seconds. */
+char *th_wait_part(const char *dir, int rows, double seconds);
 /* Whether this build carries kernel images (CUDA=0 builds carry none). */
 bool th_have_images(void);
 

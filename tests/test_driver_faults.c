@@ -93,17 +93,9 @@ static void test_driver_hang_at_each_step(void **state)
 /* Starts the tool in the background with args, then " -o DIR/sub"; its pid. */
 static pid_t spawn(const char *args_head, const char *dir, const char *sub)
 {
-    char args[2048], cmd[4096];
+    char args[2048];
     snprintf(args, sizeof(args), "%s -o %s/%s", args_head, dir, sub);
-    const char *bin = getenv("TB_BIN");
-    snprintf(cmd, sizeof(cmd), "exec %s %s >/dev/null 2>&1", bin ? bin : "./transpose-bench",
-             args);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
+    return th_spawn_tool(args);
 }
 
 /* Waits (at most 30 s) until file holds want. */
@@ -118,21 +110,6 @@ static void wait_for(const char *file, const char *want)
         usleep(50000);
     }
     th_fail("'%s' never appeared in '%s'", want, file);
-}
-
-/* Exit status of pid, which must end within 20 s. */
-static int reap(pid_t pid)
-{
-    int status = 0;
-    for (int i = 0; i < 400; i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        usleep(50000);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    th_fail("the run did not end within 20 s");
-    return -1;
 }
 
 /* SIGTERM while the driver hangs, at each step (before the log exists, with the log open
@@ -157,7 +134,7 @@ static void test_signal_inside_a_hung_driver_call(void **state)
         snprintf(want, sizeof(want), "hang %s", calls[i]);
         wait_for(trace, want);
         kill(pid, SIGTERM);
-        assert_int_equal(reap(pid), 1);
+        assert_int_equal(th_reap(pid, 20), 1);
         char logs[PATH_MAX];
         snprintf(logs, sizeof(logs), "%s/logs", dir);
         assert_int_equal(th_count_files(logs), 1);
@@ -194,7 +171,7 @@ static void test_second_run_never_touches_the_driver(void **state)
     assert_string_equal(t, "init\nctx\nhang cuDevicePrimaryCtxRetain\n");
     free(t);
     kill(pid, SIGINT);
-    assert_int_equal(reap(pid), 1);
+    assert_int_equal(th_reap(pid, 20), 1);
 }
 
 /* The driver's error text carries a newline and a forged end line, TB_CUDA_LIB a newline:

@@ -20,40 +20,6 @@
 #include "log/csvlog.h"
 #include "lib/util.h"
 
-static pid_t spawn(const char *args)
-{
-    const char *bin = getenv("TB_BIN");
-    char cmd[2048];
-    snprintf(cmd, sizeof(cmd), "exec %s %s >/dev/null%s", bin ? bin : "./transpose-bench",
-             args, strstr(args, "2>") ? "" : " 2>&1");
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
-/* Waits until the log (or its .part) in dir holds at least rows data rows. */
-static char *wait_rows(const char *dir, int rows, double seconds)
-{
-    for (int i = 0; i < (int)(seconds * 20); i++) {
-        char *p = th_find_one(dir, ".part");
-        if (p) {
-            char *text = th_read_gz(p);
-            const char *h;
-            if (text && th_data_rows(text, &h) >= rows) {
-                free(text);
-                return p;
-            }
-            free(text);
-            free(p);
-        }
-        usleep(50000);
-    }
-    return NULL;
-}
-
 #define SLOW "--device cpu -b boards/generic.cfg --set power.source=none --sizes 256x256 " \
              "--blocks 8x8,16x16,32x32,64x64,4x4,2x2 --set sweep.stop.min_time_ms=400 " \
              "--set sweep.stop.rel_spread=0 --set sweep.stop.max_time_ms=500"
@@ -66,8 +32,8 @@ static void test_signals_close_the_log(void **state)
         const char *dir = th_scratch();
         char args[1024];
         snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
-        pid_t pid = spawn(args);
-        char *part = wait_rows(dir, 2, 20);
+        pid_t pid = th_spawn_tool(args);
+        char *part = th_wait_part(dir, 2, 20);
         assert_non_null(part);
         free(part);
         kill(pid, sigs[s]);
@@ -99,8 +65,8 @@ static void test_sigkill_leaves_readable_rows(void **state)
     const char *dir = th_scratch();
     char args[1024];
     snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
-    pid_t pid = spawn(args);
-    char *part = wait_rows(dir, 2, 20);
+    pid_t pid = th_spawn_tool(args);
+    char *part = th_wait_part(dir, 2, 20);
     assert_non_null(part);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
@@ -151,8 +117,8 @@ static void test_log_dir_removed_mid_run(void **state)
     char args[3 * PATH_MAX], logs[PATH_MAX];
     snprintf(logs, sizeof(logs), "%s/logs", dir);
     snprintf(args, sizeof(args), "run " SLOW " -o %s 2>%s/err", logs, dir);
-    pid_t pid = spawn(args);
-    char *part = wait_rows(logs, 2, 20);
+    pid_t pid = th_spawn_tool(args);
+    char *part = th_wait_part(logs, 2, 20);
     assert_non_null(part);
     free(part);
     th_rmtree(logs);                            /* someone cleans up during the run */

@@ -324,37 +324,17 @@ static void test_silent_source_is_said(void **state)
 static void test_sigint_during_a_big_cpu_point(void **state)
 {
     const char *dir = th_scratch();
-    char cmd[3 * PATH_MAX];
-    const char *bin = getenv("TB_BIN");
-    snprintf(cmd, sizeof(cmd), "exec %s run --quiet --device cpu -b boards/generic.cfg "
-             "--sizes 16384x16384 --kernels naive_row --set sweep.element=double "
-             "--set power.source=none -o %s 2>/dev/null", bin ? bin : "./transpose-bench", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    char *part = NULL;
-    for (int i = 0; i < 600 && !part; i++) {   /* the run has started: its log exists */
-        usleep(50000);
-        part = th_find_one(dir, ".part");
-    }
+    char args[PATH_MAX + 256];
+    snprintf(args, sizeof(args), "run --quiet --device cpu -b boards/generic.cfg --sizes "
+             "16384x16384 --kernels naive_row --set sweep.element=double --set power.source=none "
+             "-o %s", dir);
+    pid_t pid = th_spawn_tool(args);
+    char *part = th_wait_part(dir, 0, 30);   /* the run has started: its log exists */
     assert_non_null(part);
     free(part);
     sleep(1);                                  /* now inside the point */
     kill(pid, SIGINT);
-    int status = 0, waited = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0 && waited < 400) {
-        usleep(50000);
-        waited++;
-    }
-    if (waited >= 400) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        th_fail("the run did not stop within 20 s of SIGINT");
-    }
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 1);
+    assert_int_equal(th_reap(pid, 20), 1);     /* the run stopped within 20 s of SIGINT, exit 1 */
     char *text = th_the_log(dir);
     th_must_have(text, "# end: interrupted by Interrupt");
     free(text);
