@@ -15,7 +15,8 @@
 #                                           build-gpu/nano/ and build-gpu/clang/): steps
 #                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
-# vcheck targets small elpower ab nanocheck nanoel clangbench binab energy r2 memcheck t41 dcheck
+# vcheck targets small elpower ab nanocheck nanoel clangbench binab energy hotcold r2 memcheck t41
+# dcheck
 # (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
@@ -477,35 +478,55 @@ step_binab() {
 
 # Energy a rerun reproduces (#39): conf/energy-check.cfg (memcpy, tile2x2, vec16 at 8192x8192
 # float, the power defaults: blocks interleaved with the copy, cycles until 1% or the budget),
-# ENERGY_RUNS runs (default 3) back to back, each its own process, its wall time printed;
-# ENERGY_ARGS added to each run. Per measured row: GB/s, the energy ratio to the copy +- 95%,
-# GB/s per W +- 95%, J/GB +-, dynamic pJ/B +-, the GPU temperature they hold at, the cycles,
-# the note; and each run's power_plan line (announced and taken).
+# ENERGY_RUNS runs (default 3) back to back into $OUT/TAG-N (TAG: the first argument, default
+# energy), each its own process, its wall time printed; ENERGY_ARGS added to each run. Per
+# measured row: GB/s, the energy ratio to the copy +- 95%, GB/s per W +- 95%, J/GB +-,
+# dynamic pJ/B +-, the GPU temperature they hold at, the cycles, the blocks the power cap
+# held, the note; and each run's power_plan line (announced and taken).
 step_energy() {
+    tag=${1:-energy}
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
         t0=$(date +%s)
         $TB run --device cuda -c conf/energy-check.cfg -b "$BOARD" ${ENERGY_ARGS:-} \
-            -o "$OUT/energy-$r" > "$OUT/energy-$r.txt" 2>&1 || rc=1
-        echo "energy run $r: exit $? after $(( $(date +%s) - t0 )) s"
+            -o "$OUT/$tag-$r" > "$OUT/$tag-$r.txt" 2>&1 || rc=1
+        echo "$tag run $r: exit $? after $(( $(date +%s) - t0 )) s"
     done
-    say "energy: run, kernel, block, GB/s, ratio +-95%, GB/s/W +-95%, J/GB +-, dyn pJ/B +-, temp C, cycles, note"
+    say "$tag: run, kernel, block, GB/s, ratio +-95%, GB/s/W +-95%, J/GB +-, dyn pJ/B +-, temp C, cycles, capped, note"
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
-        zcat "$OUT"/energy-$r/*.csv.gz | awk -v run=$r '
-            /^# power_(plan|cadence|idle)/ { print "  run " run " " $0; next }
+        zcat "$OUT"/$tag-$r/*.csv.gz | awk -v run=$r '
+            /^# (power_(plan|cadence|idle)|gpu_conditions)/ { print "  run " run " " $0; next }
             /^#/ { next }
             !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
             $c["status"] == "skipped" || $c["energy_ratio"] == "" { next }
-            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.2f %6.2f %5s %3s %s\n", run,
+            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.2f %6.2f %5s %3s %3s %s\n", run,
                 $c["kernel"], $c["block_x"], $c["block_y"], $c["gbps"], $c["energy_ratio"],
                 $c["energy_ratio_ci95"], $c["gbps_per_w"], $c["gbps_per_w_ci95"], $c["j_per_gb"],
                 $c["j_per_gb_ci95"], $c["dyn_pj_per_byte"], $c["dyn_pj_per_byte_ci95"],
-                $c["gpu_temp_c"], $c["power_cycles"], $c["power_note"] }' FS=,
-    done | tee "$OUT/energy.txt"
+                $c["gpu_temp_c"], $c["power_cycles"], $c["power_capped_blocks"], $c["power_note"] }' FS=,
+    done | tee "$OUT/$tag.txt"
+}
+
+# A rerun hot or cold (#39): the energy check ENERGY_RUNS times from the card as it is
+# (tag cold), HEAT_S seconds (default 90) of torch matmuls, then ENERGY_RUNS times more (tag
+# hot). On a machine of several GPUs, one such call per GPU at once, each with its own
+# CUDA_VISIBLE_DEVICES and OUT, after one build.
+step_hotcold() {
+    step_energy cold
+    say "heat: torch matmuls for ${HEAT_S:-90} s"
+    python3 -c "
+import time, torch
+a = torch.randn(8192, 8192, device='cuda'); t = time.time(); n = 0
+while time.time() - t < ${HEAT_S:-90}:
+    b = a @ a; n += 1
+torch.cuda.synchronize(); print('matmuls', n)" 2>&1 | tail -1
+    nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --format=csv,noheader \
+        --query-gpu=power.draw,temperature.gpu,clocks_event_reasons.active 2>/dev/null
+    step_energy hot
 }
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|r2|memcheck|t41|dcheck) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|hotcold|r2|memcheck|t41|dcheck) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done

@@ -34,6 +34,7 @@ static struct sim {
     int seg_p[4096], nseg;
     double temp0, heat_c_per_s;   /* temperature: temp0 + heat x seconds since t0 (capped) */
     double noise;                 /* relative noise of a reading */
+    double cap_w;                 /* the power limit: a point above it draws it (0: none) */
     double clock_fall_after_s;    /* the GPU clock halves after this (0: never) */
     int64_t dies_after_ns;        /* DIES: the source fails after this */
     unsigned long long rng;
@@ -61,11 +62,19 @@ static inline int point_at(int64_t t)
     return p;
 }
 
-static inline double power_at(int64_t t)
+/* A point's power uncapped: its watts at 40 C, 0.4% more a degree. */
+static inline double free_power_at(int64_t t)
 {
     int p = point_at(t);
     double w = p < 0 ? IDLE_W : base_w[p];
     return w * (1 + 0.004 * (temp_at(t) - 40));
+}
+
+/* What the board draws: a load above the power limit is held at it. */
+static inline double power_at(int64_t t)
+{
+    double w = free_power_at(t);
+    return sim.cap_w > 0 && point_at(t) >= 0 && w > sim.cap_w ? sim.cap_w : w;
 }
 
 /* Energy in J over [a, b], 1 ms steps. */
@@ -137,6 +146,20 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
 
 static inline void fake_close(void *st) {}
 
+/* NVML's clock-event reasons (COUNTER only: the other sensors cannot say): the power cap's
+ * bit while the load would draw more than the limit. */
+static inline int fake_reasons(void *st, unsigned long long *mask)
+{
+    if (sim.kind != COUNTER)
+        return -ENOTSUP;
+    pthread_mutex_lock(&sim.mu);
+    int64_t now = tb_now_ns();
+    *mask = sim.cap_w > 0 && point_at(now) >= 0 && free_power_at(now) > sim.cap_w
+            ? TB_POWER_REASON_CAP : 0;
+    pthread_mutex_unlock(&sim.mu);
+    return 0;
+}
+
 static inline void fake_cadence(void *st, struct tb_power_cadence *c)
 {
     if (sim.kind == COUNTER) {
@@ -154,6 +177,7 @@ static inline void fake_cadence(void *st, struct tb_power_cadence *c)
 static const struct tb_power_ops fake_ops = {
     .name = "sim", .help = "a simulated board", .state_size = sizeof(struct fake),
     .open = fake_open, .sample = fake_sample, .close = fake_close, .cadence = fake_cadence,
+    .reasons = fake_reasons,
 };
 
 /* The load: point i runs until end; the fake clock spends the time. */
@@ -213,6 +237,7 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim.temp0 = 40;
     sim.heat_c_per_s = 0;
     sim.noise = noise_rel;
+    sim.cap_w = 0;
     sim.clock_fall_after_s = 0;
     sim.dies_after_ns = INT64_MAX / 2;
     sim.rng = 42;

@@ -2,7 +2,8 @@
  * of as many cycles falls (t x s x sqrt(1/n + 1/n')), not only where the mean is (t x s /
  * sqrt(n)): on the simulated board of meter_sim.h, on the fake clock, a first run cold and a
  * rerun hot, each with its own sensor noise; and the absolute figures say at which
- * temperature they hold. */
+ * temperature they hold. A point held at the board's power limit is named, and its J/GB
+ * (not its ratio) is what a rerun hot or cold reproduces. */
 #include "meter_sim.h"
 
 static void set_board(double temp_c, unsigned long long seed)
@@ -43,11 +44,72 @@ static void test_rerun_lands_inside(void **state)
     assert_true(beyond_mean_ci > 0);
 }
 
+static void set_cap(double w)
+{
+    pthread_mutex_lock(&sim.mu);
+    sim.cap_w = w;
+    pthread_mutex_unlock(&sim.mu);
+}
+
+/* Point 2 draws 12 W at 40 C under a limit of 11.5 W (as tile2x2 and vec16 drew 699 of an
+ * H200's 700 W): held at the limit cold and hot, while the copy's 10 W climbs to 10.8 W at
+ * 60 C. Its ratio falls 7% from the cold run to the hot one, far outside the interval; its
+ * J/GB stays inside, and the row says so. Points 0 and 1 are never capped. */
+static void test_capped_point_judged_by_j_per_gb(void **state)
+{
+    struct rig r;
+    rig_start(&r, COUNTER, 0.005);
+    set_cap(11.5);
+    struct tb_meter_result cold[3], hot[3];
+    set_board(40, 5);
+    measure(&r, 3, cold);
+    tb_sleep_ns(60 * 1000 * MS);
+    set_board(60, 13);
+    measure(&r, 3, hot);
+    rig_stop(&r);
+    for (int k = 0; k < 3; k++) {
+        const struct tb_meter_result *x[2] = { &cold[k], &hot[k] };
+        for (int j = 0; j < 2; j++) {
+            assert_true(x[j]->cycles >= 3);
+            assert_true(x[j]->capped_blocks == (k == 2 ? x[j]->cycles : 0));
+            assert_true((strstr(x[j]->note, "power-capped in") != NULL) == (k == 2));
+        }
+    }
+    if (!strstr(cold[2].note, "j_per_gb, not energy_ratio, is the figure a rerun hot or cold "
+                              "reproduces"))
+        th_fail("note: %s", cold[2].note);
+    assert_true(fabs(hot[2].ratio - cold[2].ratio) > 3 * cold[2].ratio_ci);
+    if (!(fabs(hot[2].j_per_gb - cold[2].j_per_gb) <= cold[2].j_per_gb_ci) ||
+        !(fabs(hot[2].j_per_gb - cold[2].j_per_gb) <= hot[2].j_per_gb_ci))
+        th_fail("J/GB cold %.5f +- %.5f, hot %.5f +- %.5f", cold[2].j_per_gb,
+                cold[2].j_per_gb_ci, hot[2].j_per_gb, hot[2].j_per_gb_ci);
+}
+
+/* A sensor that cannot say why the clocks are held (an INA3221): the count is not known,
+ * never 0, and no row is called capped. */
+static void test_cap_unknown_without_reasons(void **state)
+{
+    struct rig r;
+    rig_start(&r, AVG430, 0.005);
+    set_cap(11.5);
+    struct tb_meter_result out[3];
+    set_board(40, 7);
+    measure(&r, 3, out);
+    rig_stop(&r);
+    for (int k = 0; k < 3; k++) {
+        assert_true(out[k].cycles >= 1);
+        assert_true(isnan(out[k].capped_blocks));
+        assert_null(strstr(out[k].note, "power-capped"));
+    }
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rerun_lands_inside),
+        cmocka_unit_test(test_capped_point_judged_by_j_per_gb),
+        cmocka_unit_test(test_cap_unknown_without_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,15 +50,18 @@ static void test_bimodal_timer_is_never_ok(void **state)
         th_fail("no word of the timer in:\n%.3000s", text);
 }
 
-/* A night of blocked with its energy ratio to the copy, as history reads it. */
-static void ratio_night(const char *dir, int day, double ratio, double ci, double temp)
+/* A night of blocked with its energy ratio to the copy, its J/GB and how many of its
+ * power_cycles blocks were power-capped, as history reads it. */
+static void energy_night(const char *dir, int day, double ratio, double ci, double temp,
+                         double j_per_gb, double j_ci, int capped, int cycles)
 {
     char name[128], text[1024];
     snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
-             "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95,gpu_temp_c\n"
+             "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95,gpu_temp_c,"
+             "j_per_gb,j_per_gb_ci95,power_capped_blocks,power_cycles\n"
              "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,float,4096,"
-             "4096,32,8,100.0,0.002,ok,%.4f,%.4f,%.1f\n# end: complete, 1 rows\n", day, ratio, ci,
-             temp);
+             "4096,32,8,100.0,0.002,ok,%.4f,%.4f,%.1f,%.4f,%.4f,%d,%d\n# end: complete, 1 rows\n",
+             day, ratio, ci, temp, j_per_gb, j_ci, capped, cycles);
     snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
     free(th_write(dir, name, text));
 }
@@ -70,9 +73,9 @@ static void ratio_night(const char *dir, int day, double ratio, double ci, doubl
 static void test_history_energy_ratio(void **state)
 {
     const char *dir = th_scratch();
-    ratio_night(dir, 1, 0.900, 0.005, 50.0);
-    ratio_night(dir, 2, 0.903, 0.004, 48.0);
-    ratio_night(dir, 3, 0.950, 0.004, 51.5);
+    energy_night(dir, 1, 0.900, 0.005, 50.0, 0.1500, 0.0010, 0, 4);
+    energy_night(dir, 2, 0.903, 0.004, 48.0, 0.1500, 0.0010, 0, 4);
+    energy_night(dir, 3, 0.950, 0.004, 51.5, 0.1500, 0.0010, 0, 4);
     th_runf("history %s/*.csv.gz", dir);
     const char *out = th_out();
     const char *n2 = strstr(out, "J/B of copy 0.903 +- 0.004");
@@ -82,12 +85,34 @@ static void test_history_energy_ratio(void **state)
         th_fail("history:\n%s", out);
 }
 
+/* Power-capped nights (half their blocks or more) are judged by J/GB: tile2x2 on an H200
+ * went from 1.125 +- 0.006 cold to 1.115 +- 0.004 hot (outside both) with J/GB 0.1751 and
+ * 0.1755 (+- 0.0012): no change; then J/GB 0.1900 is one. Night 2 has 2 of 4 blocks
+ * capped (half counts), night 3 all. */
+static void test_history_capped_by_j_per_gb(void **state)
+{
+    const char *dir = th_scratch();
+    energy_night(dir, 1, 1.125, 0.006, 50.0, 0.1751, 0.0012, 4, 4);
+    energy_night(dir, 2, 1.115, 0.004, 54.0, 0.1755, 0.0012, 2, 4);
+    energy_night(dir, 3, 1.116, 0.004, 54.0, 0.1900, 0.0012, 4, 4);
+    th_runf("history %s/*.csv.gz", dir);
+    const char *out = th_out();
+    const char *n2 = strstr(out, "J/B of copy 1.115 +- 0.004 (power-capped: J/GB 0.1755 +- "
+                                 "0.0012)");
+    const char *n3 = strstr(out, "J/B of copy 1.116 +- 0.004 (power-capped: J/GB 0.1900 +- "
+                                 "0.0012), more J/GB than the night before (power-capped: "
+                                 "judged by J/GB)");
+    if (!n2 || !n3 || strstr(out, "0.1755 +- 0.0012),") || strstr(out, "J/B than"))
+        th_fail("history:\n%s", out);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bimodal_timer_is_never_ok),
         TH_TEST(test_history_energy_ratio),
+        TH_TEST(test_history_capped_by_j_per_gb),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

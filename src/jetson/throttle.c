@@ -353,7 +353,7 @@ static const struct {
     { 0x40, "HW thermal" },       /* HwThermalSlowdown */
     { 0x08, "HW slowdown" },      /* HwSlowdown: clocks halved or less */
     { 0x20, "SW thermal" },       /* SwThermalSlowdown */
-    { 0x04, "SW power cap" },     /* SwPowerCap */
+    { 0x04, "SW power cap" },     /* SwPowerCap: power.h TB_POWER_REASON_CAP */
     { 0x10, "sync boost" },       /* SyncBoost */
     { 0x100, "display clock" },   /* DisplayClockSetting */
     { 0x02, "app clocks" },       /* ApplicationsClocksSetting */

@@ -119,3 +119,8 @@ double tb_mean_ci95(const double *x, size_t n, double *half_width)
         *half_width = tb_t95(n - 1) * sqrt(m2 / (double)(n - 1)) / sqrt((double)n);
     return mean;
 }
+
+bool tb_power_capped_majority(double capped, double blocks)
+{
+    return capped >= 1 && blocks >= 1 && 2 * capped >= blocks;
+}

@@ -46,5 +46,9 @@ double tb_mean_ci95(const double *x, size_t n, double *half_width);
 double tb_gbps(double bytes, double ms);
 /* a / b, or NAN when either is unknown or b is zero. */
 double tb_ratio(double a, double b);
+/* Whether a point's energy counts as power-capped: the cap held in `capped` of its `blocks`
+ * energy blocks, at least one and half of them or more (the meter's note and history's
+ * judgement by J/GB both ask this). False where either is unknown (NAN). */
+bool tb_power_capped_majority(double capped, double blocks);
 
 #endif

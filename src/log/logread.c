@@ -19,6 +19,7 @@
 #include "log/csvlog.h"
 #include "log/log_meta.h"
 #include "format/table.h"
+#include "lib/stats.h"
 #include "lib/util.h"
 
 /* each read column is a column of the log's table: a rename there cannot leave the reader
@@ -134,6 +135,7 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->energy_ratio = row->energy_ratio;
     r->energy_ratio_ci = row->energy_ratio_ci95;
     r->gpu_temp_c = row->gpu_temp_c;
+    r->power_capped = tb_power_capped_majority(row->power_capped_blocks, row->power_cycles);
     r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
     r->emc_cap_mhz = row->emc_cap_asked_mhz;
     r->peak_gbps = row->peak_gbps;
@@ -402,6 +404,8 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->energy_ratio_ci = plausible(NUM(TB_LR_energy_ratio_ci95), 1e4, &bad);
     r->gpu_temp_c = NUM(TB_LR_gpu_temp_c);   /* below 0 C is a cold board, not a bad figure */
     r->gpu_temp_c = isfinite(r->gpu_temp_c) && fabs(r->gpu_temp_c) <= 300 ? r->gpu_temp_c : NAN;
+    r->power_capped = tb_power_capped_majority(NUM(TB_LR_power_capped_blocks),
+                                               NUM(TB_LR_power_cycles));
     r->dyn_pj = NUM(TB_LR_dyn_pj_per_byte);   /* may be negative: below idle is a finding */
     r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
     r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);

@@ -23,7 +23,8 @@ struct tb_row;
     X(j_per_gb, false) X(j_per_gb_ci95, false) X(dyn_pj_per_byte, false) \
     X(dyn_pj_per_byte_ci95, false) X(throttle_cause, false) X(peak_gbps, false) \
     X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false) X(power_note, false) \
-    X(energy_ratio, false) X(energy_ratio_ci95, false) X(gpu_temp_c, false)
+    X(energy_ratio, false) X(energy_ratio_ci95, false) X(gpu_temp_c, false) \
+    X(power_capped_blocks, false) X(power_cycles, false)
 
 enum tb_logread_col {
 #define TB_LR_ENUM(name, req) TB_LR_##name,
@@ -60,6 +61,8 @@ struct tb_log_rec {
     double j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;   /* energy per byte and intervals */
     double energy_ratio, energy_ratio_ci;   /* J per byte over the copy's beside it; NAN none */
     double gpu_temp_c;              /* the GPU's temperature over its energy blocks; NAN none */
+    bool power_capped;              /* its energy blocks were power-capped (half or more:
+                                     * tb_power_capped_majority): judged by j_per_gb */
     double peak_gbps;               /* the ceiling the row was judged against; NAN unknown */
     double gpu_cap_mhz, emc_cap_mhz;   /* the mode sweep's caps asked; NAN none */
     char throttle_cause[64];        /* why it may have run slower; "" none seen */

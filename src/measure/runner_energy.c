@@ -257,6 +257,7 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result
     r->power_samples = (double)m->samples;
     r->power_updates = (double)m->updates;
     r->power_cycles = m->cycles;
+    r->power_capped_blocks = m->capped_blocks;
     r->gpu_temp_c = m->temp_c;
     r->gpu_temp_min_c = m->temp_lo_c;
     r->gpu_temp_max_c = m->temp_hi_c;

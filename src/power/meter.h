@@ -38,6 +38,8 @@ struct tb_meter_result {
     double secs, bytes, energy_j, energy_counter_j;   /* its measured spans together */
     size_t samples, updates;         /* polls and clean sensor updates in its blocks */
     int cycles;                      /* cycles behind the figures */
+    double capped_blocks;            /* its blocks the power cap held (the source's clock-event
+                                      * reasons); NAN where the source cannot say */
     bool measured;                   /* blocks ran for it */
     char blocks[256];                /* each cycle's ratio (or pJ/B) and temperature */
     char note[320];                  /* what is missing or wide, and why; "" when whole */

@@ -134,7 +134,7 @@ static void clear(struct tb_meter_result *o)
                       &o->gpu_w, &o->gbps, &o->gbps_per_w_gpu, &o->gbps_per_w, &o->gbps_per_w_ci, &o->j_per_gb,
                       &o->j_per_gb_ci, &o->dyn_pj, &o->dyn_pj_ci, &o->temp_c, &o->temp_lo_c,
                       &o->temp_hi_c, &o->gpu_clock_mhz, &o->emc_clock_mhz, &o->energy_j,
-                      &o->energy_counter_j };
+                      &o->energy_counter_j, &o->capped_blocks };
     for (size_t i = 0; i < sizeof(nan) / sizeof(nan[0]); i++)
         *nan[i] = NAN;
 }
@@ -188,6 +188,27 @@ static void end_note(const struct tb_meter_end *e, const struct tb_meter_track *
         add_note(o, "%s: %d block(s) without a figure", t->fail_why, t->failed);
 }
 
+/* A point whose blocks drew the board's power limit (the source said the power cap held in
+ * half of them or more) while the copy's did not: the cap held its power where the copy's
+ * climbed as the card warmed, so its ratio follows the card's temperature and its J per
+ * byte does not. Cold against hot on one H200 (tile2x2 and vec16 at 699 of 700 W, the copy
+ * at 651): ratios 0.4-0.9% apart, J/GB 0.1751-0.1755 in all four runs
+ * (doc/results/h200-2026-11-26-energy2.md). history judges such a row by its J/GB. */
+static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                     bool is_ref, struct tb_meter_result *o)
+{
+    o->capped_blocks = t->reasons_known ? t->capped : NAN;
+    if (!t->reasons_known || !tb_power_capped_majority(t->capped, t->n))
+        return;
+    if (is_ref || !ref || tb_power_capped_majority(ref->capped, ref->n))
+        add_note(o, "power-capped in %d of %d blocks", t->capped, t->n);
+    else
+        add_note(o, "power-capped in %d of %d blocks, the copy in %d of %d: the cap held its "
+                 "power while the copy's rose with the card's temperature, so j_per_gb, not "
+                 "energy_ratio, is the figure a rerun hot or cold reproduces", t->capped, t->n,
+                 ref->capped, ref->n);
+}
+
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
@@ -203,6 +224,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     o->gpu_clock_mhz = t->clock_mhz;
     o->emc_clock_mhz = t->emc_mhz;
     end_note(end, t, m->pc->max_power_w, o);
+    cap_note(t, ref, is_ref, o);
     if (t->n == 0) {   /* nothing measured: the one case a figure is withheld */
         if (!o->note[0])
             add_note(o, "no energy block ran");

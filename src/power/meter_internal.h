@@ -31,6 +31,9 @@ struct tb_meter_block {
     size_t samples, updates;
     double took_s;                /* the block's whole time, lead-in included */
     unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
+    unsigned long long reasons;   /* the source's clock-event reasons over its measured span
+                                   * (their union; NVML's bits) */
+    int reasons_seen;             /* how many times the source said them (0: cannot say) */
 };
 
 /* A point's blocks over the cycles, as figures are made from them. */
@@ -44,6 +47,7 @@ struct tb_meter_track {
     double top_clock;             /* the highest GPU clock its blocks saw (0: none yet) */
     size_t samples, updates;
     unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
+    int capped, reasons_known;    /* blocks the power cap held; blocks whose reasons came */
     bool done;                    /* its figure reached power.target_rel_ci */
     char fail_why[128], drop_why[128];
 };

@@ -533,4 +533,5 @@ const struct tb_power_ops tb_power_nvml = {
     .close = nvml_close,
     .describe = nvml_describe,
     .cadence = nvml_cadence,
+    .reasons = tb_nvml_clock_reasons,
 };

@@ -83,7 +83,15 @@ struct tb_power_ops {
      * can say (INA3221 hwmon: update_interval; NVML: the energy counter). Sources that
      * cannot leave it out: the cadence is then inferred from the idle readings. */
     void (*cadence)(void *st, struct tb_power_cadence *c);
+    /* Optional: why the GPU's clocks are held down now, in NVML's clock-event reason bits
+     * (nvmlClocksEventReason*: TB_POWER_REASON_CAP and the rest, tb_throttle_nvml_cause
+     * names them): 0 with *mask, or -ENOTSUP where the source cannot say. Called from the
+     * run's thread while the sampler reads (the source serialises its own calls). */
+    int (*reasons)(void *st, unsigned long long *mask);
 };
+/* The power cap held the clocks (NVML's SwPowerCap clock-event reason): the board drew
+ * its power limit, so a kernel's power stayed at the limit however warm the card was. */
+#define TB_POWER_REASON_CAP 0x04ULL
 
 /* NULL-terminated, in auto-probe order. */
 extern const struct tb_power_ops *const tb_power_sources[];
@@ -128,8 +136,8 @@ void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
  * run settled on (tb_power_learn_cadence). */
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s);
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c);
-/* The source's own clock-event (throttle) reasons now, where it has them (NVML): 0 with
- * *mask, or -ENOTSUP. */
+/* The source's own clock-event (throttle) reasons now, where it has them (its reasons op:
+ * NVML): 0 with *mask, or -ENOTSUP. */
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);
 /* The sampling interval the thread keeps. */
 int tb_sampler_interval_ms(const struct tb_sampler *s);

@@ -195,8 +195,8 @@ int tb_sampler_interval_ms(const struct tb_sampler *s) { return s->interval_ms; 
 
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask)
 {
-    /* NVML's calls are thread-safe: no lock against the sampler thread's reads */
-    return s->ops == &tb_power_nvml ? tb_nvml_clock_reasons(s->state, mask) : -ENOTSUP;
+    /* the source serialises its own calls: no lock against the sampler thread's reads */
+    return s->ops->reasons ? s->ops->reasons(s->state, mask) : -ENOTSUP;
 }
 const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
 

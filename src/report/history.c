@@ -122,16 +122,22 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i);
 /* What else a night's best point says: a throttle cause seen during it, and a ceiling that
  * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
  * apart from the kernel; its energy ratio to the copy with its interval, and whether it
- * moved outside both nights' intervals, with how much warmer or cooler the GPU was (a warmer
- * card moved the ratio 0.8% on one H200: doc/results/h200-2026-11-26-energy2.md). */
+ * moved outside both nights' intervals, with how much warmer or cooler the GPU was; a
+ * power-capped night's J/GB beside it (a warmer H200 moved a capped kernel's ratio 0.8% and
+ * not its J/GB: doc/results/h200-2026-11-26-energy2.md). */
 static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';
     if (isfinite(n[i]->energy_ratio)) {
         const char *flag = energy_flag(n, i);
-        k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f%s%s", n[i]->energy_ratio,
-                              n[i]->energy_ratio_ci, flag[0] ? ", " : "", flag);
+        k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f", n[i]->energy_ratio,
+                              n[i]->energy_ratio_ci);
+        if (k < len && n[i]->power_capped)
+            k += (size_t)snprintf(buf + k, len - k, " (power-capped: J/GB %.4f +- %.4f)",
+                                  n[i]->j_per_gb, n[i]->j_per_gb_ci);
+        if (k < len && flag[0])
+            k += (size_t)snprintf(buf + k, len - k, ", %s", flag);
         double dt = flag[0] ? n[i]->gpu_temp_c - n[i - 1]->gpu_temp_c : NAN;
         if (k < len && fabs(dt) >= 1.0)   /* NAN: no flag or a night without temperature */
             k += (size_t)snprintf(buf + k, len - k, " with the GPU %.1f C %s", fabs(dt),
@@ -145,17 +151,24 @@ static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, s
         snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
 }
 
-/* Night i's energy ratio against the night before: a change is one only outside both
- * nights' 95% intervals (a rerun on the same board lands inside them); "" otherwise, and
- * where either has no interval. */
+/* Night i's energy against the night before, by the figure a rerun reproduces: the ratio
+ * to the copy, or J/GB where the night's blocks were power-capped (log_columns.h:
+ * power_capped_blocks). A change is one only outside both nights' 95% intervals (a rerun on
+ * the same board lands inside them); "" otherwise, and where either has no interval. */
 static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
 {
     if (i == 0)
         return "";
-    double a = n[i - 1]->energy_ratio, ca = n[i - 1]->energy_ratio_ci;
-    double b = n[i]->energy_ratio, cb = n[i]->energy_ratio_ci;
+    bool cap = n[i]->power_capped || n[i - 1]->power_capped;
+    double a = cap ? n[i - 1]->j_per_gb : n[i - 1]->energy_ratio;
+    double ca = cap ? n[i - 1]->j_per_gb_ci : n[i - 1]->energy_ratio_ci;
+    double b = cap ? n[i]->j_per_gb : n[i]->energy_ratio;
+    double cb = cap ? n[i]->j_per_gb_ci : n[i]->energy_ratio_ci;
     if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb) || fabs(b - a) <= ca + cb)
         return "";
+    if (cap)
+        return b > a ? "more J/GB than the night before (power-capped: judged by J/GB)"
+                     : "less J/GB than the night before (power-capped: judged by J/GB)";
     return b > a ? "more J/B than the night before" : "less J/B than the night before";
 }
 
