@@ -76,6 +76,21 @@ static void test_bandwidth(void **state)
     assert_true(isnan(tb_ratio(3, 0)) && isnan(tb_ratio(NAN, 2)));
 }
 
+/* Capped: at least one block and half of them or more; a count that cannot be is none. */
+static void test_capped_majority(void **state)
+{
+    assert_true(tb_power_capped_majority(4, 4));
+    assert_true(tb_power_capped_majority(2, 4));
+    assert_true(tb_power_capped_majority(1, 1));
+    assert_false(tb_power_capped_majority(1, 4));
+    assert_false(tb_power_capped_majority(0, 4));
+    assert_false(tb_power_capped_majority(0, 0));
+    assert_false(tb_power_capped_majority(NAN, 4));
+    assert_false(tb_power_capped_majority(4, NAN));
+    assert_false(tb_power_capped_majority(9, 4));          /* more capped than blocks */
+    assert_false(tb_power_capped_majority(INFINITY, INFINITY));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -83,6 +98,7 @@ int main(void)
         cmocka_unit_test(test_running_matches_batch),
         cmocka_unit_test(test_stop_rule),
         cmocka_unit_test(test_bandwidth),
+        cmocka_unit_test(test_capped_majority),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }
