@@ -1039,12 +1039,16 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 /* The "u" entries of floats and doubles under clang read element by element, as the "e" ones:
  * clang's realigning code ran at 0.85 of nvcc's at float 8192x12289 (0.79 of memcpy against
  * 0.93; held to nvcc's occupancy, 0.76), while its element reads run at nvcc's speed (H100,
- * 2026-11-23, A/B on one machine). The launcher's choice of entry stays the same. */
+ * 2026-11-23, A/B on one machine). The launcher's choice of entry stays the same.
+ * -DTB_V16_U_EL=0|1 in KERNEL_FLAGS overrides the choice for an A/B. */
+#ifndef TB_V16_U_EL
 #ifdef __clang__
-#define TB_VEC16_U_EL(T) (sizeof(T) >= 4)
+#define TB_V16_U_EL 1
 #else
-#define TB_VEC16_U_EL(T) false
+#define TB_V16_U_EL 0
 #endif
+#endif
+#define TB_VEC16_U_EL(T) (TB_V16_U_EL && sizeof(T) >= 4)
 #define TB_VEC16_AU(t, T, bytes)                                                           \
     TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), true, false, a, T, bytes)            \
     TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), false, TB_VEC16_U_EL(T), u, T, bytes)
