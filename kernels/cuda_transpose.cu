@@ -1039,12 +1039,19 @@ TB_TILE2X2(4) TB_TILE2X2(8) TB_TILE2X2(16)
 /* The "u" entries of floats and doubles under clang read element by element, as the "e" ones:
  * clang's realigning code ran at 0.85 of nvcc's at float 8192x12289 (0.79 of memcpy against
  * 0.93; held to nvcc's occupancy, 0.76), while its element reads run at nvcc's speed (H100,
- * 2026-11-23, A/B on one machine). The launcher's choice of entry stays the same. */
-#ifdef __clang__
-#define TB_VEC16_U_EL(T) (sizeof(T) >= 4)
+ * 2026-11-23, A/B on one machine). The launcher's choice of entry stays the same.
+ * -DTB_V16_U_EL=0|1 in KERNEL_FLAGS overrides the choice for an A/B. */
+#ifdef TB_V16_U_EL
+#define TB_V16_U_EL_SET 1
 #else
-#define TB_VEC16_U_EL(T) false
+#define TB_V16_U_EL_SET 0
+#ifdef __clang__
+#define TB_V16_U_EL 1
+#else
+#define TB_V16_U_EL 0
 #endif
+#endif
+#define TB_VEC16_U_EL(T) (TB_V16_U_EL && sizeof(T) >= 4)
 #define TB_VEC16_AU(t, T, bytes)                                                           \
     TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), true, false, a, T, bytes)            \
     TB_VEC16_ONE(t, __launch_bounds__(t TB_MINB(t)), false, TB_VEC16_U_EL(T), u, T, bytes)
@@ -1071,9 +1078,20 @@ TB_VEC16(128) TB_VEC16(256) TB_VEC16(512)
         k_vec16<T, t * d, al, el, V16D_SEGR(d), segc>((const T *)in, (T *)out, rows, cols, \
                                                       tiles_y);                            \
     }
+/* Their float "u" entries read element by element under nvcc too from sm_90 on (nvcc's
+ * realigning code against its element reads, float 8192x12289, 3 rounds each on one machine,
+ * 2026-11-26: vec16d 0.845-0.848 -> 0.935-0.946 of memcpy on an H100 and 0.712 -> 0.904-0.912
+ * on an H200, vec16w 0.925-0.936 -> 0.944-0.956 and 0.792-0.801 -> 0.915-0.921); doubles keep
+ * the realignment (-1.3% to +0.4% on the H100, level on the H200), and so does vec16 (floats
+ * -1.5% on the H100), and nvcc's code for the Jetsons' SMs (not measured there). */
+#if !TB_V16_U_EL_SET && !defined(__clang__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TB_VEC16X_U_EL(T) (sizeof(T) == 4)
+#else
+#define TB_VEC16X_U_EL(T) TB_VEC16_U_EL(T)
+#endif
 #define TB_VEC16X_T(name, segc, t, d, T, bytes)                                           \
     TB_VEC16X_ONE(name, t, d, segc, true, false, a, T, bytes)                              \
-    TB_VEC16X_ONE(name, t, d, segc, false, TB_VEC16_U_EL(T), u, T, bytes)                  \
+    TB_VEC16X_ONE(name, t, d, segc, false, TB_VEC16X_U_EL(T), u, T, bytes)                 \
     TB_VEC16X_ONE(name, t, d, segc, false, true, e, T, bytes)
 #define TB_VEC16D(t, d)                                                                    \
     TB_VEC16X_T(vec16d, V16_SEGC(4), t, d, float, 4)                                       \

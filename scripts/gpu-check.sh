@@ -16,7 +16,7 @@
 #                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
 # vcheck targets small elpower ab nanocheck nanoel clangbench binab energy hotcold r2 memcheck t41
-# dcheck
+# dcheck tune memall
 # (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
@@ -61,7 +61,8 @@ step_check() {
     grep -E 'FAIL|error' "$OUT/check.err" | head -20
     [ $c = 0 ] || rc=1
     # the kernels that take no floats (#41): the same matrix with their element types
-    for e in u8 f16; do
+    # (CHECK_EL="" leaves them out: a matrix split over two GPUs runs them once)
+    for e in ${CHECK_EL-u8 f16}; do
         k=bperm16; [ $e = u8 ] && k=$k,bperm16w   # bperm16w takes bytes only
         $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
             --set sweep.element=$e --kernels $k \
@@ -343,18 +344,30 @@ step_nanoel() {
     done
 }
 
+# The blocks of the fast kernels (tiled, tile2x2, vec16 and #41's rows: vec16d's depth and
+# bperm16's slabs are the block's y), and those kernels by element type, memcpy first.
+FAST_BLOCKS=32x8,32x16,64x8,128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4
+fast_kernels() {
+    case $1 in
+    u8) echo memcpy,tiled,vec16,bperm16,bperm16w ;;
+    f16) echo memcpy,tiled,vec16,bperm16 ;;
+    float) echo memcpy,tiled,vec16,tile2x2,aligned64,vec16d,vec16w ;;
+    *) echo memcpy,tiled,vec16,vec16d,vec16w ;;
+    esac
+}
+
 # clang's images against nvcc's in one session: per element type and shape, each build's
-# kernels with memcpy beside (its own run), then the best kernel of each build and the
-# ratio clang / nvcc. Builds: nvcc (TB, default ./transpose-bench), clang (CLANG_BIN: PTX for this SM),
-# nano (NANO_BIN: the Nano's PTX, sm_53 ISA 6.5).
+# fast kernels (fast_kernels, CB_BLOCKS: default FAST_BLOCKS) with memcpy beside (its own
+# run), then the best kernel of each build and the ratio clang / nvcc. Builds: nvcc (TB,
+# default ./transpose-bench), clang (CLANG_BIN: PTX for this SM), nano (NANO_BIN: the Nano's
+# PTX, sm_53 ISA 6.5).
 step_clangbench() {
     sizes=${CB_SIZES:-8192x8192,16384x16384,8191x12289,8192x12289,4096x65536,3840x2160}
     for b in nvcc clang nano; do
         case $b in nvcc) bin=$TB ;; clang) bin=$CLANG_BIN ;; nano) bin=$NANO_BIN ;; esac
         for e in ${CB_ELEMENTS:-u8 f16 float double}; do
-            k=memcpy,tiled,vec16; [ $e = float ] && k=$k,tile2x2,aligned64
             tb_was=$TB; TB=$bin
-            el_run "$OUT/cb-$b-$e" $e "$sizes" "$k"
+            el_run "$OUT/cb-$b-$e" $e "$sizes" "$(fast_kernels $e)" "${CB_BLOCKS:-$FAST_BLOCKS}"
             TB=$tb_was
         done
     done
@@ -398,7 +411,7 @@ step_r2() {
 # and the 4K frame cold; rows as el_rows prints them (fractions of memcpy, same run).
 step_t41() {
     step_r2
-    bl=32x8,32x16,64x8,128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4
+    bl=$FAST_BLOCKS
     k=memcpy,tiled,tile2x2,aligned64,vec16,vec16d,vec16w,cublas_geam
     $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
         --set sweep.element=float --kernels $k --blocks $bl \
@@ -453,6 +466,56 @@ step_memcheck() {
             -o "$OUT/memcheck-$e" > "$OUT/memcheck-$e.txt" 2>&1
         echo "memcheck $e: exit $?; $(grep 'ERROR SUMMARY' "$OUT/memcheck-$e.txt" | tail -1)"
     done
+}
+
+# compute-sanitizer memcheck on every kernel that takes each element type (MEM_ELEMENTS),
+# every block of the correctness matrix and the slab blocks of #41's rows, the small
+# awkward shapes (MEM_SIZES).
+step_memall() {
+    bl=16x16,32x8,32x32,256x1,128x1,512x1,8x32,64x4,64x8,64x16,32x4,32x16,1x1,64x1,64x2,128x2
+    for e in ${MEM_ELEMENTS:-u8 f16 float double}; do
+        compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
+            -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
+            --blocks $bl,256x2,512x2,128x4,256x4 \
+            --sizes "${MEM_SIZES:-1x1,1x4099,4099x1,64x4099,31x33,33x31,30x34,1031x2053,300007x7,7x300007}" \
+            -o "$OUT/memall-$e" > "$OUT/memall-$e.txt" 2>&1
+        c=$?
+        echo "memcheck, every kernel, $e: exit $c; $(grep 'ERROR SUMMARY' "$OUT/memall-$e.txt" | tail -1);" \
+             "$(grep -E '[0-9]+ ok, ' "$OUT/memall-$e.txt" | tail -1)"
+        [ $c = 0 ] || rc=1
+    done
+}
+
+# `tune` (#41) on the issue's shapes (TUNE_SIZES_<element> overrides): one tuned file per
+# element type (TUNE_ELEMENTS) with memcpy, cuBLAS for floats and fast_kernels over tune's
+# own candidate blocks, TUNE_SECONDS each (default 120); then each size's kernels with the
+# block tune picked, GB/s and fraction of memcpy (same run), the best kernel marked *.
+step_tune() {
+    for e in ${TUNE_ELEMENTS:-u8 f16 float double}; do
+        case $e in double) s=8191x12289,16384x16384 ;; *) s=8192x8192,8191x12289,3840x2160 ;; esac
+        eval "s=\${TUNE_SIZES_$e:-$s}"
+        k=$(fast_kernels $e); [ $e = float ] && k=$k,cublas_geam
+        t0=$(date +%s)
+        $TB tune --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
+            --set sweep.element=$e --sizes "$s" --kernels "$k" --seconds "${TUNE_SECONDS:-120}" \
+            --out "$OUT/tuned-$e.cfg" -o "$OUT/tune-$e" > "$OUT/tune-$e.txt" 2>&1
+        c=$?
+        echo "tune $e: exit $c after $(( $(date +%s) - t0 )) s; $(tail -1 "$OUT/tune-$e.txt")"
+        [ $c = 0 ] || rc=1
+    done
+    say "tune: shape, element, kernel, block tune picked, GB/s, fraction of memcpy; * best kernel"
+    for e in ${TUNE_ELEMENTS:-u8 f16 float double}; do
+        [ -f "$OUT/tuned-$e.cfg" ] && tuned_rows "$OUT/tuned-$e.cfg" $e
+    done | tee "$OUT/tune.txt"
+}
+
+# A tuned file's points as rows: shape, element, kernel, block, GB/s, fraction of memcpy,
+# "*" on the fastest kernel of each shape that is not memcpy.
+tuned_rows() {
+    sed -n 's/.*kernel = "\([^"]*\)"; size = \[ \([0-9]*\)L*, \([0-9]*\)L* \]; block = \[ \([0-9]*\), \([0-9]*\) \]; }  # \([0-9.]*\) GB\/s, \([0-9.]*\) of copy/\2x\3 \1 \4x\5 \6 \7/p' "$1" |
+        awk -v e="$2" '{ row[NR] = $0; if ($2 != "memcpy" && $4 + 0 > best[$1] + 0) { best[$1] = $4 + 0; who[$1] = NR } }
+            END { for (i = 1; i <= NR; i++) { split(row[i], f, " ")
+                      printf "%-12s %-6s %-12s %-7s %8s %s%s\n", f[1], e, f[2], f[3], f[4], f[5], who[f[1]] == i ? " *" : "" } }'
 }
 
 # Executables both ways on one machine: AB_BINS="name:path ..." (builds that differ in their
@@ -526,7 +589,7 @@ torch.cuda.synchronize(); print('matmuls', n)" 2>&1 | tail -1
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|hotcold|r2|memcheck|t41|dcheck) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|hotcold|r2|memcheck|t41|dcheck|tune|memall) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
