@@ -35,9 +35,6 @@ static struct sim {
     double temp0, heat_c_per_s;   /* temperature: temp0 + heat x seconds since t0 (capped) */
     double noise;                 /* relative noise of a reading */
     double cap_w;                 /* the power limit: a point above it draws it (0: none) */
-    double place_f, place_sd;     /* the kernels' power in this placement of the buffers (x
-                                   * place_f), and how far a new placement moves it */
-    unsigned long long place_rng;
     double clock_fall_after_s;    /* the GPU clock halves after this (0: never) */
     int64_t dies_after_ns;        /* DIES: the source fails after this */
     unsigned long long rng;
@@ -69,7 +66,7 @@ static inline int point_at(int64_t t)
 static inline double free_power_at(int64_t t)
 {
     int p = point_at(t);
-    double w = p < 0 ? IDLE_W : base_w[p] * (p > 0 ? sim.place_f : 1.0);
+    double w = p < 0 ? IDLE_W : base_w[p];
     return w * (1 + 0.004 * (temp_at(t) - 40));
 }
 
@@ -241,9 +238,6 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim.heat_c_per_s = 0;
     sim.noise = noise_rel;
     sim.cap_w = 0;
-    sim.place_f = 1.0;
-    sim.place_sd = 0;
-    sim.place_rng = 7;
     sim.clock_fall_after_s = 0;
     sim.dies_after_ns = INT64_MAX / 2;
     sim.rng = 42;
@@ -271,31 +265,11 @@ static inline void rig_stop(struct rig *r)
     tb_sampler_stop(r->s, NULL);
 }
 
-/* The load's renew: the buffers in a new place, the kernels' power x a new factor within
- * +-place_sd. */
-static inline int sim_renew(void *arg)
-{
-    pthread_mutex_lock(&sim.mu);
-    sim.place_rng = sim.place_rng * 6364136223846793005ULL + 1442695040888963407ULL;
-    double u = ((double)(sim.place_rng >> 11) / 9007199254740992.0) * 2 - 1;
-    sim.place_f = 1 + sim.place_sd * u;
-    pthread_mutex_unlock(&sim.mu);
-    return 0;
-}
-
-/* A size of n points, the load renewing its buffers before every cycle but the first
- * where renew is set. */
-static inline void measure_renew(struct rig *r, size_t n, struct tb_meter_result *out,
-                                 bool renew)
-{
-    struct tb_meter_load ld = { sim_load, NULL, NULL, renew ? sim_renew : NULL };
-    tb_meter_size(r->m, &ld, n, 0, r->idle_w, r->idle_ci, 0, out);
-    sim_idle();
-}
-
 static inline void measure(struct rig *r, size_t n, struct tb_meter_result *out)
 {
-    measure_renew(r, n, out, false);
+    struct tb_meter_load ld = { sim_load, NULL, NULL };
+    tb_meter_size(r->m, &ld, n, 0, r->idle_w, r->idle_ci, 0, out);
+    sim_idle();
 }
 
 /* The true ratio of point k's J per byte to the copy's (temperature cancels). */

@@ -87,7 +87,7 @@ static void test_orin_three_mode_night(void **state)
                   (double)sz[k].run * cfg.sweep.min_time_ms * 1e-3;
     double said = tb_meter_plan_s(r.m, step_s, STEPS);
     int64_t t0 = tb_now_ns();
-    struct tb_meter_load ld = { sim_load, NULL, NULL, NULL };
+    struct tb_meter_load ld = { sim_load, NULL, NULL };
     char line[400];
     static struct tb_meter_result out[NPTS];
     for (int step = 0; step < STEPS; step++) {

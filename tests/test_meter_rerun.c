@@ -103,54 +103,6 @@ static void test_cap_unknown_without_reasons(void **state)
     }
 }
 
-static void set_placement(double f, double sd)
-{
-    pthread_mutex_lock(&sim.mu);
-    sim.place_f = f;
-    sim.place_sd = sd;
-    pthread_mutex_unlock(&sim.mu);
-}
-
-/* The buffers' placement moves the kernels' J/B by up to +-1.5% (a run's one placement
- * moved tile2x2's speed ratio 0.8% between processes on one H200). A run in one placement
- * and a rerun in another: their ratios 3% apart, far outside the intervals (the cycles
- * cannot see a placement they never change). With the buffers renewed before every cycle,
- * the cycles' spread holds the placements: each run's ratio inside the other's interval,
- * and each row says in how many places its cycles ran. */
-static void test_placements_in_the_interval(void **state)
-{
-    struct rig r;
-    rig_start(&r, COUNTER, 0.002);
-    struct tb_meter_result a[3], b[3];
-    set_placement(0.985, 0);
-    measure(&r, 3, a);
-    set_placement(1.015, 0);
-    measure(&r, 3, b);
-    for (int k = 1; k < 3; k++) {
-        assert_true(a[k].placements == 1);
-        assert_true(fabs(b[k].ratio - a[k].ratio) > a[k].ratio_ci + b[k].ratio_ci);
-        assert_null(strstr(a[k].blocks, "placements"));
-    }
-    set_placement(0.985, 0.015);
-    measure_renew(&r, 3, a, true);
-    set_placement(1.015, 0.015);
-    measure_renew(&r, 3, b, true);
-    rig_stop(&r);
-    for (int k = 1; k < 3; k++) {
-        if (!(a[k].placements == a[k].cycles && a[k].cycles >= 3))
-            th_fail("point %d: %d placements, %d cycles", k, a[k].placements, a[k].cycles);
-        char want[32];
-        snprintf(want, sizeof(want), "; placements %d", a[k].placements);
-        if (!strstr(a[k].blocks, want))
-            th_fail("point %d: '%s' lacks '%s'", k, a[k].blocks, want);
-        if (!(fabs(b[k].ratio - a[k].ratio) <= a[k].ratio_ci) ||
-            !(fabs(b[k].ratio - a[k].ratio) <= b[k].ratio_ci))
-            th_fail("point %d: %.5f +- %.5f (%d cycles) against %.5f +- %.5f (%d)", k,
-                    a[k].ratio, a[k].ratio_ci, a[k].cycles, b[k].ratio, b[k].ratio_ci,
-                    b[k].cycles);
-    }
-}
-
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -158,7 +110,6 @@ int main(void)
         cmocka_unit_test(test_rerun_lands_inside),
         cmocka_unit_test(test_capped_point_judged_by_j_per_gb),
         cmocka_unit_test(test_cap_unknown_without_reasons),
-        cmocka_unit_test(test_placements_in_the_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

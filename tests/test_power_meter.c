@@ -151,7 +151,7 @@ static void test_warming_once(void **state)
     struct rig r;
     rig_start(&r, AVG430, 0.0005);
     r.pc.settle_s = 12;
-    struct tb_meter_load ld = { sim_load, NULL, NULL, NULL };
+    struct tb_meter_load ld = { sim_load, NULL, NULL };
     char line[400];
     double planned = tb_meter_plan_s(r.m, 0, 1);
     int64_t t0 = tb_now_ns();

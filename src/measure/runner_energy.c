@@ -28,7 +28,6 @@ struct energy_load {
     const struct tb_point **p;
     double *moved, *median_ms;
     int rc;                       /* the backend error that ended a load; 0 */
-    size_t ref;                   /* the copy's point (renew carries the input with it) */
 };
 
 /* Back-to-back launches of point i until end (tb_now_ns) or a signal, a sync after every
@@ -57,38 +56,6 @@ static int load_point(void *arg, size_t i, int64_t end, double *bytes)
     *bytes = (double)launches * el->moved[i];
     if (rc)
         el->rc = rc;
-    return rc;
-}
-
-/* The size's buffers moved to a fresh place: a new pair allocated while the old one lives
- * (so that it lands elsewhere), the input carried over by the copy's own kernel (the same
- * bits: a kernel's power depends on the data it moves), then the old pair freed. Without
- * the memory for both pairs the old one stays (an error returned, the cycles go on). */
-static int renew_buffers(void *arg)
-{
-    struct energy_load *el = arg;
-    struct tb_runner_ctx *ctx = el->ctx;
-    const struct tb_point *c = el->p[el->ref];
-    void *in = NULL, *out = NULL;
-    int rc = ctx->be->alloc(ctx->be_st, el->buf->bytes, &in);
-    if (!rc)
-        rc = ctx->be->alloc(ctx->be_st, el->buf->bytes, &out);
-    struct tb_launch l = { el->buf->in, in, c->rows, c->cols, c->bx, c->by,
-                           ctx->cfg->sweep.elem_size, 0, 0, NULL };
-    if (!rc)
-        rc = ctx->be->launch(ctx->be_st, c->k, &l);
-    if (!rc)
-        rc = ctx->be->sync(ctx->be_st);
-    void *gone[2] = { in, out };
-    if (!rc) {
-        gone[0] = el->buf->in;
-        gone[1] = el->buf->out;
-        el->buf->in = in;
-        el->buf->out = out;
-    }
-    for (int k = 0; k < 2; k++)
-        if (gone[k])
-            ctx->be->free(ctx->be_st, gone[k]);
     return rc;
 }
 
@@ -189,8 +156,8 @@ void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
         ctx->be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, ctx->seed))
         return;
     double moved = p->k->bytes_factor * (double)bytes, median = 1.0;
-    struct energy_load el = { ctx, buf, &p, &moved, &median, 0, SIZE_MAX };
-    struct tb_meter_load ld = { load_point, &el, load_errstr, NULL };
+    struct energy_load el = { ctx, buf, &p, &moved, &median, 0 };
+    struct tb_meter_load ld = { load_point, &el, load_errstr };
     char what[160];
     snprintf(what, sizeof(what), "%s %ldx%ld", p->k->name, p->rows, p->cols);
     if (!ctx->quiet)
@@ -344,8 +311,8 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
     if (!n || *ctx->stop || tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p0->rows, p0->cols,
                                               bytes, false))
         goto done;
-    struct energy_load el = { ctx, buf, pts, moved, med, 0, ref };
-    struct tb_meter_load ld = { load_point, &el, load_errstr, ref < n ? renew_buffers : NULL };
+    struct energy_load el = { ctx, buf, pts, moved, med, 0 };
+    struct tb_meter_load ld = { load_point, &el, load_errstr };
     tb_meter_size(ctx->meter, &ld, n, ref, res->idle_w, res->idle_ci, ctx->deadline_ns, out);
     for (size_t k = 0; k < n; k++)
         power_fields(ctx, &out[k], res, &grp[idx[k]].o);

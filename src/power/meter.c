@@ -354,10 +354,6 @@ static int block_into(struct size_run *r, size_t i, struct tb_meter_block *b)
         snprintf(t->drop_why, sizeof(t->drop_why), "%s", why);
         return 1;
     }
-    if (t->last_place != r->end.placements) {
-        t->places++;
-        t->last_place = r->end.placements;
-    }
     return 0;
 }
 
@@ -469,10 +465,7 @@ static void cycles(struct size_run *r, int64_t deadline_ns)
         if (rc < 0)
             return;
     }
-    r->end.placements = 1;
     for (int c = 0; c < TB_METER_MAX_CYCLES && !r->end.signal && !r->end.error; c++) {
-        if (c > 0 && r->ld->renew && r->ld->renew(r->ld->arg) == 0)
-            r->end.placements++;
         if (one_cycle(r, c) < 0 || *r->m->stop) {
             r->end.signal |= *r->m->stop != 0;
             break;

@@ -22,12 +22,6 @@ struct tb_meter_load {
     tb_meter_load_fn fn;
     void *arg;
     int (*errstr)(void *arg, int rc, char *buf, size_t n);   /* optional: the error's words */
-    /* Optional: moves the load to fresh buffers (another place in memory, the same input),
-     * before every cycle but the first, so that the cycles' spread holds what the buffers'
-     * placement does to a kernel (a run's one placement moved tile2x2's speed ratio to the
-     * copy 0.8% between processes on one H200, 3% on four busy cards). 0, or an error: the
-     * cycles go on in the old buffers. */
-    int (*renew)(void *arg);
 };
 
 /* One point's energy, all from its blocks. NAN: not measured or withheld (note says why). */
@@ -44,7 +38,6 @@ struct tb_meter_result {
     double secs, bytes, energy_j, energy_counter_j;   /* its measured spans together */
     size_t samples, updates;         /* polls and clean sensor updates in its blocks */
     int cycles;                      /* cycles behind the figures */
-    int placements;                  /* buffer placements its blocks ran in (renew) */
     double capped_blocks;            /* its blocks the power cap held (the source's clock-event
                                       * reasons); NAN where the source cannot say */
     bool measured;                   /* blocks ran for it */

@@ -113,10 +113,8 @@ static void mean_range(const double *v, int n, double *mean, double *lo, double 
 }
 
 /* Each cycle's ratio (or pJ/B without a reference) and temperature: the spread behind the
- * interval, and the temperature each block held; then in how many buffer placements the
- * cycles ran, where more than one. */
-static void blocks_text(const struct tb_meter_track *t, bool paired, int placements, char *out,
-                        size_t cap)
+ * interval, and the temperature each block held. */
+static void blocks_text(const struct tb_meter_track *t, bool paired, char *out, size_t cap)
 {
     size_t len = (size_t)snprintf(out, cap, "%s", paired ? "ratio" : "pJ/B");
     for (int k = 0; k < t->n && len < cap; k++)
@@ -127,8 +125,6 @@ static void blocks_text(const struct tb_meter_track *t, bool paired, int placeme
     for (int k = 0; k < t->n && len < cap; k++)
         len += (size_t)snprintf(out + len, cap - len, isfinite(t->temp[k]) ? " %.0f" : " -",
                                 t->temp[k]);
-    if (len < cap && placements > 1)
-        snprintf(out + len, cap - len, "; placements %d", placements);
 }
 
 static void clear(struct tb_meter_result *o)
@@ -221,7 +217,6 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     clear(o);
     o->measured = t->n + t->failed + t->dropped > 0;
     o->cycles = t->n;
-    o->placements = t->places;
     o->secs = t->secs;
     o->bytes = t->bytes;
     o->samples = t->samples;
@@ -245,7 +240,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     mean_range(t->gpu_w, t->n, &o->gpu_w, &lo, &hi);
     o->gbps_per_w_gpu = o->gpu_w > 0 ? o->gbps / o->gpu_w : NAN;
     mean_range(t->temp, t->n, &o->temp_c, &o->temp_lo_c, &o->temp_hi_c);
-    blocks_text(t, paired, o->placements, o->blocks, sizeof(o->blocks));
+    blocks_text(t, paired, o->blocks, sizeof(o->blocks));
     /* the copy's J per byte in the blocks beside this point's (the copy's own: all its
      * blocks): the absolute figures hold where this point's blocks ran */
     double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);

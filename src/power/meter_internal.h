@@ -48,7 +48,6 @@ struct tb_meter_track {
     size_t samples, updates;
     unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
     int capped, reasons_known;    /* blocks the power cap held; blocks whose reasons came */
-    int places, last_place;       /* buffer placements its blocks ran in; the last one's id */
     bool done;                    /* its figure reached power.target_rel_ci */
     char fail_why[128], drop_why[128];
 };
@@ -56,7 +55,6 @@ struct tb_meter_track {
 /* What ended a size's cycles, for every row's note. */
 struct tb_meter_end {
     int cycles;
-    int placements;               /* the buffers' placement now: 1, +1 at each renewal */
     bool signal, lost, budget, deadline, error;
     char why[160];
 };
