@@ -176,6 +176,7 @@ static void test_nvml_energy_through_run(void **state)
     const char *b = getenv("TB_BUILD");
     snprintf(lib, sizeof(lib), "%s/tests/libfake-nvml.so", b ? b : "build");
     setenv("TB_NVML_LIB", lib, 1);
+    setenv("TB_FAKE_NVML_REASONS", "0x4", 1);   /* SW power cap, every time it is asked */
     char *text = th_run_log("run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
                             "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
                             "--set power.idle_ms=300 --set power.budget_s=2 "
@@ -211,6 +212,18 @@ static void test_nvml_energy_through_run(void **state)
                                  "700 W, 60 C (from nvml)\n"));
     th_field(header, row, "gpu_max_mhz", v, sizeof(v));
     assert_string_equal(v, "1980");
+    /* the power cap asked under every block's load: the kernel and the copy capped alike,
+     * so the ratio stays the figure (the note names the cap, not J/GB) */
+    th_field(header, row, "power_cycles", c, sizeof(c));
+    th_field(header, row, "power_capped_blocks", v, sizeof(v));
+    assert_true(atoi(c) >= 2);
+    assert_string_equal(v, c);
+    char note[512], want[160];
+    th_field(header, row, "power_note", note, sizeof(note));
+    snprintf(want, sizeof(want), "power-capped in %s of %s blocks", c, c);
+    if (!strstr(note, want) || strstr(note, "j_per_gb"))
+        th_fail("power_note '%s' lacks '%s'", note, want);
+    unsetenv("TB_FAKE_NVML_REASONS");
     free(text);
 }
 
