@@ -122,9 +122,9 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i);
 /* What else a night's best point says: a throttle cause seen during it, and a ceiling that
  * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
  * apart from the kernel; its energy ratio to the copy with its interval, and whether it
- * moved outside both nights' intervals, with how much warmer or cooler the GPU was; a
- * power-capped night's J/GB beside it (a warmer H200 moved a capped kernel's ratio 0.8% and
- * not its J/GB: doc/results/h200-2026-11-26-energy2.md). */
+ * and its J/GB moved outside both nights' intervals (energy_flag), with how much warmer or
+ * cooler the GPU was; a power-capped night's J/GB beside it (a warmer H200 moved a capped
+ * kernel's ratio 0.8% and not its J/GB: doc/results/h200-2026-11-26-energy2.md). */
 static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
 {
     size_t k = 0;
@@ -151,25 +151,31 @@ static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, s
         snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
 }
 
-/* Night i's energy against the night before, by the figure a rerun reproduces: the ratio
- * to the copy, or J/GB where the night's blocks were power-capped (log_columns.h:
- * power_capped_blocks). A change is one only outside both nights' 95% intervals (a rerun on
- * the same board lands inside them); "" otherwise, and where either has no interval. */
+/* How far b moved from a: 1 above, -1 below both 95% intervals, 0 inside them, 2 unknown
+ * (either without a figure or an interval). */
+static int moved(double a, double ca, double b, double cb)
+{
+    if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb))
+        return 2;
+    return fabs(b - a) <= ca + cb ? 0 : b > a ? 1 : -1;
+}
+
+/* Night i's energy against the night before. A change is one only where the ratio to the
+ * copy and J/GB both moved outside both nights' 95% intervals, the same way: a state of the
+ * card moves one and not the other (a warmer card: J/GB, the ratio much less; a kernel at
+ * the power limit, or a copy slower on a hot card: the ratio, and not the kernel's J/GB:
+ * doc/power.md), while a kernel that costs more moves both. A night without J/GB (or its
+ * interval) is judged by its ratio alone; "" where neither says. */
 static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
 {
     if (i == 0)
         return "";
-    bool cap = n[i]->power_capped || n[i - 1]->power_capped;
-    double a = cap ? n[i - 1]->j_per_gb : n[i - 1]->energy_ratio;
-    double ca = cap ? n[i - 1]->j_per_gb_ci : n[i - 1]->energy_ratio_ci;
-    double b = cap ? n[i]->j_per_gb : n[i]->energy_ratio;
-    double cb = cap ? n[i]->j_per_gb_ci : n[i]->energy_ratio_ci;
-    if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb) || fabs(b - a) <= ca + cb)
+    const struct tb_log_rec *a = n[i - 1], *b = n[i];
+    int r = moved(a->energy_ratio, a->energy_ratio_ci, b->energy_ratio, b->energy_ratio_ci);
+    int j = moved(a->j_per_gb, a->j_per_gb_ci, b->j_per_gb, b->j_per_gb_ci);
+    if (r == 2 || r == 0 || (j != 2 && j != r))
         return "";
-    if (cap)
-        return b > a ? "more J/GB than the night before (power-capped: judged by J/GB)"
-                     : "less J/GB than the night before (power-capped: judged by J/GB)";
-    return b > a ? "more J/B than the night before" : "less J/B than the night before";
+    return r > 0 ? "more J/B than the night before" : "less J/B than the night before";
 }
 
 /* The flag of night i, and the change state carried to the next night. */
