@@ -62,7 +62,7 @@
     X(window_ms,       DBL, "%.1f",  "ms",  "the point's energy blocks' measured spans together (lead-ins aside)") \
     X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved in those spans") \
     X(energy_ratio,    DBL, "%.4f",  "-",   "THE energy figure: the point's J per byte over the reference copy's in its neighbouring blocks (blocks of the two interleaved, the copy's on either side), mean over cycles; 1 for the copy itself; empty without a copy at this size") \
-    X(energy_ratio_ci95, DBL, "%.4f", "-",  "half-width of the 95% interval within which a rerun of as many cycles lands (t x s x sqrt(1/n + 1/n'), n' = n: sqrt(2) times the mean's own interval; never narrower than the size's pooled cycle-to-cycle spread gives); a wide one is printed, power_note says so") \
+    X(energy_ratio_ci95, DBL, "%.4f", "-",  "half-width of the 95% interval, from this run's cycles, within which a rerun of as many cycles would land (t x s x sqrt(1/n + 1/n'), n' = n: sqrt(2) times the mean's own interval; never narrower than the size's pooled cycle-to-cycle spread gives); measured on the lent H100 and H200s a rerun landed inside it in 70-94% of pairs, since runs differ by 0.3-0.5% in ways one run's cycles cannot see (doc/power.md); a wide one is printed, power_note says so") \
     X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "bytes per joule / 1e9 at total power (not above idle): from energy_ratio x the copy's own J per byte (its blocks' mean), at gpu_temp_c") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
     X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the windows; not independent: see power_updates") \

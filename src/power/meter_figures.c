@@ -88,10 +88,10 @@ static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *
     return isfinite(own) && own > pooled ? own : pooled;
 }
 
-double tb_meter_track_rel(const struct tb_meter_track *t, bool paired)
+double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t, bool paired)
 {
     double mean;
-    return tb_meter_rerun_rel(paired ? t->ratio : t->jpb, t->n, &mean);
+    return paired ? paired_rel(m, t, &mean) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
 }
 
 static void mean_range(const double *v, int n, double *mean, double *lo, double *hi)
@@ -267,6 +267,10 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     else if (judged > m->pc->target_rel_ci && (end->budget || end->deadline))
         add_note(o, "budget spent at +-%.2f%% (power.target_rel_ci %.2f%%)",
                  100 * judged, 100 * m->pc->target_rel_ci);
+    else if (judged > m->pc->target_rel_ci)   /* the size's pooled spread grew after it was
+                                               * done, or the copy's drift over its cycles */
+        add_note(o, "+-%.2f%%, over power.target_rel_ci %.2f%%", 100 * judged,
+                 100 * m->pc->target_rel_ci);
     if (!m->steady)
         add_note(o, "warming %s: absolute figures may still move (the ratio is paired)",
                  m->warm_why);

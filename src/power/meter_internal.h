@@ -78,7 +78,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
  * never give one kernel an interval narrower than what the others show a cycle moves. */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);
 /* The relative interval the stopping rule judges a track by (a rerun's, as printed). */
-double tb_meter_track_rel(const struct tb_meter_track *t, bool paired);
+double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t, bool paired);
 
 /* Clean updates a block must hold: power.block_updates, three times as many on a triggered
  * sensor (one conversion a reading, no averaging: each a moment, not a mean). */
