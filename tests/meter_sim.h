@@ -135,6 +135,11 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
     }
     double t = temp_at(now);
     bool fell = sim.clock_fall_after_s > 0 && (now - sim.t0) * 1e-9 > sim.clock_fall_after_s;
+    /* NVML's clock-event reasons with every reading (COUNTER only: the other sensors cannot
+     * say): the power cap's bit while the load would draw more than the limit */
+    s->has_reasons = sim.kind == COUNTER;
+    s->reasons = s->has_reasons && sim.cap_w > 0 && point_at(now) >= 0 &&
+                 free_power_at(now) > sim.cap_w ? TB_POWER_REASON_CAP : 0;
     pthread_mutex_unlock(&sim.mu);
     if (sim.kind == COUNTER)
         s->energy_mj = f->counter;
@@ -145,20 +150,6 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
 }
 
 static inline void fake_close(void *st) {}
-
-/* NVML's clock-event reasons (COUNTER only: the other sensors cannot say): the power cap's
- * bit while the load would draw more than the limit. */
-static inline int fake_reasons(void *st, unsigned long long *mask)
-{
-    if (sim.kind != COUNTER)
-        return -ENOTSUP;
-    pthread_mutex_lock(&sim.mu);
-    int64_t now = tb_now_ns();
-    *mask = sim.cap_w > 0 && point_at(now) >= 0 && free_power_at(now) > sim.cap_w
-            ? TB_POWER_REASON_CAP : 0;
-    pthread_mutex_unlock(&sim.mu);
-    return 0;
-}
 
 static inline void fake_cadence(void *st, struct tb_power_cadence *c)
 {
@@ -177,7 +168,6 @@ static inline void fake_cadence(void *st, struct tb_power_cadence *c)
 static const struct tb_power_ops fake_ops = {
     .name = "sim", .help = "a simulated board", .state_size = sizeof(struct fake),
     .open = fake_open, .sample = fake_sample, .close = fake_close, .cadence = fake_cadence,
-    .reasons = fake_reasons,
 };
 
 /* The load: point i runs until end; the fake clock spends the time. */

@@ -55,22 +55,23 @@ static void test_bimodal_timer_is_never_ok(void **state)
 static void energy_night(const char *dir, int day, double ratio, double ci, double temp,
                          double j_per_gb, double j_ci, int capped, int cycles)
 {
-    char name[128], text[1024];
+    char name[128], text[1024], j[64] = ",";   /* j_per_gb < 0: a log without it */
+    if (j_per_gb >= 0)
+        snprintf(j, sizeof(j), "%.4f,%.4f", j_per_gb, j_ci);
     snprintf(text, sizeof(text), "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,"
              "block_x,block_y,gbps,rel_sem,status,energy_ratio,energy_ratio_ci95,gpu_temp_c,"
              "j_per_gb,j_per_gb_ci95,power_capped_blocks,power_cycles\n"
              "orin1_jetson-orin-nano_202611%02dT023000Z,jetson-orin-nano,Orin,blocked,float,4096,"
-             "4096,32,8,100.0,0.002,ok,%.4f,%.4f,%.1f,%.4f,%.4f,%d,%d\n# end: complete, 1 rows\n",
-             day, ratio, ci, temp, j_per_gb, j_ci, capped, cycles);
+             "4096,32,8,100.0,0.002,ok,%.4f,%.4f,%.1f,%s,%d,%d\n# end: complete, 1 rows\n",
+             day, ratio, ci, temp, j, capped, cycles);
     snprintf(name, sizeof(name), "orin1_jetson-orin-nano_202611%02dT023000Z.csv.gz", day);
     free(th_write(dir, name, text));
 }
 
 /* history shows each night's ratio with its interval, and calls a change only what lies
- * outside both nights' intervals, in the ratio and in J/GB alike: 0.900 -> 0.903 (+-0.005,
- * +-0.004) is none, 0.903 -> 0.950 with J/GB 0.1505 -> 0.1580 is one, said with the GPU
- * 3.5 C warmer than the night before (a temperature difference without a change is not
- * said: night 2 is 2 C cooler). */
+ * outside both nights' intervals: 0.900 -> 0.903 (+-0.005, +-0.004) is none, 0.903 -> 0.950
+ * is one, said with the GPU 3.5 C warmer than the night before (a temperature difference
+ * without a change is not said: night 2 is 2 C cooler). */
 static void test_history_energy_ratio(void **state)
 {
     const char *dir = th_scratch();
@@ -86,26 +87,42 @@ static void test_history_energy_ratio(void **state)
         th_fail("history:\n%s", out);
 }
 
-/* A state of the card moves one figure and not the other; a kernel that costs more moves
- * both. Night 2: tile2x2 at the power limit on a warmer H200, its ratio 1.125 -> 1.115
- * (outside both intervals) and its J/GB 0.1751 -> 0.1755 (inside): no change, its J/GB said
- * beside (2 of 4 blocks capped: half counts). Night 3: J/GB 0.1900, the ratio inside (the
- * copy's own J/B moved): no change. Night 4: both up: a change. */
-static void test_history_energy_state_or_change(void **state)
+/* A power-capped night is judged by J/GB (its ratio follows the card's temperature, its
+ * J/GB not). Night 2: tile2x2 at the limit on a warmer H200, the ratio 1.125 -> 1.110
+ * (outside both intervals), J/GB 0.1751 -> 0.1755 (inside): no change, its J/GB said beside
+ * (2 of 4 blocks capped: half counts). Night 3: J/GB 0.1800 +- 0.0005, the ratio inside: a
+ * change, by J/GB. Night 4: capped, without J/GB in its log: by the ratio, 1.111 -> 1.150. */
+static void test_history_capped_by_j_per_gb(void **state)
 {
     const char *dir = th_scratch();
     energy_night(dir, 1, 1.125, 0.006, 50.0, 0.1751, 0.0012, 4, 4);
-    energy_night(dir, 2, 1.115, 0.004, 54.0, 0.1755, 0.0012, 2, 4);
-    energy_night(dir, 3, 1.116, 0.004, 54.0, 0.1900, 0.0012, 1, 4);
-    energy_night(dir, 4, 1.200, 0.004, 54.0, 0.2050, 0.0012, 1, 4);
+    energy_night(dir, 2, 1.110, 0.004, 54.0, 0.1755, 0.0012, 2, 4);
+    energy_night(dir, 3, 1.111, 0.004, 54.0, 0.1800, 0.0005, 4, 4);
+    energy_night(dir, 4, 1.150, 0.004, 54.0, -1, 0, 4, 4);
     th_runf("history %s/*.csv.gz", dir);
     const char *out = th_out();
-    const char *n2 = strstr(out, "J/B of copy 1.115 +- 0.004 (power-capped: J/GB 0.1755 +- "
-                                 "0.0012)");
-    const char *n4 = strstr(out, "J/B of copy 1.200 +- 0.004, more J/B than the night before");
-    if (!n2 || !n4 || strstr(out, "0.1755 +- 0.0012),") || strstr(out, "1.116 +- 0.004,") ||
-        strstr(out, "1.116 +- 0.004 ("))
+    const char *n2 = strstr(out, "J/B of copy 1.110 +- 0.004 (power-capped: J/GB 0.1755 +- "
+                                 "0.0012)]");
+    const char *n3 = strstr(out, "J/B of copy 1.111 +- 0.004 (power-capped: J/GB 0.1800 +- "
+                                 "0.0005), more J/GB than the night before (power-capped: "
+                                 "judged by J/GB)");
+    const char *n4 = strstr(out, "J/B of copy 1.150 +- 0.004 (power-capped), more J/B than the "
+                                 "night before");
+    if (!n2 || !n3 || !n4 || strstr(out, "J/GB nan"))
         th_fail("history:\n%s", out);
+}
+
+/* Not capped: the ratio alone. A kernel 2.2% dearer on a card 5 C cooler (its J/GB held by
+ * the cooler card) is a change, and says the GPU was cooler. */
+static void test_history_cooler_night_still_a_change(void **state)
+{
+    const char *dir = th_scratch();
+    energy_night(dir, 1, 0.900, 0.004, 55.0, 0.1500, 0.0010, 0, 4);
+    energy_night(dir, 2, 0.920, 0.004, 50.0, 0.1500, 0.0010, 0, 4);
+    th_runf("history %s/*.csv.gz", dir);
+    if (!strstr(th_out(), "J/B of copy 0.920 +- 0.004, more J/B than the night before with the "
+                          "GPU 5.0 C cooler"))
+        th_fail("history:\n%s", th_out());
 }
 
 int main(void)
@@ -114,7 +131,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bimodal_timer_is_never_ok),
         TH_TEST(test_history_energy_ratio),
-        TH_TEST(test_history_energy_state_or_change),
+        TH_TEST(test_history_capped_by_j_per_gb),
+        TH_TEST(test_history_cooler_night_still_a_change),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

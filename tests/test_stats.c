@@ -88,6 +88,8 @@ static void test_capped_majority(void **state)
     assert_false(tb_power_capped_majority(NAN, 4));
     assert_false(tb_power_capped_majority(4, NAN));
     assert_false(tb_power_capped_majority(9, 4));          /* more capped than blocks */
+    assert_false(tb_power_capped_majority(1.5, 3));        /* a count is whole */
+    assert_false(tb_power_capped_majority(2, 3.5));
     assert_false(tb_power_capped_majority(INFINITY, INFINITY));
 }
 

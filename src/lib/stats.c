@@ -123,5 +123,6 @@ double tb_mean_ci95(const double *x, size_t n, double *half_width)
 bool tb_power_capped_majority(double capped, double blocks)
 {
     /* a count past the blocks, or no number, is no count (a log edited by hand) */
-    return isfinite(blocks) && capped >= 1 && capped <= blocks && 2 * capped >= blocks;
+    return isfinite(blocks) && capped >= 1 && capped <= blocks && 2 * capped >= blocks &&
+           capped == floor(capped) && blocks == floor(blocks);   /* counts are whole */
 }

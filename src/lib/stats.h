@@ -48,8 +48,8 @@ double tb_gbps(double bytes, double ms);
 double tb_ratio(double a, double b);
 /* Whether a point's energy counts as power-capped: the cap held in `capped` of its `blocks`
  * energy blocks, at least one and half of them or more (the meter's note and history's
- * judgement by J/GB both ask this). False where either is unknown (NAN), infinite, or
- * capped exceeds blocks. */
+ * judgement by J/GB both ask this). False where either is unknown (NAN), infinite or not
+ * a whole number, or capped exceeds blocks. */
 bool tb_power_capped_majority(double capped, double blocks);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/stats.h"
 
 /* A block whose GPU clock fell below this share of the size's highest: a throttle. */
 #define CLOCK_FALL 0.85
@@ -148,38 +149,20 @@ static double block_power(struct tb_meter *m, const int64_t *tc, const double *v
     return sum / (double)(k - 1) * 1e-3;
 }
 
-/* The source's clock-event reasons, asked under the block's load at most every
- * REASONS_EVERY_NS (a call a slice would cost the sampler its turns): their union in b. */
-#define REASONS_EVERY_NS 100000000LL
-static void ask_reasons(struct tb_meter *m, struct tb_meter_block *b, int64_t *next)
-{
-    int64_t now = tb_now_ns();
-    unsigned long long mask = 0;
-    if (now < *next)
-        return;
-    *next = now + REASONS_EVERY_NS;
-    if (tb_sampler_clock_reasons(m->s, &mask) == 0) {
-        b->reasons |= mask;
-        b->reasons_seen++;
-    }
-}
-
 /* Loads point i after the lead-in until the block holds its clean updates over power.window_ms;
  * *tb the last update's time. 0, 1 (too few came: why), or the load's error. */
 static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
-                        int64_t ta, struct tb_meter_block *b, double *bytes, int64_t *m0,
-                        int64_t *m1, char *why, size_t n)
+                        int64_t ta, double *bytes, int64_t *m0, int64_t *m1, char *why,
+                        size_t n)
 {
     int need = tb_meter_need_updates(m);
     int64_t span = (int64_t)(tb_meter_block_ms(m) * 1e6), give_up = ta + span + patience_ns(m);
-    int64_t ask = 0;
     *m0 = tb_now_ns();
     *bytes = 0;
     for (;;) {
         int rc = load_slice(m, ld, i, bytes);
         if (rc)
             return rc;
-        ask_reasons(m, b, &ask);
         int64_t *tc = NULL, now = tb_now_ns();
         size_t k = tb_power_updates(m->s, m->pc, ta + 1, now, &tc, NULL);
         /* an update's time is the poll that saw it, late by up to an interval: a span of
@@ -230,6 +213,10 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         b->samples = f.samples;
         b->energy_j = f.energy_j;
         b->counter_j = f.energy_counter_j;
+        /* capped: the power cap's bit in half the block's readings or more that said */
+        b->reasons_seen = (int)f.reason_samples;
+        b->capped = tb_power_capped_majority((double)f.capped_samples,
+                                             (double)f.reason_samples);
         rc = isfinite(b->jpb) ? 0 : 1;
         if (rc)
             snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
@@ -254,7 +241,7 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     tb_sampler_health(m->s, &h0);
     int rc = lead_in(m, ld, i, t0, &ta, why, n);
     if (!rc)
-        rc = measure_span(m, ld, i, ta, b, &bytes, &m0, &m1, why, n);
+        rc = measure_span(m, ld, i, ta, &bytes, &m0, &m1, why, n);
     b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
     tb_sampler_health(m->s, &h1);
     b->dropped = h1.dropped - h0.dropped;
@@ -297,7 +284,7 @@ static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, 
     t->samples += b->samples;
     t->updates += b->updates;
     t->dropped_readings += b->dropped;
-    t->capped += (b->reasons & TB_POWER_REASON_CAP) != 0;
+    t->capped += b->capped;
     t->reasons_known += b->reasons_seen > 0;
     t->clock_mhz = b->clock_mhz;
     t->emc_mhz = b->emc_mhz;

@@ -197,15 +197,18 @@ static void end_note(const struct tb_meter_end *e, const struct tb_meter_track *
 static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track *ref,
                      bool is_ref, struct tb_meter_result *o)
 {
-    o->capped_blocks = t->reasons_known ? t->capped : NAN;
-    if (!t->reasons_known || !tb_power_capped_majority(t->capped, t->n))
+    /* a count only where every block's readings said (a block without: not known) */
+    bool known = t->n > 0 && t->reasons_known == t->n;
+    o->capped_blocks = known ? t->capped : NAN;
+    if (!known || !tb_power_capped_majority(t->capped, t->n))
         return;
-    if (is_ref || !ref || tb_power_capped_majority(ref->capped, ref->n))
+    bool copy_free = !is_ref && ref && ref->n > 0 && ref->reasons_known == ref->n &&
+                     !tb_power_capped_majority(ref->capped, ref->n);
+    if (!copy_free)
         add_note(o, "power-capped in %d of %d blocks", t->capped, t->n);
     else
-        add_note(o, "power-capped in %d of %d blocks, the copy in %d of %d: the cap held its "
-                 "power while the copy's rose with the card's temperature, so j_per_gb, not "
-                 "energy_ratio, is the figure a rerun hot or cold reproduces", t->capped, t->n,
+        add_note(o, "power-capped in %d of %d blocks, the copy in %d of %d: its j_per_gb, not "
+                 "energy_ratio, is what a rerun hot or cold reproduces", t->capped, t->n,
                  ref->capped, ref->n);
 }
 
@@ -224,7 +227,6 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     o->gpu_clock_mhz = t->clock_mhz;
     o->emc_clock_mhz = t->emc_mhz;
     end_note(end, t, m->pc->max_power_w, o);
-    cap_note(t, ref, is_ref, o);
     if (t->n == 0) {   /* nothing measured: the one case a figure is withheld */
         if (!o->note[0])
             add_note(o, "no energy block ran");
@@ -274,4 +276,5 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     if (!m->steady)
         add_note(o, "warming %s: absolute figures may still move (the ratio is paired)",
                  m->warm_why);
+    cap_note(t, ref, is_ref, o);   /* last: the notes above say what is missing or wide */
 }

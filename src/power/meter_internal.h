@@ -31,9 +31,8 @@ struct tb_meter_block {
     size_t samples, updates;
     double took_s;                /* the block's whole time, lead-in included */
     unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
-    unsigned long long reasons;   /* the source's clock-event reasons over its measured span
-                                   * (their union; NVML's bits) */
-    int reasons_seen;             /* how many times the source said them (0: cannot say) */
+    int reasons_seen;             /* readings of its span that carried clock-event reasons */
+    bool capped;                  /* the power cap in half of those or more */
 };
 
 /* A point's blocks over the cycles, as figures are made from them. */

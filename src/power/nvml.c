@@ -209,6 +209,10 @@ static int lib_sample(struct nvml_worker *w, struct tb_power_sample *out, char *
     at(w, "nvmlDeviceGetUtilizationRates");
     if (l->util && l->util(l->dev, &u) == NVML_OK)
         out->gpu_load_pct = (float)u.gpu;
+    /* why the clocks are held, with every reading: the meter counts the power cap's share of
+     * a block's readings without a call of its own under the load */
+    at(w, "nvmlDeviceGetCurrentClocksEventReasons");
+    out->has_reasons = l->reasons && l->reasons(l->dev, &out->reasons) == NVML_OK;
     return 0;
 }
 

@@ -50,4 +50,6 @@ void tb_power_sample_clear(struct tb_power_sample *s)
         s->rail_mw[i] = NAN;
     s->gpu_load_pct = s->gpu_clock_mhz = s->emc_load_pct = s->emc_clock_mhz = s->gpu_temp_c = NAN;
     s->energy_mj = NAN;
+    s->reasons = 0;
+    s->has_reasons = false;
 }

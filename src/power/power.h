@@ -43,6 +43,8 @@ struct tb_power_sample {
     float emc_load_pct, emc_clock_mhz;
     float gpu_temp_c;
     double energy_mj;                      /* cumulative energy counter (NVML), else NAN */
+    unsigned long long reasons;            /* the clock-event reasons (NVML's bits), where */
+    bool has_reasons;                      /* the source read them with this reading */
 };
 
 struct tb_power_rails {
@@ -153,6 +155,8 @@ struct tb_power_figures {
     double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
     size_t samples;               /* total-rail readings (polls) inside the window */
     size_t updates;               /* distinct sensor updates inside it: the independent ones */
+    size_t reason_samples;        /* readings inside it that carried clock-event reasons */
+    size_t capped_samples;        /* of those, the ones with the power cap's bit */
     bool withheld;                /* the interval is too wide (or too few updates): no figure */
     char why[128];                /* why total_w or gpu_w is NAN though readings came; "" */
 };

@@ -239,6 +239,11 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
             f->gpu_w = f->total_w;
         counter = true;
     }
+    for (size_t i = 0; i < n; i++)
+        if (w[i].has_reasons && w[i].t_ns >= t0 && w[i].t_ns <= t1) {
+            f->reason_samples++;
+            f->capped_samples += (w[i].reasons & TB_POWER_REASON_CAP) != 0;
+        }
     for (size_t i = n; i-- > 0;)
         if (w[i].t_ns <= t1 + margin / 4) {
             f->gpu_temp_c = w[i].gpu_temp_c;

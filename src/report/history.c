@@ -122,8 +122,8 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i);
 /* What else a night's best point says: a throttle cause seen during it, and a ceiling that
  * moved from the night before (a power mode, an EMC cap): a slower night then has a reason
  * apart from the kernel; its energy ratio to the copy with its interval, and whether it
- * and its J/GB moved outside both nights' intervals (energy_flag), with how much warmer or
- * cooler the GPU was; a power-capped night's J/GB beside it (a warmer H200 moved a capped
+ * moved outside both nights' intervals (energy_flag), with how much warmer or cooler the GPU
+ * was; a power-capped night's J/GB beside it (a warmer H200 moved a capped
  * kernel's ratio 0.8% and not its J/GB: doc/results/h200-2026-11-26-energy2.md). */
 static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, size_t len)
 {
@@ -133,9 +133,13 @@ static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, s
         const char *flag = energy_flag(n, i);
         k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f", n[i]->energy_ratio,
                               n[i]->energy_ratio_ci);
-        if (k < len && n[i]->power_capped)
-            k += (size_t)snprintf(buf + k, len - k, " (power-capped: J/GB %.4f +- %.4f)",
-                                  n[i]->j_per_gb, n[i]->j_per_gb_ci);
+        if (k < len && n[i]->power_capped && isfinite(n[i]->j_per_gb))
+            k += (size_t)snprintf(buf + k, len - k, isfinite(n[i]->j_per_gb_ci)
+                                  ? " (power-capped: J/GB %.4f +- %.4f)"
+                                  : " (power-capped: J/GB %.4f)", n[i]->j_per_gb,
+                                  n[i]->j_per_gb_ci);
+        else if (k < len && n[i]->power_capped)
+            k += (size_t)snprintf(buf + k, len - k, " (power-capped)");
         if (k < len && flag[0])
             k += (size_t)snprintf(buf + k, len - k, ", %s", flag);
         double dt = flag[0] ? n[i]->gpu_temp_c - n[i - 1]->gpu_temp_c : NAN;
@@ -151,31 +155,26 @@ static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, s
         snprintf(buf + k, len - k, "%sceiling %.1f -> %.1f GB/s", k ? "; " : "", before, now);
 }
 
-/* How far b moved from a: 1 above, -1 below both 95% intervals, 0 inside them, 2 unknown
- * (either without a figure or an interval). */
-static int moved(double a, double ca, double b, double cb)
-{
-    if (!isfinite(a) || !isfinite(b) || !isfinite(ca) || !isfinite(cb))
-        return 2;
-    return fabs(b - a) <= ca + cb ? 0 : b > a ? 1 : -1;
-}
-
-/* Night i's energy against the night before. A change is one only where the ratio to the
- * copy and J/GB both moved outside both nights' 95% intervals, the same way: a state of the
- * card moves one and not the other (a warmer card: J/GB, the ratio much less; a kernel at
- * the power limit, or a copy slower on a hot card: the ratio, and not the kernel's J/GB:
- * doc/power.md), while a kernel that costs more moves both. A night without J/GB (or its
- * interval) is judged by its ratio alone; "" where neither says. */
+/* Night i's energy against the night before, by the figure a rerun reproduces: the ratio
+ * to the copy, or J/GB where either night's best point was power-capped (its ratio follows
+ * the card's temperature, its J/GB not: log_columns.h, power_capped_blocks) and both have
+ * J/GB with an interval. A change is one only outside both nights' 95% intervals; "" where
+ * it is inside them or either has no interval. */
 static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
 {
     if (i == 0)
         return "";
     const struct tb_log_rec *a = n[i - 1], *b = n[i];
-    int r = moved(a->energy_ratio, a->energy_ratio_ci, b->energy_ratio, b->energy_ratio_ci);
-    int j = moved(a->j_per_gb, a->j_per_gb_ci, b->j_per_gb, b->j_per_gb_ci);
-    if (r == 2 || r == 0 || (j != 2 && j != r))
+    bool cap = (a->power_capped || b->power_capped) && isfinite(a->j_per_gb) &&
+               isfinite(a->j_per_gb_ci) && isfinite(b->j_per_gb) && isfinite(b->j_per_gb_ci);
+    double x = cap ? a->j_per_gb : a->energy_ratio, cx = cap ? a->j_per_gb_ci : a->energy_ratio_ci;
+    double y = cap ? b->j_per_gb : b->energy_ratio, cy = cap ? b->j_per_gb_ci : b->energy_ratio_ci;
+    if (!isfinite(x) || !isfinite(y) || !isfinite(cx) || !isfinite(cy) || fabs(y - x) <= cx + cy)
         return "";
-    return r > 0 ? "more J/B than the night before" : "less J/B than the night before";
+    if (cap)
+        return y > x ? "more J/GB than the night before (power-capped: judged by J/GB)"
+                     : "less J/GB than the night before (power-capped: judged by J/GB)";
+    return y > x ? "more J/B than the night before" : "less J/B than the night before";
 }
 
 /* The flag of night i, and the change state carried to the next night. */
