@@ -15,6 +15,31 @@ static void set_board(double temp_c, unsigned long long seed)
     pthread_mutex_unlock(&sim.mu);
 }
 
+static void set_cap(double w)
+{
+    pthread_mutex_lock(&sim.mu);
+    sim.cap_w = w;
+    pthread_mutex_unlock(&sim.mu);
+}
+
+/* NVML's 100 ms counter with readings +-noise, a power limit of cap_w (0: none): a size of
+ * three points at 40 C, a minute, the same at 60 C, each run with its own noise (the
+ * seeds). */
+static void cold_then_hot(double noise, double cap_w, unsigned long long seed_cold,
+                          unsigned long long seed_hot, struct tb_meter_result *cold,
+                          struct tb_meter_result *hot)
+{
+    struct rig r;
+    rig_start(&r, COUNTER, noise);
+    set_cap(cap_w);
+    set_board(40, seed_cold);
+    measure(&r, 3, cold);
+    tb_sleep_ns(60 * 1000 * MS);
+    set_board(60, seed_hot);
+    measure(&r, 3, hot);
+    rig_stop(&r);
+}
+
 /* NVML's 100 ms counter with readings +-1%: three cycles each, the first run at 40 C, the
  * rerun at 60 C, each with its own noise (the seeds). The rerun's ratio of point 2 is
  * 0.0043 from the first run's: outside the mean's interval (+-0.0032: main's rule, which
@@ -22,15 +47,8 @@ static void set_board(double temp_c, unsigned long long seed)
  * rerun lands inside. */
 static void test_rerun_lands_inside(void **state)
 {
-    struct rig r;
-    rig_start(&r, COUNTER, 0.01);
     struct tb_meter_result first[3], again[3];
-    set_board(40, 3);
-    measure(&r, 3, first);
-    tb_sleep_ns(60 * 1000 * MS);
-    set_board(60, 11);
-    measure(&r, 3, again);
-    rig_stop(&r);
+    cold_then_hot(0.01, 0, 3, 11, first, again);
     int beyond_mean_ci = 0;
     for (int k = 1; k < 3; k++) {
         double d = fabs(again[k].ratio - first[k].ratio);
@@ -44,29 +62,14 @@ static void test_rerun_lands_inside(void **state)
     assert_true(beyond_mean_ci > 0);
 }
 
-static void set_cap(double w)
-{
-    pthread_mutex_lock(&sim.mu);
-    sim.cap_w = w;
-    pthread_mutex_unlock(&sim.mu);
-}
-
 /* Point 2 draws 12 W at 40 C under a limit of 11.5 W (as tile2x2 and vec16 drew 699 of an
  * H200's 700 W): held at the limit cold and hot, while the copy's 10 W climbs to 10.8 W at
  * 60 C. Its ratio falls 7% from the cold run to the hot one, far outside the interval; its
  * J/GB stays inside, and the row says so. Points 0 and 1 are never capped. */
 static void test_capped_point_judged_by_j_per_gb(void **state)
 {
-    struct rig r;
-    rig_start(&r, COUNTER, 0.005);
-    set_cap(11.5);
     struct tb_meter_result cold[3], hot[3];
-    set_board(40, 5);
-    measure(&r, 3, cold);
-    tb_sleep_ns(60 * 1000 * MS);
-    set_board(60, 13);
-    measure(&r, 3, hot);
-    rig_stop(&r);
+    cold_then_hot(0.005, 11.5, 5, 13, cold, hot);
     for (int k = 0; k < 3; k++) {
         const struct tb_meter_result *x[2] = { &cold[k], &hot[k] };
         for (int j = 0; j < 2; j++) {
