@@ -24,17 +24,26 @@
              "--blocks 8x8,16x16,32x32,64x64,4x4,2x2 --set sweep.stop.min_time_ms=400 " \
              "--set sweep.stop.rel_spread=0 --set sweep.stop.max_time_ms=500"
 
+/* The slow run started into dir, once its .part log holds two rows: its pid, and the
+ * .part's path in *part. */
+static pid_t slow_run_two_rows(const char *dir, char **part)
+{
+    char args[1024];
+    snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
+    pid_t pid = th_spawn_tool(args);
+    *part = th_wait_part(dir, 2, 20);
+    assert_non_null(*part);
+    return pid;
+}
+
 static void test_signals_close_the_log(void **state)
 {
     const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
     const char *names[] = { "Terminated", "Interrupt", "Hangup" };
     for (int s = 0; s < 3; s++) {
         const char *dir = th_scratch();
-        char args[1024];
-        snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
-        pid_t pid = th_spawn_tool(args);
-        char *part = th_wait_part(dir, 2, 20);
-        assert_non_null(part);
+        char *part;
+        pid_t pid = slow_run_two_rows(dir, &part);
         free(part);
         kill(pid, sigs[s]);
         int st;
@@ -63,11 +72,8 @@ static void test_signals_close_the_log(void **state)
 static void test_sigkill_leaves_readable_rows(void **state)
 {
     const char *dir = th_scratch();
-    char args[1024];
-    snprintf(args, sizeof(args), "run " SLOW " -o %s", dir);
-    pid_t pid = th_spawn_tool(args);
-    char *part = th_wait_part(dir, 2, 20);
-    assert_non_null(part);
+    char *part;
+    pid_t pid = slow_run_two_rows(dir, &part);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     char *text = th_read_gz(part);          /* as zcat would: every synced row is there */
