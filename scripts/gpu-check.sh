@@ -542,30 +542,44 @@ step_binab() {
 # Energy a rerun reproduces (#39): conf/energy-check.cfg (memcpy, tile2x2, vec16 at 8192x8192
 # float, the power defaults: blocks interleaved with the copy, cycles until 1% or the budget),
 # ENERGY_RUNS runs (default 3) back to back into $OUT/TAG-N (TAG: the first argument, default
-# energy), each its own process, its wall time printed; ENERGY_ARGS added to each run. Per
-# measured row: GB/s, the energy ratio to the copy +- 95%, GB/s per W +- 95%, J/GB +-,
+# energy), each its own process, its wall time printed; ENERGY_ARGS added to each run. With
+# ENERGY_DIR every run logs into that one folder instead, so that each learns the run-to-run
+# spread from the runs before it, as a board's nights do. Per measured row: GB/s, the energy
+# ratio to the copy +- its cycles' 95% and +- the rerun interval, GB/s per W +- 95%, J/GB +-,
 # dynamic pJ/B +-, the GPU temperature they hold at, the cycles, the blocks the power cap
-# held, the note; and each run's power_plan line (announced and taken).
+# held, the earlier runs the spread was learned from, the note (whole); and each run's
+# power_plan and power_rerun lines.
 step_energy() {
     tag=${1:-energy}
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
         t0=$(date +%s)
         $TB run --device cuda -c conf/energy-check.cfg -b "$BOARD" ${ENERGY_ARGS:-} \
-            -o "$OUT/$tag-$r" > "$OUT/$tag-$r.txt" 2>&1 || rc=1
+            -o "${ENERGY_DIR:-$OUT/$tag-$r}" > "$OUT/$tag-$r.txt" 2>&1 || rc=1
         echo "$tag run $r: exit $? after $(( $(date +%s) - t0 )) s"
     done
-    say "$tag: run, kernel, block, GB/s, ratio +-95%, GB/s/W +-95%, J/GB +-, dyn pJ/B +-, temp C, cycles, capped, note"
+    say "$tag: run, kernel, block, GB/s, ratio +-cycles +-rerun, GB/s/W +-95%, J/GB +-, dyn pJ/B +-, temp C, cycles, capped, runs learned, note"
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
-        zcat "$OUT"/$tag-$r/*.csv.gz | awk -v run=$r '
-            /^# (power_(plan|cadence|idle)|gpu_conditions)/ { print "  run " run " " $0; next }
+        log=$(sed -n 's/^log: //p' "$OUT/$tag-$r.txt" | tail -1)
+        [ -n "$log" ] || log=$(ls "$OUT"/$tag-$r/*.csv.gz 2>/dev/null | head -1)
+        [ -n "$log" ] || { echo "$tag run $r: no log"; continue; }
+        zcat "$log" | awk -v run=$r '
+            /^# (power_(plan|cadence|idle|rerun)|gpu_conditions)/ { print "  run " run " " $0; next }
             /^#/ { next }
             !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-            $c["status"] == "skipped" || $c["energy_ratio"] == "" { next }
-            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.2f %6.2f %5s %3s %3s %s\n", run,
-                $c["kernel"], $c["block_x"], $c["block_y"], $c["gbps"], $c["energy_ratio"],
-                $c["energy_ratio_ci95"], $c["gbps_per_w"], $c["gbps_per_w_ci95"], $c["j_per_gb"],
-                $c["j_per_gb_ci95"], $c["dyn_pj_per_byte"], $c["dyn_pj_per_byte_ci95"],
-                $c["gpu_temp_c"], $c["power_cycles"], $c["power_capped_blocks"], $c["power_note"] }' FS=,
+            { line = $0; k = 0; q = 0; v = ""   # quoted fields kept whole (power_note has commas)
+              for (i = 1; i <= length(line); i++) { ch = substr(line, i, 1)
+                  if (ch == "\"") { q = !q; continue }
+                  if (ch == "," && !q) { F[++k] = v; v = ""; continue }
+                  v = v ch }
+              F[++k] = v }
+            F[c["status"]] == "skipped" || F[c["energy_ratio"]] == "" { next }
+            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.2f %6.2f %5s %3s %3s %3s %s\n", run,
+                F[c["kernel"]], F[c["block_x"]], F[c["block_y"]], F[c["gbps"]], F[c["energy_ratio"]],
+                F[c["energy_ratio_ci95"]], F[c["energy_ratio_rerun_ci95"]], F[c["gbps_per_w"]],
+                F[c["gbps_per_w_ci95"]], F[c["j_per_gb"]], F[c["j_per_gb_ci95"]],
+                F[c["dyn_pj_per_byte"]], F[c["dyn_pj_per_byte_ci95"]], F[c["gpu_temp_c"]],
+                F[c["power_cycles"]], F[c["power_capped_blocks"]], F[c["rerun_runs"]],
+                F[c["power_note"]] }' FS=,
     done | tee "$OUT/$tag.txt"
 }
 

@@ -35,6 +35,8 @@ static struct sim {
     double temp0, heat_c_per_s;   /* temperature: temp0 + heat x seconds since t0 (capped) */
     double noise;                 /* relative noise of a reading */
     double cap_w;                 /* the power limit: a point above it draws it (0: none) */
+    double copy_scale;            /* the copy's power this night over its usual (0: 1): a
+                                   * state one run's cycles share and a rerun need not */
     double clock_fall_after_s;    /* the GPU clock halves after this (0: never) */
     int64_t dies_after_ns;        /* DIES: the source fails after this */
     unsigned long long rng;
@@ -67,6 +69,8 @@ static inline double free_power_at(int64_t t)
 {
     int p = point_at(t);
     double w = p < 0 ? IDLE_W : base_w[p];
+    if (p == 0 && sim.copy_scale > 0)
+        w *= sim.copy_scale;
     return w * (1 + 0.004 * (temp_at(t) - 40));
 }
 
@@ -204,6 +208,7 @@ struct rig {
     volatile sig_atomic_t stop;
     double idle_w, idle_ci;
     char idle_why[160];
+    const struct tb_rerun_sd *between;   /* each point's run-to-run spread; NULL: none */
 };
 
 static const struct tb_power_cfg defaults = {
@@ -228,6 +233,7 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim.heat_c_per_s = 0;
     sim.noise = noise_rel;
     sim.cap_w = 0;
+    sim.copy_scale = 0;
     sim.clock_fall_after_s = 0;
     sim.dies_after_ns = INT64_MAX / 2;
     sim.rng = 42;
@@ -258,7 +264,7 @@ static inline void rig_stop(struct rig *r)
 static inline void measure(struct rig *r, size_t n, struct tb_meter_result *out)
 {
     struct tb_meter_load ld = { sim_load, NULL, NULL };
-    tb_meter_size(r->m, &ld, n, 0, r->idle_w, r->idle_ci, 0, out);
+    tb_meter_size(r->m, &ld, n, 0, r->idle_w, r->idle_ci, 0, r->between, out);
     sim_idle();
 }
 

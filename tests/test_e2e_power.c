@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -113,6 +114,65 @@ static void test_tegrastats_dies_mid_run(void **state)
     free(text);
     free(board);
     free(err);
+}
+
+/* The log the last th_runf named on stdout ("log: PATH"), read whole. */
+static char *named_log(void)
+{
+    const char *l = strstr(th_out(), "log: ");
+    assert_non_null(l);
+    char path[PATH_MAX];
+    size_t n = strcspn(l + 5, "\n");
+    assert_true(n < sizeof(path));
+    memcpy(path, l + 5, n);
+    path[n] = '\0';
+    char *text = th_read_gz(path);
+    assert_non_null(text);
+    return text;
+}
+
+/* Three nights of one board into one log folder: the first's rerun interval rests on the
+ * board file's run-to-run spread alone (rerun_runs 0, the setting in rerun_ratio_sd, and
+ * energy_ratio_rerun_ci95 that spread and the cycles' interval combined); the third learns
+ * from the two before it, says so in its power_rerun line and in rerun_runs. */
+static void test_rerun_spread_learned_from_earlier_nights(void **state)
+{
+    setenv("TB_FAKE_CLOCK", "1", 1);
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);
+    const char *dir = th_scratch();
+    setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
+    char *board = tegra_board(dir, "rerun_ratio_sd = 0.005;");
+    char *logs = th_tmpdir();
+    char *text = NULL;
+    for (int night = 0; night < 3; night++) {
+        free(text);
+        assert_int_equal(th_runf("run --device cpu -b %s --sizes 128x128 --kernels blocked "
+                                 "--blocks 16x16 --set sweep.stop.min_time_ms=5 -o %s", board,
+                                 logs), 0);
+        text = named_log();
+        const char *header;
+        assert_int_equal(th_data_rows(text, &header), 2);
+        const char *row = th_row_at(header, 1);   /* blocked, beside the copy */
+        char v[64], ci[64], rci[64], sd[64];
+        th_field(header, row, "rerun_runs", v, sizeof(v));
+        assert_int_equal(atoi(v), night < 2 ? 0 : 2);
+        assert_true(v[0] != '\0');
+        th_field(header, row, "energy_ratio", v, sizeof(v));
+        th_field(header, row, "energy_ratio_ci95", ci, sizeof(ci));
+        th_field(header, row, "energy_ratio_rerun_ci95", rci, sizeof(rci));
+        th_field(header, row, "rerun_ratio_sd", sd, sizeof(sd));
+        double ratio = atof(v), want = hypot(atof(ci), 1.96 * sqrt(2.0) * atof(sd) * ratio);
+        assert_true(ratio > 0 && atof(ci) >= 0 && atof(rci) > atof(ci));
+        th_assert_close(atof(rci), want, 0.0002 + 1e-3 * want);   /* "%.4f" each */
+        if (night < 2)
+            assert_string_equal(sd, "0.0050");
+        th_must_have(text, night < 2 ? "# power_rerun: " : "# power_rerun: 2 earlier log(s)");
+        th_must_have(text, "power.rerun_ratio_sd 0.50%");
+    }
+    free(text);
+    th_rmtree(logs);
+    free(logs);
+    free(board);
 }
 
 static void test_power_command_csv(void **state)
@@ -233,6 +293,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TH_TEST(test_tegrastats_through_run),
         TH_TEST(test_tegrastats_dies_mid_run),
+        TH_TEST(test_rerun_spread_learned_from_earlier_nights),
         TH_TEST(test_power_command_csv),
         TH_TEST(test_power_command_ina3221_tree),
         TH_TEST(test_nvml_energy_through_run),

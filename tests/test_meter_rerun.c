@@ -62,6 +62,59 @@ static void test_rerun_lands_inside(void **state)
     assert_true(beyond_mean_ci > 0);
 }
 
+static void set_copy_scale(double s)
+{
+    pthread_mutex_lock(&sim.mu);
+    sim.copy_scale = s;
+    pthread_mutex_unlock(&sim.mu);
+}
+
+/* Two nights whose states differ as the lent H200s' did: on the second the copy draws 0.8%
+ * more for its bytes (its blocks ran slower on a hot card), every cycle alike, so each run's
+ * cycles agree and cannot see it, and the kernels' ratios fall 0.8%. The cycles' interval
+ * misses the rerun; the rerun interval, with the board file's run-to-run spread (0.4%:
+ * 1.96 x sqrt(2) x 0.4% = 1.1%), holds it; without a spread given it is the cycles' own. */
+static void test_another_nights_state_inside_the_rerun_interval(void **state)
+{
+    struct rig r;
+    struct tb_rerun_sd bw[3];
+    for (int k = 0; k < 3; k++)
+        bw[k] = (struct tb_rerun_sd){ .ratio = 0.004, .abs = 0.008, .runs = 0 };
+    struct tb_meter_result first[3], again[3], plain[3];
+    rig_start(&r, COUNTER, 0.002);
+    r.between = bw;
+    set_board(50, 3);
+    measure(&r, 3, first);
+    tb_sleep_ns(60 * 1000 * MS);
+    set_board(50, 11);
+    set_copy_scale(1.008);
+    measure(&r, 3, again);
+    r.between = NULL;
+    measure(&r, 3, plain);
+    rig_stop(&r);
+    for (int k = 1; k < 3; k++) {
+        double d = fabs(again[k].ratio - first[k].ratio);
+        if (!(d > first[k].ratio_ci))
+            th_fail("point %d: the cycles saw the other night (%.5f within %.5f)", k, d,
+                    first[k].ratio_ci);
+        if (!(d <= first[k].ratio_rerun_ci) || !(d <= again[k].ratio_rerun_ci))
+            th_fail("point %d: rerun %.5f outside %.5f +- %.5f", k, again[k].ratio,
+                    first[k].ratio, first[k].ratio_rerun_ci);
+        th_assert_close(first[k].ratio_rerun_ci,
+                        hypot(first[k].ratio_ci / first[k].ratio, 1.96 * sqrt(2.0) * 0.004) *
+                            first[k].ratio, 1e-9);
+        assert_int_equal(first[k].rerun.runs, 0);
+        th_assert_close(first[k].rerun.ratio, 0.004, 1e-12);
+        /* the absolute figures carry the J per byte's spread too */
+        assert_true(first[k].j_per_gb_ci / first[k].j_per_gb >= 1.96 * sqrt(2.0) * 0.008);
+        /* none given: the cycles' interval, and no spread said */
+        th_assert_close(plain[k].ratio_rerun_ci, plain[k].ratio_ci, 1e-12);
+        assert_true(isnan(plain[k].rerun.ratio) && plain[k].rerun.runs == -1);
+    }
+    /* the copy's own row: a ratio of exactly 1, its interval none */
+    assert_true(first[0].ratio == 1.0 && first[0].ratio_rerun_ci == 0.0);
+}
+
 /* Point 2 draws 12 W at 40 C under a limit of 11.5 W (as tile2x2 and vec16 drew 699 of an
  * H200's 700 W): held at the limit cold and hot, while the copy's 10 W climbs to 10.8 W at
  * 60 C. Its ratio falls 7% from the cold run to the hot one, far outside the interval; its
@@ -112,6 +165,7 @@ int main(void)
     tb_clock_fake(1000000000000LL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rerun_lands_inside),
+        cmocka_unit_test(test_another_nights_state_inside_the_rerun_interval),
         cmocka_unit_test(test_capped_point_judged_by_j_per_gb),
         cmocka_unit_test(test_cap_unknown_without_reasons),
     };

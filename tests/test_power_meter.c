@@ -228,8 +228,8 @@ static void test_pooled_interval(void **state)
     assert_true(m.pooled_df == 4);   /* 2 a track: three cycles less its own mean */
     struct tb_meter_end end = { 0 };
     struct tb_meter_result agreeing, moving;
-    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, &agreeing);
-    tb_meter_figures(&m, &tr[2], &tr[0], false, NAN, NAN, &end, &moving);
+    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &agreeing);
+    tb_meter_figures(&m, &tr[2], &tr[0], false, NAN, NAN, &end, NULL, &moving);
     th_assert_close(agreeing.ratio, 1.10, 1e-12);
     assert_true(agreeing.ratio_ci > 0.01);   /* not the +-0 of its own three cycles */
     /* the moving kernel keeps its own interval, never narrowed by the pool */

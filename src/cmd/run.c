@@ -493,7 +493,8 @@ static void sweep(struct run *r)
     struct tb_runner_ctx ctx = {
         .cfg = r->cfg, .be = r->be, .be_st = r->be_st, .dev = &r->dev, .log = r->log,
         .sampler = r->sampler,
-        .run_id = tb_csvlog_run_id(r->log), .host = r->host, .stop = &stop_signal,
+        .run_id = tb_csvlog_run_id(r->log), .host = r->host, .host_id = r->host_id,
+        .stop = &stop_signal,
         .progress = !r->o->quiet && isatty(STDERR_FILENO), .quiet = r->o->quiet,
         .seed = (unsigned long long)tb_now_ns(),
         .deadline_ns = r->o->tune ? tb_now_ns() + (int64_t)(r->cfg->sweep.tune_seconds * 1e9) : 0,

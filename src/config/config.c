@@ -155,6 +155,14 @@ const struct tb_cfg_row tb_config_schema[] = {
     INT("power.block_updates", B, BO(power.block_updates), 1, 1000, 3,
         "clean sensor updates an energy block must hold (a triggered sensor, no averaging: "
         "three times as many)"),
+    FLOAT("power.rerun_ratio_sd", B, BO(power.rerun_ratio_sd), 0, 0.5, 0.004,
+          "how far a rerun on another night moves a kernel's energy ratio beyond what its "
+          "cycles show (a relative sd; 0.2-0.6% on the lent H100 and H200s, not measured on a "
+          "Jetson): in energy_ratio_rerun_ci95 until this board's own earlier logs teach it "
+          "(it counts as 2 runs among them)"),
+    FLOAT("power.rerun_abs_sd", B, BO(power.rerun_abs_sd), 0, 0.5, 0.008,
+          "the same for J per byte (0.3-1% on the lent GPUs): in the intervals of gbps_per_w, "
+          "j_per_gb and dyn_pj_per_byte"),
     STRING("power.points", B, BO(power.points), "fastest,all", "fastest",
            "whose energy is measured: the fastest block of each kernel and size, or all points "
            "(the timing sweep covers every point either way)"),

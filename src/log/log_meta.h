@@ -46,6 +46,7 @@
     X(power_cadence, "power_cadence", "a power source", "how often the sensor's reading really changes, how that was known (sysfs, energy counter, documented, inferred), the window it sized, every rail read, which is the total and which the GPU, and the figure's scope") \
     X(power_idle,    "power_idle",    "a power source", "idle power before and after the sweep with their 95% intervals, and the drift; why the idle has no interval (a static sensor)") \
     X(power_settle,  "power_settle",  "a power source and power.settle_s > 0", "the warming, once a night before the sweep: power.settle_s under which kernel, in blocks of how long, the power of its first and last block, and whether the last two agreed (steady) or not") \
+    X(power_rerun,   "power_rerun",   "a power source", "what the run-to-run spread in every energy interval a rerun on another night lands in was learned from: the earlier logs of this host and board read in the log folder (src/power/rerun.c), and the board file's power.rerun_ratio_sd and power.rerun_abs_sd it starts from; each row's rerun_runs says how many runs of its point") \
     X(power_plan,    "power_plan",    "a power source", "the night's time the run announced at its start (every mode step's timing, energy and idles, and the warming) and the time it took since, at the end of each step") \
     X(sensor,        "sensor",        "a power source", "readings dropped, silences") \
     X(sampler,       "sampler",       "a power source", "samples taken, the thread's CPU time") \

@@ -133,7 +133,11 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->dyn_pj = row->dyn_pj_per_byte;
     r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
     r->energy_ratio = row->energy_ratio;
-    r->energy_ratio_ci = row->energy_ratio_ci95;
+    r->energy_ratio_cycles_ci = row->energy_ratio_ci95;
+    r->energy_ratio_ci = isfinite(row->energy_ratio_rerun_ci95) ? row->energy_ratio_rerun_ci95
+                                                                : row->energy_ratio_ci95;
+    r->power_cycles = row->power_cycles >= 1 && row->power_cycles <= 1e6 ? (int)row->power_cycles
+                                                                         : 0;
     r->gpu_temp_c = row->gpu_temp_c;
     r->power_capped = tb_power_capped_majority(row->power_capped_blocks, row->power_cycles);
     r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
@@ -401,7 +405,12 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->j_per_gb = plausible(NUM(TB_LR_j_per_gb), 1e6, &bad);
     r->j_per_gb_ci = plausible(NUM(TB_LR_j_per_gb_ci95), 1e6, &bad);
     r->energy_ratio = plausible(NUM(TB_LR_energy_ratio), 1e4, &bad);
-    r->energy_ratio_ci = plausible(NUM(TB_LR_energy_ratio_ci95), 1e4, &bad);
+    r->energy_ratio_cycles_ci = plausible(NUM(TB_LR_energy_ratio_ci95), 1e4, &bad);
+    r->energy_ratio_ci = plausible(NUM(TB_LR_energy_ratio_rerun_ci95), 1e4, &bad);
+    if (isnan(r->energy_ratio_ci))   /* a log from before the rerun interval */
+        r->energy_ratio_ci = r->energy_ratio_cycles_ci;
+    double cycles = NUM(TB_LR_power_cycles);
+    r->power_cycles = cycles >= 1 && cycles <= 1e6 ? (int)cycles : 0;
     r->gpu_temp_c = NUM(TB_LR_gpu_temp_c);   /* below 0 C is a cold board, not a bad figure */
     r->gpu_temp_c = isfinite(r->gpu_temp_c) && fabs(r->gpu_temp_c) <= 300 ? r->gpu_temp_c : NAN;
     r->power_capped = tb_power_capped_majority(NUM(TB_LR_power_capped_blocks),

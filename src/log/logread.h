@@ -24,7 +24,7 @@ struct tb_row;
     X(dyn_pj_per_byte_ci95, false) X(throttle_cause, false) X(peak_gbps, false) \
     X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false) X(power_note, false) \
     X(energy_ratio, false) X(energy_ratio_ci95, false) X(gpu_temp_c, false) \
-    X(power_capped_blocks, false) X(power_cycles, false)
+    X(power_capped_blocks, false) X(power_cycles, false) X(energy_ratio_rerun_ci95, false)
 
 enum tb_logread_col {
 #define TB_LR_ENUM(name, req) TB_LR_##name,
@@ -59,7 +59,12 @@ struct tb_log_rec {
     double gbps, frac_peak, frac_copy, gbps_per_w, rel_sem;
     double gbps_per_w_ci;           /* half-width of gbps_per_w's 95% interval; NAN: none */
     double j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;   /* energy per byte and intervals */
-    double energy_ratio, energy_ratio_ci;   /* J per byte over the copy's beside it; NAN none */
+    double energy_ratio, energy_ratio_ci;   /* J per byte over the copy's beside it; NAN none.
+                                     * The interval a rerun on another night lands in
+                                     * (energy_ratio_rerun_ci95), or in logs from before it
+                                     * the cycles' own */
+    double energy_ratio_cycles_ci;  /* the cycles' own (energy_ratio_ci95); NAN none */
+    int power_cycles;               /* cycles behind the energy figures; 0 none */
     double gpu_temp_c;              /* the GPU's temperature over its energy blocks; NAN none */
     bool power_capped;              /* its energy blocks were power-capped (half or more:
                                      * tb_power_capped_majority): judged by j_per_gb */

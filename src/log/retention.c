@@ -26,12 +26,10 @@
 #define ID_MAX_LINES 256
 #define ID_MAX_BYTES 65536
 
-struct entry { char name[NAME_MAX + 1]; time_t stamp; bool plausible; };
-
 /* Newest first; an implausible stamp after every plausible one. */
 static int newest_first(const void *a, const void *b)
 {
-    const struct entry *x = a, *y = b;
+    const struct tb_log_entry *x = a, *y = b;
     if (x->plausible != y->plausible)
         return x->plausible ? -1 : 1;
     return (x->stamp < y->stamp) - (x->stamp > y->stamp);
@@ -102,27 +100,28 @@ bool tb_log_identity_is(const struct tb_log_identity *id, const char *host, cons
            board_is(id->board_line, board);
 }
 
-/* The logs of dir that are this host's and board's (by what they say of themselves), but
- * keep_base (the log just written); *out holds them (free it). */
-static size_t our_logs(DIR *d, const char *dir, const char *host, const char *board,
-                       const struct tb_log_identity *mine, const char *keep_base, time_t now,
-                       struct entry **out)
+/* The logs of open folder d that are host's and board's (by what they say of themselves),
+ * but skip_base; *out holds them (free it). */
+static size_t our_logs(DIR *d, const char *dir, const char *host, const char *machine_id,
+                       const char *board, const char *skip_base, time_t now,
+                       struct tb_log_entry **out)
 {
-    struct entry *v = NULL;
+    struct tb_log_entry *v = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         time_t t;
-        if (!tb_log_name_parse(e->d_name, NULL, 0, NULL, 0, &t) || !strcmp(e->d_name, keep_base))
-            continue;   /* not a log's name, or the log just written */
+        if (!tb_log_name_parse(e->d_name, NULL, 0, NULL, 0, &t) ||
+            (skip_base && !strcmp(e->d_name, skip_base)))
+            continue;   /* not a log's name, or the log skipped (the one just written) */
         char path[PATH_MAX * 2];
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         struct tb_log_identity id;
-        if (tb_log_identity(path, &id) < 0 || !tb_log_identity_is(&id, host, mine->machine_id, board))
+        if (tb_log_identity(path, &id) < 0 || !tb_log_identity_is(&id, host, machine_id, board))
             continue;   /* another host's or board's (whatever its name says), or no log */
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            struct entry *nv = realloc(v, cap * sizeof(*v));
+            struct tb_log_entry *nv = realloc(v, cap * sizeof(*v));
             if (!nv)
                 break;
             v = nv;
@@ -134,6 +133,20 @@ static size_t our_logs(DIR *d, const char *dir, const char *host, const char *bo
     }
     *out = v;
     return n;
+}
+
+long tb_logs_ours(const char *dir, const char *host, const char *machine_id, const char *board,
+                  const char *skip_base, struct tb_log_entry **out)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    size_t n = our_logs(d, dir, host, machine_id, board, skip_base, time(NULL), out);
+    closedir(d);
+    if (n)
+        tb_sort(*out, n, sizeof(**out), newest_first);
+    return (long)n;
 }
 
 int tb_retention_apply(const char *dir, const char *host, const char *board, int keep_logs,
@@ -149,19 +162,16 @@ int tb_retention_apply(const char *dir, const char *host, const char *board, int
                 keep_path ? keep_path : "(no log)");
         return 0;
     }
-    DIR *d = opendir(dir);
-    if (!d) {
-        warning("log retention: cannot open '%s': %s", dir, strerror(errno));
-        return 0;
-    }
     const char *keep_base = strrchr(keep_path, '/');
     keep_base = keep_base ? keep_base + 1 : keep_path;
     time_t now = time(NULL);
-    struct entry *v = NULL;
-    size_t n = our_logs(d, dir, host, board, &me, keep_base, now, &v);
-    closedir(d);
-    if (n)
-        tb_sort(v, n, sizeof(*v), newest_first);
+    struct tb_log_entry *v = NULL;
+    long got = tb_logs_ours(dir, host, me.machine_id, board, keep_base, &v);
+    if (got < 0) {
+        warning("log retention: cannot open '%s': %s", dir, strerror((int)-got));
+        return 0;
+    }
+    size_t n = (size_t)got;
     int removed = 0;
     /* a clock that jumped ahead makes every log look old: ages count from now and from the
      * newest earlier log (a log stamped in the future is none), and a log is too old only

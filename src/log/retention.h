@@ -6,7 +6,9 @@
 #ifndef TB_RETENTION_H
 #define TB_RETENTION_H
 
+#include <limits.h>
 #include <stdbool.h>
+#include <time.h>
 
 /* Whose a log is, as its metadata says. */
 struct tb_log_identity {
@@ -22,6 +24,20 @@ int tb_log_identity(const char *path, struct tb_log_identity *id);
 /* Exact match: host and machine-id ("" for none) as logged, and the board line of board. */
 bool tb_log_identity_is(const struct tb_log_identity *id, const char *host, const char *machine_id,
                         const char *board);
+
+/* One of a folder's logs, as tb_logs_ours lists them. */
+struct tb_log_entry {
+    char name[NAME_MAX + 1];  /* its file name in the folder */
+    time_t stamp;             /* the start its name spells */
+    bool plausible;           /* a stamp neither in the future nor before 2020 */
+};
+
+/* The logs in dir whose metadata says they are host's (machine_id as logged: "" for none)
+ * and board's, but skip_base (a file name; NULL: none): newest first, an implausible stamp
+ * after every plausible one. *out holds them (free it). The count, or -errno when dir
+ * cannot be opened (*out NULL). */
+long tb_logs_ours(const char *dir, const char *host, const char *machine_id, const char *board,
+                  const char *skip_base, struct tb_log_entry **out);
 
 /* Of the logs in dir whose identity is that of keep_path (the log this run just wrote, of
  * host and board: nothing is removed when it does not say so), keeps the newest keep_logs

@@ -659,6 +659,8 @@ void tb_runner_ctx_end(struct tb_runner_ctx *ctx)
 {
     tb_meter_free(ctx->meter);
     ctx->meter = NULL;
+    tb_rerun_free(ctx->rerun);
+    ctx->rerun = NULL;
 }
 
 void tb_runner_result_free(struct tb_runner_result *res)

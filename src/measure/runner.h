@@ -19,6 +19,8 @@
 struct tb_sampler;
 struct tb_meter;
 
+struct tb_rerun;
+
 struct tb_runner_ctx {
     const struct tb_config *cfg;
     const struct tb_backend *be;
@@ -29,6 +31,9 @@ struct tb_runner_ctx {
     struct tb_meter *meter;           /* made by the first sweep, kept across mode steps (the
                                        * warming once a night); tb_runner_ctx_end frees it */
     const char *run_id, *host;
+    const char *host_id;              /* its machine-id ("" none): whose earlier logs teach */
+    struct tb_rerun *rerun;           /* the run-to-run spread learned from them (rerun.h), by
+                                       * the first sweep with a meter; tb_runner_ctx_end frees */
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
     bool progress;                    /* progress line on stderr (a terminal) */
     bool quiet;                       /* no notes (skipped points, the cadence) on stderr */

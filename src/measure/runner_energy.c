@@ -14,6 +14,7 @@
 #include "lib/clock.h"
 #include "lib/util.h"
 #include "log/log_meta.h"
+#include "log/logread.h"
 #include "log/outcome.h"
 
 /* Launches per sync for about 20 ms of work, from a launch's time in ms. */
@@ -130,12 +131,31 @@ static void announce(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
          "included", res->cadence, energy, how, pc->points, night, pc->settle_s);
 }
 
+/* What a rerun on another night adds: learned once a night from this host's and board's
+ * earlier logs, before this run's own rows exist (its log is a hidden part file until the
+ * end), and said in the log. */
+static void learn_rerun(struct tb_runner_ctx *ctx)
+{
+    const struct tb_power_cfg *pc = &ctx->cfg->board.power;
+    char line[640];
+    ctx->rerun = tb_rerun_learn(ctx->cfg->sweep.out_dir, ctx->host ? ctx->host : "",
+                                ctx->host_id ? ctx->host_id : "", ctx->cfg->board.name,
+                                line, sizeof(line));
+    if (!ctx->rerun)
+        snprintf(line, sizeof(line), "out of memory: the board file's settings alone");
+    tb_csvlog_meta(ctx->log, TB_META(power_rerun), "%s; power.rerun_ratio_sd %.2f%%, "
+                   "power.rerun_abs_sd %.2f%% (each counts as %d runs)", line,
+                   100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd, TB_RERUN_PRIOR_RUNS);
+}
+
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                        struct tb_rn_buffers *buf, struct tb_runner_result *res)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
     if (!ctx->meter && !(ctx->meter = tb_meter_new(ctx->sampler, pc, ctx->stop)))
         return;
+    if (!ctx->steps_done && !ctx->rerun)
+        learn_rerun(ctx);
     tb_meter_judge_clock(ctx->meter, strcmp(ctx->be->name, "cpu") != 0);
     res->idle_w = tb_meter_idle(ctx->meter, &res->idle_ci, res->idle_why,
                                 sizeof(res->idle_why));
@@ -247,6 +267,10 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result
     r->energy_counter_j = m->energy_counter_j;
     r->energy_ratio = m->ratio;
     r->energy_ratio_ci95 = m->ratio_ci;
+    r->energy_ratio_rerun_ci95 = m->ratio_rerun_ci;
+    r->rerun_ratio_sd = m->rerun.ratio;
+    r->rerun_abs_sd = m->rerun.abs;
+    r->rerun_runs = m->rerun.runs >= 0 ? m->rerun.runs : NAN;
     r->gbps_per_w = m->gbps_per_w;
     r->gbps_per_w_ci95 = m->gbps_per_w_ci;
     r->gbps_per_w_gpu = m->gbps_per_w_gpu;
@@ -285,8 +309,9 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
     const struct tb_point **pts = calloc(g ? g : 1, sizeof(*pts));
     double *moved = calloc(g ? g : 1, sizeof(double)), *med = calloc(g ? g : 1, sizeof(double));
     struct tb_meter_result *out = calloc(g ? g : 1, sizeof(*out));
+    struct tb_rerun_sd *between = calloc(g ? g : 1, sizeof(*between));
     int rc = 0;
-    if (!idx || !pts || !moved || !med || !out || !ctx->meter)
+    if (!idx || !pts || !moved || !med || !out || !between || !ctx->meter)
         goto done;
     for (size_t j = 0; j < g; j++) {
         if (!energy_wanted(ctx, grp, g, j)) {
@@ -297,6 +322,9 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
         }
         if (grp[j].p->k->flags & TB_KF_COPY_REF)
             ref = n;
+        struct tb_log_rec me;   /* the row as a reader reads it: the learner's key */
+        tb_log_rec_from_row(&grp[j].o.row, &me);
+        tb_rerun_sd(ctx->rerun, &me, &ctx->cfg->board.power, &between[n]);
         pts[n] = grp[j].p;
         moved[n] = grp[j].moved;
         med[n] = grp[j].median_ms;
@@ -313,7 +341,8 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
         goto done;
     struct energy_load el = { ctx, buf, pts, moved, med, 0 };
     struct tb_meter_load ld = { load_point, &el, load_errstr };
-    tb_meter_size(ctx->meter, &ld, n, ref, res->idle_w, res->idle_ci, ctx->deadline_ns, out);
+    tb_meter_size(ctx->meter, &ld, n, ref, res->idle_w, res->idle_ci, ctx->deadline_ns, between,
+                  out);
     for (size_t k = 0; k < n; k++)
         power_fields(ctx, &out[k], res, &grp[idx[k]].o);
     rc = el.rc;
@@ -323,5 +352,6 @@ done:
     free(moved);
     free(med);
     free(out);
+    free(between);
     return rc;
 }

@@ -468,7 +468,7 @@ static void cycles(struct size_run *r, int64_t deadline_ns)
 
 void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n, size_t ref,
                    double idle_w, double idle_ci, int64_t deadline_ns,
-                   struct tb_meter_result *out)
+                   const struct tb_rerun_sd *between, struct tb_meter_result *out)
 {
     struct size_run r = { .m = m, .ld = ld, .n = n, .ref = ref < n ? ref : SIZE_MAX };
     r.tr = calloc(n ? n : 1, sizeof(*r.tr));
@@ -492,7 +492,8 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
         static const struct tb_meter_track none;
         const struct tb_meter_track *t = r.tr ? &r.tr[j] : &none;
         const struct tb_meter_track *rt = r.tr && r.ref != SIZE_MAX ? &r.tr[r.ref] : NULL;
-        tb_meter_figures(m, t, rt, j == r.ref, idle_w, idle_ci, &r.end, &out[j]);
+        tb_meter_figures(m, t, rt, j == r.ref, idle_w, idle_ci, &r.end,
+                         between ? &between[j] : NULL, &out[j]);
     }
     free(r.tr);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "power/power.h"
+#include "power/rerun.h"
 
 /* Keeps the device busy with point i until end_ns (tb_now_ns's clock) or a stop, a chunk
  * at least; *bytes gets the bytes it moved. 0, or the backend's error (the meter stops). */
@@ -26,7 +27,11 @@ struct tb_meter_load {
 
 /* One point's energy, all from its blocks. NAN: not measured or withheld (note says why). */
 struct tb_meter_result {
-    double ratio, ratio_ci;          /* J per byte over the copy's in its neighbouring blocks */
+    double ratio, ratio_ci;          /* J per byte over the copy's in its neighbouring blocks,
+                                      * and where a rerun of as many cycles lands (its own) */
+    double ratio_rerun_ci;           /* where a rerun on another night lands: ratio_ci and
+                                      * the run-to-run spread (rerun) combined */
+    struct tb_rerun_sd rerun;        /* that spread (runs -1: none given, NAN sds) */
     double jpb, jpb_ci;              /* absolute J per byte: ratio x the copy's own */
     double total_w, total_w_ci, gpu_w;   /* mean power over its blocks, the blocks' spread */
     double gbps;                     /* bytes over time in its blocks */
@@ -91,9 +96,11 @@ bool tb_meter_warm_steady(const struct tb_meter *m);
  * reference ref (SIZE_MAX: none, then no ratio) in an order that rotates every cycle,
  * closing with a reference block, cycles added until every figure is within
  * power.target_rel_ci or the budget (power.budget_s per point, and deadline_ns when not 0)
- * is spent. idle_w/idle_ci: the run's idle, for the dynamic figure. Fills out[0..n). */
+ * is spent. idle_w/idle_ci: the run's idle, for the dynamic figure. between[0..n): each
+ * point's run-to-run spread (rerun.h), in the intervals a rerun on another night lands in
+ * (NULL: none, those intervals are the cycles' own). Fills out[0..n). */
 void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n, size_t ref,
                    double idle_w, double idle_ci, int64_t deadline_ns,
-                   struct tb_meter_result *out);
+                   const struct tb_rerun_sd *between, struct tb_meter_result *out);
 
 #endif

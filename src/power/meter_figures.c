@@ -41,6 +41,14 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
     return tb_meter_rel_ci(v, n, mean) * rerun_factor();
 }
 
+/* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
+ * the two nights' states differ by sqrt(2) sds, 1.96 of them at 95% (the sd taken as known:
+ * a setting, or learned over many runs: rerun.h). */
+static double night_rel(double sd)
+{
+    return isfinite(sd) && sd > 0 ? 1.96 * sqrt(2.0) * sd : 0.0;
+}
+
 /* The relative interval of an absolute series: a rerun's (Student t) and half the range
  * its blocks swept (the drift over the size's cycles), combined. */
 static double drift_rel(const double *v, int n, double *mean)
@@ -130,7 +138,9 @@ static void blocks_text(const struct tb_meter_track *t, bool paired, char *out, 
 static void clear(struct tb_meter_result *o)
 {
     memset(o, 0, sizeof(*o));
-    double *nan[] = { &o->ratio, &o->ratio_ci, &o->jpb, &o->jpb_ci, &o->total_w, &o->total_w_ci,
+    o->rerun.runs = -1;
+    double *nan[] = { &o->ratio, &o->ratio_ci, &o->ratio_rerun_ci, &o->rerun.ratio,
+                      &o->rerun.abs, &o->jpb, &o->jpb_ci, &o->total_w, &o->total_w_ci,
                       &o->gpu_w, &o->gbps, &o->gbps_per_w_gpu, &o->gbps_per_w, &o->gbps_per_w_ci, &o->j_per_gb,
                       &o->j_per_gb_ci, &o->dyn_pj, &o->dyn_pj_ci, &o->temp_c, &o->temp_lo_c,
                       &o->temp_hi_c, &o->gpu_clock_mhz, &o->emc_clock_mhz, &o->energy_j,
@@ -215,9 +225,12 @@ static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
-                      struct tb_meter_result *o)
+                      const struct tb_rerun_sd *bw, struct tb_meter_result *o)
 {
     clear(o);
+    if (bw)
+        o->rerun = *bw;
+    double between_ratio = bw ? night_rel(bw->ratio) : 0, between_abs = bw ? night_rel(bw->abs) : 0;
     o->measured = t->n + t->failed + t->dropped > 0;
     o->cycles = t->n;
     o->secs = t->secs;
@@ -250,15 +263,16 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     if (paired) {
         double rr = paired_rel(m, t, &o->ratio);
         o->ratio_ci = rr * o->ratio;
+        o->ratio_rerun_ci = hypot(rr, between_ratio) * o->ratio;
         rel = hypot(rr, copy_rel);
-        absolute(o, o->ratio * copy_jpb, rel, idle_w, idle_ci);
+        absolute(o, o->ratio * copy_jpb, hypot(rel, between_abs), idle_w, idle_ci);
     } else {
         if (ref) {
             o->ratio = 1.0;
-            o->ratio_ci = 0.0;
+            o->ratio_ci = o->ratio_rerun_ci = 0.0;
         }
         rel = ref ? copy_rel : drift_rel(t->jpb, t->n, &gmean);
-        absolute(o, ref ? copy_jpb : gmean, rel, idle_w, idle_ci);
+        absolute(o, ref ? copy_jpb : gmean, hypot(rel, between_abs), idle_w, idle_ci);
     }
     double judged = paired ? o->ratio_ci / o->ratio : rel;
     if (!isfinite(judged))

@@ -65,11 +65,11 @@ double tb_meter_rel_ci(const double *v, int n, double *mean);
  * interval the meter gives, and the one its stopping rule judges, is this one. */
 double tb_meter_rerun_rel(const double *v, int n, double *mean);
 /* Fills out from the track of a point: its figures and its note. ref: the reference's
- * track (NULL: none, or this is it). */
+ * track (NULL: none, or this is it). bw: the point's run-to-run spread (NULL: none). */
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
-                      struct tb_meter_result *out);
+                      const struct tb_rerun_sd *bw, struct tb_meter_result *out);
 /* The relative sd of the ratios of the size's kernels' tracks tr[0..n) but ref, pooled
  * (each track's squared deviations from its own mean, over their degrees of freedom
  * together), into m->pooled_rel_sd and m->pooled_df. The sensor's noise and the card's

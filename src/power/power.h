@@ -25,6 +25,8 @@ struct tb_power_cfg {
     double target_rel_ci;             /* cycles are added until each figure is this narrow */
     double budget_s;                  /* most seconds of energy blocks per measured point */
     int block_updates;                /* clean sensor updates a block must hold */
+    double rerun_ratio_sd;            /* run-to-run relative sd of a ratio until learned */
+    double rerun_abs_sd;              /* and of J per byte (rerun.h) */
     char points[TB_POWER_STR];        /* "fastest" (block of each kernel and size) or "all" */
     char sysfs_root[TB_POWER_STR];
     char tegrastats_command[TB_POWER_STR];

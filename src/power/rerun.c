@@ -1,0 +1,125 @@
+/* rerun.c: see rerun.h. The earlier runs come from the logs themselves, read as compare and
+ * history read them (bounded, hostile files survived), so a board's nights teach its own
+ * spread without a file of their own to keep or lose. */
+#include "power/rerun.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/stats.h"
+#include "log/logread.h"
+#include "log/retention.h"
+
+struct tb_rerun {
+    struct tb_logset set;
+    size_t *start;                /* log k's rows: set.v[start[k] .. start[k + 1]) */
+    size_t nlogs;
+};
+
+struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
+                                const char *board, char *line, size_t n)
+{
+    struct tb_rerun *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    tb_logset_init(&r->set, "rerun");
+    struct tb_log_entry *v = NULL;
+    long got = tb_logs_ours(dir, host, host_id, board, NULL, &v);
+    if (got < 0) {
+        snprintf(line, n, "cannot open '%s': %s: the board file's settings alone", dir,
+                 strerror((int)-got));
+        return r;
+    }
+    size_t take = (size_t)got < TB_RERUN_MAX_LOGS ? (size_t)got : TB_RERUN_MAX_LOGS;
+    if (!(r->start = calloc(take + 1, sizeof(*r->start)))) {
+        free(v);
+        tb_rerun_free(r);
+        return NULL;
+    }
+    for (size_t k = 0; k < take; k++) {
+        char path[8192];
+        snprintf(path, sizeof(path), "%s/%s", dir, v[k].name);
+        r->start[k] = r->set.n;
+        tb_logread(&r->set, path);
+        r->start[k + 1] = r->set.n;
+        r->nlogs = k + 1;
+    }
+    free(v);
+    snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the newest %d "
+             "at most; %zu row(s))", r->nlogs, dir, TB_RERUN_MAX_LOGS, r->set.n);
+    return r;
+}
+
+void tb_rerun_free(struct tb_rerun *r)
+{
+    if (!r)
+        return;
+    tb_logset_free(&r->set);
+    free(r->start);
+    free(r);
+}
+
+static bool same_point(const struct tb_log_rec *a, const struct tb_log_rec *me)
+{
+    return !strcmp(a->device, me->device) && !strcmp(a->board, me->board) &&
+           !strcmp(a->kernel, me->kernel) && !strcmp(a->elem, me->elem) &&
+           a->rows == me->rows && a->cols == me->cols && a->bx == me->bx && a->by == me->by &&
+           !tb_log_step_cmp(a, me);
+}
+
+/* A row whose figures can teach the spread: a result, the ratio with its cycles' interval,
+ * J per byte, two cycles or more, and not held at the power limit (its ratio follows the
+ * card's temperature: cap_note in meter_figures.c). */
+static bool teaches(const struct tb_log_rec *a)
+{
+    return tb_log_usable(a) && !a->failed_night && !a->bad_time && a->energy_ratio > 0 &&
+           isfinite(a->energy_ratio) && isfinite(a->energy_ratio_cycles_ci) &&
+           a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 && !a->power_capped;
+}
+
+/* The relative variance of v[0..m) about its mean, over m - 1. */
+static double rel_var(const double *v, int m)
+{
+    double mean = 0, ss = 0;
+    for (int i = 0; i < m; i++)
+        mean += v[i] / m;
+    for (int i = 0; i < m; i++)
+        ss += (v[i] / mean - 1.0) * (v[i] / mean - 1.0);
+    return ss / (m - 1);
+}
+
+/* The learned variance pulled toward the setting p, which counts as TB_RERUN_PRIOR_RUNS. */
+static double pulled(double p, double s2, int m)
+{
+    return sqrt((TB_RERUN_PRIOR_RUNS * p * p + (m - 1) * s2) / (TB_RERUN_PRIOR_RUNS + m - 1));
+}
+
+void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
+                 const struct tb_power_cfg *pc, struct tb_rerun_sd *out)
+{
+    out->ratio = pc->rerun_ratio_sd;
+    out->abs = pc->rerun_abs_sd;
+    out->runs = 0;
+    double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
+    int m = 0;
+    for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++)
+        for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
+            const struct tb_log_rec *a = &r->set.v[i];
+            if (!same_point(a, me) || !teaches(a))
+                continue;
+            /* its cycles' interval is t x s x sqrt(2/n): its mean's own variance from it */
+            double t = tb_t95((size_t)a->power_cycles - 1);
+            double se = a->energy_ratio_cycles_ci / a->energy_ratio / (t * sqrt(2.0));
+            own += se * se;
+            ratio[m] = a->energy_ratio;
+            jpb[m++] = a->j_per_gb;
+            break;   /* one row a run */
+        }
+    if (m < 2)
+        return;
+    out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, rel_var(ratio, m) - own / m), m);
+    out->abs = pulled(pc->rerun_abs_sd, rel_var(jpb, m), m);
+    out->runs = m;
+}

@@ -1,0 +1,200 @@
+/* test_power_rerun.c: the run-to-run spread a rerun on another night adds (src/power/rerun.c),
+ * learned from earlier logs written here as the tool writes them (plain text under a .csv.gz
+ * name, which the reader takes as gzip does): the board file's settings alone without two
+ * earlier runs; the spread of their figures pulled toward the settings; a spread their own
+ * cycles explain teaches nothing more; only this host's, board's, device's, point's and
+ * step's runs count, one row a run, power-capped rows left out; a damaged log is left out. */
+#include "helpers.h"
+
+#include <math.h>
+
+#include "lib/stats.h"
+#include "log/logread.h"
+#include "power/rerun.h"
+
+static const struct tb_power_cfg pc = { .rerun_ratio_sd = 0.004, .rerun_abs_sd = 0.008 };
+
+#define HEADER "host,board,device,kernel,elem,rows,cols,block_x,block_y,gbps,status," \
+               "verified,power_mode,energy_ratio,energy_ratio_ci95,j_per_gb,power_cycles," \
+               "power_capped_blocks\n"
+
+/* A log of host h and board lab-h200 started on day d (2026-11-d), its rows as given. */
+static void write_log(const char *dir, const char *h, int d, const char *rows)
+{
+    char name[128], text[8192];
+    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z.csv.gz", h, d);
+    snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
+             "# run_id: %s_lab-h200_202611%02dT010000Z\n# host: %s\n"
+             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
+             "# end: complete\n", h, d, h, rows);
+    free(th_write(dir, name, text));
+}
+
+/* One row of vec16 256x1 at 8192x8192 float on an H200 in no power mode. */
+static void vec16_row(char *buf, size_t n, double ratio, double ci, double jpg, int cycles,
+                      int capped)
+{
+    snprintf(buf, n, "lab,lab-h200,NVIDIA H200,vec16,float,8192,8192,256,1,3600,ok,ok,,"
+             "%.5f,%.5f,%.5f,%d,%d\n", ratio, ci, jpg, cycles, capped);
+}
+
+static struct tb_rerun *learn(const char *dir)
+{
+    char line[512];
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    assert_non_null(r);
+    return r;
+}
+
+static void me_vec16(struct tb_log_rec *me)
+{
+    memset(me, 0, sizeof(*me));
+    strcpy(me->host, "lab");
+    strcpy(me->board, "lab-h200");
+    strcpy(me->device, "NVIDIA H200");
+    strcpy(me->kernel, "vec16");
+    strcpy(me->elem, "float");
+    me->rows = me->cols = 8192;
+    me->bx = 256;
+    me->by = 1;
+    me->gpu_cap_mhz = me->emc_cap_mhz = NAN;
+}
+
+static void test_settings_alone_before_two_runs(void **state)
+{
+    char *dir = th_tmpdir(), line[512], row[256];
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    th_must_have(line, "0 earlier log(s)");
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 0);
+    th_assert_close(sd.ratio, 0.004, 1e-12);
+    th_assert_close(sd.abs, 0.008, 1e-12);
+    tb_rerun_free(r);
+    vec16_row(row, sizeof(row), 1.20, 0.001, 0.180, 4, 0);
+    write_log(dir, "lab", 1, row);
+    r = learn(dir);
+    tb_rerun_sd(r, &me, &pc, &sd);   /* one run: no spread to learn */
+    assert_int_equal(sd.runs, 0);
+    th_assert_close(sd.ratio, 0.004, 1e-12);
+    tb_rerun_free(r);
+    tb_rerun_sd(NULL, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 0);
+    /* a folder that cannot be opened: said, the settings alone */
+    r = tb_rerun_learn("/nonexistent-tb-dir", "lab", "", "lab-h200", line, sizeof(line));
+    assert_non_null(r);
+    th_must_have(line, "cannot open '/nonexistent-tb-dir'");
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Four nights of ratios 1 +- d and J/GB 1 +- 2d (mean 1, four squared deviations of d^2 in
+ * 3 degrees of freedom), cycles so tight they explain none of it: the learned variance
+ * (2 p^2 + 3 s^2) / 5, the settings counting as two runs. */
+static void test_spread_pulled_toward_the_settings(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    const double d = 0.01;
+    for (int k = 0; k < 4; k++) {
+        double sign = k % 2 ? -1 : 1;
+        vec16_row(row, sizeof(row), 1 + sign * d, 1e-6, 1 + sign * 2 * d, 4, 0);
+        write_log(dir, "lab", 1 + k, row);
+    }
+    struct tb_rerun *r = learn(dir);
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 4);
+    double s2 = 4 * d * d / 3, s2a = 4 * 4 * d * d / 3;
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-6);
+    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s2a) / 5), 1e-6);
+    assert_true(sd.ratio > 0.004 && sd.ratio < sqrt(s2));   /* between the two */
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The same four nights, each with cycles whose own interval explains their whole spread:
+ * nothing beyond the cycles is learned for the ratio (the setting's weight alone is left,
+ * shrunk by three runs that saw nothing more); J/GB's logged interval already holds such a
+ * term, so its spread is taken whole. */
+static void test_spread_the_cycles_explain_teaches_nothing(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    const double d = 0.01;
+    int cycles = 4;
+    /* a run's mean has variance (ci / (t sqrt 2))^2: make it the runs' variance 4d^2/3 */
+    double ci = sqrt(4 * d * d / 3) * tb_t95((size_t)cycles - 1) * sqrt(2.0);
+    for (int k = 0; k < 4; k++) {
+        double sign = k % 2 ? -1 : 1;
+        vec16_row(row, sizeof(row), 1 + sign * d, ci * (1 + sign * d), 1 + sign * d, cycles, 0);
+        write_log(dir, "lab", 1 + k, row);
+    }
+    struct tb_rerun *r = learn(dir);
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 4);
+    th_assert_close(sd.ratio, 0.004 * sqrt(2.0 / 5.0), 2e-5);
+    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * (4 * d * d / 3)) / 5), 1e-6);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
+ * block, device or power mode; a power-capped row; a row without the cycles' interval; a
+ * second row of one run; another host's log; a damaged file. Two runs of the point remain. */
+static void test_only_this_points_runs_count(void **state)
+{
+    char *dir = th_tmpdir(), a[256], b[256], rows[4096];
+    vec16_row(a, sizeof(a), 1.19, 1e-6, 0.18, 4, 0);
+    vec16_row(b, sizeof(b), 1.50, 1e-6, 0.30, 4, 0);   /* a second row of run 1: not taken */
+    snprintf(rows, sizeof(rows), "%s%s"
+             "lab,lab-h200,NVIDIA H200,tile2x2,float,8192,8192,32,8,3600,ok,ok,,1.9,1e-6,0.3,4,0\n"
+             "lab,lab-h200,NVIDIA H200,vec16,float,4096,4096,256,1,3600,ok,ok,,1.9,1e-6,0.3,4,0\n"
+             "lab,lab-h200,NVIDIA H200,vec16,float,8192,8192,128,1,3600,ok,ok,,1.9,1e-6,0.3,4,0\n"
+             "lab,lab-h200,NVIDIA H100,vec16,float,8192,8192,256,1,3600,ok,ok,,1.9,1e-6,0.3,4,0\n"
+             "lab,lab-h200,NVIDIA H200,vec16,float,8192,8192,256,1,3600,ok,ok,MAXN,1.9,1e-6,0.3,4,0\n",
+             a, b);
+    write_log(dir, "lab", 1, rows);
+    vec16_row(a, sizeof(a), 1.90, 1e-6, 0.90, 4, 3);            /* capped: 3 of 4 */
+    vec16_row(b, sizeof(b), 1.21, 1e-6, 0.19, 4, 0);
+    snprintf(rows, sizeof(rows), "%s%s", a, b);   /* the capped row is skipped, b taken */
+    write_log(dir, "lab", 2, rows);
+    vec16_row(a, sizeof(a), 1.90, NAN, 0.90, 4, 0);            /* no cycles' interval */
+    write_log(dir, "lab", 3, a);
+    vec16_row(a, sizeof(a), 1.90, 1e-6, 0.90, 4, 0);
+    write_log(dir, "other", 4, a);                               /* another host's */
+    free(th_write(dir, "lab_lab-h200_20261105T010000Z.csv.gz", "\x1f\x8b\x08\x00garbage"));
+    th_stderr_begin();
+    struct tb_rerun *r = learn(dir);
+    free(th_stderr_end());
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 2);
+    /* 1.19 and 1.21: relative deviations of 1/120 each side, one degree of freedom */
+    double s2 = 2 * (0.01 / 1.20) * (0.01 / 1.20);
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + s2) / 3), 1e-6);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        TH_TEST(test_settings_alone_before_two_runs),
+        TH_TEST(test_spread_pulled_toward_the_settings),
+        TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
+        TH_TEST(test_only_this_points_runs_count),
+    };
+    return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
+}
