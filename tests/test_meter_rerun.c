@@ -113,6 +113,7 @@ static void test_another_nights_state_inside_the_rerun_interval(void **state)
     }
     /* the copy's own row: a ratio of exactly 1, its interval none */
     assert_true(first[0].ratio == 1.0 && first[0].ratio_rerun_ci == 0.0);
+    assert_true(isnan(first[0].rerun.ratio) && first[0].rerun.abs == 0.008);
 }
 
 /* Point 2 draws 12 W at 40 C under a limit of 11.5 W (as tile2x2 and vec16 drew 699 of an

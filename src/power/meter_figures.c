@@ -271,6 +271,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
             o->ratio = 1.0;
             o->ratio_ci = o->ratio_rerun_ci = 0.0;
         }
+        o->rerun.ratio = NAN;   /* the copy's ratio is 1 by definition: no spread of its own */
         rel = ref ? copy_rel : drift_rel(t->jpb, t->n, &gmean);
         absolute(o, ref ? copy_jpb : gmean, hypot(rel, between_abs), idle_w, idle_ci);
     }
