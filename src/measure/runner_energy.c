@@ -133,19 +133,19 @@ static void announce(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
 
 /* What a rerun on another night adds: learned once a night from this host's and board's
  * earlier logs, before this run's own rows exist (its log is a hidden part file until the
- * end), and said in the log. */
-static void learn_rerun(struct tb_runner_ctx *ctx)
+ * end); res->rerun says it, logged with the other power lines at the end. */
+static void learn_rerun(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
-    char line[640];
+    char line[512];
     ctx->rerun = tb_rerun_learn(ctx->cfg->sweep.out_dir, ctx->host ? ctx->host : "",
                                 ctx->host_id ? ctx->host_id : "", ctx->cfg->board.name,
                                 line, sizeof(line));
     if (!ctx->rerun)
         snprintf(line, sizeof(line), "out of memory: the board file's settings alone");
-    tb_csvlog_meta(ctx->log, TB_META(power_rerun), "%s; power.rerun_ratio_sd %.2f%%, "
-                   "power.rerun_abs_sd %.2f%% (each counts as %d runs)", line,
-                   100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd, TB_RERUN_PRIOR_RUNS);
+    snprintf(res->rerun, sizeof(res->rerun), "%s; power.rerun_ratio_sd %.2f%%, "
+             "power.rerun_abs_sd %.2f%% (each counts as %d runs)", line,
+             100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd, TB_RERUN_PRIOR_RUNS);
 }
 
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
@@ -155,7 +155,7 @@ void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
     if (!ctx->meter && !(ctx->meter = tb_meter_new(ctx->sampler, pc, ctx->stop)))
         return;
     if (!ctx->steps_done && !ctx->rerun)
-        learn_rerun(ctx);
+        learn_rerun(ctx, res);
     tb_meter_judge_clock(ctx->meter, strcmp(ctx->be->name, "cpu") != 0);
     res->idle_w = tb_meter_idle(ctx->meter, &res->idle_ci, res->idle_why,
                                 sizeof(res->idle_why));
@@ -213,6 +213,8 @@ void tb_rn_power_end(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
                    res->idle_why[0] ? "; " : "", res->idle_why);
     if (res->settle[0])
         tb_csvlog_meta(ctx->log, TB_META(power_settle), "%s", res->settle);
+    if (res->rerun[0])
+        tb_csvlog_meta(ctx->log, TB_META(power_rerun), "%s", res->rerun);
     double since, said = tb_meter_announced(ctx->meter, &since);
     size_t steps = ctx->steps ? ctx->steps : 1;
     ctx->steps_done++;

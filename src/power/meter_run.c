@@ -60,11 +60,11 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
     struct tb_power_figures f;
     tb_power_over(m->s, &loose, t0, t1, &f);
     *ci = f.total_w_ci;
-    /* a reading's spread, from the first idle's interval (the wider of the readings' and
-     * the batches' means': an upper bound), for the plan of the cycles */
-    if (isnan(m->idle_rel_sd) && f.updates >= 3 && isfinite(f.total_w_ci) && f.total_w > 0)
-        m->idle_rel_sd = f.total_w_ci / f.total_w * sqrt((double)f.updates) /
-                         tb_t95(f.updates - 1);
+    /* a reading's spread in the first idle, for the plan of the cycles: from successive
+     * readings, not the idle's interval, which a card still cooling from the run before
+     * widens (four H200s at once: +-3 W of 125 W planned 48 s for runs of 27 s) */
+    if (isnan(m->idle_rel_sd) && f.updates >= 3 && isfinite(f.reading_rel_sd))
+        m->idle_rel_sd = f.reading_rel_sd;
     if (why && n && f.updates < 2 && f.samples > 0)
         snprintf(why, n, "the reading changed %zu time(s) in %.1f s of idle (%zu polls): a "
                  "static sensor, no interval", f.updates, (t1 - t0) * 1e-9, f.samples);

@@ -157,6 +157,8 @@ struct tb_power_figures {
     double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
     size_t samples;               /* total-rail readings (polls) inside the window */
     size_t updates;               /* distinct sensor updates inside it: the independent ones */
+    double reading_rel_sd;        /* one update's relative sd from successive differences
+                                   * (a drift across the window left out); NAN: under 3 */
     size_t reason_samples;        /* readings inside it that carried clock-event reasons */
     size_t capped_samples;        /* of those, the ones with the power cap's bit */
     bool withheld;                /* the interval is too wide (or too few updates): no figure */

@@ -147,6 +147,32 @@ static double batch_rel(const int64_t *tc, const double *vc, size_t nr, int64_t 
     return mean > 0 ? hw / mean : NAN;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One reading's relative sd from the differences of successive ones: a slow drift adds
+ * almost nothing to them (the first idle after a run decays by watts over its second,
+ * which the batch means rightly widen the idle's interval for, but which is no noise of a
+ * reading), and their median leaves out a step. For normal noise of sd s a difference has
+ * sd s sqrt 2 and median magnitude 0.6745 s sqrt 2. NAN under 3 values. */
+static double successive_rel_sd(const double *v, size_t n, double mean)
+{
+    if (n < 3 || !(mean > 0))
+        return NAN;
+    double *d = malloc((n - 1) * sizeof(*d));
+    if (!d)
+        return NAN;
+    for (size_t i = 0; i + 1 < n; i++)
+        d[i] = fabs(v[i + 1] - v[i]);
+    tb_sort(d, n - 1, sizeof(*d), by_value);
+    double med = (n - 1) % 2 ? d[(n - 1) / 2] : 0.5 * (d[(n - 1) / 2 - 1] + d[(n - 1) / 2]);
+    free(d);
+    return med / (0.6745 * sqrt(2.0)) / mean;
+}
+
 static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64_t t1,
                   bool counter, double period_ms, const struct tb_power_cfg *pc,
                   struct tb_power_figures *f)
@@ -176,6 +202,7 @@ static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64
     }
     double hw, mean = tb_mean_ci95(vc, nr, &hw);
     double rel = mean > 0 ? hw / mean : NAN;
+    f->reading_rel_sd = successive_rel_sd(vc, nr, mean);
     double rel_b = batch_rel(tc, vc, nr, t0, t1, pc->batches);
     if (!isnan(rel_b) && rel_b > rel)
         rel = rel_b;   /* the wider: the readings' noise, or a drift across the window */
@@ -202,7 +229,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
 {
     memset(f, 0, sizeof(*f));
     f->total_w = f->gpu_w = f->energy_j = f->energy_counter_j = f->total_w_ci = NAN;
-    f->gpu_temp_c = f->gpu_clock_mhz = f->emc_clock_mhz = NAN;
+    f->gpu_temp_c = f->gpu_clock_mhz = f->emc_clock_mhz = f->reading_rel_sd = NAN;
     int64_t margin = (int64_t)pc->interval_ms * 4 * 1000000;
     size_t n = 0;
     struct tb_power_sample *w = tb_sampler_window(s, t0, t1, margin, &n);
