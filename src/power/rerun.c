@@ -25,6 +25,10 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
     if (!r)
         return NULL;
     tb_logset_init(&r->set, "rerun");
+    /* read at every night's start, on a Nano too: a tune run's thousands of rows are not
+     * what a point's nights are, and 100000 rows are about 75 MB */
+    r->set.max_rows_per_log = TB_RERUN_MAX_ROWS_PER_LOG;
+    r->set.max_rows = TB_RERUN_MAX_ROWS;
     struct tb_log_entry *v = NULL;
     long got = tb_logs_ours(dir, host, host_id, board, NULL, &v);
     if (got < 0) {

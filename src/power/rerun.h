@@ -18,6 +18,8 @@
 #define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in runs */
 #define TB_RERUN_MAX_LOGS 60      /* the newest logs of the folder read */
 #define TB_RERUN_MAX_RUNS 30      /* the newest earlier runs of a point used */
+#define TB_RERUN_MAX_ROWS_PER_LOG 20000   /* rows read of one log, and of all */
+#define TB_RERUN_MAX_ROWS 100000
 
 struct tb_log_rec;
 
