@@ -91,60 +91,57 @@ static void test_settings_alone_before_two_runs(void **state)
     free(dir);
 }
 
-/* Four nights of ratios 1 +- d and J/GB 1 +- 2d (mean 1, four squared deviations of d^2 in
- * 3 degrees of freedom), cycles so tight they explain none of it: the learned variance
- * (2 p^2 + 3 s^2) / 5, the settings counting as two runs. */
-static void test_spread_pulled_toward_the_settings(void **state)
+/* Four nights of vec16 whose ratios alternate 1 + d, 1 - d (each run's cycles' interval
+ * ci_rel of its ratio, over cycles) and J/GB 1 + jd, 1 - jd: what is learned from them. */
+static void alternating_nights(double d, double ci_rel, double jd, int cycles,
+                               struct tb_rerun_sd *sd)
 {
     char *dir = th_tmpdir(), row[256];
-    const double d = 0.01;
     for (int k = 0; k < 4; k++) {
         double sign = k % 2 ? -1 : 1;
-        vec16_row(row, sizeof(row), 1 + sign * d, 1e-6, 1 + sign * 2 * d, 4, 0);
+        vec16_row(row, sizeof(row), 1 + sign * d, ci_rel * (1 + sign * d), 1 + sign * jd,
+                  cycles, 0);
         write_log(dir, "lab", 1 + k, row);
     }
     struct tb_rerun *r = learn(dir);
     struct tb_log_rec me;
     me_vec16(&me);
-    struct tb_rerun_sd sd;
-    tb_rerun_sd(r, &me, &pc, &sd);
-    assert_int_equal(sd.runs, 4);
-    double s2 = 4 * d * d / 3, s2a = 4 * 4 * d * d / 3;
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-6);
-    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s2a) / 5), 1e-6);
-    assert_true(sd.ratio > 0.004 && sd.ratio < sqrt(s2));   /* between the two */
+    tb_rerun_sd(r, &me, &pc, sd);
     tb_rerun_free(r);
     th_rmtree(dir);
     free(dir);
 }
 
-/* The same four nights, each with cycles whose own interval explains their whole spread:
- * nothing beyond the cycles is learned for the ratio (the setting's weight alone is left,
- * shrunk by three runs that saw nothing more); J/GB's logged interval already holds such a
- * term, so its spread is taken whole. */
+/* Ratios 1 +- d and J/GB 1 +- 2d (mean 1, four squared deviations of d^2 in 3 degrees of
+ * freedom), cycles so tight they explain none of it: the learned variance (2 p^2 + 3 s^2) /
+ * 5, the settings counting as two runs. */
+static void test_spread_pulled_toward_the_settings(void **state)
+{
+    const double d = 0.01;
+    struct tb_rerun_sd sd;
+    alternating_nights(d, 1e-6, 2 * d, 4, &sd);
+    assert_int_equal(sd.runs, 4);
+    double s2 = 4 * d * d / 3, s2a = 4 * 4 * d * d / 3;
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-6);
+    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s2a) / 5), 1e-6);
+    assert_true(sd.ratio > 0.004 && sd.ratio < sqrt(s2));   /* between the two */
+}
+
+/* The same nights, each with cycles whose own interval explains their whole spread: nothing
+ * beyond the cycles is learned for the ratio (the setting's weight alone is left, shrunk by
+ * three runs that saw nothing more); J/GB's logged interval already holds such a term, so
+ * its spread is taken whole. */
 static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 {
-    char *dir = th_tmpdir(), row[256];
     const double d = 0.01;
     int cycles = 4;
     /* a run's mean has variance (ci / (t sqrt 2))^2: make it the runs' variance 4d^2/3 */
     double ci = sqrt(4 * d * d / 3) * tb_t95((size_t)cycles - 1) * sqrt(2.0);
-    for (int k = 0; k < 4; k++) {
-        double sign = k % 2 ? -1 : 1;
-        vec16_row(row, sizeof(row), 1 + sign * d, ci * (1 + sign * d), 1 + sign * d, cycles, 0);
-        write_log(dir, "lab", 1 + k, row);
-    }
-    struct tb_rerun *r = learn(dir);
-    struct tb_log_rec me;
-    me_vec16(&me);
     struct tb_rerun_sd sd;
-    tb_rerun_sd(r, &me, &pc, &sd);
+    alternating_nights(d, ci, d, cycles, &sd);
     assert_int_equal(sd.runs, 4);
     th_assert_close(sd.ratio, 0.004 * sqrt(2.0 / 5.0), 2e-5);
     th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * (4 * d * d / 3)) / 5), 1e-6);
-    tb_rerun_free(r);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
