@@ -18,16 +18,26 @@ static const struct tb_power_cfg pc = { .rerun_ratio_sd = 0.004, .rerun_abs_sd =
                "verified,power_mode,energy_ratio,energy_ratio_ci95,j_per_gb,power_cycles," \
                "power_capped_blocks\n"
 
-/* A log of host h and board lab-h200 started on day d (2026-11-d), its rows as given. */
+#define IMAGES "5f1e0a"   /* the kernel images' sha256 the learning run carries */
+
+/* A log of host h and board lab-h200 started on day d (2026-11-d), of kernel images img
+ * (NULL: a log from before the line), its rows as given. */
+static void write_log_of(const char *dir, const char *h, int d, const char *img, const char *rows)
+{
+    char name[128], text[8192], line[96] = "";
+    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z.csv.gz", h, d);
+    if (img)
+        snprintf(line, sizeof(line), "# images_sha256: %s\n", img);
+    snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
+             "# run_id: %s_lab-h200_202611%02dT010000Z\n%s# host: %s\n"
+             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
+             "# end: complete\n", h, d, line, h, rows);
+    free(th_write(dir, name, text));
+}
+
 static void write_log(const char *dir, const char *h, int d, const char *rows)
 {
-    char name[128], text[8192];
-    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z.csv.gz", h, d);
-    snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
-             "# run_id: %s_lab-h200_202611%02dT010000Z\n# host: %s\n"
-             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
-             "# end: complete\n", h, d, h, rows);
-    free(th_write(dir, name, text));
+    write_log_of(dir, h, d, IMAGES, rows);
 }
 
 /* One row of vec16 256x1 at 8192x8192 float on an H200 in no power mode. */
@@ -41,7 +51,8 @@ static void vec16_row(char *buf, size_t n, double ratio, double ci, double jpg, 
 static struct tb_rerun *learn(const char *dir)
 {
     char line[512];
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
+                                        sizeof(line));
     assert_non_null(r);
     return r;
 }
@@ -66,7 +77,8 @@ static void test_settings_alone_before_two_runs(void **state)
     struct tb_log_rec me;
     me_vec16(&me);
     struct tb_rerun_sd sd;
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
+                                        sizeof(line));
     th_must_have(line, "0 earlier log(s)");
     tb_rerun_sd(r, &me, &pc, &sd);
     assert_int_equal(sd.runs, 0);
@@ -83,7 +95,8 @@ static void test_settings_alone_before_two_runs(void **state)
     tb_rerun_sd(NULL, &me, &pc, &sd);
     assert_int_equal(sd.runs, 0);
     /* a folder that cannot be opened: said, the settings alone */
-    r = tb_rerun_learn("/nonexistent-tb-dir", "lab", "", "lab-h200", line, sizeof(line));
+    r = tb_rerun_learn("/nonexistent-tb-dir", "lab", "", "lab-h200", IMAGES, line,
+                       sizeof(line));
     assert_non_null(r);
     th_must_have(line, "cannot open '/nonexistent-tb-dir'");
     tb_rerun_free(r);
@@ -146,7 +159,9 @@ static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
  * block, device or power mode; a power-capped row; a row without the cycles' interval; a
- * second row of one run; another host's log; a damaged file. Two runs of the point remain. */
+ * second row of one run; another host's log; a log of other kernel images (a new build's
+ * kernels move their ratios: no night's spread) or from before the images were logged; a
+ * damaged file. Two runs of the point remain. */
 static void test_only_this_points_runs_count(void **state)
 {
     char *dir = th_tmpdir(), a[256], b[256], rows[4096];
@@ -168,6 +183,8 @@ static void test_only_this_points_runs_count(void **state)
     write_log(dir, "lab", 3, a);
     vec16_row(a, sizeof(a), 1.90, 1e-6, 0.90, 4, 0);
     write_log(dir, "other", 4, a);                               /* another host's */
+    write_log_of(dir, "lab", 6, "77aa00", a);                    /* other kernel images */
+    write_log_of(dir, "lab", 7, NULL, a);                        /* before the line */
     free(th_write(dir, "lab_lab-h200_20261105T010000Z.csv.gz", "\x1f\x8b\x08\x00garbage"));
     th_stderr_begin();
     struct tb_rerun *r = learn(dir);

@@ -15,11 +15,12 @@
 struct tb_rerun {
     struct tb_logset set;
     size_t *start;                /* log k's rows: set.v[start[k] .. start[k + 1]) */
+    bool *kept;                   /* log k ran these kernel images */
     size_t nlogs;
 };
 
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
-                                const char *board, char *line, size_t n)
+                                const char *board, const char *images, char *line, size_t n)
 {
     struct tb_rerun *r = calloc(1, sizeof(*r));
     if (!r)
@@ -37,22 +38,29 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         return r;
     }
     size_t take = (size_t)got < TB_RERUN_MAX_LOGS ? (size_t)got : TB_RERUN_MAX_LOGS;
-    if (!(r->start = calloc(take + 1, sizeof(*r->start)))) {
+    r->kept = calloc(take + 1, sizeof(*r->kept));
+    if (!r->kept || !(r->start = calloc(take + 1, sizeof(*r->start)))) {
         free(v);
         tb_rerun_free(r);
         return NULL;
     }
+    size_t kept = 0;
     for (size_t k = 0; k < take; k++) {
         char path[8192];
         snprintf(path, sizeof(path), "%s/%s", dir, v[k].name);
         r->start[k] = r->set.n;
+        size_t before = r->set.nlogs;
         tb_logread(&r->set, path);
         r->start[k + 1] = r->set.n;
+        r->kept[k] = r->set.nlogs > before &&
+                     !strcmp(r->set.logs[r->set.nlogs - 1].images, images);
+        kept += r->kept[k];
         r->nlogs = k + 1;
     }
     free(v);
     snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the newest %d "
-             "at most; %zu row(s))", r->nlogs, dir, TB_RERUN_MAX_LOGS, r->set.n);
+             "at most), %zu of them of these kernel images (sha256 %.12s...)", r->nlogs, dir,
+             TB_RERUN_MAX_LOGS, kept, images);
     return r;
 }
 
@@ -62,6 +70,7 @@ void tb_rerun_free(struct tb_rerun *r)
         return;
     tb_logset_free(&r->set);
     free(r->start);
+    free(r->kept);
     free(r);
 }
 
@@ -109,7 +118,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
     int m = 0;
     for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++)
-        for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
+        for (size_t i = r->start[k]; r->kept[k] && i < r->start[k + 1]; i++) {
             const struct tb_log_rec *a = &r->set.v[i];
             if (!same_point(a, me) || !teaches(a))
                 continue;
