@@ -8,7 +8,11 @@
  *   hang-init     nvmlInit never returns (a wedged driver)
  *   hang:N        power reads never return after N good ones (a GPU that stops answering)
  * $TB_FAKE_NVML_REASONS: the clock-event reasons bitmask nvmlDeviceGetCurrentClocksEventReasons
- * answers (strtoull, e.g. "0x44"; default 0); "notsup" answers NOT_SUPPORTED. */
+ * answers (strtoull, e.g. "0x44"; default 0); "notsup" answers NOT_SUPPORTED.
+ * $TB_FAKE_NVML_MEM_TEMP: the memory's temperature nvmlDeviceGetFieldValues answers for
+ * NVML_FI_DEV_MEMORY_TEMP (82), as a signed int ("45"), or a double where it has a point
+ * ("45.5"); unset: that field's own nvmlReturn is NOT_SUPPORTED (a GDDR board), the call
+ * itself NVML_SUCCESS as a real driver's. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +20,14 @@
 
 typedef int nvml_ret;
 struct nvml_util { unsigned int gpu, memory; };
+/* nvml.h's nvmlFieldValue_t */
+struct nvml_field {
+    unsigned int field_id, scope_id;
+    long long timestamp, latency_us;
+    int value_type, ret;
+    union { double d; int si; unsigned int ui; unsigned long ul; unsigned long long ull;
+            long long sll; unsigned short us; } value;
+};
 static int calls;
 
 static const char *mode(void)
@@ -86,5 +98,24 @@ nvml_ret nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *m
     if (r && !strcmp(r, "notsup"))
         return 3;
     *mask = r ? strtoull(r, NULL, 0) : 0;
+    return 0;
+}
+
+nvml_ret nvmlDeviceGetFieldValues(void *dev, int n, struct nvml_field *f)
+{
+    const char *t = getenv("TB_FAKE_NVML_MEM_TEMP");
+    for (int i = 0; i < n; i++) {
+        f[i].ret = 3;
+        if (f[i].field_id != 82 || !t)
+            continue;
+        f[i].ret = 0;
+        if (strchr(t, '.')) {
+            f[i].value_type = 0;
+            f[i].value.d = strtod(t, NULL);
+        } else {
+            f[i].value_type = 5;
+            f[i].value.si = atoi(t);
+        }
+    }
     return 0;
 }

@@ -3,7 +3,8 @@
  * simulated temperature (0.4% a degree, as the H100 logs showed), read through sensors of
  * the kinds the tool meets: an INA3221 hwmon that averages 430 ms, NVML's energy counter
  * every 100 ms, a Nano's triggered IIO sensor (one conversion a reading), a static sensor,
- * a source that dies. Static functions: each test program includes it once. */
+ * a source that dies; the memory's own temperature where a test asks (sim.mem_above_c).
+ * Static functions: each test program includes it once. */
 #ifndef TB_TEST_METER_SIM_H
 #define TB_TEST_METER_SIM_H
 
@@ -33,6 +34,8 @@ static struct sim {
     int64_t seg_t[4096];          /* load switches: from seg_t[i], point seg_p[i] (-1 idle) */
     int seg_p[4096], nseg;
     double temp0, heat_c_per_s;   /* temperature: temp0 + heat x seconds since t0 (capped) */
+    double mem_above_c;           /* the memory's own temperature this far above the GPU's
+                                   * with every reading (an HBM board); NAN: not said */
     double noise;                 /* relative noise of a reading */
     double cap_w;                 /* the power limit: a point above it draws it (0: none) */
     double copy_scale;            /* the copy's power this night over its usual (0: 1): a
@@ -137,7 +140,7 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
             f->value = energy(edge - p, edge) / ((double)p * 1e-9) * 1e3 * (1 + noise());
         f->last_k = k;
     }
-    double t = temp_at(now);
+    double t = temp_at(now), mem_above = sim.mem_above_c;
     bool fell = sim.clock_fall_after_s > 0 && (now - sim.t0) * 1e-9 > sim.clock_fall_after_s;
     /* NVML's clock-event reasons with every reading (COUNTER only: the other sensors cannot
      * say): the power cap's bit while the load would draw more than the limit */
@@ -149,6 +152,7 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
         s->energy_mj = f->counter;
     s->rail_mw[0] = sim.kind == COUNTER ? (float)(power_at(now) * 1e3) : (float)f->value;
     s->gpu_temp_c = (float)t;
+    s->mem_temp_c = (float)(t + mem_above);
     s->gpu_clock_mhz = fell ? 700.0f : 1400.0f;
     return 0;
 }
@@ -231,6 +235,7 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim.nseg = 0;
     sim.temp0 = 40;
     sim.heat_c_per_s = 0;
+    sim.mem_above_c = NAN;
     sim.noise = noise_rel;
     sim.cap_w = 0;
     sim.copy_scale = 0;

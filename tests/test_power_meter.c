@@ -42,6 +42,32 @@ static void test_ratio_holds_while_absolute_moves(void **state)
     th_assert_close(cold[0].gbps, 100.0, 0.5);
 }
 
+/* The GPU memory's own temperature (an HBM board's NVML field) with each reading, 5 C above
+ * the die's while the board warms 1 C a second: each point's range runs from its coolest
+ * block's to its hottest block's, 5 C above the die's range; a source that cannot say
+ * leaves both NAN, never 0. */
+static void test_memory_temperature(void **state)
+{
+    struct rig r;
+    struct tb_meter_result out[3], none[3];
+    rig_start(&r, COUNTER, 0.002);
+    sim.heat_c_per_s = 1.0;
+    sim.mem_above_c = 5;
+    measure(&r, 3, out);
+    rig_stop(&r);
+    rig_start(&r, COUNTER, 0.002);
+    measure(&r, 3, none);
+    rig_stop(&r);
+    for (int k = 0; k < 3; k++) {
+        assert_true(out[k].cycles >= 3);
+        assert_true(out[k].temp_hi_c > out[k].temp_lo_c + 1);   /* the blocks' range */
+        th_assert_close(out[k].mem_temp_lo_c, out[k].temp_lo_c + 5, 0.01);
+        th_assert_close(out[k].mem_temp_hi_c, out[k].temp_hi_c + 5, 0.01);
+        assert_true(isnan(none[k].mem_temp_lo_c) && isnan(none[k].mem_temp_hi_c));
+        assert_false(isnan(none[k].temp_c));
+    }
+}
+
 /* A 430 ms hwmon sensor: every block spans whole updates (at least block_updates after
  * the lead-in) and each figure is given, not withheld; the idle holds enough updates. */
 static void test_hwmon_430(void **state)
@@ -278,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ratio_holds_while_absolute_moves),
         cmocka_unit_test(test_hwmon_430),
+        cmocka_unit_test(test_memory_temperature),
         cmocka_unit_test(test_energy_counter),
         cmocka_unit_test(test_triggered_nano),
         cmocka_unit_test(test_static_sensor),

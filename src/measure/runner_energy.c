@@ -288,6 +288,8 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result
     r->gpu_temp_c = m->temp_c;
     r->gpu_temp_min_c = m->temp_lo_c;
     r->gpu_temp_max_c = m->temp_hi_c;
+    r->mem_temp_min_c = m->mem_temp_lo_c;
+    r->mem_temp_max_c = m->mem_temp_hi_c;
     r->gpu_clock_mhz = m->gpu_clock_mhz;
     r->emc_clock_mhz = m->emc_clock_mhz;
     o->emc_mhz = m->emc_clock_mhz;

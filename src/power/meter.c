@@ -208,6 +208,7 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         tb_power_over(m->s, &loose, ta, tb, &f);
         b->gpu_w = f.gpu_w;
         b->temp_c = f.gpu_temp_c;
+        b->mem_temp_c = f.mem_temp_c;
         b->clock_mhz = f.gpu_clock_mhz;
         b->emc_mhz = f.emc_clock_mhz;
         b->samples = f.samples;
@@ -234,7 +235,7 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
                      struct tb_meter_block *b, char *why, size_t n)
 {
     memset(b, 0, sizeof(*b));
-    b->jpb = b->w = b->gpu_w = b->temp_c = b->clock_mhz = b->emc_mhz = NAN;
+    b->jpb = b->w = b->gpu_w = b->temp_c = b->mem_temp_c = b->clock_mhz = b->emc_mhz = NAN;
     int64_t t0 = tb_now_ns(), ta = 0, m0 = 0, m1 = 0;
     double bytes = 0;
     struct tb_sampler_health h0, h1;
@@ -276,6 +277,7 @@ static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, 
     t->jpb[t->n] = b->jpb;
     t->w[t->n] = b->w;
     t->gpu_w[t->n] = b->gpu_w;
+    t->mem_temp[t->n] = b->mem_temp_c;
     t->temp[t->n++] = b->temp_c;
     t->secs += b->secs;
     t->bytes += b->bytes;

@@ -39,6 +39,8 @@ struct tb_meter_result {
     double gbps_per_w, gbps_per_w_ci, j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;
     double temp_c, temp_lo_c, temp_hi_c;   /* GPU temperature over its blocks: the absolute
                                             * figures hold at temp_c */
+    double mem_temp_lo_c, mem_temp_hi_c;   /* the GPU memory's own (HBM), the coolest and
+                                            * hottest block's; NAN where the source cannot say */
     double gpu_clock_mhz, emc_clock_mhz;   /* at its last block's end */
     double secs, bytes, energy_j, energy_counter_j;   /* its measured spans together */
     size_t samples, updates;         /* polls and clean sensor updates in its blocks */

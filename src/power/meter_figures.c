@@ -143,8 +143,8 @@ static void clear(struct tb_meter_result *o)
                       &o->rerun.abs, &o->jpb, &o->jpb_ci, &o->total_w, &o->total_w_ci,
                       &o->gpu_w, &o->gbps, &o->gbps_per_w_gpu, &o->gbps_per_w, &o->gbps_per_w_ci, &o->j_per_gb,
                       &o->j_per_gb_ci, &o->dyn_pj, &o->dyn_pj_ci, &o->temp_c, &o->temp_lo_c,
-                      &o->temp_hi_c, &o->gpu_clock_mhz, &o->emc_clock_mhz, &o->energy_j,
-                      &o->energy_counter_j, &o->capped_blocks };
+                      &o->temp_hi_c, &o->mem_temp_lo_c, &o->mem_temp_hi_c, &o->gpu_clock_mhz,
+                      &o->emc_clock_mhz, &o->energy_j, &o->energy_counter_j, &o->capped_blocks };
     for (size_t i = 0; i < sizeof(nan) / sizeof(nan[0]); i++)
         *nan[i] = NAN;
 }
@@ -255,6 +255,8 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     mean_range(t->gpu_w, t->n, &o->gpu_w, &lo, &hi);
     o->gbps_per_w_gpu = o->gpu_w > 0 ? o->gbps / o->gpu_w : NAN;
     mean_range(t->temp, t->n, &o->temp_c, &o->temp_lo_c, &o->temp_hi_c);
+    double mem_mean;
+    mean_range(t->mem_temp, t->n, &mem_mean, &o->mem_temp_lo_c, &o->mem_temp_hi_c);
     blocks_text(t, paired, o->blocks, sizeof(o->blocks));
     /* the copy's J per byte in the blocks beside this point's (the copy's own: all its
      * blocks): the absolute figures hold where this point's blocks ran */

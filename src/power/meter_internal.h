@@ -28,6 +28,7 @@ struct tb_meter {
 struct tb_meter_block {
     double jpb;                   /* J per byte; NAN: no figure (why says) */
     double w, gpu_w, secs, bytes, temp_c, clock_mhz, emc_mhz, energy_j, counter_j;
+    double mem_temp_c;            /* the GPU memory's own at its end (HBM); NAN: not said */
     size_t samples, updates;
     double took_s;                /* the block's whole time, lead-in included */
     unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
@@ -39,7 +40,8 @@ struct tb_meter_block {
 struct tb_meter_track {
     double ratio[TB_METER_MAX_CYCLES], jpb[TB_METER_MAX_CYCLES], w[TB_METER_MAX_CYCLES],
         around[TB_METER_MAX_CYCLES],   /* the copy's J per byte beside each block */
-        gpu_w[TB_METER_MAX_CYCLES], temp[TB_METER_MAX_CYCLES];
+        gpu_w[TB_METER_MAX_CYCLES], temp[TB_METER_MAX_CYCLES],
+        mem_temp[TB_METER_MAX_CYCLES];
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;

@@ -1,8 +1,9 @@
 /* nvml.c: power of desktop GPUs through NVML, loaded with dlopen so that one binary runs
  * where the library is absent (Jetson Nano) or answers NOT_SUPPORTED (Orin): both read
  * as "no reading", never as a failure of the run. Reads power, the total-energy counter
- * where the GPU has one, temperature, SM clock and utilisation. $TB_NVML_LIB overrides
- * the library (tests load a fake one). The device is the run's GPU by PCI bus id, else index 0.
+ * where the GPU has one, temperature (the memory's too on HBM boards), SM clock and
+ * utilisation. $TB_NVML_LIB overrides the library (tests load a fake one). The device is
+ * the run's GPU by PCI bus id, else index 0.
  * Every NVML call (dlopen and nvmlInit included) runs on the source's own thread under a
  * deadline: an NVML that hangs costs that thread, never the caller; the source is then
  * abandoned with the reason and the run goes on without power. Not a general timer. */
@@ -28,11 +29,42 @@ typedef void *nvml_dev;
 struct nvml_util { unsigned int gpu, memory; };
 enum { NVML_OK = 0, NVML_NOT_SUPPORTED = 3, NVML_TEMP_GPU = 0, NVML_CLOCK_SM = 1 };
 
+/* One field of nvmlDeviceGetFieldValues, laid out as nvml.h's nvmlFieldValue_t (fieldId,
+ * scopeId, timestamp, latencyUsec, nvmlValueType_t valueType, nvmlReturn_t nvmlReturn,
+ * nvmlValue_t value: the same in every nvml.h since R384; scopeId was "unused" before):
+ * 40 bytes on LP64. valueType: 0 double, 1 unsigned int, 2 unsigned long, 3 unsigned long
+ * long, 4 signed long long, 5 signed int, 6 unsigned short. */
+struct nvml_field {
+    unsigned int field_id, scope_id;
+    long long timestamp, latency_us;
+    int value_type;
+    nvml_ret ret;                     /* this field's own answer: NOT_SUPPORTED on GDDR */
+    union {
+        double d;
+        int si;
+        unsigned int ui;
+        unsigned long ul;
+        unsigned long long ull;
+        long long sll;
+        unsigned short us;
+    } value;
+};
+_Static_assert(sizeof(struct nvml_field) == 40 || sizeof(long) != 8,
+               "struct nvml_field must match nvml.h's nvmlFieldValue_t");
+enum { NVML_FI_DEV_MEMORY_TEMP = 82 };
+/* The memory's temperature is read at most this often and carried between reads: it moves
+ * over seconds, and one more ioctl on every 20 ms reading would load the sampler for a
+ * figure the blocks (half a second and more) take once at their end. */
+#define NVML_MEM_TEMP_EVERY_NS 250000000LL
+
 /* The library and its entry points: touched only by the worker thread. */
 struct nvml_lib {
     void *lib;
     nvml_dev dev;
     bool has_power, has_energy;
+    bool has_mem_temp;                /* the field answered at load (HBM boards) */
+    float mem_temp_c;                 /* its last reading, carried; NAN: none */
+    int64_t mem_temp_ns;              /* when it was read (tb_now_ns) */
     nvml_ret (*init)(void);
     nvml_ret (*shutdown)(void);
     nvml_ret (*handle)(unsigned int, nvml_dev *);
@@ -45,6 +77,7 @@ struct nvml_lib {
     nvml_ret (*max_clock)(nvml_dev, int, unsigned int *);
     nvml_ret (*limit)(nvml_dev, unsigned int *);
     nvml_ret (*reasons)(nvml_dev, unsigned long long *);   /* throttle.h; may be NULL */
+    nvml_ret (*fields)(nvml_dev, int, struct nvml_field *);   /* R384+; may be NULL */
     const char *(*errstr)(nvml_ret);
 };
 
@@ -114,6 +147,37 @@ static void lib_close(struct nvml_worker *w)
     memset(l, 0, sizeof(*l));
 }
 
+/* A field's value by its type; NAN where the field did not answer (never 0). */
+static double field_value(const struct nvml_field *f)
+{
+    if (f->ret != NVML_OK)
+        return NAN;
+    switch (f->value_type) {
+    case 0: return f->value.d;
+    case 1: return (double)f->value.ui;
+    case 2: return (double)f->value.ul;
+    case 3: return (double)f->value.ull;
+    case 4: return (double)f->value.sll;
+    case 5: return (double)f->value.si;
+    case 6: return (double)f->value.us;
+    default: return NAN;
+    }
+}
+
+/* The GPU memory's own temperature now (NVML_FI_DEV_MEMORY_TEMP: HBM boards); NAN where
+ * the driver lacks the call or the board does not say (GDDR, Jetson: NOT_SUPPORTED). */
+static double read_mem_temp(struct nvml_worker *w)
+{
+    struct nvml_lib *l = &w->l;
+    if (!l->fields)
+        return NAN;
+    struct nvml_field f;
+    memset(&f, 0, sizeof(f));
+    f.field_id = NVML_FI_DEV_MEMORY_TEMP;
+    at(w, "nvmlDeviceGetFieldValues");
+    return l->fields(l->dev, 1, &f) == NVML_OK ? field_value(&f) : NAN;
+}
+
 /* The GPU: the run's own by its PCI bus id (CUDA and NVML count devices differently, and
  * --device cuda:1 must not measure GPU 0), else NVML's first. */
 static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t n)
@@ -146,6 +210,7 @@ static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t
     SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons");   /* R535+ */
     if (!l->reasons)
         SYM(reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    SYM(fields, "nvmlDeviceGetFieldValues");
 #undef SYM
     if (!l->init || !l->handle || !l->power) {
         snprintf(why, n, "%s lacks nvmlInit_v2 or nvmlDeviceGetPowerUsage", lib_name());
@@ -179,6 +244,10 @@ static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t
         lib_close(w);
         return -ENOTSUP;
     }
+    /* asked once here: a board that does not say is never asked again */
+    l->mem_temp_c = (float)read_mem_temp(w);
+    l->mem_temp_ns = tb_now_ns();
+    l->has_mem_temp = !isnan(l->mem_temp_c);
     return 0;
 }
 
@@ -209,6 +278,11 @@ static int lib_sample(struct nvml_worker *w, struct tb_power_sample *out, char *
     at(w, "nvmlDeviceGetUtilizationRates");
     if (l->util && l->util(l->dev, &u) == NVML_OK)
         out->gpu_load_pct = (float)u.gpu;
+    if (l->has_mem_temp && out->t_ns - l->mem_temp_ns >= NVML_MEM_TEMP_EVERY_NS) {
+        l->mem_temp_c = (float)read_mem_temp(w);   /* a failed read: NAN until the next */
+        l->mem_temp_ns = out->t_ns;
+    }
+    out->mem_temp_c = l->mem_temp_c;
     /* why the clocks are held, with every reading: the meter counts the power cap's share of
      * a block's readings without a call of its own under the load */
     at(w, "nvmlDeviceGetCurrentClocksEventReasons");
@@ -230,6 +304,7 @@ static void lib_describe(struct nvml_worker *w, char *line, size_t n, double *ma
     bool has_lim = l->limit && l->limit(l->dev, &mw) == NVML_OK;
     at(w, "nvmlDeviceGetTemperature");
     bool has_t = l->temp && l->temp(l->dev, NVML_TEMP_GPU, &temp) == NVML_OK;
+    double mem_c = l->has_mem_temp ? read_mem_temp(w) : NAN;
     *max_clock_mhz = has_max ? (double)max : NAN;
     size_t len = 0;
     line[0] = '\0';
@@ -241,7 +316,9 @@ static void lib_describe(struct nvml_worker *w, char *line, size_t n, double *ma
         len += (size_t)snprintf(line + len, n - len, "%spower limit %.0f W", len ? ", " : "",
                                 mw / 1000.0);
     if (has_t && len < n)
-        snprintf(line + len, n - len, "%s%u C", len ? ", " : "", temp);
+        len += (size_t)snprintf(line + len, n - len, "%s%u C", len ? ", " : "", temp);
+    if (!isnan(mem_c) && len < n)
+        snprintf(line + len, n - len, "%smemory %.0f C", len ? ", " : "", mem_c);
 }
 
 static void run_job(struct nvml_worker *w)

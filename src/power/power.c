@@ -49,6 +49,7 @@ void tb_power_sample_clear(struct tb_power_sample *s)
     for (int i = 0; i < TB_POWER_MAX_RAILS; i++)
         s->rail_mw[i] = NAN;
     s->gpu_load_pct = s->gpu_clock_mhz = s->emc_load_pct = s->emc_clock_mhz = s->gpu_temp_c = NAN;
+    s->mem_temp_c = NAN;
     s->energy_mj = NAN;
     s->reasons = 0;
     s->has_reasons = false;

@@ -44,6 +44,7 @@ struct tb_power_sample {
     float gpu_load_pct, gpu_clock_mhz;
     float emc_load_pct, emc_clock_mhz;
     float gpu_temp_c;
+    float mem_temp_c;                      /* the GPU memory's own (HBM: NVML's field) */
     double energy_mj;                      /* cumulative energy counter (NVML), else NAN */
     unsigned long long reasons;            /* the clock-event reasons (NVML's bits), where */
     bool has_reasons;                      /* the source read them with this reading */
@@ -155,6 +156,7 @@ struct tb_power_figures {
     double energy_j;              /* total rail, trapezoid of the readings */
     double energy_counter_j;      /* from the source's energy counter; NAN where none */
     double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
+    double mem_temp_c;            /* the GPU memory's, at the window's end; NAN: not said */
     size_t samples;               /* total-rail readings (polls) inside the window */
     size_t updates;               /* distinct sensor updates inside it: the independent ones */
     double reading_rel_sd;        /* one update's relative sd from successive differences

@@ -230,6 +230,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     memset(f, 0, sizeof(*f));
     f->total_w = f->gpu_w = f->energy_j = f->energy_counter_j = f->total_w_ci = NAN;
     f->gpu_temp_c = f->gpu_clock_mhz = f->emc_clock_mhz = f->reading_rel_sd = NAN;
+    f->mem_temp_c = NAN;
     int64_t margin = (int64_t)pc->interval_ms * 4 * 1000000;
     size_t n = 0;
     struct tb_power_sample *w = tb_sampler_window(s, t0, t1, margin, &n);
@@ -274,6 +275,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
     for (size_t i = n; i-- > 0;)
         if (w[i].t_ns <= t1 + margin / 4) {
             f->gpu_temp_c = w[i].gpu_temp_c;
+            f->mem_temp_c = w[i].mem_temp_c;
             f->gpu_clock_mhz = w[i].gpu_clock_mhz;
             f->emc_clock_mhz = w[i].emc_clock_mhz;
             break;
