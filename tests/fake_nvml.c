@@ -7,6 +7,7 @@
  *   dies:N        power reads fail (GPU lost) after N good ones
  *   hang-init     nvmlInit never returns (a wedged driver)
  *   hang:N        power reads never return after N good ones (a GPU that stops answering)
+ *   hang-fields   nvmlDeviceGetFieldValues never returns
  * $TB_FAKE_NVML_REASONS: the clock-event reasons bitmask nvmlDeviceGetCurrentClocksEventReasons
  * answers (strtoull, e.g. "0x44"; default 0); "notsup" answers NOT_SUPPORTED.
  * $TB_FAKE_NVML_MEM_TEMP: the memory's temperature nvmlDeviceGetFieldValues answers for
@@ -104,6 +105,8 @@ nvml_ret nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *m
 nvml_ret nvmlDeviceGetFieldValues(void *dev, int n, struct nvml_field *f)
 {
     const char *t = getenv("TB_FAKE_NVML_MEM_TEMP");
+    if (!strcmp(mode(), "hang-fields"))
+        hang();
     for (int i = 0; i < n; i++) {
         f[i].ret = 3;
         if (f[i].field_id != 82 || !t)

@@ -230,18 +230,23 @@ static void test_power_command_ina3221_tree(void **state)
     free(board);
 }
 
-static void test_nvml_energy_through_run(void **state)
+/* A run on the desktop board through the fake NVML (the CPU backend's load): its log. */
+static char *nvml_run_log(void)
 {
     char lib[PATH_MAX];
     const char *b = getenv("TB_BUILD");
     snprintf(lib, sizeof(lib), "%s/tests/libfake-nvml.so", b ? b : "build");
     setenv("TB_NVML_LIB", lib, 1);
+    return th_run_log("run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
+                      "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
+                      "--set power.idle_ms=300 --set power.budget_s=2 "
+                      "--set power.settle_s=0 -o %s", 0, true, NULL, NULL);
+}
+
+static void test_nvml_energy_through_run(void **state)
+{
     setenv("TB_FAKE_NVML_REASONS", "0x4", 1);   /* SW power cap, every time it is asked */
-    char *text = th_run_log("run --device cpu -b boards/desktop-nvml.cfg --sizes 128x128 "
-                            "--kernels blocked --blocks 16x16 --set sweep.stop.min_time_ms=5 "
-                            "--set power.idle_ms=300 --set power.budget_s=2 "
-                            "--set power.settle_s=0 -o %s", 0, true,
-                            NULL, NULL);
+    char *text = nvml_run_log();
     const char *header;
     assert_int_equal(th_data_rows(text, &header), 2);
     char v[64], e[64], c[64], g[64];
@@ -272,6 +277,11 @@ static void test_nvml_energy_through_run(void **state)
                                  "700 W, 60 C (from nvml)\n"));
     th_field(header, row, "gpu_max_mhz", v, sizeof(v));
     assert_string_equal(v, "1980");
+    /* a board whose memory temperature field answers NOT_SUPPORTED (GDDR): empty, never 0 */
+    assert_int_equal(th_field(header, row, "mem_temp_min_c", v, sizeof(v)), 0);
+    assert_string_equal(v, "");
+    assert_int_equal(th_field(header, row, "mem_temp_max_c", v, sizeof(v)), 0);
+    assert_string_equal(v, "");
     /* the power cap asked under every block's load: the kernel and the copy capped alike,
      * so the ratio stays the figure (the note names the cap, not J/GB) */
     th_field(header, row, "power_cycles", c, sizeof(c));
@@ -287,6 +297,29 @@ static void test_nvml_energy_through_run(void **state)
     free(text);
 }
 
+/* An HBM board: the memory's own temperature (NVML_FI_DEV_MEMORY_TEMP) in every measured
+ * row's range and in the run conditions, beside the die's. */
+static void test_nvml_memory_temperature_through_run(void **state)
+{
+    setenv("TB_FAKE_NVML_MEM_TEMP", "45", 1);
+    char *text = nvml_run_log();
+    const char *header;
+    assert_int_equal(th_data_rows(text, &header), 2);
+    char v[64];
+    for (int i = 0; i < 2; i++) {
+        const char *row = th_row_at(header, i);
+        assert_int_equal(th_field(header, row, "mem_temp_min_c", v, sizeof(v)), 0);
+        assert_string_equal(v, "45.0");
+        assert_int_equal(th_field(header, row, "mem_temp_max_c", v, sizeof(v)), 0);
+        assert_string_equal(v, "45.0");
+        th_field(header, row, "gpu_temp_c", v, sizeof(v));
+        assert_string_equal(v, "60.0");
+    }
+    assert_non_null(strstr(text, "# gpu_conditions: SM clock 1500 MHz, max 1980 MHz, power limit "
+                                 "700 W, 60 C, memory 45 C (from nvml)\n"));
+    free(text);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -297,6 +330,7 @@ int main(void)
         TH_TEST(test_power_command_csv),
         TH_TEST(test_power_command_ina3221_tree),
         TH_TEST(test_nvml_energy_through_run),
+        TH_TEST(test_nvml_memory_temperature_through_run),
     };
     return cmocka_run_group_tests_name("e2e_power", tests, th_lock_setup, th_lock_teardown);
 }

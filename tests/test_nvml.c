@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "config/config.h"
+#include "lib/clock.h"
 #include "lib/util.h"
 #include "power/power.h"
 #include "jetson/throttle.h"
@@ -75,6 +76,49 @@ static void test_readings(void **state)
     th_assert_close(s.gpu_temp_c, 60, 0);
     th_assert_close(s.gpu_clock_mhz, 1500, 0);
     th_assert_close(s.gpu_load_pct, 97, 0);
+    tb_power_nvml.close(st);
+    free(st);
+}
+
+/* The memory's own temperature (NVML_FI_DEV_MEMORY_TEMP, an HBM board) with every reading:
+ * read at most every 250 ms (of the fake clock) and carried between, converted by its value
+ * type (signed int, double), and named in the run conditions; a board whose field answers
+ * NOT_SUPPORTED (GDDR) has none, never 0, and its conditions line does not name it. */
+static void test_memory_temperature(void **state)
+{
+    char why[256], line[256];
+    double max_mhz;
+    struct tb_power_cfg b;
+    memset(&b, 0, sizeof(b));
+    struct tb_power_rails rails;
+    struct tb_power_sample s;
+    void *st = calloc(1, tb_power_nvml.state_size);
+    setenv("TB_FAKE_NVML_MEM_TEMP", "45", 1);
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0);
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+    th_assert_close(s.mem_temp_c, 45, 0);
+    th_assert_close(s.gpu_temp_c, 60, 0);
+    tb_power_nvml.describe(st, line, sizeof(line), &max_mhz);
+    assert_string_equal(line, "SM clock 1500 MHz, max 1980 MHz, power limit 700 W, 60 C, "
+                              "memory 45 C");
+    setenv("TB_FAKE_NVML_MEM_TEMP", "47.25", 1);
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+    th_assert_close(s.mem_temp_c, 45, 0);   /* no time passed: the last reading, carried */
+    tb_clock_spend_ns(250000000LL);
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+    th_assert_close(s.mem_temp_c, 47.25, 0);
+    tb_power_nvml.close(st);
+    unsetenv("TB_FAKE_NVML_MEM_TEMP");
+    memset(st, 0, tb_power_nvml.state_size);
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0);
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+    assert_true(isnan(s.mem_temp_c));
+    tb_power_nvml.describe(st, line, sizeof(line), &max_mhz);
+    assert_string_equal(line, "SM clock 1500 MHz, max 1980 MHz, power limit 700 W, 60 C");
     tb_power_nvml.close(st);
     free(st);
 }
@@ -181,17 +225,39 @@ static void test_hang_in_init_abandoned(void **state)
     unsetenv("TB_DRIVER_TIMEOUT_S");
 }
 
+/* The memory temperature's call that never returns (asked once at open): open gives up at
+ * the deadline naming it, as for any other NVML call. */
+static void test_hang_in_field_values_abandoned(void **state)
+{
+    char why[256];
+    struct tb_power_cfg b;
+    memset(&b, 0, sizeof(b));
+    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+    setenv("TB_FAKE_NVML", "hang-fields", 1);
+    void *st = calloc(1, tb_power_nvml.state_size);
+    struct tb_power_rails rails;
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), -ETIMEDOUT);
+    assert_string_equal(why, "NVML did not return from nvmlDeviceGetFieldValues within 1 s: "
+                             "the source is abandoned (its thread left waiting)");
+    free(st);
+    unsetenv("TB_FAKE_NVML");
+    unsetenv("TB_DRIVER_TIMEOUT_S");
+}
+
 int main(void)
 {
+    tb_clock_fake(0);   /* the memory temperature's 250 ms: time moves only when spent */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_library),
         cmocka_unit_test(test_not_supported_is_no_reading),
         cmocka_unit_test(test_readings),
+        cmocka_unit_test(test_memory_temperature),
         cmocka_unit_test(test_follows_the_chosen_gpu),
         cmocka_unit_test(test_gpu_lost_mid_run),
         /* last: a hung fake stays loaded (its thread is inside it) */
         cmocka_unit_test(test_hang_mid_run_abandoned),
         cmocka_unit_test(test_hang_in_init_abandoned),
+        cmocka_unit_test(test_hang_in_field_values_abandoned),
     };
     return cmocka_run_group_tests_name("nvml", tests, setup, NULL);
 }
