@@ -38,7 +38,7 @@
     X(emc_clock,     "emc_clock",     "where sysfs has it", "the memory (EMC) clock at the start (src/jetson/emc.c)") \
     X(fault_injection, "fault_injection", "TB_CUDA_FAULT set", "a test hook was on: the kernel it breaks on purpose (scripts/gpu-check.sh)") \
     X(power,         "power",         "a source failed", "why the power source could not start") \
-    X(gpu_conditions,"gpu_conditions","NVML", "clocks and limits the power source reports") \
+    X(gpu_conditions,"gpu_conditions","NVML", "clocks, limits and temperatures the power source reports (the GPU's; the memory's too on HBM boards)") \
     X(power_source,  "power_source",  "a sweep ran", "the power source used, or none") \
     X(config,        "config",        "always", "one line per resolved setting: path = value;") \
     X(modes_restored,"modes_restored","a mode sweep, or a dead run's state file", "what was put back: the power mode and clock caps as found before the sweep (or by a run that died: its pid), or what was not and why") \
