@@ -201,16 +201,25 @@ static void test_hang_mid_run_abandoned(void **state)
     unsetenv("TB_DRIVER_TIMEOUT_S");
 }
 
+/* The fake in mode (TB_FAKE_NVML) hangs in call as the library loads: the probe gives up
+ * at the deadline (TB_DRIVER_TIMEOUT_S 1, left set) naming the call. */
+static void probe_hangs_in(const char *mode, const char *call)
+{
+    char why[256], want[256];
+    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+    setenv("TB_FAKE_NVML", mode, 1);
+    assert_int_equal(probe(why, sizeof(why)), -ETIMEDOUT);
+    snprintf(want, sizeof(want), "NVML did not return from %s within 1 s: the source is "
+             "abandoned (its thread left waiting)", call);
+    assert_string_equal(why, want);
+}
+
 /* nvmlInit that never returns: the probe (list, auto) and open give up with the reason;
  * auto then picks another source. */
 static void test_hang_in_init_abandoned(void **state)
 {
     char why[256];
-    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
-    setenv("TB_FAKE_NVML", "hang-init", 1);
-    assert_int_equal(probe(why, sizeof(why)), -ETIMEDOUT);
-    assert_string_equal(why, "NVML did not return from nvmlInit_v2 within 1 s: the source is "
-                             "abandoned (its thread left waiting)");
+    probe_hangs_in("hang-init", "nvmlInit_v2");
     struct tb_power_cfg b;
     memset(&b, 0, sizeof(b));
     void *st = calloc(1, tb_power_nvml.state_size);
@@ -229,12 +238,7 @@ static void test_hang_in_init_abandoned(void **state)
  * probe (and open) give up at the deadline naming it, as for any other NVML call. */
 static void test_hang_in_field_values_abandoned(void **state)
 {
-    char why[256];
-    setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
-    setenv("TB_FAKE_NVML", "hang-fields", 1);
-    assert_int_equal(probe(why, sizeof(why)), -ETIMEDOUT);
-    assert_string_equal(why, "NVML did not return from nvmlDeviceGetFieldValues within 1 s: "
-                             "the source is abandoned (its thread left waiting)");
+    probe_hangs_in("hang-fields", "nvmlDeviceGetFieldValues");
     unsetenv("TB_FAKE_NVML");
     unsetenv("TB_DRIVER_TIMEOUT_S");
 }
