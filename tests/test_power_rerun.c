@@ -7,6 +7,7 @@
 #include "helpers.h"
 
 #include <math.h>
+#include <zlib.h>
 
 #include "lib/stats.h"
 #include "log/logread.h"
@@ -188,6 +189,80 @@ static void test_only_this_points_runs_count(void **state)
     free(dir);
 }
 
+/* Six nights whose logs hold 20000 rows each (a tune run's size): the newest five fill the
+ * learner's 100000 rows, and the oldest is not opened at all, said in the power_rerun line,
+ * rather than one "more than 100000 rows in all logs" error for it and every older log at
+ * every night's start. */
+static void test_rows_bound_stops_the_reading(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    for (int d = 1; d <= 6; d++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/lab_lab-h200_202611%02dT010000Z.csv.gz", dir, d);
+        FILE *f = fopen(path, "w");   /* plain text, which the reader takes as gzip does */
+        assert_non_null(f);
+        fprintf(f, "# log_format: 1\n# run_id: lab_lab-h200_202611%02dT010000Z\n# host: lab\n"
+                "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER, d);
+        for (int i = 0; i < TB_RERUN_MAX_ROWS_PER_LOG; i++)
+            fputs(row, f);
+        assert_int_equal(fclose(f), 0);
+    }
+    char line[512];
+    th_stderr_begin();
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    char *err = th_stderr_end();
+    assert_non_null(r);
+    assert_null(strstr(err, "in all logs"));
+    th_must_have(line, "5 earlier log(s)");
+    th_must_have(line, "1 older one(s) not read");
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 5);   /* one row a run, of the five read */
+    free(err);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A gzip bomb named like a log of this host and board: a megabyte or so that inflates to
+ * 48 MB of empty lines. Each of four is read to the learner's 32 MB a log and no further,
+ * and after 128 MB in all the older ones are not opened (not 1 GB a log, a minute each on
+ * a Nano at every night's start). */
+static void test_bytes_bound_stops_a_bomb(void **state)
+{
+    char *dir = th_tmpdir();
+    static char blank[1 << 20];
+    memset(blank, '\n', sizeof(blank));
+    for (int d = 1; d <= 5; d++) {
+        char path[PATH_MAX], head[512];
+        snprintf(path, sizeof(path), "%s/lab_lab-h200_202611%02dT010000Z.csv.gz", dir, d);
+        snprintf(head, sizeof(head), "# log_format: 1\n# run_id: lab_lab-h200_202611%02dT"
+                 "010000Z\n# host: lab\n# board: lab-h200, peak 4800.0 GB/s, has a GPU\n"
+                 HEADER, d);
+        gzFile z = gzopen(path, "wb1");
+        assert_non_null(z);
+        assert_true(gzputs(z, head) > 0);
+        for (int k = 0; k < 48; k++)
+            assert_int_equal(gzwrite(z, blank, sizeof(blank)), (int)sizeof(blank));
+        assert_int_equal(gzclose(z), Z_OK);
+    }
+    char line[512];
+    th_stderr_begin();
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    char *err = th_stderr_end();
+    assert_non_null(r);
+    th_must_have(err, "more than 33554432 bytes uncompressed");
+    th_must_have(line, "4 earlier log(s)");
+    th_must_have(line, "1 older one(s) not read");
+    free(err);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +270,8 @@ int main(void)
         TH_TEST(test_spread_pulled_toward_the_settings),
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_only_this_points_runs_count),
+        TH_TEST(test_rows_bound_stops_the_reading),
+        TH_TEST(test_bytes_bound_stops_a_bomb),
     };
     return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
      * what a point's nights are, and 100000 rows are about 75 MB */
     r->set.max_rows_per_log = TB_RERUN_MAX_ROWS_PER_LOG;
     r->set.max_rows = TB_RERUN_MAX_ROWS;
+    r->set.max_bytes_per_log = TB_RERUN_MAX_BYTES_PER_LOG;   /* a gzip bomb: not 1 GB a log */
     struct tb_log_entry *v = NULL;
     long got = tb_logs_ours(dir, host, host_id, board, NULL, &v);
     if (got < 0) {
@@ -42,7 +43,10 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         tb_rerun_free(r);
         return NULL;
     }
-    for (size_t k = 0; k < take; k++) {
+    size_t k = 0;
+    /* past the bounds, an older log could add nothing but a message of its own */
+    for (; k < take && r->set.n < r->set.max_rows && r->set.bytes_read < TB_RERUN_MAX_BYTES;
+         k++) {
         char path[8192];
         snprintf(path, sizeof(path), "%s/%s", dir, v[k].name);
         r->start[k] = r->set.n;
@@ -51,8 +55,12 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         r->nlogs = k + 1;
     }
     free(v);
-    snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the newest %d "
-             "at most; %zu row(s))", r->nlogs, dir, TB_RERUN_MAX_LOGS, r->set.n);
+    int len = snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the "
+                       "newest %d at most; %zu row(s))", r->nlogs, dir, TB_RERUN_MAX_LOGS,
+                       r->set.n);
+    if (k < take && len >= 0 && (size_t)len < n)
+        snprintf(line + len, n - (size_t)len, "; %zu older one(s) not read, %zu rows or %llu MB "
+                 "read already", take - k, (size_t)TB_RERUN_MAX_ROWS, TB_RERUN_MAX_BYTES >> 20);
     return r;
 }
 

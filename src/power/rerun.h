@@ -20,6 +20,8 @@
 #define TB_RERUN_MAX_RUNS 30      /* the newest earlier runs of a point used */
 #define TB_RERUN_MAX_ROWS_PER_LOG 20000   /* rows read of one log, and of all */
 #define TB_RERUN_MAX_ROWS 100000
+#define TB_RERUN_MAX_BYTES_PER_LOG (32ULL << 20)   /* uncompressed: 20000 rows of 1.6 kB */
+#define TB_RERUN_MAX_BYTES (128ULL << 20)          /* of all: no more logs read past it */
 
 struct tb_log_rec;
 
@@ -32,8 +34,9 @@ struct tb_rerun_sd {
 struct tb_rerun;
 
 /* Reads the newest TB_RERUN_MAX_LOGS logs in dir whose metadata says they are host's
- * (host_id: its machine-id, "" none) and board's. A log that cannot be read is left out,
- * said on stderr; a folder that cannot be opened gives a table without runs. NULL only
+ * (host_id: its machine-id, "" none) and board's, until TB_RERUN_MAX_ROWS rows or
+ * TB_RERUN_MAX_BYTES bytes are read (the older ones are not opened; line says how many).
+ * A log that cannot be read is left out, said on stderr; a folder that cannot be opened gives a table without runs. NULL only
  * without memory. line (n bytes) says what was read, for the log's power_rerun line. */
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
                                 const char *board, char *line, size_t n);
