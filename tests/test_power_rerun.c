@@ -19,16 +19,23 @@ static const struct tb_power_cfg pc = { .rerun_ratio_sd = 0.004, .rerun_abs_sd =
                "verified,power_mode,energy_ratio,energy_ratio_ci95,j_per_gb,power_cycles," \
                "power_capped_blocks\n"
 
-/* A log of host h and board lab-h200 started on day d (2026-11-d), its rows as given. */
-static void write_log(const char *dir, const char *h, int d, const char *rows)
+/* A log of host h and board lab-h200 started on day d (2026-11-d), its rows as given, under
+ * its run's name with suffix (the tool's "-1" where a name was taken). */
+static void write_log_as(const char *dir, const char *h, int d, const char *suffix,
+                         const char *rows)
 {
     char name[128], text[8192];
-    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z.csv.gz", h, d);
+    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z%s.csv.gz", h, d, suffix);
     snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
              "# run_id: %s_lab-h200_202611%02dT010000Z\n# host: %s\n"
              "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
              "# end: complete\n", h, d, h, rows);
     free(th_write(dir, name, text));
+}
+
+static void write_log(const char *dir, const char *h, int d, const char *rows)
+{
+    write_log_as(dir, h, d, "", rows);
 }
 
 /* One row of vec16 256x1 at 8192x8192 float on an H200 in no power mode. */
@@ -189,6 +196,37 @@ static void test_only_this_points_runs_count(void **state)
     free(dir);
 }
 
+/* One night's log and a copy of it kept under a second name (the same run_id): one run, so
+ * the settings alone, not a spread of 0 from a run and itself pulling them down; a second
+ * night then makes two runs, not three. */
+static void test_a_copy_of_a_log_is_one_run(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 1, row);
+    write_log_as(dir, "lab", 1, "-1", row);
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    th_stderr_begin();
+    struct tb_rerun *r = learn(dir);
+    free(th_stderr_end());
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 0);
+    th_assert_close(sd.ratio, 0.004, 1e-12);
+    tb_rerun_free(r);
+    vec16_row(row, sizeof(row), 1.22, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 2, row);
+    th_stderr_begin();
+    r = learn(dir);
+    free(th_stderr_end());
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 2);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Six nights whose logs hold 20000 rows each (a tune run's size): the newest five fill the
  * learner's 100000 rows, and the oldest is not opened at all, said in the power_rerun line,
  * rather than one "more than 100000 rows in all logs" error for it and every older log at
@@ -270,6 +308,7 @@ int main(void)
         TH_TEST(test_spread_pulled_toward_the_settings),
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_only_this_points_runs_count),
+        TH_TEST(test_a_copy_of_a_log_is_one_run),
         TH_TEST(test_rows_bound_stops_the_reading),
         TH_TEST(test_bytes_bound_stops_a_bomb),
     };

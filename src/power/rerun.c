@@ -15,6 +15,7 @@
 struct tb_rerun {
     struct tb_logset set;
     size_t *start;                /* log k's rows: set.v[start[k] .. start[k + 1]) */
+    char (*run_id)[128];          /* log k's run_id ("" none) */
     size_t nlogs;
 };
 
@@ -38,7 +39,9 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         return r;
     }
     size_t take = (size_t)got < TB_RERUN_MAX_LOGS ? (size_t)got : TB_RERUN_MAX_LOGS;
-    if (!(r->start = calloc(take + 1, sizeof(*r->start)))) {
+    r->start = calloc(take + 1, sizeof(*r->start));
+    r->run_id = calloc(take + 1, sizeof(*r->run_id));
+    if (!r->start || !r->run_id) {
         free(v);
         tb_rerun_free(r);
         return NULL;
@@ -50,8 +53,11 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         char path[8192];
         snprintf(path, sizeof(path), "%s/%s", dir, v[k].name);
         r->start[k] = r->set.n;
+        size_t infos = r->set.nlogs;
         tb_logread(&r->set, path);
         r->start[k + 1] = r->set.n;
+        if (r->set.nlogs > infos)
+            memcpy(r->run_id[k], r->set.logs[infos].run_id, sizeof(r->run_id[k]));
         r->nlogs = k + 1;
     }
     free(v);
@@ -70,6 +76,7 @@ void tb_rerun_free(struct tb_rerun *r)
         return;
     tb_logset_free(&r->set);
     free(r->start);
+    free(r->run_id);
     free(r);
 }
 
@@ -108,6 +115,17 @@ static double pulled(double p, double s2, int m)
     return sqrt((TB_RERUN_PRIOR_RUNS * p * p + (m - 1) * s2) / (TB_RERUN_PRIOR_RUNS + m - 1));
 }
 
+/* Log k is a copy of a newer one read (the same run_id: a log kept under a second name): one
+ * run, not two, or its copy alone would count as the two runs a spread needs. */
+static bool a_copy(const struct tb_rerun *r, size_t k)
+{
+    const char *id = r->run_id[k];
+    for (size_t j = 0; id[0] && j < k; j++)
+        if (!strcmp(r->run_id[j], id))
+            return true;
+    return false;
+}
+
 void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
                  const struct tb_power_cfg *pc, struct tb_rerun_sd *out)
 {
@@ -117,7 +135,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
     int m = 0;
     for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++)
-        for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
+        for (size_t i = r->start[k]; i < r->start[k + 1] && !a_copy(r, k); i++) {
             const struct tb_log_rec *a = &r->set.v[i];
             if (!same_point(a, me) || !teaches(a))
                 continue;
