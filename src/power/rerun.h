@@ -46,8 +46,8 @@ void tb_rerun_free(struct tb_rerun *r);
  * the earlier runs whose row has its host, device, board, kernel, element, size, block and
  * operating step (tb_log_step_cmp), a usable result with an energy ratio, J per byte and the
  * cycles' interval, not power-capped, the newest TB_RERUN_MAX_RUNS, one row a run (a log
- * kept under a second name, the same run_id, once). With m
- * such runs (m >= 2), x a figure's values over their mean:
+ * kept under a second name, the same run_id, once). With m such runs (m >= 2), x a figure's
+ * values over their mean:
  *   ratio:  s2 = max(0, var(x) - mean of each run's own variance of its mean, from its
  *           cycles' interval and cycles), sd = sqrt((k p^2 + (m-1) s2) / (k + m - 1));
  *   abs:    the same without the subtraction (its logged interval holds this term);
