@@ -134,8 +134,10 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     out->runs = 0;
     double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
     int m = 0;
-    for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++)
-        for (size_t i = r->start[k]; i < r->start[k + 1] && !a_copy(r, k); i++) {
+    for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++) {
+        if (a_copy(r, k))
+            continue;
+        for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
             const struct tb_log_rec *a = &r->set.v[i];
             if (!same_point(a, me) || !teaches(a))
                 continue;
@@ -147,6 +149,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
             jpb[m++] = a->j_per_gb;
             break;   /* one row a run */
         }
+    }
     if (m < 2)
         return;
     out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, rel_var(ratio, m) - own / m), m);
