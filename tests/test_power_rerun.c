@@ -19,23 +19,33 @@ static const struct tb_power_cfg pc = { .rerun_ratio_sd = 0.004, .rerun_abs_sd =
                "verified,power_mode,energy_ratio,energy_ratio_ci95,j_per_gb,power_cycles," \
                "power_capped_blocks\n"
 
-/* A log of host h and board lab-h200 started on day d (2026-11-d), its rows as given, under
- * its run's name with suffix (the tool's "-1" where a name was taken). */
-static void write_log_as(const char *dir, const char *h, int d, const char *suffix,
-                         const char *rows)
+#define IMAGES "5f1e0a"   /* the kernel images' sha256 the learning run carries */
+
+/* A log of host h and board lab-h200 started on day d (2026-11-d), of kernel images img
+ * (NULL: a log from before the line), its rows as given, under its run's name with suffix
+ * (the tool's "-1" where a name was taken). */
+static void write_log_named(const char *dir, const char *h, int d, const char *img,
+                            const char *suffix, const char *rows)
 {
-    char name[128], text[8192];
+    char name[128], text[8192], line[96] = "";
     snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z%s.csv.gz", h, d, suffix);
+    if (img)
+        snprintf(line, sizeof(line), "# images_sha256: %s\n", img);
     snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
-             "# run_id: %s_lab-h200_202611%02dT010000Z\n# host: %s\n"
+             "# run_id: %s_lab-h200_202611%02dT010000Z\n%s# host: %s\n"
              "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
-             "# end: complete\n", h, d, h, rows);
+             "# end: complete\n", h, d, line, h, rows);
     free(th_write(dir, name, text));
+}
+
+static void write_log_of(const char *dir, const char *h, int d, const char *img, const char *rows)
+{
+    write_log_named(dir, h, d, img, "", rows);
 }
 
 static void write_log(const char *dir, const char *h, int d, const char *rows)
 {
-    write_log_as(dir, h, d, "", rows);
+    write_log_of(dir, h, d, IMAGES, rows);
 }
 
 /* One row of vec16 256x1 at 8192x8192 float on an H200 in no power mode. */
@@ -49,7 +59,8 @@ static void vec16_row(char *buf, size_t n, double ratio, double ci, double jpg, 
 static struct tb_rerun *learn(const char *dir)
 {
     char line[512];
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
+                                        sizeof(line));
     assert_non_null(r);
     return r;
 }
@@ -74,7 +85,8 @@ static void test_settings_alone_before_two_runs(void **state)
     struct tb_log_rec me;
     me_vec16(&me);
     struct tb_rerun_sd sd;
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
+                                        sizeof(line));
     th_must_have(line, "0 earlier log(s)");
     tb_rerun_sd(r, &me, &pc, &sd);
     assert_int_equal(sd.runs, 0);
@@ -91,7 +103,8 @@ static void test_settings_alone_before_two_runs(void **state)
     tb_rerun_sd(NULL, &me, &pc, &sd);
     assert_int_equal(sd.runs, 0);
     /* a folder that cannot be opened: said, the settings alone */
-    r = tb_rerun_learn("/nonexistent-tb-dir", "lab", "", "lab-h200", line, sizeof(line));
+    r = tb_rerun_learn("/nonexistent-tb-dir", "lab", "", "lab-h200", IMAGES, line,
+                       sizeof(line));
     assert_non_null(r);
     th_must_have(line, "cannot open '/nonexistent-tb-dir'");
     tb_rerun_free(r);
@@ -99,65 +112,64 @@ static void test_settings_alone_before_two_runs(void **state)
     free(dir);
 }
 
-/* Four nights of ratios 1 +- d and J/GB 1 +- 2d (mean 1, four squared deviations of d^2 in
- * 3 degrees of freedom), cycles so tight they explain none of it: the learned variance
- * (2 p^2 + 3 s^2) / 5, the settings counting as two runs. */
-static void test_spread_pulled_toward_the_settings(void **state)
+/* Four nights of vec16 whose ratios alternate 1 + d, 1 - d (each run's cycles' interval
+ * ci_rel of its ratio, over cycles) and J/GB 1 + jd, 1 - jd: what is learned from them. */
+static void alternating_nights(double d, double ci_rel, double jd, int cycles,
+                               struct tb_rerun_sd *sd)
 {
     char *dir = th_tmpdir(), row[256];
-    const double d = 0.01;
     for (int k = 0; k < 4; k++) {
         double sign = k % 2 ? -1 : 1;
-        vec16_row(row, sizeof(row), 1 + sign * d, 1e-6, 1 + sign * 2 * d, 4, 0);
+        vec16_row(row, sizeof(row), 1 + sign * d, ci_rel * (1 + sign * d), 1 + sign * jd,
+                  cycles, 0);
         write_log(dir, "lab", 1 + k, row);
     }
     struct tb_rerun *r = learn(dir);
     struct tb_log_rec me;
     me_vec16(&me);
+    tb_rerun_sd(r, &me, &pc, sd);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Ratios 1 +- d and J/GB 1 +- 2d (mean 1, four squared deviations of d^2 in 3 degrees of
+ * freedom), cycles so tight they explain none of it: the learned variance (2 p^2 + 3 s^2) /
+ * 5, the settings counting as two runs. */
+static void test_spread_pulled_toward_the_settings(void **state)
+{
+    const double d = 0.01;
     struct tb_rerun_sd sd;
-    tb_rerun_sd(r, &me, &pc, &sd);
+    alternating_nights(d, 1e-6, 2 * d, 4, &sd);
     assert_int_equal(sd.runs, 4);
     double s2 = 4 * d * d / 3, s2a = 4 * 4 * d * d / 3;
     th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-6);
     th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s2a) / 5), 1e-6);
     assert_true(sd.ratio > 0.004 && sd.ratio < sqrt(s2));   /* between the two */
-    tb_rerun_free(r);
-    th_rmtree(dir);
-    free(dir);
 }
 
-/* The same four nights, each with cycles whose own interval explains their whole spread:
- * nothing beyond the cycles is learned for the ratio (the setting's weight alone is left,
- * shrunk by three runs that saw nothing more); J/GB's logged interval already holds such a
- * term, so its spread is taken whole. */
+/* The same nights, each with cycles whose own interval explains their whole spread: nothing
+ * beyond the cycles is learned for the ratio (the setting's weight alone is left, shrunk by
+ * three runs that saw nothing more); J/GB's logged interval already holds such a term, so
+ * its spread is taken whole. */
 static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 {
-    char *dir = th_tmpdir(), row[256];
     const double d = 0.01;
     int cycles = 4;
     /* a run's mean has variance (ci / (t sqrt 2))^2: make it the runs' variance 4d^2/3 */
     double ci = sqrt(4 * d * d / 3) * tb_t95((size_t)cycles - 1) * sqrt(2.0);
-    for (int k = 0; k < 4; k++) {
-        double sign = k % 2 ? -1 : 1;
-        vec16_row(row, sizeof(row), 1 + sign * d, ci * (1 + sign * d), 1 + sign * d, cycles, 0);
-        write_log(dir, "lab", 1 + k, row);
-    }
-    struct tb_rerun *r = learn(dir);
-    struct tb_log_rec me;
-    me_vec16(&me);
     struct tb_rerun_sd sd;
-    tb_rerun_sd(r, &me, &pc, &sd);
+    alternating_nights(d, ci, d, cycles, &sd);
     assert_int_equal(sd.runs, 4);
     th_assert_close(sd.ratio, 0.004 * sqrt(2.0 / 5.0), 2e-5);
     th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * (4 * d * d / 3)) / 5), 1e-6);
-    tb_rerun_free(r);
-    th_rmtree(dir);
-    free(dir);
 }
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
  * block, device or power mode; a power-capped row; a row without the cycles' interval; a
- * second row of one run; another host's log; a damaged file. Two runs of the point remain. */
+ * second row of one run; another host's log; a log of other kernel images (a new build's
+ * kernels move their ratios: no night's spread) or from before the images were logged; a
+ * damaged file. Two runs of the point remain. */
 static void test_only_this_points_runs_count(void **state)
 {
     char *dir = th_tmpdir(), a[256], b[256], rows[4096];
@@ -179,6 +191,8 @@ static void test_only_this_points_runs_count(void **state)
     write_log(dir, "lab", 3, a);
     vec16_row(a, sizeof(a), 1.90, 1e-6, 0.90, 4, 0);
     write_log(dir, "other", 4, a);                               /* another host's */
+    write_log_of(dir, "lab", 6, "77aa00", a);                    /* other kernel images */
+    write_log_of(dir, "lab", 7, NULL, a);                        /* before the line */
     free(th_write(dir, "lab_lab-h200_20261105T010000Z.csv.gz", "\x1f\x8b\x08\x00garbage"));
     th_stderr_begin();
     struct tb_rerun *r = learn(dir);
@@ -204,7 +218,7 @@ static void test_a_copy_of_a_log_is_one_run(void **state)
     char *dir = th_tmpdir(), row[256];
     vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
     write_log(dir, "lab", 1, row);
-    write_log_as(dir, "lab", 1, "-1", row);
+    write_log_named(dir, "lab", 1, IMAGES, "-1", row);
     struct tb_log_rec me;
     me_vec16(&me);
     struct tb_rerun_sd sd;
@@ -241,14 +255,16 @@ static void test_rows_bound_stops_the_reading(void **state)
         FILE *f = fopen(path, "w");   /* plain text, which the reader takes as gzip does */
         assert_non_null(f);
         fprintf(f, "# log_format: 1\n# run_id: lab_lab-h200_202611%02dT010000Z\n# host: lab\n"
-                "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER, d);
+                "# images_sha256: " IMAGES "\n# board: lab-h200, peak 4800.0 GB/s, has a GPU\n"
+                HEADER, d);
         for (int i = 0; i < TB_RERUN_MAX_ROWS_PER_LOG; i++)
             fputs(row, f);
         assert_int_equal(fclose(f), 0);
     }
     char line[512];
     th_stderr_begin();
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
+                                        sizeof(line));
     char *err = th_stderr_end();
     assert_non_null(r);
     assert_null(strstr(err, "in all logs"));
@@ -289,7 +305,8 @@ static void test_bytes_bound_stops_a_bomb(void **state)
     }
     char line[512];
     th_stderr_begin();
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", line, sizeof(line));
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
+                                        sizeof(line));
     char *err = th_stderr_end();
     assert_non_null(r);
     th_must_have(err, "more than 33554432 bytes uncompressed");

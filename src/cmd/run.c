@@ -304,6 +304,7 @@ static int open_log(struct run *r)
         return -1;
     struct tb_csvlog *log = r->log;
     tb_csvlog_preamble(log, tb_version_line);
+    tb_csvlog_meta(log, TB_META(images_sha256), "%s", tb_images_sha256);
     tb_csvlog_meta(log, TB_META(host), "%s", r->host);
     if (r->host_id[0])
         tb_csvlog_meta(log, TB_META(machine_id), "%s", r->host_id);

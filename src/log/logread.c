@@ -329,6 +329,8 @@ static void metadata(struct reader *rd, const char *line)
         tb_strlcpy(in->host, v, sizeof(in->host));
     } else if ((v = tb_meta_value(line, TB_META_machine_id))) {
         tb_strlcpy(in->host_id, v, sizeof(in->host_id));
+    } else if ((v = tb_meta_value(line, TB_META_images_sha256))) {
+        tb_strlcpy(in->images, v, sizeof(in->images));
     } else if ((v = tb_meta_value(line, TB_META_board))) {
         const char *peak = NULL;   /* NAME, peak X GB/s: a name may hold a comma */
         for (const char *q = strstr(v, ", peak "); q; q = strstr(q + 1, ", peak "))

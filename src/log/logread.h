@@ -85,6 +85,7 @@ struct tb_log_rec {
 struct tb_log_info {
     const char *path;               /* as given (not copied) */
     char run_id[128], host[64], host_id[40], board[64], night[12];
+    char images[72];                /* the images_sha256 line ("" in logs from before it) */
     char end[256];                  /* the "# end:" line's text; "" when none */
     char skipped[512];              /* a mode sweep's skipped steps ("# mode_step: ...:
                                      * skipped, ..." lines, "; " between; cut): "" none */

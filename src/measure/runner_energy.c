@@ -13,6 +13,7 @@
 
 #include "lib/clock.h"
 #include "lib/util.h"
+#include "lib/version.h"
 #include "log/log_meta.h"
 #include "log/logread.h"
 #include "log/outcome.h"
@@ -140,7 +141,7 @@ static void learn_rerun(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
     char line[512];
     ctx->rerun = tb_rerun_learn(ctx->cfg->sweep.out_dir, ctx->host ? ctx->host : "",
                                 ctx->host_id ? ctx->host_id : "", ctx->cfg->board.name,
-                                line, sizeof(line));
+                                tb_images_sha256, line, sizeof(line));
     if (!ctx->rerun)
         snprintf(line, sizeof(line), "out of memory: the board file's settings alone");
     snprintf(res->rerun, sizeof(res->rerun), "%s; power.rerun_ratio_sd %.2f%%, "

@@ -15,12 +15,13 @@
 struct tb_rerun {
     struct tb_logset set;
     size_t *start;                /* log k's rows: set.v[start[k] .. start[k + 1]) */
+    bool *kept;                   /* log k ran these kernel images */
     char (*run_id)[128];          /* log k's run_id ("" none) */
     size_t nlogs;
 };
 
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
-                                const char *board, char *line, size_t n)
+                                const char *board, const char *images, char *line, size_t n)
 {
     struct tb_rerun *r = calloc(1, sizeof(*r));
     if (!r)
@@ -39,31 +40,35 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         return r;
     }
     size_t take = (size_t)got < TB_RERUN_MAX_LOGS ? (size_t)got : TB_RERUN_MAX_LOGS;
+    r->kept = calloc(take + 1, sizeof(*r->kept));
     r->start = calloc(take + 1, sizeof(*r->start));
     r->run_id = calloc(take + 1, sizeof(*r->run_id));
-    if (!r->start || !r->run_id) {
+    if (!r->kept || !r->start || !r->run_id) {
         free(v);
         tb_rerun_free(r);
         return NULL;
     }
-    size_t k = 0;
+    size_t kept = 0, k = 0;
     /* past the bounds, an older log could add nothing but a message of its own */
     for (; k < take && r->set.n < r->set.max_rows && r->set.bytes_read < TB_RERUN_MAX_BYTES;
          k++) {
         char path[8192];
         snprintf(path, sizeof(path), "%s/%s", dir, v[k].name);
         r->start[k] = r->set.n;
-        size_t infos = r->set.nlogs;
+        size_t before = r->set.nlogs;
         tb_logread(&r->set, path);
         r->start[k + 1] = r->set.n;
-        if (r->set.nlogs > infos)
-            memcpy(r->run_id[k], r->set.logs[infos].run_id, sizeof(r->run_id[k]));
+        r->kept[k] = r->set.nlogs > before &&
+                     !strcmp(r->set.logs[r->set.nlogs - 1].images, images);
+        if (r->set.nlogs > before)
+            memcpy(r->run_id[k], r->set.logs[before].run_id, sizeof(r->run_id[k]));
+        kept += r->kept[k];
         r->nlogs = k + 1;
     }
     free(v);
     int len = snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the "
-                       "newest %d at most; %zu row(s))", r->nlogs, dir, TB_RERUN_MAX_LOGS,
-                       r->set.n);
+                       "newest %d at most), %zu of them of these kernel images (sha256 "
+                       "%.12s...)", r->nlogs, dir, TB_RERUN_MAX_LOGS, kept, images);
     if (k < take && len >= 0 && (size_t)len < n)
         snprintf(line + len, n - (size_t)len, "; %zu older one(s) not read, %zu rows or %llu MB "
                  "read already", take - k, (size_t)TB_RERUN_MAX_ROWS, TB_RERUN_MAX_BYTES >> 20);
@@ -76,6 +81,7 @@ void tb_rerun_free(struct tb_rerun *r)
         return;
     tb_logset_free(&r->set);
     free(r->start);
+    free(r->kept);
     free(r->run_id);
     free(r);
 }
@@ -135,7 +141,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
     int m = 0;
     for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++) {
-        if (a_copy(r, k))
+        if (!r->kept[k] || a_copy(r, k))
             continue;
         for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
             const struct tb_log_rec *a = &r->set.v[i];

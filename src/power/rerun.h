@@ -3,8 +3,8 @@
  * it: on the lent H100 and H200s runs of one card differed by 0.2-0.6% in the ratio and
  * 0.3-1% in J/GB, while each run's cycles agreed to 0.1-0.3% (doc/power.md). That
  * run-to-run spread, a relative standard deviation, is learned from this host's and board's
- * earlier logs in the log folder (the same point, device and operating step): their figures'
- * spread beyond what their own cycles explain, pulled toward the board file's
+ * earlier logs in the log folder (the same kernel images, point, device and operating step):
+ * their figures' spread beyond what their own cycles explain, pulled toward the board file's
  * power.rerun_ratio_sd and power.rerun_abs_sd, which count as TB_RERUN_PRIOR_RUNS runs, and
  * those settings alone until two earlier runs are there.
  * Not here: the intervals themselves (meter_figures.c combines them). */
@@ -34,12 +34,15 @@ struct tb_rerun_sd {
 struct tb_rerun;
 
 /* Reads the newest TB_RERUN_MAX_LOGS logs in dir whose metadata says they are host's
- * (host_id: its machine-id, "" none) and board's, until TB_RERUN_MAX_ROWS rows or
- * TB_RERUN_MAX_BYTES bytes are read (the older ones are not opened; line says how many).
- * A log that cannot be read is left out, said on stderr; a folder that cannot be opened gives a table without runs. NULL only
- * without memory. line (n bytes) says what was read, for the log's power_rerun line. */
+ * (host_id: its machine-id, "" none) and board's, and keeps those that ran the kernel
+ * images of sha256 images (their images_sha256 line: a new build's kernels move their
+ * ratios, which is no night's spread; a log from before the line is left out too), until
+ * TB_RERUN_MAX_ROWS rows or TB_RERUN_MAX_BYTES bytes are read (the older ones are not opened;
+ * line says how many). A log that cannot be read is left out, said on stderr; a folder that
+ * cannot be opened gives a table without runs. NULL only without memory. line (n bytes)
+ * says what was read and kept, for the log's power_rerun line. */
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
-                                const char *board, char *line, size_t n);
+                                const char *board, const char *images, char *line, size_t n);
 void tb_rerun_free(struct tb_rerun *r);
 
 /* Point me's spread (me: its row as tb_log_rec_from_row reads it; r NULL: none learned): of
