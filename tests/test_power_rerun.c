@@ -210,6 +210,18 @@ static void test_only_this_points_runs_count(void **state)
     free(dir);
 }
 
+/* Point vec16's spread as learned from dir now, its messages kept off stderr. */
+static void vec16_sd(const char *dir, struct tb_rerun_sd *sd)
+{
+    struct tb_log_rec me;
+    me_vec16(&me);
+    th_stderr_begin();
+    struct tb_rerun *r = learn(dir);
+    free(th_stderr_end());
+    tb_rerun_sd(r, &me, &pc, sd);
+    tb_rerun_free(r);
+}
+
 /* One night's log and a copy of it kept under a second name (the same run_id): one run, so
  * the settings alone, not a spread of 0 from a run and itself pulling them down; a second
  * night then makes two runs, not three. */
@@ -219,24 +231,14 @@ static void test_a_copy_of_a_log_is_one_run(void **state)
     vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
     write_log(dir, "lab", 1, row);
     write_log_named(dir, "lab", 1, IMAGES, "-1", row);
-    struct tb_log_rec me;
-    me_vec16(&me);
     struct tb_rerun_sd sd;
-    th_stderr_begin();
-    struct tb_rerun *r = learn(dir);
-    free(th_stderr_end());
-    tb_rerun_sd(r, &me, &pc, &sd);
+    vec16_sd(dir, &sd);
     assert_int_equal(sd.runs, 0);
     th_assert_close(sd.ratio, 0.004, 1e-12);
-    tb_rerun_free(r);
     vec16_row(row, sizeof(row), 1.22, 1e-6, 0.18, 4, 0);
     write_log(dir, "lab", 2, row);
-    th_stderr_begin();
-    r = learn(dir);
-    free(th_stderr_end());
-    tb_rerun_sd(r, &me, &pc, &sd);
+    vec16_sd(dir, &sd);
     assert_int_equal(sd.runs, 2);
-    tb_rerun_free(r);
     th_rmtree(dir);
     free(dir);
 }
