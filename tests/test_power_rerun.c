@@ -243,6 +243,16 @@ static void test_a_copy_of_a_log_is_one_run(void **state)
     free(dir);
 }
 
+/* What learning from dir says: its power_rerun line into line, its stderr into *err. */
+static struct tb_rerun *learn_said(const char *dir, char *line, size_t n, char **err)
+{
+    th_stderr_begin();
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line, n);
+    *err = th_stderr_end();
+    assert_non_null(r);
+    return r;
+}
+
 /* Six nights whose logs hold 20000 rows each (a tune run's size): the newest five fill the
  * learner's 100000 rows, and the oldest is not opened at all, said in the power_rerun line,
  * rather than one "more than 100000 rows in all logs" error for it and every older log at
@@ -263,12 +273,8 @@ static void test_rows_bound_stops_the_reading(void **state)
             fputs(row, f);
         assert_int_equal(fclose(f), 0);
     }
-    char line[512];
-    th_stderr_begin();
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
-                                        sizeof(line));
-    char *err = th_stderr_end();
-    assert_non_null(r);
+    char line[512], *err;
+    struct tb_rerun *r = learn_said(dir, line, sizeof(line), &err);
     assert_null(strstr(err, "in all logs"));
     th_must_have(line, "5 earlier log(s)");
     th_must_have(line, "1 older one(s) not read");
@@ -305,12 +311,8 @@ static void test_bytes_bound_stops_a_bomb(void **state)
             assert_int_equal(gzwrite(z, blank, sizeof(blank)), (int)sizeof(blank));
         assert_int_equal(gzclose(z), Z_OK);
     }
-    char line[512];
-    th_stderr_begin();
-    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line,
-                                        sizeof(line));
-    char *err = th_stderr_end();
-    assert_non_null(r);
+    char line[512], *err;
+    struct tb_rerun *r = learn_said(dir, line, sizeof(line), &err);
     th_must_have(err, "more than 33554432 bytes uncompressed");
     th_must_have(line, "4 earlier log(s)");
     th_must_have(line, "1 older one(s) not read");
