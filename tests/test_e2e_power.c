@@ -165,7 +165,7 @@ static void test_rerun_spread_learned_from_earlier_nights(void **state)
         assert_true(ratio > 0 && atof(ci) >= 0 && atof(rci) > atof(ci));
         th_assert_close(atof(rci), want, 0.0002 + 1e-3 * want);   /* "%.4f" each */
         if (night < 2)
-            assert_string_equal(sd, "0.0050");
+            assert_string_equal(sd, "0.005000");
         th_must_have(text, night < 2 ? "# power_rerun: " : "# power_rerun: 2 earlier log(s)");
         th_must_have(text, "power.rerun_ratio_sd 0.50%");
     }

@@ -7,6 +7,7 @@
 #include "helpers.h"
 
 #include <math.h>
+#include <zlib.h>
 
 #include "lib/stats.h"
 #include "log/logread.h"
@@ -21,11 +22,13 @@ static const struct tb_power_cfg pc = { .rerun_ratio_sd = 0.004, .rerun_abs_sd =
 #define IMAGES "5f1e0a"   /* the kernel images' sha256 the learning run carries */
 
 /* A log of host h and board lab-h200 started on day d (2026-11-d), of kernel images img
- * (NULL: a log from before the line), its rows as given. */
-static void write_log_of(const char *dir, const char *h, int d, const char *img, const char *rows)
+ * (NULL: a log from before the line), its rows as given, under its run's name with suffix
+ * (the tool's "-1" where a name was taken). */
+static void write_log_named(const char *dir, const char *h, int d, const char *img,
+                            const char *suffix, const char *rows)
 {
     char name[128], text[8192], line[96] = "";
-    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z.csv.gz", h, d);
+    snprintf(name, sizeof(name), "%s_lab-h200_202611%02dT010000Z%s.csv.gz", h, d, suffix);
     if (img)
         snprintf(line, sizeof(line), "# images_sha256: %s\n", img);
     snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
@@ -33,6 +36,11 @@ static void write_log_of(const char *dir, const char *h, int d, const char *img,
              "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
              "# end: complete\n", h, d, line, h, rows);
     free(th_write(dir, name, text));
+}
+
+static void write_log_of(const char *dir, const char *h, int d, const char *img, const char *rows)
+{
+    write_log_named(dir, h, d, img, "", rows);
 }
 
 static void write_log(const char *dir, const char *h, int d, const char *rows)
@@ -202,6 +210,118 @@ static void test_only_this_points_runs_count(void **state)
     free(dir);
 }
 
+/* Point vec16's spread as learned from dir now, its messages kept off stderr. */
+static void vec16_sd(const char *dir, struct tb_rerun_sd *sd)
+{
+    struct tb_log_rec me;
+    me_vec16(&me);
+    th_stderr_begin();
+    struct tb_rerun *r = learn(dir);
+    free(th_stderr_end());
+    tb_rerun_sd(r, &me, &pc, sd);
+    tb_rerun_free(r);
+}
+
+/* One night's log and a copy of it kept under a second name (the same run_id): one run, so
+ * the settings alone, not a spread of 0 from a run and itself pulling them down; a second
+ * night then makes two runs, not three. */
+static void test_a_copy_of_a_log_is_one_run(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 1, row);
+    write_log_named(dir, "lab", 1, IMAGES, "-1", row);
+    struct tb_rerun_sd sd;
+    vec16_sd(dir, &sd);
+    assert_int_equal(sd.runs, 0);
+    th_assert_close(sd.ratio, 0.004, 1e-12);
+    vec16_row(row, sizeof(row), 1.22, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 2, row);
+    vec16_sd(dir, &sd);
+    assert_int_equal(sd.runs, 2);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* What learning from dir says: its power_rerun line into line, its stderr into *err. */
+static struct tb_rerun *learn_said(const char *dir, char *line, size_t n, char **err)
+{
+    th_stderr_begin();
+    struct tb_rerun *r = tb_rerun_learn(dir, "lab", "", "lab-h200", IMAGES, line, n);
+    *err = th_stderr_end();
+    assert_non_null(r);
+    return r;
+}
+
+/* Six nights whose logs hold 20000 rows each (a tune run's size): the newest five fill the
+ * learner's 100000 rows, and the oldest is not opened at all, said in the power_rerun line,
+ * rather than one "more than 100000 rows in all logs" error for it and every older log at
+ * every night's start. */
+static void test_rows_bound_stops_the_reading(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    for (int d = 1; d <= 6; d++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/lab_lab-h200_202611%02dT010000Z.csv.gz", dir, d);
+        FILE *f = fopen(path, "w");   /* plain text, which the reader takes as gzip does */
+        assert_non_null(f);
+        fprintf(f, "# log_format: 1\n# run_id: lab_lab-h200_202611%02dT010000Z\n# host: lab\n"
+                "# images_sha256: " IMAGES "\n# board: lab-h200, peak 4800.0 GB/s, has a GPU\n"
+                HEADER, d);
+        for (int i = 0; i < TB_RERUN_MAX_ROWS_PER_LOG; i++)
+            fputs(row, f);
+        assert_int_equal(fclose(f), 0);
+    }
+    char line[512], *err;
+    struct tb_rerun *r = learn_said(dir, line, sizeof(line), &err);
+    assert_null(strstr(err, "in all logs"));
+    th_must_have(line, "5 earlier log(s)");
+    th_must_have(line, "1 older one(s) not read");
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 5);   /* one row a run, of the five read */
+    free(err);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A gzip bomb named like a log of this host and board: a megabyte or so that inflates to
+ * 48 MB of empty lines. Each of four is read to the learner's 32 MB a log and no further,
+ * and after 128 MB in all the older ones are not opened (not 1 GB a log, a minute each on
+ * a Nano at every night's start). */
+static void test_bytes_bound_stops_a_bomb(void **state)
+{
+    char *dir = th_tmpdir();
+    static char blank[1 << 20];
+    memset(blank, '\n', sizeof(blank));
+    for (int d = 1; d <= 5; d++) {
+        char path[PATH_MAX], head[512];
+        snprintf(path, sizeof(path), "%s/lab_lab-h200_202611%02dT010000Z.csv.gz", dir, d);
+        snprintf(head, sizeof(head), "# log_format: 1\n# run_id: lab_lab-h200_202611%02dT"
+                 "010000Z\n# host: lab\n# board: lab-h200, peak 4800.0 GB/s, has a GPU\n"
+                 HEADER, d);
+        gzFile z = gzopen(path, "wb1");
+        assert_non_null(z);
+        assert_true(gzputs(z, head) > 0);
+        for (int k = 0; k < 48; k++)
+            assert_int_equal(gzwrite(z, blank, sizeof(blank)), (int)sizeof(blank));
+        assert_int_equal(gzclose(z), Z_OK);
+    }
+    char line[512], *err;
+    struct tb_rerun *r = learn_said(dir, line, sizeof(line), &err);
+    th_must_have(err, "more than 33554432 bytes uncompressed");
+    th_must_have(line, "4 earlier log(s)");
+    th_must_have(line, "1 older one(s) not read");
+    free(err);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +329,9 @@ int main(void)
         TH_TEST(test_spread_pulled_toward_the_settings),
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_only_this_points_runs_count),
+        TH_TEST(test_a_copy_of_a_log_is_one_run),
+        TH_TEST(test_rows_bound_stops_the_reading),
+        TH_TEST(test_bytes_bound_stops_a_bomb),
     };
     return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
 }

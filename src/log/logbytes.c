@@ -34,6 +34,7 @@ static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
     if (over)   /* the lines up to the bound count; the rest is not read */
         n = (size_t)(rd->s->max_bytes_per_log - ls->bytes);
     ls->bytes += n;
+    rd->s->bytes_read += n;
     for (size_t i = 0; i < n; i++) {
         if (p[i] != '\n') {
             if (ls->len + 1 < TB_LOGREAD_MAX_LINE)

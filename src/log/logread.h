@@ -104,6 +104,7 @@ struct tb_logset {
     /* the bounds (tb_logset_init sets the defaults below; tests lower them) */
     size_t max_rows_per_log, max_rows;
     unsigned long long max_bytes_per_log;
+    unsigned long long bytes_read;  /* uncompressed bytes read of all its logs */
     int problems;                   /* each one said on stderr, naming file and line */
     const char *who;                /* "compare": the prefix of its messages */
 };

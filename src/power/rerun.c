@@ -16,6 +16,7 @@ struct tb_rerun {
     struct tb_logset set;
     size_t *start;                /* log k's rows: set.v[start[k] .. start[k + 1]) */
     bool *kept;                   /* log k ran these kernel images */
+    char (*run_id)[128];          /* log k's run_id ("" none) */
     size_t nlogs;
 };
 
@@ -30,6 +31,7 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
      * what a point's nights are, and 100000 rows are about 75 MB */
     r->set.max_rows_per_log = TB_RERUN_MAX_ROWS_PER_LOG;
     r->set.max_rows = TB_RERUN_MAX_ROWS;
+    r->set.max_bytes_per_log = TB_RERUN_MAX_BYTES_PER_LOG;   /* a gzip bomb: not 1 GB a log */
     struct tb_log_entry *v = NULL;
     long got = tb_logs_ours(dir, host, host_id, board, NULL, &v);
     if (got < 0) {
@@ -39,13 +41,17 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
     }
     size_t take = (size_t)got < TB_RERUN_MAX_LOGS ? (size_t)got : TB_RERUN_MAX_LOGS;
     r->kept = calloc(take + 1, sizeof(*r->kept));
-    if (!r->kept || !(r->start = calloc(take + 1, sizeof(*r->start)))) {
+    r->start = calloc(take + 1, sizeof(*r->start));
+    r->run_id = calloc(take + 1, sizeof(*r->run_id));
+    if (!r->kept || !r->start || !r->run_id) {
         free(v);
         tb_rerun_free(r);
         return NULL;
     }
-    size_t kept = 0;
-    for (size_t k = 0; k < take; k++) {
+    size_t kept = 0, k = 0;
+    /* past the bounds, an older log could add nothing but a message of its own */
+    for (; k < take && r->set.n < r->set.max_rows && r->set.bytes_read < TB_RERUN_MAX_BYTES;
+         k++) {
         char path[8192];
         snprintf(path, sizeof(path), "%s/%s", dir, v[k].name);
         r->start[k] = r->set.n;
@@ -54,13 +60,18 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         r->start[k + 1] = r->set.n;
         r->kept[k] = r->set.nlogs > before &&
                      !strcmp(r->set.logs[r->set.nlogs - 1].images, images);
+        if (r->set.nlogs > before)
+            memcpy(r->run_id[k], r->set.logs[before].run_id, sizeof(r->run_id[k]));
         kept += r->kept[k];
         r->nlogs = k + 1;
     }
     free(v);
-    snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the newest %d "
-             "at most), %zu of them of these kernel images (sha256 %.12s...)", r->nlogs, dir,
-             TB_RERUN_MAX_LOGS, kept, images);
+    int len = snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the "
+                       "newest %d at most), %zu of them of these kernel images (sha256 "
+                       "%.12s...)", r->nlogs, dir, TB_RERUN_MAX_LOGS, kept, images);
+    if (k < take && len >= 0 && (size_t)len < n)
+        snprintf(line + len, n - (size_t)len, "; %zu older one(s) not read, %zu rows or %llu MB "
+                 "read already", take - k, (size_t)TB_RERUN_MAX_ROWS, TB_RERUN_MAX_BYTES >> 20);
     return r;
 }
 
@@ -71,6 +82,7 @@ void tb_rerun_free(struct tb_rerun *r)
     tb_logset_free(&r->set);
     free(r->start);
     free(r->kept);
+    free(r->run_id);
     free(r);
 }
 
@@ -109,6 +121,17 @@ static double pulled(double p, double s2, int m)
     return sqrt((TB_RERUN_PRIOR_RUNS * p * p + (m - 1) * s2) / (TB_RERUN_PRIOR_RUNS + m - 1));
 }
 
+/* Log k is a copy of a newer one read (the same run_id: a log kept under a second name): one
+ * run, not two, or its copy alone would count as the two runs a spread needs. */
+static bool a_copy(const struct tb_rerun *r, size_t k)
+{
+    const char *id = r->run_id[k];
+    for (size_t j = 0; id[0] && j < k; j++)
+        if (!strcmp(r->run_id[j], id))
+            return true;
+    return false;
+}
+
 void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
                  const struct tb_power_cfg *pc, struct tb_rerun_sd *out)
 {
@@ -117,8 +140,10 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     out->runs = 0;
     double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
     int m = 0;
-    for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++)
-        for (size_t i = r->start[k]; r->kept[k] && i < r->start[k + 1]; i++) {
+    for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++) {
+        if (!r->kept[k] || a_copy(r, k))
+            continue;
+        for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
             const struct tb_log_rec *a = &r->set.v[i];
             if (!same_point(a, me) || !teaches(a))
                 continue;
@@ -130,6 +155,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
             jpb[m++] = a->j_per_gb;
             break;   /* one row a run */
         }
+    }
     if (m < 2)
         return;
     out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, rel_var(ratio, m) - own / m), m);

@@ -20,6 +20,8 @@
 #define TB_RERUN_MAX_RUNS 30      /* the newest earlier runs of a point used */
 #define TB_RERUN_MAX_ROWS_PER_LOG 20000   /* rows read of one log, and of all */
 #define TB_RERUN_MAX_ROWS 100000
+#define TB_RERUN_MAX_BYTES_PER_LOG (32ULL << 20)   /* uncompressed: 20000 rows of 1.6 kB */
+#define TB_RERUN_MAX_BYTES (128ULL << 20)          /* of all: no more logs read past it */
 
 struct tb_log_rec;
 
@@ -34,10 +36,11 @@ struct tb_rerun;
 /* Reads the newest TB_RERUN_MAX_LOGS logs in dir whose metadata says they are host's
  * (host_id: its machine-id, "" none) and board's, and keeps those that ran the kernel
  * images of sha256 images (their images_sha256 line: a new build's kernels move their
- * ratios, which is no night's spread; a log from before the line is left out too). A log
- * that cannot be read is left out, said on stderr; a folder that cannot be opened gives a
- * table without runs. NULL only without memory. line (n bytes) says what was read and kept,
- * for the log's power_rerun line. */
+ * ratios, which is no night's spread; a log from before the line is left out too), until
+ * TB_RERUN_MAX_ROWS rows or TB_RERUN_MAX_BYTES bytes are read (the older ones are not opened;
+ * line says how many). A log that cannot be read is left out, said on stderr; a folder that
+ * cannot be opened gives a table without runs. NULL only without memory. line (n bytes)
+ * says what was read and kept, for the log's power_rerun line. */
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
                                 const char *board, const char *images, char *line, size_t n);
 void tb_rerun_free(struct tb_rerun *r);
@@ -45,8 +48,9 @@ void tb_rerun_free(struct tb_rerun *r);
 /* Point me's spread (me: its row as tb_log_rec_from_row reads it; r NULL: none learned): of
  * the earlier runs whose row has its host, device, board, kernel, element, size, block and
  * operating step (tb_log_step_cmp), a usable result with an energy ratio, J per byte and the
- * cycles' interval, not power-capped, the newest TB_RERUN_MAX_RUNS, one row a run. With m
- * such runs (m >= 2), x a figure's values over their mean:
+ * cycles' interval, not power-capped, the newest TB_RERUN_MAX_RUNS, one row a run (a log
+ * kept under a second name, the same run_id, once). With m such runs (m >= 2), x a figure's
+ * values over their mean:
  *   ratio:  s2 = max(0, var(x) - mean of each run's own variance of its mean, from its
  *           cycles' interval and cycles), sd = sqrt((k p^2 + (m-1) s2) / (k + m - 1));
  *   abs:    the same without the subtraction (its logged interval holds this term);
