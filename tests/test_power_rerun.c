@@ -112,17 +112,15 @@ static void test_settings_alone_before_two_runs(void **state)
     free(dir);
 }
 
-/* Four nights of vec16 whose ratios alternate 1 + d, 1 - d (each run's cycles' interval
- * ci_rel of its ratio, over cycles) and J/GB 1 + jd, 1 - jd: what is learned from them. */
-static void alternating_nights(double d, double ci_rel, double jd, int cycles,
-                               struct tb_rerun_sd *sd)
+/* Nights of vec16, newest first: ratio[i] with its cycles' interval ci_rel[i] of it (over
+ * cycles) and J/GB jpg[i]; what is learned from them. */
+static void nights(const double *ratio, const double *ci_rel, const double *jpg, int n,
+                   int cycles, struct tb_rerun_sd *sd)
 {
     char *dir = th_tmpdir(), row[256];
-    for (int k = 0; k < 4; k++) {
-        double sign = k % 2 ? -1 : 1;
-        vec16_row(row, sizeof(row), 1 + sign * d, ci_rel * (1 + sign * d), 1 + sign * jd,
-                  cycles, 0);
-        write_log(dir, "lab", 1 + k, row);
+    for (int i = 0; i < n; i++) {
+        vec16_row(row, sizeof(row), ratio[i], ci_rel[i] * ratio[i], jpg[i], cycles, 0);
+        write_log(dir, "lab", n - i, row);   /* the newest the latest day */
     }
     struct tb_rerun *r = learn(dir);
     struct tb_log_rec me;
@@ -133,36 +131,73 @@ static void alternating_nights(double d, double ci_rel, double jd, int cycles,
     free(dir);
 }
 
-/* Ratios 1 +- d and J/GB 1 +- 2d (mean 1, four squared deviations of d^2 in 3 degrees of
- * freedom), cycles so tight they explain none of it: the learned variance (2 p^2 + 3 s^2) /
- * 5, the settings counting as two runs. */
-static void test_spread_pulled_toward_the_settings(void **state)
+/* The sd whose successive nights differ by a factor e^l in magnitude's median. */
+static double sd_of_steps(double l)
 {
-    const double d = 0.01;
-    struct tb_rerun_sd sd;
-    alternating_nights(d, 1e-6, 2 * d, 4, &sd);
-    assert_int_equal(sd.runs, 4);
-    double s2 = 4 * d * d / 3, s2a = 4 * 4 * d * d / 3;
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-6);
-    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s2a) / 5), 1e-6);
-    assert_true(sd.ratio > 0.004 && sd.ratio < sqrt(s2));   /* between the two */
+    return l / (0.6745 * sqrt(2.0));
 }
 
-/* The same nights, each with cycles whose own interval explains their whole spread: nothing
- * beyond the cycles is learned for the ratio (the setting's weight alone is left, shrunk by
- * three runs that saw nothing more); J/GB's logged interval already holds such a term, so
- * its spread is taken whole. */
+/* Four nights alternating 1 and e^0.01 (J/GB 1 and e^0.02), cycles so tight they explain
+ * none of it: every successive difference 0.01, the learned variance (2 p^2 + 3 s^2) / 5,
+ * the settings counting as two runs. */
+static void test_spread_pulled_toward_the_settings(void **state)
+{
+    double e1 = exp(0.01), e2 = exp(0.02);
+    const double ratio[] = { 1, e1, 1, e1 }, jpg[] = { 1, e2, 1, e2 }, ci[] = { 1e-6, 1e-6, 1e-6, 1e-6 };
+    struct tb_rerun_sd sd;
+    nights(ratio, ci, jpg, 4, 4, &sd);
+    assert_int_equal(sd.runs, 4);
+    double s = sd_of_steps(0.01), sa = sd_of_steps(0.02);
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s * s) / 5), 1e-5);
+    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * sa * sa) / 5), 1e-5);
+    assert_true(sd.ratio > 0.004 && sd.ratio < s);   /* between the two */
+}
+
+/* The same nights, each with cycles whose own interval explains their whole spread (a run's
+ * mean has variance (ci / (t sqrt 2))^2): nothing beyond the cycles is learned for the ratio
+ * (the setting's weight alone is left, shrunk by three runs that saw nothing more); J/GB's
+ * logged interval already holds such a term, so its spread is taken whole. */
 static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 {
-    const double d = 0.01;
     int cycles = 4;
-    /* a run's mean has variance (ci / (t sqrt 2))^2: make it the runs' variance 4d^2/3 */
-    double ci = sqrt(4 * d * d / 3) * tb_t95((size_t)cycles - 1) * sqrt(2.0);
+    double e1 = exp(0.01), s = sd_of_steps(0.01);
+    double c = s * tb_t95((size_t)cycles - 1) * sqrt(2.0);
+    const double ratio[] = { 1, e1, 1, e1 }, ci[] = { c, c, c, c };
     struct tb_rerun_sd sd;
-    alternating_nights(d, ci, d, cycles, &sd);
+    nights(ratio, ci, ratio, 4, cycles, &sd);
     assert_int_equal(sd.runs, 4);
     th_assert_close(sd.ratio, 0.004 * sqrt(2.0 / 5.0), 2e-5);
-    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * (4 * d * d / 3)) / 5), 1e-6);
+    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s * s) / 5), 1e-5);
+}
+
+/* What the earlier nights hold besides the board's own spread teaches little: seven nights
+ * within 0.3% of each other with one of a ratio of 9000 among them (a broken night: it
+ * moves two of six differences, not their median); nights that stepped 4.5% once (a new
+ * JetPack: one difference); one night of wide cycles among tight ones (its own variance
+ * does not cancel the others' spread: the median of the runs' own). Two nights, one odd:
+ * no median leaves it out, the spread stops at 5 times the setting. */
+static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
+{
+    const double tight[] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 };
+    const double odd[] = { 1.000, 1.002, 9000, 0.998, 1.000, 1.003, 0.999 };
+    const double step[] = { 1.045, 1.046, 1.044, 1.000, 1.001, 0.999, 1.000 };
+    struct tb_rerun_sd sd;
+    nights(odd, tight, odd, 7, 4, &sd);
+    assert_int_equal(sd.runs, 7);
+    if (!(sd.ratio < 0.004 && sd.abs < 0.008))
+        th_fail("an odd night taught %g and %g", sd.ratio, sd.abs);
+    nights(step, tight, step, 7, 4, &sd);
+    if (!(sd.ratio < 0.004 && sd.abs < 0.008))
+        th_fail("a step taught %g and %g", sd.ratio, sd.abs);
+    double e1 = exp(0.01), s = sd_of_steps(0.01);
+    const double alt[] = { 1, e1, 1, e1, 1 }, wide[] = { 1e-6, 1e-6, 500, 1e-6, 1e-6 };
+    nights(alt, wide, alt, 5, 4, &sd);
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 4 * s * s) / 6), 1e-5);
+    const double two[] = { 1.0, 9000 };
+    nights(two, tight, two, 2, 4, &sd);
+    assert_int_equal(sd.runs, 2);
+    th_assert_close(sd.ratio, 5 * 0.004, 1e-12);
+    th_assert_close(sd.abs, 5 * 0.008, 1e-12);
 }
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
@@ -202,9 +237,9 @@ static void test_only_this_points_runs_count(void **state)
     struct tb_rerun_sd sd;
     tb_rerun_sd(r, &me, &pc, &sd);
     assert_int_equal(sd.runs, 2);
-    /* 1.19 and 1.21: relative deviations of 1/120 each side, one degree of freedom */
-    double s2 = 2 * (0.01 / 1.20) * (0.01 / 1.20);
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + s2) / 3), 1e-6);
+    /* 1.21 and 1.19: one difference, ln(1.21 / 1.19) */
+    double s = sd_of_steps(log(1.21 / 1.19));
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + s * s) / 3), 1e-6);
     tb_rerun_free(r);
     th_rmtree(dir);
     free(dir);
@@ -328,6 +363,7 @@ int main(void)
         TH_TEST(test_settings_alone_before_two_runs),
         TH_TEST(test_spread_pulled_toward_the_settings),
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
+        TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
         TH_TEST(test_rows_bound_stops_the_reading),

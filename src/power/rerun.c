@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/stats.h"
+#include "lib/util.h"
 #include "log/logread.h"
 #include "log/retention.h"
 
@@ -104,21 +105,41 @@ static bool teaches(const struct tb_log_rec *a)
            a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 && !a->power_capped;
 }
 
-/* The relative variance of v[0..m) about its mean, over m - 1. */
-static double rel_var(const double *v, int m)
+static int by_value(const void *a, const void *b)
 {
-    double mean = 0, ss = 0;
-    for (int i = 0; i < m; i++)
-        mean += v[i] / m;
-    for (int i = 0; i < m; i++)
-        ss += (v[i] / mean - 1.0) * (v[i] / mean - 1.0);
-    return ss / (m - 1);
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-/* The learned variance pulled toward the setting p, which counts as TB_RERUN_PRIOR_RUNS. */
+/* The median of v[0..n), n >= 1 (v reordered). */
+static double median(double *v, int n)
+{
+    tb_sort(v, (size_t)n, sizeof(*v), by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The relative variance between runs of v[0..m) (newest first), from the differences of
+ * successive runs: each spans two nights' states (sd sqrt 2 s), median magnitude 0.6745
+ * sqrt 2 s for normal ones. One odd night moves two differences and a step of the board (a
+ * new JetPack, a firmware) one, so with several runs neither moves the median, where a mean
+ * square would carry either for 30 nights (a ratio of 9000 once made the sd 0.8). Relative
+ * differences as logarithms: an odd night's is large, never undefined. */
+static double step_var(const double *v, int m)
+{
+    double d[TB_RERUN_MAX_RUNS];
+    for (int i = 0; i + 1 < m; i++)
+        d[i] = fabs(log(v[i + 1] / v[i]));
+    double s = median(d, m - 1) / (0.6745 * sqrt(2.0));
+    return s * s;
+}
+
+/* The learned variance s2 (of m runs) pulled toward the setting p, which counts as
+ * TB_RERUN_PRIOR_RUNS, and never past TB_RERUN_MAX_FACTOR x p: two runs, one of them odd,
+ * have no median to leave it out by. */
 static double pulled(double p, double s2, int m)
 {
-    return sqrt((TB_RERUN_PRIOR_RUNS * p * p + (m - 1) * s2) / (TB_RERUN_PRIOR_RUNS + m - 1));
+    double sd = sqrt((TB_RERUN_PRIOR_RUNS * p * p + (m - 1) * s2) / (TB_RERUN_PRIOR_RUNS + m - 1));
+    return fmin(sd, TB_RERUN_MAX_FACTOR * p);
 }
 
 /* Log k is a copy of a newer one read (the same run_id: a log kept under a second name): one
@@ -138,7 +159,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     out->ratio = pc->rerun_ratio_sd;
     out->abs = pc->rerun_abs_sd;
     out->runs = 0;
-    double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own = 0;
+    double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own[TB_RERUN_MAX_RUNS];
     int m = 0;
     for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++) {
         if (!r->kept[k] || a_copy(r, k))
@@ -150,7 +171,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
             /* its cycles' interval is t x s x sqrt(2/n): its mean's own variance from it */
             double t = tb_t95((size_t)a->power_cycles - 1);
             double se = a->energy_ratio_cycles_ci / a->energy_ratio / (t * sqrt(2.0));
-            own += se * se;
+            own[m] = se * se;
             ratio[m] = a->energy_ratio;
             jpb[m++] = a->j_per_gb;
             break;   /* one row a run */
@@ -158,7 +179,8 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     }
     if (m < 2)
         return;
-    out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, rel_var(ratio, m) - own / m), m);
-    out->abs = pulled(pc->rerun_abs_sd, rel_var(jpb, m), m);
+    /* the runs' own share by its median too: one run of wide cycles cancels nothing */
+    out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, step_var(ratio, m) - median(own, m)), m);
+    out->abs = pulled(pc->rerun_abs_sd, step_var(jpb, m), m);
     out->runs = m;
 }

@@ -16,6 +16,7 @@
 #include "power/power.h"
 
 #define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in runs */
+#define TB_RERUN_MAX_FACTOR 5.0   /* a learned spread is at most this times the setting */
 #define TB_RERUN_MAX_LOGS 60      /* the newest logs of the folder read */
 #define TB_RERUN_MAX_RUNS 30      /* the newest earlier runs of a point used */
 #define TB_RERUN_MAX_ROWS_PER_LOG 20000   /* rows read of one log, and of all */
@@ -46,15 +47,17 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
 void tb_rerun_free(struct tb_rerun *r);
 
 /* Point me's spread (me: its row as tb_log_rec_from_row reads it; r NULL: none learned): of
- * the earlier runs whose row has its host, device, board, kernel, element, size, block and
- * operating step (tb_log_step_cmp), a usable result with an energy ratio, J per byte and the
- * cycles' interval, not power-capped, the newest TB_RERUN_MAX_RUNS, one row a run (a log
- * kept under a second name, the same run_id, once). With m such runs (m >= 2), x a figure's
- * values over their mean:
- *   ratio:  s2 = max(0, var(x) - mean of each run's own variance of its mean, from its
+ * the earlier runs in the logs kept (this host's and board's by their metadata) whose row
+ * has its device, board, kernel, element, size, block and operating step (tb_log_step_cmp),
+ * a usable result with an energy ratio, J per byte and the cycles' interval, not
+ * power-capped, the newest TB_RERUN_MAX_RUNS, one row a run (a log kept under a second
+ * name, the same run_id, once). With m such runs (m >= 2), newest first:
+ *   v = (median over successive runs of |ln(x[i+1] / x[i])| / (0.6745 sqrt 2))^2;
+ *   ratio:  s2 = max(0, v - the median of each run's own variance of its mean, from its
  *           cycles' interval and cycles), sd = sqrt((k p^2 + (m-1) s2) / (k + m - 1));
  *   abs:    the same without the subtraction (its logged interval holds this term);
- * k = TB_RERUN_PRIOR_RUNS, p the setting. Fewer than 2: the settings, runs 0. */
+ * k = TB_RERUN_PRIOR_RUNS, p the setting, sd at most TB_RERUN_MAX_FACTOR x p. Fewer than
+ * 2: the settings, runs 0. */
 void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
                  const struct tb_power_cfg *pc, struct tb_rerun_sd *out);
 
