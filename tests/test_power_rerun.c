@@ -304,13 +304,13 @@ static void test_rows_bound_stops_the_reading(void **state)
         fprintf(f, "# log_format: 1\n# run_id: lab_lab-h200_202611%02dT010000Z\n# host: lab\n"
                 "# images_sha256: " IMAGES "\n# board: lab-h200, peak 4800.0 GB/s, has a GPU\n"
                 HEADER, d);
-        for (int i = 0; i < TB_RERUN_MAX_ROWS_PER_LOG; i++)
-            fputs(row, f);
+        for (int i = 0; i < TB_RERUN_MAX_ROWS_PER_LOG + (d == 6); i++)
+            fputs(row, f);   /* the newest one row past the bound a log (a tune run's) */
         assert_int_equal(fclose(f), 0);
     }
     char line[512], *err;
     struct tb_rerun *r = learn_said(dir, line, sizeof(line), &err);
-    assert_null(strstr(err, "in all logs"));
+    assert_null(strstr(err, "more than"));   /* cut silently, every night: the line says */
     th_must_have(line, "5 earlier log(s)");
     th_must_have(line, "1 older one(s) not read");
     struct tb_log_rec me;
@@ -348,7 +348,7 @@ static void test_bytes_bound_stops_a_bomb(void **state)
     }
     char line[512], *err;
     struct tb_rerun *r = learn_said(dir, line, sizeof(line), &err);
-    th_must_have(err, "more than 33554432 bytes uncompressed");
+    assert_null(strstr(err, "more than"));   /* cut silently: the line says */
     th_must_have(line, "4 earlier log(s)");
     th_must_have(line, "1 older one(s) not read");
     free(err);

@@ -57,8 +57,9 @@ static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
     }
     if (over) {
         ls->len = 0;   /* a line cut by the bound is no row */
-        error("%s: %s:%ld: more than %llu bytes uncompressed; the rest is not read", rd->s->who,
-              rd->path, rd->lineno, rd->s->max_bytes_per_log);
+        if (!rd->s->bounds_quiet)
+            error("%s: %s:%ld: more than %llu bytes uncompressed; the rest is not read",
+                  rd->s->who, rd->path, rd->lineno, rd->s->max_bytes_per_log);
         return tb_logread_problem(rd);
     }
     return 0;

@@ -486,7 +486,7 @@ static void row(struct reader *rd, char *line)
                                                rd->fields[rd->col[TB_LR_gbps]] : ""));
     }
     if ((size_t)rd->info->rows >= s->max_rows_per_log || s->n >= s->max_rows) {
-        if (!rd->capped)
+        if (!rd->capped && !s->bounds_quiet)
             error("%s: %s:%ld: more than %zu rows %s; the rows from here on are not read", s->who,
                   rd->path, rd->lineno, (size_t)rd->info->rows >= s->max_rows_per_log
                   ? s->max_rows_per_log : s->max_rows,

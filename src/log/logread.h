@@ -106,6 +106,8 @@ struct tb_logset {
     unsigned long long max_bytes_per_log;
     unsigned long long bytes_read;  /* uncompressed bytes read of all its logs */
     int problems;                   /* each one said on stderr, naming file and line */
+    bool bounds_quiet;              /* a bound reached is counted, not said: the reader's own
+                                     * choice of a little (the rerun learner, every night) */
     const char *who;                /* "compare": the prefix of its messages */
 };
 

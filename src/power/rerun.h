@@ -39,8 +39,10 @@ struct tb_rerun;
  * images of sha256 images (their images_sha256 line: a new build's kernels move their
  * ratios, which is no night's spread; a log from before the line is left out too), until
  * TB_RERUN_MAX_ROWS rows or TB_RERUN_MAX_BYTES bytes are read (the older ones are not opened;
- * line says how many). A log that cannot be read is left out, said on stderr; a folder that
- * cannot be opened gives a table without runs. NULL only without memory. line (n bytes)
+ * line says how many; a bound cuts a log silently). A log whose metadata cannot be read is
+ * not one of them (as for retention); a damaged one keeps the rows before the damage, said
+ * on stderr; a folder that cannot be opened gives a table without runs. NULL only without
+ * memory. line (n bytes)
  * says what was read and kept, for the log's power_rerun line. */
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
                                 const char *board, const char *images, char *line, size_t n);
