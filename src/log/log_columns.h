@@ -63,7 +63,7 @@
     X(window_bytes,    DBL, "%.6g",  "B",   "bytes moved in those spans") \
     X(energy_ratio,    DBL, "%.4f",  "-",   "THE energy figure: the point's J per byte over the reference copy's in its neighbouring blocks (blocks of the two interleaved, the copy's on either side), mean over cycles; 1 for the copy itself; empty without a copy at this size") \
     X(energy_ratio_ci95, DBL, "%.4f", "-",  "half-width of the 95% interval, from this run's cycles alone, within which a rerun of as many cycles in the same state would land (t x s x sqrt(1/n + 1/n'), n' = n: sqrt(2) times the mean's own interval; never narrower than the size's pooled cycle-to-cycle spread gives): what power.target_rel_ci stops the cycles on; a wide one is printed, power_note says so") \
-    X(energy_ratio_rerun_ci95, DBL, "%.4f", "-", "half-width of the 95% interval a rerun on another night lands in: energy_ratio_ci95 and the run-to-run spread rerun_ratio_sd (1.96 x sqrt(2) x it) combined; compare, history and the pages show and judge this one (doc/power.md)") \
+    X(energy_ratio_rerun_ci95, DBL, "%.4f", "-", "half-width of the 95% interval a rerun on another night lands in: energy_ratio_ci95 and the run-to-run spread rerun_ratio_sd (1.96 x sqrt(2) x it) combined; compare (and its --html page) and history show it, history judges by it (doc/power.md)") \
     X(gbps_per_w,      DBL, "%.4f",  "GB/s/W", "bytes per joule / 1e9 at total power (not above idle): from energy_ratio x the copy's own J per byte (its blocks' mean), at gpu_temp_c") \
     X(gbps_per_w_gpu,  DBL, "%.4f",  "GB/s/W", "window bandwidth / power_gpu_w") \
     X(power_samples,   DBL, "%.0f",  "-",   "samples (polls of the sensor) inside the windows; not independent: see power_updates") \
