@@ -77,6 +77,17 @@ static void test_bandwidth(void **state)
 }
 
 /* Capped: at least one block and half of them or more; a count that cannot be is none. */
+/* A noise's sd from its steps: the median magnitude over 0.6745 sqrt 2, one wild step (an
+ * odd value, a level change) left out; signs do not matter. */
+static void test_sd_of_steps(void **state)
+{
+    double d[] = { 1, -1, 1, -1, 100 };
+    th_assert_close(tb_sd_of_steps(d, 5), 1.0 / (0.6745 * sqrt(2.0)), 1e-12);
+    double e[] = { -2, 4 };
+    th_assert_close(tb_sd_of_steps(e, 2), 3.0 / (0.6745 * sqrt(2.0)), 1e-12);
+    assert_true(isnan(tb_sd_of_steps(e, 0)));
+}
+
 static void test_capped_majority(void **state)
 {
     assert_true(tb_power_capped_majority(4, 4));
@@ -100,6 +111,7 @@ int main(void)
         cmocka_unit_test(test_running_matches_batch),
         cmocka_unit_test(test_stop_rule),
         cmocka_unit_test(test_bandwidth),
+        cmocka_unit_test(test_sd_of_steps),
         cmocka_unit_test(test_capped_majority),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

@@ -21,6 +21,13 @@ double tb_median(double *x, size_t n)
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
+double tb_sd_of_steps(double *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = fabs(d[i]);
+    return tb_median(d, n) / (0.6745 * sqrt(2.0));
+}
+
 void tb_stats_compute(double *x, size_t n, struct tb_stats *st)
 {
     st->n = n;

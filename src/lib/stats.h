@@ -14,6 +14,11 @@ struct tb_stats {
 
 /* The median of x[0..n), sorting x in place; NAN when n == 0. */
 double tb_median(double *x, size_t n);
+/* The sd of a series' noise from its successive differences d[0..n) (reordered): their
+ * median magnitude over 0.6745 sqrt 2 (a difference of two normal values of sd s has sd
+ * s sqrt 2, median magnitude 0.6745 s sqrt 2). A slow drift adds little to the differences
+ * and a step or an odd value moves one or two, not their median. NAN for n = 0. */
+double tb_sd_of_steps(double *d, size_t n);
 /* Sorts x in place and fills st; n == 0 gives NANs. */
 void tb_stats_compute(double *x, size_t n, struct tb_stats *st);
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "lib/stats.h"
-#include "lib/util.h"
 #include "log/logread.h"
 #include "log/retention.h"
 
@@ -106,31 +105,17 @@ static bool teaches(const struct tb_log_rec *a)
            a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 && !a->power_capped;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n), n >= 1 (v reordered). */
-static double median(double *v, int n)
-{
-    tb_sort(v, (size_t)n, sizeof(*v), by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The relative variance between runs of v[0..m) (newest first), from the differences of
- * successive runs: each spans two nights' states (sd sqrt 2 s), median magnitude 0.6745
- * sqrt 2 s for normal ones. One odd night moves two differences and a step of the board (a
- * new JetPack, a firmware) one, so with several runs neither moves the median, where a mean
- * square would carry either for 30 nights (a ratio of 9000 once made the sd 0.8). Relative
- * differences as logarithms: an odd night's is large, never undefined. */
+ * successive runs (tb_sd_of_steps): one odd night moves two differences and a step of the
+ * board (a new JetPack, a firmware) one, so with several runs neither moves the median,
+ * where a mean square would carry either for 30 nights (a ratio of 9000 once made the sd
+ * 0.8). Relative differences as logarithms: an odd night's is large, never undefined. */
 static double step_var(const double *v, int m)
 {
     double d[TB_RERUN_MAX_RUNS];
     for (int i = 0; i + 1 < m; i++)
-        d[i] = fabs(log(v[i + 1] / v[i]));
-    double s = median(d, m - 1) / (0.6745 * sqrt(2.0));
+        d[i] = log(v[i + 1] / v[i]);
+    double s = tb_sd_of_steps(d, (size_t)m - 1);
     return s * s;
 }
 
@@ -181,7 +166,7 @@ void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
     if (m < 2)
         return;
     /* the runs' own share by its median too: one run of wide cycles cancels nothing */
-    out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, step_var(ratio, m) - median(own, m)), m);
+    out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, step_var(ratio, m) - tb_median(own, (size_t)m)), m);
     out->abs = pulled(pc->rerun_abs_sd, step_var(jpb, m), m);
     out->runs = m;
 }

@@ -147,17 +147,9 @@ static double batch_rel(const int64_t *tc, const double *vc, size_t nr, int64_t 
     return mean > 0 ? hw / mean : NAN;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* One reading's relative sd from the differences of successive ones: a slow drift adds
- * almost nothing to them (the first idle after a run decays by watts over its second,
- * which the batch means rightly widen the idle's interval for, but which is no noise of a
- * reading), and their median leaves out a step. For normal noise of sd s a difference has
- * sd s sqrt 2 and median magnitude 0.6745 s sqrt 2. NAN under 3 values. */
+/* One reading's relative sd from the differences of successive ones (tb_sd_of_steps): the
+ * first idle after a run decays by watts over its second, which the batch means rightly
+ * widen the idle's interval for, but which is no noise of a reading. NAN under 3 values. */
 static double successive_rel_sd(const double *v, size_t n, double mean)
 {
     if (n < 3 || !(mean > 0))
@@ -166,11 +158,10 @@ static double successive_rel_sd(const double *v, size_t n, double mean)
     if (!d)
         return NAN;
     for (size_t i = 0; i + 1 < n; i++)
-        d[i] = fabs(v[i + 1] - v[i]);
-    tb_sort(d, n - 1, sizeof(*d), by_value);
-    double med = (n - 1) % 2 ? d[(n - 1) / 2] : 0.5 * (d[(n - 1) / 2 - 1] + d[(n - 1) / 2]);
+        d[i] = v[i + 1] - v[i];
+    double sd = tb_sd_of_steps(d, n - 1);
     free(d);
-    return med / (0.6745 * sqrt(2.0)) / mean;
+    return sd / mean;
 }
 
 static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64_t t1,
