@@ -19,8 +19,8 @@
 
 #include "lib/clock.h"
 #include "lib/util.h"
-#include "power/meter.h"
-#include "power/meter_internal.h"
+#include "energy/meter.h"
+#include "energy/meter_internal.h"
 #include "power/power.h"
 
 #define MS 1000000LL

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "power/energy.h"
+#include "energy/energy.h"
 
 #define MS 1000000LL
 

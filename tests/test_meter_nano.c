@@ -12,7 +12,7 @@
 #include "lib/clock.h"
 #include "lib/util.h"
 #include "power/ina3221.h"
-#include "power/meter.h"
+#include "energy/meter.h"
 #include "power/power.h"
 
 #define MODE "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/running_mode"

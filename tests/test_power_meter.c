@@ -1,4 +1,4 @@
-/* test_power_meter.c: the meter (src/power/meter.c) on the fake clock, against the
+/* test_power_meter.c: the meter (src/energy/meter.c) on the fake clock, against the
  * simulated board of meter_sim.h: a load whose power follows a simulated temperature, read
  * through an INA3221 hwmon that averages 430 ms, NVML's energy counter, a Nano's triggered
  * sensor, a static sensor, a source that dies. No real sleep: time moves when the sampler

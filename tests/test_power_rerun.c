@@ -1,4 +1,4 @@
-/* test_power_rerun.c: the run-to-run spread a rerun on another night adds (src/power/rerun.c),
+/* test_power_rerun.c: the run-to-run spread a rerun on another night adds (src/energy/rerun.c),
  * learned from earlier logs written here as the tool writes them (plain text under a .csv.gz
  * name, which the reader takes as gzip does): the board file's settings alone without two
  * earlier runs; the spread of their figures pulled toward the settings; a spread their own
@@ -11,7 +11,7 @@
 
 #include "lib/stats.h"
 #include "log/logread.h"
-#include "power/rerun.h"
+#include "energy/rerun.h"
 
 static const struct tb_power_cfg pc = { .rerun_ratio_sd = 0.004, .rerun_abs_sd = 0.008 };
 

@@ -16,7 +16,7 @@
     X(started_utc,   "started_utc",   "always", "UTC start, ISO 8601") \
     X(host,          "host",          "always", "the host's name as it is (the log's file name spells it: a-z, 0-9, '.', '-' as they are, any other name with '+' and a short hash)") \
     X(machine_id,    "machine_id",    "where the host has one", "the host's /etc/machine-id (else /var/lib/dbus/machine-id): two hosts of one name, or boards cloned from one image, stay apart") \
-    X(images_sha256, "images_sha256", "always", "sha256 of the kernel images the executable carries (as `--version` says; none: a build without them): logs with the same one ran the same GPU kernel code, and a run learns its run-to-run spread from those alone (src/power/rerun.c)") \
+    X(images_sha256, "images_sha256", "always", "sha256 of the kernel images the executable carries (as `--version` says; none: a build without them): logs with the same one ran the same GPU kernel code, and a run learns its run-to-run spread from those alone (src/energy/rerun.c)") \
     X(sweep_file,    "sweep_file",    "always", "the sweep file and its FNV-1a 64 hash") \
     X(board_file,    "board_file",    "always", "the board file, its hash, and why it was chosen") \
     X(board,         "board",         "always", "board name, its peak GB/s, whether it has a GPU") \
@@ -47,7 +47,7 @@
     X(power_cadence, "power_cadence", "a power source", "how often the sensor's reading really changes, how that was known (sysfs, energy counter, documented, inferred), the window it sized, every rail read, which is the total and which the GPU, and the figure's scope") \
     X(power_idle,    "power_idle",    "a power source", "idle power before and after the sweep with their 95% intervals, and the drift; why the idle has no interval (a static sensor)") \
     X(power_settle,  "power_settle",  "a power source and power.settle_s > 0", "the warming, once a night before the sweep: power.settle_s under which kernel, in blocks of how long, the power of its first and last block, and whether the last two agreed (steady) or not") \
-    X(power_rerun,   "power_rerun",   "a power source", "what the run-to-run spread in every energy interval a rerun on another night lands in was learned from: the earlier logs of this host and board read in the log folder (src/power/rerun.c), and the board file's power.rerun_ratio_sd and power.rerun_abs_sd it starts from; each row's rerun_runs says how many runs of its point") \
+    X(power_rerun,   "power_rerun",   "a power source", "what the run-to-run spread in every energy interval a rerun on another night lands in was learned from: the earlier logs of this host and board read in the log folder (src/energy/rerun.c), and the board file's power.rerun_ratio_sd and power.rerun_abs_sd it starts from; each row's rerun_runs says how many runs of its point") \
     X(power_plan,    "power_plan",    "a power source", "the night's time the run announced at its start (every mode step's timing, energy and idles, and the warming) and the time it took since, at the end of each step") \
     X(sensor,        "sensor",        "a power source", "readings dropped, silences") \
     X(sampler,       "sampler",       "a power source", "samples taken, the thread's CPU time") \

@@ -1,6 +1,6 @@
 /* runner.h: runs the points of a sweep on one backend: verification, warm-up, timed
  * repetitions under the stopping rule, statistics, and one log row per point; a size's
- * energy is the meter's (power/meter.h), given the load of its points. A failing point is recorded and the sweep goes on; only a device that cannot
+ * energy is the meter's (energy/meter.h), given the load of its points. A failing point is recorded and the sweep goes on; only a device that cannot
  * be recovered, a stop request or an unwritable log ends it early. */
 #ifndef TB_RUNNER_H
 #define TB_RUNNER_H

@@ -1,4 +1,4 @@
-/* runner_energy.c: the runner's side of energy. It gives the meter (src/power/meter.c) a
+/* runner_energy.c: the runner's side of energy. It gives the meter (src/energy/meter.c) a
  * way to keep the device busy with any point of a size (back-to-back launches, a sync every
  * chunk), picks the points whose energy is measured (power.points), and copies the meter's
  * figures into the rows. It computes no power figure: the meter does, and decides what is

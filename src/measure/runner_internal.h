@@ -5,7 +5,7 @@
 
 #include "measure/runner.h"
 #include "jetson/throttle.h"
-#include "power/meter.h"
+#include "energy/meter.h"
 
 struct tb_rn_buffers {
     long rows, cols;

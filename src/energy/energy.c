@@ -1,7 +1,7 @@
 /* energy.c: see energy.h. Sensors update every 100 ms or so while a kernel takes well
  * under a millisecond, so the window's edges rarely meet a sample: interpolating there
  * rather than dropping the partial intervals keeps short windows honest. */
-#include "power/energy.h"
+#include "energy/energy.h"
 
 #include <math.h>
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "power/energy.h"
+#include "energy/energy.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 

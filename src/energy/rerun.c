@@ -1,7 +1,7 @@
 /* rerun.c: see rerun.h. The earlier runs come from the logs themselves, read as compare and
  * history read them (bounded, hostile files survived), so a board's nights teach its own
  * spread without a file of their own to keep or lose. */
-#include "power/rerun.h"
+#include "energy/rerun.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "power/power.h"
-#include "power/rerun.h"
+#include "energy/rerun.h"
 
 /* Keeps the device busy with point i until end_ns (tb_now_ns's clock) or a stop, a chunk
  * at least; *bytes gets the bytes it moved. 0, or the backend's error (the meter stops). */

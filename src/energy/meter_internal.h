@@ -4,7 +4,7 @@
 #ifndef TB_METER_INTERNAL_H
 #define TB_METER_INTERNAL_H
 
-#include "power/meter.h"
+#include "energy/meter.h"
 
 #define TB_METER_MAX_CYCLES 64
 
