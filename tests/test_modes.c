@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -583,6 +584,172 @@ static void test_recover_refuses_odd_state(void **state)
     assert_int_equal(status_mode(r), 2);
 }
 
+
+/* The files in dir whose names begin with prefix, counted. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int k = 0;
+    while ((e = readdir(d)))
+        k += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return k;
+}
+
+/* A night leaves no hold record behind, and another user's files beside the state file (a
+ * STATE.child of root's night seen by the cron user, or one planted by anyone: here
+ * nobody's) neither block the sweep nor are touched: the run's hold file is a name of its
+ * own (STATE.child.XXXXXX), removed with the state file once the board is as found (#50). */
+static void test_hold_files_of_others(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024], planted[PATH_MAX + 16], dir[PATH_MAX];
+    snprintf(planted, sizeof(planted), "%s.child", getenv("TB_MODE_STATE"));
+    snprintf(dir, sizeof(dir), "%s/var/tmp", r);
+    bool other = geteuid() == 0;
+    if (other) {
+        free(th_write(r, "var/tmp/modes.state.child", "holder 1\ngroup 1\n"));
+        assert_int_equal(chown(planted, 65534, 65534), 0);
+    }
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s = { 0, "15W", 612, 0 };
+    assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    if (tb_modes_apply(&m, &s, &o) != 0)
+        th_fail("a step beside another user's hold file: %s", o.why);
+    assert_int_equal(status_mode(r), 0);
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    tb_modes_close(&m);
+    assert_int_equal(status_mode(r), 2);
+    /* nothing of the night's left; the other user's file left alone */
+    assert_int_equal(count_prefixed(dir, "modes.state"), other ? 1 : 0);
+    if (other) {
+        struct stat st;
+        assert_int_equal(lstat(planted, &st), 0);
+        assert_int_equal(st.st_uid, 65534);
+    }
+}
+
+/* The state file's path: an absolute TB_MODE_STATE as given, a relative one refused (a
+ * `restore` from another folder would look elsewhere), and without it each user's own:
+ * root's in /var/lib, a user's under its home, never one name in a folder everyone writes
+ * (#50). */
+static void test_state_path_per_user(void **state)
+{
+    (void)state;
+    char p[PATH_MAX], why[512];
+    setenv("TB_MODE_STATE", "modes.state", 1);
+    assert_int_equal(tb_modes_state_file(p, sizeof(p), why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "TB_MODE_STATE 'modes.state' is not an absolute path"));
+    struct tb_modes m;
+    super_root(2);
+    setenv("TB_MODE_STATE", "rel/modes.state", 1);
+    assert_true(tb_modes_open(&m, NULL, why, sizeof(why)) < 0);
+    tb_modes_close(&m);
+    assert_int_equal(tb_modes_recover(NULL, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "not an absolute path"));
+    unsetenv("TB_MODE_STATE");
+    unsetenv("XDG_STATE_HOME");
+    if (geteuid() != 0)
+        return;
+    assert_int_equal(tb_modes_state_file(p, sizeof(p), why, sizeof(why)), 1);
+    assert_string_equal(p, "/var/lib/transpose-bench/modes.state");
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {   /* the cron user: its own file, under its home */
+        if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+            _exit(99);
+        setenv("HOME", "/home/night", 1);
+        char q[PATH_MAX] = "";
+        tb_modes_state_file(q, sizeof(q), why, sizeof(why));
+        _exit(write(fd[1], q, strlen(q) + 1) > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    char got[PATH_MAX] = "";
+    assert_true(read(fd[0], got, sizeof(got)) > 0);
+    close(fd[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_string_equal(got, "/home/night/.local/state/transpose-bench/modes.state");
+}
+
+/* A stranger's process group, our own child here: its number and pid. */
+static pid_t stranger(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        for (;;)
+            pause();
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+/* A stale hold record whose group number is a stranger's now (a record from before a power
+ * cut; a number the kernel gave to another process since): `restore` signals nothing, says
+ * what it found, and puts the board back. Once with this boot's id and another start time,
+ * once with the stranger's own start time from another boot (#50). */
+static void test_stale_record_spares_a_stranger(void **state)
+{
+    (void)state;
+    for (int reboot = 0; reboot <= 1; reboot++) {
+        const char *r = super_root(2);
+        char why[512], hold[PATH_MAX], rec[256], stat_path[64];
+        free(th_write(r, "proc/sys/kernel/random/boot_id",
+                      "5a1c0a3e-9a4b-4a51-9c1e-0d7b6a0c2f11\n"));
+        struct tb_modes m;
+        assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+        struct tb_mode_step s = { 0, "15W", 0, 0 };
+        assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+        struct tb_mode_outcome o;
+        assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+        tb_strlcpy(hold, m.state.hold, sizeof(hold));
+        tb_modes_close(&m);   /* "killed": the board left in 15W */
+        pid_t pid = stranger();
+        snprintf(stat_path, sizeof(stat_path), "/proc/%ld/stat", (long)pid);
+        char *t = slurp(stat_path);
+        assert_non_null(t);
+        unsigned long long start = 0;
+        const char *c = strrchr(t, ')');
+        for (int f = 2; c && *c; c++)   /* field 22: its start */
+            if (*c == ' ' && ++f == 22)
+                start = strtoull(c + 1, NULL, 10);
+        free(t);
+        assert_true(start > 0);
+        snprintf(rec, sizeof(rec), "holder %ld %llu\ngroup %ld %llu\nboot %s\n", (long)pid,
+                 reboot ? start : start + 1000, (long)pid, reboot ? start : start + 1000,
+                 reboot ? "0d9b8b1e-1111-4c2d-8e3f-2a4b5c6d7e8f"
+                        : "5a1c0a3e-9a4b-4a51-9c1e-0d7b6a0c2f11");
+        FILE *f = fopen(hold, "w");
+        assert_non_null(f);
+        fputs(rec, f);
+        fclose(f);
+        setenv("TB_DRIVER_TIMEOUT_S", "1", 1);   /* a limit that would pass, were it waited */
+        int rc = th_runf("restore");
+        unsetenv("TB_DRIVER_TIMEOUT_S");
+        int st;
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        kill(pid, SIGKILL);   /* our own child */
+        waitpid(pid, &st, 0);
+        if (w != 0)
+            th_fail("reboot %d: the stranger was signalled: %s", reboot, th_err());
+        const char *said = reboot ? "of another boot" : "not proven ours, left alone, nothing "
+                                                         "signalled";
+        if (rc != 0 || !strstr(th_err(), said) || !strstr(th_err(), "restored"))
+            th_fail("reboot %d: restore exit %d: %s", reboot, rc, th_err());
+        assert_int_equal(status_mode(r), 2);
+        assert_false(exists(hold));
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -606,6 +773,9 @@ int main(void)
         TH_TEST(test_cap_above_the_modes_own),
         TH_TEST(test_reboot_mode_undone_at_once),
         TH_TEST(test_recover_refuses_odd_state),
+        TH_TEST(test_hold_files_of_others),
+        TH_TEST(test_state_path_per_user),
+        TH_TEST(test_stale_record_spares_a_stranger),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(lock);

@@ -2,6 +2,7 @@
  * run holds the lock, so a live sweep's state is never restored from under it. */
 #include "cmd/restorecmd.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +24,9 @@ const struct tb_usage tb_restore_usage = {
     "restore", restore_opts,
     "Puts back the power mode and clock caps a mode sweep changed (sweep.power_modes,\n"
     "sweep.gpu_max_mhz, sweep.emc_max_mhz) when its run died before restoring them, from\n"
-    "the state file ($TB_MODE_STATE, default /var/tmp/transpose-bench-modes.state). Every run\n"
+    "the state file ($TB_MODE_STATE, an absolute path; default root's\n"
+    "/var/lib/transpose-bench/modes.state, a user's ~/.local/state/transpose-bench/modes.state:\n"
+    "each user restores what that user's runs changed). Every run\n"
     "does the same first; this is for a board that must be put back now (and for an\n"
     "@reboot cron line after a power cut mid-sweep, doc/nightly.md). An nvpmodel the dead\n"
     "run left running is waited for, or killed at its deadline, first; only what differs is\n"
@@ -61,8 +64,9 @@ int tb_restore_main(int argc, char **argv)
     rc = tb_modes_recover(NULL, what, sizeof(what));
     tb_lock_release(lock);
     if (rc == 0) {
-        if (!quiet)
-            note("restore: no state file ('%s'): nothing to restore", tb_modes_state_path());
+        char path[PATH_MAX], why[PATH_MAX + 200];
+        if (!quiet && tb_modes_state_file(path, sizeof(path), why, sizeof(why)) >= 0)
+            note("restore: no state file ('%s'): nothing to restore", path);
         return TB_EXIT_OK;
     }
     if (rc < 0)

@@ -84,16 +84,76 @@ static size_t put_num(char *buf, long n)
     return len;
 }
 
-/* The holder's record in the hold file: "holder PID\ngroup PGID\n". */
-static void record(int fd, pid_t holder, pid_t group)
+/* Field 22 of /proc/PID/stat (the process's start, clock ticks since boot), its state and
+ * its process group; false when there is no such process. System calls and a hand parse
+ * only: the holder calls it between fork and exec. */
+static bool proc_start(long pid, unsigned long long *start, char *state, long *pgid)
 {
-    char buf[64];
-    size_t len = 0;
+    char path[40] = "/proc/", buf[1024];
+    size_t len = 6;
+    len += put_num(path + len, pid);
+    memcpy(path + len, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    ssize_t k = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (k <= 0)
+        return false;
+    buf[k] = '\0';
+    const char *c = NULL;
+    for (const char *q = buf; *q; q++)
+        if (*q == ')')
+            c = q;   /* the last ')': a command's name may hold one */
+    if (!c)
+        return false;
+    /* after ") ": field 3 (state), 4 ppid, 5 pgrp, ... 22 starttime */
+    int field = 2;
+    unsigned long long v = 0;
+    *start = 0;
+    for (const char *q = c + 1; *q && field <= 22; q++) {
+        if (*q == ' ') {
+            field++;
+            v = 0;
+            continue;
+        }
+        if (field == 3 && state)
+            *state = *q;
+        if (*q >= '0' && *q <= '9')
+            v = v * 10 + (unsigned long long)(*q - '0');
+        if (q[1] == ' ' || q[1] == '\0') {
+            if (field == 5 && pgid)
+                *pgid = (long)v;
+            if (field == 22)
+                *start = v;
+        }
+    }
+    return *start > 0;
+}
+
+/* The holder's record in the hold file: "holder PID START\ngroup PGID START\nboot ID\n":
+ * each process with its start time (/proc/PID/stat field 22) and the boot it ran in, so
+ * that a record left by a power cut or a reboot, whose numbers another process may have by
+ * now, is never taken for ours (tb_child_settle). */
+static void record(int fd, pid_t holder, pid_t group, const char *boot)
+{
+    char buf[160];
+    unsigned long long hs = 0, gs = 0;
+    proc_start(holder, &hs, NULL, NULL);
+    proc_start(group, &gs, NULL, NULL);
+    size_t len = 7;
     memcpy(buf, "holder ", 7);
-    len = 7 + put_num(buf + 7, holder);
+    len += put_num(buf + len, holder);
+    buf[len++] = ' ';
+    len += put_num(buf + len, (long)hs);
     memcpy(buf + len, "\ngroup ", 7);
     len += 7;
     len += put_num(buf + len, group);
+    buf[len++] = ' ';
+    len += put_num(buf + len, (long)gs);
+    memcpy(buf + len, "\nboot ", 6);
+    len += 6;
+    for (const char *b = boot; *b && len + 2 < sizeof(buf); b++)
+        buf[len++] = *b;
     buf[len++] = '\n';
     if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, len, 0) < 0)
         return;
@@ -150,7 +210,7 @@ static void command(const char *exe, char **argv, int in_fd, int out_fd, const s
 /* The holder: starts the command, waits for it up to limit_ns, kills it (and what of its
  * group is left) and reaps everything it started; its findings to st_fd. Never returns. */
 static void holder(const char *exe, char **argv, int in_fd, int out_fd, int st_fd, int hold_fd,
-                   int64_t limit_ns, const sigset_t *was)
+                   const char *boot, int64_t limit_ns, const sigset_t *was)
 {
     struct held h = { 0, 0, 0 };
     setpgid(0, 0);
@@ -170,7 +230,7 @@ static void holder(const char *exe, char **argv, int in_fd, int out_fd, int st_f
         _exit(126);
     setpgid(gc, gc);   /* before record: the group is named before anything can look */
     if (hold_fd >= 0)
-        record(hold_fd, getpid(), gc);
+        record(hold_fd, getpid(), gc, boot);
     close(out_fd);
     if (in_fd >= 0)
         close(in_fd);
@@ -247,10 +307,10 @@ static bool collect(int out_fd, int st_fd, int64_t deadline_ns, char *out, size_
 
 /* The hold file opened for the holder, locked (anything of a previous holder settled
  * first); -1 with why in out when it cannot be. */
-static int open_hold(const char *hold, char *out, size_t n)
+static int open_hold(const char *hold, const char *boot, char *out, size_t n)
 {
     char why[PATH_MAX + 200];
-    if (tb_child_settle(hold, why, sizeof(why)) < 0) {
+    if (tb_child_settle(hold, boot, why, sizeof(why)) < 0) {
         tb_strlcpy(out, why, n);
         return -1;
     }
@@ -299,7 +359,7 @@ static int result(const char *cmd, const char *const *extra, const struct held *
 }
 
 int tb_child_run(const char *cmd, const char *const *extra, const char *input, const char *hold,
-                 char *out, size_t n)
+                 const char *boot, char *out, size_t n)
 {
     char words[1024], exe[PATH_MAX], *argv[20];
     out[0] = '\0';
@@ -308,7 +368,7 @@ int tb_child_run(const char *cmd, const char *const *extra, const char *input, c
         snprintf(out, n, "cannot run '%s': %s", cmd, strerror(-rc));
         return rc;
     }
-    int hold_fd = hold ? open_hold(hold, out, n) : -1;
+    int hold_fd = hold ? open_hold(hold, boot, out, n) : -1;
     if (hold && hold_fd < 0)
         return -EBUSY;
     int p[2], st[2], in[2] = { -1, -1 };
@@ -326,7 +386,7 @@ int tb_child_run(const char *cmd, const char *const *extra, const char *input, c
     pthread_sigmask(SIG_SETMASK, &all, &was);   /* no handler of ours runs in the holder */
     pid_t pid = fork();
     if (pid == 0)
-        holder(exe, argv, in[0], p[1], st[1], hold_fd, limit_ns, &was);
+        holder(exe, argv, in[0], p[1], st[1], hold_fd, boot ? boot : "", limit_ns, &was);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &was, NULL);
     close(p[1]);
@@ -390,18 +450,40 @@ static bool group_alive(long pgid)
     return alive;
 }
 
-/* "holder N" and "group N" of the hold file (0 when absent). */
-static void read_record(int fd, long *holder_pid, long *group)
+/* A hold file's record (0 and "" where absent: a record of an older version has no starts
+ * and no boot). */
+struct hold_rec {
+    long holder, group;
+    unsigned long long holder_start, group_start;
+    char boot[64];
+};
+
+static void read_record(int fd, struct hold_rec *r)
 {
-    char buf[128];
+    char buf[256];
     ssize_t k = pread(fd, buf, sizeof(buf) - 1, 0);
-    *holder_pid = *group = 0;
+    memset(r, 0, sizeof(*r));
     if (k <= 0)
         return;
     buf[k] = '\0';
-    const char *h = strstr(buf, "holder "), *g = strstr(buf, "group ");
-    *holder_pid = h ? atol(h + 7) : 0;
-    *group = g ? atol(g + 6) : 0;
+    const char *h = strstr(buf, "holder "), *g = strstr(buf, "group "), *b = strstr(buf, "boot ");
+    if (h)
+        sscanf(h + 7, "%ld %llu", &r->holder, &r->holder_start);
+    if (g)
+        sscanf(g + 6, "%ld %llu", &r->group, &r->group_start);
+    if (b)
+        sscanf(b + 5, "%63s", r->boot);
+}
+
+/* Whether process pid is the one a record names: alive, started when the record says, in
+ * this boot. A number from before a reboot, or one the kernel gave to another process since
+ * (its start differs), is not; nor is a record without a start (nothing proves it). */
+static bool proven(long pid, unsigned long long start)
+{
+    unsigned long long now = 0;
+    char state = 0;
+    return pid > 1 && start > 0 && proc_start(pid, &now, &state, NULL) && now == start &&
+           state != 'Z' && state != 'X';
 }
 
 static void nap(void)
@@ -423,7 +505,45 @@ static bool lock_by(int fd, int64_t deadline_ns)
     }
 }
 
-int tb_child_settle(const char *hold, char *why, size_t n)
+/* The record's command group (its holder dead or done): waited for while it is proven ours
+ * and alive, killed past the deadline; one that is not proven ours is never signalled and
+ * never waited for (its number is another process's now, or nothing says whose it is).
+ * rc so far in, rc out; why said. */
+static int settle_group(const struct hold_rec *r, int rc, int64_t deadline, char *why, size_t n)
+{
+    if (!group_alive(r->group)) {
+        if (rc)
+            snprintf(why, n, "a command of a run (process group %ld) was still changing the "
+                     "board: %s", r->group, rc == 2 ? "killed at its deadline" : "waited for");
+        return rc;
+    }
+    if (!proven(r->group, r->group_start)) {
+        unsigned long long now = 0;
+        bool other = proc_start(r->group, &now, NULL, NULL);
+        snprintf(why, n, "the hold record names process group %ld (started at tick %llu), "
+                 "which %s: not proven ours, left alone, nothing signalled", r->group,
+                 r->group_start, other ? "is another process's now (its first process started "
+                 "at another tick)" : "lives on without its first process (nothing proves "
+                 "it ours)");
+        return 3;
+    }
+    while (group_alive(r->group) && proven(r->group, r->group_start) &&
+           tb_real_now_ns() < deadline) {
+        rc = rc ? rc : 1;   /* its holder gone (killed), its command not */
+        nap();
+    }
+    if (group_alive(r->group) && proven(r->group, r->group_start)) {
+        kill(-(pid_t)r->group, SIGKILL);
+        rc = 2;
+    }
+    if (rc)
+        snprintf(why, n, "a command of a run (process group %ld, proven ours by its start "
+                 "and boot) was still changing the board: %s", r->group,
+                 rc == 2 ? "killed at its deadline" : "waited for");
+    return rc;
+}
+
+int tb_child_settle(const char *hold, const char *boot, char *why, size_t n)
 {
     why[0] = '\0';
     int fd = open(hold, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -442,32 +562,35 @@ int tb_child_settle(const char *hold, char *why, size_t n)
         return -EPERM;
     }
     int64_t limit = (int64_t)(tb_child_limit_s() * 1e9), t0 = tb_real_now_ns();
-    long holder_pid, group;
+    struct hold_rec r;
+    read_record(fd, &r);   /* before any wait: a holder that ends empties it */
     int rc = 0;
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {   /* a holder still runs: a run's nvpmodel */
+    if (r.boot[0] && boot && boot[0] && strcmp(r.boot, boot)) {
+        /* a record from another boot: nothing of it runs; its numbers may be anyone's */
+        snprintf(why, n, "the hold record names process group %ld of another boot (boot id "
+                 "%.36s, now %.36s): nothing of it runs since the reboot; left alone, nothing "
+                 "signalled", r.group, r.boot, boot);
+        rc = 3;
+    } else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {   /* a holder still runs: a run's nvpmodel */
         rc = 1;
         if (!lock_by(fd, t0 + limit)) {
-            read_record(fd, &holder_pid, &group);
-            if (group > 1)
-                kill(-(pid_t)group, SIGKILL);
-            if (holder_pid > 1)
-                kill(-(pid_t)holder_pid, SIGKILL);
-            rc = 2;
+            bool g = proven(r.group, r.group_start), h = proven(r.holder, r.holder_start);
+            if (g)
+                kill(-(pid_t)r.group, SIGKILL);
+            if (h)
+                kill(-(pid_t)r.holder, SIGKILL);
+            rc = g || h ? 2 : 3;
             lock_by(fd, tb_real_now_ns() + 2 * (int64_t)1000000000);
         }
+        if (rc == 3)
+            snprintf(why, n, "the hold file is held past its deadline by processes not "
+                     "proven ours (holder %ld, group %ld): left alone, nothing signalled",
+                     r.holder, r.group);
+        else
+            rc = settle_group(&r, rc, t0 + limit, why, n);
+    } else {
+        rc = settle_group(&r, rc, t0 + limit, why, n);
     }
-    read_record(fd, &holder_pid, &group);
-    while (group_alive(group) && tb_real_now_ns() < t0 + limit) {
-        rc = rc ? rc : 1;   /* its holder gone (killed), its command not */
-        nap();
-    }
-    if (group_alive(group)) {
-        kill(-(pid_t)group, SIGKILL);
-        rc = 2;
-    }
-    if (rc)
-        snprintf(why, n, "a command of a run (process group %ld) was still changing the "
-                 "board: %s", group, rc == 2 ? "killed at its deadline" : "waited for");
     if (ftruncate(fd, 0) < 0)
         rc = rc ? rc : 0;
     close(fd);

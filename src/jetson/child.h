@@ -17,16 +17,21 @@ double tb_child_limit_s(void);
 /* Runs cmd (words split at blanks, the first looked up in PATH) with extra arguments after
  * it: stdin the text input (NULL: /dev/null), stdout and stderr into out (one line,
  * bounded), under a holder that holds hold (NULL: none) until the command's process group is
- * gone; leftovers of its group when it exits are killed. Returns the exit status, 128+signal,
- * 128+SIGKILL past the deadline (out says so), or -errno when it could not run (why in out). */
+ * gone, its record stamped with boot (this boot's id); leftovers of its group when it
+ * exits are killed. Returns the exit status, 128+signal, 128+SIGKILL past the deadline (out says so), or -errno when it could not run (why in out). */
 int tb_child_run(const char *cmd, const char *const *extra, const char *input, const char *hold,
-                 char *out, size_t n);
+                 const char *boot, char *out, size_t n);
 
 /* Waits for a holder of hold (a run's, dead or alive) to finish, up to tb_child_limit_s();
  * past it, kills the holder's command group and the holder. Then a command group the hold
- * file names that outlived its holder is waited for and killed the same way. 0 nothing ran,
- * 1 waited for (why says what), 2 killed (why says what), -errno when hold is not a regular
- * file of this user (why says why; nothing followed). */
-int tb_child_settle(const char *hold, char *why, size_t n);
+ * file names that outlived its holder is waited for and killed the same way. Nothing is
+ * signalled or waited for unless proven ours: the record carries each process's start
+ * (/proc/PID/stat field 22) and the boot id (boot: this boot's, "" or NULL unknown), and a
+ * record of another boot, or a number whose process started at another tick, is left
+ * alone (a power cut's record, a group number the kernel has given to a stranger since).
+ * 0 nothing ran, 1 waited for, 2 killed, 3 a record not proven ours, left alone (why says
+ * what was found each time), -errno when hold is not a regular file of this user (why says
+ * why; nothing followed). The record is emptied. */
+int tb_child_settle(const char *hold, const char *boot, char *why, size_t n);
 
 #endif

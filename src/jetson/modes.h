@@ -4,8 +4,8 @@
  * "sudo -n /usr/sbin/nvpmodel"), caps written to the files nvpmodel itself writes on this
  * release (nvpmodel.conf's MAX_FREQ_KNEXT path where the kernel has it, R35/R36; else its
  * MAX_FREQ path; else the GPU's devfreq class entry), all under a root. Before the first
- * change the board's mode and caps go to a state file ($TB_MODE_STATE, default
- * /var/tmp/transpose-bench-modes.state: it survives a reboot, as a mode does); a run killed
+ * change the board's mode and caps go to a state file ($TB_MODE_STATE, default per user,
+ * tb_modes_state_file: it survives a reboot, as a mode does); a run killed
  * mid-sweep is restored from it by the next run or `transpose-bench restore`, once the dead
  * run's nvpmodel is done (child.h). Files: modes_table.c (nvpmodel.conf, the files per
  * release), modes_plan.c, modes_switch.c (a step and its verification), modes_state.c
@@ -103,6 +103,8 @@ int tb_modes_plan(const struct tb_mode_axes *ax, const char *root, struct tb_mod
 struct tb_mode_state {
     long pid;                 /* the run that wrote it */
     char lock[512];           /* the lock file it held (TB_LOCK_FILE); "" unknown */
+    char hold[512];           /* its hold file (child.h): STATE.child.XXXXXX, a name nobody
+                               * can plant first; "" a file of an older version (STATE.child) */
     int mode_id;              /* -1 unknown */
     double gpu_max_hz, emc_cap_hz;
     bool switches_mode;       /* the sweep switches modes: restoring may run nvpmodel -m;
@@ -136,16 +138,26 @@ struct tb_modes {
     struct tb_mode_table table;
     struct tb_mode_files files;
     char state_path[PATH_MAX];
+    bool state_default;       /* no TB_MODE_STATE: the user's own folder, made if missing */
+    char boot[64];            /* this boot's id (ROOT/proc/sys/kernel/random/boot_id); "" */
     int settle_ms;            /* how long clocks may take to follow ($TB_MODE_SETTLE_MS) */
     bool saved;               /* the state file holds the board's settings */
     bool touched;             /* a change was attempted since */
     struct tb_mode_state state;
 };
 
-const char *tb_modes_state_path(void);
+/* The state file's path into buf: $TB_MODE_STATE, which must be absolute (a relative one
+ * would name another file for a `restore` run from another folder: refused, -EINVAL with
+ * why), else the user's own: /var/lib/transpose-bench/modes.state for root, else
+ * $XDG_STATE_HOME/transpose-bench/modes.state or ~/.local/state/transpose-bench/modes.state
+ * (a folder of this user's that no other user can plant a file in: each user's nights and
+ * restores keep their own state, so that no user's file blocks or misleads another's).
+ * 1 the default, 0 the variable's, -EINVAL. */
+int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn);
 const char *tb_modes_result_name(enum tb_mode_result r);
 
-/* Reads the table under root (NULL: tb_root()) and finds its files; 0 or -errno with why. */
+/* Reads the table under root (NULL: tb_root()) and finds its files, the state path and the
+ * boot id; 0 or -errno with why. */
 int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n);
 void tb_modes_close(struct tb_modes *m);
 /* Reads the board's mode and caps and writes the state file: a new file beside it, synced,
@@ -154,9 +166,10 @@ void tb_modes_close(struct tb_modes *m);
  * modes, no caps). What cannot be put back is refused before any change (-EIO): a sweep that
  * switches modes when the mode cannot be read, a sweep of caps alone when a capped clock's
  * file cannot be read. A state path that is a link, a FIFO or anything but a regular file is
- * refused (-ELOOP, -EINVAL), and so is another user's file there (-EPERM: /var/tmp is
- * everyone's); nothing is written or followed; an existing state file of ours is -EEXIST
- * (recover it first). tb_modes_recover refuses the same files the same way. */
+ * refused (-ELOOP, -EINVAL), and so is another user's file there (-EPERM: a TB_MODE_STATE
+ * in a shared folder), and a default folder not this user's alone; nothing is written or
+ * followed; an existing state file of ours is -EEXIST (recover it first). The run's hold
+ * file (child.h) is made first, a new name beside the state file that the state names. tb_modes_recover refuses the same files the same way. */
 int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
                   char *why, size_t n);
 /* Switches to step's mode (unless -1) and writes its caps, then waits up to settle_ms for

@@ -24,7 +24,8 @@ int tb_modes_read_mode(const struct tb_modes *m, char *why, size_t n);
 int tb_modes_write_hz(const struct tb_modes *m, const char *abs, double hz, char *why, size_t n);
 /* `nvpmodel -m id` under the holder (child.h); its exit status, out its words. */
 int tb_modes_nvpmodel(const struct tb_modes *m, int id, char *out, size_t n);
-/* The hold file of m's commands: the state file's path + ".child". */
+/* The hold file of m's commands: the state's (STATE.child.XXXXXX), or STATE.child for a
+ * state file of an older version. */
 void tb_modes_hold_path(const struct tb_modes *m, char *buf, size_t n);
 
 /* What the board should read: mode_id (-1 any), the GPU max_freq in MHz (> 0 near it, 0 the

@@ -131,7 +131,7 @@ int tb_modes_restore(struct tb_modes *m, char *what, size_t n)
     tb_modes_hold_path(m, hold, sizeof(hold));
     /* a command of this run or a dead one still running would change the board after it
      * was read as restored: waited for, or killed at its deadline, first */
-    int k = tb_child_settle(hold, settled, sizeof(settled));
+    int k = tb_child_settle(hold, m->boot, settled, sizeof(settled));
     bool acted = false;
     int bad = k < 0 ? (snprintf(what, n, "%s; ", settled), -1) : 0;
     if (!bad && !m->touched) {
@@ -155,6 +155,8 @@ int tb_modes_restore(struct tb_modes *m, char *what, size_t n)
     struct stat sb;
     if (lstat(m->state_path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
         unlink(m->state_path);   /* the tool's own state file, the board as found */
+    if (lstat(hold, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
+        unlink(hold);   /* its hold file, settled above: no record outlives the night */
     m->saved = m->touched = false;
     return 0;
 }
@@ -210,11 +212,25 @@ static int read_state(const char *path, struct tb_mode_state *st, char *what, si
     return 0;
 }
 
+/* The state's hold file, when it is one of ours beside it (STATE.child.XXXXXX); else none
+ * (STATE.child, as an older version named it): a state file names no other file to lock,
+ * empty or remove. */
+static void hold_beside(const char *path, struct tb_mode_state *st)
+{
+    size_t len = strlen(path);
+    if (strncmp(st->hold, path, len) || strncmp(st->hold + len, ".child.", 7) ||
+        strchr(st->hold + len, '/'))
+        st->hold[0] = '\0';
+}
+
 int tb_modes_recover(const char *root, char *what, size_t n)
 {
-    const char *path = tb_modes_state_path();
-    char why[PATH_MAX + 200];
+    char path[PATH_MAX], why[PATH_MAX + 200];
     what[0] = '\0';
+    if (tb_modes_state_file(path, sizeof(path), why, sizeof(why)) < 0) {
+        tb_strlcpy(what, why, n);
+        return -1;
+    }
     int k = tb_modes_state_kind(path, why, sizeof(why));
     if (k <= 0) {
         tb_strlcpy(what, k < 0 ? why : "", n);
@@ -223,6 +239,7 @@ int tb_modes_recover(const char *root, char *what, size_t n)
     struct tb_mode_state st;
     if (read_state(path, &st, what, n) < 0)
         return -1;
+    hold_beside(path, &st);
     if (live_run(st.pid, st.lock)) {
         snprintf(what, n, "state file '%s' is a live run's (pid %ld, transpose-bench, which took "
                  "another lock file: TB_LOCK_FILE?): left alone, that run restores its own "
@@ -247,7 +264,10 @@ int tb_modes_recover(const char *root, char *what, size_t n)
     char res[900];
     int rc = tb_modes_restore(&m, res, sizeof(res));
     tb_modes_close(&m);
-    snprintf(what, n, "a run (pid %ld) died %s: %s", st.pid, strstr(res, "nothing to put back")
+    /* what is known only: a restore that failed says what failed, not that the board
+     * was changed (it may never have been) */
+    snprintf(what, n, "a run (pid %ld) died %s: %s", st.pid, rc < 0 ? "leaving its state file"
+             : strstr(res, "nothing to put back") || strstr(res, "nothing changed")
              ? "(the board as found)" : "with the board changed", res);
     return rc < 0 ? -1 : 1;
 }

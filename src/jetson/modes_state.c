@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,68 @@
 #include "lib/safeio.h"
 #include "lib/util.h"
 
-const char *tb_modes_state_path(void)
+int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
 {
     const char *p = getenv("TB_MODE_STATE");
-    return p && *p ? p : "/var/tmp/transpose-bench-modes.state";
+    if (p && *p) {
+        if (p[0] != '/' || strchr(p, '\n')) {
+            snprintf(why, wn, "TB_MODE_STATE '%s' is not an absolute path: refused (a `restore` "
+                     "run from another folder would look for another file; give it from /)",
+                     p);
+            return -EINVAL;
+        }
+        tb_strlcpy(buf, p, n);
+        return 0;
+    }
+    /* root's in a folder of root's; a user's in the user's home (XDG's state folder): no
+     * name in a folder everyone writes (/var/tmp), which any user could take first */
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    struct passwd *pw = NULL;
+    if (geteuid() == 0)
+        snprintf(buf, n, "/var/lib/transpose-bench/modes.state");
+    else if (xdg && xdg[0] == '/')
+        snprintf(buf, n, "%s/transpose-bench/modes.state", xdg);
+    else if ((home && home[0] == '/') || ((pw = getpwuid(geteuid())) && (home = pw->pw_dir) &&
+                                          home[0] == '/'))
+        snprintf(buf, n, "%s/.local/state/transpose-bench/modes.state", home);
+    else {
+        snprintf(why, wn, "no home folder for the state file (HOME unset): set TB_MODE_STATE");
+        return -EINVAL;
+    }
+    return 1;
+}
+
+/* The default state file's folder made (each missing level 0700) and checked: a folder of
+ * this user's that no other user may write. 0, or -errno with why. */
+static int state_dir_ready(const char *path, char *why, size_t n)
+{
+    char dir[PATH_MAX];
+    tb_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *q = strchr(dir + 1, '/'); ; q = strchr(q + 1, '/')) {
+        if (q)
+            *q = '\0';
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+            int e = errno;
+            snprintf(why, n, "cannot make the state folder '%s': %s (set TB_MODE_STATE)", dir,
+                     strerror(e));
+            return -e;
+        }
+        if (!q)
+            break;
+        *q = '/';
+    }
+    struct stat st;
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        snprintf(why, n, "state folder '%s' is not a folder of this user's that only it may "
+                 "write: refused (fix it, or set TB_MODE_STATE)", dir);
+        return -EPERM;
+    }
+    return 0;
 }
 
 /* One "key value" line of a state file into s; true when it is a setting of the board. */
@@ -35,6 +94,11 @@ static bool state_line(const char *line, struct tb_mode_state *s)
     if (!strncmp(line, "lock /", 6)) {   /* a path: the rest of the line */
         tb_strlcpy(s->lock, line + 5, sizeof(s->lock));
         s->lock[strcspn(s->lock, "\n")] = '\0';
+        return false;
+    }
+    if (!strncmp(line, "hold /", 6)) {
+        tb_strlcpy(s->hold, line + 5, sizeof(s->hold));
+        s->hold[strcspn(s->hold, "\n")] = '\0';
         return false;
     }
     if (sscanf(line, "%31s %63s", key, val) != 2)
@@ -109,7 +173,15 @@ int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n)
 {
     memset(m, 0, sizeof(*m));
     tb_strlcpy(m->root, root ? root : tb_root(), sizeof(m->root));
-    tb_strlcpy(m->state_path, tb_modes_state_path(), sizeof(m->state_path));
+    int d = tb_modes_state_file(m->state_path, sizeof(m->state_path), why, n);
+    if (d < 0)
+        return d;
+    m->state_default = d == 1;
+    char boot[PATH_MAX + 40], w[PATH_MAX + 200];
+    snprintf(boot, sizeof(boot), "%s/proc/sys/kernel/random/boot_id", m->root);
+    if (tb_safeio_line(boot, m->boot, sizeof(m->boot), 0, w, sizeof(w)) < 0)
+        m->boot[0] = '\0';   /* unknown: a record's start times still decide */
+    m->boot[strcspn(m->boot, " \t\n")] = '\0';
     const char *s = getenv("TB_MODE_SETTLE_MS");
     m->settle_ms = s && atoi(s) > 0 ? atoi(s) : 5000;
     m->state.mode_id = -1;
@@ -193,9 +265,32 @@ static int refuse_unreadable(const struct tb_modes *m, char *why, size_t n)
     return -EIO;
 }
 
+/* The run's hold file beside the state file: a new name of ours (mkstemp: nobody can take
+ * it first), into st->hold. 0 or -errno with why. */
+static int make_hold(const char *state_path, struct tb_mode_state *st, char *why, size_t n)
+{
+    char tmpl[PATH_MAX + 16];
+    snprintf(tmpl, sizeof(tmpl), "%s.child.XXXXXX", state_path);
+    if (strlen(tmpl) >= sizeof(st->hold)) {
+        snprintf(why, n, "state file path '%s' is too long", state_path);
+        return -ENAMETOOLONG;
+    }
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, n, "cannot create the hold file '%s': %s", tmpl, strerror(e));
+        return -e;
+    }
+    close(fd);
+    tb_strlcpy(st->hold, tmpl, sizeof(st->hold));
+    return 0;
+}
+
 int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
                   char *why, size_t n)
 {
+    if (m->state_default && state_dir_ready(m->state_path, why, n) < 0)
+        return -EPERM;
     int k = tb_modes_state_kind(m->state_path, why, n);
     if (k < 0)
         return k;
@@ -222,14 +317,19 @@ int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t n
     int rc = refuse_unreadable(m, why, n);
     if (rc < 0)
         return rc;
-    char text[1024];
+    if ((rc = make_hold(m->state_path, st, why, n)) < 0)
+        return rc;
+    char text[1600];
     snprintf(text, sizeof(text), "# transpose-bench: the power mode and clock caps to put back "
              "(transpose-bench restore)\npid %ld\nmode %d\ngpu_max_hz %.0f\nemc_cap_hz %.0f\n"
-             "switches_mode %d\ngpu_caps %d\nemc_caps %d\n%s%s%s", st->pid, st->mode_id,
-             st->gpu_max_hz, st->emc_cap_hz, st->switches_mode, st->gpu_caps, st->emc_caps,
-             st->lock[0] ? "lock " : "", st->lock, st->lock[0] ? "\n" : "");
+             "switches_mode %d\ngpu_caps %d\nemc_caps %d\nhold %s\n%s%s%s", st->pid,
+             st->mode_id, st->gpu_max_hz, st->emc_cap_hz, st->switches_mode, st->gpu_caps,
+             st->emc_caps, st->hold, st->lock[0] ? "lock " : "", st->lock,
+             st->lock[0] ? "\n" : "");
     rc = write_state(m->state_path, st->pid, text, why, n);
     if (rc == 0)
         m->saved = true;
+    else
+        unlink(st->hold);   /* our own, just made */
     return rc;
 }

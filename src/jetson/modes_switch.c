@@ -56,7 +56,10 @@ static void rooted(const struct tb_modes *m, char *buf, size_t n, const char *ab
 
 void tb_modes_hold_path(const struct tb_modes *m, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s.child", m->state_path);
+    if (m->state.hold[0])
+        tb_strlcpy(buf, m->state.hold, n);
+    else
+        snprintf(buf, n, "%s.child", m->state_path);   /* a state file of an older version */
 }
 
 double tb_modes_read_hz(const struct tb_modes *m, const char *abs, char *why, size_t n)
@@ -109,7 +112,7 @@ static int write_by(const struct tb_modes *m, const char *writer, const char *pa
     char out[300], hold[PATH_MAX + 8];
     const char *extra[] = { path, NULL };
     tb_modes_hold_path(m, hold, sizeof(hold));
-    int rc = tb_child_run(writer, extra, buf, hold, out, sizeof(out));
+    int rc = tb_child_run(writer, extra, buf, hold, m->boot, out, sizeof(out));
     if (rc == 0)
         return 0;
     snprintf(why, n, "'%s' is root's to write and '%s %s' failed (exit %d%s%.200s): run "
@@ -160,7 +163,7 @@ int tb_modes_nvpmodel(const struct tb_modes *m, int id, char *out, size_t n)
     snprintf(idbuf, sizeof(idbuf), "%d", id);
     tb_modes_hold_path(m, hold, sizeof(hold));
     const char *extra[] = { "-m", idbuf, NULL };
-    return tb_child_run(cmd, extra, NULL, hold, out, n);
+    return tb_child_run(cmd, extra, NULL, hold, m->boot, out, n);
 }
 
 const char *tb_modes_result_name(enum tb_mode_result r)
