@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,49 +29,126 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int tb_data_dir(const char *sub, char *out, size_t n)
+/* Whether st is this user's or root's and writable by no one else: what a run (root's
+ * above all) may read its settings and commands from. Group-writable only for the user's
+ * own group (umask 002 with a group per user, Debian's and Ubuntu's default); a folder
+ * everyone writes (/tmp) only when sticky: no one else can replace what is in it. */
+static bool owned_safe(const struct stat *st, bool sticky_ok)
 {
-    if (is_dir(sub)) {
-        snprintf(out, n, "%s", sub);
-        return 0;
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return false;
+    bool group_ok = !(st->st_mode & S_IWGRP) || st->st_gid == getegid();
+    return (group_ok && !(st->st_mode & S_IWOTH)) || (sticky_ok && (st->st_mode & S_ISVTX));
+}
+
+/* Whether path (in the working folder) may be read before the tool's own data: it and the
+ * working folder owned by this user or root and writable by no one else (a world-writable
+ * folder's boards/ may be anyone's: root would run the command it names); why says why
+ * not. */
+static bool cwd_trusted(const char *path, char *why, size_t n)
+{
+    struct stat here, st;
+    if (stat(".", &here) < 0 || !owned_safe(&here, true)) {
+        snprintf(why, n, "the working folder is another user's or writable by others");
+        return false;
     }
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char cand[PATH_MAX + 64];
-            snprintf(cand, sizeof(cand), "%s/%s", exe, sub);   /* build tree */
-            if (is_dir(cand) && strlen(cand) < n) {
-                snprintf(out, n, "%s", cand);
-                return 0;
-            }
-            snprintf(cand, sizeof(cand), "%s/../share/transpose-bench/%s", exe, sub);
-            if (is_dir(cand) && strlen(cand) < n) {
-                snprintf(out, n, "%s", cand);
-                return 0;
-            }
+    if (lstat(path, &st) < 0 || !owned_safe(&st, false)) {
+        snprintf(why, n, "it is another user's, writable by others, or a link");
+        return false;
+    }
+    return true;
+}
+
+/* Whether dir holds a .cfg file: an empty ./conf or ./boards (a user's own, from an old
+ * unpack) is no data folder. */
+static bool holds_cfg(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool any = false;
+    while (d && !any && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        any = l > 4 && !strcmp(e->d_name + l - 4, ".cfg");
+    }
+    if (d)
+        closedir(d);
+    return any;
+}
+
+/* The working folder's sub said skipped once per folder name (boards, conf). */
+static void skipped(const char *sub, const char *why)
+{
+    static char said[2][16];
+    for (int i = 0; i < 2; i++) {
+        if (!strcmp(said[i], sub))
+            return;
+        if (!said[i][0]) {
+            tb_strlcpy(said[i], sub, sizeof(said[i]));
+            break;
         }
     }
-    char cand[PATH_MAX];
-    snprintf(cand, sizeof(cand), "%s/%s", TB_DATADIR, sub);
-    if (is_dir(cand)) {
-        snprintf(out, n, "%s", cand);
-        return 0;
+    warning("'./%s' of the working folder skipped (%s): the installed data is used", sub, why);
+}
+
+/* The i-th data folder for sub (0 the working folder's, when it may be trusted and holds a
+ * .cfg; 1 beside the binary, the build tree; 2 the install's share; 3 TB_DATADIR); false
+ * when there is none at i. */
+static bool data_dir_at(int i, const char *sub, char *out, size_t n)
+{
+    char exe[PATH_MAX], cand[PATH_MAX + 64], why[160];
+    if (i == 0) {
+        if (!is_dir(sub))
+            return false;
+        if (!cwd_trusted(sub, why, sizeof(why)))
+            return skipped(sub, why), false;
+        if (!holds_cfg(sub))
+            return skipped(sub, "it holds no .cfg file"), false;
+        snprintf(cand, sizeof(cand), "%s", sub);
+    } else if (i == 1 || i == 2) {
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
+        if (!slash)
+            return false;
+        *slash = '\0';
+        snprintf(cand, sizeof(cand), i == 1 ? "%s/%s" : "%s/../share/transpose-bench/%s", exe,
+                 sub);
+    } else {
+        snprintf(cand, sizeof(cand), "%s/%s", TB_DATADIR, sub);
     }
+    if (!is_dir(cand) || strlen(cand) >= n)
+        return false;
+    snprintf(out, n, "%s", cand);
+    return true;
+}
+
+int tb_data_dir(const char *sub, char *out, size_t n)
+{
+    for (int i = 0; i < 4; i++)
+        if (data_dir_at(i, sub, out, n))
+            return 0;
     return -1;
 }
 
 int tb_data_file(const char *sub, const char *name, char *out, size_t n)
 {
-    if (access(name, F_OK) == 0 || strchr(name, '/')) {
+    char why[160];
+    if (strchr(name, '/')) {
         snprintf(out, n, "%s", name);
         return 0;
     }
+    /* a bare name in the working folder: the user's own file, unless another user's */
+    bool here = access(name, F_OK) == 0, trusted = here && cwd_trusted(name, why, sizeof(why));
+    if (trusted) {
+        snprintf(out, n, "%s", name);
+        return 0;
+    }
+    if (here)
+        warning("'./%s' of the working folder skipped (%s): looked up in the tool's data",
+                name, why);
     char dir[PATH_MAX];
-    if (tb_data_dir(sub, dir, sizeof(dir)) == 0) {
+    for (int i = 0; i < 4; i++) {
+        if (!data_dir_at(i, sub, dir, sizeof(dir)))
+            continue;
         char cand[PATH_MAX * 2];
         snprintf(cand, sizeof(cand), "%s/%s", dir, name);
         if (access(cand, F_OK) == 0) {
@@ -83,7 +161,8 @@ int tb_data_file(const char *sub, const char *name, char *out, size_t n)
             return 0;
         }
     }
-    snprintf(out, n, "%s", name);   /* let the loader report it missing */
+    snprintf(out, n, "%s", name);   /* let the loader report it missing (or read the file
+                                     * the user named, said above) */
     return -1;
 }
 

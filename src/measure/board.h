@@ -7,13 +7,16 @@
 
 #include <stddef.h>
 
-/* Directory holding sub ("boards" or "conf"): ./sub when present, else next to the
- * installed binary (../share/transpose-bench/sub), else the compiled-in data dir.
- * Returns 0 and fills out, or -1. */
+/* Directory holding sub ("boards" or "conf"): ./sub when present, holding a .cfg, and it
+ * and the working folder are this user's or root's and writable by no one else (else it is
+ * skipped with a warning: root never reads a planted board file, whose tegrastats.command it
+ * would run; an empty one is no data); else next to the binary (the build tree), else
+ * ../share/transpose-bench/sub beside it, else the compiled-in data dir. 0 and out, or -1. */
 int tb_data_dir(const char *sub, char *out, size_t n);
 
-/* Resolves a file name given on the command line: as given when it exists, else
- * looked up in the data dir sub. */
+/* Resolves a file name: as given when it holds a '/', or when it is in the working folder
+ * and trusted as tb_data_dir trusts ./sub (else said skipped); else looked up (NAME, then
+ * NAME.cfg) in each data dir of sub in tb_data_dir's order; else as given (-1). */
 int tb_data_file(const char *sub, const char *name, char *out, size_t n);
 
 /* Picks the board file for this machine. root: sysfs root ("/" normally); gpu_name may

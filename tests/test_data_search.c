@@ -1,0 +1,116 @@
+/* test_data_search.c: where the tool finds its boards/ and conf/ (src/measure/board.c): a
+ * root run from a world-writable folder never reads a boards/ planted there by another user
+ * (whose tegrastats.command it would run as root), and an empty ./conf or ./boards of the
+ * user's own falls back to the tool's data, saying so (#50). The binary runs from a copy in
+ * a folder of root's with its boards/ and conf/ beside it (the build tree's place), so the
+ * tool's own data is there to fall back to. Needs root (to plant as nobody); skipped else. */
+#include "helpers.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+/* The tool copied to scratch/tool with its data beside it; its path. */
+static const char *carried_tool(const char *scratch)
+{
+    static char bin[PATH_MAX];
+    const char *b = getenv("TB_BIN");
+    char cmd[4 * PATH_MAX];
+    snprintf(bin, sizeof(bin), "%s/tool/transpose-bench", scratch);
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tool' && cp '%s' '%s' && cp -R boards conf "
+             "'%s/tool/' && chmod -R go-w '%s/tool'", scratch,
+             b && *b ? b : "./transpose-bench", bin, scratch, scratch);
+    assert_int_equal(system(cmd), 0);
+    return bin;
+}
+
+/* bin run in folder dir with args; its exit, stderr into *err (kept). */
+static int run_in(const char *dir, const char *bin, const char *args, char **err)
+{
+    char cmd[4 * PATH_MAX], e[PATH_MAX + 8];
+    snprintf(e, sizeof(e), "%s.err", dir);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && exec '%s' %s >/dev/null 2>'%s' </dev/null", dir,
+             bin, args, e);
+    int st = system(cmd);
+    FILE *f = fopen(e, "r");
+    assert_non_null(f);
+    char *text = calloc(1, 1 << 16);
+    assert_non_null(text);
+    size_t k = fread(text, 1, (1 << 16) - 1, f);
+    text[k] = '\0';
+    fclose(f);
+    *err = th_keep(text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+#define RUN_ARGS "run --device cpu --sizes 64x64 --kernels copy_row " \
+                 "--set sweep.stop.min_time_ms=1 -o logs"
+
+/* A world-writable folder (nobody's, 0777) whose boards/generic.cfg, nobody's, names a
+ * tegrastats.command: root's run from there uses its own generic.cfg, says what it skipped,
+ * and never runs the command. */
+static void test_planted_boards_not_read(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    const char *s = th_scratch();
+    char w[PATH_MAX], marker[PATH_MAX + 16], text[3 * PATH_MAX], p[6 * PATH_MAX], *err;
+    const char *bin = carried_tool(s);
+    snprintf(w, sizeof(w), "%s/shared", s);
+    snprintf(marker, sizeof(marker), "%s/ran-as-root", s);
+    snprintf(text, sizeof(text), "#!/bin/sh\ntouch '%s'\nsleep 1\n", marker);
+    free(th_write(w, "evil.sh", text));
+    snprintf(text, sizeof(text), "board = { name = \"generic\"; peak_gbps = 0.0; };\n"
+             "power = { source = \"tegrastats\"; interval_ms = 50; window_ms = 1000; "
+             "idle_ms = 1000; sysfs_root = \"/\"; tegrastats = { command = \"%s/evil.sh\"; }; "
+             "};\n", w);
+    free(th_write(w, "boards/generic.cfg", text));
+    snprintf(p, sizeof(p), "chmod 0777 '%s' '%s/boards' '%s/evil.sh' && chown -R 65534:65534 "
+             "'%s' && chmod a+rx '%s'", w, w, w, w, s);
+    assert_int_equal(system(p), 0);
+    int rc = run_in(w, bin, RUN_ARGS, &err);
+    if (access(marker, F_OK) == 0)
+        th_fail("the planted tegrastats.command ran as root (exit %d): %s", rc, err);
+    if (rc != 0 || !strstr(err, "'./boards' of the working folder skipped (the working folder "
+                                "is another user's or writable by others)"))
+        th_fail("exit %d: %s", rc, err);
+}
+
+/* An empty ./conf and ./boards in the user's own folder (an old unpack's): the night runs
+ * on the tool's own data, saying what it skipped, where it once ended exit 2. */
+static void test_empty_data_folders_fall_back(void **state)
+{
+    (void)state;
+    const char *s = th_scratch();
+    char home[PATH_MAX], p[PATH_MAX + 16], *err;
+    const char *bin = carried_tool(s);
+    snprintf(home, sizeof(home), "%s/home", s);
+    snprintf(p, sizeof(p), "%s/conf", home);
+    assert_int_equal(mkdir(home, 0755), 0);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/boards", home);
+    assert_int_equal(mkdir(p, 0755), 0);
+    int rc = run_in(home, bin, RUN_ARGS, &err);
+    if (rc != 0 || !strstr(err, "'./boards' of the working folder skipped (it holds no .cfg "
+                                "file)") || !strstr(err, "'./conf' of the working folder "
+                                "skipped (it holds no .cfg file)"))
+        th_fail("exit %d: %s", rc, err);
+}
+
+int main(void)
+{
+    char lock[64];
+    snprintf(lock, sizeof(lock), "/tmp/tb-test-data-search-lock-%ld", (long)getpid());
+    setenv("TB_LOCK_FILE", lock, 1);
+    const struct CMUnitTest tests[] = {
+        TH_TEST(test_planted_boards_not_read),
+        TH_TEST(test_empty_data_folders_fall_back),
+    };
+    int rc = cmocka_run_group_tests_name("data_search", tests, NULL, NULL);
+    unlink(lock);
+    return rc;
+}
