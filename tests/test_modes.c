@@ -750,6 +750,41 @@ static void test_stale_record_spares_a_stranger(void **state)
     }
 }
 
+/* A cap one devfreq step below the clock found (the Xavier NX's 1058.25 MHz under 1109.25:
+ * within 5%) is put back to the very clock found, and the restore says "restored", never
+ * "as found"; after a run that died too (#50). */
+static void test_restore_exact_clock(void **state)
+{
+    (void)state;
+    for (int killed = 0; killed < 2; killed++) {
+        const char *r = release_root(R35_XAVIER_NX, 0);
+        char why[512], what[1024], gpu[PATH_MAX];
+        snprintf(gpu, sizeof(gpu), "%s/max_freq", layouts[R35_XAVIER_NX].gpu_dir);
+        th_assert_close(read_mhz(r, gpu), 1109.25, 0.001);
+        struct tb_modes m;
+        assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+        struct tb_mode_step s = { -1, "", 1058.25, 0 };
+        assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+        struct tb_mode_outcome o;
+        if (tb_modes_apply(&m, &s, &o) != 0)
+            th_fail("cap 1058.25: %s", o.why);
+        th_assert_close(read_mhz(r, gpu), 1058.25, 0.001);
+        int rc;
+        if (killed) {
+            tb_modes_close(&m);
+            rc = tb_modes_recover(NULL, what, sizeof(what)) == 1 ? 0 : -1;
+        } else {
+            rc = tb_modes_restore(&m, what, sizeof(what));
+            tb_modes_close(&m);
+        }
+        if (rc != 0 || !strstr(what, "GPU max 1109 MHz") || !strstr(what, " restored (") ||
+            strstr(what, "as found"))
+            th_fail("killed %d: '%s'", killed, what);
+        th_assert_close(read_mhz(r, gpu), 1109.25, 0.001);
+        assert_false(exists(getenv("TB_MODE_STATE")));
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -776,6 +811,7 @@ int main(void)
         TH_TEST(test_hold_files_of_others),
         TH_TEST(test_state_path_per_user),
         TH_TEST(test_stale_record_spares_a_stranger),
+        TH_TEST(test_restore_exact_clock),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(lock);

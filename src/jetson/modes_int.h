@@ -10,6 +10,10 @@
 
 /* Whether hz reads as want_mhz: devfreq rounds a cap to a clock of its table, so within 5%. */
 bool tb_modes_near(double hz, double want_mhz);
+/* Whether two readings of one clock file are the same clock: within half a MHz (a state
+ * file keeps what was read, in Hz; adjacent devfreq steps are 51 MHz apart on the Xavier NX,
+ * 26 on the Nano's 640/614, both within 5%: a restore compares exactly). */
+bool tb_modes_same_hz(double a_hz, double b_hz);
 /* The GPU's clocks, MHz, from the available_frequencies file beside its max_freq; how many
  * (0: none readable). */
 size_t tb_modes_gpu_clocks(const char *root, const char *max_path, double *mhz, size_t cap);
@@ -34,6 +38,8 @@ void tb_modes_hold_path(const struct tb_modes *m, char *buf, size_t n);
 struct tb_mode_want {
     int mode_id;
     double gpu_mhz, emc_mhz;
+    bool exact;       /* the clocks as a state file found them: the very clock read then
+                       * (tb_modes_same_hz), not a clock near it (a restore) */
 };
 
 /* Reads the board until it matches w or settle_ms passed: o's readings and read text

@@ -26,7 +26,7 @@
 /* The board as the state file found it, as a check. */
 static struct tb_mode_want as_found(const struct tb_mode_state *st)
 {
-    struct tb_mode_want w = { st->switches_mode ? st->mode_id : -1, NAN, NAN };
+    struct tb_mode_want w = { st->switches_mode ? st->mode_id : -1, NAN, NAN, true };
     w.gpu_mhz = isnan(st->gpu_max_hz) ? NAN : st->gpu_max_hz / 1e6;
     w.emc_mhz = isnan(st->emc_cap_hz) ? NAN : st->emc_cap_hz / 1e6;
     return w;
@@ -45,6 +45,18 @@ static size_t say(char *what, size_t n, size_t len, const char *fmt, ...)
     return k < 0 ? len : len + (size_t)k < n ? len + (size_t)k : n - 1;
 }
 
+/* Whether the EMC file reads as found: R32/R35's cap file the very value (0 none); R36's
+ * top rate near it (the EMC's rate, which the firmware sets from the cap). */
+static bool emc_same(const struct tb_modes *m, double emc_hz, double found_hz)
+{
+    if (isnan(emc_hz))
+        return false;
+    if (emc_hz == 0 || found_hz == 0)
+        return emc_hz == found_hz;
+    return m->files.emc_kind == TB_EMC_TOP ? tb_modes_near(emc_hz, found_hz / 1e6)
+                                           : tb_modes_same_hz(emc_hz, found_hz);
+}
+
 /* nvpmodel -m of the saved mode when the mode differs (or cannot be read, or an EMC cap the
  * sweep wrote cannot be read back: the mode's own cap comes with it); then the caps the
  * sweep asked, where they differ. 0, or -1 with what said in what. */
@@ -57,10 +69,8 @@ static int put_back(struct tb_modes *m, char *what, size_t n, bool *acted)
     double emc = tb_modes_read_hz(m, m->files.emc, why, sizeof(why));
     /* a clock the sweep never capped that differs was left by nvpmodel (a switch cut half
      * way: the status file written, the clocks not): nvpmodel puts it back */
-    bool gpu_off = !isnan(gpu) && !isnan(st->gpu_max_hz) &&
-                   !tb_modes_near(gpu, st->gpu_max_hz / 1e6);
-    bool emc_off = !isnan(emc) && !isnan(st->emc_cap_hz) &&
-                   !tb_modes_near(emc, st->emc_cap_hz / 1e6) && !(emc == 0 && st->emc_cap_hz == 0);
+    bool gpu_off = !isnan(gpu) && !isnan(st->gpu_max_hz) && !tb_modes_same_hz(gpu, st->gpu_max_hz);
+    bool emc_off = !isnan(emc) && !isnan(st->emc_cap_hz) && !emc_same(m, emc, st->emc_cap_hz);
     if (st->switches_mode && (now != st->mode_id || (!st->gpu_caps && gpu_off) ||
                               (!st->emc_caps && emc_off) ||
                               (st->emc_caps && isnan(emc) && isnan(st->emc_cap_hz)))) {
@@ -74,21 +84,19 @@ static int put_back(struct tb_modes *m, char *what, size_t n, bool *acted)
             return -1;
         }
         const struct tb_mode_def *def = tb_modes_find_id(&m->table, st->mode_id);
-        struct tb_mode_want w = { st->mode_id, def ? def->gpu_cap_mhz : NAN, NAN };
+        struct tb_mode_want w = { st->mode_id, def ? def->gpu_cap_mhz : NAN, NAN, false };
         struct tb_mode_outcome o;
         char miss[200];
         tb_modes_settle(m, &w, &o, miss, sizeof(miss));   /* its caps in place, then ours */
         gpu = tb_modes_read_hz(m, m->files.gpu_max, why, sizeof(why));
         emc = tb_modes_read_hz(m, m->files.emc, why, sizeof(why));
     }
-    if (st->gpu_caps && !isnan(st->gpu_max_hz) && !tb_modes_near(gpu, st->gpu_max_hz / 1e6)) {
+    if (st->gpu_caps && !isnan(st->gpu_max_hz) && !tb_modes_same_hz(gpu, st->gpu_max_hz)) {
         *acted = true;
         if (tb_modes_write_hz(m, m->files.gpu_max, st->gpu_max_hz, why, sizeof(why)) < 0)
             return snprintf(what, n, "GPU max NOT restored (%.400s); ", why), -1;
     }
-    bool emc_same = !isnan(emc) && (tb_modes_near(emc, st->emc_cap_hz / 1e6) ||
-                                    (emc == 0 && st->emc_cap_hz == 0));
-    if (st->emc_caps && !isnan(st->emc_cap_hz) && !emc_same) {
+    if (st->emc_caps && !isnan(st->emc_cap_hz) && !emc_same(m, emc, st->emc_cap_hz)) {
         *acted = true;
         if (tb_modes_write_hz(m, m->files.emc, st->emc_cap_hz, why, sizeof(why)) < 0)
             return snprintf(what, n, "EMC cap NOT restored (%.400s); ", why), -1;

@@ -28,6 +28,11 @@ bool tb_modes_near(double hz, double want_mhz)
     return !isnan(hz) && fabs(hz / 1e6 - want_mhz) <= 0.05 * want_mhz + 1;
 }
 
+bool tb_modes_same_hz(double a_hz, double b_hz)
+{
+    return !isnan(a_hz) && !isnan(b_hz) && fabs(a_hz - b_hz) < 0.5e6;
+}
+
 size_t tb_modes_gpu_clocks(const char *root, const char *max_path, double *mhz, size_t cap)
 {
     char path[PATH_MAX], line[2048], why[PATH_MAX + 160];
@@ -193,12 +198,18 @@ static void unverified(struct tb_mode_outcome *o, bool *first, const char *what,
 
 /* The GPU's check: > 0 the cap, or the clock of its table just below or above it (devfreq
  * keeps a clock of the table: the TX2 reads 1134.75 MHz for nvpmodel's 1120); 0 (uncapped)
- * the top of its table. */
-static void check_gpu(const struct tb_modes *m, double want, struct tb_mode_outcome *o,
-                      char *miss, size_t n)
+ * the top of its table; exact: the very clock (a restore). */
+static void check_gpu(const struct tb_modes *m, double want, bool exact,
+                      struct tb_mode_outcome *o, char *miss, size_t n)
 {
     if (isnan(want) || isnan(o->gpu_max_mhz) || miss[0])
         return;
+    if (exact) {
+        if (!tb_modes_same_hz(o->gpu_max_mhz * 1e6, want * 1e6))
+            snprintf(miss, n, "GPU max_freq reads %.2f MHz, not the %.2f found", o->gpu_max_mhz,
+                     want);
+        return;
+    }
     double clk[64], top = 0, below = 0, above = 0, v = o->gpu_max_mhz;
     size_t k = tb_modes_gpu_clocks(m->root, m->files.gpu_max, clk, 64);
     for (size_t i = 0; i < k; i++) {
@@ -219,13 +230,16 @@ static void check_gpu(const struct tb_modes *m, double want, struct tb_mode_outc
 }
 
 /* The EMC's check: R32/R35's cap file reads the cap; R36's top-rate file reads at most it. */
-static void check_emc(const struct tb_modes *m, double want, struct tb_mode_outcome *o,
-                      char *miss, size_t n)
+static void check_emc(const struct tb_modes *m, double want, bool exact,
+                      struct tb_mode_outcome *o, char *miss, size_t n)
 {
     double v = o->emc_cap_mhz;
     if (isnan(want) || isnan(v) || miss[0])
         return;
-    if (m->files.emc_kind == TB_EMC_TOP) {
+    if (exact && m->files.emc_kind == TB_EMC_CAP) {   /* the cap file reads what was written */
+        if (!tb_modes_same_hz(v * 1e6, want * 1e6))
+            snprintf(miss, n, "EMC cap reads %.0f MHz, not the %.0f found", v, want);
+    } else if (m->files.emc_kind == TB_EMC_TOP) {
         if (want > 0 && v > want * 1.05 + 1)
             snprintf(miss, n, "EMC top rate reads %.0f MHz, above the cap %.0f", v, want);
     } else if (!tb_modes_near(v * 1e6, want) && !(want == 0 && v == 0)) {
@@ -245,8 +259,8 @@ void tb_modes_check(const struct tb_modes *m, const struct tb_mode_want *w,
     int now = w->mode_id >= 0 ? tb_modes_read_mode(m, mwhy, sizeof(mwhy)) : -1;
     if (w->mode_id >= 0 && now >= 0 && now != w->mode_id)
         snprintf(miss, n, "nvpmodel's status names mode %d, not %d", now, w->mode_id);
-    check_gpu(m, w->gpu_mhz, o, miss, n);
-    check_emc(m, w->emc_mhz, o, miss, n);
+    check_gpu(m, w->gpu_mhz, w->exact, o, miss, n);
+    check_emc(m, w->emc_mhz, w->exact, o, miss, n);
     size_t len = 0;
     o->read[0] = '\0';
     if (!isnan(o->gpu_max_mhz))
@@ -384,7 +398,7 @@ int tb_modes_apply(struct tb_modes *m, const struct tb_mode_step *s, struct tb_m
      * an uncapped mode measured at the last mode's clocks would carry a false label) */
     const struct tb_mode_def *def = s->mode_id >= 0 ? tb_modes_find_id(&m->table, s->mode_id)
                                                     : NULL;
-    struct tb_mode_want w = { s->mode_id, NAN, NAN };
+    struct tb_mode_want w = { s->mode_id, NAN, NAN, false };
     if (def) {   /* an uncapped EMC reads back as each kernel has it: not checked */
         w.gpu_mhz = def->gpu_cap_mhz;
         w.emc_mhz = def->emc_cap_mhz > 0 ? def->emc_cap_mhz : NAN;
