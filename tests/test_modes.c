@@ -785,6 +785,35 @@ static void test_restore_exact_clock(void **state)
     }
 }
 
+/* A cap file that reads but holds no clock ("banana") after the cap was written: the step is
+ * a failed check (cap refused, saying what the file holds), never measured as "unverified";
+ * the board put back once the file reads again (#50). */
+static void test_banana_cap_is_a_failed_check(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024];
+    char *writer = realpath("tests/fake-cap-writer.sh", NULL);
+    assert_non_null(writer);
+    setenv("TB_CAP_WRITER", writer, 1);
+    free(writer);
+    setenv("FAKE_CAP_FAULT", "banana", 1);
+    struct tb_modes m;
+    struct tb_mode_step s = { -1, "", 612, 0 };
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    if (tb_modes_apply(&m, &s, &o) != -1 || o.result != TB_MODE_CAP_REFUSED ||
+        !strstr(o.why, "max_freq' holds 'banana', not a clock in Hz") ||
+        strstr(o.read, "unverified"))
+        th_fail("banana: result %d: '%s' read '%s'", (int)o.result, o.why, o.read);
+    unsetenv("FAKE_CAP_FAULT");
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    th_assert_close(read_mhz(r, SUPER_GPU "/max_freq"), 1020, 0);
+    tb_modes_close(&m);
+    unsetenv("TB_CAP_WRITER");
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -812,6 +841,7 @@ int main(void)
         TH_TEST(test_state_path_per_user),
         TH_TEST(test_stale_record_spares_a_stranger),
         TH_TEST(test_restore_exact_clock),
+        TH_TEST(test_banana_cap_is_a_failed_check),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(lock);

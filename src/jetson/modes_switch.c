@@ -67,10 +67,15 @@ void tb_modes_hold_path(const struct tb_modes *m, char *buf, size_t n)
         snprintf(buf, n, "%s.child", m->state_path);   /* a state file of an older version */
 }
 
-double tb_modes_read_hz(const struct tb_modes *m, const char *abs, char *why, size_t n)
+/* A clock file read: Hz, or NAN with why; *garbled set when the file read but held no clock
+ * (a whole line of digits, finite, not negative): a failed check, where a file that does not
+ * read is an unverified one. */
+static double read_clock(const struct tb_modes *m, const char *abs, char *why, size_t n,
+                         bool *garbled)
 {
     char path[PATH_MAX], line[64], w[PATH_MAX + 160];
     why[0] = '\0';
+    *garbled = false;
     if (!abs[0]) {
         snprintf(why, n, "no such file on this board");
         return NAN;
@@ -82,9 +87,21 @@ double tb_modes_read_hz(const struct tb_modes *m, const char *abs, char *why, si
     }
     char *end;
     double v = strtod(line, &end);
-    if (end == line)
+    while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
+        end++;
+    if (end == line || *end || !isfinite(v) || v < 0) {
+        line[strcspn(line, "\n")] = '\0';
         snprintf(why, n, "'%s' holds '%.20s', not a clock in Hz", path, line);
-    return end == line ? NAN : v;
+        *garbled = true;
+        return NAN;
+    }
+    return v;
+}
+
+double tb_modes_read_hz(const struct tb_modes *m, const char *abs, char *why, size_t n)
+{
+    bool garbled;
+    return read_clock(m, abs, why, n, &garbled);
 }
 
 int tb_modes_read_mode(const struct tb_modes *m, char *why, size_t n)
@@ -253,14 +270,20 @@ void tb_modes_check(const struct tb_modes *m, const struct tb_mode_want *w,
     char gwhy[PATH_MAX + 160], ewhy[PATH_MAX + 160], mwhy[PATH_MAX + 160];
     bool emc_top = m->files.emc_kind == TB_EMC_TOP, first = true;
     miss[0] = '\0';
-    o->gpu_max_mhz = tb_modes_read_hz(m, m->files.gpu_max, gwhy, sizeof(gwhy)) / 1e6;
-    double emc = tb_modes_read_hz(m, m->files.emc, ewhy, sizeof(ewhy));
+    bool gbad, ebad;
+    o->gpu_max_mhz = read_clock(m, m->files.gpu_max, gwhy, sizeof(gwhy), &gbad) / 1e6;
+    double emc = read_clock(m, m->files.emc, ewhy, sizeof(ewhy), &ebad);
     o->emc_cap_mhz = isnan(emc) ? NAN : emc <= 0 ? 0 : emc / 1e6;
     int now = w->mode_id >= 0 ? tb_modes_read_mode(m, mwhy, sizeof(mwhy)) : -1;
     if (w->mode_id >= 0 && now >= 0 && now != w->mode_id)
         snprintf(miss, n, "nvpmodel's status names mode %d, not %d", now, w->mode_id);
     check_gpu(m, w->gpu_mhz, w->exact, o, miss, n);
     check_emc(m, w->emc_mhz, w->exact, o, miss, n);
+    /* a file that reads but holds no clock is no unverified check: a failed one */
+    if (!miss[0] && gbad && !isnan(w->gpu_mhz))
+        snprintf(miss, n, "GPU max_freq: %.300s", gwhy);
+    else if (!miss[0] && ebad && !isnan(w->emc_mhz))
+        snprintf(miss, n, "%s: %.300s", emc_top ? "EMC top rate" : "EMC cap", ewhy);
     size_t len = 0;
     o->read[0] = '\0';
     if (!isnan(o->gpu_max_mhz))
@@ -273,9 +296,9 @@ void tb_modes_check(const struct tb_modes *m, const struct tb_mode_want *w,
                  : "nothing read after it settled");
     if (w->mode_id >= 0 && now < 0)
         unverified(o, &first, "the mode", mwhy);
-    if (m->files.gpu_max[0] && isnan(o->gpu_max_mhz))
+    if (m->files.gpu_max[0] && isnan(o->gpu_max_mhz) && (!gbad || isnan(w->gpu_mhz)))
         unverified(o, &first, "GPU max_freq", gwhy);
-    if (m->files.emc[0] && isnan(o->emc_cap_mhz))
+    if (m->files.emc[0] && isnan(o->emc_cap_mhz) && (!ebad || isnan(w->emc_mhz)))
         unverified(o, &first, emc_top ? "EMC top rate" : "EMC cap", ewhy);
 }
 
