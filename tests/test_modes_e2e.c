@@ -245,13 +245,14 @@ static void test_killed_run_restored(void **state)
     assert_int_equal(th_runf("restore -q extra"), 2);
 }
 
-/* SIGINT, SIGTERM and SIGHUP mid-sweep: the run stops, puts the board back, and its log
+/* SIGINT, SIGTERM, SIGHUP, and the other signals that end a process by default (SIGQUIT,
+ * SIGUSR1, a real-time one: #50) mid-sweep: the run stops, puts the board back, and its log
  * says what was restored before its end line. */
 static void test_signal_restores(void **state)
 {
     (void)state;
-    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-    for (int k = 0; k < 3; k++) {
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGRTMIN + 1 };
+    for (int k = 0; k < (int)(sizeof(sigs) / sizeof(sigs[0])); k++) {
         const char *r = super_root(2);
         free(th_write(r, "proc/device-tree/model",
                       "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"));
