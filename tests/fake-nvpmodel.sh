@@ -19,6 +19,9 @@
 #               the FIFO $FAKE_NVPM_GATE, before any write (start) or after the status file
 #               and before the clocks (mid): a switch caught half way
 #   detach:ID   leaves a child that switches once $FAKE_NVPM_GATE opens, and exits 1
+#   setsid:ID   leaves a child in a session of its own (setsid(1): out of nvpmodel's process
+#               group) that switches once $FAKE_NVPM_GATE opens, and exits 0 as soon as the
+#               child is out of its group
 # Each call is appended to $FAKE_NVPM_LOG when set.
 root=${TB_ROOT:?TB_ROOT must name the fake root}
 [ "$1" = "-m" ] && [ -n "$2" ] || { echo "usage: nvpmodel -m ID" >&2; exit 2; }
@@ -36,6 +39,13 @@ for f in $FAKE_NVPM_FAULT; do
     "hang:$id") sleep 300 & echo $! > "${FAKE_NVPM_CHILD:-/dev/null}"; wait; exit 0 ;;
     "pause:$id:start") pause=start ;;
     "pause:$id:mid") pause=mid ;;
+    "setsid:$id") ready=$(mktemp -u "${TMPDIR:-/tmp}/fake-nvpm.XXXXXX") && mkfifo -m 600 "$ready" || exit 1
+                  FAKE_ID=$id READY=$ready setsid sh -c 'echo out > "$READY"
+                    read x < "$FAKE_NVPM_GATE"
+                    printf "pmode:%04d fmode:quiet\n" "$FAKE_ID" > "$TB_ROOT/var/lib/nvpmodel/status"' \
+                    </dev/null >/dev/null 2>&1 &
+                  read x < "$ready"; rm -f "$ready"   # the child is out of the group: then exit
+                  exit 0 ;;
     "detach:$id") ( read x < "$FAKE_NVPM_GATE"
                     printf 'pmode:%04d fmode:quiet\n' "$id" > "$root/var/lib/nvpmodel/status" ) &
                   echo "NVPM ERROR: failed to set power mode $id"; exit 1 ;;

@@ -549,6 +549,42 @@ static void test_root_then_user_night(void **state)
     closedir(d);
 }
 
+/* An nvpmodel that exits 0 at once while a child in a session of its own (out of its process
+ * group) would switch the board later: the child is killed before the board is judged, so
+ * nothing switches after the step's check or the restore's; the step's clocks never
+ * followed, and the night restores a board that stays as found (#50). */
+static void test_setsid_child_killed(void **state)
+{
+    (void)state;
+    const char *r = release_root(R36_SUPER, -1);
+    char gate[PATH_MAX], why[512], what[1024];
+    snprintf(gate, sizeof(gate), "%s/var/tmp/gate", r);
+    assert_int_equal(mkfifo(gate, 0600), 0);
+    setenv("FAKE_NVPM_GATE", gate, 1);
+    setenv("FAKE_NVPM_FAULT", "setsid:0", 1);
+    setenv("TB_DRIVER_TIMEOUT_S", "2", 1);   /* were the child waited for, not for long */
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s = { 0, "15W", 0, 0 };
+    assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    assert_int_equal(tb_modes_apply(&m, &s, &o), -1);
+    int fd = open(gate, O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) {
+        close(fd);
+        th_fail("a child out of nvpmodel's group outlived it: '%s'", o.why);
+    }
+    assert_int_equal(errno, ENXIO);   /* no reader: nothing switches later */
+    assert_int_equal(o.result, TB_MODE_NOT_FOLLOWED);
+    assert_int_equal(mb_mode(r), 1);
+    unsetenv("FAKE_NVPM_FAULT");
+    assert_int_equal(tb_modes_restore(&m, what, sizeof(what)), 0);
+    tb_modes_close(&m);
+    assert_int_equal(mb_mode(r), 1);
+    assert_false(mb_exists(getenv("TB_MODE_STATE")));
+    unsetenv("TB_DRIVER_TIMEOUT_S");
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -562,6 +598,7 @@ int main(void)
         TH_TEST(test_normal_user_caps),
         TH_TEST(test_sigkill_at_each_step),
         TH_TEST(test_detached_child_killed),
+        TH_TEST(test_setsid_child_killed),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(lock);

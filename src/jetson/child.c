@@ -84,10 +84,17 @@ static size_t put_num(char *buf, long n)
     return len;
 }
 
-/* Field 22 of /proc/PID/stat (the process's start, clock ticks since boot), its state and
- * its process group; false when there is no such process. System calls and a hand parse
- * only: the holder calls it between fork and exec. */
-static bool proc_start(long pid, unsigned long long *start, char *state, long *pgid)
+/* What /proc/PID/stat says of a process (proc(5)): field 3 its state, 4 its parent, 5 its
+ * process group, 22 its start (clock ticks since boot). */
+struct pstat {
+    char state;
+    long ppid, pgid;
+    unsigned long long start;
+};
+
+/* pid's /proc/PID/stat into ps; false when there is no such process. System calls and a
+ * hand parse only: the holder calls it between fork and exec. */
+static bool proc_stat(long pid, struct pstat *ps)
 {
     char path[40] = "/proc/", buf[1024];
     size_t len = 6;
@@ -106,28 +113,36 @@ static bool proc_start(long pid, unsigned long long *start, char *state, long *p
             c = q;   /* the last ')': a command's name may hold one */
     if (!c)
         return false;
-    /* after ") ": field 3 (state), 4 ppid, 5 pgrp, ... 22 starttime */
-    int field = 2;
+    int field = 2;   /* after ") ": field 3 */
     unsigned long long v = 0;
-    *start = 0;
+    memset(ps, 0, sizeof(*ps));
     for (const char *q = c + 1; *q && field <= 22; q++) {
         if (*q == ' ') {
             field++;
             v = 0;
             continue;
         }
-        if (field == 3 && state)
-            *state = *q;
+        if (field == 3)
+            ps->state = *q;
         if (*q >= '0' && *q <= '9')
             v = v * 10 + (unsigned long long)(*q - '0');
         if (q[1] == ' ' || q[1] == '\0') {
-            if (field == 5 && pgid)
-                *pgid = (long)v;
-            if (field == 22)
-                *start = v;
+            if (field == 4)
+                ps->ppid = (long)v;
+            else if (field == 5)
+                ps->pgid = (long)v;
+            else if (field == 22)
+                ps->start = v;
         }
     }
-    return *start > 0;
+    return ps->start > 0;
+}
+
+/* pid's start (0 when there is no such process). */
+static unsigned long long proc_start(long pid)
+{
+    struct pstat ps;
+    return proc_stat(pid, &ps) ? ps.start : 0;
 }
 
 /* The holder's record in the hold file: "holder PID START\ngroup PGID START\nboot ID\n":
@@ -137,9 +152,7 @@ static bool proc_start(long pid, unsigned long long *start, char *state, long *p
 static void record(int fd, pid_t holder, pid_t group, const char *boot)
 {
     char buf[160];
-    unsigned long long hs = 0, gs = 0;
-    proc_start(holder, &hs, NULL, NULL);
-    proc_start(group, &gs, NULL, NULL);
+    unsigned long long hs = proc_start(holder), gs = proc_start(group);
     size_t len = 7;
     memcpy(buf, "holder ", 7);
     len += put_num(buf + len, holder);
@@ -193,6 +206,54 @@ static void close_others(const int *keep, size_t nkeep)
             break;
     }
     close(dir);
+}
+
+/* The holder's living children killed, one by one from /proc (parent == self): what left
+ * the command's group (setsid, a session of its own) came to the holder, a subreaper, when
+ * its parent ended. getdents64 and system calls only (between fork and exec). */
+static void kill_children(pid_t self)
+{
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char buf[4096];
+    long got;
+    while (dir >= 0 && (got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+        for (long off = 0; off < got; ) {
+            struct { uint64_t ino; int64_t off; unsigned short len; unsigned char type;
+                     char name[]; } *e = (void *)(buf + off);
+            long pid = 0;
+            for (const char *c = e->name; *c >= '0' && *c <= '9'; c++)
+                pid = pid * 10 + (*c - '0');
+            struct pstat ps;
+            if (pid > 1 && proc_stat(pid, &ps) && ps.ppid == self && ps.state != 'Z')
+                kill((pid_t)pid, SIGKILL);
+            off += e->len;
+        }
+    if (dir >= 0)
+        close(dir);
+}
+
+/* Every descendant of the command reaped, none left to change the board after the run
+ * judged it: those still running killed (a child that left the group would switch later,
+ * unseen). 0 none was left, 1 some were (killed), 2 some could not be killed in 2 s
+ * (another user's: root's children under sudo), left running. */
+static int reap_all(const sigset_t *chld)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int left = 0;
+    for (;;) {
+        pid_t w = waitpid(-1, NULL, WNOHANG);
+        if (w > 0 || (w < 0 && errno == EINTR))
+            continue;
+        if (w < 0)
+            return left;   /* ECHILD: nothing of the command is left */
+        left = 1;
+        kill_children(getpid());
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec > 2)
+            return 2;
+        sigtimedwait(chld, NULL, &(struct timespec){ 0, POLL_NS });
+    }
 }
 
 /* The command itself, in its own process group: never returns. */
@@ -259,8 +320,8 @@ static void holder(const char *exe, char **argv, int in_fd, int out_fd, int st_f
         h.leftovers = 1;
         kill(-gc, SIGKILL);
     }
-    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-        ;   /* the group's orphans came to us: reaped, so that nothing of it is left */
+    int rest = reap_all(&chld);   /* and what left the group, come to us */
+    h.leftovers = rest > h.leftovers ? rest : h.leftovers;
     if (hold_fd >= 0 && ftruncate(hold_fd, 0) < 0)
         _exit(124);   /* a stale group in the file would be waited for in vain */
     if (write(st_fd, &h, sizeof(h)) < 0)
@@ -352,8 +413,9 @@ static int result(const char *cmd, const char *const *extra, const struct held *
     tb_csvlog_clean(out, n);
     size_t len = strlen(out);
     if (h->leftovers && len + 1 < n)
-        snprintf(out + len, n - len, "%sit left processes running, killed (a later switch "
-                 "would have changed the board unseen)", len ? "; " : "");
+        snprintf(out + len, n - len, "%sit left processes running, %s (a later switch "
+                 "would have changed the board unseen)", len ? "; " : "", h->leftovers == 2 ?
+                 "some of which could not be killed (another user's)" : "killed");
     int st = h->status;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -480,10 +542,9 @@ static void read_record(int fd, struct hold_rec *r)
  * (its start differs), is not; nor is a record without a start (nothing proves it). */
 static bool proven(long pid, unsigned long long start)
 {
-    unsigned long long now = 0;
-    char state = 0;
-    return pid > 1 && start > 0 && proc_start(pid, &now, &state, NULL) && now == start &&
-           state != 'Z' && state != 'X';
+    struct pstat ps;
+    return pid > 1 && start > 0 && proc_stat(pid, &ps) && ps.start == start &&
+           ps.state != 'Z' && ps.state != 'X';
 }
 
 static void nap(void)
@@ -518,8 +579,7 @@ static int settle_group(const struct hold_rec *r, int rc, int64_t deadline, char
         return rc;
     }
     if (!proven(r->group, r->group_start)) {
-        unsigned long long now = 0;
-        bool other = proc_start(r->group, &now, NULL, NULL);
+        bool other = proc_start(r->group) > 0;
         snprintf(why, n, "the hold record names process group %ld (started at tick %llu), "
                  "which %s: not proven ours, left alone, nothing signalled", r->group,
                  r->group_start, other ? "is another process's now (its first process started "
