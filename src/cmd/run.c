@@ -39,6 +39,7 @@
 #include "lib/safeio.h"
 #include "measure/sweep.h"
 #include "cmd/tune.h"
+#include "lib/stopsig.h"
 #include "lib/util.h"
 #include "lib/version.h"
 #include "lib/watchdog.h"
@@ -48,33 +49,13 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
 
 /* In place before anything else the run does (before the lock, before the log exists): a
- * signal at any moment ends the run with an honest end line. Every signal whose default is
- * to end the process and that can be caught and returned from only sets the flag (SIGINT,
- * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...: a mode sweep's board is put back whichever ends
- * it); the step that sees it (or the watchdog, when the main thread is inside a driver call
- * that does not return) writes the ending. Not the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
- * SIGABRT, SIGSYS, SIGTRAP: returning re-runs the fault), nor SIGXFSZ (ignored in main.c: a
- * write past the limit fails instead), nor SIGPIPE (signal(7)). */
+ * signal at any moment ends the run with an honest end line. SIGINT, SIGTERM, SIGHUP and
+ * every other signal that ends a process by default (lib/stopsig.h) only set the flag; the
+ * step that sees it (or the watchdog, when the main thread is inside a driver call that does
+ * not return) writes the ending. */
 static void install_signals(void)
 {
-    static const int sigs[] = {
-        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
-        SIGXCPU, SIGIO,
-#ifdef SIGPWR
-        SIGPWR,
-#endif
-#ifdef SIGSTKFLT
-        SIGSTKFLT,
-#endif
-    };
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        sigaction(sigs[i], &sa, NULL);
-    for (int s = SIGRTMIN; s <= SIGRTMAX; s++)   /* real-time signals end a process too */
-        sigaction(s, &sa, NULL);
+    tb_stopsig_install(on_signal);
 }
 
 struct run {
