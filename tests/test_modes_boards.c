@@ -585,6 +585,41 @@ static void test_setsid_child_killed(void **state)
     unsetenv("TB_DRIVER_TIMEOUT_S");
 }
 
+/* EMC caps as the normal user doc/power.md sets up (the nvpmodel and tee lines) on R35, whose
+ * EMC cap file is root's to read: with modes, and alone (where the cap found is the mode's
+ * own, nvpmodel.conf's, as nvpmodel wrote it): each night runs, its rows judged against the
+ * cap asked (1331 MHz on the Xavier NX's 128-bit LPDDR4x: 42.6 GB/s, not the mode's 51.2),
+ * and the board as found at the end (#50). */
+static void test_normal_user_emc_caps(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    for (int alone = 0; alone < 2; alone++) {
+        const char *r = release_root(R35_XAVIER_NX, 2);
+        char before[200], after[200], *err, args[3 * PATH_MAX], logs[PATH_MAX];
+        board_now(r, R35_XAVIER_NX, before, sizeof(before));
+        snprintf(logs, sizeof(logs), "%s/logs", r);
+        mkdir(logs, 0777);
+        assert_int_equal(chmod(logs, 0777), 0);
+        snprintf(args, sizeof(args), "run --device cpu -b %s --sizes 64x64 --kernels copy_row "
+                 "--set sweep.stop.min_time_ms=1 %s--set 'sweep.emc_max_mhz=[1331]' "
+                 "--set power.sysfs_root=%s -o %s", layouts[R35_XAVIER_NX].board,
+                 alone ? "" : "--set 'sweep.power_modes=[\"MODE_15W_6CORE\"]' ", r, logs);
+        struct broker b;
+        broker_start(&b, r, R35_XAVIER_NX, true);
+        int rc = run_as_nobody(r, args, &err);
+        broker_stop(&b);
+        if (rc != 0)
+            th_fail("alone %d: exit %d: %s", alone, rc, err);
+        char *text = log_text(r, "logs");
+        th_assert_close(atof(cell(text, 0, "peak_gbps")), 42.6, 0.05);
+        assert_null(strstr(text, "NOT"));
+        board_now(r, R35_XAVIER_NX, after, sizeof(after));
+        assert_string_equal(after, before);
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -596,6 +631,7 @@ int main(void)
         TH_TEST(test_root_night),
         TH_TEST(test_root_then_user_night),
         TH_TEST(test_normal_user_caps),
+        TH_TEST(test_normal_user_emc_caps),
         TH_TEST(test_sigkill_at_each_step),
         TH_TEST(test_detached_child_killed),
         TH_TEST(test_setsid_child_killed),

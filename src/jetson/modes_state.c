@@ -246,6 +246,24 @@ static int write_state(const char *path, long pid, const char *text, char *why, 
     return 0;
 }
 
+/* R32/R35's EMC cap file is root's (0660): for a normal user's sweep of EMC caps alone, the
+ * cap found is the one nvpmodel wrote there when it set the mode, the mode's own EMC
+ * MAX_FREQ from nvpmodel.conf (0: none, as nvpmodel writes -1), so that the tee line alone
+ * runs such a night and puts the cap back (doc/power.md). Only for a file this user may not
+ * read: one that reads but holds no clock stays unknown. */
+static void emc_from_table(struct tb_modes *m)
+{
+    struct tb_mode_state *st = &m->state;
+    char path[2 * PATH_MAX + 8];
+    snprintf(path, sizeof(path), "%s%s", m->root, m->files.emc);
+    if (!isnan(st->emc_cap_hz) || !st->emc_caps || st->switches_mode || st->mode_id < 0 ||
+        m->files.emc_kind != TB_EMC_CAP || access(path, R_OK) == 0 || errno != EACCES)
+        return;
+    const struct tb_mode_def *def = tb_modes_find_id(&m->table, st->mode_id);
+    if (def)
+        st->emc_cap_hz = def->emc_cap_mhz > 0 ? def->emc_cap_mhz * 1e6 : 0;
+}
+
 /* What could not be put back is never changed: a mode switched from a mode nobody can name
  * would be "restored" to nothing. -EIO with why, else 0. */
 static int refuse_unreadable(const struct tb_modes *m, char *why, size_t n)
@@ -314,6 +332,7 @@ int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t n
     st->mode_id = tb_modes_read_mode(m, w, sizeof(w));
     st->gpu_max_hz = tb_modes_read_hz(m, m->files.gpu_max, w, sizeof(w));
     st->emc_cap_hz = tb_modes_read_hz(m, m->files.emc, w, sizeof(w));
+    emc_from_table(m);
     int rc = refuse_unreadable(m, why, n);
     if (rc < 0)
         return rc;

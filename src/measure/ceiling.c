@@ -186,14 +186,16 @@ void tb_ceiling_now(const struct tb_board_cfg *b, const char *root, struct tb_ce
     from_cap(b, root, emc_why, c);
 }
 
-int tb_ceiling_step_cap(const struct tb_board_cfg *b, double cap_mhz, bool asked,
+int tb_ceiling_step_cap(const struct tb_board_cfg *b, double cap_mhz, int asked,
                         struct tb_ceiling *c)
 {
     if (!(cap_mhz > 0))
         return 0;
-    const char *what = asked ? "the cap asked (emc_max_mhz), read back after the step settled"
-                             : "the nvpmodel EMC cap file read back after the step settled, "
-                               "below the mode's table";
+    const char *what = asked == TB_STEP_CAP_ASKED_UNREAD ? "the cap asked (emc_max_mhz), "
+                       "written; its file is root's to read, so not read back"
+                       : asked ? "the cap asked (emc_max_mhz), read back after the step settled"
+                       : "the nvpmodel EMC cap file read back after the step settled, "
+                         "below the mode's table";
     struct tb_ceiling capped = *c;
     if (at_emc(b, cap_mhz, &capped) < 0) {
         size_t l = strlen(c->why);

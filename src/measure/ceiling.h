@@ -68,7 +68,10 @@ void tb_ceiling_read(const struct tb_board_cfg *b, const char *root, struct tb_c
  * cap): ..."). A GPU cap never lowers it: a transpose is bound by memory. 1 lowered, 0
  * not (no cap, one no lower, or a board file that cannot turn it into a peak: why then
  * says so). */
-int tb_ceiling_step_cap(const struct tb_board_cfg *b, double cap_mhz, bool asked,
+/* How a step's EMC cap is known: the nvpmodel cap file read back, the cap asked read back,
+ * or the cap asked and written, its file root's to read (R32/R35 as a normal user). */
+enum { TB_STEP_CAP_FILE, TB_STEP_CAP_ASKED, TB_STEP_CAP_ASKED_UNREAD };
+int tb_ceiling_step_cap(const struct tb_board_cfg *b, double cap_mhz, int asked,
                         struct tb_ceiling *c);
 
 /* A point's ceiling: live from the EMC clock read inside its window (emc_mhz, e.g. the

@@ -632,9 +632,12 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
     tb_ceiling_read(&ctx->cfg->board, NULL, &ceiling);
     /* a step's EMC cap bounds its memory, whatever the mode's table says; read as it
      * settled, since a normal user has no live EMC clock to show it (#31 review) */
-    if (ctx->step)
-        tb_ceiling_step_cap(&ctx->cfg->board, ctx->step->emc_cap_mhz,
-                            ctx->step->emc_cap_asked_mhz > 0, &ceiling);
+    if (ctx->step) {   /* a cap asked whose file this user may not read: the cap written */
+        bool unread = isnan(ctx->step->emc_cap_mhz) && ctx->step->emc_cap_asked_mhz > 0;
+        tb_ceiling_step_cap(&ctx->cfg->board, unread ? ctx->step->emc_cap_asked_mhz
+                            : ctx->step->emc_cap_mhz, unread ? TB_STEP_CAP_ASKED_UNREAD
+                            : ctx->step->emc_cap_asked_mhz > 0, &ceiling);
+    }
     if (ctx->sampler)
         tb_rn_power_begin(ctx, pts, n, &buf, res);
     res->t_begin_s = tb_now_s();
