@@ -474,7 +474,9 @@ static void test_sigkill_at_each_step(void **state)
         setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
         int rc = th_runf("restore");
         unsetenv("TB_DRIVER_TIMEOUT_S");
-        if (rc != 0 || !strstr(th_err(), "killed at its deadline"))
+        char group[64];   /* the group it found, never "process group 0" (#50) */
+        snprintf(group, sizeof(group), "(process group %ld)", nvpm);
+        if (rc != 0 || !strstr(th_err(), "killed at its deadline") || !strstr(th_err(), group))
             th_fail("stage %s: restore exit %d: %s", stages[k].fault, rc, th_err());
         assert_true(gone(nvpm));
         int fd = open(gate, O_WRONLY | O_NONBLOCK);   /* nobody left to switch later */
