@@ -220,6 +220,9 @@ static int read_state(const char *path, struct tb_mode_state *st, char *what, si
     return 0;
 }
 
+/* Where versions before #50 kept every user's state: read by recover only. */
+#define LEGACY_STATE "/var/tmp/transpose-bench-modes.state"
+
 /* The state's hold file, when it is one of ours beside it (STATE.child.XXXXXX); else none
  * (STATE.child, as an older version named it): a state file names no other file to lock,
  * empty or remove. */
@@ -235,11 +238,18 @@ int tb_modes_recover(const char *root, char *what, size_t n)
 {
     char path[PATH_MAX], why[PATH_MAX + 200];
     what[0] = '\0';
-    if (tb_modes_state_file(path, sizeof(path), why, sizeof(why)) < 0) {
+    int d = tb_modes_state_file(path, sizeof(path), why, sizeof(why));
+    if (d < 0) {
         tb_strlcpy(what, why, n);
         return -1;
     }
     int k = tb_modes_state_kind(path, why, sizeof(why));
+    /* none at the default: an older version's, in the folder everyone writes, when it is
+     * this user's own regular file (another's there is no state of ours: not read) */
+    if (k == 0 && d == 1 && tb_modes_state_kind(LEGACY_STATE, why, sizeof(why)) == 1) {
+        tb_strlcpy(path, LEGACY_STATE, sizeof(path));
+        k = 1;
+    }
     if (k <= 0) {
         tb_strlcpy(what, k < 0 ? why : "", n);
         return k < 0 ? -1 : 0;
@@ -268,6 +278,7 @@ int tb_modes_recover(const char *root, char *what, size_t n)
         return -1;
     }
     m.state = st;
+    tb_strlcpy(m.state_path, path, sizeof(m.state_path));   /* the older version's, too */
     m.saved = m.touched = true;
     char res[900];
     int rc = tb_modes_restore(&m, res, sizeof(res));
