@@ -39,8 +39,13 @@ int tb_stepfit_model(const double *t_ms, const double *watts, size_t n, const do
  * interval between changes, refined over the whole run. */
 double tb_stepfit_refresh(const double *t_ms, const double *watts, size_t n);
 
-/* The result as the stored file's text (libconfig syntax, `key = value;` lines, a comment
- * first naming board and release). Returns the length, or -ENOSPC when buf is too small. */
+/* The stored file's first line starts so (not "# transpose-bench", a log's start: an output
+ * never replaces a log, lib/outfile.c). */
+#define TB_STEPFIT_HEAD "# probe-power result"
+
+/* The result as the stored file's text (libconfig syntax, `key = value;` lines after the
+ * TB_STEPFIT_HEAD line, board and release first). Returns the length, or -ENOSPC when buf
+ * is too small. */
 int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const char *l4t,
                       char *buf, size_t n);
 

@@ -32,7 +32,7 @@ int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const cha
     plain(b, sizeof b, board && *board ? board : "unknown");
     plain(l, sizeof l, l4t && *l4t ? l4t : "unknown");
     int len = snprintf(buf, n,
-                       "# transpose-bench probe-power: the power sensor's step response\n"
+                       TB_STEPFIT_HEAD ": the power sensor's step response (transpose-bench)\n"
                        "board = \"%s\";\nl4t = \"%s\";\nmodel = \"%s\";\ntau_ms = %.3f;\n"
                        "delay_ms = %.3f;\nrefresh_ms = %.3f;\nrms_ema_w = %.6g;\n"
                        "rms_boxcar_w = %.6g;\n",
