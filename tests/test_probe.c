@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ static const char *scratch;   /* this test's folder (th_scratch makes a new one 
 static struct gen {
     char root[512];
     int avg_n;                 /* the averaging count: tau = 0.84 ms x N */
+    double sigint_ms;          /* > 0: a SIGINT this long after the sensor starts */
     pthread_t th;
     atomic_int stop;
 } g;
@@ -73,6 +75,8 @@ static void *gen_main(void *arg)
         long ma = lround(s.reg / MV * 1e6 / 8) * 8;
         if (ma != shown)
             put(HWMON "/curr1_input", ma), shown = ma;
+        if (g.sigint_ms > 0 && (double)(next - t0) * 1e-6 >= g.sigint_ms)
+            g.sigint_ms = 0, kill(getpid(), SIGINT);
         next += STEP_NS;
     }
     tb_clock_leave();
@@ -220,6 +224,27 @@ static void test_probe_disagrees_and_keeps(void **state)
     free(err);
 }
 
+/* A signal in the middle (the second load): the probe stops, keeps nothing, leaves no
+ * temporary, and the handlers it installed are gone again. */
+static void test_probe_signal(void **state)
+{
+    scratch = th_scratch();
+    g.sigint_ms = 3500;
+    board_up(512, 430, 512);
+    char *err, logs[600];
+    int rc = probe(&err, COMMON " --seconds 1 --set power.sysfs_root=%s -o %s/logs", g.root,
+                   scratch);
+    board_down();
+    assert_int_equal(rc, 1);
+    th_must_have(err, "stopped by signal 2: nothing kept");
+    snprintf(logs, sizeof logs, "%s/logs", scratch);
+    assert_int_equal(th_count_files(logs), 0);
+    struct sigaction now;
+    sigaction(SIGINT, NULL, &now);
+    assert_true(now.sa_handler == SIG_DFL);
+    free(err);
+}
+
 static void test_probe_bad_input(void **state)
 {
     scratch = th_scratch();
@@ -268,6 +293,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TH_TEST(test_probe_ema),
         TH_TEST(test_probe_disagrees_and_keeps),
+        TH_TEST(test_probe_signal),
         TH_TEST(test_probe_bad_input),
     };
     return cmocka_run_group_tests(tests, th_lock_setup, th_lock_teardown);

@@ -5,6 +5,7 @@
 #define TB_PROBE_INTERNAL_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,10 @@ struct probe {
     double *t_ms, *w;
     size_t n;
 };
+
+/* Set by SIGINT, SIGTERM or SIGHUP while the probe runs: the step that sees it stops, and
+ * the result's temporary is removed (probecmd.c installs the handlers). */
+extern volatile sig_atomic_t tb_probe_stop;
 
 int tb_probe_source(struct probe *p);
 int tb_probe_device(struct probe *p);

@@ -86,6 +86,8 @@ int tb_probe_device(struct probe *p)
                      p->dev.name, p->k ? p->be->errstr(p->be_st, rc) : "no copy kernel");
     }
     p->l.in = in, p->l.out = out;
+    if (p->be->watch)
+        p->be->watch(p->be_st, &tb_probe_stop);   /* a CPU copy stops soon after a signal */
     double ms = 0;
     for (int i = 0; i < 2 && rc == 0; i++)   /* the first warms */
         rc = p->be->timed(p->be_st, p->k, &p->l, &ms);
@@ -102,13 +104,13 @@ static int load_until(struct probe *p, int64_t end)
 {
     double work_ms = p->launch_ms * tb_clock_work_scale();
     long chunk = (long)(20.0 / work_ms) + 1;
-    while (tb_now_ns() < end) {
+    while (tb_now_ns() < end && !tb_probe_stop) {
         int rc = 0;
         for (long i = 0; i < chunk && rc == 0; i++)
             rc = p->be->launch(p->be_st, p->k, &p->l);
         if (rc == 0)
             rc = p->be->sync(p->be_st);
-        if (rc)
+        if (rc && !tb_probe_stop)
             return error("probe-power: the copy on %s: %s", p->dev.name,
                          p->be->errstr(p->be_st, rc));
         tb_clock_spend_ns((int64_t)((double)chunk * work_ms * 1e6));
@@ -155,13 +157,16 @@ int tb_probe_measure(struct probe *p)
     for (int seg = 0; seg < 5; seg++) {
         int64_t end = p->t0_ns + span * (seg + 1);
         if (seg % 2 == 0) {
-            tb_sleep_until_ns(end);
+            while (tb_now_ns() < end && !tb_probe_stop)
+                tb_sleep_until_ns(end);
         } else {
             p->edge_ms[seg - 1] = (double)(tb_now_ns() - p->t0_ns) * 1e-6;
             if (load_until(p, end) < 0)
                 return -1;
             p->edge_ms[seg] = (double)(tb_now_ns() - p->t0_ns) * 1e-6;
         }
+        if (tb_probe_stop)
+            return error("probe-power: stopped by signal %d: nothing kept", (int)tb_probe_stop);
         if (tb_sampler_failed(p->s))
             return error("probe-power: power source '%s' failed: %s", p->ops->name,
                          tb_sampler_why(p->s));

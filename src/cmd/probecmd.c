@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -53,6 +54,23 @@ const struct tb_usage tb_probe_usage = {
     "exit: 0 measured and kept, 1 no usable source, a failed load or an unwritable result,\n"
     "2 usage or configuration, 75 a run holds the lock.\n",
 };
+
+volatile sig_atomic_t tb_probe_stop;
+
+static void on_signal(int sig) { tb_probe_stop = sig; }
+
+/* SIGINT, SIGTERM and SIGHUP only set the flag (no SA_RESTART: a sleep is cut short), so an
+ * interrupted probe removes its temporary and says so; the old handlers are put back. */
+static void signals(bool on, struct sigaction old[3])
+{
+    static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        sigaction(sigs[i], on ? &sa : &old[i], on ? &old[i] : NULL);
+}
 
 static int parse(struct probe *p, int argc, char **argv)
 {
@@ -208,6 +226,9 @@ static int probe_steps(struct probe *p)
                                                                        : TB_EXIT_FAIL;
     int code = TB_EXIT_FAIL;
     struct tb_stepfit fit;
+    struct sigaction old[3];
+    tb_probe_stop = 0;
+    signals(true, old);
     if (open_result(p) == 0 && tb_probe_source(p) == 0 && tb_probe_device(p) == 0 &&
         tb_probe_measure(p) == 0 && tb_probe_fit(p, &fit) == 0) {
         tb_probe_say(p, &fit, stdout);
@@ -223,6 +244,7 @@ static int probe_steps(struct probe *p)
     drop_result(p);
     tb_probe_release(p);
     tb_lock_release(lock);
+    signals(false, old);
     return code;
 }
 
