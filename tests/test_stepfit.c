@@ -104,6 +104,16 @@ static void test_point(void **state)
     assert_true(f.tau_ms == 0);
 }
 
+/* A point sensor without noise moves only at the edges: that is no refresh period. */
+static void test_point_quiet(void **state)
+{
+    poll(SS_EMA, 1, 0, 0, 78);
+    assert_true(tb_stepfit_refresh(T, W, NPOLL) == 0);
+    struct tb_stepfit f = fit_ok();
+    assert_string_equal(f.model, "point");
+    assert_true(f.refresh_ms == 0);
+}
+
 /* Forcing the other model gives a clearly worse fit on either sensor: the choice is not a
  * coin toss, and a fit that let either model pass would fail here. */
 static void test_wrong_model_forced(void **state)
@@ -204,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_block_mean_staircase),
         cmocka_unit_test(test_moving_mean),
         cmocka_unit_test(test_point),
+        cmocka_unit_test(test_point_quiet),
         cmocka_unit_test(test_wrong_model_forced),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_file_round_trip),

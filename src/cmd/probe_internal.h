@@ -55,6 +55,9 @@ int tb_probe_source(struct probe *p);
 int tb_probe_device(struct probe *p);
 int tb_probe_measure(struct probe *p);
 int tb_probe_fit(struct probe *p, struct tb_stepfit *fit);
+/* What was measured (board, source, load, readings), printed before the fit so that a
+ * failed fit still shows it; then the fit beside what sysfs claims. */
+void tb_probe_say_head(const struct probe *p, FILE *out);
 void tb_probe_say(const struct probe *p, const struct tb_stepfit *fit, FILE *out);
 void tb_probe_release(struct probe *p);
 

@@ -255,7 +255,7 @@ static void say_claim(const struct probe *p, const struct tb_stepfit *f, FILE *o
                 "update_interval (%.0f ms): update_interval is no refresh period here\n", P);
 }
 
-void tb_probe_say(const struct probe *p, const struct tb_stepfit *f, FILE *out)
+void tb_probe_say_head(const struct probe *p, FILE *out)
 {
     double sp = p->span_s * 1000;
     fprintf(out, "probe-power: board %s, L4T %s, source %s, rail %s\n", p->cfg.board.name,
@@ -265,6 +265,11 @@ void tb_probe_say(const struct probe *p, const struct tb_stepfit *f, FILE *out)
             p->launch_ms, p->span_s);
     fprintf(out, "readings: %zu, polled every %.0f ms; idle %.3f W, load %.3f W\n", p->n,
             p->poll_ms, mean_in(p, sp / 2, sp), mean_in(p, 1.5 * sp, 2 * sp));
+    fflush(out);
+}
+
+void tb_probe_say(const struct probe *p, const struct tb_stepfit *f, FILE *out)
+{
     fprintf(out, "fit: model=%s tau_ms=%.1f delay_ms=%.1f refresh_ms=%.1f rms_ema_w=%.4g "
             "rms_boxcar_w=%.4g\n", f->model, f->tau_ms, f->delay_ms, f->refresh_ms,
             f->rms_ema_w, f->rms_boxcar_w);

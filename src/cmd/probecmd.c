@@ -229,8 +229,11 @@ static int probe_steps(struct probe *p)
     struct sigaction old[3];
     tb_probe_stop = 0;
     signals(true, old);
-    if (open_result(p) == 0 && tb_probe_source(p) == 0 && tb_probe_device(p) == 0 &&
-        tb_probe_measure(p) == 0 && tb_probe_fit(p, &fit) == 0) {
+    bool measured = open_result(p) == 0 && tb_probe_source(p) == 0 &&
+                    tb_probe_device(p) == 0 && tb_probe_measure(p) == 0;
+    if (measured)
+        tb_probe_say_head(p, stdout);
+    if (measured && tb_probe_fit(p, &fit) == 0) {
         tb_probe_say(p, &fit, stdout);
         if (keep_result(p, &fit) == 0) {
             printf("kept: %s%s\n", p->result, p->replaces ? " (replacing the earlier result)" : "");

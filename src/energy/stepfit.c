@@ -218,6 +218,11 @@ double tb_stepfit_refresh(const double *t_ms, const double *watts, size_t n)
     double r = 0;
     if (m >= 3 && (double)m < 0.9 * (double)(n - 1))
         r = refresh_of(t_ms, idx, m, poll_ms(t_ms, n));
+    /* a refresh period shows as a change at most of its ticks (noise alone moves a mean of
+     * many conversions); a reading that moved only at the load's edges (a quiet point
+     * sensor, or a coarse one) has none */
+    if (r > 0 && (m < 6 || (double)m < 0.5 * (t_ms[idx[m - 1]] - t_ms[idx[0]]) / r))
+        r = 0;
     free(idx);
     double ph;
     if (r > 0)
