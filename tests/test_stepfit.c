@@ -168,6 +168,10 @@ static void test_bad_input(void **state)
     ss_poll(&s, EDGES, NE, 5.0, 1.5, NPOLL, T, W);
     assert_int_equal(tb_stepfit(T, W, NPOLL, EDGES, NE, &f, why, sizeof why), -ERANGE);
     th_must_have(why, "no step");
+    /* a reading that never moves (a sensor that is not read): no step either */
+    for (size_t i = 0; i < NPOLL; i++)
+        W[i] = 4.582;
+    assert_int_equal(tb_stepfit(T, W, NPOLL, EDGES, NE, &f, why, sizeof why), -ERANGE);
 }
 
 static void test_file_round_trip(void **state)

@@ -297,7 +297,8 @@ int tb_stepfit(const double *t_ms, const double *watts, size_t n, const double *
     struct fitres *r = box ? &rb : &re;
     /* a step within the readings' noise fits anything (and an averaged sensor's noise is
      * correlated from reading to reading: no standard error of many readings helps) */
-    if (!(r->var_y > 1e-12) || !(fabs(r->b) >= 3 * r->rms))
+    double floor_w = fmax(r->rms, 1e-9 * (fabs(r->a) + 1));   /* rounding of a flat reading */
+    if (!(r->var_y > 1e-12) || !(fabs(r->b) > 3 * floor_w))
         return snprintf(why, whylen, "the load moved the readings by %.4g W, within their "
                         "noise (rms %.4g W): no step to fit", r->b, r->rms), -ERANGE;
     double len = box ? lb : le;
