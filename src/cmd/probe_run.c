@@ -150,12 +150,17 @@ static size_t collect(struct probe *p, int64_t t1)
     return p->n;
 }
 
+/* The spans in units of --seconds: the middle idle longer by an odd fraction, so that the
+ * four edges fall at different phases of a sensor that refreshes in steps (a staircase's
+ * window is seen only through the partial means of the refreshes an edge falls in). */
+static const double SPANS[5] = { 1, 1, 1.37, 1, 1 };
+
 int tb_probe_measure(struct probe *p)
 {
-    int64_t span = (int64_t)(p->span_s * 1e9), t = tb_now_ns();
-    p->t0_ns = t;
+    p->t0_ns = tb_now_ns();
+    int64_t end = p->t0_ns;
     for (int seg = 0; seg < 5; seg++) {
-        int64_t end = p->t0_ns + span * (seg + 1);
+        end += (int64_t)(SPANS[seg] * p->span_s * 1e9);
         if (seg % 2 == 0) {
             while (tb_now_ns() < end && !tb_probe_stop)
                 tb_sleep_until_ns(end);
@@ -261,8 +266,8 @@ void tb_probe_say_head(const struct probe *p, FILE *out)
     fprintf(out, "probe-power: board %s, L4T %s, source %s, rail %s\n", p->cfg.board.name,
             p->l4t[0] ? p->l4t : "none", p->ops->name, p->rail);
     fprintf(out, "load: %s's %s, %ldx%ld x 4 B (%.3f ms a copy); spans of %.2f s: idle, "
-            "load, idle, load, idle\n", p->dev.name, p->k->name, p->rows, p->cols,
-            p->launch_ms, p->span_s);
+            "load, idle (x %.2f), load, idle\n", p->dev.name, p->k->name, p->rows, p->cols,
+            p->launch_ms, p->span_s, SPANS[2]);
     fprintf(out, "readings: %zu, polled every %.0f ms; idle %.3f W, load %.3f W\n", p->n,
             p->poll_ms, mean_in(p, sp / 2, sp), mean_in(p, 1.5 * sp, 2 * sp));
     fflush(out);

@@ -99,15 +99,15 @@ static struct fitres search(const struct fitctx *c, double *len_ms, double *dela
 {
     double bu = 0, bd = 0, best = INFINITY;
     double u0 = log(LEN_MIN_MS), u1 = log(LEN_MAX_MS);
-    for (int i = 0; i <= 48; i++) {
-        double u = u0 + (u1 - u0) * i / 48.0;
-        for (int j = 0; j <= 50; j++) {
-            double d = DELAY_MAX_MS * j / 50.0, r = eval(c, exp(u), d).rms;
+    for (int i = 0; i <= 32; i++) {   /* lengths 24% apart, delays 20 ms apart */
+        double u = u0 + (u1 - u0) * i / 32.0;
+        for (int j = 0; j <= 25; j++) {
+            double d = DELAY_MAX_MS * j / 25.0, r = eval(c, exp(u), d).rms;
             if (r < best)
                 best = r, bu = u, bd = d;
         }
     }
-    double su = (u1 - u0) / 96.0, sd = DELAY_MAX_MS / 100.0;
+    double su = (u1 - u0) / 64.0, sd = DELAY_MAX_MS / 50.0;
     for (int it = 0; it < 2000 && (su > 1e-6 || sd > 1e-4); it++) {
         double cand[4][2] = { { bu + su, bd }, { bu - su, bd }, { bu, bd + sd }, { bu, bd - sd } };
         int moved = 0;
