@@ -429,6 +429,57 @@ static void test_include_size_bound(void **state)
     free(dir);
 }
 
+/* The guard's comment tracker knows strings, as libconfig's scanner does: "/" "*" inside a
+ * string opens no comment, so an @include after it is still checked (a FIFO refused at
+ * once, a directory named as such, a 3 MB file counted against the 1 MiB budget) rather
+ * than left to libconfig's fopen (a hang, an unbounded read). */
+static void test_include_after_comment_in_string(void **state)
+{
+    char *dir = th_tmpdir(), fifo[PATH_MAX], text[PATH_MAX * 2], want[PATH_MAX * 3];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(text, sizeof(text), "sweep = {\n  kernels = [\"copy_row /* x\"];\n"
+             "  @include \"%s\"\n};\n", fifo);
+    struct tb_diag d = load_text(dir, "fifo.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/fifo.cfg:3: @include %s: is a FIFO, not a sweep file", dir, fifo);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+    /* a directory: libconfig alone would give its own words, not these */
+    snprintf(text, sizeof(text), "x = \"/*\";\n@include \"%s\"\n", dir);
+    d = load_text(dir, "dir.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/dir.cfg:2: @include %s: is a directory, not a sweep file", dir, dir);
+    if (!has_msg(&d, want))
+        dump_diag(&d);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+    /* 3 MB after a string holding "/" "*" (and a "#", which is no comment in a string) */
+    size_t big_n = 3u << 20;
+    char *big = malloc(big_n + 1);
+    assert_non_null(big);
+    memset(big, '#', big_n);
+    big[big_n - 1] = '\n';
+    big[big_n] = '\0';
+    free(th_write(dir, "big.inc", big));
+    free(big);
+    snprintf(text, sizeof(text), "x = \"# /*\";\n@include \"%s/big.inc\"\n", dir);
+    d = load_text(dir, "big.cfg", text, false);
+    snprintf(want, sizeof(want), "%s/big.cfg:2: @include %s/big.inc: %zu bytes is too large for "
+             "a sweep file (limit 1048576, for a file and its @includes together)", dir, dir, big_n);
+    if (!has_msg(&d, want))
+        dump_diag(&d);
+    assert_true(has_msg(&d, want));
+    tb_diag_free(&d);
+    /* a real comment still hides its @include (a quote in it opens no string) */
+    d = load_text(dir, "hidden.cfg", "sweep = { kernels = [\"naive_row\"]; sizes = ([64, 64]); "
+                  "element = \"float\"; };\n/* \"\n@include \"/dev/zero\"\n*/\n", false);
+    if (d.n)
+        dump_diag(&d);
+    assert_int_equal(d.n, 0);
+    tb_diag_free(&d);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A --set value is one line: a second one could hold an @include libconfig would open
  * unchecked. */
 static void test_set_value_one_line(void **state)
@@ -576,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_fifo_config_and_include),
         cmocka_unit_test(test_include_checked_like_the_file),
         cmocka_unit_test(test_include_size_bound),
+        cmocka_unit_test(test_include_after_comment_in_string),
         cmocka_unit_test(test_set_value_one_line),
         cmocka_unit_test(test_windows_files),
         cmocka_unit_test(test_tuned_sweep_is_not_injected),

@@ -203,20 +203,47 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
 static int guard_text(const char *path, const char *text, const char *kind, int depth,
                       size_t *budget, struct tb_diag *d);
 
+/* Whether a block comment or a string is open at the end of the line [p, end), given the
+ * state at its start: libconfig 1.5's scanner has both as states of their own (a string
+ * may span lines, and "/" "*" inside one opens no comment), and an @include is seen only
+ * outside both. */
+static void scan_line_state(const char *p, const char *end, bool *in_comment, bool *in_string)
+{
+    for (const char *c = p; c < end; c++) {
+        if (*in_string) {
+            if (*c == '\\' && c + 1 < end)
+                c++;
+            else if (*c == '"')
+                *in_string = false;
+        } else if (*in_comment) {
+            if (*c == '*' && c + 1 < end && c[1] == '/')
+                *in_comment = false, c++;
+        } else if (*c == '#' || (*c == '/' && c + 1 < end && c[1] == '/')) {
+            break;
+        } else if (*c == '/' && c + 1 < end && c[1] == '*') {
+            *in_comment = true, c++;
+        } else if (*c == '"') {
+            *in_string = true;
+        }
+    }
+}
+
 /* The @include directives of text, as libconfig 1.5's scanner sees them: at the start of a
- * line (after blanks), outside block comments, a quoted name relative to the working
- * directory (we set no include_dir). Each target is read and checked in turn. */
+ * line (after blanks), outside block comments and strings, a quoted name relative to the
+ * working directory (we set no include_dir). Each target is read and checked in turn. */
 static int guard_includes(const char *path, const char *text, const char *kind, int depth,
                           size_t *budget, struct tb_diag *d)
 {
     int line = 1, rc = 0;
-    bool in_comment = false;
+    bool in_comment = false, in_string = false;
     for (const char *p = text; *p; line++) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
         const char *q = p;
         while (!in_comment && (*q == ' ' || *q == '\t'))
             q++;
+        /* inside a string too: libconfig would end the string at the name's quote (a syntax
+         * error, nothing opened), and checking one file too many is harmless */
         if (!in_comment && !strncmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
             for (q += 8; *q == ' ' || *q == '\t'; q++)
                 ;
@@ -238,15 +265,8 @@ static int guard_includes(const char *path, const char *text, const char *kind, 
             }
             free(inc);
         }
-        /* block comments: only whether one is open at the end of the line matters */
-        for (const char *c = p; c < p + len; c++) {
-            if (!in_comment && (*c == '#' || (*c == '/' && c[1] == '/')))
-                break;
-            if (!in_comment && *c == '/' && c[1] == '*')
-                in_comment = true, c++;
-            else if (in_comment && *c == '*' && c[1] == '/')
-                in_comment = false, c++;
-        }
+        /* only whether a block comment or a string is open at the end of the line matters */
+        scan_line_state(p, p + len, &in_comment, &in_string);
         if (!eol)
             break;
         p = eol + 1;
