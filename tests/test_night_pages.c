@@ -157,6 +157,26 @@ static void test_compare_output_to_a_full_disk(void **state)
     free(log);
 }
 
+/* list to a full disk: exit 1 and said, never a quiet 0 (list, --columns, --images). */
+static void test_list_output_to_a_full_disk(void **state)
+{
+    const char *dir = th_scratch(), *bin = getenv("TB_BIN");
+    const char *args[] = { "list -b boards/generic.cfg", "list --columns" };
+    char cmd[3 * PATH_MAX], errp[PATH_MAX + 8];
+    snprintf(errp, sizeof(errp), "%s/err", dir);
+    for (size_t i = 0; i < sizeof(args) / sizeof(*args); i++) {
+        snprintf(cmd, sizeof(cmd), "%s %s > /dev/full 2>%s", bin ? bin : "./transpose-bench",
+                 args[i], errp);
+        int st = system(cmd);
+        assert_true(WIFEXITED(st));
+        if (WEXITSTATUS(st) != 1)
+            th_fail("%s > /dev/full: exit %d", args[i], WEXITSTATUS(st));
+        char *err = th_read_gz(errp);
+        th_must_have(err, "list: cannot write the output: No space left on device");
+        free(err);
+    }
+}
+
 /* A night's log as history reads it: the run_id carries the night. */
 static void night_log(const char *dir, int day, const char *const *kernels, const double *gbps,
                       int nk)
@@ -384,6 +404,7 @@ int main(void)
         TH_TEST(test_plot_of_hostile_names),
         TH_TEST(test_plot_of_a_crafted_log),
         TH_TEST(test_compare_output_to_a_full_disk),
+        TH_TEST(test_list_output_to_a_full_disk),
         TH_TEST(test_history_sizes_in_number_order),
         TH_TEST(test_hostile_text_not_raw_on_a_terminal),
         TH_TEST(test_history_flags_a_lasting_change_only),
