@@ -349,6 +349,42 @@ static void test_one_number_parser(void **state)
     assert_null(strstr(th_out(), "0.000"));
 }
 
+/* A header of 10,000 columns is said as what it is (too many columns, with the limit), not
+ * as "not a transpose-bench log (no 'board' column)" while board is its second column; a
+ * header whose quote is never closed says that. */
+static void test_too_many_columns_said(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    size_t cap = 200000, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                            "cols,block_x,block_y,gbps");
+    for (int i = 0; i < 9990; i++)
+        len += (size_t)snprintf(text + len, cap - len, ",x%d", i);
+    snprintf(text + len, cap - len, "\nh_x_20261101T023000Z,b,d,k,float,64,64,8,8,10\n"
+             "# end: complete, 1 rows\n");
+    char *path = th_write(dir, "wide.csv", text);
+    struct tb_logset s;
+    read_one(&s, path, &said);
+    assert_int_equal(s.n, 0);
+    must_have(said, "wide.csv:2: the header has 10000 columns, more than the 256 a log may have");
+    assert_null(strstr(said, "not a transpose-bench log"));
+    free(said);
+    tb_logset_free(&s);
+    free(path);
+    path = th_write(dir, "quote.csv", "# log_format: 1\nrun_id,\"board,device,kernel,elem,rows,"
+                    "cols,gbps\n# end: complete, 0 rows\n");
+    read_one(&s, path, &said);
+    must_have(said, "quote.csv:2: the header is no CSV line (a quote not closed)");
+    free(said);
+    tb_logset_free(&s);
+    free(path);
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Two hosts named nano with their own machine-ids stay apart; an old log of a name only one
  * machine-id goes with takes it, one of a name several machines share stays without. */
 static void test_machine_ids_keep_hosts_apart(void **state)
@@ -551,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_headerless_recovered_log),
         cmocka_unit_test(test_impossible_numbers_are_flagged),
         TH_TEST(test_one_number_parser),
+        cmocka_unit_test(test_too_many_columns_said),
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
         cmocka_unit_test(test_meta_value),
         cmocka_unit_test(test_windows_logs_and_board_commas),

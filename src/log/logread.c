@@ -343,9 +343,32 @@ static void metadata(struct reader *rd, const char *line)
     }
 }
 
+/* The fields of a CSV line (commas outside quotes, plus one). */
+static long csv_count(const char *line)
+{
+    long n = 1;
+    bool quoted = false;
+    for (const char *p = line; *p; p++)
+        if (*p == '"')
+            quoted = !quoted;   /* a doubled quote toggles twice */
+        else if (*p == ',' && !quoted)
+            n++;
+    return n;
+}
+
 static int header(struct reader *rd, char *line)
 {
+    long count = csv_count(line);
     rd->nhead = tb_csv_split(line, rd->fields, MAX_FIELDS);
+    if (rd->nhead < 0) {   /* said as what it is, not as "no 'board' column" */
+        if (count > MAX_FIELDS)
+            error("%s: %s:%ld: the header has %ld columns, more than the %d a log may have: "
+                  "not read", rd->s->who, rd->path, rd->lineno, count, MAX_FIELDS);
+        else
+            error("%s: %s:%ld: the header is no CSV line (a quote not closed): not read",
+                  rd->s->who, rd->path, rd->lineno);
+        return tb_logread_problem(rd);
+    }
     /* a column twice (two gbps: the last was taken, 99,999 GB/s) is no log of ours */
     for (int i = 0; i < rd->nhead; i++)
         for (int j = 0; j < i; j++)
