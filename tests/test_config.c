@@ -480,6 +480,71 @@ static void test_include_after_comment_in_string(void **state)
     free(dir);
 }
 
+/* @include "common.cfg" is read from the including file's folder, not the working folder
+ * (a common.cfg there too, with another value, is not read); a problem in it is said with
+ * that file's own name; in an included file, a relative @include is taken only where that
+ * file's folder is the working folder (libconfig 1.5 reads it from there), else refused. */
+static void test_include_from_the_files_folder(void **state)
+{
+    char *dir = th_tmpdir(), cwd[PATH_MAX], sub[PATH_MAX], want[PATH_MAX * 2];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    const char *sweep = "sweep = { kernels = [\"naive_row\"]; sizes = ([64, 64]);\n"
+                        "@include \"common.cfg\"\n};\n";
+    snprintf(sub, sizeof(sub), "%s/a", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    free(th_write(sub, "common.cfg", "warmup = 7;\n"));
+    free(th_write(sub, "main.cfg", sweep));
+    free(th_write(dir, "common.cfg", "warmup = 3;\n"));   /* the working folder's */
+    assert_int_equal(chdir(dir), 0);
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    for (int absolute = 0; absolute < 2; absolute++) {   /* a/main.cfg, then DIR/a/main.cfg */
+        char top[PATH_MAX];
+        snprintf(top, sizeof(top), "%s%sa/main.cfg", absolute ? dir : "", absolute ? "/" : "");
+        tb_config_init(&c);
+        tb_config_load(&c, top, NULL, &d);
+        if (d.n)
+            dump_diag(&d);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(c.sweep.warmup, 7);
+        tb_config_free(&c);
+    }
+    /* a problem in the included file: its own name and line */
+    free(th_write(sub, "common.cfg", "\nwarmup = -1;\n"));
+    tb_config_init(&c);
+    tb_config_load(&c, "a/main.cfg", NULL, &d);
+    assert_true(has_msg(&d, "a/common.cfg:2: 'sweep.warmup' must be between 0 and 1000000, got -1"));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    /* nested: a/mid.cfg's relative @include would be read from the working folder */
+    free(th_write(sub, "common.cfg", "warmup = 7;\n"));
+    free(th_write(sub, "mid.cfg", "@include \"common.cfg\"\n"));
+    free(th_write(sub, "top.cfg", "sweep = { kernels = [\"naive_row\"]; sizes = ([64, 64]);\n"
+                  "@include \"mid.cfg\"\n};\n"));
+    tb_config_init(&c);
+    tb_config_load(&c, "a/top.cfg", NULL, &d);
+    snprintf(want, sizeof(want), "a/mid.cfg:1: @include \"common.cfg\": libconfig 1.5 reads an "
+             "@include inside an included file from the working folder, not from that file's "
+             "folder 'a': name it by its absolute path, or include it from the first file");
+    if (!has_msg(&d, want))
+        dump_diag(&d);
+    assert_true(has_msg(&d, want));
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    /* the same from inside a/: every folder is the working one, so it is read */
+    assert_int_equal(chdir(sub), 0);
+    tb_config_init(&c);
+    tb_config_load(&c, "top.cfg", NULL, &d);
+    if (d.n)
+        dump_diag(&d);
+    assert_int_equal(d.n, 0);
+    assert_int_equal(c.sweep.warmup, 7);
+    tb_config_free(&c);
+    assert_int_equal(chdir(cwd), 0);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A --set value is one line: a second one could hold an @include libconfig would open
  * unchecked. */
 static void test_set_value_one_line(void **state)
@@ -627,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_include_checked_like_the_file),
         cmocka_unit_test(test_include_size_bound),
         cmocka_unit_test(test_include_after_comment_in_string),
+        cmocka_unit_test(test_include_from_the_files_folder),
         cmocka_unit_test(test_set_value_one_line),
         cmocka_unit_test(test_windows_files),
         cmocka_unit_test(test_tuned_sweep_is_not_injected),
