@@ -309,9 +309,9 @@ static void metadata(struct reader *rd, const char *line)
 {
     struct tb_log_info *in = rd->info;
     const char *v;
-    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* sscanf's %d overflow is undefined */
-        long f = strtol(v, NULL, 10);
-        rd->format = f < 0 ? 0 : f > 1000000 ? 1000000 : (int)f;
+    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* the readers' one parser: no */
+        double f = tb_log_number(v);                        /* undefined %d overflow, no hex */
+        rd->format = !(f >= 0) ? 0 : f > 1000000 ? 1000000 : (int)f;
     }
     if ((v = tb_meta_value(line, TB_META_end))) {
         rd->ended = true;
