@@ -423,17 +423,40 @@ deps-bundle:
 # install copies what `make` built and never builds: `sudo make install` from a user's checkout
 # would otherwise rebuild as root (files owned by root, git refusing the tree: "unknown-dirty").
 # Sweep files: the shipped ones, not a tuned-*.cfg that `tune` wrote into this checkout.
+# Every path is quoted (a PREFIX with a blank once made install write into the checkout and
+# uninstall delete an unrelated file), and install lists each file it installed in
+# DATADIR/installed-files (with the lists of earlier installs there); uninstall removes the
+# listed files that install can install and nothing else, then the folders left empty.
+INSTALL_DATA := $(wildcard boards/*.cfg) $(filter-out conf/tuned-%,$(wildcard conf/*.cfg))
+INSTALL_LIST = $(DESTDIR)$(DATADIR)/installed-files
 install:
-	@test -x $(BIN) || { echo "make install: no $(BIN) here: run make first (as yourself), then make install"; exit 2; }
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/boards $(DESTDIR)$(DATADIR)/conf $(DESTDIR)$(MANDIR)/man1
-	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/transpose-bench
-	install -m 644 boards/*.cfg $(DESTDIR)$(DATADIR)/boards/
-	install -m 644 $(filter-out conf/tuned-%,$(wildcard conf/*.cfg)) $(DESTDIR)$(DATADIR)/conf/
-	install -m 644 doc/transpose-bench.1 $(DESTDIR)$(MANDIR)/man1/
+	@test -x "$(BIN)" || { echo "make install: no $(BIN) here: run make first (as yourself), then make install"; exit 2; }
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DATADIR)/boards" "$(DESTDIR)$(DATADIR)/conf" "$(DESTDIR)$(MANDIR)/man1"
+	install -m 755 "$(BIN)" "$(DESTDIR)$(BINDIR)/transpose-bench"
+	install -m 644 $(filter boards/%,$(INSTALL_DATA)) "$(DESTDIR)$(DATADIR)/boards/"
+	install -m 644 $(filter conf/%,$(INSTALL_DATA)) "$(DESTDIR)$(DATADIR)/conf/"
+	install -m 644 doc/transpose-bench.1 "$(DESTDIR)$(MANDIR)/man1/"
+	@{ test -f "$(INSTALL_LIST)" && cat "$(INSTALL_LIST)"; \
+	  printf '%s\n' "$(BINDIR)/transpose-bench" "$(MANDIR)/man1/transpose-bench.1"; \
+	  for f in $(INSTALL_DATA); do printf '%s\n' "$(DATADIR)/$$f"; done; } | sort -u > "$(INSTALL_LIST).new" && \
+	  mv -f "$(INSTALL_LIST).new" "$(INSTALL_LIST)"
 
+# Without a list (an install before it had one), the files this checkout's install installs.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/transpose-bench $(DESTDIR)$(MANDIR)/man1/transpose-bench.1
-	rm -rf $(DESTDIR)$(DATADIR)
+	@list="$(INSTALL_LIST)"; \
+	if [ -f "$$list" ]; then cat "$$list"; else \
+	  printf '%s\n' "$(BINDIR)/transpose-bench" "$(MANDIR)/man1/transpose-bench.1"; \
+	  for f in $(INSTALL_DATA); do printf '%s\n' "$(DATADIR)/$$f"; done; fi | \
+	while IFS= read -r f; do \
+	  case "$$f" in */../*|*/./*) echo "make uninstall: '$$f' left (not a name install gives)"; continue;; esac; \
+	  case "$$f" in "$(BINDIR)/transpose-bench"|"$(MANDIR)/man1/transpose-bench.1"|"$(DATADIR)"/boards/*.cfg|"$(DATADIR)"/conf/*.cfg) ;; \
+	    *) echo "make uninstall: '$$f' left (not a file install installs)"; continue;; esac; \
+	  if [ -f "$(DESTDIR)$$f" ] && [ ! -L "$(DESTDIR)$$f" ]; then rm -f -- "$(DESTDIR)$$f" && echo "removed $(DESTDIR)$$f"; fi; \
+	done; \
+	rm -f -- "$$list"; \
+	for d in "$(DESTDIR)$(DATADIR)/boards" "$(DESTDIR)$(DATADIR)/conf" "$(DESTDIR)$(DATADIR)"; do \
+	  if [ -d "$$d" ] && [ ! -L "$$d" ]; then rmdir -- "$$d" 2>/dev/null || echo "make uninstall: '$$d' kept (holds files install did not put there)"; fi; \
+	done
 
 docs:
 	@if command -v doxygen >/dev/null; then doxygen doc/Doxyfile; \

@@ -13,7 +13,7 @@ shift
         git rev-parse HEAD
         git diff HEAD -- 2>/dev/null | sha256sum
     else echo "no git"; fi
-    find src kernels boards conf scripts Makefile doc/nightly.md doc/transpose-bench.1 -type f \
+    find src kernels boards conf scripts Makefile doc/nightly.md doc/power.md doc/transpose-bench.1 -type f \
         ! -name '*.pyc' -print | LC_ALL=C sort | while IFS= read -r f; do sha256sum -- "$f"; done
     echo "board: $(sha256sum < "$b")"
     echo "args: $*"

@@ -119,6 +119,7 @@ for f in conf/*.cfg; do shipped "$f" && cp "$f" "$stage/conf/"; done
 cp doc/transpose-bench.1 "$stage/"
 mkdir -p "$stage/doc"
 cp doc/nightly.md "$stage/doc/nightly.md"
+cp doc/power.md "$stage/doc/power.md"   # nightly.md sends readers to it
 rev=$(sed -n 's/^const char tb_git_rev\[\] = "\(.*\)";$/\1/p' "$build/version_rev.c" | head -n 1)
 built=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%MZ 2>/dev/null || echo "epoch $SOURCE_DATE_EPOCH")
 cat > "$stage/INSTALL" <<EOF
@@ -135,7 +136,8 @@ Install: copy this folder anywhere on the board and run from it (no root needed)
 The tool finds boards/ and conf/ next to the executable. A first sweep:
     ./transpose-bench run -b boards/$(basename "$board_file") -o ~/transpose-logs
 Nightly runs (cron), the JIT cache (CUDA_CACHE_PATH, the first night's JIT time) and the
-EMC clock (needs root): doc/nightly.md here, and man ./transpose-bench.1.
+EMC clock (needs root): doc/nightly.md here (doc/power.md for the sensors, modes and
+caps), and man ./transpose-bench.1.
 The GPU needs the driver of the board's JetPack (libcuda.so.1); \`list\` says why it cannot be used.
 EOF
 # members sorted, owned by 0:0, timed by SOURCE_DATE_EPOCH; gzip stores no name and no time

@@ -334,7 +334,7 @@ static int cmd_list(int argc, char **argv)
     int rc = columns ? tb_list_columns(stdout) : tb_list(&c.cfg, &c.diag, c.board_file, stdout);
     tb_config_free(&c.cfg);
     tb_diag_free(&c.diag);
-    return rc < 0 ? TB_EXIT_USAGE : TB_EXIT_OK;
+    return rc == -EIO ? TB_EXIT_FAIL : rc < 0 ? TB_EXIT_USAGE : TB_EXIT_OK;   /* -EIO: a full disk */
 }
 
 /* ---- power ------------------------------------------------------------------------ */

@@ -7,7 +7,7 @@
 # by ptxas 11.8), and `list` runs (under qemu-aarch64 for the Jetsons). Also: the plain x86
 # build links neither libcudart nor libcublas, and no test uses a cmocka API newer than
 # JetPack 4's 1.1.1. --version and INSTALL carry the same images' sha256; the tarball carries
-# doc/nightly.md. Reproducibility (two checkouts, the same bytes) is tests/dist-repro.sh.
+# doc/nightly.md and doc/power.md (which it sends readers to). Reproducibility (two checkouts, the same bytes) is tests/dist-repro.sh.
 set -u
 fails=0; passes=0
 ok() { passes=$((passes + 1)); echo "dist-check: ok: $*"; }
@@ -37,7 +37,7 @@ check_binary() {   # board cpu objdump runner image (the start of one of list's 
     i=$(sed -n 's/^kernel images sha256: \([0-9a-f]*\) .*/\1/p' "dist/transpose-bench-$board/INSTALL")
     [ ${#v} = 64 ] && [ "$v" = "$i" ] && ok "$board: --version and INSTALL carry the images' sha256 $v" ||
         bad "$board: images' sha256: --version '$v', INSTALL '$i'"
-    for f in boards/jetson-nano.cfg conf/default.cfg transpose-bench.1 INSTALL doc/nightly.md; do
+    for f in boards/jetson-nano.cfg conf/default.cfg transpose-bench.1 INSTALL doc/nightly.md doc/power.md; do
         [ -f "dist/transpose-bench-$board/$f" ] || bad "$board: $f not in the tarball"
     done
 }

@@ -55,6 +55,20 @@ static void test_install_and_uninstall(void **state)
     assert_int_equal(access(p, F_OK), -1);
 }
 
+/* make install and uninstall with a blank in PREFIX and DESTDIR: nothing into the checkout,
+ * only what install installed removed (tests/install-test.sh, which says each check). */
+static void test_install_with_blanks(void **state)
+{
+    char cmd[2 * PATH_MAX];
+    const char *b = getenv("TB_BIN");
+    const char *sp = b ? strrchr(b, ' ') : NULL;       /* "qemu-aarch64 /path/bin" */
+    snprintf(cmd, sizeof(cmd), "tests/install-test.sh '%s' >&2", sp ? sp + 1 : b ? b :
+             "./transpose-bench");
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_tune_writes_a_sweep_run_takes(void **state)
 {
     const char *dir = th_scratch();
@@ -299,6 +313,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TH_TEST(test_board_detection),
         TH_TEST(test_install_and_uninstall),
+        TH_TEST(test_install_with_blanks),
         TH_TEST(test_tune_writes_a_sweep_run_takes),
         TH_TEST(test_compare_on_real_logs),
         TH_TEST(test_compare_plot),

@@ -299,6 +299,92 @@ static void test_impossible_numbers_are_flagged(void **state)
     free(dir);
 }
 
+/* One number parser for every reader (tb_log_number: compare's --threshold syntax): hex
+ * "0x10" (strtod's 16) is no figure and its row impossible, "-0" is no GB/s per W, and a
+ * figure whose interval cannot be (1e-300 GB/s per W, -1e308) goes with it. history and
+ * compare then agree: neither shows or judges such a night. */
+static void test_one_number_parser(void **state)
+{
+    assert_true(isnan(tb_log_number("0x10")));
+    assert_true(isnan(tb_log_number(" 1")));
+    assert_true(isnan(tb_log_number("1e")));
+    assert_true(isnan(tb_log_number("infinity")));
+    assert_true(isnan(tb_log_number("")));
+    th_assert_close(tb_log_number("-2.5e1"), -25, 0);
+    th_assert_close(tb_log_number("12.5"), 12.5, 0);
+    const char *dir = th_scratch();
+    char text[2048], *said;
+    const char *head = "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,block_x,"
+                       "block_y,gbps,rel_sem,status,frac_copy,gbps_per_w,gbps_per_w_ci95\n";
+    const char *gbps[4] = { "10", "10", "10", "0x10" };
+    for (int n = 1; n <= 4; n++) {
+        snprintf(text, sizeof(text), "%sh_x_202611%02dT023000Z,b,d,k,float,64,64,8,8,%s,0.01,ok,"
+                 "-0,1e-300,-1e308\nh_x_202611%02dT023000Z,b,d,memcpy,float,64,64,0,0,20,0.01,"
+                 "ok,1,2,0.1\n# end: complete, 2 rows\n", head, n, gbps[n - 1], n);
+        char name[64];
+        snprintf(name, sizeof(name), "h_x_202611%02dT023000Z.csv", n);
+        free(th_write(dir, name, text));
+    }
+    struct tb_logset s;
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/h_x_20261104T023000Z.csv", dir);
+    assert_int_equal(read_one(&s, path, &said), 2);
+    assert_true(s.v[0].impossible);
+    assert_false(tb_log_usable(&s.v[0]));
+    must_have(said, "h_x_20261104T023000Z.csv:3: k 64x64: impossible figures (gbps '0x10')");
+    assert_true(isnan(s.v[0].frac_copy));
+    assert_true(isnan(s.v[0].gbps_per_w) && isnan(s.v[0].gbps_per_w_ci));
+    th_assert_close(s.v[1].gbps_per_w, 2, 0);
+    th_assert_close(s.v[1].gbps_per_w_ci, 0.1, 1e-12);
+    free(said);
+    tb_logset_free(&s);
+    /* the commands: night 4 of k is left out, never "higher" at 16 GB/s; no 0.000 GB/s/W */
+    assert_int_equal(th_runf("history %s/h_x_*.csv", dir), 0);
+    assert_null(strstr(th_out(), "16.0"));
+    assert_null(strstr(th_out(), "higher"));
+    assert_null(strstr(th_out(), "0.000"));
+    must_have(th_err(), "impossible figures (gbps '0x10')");
+    assert_int_equal(th_runf("compare %s/h_x_*.csv", dir), 0);
+    assert_null(strstr(th_out(), "16.0"));
+    assert_null(strstr(th_out(), "0.000"));
+}
+
+/* A header of 10,000 columns is said as what it is (too many columns, with the limit), not
+ * as "not a transpose-bench log (no 'board' column)" while board is its second column; a
+ * header whose quote is never closed says that. */
+static void test_too_many_columns_said(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    size_t cap = 200000, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                            "cols,block_x,block_y,gbps");
+    for (int i = 0; i < 9990; i++)
+        len += (size_t)snprintf(text + len, cap - len, ",x%d", i);
+    snprintf(text + len, cap - len, "\nh_x_20261101T023000Z,b,d,k,float,64,64,8,8,10\n"
+             "# end: complete, 1 rows\n");
+    char *path = th_write(dir, "wide.csv", text);
+    struct tb_logset s;
+    read_one(&s, path, &said);
+    assert_int_equal(s.n, 0);
+    must_have(said, "wide.csv:2: the header has 10000 columns, more than the 256 a log may have");
+    assert_null(strstr(said, "not a transpose-bench log"));
+    free(said);
+    tb_logset_free(&s);
+    free(path);
+    path = th_write(dir, "quote.csv", "# log_format: 1\nrun_id,\"board,device,kernel,elem,rows,"
+                    "cols,gbps\n# end: complete, 0 rows\n");
+    read_one(&s, path, &said);
+    must_have(said, "quote.csv:2: the header is no CSV line (a quote not closed)");
+    free(said);
+    tb_logset_free(&s);
+    free(path);
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Two hosts named nano with their own machine-ids stay apart; an old log of a name only one
  * machine-id goes with takes it, one of a name several machines share stays without. */
 static void test_machine_ids_keep_hosts_apart(void **state)
@@ -500,6 +586,8 @@ int main(void)
         cmocka_unit_test(test_failed_night_is_a_log),
         cmocka_unit_test(test_headerless_recovered_log),
         cmocka_unit_test(test_impossible_numbers_are_flagged),
+        TH_TEST(test_one_number_parser),
+        cmocka_unit_test(test_too_many_columns_said),
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
         cmocka_unit_test(test_meta_value),
         cmocka_unit_test(test_windows_logs_and_board_commas),

@@ -119,8 +119,8 @@ static void test_plot_of_a_crafted_log(void **state)
     /* a picture name with a newline: refused with the reason, nothing written, nothing run */
     snprintf(args, sizeof(args), "compare %s/h_x_20261101T023000Z.csv --plot \"%s/a\nb.svg\"",
              dir, dir);
-    assert_int_equal(th_runf("%s", args), 1);
-    th_must_have(th_err(), "the file name has a control character");
+    assert_int_equal(th_runf("%s", args), 2);   /* refused with the outputs, before reading */
+    th_must_have(th_err(), "the output name has a control character");
     assert_int_equal(access(pwned, F_OK), -1);
 }
 
@@ -154,6 +154,60 @@ static void test_compare_output_to_a_full_disk(void **state)
     err = th_read_gz(errp);
     th_must_have(err, "history: cannot write the output: No space left on device");
     free(err);
+    free(log);
+}
+
+/* list to a full disk: exit 1 and said, never a quiet 0 (list, --columns, --images). */
+static void test_list_output_to_a_full_disk(void **state)
+{
+    const char *dir = th_scratch(), *bin = getenv("TB_BIN");
+    const char *args[] = { "list -b boards/generic.cfg", "list --columns" };
+    char cmd[3 * PATH_MAX], errp[PATH_MAX + 8];
+    snprintf(errp, sizeof(errp), "%s/err", dir);
+    for (size_t i = 0; i < sizeof(args) / sizeof(*args); i++) {
+        snprintf(cmd, sizeof(cmd), "%s %s > /dev/full 2>%s", bin ? bin : "./transpose-bench",
+                 args[i], errp);
+        int st = system(cmd);
+        assert_true(WIFEXITED(st));
+        if (WEXITSTATUS(st) != 1)
+            th_fail("%s > /dev/full: exit %d", args[i], WEXITSTATUS(st));
+        char *err = th_read_gz(errp);
+        th_must_have(err, "list: cannot write the output: No space left on device");
+        free(err);
+    }
+}
+
+/* A page of a 50,000-size log on a full disk (the file size limit, RLIMIT_FSIZE, stands in
+ * for it without root: write(2) fails with EFBIG once SIGXFSZ is ignored): an error naming
+ * the page, exit 1, and no page nor temporary left, partial or whole. */
+static void test_big_page_on_a_full_disk(void **state)
+{
+    const char *dir = th_scratch(), *bin = getenv("TB_BIN");
+    size_t cap = 4u << 20, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                            "cols,block_x,block_y,gbps,rel_sem,status\n");
+    for (int i = 1; i <= 50000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "h_x_20261101T023000Z,b,d,k,float,%d,64,"
+                                "8,8,10,0.01,ok\n", i);
+    snprintf(text + len, cap - len, "# end: complete, 50000 rows\n");
+    char *log = th_write(dir, "h_x_20261101T023000Z.csv", text);
+    free(text);
+    char cmd[4 * PATH_MAX], errp[PATH_MAX + 8], pages[PATH_MAX];
+    snprintf(pages, sizeof(pages), "%s/pages", dir);
+    assert_int_equal(mkdir(pages, 0700), 0);
+    snprintf(errp, sizeof(errp), "%s/err", dir);
+    snprintf(cmd, sizeof(cmd), "trap '' XFSZ; ulimit -f 200; exec %s compare --html "
+             "%s/pages/p.html %s >/dev/null 2>%s", bin ? bin : "./transpose-bench", dir, log, errp);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) != 1)
+        th_fail("compare --html to a full disk: exit %d", WEXITSTATUS(st));
+    char *err = th_read_gz(errp);
+    th_must_have(err, "pages/p.html': File too large");
+    free(err);
+    assert_int_equal(th_count_files(pages), 0);   /* no page, no temporary */
     free(log);
 }
 
@@ -384,6 +438,8 @@ int main(void)
         TH_TEST(test_plot_of_hostile_names),
         TH_TEST(test_plot_of_a_crafted_log),
         TH_TEST(test_compare_output_to_a_full_disk),
+        TH_TEST(test_list_output_to_a_full_disk),
+        TH_TEST(test_big_page_on_a_full_disk),
         TH_TEST(test_history_sizes_in_number_order),
         TH_TEST(test_hostile_text_not_raw_on_a_terminal),
         TH_TEST(test_history_flags_a_lasting_change_only),

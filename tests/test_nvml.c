@@ -110,6 +110,24 @@ static void test_memory_temperature(void **state)
     tb_power_sample_clear(&s);
     assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
     th_assert_close(s.mem_temp_c, 47.25, 0);
+    /* impossible figures (below absolute zero, a billion degrees, a signed field's INT_MIN)
+     * are dropped as absurd, not logged as the memory's temperature; a sane one after them
+     * is read again */
+    const char *absurd[] = { "-300", "1000000000.5", "-2147483648", "2147483647" };
+    for (size_t i = 0; i < sizeof(absurd) / sizeof(absurd[0]); i++) {
+        setenv("TB_FAKE_NVML_MEM_TEMP", absurd[i], 1);
+        tb_clock_spend_ns(250000000LL);
+        tb_power_sample_clear(&s);
+        assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+        if (!isnan(s.mem_temp_c))
+            print_message("    %s read as %g C\n", absurd[i], s.mem_temp_c);
+        assert_true(isnan(s.mem_temp_c));
+    }
+    setenv("TB_FAKE_NVML_MEM_TEMP", "46", 1);
+    tb_clock_spend_ns(250000000LL);
+    tb_power_sample_clear(&s);
+    assert_int_equal(tb_power_nvml.sample(st, &s, why, sizeof(why)), 0);
+    th_assert_close(s.mem_temp_c, 46, 0);
     tb_power_nvml.close(st);
     unsetenv("TB_FAKE_NVML_MEM_TEMP");
     memset(st, 0, tb_power_nvml.state_size);

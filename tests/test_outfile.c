@@ -111,6 +111,63 @@ static void test_commit_checks_again(void **state)
     free(d);
 }
 
+/* The temporary's name cannot be guessed (it was NAME.PID.part): a file, a link or a FIFO
+ * planted at the old name, or at any name given before, does not refuse the write, and
+ * nothing planted is written through or removed. */
+static void test_temporary_cannot_be_planted(void **state)
+{
+    char *d = th_tmpdir(), out[PATH_MAX], planted[PATH_MAX + 32], tmp[PATH_MAX + 32];
+    char first[PATH_MAX + 32], victim[PATH_MAX];
+    snprintf(out, sizeof(out), "%s/page.html", d);
+    snprintf(victim, sizeof(victim), "%s/victim", d);
+    int v = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_true(v >= 0);
+    close(v);
+    snprintf(planted, sizeof(planted), "%s.%ld.part", out, (long)getpid());
+    assert_int_equal(symlink(victim, planted), 0);   /* the old name, as a link */
+    int fd = tb_outfile_tmp(out, tmp, sizeof(tmp));
+    if (fd < 0)
+        th_fail("a planted %s refused the write: %s", planted, strerror(errno));
+    assert_string_not_equal(tmp, planted);
+    assert_int_equal(strncmp(tmp, out, strlen(out)), 0);   /* beside it, ending .part */
+    assert_string_equal(tmp + strlen(tmp) - 5, ".part");
+    assert_int_equal(write(fd, "<p>x</p>\n", 9), 9);
+    close(fd);
+    strcpy(first, tmp);
+    fd = tb_outfile_tmp(out, tmp, sizeof(tmp));   /* a second name is another */
+    assert_true(fd >= 0);
+    close(fd);
+    assert_string_not_equal(tmp, first);
+    unlink(tmp);
+    assert_int_equal(tb_outfile_commit("test", first, out), 0);
+    char *page = th_read_gz(out), *vt = th_read_gz(victim);
+    assert_string_equal(page, "<p>x</p>\n");
+    assert_string_equal(vt, "");   /* the link's target never written */
+    struct stat st;
+    assert_int_equal(lstat(planted, &st), 0);   /* nor the planted name removed */
+    assert_true(S_ISLNK(st.st_mode));
+    free(page);
+    free(vt);
+    th_rmtree(d);
+    free(d);
+}
+
+/* A name with a control character is refused for every output, as -o refuses it: a page's
+ * name with a newline (compare --html) was accepted. */
+static void test_control_characters_refused(void **state)
+{
+    must_refuse("a\nb.html", NULL, "control character");
+    must_refuse("a\tb.svg", NULL, "control character");
+    must_refuse("a\033[2Jb.cfg", NULL, "control character");
+    const char *d = th_scratch();
+    assert_int_equal(th_runf("compare --html '%s/a\nb.html' %s", d,
+                             th_fixture("logs/h100-bench-subset.csv.gz")), 2);
+    th_must_have(th_err(), "the output name has a control character");
+    char page[PATH_MAX];
+    snprintf(page, sizeof(page), "%s/a\nb.html", d);
+    assert_int_equal(access(page, F_OK), -1);
+}
+
 /* The real binary: tune --out a FIFO, a log, '' and the sweep file it reads exits 2 before
  * measuring, each left as it was; compare --plot X.svg --html X.svg exits 2. */
 static void test_commands_use_the_rule(void **state)
@@ -147,6 +204,8 @@ int main(void)
         cmocka_unit_test(test_only_regular_files_are_replaced),
         cmocka_unit_test(test_inputs_and_other_outputs),
         cmocka_unit_test(test_commit_checks_again),
+        cmocka_unit_test(test_temporary_cannot_be_planted),
+        cmocka_unit_test(test_control_characters_refused),
         TH_TEST(test_commands_use_the_rule),
     };
     return cmocka_run_group_tests_name("outfile", tests, NULL, NULL);

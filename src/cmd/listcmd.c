@@ -20,13 +20,25 @@
 #include "lib/elements.h"
 #include "lib/util.h"
 
+/* Whether everything written to out reached it: a full disk or /dev/full must not pass for a
+ * whole listing. 0, or -EIO after the error. */
+static int out_done(FILE *out)
+{
+    errno = 0;
+    if (fflush(out) != 0 || ferror(out)) {
+        error("list: cannot write the output: %s", strerror(errno ? errno : EIO));
+        return -EIO;
+    }
+    return 0;
+}
+
 int tb_list_columns(FILE *out)
 {
     fprintf(out, "| column | unit | meaning |\n|---|---|---|\n");
     for (size_t i = 0; i < tb_n_columns; i++)
         fprintf(out, "| `%s` | %s | %s |\n", tb_columns[i].name, tb_columns[i].unit,
                 tb_columns[i].doc);
-    return 0;
+    return out_done(out);
 }
 
 /* gpu_ok: whether GPU 0 can be used here (list_gpu says why not): a CUDA kernel built into
@@ -115,7 +127,7 @@ int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file,
                 usable ? "usable here" : "not usable: ",
                 usable ? "" : ((*p)->unavailable ? (*p)->unavailable : why));
     }
-    return 0;
+    return out_done(out);
 }
 
 /* Writes all of buf to fd (a short write is an error: a full disk says ENOSPC only on the
@@ -225,5 +237,5 @@ int tb_list_images(const char *dir, FILE *out)
         if (rc < 0)
             return rc;
     }
-    return 0;
+    return out_done(out);
 }

@@ -8,13 +8,15 @@
 
 /* Kernels (with why one cannot run), the kernel images and whether GPU 0 runs them (or why
  * not), the board file it would choose and from what, the power sources. -1 after a
- * configuration problem (printed). */
+ * configuration problem (printed), -EIO when the output could not be written (said). */
 int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file, FILE *out);
 /* `list --images DIR`: each embedded kernel image unpacked to
  * DIR/transpose-bench.<i>.sm_<sm>.<ptx|cubin> (never over a file), for cuobjdump, ptxas or a
- * reader; one line each on out. 0, or a negative errno (said on stderr). */
+ * reader; one line each on out. 0, or a negative errno (said on stderr; -EIO: out could not
+ * be written). */
 int tb_list_images(const char *dir, FILE *out);
-/* The log's columns as a Markdown table (doc/log-format.md holds it). */
+/* The log's columns as a Markdown table (doc/log-format.md holds it). 0, or -EIO when the
+ * output could not be written (said). */
 int tb_list_columns(FILE *out);
 
 #endif

@@ -3,12 +3,14 @@
  * (config_set_include_func is 1.7+), and wraps integer literals past 32 bits. So the text
  * of a file is read here, bounded and without blocking, and every @include target is
  * checked to be a regular file and counted against the same 1 MiB before libconfig opens
- * it. Not here: parsing (libconfig), what the settings mean (config.c). */
+ * it; an @include is read from the including file's folder (include_target). Not here:
+ * parsing (libconfig), what the settings mean (config.c). */
 #include "config/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,53 +202,166 @@ static int read_bounded(const char *path, const char *kind, const char *by, size
     return 0;
 }
 
+
+/* Whether a block comment or a string is open at the end of the line [p, end), given the
+ * state at its start: libconfig 1.5's scanner has both as states of their own (a string
+ * may span lines, and "/" "*" inside one opens no comment), and an @include is seen only
+ * outside both. */
+static void scan_line_state(const char *p, const char *end, bool *in_comment, bool *in_string)
+{
+    for (const char *c = p; c < end; c++) {
+        if (*in_string) {
+            if (*c == '\\' && c + 1 < end)
+                c++;
+            else if (*c == '"')
+                *in_string = false;
+        } else if (*in_comment) {
+            if (*c == '*' && c + 1 < end && c[1] == '/')
+                *in_comment = false, c++;
+        } else if (*c == '#' || (*c == '/' && c + 1 < end && c[1] == '/')) {
+            break;
+        } else if (*c == '/' && c + 1 < end && c[1] == '*') {
+            *in_comment = true, c++;
+        } else if (*c == '"') {
+            *in_string = true;
+        }
+    }
+}
+
+/* The text handed to libconfig, built while the file itself (depth 0) is guarded: its
+ * lines as they are, but for the names of @includes rewritten to where they are read. */
+struct rewrite {
+    char *buf;
+    size_t n, cap;
+    bool changed;
+};
+
+static int put(struct rewrite *rw, const char *s, size_t n)
+{
+    if (!rw)
+        return 0;
+    if (rw->n + n + 1 > rw->cap) {
+        size_t cap = (rw->n + n + 1) * 2;
+        char *b = realloc(rw->buf, cap);
+        if (!b)
+            return -1;
+        rw->buf = b;
+        rw->cap = cap;
+    }
+    memcpy(rw->buf + rw->n, s, n);
+    rw->n += n;
+    rw->buf[rw->n] = '\0';
+    return 0;
+}
+
+/* Where an @include NAME on line of path is read, into out: as a reader expects, from the
+ * including file's folder. libconfig 1.5 opens an @include from the working folder (its one
+ * include_dir would be put before absolute names too), so in the file itself (depth 0),
+ * whose text we hand libconfig, the name is rewritten to FOLDER/NAME; in an included file,
+ * which libconfig reads itself, a relative name is taken only where that file's folder is
+ * the working folder (the two readings agree), else refused: never the wrong file, silently.
+ * 0, or -1 with the problem added. */
+static int include_target(const char *path, int depth, const char *name, int line, char *out,
+                          size_t n, struct tb_diag *d)
+{
+    char dir[PATH_MAX];
+    tb_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = '\0';   /* "/x.cfg": the folder is "/" */
+    const char *folder = slash ? dir : ".";
+    struct stat a, b;
+    if (name[0] == '/' || !slash || (depth > 0 && stat(folder, &a) == 0 && stat(".", &b) == 0 &&
+                                      a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
+        if (snprintf(out, n, "%s", name) < (int)n)
+            return 0;
+    } else if (depth == 0) {
+        if (snprintf(out, n, "%s%s%s", folder, strcmp(folder, "/") ? "/" : "", name) < (int)n)
+            return 0;
+    } else {
+        tb_diag_add(d, "%s:%d: @include \"%s\": libconfig 1.5 reads an @include inside an "
+                    "included file from the working folder, not from that file's folder '%s': "
+                    "name it by its absolute path, or include it from the first file", path,
+                    line, name, folder);
+        return -1;
+    }
+    tb_diag_add(d, "%s:%d: @include \"%s\": the path is too long", path, line, name);
+    return -1;
+}
+
+/* The name as a libconfig string literal (quotes and backslashes escaped). */
+static int put_name(struct rewrite *rw, const char *name)
+{
+    int rc = put(rw, "\"", 1);
+    for (const char *c = name; *c && rc == 0; c++)
+        rc = (*c == '"' || *c == '\\' ? put(rw, "\\", 1) : 0) || put(rw, c, 1) ? -1 : 0;
+    return rc || put(rw, "\"", 1) ? -1 : 0;
+}
+
 static int guard_text(const char *path, const char *text, const char *kind, int depth,
-                      size_t *budget, struct tb_diag *d);
+                      size_t *budget, struct rewrite *rw, struct tb_diag *d);
+
+/* One @include line's name (after "@include" and blanks, at q) read into name; *end: just
+ * past its closing quote (or where the name stopped). */
+static size_t include_name(const char *q, char *name, size_t n, const char **end)
+{
+    size_t k = 0;
+    if (*q == '"')
+        for (q++; *q && *q != '"' && *q != '\n' && k < n - 1; q++)
+            name[k++] = *q == '\\' && q[1] && q[1] != '\n' ? *++q : *q;
+    name[k] = '\0';
+    *end = q + (*q == '"');
+    return k;
+}
 
 /* The @include directives of text, as libconfig 1.5's scanner sees them: at the start of a
- * line (after blanks), outside block comments, a quoted name relative to the working
- * directory (we set no include_dir). Each target is read and checked in turn. */
+ * line (after blanks), outside block comments, a quoted name read from the including file's
+ * folder (include_target). Each target is read and checked in turn; rw (the file itself
+ * only) receives the text with the names rewritten. */
 static int guard_includes(const char *path, const char *text, const char *kind, int depth,
-                          size_t *budget, struct tb_diag *d)
+                          size_t *budget, struct rewrite *rw, struct tb_diag *d)
 {
     int line = 1, rc = 0;
-    bool in_comment = false;
+    bool in_comment = false, in_string = false;
     for (const char *p = text; *p; line++) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        const char *q = p;
+        const char *q = p, *from = p;   /* from: what is still to be copied into rw */
         while (!in_comment && (*q == ' ' || *q == '\t'))
             q++;
+        /* inside a string too: libconfig would end the string at the name's quote (a syntax
+         * error, nothing opened), and checking one file too many is harmless */
         if (!in_comment && !strncmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
             for (q += 8; *q == ' ' || *q == '\t'; q++)
                 ;
-            char name[4096], by[4200];
-            size_t k = 0;
-            if (*q == '"')
-                for (q++; *q && *q != '"' && *q != '\n' && k < sizeof(name) - 1; q++)
-                    name[k++] = *q == '\\' && q[1] && q[1] != '\n' ? *++q : *q;
-            name[k] = '\0';
-            snprintf(by, sizeof(by), "%s:%d: @include ", path, line);
+            char name[4096], by[4200], target[PATH_MAX];
+            const char *after;
+            size_t k = include_name(q, name, sizeof(name), &after);
             char *inc = NULL;
             if (k == 0 || depth >= TB_CONFIG_MAX_INCLUDE_DEPTH) {
                 tb_diag_add(d, "%s:%d: %s", path, line, k ? "@include nested too deep (a loop?)"
                             : "@include names no file");
                 rc = -1;
-            } else if (read_bounded(name, kind, by, budget, &inc, d) < 0 ||
-                       guard_text(name, inc, kind, depth + 1, budget, d) < 0) {
+            } else if (include_target(path, depth, name, line, target, sizeof(target), d) < 0) {
                 rc = -1;
+            } else {
+                snprintf(by, sizeof(by), "%s:%d: @include ", path, line);
+                if (read_bounded(target, kind, by, budget, &inc, d) < 0 ||
+                    guard_text(target, inc, kind, depth + 1, budget, NULL, d) < 0)
+                    rc = -1;
+                if (rw && strcmp(target, name)) {   /* the line up to the name, the target */
+                    if (put(rw, p, (size_t)(q - p)) < 0 || put_name(rw, target) < 0)
+                        rc = -1;
+                    from = after;
+                    rw->changed = true;
+                }
             }
             free(inc);
         }
-        /* block comments: only whether one is open at the end of the line matters */
-        for (const char *c = p; c < p + len; c++) {
-            if (!in_comment && (*c == '#' || (*c == '/' && c[1] == '/')))
-                break;
-            if (!in_comment && *c == '/' && c[1] == '*')
-                in_comment = true, c++;
-            else if (in_comment && *c == '*' && c[1] == '/')
-                in_comment = false, c++;
-        }
+        if (put(rw, from, (size_t)(p + len - from) + (eol != NULL)) < 0)
+            rc = -1;
+        /* only whether a block comment or a string is open at the end of the line matters */
+        scan_line_state(p, p + len, &in_comment, &in_string);
         if (!eol)
             break;
         p = eol + 1;
@@ -255,11 +370,11 @@ static int guard_includes(const char *path, const char *text, const char *kind, 
 }
 
 static int guard_text(const char *path, const char *text, const char *kind, int depth,
-                      size_t *budget, struct tb_diag *d)
+                      size_t *budget, struct rewrite *rw, struct tb_diag *d)
 {
     size_t before = d->n;
     tb_config_check_wraps(text, path, true, d);
-    if (guard_includes(path, text, kind, depth, budget, d) < 0)
+    if (guard_includes(path, text, kind, depth, budget, rw, d) < 0)
         return -1;
     return d->n > before ? -1 : 0;
 }
@@ -270,10 +385,18 @@ int tb_config_guard_file(const char *path, const char *kind, char **text, struct
     *text = NULL;
     if (read_bounded(path, kind, "", &budget, text, d) < 0)
         return -1;
-    if (guard_text(path, *text, kind, 0, &budget, d) < 0) {
+    struct rewrite rw = { 0 };
+    if (guard_text(path, *text, kind, 0, &budget, &rw, d) < 0) {
         free(*text);
+        free(rw.buf);
         *text = NULL;
         return -1;
+    }
+    if (rw.changed) {   /* the names libconfig must open, from the file's own folder */
+        free(*text);
+        *text = rw.buf;
+    } else {
+        free(rw.buf);
     }
     return 0;
 }

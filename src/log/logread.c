@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -223,21 +224,23 @@ int tb_logread_problem(struct reader *rd)
     return -1;
 }
 
-static double num(const char *s)
+double tb_log_number(const char *s)
 {
-    char *end;
-    if (!s || !*s)
-        return NAN;
-    double v = strtod(s, &end);
-    return *end ? NAN : v;
+    double v;
+    return s && tb_parse_number(s, -DBL_MAX, false, DBL_MAX, &v) == 0 ? v : NAN;
 }
 
-/* A secondary figure that cannot be (non-finite, negative, absurd): no reading. */
+static double num(const char *s)
+{
+    return tb_log_number(s);
+}
+
+/* A secondary figure that cannot be (non-finite, negative, -0, absurd): no reading. */
 static double plausible(double v, double max, bool *bad)
 {
     if (isnan(v))
         return v;
-    if (!isfinite(v) || v < 0 || v > max) {
+    if (!isfinite(v) || signbit(v) || v > max) {
         *bad = true;
         return NAN;
     }
@@ -306,9 +309,9 @@ static void metadata(struct reader *rd, const char *line)
 {
     struct tb_log_info *in = rd->info;
     const char *v;
-    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* sscanf's %d overflow is undefined */
-        long f = strtol(v, NULL, 10);
-        rd->format = f < 0 ? 0 : f > 1000000 ? 1000000 : (int)f;
+    if ((v = tb_meta_value(line, TB_META_log_format))) {   /* the readers' one parser: no */
+        double f = tb_log_number(v);                        /* undefined %d overflow, no hex */
+        rd->format = !(f >= 0) ? 0 : f > 1000000 ? 1000000 : (int)f;
     }
     if ((v = tb_meta_value(line, TB_META_end))) {
         rd->ended = true;
@@ -340,9 +343,32 @@ static void metadata(struct reader *rd, const char *line)
     }
 }
 
+/* The fields of a CSV line (commas outside quotes, plus one). */
+static long csv_count(const char *line)
+{
+    long n = 1;
+    bool quoted = false;
+    for (const char *p = line; *p; p++)
+        if (*p == '"')
+            quoted = !quoted;   /* a doubled quote toggles twice */
+        else if (*p == ',' && !quoted)
+            n++;
+    return n;
+}
+
 static int header(struct reader *rd, char *line)
 {
+    long count = csv_count(line);
     rd->nhead = tb_csv_split(line, rd->fields, MAX_FIELDS);
+    if (rd->nhead < 0) {   /* said as what it is, not as "no 'board' column" */
+        if (count > MAX_FIELDS)
+            error("%s: %s:%ld: the header has %ld columns, more than the %d a log may have: "
+                  "not read", rd->s->who, rd->path, rd->lineno, count, MAX_FIELDS);
+        else
+            error("%s: %s:%ld: the header is no CSV line (a quote not closed): not read",
+                  rd->s->who, rd->path, rd->lineno);
+        return tb_logread_problem(rd);
+    }
     /* a column twice (two gbps: the last was taken, 99,999 GB/s) is no log of ours */
     for (int i = 0; i < rd->nhead; i++)
         for (int j = 0; j < i; j++)
@@ -384,6 +410,14 @@ static int push(struct tb_logset *s, const struct tb_log_rec *x)
     return 0;
 }
 
+/* *fig dropped when column ci of the row holds text but ci (its reading) is none. */
+static void with_interval(const struct reader *rd, double *fig, double ci, int col)
+{
+    const char *t = rd->col[col] >= 0 ? rd->fields[rd->col[col]] : NULL;
+    if (t && t[0] && isnan(ci))
+        *fig = NAN;
+}
+
 /* The figures of a row, range-checked before converting: a double out of long's range is
  * undefined (found by fuzz_compare); impossible bandwidths are flagged. */
 static void figures(struct reader *rd, struct tb_log_rec *r)
@@ -398,7 +432,10 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->gbps = NUM(TB_LR_gbps);
     bool bad = false;
     r->frac_peak = plausible(NUM(TB_LR_frac_peak), TB_LOGREAD_MAX_FRAC_PEAK, &bad);
-    r->impossible = bad || tb_log_gbps_impossible(r->gbps);
+    /* a gbps field that holds text which is no decimal number ("0x10", "inf") is no missing
+     * figure: the row is impossible, as one out of range is */
+    const char *g = rd->col[TB_LR_gbps] >= 0 ? rd->fields[rd->col[TB_LR_gbps]] : NULL;
+    r->impossible = bad || tb_log_gbps_impossible(r->gbps) || (g && g[0] && isnan(r->gbps));
     bad = false;   /* the others: a figure that cannot be is no figure, the row stays */
     r->frac_copy = plausible(NUM(TB_LR_frac_copy), 1e3, &bad);
     r->gbps_per_w = plausible(NUM(TB_LR_gbps_per_w), 1e5, &bad);
@@ -423,6 +460,13 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->peak_gbps = plausible(NUM(TB_LR_peak_gbps), TB_LOGREAD_MAX_GBPS, &bad);
     r->gpu_cap_mhz = plausible(NUM(TB_LR_gpu_cap_asked_mhz), 1e5, &bad);
     r->emc_cap_mhz = plausible(NUM(TB_LR_emc_cap_asked_mhz), 1e5, &bad);
+    /* a figure and its 95% interval are one measurement: an interval given that cannot be
+     * (negative, -0, absurd, no number) takes its figure with it (1e-300 GB/s per W with a
+     * -1e308 interval was shown as 0.000) */
+    with_interval(rd, &r->gbps_per_w, r->gbps_per_w_ci, TB_LR_gbps_per_w_ci95);
+    with_interval(rd, &r->j_per_gb, r->j_per_gb_ci, TB_LR_j_per_gb_ci95);
+    with_interval(rd, &r->energy_ratio, r->energy_ratio_cycles_ci, TB_LR_energy_ratio_ci95);
+    with_interval(rd, &r->dyn_pj, r->dyn_pj_ci, TB_LR_dyn_pj_per_byte_ci95);
 #undef NUM
 }
 

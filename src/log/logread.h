@@ -46,6 +46,12 @@ enum tb_logread_col {
  * measured); otherwise it is impossible outside [TB_LOGREAD_MIN_GBPS, TB_LOGREAD_MAX_GBPS]. */
 bool tb_log_gbps_impossible(double gbps);
 
+/* THE reading of a number in a log, for every reader (rows, metadata): tb_parse_number's
+ * syntax (util.h: the one compare's --threshold uses), decimal digits with an optional sign,
+ * fraction and exponent; NAN for an empty field and for text that is no decimal number
+ * (hexadecimal "0x10", which strtod reads as 16, "inf", "nan", blanks, trailing text). */
+double tb_log_number(const char *s);
+
 /* One row as the commands use it. */
 struct tb_log_rec {
     char board[64], device[128], kernel[32];

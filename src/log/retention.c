@@ -19,6 +19,7 @@
 
 #include "log/csvlog.h"
 #include "log/log_meta.h"
+#include "log/logread.h"
 #include "lib/util.h"
 
 /* The metadata lines come first; a log whose first 256 lines or 64 KiB hold no header is
@@ -42,10 +43,13 @@ static bool board_is(const char *v, const char *board)
     size_t bl = strlen(board);
     if (strncmp(v, board, bl) || strncmp(v + bl, ", peak ", 7))
         return false;
-    const char *p = v + bl + 7;
-    char *end;
-    double peak = strtod(p, &end);
-    if (end == p || !isfinite(peak) || strncmp(end, " GB/s", 5))
+    const char *p = v + bl + 7, *end = strchr(p, ' ');
+    char num[64];
+    if (!end || (size_t)(end - p) >= sizeof(num))
+        return false;
+    memcpy(num, p, (size_t)(end - p));
+    num[end - p] = '\0';
+    if (isnan(tb_log_number(num)) || strncmp(end, " GB/s", 5))   /* the readers' one parser */
         return false;
     end += 5;
     return !*end || !strcmp(end, ", has a GPU");

@@ -164,8 +164,21 @@ static double field_value(const struct nvml_field *f)
     }
 }
 
+/* A temperature NVML gives, or NAN where no working part could be at it: a driver's or a
+ * field's garbage (-300 C, 1e9, INT_MIN from a signed field) is dropped as absurd, never
+ * logged as fact. The bounds are wider than any part is specified for: -55 C is the
+ * coldest grade of semiconductor parts (the military range of MIL-PRF-38535, -55 to
+ * +125 C) and 150 C the highest junction limit silicon parts are commonly given. */
+#define NVML_TEMP_MIN_C (-55.0)
+#define NVML_TEMP_MAX_C 150.0
+static double plausible_temp_c(double c)
+{
+    return c >= NVML_TEMP_MIN_C && c <= NVML_TEMP_MAX_C ? c : NAN;
+}
+
 /* The GPU memory's own temperature now (NVML_FI_DEV_MEMORY_TEMP: HBM boards); NAN where
- * the driver lacks the call or the board does not say (GDDR, Jetson: NOT_SUPPORTED). */
+ * the driver lacks the call or the board does not say (GDDR, Jetson: NOT_SUPPORTED), or
+ * where the figure is absurd. */
 static double read_mem_temp(struct nvml_worker *w)
 {
     struct nvml_lib *l = &w->l;
@@ -175,7 +188,7 @@ static double read_mem_temp(struct nvml_worker *w)
     memset(&f, 0, sizeof(f));
     f.field_id = NVML_FI_DEV_MEMORY_TEMP;
     at(w, "nvmlDeviceGetFieldValues");
-    return l->fields(l->dev, 1, &f) == NVML_OK ? field_value(&f) : NAN;
+    return l->fields(l->dev, 1, &f) == NVML_OK ? plausible_temp_c(field_value(&f)) : NAN;
 }
 
 /* The GPU: the run's own by its PCI bus id (CUDA and NVML count devices differently, and
@@ -271,7 +284,7 @@ static int lib_sample(struct nvml_worker *w, struct tb_power_sample *out, char *
         out->energy_mj = (double)mj;
     at(w, "nvmlDeviceGetTemperature");
     if (l->temp && l->temp(l->dev, NVML_TEMP_GPU, &v) == NVML_OK)
-        out->gpu_temp_c = (float)v;
+        out->gpu_temp_c = (float)plausible_temp_c((double)v);
     at(w, "nvmlDeviceGetClockInfo");
     if (l->clock && l->clock(l->dev, NVML_CLOCK_SM, &v) == NVML_OK)
         out->gpu_clock_mhz = (float)v;
