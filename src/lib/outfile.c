@@ -121,12 +121,29 @@ int tb_outfile_check(const char *who, const char *const *outs, size_t nout,
 
 int tb_outfile_tmp(const char *path, char *tmp, size_t tmp_n)
 {
-    int n = snprintf(tmp, tmp_n, "%s.%ld.part", path, (long)getpid());
+    /* six random letters (mkostemps: O_CREAT | O_EXCL, so never through a link): nobody can
+     * plant a file at the name beforehand; ".part", which readers of a folder skip (our log
+     * readers; node_exporter's textfile collector reads *.prom only) */
+    int n = snprintf(tmp, tmp_n, "%s.XXXXXX.part", path);
     if (n < 0 || (size_t)n >= tmp_n) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = mkostemps(tmp, 5, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* mkostemps makes it 0600; others read what we write (a collector's own user), as
+     * open(0644) under the umask gave. umask is read by setting it back at once. */
+    mode_t mask = umask(022);
+    umask(mask);
+    if (fchmod(fd, 0644 & ~mask) < 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);   /* ours, made above */
+        errno = e;
+        return -1;
+    }
+    return fd;
 }
 
 int tb_outfile_commit(const char *who, const char *tmp, const char *path)

@@ -19,8 +19,9 @@
 int tb_outfile_check(const char *who, const char *const *outs, size_t nout,
                      const char *const *inputs, size_t nin);
 
-/* Our own new temporary beside path (path.PID.part), opened for writing with O_CREAT |
- * O_EXCL | O_NOFOLLOW; tmp receives its name. Returns the descriptor, or -1 with errno. */
+/* Our own new temporary beside path (path.XXXXXX.part, six random letters: no name another
+ * user could plant beforehand), made with O_CREAT | O_EXCL (never through a link), mode 0644
+ * less the umask; tmp receives its name. Returns the descriptor, or -1 with errno. */
 int tb_outfile_tmp(const char *path, char *tmp, size_t tmp_n);
 
 /* Puts our temporary in place: the rule checked again at the last moment (what is at path
