@@ -25,7 +25,8 @@
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
 # Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
-#   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test,
+#   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, metrics-check,
+#   fleet-test,
 #   fleet-lint, structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
 #   install, uninstall, docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
@@ -364,6 +365,12 @@ readme-picture: $(BUILD)/tests/transpose-bench-hooks
 	@scripts/ensure-deps.sh html
 	@BIN=$(BUILD)/tests/transpose-bench-hooks scripts/readme-picture.sh
 
+# A real CPU night's `run --metrics` file through promtool check metrics (Debian's prometheus
+# package; tests/metrics-check.sh).
+metrics-check: $(BIN)
+	@scripts/ensure-deps.sh metrics
+	@BIN=$(BIN) tests/metrics-check.sh
+
 # DuckDB and pandas over a folder of logs, as doc/log-format.md says (tests/readers-check.sh).
 readers-check: $(BIN)
 	@BIN=$(BIN) tests/readers-check.sh
@@ -481,6 +488,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: all-images board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: all-images metrics-check board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
