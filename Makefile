@@ -24,11 +24,10 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
-#   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, metrics-check,
-#   fleet-test,
-#   fleet-lint, structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
-#   install, uninstall, docs, docs-gen, docs-check, clean
+# Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test,
+#   cross-test, fuzz, board-info, version, dist, dist-check, dist-repro, html-check,
+#   readers-check, metrics-check, schema-check, fleet-test, fleet-lint, structure-check,
+#   gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall, docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
@@ -371,6 +370,12 @@ metrics-check: $(BIN)
 	@scripts/ensure-deps.sh metrics
 	@BIN=$(BIN) tests/metrics-check.sh
 
+# --format json of real nights (a CPU night here, an H200 night's logs with energy figures)
+# validated against doc/schema/night.schema.json by python3-jsonschema (tests/schema-check.sh).
+schema-check: $(BIN)
+	@scripts/ensure-deps.sh schema
+	@BIN=$(BIN) tests/schema-check.sh
+
 # DuckDB and pandas over a folder of logs, as doc/log-format.md says (tests/readers-check.sh).
 readers-check: $(BIN)
 	@BIN=$(BIN) tests/readers-check.sh
@@ -488,6 +493,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: all-images metrics-check board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: all-images metrics-check schema-check board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
