@@ -338,13 +338,18 @@ dist:
 	@scripts/dist.sh $(BOARD)
 
 # What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
+# the licenses and the relink material inside each, relinked against this system's libconfig
+# (tests/dist-relink.sh: LGPL-2.1 section 6);
 # and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
 # second built as another user, sha256 compared; REPRO_BOARD=jetson-nano).
 REPRO_BOARD ?= jetson-nano
+DIST_CHECKED := jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano
 dist-check:
 	@scripts/ensure-deps.sh cross
 	@scripts/ensure-deps.sh dist
 	@tests/dist-check.sh
+	@tests/dist-relink.sh $(DIST_CHECKED:%=dist/transpose-bench-%.tar.gz) \
+		$$(ls dist/transpose-bench-h100-sxm.tar.gz 2>/dev/null)
 	@tests/dist-repro.sh $(REPRO_BOARD)
 
 dist-repro:
