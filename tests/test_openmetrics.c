@@ -204,12 +204,75 @@ static void test_cpu_night(void **state)
     th_must_have(th_err(), "refused");
 }
 
+/* A night with energy figures: an Orin Nano Super's INA3221 (tests/fake_ina_driver.c, on
+ * the tool's virtual clock): the energy ratio and its bounds, and J/B, are the log's row's
+ * (energy_ratio -+ energy_ratio_rerun_ci95, j_per_gb / 1e9) in the log's decimals; promtool
+ * reads such a file in make metrics-check's CPU night the same way. */
+static void test_energy_night(void **state)
+{
+    const char *r = th_scratch();
+    assert_true(th_build_sysfs(r, "ina3221/orin-nano.txt", 1) > 10);
+    assert_true(th_build_sysfs(r, "throttle/orin-nano-super.txt", 3) > 10);
+    th_orin_super_root(r, 0);
+    setenv("TB_ROOT", r, 1);
+    setenv("TB_FAKE_CLOCK", "1", 1);
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);
+    setenv("TB_TEST_INA_DRIVER", r, 1);
+    th_use_hooks_binary();
+    char prom[PATH_MAX], logs[PATH_MAX];
+    snprintf(prom, sizeof(prom), "%s/n.prom", r);
+    snprintf(logs, sizeof(logs), "%s/logs", r);
+    assert_int_equal(th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                             "--kernels copy_row,naive_row --set sweep.stop.min_time_ms=1 "
+                             "--set power.sysfs_root=%s --set power.budget_s=3 "
+                             "--set power.settle_s=0 -q -o %s --metrics %s", r, logs, prom), 0);
+    char *t = th_keep(th_read_gz(prom));
+    assert_non_null(t);
+    char *log = th_keep(th_the_log(logs));
+    const char *header;
+    int n = th_data_rows(log, &header);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        const char *row = th_row_at(header, i);
+        char k[32], ratio[32], ci[32], jgb[32], want[512];
+        th_field(header, row, "kernel", k, sizeof(k));
+        th_field(header, row, "energy_ratio", ratio, sizeof(ratio));
+        th_field(header, row, "energy_ratio_rerun_ci95", ci, sizeof(ci));
+        th_field(header, row, "j_per_gb", jgb, sizeof(jgb));
+        if (strcmp(k, "naive_row") || !ratio[0] || !ci[0] || !jgb[0])
+            continue;
+        seen++;
+        const char *lab = "{board=\"jetson-orin-nano\",host=";
+        const char *fams[] = { "transpose_bench_energy_ratio", "transpose_bench_energy_ratio_lower",
+                               "transpose_bench_energy_ratio_upper",
+                               "transpose_bench_energy_joules_per_byte" };
+        double wants[] = { atof(ratio), atof(ratio) - atof(ci), atof(ratio) + atof(ci),
+                           atof(jgb) / 1e9 };
+        /* the log's 4 decimals: half a last digit, twice for a bound (value and half-width) */
+        double eps[] = { 5.1e-5, 1.01e-4, 1.01e-4, 5.1e-5 / 1e9 };
+        for (size_t f = 0; f < 4; f++) {
+            snprintf(want, sizeof(want), "\n%s%s", fams[f], lab);
+            const char *p = strstr(t, want);
+            assert_non_null(p);
+            p = strstr(p, "kernel=\"naive_row\",rows=\"64\",cols=\"64\",element=\"float\"");
+            assert_non_null(p);
+            double v = atof(strstr(p, "} ") + 2);
+            th_assert_close(v, wants[f], eps[f]);
+        }
+    }
+    assert_int_equal(seen, 1);   /* one naive_row row, with its energy figures */
+    const char *d = strstr(t, "transpose_bench_night_duration_seconds{");
+    assert_non_null(d);
+    assert_true(atof(strstr(d, "} ") + 2) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_reader_never_sees_half),
         TH_TEST(test_cpu_night),
+        TH_TEST(test_energy_night),
     };
     return cmocka_run_group_tests_name("openmetrics", tests, th_lock_setup, th_lock_teardown);
 }
