@@ -185,8 +185,10 @@ cat > "$stage/INSTALL" <<EOF
 transpose-bench for $name ($board_file), git ${rev:-unknown}, dated $built (the commit's date)
 executable: $cpu, glibc $glibc or later (JetPack 4, 5, 6; not JetPack 3), libconfig and zlib inside
 kernel images: $(sed -n 's/^kernel-images: \(sm_.*\)/\1/p' "$build/images.log" | tr '\n' ';')
-kernel images sha256: $(tail -n 1 "$build/images/images.sha256" | cut -c1-64) (./transpose-bench --version says the same)
-$(sed '$d' "$build/images/images.sha256" | sed 's/^/  /')
+$(if [ -f "$build/images/images.sha256" ]; then
+    echo "kernel images sha256: $(tail -n 1 "$build/images/images.sha256" | cut -c1-64) (./transpose-bench --version says the same)"
+    sed '$d' "$build/images/images.sha256" | sed 's/^/  /'
+  else echo "  none: $board_file names no sms (the CPU backend only)"; fi)
   (./transpose-bench list shows them and the one the GPU runs; list --images DIR writes them out)
 
 Install: copy this folder anywhere on the board and run from it (no root needed):
