@@ -11,7 +11,10 @@
 #                    clang-N, N >= 14, with a loud warning: scripts/kernel-images.sh)
 #   KERNEL_CC=auto|clang|nvcc   auto: nvcc's cubins where the board's driver loads them, else
 #                    clang's PTX at the board's ISA; clang or nvcc: that compiler only
-#   SMS="53 87"      GPU architectures (default: the board file's sms, else all of ours)
+#   SMS="53 87"      GPU architectures (default: the board file's sms, else the GPUs this machine
+#                    has, by nvidia-smi: none without a GPU); SMS=all (or make all-images): every
+#                    architecture of ours, as make dist and cross builds take
+#   NVIDIA_SMI=PATH  the nvidia-smi asked for this machine's GPUs (scripts/detect-sms.sh)
 #   PTX_ISA=6.5      newest PTX ISA the target driver JIT-compiles (default: the board's ptx_isa)
 #   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it);
 #                    without it (and SMS=, CROSS_COMPILE=), a Jetson's board is detected
@@ -21,10 +24,11 @@
 #   PREFIX, DESTDIR  install locations
 #   CFLAGS, LDFLAGS  added to the project's own flags, never replace them
 #
-# Targets: all (default), run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
-#   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test,
-#   fleet-lint, structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
-#   install, uninstall, docs, docs-gen, docs-check, clean
+# Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test,
+#   cross-test, fuzz, board-info, version, dist, dist-check, dist-repro, html-check,
+#   readers-check, metrics-check, schema-check, fleet-test, fleet-lint, structure-check,
+#   gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall, docs, docs-gen,
+#   docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
@@ -36,6 +40,7 @@ BINDIR    ?= $(PREFIX)/bin
 DATADIR   ?= $(PREFIX)/share/transpose-bench
 MANDIR    ?= $(PREFIX)/share/man
 CUDA_PATH ?= /usr/local/cuda
+NVIDIA_SMI ?= nvidia-smi
 CC        := $(CROSS_COMPILE)gcc
 PKG_CONFIG ?= $(if $(CROSS_COMPILE),$(CROSS_COMPILE)pkg-config,pkg-config)
 NVCC      ?= $(CUDA_PATH)/bin/nvcc
@@ -68,8 +73,12 @@ KERNEL_CC ?= auto
 # given; on a Jetson with neither BOARD= nor SMS= (nor CROSS_COMPILE=), the board this machine
 # is (scripts/detect-board.sh: the device-tree model under TB_ROOT, as `run` decides), with the
 # CUDA and PTX ISA of its L4T release; else every architecture of our users' (Jetson 53 62 72
-# 87, desktop 75..90), less those the compiler at hand cannot target. `make board-info` shows
-# the choice. L4T R28 and older (JetPack 3) are refused here, with the reason.
+# 87, desktop 75..90), less those the compiler at hand cannot target, only when asked (SMS=all,
+# make all-images) or for another CPU (CROSS_COMPILE=); otherwise the GPUs this machine has
+# (scripts/detect-sms.sh: nvidia-smi's compute capability), none where it has none: a first
+# `make` on a laptop or a CI host compiles no image it cannot run (ten images took 286 s of a
+# 6 min first `make run` on a 2-core host, #52). `make board-info` shows the choice. L4T R28
+# and older (JetPack 3) are refused here, with the reason.
 board_setting = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' $(BOARD) 2>/dev/null | head -n 1)
 SMS_STRICT := 1
 BOARD_FROM := given
@@ -96,9 +105,33 @@ ifneq ($(BOARD),)
   BOARD_CUDA ?= $(call board_setting,cuda)
   PTX_ISA ?= $(call board_setting,ptx_isa)
 endif
+ALL_SMS := 53 62 72 75 80 86 87 89 90
+SMS_FROM := $(if $(BOARD),the board file,given)
 ifeq ($(origin SMS),undefined)
-  SMS := 53 62 72 75 80 86 87 89 90
+  ifeq ($(CROSS_COMPILE),)
+    SMS := $(shell NVIDIA_SMI='$(NVIDIA_SMI)' scripts/detect-sms.sh)
+    SMS_FROM := this machine's GPUs (nvidia-smi)
+  else
+    SMS := all
+  endif
   SMS_STRICT := 0
+endif
+ifeq ($(strip $(SMS)),all)
+  override SMS := $(ALL_SMS)
+  SMS_STRICT := 0
+  SMS_FROM := every architecture (SMS=all)
+endif
+# No architecture (no GPU here, or a board file without sms): no image is compiled, and the
+# binary says why (list; --device cuda refuses with it).
+ifneq ($(CUDA),1)
+  IMAGES_BUILT := 0
+  NO_IMAGES_WHY := built with CUDA=0 (or neither clang nor nvcc was found)
+else ifeq ($(strip $(SMS)),)
+  IMAGES_BUILT := 0
+  NO_IMAGES_WHY := $(if $(BOARD),$(BOARD) names no sms,no GPU on the build machine (nvidia-smi found none)): make all-images (or SMS=all) builds every image
+else
+  IMAGES_BUILT := 1
+  NO_IMAGES_WHY :=
 endif
 
 WARN      := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
@@ -123,7 +156,7 @@ ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(DEP_LIBS) -lpthread -ldl -lm
 
 IMAGES = $(BUILD)/kernel_images.c
-ifeq ($(CUDA),1)
+ifeq ($(IMAGES_BUILT),1)
   ALL_CFLAGS += -DTB_HAVE_CUDA=1
 endif
 IMAGE_ENV := SMS="$(SMS)" SMS_STRICT=$(SMS_STRICT) PTX_ISA="$(PTX_ISA)" BOARD_CUDA="$(BOARD_CUDA)" \
@@ -148,9 +181,13 @@ TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
 all: $(BIN)
 
+# Every architecture's images (SMS=all), as before #52 made this machine's GPUs the default.
+all-images:
+	+@$(MAKE) --no-print-directory SMS=all $(BIN)
+
 # Rebuild everything when the flags change (CUDA=0 after CUDA=1, SAN=1, SMS=...), as
 # git does with GIT-CFLAGS: the file changes only when its content would.
-FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(IMAGE_ENV) $(LIBS)
+FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(IMAGE_ENV) $(LIBS) $(NO_IMAGES_WHY)
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FLAGS_NOW))' ]; then \
@@ -190,13 +227,15 @@ $(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
 $(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \
 		scripts/kernel-images.sh $(BUILD)/.flags
 	@mkdir -p $(BUILD)/images
-ifeq ($(CUDA),1)
+ifeq ($(IMAGES_BUILT),1)
 	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) scripts/kernel-images.sh $(BUILD)/images
 	@cp $(BUILD)/images/kernel_images.c $@
 else
-	@printf '%s\n' '/* CUDA=0: no kernel images */' '#include "cuda/images.h"' \
+	$(if $(filter 1,$(CUDA)),@echo "make: no kernel images: $(NO_IMAGES_WHY)")
+	@printf '%s\n' '/* no kernel images: the reason is tb_images_none_why */' '#include "cuda/images.h"' \
 		'const struct tb_image tb_images[] = { { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 } };' \
-		'const char tb_images_sha256[] = "none";' > $@
+		'const char tb_images_sha256[] = "none";' \
+		'const char tb_images_none_why[] = "$(subst ','\'',$(subst ",\",$(NO_IMAGES_WHY)))";' > $@
 endif
 $(BUILD)/kernel_images.o: $(IMAGES)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -300,13 +339,18 @@ dist:
 	@scripts/dist.sh $(BOARD)
 
 # What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
+# the licenses and the relink material inside each, relinked against this system's libconfig
+# (tests/dist-relink.sh: LGPL-2.1 section 6);
 # and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
 # second built as another user, sha256 compared; REPRO_BOARD=jetson-nano).
 REPRO_BOARD ?= jetson-nano
+DIST_CHECKED := jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano
 dist-check:
 	@scripts/ensure-deps.sh cross
 	@scripts/ensure-deps.sh dist
 	@tests/dist-check.sh
+	@tests/dist-relink.sh $(DIST_CHECKED:%=dist/transpose-bench-%.tar.gz) \
+		$$(ls dist/transpose-bench-h100-sxm.tar.gz 2>/dev/null)
 	@tests/dist-repro.sh $(REPRO_BOARD)
 
 dist-repro:
@@ -325,6 +369,18 @@ html-check: $(BIN)
 readme-picture: $(BUILD)/tests/transpose-bench-hooks
 	@scripts/ensure-deps.sh html
 	@BIN=$(BUILD)/tests/transpose-bench-hooks scripts/readme-picture.sh
+
+# A real CPU night's `run --metrics` file through promtool check metrics (Debian's prometheus
+# package; tests/metrics-check.sh).
+metrics-check: $(BIN)
+	@scripts/ensure-deps.sh metrics
+	@BIN=$(BIN) tests/metrics-check.sh
+
+# --format json of real nights (a CPU night here, an H200 night's logs with energy figures)
+# validated against doc/schema/night.schema.json by python3-jsonschema (tests/schema-check.sh).
+schema-check: $(BIN)
+	@scripts/ensure-deps.sh schema
+	@BIN=$(BIN) tests/schema-check.sh
 
 # DuckDB and pandas over a folder of logs, as doc/log-format.md says (tests/readers-check.sh).
 readers-check: $(BIN)
@@ -358,8 +414,9 @@ structure-check:
 # What a native `make` here builds for, and from which revision (tests/native-build.sh reads
 # these lines).
 board-info:
-	@echo "board: $(or $(BOARD),none) ($(if $(BOARD),$(BOARD_FROM),no BOARD= and no Jetson device tree: every SM))"
+	@echo "board: $(or $(BOARD),none) ($(if $(BOARD),$(BOARD_FROM),no BOARD= and no Jetson device tree))"
 	@echo "sms: $(SMS)"
+	@echo "sms from: $(SMS_FROM)$(if $(strip $(SMS)),,: no image is built, $(NO_IMAGES_WHY))"
 	@echo "cuda: $(or $(BOARD_CUDA),any)"
 	@echo "ptx_isa: $(or $(PTX_ISA),none)"
 version:
@@ -376,7 +433,7 @@ deps:
 	@scripts/ensure-deps.sh
 
 run: deps
-	@$(MAKE) --no-print-directory transpose-bench
+	@$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) transpose-bench
 	./transpose-bench run -c conf/default.cfg
 
 test: deps
@@ -465,6 +522,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: all-images metrics-check schema-check board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -105,7 +105,7 @@ static int shape_even(long rows, long cols, char *why, size_t n)
 #define CUDA_FN(n) NULL, tb_cuda_##n, NULL
 #define BUILTIN NULL, NULL, NULL
 #else
-#define NO_IMAGES "built without kernel images (neither clang nor nvcc found, or CUDA=0)"
+#define NO_IMAGES "built without kernel images (why: the kernel images line of `list`)"
 #define CUDA_FN(n) NULL, NULL, NO_IMAGES
 #define BUILTIN NULL, NULL, NO_IMAGES
 #endif

@@ -1,6 +1,10 @@
 #!/bin/sh
 # dist.sh BOARD: builds dist/transpose-bench-<board>.tar.gz, everything one board needs:
-# the executable, boards/, conf/, the man page and INSTALL. The executable is built for the
+# the executable, boards/, conf/, the man page and INSTALL; LICENSE, the licenses of the
+# libraries linked in (licenses/: libconfig's LGPL-2.1 and zlib's, from Debian's copyright
+# files) and what LGPL-2.1 section 6 asks of a static link: our own object files (relink/:
+# main.o, libtb.a) and the command that links them against another libconfig
+# (relink/README; tests/dist-relink.sh runs it). The executable is built for the
 # board's CPU (board.cpu) against glibc 2.27, the oldest a board runs (JetPack 4, Ubuntu
 # 18.04), with `zig cc` (PyPI's ziglang 0.14.1 in the project's venv, build-tools/venv, which
 # `scripts/ensure-deps.sh dist` makes; zig's cache under the build folder), and links
@@ -70,6 +74,62 @@ fi
 for f in "$libdir/libconfig.a" "$libdir/libz.a"; do
     [ -f "$f" ] || { echo "make dist: $f missing (libconfig-dev:$pkgarch, zlib1g-dev:$pkgarch)" >&2; exit 1; }
 done
+# LICENSE, the linked libraries' licenses, and the relink material (LGPL-2.1 section 6: the
+# work that uses the library as object files, so that a user can relink it against a modified
+# libconfig): main.o and libtb.a of this very build, their debug info stripped as the
+# executable's is; relink/README holds the command, which tests/dist-relink.sh runs.
+notices() {   # STAGE BUILD REV
+    mkdir -p "$1/licenses" "$1/relink"
+    cp LICENSE "$1/LICENSE"
+    for pair in "libconfig libconfig-dev libconfig9 libconfig11" "zlib zlib1g zlib1g-dev"; do
+        lib=${pair%% *}; found=""
+        for pkg in ${pair#* }; do
+            f=/usr/share/doc/$pkg/copyright
+            [ -f "$f" ] && { found=$f; break; }
+        done
+        [ -n "$found" ] || { echo "make dist: no Debian copyright file for $lib (/usr/share/doc/${pair#* }/copyright): install its -dev package" >&2; exit 1; }
+        cp "$found" "$1/licenses/$lib.copyright"
+    done
+    [ -f /usr/share/common-licenses/LGPL-2.1 ] || { echo "make dist: /usr/share/common-licenses/LGPL-2.1 missing (base-files)" >&2; exit 1; }
+    cp /usr/share/common-licenses/LGPL-2.1 "$1/licenses/LGPL-2.1"
+    cfgv=$(dpkg-query -W -f '${Version}' "libconfig-dev:$pkgarch" 2>/dev/null || echo unknown)
+    zv=$(dpkg-query -W -f '${Version}' "zlib1g-dev:$pkgarch" 2>/dev/null || echo unknown)
+    cat > "$1/licenses/README" <<EOT
+transpose-bench is under the MIT license (../LICENSE). Its executable links two libraries
+statically, from Debian's packages (libconfig-dev:$pkgarch $cfgv, zlib1g-dev:$pkgarch $zv):
+  libconfig (Mark A Lindner): GNU LGPL 2.1 or later; libconfig.copyright, the license's text
+    in LGPL-2.1. Its source: https://hyperrealm.github.io/libconfig/ (or apt-get source
+    libconfig). To relink transpose-bench against another libconfig: ../relink/README.
+  zlib (Jean-loup Gailly and Mark Adler): the zlib license, in zlib.copyright.
+EOT
+    "$objcopy" --strip-debug "$2/src/main.o" "$1/relink/main.o" &&
+        "$objcopy" --enable-deterministic-archives --strip-debug "$2/libtb.a" "$1/relink/libtb.a" ||
+        { echo "make dist: $objcopy could not copy the relink objects" >&2; exit 1; }
+    cross=""
+    [ "$cpu" = aarch64 ] && cross="From an x86 host: aarch64-linux-gnu-gcc in place of gcc, with Debian's
+libconfig-dev:arm64 and zlib1g-dev:arm64 (tests/dist-relink.sh runs it so, under qemu-aarch64)."
+    cat > "$1/relink/README" <<EOT
+Relinking transpose-bench against another libconfig (GNU LGPL 2.1, section 6)
+
+../transpose-bench links libconfig and zlib statically (../licenses/). Here is the rest of
+it as object files from the same build (git $3, $target): main.o (the
+program's entry) and libtb.a (everything else, the kernel images included). To link them
+against another libconfig, on a $cpu Linux with gcc and glibc $glibc or later (on a board:
+gcc, and the libconfig-dev and zlib1g-dev packages, or your own builds of them), here:
+
+    gcc -o transpose-bench main.o libtb.a -lconfig -lz -lpthread -ldl -lm
+
+(the system's libconfig), or with a libconfig you built yourself:
+
+    gcc -o transpose-bench main.o libtb.a /path/to/libconfig.a -lz -lpthread -ldl -lm
+
+then ./transpose-bench --version says the same revision and kernel images as
+../transpose-bench. To use it in the shipped one's place (it finds boards/ and conf/ next to
+itself): mv transpose-bench ..
+$cross
+EOT
+}
+
 # a fresh build each time: the toolchain (zig's version) is not in the flags make compares;
 # zig's cache survives (it is keyed by content)
 find "$build" -mindepth 1 -maxdepth 1 ! -name zig-cache -exec rm -rf {} + 2>/dev/null
@@ -126,8 +186,10 @@ cat > "$stage/INSTALL" <<EOF
 transpose-bench for $name ($board_file), git ${rev:-unknown}, dated $built (the commit's date)
 executable: $cpu, glibc $glibc or later (JetPack 4, 5, 6; not JetPack 3), libconfig and zlib inside
 kernel images: $(sed -n 's/^kernel-images: \(sm_.*\)/\1/p' "$build/images.log" | tr '\n' ';')
-kernel images sha256: $(tail -n 1 "$build/images/images.sha256" | cut -c1-64) (./transpose-bench --version says the same)
-$(sed '$d' "$build/images/images.sha256" | sed 's/^/  /')
+$(if [ -f "$build/images/images.sha256" ]; then
+    echo "kernel images sha256: $(tail -n 1 "$build/images/images.sha256" | cut -c1-64) (./transpose-bench --version says the same)"
+    sed '$d' "$build/images/images.sha256" | sed 's/^/  /'
+  else echo "  none: $board_file names no sms (the CPU backend only)"; fi)
   (./transpose-bench list shows them and the one the GPU runs; list --images DIR writes them out)
 
 Install: copy this folder anywhere on the board and run from it (no root needed):
@@ -140,6 +202,7 @@ EMC clock (needs root): doc/nightly.md here (doc/power.md for the sensors, modes
 caps), and man ./transpose-bench.1.
 The GPU needs the driver of the board's JetPack (libcuda.so.1); \`list\` says why it cannot be used.
 EOF
+notices "$stage" "$build" "$rev"
 # members sorted, owned by 0:0, timed by SOURCE_DATE_EPOCH; gzip stores no name and no time
 mkdir -p dist
 LC_ALL=C tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \

@@ -6,6 +6,8 @@
 # `ensure-deps.sh valgrind`: valgrind, for make test-valgrind.
 # `ensure-deps.sh fleet`: ansible-core, ansible-lint, openssh-server and -client, cron (the
 # daemon and crontab), iproute2 (ip, tc), for make fleet-test and fleet-lint (doc/fleet/).
+# `ensure-deps.sh metrics`: promtool (Debian's prometheus package), for make metrics-check.
+# `ensure-deps.sh schema`: python3's jsonschema (python3-jsonschema), for make schema-check.
 # `ensure-deps.sh dist`: what `make dist` needs: python3 with venv (python3-venv), the aarch64
 # libconfig and zlib (:arm64), binutils' objcopy for both CPUs, then zig $ZIG_VERSION from PyPI (ziglang) in a project-local
 # virtual environment, build-tools/venv (no root; PEP 668 leaves a venv alone); the pinned
@@ -92,6 +94,10 @@ cross)
     done ;;
 plot)
     command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox" ;;
+metrics)
+    command -v promtool >/dev/null 2>&1 || missing="$missing prometheus" ;;
+schema)
+    python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$missing python3-jsonschema" ;;
 valgrind)
     command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" ;;
 html)

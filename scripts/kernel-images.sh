@@ -277,6 +277,7 @@ c=$out/kernel_images.c.tmp
     echo "    { 0, TB_IMAGE_PTX, 0, 0, NULL, NULL, NULL, 0 },"
     echo "};"
     echo "const char tb_images_sha256[] = \"$sum\";"
+    echo "const char tb_images_none_why[] = \"\";"
 } > "$c"
 mv "$c" "$out/kernel_images.c"
 printf '%s' "$rows" | while read -r sm kind isa cuda raw compiler; do

@@ -47,7 +47,7 @@ struct command {
 /* The keys of main.c's options that have no short form. */
 enum long_key {
     OPT_DEVICE = TB_OPT_LONG, OPT_KERNELS, OPT_SIZES, OPT_BLOCKS, OPT_SET, OPT_SECONDS, OPT_OUT,
-    OPT_COLUMNS, OPT_IMAGES, OPT_FORMAT,
+    OPT_COLUMNS, OPT_IMAGES, OPT_FORMAT, OPT_METRICS,
 };
 
 /* `CMD --help` or `CMD -h` anywhere among its arguments: git turns it into `help CMD` once
@@ -142,6 +142,8 @@ struct tune_req {
     { "config", 'c', "SWEEP.cfg", "sweep file (default: conf/default.cfg)" }, \
     { "board", 'b', "BOARD.cfg", "board file (default: detected from the device tree or GPU name)" }, \
     { "output", 'o', "LOGDIR", "log directory (same as --set output.dir=LOGDIR)" }, \
+    { "metrics", OPT_METRICS, "FILE.prom", "the night's figures for Prometheus (node_exporter's\n" \
+                                           "textfile collector; output.metrics_file)" }, \
     { "device", OPT_DEVICE, "D", "auto (a usable GPU, else the CPU), cpu, cuda or cuda:N" }, \
     { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all (sweep.kernels)" }, \
     { "sizes", OPT_SIZES, "LIST", "e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)" }, \
@@ -194,6 +196,13 @@ static int parse_run_options(int argc, char **argv, struct common *c, const stru
             snprintf(v, sizeof(v), "\"%s\"", optarg);
             snprintf(label, sizeof(label), "-o %s", optarg);
             tb_config_add_override(&c->cfg, "output.dir", v, label);
+            break;
+        }
+        case OPT_METRICS: {
+            char v[PATH_MAX + 8], label[PATH_MAX + 16];
+            snprintf(v, sizeof(v), "\"%s\"", optarg);
+            snprintf(label, sizeof(label), "--metrics %s", optarg);
+            tb_config_add_override(&c->cfg, "output.metrics_file", v, label);
             break;
         }
         case OPT_DEVICE: c->device = optarg; break;

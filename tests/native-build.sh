@@ -13,6 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 t=$(mktemp -d "${TMPDIR:-/tmp}/tb-native.XXXXXX")
 trap 'rm -rf "$t"' EXIT
+# this machine's GPUs are never asked: the cases below give their own nvidia-smi (none here)
+export NVIDIA_SMI="$t/no-nvidia-smi"
 fails=0; passes=0
 ok() { passes=$((passes + 1)); echo "native-build: ok: $*"; }
 bad() { fails=$((fails + 1)); echo "native-build: FAILED: $*"; }
@@ -48,10 +50,11 @@ asked=$(grep cuda_transpose.cu "$t/nvcc.log" | grep -o 'arch=[a-z]*_[0-9]*' | so
 [ "$asked" = "arch=compute_53 arch=sm_53 " ] && ok "nvcc 10.2 was asked for sm_53 only: $asked" || bad "nvcc 10.2 was asked for: $asked"
 grep -q cuda-gpu-arch "$t/clang.log" && bad "clang compiled on a Nano with nvcc 10.2: $(cat "$t/clang.log")" || ok "no clang compile on a Nano with nvcc 10.2"
 
-# 3. No board (an x86 host) with nvcc 10.2: 53 62 72 from nvcc, 75 and newer from clang
+# 3. No board (an x86 host) with nvcc 10.2, every architecture asked for (SMS=all, as make
+#    all-images): 53 62 72 from nvcc, 75 and newer from clang
 gen=$t/x86; mkdir -p "$gen"
 : > "$t/nvcc.log"; : > "$t/clang.log"
-out=$(FAKE_NVCC_LOG=$t/nvcc.log FAKE_CLANG_LOG=$t/clang.log images "$t/b-x86" TB_ROOT="$gen"); rc=$?
+out=$(FAKE_NVCC_LOG=$t/nvcc.log FAKE_CLANG_LOG=$t/clang.log images "$t/b-x86" TB_ROOT="$gen" SMS=all); rc=$?
 nv=$(grep cuda_transpose.cu "$t/nvcc.log" | grep -o 'arch=sm_[0-9]*' | sed 's/arch=sm_//' | sort -n | tr '\n' ' ')
 cl=$(grep -o 'cuda-gpu-arch=sm_[0-9]*' "$t/clang.log" | sed 's/.*sm_//' | sort -n | tr '\n' ' ')
 if [ $rc = 0 ] && [ "$nv" = "53 62 72 " ] && [ "$cl" = "75 80 86 87 89 90 " ]; then
@@ -59,6 +62,28 @@ if [ $rc = 0 ] && [ "$nv" = "53 62 72 " ] && [ "$cl" = "75 80 86 87 89 90 " ]; t
 else bad "every SM with nvcc 10.2 (rc $rc): nvcc compiled [$nv], clang [$cl]: $(printf '%s\n' "$out" | tail -n 5)"; fi
 has "$out" "nvcc 10.2 cannot build sm_75: not asked for it" && ok "the SMs nvcc cannot build are said" || bad "no word on the SMs nvcc cannot build: $out"
 has "$out" "WARNING" && bad "the pinned clang was warned about: $out" || ok "the pinned clang (19) builds without a warning"
+
+# 3b. No board and no GPU (no nvidia-smi): no image compiled, the reason in the table and
+#     said once; a stand-in nvidia-smi's GPUs are built for, each SM once; an nvidia-smi
+#     without compute_cap (a driver older than R510) that lists a GPU: every SM
+: > "$t/nvcc.log"; : > "$t/clang.log"
+out=$(FAKE_NVCC_LOG=$t/nvcc.log FAKE_CLANG_LOG=$t/clang.log images "$t/b-nogpu" TB_ROOT="$gen"); rc=$?
+if [ $rc = 0 ] && [ ! -s "$t/nvcc.log" ] && [ ! -s "$t/clang.log" ] &&
+   [ "$(printf '%s\n' "$out" | grep -c 'make: no kernel images: no GPU on the build machine')" = 1 ] &&
+   grep -q 'tb_images_none_why\[\] = "no GPU on the build machine (nvidia-smi found none): make all-images' "$t/b-nogpu/kernel_images.c"; then
+    ok "no GPU here: no image compiled, said once: $(printf '%s\n' "$out" | grep 'make: no kernel')"
+else bad "no GPU here (rc $rc): nvcc [$(cat "$t/nvcc.log")] clang [$(cat "$t/clang.log")]: $out"; fi
+again=$(images "$t/b-nogpu" TB_ROOT="$gen")
+has "$again" "no kernel images" && bad "the no-image word again on a second make: $again" || ok "a second make says nothing more"
+smi=$t/nvidia-smi
+printf '#!/bin/sh\ncase "$*" in *compute_cap*) printf "9.0\\n8.6\\n9.0\\n" ;; *) echo "GPU 0: H100" ;; esac\n' > "$smi"; chmod +x "$smi"
+out=$(NVIDIA_SMI=$smi make --no-print-directory TB_ROOT="$gen" board-info 2>&1)
+has "$out" "sms: 86 90$" && has "$out" "sms from: this machine's GPUs" && ok "two GPU kinds here: $(echo $out | grep -o 'sms: [0-9 ]*')" ||
+    bad "a stand-in nvidia-smi with 9.0, 8.6, 9.0 gave: $out"
+printf '#!/bin/sh\ncase "$*" in *compute_cap*) echo "Field \\"compute_cap\\" is not a valid field to query."; exit 2 ;; *) echo "GPU 0: Tesla T4 (UUID: GPU-1)" ;; esac\n' > "$smi"
+out=$(NVIDIA_SMI=$smi make --no-print-directory TB_ROOT="$gen" board-info 2>&1)
+has "$out" "sms: 53 62 72 75 80 86 87 89 90$" && ok "an nvidia-smi without compute_cap: every SM" ||
+    bad "an nvidia-smi without compute_cap gave: $out"
 
 # 4. The images' checksum: in the table (for --version) and per image
 s_all=$(tail -n 1 "$t/b-x86/images/images.sha256" | cut -c1-64)
@@ -103,7 +128,7 @@ outer=$t/outer
 mkdir -p "$outer/src-tree"
 git init -q "$outer" && (cd "$outer" && echo x > f && git add f &&
     git -c user.name=t -c user.email=t@t commit -qm outer) >/dev/null 2>&1
-mkdir -p "$outer/src-tree/scripts" && cp Makefile "$outer/src-tree/" && cp scripts/detect-board.sh "$outer/src-tree/scripts/"
+mkdir -p "$outer/src-tree/scripts" && cp Makefile "$outer/src-tree/" && cp scripts/detect-board.sh scripts/detect-sms.sh "$outer/src-tree/scripts/"
 outer_rev=$(git -C "$outer" rev-parse --short=12 HEAD)
 out=$(make --no-print-directory -C "$outer/src-tree" version 2>&1)
 if has "$out" "none: not a git checkout" && ! has "$out" "$outer_rev"; then ok "a tree inside another repository: $out"

@@ -666,6 +666,9 @@ static void test_tuned_sweep_is_not_injected(void **state)
     char *v = th_read_gz(victim);
     assert_string_equal(v, "keep me\n");
     free(v);
+    struct stat st;
+    assert_int_equal(lstat(tmp, &st), 0);   /* not ours: left as it was */
+    assert_true(S_ISLNK(st.st_mode));
     assert_int_equal(unlink(tmp), 0);
     char *text = th_read_gz(path);
     assert_non_null(strstr(text, "for board 'x?sweep = { warmup = 77; };?#' (dev??ice)"));

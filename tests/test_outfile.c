@@ -152,6 +152,32 @@ static void test_temporary_cannot_be_planted(void **state)
     free(d);
 }
 
+/* The temporary's name cannot be guessed (two of one output differ, neither holds the
+ * pid), ends .part, and others may read it as open(0644) under the umask gave. */
+static void test_temporary_is_unpredictable(void **state)
+{
+    char *d = th_tmpdir(), out[PATH_MAX], t1[PATH_MAX + 32], t2[PATH_MAX + 32], pid[32];
+    snprintf(out, sizeof(out), "%s/n.prom", d);
+    mode_t old = umask(027);
+    int a = tb_outfile_tmp(out, t1, sizeof(t1)), b = tb_outfile_tmp(out, t2, sizeof(t2));
+    umask(old);
+    assert_true(a >= 0 && b >= 0);
+    assert_string_not_equal(t1, t2);
+    snprintf(pid, sizeof(pid), ".%ld.", (long)getpid());
+    assert_null(strstr(t1 + strlen(out), pid));
+    assert_int_equal(strncmp(t1, out, strlen(out)), 0);
+    assert_string_equal(t1 + strlen(t1) - 5, ".part");
+    struct stat st;
+    assert_int_equal(fstat(a, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    close(a);
+    close(b);
+    unlink(t1);
+    unlink(t2);
+    th_rmtree(d);
+    free(d);
+}
+
 /* A name with a control character is refused for every output, as -o refuses it: a page's
  * name with a newline (compare --html) was accepted. */
 static void test_control_characters_refused(void **state)
@@ -206,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_commit_checks_again),
         cmocka_unit_test(test_temporary_cannot_be_planted),
         cmocka_unit_test(test_control_characters_refused),
+        cmocka_unit_test(test_temporary_is_unpredictable),
         TH_TEST(test_commands_use_the_rule),
     };
     return cmocka_run_group_tests_name("outfile", tests, NULL, NULL);

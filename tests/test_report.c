@@ -471,11 +471,11 @@ static void test_json_outputs(void **state)
     extreme_logs(dir, logs);
     const char *checks[3][2] = {
         /* k2's 5e-324 GB/s is impossible (below 1 MB/s, #40): k5 alone */
-        { "compare --format json %s %s %s", "d['schema'] == 'transpose-bench/compare/1' and "
+        { "compare --format json %s %s %s", "d['schema'] == 'transpose-bench/compare/2' and "
           "[r['kernel'] for r in d['best']] == ['k5'] and d['best'][0]['gbps'] == 12.5" },
         { "compare --format json %s %s --baseline %s", "[r['verdict'] for r in d['baseline']] "
           "== ['same'] and d['baseline'][0]['base_gbps'] == 12.5" },
-        { "history --format json %s %s %s", "d['schema'] == 'transpose-bench/history/1' and "
+        { "history --format json %s %s %s", "d['schema'] == 'transpose-bench/history/2' and "
           "len(d['nights']) == 3 and d['nights'][0]['night'] == '2026-11-01' and "
           "d['nights'][0]['gbps'] == 12.5" },
     };
@@ -507,7 +507,7 @@ static void test_power_json(void **state)
     setenv("TB_FAKE_CLOCK", "1", 1);   /* --seconds on the fake clock: no real sleep */
     th_runf("power -b %s --seconds 0.5 --format json", board);
     if (!python_ok(th_out(), "import json,sys\nd = json.load(sys.stdin)\nr = d['readings']\n"
-                   "ok = d['schema'] == 'transpose-bench/power/1' and len(r) >= 3 and "
+                   "ok = d['schema'] == 'transpose-bench/power/2' and len(r) >= 3 and "
                    "{'elapsed_s', 'source', 'rail', 'power_mw'} == set(r[0]) and "
                    "any(x['rail'] == 'POM_5V_IN' and x['power_mw'] == 1022 for x in r)\n"
                    "sys.exit(0 if ok else 'unexpected: %s' % d)"))

@@ -169,7 +169,7 @@ static void test_json_parses(void **state)
              "python3 -c 'import json,sys\n"
              "d = json.loads(open(sys.argv[1], \"rb\").read().decode(\"utf-8\", \"strict\"),\n"
              "               parse_constant=lambda c: sys.exit(\"non-JSON constant \" + c))\n"
-             "assert d[\"schema\"] == \"transpose-bench/test/1\", d\n"
+             "assert d[\"schema\"] == \"transpose-bench/test/2\", d\n"
              "p = d[\"points\"]\n"
              "assert len(p) == 9, len(p)\n"
              "assert p[0][\"board\"] == \"nano, \\\"the\\\" first\", p[0]\n"
@@ -186,6 +186,48 @@ static void test_json_parses(void **state)
     th_rmtree(dir);
     free(dir);
     free(doc);
+}
+
+/* JSON: a figure whose table has its interval (<name>_ci95) is one object with its bounds,
+ * the interval's own key gone; a missing half-width leaves the bounds null; other formats
+ * keep the two columns. */
+static void test_json_figure_bounds(void **state)
+{
+    static const struct tb_table_col fc[] = {
+        { .name = "kernel", .head = "kernel", .kind = 'S', .width = 8 },
+        { .name = "gbps_per_w", .head = "GB/s/W", .kind = 'N', .dec = 3, .width = 8 },
+        { .name = "gbps_per_w_ci95", .head = "+-", .kind = 'N', .dec = 4, .width = 8 },
+        { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 8 },
+    };
+    for (int f = 0; f < 2; f++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        struct tb_doc d;
+        struct tb_table t;
+        tb_doc_begin(&d, out, f ? TB_FMT_CSV : TB_FMT_JSON, "test");
+        tb_table_begin(&t, &d, "points", "", fc, 4);
+        struct tb_cell a[] = { TB_TEXT("k1"), TB_NUM(5.25), TB_NUM(0.125), TB_NUM(40) };
+        struct tb_cell b[] = { TB_TEXT("k2"), TB_NUM(2), TB_NUM(NAN), TB_NUM(NAN) };
+        tb_table_row(&t, a);
+        tb_table_row(&t, b);
+        tb_table_end(&t);
+        assert_int_equal(tb_doc_end(&d), 0);
+        fclose(out);
+        if (f == 0) {
+            th_must_have(buf, "{\"kernel\": \"k1\", \"gbps_per_w\": {\"value\": 5.250, "
+                              "\"lower\": 5.1250, \"upper\": 5.3750, \"ci95\": 0.1250}, "
+                              "\"gbps\": 40.0}");
+            th_must_have(buf, "{\"kernel\": \"k2\", \"gbps_per_w\": {\"value\": 2.000, "
+                              "\"lower\": null, \"upper\": null, \"ci95\": null}, "
+                              "\"gbps\": null}");
+            assert_null(strstr(buf, "\"gbps_per_w_ci95\""));
+        } else {
+            th_must_have(buf, "kernel,gbps_per_w,gbps_per_w_ci95,gbps\n");
+            th_must_have(buf, "k1,5.250,0.1250,40.0\n");
+        }
+        free(buf);
+    }
 }
 
 static void test_format_names(void **state)
@@ -429,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_terminal_has_no_control_bytes),
         cmocka_unit_test(test_json_parses),
         cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_json_figure_bounds),
         cmocka_unit_test(test_format_table),
         cmocka_unit_test(test_format_flags_match_writers),
         TH_TEST(test_format_names_in_usage),

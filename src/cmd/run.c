@@ -244,6 +244,8 @@ static int settle_config(struct run *r)
     if (r->o->tune &&
         tb_tune_check_out(r->cfg, r->o->tune_out, r->sweep_path, r->board_path) < 0)
         return -1;
+    if (tb_run_metrics_check(r->cfg->sweep.metrics_file, r->sweep_path, r->board_path) < 0)
+        return -1;
     if (!r->o->quiet && !r->o->board_file)
         note("board file '%s': %s", r->board_path, r->board_why);
     return 0;
@@ -600,6 +602,8 @@ static enum tb_run_outcome finish(struct run *r)
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
               !nothing && res->failed == 0 && res->verify_failed == 0 &&
               !tb_run_modes_failed(&r->ms) && (!r->o->tune || tuned > 0);
+    if (tb_run_metrics(r->cfg->sweep.metrics_file, r->cfg->board.name, r->host, how, ok, res))
+        ok = false;   /* the file asked for was not written: said, exit 1 */
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }
 

@@ -7,9 +7,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/table.h"
+#include "lib/clock.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 /* Per size, each point's figures. */
@@ -79,4 +82,77 @@ int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
         return -1;
     }
     return 0;
+}
+
+/* ---- run --metrics: the night's headline figures for Prometheus ---------------------- */
+
+static bool same_num(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+/* One series per kernel, size, element and mode-sweep step (its mode and caps). */
+static bool same_series(const struct tb_log_rec *a, const struct tb_log_rec *b)
+{
+    return !strcmp(a->kernel, b->kernel) && a->rows == b->rows && a->cols == b->cols &&
+           !strcmp(a->elem, b->elem) && !strcmp(a->power_mode, b->power_mode) &&
+           same_num(a->gpu_cap_mhz, b->gpu_cap_mhz) && same_num(a->emc_cap_mhz, b->emc_cap_mhz);
+}
+
+static struct tb_om_series om_series(const struct tb_log_rec *r)
+{
+    bool ci = isfinite(r->energy_ratio) && isfinite(r->energy_ratio_ci);
+    return (struct tb_om_series){
+        .kernel = r->kernel, .elem = r->elem, .power_mode = r->power_mode,
+        .rows = r->rows, .cols = r->cols,
+        .gpu_cap_mhz = r->gpu_cap_mhz, .emc_cap_mhz = r->emc_cap_mhz,
+        .gbps = r->gbps, .frac_copy = r->frac_copy, .energy_ratio = r->energy_ratio,
+        .energy_ratio_lo = ci ? r->energy_ratio - r->energy_ratio_ci : NAN,
+        .energy_ratio_hi = ci ? r->energy_ratio + r->energy_ratio_ci : NAN,
+        .j_per_gb = r->j_per_gb,
+    };
+}
+
+int tb_run_metrics_check(const char *path, const char *sweep_path, const char *board_path)
+{
+    const char *ins[] = { sweep_path, board_path };
+    return path && path[0] ? tb_outfile_check("run", &path, 1, ins, ARRAY_SIZE(ins)) : 0;
+}
+
+int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
+                   bool ok, const struct tb_runner_result *res)
+{
+    if (!path || !path[0])
+        return 0;
+    struct tb_om_night night = {
+        .board = board, .host = host, .end = end, .ok = ok,
+        .seconds = (double)(tb_now_ns() - res->t_start_ns) / 1e9,
+        .ok_points = res->ok, .failed_points = res->failed,
+        .verify_failed_points = res->verify_failed, .skipped_points = res->skipped,
+    };
+    /* each series' best row: the highest GB/s among the rows that count (tb_log_usable),
+     * the block shape compare calls best; its energy figures are that row's */
+    const struct tb_log_rec **best = calloc(res->n_rows + 1, sizeof(*best));
+    struct tb_om_series *s = calloc(res->n_rows + 1, sizeof(*s));
+    size_t n = 0;
+    if (!best || !s) {
+        free(best);
+        free(s);
+        return error("run: cannot write '%s': out of memory", path);
+    }
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const struct tb_log_rec *r = &res->rows[i];
+        if (!tb_log_usable(r))
+            continue;
+        size_t j = 0;
+        while (j < n && !same_series(best[j], r))
+            j++;
+        if (j == n)
+            best[n++] = r;
+        else if (r->gbps > best[j]->gbps)
+            best[j] = r;
+    }
+    for (size_t j = 0; j < n; j++)
+        s[j] = om_series(best[j]);
+    int rc = tb_openmetrics_file("run", path, &night, s, n);
+    free(best);
+    free(s);
+    return rc;
 }

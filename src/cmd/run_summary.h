@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "format/openmetrics.h"
 #include "measure/runner.h"
 
 /* Prints res's rows (with_power: the GB/s per W column; with_modes: each row's power mode
@@ -14,5 +15,17 @@
  * said on stderr. */
 int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
                    bool with_modes, const char *log_path);
+
+/* run --metrics (output.metrics_file): checks the file against lib/outfile.h's rule and
+ * the files the run reads, before anything runs (NULL or "": none); 0, or -1 said. */
+int tb_run_metrics_check(const char *path, const char *sweep_path, const char *board_path);
+
+/* Writes the night's headline figures to path (NULL or "": nothing) for Prometheus
+ * (format/openmetrics.h): one series per kernel, size, element and mode-sweep step, from
+ * its fastest row that counts (tb_log_usable); the night's board, host, end line, whether it
+ * ended well (ok), its time (res's start to now) and its counts. 0, or -1 after an error
+ * naming the file. */
+int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
+                   bool ok, const struct tb_runner_result *res);
 
 #endif

@@ -77,6 +77,9 @@ const struct tb_cfg_row tb_config_schema[] = {
           "time budget of `tune`: no new point starts after it"),
     GROUP("output", S, "where logs go"),
     STRING("output.dir", S, SW(out_dir), NULL, "logs", "log directory"),
+    STRING("output.metrics_file", S, SW(metrics_file), NULL, NULL,
+           "the night's figures in Prometheus' text format, e.g. node_exporter's textfile "
+           "folder/transpose_bench.prom (run --metrics)"),
     INT("output.gzip_level", S, SW(gzip_level), 1, 9, 6, "1 fast .. 9 small"),
     INT("output.keep_logs", S, SW(keep_logs), 0, 1e6, 0, "keep the newest N logs of this tool (0: all)"),
     INT("output.keep_days", S, SW(keep_days), 0, 1e5, 0,

@@ -38,6 +38,7 @@ struct tb_sweep_cfg {
     bool verify;
     char cache[TB_STR];        /* "warm" or "cold" (L2 flushed before each repetition) */
     char out_dir[TB_STR];
+    char metrics_file[TB_STR]; /* the night's figures for Prometheus (run --metrics); "" none */
     int gzip_level;
     int keep_logs, keep_days;  /* log retention, 0 = keep all */
     double tune_seconds;       /* `tune`'s time budget */

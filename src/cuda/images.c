@@ -62,7 +62,8 @@ const char *tb_images_summary(char *buf, size_t n)
 {
     size_t count = tb_image_count(), len = 0;
     if (!count) {
-        snprintf(buf, n, "none (built with CUDA=0, or with neither clang nor nvcc)");
+        snprintf(buf, n, "none (%s)", tb_images_none_why[0] ? tb_images_none_why :
+                 "built with CUDA=0, or with neither clang nor nvcc");
         return buf;
     }
     buf[0] = '\0';

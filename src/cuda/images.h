@@ -23,6 +23,10 @@ struct tb_image {
 /* The table, ended by a row whose compiler is NULL. */
 extern const struct tb_image tb_images[];
 
+/* Why the table is empty (the build's reason: CUDA=0, no GPU on the build machine, a board
+ * file without sms, with what builds them), or "" when it is not. Generated with the table. */
+extern const char tb_images_none_why[];
+
 /* Number of rows of tb_images. */
 size_t tb_image_count(void);
 

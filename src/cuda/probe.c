@@ -19,8 +19,14 @@
 
 static bool have_images(void) { return tb_image_count() > 0; }
 
-static const char no_images[] = "this binary carries no kernel images (built with CUDA=0, or "
-                                "with neither clang nor nvcc)";
+/* why the binary has nothing to run: the build's own reason (the Makefile writes it into the
+ * image table: CUDA=0, no GPU on the build machine, ...) */
+static void no_images(char *why, size_t n)
+{
+    snprintf(why, n, "this binary carries no kernel images: %s",
+             tb_images_none_why[0] ? tb_images_none_why
+                                   : "built with CUDA=0, or with neither clang nor nvcc");
+}
 
 const char *tb_cuda_images(char *buf, size_t n) { return tb_images_summary(buf, n); }
 
@@ -149,7 +155,7 @@ int tb_cuda_driver_for_images(char *why, size_t n)
 {
     if (!have_images()) {
         tb_cu_load();   /* only to learn whether a driver (so a GPU) is here */
-        tb_strlcpy(why, no_images, n);
+        no_images(why, n);
         return -1;
     }
     if (tb_cu_load() < 0) {
@@ -223,7 +229,7 @@ int tb_cuda_identify(int index, struct tb_device_info *info, char *why, size_t n
     struct tb_image_pick pick;
     char none[768];
     if (!have_images())
-        tb_strlcpy(info->image_why, no_images, sizeof(info->image_why));
+        no_images(info->image_why, sizeof(info->image_why));
     else if (image_for(sm, integ, &pick, none, sizeof(none)) < 0)
         tb_strlcpy(info->image_why, none, sizeof(info->image_why));
     else

@@ -10,11 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/util.h"
@@ -126,47 +123,31 @@ int tb_outfile_check(const char *who, const char *const *outs, size_t nout,
     return 0;
 }
 
-/* 64 bits no one can guess: the kernel's random pool (getrandom(2), Linux 3.17, glibc
- * 2.25: JetPack 4 has both), else the clock, the pid and a counter mixed by splitmix64
- * (a pool not yet ready at boot: guessing then needs the nanosecond of the call). */
-static uint64_t unpredictable64(void)
-{
-    static unsigned counter;
-    uint64_t v = 0;
-    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-        return v;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 40) +
-        __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-    v += 0x9e3779b97f4a7c15ULL;
-    v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    v = (v ^ (v >> 27)) * 0x94d049bb133111ebULL;
-    return v ^ (v >> 31);
-}
-
 int tb_outfile_tmp(const char *path, char *tmp, size_t tmp_n)
 {
-    /* an unpredictable name (as mkstemp's), created O_EXCL | O_NOFOLLOW: a name planted
-     * beforehand (path.PID.part was guessable) cannot refuse the write, and a link there is
-     * never followed; a clash is tried again under another name */
-    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    for (int attempt = 0; attempt < 100; attempt++) {
-        char part[13];
-        uint64_t v = unpredictable64();
-        for (size_t i = 0; i + 1 < sizeof(part); i++, v /= 36)
-            part[i] = digits[v % 36];
-        part[sizeof(part) - 1] = '\0';
-        int n = snprintf(tmp, tmp_n, "%s.%s.part", path, part);
-        if (n < 0 || (size_t)n >= tmp_n) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
+    /* six random letters (mkostemps: O_CREAT | O_EXCL, so never through a link): nobody can
+     * plant a file at the name beforehand; ".part", which readers of a folder skip (our log
+     * readers; node_exporter's textfile collector reads *.prom only) */
+    int n = snprintf(tmp, tmp_n, "%s.XXXXXX.part", path);
+    if (n < 0 || (size_t)n >= tmp_n) {
+        errno = ENAMETOOLONG;
+        return -1;
     }
-    return -1;   /* errno EEXIST: a hundred clashes is no chance */
+    int fd = mkostemps(tmp, 5, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* mkostemps makes it 0600; others read what we write (a collector's own user), as
+     * open(0644) under the umask gave. umask is read by setting it back at once. */
+    mode_t mask = umask(022);
+    umask(mask);
+    if (fchmod(fd, 0644 & ~mask) < 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);   /* ours, made above */
+        errno = e;
+        return -1;
+    }
+    return fd;
 }
 
 int tb_outfile_commit(const char *who, const char *tmp, const char *path)

@@ -14,16 +14,15 @@
  * and against the inputs it reads (logs, sweep and board files; NULL entries skipped), before
  * anything is read or measured. Returns 0, or -1 after an error naming the output and why
  * (the caller's exit 2): an empty name, a name with a control character (a newline, as
- * -o refuses), a name ending .csv.gz, .csv, .gz or .part, one of the inputs (by name or
- * by inode), two outputs naming one file, an existing file that is not a regular file or a
- * link, an existing file that starts like a log. */
+ * -o refuses), a name ending .csv.gz, .csv, .gz or .part, one of the
+ * inputs (by name or by inode), two outputs naming one file, an existing file that is not a
+ * regular file or a link, an existing file that starts like a log. */
 int tb_outfile_check(const char *who, const char *const *outs, size_t nout,
                      const char *const *inputs, size_t nin);
 
-/* Our own new temporary beside path (path.RANDOM.part: twelve characters no one can
- * guess, so no name planted beforehand refuses the write), opened for writing with
- * O_CREAT | O_EXCL | O_NOFOLLOW; tmp receives its name. Returns the descriptor, or -1 with
- * errno. */
+/* Our own new temporary beside path (path.XXXXXX.part, six random letters: no name another
+ * user could plant beforehand), made with O_CREAT | O_EXCL (never through a link), mode 0644
+ * less the umask; tmp receives its name. Returns the descriptor, or -1 with errno. */
 int tb_outfile_tmp(const char *path, char *tmp, size_t tmp_n);
 
 /* Puts our temporary in place: the rule checked again at the last moment (what is at path

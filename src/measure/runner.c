@@ -638,6 +638,8 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
                             : ctx->step->emc_cap_mhz, unread ? TB_STEP_CAP_ASKED_UNREAD
                             : ctx->step->emc_cap_asked_mhz > 0, &ceiling);
     }
+    if (!res->t_start_ns)   /* the night's start: its first sweep's (a mode sweep's step 1) */
+        res->t_start_ns = tb_now_ns();
     if (ctx->sampler)
         tb_rn_power_begin(ctx, pts, n, &buf, res);
     res->t_begin_s = tb_now_s();

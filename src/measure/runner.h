@@ -67,7 +67,8 @@ struct tb_runner_result {
                                        * logged (power_rerun); "" */
     double settle_secs;               /* its seconds */
     double plan_s;                    /* the night's time announced at its start (all of it) */
-    int64_t t_start_ns;               /* when the sweep began (tb_now_ns) */
+    int64_t t_start_ns;               /* when the night's first sweep began (tb_now_ns; 0
+                                       * before it: the runner sets it once) */
     double t_begin_s;                 /* when its points began (tb_now_s), for the progress */
     struct tb_log_rec *rows;          /* every row written, as a reader sees it */
     size_t n_rows;

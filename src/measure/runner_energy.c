@@ -161,7 +161,6 @@ void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
     res->idle_w = tb_meter_idle(ctx->meter, &res->idle_ci, res->idle_why,
                                 sizeof(res->idle_why));
     tb_meter_cadence_line(ctx->meter, res->cadence, sizeof(res->cadence));
-    res->t_start_ns = tb_now_ns();
     if (tb_meter_announced(ctx->meter, NULL) <= 0)
         announce(ctx, pts, n, res);
     else

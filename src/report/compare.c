@@ -353,7 +353,7 @@ const struct tb_usage tb_compare_usage = {
     "  instead: faster / slower / same, where 'same' means within 1% or three combined\n"
     "  standard errors; exits 1 when a point is slower by more than --threshold (default\n"
     "  5%), 2 when no point matched.\n"
-    "  --format json: one object, {\"schema\": \"transpose-bench/compare/1\", \"best\" or\n"
+    "  --format json: one object, {\"schema\": \"transpose-bench/compare/2\", \"best\" or\n"
     "  \"baseline\": [rows], \"failed_nights\": [rows]} (doc/log-format.md).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"
     "  on a log axis, GB/s per W; no network fetches); --plot draws the same charts with\n"

@@ -307,7 +307,7 @@ static const char history_text[] =
     "  night alone is noise. A night that failed before measuring is listed with its reason.\n"
     "  Exit 1 when the latest night is inside a slowdown or failed, a row failed verification\n"
     "  (listed apart, never a night's value), or a log cannot be read.\n"
-    "  --format json: {\"schema\": \"transpose-bench/history/1\", \"nights\": [rows],\n"
+    "  --format json: {\"schema\": \"transpose-bench/history/2\", \"nights\": [rows],\n"
     "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one self-contained page:\n"
     "  per kernel, size and element type a chart of the nights with a line per board, and the\n"
     "  table with its flags. --plot draws those charts with gnuplot.\n";

@@ -1,0 +1,47 @@
+/* format/openmetrics.h: a night's headline figures in the Prometheus text format that
+ * node_exporter's textfile collector reads (and OpenMetrics' "# EOF" at its end): one gauge
+ * family per figure, in base units (bytes per second, joules per byte, seconds), no
+ * timestamps (the collector refuses them). The caller picks the figures (one series per
+ * kernel, size, element and power-mode step); this file only writes them. Not a general
+ * metrics library: no counters, no histograms. */
+#ifndef TB_FORMAT_OPENMETRICS_H
+#define TB_FORMAT_OPENMETRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One series: its labels, then its figures as the log has them (NAN: none, no sample). */
+struct tb_om_series {
+    const char *kernel, *elem;
+    const char *power_mode;       /* nvpmodel's mode, "" off a Jetson */
+    long rows, cols;
+    double gpu_cap_mhz, emc_cap_mhz;   /* a mode sweep's caps asked; NAN none */
+    double gbps;                  /* GB/s (1e9 bytes per second) */
+    double frac_copy;             /* of the copy kernel's GB/s beside it */
+    double energy_ratio, energy_ratio_lo, energy_ratio_hi;   /* and its 95% interval */
+    double j_per_gb;              /* joules per GB (1e9 bytes) */
+};
+
+/* The night as a whole. */
+struct tb_om_night {
+    const char *board, *host;
+    const char *end;              /* the log's end line ("complete", "interrupted by ...") */
+    bool ok;                      /* the run's exit status is 0 */
+    double seconds;               /* the night's time, start of the sweep to its end */
+    size_t ok_points, failed_points, verify_failed_points, skipped_points;
+};
+
+/* Writes the document to out; 0, or -1 when out took an error (errno set). Label values are
+ * escaped as the format asks (backslash, double quote, line feed), any other control byte
+ * written as a space. */
+int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
+                         const struct tb_om_series *s, size_t n);
+
+/* The same into path: our own temporary beside it, renamed into place (lib/outfile.h's rule),
+ * so a collector reading the folder never sees half a file. 0, or -1 after an error naming
+ * the file. */
+int tb_openmetrics_file(const char *who, const char *path, const struct tb_om_night *night,
+                        const struct tb_om_series *s, size_t n);
+
+#endif

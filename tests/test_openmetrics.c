@@ -1,0 +1,278 @@
+/* test_openmetrics.c: run --metrics, the night's figures for Prometheus (format/openmetrics.h):
+ * the writer's text for given figures (families, base units, escaped labels, no sample for a
+ * missing figure, no timestamp, # EOF last), the file replaced whole while a reader reads it
+ * in a loop, and the real binary's file for a CPU-backend night beside its log. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "format/openmetrics.h"
+
+static char *write_doc(const struct tb_om_night *night, const struct tb_om_series *s, size_t n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(tb_openmetrics_write(f, night, s, n), 0);
+    fclose(f);
+    return buf;
+}
+
+static const struct tb_om_night night = {
+    .board = "jetson-orin-nano", .host = "lab\"3\\b\nx", .end = "complete, 1 points failed",
+    .ok = false, .seconds = 1234.5, .ok_points = 7, .failed_points = 1,
+};
+
+/* The figures in base units, the labels escaped, a missing figure without a sample. */
+static void test_text(void **state)
+{
+    struct tb_om_series s[] = {
+        { .kernel = "smem_pad", .elem = "float", .power_mode = "15W", .rows = 4096,
+          .cols = 4096, .gpu_cap_mhz = NAN, .emc_cap_mhz = 2133, .gbps = 51.25,
+          .frac_copy = 0.875, .energy_ratio = 1.25, .energy_ratio_lo = 1.125,
+          .energy_ratio_hi = 1.375, .j_per_gb = 0.5 },
+        { .kernel = "naive\trow", .elem = "u8", .power_mode = "", .rows = 64, .cols = 96,
+          .gpu_cap_mhz = NAN, .emc_cap_mhz = NAN, .gbps = 2, .frac_copy = NAN,
+          .energy_ratio = NAN, .energy_ratio_lo = NAN, .energy_ratio_hi = NAN,
+          .j_per_gb = NAN },
+    };
+    char *t = write_doc(&night, s, 2);
+    const char *L1 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",kernel=\"smem_pad\","
+                     "rows=\"4096\",cols=\"4096\",element=\"float\",power_mode=\"15W\","
+                     "emc_cap_mhz=\"2133\"} ";
+    const char *L2 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",kernel=\"naive row\","
+                     "rows=\"64\",cols=\"96\",element=\"u8\",power_mode=\"\"} ";
+    char want[1024];
+    snprintf(want, sizeof(want), "# TYPE transpose_bench_bandwidth_bytes_per_second gauge\n"
+             "transpose_bench_bandwidth_bytes_per_second%s51250000000\n"
+             "transpose_bench_bandwidth_bytes_per_second%s2000000000\n# HELP", L1, L2);
+    th_must_have(t, want);
+    snprintf(want, sizeof(want), "transpose_bench_copy_ratio%s0.875\n# HELP", L1);
+    th_must_have(t, want);
+    snprintf(want, sizeof(want), "transpose_bench_energy_ratio_lower%s1.125\n", L1);
+    th_must_have(t, want);
+    snprintf(want, sizeof(want), "transpose_bench_energy_ratio_upper%s1.375\n", L1);
+    th_must_have(t, want);
+    snprintf(want, sizeof(want), "transpose_bench_energy_joules_per_byte%s5e-10\n", L1);
+    th_must_have(t, want);
+    th_must_have(t, "transpose_bench_night_duration_seconds{board=\"jetson-orin-nano\","
+                    "host=\"lab\\\"3\\\\b\\nx\"} 1234.5\n");
+    th_must_have(t, "transpose_bench_night_ok{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\","
+                    "end=\"complete, 1 points failed\"} 0\n");
+    th_must_have(t, "result=\"failed\"} 1\n");
+    /* the second series has only its GB/s: no other sample, never NaN */
+    assert_null(strstr(t, "NaN"));
+    const char *p = strstr(t, "kernel=\"naive row\"");
+    assert_non_null(p);
+    assert_null(strstr(p + 1, "kernel=\"naive row\""));
+    /* every family once, HELP then TYPE; every sample line a name, labels and one value */
+    size_t types = 0;
+    for (char *line = t; *line; line = strchr(line, '\n') + 1) {
+        if (!strncmp(line, "# TYPE ", 7))
+            types++;
+        else if (line[0] != '#') {
+            const char *close = strstr(line, "} ");
+            assert_non_null(close);
+            assert_true(strchr(close + 2, ' ') == NULL || strchr(close + 2, ' ') >
+                                                              strchr(close + 2, '\n'));
+        }
+    }
+    assert_int_equal(types, 9);
+    size_t len = strlen(t);
+    assert_true(len > 6 && !strcmp(t + len - 6, "# EOF\n"));
+    free(t);
+}
+
+static bool whole(const char *text, const char *a, const char *b)
+{
+    return !strcmp(text, a) || !strcmp(text, b);
+}
+
+/* A reader opening the name in a loop while it is rewritten two hundred times, between a
+ * short and a long document, sees one of the two whole every time; no temporary is left. */
+static void test_reader_never_sees_half(void **state)
+{
+    char *d = th_tmpdir(), path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/tb.prom", d);
+    struct tb_om_series many[300];
+    for (size_t i = 0; i < 300; i++)
+        many[i] = (struct tb_om_series){ .kernel = "copy_row", .elem = "float", .power_mode = "",
+                                         .rows = (long)i + 1, .cols = 64, .gpu_cap_mhz = NAN,
+                                         .emc_cap_mhz = NAN, .gbps = 10, .frac_copy = 1,
+                                         .energy_ratio = NAN, .energy_ratio_lo = NAN,
+                                         .energy_ratio_hi = NAN, .j_per_gb = NAN };
+    char *a = write_doc(&night, many, 1), *b = write_doc(&night, many, 300);
+    assert_int_equal(tb_openmetrics_file("test", path, &night, many, 1), 0);
+    int go[2], ready[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {   /* the reader: from its first read until the writer closes the pipe */
+        close(go[1]);
+        close(ready[0]);
+        fcntl(go[0], F_SETFL, O_NONBLOCK);
+        int bad = 0;
+        char c = 'r';
+        do {
+            char *text = th_read_gz(path);
+            if (!text || !whole(text, a, b))
+                bad++;
+            free(text);
+            if (c == 'r' && write(ready[1], &c, 1) == 1)
+                c = 0;   /* said once: the writer starts now */
+        } while (read(go[0], &c, 1) != 0);
+        _exit(bad ? 1 : 0);
+    }
+    close(go[0]);
+    close(ready[1]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(tb_openmetrics_file("test", path, &night, many, i % 2 ? 1 : 300), 0);
+    close(go[1]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);   /* 1: a partial file was read */
+    assert_int_equal(th_count_files(d), 1);   /* no .part left */
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0044, 0044);   /* another user (the collector) reads it */
+    free(a);
+    free(b);
+    th_rmtree(d);
+    free(d);
+}
+
+/* The real binary, a CPU-backend night: one series per kernel and size, its GB/s the log's
+ * best row's in bytes per second, the copy's ratio 1, the night complete; a log's name or
+ * an input as --metrics refused before anything runs. */
+static void test_cpu_night(void **state)
+{
+    const char *d = th_scratch();
+    char prom[PATH_MAX];
+    snprintf(prom, sizeof(prom), "%s/n.prom", d);
+    assert_int_equal(th_runf("run --device cpu -q -o %s/logs --kernels copy_row,naive_row "
+                             "--sizes 64x64,32x48 --blocks 32x8,16x16 --metrics %s", d, prom), 0);
+    char *t = th_keep(th_read_gz(prom));
+    assert_non_null(t);
+    th_must_have(t, "transpose_bench_copy_ratio{board=\"generic\"");
+    th_must_have(t, "kernel=\"copy_row\",rows=\"32\",cols=\"48\",element=\"float\","
+                    "power_mode=\"\"} 1\n");
+    th_must_have(t, "end=\"complete\"} 1\n");
+    /* the best naive_row 64x64 row of the log, in bytes per second */
+    char logdir[PATH_MAX];
+    snprintf(logdir, sizeof(logdir), "%s/logs", d);
+    char *log = th_keep(th_the_log(logdir));
+    const char *header;
+    int n = th_data_rows(log, &header);
+    assert_true(n >= 4);   /* two kernels, two sizes (the CPU's kernels take no block) */
+    char ok[64];
+    snprintf(ok, sizeof(ok), "result=\"ok\"} %d\n", n);
+    th_must_have(t, ok);
+    double best = 0;
+    for (int i = 0; i < n; i++) {
+        const char *row = th_row_at(header, i);
+        char k[32], r[16], c[16], g[32];
+        th_field(header, row, "kernel", k, sizeof(k));
+        th_field(header, row, "rows", r, sizeof(r));
+        th_field(header, row, "cols", c, sizeof(c));
+        th_field(header, row, "gbps", g, sizeof(g));
+        if (!strcmp(k, "naive_row") && !strcmp(r, "64") && !strcmp(c, "64") && atof(g) > best)
+            best = atof(g);
+    }
+    const char *p = strstr(t, "transpose_bench_bandwidth_bytes_per_second{board=\"generic\","
+                            "host=");
+    assert_non_null(p);
+    p = strstr(p, "kernel=\"naive_row\",rows=\"64\",cols=\"64\",element=\"float\","
+                  "power_mode=\"\"} ");
+    assert_non_null(p);
+    double v = atof(strchr(p, '}') + 2);
+    th_assert_close(v, best * 1e9, 0.0051e9);   /* the log's 2 decimals */
+    assert_int_equal(th_runf("run --device cpu -q -o %s/logs2 --kernels copy_row --sizes 64x64 "
+                             "--metrics %s/x.csv.gz", d, d), 2);
+    th_must_have(th_err(), "refused");
+}
+
+/* A night with energy figures: an Orin Nano Super's INA3221 (tests/fake_ina_driver.c, on
+ * the tool's virtual clock): the energy ratio and its bounds, and J/B, are the log's row's
+ * (energy_ratio -+ energy_ratio_rerun_ci95, j_per_gb / 1e9) in the log's decimals; promtool
+ * reads such a file in make metrics-check's CPU night the same way. */
+static void test_energy_night(void **state)
+{
+    const char *r = th_scratch();
+    assert_true(th_build_sysfs(r, "ina3221/orin-nano.txt", 1) > 10);
+    assert_true(th_build_sysfs(r, "throttle/orin-nano-super.txt", 3) > 10);
+    th_orin_super_root(r, 0);
+    setenv("TB_ROOT", r, 1);
+    setenv("TB_FAKE_CLOCK", "1", 1);
+    setenv("TB_FAKE_CLOCK_WORK", "100", 1);
+    setenv("TB_TEST_INA_DRIVER", r, 1);
+    th_use_hooks_binary();
+    char prom[PATH_MAX], logs[PATH_MAX];
+    snprintf(prom, sizeof(prom), "%s/n.prom", r);
+    snprintf(logs, sizeof(logs), "%s/logs", r);
+    assert_int_equal(th_runf("run --device cpu -b boards/jetson-orin-nano.cfg --sizes 64x64 "
+                             "--kernels copy_row,naive_row --set sweep.stop.min_time_ms=1 "
+                             "--set power.sysfs_root=%s --set power.budget_s=3 "
+                             "--set power.settle_s=0 -q -o %s --metrics %s", r, logs, prom), 0);
+    char *t = th_keep(th_read_gz(prom));
+    assert_non_null(t);
+    char *log = th_keep(th_the_log(logs));
+    const char *header;
+    int n = th_data_rows(log, &header);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        const char *row = th_row_at(header, i);
+        char k[32], ratio[32], ci[32], jgb[32], want[512];
+        th_field(header, row, "kernel", k, sizeof(k));
+        th_field(header, row, "energy_ratio", ratio, sizeof(ratio));
+        th_field(header, row, "energy_ratio_rerun_ci95", ci, sizeof(ci));
+        th_field(header, row, "j_per_gb", jgb, sizeof(jgb));
+        if (strcmp(k, "naive_row") || !ratio[0] || !ci[0] || !jgb[0])
+            continue;
+        seen++;
+        const char *lab = "{board=\"jetson-orin-nano\",host=";
+        const char *fams[] = { "transpose_bench_energy_ratio", "transpose_bench_energy_ratio_lower",
+                               "transpose_bench_energy_ratio_upper",
+                               "transpose_bench_energy_joules_per_byte" };
+        double wants[] = { atof(ratio), atof(ratio) - atof(ci), atof(ratio) + atof(ci),
+                           atof(jgb) / 1e9 };
+        /* the log's 4 decimals: half a last digit, twice for a bound (value and half-width) */
+        double eps[] = { 5.1e-5, 1.01e-4, 1.01e-4, 5.1e-5 / 1e9 };
+        for (size_t f = 0; f < 4; f++) {
+            snprintf(want, sizeof(want), "\n%s%s", fams[f], lab);
+            const char *p = strstr(t, want);
+            assert_non_null(p);
+            p = strstr(p, "kernel=\"naive_row\",rows=\"64\",cols=\"64\",element=\"float\"");
+            assert_non_null(p);
+            double v = atof(strstr(p, "} ") + 2);
+            th_assert_close(v, wants[f], eps[f]);
+        }
+    }
+    assert_int_equal(seen, 1);   /* one naive_row row, with its energy figures */
+    const char *d = strstr(t, "transpose_bench_night_duration_seconds{");
+    assert_non_null(d);
+    assert_true(atof(strstr(d, "} ") + 2) > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text),
+        cmocka_unit_test(test_reader_never_sees_half),
+        TH_TEST(test_cpu_night),
+        TH_TEST(test_energy_night),
+    };
+    return cmocka_run_group_tests_name("openmetrics", tests, th_lock_setup, th_lock_teardown);
+}
