@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "jetson/child.h"
 #include "jetson/modes.h"
 #include "lib/util.h"
 
@@ -634,6 +635,48 @@ static void test_hold_files_of_others(void **state)
     }
 }
 
+/* A hold file name that is a second link to a file of this user's (planted where the dead
+ * run's hold file was, or at the STATE.child of /var/tmp that an older version used:
+ * `ln /etc/shadow NAME` where fs.protected_hardlinks is 0, as on kernels that lack it): the
+ * restore and the command's holder refuse it, never empty or write the file it names; the
+ * board is left for a restore once the name is removed (#50). */
+static void test_hold_file_hard_link_refused(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024], hold[PATH_MAX], precious[PATH_MAX];
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    struct tb_mode_step s = { 0, "15W", 0, 0 };
+    assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+    struct tb_mode_outcome o;
+    assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+    tb_strlcpy(hold, m.state.hold, sizeof(hold));
+    tb_modes_close(&m);   /* "killed": the board left in 15W */
+    free(th_write(r, "etc/precious", "root:secret:19000:0:99999:7:::\n"));
+    snprintf(precious, sizeof(precious), "%s/etc/precious", r);
+    assert_int_equal(unlink(hold), 0);
+    assert_int_equal(link(precious, hold), 0);
+    int k = tb_child_settle(hold, "", why, sizeof(why));
+    if (k != -EPERM || !strstr(why, "more than one link"))
+        th_fail("settle of a linked hold file: %d '%s'", k, why);
+    char out[300];
+    const char *extra[] = { "x", NULL };
+    k = tb_child_run("true", extra, NULL, hold, "", out, sizeof(out));
+    if (k != -EBUSY || !strstr(out, "more than one link"))
+        th_fail("a command under a linked hold file: %d '%s'", k, out);
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    char *t = slurp(precious);
+    assert_non_null(t);
+    assert_string_equal(t, "root:secret:19000:0:99999:7:::\n");
+    free(t);
+    assert_int_equal(status_mode(r), 0);   /* nothing changed through it */
+    assert_true(exists(getenv("TB_MODE_STATE")));
+    assert_int_equal(unlink(hold), 0);     /* the admin removes the name */
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), 1);
+    assert_int_equal(status_mode(r), 2);
+}
+
 /* The state file's path: an absolute TB_MODE_STATE as given, a relative one refused (a
  * `restore` from another folder would look elsewhere), and without it each user's own:
  * root's in /var/lib, a user's under its home, never one name in a folder everyone writes
@@ -838,6 +881,7 @@ int main(void)
         TH_TEST(test_reboot_mode_undone_at_once),
         TH_TEST(test_recover_refuses_odd_state),
         TH_TEST(test_hold_files_of_others),
+        TH_TEST(test_hold_file_hard_link_refused),
         TH_TEST(test_state_path_per_user),
         TH_TEST(test_stale_record_spares_a_stranger),
         TH_TEST(test_restore_exact_clock),

@@ -366,6 +366,14 @@ static bool collect(int out_fd, int st_fd, int64_t deadline_ns, char *out, size_
     return got;
 }
 
+/* Whether an open hold file is ours to write and empty: a regular file of this user with
+ * one link. A second link is a name for another file (`ln /etc/shadow NAME`, where
+ * fs.protected_hardlinks is 0), which emptying the record would destroy. */
+static bool hold_owned(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) && st->st_uid == geteuid() && st->st_nlink == 1;
+}
+
 /* The hold file opened for the holder, locked (anything of a previous holder settled
  * first); -1 with why in out when it cannot be. */
 static int open_hold(const char *hold, const char *boot, char *out, size_t n)
@@ -375,11 +383,14 @@ static int open_hold(const char *hold, const char *boot, char *out, size_t n)
         tb_strlcpy(out, why, n);
         return -1;
     }
+    /* O_CREAT without O_EXCL: the name may be planted between the settle and here; the
+     * file opened is checked again, before anything is written to it */
     int fd = open(hold, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB)) {
+    if (fd < 0 || fstat(fd, &st) < 0 || !hold_owned(&st) || flock(fd, LOCK_EX | LOCK_NB)) {
         snprintf(out, n, "cannot take the hold file '%s': %s", hold,
-                 fd < 0 ? strerror(errno) : "not a regular file, or held");
+                 fd < 0 ? strerror(errno) : "not a regular file of this user with one link, "
+                 "or held");
         if (fd >= 0)
             close(fd);
         return -1;
@@ -616,9 +627,11 @@ int tb_child_settle(const char *hold, const char *boot, char *why, size_t n)
         return -e;
     }
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    if (fstat(fd, &st) < 0 || !hold_owned(&st)) {
         close(fd);
-        snprintf(why, n, "hold file '%s' is not a regular file of this user: refused", hold);
+        snprintf(why, n, "hold file '%s' is not a regular file of this user with one link "
+                 "(another user's, or more than one link: a name for another file, which "
+                 "would be emptied): refused, nothing written", hold);
         return -EPERM;
     }
     int64_t limit = (int64_t)(tb_child_limit_s() * 1e9), t0 = tb_real_now_ns();
