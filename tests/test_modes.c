@@ -677,6 +677,82 @@ static void test_hold_file_hard_link_refused(void **state)
     assert_int_equal(status_mode(r), 2);
 }
 
+/* Root's run with a TB_MODE_STATE in another user's folder (`sudo -E` keeping a user's
+ * environment): that user could turn a folder of the path into a link to /etc during the
+ * night, and the end's removal of "the state file" would remove /etc's file of that name.
+ * Such a folder is refused before anything is written; root's file elsewhere is never
+ * removed. Likewise an XDG_STATE_HOME everyone may write, for a user (#50). */
+static void test_state_folder_of_another_user(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    const char *r = super_root(2);
+    char why[512], what[1024], home[PATH_MAX], sp[PATH_MAX + 32], cmd[4 * PATH_MAX];
+    snprintf(home, sizeof(home), "%s/home/alice", r);
+    free(th_write(home, "d/.keep", ""));
+    free(th_write(r, "etc/modes.state", "root's own file of that name\n"));
+    snprintf(cmd, sizeof(cmd), "chown -R 65534:65534 '%s' && chmod -R 0755 '%s'", home, home);
+    assert_int_equal(system(cmd), 0);
+    snprintf(sp, sizeof(sp), "%s/d/modes.state", home);
+    setenv("TB_MODE_STATE", sp, 1);
+    struct tb_modes m;
+    int rc = tb_modes_open(&m, NULL, why, sizeof(why));
+    if (rc == 0) {   /* the night, and alice's swap of d for a link to /etc under it */
+        struct tb_mode_step s = { 0, "15W", 0, 0 };
+        struct tb_mode_outcome o;
+        if (tb_modes_save(&m, &s, 1, why, sizeof(why)) == 0) {
+            tb_modes_apply(&m, &s, &o);
+            snprintf(cmd, sizeof(cmd), "mv '%s/d' '%s/d.old' && ln -s '%s/etc' '%s/d'", home,
+                     home, r, home);
+            assert_int_equal(system(cmd), 0);
+            tb_modes_restore(&m, what, sizeof(what));
+        }
+    }
+    tb_modes_close(&m);
+    char etc[PATH_MAX];
+    snprintf(etc, sizeof(etc), "%s/etc/modes.state", r);
+    if (!exists(etc))
+        th_fail("root's %s was removed through another user's folder", etc);
+    if (rc != -EPERM || !strstr(why, "state folder") || !strstr(why, "uid 65534"))
+        th_fail("open with another user's state folder: %d '%s'", rc, why);
+    assert_int_equal(status_mode(r), 2);   /* nothing changed */
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    assert_non_null(strstr(what, "uid 65534"));
+    /* a user's XDG_STATE_HOME in a folder everyone writes (not sticky) */
+    unsetenv("TB_MODE_STATE");
+    char xdg[PATH_MAX];
+    snprintf(xdg, sizeof(xdg), "%s/shared", r);
+    assert_int_equal(mkdir(xdg, 0777), 0);
+    assert_int_equal(chmod(xdg, 0777), 0);
+    setenv("XDG_STATE_HOME", xdg, 1);
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+            _exit(99);
+        struct tb_modes u;
+        char w[512] = "";
+        struct tb_mode_step s = { 0, "15W", 0, 0 };
+        int k = tb_modes_open(&u, NULL, w, sizeof(w));
+        if (k == 0)
+            k = tb_modes_save(&u, &s, 1, w, sizeof(w));
+        snprintf(w + strlen(w), sizeof(w) - strlen(w), " [%d]", k);
+        _exit(write(fd[1], w, strlen(w) + 1) > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    char got[512] = "";
+    assert_true(read(fd[0], got, sizeof(got)) > 0);
+    close(fd[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    unsetenv("XDG_STATE_HOME");
+    if (!strstr(got, "writable by others") || !strstr(got, "[-1]"))
+        th_fail("a user's state under a folder everyone writes: '%s'", got);
+}
+
 /* The state file's path: an absolute TB_MODE_STATE as given, a relative one refused (a
  * `restore` from another folder would look elsewhere), and without it each user's own:
  * root's in /var/lib, a user's under its home, never one name in a folder everyone writes
@@ -882,6 +958,7 @@ int main(void)
         TH_TEST(test_recover_refuses_odd_state),
         TH_TEST(test_hold_files_of_others),
         TH_TEST(test_hold_file_hard_link_refused),
+        TH_TEST(test_state_folder_of_another_user),
         TH_TEST(test_state_path_per_user),
         TH_TEST(test_stale_record_spares_a_stranger),
         TH_TEST(test_restore_exact_clock),

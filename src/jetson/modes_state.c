@@ -23,7 +23,65 @@
 #include "lib/safeio.h"
 #include "lib/util.h"
 
-int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
+/* Whether one folder on the state file's path may hold or lead to it: root's or this
+ * user's, writable by no one else (a group of the user's own aside), or sticky (/tmp: no
+ * one else may rename what is ours in it). */
+static bool state_dir_safe(const struct stat *st)
+{
+    bool others = (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != getegid());
+    return S_ISDIR(st->st_mode) && (st->st_uid == 0 || st->st_uid == geteuid()) &&
+           (!others || (st->st_mode & S_ISVTX));
+}
+
+/* The state file's folder resolved (realpath) and every folder from / down to it checked
+ * (state_dir_safe), path rewritten through the resolved folder: once no other user may
+ * change any of them, no link turns the path elsewhere after the check (root's run with a
+ * TB_MODE_STATE in a user's folder, that user swapping a folder for a link to /etc, would
+ * else remove /etc's file of the state's name at the end). 0, 1 when the folder does not
+ * exist yet (nothing to read there; tb_modes_save makes the default one and checks again),
+ * -EPERM or -errno with why. */
+static int state_dir_trusted(char *path, size_t n, char *why, size_t wn)
+{
+    char dir[PATH_MAX], res[PATH_MAX], base[NAME_MAX + 1];
+    tb_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (!slash || !slash[1] || strlen(slash + 1) > NAME_MAX)
+        return 0;   /* refused later, by name */
+    tb_strlcpy(base, slash + 1, sizeof(base));
+    slash[slash == dir] = '\0';
+    if (!realpath(dir, res)) {
+        int e = errno;
+        if (e == ENOENT)
+            return 1;
+        snprintf(why, wn, "state folder '%s': %s (set TB_MODE_STATE)", dir, strerror(e));
+        return -e;
+    }
+    size_t len = strlen(res);
+    for (size_t i = 0; i <= len; i++) {   /* "/", then each folder down to res */
+        if ((i < len && res[i] != '/') || (i == len && len == 1))
+            continue;
+        char at[PATH_MAX];
+        memcpy(at, res, i);
+        at[i] = '\0';
+        struct stat st = { 0 };
+        if (lstat(i ? at : "/", &st) < 0 || !state_dir_safe(&st)) {
+            snprintf(why, wn, "state folder '%s': '%s' on its way is uid %u's, mode %04o (not "
+                     "root's or this user's, or writable by others): another user could turn "
+                     "the path elsewhere; refused, nothing read or written (root's state "
+                     "belongs in a folder of root's; fix it, or set TB_MODE_STATE)", res,
+                     i ? at : "/", (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+            return -EPERM;
+        }
+    }
+    if ((size_t)snprintf(path, n, "%s/%s", len > 1 ? res : "", base) >= n) {
+        snprintf(why, wn, "state file path '%s/%s' is too long", res, base);
+        return -ENAMETOOLONG;
+    }
+    return 0;
+}
+
+/* The state file's path as the environment names it (tb_modes_state_file). */
+static int state_file_named(char *buf, size_t n, char *why, size_t wn)
 {
     const char *p = getenv("TB_MODE_STATE");
     if (p && *p) {
@@ -52,6 +110,15 @@ int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
         return -EINVAL;
     }
     return 1;
+}
+
+int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
+{
+    int d = state_file_named(buf, n, why, wn);
+    if (d < 0)
+        return d;
+    int t = state_dir_trusted(buf, n, why, wn);
+    return t < 0 ? t : d;
 }
 
 /* The default state file's folder made (each missing level 0700) and checked: a folder of
@@ -307,7 +374,8 @@ static int make_hold(const char *state_path, struct tb_mode_state *st, char *why
 int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
                   char *why, size_t n)
 {
-    if (m->state_default && state_dir_ready(m->state_path, why, n) < 0)
+    if (m->state_default && (state_dir_ready(m->state_path, why, n) < 0 ||
+                             state_dir_trusted(m->state_path, sizeof(m->state_path), why, n)))
         return -EPERM;
     int k = tb_modes_state_kind(m->state_path, why, n);
     if (k < 0)
