@@ -869,6 +869,56 @@ static void test_stale_record_spares_a_stranger(void **state)
     }
 }
 
+/* The stranger's own pid and start tick (as one of an earlier boot could have, where the
+ * same early-boot order gives the same numbers) in a record of another boot, while the
+ * boot id of this boot cannot be read where the run looks (a root without the file): the
+ * record cannot be proven ours, so nothing is signalled, whether the run reads the kernel's
+ * boot id in its place (`restore`) or knows none at all (tb_child_settle with none) (#50). */
+static void test_unknown_boot_spares_a_stranger(void **state)
+{
+    (void)state;
+    for (int direct = 0; direct <= 1; direct++) {
+        super_root(2);
+        char why[512], hold[PATH_MAX], rec[256], stat_path[64];
+        struct tb_modes m;
+        assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+        struct tb_mode_step s = { 0, "15W", 0, 0 };
+        assert_int_equal(tb_modes_save(&m, &s, 1, why, sizeof(why)), 0);
+        struct tb_mode_outcome o;
+        assert_int_equal(tb_modes_apply(&m, &s, &o), 0);
+        tb_strlcpy(hold, m.state.hold, sizeof(hold));
+        tb_modes_close(&m);
+        pid_t pid = stranger();
+        snprintf(stat_path, sizeof(stat_path), "/proc/%ld/stat", (long)pid);
+        char *t = slurp(stat_path);
+        assert_non_null(t);
+        unsigned long long start = 0;
+        const char *c = strrchr(t, ')');
+        for (int f = 2; c && *c; c++)
+            if (*c == ' ' && ++f == 22)
+                start = strtoull(c + 1, NULL, 10);
+        free(t);
+        snprintf(rec, sizeof(rec), "holder %ld %llu\ngroup %ld %llu\nboot "
+                 "0d9b8b1e-1111-4c2d-8e3f-2a4b5c6d7e8f\n", (long)pid, start, (long)pid, start);
+        FILE *f = fopen(hold, "w");
+        assert_non_null(f);
+        fputs(rec, f);
+        fclose(f);
+        setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+        int rc = direct ? tb_child_settle(hold, "", why, sizeof(why)) : th_runf("restore");
+        unsetenv("TB_DRIVER_TIMEOUT_S");
+        int st;
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        kill(pid, SIGKILL);   /* our own child */
+        waitpid(pid, &st, 0);
+        const char *said = direct ? why : th_err();
+        if (w != 0)
+            th_fail("direct %d: the stranger was signalled (%d): %s", direct, rc, said);
+        if (rc != (direct ? 3 : 0) || !strstr(said, "nothing signalled"))
+            th_fail("direct %d: %d: %s", direct, rc, said);
+    }
+}
+
 /* A cap one devfreq step below the clock found (the Xavier NX's 1058.25 MHz under 1109.25:
  * within 5%) is put back to the very clock found, and the restore says "restored", never
  * "as found"; after a run that died too (#50). */
@@ -961,6 +1011,7 @@ int main(void)
         TH_TEST(test_state_folder_of_another_user),
         TH_TEST(test_state_path_per_user),
         TH_TEST(test_stale_record_spares_a_stranger),
+        TH_TEST(test_unknown_boot_spares_a_stranger),
         TH_TEST(test_restore_exact_clock),
         TH_TEST(test_banana_cap_is_a_failed_check),
     };

@@ -593,9 +593,10 @@ static int settle_group(const struct hold_rec *r, int rc, int64_t deadline, char
         bool other = proc_start(r->group) > 0;
         snprintf(why, n, "the hold record names process group %ld (started at tick %llu), "
                  "which %s: not proven ours, left alone, nothing signalled", r->group,
-                 r->group_start, other ? "is another process's now (its first process started "
-                 "at another tick)" : "lives on without its first process (nothing proves "
-                 "it ours)");
+                 r->group_start, !r->group_start ? "lives, but no start and boot id to "
+                 "compare (a boot id unreadable, or a record of an older version)" : other ?
+                 "is another process's now (its first process started at another tick)" :
+                 "lives on without its first process (nothing proves it ours)");
         return 3;
     }
     while (group_alive(r->group) && proven(r->group, r->group_start) &&
@@ -638,6 +639,8 @@ int tb_child_settle(const char *hold, const char *boot, char *why, size_t n)
     struct hold_rec r;
     read_record(fd, &r);   /* before any wait: a holder that ends empties it */
     int rc = 0;
+    if (!r.boot[0] || !boot || !boot[0])   /* boots not compared: a start proves nothing */
+        r.holder_start = r.group_start = 0;
     if (r.boot[0] && boot && boot[0] && strcmp(r.boot, boot)) {
         /* a record from another boot: nothing of it runs; its numbers may be anyone's */
         snprintf(why, n, "the hold record names process group %ld of another boot (boot id "

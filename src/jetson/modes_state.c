@@ -246,8 +246,12 @@ int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n)
     m->state_default = d == 1;
     char boot[PATH_MAX + 40], w[PATH_MAX + 200];
     snprintf(boot, sizeof(boot), "%s/proc/sys/kernel/random/boot_id", m->root);
-    if (tb_safeio_line(boot, m->boot, sizeof(m->boot), 0, w, sizeof(w)) < 0)
-        m->boot[0] = '\0';   /* unknown: a record's start times still decide */
+    /* the processes a hold record names are the kernel's (/proc), whatever the root: its
+     * boot id where the root has none; none known, no record is proven ours (child.h) */
+    if (tb_safeio_line(boot, m->boot, sizeof(m->boot), 0, w, sizeof(w)) < 0 &&
+        (!m->root[0] || tb_safeio_line("/proc/sys/kernel/random/boot_id", m->boot,
+                                       sizeof(m->boot), 0, w, sizeof(w)) < 0))
+        m->boot[0] = '\0';
     m->boot[strcspn(m->boot, " \t\n")] = '\0';
     const char *s = getenv("TB_MODE_SETTLE_MS");
     m->settle_ms = s && atoi(s) > 0 ? atoi(s) : 5000;
