@@ -270,21 +270,15 @@ void tb_modes_close(struct tb_modes *m)
 
 /* ---- writing the state file ------------------------------------------------------- */
 
-/* The state text written to a temporary beside path, synced, renamed over path. A
- * temporary of the same name (a dead run's of this pid, after a reboot) is ours: replaced. */
-static int write_state(const char *path, long pid, const char *text, char *why, size_t n)
+/* The state text written to a temporary beside path, synced, renamed over path. The
+ * temporary's name is mkstemp's (O_EXCL, a name nobody can take first): a name of this pid
+ * (STATE.<pid>.tmp, as once) could be planted at every pid's number in a shared folder and
+ * refuse every night's sweep. */
+static int write_state(const char *path, const char *text, char *why, size_t n)
 {
     char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, pid);
-    int fd = -1;
-    for (int tries = 0; fd < 0 && tries < 2; tries++) {
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        char w[PATH_MAX + 200];
-        if (fd < 0 && errno == EEXIST && tries == 0 && tb_modes_state_kind(tmp, w, sizeof(w)) == 1)
-            unlink(tmp);   /* our own temporary, a regular file of this user */
-        else if (fd < 0)
-            break;
-    }
+    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
         snprintf(why, n, "cannot create '%s': %s", tmp, strerror(e));
@@ -417,7 +411,7 @@ int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t n
              st->mode_id, st->gpu_max_hz, st->emc_cap_hz, st->switches_mode, st->gpu_caps,
              st->emc_caps, st->hold, st->lock[0] ? "lock " : "", st->lock,
              st->lock[0] ? "\n" : "");
-    rc = write_state(m->state_path, st->pid, text, why, n);
+    rc = write_state(m->state_path, text, why, n);
     if (rc == 0)
         m->saved = true;
     else
