@@ -378,6 +378,31 @@ static void test_leftover_temporary_replaced(void **state)
     tb_modes_close(&m);
 }
 
+/* A state path that is a second link to a file of this user's (planted in a shared sticky
+ * folder where fs.protected_hardlinks is 0; here a file of the user's own holding "mode 3")
+ * is no state file: `restore` refuses it and changes nothing, a night's save refuses it too;
+ * both names left alone (#50). */
+static void test_state_hard_link_refused(void **state)
+{
+    (void)state;
+    const char *r = super_root(2);
+    char why[512], what[1024], other[PATH_MAX];
+    free(th_write(r, "etc/kept", "pid 1\nmode 3\n"));
+    snprintf(other, sizeof(other), "%s/etc/kept", r);
+    assert_int_equal(link(other, getenv("TB_MODE_STATE")), 0);
+    assert_int_equal(tb_modes_recover(NULL, what, sizeof(what)), -1);
+    if (!strstr(what, "more than one link"))
+        th_fail("recover of a linked state file: '%s'", what);
+    assert_int_equal(status_mode(r), 2);
+    struct tb_modes m;
+    assert_int_equal(tb_modes_open(&m, NULL, why, sizeof(why)), 0);
+    if (tb_modes_save(&m, NULL, 0, why, sizeof(why)) >= 0 || !strstr(why, "more than one link"))
+        th_fail("save over a linked state file: '%s'", why);
+    tb_modes_close(&m);
+    assert_true(exists(other));
+    assert_true(exists(getenv("TB_MODE_STATE")));
+}
+
 /* A run killed after its first change: the next run (or `restore`) finds the state file,
  * puts the board back and removes it. */
 static void test_recover_after_kill(void **state)
@@ -1007,6 +1032,7 @@ int main(void)
         TH_TEST(test_uncapped_mode_checked),
         TH_TEST(test_leftover_temporary_replaced),
         TH_TEST(test_recover_after_kill),
+        TH_TEST(test_state_hard_link_refused),
         TH_TEST(test_state_link_fifo),
         TH_TEST(test_unreadable_mode_refused),
         TH_TEST(test_caps_alone_restored_without_nvpmodel),

@@ -233,6 +233,12 @@ int tb_modes_state_kind(const char *path, char *why, size_t n)
                  (unsigned)geteuid());
         return -EPERM;
     }
+    if (st.st_nlink != 1) {   /* a name for another file: restoring from it, removing it */
+        snprintf(why, n, "state file '%s' has more than one link (%lu): a name planted for "
+                 "another file, refused, left alone (remove it, or set TB_MODE_STATE)", path,
+                 (unsigned long)st.st_nlink);
+        return -EPERM;
+    }
     return 1;
 }
 
