@@ -785,6 +785,35 @@ static void test_state_folder_of_another_user(void **state)
         th_fail("a user's state under a folder everyone writes: '%s'", got);
 }
 
+/* Root's TB_MODE_STATE through a sticky folder everyone writes (/var/tmp/night/modes.state)
+ * where another user put a link named "night" to a folder of root's (/etc) before the folder
+ * was made: the link's target is root's and writable by no one else, yet the link is that
+ * user's, who chose where root's state goes: a root file of the state's name holding a mode
+ * line would be "restored" from and removed. A link on the path of another user's is
+ * refused; root's file left alone (#50). */
+static void test_state_path_link_of_another_user(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    const char *r = super_root(2);
+    char what[1024], link_at[PATH_MAX], etc[PATH_MAX], sp[PATH_MAX + 32];
+    free(th_write(r, "etc/modes.state", "# root's own file of that name\nmode 3\n"));
+    snprintf(etc, sizeof(etc), "%s/etc", r);
+    snprintf(link_at, sizeof(link_at), "%s/var/tmp/night", r);
+    assert_int_equal(symlink(etc, link_at), 0);
+    assert_int_equal(lchown(link_at, 65534, 65534), 0);
+    snprintf(sp, sizeof(sp), "%s/modes.state", link_at);
+    setenv("TB_MODE_STATE", sp, 1);
+    int rc = tb_modes_recover(NULL, what, sizeof(what));
+    snprintf(sp, sizeof(sp), "%s/modes.state", etc);
+    if (!exists(sp))
+        th_fail("root's %s removed through another user's link (%d): %s", sp, rc, what);
+    assert_int_equal(status_mode(r), 2);
+    if (rc != -1 || !strstr(what, "link") || !strstr(what, "uid 65534"))
+        th_fail("recover through another user's link: %d '%s'", rc, what);
+}
+
 /* The state file's path: an absolute TB_MODE_STATE as given, a relative one refused (a
  * `restore` from another folder would look elsewhere), and without it each user's own:
  * root's in /var/lib, a user's under its home, never one name in a folder everyone writes
@@ -1042,6 +1071,7 @@ int main(void)
         TH_TEST(test_hold_files_of_others),
         TH_TEST(test_hold_file_hard_link_refused),
         TH_TEST(test_state_folder_of_another_user),
+        TH_TEST(test_state_path_link_of_another_user),
         TH_TEST(test_state_path_per_user),
         TH_TEST(test_stale_record_spares_a_stranger),
         TH_TEST(test_unknown_boot_spares_a_stranger),

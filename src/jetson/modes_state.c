@@ -33,6 +33,36 @@ static bool state_dir_safe(const struct stat *st)
            (!others || (st->st_mode & S_ISVTX));
 }
 
+/* The folders and links of dir as given, from / down, before any is resolved: each link
+ * root's or this user's (another user's link chose where the state goes: a link in a sticky
+ * folder to /etc), each folder state_dir_safe (no one else may swap a link in it between
+ * this and the realpath after). 0, 1 when a part is missing, -EPERM with why. */
+static int path_as_given_safe(const char *dir, char *why, size_t wn)
+{
+    size_t len = strlen(dir);
+    for (size_t i = 0; i <= len; i++) {
+        if ((i < len && dir[i] != '/') || (i == len && len == 1))
+            continue;
+        char at[PATH_MAX];
+        memcpy(at, dir, i);
+        at[i] = '\0';
+        struct stat st;
+        if (lstat(i ? at : "/", &st) < 0)
+            return errno == ENOENT ? 1 : 0;   /* realpath says what else is wrong */
+        bool link = S_ISLNK(st.st_mode);
+        if (link ? st.st_uid == 0 || st.st_uid == geteuid() : state_dir_safe(&st))
+            continue;
+        snprintf(why, wn, "state folder '%s': '%s' on its way is %s of uid %u's, mode %04o "
+                 "(not root's or this user's, or writable by others): another user could "
+                 "turn the path elsewhere; refused, nothing read or written (root's state "
+                 "belongs in a folder of root's; fix it, or set TB_MODE_STATE)", dir,
+                 i ? at : "/", link ? "a link" : "a folder", (unsigned)st.st_uid,
+                 (unsigned)(st.st_mode & 07777));
+        return -EPERM;
+    }
+    return 0;
+}
+
 /* The state file's folder resolved (realpath) and every folder from / down to it checked
  * (state_dir_safe), path rewritten through the resolved folder: once no other user may
  * change any of them, no link turns the path elsewhere after the check (root's run with a
@@ -49,6 +79,9 @@ static int state_dir_trusted(char *path, size_t n, char *why, size_t wn)
         return 0;   /* refused later, by name */
     tb_strlcpy(base, slash + 1, sizeof(base));
     slash[slash == dir] = '\0';
+    int k = path_as_given_safe(dir, why, wn);
+    if (k != 0)
+        return k;
     if (!realpath(dir, res)) {
         int e = errno;
         if (e == ENOENT)
