@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -846,17 +847,38 @@ static void test_state_path_per_user(void **state)
         if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
             _exit(99);
         setenv("HOME", "/home/night", 1);
-        char q[PATH_MAX] = "";
-        tb_modes_state_file(q, sizeof(q), why, sizeof(why));
+        char q[2 * PATH_MAX + 2] = "";
+        tb_modes_state_file(q, PATH_MAX, why, sizeof(why));
+        unsetenv("HOME");   /* cron without HOME: the password database's */
+        size_t l = strlen(q);
+        q[l++] = '|';
+        tb_modes_state_file(q + l, PATH_MAX, why, sizeof(why));
         _exit(write(fd[1], q, strlen(q) + 1) > 0 ? 0 : 1);
     }
     close(fd[1]);
-    char got[PATH_MAX] = "";
+    char got[2 * PATH_MAX + 2] = "", want[2 * PATH_MAX + 2];
     assert_true(read(fd[0], got, sizeof(got)) > 0);
     close(fd[0]);
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_string_equal(got, "/home/night/.local/state/transpose-bench/modes.state");
+    struct passwd *pw = getpwuid(65534);
+    assert_non_null(pw);
+    snprintf(want, sizeof(want), "/home/night/.local/state/transpose-bench/modes.state|"
+             "%s/.local/state/transpose-bench/modes.state", pw->pw_dir);
+    assert_string_equal(got, want);
+    /* root under `sudo` keeping a user's HOME, or with a user's XDG_STATE_HOME: its own */
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("HOME", "/home/night", 1);
+    setenv("XDG_STATE_HOME", "/home/night/.state", 1);
+    int d = tb_modes_state_file(p, sizeof(p), why, sizeof(why));
+    unsetenv("XDG_STATE_HOME");
+    if (home)
+        setenv("HOME", home, 1);
+    else
+        unsetenv("HOME");
+    free(home);
+    assert_int_equal(d, 1);
+    assert_string_equal(p, "/var/lib/transpose-bench/modes.state");
 }
 
 /* A stranger's process group, our own child here: its number and pid. */
