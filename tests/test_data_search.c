@@ -80,6 +80,55 @@ static void test_planted_boards_not_read(void **state)
         th_fail("exit %d: %s", rc, err);
 }
 
+/* Root's own folder (0755) whose boards/ is root's (0755) too, but whose generic.cfg is, once,
+ * a link to a file of nobody's (`ln -s ~alice/my.cfg boards/` by a careless admin) and, once,
+ * nobody's own file (a tarball unpacked as root keeps its owners): nobody may rewrite it, so
+ * its tegrastats.command is never run as root; the folder is skipped, naming the file. */
+static void test_foreign_file_in_trusted_boards(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    const char *s = th_scratch();
+    const char *bin = carried_tool(s);
+    for (int link = 0; link <= 1; link++) {
+        char lab[PATH_MAX], alice[PATH_MAX], marker[PATH_MAX + 16], text[3 * PATH_MAX],
+             p[6 * PATH_MAX], *err;
+        snprintf(lab, sizeof(lab), "%s/lab%d", s, link);
+        snprintf(alice, sizeof(alice), "%s/alice%d", s, link);
+        snprintf(marker, sizeof(marker), "%s/ran-as-root%d", s, link);
+        snprintf(text, sizeof(text), "#!/bin/sh\ntouch '%s'\nsleep 1\n", marker);
+        free(th_write(alice, "evil.sh", text));
+        snprintf(text, sizeof(text), "board = { name = \"generic\"; peak_gbps = 0.0; };\n"
+                 "power = { source = \"tegrastats\"; interval_ms = 50; window_ms = 1000; "
+                 "idle_ms = 1000; sysfs_root = \"/\"; tegrastats = { command = \"%s/evil.sh\"; "
+                 "}; };\n", alice);
+        free(th_write(link ? alice : lab, link ? "my.cfg" : "boards/generic.cfg", text));
+        if (link) {
+            snprintf(p, sizeof(p), "%s/boards", lab);
+            assert_int_equal(mkdir(lab, 0755), 0);
+            assert_int_equal(mkdir(p, 0755), 0);
+            snprintf(p, sizeof(p), "ln -s '%s/my.cfg' '%s/boards/generic.cfg'", alice, lab);
+            assert_int_equal(system(p), 0);
+        }
+        snprintf(p, sizeof(p), "chmod 0755 '%s' '%s/boards' '%s/evil.sh' && chown -R "
+                 "65534:65534 '%s' && chmod a+rx '%s' && chmod 0644 '%s/%s'", lab, lab, alice,
+                 alice, s, link ? alice : lab, link ? "my.cfg" : "boards/generic.cfg");
+        assert_int_equal(system(p), 0);
+        if (!link) {
+            snprintf(p, sizeof(p), "chown 65534:65534 '%s/boards/generic.cfg'", lab);
+            assert_int_equal(system(p), 0);
+        }
+        int rc = run_in(lab, bin, RUN_ARGS, &err);
+        if (access(marker, F_OK) == 0)
+            th_fail("link %d: nobody's tegrastats.command ran as root (exit %d): %s", link, rc,
+                    err);
+        if (rc != 0 || !strstr(err, "'./boards' of the working folder skipped") ||
+            !strstr(err, "generic.cfg"))
+            th_fail("link %d: exit %d: %s", link, rc, err);
+    }
+}
+
 /* An empty ./conf and ./boards in the user's own folder (an old unpack's): the night runs
  * on the tool's own data, saying what it skipped, where it once ended exit 2. */
 static void test_empty_data_folders_fall_back(void **state)
@@ -108,6 +157,7 @@ int main(void)
     setenv("TB_LOCK_FILE", lock, 1);
     const struct CMUnitTest tests[] = {
         TH_TEST(test_planted_boards_not_read),
+        TH_TEST(test_foreign_file_in_trusted_boards),
         TH_TEST(test_empty_data_folders_fall_back),
     };
     int rc = cmocka_run_group_tests_name("data_search", tests, NULL, NULL);

@@ -366,6 +366,14 @@ static bool collect(int out_fd, int st_fd, int64_t deadline_ns, char *out, size_
     return got;
 }
 
+/* Whether an open hold file is ours to write and empty: a regular file of this user with
+ * one link. A second link is a name for another file (`ln /etc/shadow NAME`, where
+ * fs.protected_hardlinks is 0), which emptying the record would destroy. */
+static bool hold_owned(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) && st->st_uid == geteuid() && st->st_nlink == 1;
+}
+
 /* The hold file opened for the holder, locked (anything of a previous holder settled
  * first); -1 with why in out when it cannot be. */
 static int open_hold(const char *hold, const char *boot, char *out, size_t n)
@@ -375,11 +383,14 @@ static int open_hold(const char *hold, const char *boot, char *out, size_t n)
         tb_strlcpy(out, why, n);
         return -1;
     }
+    /* O_CREAT without O_EXCL: the name may be planted between the settle and here; the
+     * file opened is checked again, before anything is written to it */
     int fd = open(hold, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB)) {
+    if (fd < 0 || fstat(fd, &st) < 0 || !hold_owned(&st) || flock(fd, LOCK_EX | LOCK_NB)) {
         snprintf(out, n, "cannot take the hold file '%s': %s", hold,
-                 fd < 0 ? strerror(errno) : "not a regular file, or held");
+                 fd < 0 ? strerror(errno) : "not a regular file of this user with one link, "
+                 "or held");
         if (fd >= 0)
             close(fd);
         return -1;
@@ -582,9 +593,10 @@ static int settle_group(const struct hold_rec *r, int rc, int64_t deadline, char
         bool other = proc_start(r->group) > 0;
         snprintf(why, n, "the hold record names process group %ld (started at tick %llu), "
                  "which %s: not proven ours, left alone, nothing signalled", r->group,
-                 r->group_start, other ? "is another process's now (its first process started "
-                 "at another tick)" : "lives on without its first process (nothing proves "
-                 "it ours)");
+                 r->group_start, !r->group_start ? "lives, but no start and boot id to "
+                 "compare (a boot id unreadable, or a record of an older version)" : other ?
+                 "is another process's now (its first process started at another tick)" :
+                 "lives on without its first process (nothing proves it ours)");
         return 3;
     }
     while (group_alive(r->group) && proven(r->group, r->group_start) &&
@@ -616,15 +628,19 @@ int tb_child_settle(const char *hold, const char *boot, char *why, size_t n)
         return -e;
     }
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    if (fstat(fd, &st) < 0 || !hold_owned(&st)) {
         close(fd);
-        snprintf(why, n, "hold file '%s' is not a regular file of this user: refused", hold);
+        snprintf(why, n, "hold file '%s' is not a regular file of this user with one link "
+                 "(another user's, or more than one link: a name for another file, which "
+                 "would be emptied): refused, nothing written", hold);
         return -EPERM;
     }
     int64_t limit = (int64_t)(tb_child_limit_s() * 1e9), t0 = tb_real_now_ns();
     struct hold_rec r;
     read_record(fd, &r);   /* before any wait: a holder that ends empties it */
     int rc = 0;
+    if (!r.boot[0] || !boot || !boot[0])   /* boots not compared: a start proves nothing */
+        r.holder_start = r.group_start = 0;
     if (r.boot[0] && boot && boot[0] && strcmp(r.boot, boot)) {
         /* a record from another boot: nothing of it runs; its numbers may be anyone's */
         snprintf(why, n, "the hold record names process group %ld of another boot (boot id "

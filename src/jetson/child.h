@@ -30,8 +30,8 @@ int tb_child_run(const char *cmd, const char *const *extra, const char *input, c
  * record of another boot, or a number whose process started at another tick, is left
  * alone (a power cut's record, a group number the kernel has given to a stranger since).
  * 0 nothing ran, 1 waited for, 2 killed, 3 a record not proven ours, left alone (why says
- * what was found each time), -errno when hold is not a regular file of this user (why says
- * why; nothing followed). The record is emptied. */
+ * what was found each time), -errno when hold is not a regular file of this user with one
+ * link (why says why; nothing followed, nothing written). The record is emptied. */
 int tb_child_settle(const char *hold, const char *boot, char *why, size_t n);
 
 #endif

@@ -152,7 +152,11 @@ struct tb_modes {
  * $XDG_STATE_HOME/transpose-bench/modes.state or ~/.local/state/transpose-bench/modes.state
  * (a folder of this user's that no other user can plant a file in: each user's nights and
  * restores keep their own state, so that no user's file blocks or misleads another's).
- * 1 the default, 0 the variable's, -EINVAL. */
+ * Its folder, where it exists, is resolved (no link left in buf) and every folder from /
+ * down to it must be root's or this user's and writable by no one else, or sticky: else
+ * -EPERM with why (root's TB_MODE_STATE in a user's folder, an XDG_STATE_HOME everyone
+ * writes), so that no other user can turn the path elsewhere once checked.
+ * 1 the default, 0 the variable's, -EINVAL, -EPERM. */
 int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn);
 const char *tb_modes_result_name(enum tb_mode_result r);
 

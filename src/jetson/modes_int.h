@@ -48,9 +48,9 @@ struct tb_mode_want {
 void tb_modes_settle(const struct tb_modes *m, const struct tb_mode_want *w,
                      struct tb_mode_outcome *o, char *miss, size_t n);
 
-/* What is at a state path: 0 nothing, 1 a regular file of this user, -ELOOP a link,
- * -EINVAL another kind (FIFO, directory, device), -EPERM another user's file; why filled
- * for the negatives. */
+/* What is at a state path: 0 nothing, 1 a regular file of this user with one link, -ELOOP
+ * a link, -EINVAL another kind (FIFO, directory, device), -EPERM another user's file or one
+ * with a second link; why filled for the negatives. */
 int tb_modes_state_kind(const char *path, char *why, size_t n);
 
 /* One reading of tb_modes_settle's, no wait. */

@@ -23,7 +23,98 @@
 #include "lib/safeio.h"
 #include "lib/util.h"
 
-int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
+/* Whether one folder on the state file's path may hold or lead to it: root's or this
+ * user's, writable by no one else (a group of the user's own aside), or sticky (/tmp: no
+ * one else may rename what is ours in it). */
+static bool state_dir_safe(const struct stat *st)
+{
+    bool others = (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != getegid());
+    return S_ISDIR(st->st_mode) && (st->st_uid == 0 || st->st_uid == geteuid()) &&
+           (!others || (st->st_mode & S_ISVTX));
+}
+
+/* The folders and links of dir as given, from / down, before any is resolved: each link
+ * root's or this user's (another user's link chose where the state goes: a link in a sticky
+ * folder to /etc), each folder state_dir_safe (no one else may swap a link in it between
+ * this and the realpath after). 0, 1 when a part is missing, -EPERM with why. */
+static int path_as_given_safe(const char *dir, char *why, size_t wn)
+{
+    size_t len = strlen(dir);
+    for (size_t i = 0; i <= len; i++) {
+        if ((i < len && dir[i] != '/') || (i == len && len == 1))
+            continue;
+        char at[PATH_MAX];
+        memcpy(at, dir, i);
+        at[i] = '\0';
+        struct stat st;
+        if (lstat(i ? at : "/", &st) < 0)
+            return errno == ENOENT ? 1 : 0;   /* realpath says what else is wrong */
+        bool link = S_ISLNK(st.st_mode);
+        if (link ? st.st_uid == 0 || st.st_uid == geteuid() : state_dir_safe(&st))
+            continue;
+        snprintf(why, wn, "state folder '%s': '%s' on its way is %s of uid %u's, mode %04o "
+                 "(not root's or this user's, or writable by others): another user could "
+                 "turn the path elsewhere; refused, nothing read or written (root's state "
+                 "belongs in a folder of root's; fix it, or set TB_MODE_STATE)", dir,
+                 i ? at : "/", link ? "a link" : "a folder", (unsigned)st.st_uid,
+                 (unsigned)(st.st_mode & 07777));
+        return -EPERM;
+    }
+    return 0;
+}
+
+/* The state file's folder resolved (realpath) and every folder from / down to it checked
+ * (state_dir_safe), path rewritten through the resolved folder: once no other user may
+ * change any of them, no link turns the path elsewhere after the check (root's run with a
+ * TB_MODE_STATE in a user's folder, that user swapping a folder for a link to /etc, would
+ * else remove /etc's file of the state's name at the end). 0, 1 when the folder does not
+ * exist yet (nothing to read there; tb_modes_save makes the default one and checks again),
+ * -EPERM or -errno with why. */
+static int state_dir_trusted(char *path, size_t n, char *why, size_t wn)
+{
+    char dir[PATH_MAX], res[PATH_MAX], base[NAME_MAX + 1];
+    tb_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (!slash || !slash[1] || strlen(slash + 1) > NAME_MAX)
+        return 0;   /* refused later, by name */
+    tb_strlcpy(base, slash + 1, sizeof(base));
+    slash[slash == dir] = '\0';
+    int k = path_as_given_safe(dir, why, wn);
+    if (k != 0)
+        return k;
+    if (!realpath(dir, res)) {
+        int e = errno;
+        if (e == ENOENT)
+            return 1;
+        snprintf(why, wn, "state folder '%s': %s (set TB_MODE_STATE)", dir, strerror(e));
+        return -e;
+    }
+    size_t len = strlen(res);
+    for (size_t i = 0; i <= len; i++) {   /* "/", then each folder down to res */
+        if ((i < len && res[i] != '/') || (i == len && len == 1))
+            continue;
+        char at[PATH_MAX];
+        memcpy(at, res, i);
+        at[i] = '\0';
+        struct stat st = { 0 };
+        if (lstat(i ? at : "/", &st) < 0 || !state_dir_safe(&st)) {
+            snprintf(why, wn, "state folder '%s': '%s' on its way is uid %u's, mode %04o (not "
+                     "root's or this user's, or writable by others): another user could turn "
+                     "the path elsewhere; refused, nothing read or written (root's state "
+                     "belongs in a folder of root's; fix it, or set TB_MODE_STATE)", res,
+                     i ? at : "/", (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+            return -EPERM;
+        }
+    }
+    if ((size_t)snprintf(path, n, "%s/%s", len > 1 ? res : "", base) >= n) {
+        snprintf(why, wn, "state file path '%s/%s' is too long", res, base);
+        return -ENAMETOOLONG;
+    }
+    return 0;
+}
+
+/* The state file's path as the environment names it (tb_modes_state_file). */
+static int state_file_named(char *buf, size_t n, char *why, size_t wn)
 {
     const char *p = getenv("TB_MODE_STATE");
     if (p && *p) {
@@ -52,6 +143,15 @@ int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
         return -EINVAL;
     }
     return 1;
+}
+
+int tb_modes_state_file(char *buf, size_t n, char *why, size_t wn)
+{
+    int d = state_file_named(buf, n, why, wn);
+    if (d < 0)
+        return d;
+    int t = state_dir_trusted(buf, n, why, wn);
+    return t < 0 ? t : d;
 }
 
 /* The default state file's folder made (each missing level 0700) and checked: a folder of
@@ -166,6 +266,12 @@ int tb_modes_state_kind(const char *path, char *why, size_t n)
                  (unsigned)geteuid());
         return -EPERM;
     }
+    if (st.st_nlink != 1) {   /* a name for another file: restoring from it, removing it */
+        snprintf(why, n, "state file '%s' has more than one link (%lu): a name planted for "
+                 "another file, refused, left alone (remove it, or set TB_MODE_STATE)", path,
+                 (unsigned long)st.st_nlink);
+        return -EPERM;
+    }
     return 1;
 }
 
@@ -179,8 +285,12 @@ int tb_modes_open(struct tb_modes *m, const char *root, char *why, size_t n)
     m->state_default = d == 1;
     char boot[PATH_MAX + 40], w[PATH_MAX + 200];
     snprintf(boot, sizeof(boot), "%s/proc/sys/kernel/random/boot_id", m->root);
-    if (tb_safeio_line(boot, m->boot, sizeof(m->boot), 0, w, sizeof(w)) < 0)
-        m->boot[0] = '\0';   /* unknown: a record's start times still decide */
+    /* the processes a hold record names are the kernel's (/proc), whatever the root: its
+     * boot id where the root has none; none known, no record is proven ours (child.h) */
+    if (tb_safeio_line(boot, m->boot, sizeof(m->boot), 0, w, sizeof(w)) < 0 &&
+        (!m->root[0] || tb_safeio_line("/proc/sys/kernel/random/boot_id", m->boot,
+                                       sizeof(m->boot), 0, w, sizeof(w)) < 0))
+        m->boot[0] = '\0';
     m->boot[strcspn(m->boot, " \t\n")] = '\0';
     const char *s = getenv("TB_MODE_SETTLE_MS");
     m->settle_ms = s && atoi(s) > 0 ? atoi(s) : 5000;
@@ -199,21 +309,15 @@ void tb_modes_close(struct tb_modes *m)
 
 /* ---- writing the state file ------------------------------------------------------- */
 
-/* The state text written to a temporary beside path, synced, renamed over path. A
- * temporary of the same name (a dead run's of this pid, after a reboot) is ours: replaced. */
-static int write_state(const char *path, long pid, const char *text, char *why, size_t n)
+/* The state text written to a temporary beside path, synced, renamed over path. The
+ * temporary's name is mkstemp's (O_EXCL, a name nobody can take first): a name of this pid
+ * (STATE.<pid>.tmp, as once) could be planted at every pid's number in a shared folder and
+ * refuse every night's sweep. */
+static int write_state(const char *path, const char *text, char *why, size_t n)
 {
     char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, pid);
-    int fd = -1;
-    for (int tries = 0; fd < 0 && tries < 2; tries++) {
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        char w[PATH_MAX + 200];
-        if (fd < 0 && errno == EEXIST && tries == 0 && tb_modes_state_kind(tmp, w, sizeof(w)) == 1)
-            unlink(tmp);   /* our own temporary, a regular file of this user */
-        else if (fd < 0)
-            break;
-    }
+    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
         snprintf(why, n, "cannot create '%s': %s", tmp, strerror(e));
@@ -307,7 +411,8 @@ static int make_hold(const char *state_path, struct tb_mode_state *st, char *why
 int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t nsteps,
                   char *why, size_t n)
 {
-    if (m->state_default && state_dir_ready(m->state_path, why, n) < 0)
+    if (m->state_default && (state_dir_ready(m->state_path, why, n) < 0 ||
+                             state_dir_trusted(m->state_path, sizeof(m->state_path), why, n)))
         return -EPERM;
     int k = tb_modes_state_kind(m->state_path, why, n);
     if (k < 0)
@@ -345,7 +450,7 @@ int tb_modes_save(struct tb_modes *m, const struct tb_mode_step *steps, size_t n
              st->mode_id, st->gpu_max_hz, st->emc_cap_hz, st->switches_mode, st->gpu_caps,
              st->emc_caps, st->hold, st->lock[0] ? "lock " : "", st->lock,
              st->lock[0] ? "\n" : "");
-    rc = write_state(m->state_path, st->pid, text, why, n);
+    rc = write_state(m->state_path, text, why, n);
     if (rc == 0)
         m->saved = true;
     else

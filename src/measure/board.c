@@ -59,20 +59,34 @@ static bool cwd_trusted(const char *path, char *why, size_t n)
     return true;
 }
 
-/* Whether dir holds a .cfg file: an empty ./conf or ./boards (a user's own, from an old
- * unpack) is no data folder. */
-static bool holds_cfg(const char *dir)
+/* Whether dir (the working folder's, trusted) holds a .cfg file, and every .cfg in it may
+ * be trusted as the folder is: a regular file, this user's or root's, writable by no one
+ * else. An empty ./conf or ./boards (a user's own, from an old unpack) is no data folder;
+ * nor is one with a link to another user's file (`ln -s ~alice/my.cfg boards/`) or another
+ * user's file (a tarball unpacked as root keeps its owners), whose owner could rewrite the
+ * command a root run would start. why says which file; nothing of the folder is read. */
+static bool holds_cfg(const char *dir, char *why, size_t n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    bool any = false;
-    while (d && !any && (e = readdir(d))) {
+    bool any = false, bad = false;
+    snprintf(why, n, "it holds no .cfg file");
+    while (d && !bad && (e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        any = l > 4 && !strcmp(e->d_name + l - 4, ".cfg");
+        if (l <= 4 || strcmp(e->d_name + l - 4, ".cfg"))
+            continue;
+        char file[PATH_MAX + 300];
+        struct stat st;
+        snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+        bad = lstat(file, &st) < 0 || !S_ISREG(st.st_mode) || !owned_safe(&st, false);
+        if (bad)
+            snprintf(why, n, "'%.100s' in it is a link, another user's, or writable by others",
+                     e->d_name);
+        any = true;
     }
     if (d)
         closedir(d);
-    return any;
+    return any && !bad;
 }
 
 /* The working folder's sub said skipped once per folder name (boards, conf). */
@@ -95,14 +109,14 @@ static void skipped(const char *sub, const char *why)
  * when there is none at i. */
 static bool data_dir_at(int i, const char *sub, char *out, size_t n)
 {
-    char exe[PATH_MAX], cand[PATH_MAX + 64], why[160];
+    char exe[PATH_MAX], cand[PATH_MAX + 64], why[256];
     if (i == 0) {
         if (!is_dir(sub))
             return false;
         if (!cwd_trusted(sub, why, sizeof(why)))
             return skipped(sub, why), false;
-        if (!holds_cfg(sub))
-            return skipped(sub, "it holds no .cfg file"), false;
+        if (!holds_cfg(sub, why, sizeof(why)))
+            return skipped(sub, why), false;
         snprintf(cand, sizeof(cand), "%s", sub);
     } else if (i == 1 || i == 2) {
         ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
