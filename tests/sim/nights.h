@@ -226,8 +226,11 @@ static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t
 
 static void sim_src_close(void *st) {}
 
-/* What the source says of itself: the hwmon files (update_interval, samples) where the
- * sensor is an INA3221 on hwmon, the energy counter, a triggered IIO driver. */
+/* What the source says of itself, as the tool's own sources do (src/power/): the hwmon
+ * files (update_interval per chip, samples) and the model they give where the sensor is an
+ * INA3221 on hwmon; tegrastats' documented model and its interval; NVML's counter; a
+ * triggered IIO driver. The boxcar and --claim-boxcar say what the tool said before #48
+ * (update_interval as a refresh period, no model). */
 static void sim_src_cadence(void *st, struct tb_power_cadence *c)
 {
     const struct sim_opts *o = sim_b.o;
@@ -235,17 +238,30 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
     case SIM_NVML:
         c->period_ms = 100;
         tb_strlcpy(c->how, "energy counter", sizeof(c->how));
+        tb_sensor_model_documented("nvml-energy", sim_b.z.chips, &c->model);
         break;
     case SIM_POINT:
         c->triggered = true;
+        tb_sensor_model_documented("ina3221x-triggered", sim_b.z.chips, &c->model);
         break;
-    case SIM_TEGRASTATS:
-        break;   /* tegrastats says nothing of its sensor: inferred from the idle */
+    case SIM_TEGRASTATS:   /* the period is left to the idle readings, as tegrastats.c does */
+        tb_sensor_model_documented("tegrastats", sim_b.z.chips, &c->model);
+        c->model.read_ms = o->poll_ms;
+        break;
     default:
         c->period_ms = fmax(o->tau_ms, o->tau2_ms);
         tb_strlcpy(c->how, "sysfs", sizeof(c->how));
         snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms, samples %d",
                  c->period_ms, o->avg);
+        if (o->sensor == SIM_BOXCAR || o->claim_boxcar)
+            break;
+        tb_sensor_model_documented("ina3221-hwmon", sim_b.z.chips, &c->model);
+        for (int k = 0; k < sim_b.z.chips; k++) {
+            char said[64];
+            snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms (sysfs)", k + 1,
+                     sim_b.z.chip[k].tau_ms);
+            tb_sensor_model_set_tau(&c->model, k, 1, sim_b.z.chip[k].tau_ms, said);
+        }
     }
 }
 
