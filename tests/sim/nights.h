@@ -256,11 +256,12 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
         if (o->sensor == SIM_BOXCAR || o->claim_boxcar)
             break;
         tb_sensor_model_documented("ina3221-hwmon", sim_b.z.chips, &c->model);
-        for (int k = 0; k < sim_b.z.chips; k++) {
+        for (int k = 0; k < sim_b.z.chips; k++) {   /* as ina3221.c reads each chip */
             char said[64];
-            snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms (sysfs)", k + 1,
-                     sim_b.z.chip[k].tau_ms);
-            tb_sensor_model_set_tau(&c->model, k, 1, sim_b.z.chip[k].tau_ms, said);
+            snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms, samples %d (sysfs)",
+                     k + 1, sim_b.z.chip[k].tau_ms, o->avg);
+            tb_sensor_model_set_tau(&c->model, k, 1, tb_sensor_model_hwmon_tau_ms(
+                                    sim_b.z.chip[k].tau_ms, o->avg), said);
         }
     }
 }
