@@ -5,6 +5,7 @@
 #include "power/sensor_model.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,12 +113,15 @@ void tb_sensor_model_line(const struct tb_sensor_model *m, int rails, char *line
                                 m->period_ms, m->window_ms);
     if ((m->kind == TB_SENSOR_EMA || m->kind == TB_SENSOR_BOXCAR ||
          m->kind == TB_SENSOR_MEAN) && len < n) {
+        bool same = true;   /* one constant for all, or each rail's */
+        for (int r = 1; r < rails && r < TB_SENSOR_MAX_RAILS; r++)
+            same &= m->tau_ms[r] == m->tau_ms[0];
         len += (size_t)snprintf(line + len, n - len, ", tau");
-        for (int r = 0; r < rails && r < TB_SENSOR_MAX_RAILS && len < n; r++)
+        for (int r = 0; r < (same ? 1 : rails) && r < TB_SENSOR_MAX_RAILS && len < n; r++)
             len += (size_t)snprintf(line + len, n - len, "%s%.0f", r ? "/" : " ",
                                     tb_sensor_model_tau_ms(m, r));
         if (len < n)
-            len += (size_t)snprintf(line + len, n - len, " ms%s", rails > 1 ? " per rail" : "");
+            len += (size_t)snprintf(line + len, n - len, " ms%s", same ? "" : " by rail");
     }
     if (m->read_ms > 0 && len < n)
         len += (size_t)snprintf(line + len, n - len, ", read every %.0f ms by the source",
