@@ -161,11 +161,26 @@ static double block_s(const struct tb_meter *m, int *updates)
  * first idle's reading spread: a block's mean of k updates, a ratio of it to the mean of
  * two copy blocks (sd x sqrt(1/k + 1/(2k))), t x sqrt(2) x that / sqrt(cycles). At least
  * power.rounds (2); 0 where the spread is not known (the budget is then the plan). */
+/* A block's relative sd from the first idle's reading spread: the mean of k independent
+ * updates; inverted, the noise behind the average integrated over the block. An average
+ * of time constant tau fed white noise of sd s a conversion cycle c moves by s^2 c h / tau^2
+ * in variance over a poll of h, while a block of L integrates s^2 c / L of it: the block's
+ * sd is the steps' (sqrt(2) x a reading's, as tb_sd_of_steps gives it) x tau / sqrt(h L).
+ * Where reads are slow the steps are nearly independent readings again. */
+static double block_rel_sd(const struct tb_meter *m, int k)
+{
+    if (!tb_meter_inverts(m) || tb_meter_slow_reads(m))
+        return m->idle_rel_sd / sqrt((double)k);
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    return sqrt(2.0) * m->idle_rel_sd * tau / sqrt(tb_meter_read_ms(m) * tb_meter_block_ms(m));
+}
+
 static int cycles_needed(const struct tb_meter *m, int k)
 {
     if (!isfinite(m->idle_rel_sd))
         return 0;
-    double sd = m->idle_rel_sd * sqrt(1.5 / k);
+    double sd = block_rel_sd(m, k) * sqrt(1.5);
     int c = m->pc->rounds > 2 ? m->pc->rounds : 2;
     while (c < TB_METER_MAX_CYCLES &&
            tb_t95((size_t)c - 1) * sqrt(2.0) * sd / sqrt((double)c) > m->pc->target_rel_ci)

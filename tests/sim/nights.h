@@ -283,6 +283,7 @@ struct sim_night {
     int cycles;
     bool ok;                   /* a ratio came */
     char note[320];
+    char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
 };
 
 static inline void sim_board_reset(const struct sim_opts *o, unsigned long long seed)
@@ -337,6 +338,7 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     struct tb_meter *m = tb_meter_new(s, &pc, &stop);
     int64_t t0 = tb_now_ns();
     double idle_ci, idle_w = tb_meter_idle(m, &idle_ci, why, sizeof(why));
+    tb_meter_cadence_line(m, nt->cadence, sizeof(nt->cadence));
     nt->planned_s = (double)(tb_now_ns() - t0) * 1e-9 + tb_meter_plan_size_s(m, 2, true);
     struct tb_meter_load ld = { sim_night_load, NULL, NULL };
     struct tb_meter_result out[2];
@@ -421,6 +423,8 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
                     "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
                     nt[i].cycles, nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "",
                     nt[i].note);
+    if (o->verbose && o->nights > 0)
+        fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
     }
     sim_summarise(nt, o->nights, sm);
 }
