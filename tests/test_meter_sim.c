@@ -6,7 +6,8 @@
  * the truth in 92-98% of the nights; NVML's part-time counter and the old boxcar model
  * within 0.3%; tegrastats read every second through its 5-tau lead-in; and the meter as it
  * was before the model (a one-update lead-in, readings averaged) off by -2% or more on the
- * same sensor. Slow (about 25 s: SLOW_TESTS). */
+ * same sensor; the probe's fit recovering the time constant within 5%. Slow (3400 nights:
+ * 5 s of CPU, about a minute on a busy machine: SLOW_TESTS). */
 #include "helpers.h"
 
 #include <math.h>
@@ -116,6 +117,29 @@ static void test_old_design_is_biased(void **state)
         th_fail("the old design's bias: %.3f%%", sm.bias_pct);
 }
 
+/* meter-sim --probe: the probe's fit (stepfit.h) on the simulated sensor's step response
+ * recovers the time constant within 5% and tells the average from a boxcar. */
+static void test_probe_recovers_the_model(void **state)
+{
+    static const struct { int sensor; double tau; int avg; const char *model; } c[] = {
+        { SIM_EMA, 430, 512, "ema" }, { SIM_EMA, 422.4, 64, "ema" },
+        { SIM_BOXCAR, 430, 512, "boxcar" }, { SIM_TEGRASTATS, 430, 512, "ema" },
+    };
+    for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+        struct sim_opts o = sim_defaults;
+        o.sensor = c[k].sensor;
+        o.tau_ms = c[k].tau;
+        o.avg = c[k].avg;
+        struct tb_stepfit fit;
+        char why[256];
+        if (sim_probe(&o, 7, &fit, why, sizeof(why)))
+            th_fail("probe on %s: %s", sim_sensor_names[o.sensor], why);
+        if (strcmp(fit.model, c[k].model) || !(fabs(fit.tau_ms / c[k].tau - 1) <= 0.05))
+            th_fail("probe on %s %.1f ms: %s %.1f ms", sim_sensor_names[o.sensor], c[k].tau,
+                    fit.model, fit.tau_ms);
+    }
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -127,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_boxcar_as_before),
         cmocka_unit_test(test_tegrastats_lead_in),
         cmocka_unit_test(test_old_design_is_biased),
+        cmocka_unit_test(test_probe_recovers_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

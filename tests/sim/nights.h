@@ -23,6 +23,7 @@
 
 #include "config/config.h"
 #include "energy/meter.h"
+#include "energy/stepfit.h"
 #include "lib/clock.h"
 #include "lib/stats.h"
 #include "lib/util.h"
@@ -356,6 +357,45 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     return nt->ok ? 0 : -1;
 }
 
+/* ---- the step-response probe ---------------------------------------------------------
+ * What `transpose-bench probe-power` does on a board, on the simulated one: idle 2 s, the
+ * copy 1.5 s, idle 2 s, the copy 1.5 s, idle 2 s, the total polled every 5 ms, fitted by
+ * the probe's own tb_stepfit (stepfit.h). The sensor is read directly at each poll's
+ * virtual time (no sampler thread: the probe's readings are the sensor's). NVML's counter
+ * has no reading of its own to fit: -ENOTSUP. */
+#define SIM_PROBE_POLL_MS 5
+static inline int sim_probe(const struct sim_opts *o, unsigned long long seed,
+                            struct tb_stepfit *fit, char *why, size_t n)
+{
+    static const double edge[] = { 2000, 3500, 5500, 7000 }, end_ms = 9000;
+    if (o->sensor == SIM_NVML)
+        return snprintf(why, n, "nvml: an energy counter, no reading to fit"), -ENOTSUP;
+    sim_board_reset(o, seed);
+    int64_t t0 = tb_now_ns();
+    pthread_mutex_lock(&sim_b.mu);
+    sim_b.nseg = 0;
+    for (int k = -1; k < 4; k++) {   /* idle from t0, then the copy and idle in turn */
+        sim_b.seg_t[sim_b.nseg] = t0 + (k < 0 ? 0 : (int64_t)(edge[k] * 1e6));
+        sim_b.seg_p[sim_b.nseg++] = k % 2 == 0 ? 0 : -1;
+    }
+    size_t np = (size_t)(end_ms / SIM_PROBE_POLL_MS);
+    double *t = malloc(np * sizeof(*t)), *w = malloc(np * sizeof(*w));
+    int rc = -ENOMEM;
+    if (t && w) {
+        for (size_t i = 0; i < np; i++) {
+            t[i] = (double)(i + 1) * SIM_PROBE_POLL_MS;
+            w[i] = 0;
+            for (int c = 0; c < sim_b.z.chips; c++)   /* float, as a sysfs reading gives it */
+                w[i] += (float)sim_read(&sim_b.z, t0 + (int64_t)(t[i] * 1e6), c, NULL);
+        }
+        rc = tb_stepfit(t, w, np, edge, 4, fit, why, n);
+    }
+    pthread_mutex_unlock(&sim_b.mu);
+    free(t);
+    free(w);
+    return rc;
+}
+
 /* ---- the nights' statistics --------------------------------------------------------- */
 
 struct sim_summary {
@@ -365,7 +405,14 @@ struct sim_summary {
     double halfwidth_pct_median;   /* energy_ratio_ci95 over the ratio, %, median */
     double night_s, planned_s;     /* mean seconds of a night, and of its plan */
     double cycles;                 /* mean cycles */
+    char tail[192];                /* more key=value fields for the line (the probe's) */
 };
+
+static inline void sim_summary_tail(struct sim_summary *sm, const char *text)
+{
+    size_t len = strlen(sm->tail);
+    snprintf(sm->tail + len, sizeof(sm->tail) - len, "%s", text);
+}
 
 static int sim_cmp_dbl(const void *a, const void *b)
 {
@@ -433,9 +480,10 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
 {
     fprintf(f, "sensor=%s tau_ms=%g tau2_ms=%g ratio=%g noise_pct=%g nights=%d failed=%d "
             "bias_pct=%.3f coverage_pct=%.1f halfwidth_pct_median=%.3f cycles_mean=%.1f "
-            "night_s=%.1f planned_s=%.1f\n", sim_sensor_names[o->sensor], o->tau_ms, o->tau2_ms,
-            o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct, sm->coverage_pct,
-            sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s);
+            "night_s=%.1f planned_s=%.1f%s\n", sim_sensor_names[o->sensor], o->tau_ms,
+            o->tau2_ms, o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct,
+            sm->coverage_pct, sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s,
+            sm->tail);
 }
 
 #endif
