@@ -353,6 +353,12 @@ static int ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
     if (rc)
         return rc;
+    /* a reading that never moved under load is a stale file or a dead sensor, not power */
+    if (tb_power_updates_in(m->s, m->pc, ta, tb) == 0) {
+        snprintf(why, n, "no sensor update in %.1f s under load (a static sensor)",
+                 (double)(tb - t0) * 1e-9);
+        return 1;
+    }
     /* the load's rate over its measured slices: steady under one kernel */
     double rate = bytes / ((double)(tb_now_ns() - m0) * 1e-9);
     size_t polls = 0;

@@ -128,10 +128,12 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
 }
 
 /* An idle's seconds: power.idle_ms, longer for min_readings + 1 updates, and the wait for
- * the reading that closes it. */
+ * the reading that closes it. An average's reading moves at every read (its register every
+ * conversion cycle), not once per update_interval. */
 static double idle_s(const struct tb_meter *m)
 {
-    double p = tb_meter_period_ms(m), idle = m->pc->idle_ms;
+    double p = tb_meter_inverts(m) ? tb_meter_read_ms(m) : tb_meter_period_ms(m),
+           idle = m->pc->idle_ms;
     if (!isnan(p))
         idle = fmax(idle, (m->pc->min_readings + 1) * p);
     return (idle + tb_power_settle_ms(m->s)) * 1e-3;
