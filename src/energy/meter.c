@@ -329,8 +329,10 @@ static int load_until_poll(struct tb_meter *m, const struct tb_meter_load *ld, s
         if (now >= from && (*t = poll_at(m, from, now, first)) != 0)
             return 0;
         if (tb_sampler_failed(m->s) || now > give_up) {
-            snprintf(why, n, "no reading in %.1f s under load (%s)", (now - from) * 1e-9,
-                     tb_sampler_failed(m->s) ? "source lost" : "a silent source");
+            if (!tb_sampler_failed(m->s) && silent(m, why, n))
+                return 1;
+            snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - from) * 1e-9,
+                     tb_sampler_failed(m->s) ? "source lost" : "no reading");
             return 1;
         }
     }
