@@ -81,6 +81,19 @@ static void test_nvml_part_time(void **state)
     done_when(&o, false);
 }
 
+/* NVML's power reading, a mean of the last second: a lead-in of that second, then whole
+ * updates, each a mean that lies under the block. */
+static void test_nvml_power_mean(void **state)
+{
+    struct sim_opts o = sim_defaults;
+    o.sensor = SIM_NVML_POWER;
+    o.nights = 100;
+    struct sim_summary sm;
+    run(o, 1.5, &sm, NULL, 0);
+    if (sm.failed || !(fabs(sm.bias_pct) <= 0.3))
+        th_fail("nvml-power: %d failed, bias %.3f%%", sm.failed, sm.bias_pct);
+}
+
 static void test_boxcar_as_before(void **state)
 {
     struct sim_opts o = sim_defaults;
@@ -148,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_ema_422_nano),
         cmocka_unit_test(test_two_chips),
         cmocka_unit_test(test_nvml_part_time),
+        cmocka_unit_test(test_nvml_power_mean),
         cmocka_unit_test(test_boxcar_as_before),
         cmocka_unit_test(test_tegrastats_lead_in),
         cmocka_unit_test(test_old_design_is_biased),

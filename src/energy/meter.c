@@ -157,10 +157,15 @@ static int jitter(struct tb_meter *m, const struct tb_meter_load *ld, size_t i)
 }
 
 /* Loads point i in slices until an update after t0 is seen (or patience runs out): its
- * time into *ta. 0, 1 (none came: why), or the load's error. */
+ * time into *ta. A sliding mean (NVML's power reading, sensor_model.h: a mean of 1 s) holds
+ * the block before until its whole span has passed: the update must come after t0 plus
+ * that span. 0, 1 (none came: why), or the load's error. */
 static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
                    int64_t *ta, char *why, size_t n)
 {
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    if (md->kind == TB_SENSOR_MEAN)
+        t0 += (int64_t)(tb_sensor_model_max_tau_ms(md, tb_sampler_rails(m->s)->n) * 1e6);
     int64_t give_up = t0 + patience_ns(m);
     int rc = jitter(m, ld, i);
     if (rc)

@@ -65,7 +65,7 @@ struct sim_opt_row {
 #define SIM_OPT(n, a, t, f, h) { n, a, t, offsetof(struct sim_opts, f), h }
 static const struct sim_opt_row sim_opt_rows[] = {
     SIM_OPT("--sensor", "KIND", SIM_OPT_SENSOR, sensor,
-            "ema (INA3221, default), boxcar, point (IIO triggered), tegrastats, nvml"),
+            "ema (INA3221, default), boxcar, point (IIO triggered), tegrastats, nvml, nvml-power"),
     SIM_OPT("--tau-ms", "T", SIM_OPT_DBL, tau_ms, "the average's time constant (430)"),
     SIM_OPT("--tau2-ms", "T2", SIM_OPT_DBL, tau2_ms, "a second chip's, its rails summed (0: none)"),
     SIM_OPT("--avg", "N", SIM_OPT_INT, avg, "conversions averaged: cycle = T / N (512)"),
@@ -114,8 +114,8 @@ static inline int sim_parse(int argc, char **argv, struct sim_opts *o, char *why
             while (sim_sensor_names[k] && strcmp(sim_sensor_names[k], argv[i]))
                 k++;
             if (!sim_sensor_names[k])
-                return snprintf(why, n, "--sensor '%s': ema, boxcar, point, tegrastats or "
-                                "nvml", argv[i]), -EINVAL;
+                return snprintf(why, n, "--sensor '%s': ema, boxcar, point, tegrastats, "
+                                "nvml or nvml-power", argv[i]), -EINVAL;
             *(int *)field = k;
             continue;
         }
@@ -240,6 +240,11 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
         c->period_ms = 100;
         tb_strlcpy(c->how, "energy counter", sizeof(c->how));
         tb_sensor_model_documented("nvml-energy", sim_b.z.chips, &c->model);
+        break;
+    case SIM_NVML_POWER:   /* as nvml.c says it without the counter */
+        c->period_ms = 1000;
+        tb_strlcpy(c->how, "documented", sizeof(c->how));
+        tb_sensor_model_documented("nvml-power", sim_b.z.chips, &c->model);
         break;
     case SIM_POINT:
         c->triggered = true;
