@@ -292,13 +292,16 @@ struct sim_night {
     char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
 };
 
-static inline void sim_board_reset(const struct sim_opts *o, unsigned long long seed)
+/* The board for a night whose kernel's true ratio is truth, its sensor's noise and phases
+ * from seed. */
+static inline void sim_board_reset(const struct sim_opts *o, double truth,
+                                   unsigned long long seed)
 {
     struct sim_sensor_state *z = &sim_b.z;
     pthread_mutex_lock(&sim_b.mu);
     sim_b.o = o;
     sim_b.nseg = 0;
-    sim_b.kernel_w = o->ratio * SIM_COPY_W * sim_rate_bps[1] / sim_rate_bps[0];
+    sim_b.kernel_w = truth * SIM_COPY_W * sim_rate_bps[1] / sim_rate_bps[0];
     memset(z, 0, sizeof(*z));
     z->kind = (enum sim_sensor)o->sensor;
     z->chips = o->tau2_ms > 0 ? 2 : 1;
@@ -320,15 +323,17 @@ static inline void sim_board_reset(const struct sim_opts *o, unsigned long long 
     pthread_mutex_unlock(&sim_b.mu);
 }
 
-/* One night: the board reset, the sampler and meter started, the idle, the size's energy
- * (copy and kernel), everything stopped. 0, or -1 with n->note saying why. */
+/* One night whose kernel's true ratio is truth: the board reset, the sampler and meter
+ * started, the idle, the size's energy (copy and kernel), everything stopped. 0, or -1 with
+ * nt->note saying why. A rerun of a night is another call with the same truth and another
+ * seed. */
 static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_cfg *pc_in,
-                                unsigned long long seed, struct sim_night *nt)
+                                double truth, unsigned long long seed, struct sim_night *nt)
 {
     memset(nt, 0, sizeof(*nt));
     nt->ratio = nt->ci = nt->rerun_ci = NAN;
-    nt->truth = o->ratio;
-    sim_board_reset(o, seed);
+    nt->truth = truth;
+    sim_board_reset(o, truth, seed);
     sim_switch(-1);
     struct tb_power_cfg pc = *pc_in;
     pc.interval_ms = (int)o->poll_ms;
@@ -375,7 +380,7 @@ static inline int sim_probe(const struct sim_opts *o, unsigned long long seed,
     static const double edge[] = { 2000, 3500, 5500, 7000 }, end_ms = 9000;
     if (o->sensor == SIM_NVML)
         return snprintf(why, n, "nvml: an energy counter, no reading to fit"), -ENOTSUP;
-    sim_board_reset(o, seed);
+    sim_board_reset(o, o->ratio, seed);
     int64_t t0 = tb_now_ns();
     pthread_mutex_lock(&sim_b.mu);
     sim_b.nseg = 0;
@@ -469,7 +474,10 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
     tb_strlcpy(pc.source, "sim", sizeof(pc.source));
     pc.settle_s = 0;
     for (int i = 0; i < o->nights; i++) {
-        sim_run_night(o, &pc, (unsigned long long)o->seed + (unsigned long long)i, &nt[i]);
+        /* each night's truth: --ratio (a spread between nights would draw it here) */
+        double truth = o->ratio;
+        sim_run_night(o, &pc, truth, (unsigned long long)o->seed + (unsigned long long)i,
+                      &nt[i]);
         if (o->verbose)
             fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f), %d cycles, %.1f s "
                     "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
