@@ -136,6 +136,7 @@ static inline int sim_parse(int argc, char **argv, struct sim_opts *o, char *why
 /* ---- the simulated board --------------------------------------------------------------- */
 
 #define SIM_SEGS 8192
+#define SIM_PHASE_NS 123457LL
 #define SIM_COPY_W 10.0
 #define SIM_IDLE_W 3.0
 /* the copy's rate and the kernel's: the same, so that the power ratio is the energy ratio
@@ -345,6 +346,10 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
         snprintf(nt->note, sizeof(nt->note), "sampler: %s", why);
         return -1;
     }
+    /* off the sampler's grid of whole milliseconds: a poll and a load's switch or a look
+     * at the readings never fall on the same virtual nanosecond, where which came first
+     * would be a race (and the nights would differ from run to run) */
+    tb_sleep_ns(SIM_PHASE_NS);
     volatile sig_atomic_t stop = 0;
     struct tb_meter *m = tb_meter_new(s, &pc, &stop);
     int64_t t0 = tb_now_ns();
