@@ -3,7 +3,8 @@
  * fake clock), 200 nights a case: the INA3221's exponential average at 430 ms (512
  * samples), at 422 ms (the Nano's 64 x 6.6 ms) and two chips summed (430 and 215 ms), true
  * energy ratios 0.8, 1.1 and 1.5: |bias| <= 0.3% and the logged energy_ratio_ci95 covering
- * the truth in 92-98% of the nights; NVML's part-time counter and the old boxcar model
+ * the truth in 92-98% of the nights (within its binomial sampling error: coverage_ok says
+ * why); NVML's part-time counter and the old boxcar model
  * within 0.3%; tegrastats read every second through its 5-tau lead-in; and the meter as it
  * was before the model (a one-update lead-in, readings averaged) off by -2% or more on the
  * same sensor; the probe's fit recovering the time constant within 5%. Slow (3400 nights:
@@ -32,18 +33,37 @@ static void run(struct sim_opts o, double r, struct sim_summary *sm, char *line,
     free(nt);
 }
 
-/* Every ratio: every night measured, |bias_pct| <= 0.3, and where asked coverage in 92-98. */
+/* Whether a coverage of pct over n nights is consistent with 92-98%: the band within
+ * 1.96 binomial sds of it. A calibrated 95% interval's coverage over 200 nights has an sd of
+ * 1.5 points, so a bare 92-98 for each 200 fails about one case in eight by chance (the
+ * Nano's at ratio 1.5 read 99.0% with seed 1, 96.8% over 800 nights); an interval that
+ * covers 99.5% (the rerun interval of #49) or 89% still fails this. */
+static bool coverage_ok(double pct, int n)
+{
+    double p = pct / 100, sd = 100 * sqrt(fmax(p * (1 - p), 0.0025) / n);
+    return pct - 1.96 * sd <= 98 && pct + 1.96 * sd >= 92;
+}
+
+/* Every ratio, 200 nights: every night measured, |bias_pct| <= 0.3 and, where asked, the
+ * coverage consistent with 92-98% (coverage_ok), each ratio's and the three's together. */
 static void done_when(const struct sim_opts *o, bool coverage)
 {
+    double covered = 0;
+    int nights = 0;
     for (size_t k = 0; k < sizeof(ratios) / sizeof(ratios[0]); k++) {
         struct sim_summary sm;
         run(*o, ratios[k], &sm, NULL, 0);
+        covered += sm.coverage_pct * sm.nights / 100;
+        nights += sm.nights;
         if (sm.failed || !(fabs(sm.bias_pct) <= 0.3) ||
-            (coverage && !(sm.coverage_pct >= 92 && sm.coverage_pct <= 98)))
+            (coverage && !coverage_ok(sm.coverage_pct, sm.nights)))
             th_fail("%s at ratio %.1f: %d of %d nights failed, bias %.3f%%, coverage %.1f%%",
                     sim_sensor_names[o->sensor], ratios[k], sm.failed, sm.nights, sm.bias_pct,
                     sm.coverage_pct);
     }
+    double pct = 100 * covered / nights;
+    if (coverage && !coverage_ok(pct, nights))
+        th_fail("%s: coverage %.1f%% over %d nights", sim_sensor_names[o->sensor], pct, nights);
 }
 
 static void test_ema_430(void **state)
