@@ -32,6 +32,7 @@ struct tb_runner_ctx {
                                        * warming once a night); tb_runner_ctx_end frees it */
     const char *run_id, *host;
     const char *host_id;              /* its machine-id ("" none): whose earlier logs teach */
+    const char *device_id;            /* the device's own identity ("" none): which of them */
     struct tb_rerun *rerun;           /* the run-to-run spread learned from them (rerun.h), by
                                        * the first sweep with a meter; tb_runner_ctx_end frees */
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
