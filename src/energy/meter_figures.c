@@ -235,12 +235,17 @@ static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track
         return;
     bool copy_free = !is_ref && ref && ref->n > 0 && ref->reasons_known == ref->n &&
                      !tb_power_capped_majority(ref->capped, ref->n);
+    char why[96] = "";
+    if (t->at_limit)   /* said: a cap no reason bit showed */
+        snprintf(why, sizeof(why), " (%d at %.0f%% or more of the enforced power limit)",
+                 t->at_limit, 100 * TB_METER_AT_LIMIT);
     if (!copy_free)
-        add_note(o, "power-capped in %d of %d blocks", t->capped, t->n);
+        add_note(o, "power-capped in %d of %d blocks%s: out of the rerun learner", t->capped,
+                 t->n, why);
     else
-        add_note(o, "power-capped in %d of %d blocks, the copy in %d of %d: its j_per_gb, not "
-                 "energy_ratio, is what a rerun hot or cold reproduces", t->capped, t->n,
-                 ref->capped, ref->n);
+        add_note(o, "power-capped in %d of %d blocks%s, the copy in %d of %d: its j_per_gb, "
+                 "not energy_ratio, is what a rerun hot or cold reproduces; out of the rerun "
+                 "learner", t->capped, t->n, why, ref->capped, ref->n);
 }
 
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
