@@ -231,6 +231,12 @@ $(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_
 		$(BUILD)/tests/wrong_kernel.o $(BUILD)/tests/fake_ina_driver.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# build/meter-sim: the real meter against the sensors as their datasheets describe them, on
+# the fake clock (tests/sim/, doc/power.md); `make meter-sim` builds it.
+meter-sim: $(BUILD)/meter-sim
+$(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 
 # ---- the suite: each test program a target of its own --------------------------------
@@ -442,6 +448,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE meter-sim
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

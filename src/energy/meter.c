@@ -34,6 +34,7 @@ struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *p
     m->stop = stop;
     m->steady = true;
     m->idle_rel_sd = NAN;
+    m->rng = (unsigned long long)tb_now_ns() * 0x9E3779B97F4A7C15ULL | 1;
     return m;
 }
 
@@ -69,9 +70,40 @@ int tb_meter_need_updates(const struct tb_meter *m)
 double tb_meter_block_ms(const struct tb_meter *m)
 {
     double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
-    if (!isnan(p))
+    if (tb_meter_inverts(m))   /* power.block_updates time constants: the inversion's
+                                * noise (tau x the reading's change) over the block's */
+        p = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                       tb_sampler_rails(m->s)->n);
+    if (isfinite(p) && p > 0)
         ms = fmax(ms, tb_meter_need_updates(m) * p);
     return ms;
+}
+
+double tb_meter_read_ms(const struct tb_meter *m)
+{
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    double p = tb_meter_period_ms(m);
+    if (md->read_ms > 0)
+        return fmax(md->read_ms, isnan(p) ? 0 : p);
+    return m->pc->interval_ms;
+}
+
+bool tb_meter_slow_reads(const struct tb_meter *m)
+{
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    /* the trapezoid of an average read every h misses h^2 / (12 tau^2) of its swing, and a
+     * reading held up to h late shifts it: past tau / 8 (0.1% of the swing) too coarse */
+    return tb_meter_read_ms(m) > tau / 8;
+}
+
+double tb_meter_lead_ms(const struct tb_meter *m)
+{
+    if (!tb_meter_inverts(m))
+        return NAN;
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    return tb_meter_slow_reads(m) ? TB_METER_LEAD_TAUS * tau : 0;
 }
 
 /* How long a block may wait for an update before the sensor counts as static or silent. */
@@ -104,15 +136,38 @@ static int load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t
     return rc ? rc : *m->stop ? -EINTR : 0;
 }
 
+/* A counter that samples part of each period (NVML on the A100/H100: 25 ms of 100 ms,
+ * Yang et al., SC24) counts a block exactly only where its load is steady over whole
+ * periods; a load with a rhythm of its own (a sync every 20 ms) locked to the counter's
+ * phase would be sampled at one point of that rhythm every block. So each block on such
+ * a counter first loads for a random part of a period: its edges, and its load's rhythm,
+ * fall anywhere against the sampling, and what one block over- or under-counts another
+ * does the other way. 0, or the load's error. */
+static int jitter(struct tb_meter *m, const struct tb_meter_load *ld, size_t i)
+{
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    if (md->kind != TB_SENSOR_COUNTER || !(md->window_ms < md->period_ms))
+        return 0;
+    m->rng ^= m->rng << 13;
+    m->rng ^= m->rng >> 7;
+    m->rng ^= m->rng << 17;
+    double u = (double)(m->rng >> 11) / 9007199254740992.0, b = 0;
+    int rc = ld->fn(ld->arg, i, tb_now_ns() + (int64_t)(u * md->period_ms * 1e6), &b);
+    return rc ? rc : *m->stop ? -EINTR : 0;
+}
+
 /* Loads point i in slices until an update after t0 is seen (or patience runs out): its
  * time into *ta. 0, 1 (none came: why), or the load's error. */
 static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
                    int64_t *ta, char *why, size_t n)
 {
     int64_t give_up = t0 + patience_ns(m);
+    int rc = jitter(m, ld, i);
+    if (rc)
+        return rc;
     for (;;) {
         double b = 0;
-        int rc = load_slice(m, ld, i, &b);
+        rc = load_slice(m, ld, i, &b);
         if (rc)
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
@@ -182,6 +237,31 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
     }
 }
 
+/* What the block's span [ta, tb] says beside its power: the GPU rail, temperatures, clocks,
+ * the readings and the power cap's reasons. */
+static void block_extras(struct tb_meter *m, int64_t ta, int64_t tb, struct tb_meter_block *b)
+{
+    struct tb_power_cfg loose = *m->pc;
+    loose.max_rel_ci = INFINITY;
+    struct tb_power_figures f;
+    tb_power_over(m->s, &loose, ta, tb, &f);
+    b->gpu_w = f.gpu_w;
+    b->temp_c = f.gpu_temp_c;
+    b->mem_temp_c = f.mem_temp_c;
+    b->clock_mhz = f.gpu_clock_mhz;
+    b->emc_mhz = f.emc_clock_mhz;
+    b->samples = f.samples;
+    b->energy_j = f.energy_j;
+    b->counter_j = f.energy_counter_j;
+    /* capped: the power cap's bit in half the block's readings or more that said */
+    b->reasons_seen = (int)f.reason_samples;
+    double limit = tb_sampler_device(m->s)->limit_w;   /* its power at the limit: capped */
+    b->limit_known = isfinite(limit) && limit > 0;
+    b->at_limit = b->limit_known && b->w >= TB_METER_AT_LIMIT * limit;
+    b->capped = b->at_limit || tb_power_capped_majority((double)f.capped_samples,
+                                                        (double)f.reason_samples);
+}
+
 /* The figures of the block's measured span [ta, tb] from the sampler's readings. */
 static int block_figures(struct tb_meter *m, int64_t ta, double rate,
                          struct tb_meter_block *b, char *why, size_t n)
@@ -202,25 +282,7 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         b->bytes = rate * b->secs;
         b->updates = k - 1;
         b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
-        struct tb_power_cfg loose = *m->pc;
-        loose.max_rel_ci = INFINITY;
-        struct tb_power_figures f;
-        tb_power_over(m->s, &loose, ta, tb, &f);
-        b->gpu_w = f.gpu_w;
-        b->temp_c = f.gpu_temp_c;
-        b->mem_temp_c = f.mem_temp_c;
-        b->clock_mhz = f.gpu_clock_mhz;
-        b->emc_mhz = f.emc_clock_mhz;
-        b->samples = f.samples;
-        b->energy_j = f.energy_j;
-        b->counter_j = f.energy_counter_j;
-        /* capped: the power cap's bit in half the block's readings or more that said */
-        b->reasons_seen = (int)f.reason_samples;
-        double limit = tb_sampler_device(m->s)->limit_w;
-        b->limit_known = isfinite(limit) && limit > 0;
-        b->at_limit = b->limit_known && b->w >= TB_METER_AT_LIMIT * limit;
-        b->capped = b->at_limit || tb_power_capped_majority((double)f.capped_samples,
-                                                            (double)f.reason_samples);
+        block_extras(m, ta, tb, b);
         rc = isfinite(b->jpb) ? 0 : 1;
         if (rc)
             snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
@@ -230,6 +292,85 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
     free(tc);
     free(vc);
     return rc;
+}
+
+/* ---- an averaging sensor, inverted ---------------------------------------------------
+ * An INA3221 (and tegrastats reading one) is an exponential average (sensor_model.h): every
+ * reading carries the blocks before it, so a block's power is not its readings' mean but
+ * their integral plus tau times their change over the block (tb_power_inverted_w), exact
+ * whatever ran before. Read at our poll, a block starts at the first poll after the switch
+ * (the lead-in is one poll); read by another program every read period too coarse to
+ * integrate the average's swing (tegrastats), after a lead-in of 5 tau (tb_meter_lead_ms). */
+bool tb_meter_inverts(const struct tb_meter *m)
+{
+    return tb_sampler_cadence(m->s)->model.kind == TB_SENSOR_EMA;
+}
+
+/* The time of the first poll at or after from (first) or the last up to to (!first) in
+ * [from, to]; 0 when none. */
+static int64_t poll_at(struct tb_meter *m, int64_t from, int64_t to, bool first)
+{
+    size_t n = 0;
+    struct tb_power_sample *w = to >= from ? tb_sampler_window(m->s, from, to, 0, &n) : NULL;
+    int64_t t = w && n ? w[first ? 0 : n - 1].t_ns : 0;
+    free(w);
+    return t;
+}
+
+/* Loads point i in slices until a poll at or after from has landed: the first such poll's
+ * time (first) or the last one's into *t, the slices' bytes added to *bytes. 0, 1 (none
+ * came: why), or the load's error. */
+static int load_until_poll(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                           int64_t from, bool first, int64_t *t, double *bytes, char *why,
+                           size_t n)
+{
+    int64_t give_up = from + patience_ns(m);
+    for (;;) {
+        int rc = load_slice(m, ld, i, bytes);
+        if (rc)
+            return rc;
+        int64_t now = tb_now_ns();
+        if (now >= from && (*t = poll_at(m, from, now, first)) != 0)
+            return 0;
+        if (tb_sampler_failed(m->s) || now > give_up) {
+            snprintf(why, n, "no reading in %.1f s under load (%s)", (now - from) * 1e-9,
+                     tb_sampler_failed(m->s) ? "source lost" : "a silent source");
+            return 1;
+        }
+    }
+}
+
+/* A block on an averaging sensor: the lead-in, then its span of power.block_updates time
+ * constants from the first poll after it to the last poll once the span is whole. */
+static int ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                     struct tb_meter_block *b, char *why, size_t n)
+{
+    int64_t t0 = tb_now_ns(), ta = 0, tb = 0, m0 = 0;
+    double lead_bytes = 0, bytes = 0;
+    int rc = load_until_poll(m, ld, i, t0 + (int64_t)(tb_meter_lead_ms(m) * 1e6), true, &ta,
+                             &lead_bytes, why, n);
+    if (!rc) {
+        m0 = tb_now_ns();
+        rc = load_until_poll(m, ld, i, ta + (int64_t)(tb_meter_block_ms(m) * 1e6), false,
+                             &tb, &bytes, why, n);
+    }
+    b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
+    if (rc)
+        return rc;
+    /* the load's rate over its measured slices: steady under one kernel */
+    double rate = bytes / ((double)(tb_now_ns() - m0) * 1e-9);
+    size_t polls = 0;
+    b->w = tb_power_inverted_w(m->s, m->pc, ta, tb, &polls);
+    b->secs = (double)(tb - ta) * 1e-9;
+    b->bytes = rate * b->secs;
+    b->updates = polls;
+    b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
+    block_extras(m, ta, tb, b);
+    if (!isfinite(b->jpb)) {
+        snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
+        return 1;
+    }
+    return 0;
 }
 
 /* One block of point i. 0 (b filled), 1 (no figure: why), -EINTR (a stop), or the load's
@@ -243,6 +384,12 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     double bytes = 0;
     struct tb_sampler_health h0, h1;
     tb_sampler_health(m->s, &h0);
+    if (tb_meter_inverts(m)) {
+        int rc = ema_block(m, ld, i, b, why, n);
+        tb_sampler_health(m->s, &h1);
+        b->dropped = h1.dropped - h0.dropped;
+        return rc;
+    }
     int rc = lead_in(m, ld, i, t0, &ta, why, n);
     if (!rc)
         rc = measure_span(m, ld, i, ta, &bytes, &m0, &m1, why, n);

@@ -22,6 +22,7 @@ struct tb_meter {
      * relative sd and its degrees of freedom (0: none) */
     double pooled_rel_sd;
     size_t pooled_df;
+    unsigned long long rng;       /* the jitter of blocks on a part-time counter */
 };
 
 /* One block: the load of one point between two sensor updates, after a lead-in. */
@@ -94,5 +95,17 @@ double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track 
 int tb_meter_need_updates(const struct tb_meter *m);
 /* A sensor period known (ms), else NAN. */
 double tb_meter_period_ms(const struct tb_meter *m);
+/* The source's model is an exponential average (sensor_model.h): blocks inverted. */
+bool tb_meter_inverts(const struct tb_meter *m);
+/* How often a new reading can come: another program's read period (tegrastats: its
+ * interval, or the period seen while idle if slower), else our poll (power.interval_ms). */
+double tb_meter_read_ms(const struct tb_meter *m);
+/* Reads too coarse to integrate the average's swing (more than tau / 8 apart). */
+bool tb_meter_slow_reads(const struct tb_meter *m);
+/* An inverted block's lead-in before its span: 0 (the first poll after the switch) where
+ * reads are fast, TB_METER_LEAD_TAUS time constants where slow (the swing then
+ * e^-5 = 0.7% of itself); NAN where the sensor is not inverted. */
+#define TB_METER_LEAD_TAUS 5
+double tb_meter_lead_ms(const struct tb_meter *m);
 
 #endif

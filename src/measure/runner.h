@@ -64,7 +64,7 @@ struct tb_runner_result {
     char idle_why[160];               /* why the idle has no interval (a static sensor); "" */
     char cadence[320];                /* the sensor's cadence as said and logged */
     char settle[320];                 /* the warming load before the sweep, as logged; "" */
-    char rerun[640];                  /* what the run-to-run spread was learned from, as
+    char rerun[768];                  /* what the run-to-run spread was learned from, as
                                        * logged (power_rerun); "" */
     double settle_secs;               /* its seconds */
     double plan_s;                    /* the night's time announced at its start (all of it) */

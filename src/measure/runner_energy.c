@@ -144,7 +144,7 @@ static void learn_rerun(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
                                 tb_images_sha256, line, sizeof(line));
     if (!ctx->rerun)
         snprintf(line, sizeof(line), "out of memory: the board file's settings alone");
-    snprintf(res->rerun, sizeof(res->rerun), "%s; device %s; power.rerun_ratio_sd %.2f%%, "
+    snprintf(res->rerun, sizeof(res->rerun), "%s; device %.96s; power.rerun_ratio_sd %.2f%%, "
              "power.rerun_abs_sd %.2f%% (each counts as %d differences while fewer than %d "
              "are pooled)", line, ctx->device_id && ctx->device_id[0] ? ctx->device_id
              : "by its name", 100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd,
