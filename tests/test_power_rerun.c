@@ -7,6 +7,11 @@
 #include "helpers.h"
 
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "lib/stats.h"
@@ -217,6 +222,34 @@ static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
     th_assert_close(sd.abs, 5 * 0.008, 1e-12);
 }
 
+/* power.rerun_ratio_sd = 0 (#50 item 11): no prior, and still learnt from the nights (the
+ * cap of 5 times the setting once made it 0 for ever): two nights 1% apart teach their
+ * spread whole; none: 0. */
+static void test_zero_setting_still_learns(void **state)
+{
+    struct tb_power_cfg zero = pc;
+    zero.rerun_ratio_sd = zero.rerun_abs_sd = 0;
+    char *dir = th_tmpdir(), row[256];
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    struct tb_rerun *r = learn(dir);
+    tb_rerun_sd(r, &me, &zero, &sd);
+    tb_rerun_free(r);
+    assert_true(sd.ratio == 0 && sd.runs == 0);
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 1, row);
+    vec16_row(row, sizeof(row), 1.212, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 2, row);
+    r = learn(dir);
+    tb_rerun_sd(r, &me, &zero, &sd);
+    tb_rerun_free(r);
+    assert_int_equal(sd.runs, 2);
+    th_assert_close(sd.ratio, sd_of_steps(log(1.212 / 1.2)), 1e-6);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
  * block, device or power mode; a power-capped row; a row without the cycles' interval; a
  * second row of one run; another host's log; a log of other kernel images (a new build's
@@ -325,6 +358,60 @@ static void test_fastest_block_changes_one_series(void **state)
     assert_int_equal(a.runs, 5);
     assert_int_equal(a.pairs, 3);
     th_assert_close(a.ratio, 0.004 * sqrt(2.0 / 5.0), 1e-9);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The learner's thread waits here while stalled (a stuck file system's stand-in for an
+ * open that never returns): the tool's weak hook, replaced for this program. */
+static atomic_int stalled;
+void tb_rerun_test_stall(void)
+{
+    while (atomic_load(&stalled))
+        sched_yield();
+}
+
+/* Log folders as a night finds them (#50 item 8): a FIFO, a folder and a dangling link
+ * named like logs of this host and board beside two good nights are passed over at once
+ * (no open of them blocks) and the nights are learnt from; a learner held in a call that
+ * does not return is left behind at the limit, or at once when a signal has asked the run
+ * to stop, with the settings alone and the line saying why; it ends when its call does. */
+static void test_a_stuck_log_does_not_stall_the_night(void **state)
+{
+    char *dir = th_tmpdir(), row[256], path[PATH_MAX], line[512];
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 1, row);
+    vec16_row(row, sizeof(row), 1.21, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 3, row);
+    snprintf(path, sizeof(path), "%s/lab_lab-h200_20261102T010000Z.csv.gz", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof(path), "%s/lab_lab-h200_20261104T010000Z.csv.gz", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/lab_lab-h200_20261105T010000Z.csv.gz", dir);
+    assert_int_equal(symlink("/nonexistent/log.csv.gz", path), 0);
+    volatile sig_atomic_t stop = 0;
+    th_stderr_begin();
+    struct tb_rerun *r = tb_rerun_learn_bounded(dir, "lab", "", "lab-h200", IMAGES, 30, &stop,
+                                                line, sizeof(line));
+    free(th_stderr_end());
+    assert_non_null(r);
+    th_must_have(line, "2 earlier log(s)");
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 2);
+    tb_rerun_free(r);
+    atomic_store(&stalled, 1);
+    assert_null(tb_rerun_learn_bounded(dir, "lab", "", "lab-h200", IMAGES, 0, &stop, line,
+                                       sizeof(line)));
+    th_must_have(line, "were not read within 0 s");
+    th_must_have(line, "the board file's settings alone");
+    stop = 1;   /* SIGTERM's handler: the limit is not waited for */
+    assert_null(tb_rerun_learn_bounded(dir, "lab", "", "lab-h200", IMAGES, 3600, &stop, line,
+                                       sizeof(line)));
+    th_must_have(line, "(stopped by a signal)");
+    atomic_store(&stalled, 0);   /* the stuck calls return: their threads end on their own */
     th_rmtree(dir);
     free(dir);
 }
@@ -449,9 +536,11 @@ int main(void)
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
         TH_TEST(test_only_this_points_runs_count),
+        TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
         TH_TEST(test_two_gpus_of_one_host_learn_apart),
         TH_TEST(test_fastest_block_changes_one_series),
+        TH_TEST(test_a_stuck_log_does_not_stall_the_night),
         TH_TEST(test_rows_bound_stops_the_reading),
         TH_TEST(test_bytes_bound_stops_a_bomb),
     };

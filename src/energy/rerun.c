@@ -149,11 +149,9 @@ static int by_series_run(const void *p, const void *q)
     return (x->a->gbps < y->a->gbps) - (x->a->gbps > y->a->gbps);
 }
 
-/* The cycles' interval is t x s x sqrt(2/n): the run's mean's own relative variance. */
-static double own_var(const struct tb_log_rec *a)
+double tb_rerun_own_var(double ratio, double ci, int cycles)
 {
-    double t = tb_t95((size_t)a->power_cycles - 1);
-    double se = a->energy_ratio_cycles_ci / a->energy_ratio / (t * sqrt(2.0));
+    double t = tb_t95((size_t)cycles - 1), se = ci / ratio / (t * sqrt(2.0));
     return se * se;
 }
 
@@ -183,7 +181,8 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
         if (kept++ >= TB_RERUN_MAX_RUNS)
             continue;
         const struct tb_log_rec *a = c[i].a;
-        v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb, own_var(a),
+        v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb,
+                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_cycles_ci, a->power_cycles),
                                         a->power_cycles };
     }
     free(c);

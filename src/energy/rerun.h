@@ -16,6 +16,7 @@
 #ifndef TB_RERUN_H
 #define TB_RERUN_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "power/power.h"
@@ -54,6 +55,10 @@ struct tb_rerun_run {
     int cycles;
 };
 
+/* A run's mean's own relative variance from its logged cycles' interval ci of ratio over
+ * cycles (energy_ratio_ci95: t x s x sqrt(2 / cycles), where a rerun of as many lands). */
+double tb_rerun_own_var(double ratio, double ci, int cycles);
+
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
  *   v = (median |d| / 0.6745)^2 / 2;  ratio: s2 = max(0, v - o), o the runs' own variance
@@ -90,6 +95,16 @@ struct tb_rerun;
 struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *host_id,
                                 const char *board, const char *images, char *line, size_t n);
 void tb_rerun_free(struct tb_rerun *r);
+
+/* tb_rerun_learn on a thread of its own (rerun_bounded.c), waited for within limit_s of
+ * real time and while *stop (NULL: none) is 0: a log folder's file whose open or read
+ * never returns (a stuck FUSE or network mount) or a signal costs the night its learnt
+ * spread, never its start. NULL (line says why: not read in time, stopped, no memory): the
+ * settings alone. */
+#define TB_RERUN_LEARN_S 30.0
+struct tb_rerun *tb_rerun_learn_bounded(const char *dir, const char *host, const char *host_id,
+                                        const char *board, const char *images, double limit_s,
+                                        volatile sig_atomic_t *stop, char *line, size_t n);
 
 /* Point me's spread (me: its row as tb_log_rec_from_row reads it, with its device_id; r
  * NULL: none learned), pooled over its card (tb_rerun_pool): of the earlier runs in the logs
