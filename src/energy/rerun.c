@@ -101,7 +101,8 @@ static bool same_card(const struct tb_log_rec *a, const struct tb_log_rec *me)
 static bool teaches(const struct tb_log_rec *a)
 {
     return tb_log_usable(a) && !a->failed_night && !a->bad_time && a->energy_ratio > 0 &&
-           isfinite(a->energy_ratio) && isfinite(a->energy_ratio_cycles_ci) &&
+           isfinite(a->energy_ratio) && a->energy_ratio_cycles_ci > 0 &&
+           isfinite(a->energy_ratio_cycles_ci) &&
            a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 && !a->power_capped;
 }
 
