@@ -11,7 +11,7 @@
  * prior, counted as TB_RERUN_PRIOR_RUNS differences, only while fewer than
  * TB_RERUN_POOL_MIN differences are pooled (none: the settings alone). The same runs give
  * the card's within-night (per-cycle) spread, which a night of few cycles pools with its
- * own (doc/power.md, "Reruns on another night").
+ * own (doc/power.md, "Another night").
  * Not here: the intervals of the cycles (meter_figures.c combines them). */
 #ifndef TB_RERUN_H
 #define TB_RERUN_H
