@@ -51,7 +51,7 @@ struct tb_log_rec {
     char board[64], device[128], kernel[32];
     char host[64];                  /* the host that ran it */
     char host_id[40];               /* its machine-id ("" in logs from before it was logged) */
-    char device_id[96];             /* the device's own (log_meta.h's device_id; "" none) */
+    char device_id[48];             /* the device's own (log_meta.h's device_id; "" none) */
     char elem[8], power_mode[64];   /* element type; nvpmodel mode ("" off a Jetson) */
     char night[12];                 /* the run's UTC date from its run_id; "" unknown, or a
                                      * stamp that cannot be (future, before 2020: util.h) */
@@ -86,7 +86,7 @@ struct tb_log_rec {
 struct tb_log_info {
     const char *path;               /* as given (not copied) */
     char run_id[128], host[64], host_id[40], board[64], night[12];
-    char device[128], device_id[96];   /* its device and device_id lines ("" none) */
+    char device[128], device_id[48];   /* its device and device_id lines ("" none) */
     char images[72];                /* the images_sha256 line ("" in logs from before it) */
     char end[256];                  /* the "# end:" line's text; "" when none */
     char skipped[512];              /* a mode sweep's skipped steps ("# mode_step: ...:
