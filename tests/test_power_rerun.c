@@ -73,7 +73,7 @@ static void vec16_row(char *buf, size_t n, double ratio, double ci, double jpg, 
                       int capped)
 {
     snprintf(buf, n, "lab,lab-h200,NVIDIA H200,vec16,float,8192,8192,256,1,3600,ok,ok,,"
-             "%.5f,%.5f,%.5f,%d,%d\n", ratio, ci, jpg, cycles, capped);
+             "%.5f,%.7g,%.5f,%d,%d\n", ratio, ci, jpg, cycles, capped);
 }
 
 static struct tb_rerun *learn(const char *dir)
