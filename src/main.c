@@ -23,6 +23,7 @@
 #include "report/history.h"
 #include "cmd/listcmd.h"
 #include "cmd/powercmd.h"
+#include "cmd/probecmd.h"
 #include "cmd/restorecmd.h"
 #include "cmd/run.h"
 #include "format/table.h"
@@ -471,6 +472,9 @@ static const struct command commands[] = {
       &list_usage, true },
     { "power", cmd_power, "sample the board's power source and print what it reads",
       &power_usage, true },
+    { "probe-power", tb_probe_main,
+      "measure how the power sensor answers a step of load, once per board (send the output)",
+      &tb_probe_usage, true },
     { "compare", tb_compare_main, "compare logs from boards and GPUs, or against a baseline",
       &tb_compare_usage, true },
     { "history", tb_history_main,

@@ -157,10 +157,15 @@ static int jitter(struct tb_meter *m, const struct tb_meter_load *ld, size_t i)
 }
 
 /* Loads point i in slices until an update after t0 is seen (or patience runs out): its
- * time into *ta. 0, 1 (none came: why), or the load's error. */
+ * time into *ta. A sliding mean (NVML's power reading, sensor_model.h: a mean of 1 s) holds
+ * the block before until its whole span has passed: the update must come after t0 plus
+ * that span. 0, 1 (none came: why), or the load's error. */
 static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
                    int64_t *ta, char *why, size_t n)
 {
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    if (md->kind == TB_SENSOR_MEAN)
+        t0 += (int64_t)(tb_sensor_model_max_tau_ms(md, tb_sampler_rails(m->s)->n) * 1e6);
     int64_t give_up = t0 + patience_ns(m);
     int rc = jitter(m, ld, i);
     if (rc)
@@ -333,8 +338,10 @@ static int load_until_poll(struct tb_meter *m, const struct tb_meter_load *ld, s
         if (now >= from && (*t = poll_at(m, from, now, first)) != 0)
             return 0;
         if (tb_sampler_failed(m->s) || now > give_up) {
-            snprintf(why, n, "no reading in %.1f s under load (%s)", (now - from) * 1e-9,
-                     tb_sampler_failed(m->s) ? "source lost" : "a silent source");
+            if (!tb_sampler_failed(m->s) && silent(m, why, n))
+                return 1;
+            snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - from) * 1e-9,
+                     tb_sampler_failed(m->s) ? "source lost" : "no reading");
             return 1;
         }
     }
@@ -357,6 +364,12 @@ static int ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
     if (rc)
         return rc;
+    /* a reading that never moved under load is a stale file or a dead sensor, not power */
+    if (tb_power_updates_in(m->s, m->pc, ta, tb) == 0) {
+        snprintf(why, n, "no sensor update in %.1f s under load (a static sensor)",
+                 (double)(tb - t0) * 1e-9);
+        return 1;
+    }
     /* the load's rate over its measured slices: steady under one kernel */
     double rate = bytes / ((double)(tb_now_ns() - m0) * 1e-9);
     size_t polls = 0;

@@ -268,19 +268,22 @@ static void ina_cadence(void *st, struct tb_power_cadence *c)
     if (s->nhwmon > 0)
         tb_sensor_model_documented("ina3221-hwmon", s->n, &c->model);
     for (int i = 0; i < s->nhwmon; i++) {
-        char p[PATH_MAX + 32], why[PATH_MAX + 160], said[96];
-        long ms, avg;
+        char p[PATH_MAX + 32], why[PATH_MAX + 160], said[112];
+        long ms, avg = -1;
         int first, count = chip_rails(s, i, &first);
+        snprintf(p, sizeof(p), "%s/samples", s->hwmon[i]);
+        if (tb_ina3221_read_value(p, &avg, why, sizeof(why)) < 0 || avg <= 0 || avg > 4096)
+            avg = -1;
+        samples = avg > samples ? avg : samples;
         snprintf(p, sizeof(p), "%s/update_interval", s->hwmon[i]);
         if (tb_ina3221_read_value(p, &ms, why, sizeof(why)) == 0 && ms > 0 && ms <= 600000) {
             if (isnan(slowest) || ms > slowest)
                 slowest = (double)ms;
-            snprintf(said, sizeof(said), "chip %d: update_interval %ld ms (sysfs)", i + 1, ms);
-            tb_sensor_model_set_tau(&c->model, first, count, (double)ms, said);
+            double tau = tb_sensor_model_hwmon_tau_ms((double)ms, avg);
+            snprintf(said, sizeof(said), "chip %d: update_interval %ld ms, samples %ld (sysfs): "
+                     "tau %.1f ms", i + 1, ms, avg, tau);
+            tb_sensor_model_set_tau(&c->model, first, count, tau, said);
         }
-        snprintf(p, sizeof(p), "%s/samples", s->hwmon[i]);
-        if (tb_ina3221_read_value(p, &avg, why, sizeof(why)) == 0 && avg > 0 && avg > samples)
-            samples = avg;
     }
     if (isnan(slowest)) {
         if (s->nhwmon == 0)

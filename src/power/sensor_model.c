@@ -5,6 +5,7 @@
 #include "power/sensor_model.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,22 +20,22 @@ static const struct row {
      * constant AVG x cycle; Linux Documentation/hwmon/ina3221.rst: update_interval =
      * channels x samples x (bus + shunt conversion time), that same product. L4T's
      * nvpower.sh sets 3 x 512 x (140 + 140 us) = 430 ms on Xavier and Orin. */
-    { "ina3221-hwmon", TB_SENSOR_EMA, 430, 0, 0,
-      "INA3221 averaging (TI SBOS576 'Averaging function'), tau = update_interval "
-      "(Linux hwmon/ina3221.rst); documented default 430 ms (L4T nvpower.sh: 3 x 512 x "
-      "0.28 ms)" },
+    { "ina3221-hwmon", TB_SENSOR_EMA, 429.6, 0, 0,
+      "INA3221 averaging (TI SBOS576 'Averaging function'), tau = update_interval x "
+      "(1 - 1/(2 samples)) (Linux hwmon/ina3221.rst); documented default 429.6 ms (L4T "
+      "nvpower.sh: 512 samples, 430 ms)" },
     /* The R32 ina3221x IIO driver runs the same chip; in continuous mode it averages 64
      * conversions of about 6.6 ms cycles (the sensor issue's reading of the L4T R32
      * driver: about 422 ms); no board here has confirmed it. */
-    { "ina3221x-continuous", TB_SENSOR_EMA, 422.4, 0, 0,
-      "INA3221 averaging (TI SBOS576), ina3221x continuous mode: 64 x 6.6 ms = 422 ms "
-      "(documented default, not confirmed on a board)" },
+    { "ina3221x-continuous", TB_SENSOR_EMA, 419.1, 0, 0,
+      "INA3221 averaging (TI SBOS576), ina3221x continuous mode: 64 samples of 6.6 ms "
+      "cycles, tau 419 ms (documented default, not confirmed on a board)" },
     { "ina3221x-triggered", TB_SENSOR_POINT, 0, 0, 0,
       "ina3221x triggered mode: each read one conversion, no averaging" },
     /* tegrastats on JetPack 5/6 reads the hwmon chips' registers, at its own interval */
-    { "tegrastats", TB_SENSOR_EMA, 430, 0, 0,
+    { "tegrastats", TB_SENSOR_EMA, 429.6, 0, 0,
       "tegrastats reads the INA3221 registers (TI SBOS576 averaging) at its interval; "
-      "documented default tau 430 ms (L4T nvpower.sh)" },
+      "documented default tau 429.6 ms (L4T nvpower.sh: 512 samples, 430 ms)" },
     /* Yang et al., "Accurate and Convenient Energy Measurements for GPUs", SC24: on the
      * A100 and H100 the power behind the counter is sampled 25 ms of every 100 ms */
     { "nvml-energy", TB_SENSOR_COUNTER, 0, 100, 25,
@@ -72,6 +73,16 @@ void tb_sensor_model_set_tau(struct tb_sensor_model *m, int first, int count, do
         snprintf(m->from + len, sizeof(m->from) - len, "; %s", said);
 }
 
+double tb_sensor_model_hwmon_tau_ms(double update_interval_ms, long samples)
+{
+    if (samples <= 0)
+        return update_interval_ms;
+    if (samples == 1)
+        return 0;
+    double cycle = update_interval_ms / (double)samples;
+    return -cycle / log1p(-1.0 / (double)samples);
+}
+
 double tb_sensor_model_tau_ms(const struct tb_sensor_model *m, int rail)
 {
     if (rail < 0 || rail >= TB_SENSOR_MAX_RAILS)
@@ -102,12 +113,15 @@ void tb_sensor_model_line(const struct tb_sensor_model *m, int rails, char *line
                                 m->period_ms, m->window_ms);
     if ((m->kind == TB_SENSOR_EMA || m->kind == TB_SENSOR_BOXCAR ||
          m->kind == TB_SENSOR_MEAN) && len < n) {
+        bool same = true;   /* one constant for all, or each rail's */
+        for (int r = 1; r < rails && r < TB_SENSOR_MAX_RAILS; r++)
+            same &= m->tau_ms[r] == m->tau_ms[0];
         len += (size_t)snprintf(line + len, n - len, ", tau");
-        for (int r = 0; r < rails && r < TB_SENSOR_MAX_RAILS && len < n; r++)
+        for (int r = 0; r < (same ? 1 : rails) && r < TB_SENSOR_MAX_RAILS && len < n; r++)
             len += (size_t)snprintf(line + len, n - len, "%s%.0f", r ? "/" : " ",
                                     tb_sensor_model_tau_ms(m, r));
         if (len < n)
-            len += (size_t)snprintf(line + len, n - len, " ms%s", rails > 1 ? " per rail" : "");
+            len += (size_t)snprintf(line + len, n - len, " ms%s", same ? "" : " by rail");
     }
     if (m->read_ms > 0 && len < n)
         len += (size_t)snprintf(line + len, n - len, ", read every %.0f ms by the source",

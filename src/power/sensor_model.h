@@ -28,7 +28,7 @@ struct tb_sensor_model {
                                 (tegrastats' interval), not at our poll; 0: at our poll */
     double period_ms;        /* COUNTER: the counter's period */
     double window_ms;        /* COUNTER: the part of each period its power is sampled */
-    char from[224];          /* where the kind and each constant came from */
+    char from[512];          /* where the kind and each constant came from */
 };
 
 /* The documented model of key ("ina3221-hwmon", "ina3221x-continuous", "ina3221x-triggered",
@@ -40,6 +40,15 @@ int tb_sensor_model_documented(const char *key, int rails, struct tb_sensor_mode
  * tau_ms on them, and what says it appended to m->from. */
 void tb_sensor_model_set_tau(struct tb_sensor_model *m, int first, int count, double tau_ms,
                              const char *said);
+/* The time constant of the INA3221's average from what hwmon says: the datasheet's
+ * recursion r_k = r_(k-1) + (x_k - r_(k-1)) / N, one step a conversion cycle (SBOS576,
+ * "Averaging function"; update_interval = N cycles, Linux hwmon/ina3221.rst), has the step
+ * response 1 - (1 - 1/N)^k after k cycles: that of the continuous average r' = (P - r) /
+ * tau at the cycles' ends for tau = -cycle / ln(1 - 1/N), about update_interval x (1 -
+ * 1/(2N)) (429.6 ms for 512 samples and 430 ms; 419.1 for 64 and 422.4). The inversion
+ * reads the polled readings as that continuous average. samples <= 0 (not said): N taken
+ * as large, tau = update_interval; 1: no average, 0. */
+double tb_sensor_model_hwmon_tau_ms(double update_interval_ms, long samples);
 /* The time constant of rail (EMA), 0 where it has none. */
 double tb_sensor_model_tau_ms(const struct tb_sensor_model *m, int rail);
 /* The largest time constant over rails [0, rails). */

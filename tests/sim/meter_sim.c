@@ -31,6 +31,17 @@ int main(int argc, char **argv)
     }
     struct sim_summary sm;
     sim_nights(&o, nt, &sm);
+    if (o.probe) {   /* the probe's fit, on the line's end */
+        struct tb_stepfit fit;
+        int rc = sim_probe(&o, (unsigned long long)o.seed, &fit, why, sizeof(why));
+        char tail[160] = " tau_ms_fit=nan model_fit=none";
+        if (rc == 0)
+            snprintf(tail, sizeof(tail), " tau_ms_fit=%.1f model_fit=%s delay_ms_fit=%.1f "
+                     "refresh_ms_fit=%.1f", fit.tau_ms, fit.model, fit.delay_ms, fit.refresh_ms);
+        else
+            fprintf(stderr, "meter-sim: --probe: %s\n", why);
+        sim_summary_tail(&sm, tail);
+    }
     sim_print(stdout, &o, &sm);
     free(nt);
     return sm.failed == sm.nights;

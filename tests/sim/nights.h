@@ -23,6 +23,7 @@
 
 #include "config/config.h"
 #include "energy/meter.h"
+#include "energy/stepfit.h"
 #include "lib/clock.h"
 #include "lib/stats.h"
 #include "lib/util.h"
@@ -67,7 +68,7 @@ struct sim_opt_row {
 #define SIM_OPT(n, a, t, f, h) { n, a, t, offsetof(struct sim_opts, f), h }
 static const struct sim_opt_row sim_opt_rows[] = {
     SIM_OPT("--sensor", "KIND", SIM_OPT_SENSOR, sensor,
-            "ema (INA3221, default), boxcar, point (IIO triggered), tegrastats, nvml"),
+            "ema (INA3221, default), boxcar, point (IIO triggered), tegrastats, nvml, nvml-power"),
     SIM_OPT("--tau-ms", "T", SIM_OPT_DBL, tau_ms, "the average's time constant (430)"),
     SIM_OPT("--tau2-ms", "T2", SIM_OPT_DBL, tau2_ms, "a second chip's, its rails summed (0: none)"),
     SIM_OPT("--avg", "N", SIM_OPT_INT, avg, "conversions averaged: cycle = T / N (512)"),
@@ -119,8 +120,8 @@ static inline int sim_parse(int argc, char **argv, struct sim_opts *o, char *why
             while (sim_sensor_names[k] && strcmp(sim_sensor_names[k], argv[i]))
                 k++;
             if (!sim_sensor_names[k])
-                return snprintf(why, n, "--sensor '%s': ema, boxcar, point, tegrastats or "
-                                "nvml", argv[i]), -EINVAL;
+                return snprintf(why, n, "--sensor '%s': ema, boxcar, point, tegrastats, "
+                                "nvml or nvml-power", argv[i]), -EINVAL;
             *(int *)field = k;
             continue;
         }
@@ -153,7 +154,6 @@ static struct sim_board {
     int64_t seg_t[SIM_SEGS];   /* from seg_t[i], point seg_p[i] runs (-1: idle) */
     int seg_p[SIM_SEGS], nseg;
     double kernel_w;           /* the kernel's power: ratio x the copy's J/B x its rate */
-    double truth;              /* this night's true ratio (rerun_sim.h; 0: --ratio) */
     const struct tb_rerun_sd *between;   /* the spread the learner hands the night */
     struct sim_sensor_state z;
 } sim_b = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -248,6 +248,11 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
         tb_strlcpy(c->how, "energy counter", sizeof(c->how));
         tb_sensor_model_documented("nvml-energy", sim_b.z.chips, &c->model);
         break;
+    case SIM_NVML_POWER:   /* as nvml.c says it without the counter */
+        c->period_ms = 1000;
+        tb_strlcpy(c->how, "documented", sizeof(c->how));
+        tb_sensor_model_documented("nvml-power", sim_b.z.chips, &c->model);
+        break;
     case SIM_POINT:
         c->triggered = true;
         tb_sensor_model_documented("ina3221x-triggered", sim_b.z.chips, &c->model);
@@ -264,11 +269,12 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
         if (o->sensor == SIM_BOXCAR || o->claim_boxcar)
             break;
         tb_sensor_model_documented("ina3221-hwmon", sim_b.z.chips, &c->model);
-        for (int k = 0; k < sim_b.z.chips; k++) {
+        for (int k = 0; k < sim_b.z.chips; k++) {   /* as ina3221.c reads each chip */
             char said[64];
-            snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms (sysfs)", k + 1,
-                     sim_b.z.chip[k].tau_ms);
-            tb_sensor_model_set_tau(&c->model, k, 1, sim_b.z.chip[k].tau_ms, said);
+            snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms, samples %d (sysfs)",
+                     k + 1, sim_b.z.chip[k].tau_ms, o->avg);
+            tb_sensor_model_set_tau(&c->model, k, 1, tb_sensor_model_hwmon_tau_ms(
+                                    sim_b.z.chip[k].tau_ms, o->avg), said);
         }
     }
 }
@@ -290,16 +296,19 @@ struct sim_night {
     int cycles;
     bool ok;                   /* a ratio came */
     char note[320];
+    char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
 };
 
-static inline void sim_board_reset(const struct sim_opts *o, unsigned long long seed)
+/* The board for a night whose kernel's true ratio is truth, its sensor's noise and phases
+ * from seed. */
+static inline void sim_board_reset(const struct sim_opts *o, double truth,
+                                   unsigned long long seed)
 {
     struct sim_sensor_state *z = &sim_b.z;
     pthread_mutex_lock(&sim_b.mu);
     sim_b.o = o;
     sim_b.nseg = 0;
-    sim_b.kernel_w = (sim_b.truth > 0 ? sim_b.truth : o->ratio) * SIM_COPY_W *
-                     sim_rate_bps[1] / sim_rate_bps[0];
+    sim_b.kernel_w = truth * SIM_COPY_W * sim_rate_bps[1] / sim_rate_bps[0];
     memset(z, 0, sizeof(*z));
     z->kind = (enum sim_sensor)o->sensor;
     z->chips = o->tau2_ms > 0 ? 2 : 1;
@@ -321,15 +330,17 @@ static inline void sim_board_reset(const struct sim_opts *o, unsigned long long 
     pthread_mutex_unlock(&sim_b.mu);
 }
 
-/* One night: the board reset, the sampler and meter started, the idle, the size's energy
- * (copy and kernel), everything stopped. 0, or -1 with n->note saying why. */
+/* One night whose kernel's true ratio is truth: the board reset, the sampler and meter
+ * started, the idle, the size's energy (copy and kernel), everything stopped. 0, or -1 with
+ * nt->note saying why. A rerun of a night is another call with the same truth and another
+ * seed. */
 static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_cfg *pc_in,
-                                unsigned long long seed, struct sim_night *nt)
+                                double truth, unsigned long long seed, struct sim_night *nt)
 {
     memset(nt, 0, sizeof(*nt));
     nt->ratio = nt->ci = nt->rerun_ci = NAN;
-    nt->truth = sim_b.truth > 0 ? sim_b.truth : o->ratio;
-    sim_board_reset(o, seed);
+    nt->truth = truth;
+    sim_board_reset(o, truth, seed);
     sim_switch(-1);
     struct tb_power_cfg pc = *pc_in;
     pc.interval_ms = (int)o->poll_ms;
@@ -350,6 +361,7 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     struct tb_meter *m = tb_meter_new(s, &pc, &stop);
     int64_t t0 = tb_now_ns();
     double idle_ci, idle_w = tb_meter_idle(m, &idle_ci, why, sizeof(why));
+    tb_meter_cadence_line(m, nt->cadence, sizeof(nt->cadence));
     nt->planned_s = (double)(tb_now_ns() - t0) * 1e-9 + tb_meter_plan_size_s(m, 2, true);
     struct tb_meter_load ld = { sim_night_load, NULL, NULL };
     struct tb_meter_result out[2];
@@ -369,6 +381,45 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     return nt->ok ? 0 : -1;
 }
 
+/* ---- the step-response probe ---------------------------------------------------------
+ * What `transpose-bench probe-power` does on a board, on the simulated one: idle 2 s, the
+ * copy 1.5 s, idle 2 s, the copy 1.5 s, idle 2 s, the total polled every 5 ms, fitted by
+ * the probe's own tb_stepfit (stepfit.h). The sensor is read directly at each poll's
+ * virtual time (no sampler thread: the probe's readings are the sensor's). NVML's counter
+ * has no reading of its own to fit: -ENOTSUP. */
+#define SIM_PROBE_POLL_MS 5
+static inline int sim_probe(const struct sim_opts *o, unsigned long long seed,
+                            struct tb_stepfit *fit, char *why, size_t n)
+{
+    static const double edge[] = { 2000, 3500, 5500, 7000 }, end_ms = 9000;
+    if (o->sensor == SIM_NVML)
+        return snprintf(why, n, "nvml: an energy counter, no reading to fit"), -ENOTSUP;
+    sim_board_reset(o, o->ratio, seed);
+    int64_t t0 = tb_now_ns();
+    pthread_mutex_lock(&sim_b.mu);
+    sim_b.nseg = 0;
+    for (int k = -1; k < 4; k++) {   /* idle from t0, then the copy and idle in turn */
+        sim_b.seg_t[sim_b.nseg] = t0 + (k < 0 ? 0 : (int64_t)(edge[k] * 1e6));
+        sim_b.seg_p[sim_b.nseg++] = k % 2 == 0 ? 0 : -1;
+    }
+    size_t np = (size_t)(end_ms / SIM_PROBE_POLL_MS);
+    double *t = malloc(np * sizeof(*t)), *w = malloc(np * sizeof(*w));
+    int rc = -ENOMEM;
+    if (t && w) {
+        for (size_t i = 0; i < np; i++) {
+            t[i] = (double)(i + 1) * SIM_PROBE_POLL_MS;
+            w[i] = 0;
+            for (int c = 0; c < sim_b.z.chips; c++)   /* float, as a sysfs reading gives it */
+                w[i] += (float)sim_read(&sim_b.z, t0 + (int64_t)(t[i] * 1e6), c, NULL);
+        }
+        rc = tb_stepfit(t, w, np, edge, 4, fit, why, n);
+    }
+    pthread_mutex_unlock(&sim_b.mu);
+    free(t);
+    free(w);
+    return rc;
+}
+
 /* ---- the nights' statistics --------------------------------------------------------- */
 
 struct sim_summary {
@@ -381,7 +432,14 @@ struct sim_summary {
     double rerun_coverage_pct;     /* rerun_sim.h: nights whose energy_ratio_rerun_ci95 holds
                                     * the next night's ratio */
     double rerun_halfwidth_pct_median, oracle_halfwidth_pct;
+    char tail[192];                /* more key=value fields for the line (the probe's) */
 };
+
+static inline void sim_summary_tail(struct sim_summary *sm, const char *text)
+{
+    size_t len = strlen(sm->tail);
+    snprintf(sm->tail + len, sizeof(sm->tail) - len, "%s", text);
+}
 
 static int sim_cmp_dbl(const void *a, const void *b)
 {
@@ -434,20 +492,22 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
     pc.settle_s = 0;
     sim_rerun_start(o->between_pct, (unsigned long long)o->seed, o->nights);
     for (int i = 0; i < o->nights; i++) {
-        sim_b.truth = sim_rerun_truth(o->ratio);   /* rerun_sim.h: the night's state */
+        double truth = sim_rerun_truth(o->ratio);   /* rerun_sim.h: the night's state */
         sim_b.between = sim_rerun_between(&pc);
-        sim_run_night(o, &pc, (unsigned long long)o->seed + (unsigned long long)i, &nt[i]);
+        sim_run_night(o, &pc, truth, (unsigned long long)o->seed + (unsigned long long)i,
+                      &nt[i]);
         sim_rerun_record(nt[i].ratio, nt[i].ci, nt[i].rerun_ci, nt[i].truth, nt[i].cycles);
         if (o->verbose)
             fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f), %d cycles, %.1f s "
                     "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
                     nt[i].cycles, nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "",
                     nt[i].note);
+    if (o->verbose && o->nights > 0)
+        fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
     }
     sim_summarise(nt, o->nights, sm);
     sim_rerun_summary(&sm->rerun_coverage_pct, &sm->rerun_halfwidth_pct_median,
                       &sm->oracle_halfwidth_pct);
-    sim_b.truth = 0;
     sim_b.between = NULL;
 }
 
@@ -455,9 +515,10 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
 {
     fprintf(f, "sensor=%s tau_ms=%g tau2_ms=%g ratio=%g noise_pct=%g nights=%d failed=%d "
             "bias_pct=%.3f coverage_pct=%.1f halfwidth_pct_median=%.3f cycles_mean=%.1f "
-            "night_s=%.1f planned_s=%.1f", sim_sensor_names[o->sensor], o->tau_ms, o->tau2_ms,
-            o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct, sm->coverage_pct,
-            sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s);
+            "night_s=%.1f planned_s=%.1f%s", sim_sensor_names[o->sensor], o->tau_ms,
+            o->tau2_ms, o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct,
+            sm->coverage_pct, sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s,
+            sm->tail);
     fprintf(f, " between_pct=%g rerun_coverage_pct=%.1f rerun_halfwidth_pct_median=%.3f "
             "oracle_halfwidth_pct=%.3f\n", o->between_pct, sm->rerun_coverage_pct,
             sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct);

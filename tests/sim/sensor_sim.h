@@ -13,6 +13,8 @@
  *   nvml       NVML's energy counter on the A100/H100: the power sampled 25 ms of every
  *              100 ms, that mean counted for the whole 100 ms (Yang et al., SC24), the phase
  *              of the 25 ms random per night.
+ *   nvml-power NVML's power reading on Ampere and newer: the mean of the last 1 s, a new one
+ *              every 100 ms.
  * Conversion noise: each conversion's sample is P(t) x (1 + noise x N(0,1)).
  * Header-only (static functions): meter-sim and the test programs include it. Not here: the
  * load and the nights (nights.h), the source ops the sampler reads (nights.h). */
@@ -26,10 +28,10 @@
 #define SIM_MS 1000000LL
 #define SIM_MAX_CHIPS 2
 
-enum sim_sensor { SIM_EMA, SIM_BOXCAR, SIM_POINT, SIM_TEGRASTATS, SIM_NVML };
+enum sim_sensor { SIM_EMA, SIM_BOXCAR, SIM_POINT, SIM_TEGRASTATS, SIM_NVML, SIM_NVML_POWER };
 
 static const char *const sim_sensor_names[] = { "ema", "boxcar", "point", "tegrastats", "nvml",
-                                                NULL };
+                                                "nvml-power", NULL };
 
 /* The board's power: chip c's share of it at time t (ns), W. */
 typedef double (*sim_power_fn)(void *arg, int64_t t, int chip);
@@ -137,9 +139,27 @@ static inline void sim_nvml_until(struct sim_sensor_state *z, int64_t t)
     }
 }
 
+/* nvml-power: the mean of the last 1 s (1 ms steps), recomputed every 100 ms. */
+static inline double sim_nvml_power(struct sim_sensor_state *z, int64_t t, int c)
+{
+    struct sim_chip *ch = &z->chip[c];
+    int64_t period = 100 * SIM_MS;
+    if (t >= ch->next_read) {
+        ch->next_read = t - (t - ch->next_read) % period + period;
+        int64_t edge = ch->next_read - period;
+        double sum = 0;
+        for (int k = 0; k < 1000; k++)
+            sum += sim_sample(z, edge - (int64_t)k * SIM_MS, c);
+        ch->held = sum / 1000;
+    }
+    return ch->held;
+}
+
 /* What a poll at t reads from chip c (W); the nvml counter in *mj where mj is not NULL. */
 static inline double sim_read(struct sim_sensor_state *z, int64_t t, int c, double *mj)
 {
+    if (z->kind == SIM_NVML_POWER)
+        return sim_nvml_power(z, t, c);
     if (z->kind == SIM_NVML) {
         sim_nvml_until(z, t);
         if (mj)
