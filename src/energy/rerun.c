@@ -163,7 +163,9 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
     *out = NULL;
     struct cand *c = malloc((r->set.n ? r->set.n : 1) * sizeof(*c));
     size_t nc = 0, n = 0;
-    for (size_t k = 0; c && k < r->nlogs; k++) {
+    if (!c)
+        return 0;   /* no memory: the settings */
+    for (size_t k = 0; k < r->nlogs; k++) {
         if (!r->kept[k] || a_copy(r, k))
             continue;
         for (size_t i = r->start[k]; i < r->start[k + 1]; i++)
@@ -171,7 +173,7 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
                 c[nc++] = (struct cand){ &r->set.v[i], k, by_block };
     }
     qsort(c, nc, sizeof(*c), by_series_run);
-    struct tb_rerun_run *v = c && nc ? malloc(nc * sizeof(*v)) : NULL;
+    struct tb_rerun_run *v = nc ? malloc(nc * sizeof(*v)) : NULL;
     int series = -1, kept = 0;
     for (size_t i = 0; v && i < nc; i++) {
         bool new_series = !i || series_cmp(&c[i], &c[i - 1]);
