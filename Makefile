@@ -26,8 +26,8 @@
 #
 # Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test,
 #   cross-test, fuzz, board-info, version, dist, dist-check, dist-repro, html-check,
-#   readers-check, metrics-check, schema-check, fleet-test, fleet-lint, structure-check,
-#   gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall, docs, docs-gen,
+#   readers-check, metrics-check, schema-check, meter-sim, fleet-test, fleet-lint,
+#   structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall, docs, docs-gen,
 #   docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
