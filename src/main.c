@@ -142,7 +142,8 @@ struct tune_req {
     { "board", 'b', "BOARD.cfg", "board file (default: detected from the device tree or GPU name)" }, \
     { "output", 'o', "LOGDIR", "log directory (same as --set output.dir=LOGDIR)" }, \
     { "device", OPT_DEVICE, "D", "auto (a usable GPU, else the CPU), cpu, cuda or cuda:N" }, \
-    { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all (sweep.kernels)" }, \
+    { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all, 'best' for the\n" \
+                                      "fast ones over tune's blocks, the fastest shown (sweep.kernels)" }, \
     { "sizes", OPT_SIZES, "LIST", "e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)" }, \
     { "blocks", OPT_BLOCKS, "LIST", "e.g. 32x8,16x16 (x x y; sweep.blocks)" }, \
     { "set", OPT_SET, "KEY=VAL...", "override any setting of either file, e.g.\n" \
@@ -257,6 +258,15 @@ static int do_run(struct common *c, struct tune_req *tune)
     }
 }
 
+/* `--kernels best` without --blocks: each candidate over tune's blocks (its rule keeps its
+ * own), so that the choice is tune's without a tuned file. */
+static void best_candidates(struct common *c)
+{
+    char v[4096];
+    if (tb_config_override(&c->cfg, "sweep.kernels", v, sizeof(v)) && strstr(v, "\"best\""))
+        tune_candidates(c);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct common c;
@@ -265,6 +275,7 @@ static int cmd_run(int argc, char **argv)
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
     }
+    best_candidates(&c);
     return do_run(&c, NULL);
 }
 
