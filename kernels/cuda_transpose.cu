@@ -1056,22 +1056,34 @@ __device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
         int c = st_div(k0, m_r), r = k0 - c * R;
         bool full = g * 16 >= A && g * 16 + 16 <= B;
         unsigned w[4] = { 0, 0, 0, 0 };
+        if (full) {
+            /* every element of the chunk is the block's: no checks, and the staged offset
+             * r x P + s_r + c x E carried from one element to the next */
+            int sr = (s0 + r * d) & 15, off = r * P + sr + c * E;
+#pragma unroll
+            for (int j = 0; j < 16 / E; j++) {
+                st_put<E>(w, j, *reinterpret_cast<const U *>(sm + off));
+                if (++r == R) {
+                    r = 0, c++, sr = s0, off = s0 + c * E;
+                } else {
+                    sr += d, off += P + d;
+                    if (sr >= 16)
+                        sr -= 16, off -= 16;
+                }
+            }
+            *reinterpret_cast<uint4 *>(out + g * 16) = make_uint4(w[0], w[1], w[2], w[3]);
+            continue;
+        }
 #pragma unroll
         for (int j = 0; j < 16 / E; j++, k++) {
             if (k < 0)
                 continue;
-            if (k < nr) {
-                U x = *reinterpret_cast<const U *>(sm + r * P + ((s0 + r * d) & 15) + c * E);
-                if (full)
-                    st_put<E>(w, j, x);
-                else
-                    *reinterpret_cast<U *>(out + g * 16 + j * E) = x;
-            }
+            if (k < nr)
+                *reinterpret_cast<U *>(out + g * 16 + j * E) =
+                    *reinterpret_cast<const U *>(sm + r * P + ((s0 + r * d) & 15) + c * E);
             if (++r == R)
                 r = 0, c++;
         }
-        if (full)
-            *reinterpret_cast<uint4 *>(out + g * 16) = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
@@ -1107,6 +1119,22 @@ __device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
             const unsigned w[4] = { v[u].x, v[u].y, v[u].z, v[u].w };
             int k = (int)((long)(g * 16 - A) / E), k0 = k < 0 ? 0 : k;
             int r = st_div(k0, m_c), c = k0 - r * C;
+            if (k >= 0 && k + 16 / E <= nc) {
+                /* the whole chunk is the block's: the offset c x P + t_c + r x E carried */
+                int tc = (t0 + c * d) & 15, off = c * P + tc + r * E;
+#pragma unroll
+                for (int j = 0; j < 16 / E; j++) {
+                    *reinterpret_cast<U *>(sm + off) = st_get<E>(w, j);
+                    if (++c == C) {
+                        c = 0, r++, tc = t0, off = t0 + r * E;
+                    } else {
+                        tc += d, off += P + d;
+                        if (tc >= 16)
+                            tc -= 16, off -= 16;
+                    }
+                }
+                continue;
+            }
 #pragma unroll
             for (int j = 0; j < 16 / E; j++, k++) {
                 if (k < 0)
