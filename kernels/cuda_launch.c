@@ -259,8 +259,8 @@ int tb_cuda_bperm16w(const struct tb_launch *l, struct tb_grid *out)
 /* strip (#53): one side of ST_MAX elements or fewer, the tile spans it. Block T x K: T threads,
  * a tile of about 16 x T x K bytes, so L = 16 T K / (S E) elements of the long side a block
  * (down to whole 16-byte chunks where that leaves any), passed to the entry in `pad`; one row
- * of blocks; shared memory holds the S staged segments (strip_geo.h). Short and wide ("w")
- * where rows <= cols, else tall and narrow ("n"). */
+ * of blocks; shared memory holds the S staged segments (strip_geo.h; tall and narrow: L and
+ * the halo). Short and wide ("w") where rows <= cols, else tall and narrow ("n"). */
 int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
 {
     int t = l->block_x, k = l->block_y, e = l->elem_size;
@@ -275,7 +275,7 @@ int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
     if (L > len)
         L = len;
     struct tb_grid g = { .gx = div_up(len, L), .gy = 1, .bx = (unsigned)t, .by = 1, .tiles_y = 1 };
-    g.smem = (unsigned)(s * ST_PITCH(L, e));
+    g.smem = (unsigned)(s * (wide ? ST_PITCH(L, e) : ST_PITCH(L + ST_HALO(e), e)));
     g.pad = (int)L;
     snprintf(g.entry, sizeof(g.entry), "tb_strip_%s_%d_%d", wide ? "w" : "n", t, e);
     *out = g;

@@ -1089,7 +1089,10 @@ __device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
 
 /* Tall and narrow: cols <= ST_MAX. Block b: input rows r0 = b x L ... r0 + n - 1, one run
  * of bytes [r0 x cols x E, (r0 + n) x cols x E); output row c's segment is staged at c x P
- * from the start of its first chunk, t_c = ((c x rows + r0) x E) mod 16 bytes in. */
+ * from the start of its first chunk, t_c = ((c x rows + r0) x E) mod 16 bytes in. Each output
+ * chunk is written whole by the block in whose segment it starts: the block stages ST_HALO(E)
+ * rows more (16 bytes of each output row past its segment, read again by the next block), so
+ * only the first block writes a column's head chunk in part, and the last block its tail. */
 template <int E, int T>
 __device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
                                           unsigned char *__restrict__ out, long rows, long cols,
@@ -1097,13 +1100,14 @@ __device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
 {
     typedef typename v16_bits<E>::t U;
     unsigned char *sm = dyn_smem<unsigned char>();
-    const int C = (int)cols, cpr = ST_CPR(L, E), P = ST_PITCH(L, E);
+    const int C = (int)cols, cpr = ST_CPR(L, E), P = ST_PITCH(L + ST_HALO(E), E);
     const long r0 = (long)blockIdx.x * L;
     const int n = (int)(rows - r0 < L ? rows - r0 : L);
+    const int nh = (int)(rows - r0 < L + ST_HALO(E) ? rows - r0 : L + ST_HALO(E));
     const idx_t total = (idx_t)rows * (idx_t)cols * E;
-    const idx_t A = (idx_t)r0 * C * E, B = A + (idx_t)n * C * E;
+    const idx_t A = (idx_t)r0 * C * E, B = A + (idx_t)nh * C * E;
     const idx_t g_end = (B - 1) >> 4;
-    const int t0 = (int)((r0 * E) & 15), d = (int)((rows * E) & 15), nc = n * C;
+    const int t0 = (int)((r0 * E) & 15), d = (int)((rows * E) & 15), nc = nh * C;
     const unsigned m_cpr = st_magic(cpr), m_c = st_magic(C);
     for (idx_t base = (A >> 4) + threadIdx.x; base <= g_end; base += ST_BATCH * T) {
         uint4 v[ST_BATCH];
@@ -1151,14 +1155,15 @@ __device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
     for (int it = threadIdx.x; it < C * cpr; it += T) {
         int c = st_div(it, m_cpr), q = it - c * cpr;
         idx_t a = ((idx_t)c * rows + r0) * E, e = a + (idx_t)n * E, gb = ((a >> 4) + q) * 16;
-        if (gb >= e)
-            continue;
+        idx_t eh = a + (idx_t)nh * E;   /* the staged end: e + 16, or the column's end */
+        if (gb >= e || (gb < a && r0 > 0))
+            continue;   /* the next block's chunk, or the previous block's */
         const unsigned char *s = sm + c * P + 16 * q;
-        if (gb >= a && gb + 16 <= e) {
+        if (gb >= a && gb + 16 <= eh) {
             *reinterpret_cast<uint4 *>(out + gb) = st_lds<E>(s);
             continue;
         }
-        for (idx_t b = gb > a ? gb : a; b < e && b < gb + 16; b += E)
+        for (idx_t b = gb > a ? gb : a; b < eh && b < gb + 16; b += E)
             *reinterpret_cast<U *>(out + b) = *reinterpret_cast<const U *>(s + (b - gb));
     }
 }

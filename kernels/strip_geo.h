@@ -13,5 +13,8 @@
 #define ST_MAX 64
 #define ST_CPR(L, E) (((L) * (E) + 15) / 16 + 1)
 #define ST_PITCH(L, E) (16 * ST_CPR(L, E) + ((E) == 8 ? 8 : 4))
+/* Tall and narrow: rows staged past the block's L, so that each output chunk that starts in
+ * the block's segment is written whole by it (16 bytes of each output row) */
+#define ST_HALO(E) (16 / (E))
 
 #endif

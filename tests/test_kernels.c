@@ -214,7 +214,8 @@ static void test_strip_geometry(void **state)
     assert_string_equal(g.entry, "tb_strip_n_128_8");
     assert_int_equal(g.pad, 4);
     assert_int_equal(g.gx, 25001);
-    assert_int_equal(g.smem, 61 * (16 * (32 / 16 + 1) + 8));
+    /* staged: 4 rows and the 2-row halo, 48 bytes of each output row in 4 chunks */
+    assert_int_equal(g.smem, 61 * (16 * ((6 * 8 + 15) / 16 + 1) + 8));
     l = (struct tb_launch){ NULL, NULL, 3, 5, 512, 2, 4, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip(&l, &g), 0);
     assert_int_equal(g.pad, 5);   /* never more than the long side */
@@ -224,10 +225,13 @@ static void test_strip_geometry(void **state)
     /* every tile fits the 48 KB a block gets without opting in */
     for (int e = 1; e <= 8; e *= 2)
         for (long s = 1; s <= ST_MAX; s++) {
-            l = (struct tb_launch){ NULL, NULL, s, 1000000, 512, 2, e, 0, 0, NULL };
-            assert_int_equal(tb_cuda_strip(&l, &g), 0);
-            assert_true(g.smem <= 48 * 1024 && g.pad >= 1);
-            assert_true((long)g.pad * s * e <= 16 * 1024);
+            for (int wide = 0; wide < 2; wide++) {
+                l = (struct tb_launch){ NULL, NULL, wide ? s : 1000000, wide ? 1000000 : s, 512, 2,
+                                        e, 0, 0, NULL };
+                assert_int_equal(tb_cuda_strip(&l, &g), 0);
+                assert_true(g.smem <= 48 * 1024 && g.pad >= 1);
+                assert_true((long)g.pad * s * e <= 16 * 1024);
+            }
         }
 #endif
 }
