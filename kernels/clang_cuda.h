@@ -62,6 +62,12 @@ static __device__ __forceinline__ long long clock64(void)
     return t;
 }
 
+/* the high word of a x b: mul.hi.u32 */
+static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b)
+{
+    return __nvvm_mulhi_ui(a, b);
+}
+
 /* shfl.sync.down.b32 needs PTX ISA 6.0: the lowest ISA these kernels build at */
 static __device__ __forceinline__ unsigned __shfl_down_sync(unsigned mask, unsigned v,
                                                            unsigned delta, int width = 32)

@@ -10,6 +10,7 @@
 #include "kernels.h"
 #include "bperm_geo.h"
 #include "vec16_geo.h"
+#include "strip_geo.h"
 
 #define MAX_GRID_Y 65535u
 
@@ -253,4 +254,30 @@ int tb_cuda_bperm16w(const struct tb_launch *l, struct tb_grid *out)
     if ((l->block_x != 256 && l->block_x != 512) || l->block_y != 1 || l->elem_size != 1)
         return -EINVAL;
     return bperm("bperm16w", 256, l, out);
+}
+
+/* strip (#53): one side of ST_MAX elements or fewer, the tile spans it. Block T x K: T threads,
+ * a tile of about 16 x T x K bytes, so L = 16 T K / (S E) elements of the long side a block
+ * (down to whole 16-byte chunks where that leaves any), passed to the entry in `pad`; one row
+ * of blocks; shared memory holds the S staged segments (strip_geo.h; tall and narrow: L and
+ * the halo). Short and wide ("w") where rows <= cols, else tall and narrow ("n"). */
+int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, k = l->block_y, e = l->elem_size;
+    int wide = l->rows <= l->cols;
+    long s = wide ? l->rows : l->cols, len = wide ? l->cols : l->rows;
+    if ((t != 128 && t != 256 && t != 512) || (k != 1 && k != 2 && k != 4) || t * k > 1024 ||
+        s > ST_MAX || s < 1 || (e != 1 && e != 2 && e != 4 && e != 8))
+        return -EINVAL;
+    long L = 16L * t * k / (s * e), unit = 16 / e;
+    if (L >= 2 * unit)
+        L -= L % unit;
+    if (L > len)
+        L = len;
+    struct tb_grid g = { .gx = div_up(len, L), .gy = 1, .bx = (unsigned)t, .by = 1, .tiles_y = 1 };
+    g.smem = (unsigned)(s * (wide ? ST_PITCH(L, e) : ST_PITCH(L + ST_HALO(e), e)));
+    g.pad = (int)L;
+    snprintf(g.entry, sizeof(g.entry), "tb_strip_%s_%d_%d", wide ? "w" : "n", t, e);
+    *out = g;
+    return 0;
 }

@@ -13,6 +13,7 @@
 #include "pattern.h"
 #include "vec16_geo.h"
 #include "bperm_geo.h"
+#include "strip_geo.h"
 
 typedef size_t idx_t;
 
@@ -942,6 +943,231 @@ __device__ __forceinline__ void k_bperm16(const unsigned char *__restrict__ inb,
     }
 }
 
+/* ---- strip: one side of 64 elements or fewer, spanned whole by the tile (#53) ------- */
+
+/* A short-and-wide matrix (61 x 100003) has as many output rows as input columns, each
+ * 61 elements long: output rows are too short for a square tile to fill a sector, and the
+ * tail of a 61-row matrix is most of it under a 32- or 64-row tile. But the output of L
+ * input columns is one contiguous run of L x 61 elements; a tall-and-narrow matrix's input
+ * is the same run the other way round. A strip block takes the short side S whole and L
+ * elements of the long side (L x S x E near the block's 16 x threads x K bytes, launcher):
+ * the contiguous side moves as 16-byte chunks straight between global memory and registers,
+ * the S segments of the other side as the 16-byte chunks that cover them, staged in shared
+ * memory (strip_geo.h), so every global access is a 16-byte chunk but at the segments' two
+ * ends, whose chunks are shared with the neighbouring blocks and written element by element.
+ * Each thread loads up to ST_BATCH chunks before it stores any (bytes in flight). */
+#define ST_BATCH 4
+
+/* n / d for n < 2^16 and 0 < d < 2^16 by a multiply-high with m = st_magic(d) =
+ * ceil(2^32 / d) (exact there: Granlund and Montgomery, PLDI 1994, section 4): the strip
+ * loops divide once per 16-byte chunk, and a division costs some twenty instructions. */
+__device__ __forceinline__ unsigned st_magic(unsigned d) { return 0xffffffffu / d + 1u; }
+/* m is 0 for d = 1 (2^32 wraps) */
+__device__ __forceinline__ int st_div(int n, unsigned m) { return m ? (int)__umulhi((unsigned)n, m) : n; }
+
+/* Element j (of 16 / E) of a 16-byte chunk held as four words, and the reverse. */
+template <int E>
+__device__ __forceinline__ typename v16_bits<E>::t st_get(const unsigned *w, int j)
+{
+    typedef typename v16_bits<E>::t U;
+    if (E == 8)
+        return (U)(w[2 * j] | ((unsigned long long)w[2 * j + 1] << 32));
+    unsigned mask = E >= 4 ? 0xffffffffu : (1u << (8 * (E & 3))) - 1u;
+    return (U)((w[j * E / 4] >> (8 * ((j * E) & 3))) & mask);
+}
+template <int E>
+__device__ __forceinline__ void st_put(unsigned *w, int j, typename v16_bits<E>::t x)
+{
+    if (E == 8) {
+        w[2 * j] = (unsigned)(unsigned long long)x;
+        w[2 * j + 1] = (unsigned)((unsigned long long)x >> 32);
+        return;
+    }
+    w[j * E / 4] |= (unsigned)x << (8 * ((j * E) & 3));
+}
+
+/* A 16-byte chunk into or out of a staged segment: the pitch keeps segments on 4 (8) bytes,
+ * not 16, so four (two) accesses. */
+template <int E>
+__device__ __forceinline__ void st_sts(unsigned char *s, uint4 v)
+{
+    if (E == 8) {
+        reinterpret_cast<uint2 *>(s)[0] = make_uint2(v.x, v.y);
+        reinterpret_cast<uint2 *>(s)[1] = make_uint2(v.z, v.w);
+    } else {
+        unsigned *p = reinterpret_cast<unsigned *>(s);
+        p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
+    }
+}
+template <int E>
+__device__ __forceinline__ uint4 st_lds(const unsigned char *s)
+{
+    if (E == 8) {
+        uint2 a = reinterpret_cast<const uint2 *>(s)[0], b = reinterpret_cast<const uint2 *>(s)[1];
+        return make_uint4(a.x, a.y, b.x, b.y);
+    }
+    const unsigned *p = reinterpret_cast<const unsigned *>(s);
+    return make_uint4(p[0], p[1], p[2], p[3]);
+}
+
+/* Short and wide: rows <= ST_MAX. Block b: input columns c0 = b x L ... c0 + n - 1, every
+ * row; its output is the bytes [c0 x rows x E, (c0 + n) x rows x E), one run. */
+template <int E, int T>
+__device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
+                                          unsigned char *__restrict__ out, long rows, long cols,
+                                          int L)
+{
+    typedef typename v16_bits<E>::t U;
+    unsigned char *sm = dyn_smem<unsigned char>();
+    const int R = (int)rows, cpr = ST_CPR(L, E), P = ST_PITCH(L, E);
+    const long c0 = (long)blockIdx.x * L;
+    const int n = (int)(cols - c0 < L ? cols - c0 : L);
+    const idx_t total = (idx_t)rows * (idx_t)cols * E;
+    const unsigned m_cpr = st_magic(cpr), m_r = st_magic(R);
+    /* the S input segments, chunk by chunk: row r's chunk q at r x P + 16 q */
+    for (int base = threadIdx.x; base < R * cpr; base += ST_BATCH * T) {
+        uint4 v[ST_BATCH];
+        int at[ST_BATCH];
+#pragma unroll
+        for (int u = 0; u < ST_BATCH; u++) {
+            int it = base + u * T;
+            at[u] = -1;
+            if (it >= R * cpr)
+                continue;
+            int r = st_div(it, m_cpr), q = it - r * cpr;
+            idx_t a = ((idx_t)r * cols + c0) * E, g = (a >> 4) + q;
+            if (g <= ((a + (idx_t)n * E - 1) >> 4)) {
+                v[u] = v16_load(in, g * 16, total);
+                at[u] = r * P + 16 * q;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < ST_BATCH; u++)
+            if (at[u] >= 0)
+                st_sts<E>(sm + at[u], v[u]);
+    }
+    __syncthreads();
+    /* the output run, chunk by chunk: element k of the run is (row k mod R, column k / R);
+     * row r's segment starts s_r = ((r x cols + c0) x E) mod 16 bytes into its first chunk */
+    const idx_t A = (idx_t)c0 * R * E, B = A + (idx_t)n * R * E;
+    const int s0 = (int)((c0 * E) & 15), d = (int)((cols * E) & 15), nr = n * R;
+    for (idx_t g = (A >> 4) + threadIdx.x; g <= ((B - 1) >> 4); g += T) {
+        int k = (int)((long)(g * 16 - A) / E), k0 = k < 0 ? 0 : k;
+        int c = st_div(k0, m_r), r = k0 - c * R;
+        bool full = g * 16 >= A && g * 16 + 16 <= B;
+        unsigned w[4] = { 0, 0, 0, 0 };
+        if (full) {
+            /* every element of the chunk is the block's: no checks, and the staged offset
+             * r x P + s_r + c x E carried from one element to the next */
+            int sr = (s0 + r * d) & 15, off = r * P + sr + c * E;
+#pragma unroll
+            for (int j = 0; j < 16 / E; j++) {
+                st_put<E>(w, j, *reinterpret_cast<const U *>(sm + off));
+                if (++r == R) {
+                    r = 0, c++, sr = s0, off = s0 + c * E;
+                } else {
+                    sr += d, off += P + d;
+                    if (sr >= 16)
+                        sr -= 16, off -= 16;
+                }
+            }
+            *reinterpret_cast<uint4 *>(out + g * 16) = make_uint4(w[0], w[1], w[2], w[3]);
+            continue;
+        }
+#pragma unroll
+        for (int j = 0; j < 16 / E; j++, k++) {
+            if (k < 0)
+                continue;
+            if (k < nr)
+                *reinterpret_cast<U *>(out + g * 16 + j * E) =
+                    *reinterpret_cast<const U *>(sm + r * P + ((s0 + r * d) & 15) + c * E);
+            if (++r == R)
+                r = 0, c++;
+        }
+    }
+}
+
+/* Tall and narrow: cols <= ST_MAX. Block b: input rows r0 = b x L ... r0 + n - 1, one run
+ * of bytes [r0 x cols x E, (r0 + n) x cols x E); output row c's segment is staged at c x P
+ * from the start of its first chunk, t_c = ((c x rows + r0) x E) mod 16 bytes in. Each output
+ * chunk is written whole by the block in whose segment it starts: the block stages ST_HALO(E)
+ * rows more (16 bytes of each output row past its segment, read again by the next block), so
+ * only the first block writes a column's head chunk in part, and the last block its tail. */
+template <int E, int T>
+__device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
+                                          unsigned char *__restrict__ out, long rows, long cols,
+                                          int L)
+{
+    typedef typename v16_bits<E>::t U;
+    unsigned char *sm = dyn_smem<unsigned char>();
+    const int C = (int)cols, cpr = ST_CPR(L, E), P = ST_PITCH(L + ST_HALO(E), E);
+    const long r0 = (long)blockIdx.x * L;
+    const int n = (int)(rows - r0 < L ? rows - r0 : L);
+    const int nh = (int)(rows - r0 < L + ST_HALO(E) ? rows - r0 : L + ST_HALO(E));
+    const idx_t total = (idx_t)rows * (idx_t)cols * E;
+    const idx_t A = (idx_t)r0 * C * E, B = A + (idx_t)nh * C * E;
+    const idx_t g_end = (B - 1) >> 4;
+    const int t0 = (int)((r0 * E) & 15), d = (int)((rows * E) & 15), nc = nh * C;
+    const unsigned m_cpr = st_magic(cpr), m_c = st_magic(C);
+    for (idx_t base = (A >> 4) + threadIdx.x; base <= g_end; base += ST_BATCH * T) {
+        uint4 v[ST_BATCH];
+#pragma unroll
+        for (int u = 0; u < ST_BATCH; u++)
+            if (base + u * T <= g_end)
+                v[u] = v16_load(in, (base + u * T) * 16, total);
+#pragma unroll
+        for (int u = 0; u < ST_BATCH; u++) {
+            idx_t g = base + u * T;
+            if (g > g_end)
+                break;
+            const unsigned w[4] = { v[u].x, v[u].y, v[u].z, v[u].w };
+            int k = (int)((long)(g * 16 - A) / E), k0 = k < 0 ? 0 : k;
+            int r = st_div(k0, m_c), c = k0 - r * C;
+            if (k >= 0 && k + 16 / E <= nc) {
+                /* the whole chunk is the block's: the offset c x P + t_c + r x E carried */
+                int tc = (t0 + c * d) & 15, off = c * P + tc + r * E;
+#pragma unroll
+                for (int j = 0; j < 16 / E; j++) {
+                    *reinterpret_cast<U *>(sm + off) = st_get<E>(w, j);
+                    if (++c == C) {
+                        c = 0, r++, tc = t0, off = t0 + r * E;
+                    } else {
+                        tc += d, off += P + d;
+                        if (tc >= 16)
+                            tc -= 16, off -= 16;
+                    }
+                }
+                continue;
+            }
+#pragma unroll
+            for (int j = 0; j < 16 / E; j++, k++) {
+                if (k < 0)
+                    continue;
+                if (k < nc)
+                    *reinterpret_cast<U *>(sm + c * P + ((t0 + c * d) & 15) + r * E) =
+                        st_get<E>(w, j);
+                if (++c == C)
+                    c = 0, r++;
+            }
+        }
+    }
+    __syncthreads();
+    for (int it = threadIdx.x; it < C * cpr; it += T) {
+        int c = st_div(it, m_cpr), q = it - c * cpr;
+        idx_t a = ((idx_t)c * rows + r0) * E, e = a + (idx_t)n * E, gb = ((a >> 4) + q) * 16;
+        idx_t eh = a + (idx_t)nh * E;   /* the staged end: e + 16, or the column's end */
+        if (gb >= e || (gb < a && r0 > 0))
+            continue;   /* the next block's chunk, or the previous block's */
+        const unsigned char *s = sm + c * P + 16 * q;
+        if (gb >= a && gb + 16 <= eh) {
+            *reinterpret_cast<uint4 *>(out + gb) = st_lds<E>(s);
+            continue;
+        }
+        for (idx_t b = gb > a ? gb : a; b < eh && b < gb + 16; b += E)
+            *reinterpret_cast<U *>(out + b) = *reinterpret_cast<const U *>(s + (b - gb));
+    }
+}
+
 /* ---- entry points: extern "C", one per kernel, variant and element size ------------ */
 
 /* Every entry takes the same parameters, so that one argument list launches any of them.
@@ -1128,6 +1354,19 @@ TB_VEC16W(128, 2) TB_VEC16W(256, 2) TB_VEC16W(512, 2)
 TB_BPERM(64, 1) TB_BPERM(128, 1) TB_BPERM(256, 1)
 TB_BPERM(64, 2) TB_BPERM(128, 2) TB_BPERM(256, 2)
 TB_BPERM_AU(bperm16w, 256, 1, 1, 256) TB_BPERM_AU(bperm16w, 512, 1, 1, 256)
+
+/* strip: short and wide (w) or tall and narrow (n), 128, 256 or 512 threads; the launcher
+ * passes L, the long side's elements per block, in `pad` (strip_geo.h). */
+#define TB_STRIP_ONE(v, t, bytes)                                                          \
+    extern "C" __global__ void __launch_bounds__(t) tb_strip_##v##_##t##_##bytes(TB_PARAMS) \
+    {                                                                                      \
+        (void)tiles_y;                                                                     \
+        k_strip_##v<bytes, t>((const unsigned char *)in, (unsigned char *)out, rows, cols, pad); \
+    }
+#define TB_STRIP(t) TB_STRIP_ONE(w, t, 1) TB_STRIP_ONE(w, t, 2) TB_STRIP_ONE(w, t, 4)       \
+    TB_STRIP_ONE(w, t, 8) TB_STRIP_ONE(n, t, 1) TB_STRIP_ONE(n, t, 2) TB_STRIP_ONE(n, t, 4) \
+    TB_STRIP_ONE(n, t, 8)
+TB_STRIP(128) TB_STRIP(256) TB_STRIP(512)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */
 

@@ -5,6 +5,7 @@
  * build's test-only rows first). CUDA rows stay in the table when CUDA is compiled out,
  * with the reason. */
 #include "kernels.h"
+#include "strip_geo.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +92,24 @@ static int rule_vec16w(int bx, int by, char *why, size_t n)
     return 0;
 }
 
+static int rule_strip(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 128 || bx == 256 || bx == 512) && (by == 1 || by == 2 || by == 4) && bx * by <= 1024)
+        return 1;
+    snprintf(why, n, "strip: needs block 128, 256 or 512 x 1, 2 or 4 (threads x 16-byte chunks "
+             "each), at most 1024 in all, got %dx%d", bx, by);
+    return 0;
+}
+
+static int shape_strip(long rows, long cols, char *why, size_t n)
+{
+    if (rows <= ST_MAX || cols <= ST_MAX)
+        return 1;
+    snprintf(why, n, "strip: needs a side of %d or fewer (the tile spans it), got %ldx%ld", ST_MAX,
+             rows, cols);
+    return 0;
+}
+
 static int shape_even(long rows, long cols, char *why, size_t n)
 {
     if (rows % 2 == 0 && cols % 2 == 0)
@@ -133,9 +152,9 @@ const struct tb_kernel tb_kernels[] = {
     { "copy_row", "plain row-by-row copy (memcpy): the CPU's upper bound", CPU,
       tb_cpu_copy_row, NULL, NULL, NOB, NULL, 2, COPY_REF, ELEM_ALL, NULL },
     { "naive_row", "the seeds' host loop: row-wise reads, strided writes (verification reference)",
-      CPU, tb_cpu_naive_row, NULL, NULL, NOB, NULL, 2, TB_KF_NO_BLOCK, ELEM_ALL, NULL },
+      CPU, tb_cpu_naive_row, NULL, NULL, NOB, NULL, 2, TB_KF_NO_BLOCK | TB_KF_BEST, ELEM_ALL, NULL },
     { "blocked", "cache-blocked transpose, tile = block.y rows x block.x cols", CPU,
-      tb_cpu_blocked, NULL, NULL, ANY, NULL, 2, 0, ELEM_ALL, NULL },
+      tb_cpu_blocked, NULL, NULL, ANY, NULL, 2, TB_KF_BEST, ELEM_ALL, NULL },
 
     /* CUDA backend: bounds */
     { "memcpy", "cudaMemcpy device to device: the physical limit", GPU, BUILTIN, NOB, NULL, 2,
@@ -174,26 +193,29 @@ const struct tb_kernel tb_kernels[] = {
       CUDA_FN(smem_unroll_pad), ANY, NULL, 2, 0, ELEM_ALL, NULL },
     /* multi-row tiles */
     { "tiled", "padded TILE x TILE tile moved by TILE x ROWS threads (block.y = ROWS)", GPU,
-      CUDA_FN(tiled), TR, rule_tile_rows, 2, 0, ELEM_ALL, NULL },
+      CUDA_FN(tiled), TR, rule_tile_rows, 2, TB_KF_BEST, ELEM_ALL, NULL },
     /* beyond the seeds (doc/kernels.md, doc/results/) */
     { "aligned64", "64x64 tile, output rows shifted to 32-byte sectors, 16-byte stores", GPU,
-      CUDA_FN(aligned64), "64x4, 64x8 or 64x16", rule_aligned64, 2, 0, ELEM_F32, NULL },
+      CUDA_FN(aligned64), "64x4, 64x8 or 64x16", rule_aligned64, 2, TB_KF_BEST, ELEM_F32, NULL },
     { "tile2x2", "64x64 floats as a 32x32 tile of 2x2 blocks (16-byte elements)", GPU,
-      CUDA_FN(tile2x2), "32x4, 32x8 or 32x16; even rows and cols", rule_tile2x2, 2, 0, ELEM_F32,
+      CUDA_FN(tile2x2), "32x4, 32x8 or 32x16; even rows and cols", rule_tile2x2, 2, TB_KF_BEST, ELEM_F32,
       shape_even },
     { "vec16", "every element type, any shape: 16-byte stores on sectors, 16-byte loads (element loads on odd float/double rows)",
-      GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, 0, ELEM_ALL, NULL },
+      GPU, CUDA_FN(vec16), "128x1, 256x1 or 512x1", rule_vec16, 2, TB_KF_BEST, ELEM_ALL, NULL },
     { "bperm16", "1 and 2-byte elements, any shape: 4-row blocks transposed in registers (prmt), word-wide shared rows, 16-byte loads and sector-aligned 16-byte stores",
       GPU, CUDA_FN(bperm16), "64x1, 128x1, 256x1, 64x2, 128x2 or 256x2 (threads x 128-byte slabs)",
-      rule_bperm16, 2, 0, ELEM_U8_F16, NULL },
+      rule_bperm16, 2, TB_KF_BEST, ELEM_U8_F16, NULL },
     { "bperm16w", "bytes, any shape: bperm16 with 256-byte input segments (fewer extra sectors on rows off 32 bytes)",
-      GPU, CUDA_FN(bperm16w), "256x1 or 512x1", rule_bperm16w, 2, 0, ELEM_U8, NULL },
+      GPU, CUDA_FN(bperm16w), "256x1 or 512x1", rule_bperm16w, 2, TB_KF_BEST, ELEM_U8, NULL },
     { "vec16d", "floats and doubles, any shape: vec16 with tiles 128 x D bytes of rows deep (block T x D), the halo 1/D of vec16's on odd shapes",
       GPU, CUDA_FN(vec16d), "64, 128 or 256 x 2 or 4 (threads x 128-byte slabs)", rule_vec16d, 2,
-      0, ELEM_F32_F64, NULL },
+      TB_KF_BEST, ELEM_F32_F64, NULL },
     { "vec16w", "floats and doubles, any shape: vec16 with 512-byte input segments (one sector more per 16 read on odd cols) and tiles 128 x D bytes deep",
       GPU, CUDA_FN(vec16w), "128, 256 or 512 x 1 or 2 (threads x 128-byte slabs)", rule_vec16w,
-      2, 0, ELEM_F32_F64, NULL },
+      2, TB_KF_BEST, ELEM_F32_F64, NULL },
+    { "strip", "every element type, a side of 64 or fewer (61x100003, 100003x61): the tile spans the short side, the contiguous side moves as 16-byte chunks through registers, the other side's segments through shared memory",
+      GPU, CUDA_FN(strip), "128, 256 or 512 x 1, 2 or 4 (threads x 16-byte chunks), <= 1024",
+      rule_strip, 2, TB_KF_BEST, ELEM_ALL, shape_strip },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK | TB_KF_BUILTIN, ELEM_F32, NULL },

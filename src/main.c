@@ -145,7 +145,8 @@ struct tune_req {
     { "metrics", OPT_METRICS, "FILE.prom", "the night's figures for Prometheus (node_exporter's\n" \
                                            "textfile collector; output.metrics_file)" }, \
     { "device", OPT_DEVICE, "D", "auto (a usable GPU, else the CPU), cpu, cuda or cuda:N" }, \
-    { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all (sweep.kernels)" }, \
+    { "kernels", OPT_KERNELS, "LIST", "comma-separated kernel names, '*' for all, 'best' for the\n" \
+                                      "fast ones over tune's blocks, the fastest shown (sweep.kernels)" }, \
     { "sizes", OPT_SIZES, "LIST", "e.g. 8192x8192,8191x12289 (rows x cols; sweep.sizes)" }, \
     { "blocks", OPT_BLOCKS, "LIST", "e.g. 32x8,16x16 (x x y; sweep.blocks)" }, \
     { "set", OPT_SET, "KEY=VAL...", "override any setting of either file, e.g.\n" \
@@ -267,6 +268,15 @@ static int do_run(struct common *c, struct tune_req *tune)
     }
 }
 
+/* `--kernels best` without --blocks: each candidate over tune's blocks (its rule keeps its
+ * own), so that the choice is tune's without a tuned file. */
+static void best_candidates(struct common *c)
+{
+    char v[4096];
+    if (tb_config_override(&c->cfg, "sweep.kernels", v, sizeof(v)) && strstr(v, "\"best\""))
+        tune_candidates(c);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct common c;
@@ -275,6 +285,7 @@ static int cmd_run(int argc, char **argv)
         tb_diag_free(&c.diag);
         return TB_EXIT_USAGE;
     }
+    best_candidates(&c);
     return do_run(&c, NULL);
 }
 

@@ -125,6 +125,42 @@ static void test_tune_writes_a_sweep_run_takes(void **state)
     assert_null(strstr(th_err(), "(100%)"));
 }
 
+/* `run --kernels best`: the candidates over tune's blocks (no --blocks: blocked's 1024x1 is
+ * among them), and after the size's rows a `best` row that repeats the fastest transpose's
+ * figures and names it; the reference copy is never chosen. */
+static void test_run_kernels_best(void **state)
+{
+    const char *dir = th_scratch();
+    assert_int_equal(th_runf("run " FAST " --kernels best --sizes 40x50 -o %s/best", dir), 0);
+    const char *out = th_out();
+    assert_non_null(strstr(out, "blocked          -          1024x1"));
+    double top = -1, gbps;
+    char kernel[32], block[16], fastest[64] = "";
+    const char *line = strstr(out, "40 x 50");
+    assert_non_null(line);
+    const char *best = strstr(line, "\n  best ");
+    assert_non_null(best);
+    for (const char *l = line; l && l < best; l = strchr(l + 1, '\n')) {
+        char chosen[32];
+        if (sscanf(l, "\n %31s %31s %15s %lf", kernel, chosen, block, &gbps) == 4 &&
+            strcmp(kernel, "copy_row") && gbps > top) {
+            top = gbps;
+            snprintf(fastest, sizeof(fastest), "%s %s", kernel, block);
+        }
+    }
+    assert_true(top > 0);
+    char chosen[32];
+    assert_int_equal(sscanf(best, "\n %31s %31s %15s %lf", kernel, chosen, block, &gbps), 4);
+    char got[64];
+    snprintf(got, sizeof(got), "%s %s", chosen, block);
+    assert_string_equal(got, fastest);
+    assert_true(gbps == top);
+    /* a named kernel shows no best row */
+    assert_int_equal(th_runf("run " FAST " --kernels blocked --sizes 40x50 --blocks 8x8 -o %s/b2",
+                             dir), 0);
+    assert_null(strstr(th_out(), "\n  best "));
+}
+
 static void test_board_detection(void **state)
 {
     const char *dir = th_scratch();
@@ -315,6 +351,7 @@ int main(void)
         TH_TEST(test_install_and_uninstall),
         TH_TEST(test_install_with_blanks),
         TH_TEST(test_tune_writes_a_sweep_run_takes),
+        TH_TEST(test_run_kernels_best),
         TH_TEST(test_compare_on_real_logs),
         TH_TEST(test_compare_plot),
     };

@@ -8,6 +8,7 @@
 
 #include "kernels.h"
 #include "pattern.h"
+#include "strip_geo.h"
 
 static void test_table_consistent(void **state)
 {
@@ -53,7 +54,7 @@ static void test_table_consistent(void **state)
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
                            "vec16", "bperm16", "bperm16w", "vec16d", "vec16w",
-                           "cublas_geam" };
+                           "strip", "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -181,6 +182,60 @@ static void test_vec16d_geometry(void **state)
 }
 
 /* Every CPU kernel, every element size, awkward shapes: same bytes as naive_row. */
+/* strip (#53): its rules, and a launch whose tile spans the short side: L = 16 T K / (S E)
+ * elements of the long side (down to whole 16-byte chunks), shared memory for S segments of
+ * ST_PITCH bytes, one block per L; short and wide ("w") where rows <= cols. */
+static void test_strip_geometry(void **state)
+{
+    const struct tb_kernel *k = tb_kernel_find("strip", TB_BACKEND_CUDA);
+    char why[200];
+    assert_true(tb_kernel_block_ok(k, 256, 4, why, sizeof(why)));
+    assert_false(tb_kernel_block_ok(k, 512, 4, why, sizeof(why)));
+    assert_string_equal(why, "strip: needs block 128, 256 or 512 x 1, 2 or 4 (threads x 16-byte "
+                        "chunks each), at most 1024 in all, got 512x4");
+    assert_true(tb_kernel_shape_ok(k, 61, 100003, why, sizeof(why)));
+    assert_true(tb_kernel_shape_ok(k, 100003, 64, why, sizeof(why)));
+    assert_false(tb_kernel_shape_ok(k, 65, 100003, why, sizeof(why)));
+    assert_string_equal(why, "strip: needs a side of 64 or fewer (the tile spans it), got 65x100003");
+    assert_int_equal(k->elem_sizes, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8));
+#ifdef TB_HAVE_CUDA
+    struct tb_launch l = { NULL, NULL, 61, 100003, 256, 2, 1, 0, 0, NULL };
+    struct tb_grid g;
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    /* 8192 bytes / 61 rows = 134 columns, down to 128 (whole chunks): 782 blocks */
+    assert_string_equal(g.entry, "tb_strip_w_256_1");
+    assert_int_equal(g.pad, 128);
+    assert_int_equal(g.gx, 782);
+    assert_true(g.gy == 1 && g.tiles_y == 1 && g.bx == 256 && g.by == 1);
+    assert_int_equal(g.smem, 61 * (16 * (128 / 16 + 1) + 4));
+    l = (struct tb_launch){ NULL, NULL, 100003, 61, 128, 1, 8, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    /* 2048 / (61 x 8) = 4 rows a block, on whole chunks (2 doubles): 25001 blocks */
+    assert_string_equal(g.entry, "tb_strip_n_128_8");
+    assert_int_equal(g.pad, 4);
+    assert_int_equal(g.gx, 25001);
+    /* staged: 4 rows and the 2-row halo, 48 bytes of each output row in 4 chunks */
+    assert_int_equal(g.smem, 61 * (16 * ((6 * 8 + 15) / 16 + 1) + 8));
+    l = (struct tb_launch){ NULL, NULL, 3, 5, 512, 2, 4, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    assert_int_equal(g.pad, 5);   /* never more than the long side */
+    assert_int_equal(g.gx, 1);
+    l.rows = 65, l.cols = 65;
+    assert_int_equal(tb_cuda_strip(&l, &g), -EINVAL);
+    /* every tile fits the 48 KB a block gets without opting in */
+    for (int e = 1; e <= 8; e *= 2)
+        for (long s = 1; s <= ST_MAX; s++) {
+            for (int wide = 0; wide < 2; wide++) {
+                l = (struct tb_launch){ NULL, NULL, wide ? s : 1000000, wide ? 1000000 : s, 512, 2,
+                                        e, 0, 0, NULL };
+                assert_int_equal(tb_cuda_strip(&l, &g), 0);
+                assert_true(g.smem <= 48 * 1024 && g.pad >= 1);
+                assert_true((long)g.pad * s * e <= 16 * 1024);
+            }
+        }
+#endif
+}
+
 static void test_cpu_kernels_match_reference(void **state)
 {
     const long shapes[][2] = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 31, 33 }, { 64, 64 },
@@ -244,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_block_rules),
         cmocka_unit_test(test_bperm16_geometry),
         cmocka_unit_test(test_vec16d_geometry),
+        cmocka_unit_test(test_strip_geometry),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };

@@ -55,7 +55,56 @@ static void test_reference_copy_added(void **state)
     tb_config_free(&c);
 }
 
+/* `best` stands for the backend's candidate rows (naive_row and blocked on the CPU), each over
+ * the blocks given, asked for (not added as references), beside a kernel also named. */
+static void test_best_candidates(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    load(&c, &d, "[\"best\", \"blocked\"]", "([5,7])", "([8,8],[16,4])");
+    assert_true(tb_sweep_wants_best(&c.sweep));
+    struct tb_point *p;
+    size_t n;
+    assert_int_equal(tb_sweep_expand(&c.sweep, TB_BACKEND_CPU, &p, &n, &d), 0);
+    assert_int_equal(n, 4);   /* copy_row, naive_row, blocked x 2: blocked once */
+    assert_string_equal(p[0].k->name, "copy_row");
+    assert_true(p[0].auto_ref);
+    assert_string_equal(p[1].k->name, "naive_row");
+    assert_false(p[1].auto_ref);
+    assert_string_equal(p[2].k->name, "blocked");
+    assert_int_equal(p[3].bx, 16);
+    assert_false(p[3].auto_ref);
+    free(p);
+    tb_config_free(&c);
+    load(&c, &d, "[\"blocked\"]", "([5,7])", "([8,8])");
+    assert_false(tb_sweep_wants_best(&c.sweep));
+    tb_config_free(&c);
+}
+
 #ifdef TB_HAVE_CUDA
+/* On the GPU `best` is the fast rows that take the element: strip among them, the seeds' not */
+static void test_best_cuda(void **state)
+{
+    struct tb_config c;
+    struct tb_diag d = { 0 };
+    load(&c, &d, "[\"best\"]", "([61,100003])", "([256,1],[32,8])");
+    struct tb_point *p;
+    size_t n;
+    assert_int_equal(tb_sweep_expand(&c.sweep, TB_BACKEND_CUDA, &p, &n, &d), 0);
+    bool strip = false, naive = false, bperm = false;
+    for (size_t i = 0; i < n; i++) {
+        strip |= !strcmp(p[i].k->name, "strip") && !p[i].skip;
+        naive |= !strcmp(p[i].k->name, "naive_row");
+        bperm |= !strcmp(p[i].k->name, "bperm16");   /* bytes and halves only: not floats */
+        assert_true(i == 0 || (p[i].k->flags & TB_KF_BEST));
+    }
+    assert_true(strip);
+    assert_false(naive);
+    assert_false(bperm);
+    free(p);
+    tb_config_free(&c);
+}
+
 static void test_block_rule_skips(void **state)
 {
     struct tb_config c;
@@ -108,7 +157,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_all),
         cmocka_unit_test(test_reference_copy_added),
+        cmocka_unit_test(test_best_candidates),
 #ifdef TB_HAVE_CUDA
+        cmocka_unit_test(test_best_cuda),
         cmocka_unit_test(test_block_rule_skips),
         cmocka_unit_test(test_shape_rule_skips),
         cmocka_unit_test(test_nothing_to_run),

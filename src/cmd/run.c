@@ -595,7 +595,7 @@ static enum tb_run_outcome finish(struct run *r)
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
     bool summary_lost = !r->o->quiet &&
         tb_run_summary(res, r->sampler ? r->pops->name : NULL, r->ms.nsteps > 0,
-                       crc == 0 ? r->log_path : NULL) < 0;
+                       tb_sweep_wants_best(&r->cfg->sweep), crc == 0 ? r->log_path : NULL) < 0;
     const char *why_nothing = tb_run_modes_nothing(&r->ms);
     if (sig)
         note("interrupted by %s: the log holds every completed row", strsignal(sig));

@@ -15,8 +15,47 @@
 #include "lib/outfile.h"
 #include "lib/util.h"
 
-/* Per size, each point's figures. */
-static void print_points(const struct tb_runner_result *res, bool with_power, bool with_modes)
+/* The fastest row that counts among rows [from, to) of one size, of a transpose (not a
+ * copy, not a vendor's): the `best` row's; NULL when none counts. */
+static const struct tb_log_rec *fastest(const struct tb_runner_result *res, size_t from, size_t to)
+{
+    const struct tb_log_rec *b = NULL;
+    for (size_t i = from; i < to; i++) {
+        const struct tb_log_rec *s = &res->rows[i];
+        const struct tb_kernel *k = tb_kernel_find(s->kernel, TB_BACKEND_CUDA);
+        if (!k)
+            k = tb_kernel_find(s->kernel, TB_BACKEND_CPU);
+        if (k && !(k->flags & (TB_KF_COPY | TB_KF_VENDOR)) && tb_log_usable(s) &&
+            isfinite(s->gbps) && (!b || s->gbps > b->gbps))
+            b = s;
+    }
+    return b;
+}
+
+/* One point's row; `chosen`: the kernel a `best` row names, NULL for a point's own row. */
+static void point_row(struct tb_table *t, const struct tb_log_rec *s, const char *chosen)
+{
+    bool counts = tb_log_usable(s);
+    char blk[24] = "-";
+    if (s->bx)
+        snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
+    /* GB/s as the log holds it (2 decimals), then shown with 1: compare, reading the
+     * log, shows the same figure (rounding the raw value once gave 2.9 here, 3.0 there) */
+    double gbps = counts && isfinite(s->gbps) ? round(s->gbps * 100) / 100 : NAN;
+    struct tb_cell c[] = { TB_TEXT(s->power_mode), TB_NUM(s->gpu_cap_mhz),
+                           TB_NUM(s->emc_cap_mhz), TB_TEXT(chosen ? "best" : s->kernel),
+                           TB_TEXT(chosen ? chosen : ""), TB_TEXT(blk), TB_NUM(gbps),
+                           TB_NUM(counts ? s->frac_copy : NAN),
+                           TB_NUM(counts ? s->frac_peak : NAN),
+                           TB_NUM(counts ? s->gbps_per_w : NAN),
+                           TB_TEXT(tb_verified_name(s->verified)),
+                           TB_TEXT(tb_status_name(s->status)) };
+    tb_table_row(t, c);
+}
+
+/* Per size, each point's figures; with_best: then the size's `best` row (--kernels best). */
+static void print_points(const struct tb_runner_result *res, bool with_power, bool with_modes,
+                         bool with_best)
 {
     struct tb_table_col cols[] = {
         /* a mode sweep's rows of one point, one per step: which is which */
@@ -27,6 +66,7 @@ static void print_points(const struct tb_runner_result *res, bool with_power, bo
         { .name = "emc_cap_asked_mhz", .head = "EMC cap", .kind = 'N', .dec = 0, .width = 7,
           .data_only = !with_modes },
         { .name = "kernel", .head = "kernel", .kind = 'S', .width = 16 },
+        { .name = "chosen", .head = "chosen", .kind = 'S', .width = 10, .data_only = !with_best },
         { .name = "block", .head = "block", .kind = 'S', .width = 9 },
         { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 10 },
         { .name = "frac_copy", .head = "of copy", .kind = 'N', .dec = 3, .width = 8 },
@@ -40,37 +80,30 @@ static void print_points(const struct tb_runner_result *res, bool with_power, bo
     struct tb_table t;
     tb_doc_begin(&d, stdout, TB_FMT_TABLE, "run");
     tb_table_begin(&t, &d, "points", "", cols, ARRAY_SIZE(cols));
+    size_t from = 0;
     for (size_t i = 0; i < res->n_rows; i++) {
         const struct tb_log_rec *s = &res->rows[i];
-        bool counts = tb_log_usable(s);
         if (i == 0 || s->rows != res->rows[i - 1].rows || s->cols != res->rows[i - 1].cols) {
             char h[64];
             snprintf(h, sizeof(h), "%ld x %ld", s->rows, s->cols);
             tb_table_section(&t, h);
+            from = i;
         }
-        char blk[24] = "-";
-        if (s->bx)
-            snprintf(blk, sizeof(blk), "%dx%d", s->bx, s->by);
-        /* GB/s as the log holds it (2 decimals), then shown with 1: compare, reading the
-         * log, shows the same figure (rounding the raw value once gave 2.9 here, 3.0 there) */
-        double gbps = counts && isfinite(s->gbps) ? round(s->gbps * 100) / 100 : NAN;
-        struct tb_cell c[] = { TB_TEXT(s->power_mode), TB_NUM(s->gpu_cap_mhz),
-                               TB_NUM(s->emc_cap_mhz), TB_TEXT(s->kernel), TB_TEXT(blk), TB_NUM(gbps),
-                               TB_NUM(counts ? s->frac_copy : NAN),
-                               TB_NUM(counts ? s->frac_peak : NAN),
-                               TB_NUM(counts ? s->gbps_per_w : NAN),
-                               TB_TEXT(tb_verified_name(s->verified)),
-                               TB_TEXT(tb_status_name(s->status)) };
-        tb_table_row(&t, c);
+        point_row(&t, s, NULL);
+        bool last = i + 1 == res->n_rows || res->rows[i + 1].rows != s->rows ||
+                    res->rows[i + 1].cols != s->cols;
+        const struct tb_log_rec *b = with_best && last ? fastest(res, from, i + 1) : NULL;
+        if (b)
+            point_row(&t, b, b->kernel);
     }
     tb_table_end(&t);
     tb_doc_end(&d);
 }
 
 int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
-                   bool with_modes, const char *log_path)
+                   bool with_modes, bool with_best, const char *log_path)
 {
-    print_points(res, power_source != NULL, with_modes);
+    print_points(res, power_source != NULL, with_modes, with_best);
     if (power_source && !isnan(res->idle_w))
         printf("\nidle power %.2f W (%s)\n", res->idle_w, power_source);
     printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,

@@ -10,11 +10,12 @@
 #include "measure/runner.h"
 
 /* Prints res's rows (with_power: the GB/s per W column; with_modes: each row's power mode
- * and caps), then power_source's idle power when measured (NULL: no source), the counts and
+ * and caps; with_best: after each size, a `best` row, the fastest transpose of the size that
+ * counts, naming in its `chosen` column the kernel it is), then power_source's idle power when measured (NULL: no source), the counts and
  * log_path (NULL: no log was written). 0, or -1 when stdout could not take it (a full disk),
  * said on stderr. */
 int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
-                   bool with_modes, const char *log_path);
+                   bool with_modes, bool with_best, const char *log_path);
 
 /* run --metrics (output.metrics_file): checks the file against lib/outfile.h's rule and
  * the files the run reads, before anything runs (NULL or "": none); 0, or -1 said. */

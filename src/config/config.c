@@ -44,7 +44,7 @@ const char *const tb_config_file_kind[2] = { "sweep", "board" };
 const struct tb_cfg_row tb_config_schema[] = {
     GROUP("sweep", S, "what to measure"),
     CUSTOM("sweep.kernels", S, tb_config_load_kernels, 0, NULL,
-           "kernel names, or [\"*\"] for every kernel of the backend"),
+           "kernel names, [\"*\"] for every kernel of the backend, or \"best\" for its fast ones (the fastest shown)"),
     CUSTOM("sweep.sizes", S, tb_config_load_sizes, 0, NULL, "( [rows, cols], ... )"),
     CUSTOM("sweep.blocks", S, tb_config_load_blocks, 0, "32x8",
            "( [x, y], ... ); the classic 32x8 when not given"),

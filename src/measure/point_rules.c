@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "measure/backend.h"
+#include "measure/sweep.h"
 #include "lib/util.h"
 
 /* A kernel name for backend b: the row, or NULL with the problem added to d. */
@@ -50,7 +51,7 @@ int tb_point_rules_check_names(const struct tb_config *c, enum tb_backend_id b, 
     size_t before = d->n;
     const struct tb_sweep_cfg *s = &c->sweep;
     for (size_t i = 0; i < s->n_kernels; i++)
-        if (strcmp(s->kernels[i], "*"))
+        if (strcmp(s->kernels[i], "*") && strcmp(s->kernels[i], TB_SWEEP_BEST))
             check_kernel_name(c, b, usable, s->kernels[i], s->kernel_at[i], d);
     for (size_t i = 0; i < s->n_points; i++) {
         const struct tb_point_cfg *p = &s->points[i];

@@ -16,7 +16,24 @@ static bool wants_all(const struct tb_sweep_cfg *s)
     return false;
 }
 
-/* The kernels to run, in order, without duplicates. */
+bool tb_sweep_wants_best(const struct tb_sweep_cfg *s)
+{
+    for (size_t i = 0; i < s->n_kernels; i++)
+        if (!strcmp(s->kernels[i], TB_SWEEP_BEST))
+            return true;
+    return false;
+}
+
+/* A row `best` stands for: the backend's candidates (TB_KF_BEST) that are built and take
+ * the element. */
+static bool best_candidate(const struct tb_sweep_cfg *s, const struct tb_kernel *k, enum tb_backend_id b)
+{
+    return k->backend == b && (k->flags & TB_KF_BEST) && tb_kernel_built(k) &&
+           (k->elem_sizes & (1u << s->elem_size));
+}
+
+/* The kernels to run, in order, without duplicates; `best` adds its candidates where it
+ * is listed. */
 static size_t pick_kernels(const struct tb_sweep_cfg *s, enum tb_backend_id b,
                            const struct tb_kernel **ks, size_t cap)
 {
@@ -31,19 +48,23 @@ static size_t pick_kernels(const struct tb_sweep_cfg *s, enum tb_backend_id b,
         return n;
     }
     for (size_t i = 0; i < s->n_kernels && n < cap; i++) {
-        const struct tb_kernel *k = tb_kernel_find(s->kernels[i], b);
-        bool dup = false;
-        for (size_t j = 0; j < n; j++)
-            dup |= ks[j] == k;
-        if (k && tb_kernel_built(k) && !dup)
-            ks[n++] = k;
+        bool best = !strcmp(s->kernels[i], TB_SWEEP_BEST);
+        for (const struct tb_kernel *k = tb_kernels; k->name && n < cap; k++) {
+            if (best ? !best_candidate(s, k, b) : k != tb_kernel_find(s->kernels[i], b))
+                continue;
+            bool dup = false;
+            for (size_t j = 0; j < n; j++)
+                dup |= ks[j] == k;
+            if (tb_kernel_built(k) && !dup)
+                ks[n++] = k;
+        }
     }
     return n;
 }
 
 static bool asked_for(const struct tb_sweep_cfg *s, const struct tb_kernel *k)
 {
-    if (wants_all(s))
+    if (wants_all(s) || (tb_sweep_wants_best(s) && best_candidate(s, k, k->backend)))
         return true;
     for (size_t i = 0; i < s->n_kernels; i++)
         if (!strcmp(s->kernels[i], k->name))

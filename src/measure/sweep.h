@@ -20,6 +20,11 @@ struct tb_point {
     char why[200];       /* why skipped */
 };
 
+/* The name in sweep.kernels that stands for the backend's candidate rows (TB_KF_BEST, taking
+ * the sweep's element): `--kernels best` measures them, and the summary shows the fastest. */
+#define TB_SWEEP_BEST "best"
+bool tb_sweep_wants_best(const struct tb_sweep_cfg *s);
+
 /* Expands; returns 0, or -1 with a message in d when nothing is left to run. */
 int tb_sweep_expand(const struct tb_sweep_cfg *s, enum tb_backend_id b, struct tb_point **out,
                     size_t *n, struct tb_diag *d);
