@@ -89,13 +89,14 @@ void tb_probe_night_first(struct tb_probe_night *pn)
  * *mtime, -ENOENT when there is none, -EPERM when it is not this user's or root's or
  * others may write it (a warning), -EINVAL when it is no result (an error); why says which. */
 static int load_checked(const char *path, struct tb_stepfit *fit, time_t *mtime, char *why,
-                        size_t n)
+                        size_t n, char *brief, size_t bn)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         snprintf(why, n, "probe result '%s': %s", path, e == ELOOP ? "a link, not followed"
                  : strerror(e));
+        snprintf(brief, bn, "%s", e == ELOOP ? "a link" : "unreadable");
         return e == ENOENT ? -ENOENT : e == ELOOP ? -EPERM : -EINVAL;
     }
     struct stat st;
@@ -104,23 +105,29 @@ static int load_checked(const char *path, struct tb_stepfit *fit, time_t *mtime,
     if (fstat(fd, &st) < 0)
         rc = -errno, snprintf(why, n, "probe result '%s': %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
-        rc = -EPERM, snprintf(why, n, "probe result '%s': not a regular file", path);
+        rc = -EPERM, snprintf(why, n, "probe result '%s': not a regular file", path),
+        snprintf(brief, bn, "not a regular file");
     else if (st.st_uid != geteuid() && st.st_uid != 0)
         rc = -EPERM, snprintf(why, n, "probe result '%s' belongs to uid %u, not to this user "
-                              "or root", path, (unsigned)st.st_uid);
+                              "or root", path, (unsigned)st.st_uid),
+        snprintf(brief, bn, "another user's (uid %u)", (unsigned)st.st_uid);
     else if ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid()))
         rc = -EPERM, snprintf(why, n, "probe result '%s' may be written by other users (mode "
-                              "%04o)", path, (unsigned)(st.st_mode & 07777));
+                              "%04o)", path, (unsigned)(st.st_mode & 07777)),
+        snprintf(brief, bn, "writable by others (mode %04o)", (unsigned)(st.st_mode & 07777));
     else if (st.st_nlink != 1)
         rc = -EPERM, snprintf(why, n, "probe result '%s' has %lu links", path,
-                              (unsigned long)st.st_nlink);
+                              (unsigned long)st.st_nlink),
+        snprintf(brief, bn, "a second link");
     else if (st.st_size > RESULT_MAX)
         rc = -EINVAL, snprintf(why, n, "probe result '%s': %lld bytes, a result is a few "
-                               "hundred", path, (long long)st.st_size);
+                               "hundred", path, (long long)st.st_size),
+        snprintf(brief, bn, "too large");
     else if ((rc = tb_safeio_read_fd(fd, path, buf, sizeof(buf), NULL, 0, w, sizeof(w))) < 0)
-        rc = -EINVAL, snprintf(why, n, "cannot read probe result '%s': %.200s", path, w);
+        rc = -EINVAL, snprintf(why, n, "cannot read probe result '%s': %.200s", path, w),
+        snprintf(brief, bn, "unreadable");
     else if (tb_stepfit_parse(path, buf, fit, why, n) < 0)
-        rc = -EINVAL;
+        rc = -EINVAL, snprintf(brief, bn, "malformed");
     *mtime = st.st_mtime;
     close(fd);
     return rc;
@@ -132,13 +139,14 @@ static enum tb_sensor_kind kind_of(const char *model)
                                                                           : TB_SENSOR_POINT;
 }
 
-/* A refused result said in the cadence's model: the model stays what it was. */
-static void say_refused(struct tb_sampler *s, const char *why)
+/* A refused result said in the cadence's model, briefly (the warning or error said it
+ * whole): the model stays what it was. */
+static void say_refused(struct tb_sampler *s, const char *path, const char *brief)
 {
     struct tb_power_cadence c = *tb_sampler_cadence(s);
     size_t len = strlen(c.model.from);
-    snprintf(c.model.from + len, sizeof(c.model.from) - len, "%sprobe result not used: %.400s",
-             len ? "; " : "", why);
+    snprintf(c.model.from + len, sizeof(c.model.from) - len, "%sprobe result %.300s not "
+             "used: %s", len ? "; " : "", path, brief);
     tb_sampler_set_cadence(s, &c);
 }
 
@@ -151,8 +159,8 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
         return;   /* NVML's: the probe measures a reading sensor, never these */
     struct tb_stepfit fit;
     time_t mtime = 0;
-    char why[PATH_MAX + 256];
-    int rc = load_checked(pn->path, &fit, &mtime, why, sizeof(why));
+    char why[PATH_MAX + 256], brief[64] = "";
+    int rc = load_checked(pn->path, &fit, &mtime, why, sizeof(why), brief, sizeof(brief));
     if (rc == -ENOENT)
         return;
     if (rc < 0) {
@@ -160,7 +168,7 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
             warning("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
         else
             error("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
-        say_refused(s, why);
+        say_refused(s, pn->path, brief);
         return;
     }
     char date[40] = "date unknown";

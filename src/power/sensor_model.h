@@ -28,7 +28,7 @@ struct tb_sensor_model {
                                 (tegrastats' interval), not at our poll; 0: at our poll */
     double period_ms;        /* COUNTER: the counter's period */
     double window_ms;        /* COUNTER: the part of each period its power is sampled */
-    char from[512];          /* where the kind and each constant came from */
+    char from[1024];         /* where the kind and each constant came from */
 };
 
 /* The documented model of key ("ina3221-hwmon", "ina3221x-continuous", "ina3221x-triggered",
