@@ -121,7 +121,15 @@ struct night {
     char path[PATH_MAX];
 };
 
+static void night_start_budget(struct night *nt, const char *probe_setting, double budget_s);
+
 static void night_start(struct night *nt, const char *probe_setting)
+{
+    night_start_budget(nt, probe_setting, 120);
+}
+
+/* One point measured for energy, power.budget_s of budget_s: the night's energy budget. */
+static void night_start_budget(struct night *nt, const char *probe_setting, double budget_s)
 {
     struct tb_config cfg;
     struct tb_diag d = { 0 };
@@ -133,6 +141,8 @@ static void night_start(struct night *nt, const char *probe_setting)
     tb_config_add_set(&cfg, set, &d);
     snprintf(set, sizeof set, "power.probe=%s", probe_setting);
     tb_config_add_set(&cfg, set, &d);
+    snprintf(set, sizeof set, "power.budget_s=%g", budget_s);
+    tb_config_add_set(&cfg, set, &d);
     assert_int_equal(tb_config_load(&cfg, NULL, "boards/jetson-orin-nx.cfg", &d), 0);
     const struct tb_backend *be;
     int index = 0, prc = 0;
@@ -142,8 +152,10 @@ static void night_start(struct night *nt, const char *probe_setting)
     struct tb_device_info dev;
     assert_int_equal(be->open(st, index, &dev, why, sizeof why), 0);
     volatile sig_atomic_t stop = 0;
+    struct tb_point pt = { tb_kernel_copy_ref(be->id), 256, 256, 32, 8, 0, false, false, "" };
     struct tb_probe_night pn = { .cfg = &cfg, .ops = &tb_power_ina3221, .l4t = "R35.4.1",
-                                 .be = be, .be_st = st, .dev = &dev, .stop = &stop };
+                                 .be = be, .be_st = st, .dev = &dev, .pts = &pt, .npts = 1,
+                                 .stop = &stop };
     th_stderr_begin();
     tb_probe_night_first(&pn);
     struct tb_sampler *s = NULL;
@@ -287,8 +299,9 @@ static void test_night_malformed_result(void **state)
     board_down();
 }
 
-/* No result: never does not probe (no file made); auto probes first, keeps the result and
- * the night takes it, saying it was measured at its start. */
+/* No result: never does not probe (no file made), nor does auto where the night's energy
+ * budget is short (said why); auto with the time probes first, keeps the result and the
+ * night takes it, saying it was measured at its start. */
 static void test_night_probes_when_none(void **state)
 {
     scratch = th_scratch();
@@ -299,6 +312,13 @@ static void test_night_probes_when_none(void **state)
     must_be_sysfs(nt.line);
     assert_int_equal(access(nt.path, F_OK), -1);
     assert_null(strstr(nt.err, "probing"));
+    free(nt.err);
+    night_start_budget(&nt, "auto", 12);
+    assert_int_equal(nt.ran, 0);
+    must_be_sysfs(nt.line);
+    assert_int_equal(access(nt.path, F_OK), -1);
+    th_must_have(nt.err, "the sensor not probed: the night's energy budget (12 s: ");
+    th_must_have(nt.err, "is shorter than 120 s (power.probe = auto)");
     free(nt.err);
     night_start(&nt, "auto");
     board_down();
@@ -316,6 +336,27 @@ static void test_night_probes_when_none(void **state)
     if (!strstr(nt.line, want) || !strstr(nt.line, "; probed at this night's start in "))
         th_fail("the probe's model not taken: %s", nt.line);
     free(nt.err);
+}
+
+/* A probe that finds no step (a sensor whose reading the load does not move): it says why,
+ * keeps nothing, and the night goes on with the model from sysfs, its line saying so. */
+static void test_night_probe_fails(void **state)
+{
+    scratch = th_scratch();
+    board_up(0);
+    struct night nt;
+    night_start(&nt, "always");
+    assert_int_equal(nt.ran, -1);
+    must_be_sysfs(nt.line);
+    th_must_have(nt.err, "no step to fit");
+    th_must_have(nt.err, "the probe at the night's start failed (above)");
+    th_must_have(nt.line, "the probe at this night's start failed (said on stderr): no result");
+    assert_int_equal(access(nt.path, F_OK), -1);
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/logs", scratch);
+    assert_int_equal(th_count_files(dir), 0);   /* no temporary left */
+    free(nt.err);
+    board_down();
 }
 
 /* The whole tool (the test-only executable, whose fake INA3221 driver averages as the
@@ -359,6 +400,7 @@ int main(void)
         TH_TEST(test_night_refuses_planted_result),
         TH_TEST(test_night_malformed_result),
         TH_TEST(test_night_probes_when_none),
+        TH_TEST(test_night_probe_fails),
         TH_TEST(test_night_log_names_probe),
     };
     return cmocka_run_group_tests(tests, th_lock_setup, th_lock_teardown);

@@ -25,6 +25,24 @@
 /* A kept result is a few hundred bytes (tb_stepfit_format); anything near this is not one. */
 #define RESULT_MAX 4096
 
+/* The night's energy budget: power.budget_s for each point measured for energy (with
+ * power.points = fastest one a kernel and size: which block is fastest is not known yet),
+ * in each mode step. */
+static double energy_budget_s(const struct tb_probe_night *pn)
+{
+    const struct tb_power_cfg *pc = &pn->cfg->board.power;
+    bool all = !strcmp(pc->points, "all");
+    size_t count = 0;
+    for (size_t j = 0; j < pn->npts; j++) {
+        bool first = !pn->pts[j].skip;
+        for (size_t i = 0; i < j && first && !all; i++)
+            first = pn->pts[i].skip || pn->pts[i].k != pn->pts[j].k ||
+                    pn->pts[i].size_index != pn->pts[j].size_index;
+        count += first;
+    }
+    return pc->budget_s * (double)count * (double)(pn->steps ? pn->steps : 1);
+}
+
 /* Whether power.probe and the night let the probe run; why not into why. */
 static bool wanted(const struct tb_probe_night *pn, char *why, size_t n)
 {
@@ -39,11 +57,17 @@ static bool wanted(const struct tb_probe_night *pn, char *why, size_t n)
     if (lstat(pn->path, &st) == 0)
         return false;   /* a result is there: used, not measured again */
     if (pn->ops != &tb_power_ina3221)
-        return snprintf(why, n, "the source is '%s', not the INA3221 rails the probe polls",
-                        pn->ops ? pn->ops->name : "none"), false;
-    if (pn->limit_s > 0 && pn->limit_s < TB_PROBE_NIGHT_NEEDS_S)
-        return snprintf(why, n, "the run's limit (%.0f s) leaves no %.0f s for it",
-                        pn->limit_s, TB_PROBE_NIGHT_NEEDS_S), false;
+        return false;   /* nothing to say: no other source can be probed (a desktop's NVML) */
+    if (!pn->l4t || !pn->l4t[0])
+        return snprintf(why, n, "no L4T release to keep the result by"), false;
+    double budget = energy_budget_s(pn), limit = pn->cfg->sweep.tune_seconds;
+    if (pn->tune && limit < TB_PROBE_NIGHT_NEEDS_S)
+        return snprintf(why, n, "tune.seconds (%.0f s) is shorter than %.0f s", limit,
+                        TB_PROBE_NIGHT_NEEDS_S), false;
+    if (budget < TB_PROBE_NIGHT_NEEDS_S)
+        return snprintf(why, n, "the night's energy budget (%.0f s: power.budget_s x the points "
+                        "measured for energy x mode steps) is shorter than %.0f s", budget,
+                        TB_PROBE_NIGHT_NEEDS_S), false;
     return true;
 }
 
@@ -141,12 +165,12 @@ static enum tb_sensor_kind kind_of(const char *model)
 
 /* A refused result said in the cadence's model, briefly (the warning or error said it
  * whole): the model stays what it was. */
-static void say_refused(struct tb_sampler *s, const char *path, const char *brief)
+static void say_in_model(struct tb_sampler *s, const char *text)
 {
     struct tb_power_cadence c = *tb_sampler_cadence(s);
     size_t len = strlen(c.model.from);
-    snprintf(c.model.from + len, sizeof(c.model.from) - len, "%sprobe result %.300s not "
-             "used: %s", len ? "; " : "", path, brief);
+    snprintf(c.model.from + len, sizeof(c.model.from) - len, "%s%.400s", len ? "; " : "",
+             text);
     tb_sampler_set_cadence(s, &c);
 }
 
@@ -161,6 +185,8 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
     time_t mtime = 0;
     char why[PATH_MAX + 256], brief[64] = "";
     int rc = load_checked(pn->path, &fit, &mtime, why, sizeof(why), brief, sizeof(brief));
+    if (rc == -ENOENT && pn->ran < 0)
+        say_in_model(s, "the probe at this night's start failed (said on stderr): no result");
     if (rc == -ENOENT)
         return;
     if (rc < 0) {
@@ -168,7 +194,9 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
             warning("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
         else
             error("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
-        say_refused(s, pn->path, brief);
+        char text[PATH_MAX + 96];
+        snprintf(text, sizeof(text), "probe result %s not used: %s", pn->path, brief);
+        say_in_model(s, text);
         return;
     }
     char date[40] = "date unknown";

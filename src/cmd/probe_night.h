@@ -14,11 +14,13 @@
 
 #include "config/config.h"
 #include "measure/backend.h"
+#include "measure/sweep.h"
 #include "power/power.h"
 
 /* The most seconds the probe takes (its spans at most 5.37 x 10 s, doc/power.md), and
- * what a run with a time limit (tune.seconds) must have for power.probe = auto to run it:
- * the probe's time, and as much again for the sweep. */
+ * the time a night must have for power.probe = auto to spend them: its energy budget
+ * (power.budget_s x the points measured for energy x mode steps), and a tune's limit
+ * (tune.seconds), each at least the probe's time and as much again. */
 #define TB_PROBE_NIGHT_MAX_S 60.0
 #define TB_PROBE_NIGHT_NEEDS_S (2 * TB_PROBE_NIGHT_MAX_S)
 
@@ -30,7 +32,9 @@ struct tb_probe_night {
     const struct tb_backend *be;           /* open, with its device; be_st NULL: none */
     void *be_st;
     const struct tb_device_info *dev;
-    double limit_s;                        /* the run's time limit (tune); 0: none */
+    const struct tb_point *pts;            /* the sweep's points, for its energy budget */
+    size_t npts, steps;                    /* steps: mode steps (0: none, one night) */
+    bool tune;                             /* a tune: tune.seconds is its limit */
     bool quiet;
     volatile sig_atomic_t *stop;           /* the night's signal flag */
     /* out */
@@ -41,8 +45,8 @@ struct tb_probe_night {
 
 /* Before the night's sampler starts: the result's name, and the probe run when
  * power.probe is always, or auto and there is no file at that name, the source is the
- * INA3221 rails and the run has TB_PROBE_NIGHT_NEEDS_S (no limit, or a limit that long);
- * never: not run. What it measures is said on stderr (not under quiet); a probe that fails
+ * INA3221 rails, the board has an L4T release (the result is kept per release) and the
+ * night has the time (TB_PROBE_NIGHT_NEEDS_S); never: not run. What it measures is said on stderr (not under quiet); a probe that fails
  * says why and the night goes on. */
 void tb_probe_night_first(struct tb_probe_night *pn);
 /* Once the night's sampler runs: the result at pn->path, opened without following a link

@@ -462,8 +462,8 @@ static void start_power(struct run *r)
     if (!r->pops || r->pops == &tb_power_none)
         return;
     struct tb_probe_night pn = { .cfg = r->cfg, .ops = r->pops, .l4t = r->cond.l4t, .be = r->be,
-        .be_st = r->opened ? r->be_st : NULL, .dev = &r->dev, .quiet = r->o->quiet,
-        .limit_s = r->o->tune ? r->cfg->sweep.tune_seconds : 0, .stop = &stop_signal };
+        .be_st = r->opened ? r->be_st : NULL, .dev = &r->dev, .pts = r->pts, .npts = r->npts,
+        .steps = r->ms.nsteps, .tune = r->o->tune, .quiet = r->o->quiet, .stop = &stop_signal };
     tb_probe_night_first(&pn);   /* the board's probe first, where power.probe says */
     size_t cap = (size_t)fmin(3600000.0 / pc.interval_ms + 64, 1 << 20);
     if (tb_sampler_start(&r->sampler, r->pops, &pc, pc.interval_ms, cap, why, sizeof(why))) {
