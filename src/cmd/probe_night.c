@@ -124,6 +124,7 @@ static int load_checked(const char *path, struct tb_stepfit *fit, time_t *mtime,
         return e == ENOENT ? -ENOENT : e == ELOOP ? -EPERM : -EINVAL;
     }
     struct stat st;
+    memset(&st, 0, sizeof(st));
     int rc = 0;
     char buf[RESULT_MAX + 1], w[320];
     if (fstat(fd, &st) < 0)
