@@ -26,6 +26,11 @@ struct probe {
     char result[PATH_MAX], tmp[PATH_MAX + 32];
     int tmp_fd;
     bool replaces;                     /* an earlier probe's result is at the name */
+    volatile sig_atomic_t *stop;       /* set by a signal: the step that sees it stops
+                                        * (the command's tb_probe_stop, a night's own) */
+    bool borrowed;                     /* be and be_st are a night's, open: not opened
+                                        * or closed here */
+    FILE *out;                         /* what it says (the command: stdout); NULL: nothing */
     /* the source */
     const struct tb_power_ops *ops;
     struct tb_sampler *s;
@@ -51,6 +56,14 @@ struct probe {
  * the result's temporary is removed (probecmd.c installs the handlers). */
 extern volatile sig_atomic_t tb_probe_stop;
 
+/* The steps from the result's temporary to the result kept, the lock aside (the command
+ * takes it; a night holds it): the result's place, source, device (a borrowed one as it
+ * is), the spans, the fit, what was measured and fitted said to p->out, the result put in
+ * place; everything opened here released again. 0 with *fit kept, or -1 (said on stderr). */
+int tb_probe_take(struct probe *p, struct tb_stepfit *fit);
+/* The total rail's index among r (power.total_rail want: a rail, "" for the first); -2 for
+ * "sum", -1 when the source has no such rail. */
+int tb_probe_total_index(const struct tb_power_rails *r, const char *want);
 int tb_probe_source(struct probe *p);
 int tb_probe_device(struct probe *p);
 int tb_probe_measure(struct probe *p);

@@ -11,9 +11,7 @@
 #include "lib/clock.h"
 #include "lib/util.h"
 
-/* The total rail as the board file names it (power.total_rail: a rail, "sum", or "" for
- * the first); -1 when the source has no such rail. */
-static int total_index(const struct tb_power_rails *r, const char *want)
+int tb_probe_total_index(const struct tb_power_rails *r, const char *want)
 {
     if (!strcmp(want, "sum"))
         return -2;
@@ -50,7 +48,7 @@ int tb_probe_source(struct probe *p)
                      "reading: the probe fits a reading sensor (the INA3221 rails)",
                      p->ops->name);
     const struct tb_power_rails *r = tb_sampler_rails(p->s);
-    if ((p->total = total_index(r, pc->total_rail)) == -1)
+    if ((p->total = tb_probe_total_index(r, pc->total_rail)) == -1)
         return error("probe-power: power.total_rail '%s' is not a rail of source '%s' (it "
                      "has %d)", pc->total_rail, p->ops->name, r->n);
     tb_strlcpy(p->rail, p->total == -2 ? "sum of rails" : r->name[p->total], sizeof p->rail);
@@ -63,16 +61,19 @@ int tb_probe_source(struct probe *p)
 int tb_probe_device(struct probe *p)
 {
     char why[1024] = "";
-    int index = 0, probe_rc = 0;
+    int index = 0, probe_rc = 0, rc;
+    if (p->borrowed)   /* a night's device, open: its copy as the load */
+        goto load;
     if (tb_backend_select(p->device, &p->be, &index, why, sizeof why, &probe_rc) < 0)
         return error("probe-power: --device '%s': expected auto, cpu, cuda or cuda:N",
                      p->device);
     if (!(p->be_st = tb_backend_new(p->be)))
         return error("probe-power: %s", strerror(ENOMEM));
-    int rc = p->be->open(p->be_st, index, &p->dev, why, sizeof why);
+    rc = p->be->open(p->be_st, index, &p->dev, why, sizeof why);
     if (rc)
         return error("probe-power: cannot open the %s backend: %s", p->be->name, why);
     p->opened = true;
+load:
     p->k = tb_kernel_copy_ref(p->be->id);
     size_t bytes = (size_t)p->rows * (size_t)p->cols * 4;
     p->l = (struct tb_launch){ NULL, NULL, p->rows, p->cols, 32, 8, 4, 0, 0, NULL };
@@ -86,8 +87,8 @@ int tb_probe_device(struct probe *p)
                      p->dev.name, p->k ? p->be->errstr(p->be_st, rc) : "no copy kernel");
     }
     p->l.in = in, p->l.out = out;
-    if (p->be->watch)
-        p->be->watch(p->be_st, &tb_probe_stop);   /* a CPU copy stops soon after a signal */
+    if (p->be->watch && !p->borrowed)
+        p->be->watch(p->be_st, p->stop);   /* a CPU copy stops soon after a signal */
     double ms = 0;
     for (int i = 0; i < 2 && rc == 0; i++)   /* the first warms */
         rc = p->be->timed(p->be_st, p->k, &p->l, &ms);
@@ -104,13 +105,13 @@ static int load_until(struct probe *p, int64_t end)
 {
     double work_ms = p->launch_ms * tb_clock_work_scale();
     long chunk = (long)(20.0 / work_ms) + 1;
-    while (tb_now_ns() < end && !tb_probe_stop) {
+    while (tb_now_ns() < end && !*p->stop) {
         int rc = 0;
         for (long i = 0; i < chunk && rc == 0; i++)
             rc = p->be->launch(p->be_st, p->k, &p->l);
         if (rc == 0)
             rc = p->be->sync(p->be_st);
-        if (rc && !tb_probe_stop)
+        if (rc && !*p->stop)
             return error("probe-power: the copy on %s: %s", p->dev.name,
                          p->be->errstr(p->be_st, rc));
         tb_clock_spend_ns((int64_t)((double)chunk * work_ms * 1e6));
@@ -162,7 +163,7 @@ int tb_probe_measure(struct probe *p)
     for (int seg = 0; seg < 5; seg++) {
         end += (int64_t)(SPANS[seg] * p->span_s * 1e9);
         if (seg % 2 == 0) {
-            while (tb_now_ns() < end && !tb_probe_stop)
+            while (tb_now_ns() < end && !*p->stop)
                 tb_sleep_until_ns(end);
         } else {
             p->edge_ms[seg - 1] = (double)(tb_now_ns() - p->t0_ns) * 1e-6;
@@ -170,8 +171,8 @@ int tb_probe_measure(struct probe *p)
                 return -1;
             p->edge_ms[seg] = (double)(tb_now_ns() - p->t0_ns) * 1e-6;
         }
-        if (tb_probe_stop)
-            return error("probe-power: stopped by signal %d: nothing kept", (int)tb_probe_stop);
+        if (*p->stop)
+            return error("probe-power: stopped by signal %d: nothing kept", (int)*p->stop);
         if (tb_sampler_failed(p->s))
             return error("probe-power: power source '%s' failed: %s", p->ops->name,
                          tb_sampler_why(p->s));
@@ -202,14 +203,17 @@ void tb_probe_release(struct probe *p)
     if (p->s)
         tb_sampler_stop(p->s, NULL);
     p->s = NULL;
-    if (p->opened) {
+    if (p->opened || p->borrowed) {
         if (p->l.in)
             p->be->free(p->be_st, (void *)p->l.in);
         if (p->l.out)
             p->be->free(p->be_st, p->l.out);
-        p->be->close(p->be_st);
     }
-    free(p->be_st);
+    if (p->opened)
+        p->be->close(p->be_st);
+    if (!p->borrowed)
+        free(p->be_st);
+    p->l.in = NULL, p->l.out = NULL;
     free(p->t_ms);
     free(p->w);
     p->be_st = NULL, p->t_ms = NULL, p->w = NULL, p->opened = false;

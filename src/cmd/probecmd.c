@@ -216,6 +216,25 @@ static void drop_result(struct probe *p)
     }
 }
 
+int tb_probe_take(struct probe *p, struct tb_stepfit *fit)
+{
+    int rc = -1;
+    bool measured = open_result(p) == 0 && tb_probe_source(p) == 0 &&
+                    tb_probe_device(p) == 0 && tb_probe_measure(p) == 0;
+    if (measured && p->out)
+        tb_probe_say_head(p, p->out);
+    if (measured && tb_probe_fit(p, fit) == 0) {
+        if (p->out)
+            tb_probe_say(p, fit, p->out);
+        rc = keep_result(p, fit);
+    }
+    if (p->out)
+        fflush(p->out);
+    drop_result(p);
+    tb_probe_release(p);
+    return rc;
+}
+
 /* Lock, result, source, device, measure, fit, say, keep: an exit code. */
 static int probe_steps(struct probe *p)
 {
@@ -229,23 +248,14 @@ static int probe_steps(struct probe *p)
     struct sigaction old[3];
     tb_probe_stop = 0;
     signals(true, old);
-    bool measured = open_result(p) == 0 && tb_probe_source(p) == 0 &&
-                    tb_probe_device(p) == 0 && tb_probe_measure(p) == 0;
-    if (measured)
-        tb_probe_say_head(p, stdout);
-    if (measured && tb_probe_fit(p, &fit) == 0) {
-        tb_probe_say(p, &fit, stdout);
-        if (keep_result(p, &fit) == 0) {
-            printf("kept: %s%s\n", p->result, p->replaces ? " (replacing the earlier result)" : "");
-            printf("please send this whole output to the transpose-bench maintainers (issue "
-                   "#48): run it once on each new board and L4T release; nobody has measured "
-                   "this sensor yet\n");
-            code = TB_EXIT_OK;
-        }
+    if (tb_probe_take(p, &fit) == 0) {
+        printf("kept: %s%s\n", p->result, p->replaces ? " (replacing the earlier result)" : "");
+        printf("please send this whole output to the transpose-bench maintainers (issue "
+               "#48): run it once on each new board and L4T release; nobody has measured "
+               "this sensor yet\n");
+        code = TB_EXIT_OK;
     }
     fflush(stdout);
-    drop_result(p);
-    tb_probe_release(p);
     tb_lock_release(lock);
     signals(false, old);
     return code;
@@ -261,6 +271,8 @@ int tb_probe_main(int argc, char **argv)
     p.poll_ms = 5;
     p.rows = p.cols = 4096;
     p.tmp_fd = -1;
+    p.stop = &tb_probe_stop;
+    p.out = stdout;
     int code = TB_EXIT_USAGE;
     if (parse(&p, argc, argv) == 0 && load_files(&p) == 0)
         code = probe_steps(&p);

@@ -34,7 +34,7 @@
 #include "lib/lock.h"
 #include "measure/point_rules.h"
 #include "log/log_meta.h"
-#include "power/power.h"
+#include "cmd/probe_night.h"   /* and power/power.h */
 #include "log/retention.h"
 #include "measure/runner.h"
 #include "lib/safeio.h"
@@ -461,15 +461,18 @@ static void start_power(struct run *r)
     r->pops = tb_power_pick(pc.source, &pc, why, sizeof(why));
     if (!r->pops || r->pops == &tb_power_none)
         return;
-    size_t cap = (size_t)(3600000 / pc.interval_ms) + 64;
-    if (cap > 1 << 20)
-        cap = 1 << 20;
+    struct tb_probe_night pn = { .cfg = r->cfg, .ops = r->pops, .l4t = r->cond.l4t, .be = r->be,
+        .be_st = r->opened ? r->be_st : NULL, .dev = &r->dev, .pts = r->pts, .npts = r->npts,
+        .steps = r->ms.nsteps, .tune = r->o->tune, .quiet = r->o->quiet, .stop = &stop_signal };
+    tb_probe_night_first(&pn);   /* the board's probe first, where power.probe says */
+    size_t cap = (size_t)fmin(3600000.0 / pc.interval_ms + 64, 1 << 20);
     if (tb_sampler_start(&r->sampler, r->pops, &pc, pc.interval_ms, cap, why, sizeof(why))) {
         warning("power source '%s' cannot start: %s; the log will have no power figures",
                 r->pops->name, why);
         tb_csvlog_meta(r->log, TB_META(power), "source '%s' cannot start: %s", r->pops->name, why);
         r->sampler = NULL;
     } else {
+        tb_probe_night_use(&pn, r->sampler);   /* its result outranks sysfs */
         if (!r->o->quiet)
             note("power source '%s', every %d ms", r->pops->name, pc.interval_ms);
         double max_mhz;

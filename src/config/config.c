@@ -170,6 +170,12 @@ const struct tb_cfg_row tb_config_schema[] = {
     STRING("power.points", B, BO(power.points), "fastest,all", "fastest",
            "whose energy is measured: the fastest block of each kernel and size, or all points "
            "(the timing sweep covers every point either way)"),
+    STRING("power.probe", B, BO(probe), "auto,never,always", "auto",
+           "the sensor's step response (probe-power) at a night's start: a kept result for "
+           "this board and L4T release is always used; auto: probed first (at most 60 s) when "
+           "there is none, the source is the INA3221 rails, the L4T release is known and the "
+           "night's energy budget (power.budget_s x points measured x mode steps; a tune's "
+           "tune.seconds) is 120 s or more; always: probed every night; never: not probed"),
 };
 const size_t tb_config_schema_n = ARRAY_SIZE(tb_config_schema);
 _Static_assert(ARRAY_SIZE(tb_config_schema) <= TB_CFG_MAX_ROWS, "raise TB_CFG_MAX_ROWS");

@@ -64,6 +64,7 @@ struct tb_board_cfg {
     int dram_mts;              /* DRAM data rate at full clock, MT/s (6400); 0 = unknown */
     char dram_type[TB_STR];    /* "LPDDR4", "LPDDR4x", "LPDDR5"; "" = unknown (ceiling.h) */
     struct tb_power_cfg power; /* the power group (power.h), board.max_power_w in it */
+    char probe[TB_STR];        /* power.probe: auto, never, always (src/cmd/probe_night.c) */
 };
 
 struct tb_override { char *path, *value, *label; };

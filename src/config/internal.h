@@ -25,7 +25,7 @@
 /* libconfig's own @include nesting limit (scanctx.h's MAX_INCLUDE_DEPTH in 1.5). */
 #define TB_CONFIG_MAX_INCLUDE_DEPTH 10
 /* Rows the schema may have (the did-you-mean candidates are gathered on the stack). */
-#define TB_CFG_MAX_ROWS 64
+#define TB_CFG_MAX_ROWS 96
 
 enum { TB_CFG_SWEEP = 0, TB_CFG_BOARD = 1 };
 extern const char *const tb_config_file_kind[2];   /* "sweep", "board" */

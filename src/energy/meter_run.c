@@ -81,7 +81,7 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
 {
     const struct tb_power_cadence *c = tb_sampler_cadence(m->s);
     int rails = tb_sampler_rails(m->s)->n;
-    char model[400];
+    char model[900];
     tb_sensor_model_line(&c->model, rails, model, sizeof(model));
     double tau = tb_sensor_model_max_tau_ms(&c->model, rails), lead = tb_meter_lead_ms(m);
     if (tb_meter_slow_reads(m))
@@ -106,7 +106,7 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
         return;
     }
     if (c->model.kind != TB_SENSOR_UNKNOWN) {   /* the model first, then the cadence */
-        char model[400];
+        char model[900];
         int k = snprintf(line, n, "model ");
         tb_sensor_model_line(&c->model, tb_sampler_rails(m->s)->n, model, sizeof(model));
         k += snprintf(line + k, n > (size_t)k ? n - (size_t)k : 0, "%s; ", model);

@@ -52,5 +52,10 @@ int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const cha
 /* The stored result at path (a file tb_stepfit_format wrote; read bounded, no link, regular
  * file only): 0 with *out filled, or -errno with why naming the file, line and setting. */
 int tb_stepfit_load(const char *path, struct tb_stepfit *out, char *why, size_t whylen);
+/* The same from text already read (buf, NUL-terminated, changed in place), path only
+ * naming it in why: for a caller that opened and checked the file itself (a night's,
+ * src/cmd/probe_night.c: whose file it is, who may write it). */
+int tb_stepfit_parse(const char *path, char *buf, struct tb_stepfit *out, char *why,
+                     size_t whylen);
 
 #endif

@@ -90,6 +90,13 @@ int tb_stepfit_load(const char *path, struct tb_stepfit *out, char *why, size_t 
     int rc = tb_safeio_read(path, buf, sizeof buf, NULL, 0, 0, w, sizeof w);
     if (rc < 0)
         return snprintf(why, whylen, "cannot read '%s': %s", path, w), rc;
+    return tb_stepfit_parse(path, buf, out, why, whylen);
+}
+
+int tb_stepfit_parse(const char *path, char *buf, struct tb_stepfit *out, char *why,
+                     size_t whylen)
+{
+    int rc;
     struct tb_stepfit f = { NULL, NAN, 0, 0, NAN, NAN };
     unsigned seen = 0;
     int line = 0;

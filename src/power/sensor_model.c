@@ -73,6 +73,38 @@ void tb_sensor_model_set_tau(struct tb_sensor_model *m, int first, int count, do
         snprintf(m->from + len, sizeof(m->from) - len, "; %s", said);
 }
 
+double tb_sensor_model_probed(struct tb_sensor_model *m, int rails, int rail,
+                              enum tb_sensor_kind kind, double tau_ms, const char *file,
+                              const char *date, const char *before)
+{
+    if (rails > TB_SENSOR_MAX_RAILS)
+        rails = TB_SENSOR_MAX_RAILS;
+    bool had = m->kind == TB_SENSOR_EMA || m->kind == TB_SENSOR_BOXCAR ||
+               m->kind == TB_SENSOR_MEAN;
+    double old = had && rail < rails ? tb_sensor_model_tau_ms(m, rail < 0 ? 0 : rail) : 0;
+    double was[TB_SENSOR_MAX_RAILS];
+    memcpy(was, m->tau_ms, sizeof(was));
+    for (int r = 0; r < rails; r++)   /* the probed chip's rails: one constant before */
+        if (rail < 0 || rail >= rails || was[r] == was[rail])
+            m->tau_ms[r] = kind == TB_SENSOR_POINT ? 0 : tau_ms;
+    enum tb_sensor_kind old_kind = m->kind;
+    m->kind = kind;
+    int len = snprintf(m->from, sizeof(m->from), "from probe %s (%s)", file, date);
+    double rel = old > 0 ? (kind == TB_SENSOR_POINT ? -1 : tau_ms / old - 1) : NAN;
+    if (len < 0 || (size_t)len >= sizeof(m->from) || isnan(rel))
+        return rel;
+    const char *who = before && before[0] ? before : "the model before";
+    if (fabs(rel) <= TB_SENSOR_PROBE_AGREE && kind == old_kind)
+        snprintf(m->from + len, sizeof(m->from) - (size_t)len, "; %s said %s %.0f ms: agrees "
+                 "(%+.0f%%)", who, tb_sensor_kind_name(old_kind), old, 100 * rel);
+    else
+        snprintf(m->from + len, sizeof(m->from) - (size_t)len, "; %s said %s %.0f ms: the "
+                 "probe DISAGREES (%s %.0f ms, %+.0f%%)", who, tb_sensor_kind_name(old_kind),
+                 old, tb_sensor_kind_name(kind), kind == TB_SENSOR_POINT ? 0 : tau_ms,
+                 100 * rel);
+    return rel;
+}
+
 double tb_sensor_model_hwmon_tau_ms(double update_interval_ms, long samples)
 {
     if (samples <= 0)

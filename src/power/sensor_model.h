@@ -28,7 +28,7 @@ struct tb_sensor_model {
                                 (tegrastats' interval), not at our poll; 0: at our poll */
     double period_ms;        /* COUNTER: the counter's period */
     double window_ms;        /* COUNTER: the part of each period its power is sampled */
-    char from[512];          /* where the kind and each constant came from */
+    char from[1024];         /* where the kind and each constant came from */
 };
 
 /* The documented model of key ("ina3221-hwmon", "ina3221x-continuous", "ina3221x-triggered",
@@ -49,6 +49,17 @@ void tb_sensor_model_set_tau(struct tb_sensor_model *m, int first, int count, do
  * reads the polled readings as that continuous average. samples <= 0 (not said): N taken
  * as large, tau = update_interval; 1: no average, 0. */
 double tb_sensor_model_hwmon_tau_ms(double update_interval_ms, long samples);
+/* What the board's own probe measured (`probe-power`'s kept result) in place of what sysfs
+ * or the table said: it measured this board, so it outranks both. kind and tau_ms go on the
+ * rails of the chip the probe read (those whose constant before equals rail's; rail < 0:
+ * every rail); from becomes "from probe FILE (DATE)", then what the constant was before and
+ * where it came from (before: "sysfs", "the documented default"), and whether the probe
+ * agrees with it (within TB_SENSOR_PROBE_AGREE) or DISAGREES, with both numbers. Returns the
+ * relative difference probe / before - 1 (NAN where there was no constant before). */
+#define TB_SENSOR_PROBE_AGREE 0.10
+double tb_sensor_model_probed(struct tb_sensor_model *m, int rails, int rail,
+                              enum tb_sensor_kind kind, double tau_ms, const char *file,
+                              const char *date, const char *before);
 /* The time constant of rail (EMA), 0 where it has none. */
 double tb_sensor_model_tau_ms(const struct tb_sensor_model *m, int rail);
 /* The largest time constant over rails [0, rails). */

@@ -1,0 +1,220 @@
+/* probe_night.c: see probe_night.h. The probe is the command's own steps (tb_probe_take),
+ * on the night's device and under its lock and signals; the result is opened here, not by
+ * tb_stepfit_load, because a night reads it from a log folder others may share: whose file
+ * it is and who may write it are checked on the descriptor that is then read. Not here:
+ * the fit, the meter. */
+#include "cmd/probe_night.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/probe_internal.h"
+#include "cmd/probecmd.h"
+#include "energy/stepfit.h"
+#include "lib/clock.h"
+#include "lib/safeio.h"
+#include "lib/util.h"
+
+/* A kept result is a few hundred bytes (tb_stepfit_format); anything near this is not one. */
+#define RESULT_MAX 4096
+
+/* The night's energy budget: power.budget_s for each point measured for energy (with
+ * power.points = fastest one a kernel and size: which block is fastest is not known yet),
+ * in each mode step. */
+static double energy_budget_s(const struct tb_probe_night *pn)
+{
+    const struct tb_power_cfg *pc = &pn->cfg->board.power;
+    bool all = !strcmp(pc->points, "all");
+    size_t count = 0;
+    for (size_t j = 0; j < pn->npts; j++) {
+        bool first = !pn->pts[j].skip;
+        for (size_t i = 0; i < j && first && !all; i++)
+            first = pn->pts[i].skip || pn->pts[i].k != pn->pts[j].k ||
+                    pn->pts[i].size_index != pn->pts[j].size_index;
+        count += first;
+    }
+    return pc->budget_s * (double)count * (double)(pn->steps ? pn->steps : 1);
+}
+
+/* Whether power.probe and the night let the probe run; why not into why. */
+static bool wanted(const struct tb_probe_night *pn, char *why, size_t n)
+{
+    const char *mode = pn->cfg->board.probe;
+    struct stat st;
+    if (!strcmp(mode, "never"))
+        return snprintf(why, n, "power.probe = never"), false;
+    if (!pn->be_st)
+        return snprintf(why, n, "no device open for the load"), false;
+    if (!strcmp(mode, "always"))
+        return true;
+    if (lstat(pn->path, &st) == 0)
+        return false;   /* a result is there: used, not measured again */
+    if (pn->ops != &tb_power_ina3221)
+        return false;   /* nothing to say: no other source can be probed (a desktop's NVML) */
+    if (!pn->l4t || !pn->l4t[0])
+        return snprintf(why, n, "no L4T release to keep the result by"), false;
+    double budget = energy_budget_s(pn), limit = pn->cfg->sweep.tune_seconds;
+    if (pn->tune && limit < TB_PROBE_NIGHT_NEEDS_S)
+        return snprintf(why, n, "tune.seconds (%.0f s) is shorter than %.0f s", limit,
+                        TB_PROBE_NIGHT_NEEDS_S), false;
+    if (budget < TB_PROBE_NIGHT_NEEDS_S)
+        return snprintf(why, n, "the night's energy budget (%.0f s: power.budget_s x the points "
+                        "measured for energy x mode steps) is shorter than %.0f s", budget,
+                        TB_PROBE_NIGHT_NEEDS_S), false;
+    return true;
+}
+
+void tb_probe_night_first(struct tb_probe_night *pn)
+{
+    const struct tb_config *cfg = pn->cfg;
+    char why[256] = "";
+    pn->ran = 0;
+    pn->probe_s = 0;
+    if (tb_probe_result_path(cfg->sweep.out_dir, cfg->board.name, pn->l4t, pn->path,
+                             sizeof(pn->path)) < 0)
+        pn->path[0] = 0;
+    if (!pn->path[0] || *pn->stop || !wanted(pn, why, sizeof(why))) {
+        if (why[0] && !pn->quiet && strcmp(cfg->board.probe, "never") && access(pn->path, F_OK))
+            note("power: the sensor not probed: %s (power.probe = %s)", why, cfg->board.probe);
+        return;
+    }
+    struct probe *p = calloc(1, sizeof(*p));
+    if (!p) {
+        warning("power: the sensor not probed: %s", strerror(ENOMEM));
+        return;
+    }
+    p->cfg = *cfg;   /* a copy of the night's, never freed here */
+    p->span_s = 1.5, p->poll_ms = 5, p->tmp_fd = -1, p->stop = pn->stop;
+    p->rows = p->cols = pn->be->id == TB_BACKEND_CPU ? 512 : 4096;
+    p->borrowed = true, p->be = pn->be, p->be_st = pn->be_st, p->dev = *pn->dev;
+    p->out = pn->quiet ? NULL : stderr;
+    if (!pn->quiet)
+        note("power: probing the sensor's step response first (power.probe = %s; at most "
+             "%.0f s, before the night's plan), kept as '%s'", cfg->board.probe,
+             TB_PROBE_NIGHT_MAX_S, pn->path);
+    int64_t t0 = tb_now_ns();
+    struct tb_stepfit fit;
+    pn->ran = tb_probe_take(p, &fit) == 0 ? 1 : -1;
+    pn->probe_s = (double)(tb_now_ns() - t0) * 1e-9;
+    if (pn->ran < 0)
+        warning("power: the probe at the night's start failed (above): the sensor's model "
+                "from sysfs or the documented default");
+    free(p);
+}
+
+/* The result at path opened as a night may trust it, read and parsed: 0 with *fit and
+ * *mtime, -ENOENT when there is none, -EPERM when it is not this user's or root's or
+ * others may write it (a warning), -EINVAL when it is no result (an error); why says which. */
+static int load_checked(const char *path, struct tb_stepfit *fit, time_t *mtime, char *why,
+                        size_t n, char *brief, size_t bn)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, n, "probe result '%s': %s", path, e == ELOOP ? "a link, not followed"
+                 : strerror(e));
+        snprintf(brief, bn, "%s", e == ELOOP ? "a link" : "unreadable");
+        return e == ENOENT ? -ENOENT : e == ELOOP ? -EPERM : -EINVAL;
+    }
+    struct stat st;
+    memset(&st, 0, sizeof(st));
+    int rc = 0;
+    char buf[RESULT_MAX + 1], w[320];
+    if (fstat(fd, &st) < 0)
+        rc = -errno, snprintf(why, n, "probe result '%s': %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = -EPERM, snprintf(why, n, "probe result '%s': not a regular file", path),
+        snprintf(brief, bn, "not a regular file");
+    else if (st.st_uid != geteuid() && st.st_uid != 0)
+        rc = -EPERM, snprintf(why, n, "probe result '%s' belongs to uid %u, not to this user "
+                              "or root", path, (unsigned)st.st_uid),
+        snprintf(brief, bn, "another user's (uid %u)", (unsigned)st.st_uid);
+    else if ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid()))
+        rc = -EPERM, snprintf(why, n, "probe result '%s' may be written by other users (mode "
+                              "%04o)", path, (unsigned)(st.st_mode & 07777)),
+        snprintf(brief, bn, "writable by others (mode %04o)", (unsigned)(st.st_mode & 07777));
+    else if (st.st_nlink != 1)
+        rc = -EPERM, snprintf(why, n, "probe result '%s' has %lu links", path,
+                              (unsigned long)st.st_nlink),
+        snprintf(brief, bn, "a second link");
+    else if (st.st_size > RESULT_MAX)
+        rc = -EINVAL, snprintf(why, n, "probe result '%s': %lld bytes, a result is a few "
+                               "hundred", path, (long long)st.st_size),
+        snprintf(brief, bn, "too large");
+    else if ((rc = tb_safeio_read_fd(fd, path, buf, sizeof(buf), NULL, 0, w, sizeof(w))) < 0)
+        rc = -EINVAL, snprintf(why, n, "cannot read probe result '%s': %.200s", path, w),
+        snprintf(brief, bn, "unreadable");
+    else if (tb_stepfit_parse(path, buf, fit, why, n) < 0)
+        rc = -EINVAL, snprintf(brief, bn, "malformed");
+    *mtime = st.st_mtime;
+    close(fd);
+    return rc;
+}
+
+static enum tb_sensor_kind kind_of(const char *model)
+{
+    return !strcmp(model, "ema") ? TB_SENSOR_EMA : !strcmp(model, "boxcar") ? TB_SENSOR_BOXCAR
+                                                                          : TB_SENSOR_POINT;
+}
+
+/* A refused result said in the cadence's model, briefly (the warning or error said it
+ * whole): the model stays what it was. */
+static void say_in_model(struct tb_sampler *s, const char *text)
+{
+    struct tb_power_cadence c = *tb_sampler_cadence(s);
+    size_t len = strlen(c.model.from);
+    snprintf(c.model.from + len, sizeof(c.model.from) - len, "%s%.400s", len ? "; " : "",
+             text);
+    tb_sampler_set_cadence(s, &c);
+}
+
+void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
+{
+    if (!s || !pn->path[0])
+        return;
+    struct tb_power_cadence c = *tb_sampler_cadence(s);
+    if (c.model.kind == TB_SENSOR_COUNTER || c.model.kind == TB_SENSOR_MEAN)
+        return;   /* NVML's: the probe measures a reading sensor, never these */
+    struct tb_stepfit fit;
+    time_t mtime = 0;
+    char why[PATH_MAX + 256], brief[64] = "";
+    int rc = load_checked(pn->path, &fit, &mtime, why, sizeof(why), brief, sizeof(brief));
+    if (rc == -ENOENT && pn->ran < 0)
+        say_in_model(s, "the probe at this night's start failed (said on stderr): no result");
+    if (rc == -ENOENT)
+        return;
+    if (rc < 0) {
+        if (rc == -EPERM)
+            warning("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
+        else
+            error("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
+        char text[PATH_MAX + 96];
+        snprintf(text, sizeof(text), "probe result %s not used: %s", pn->path, brief);
+        say_in_model(s, text);
+        return;
+    }
+    char date[40] = "date unknown";
+    struct tm tm;
+    if (gmtime_r(&mtime, &tm))
+        strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
+    int rail = tb_probe_total_index(tb_sampler_rails(s), pn->cfg->board.power.total_rail);
+    enum tb_sensor_kind kind = kind_of(fit.model);
+    tb_sensor_model_probed(&c.model, tb_sampler_rails(s)->n, rail < 0 ? -1 : rail, kind,
+                           fit.tau_ms, pn->path, date, !strcmp(c.how, "sysfs") ? "sysfs"
+                           : "the documented default");
+    if (kind == TB_SENSOR_BOXCAR)   /* a mean that changes at its refresh, else its window */
+        c.period_ms = fit.refresh_ms > 0 ? fit.refresh_ms : fit.tau_ms;
+    c.triggered = kind == TB_SENSOR_POINT;
+    size_t len = strlen(c.model.from);
+    if (pn->ran > 0)
+        snprintf(c.model.from + len, sizeof(c.model.from) - len, "; probed at this night's "
+                 "start in %.0f s", pn->probe_s);
+    tb_sampler_set_cadence(s, &c);
+}
