@@ -212,15 +212,19 @@ static void test_file_round_trip(void **state)
     th_assert_close(g.delay_ms, 2.5, 1e-9);
     th_assert_close(g.rms_boxcar_w, 0.0456, 1e-9);
 
+    free(path);
     path = th_write(dir, "bad.cfg", "model = \"ema\";\ntau_ms = -3;\n");
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
     th_must_have(why, "bad.cfg:2: tau_ms");
+    free(path);
     path = th_write(dir, "bad2.cfg", "# x\nmodel = \"sine\";\n");
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
     th_must_have(why, "bad2.cfg:2: model");
+    free(path);
     path = th_write(dir, "bad3.cfg", "model = \"ema\";\ntau = 3;\n");
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
     th_must_have(why, "unknown setting 'tau'");
+    free(path);
     path = th_write(dir, "bad4.cfg", "model = \"ema\";\n");
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
     th_must_have(why, "tau_ms missing");
@@ -228,7 +232,9 @@ static void test_file_round_trip(void **state)
     snprintf(missing, sizeof missing, "%s/none.cfg", dir);
     assert_true(tb_stepfit_load(missing, &g, why, sizeof why) < 0);
     th_must_have(why, "none.cfg");
+    free(path);
     th_rmtree(dir);
+    free(dir);
 }
 
 int main(void)
