@@ -162,14 +162,15 @@ static double night_rel(double sd)
 /* Where another night's ratio lands (rerun.h's tb_rerun_halfwidth): the night's per-cycle
  * spread (the size's pooled one, else the point's own) with the card's from its history,
  * and the between-night spread; rr and between (the cycles' interval and the night term
- * combined) where neither is known; rr alone where no spread is given (bw NULL). */
+ * combined) where neither is known; where a rerun of as many cycles in the same state lands
+ * where no spread is given (bw NULL): sqrt(2) times rr, the mean's. */
 static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                         const struct tb_meter_track *ref, const struct tb_rerun_sd *bw,
                         double rr, double between)
 {
     double sd = NAN, df = 0, mean, sr2, df_r;
     if (!bw)
-        return rr;   /* no night's spread given: the cycles' own */
+        return rr * rerun_factor();   /* no night's spread given: the cycles' own */
     if (m->pooled_df > 0 && isfinite(m->pooled_rel_sd)) {
         sr2 = m->pooled_rel_sd * m->pooled_rel_sd;
         df_r = (double)m->pooled_df;
@@ -181,7 +182,7 @@ static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t
     if (isfinite(v) && t->n > 0)
         sd = sqrt(v * t->n);
     double hw = tb_rerun_halfwidth(bw, sd, df, t->n);
-    return isfinite(hw) ? hw : hypot(rr, between);
+    return isfinite(hw) ? hw : hypot(rr * rerun_factor(), between);
 }
 
 /* The relative interval of an absolute series: a rerun's (Student t) and half the range

@@ -76,8 +76,8 @@ struct tb_meter_end {
 /* The relative 95% half-width of the mean of v[0..n) (Student t); NAN when n < 2. */
 double tb_meter_rel_ci(const double *v, int n, double *mean);
 /* The relative 95% half-width within which a rerun of as many cycles lands: t x s x
- * sqrt(1/n + 1/n) over the mean, sqrt(2) times tb_meter_rel_ci; NAN when n < 2. Every
- * interval the meter gives, and the one its stopping rule judges, is this one. */
+ * sqrt(1/n + 1/n) over the mean, sqrt(2) times tb_meter_rel_ci; NAN when n < 2. An absolute
+ * series' (a copy's own J per byte); a ratio's is its mean's (meter_figures.c, ratio_var). */
 double tb_meter_rerun_rel(const double *v, int n, double *mean);
 /* Fills out from the track of a point: its figures and its note. ref: the reference's
  * track (NULL: none, or this is it). bw: the point's run-to-run spread (NULL: none). */

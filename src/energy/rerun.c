@@ -313,7 +313,7 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
      * noise alone (median-based, 0.37 d degrees of freedom) made the interval 14% wider than
      * an oracle's where nights do not differ (meter-sim --between-pct 0: 98% of the next
      * nights held); the sum never below half the night's own part */
-    if (bw && isfinite(bw->ratio_excess))
+    if (bw && bw->pairs >= TB_RERUN_POOL_MIN && isfinite(bw->ratio_excess))
         vb = 2.0 * bw->ratio_excess;
     double var = fmax(vw + vb, TB_RERUN_EXCESS_FLOOR * vw);
     double den = vw * vw / df + (bw && vb != 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0

@@ -45,8 +45,8 @@ struct tb_rerun_sd {
                                    * runs; NAN: none */
     double within_df;             /* its weight (degrees of freedom, at most
                                    * TB_RERUN_WITHIN_DF_MAX); 0: none */
-    double ratio_excess;          /* learned alone (TB_RERUN_POOL_MIN differences or more):
-                                   * the variance of successive runs beyond their own, not
+    double ratio_excess;          /* learned alone (pairs TB_RERUN_POOL_MIN or more): the
+                                   * variance of successive runs beyond their own, not
                                    * clipped at 0 (ratio is its clipped root); NAN: not */
     /* the same, learned from the card's power-capped runs alone (logread's power_capped:
      * half its blocks or more at the cap), for a row that turns out capped tonight
