@@ -114,6 +114,34 @@ static void design(const struct tb_meter_track *t, int n, double *D, double *cs)
     *D = n > 1 ? fmax(0.0, w2 - *cs / n) : 0;
 }
 
+/* The variance of t's mean ratio from its ratios' own lag-1 autocovariance, where there are
+ * TB_METER_LAG_MIN of them or more (NAN where fewer): (S0 + 2 S1) / (n (n - 3)), S0 and S1
+ * the sums of squares and of neighbours' products of the ratios' deviations from their
+ * mean, over the mean squared; n - 3, not n: the deviations from the sample mean take about
+ * three of the mean's variances from S0 + 2 S1 (unbiased where cycles are independent).
+ * What a reading shared by two neighbouring blocks adds (an averaging sensor's inversion
+ * and an energy counter read at each block's edges: the kernel block and the copy beside
+ * it move in opposite ways, neighbouring ratios together) is in it; the design's
+ * (ratio_var) is not, so the larger is taken. */
+#define TB_METER_LAG_MIN 6
+static double lag_var(const struct tb_meter_track *t)
+{
+    double x[TB_METER_MAX_CYCLES], mean = 0, s0 = 0, s1 = 0;
+    int n = 0;
+    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
+        if (isfinite(t->ratio[i]))
+            mean += x[n++] = t->ratio[i];
+    if (n < TB_METER_LAG_MIN)
+        return NAN;
+    mean /= n;
+    for (int i = 0; i < n; i++) {
+        s0 += (x[i] - mean) * (x[i] - mean);
+        if (i + 1 < n)
+            s1 += (x[i] - mean) * (x[i + 1] - mean);
+    }
+    return (s0 + 2 * s1) / ((double)n * (n - 3)) / (mean * mean);
+}
+
 /* The relative variance of t's mean ratio from a per-cycle relative variance sr2 of df_r
  * degrees of freedom (the track's own or the size's pooled), and its degrees of freedom
  * into *df; NAN with fewer than two ratios. */
@@ -132,7 +160,8 @@ static double ratio_var(const struct tb_meter_track *t, const struct tb_meter_tr
         return sr2 / n;
     double a = (1.0 + cs) / n;   /* the two parts at equal spreads */
     *df = (a + D) * (a + D) / (a * a / df_r + D * D / dfc);
-    return sr2 / n + D * sc2;
+    double v = sr2 / n + D * sc2, lag = lag_var(t);
+    return isfinite(lag) && lag > v ? lag : v;
 }
 
 /* The ratios' relative sample variance (over their mean) and its degrees of freedom. */
