@@ -7,8 +7,10 @@
  * that knew both true spreads (tests/sim/rerun_sim.h); energy_ratio_ci95 must hold each
  * night's own truth 93-97% of the time, on NVML's counter and on the INA3221's average and
  * a boxcar sensor (noise 5%) too. A 95% coverage over 400 nights has a binomial sd of 1.1
- * points: a case passes where 93-97 lies within 1.96 of its sds (calib_ok), which the
- * cycles' interval before it was the mean's (98.8% at 12 cycles, sd 0.5) still fails. */
+ * points, so a calibrated interval lands outside a bare 93-97 now and then (the rerun
+ * interval read 97.5% at 12 cycles with seed 1, 96.7% with seed 2001): a case passes where
+ * 93-97 lies within 1.96 of its sds (calib_ok), which the cycles' interval before it was the
+ * mean's (98.8% at 12 cycles, sd 0.5) and the learner before #49 (99.2%) still fail. */
 #include "helpers.h"
 
 #include "sim/nights.h"
@@ -19,11 +21,10 @@ struct calib_case {
 };
 
 /* Whether a coverage of pct % over n trials is consistent with 93-97%: the band within 1.96
- * binomial sds of it (the sd at least that of 95%: a case at 100% over few nights is not
- * exact). */
+ * binomial sds of it (as test_meter_sim's coverage_ok: a case at 100% is not exact). */
 static bool calib_ok(double pct, int n)
 {
-    double p = pct / 100, sd = 100 * sqrt(fmax(p * (1 - p), 0.95 * 0.05) / n);
+    double p = pct / 100, sd = 100 * sqrt(fmax(p * (1 - p), 0.0025) / n);
     return isfinite(pct) && pct - 1.96 * sd <= 97 && pct + 1.96 * sd >= 93;
 }
 
@@ -54,7 +55,7 @@ static void calib(const struct calib_case *c)
     sim_print(stdout, &o, &sm);
     printf("  cycles=%d\n", c->cycles);
     cycles_calib(&o, &sm);
-    if (!(sm.rerun_coverage_pct >= 93 && sm.rerun_coverage_pct <= 97))
+    if (!calib_ok(sm.rerun_coverage_pct, o.nights - 1 - SIM_RERUN_FROM))
         th_fail("noise %g%%, between %g%%, %d cycles: the rerun interval held %.1f%% of the "
                 "next nights (93-97)", c->noise_pct, c->between_pct, c->cycles,
                 sm.rerun_coverage_pct);
