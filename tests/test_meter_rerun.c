@@ -196,6 +196,39 @@ static void test_cap_unknown_without_reasons(void **state)
     }
 }
 
+/* A night's capped row takes the spread its card's capped runs taught (rerun.h's cap), an
+ * uncapped row of the same size the uncapped runs' (point 2 held at 11.5 W as above, points 0
+ * and 1 not), and the capped row's note says so. */
+static void test_capped_row_takes_the_capped_spread(void **state)
+{
+    struct rig r;
+    struct tb_rerun_sd bw[3];
+    for (int k = 0; k < 3; k++) {
+        bw[k] = (struct tb_rerun_sd){ .ratio = 0.004, .abs = 0.008, .runs = 3, .pairs = 2,
+                                      .ratio_df = INFINITY, .within_rel_sd = NAN };
+        bw[k].cap = (struct tb_rerun_cap){ .ratio = 0.001, .abs = 0.002, .runs = 7, .pairs = 5,
+                                           .ratio_df = INFINITY, .within_rel_sd = NAN,
+                                           .ratio_excess = NAN };
+    }
+    struct tb_meter_result out[3];
+    rig_start(&r, COUNTER, 0.005);
+    set_cap(11.5);
+    set_board(40, 5);
+    r.between = bw;
+    measure(&r, 3, out);
+    rig_stop(&r);
+    assert_true(strstr(out[2].note, "power-capped in") != NULL);
+    assert_int_equal(out[2].rerun.runs, 7);
+    th_assert_close(out[2].rerun.ratio, 0.001, 1e-12);
+    if (!strstr(out[2].note, "its rerun interval from capped runs alone (7 earlier), and it "
+                             "teaches capped rows alone"))
+        th_fail("note: %s", out[2].note);
+    assert_int_equal(out[1].rerun.runs, 3);   /* uncapped: the uncapped runs' */
+    th_assert_close(out[1].rerun.ratio, 0.004, 1e-12);
+    /* the narrower spread gives the narrower night term */
+    assert_true(out[2].ratio_rerun_ci / out[2].ratio < out[1].ratio_rerun_ci / out[1].ratio);
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -205,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_another_nights_state_inside_the_rerun_interval),
         cmocka_unit_test(test_capped_point_judged_by_j_per_gb),
         cmocka_unit_test(test_cap_unknown_without_reasons),
+        cmocka_unit_test(test_capped_row_takes_the_capped_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
