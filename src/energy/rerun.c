@@ -158,8 +158,9 @@ double tb_rerun_cycles_df(int cycles)
     return cycles < 2 ? 0 : (a + b) * (a + b) / (a * a / (n - 1) + b * b / dfc);
 }
 
-/* Logs written before the cycles' interval was the mean's (#49's second branch) logged
- * sqrt(2) times a wider one: read as today's, their own variance reads high and the
+/* Logs written before the cycles' interval was the mean's (2026-11-28) logged where a rerun of
+ * as many cycles lands, sqrt(2) t(n - 1) times the mean's sd from the ratios alone: read as
+ * today's, their own variance reads 2.2 (12 cycles) to 3.7 (3) times too high and the
  * between-night term low, until they age out of the newest TB_RERUN_MAX_RUNS. */
 double tb_rerun_own_var(double ratio, double ci, int cycles)
 {
