@@ -167,8 +167,10 @@ static void test_rerun_spread_learned_from_earlier_nights(void **state)
         char cyc[32];
         th_field(header, row, "power_cycles", cyc, sizeof(cyc));
         double ratio = atof(v), night_term = 1.96 * sqrt(2.0) * atof(sd) * ratio;
-        /* its t at most the cycles' own (more degrees of freedom pooled, never fewer) */
-        double both = hypot(atof(ci), tb_t95((size_t)atoi(cyc) - 1) / 1.96 * night_term);
+        /* its t at most the cycles' own (more degrees of freedom pooled, never fewer); the
+         * cycles' part where a rerun lands, sqrt(2) times the mean's interval */
+        double both = hypot(sqrt(2.0) * atof(ci),
+                            tb_t95((size_t)atoi(cyc) - 1) / 1.96 * night_term);
         assert_true(ratio > 0 && atof(ci) >= 0);
         if (!(atof(rci) >= night_term - 0.0001 && atof(rci) <= both + 0.0002))   /* "%.4f" */
             th_fail("night %d: rerun interval %s outside [%.5f, %.5f]", night, rci, night_term,

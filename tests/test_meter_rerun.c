@@ -1,6 +1,6 @@
-/* test_meter_rerun.c: where a rerun lands. The meter's intervals say where a rerun's figure
- * of as many cycles falls (t x s x sqrt(1/n + 1/n')), not only where the mean is (t x s /
- * sqrt(n)): on the simulated board of meter_sim.h, on the fake clock, a first run cold and a
+/* test_meter_rerun.c: where a rerun lands. The ratio's rerun interval says where a rerun's
+ * figure of as many cycles falls (t x s x sqrt(1/n + 1/n')), not only where the mean is (its
+ * cycles' interval, t x s / sqrt(n) with the shared copy blocks' part): on the simulated board of meter_sim.h, on the fake clock, a first run cold and a
  * rerun hot, each with its own sensor noise; and the absolute figures say at which
  * temperature they hold. A point held at the board's power limit is named, and its J/GB
  * (not its ratio) is what a rerun hot or cold reproduces. */
@@ -41,25 +41,21 @@ static void cold_then_hot(double noise, double cap_w, unsigned long long seed_co
 }
 
 /* NVML's 100 ms counter with readings +-1%: three cycles each, the first run at 40 C, the
- * rerun at 60 C, each with its own noise (the seeds). The rerun's ratio of point 2 is
- * 0.0043 from the first run's: outside the mean's interval (+-0.0032: main's rule, which
- * this test fails on), inside the rerun interval now printed (+-0.0045); every point's
- * rerun lands inside. */
+ * rerun at 60 C, each with its own noise (the seeds). Every point's rerun lands inside the
+ * first's rerun interval, which with no spread between nights given is sqrt(2) times its
+ * mean's (energy_ratio_ci95: where the night's true ratio is). */
 static void test_rerun_lands_inside(void **state)
 {
     struct tb_meter_result first[3], again[3];
     cold_then_hot(0.01, 0, 3, 11, first, again);
-    int beyond_mean_ci = 0;
     for (int k = 1; k < 3; k++) {
         double d = fabs(again[k].ratio - first[k].ratio);
-        if (!(d <= first[k].ratio_ci))
+        if (!(d <= first[k].ratio_rerun_ci))
             th_fail("point %d: rerun %.5f outside %.5f +- %.5f (cycles %d, %d)", k,
-                    again[k].ratio, first[k].ratio, first[k].ratio_ci, first[k].cycles,
+                    again[k].ratio, first[k].ratio, first[k].ratio_rerun_ci, first[k].cycles,
                     again[k].cycles);
-        beyond_mean_ci += d > first[k].ratio_ci / sqrt(2.0);
+        th_assert_close(first[k].ratio_rerun_ci, sqrt(2.0) * first[k].ratio_ci, 1e-12);
     }
-    /* the synthetic cycles are such that the mean's interval alone would have missed */
-    assert_true(beyond_mean_ci > 0);
 }
 
 static void set_copy_scale(double s)
@@ -105,8 +101,8 @@ static void test_another_nights_state_inside_the_rerun_interval(void **state)
          * degrees of freedom together with the night's (Welch-Satterthwaite): never
          * narrower than the night term, never wider than the two intervals combined */
         double night = 1.96 * sqrt(2.0) * 0.004 * first[k].ratio;
-        double both = hypot(first[k].ratio_ci / first[k].ratio, 1.96 * sqrt(2.0) * 0.004) *
-                      first[k].ratio;
+        double both = hypot(sqrt(2.0) * first[k].ratio_ci / first[k].ratio,
+                            1.96 * sqrt(2.0) * 0.004) * first[k].ratio;
         if (!(first[k].ratio_rerun_ci > night && first[k].ratio_rerun_ci <= both + 1e-12))
             th_fail("point %d: rerun interval %.6f outside (%.6f, %.6f]", k,
                     first[k].ratio_rerun_ci, night, both);
@@ -114,8 +110,8 @@ static void test_another_nights_state_inside_the_rerun_interval(void **state)
         th_assert_close(first[k].rerun.ratio, 0.004, 1e-12);
         /* the absolute figures carry the J per byte's spread too */
         assert_true(first[k].j_per_gb_ci / first[k].j_per_gb >= 1.96 * sqrt(2.0) * 0.008);
-        /* none given: the cycles' interval, and no spread said */
-        th_assert_close(plain[k].ratio_rerun_ci, plain[k].ratio_ci, 1e-12);
+        /* none given: where a rerun in the same state lands, and no spread said */
+        th_assert_close(plain[k].ratio_rerun_ci, sqrt(2.0) * plain[k].ratio_ci, 1e-12);
         assert_true(isnan(plain[k].rerun.ratio) && plain[k].rerun.runs == -1);
     }
     /* the copy's own row: a ratio of exactly 1, its interval none */
@@ -200,6 +196,39 @@ static void test_cap_unknown_without_reasons(void **state)
     }
 }
 
+/* A night's capped row takes the spread its card's capped runs taught (rerun.h's cap), an
+ * uncapped row of the same size the uncapped runs' (point 2 held at 11.5 W as above, points 0
+ * and 1 not), and the capped row's note says so. */
+static void test_capped_row_takes_the_capped_spread(void **state)
+{
+    struct rig r;
+    struct tb_rerun_sd bw[3];
+    for (int k = 0; k < 3; k++) {
+        bw[k] = (struct tb_rerun_sd){ .ratio = 0.004, .abs = 0.008, .runs = 3, .pairs = 2,
+                                      .ratio_df = INFINITY, .within_rel_sd = NAN };
+        bw[k].cap = (struct tb_rerun_cap){ .ratio = 0.001, .abs = 0.002, .runs = 7, .pairs = 5,
+                                           .ratio_df = INFINITY, .within_rel_sd = NAN,
+                                           .ratio_excess = NAN };
+    }
+    struct tb_meter_result out[3];
+    rig_start(&r, COUNTER, 0.005);
+    set_cap(11.5);
+    set_board(40, 5);
+    r.between = bw;
+    measure(&r, 3, out);
+    rig_stop(&r);
+    assert_true(strstr(out[2].note, "power-capped in") != NULL);
+    assert_int_equal(out[2].rerun.runs, 7);
+    th_assert_close(out[2].rerun.ratio, 0.001, 1e-12);
+    if (!strstr(out[2].note, "its rerun interval from capped runs alone (7 earlier), and it "
+                             "teaches capped rows alone"))
+        th_fail("note: %s", out[2].note);
+    assert_int_equal(out[1].rerun.runs, 3);   /* uncapped: the uncapped runs' */
+    th_assert_close(out[1].rerun.ratio, 0.004, 1e-12);
+    /* the narrower spread gives the narrower night term */
+    assert_true(out[2].ratio_rerun_ci / out[2].ratio < out[1].ratio_rerun_ci / out[1].ratio);
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -209,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_another_nights_state_inside_the_rerun_interval),
         cmocka_unit_test(test_capped_point_judged_by_j_per_gb),
         cmocka_unit_test(test_cap_unknown_without_reasons),
+        cmocka_unit_test(test_capped_row_takes_the_capped_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

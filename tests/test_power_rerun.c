@@ -3,7 +3,8 @@
  * name, which the reader takes as gzip does): the board file's settings alone without two
  * earlier runs; the spread of their figures pulled toward the settings; a spread their own
  * cycles explain teaches nothing more; only this host's, board's, device's, point's and
- * step's runs count, one row a run, power-capped rows left out; a damaged log is left out. */
+ * step's runs count, one row a run, power-capped rows left out (they teach capped rows
+ * alone); a damaged log is left out. */
 #include "helpers.h"
 
 #include <math.h>
@@ -174,14 +175,14 @@ static void test_spread_pulled_toward_the_settings(void **state)
 }
 
 /* The same nights, each with cycles whose own interval explains their whole spread (a run's
- * mean has variance (ci / (t sqrt 2))^2): nothing beyond the cycles is learned for the ratio
+ * mean has variance (ci / t)^2, t by tb_rerun_cycles_df): nothing beyond the cycles is learned for the ratio
  * (the setting's weight alone is left, shrunk by three runs that saw nothing more); J/GB's
  * logged interval already holds such a term, so its spread is taken whole. */
 static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 {
     int cycles = 4;
     double e1 = exp(0.01), s = sd_of_steps(0.01);
-    double c = s * tb_t95((size_t)cycles - 1) * sqrt(2.0);
+    double c = s * tb_t95((size_t)tb_rerun_cycles_df(cycles));
     const double ratio[] = { 1, e1, 1, e1 }, ci[] = { c, c, c, c };
     struct tb_rerun_sd sd;
     nights(ratio, ci, ratio, 4, cycles, &sd);
@@ -291,6 +292,53 @@ static void test_only_this_points_runs_count(void **state)
     double s = sd_of_steps(log(1.21 / 1.19));
     th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + s * s) / 3), 1e-6);
     tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A card always at its power limit (the lent H200: every kernel at 691-701 of 700 W) learns
+ * from its capped nights: two logs whose vec16 row was capped (3 of 4 blocks) 0.1% apart,
+ * then two uncapped nights of it 1.8% apart, newer. A third night's uncapped row learns
+ * from the uncapped pair alone (ln(1.12 / 1.10), no step to or from a capped night), a
+ * capped one from the capped pair alone (ln(1.2012 / 1.2)), and its interval is the narrower
+ * for it; the capped nights alone teach the uncapped row nothing (the settings). */
+static void test_capped_rows_learn_from_capped_rows(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    const double capped[] = { 1.2000, 1.2012 }, free_[] = { 1.10, 1.12 };
+    for (int d = 0; d < 2; d++) {
+        vec16_row(row, sizeof(row), capped[d], 1e-6, 0.18, 4, 3);
+        write_log(dir, "lab", 1 + d, row);
+    }
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd, cap;
+    struct tb_rerun *r = learn(dir);
+    tb_rerun_sd(r, &me, &pc, &sd);
+    tb_rerun_free(r);
+    assert_int_equal(sd.runs, 0);   /* the uncapped row: capped nights teach it nothing */
+    th_assert_close(sd.ratio, 0.004, 1e-12);
+    assert_int_equal(sd.cap.runs, 2);
+    double sc = sd_of_steps(log(1.2012 / 1.2));
+    th_assert_close(sd.cap.ratio, sqrt((2 * 0.004 * 0.004 + sc * sc) / 3), 1e-6);
+    for (int d = 0; d < 2; d++) {
+        vec16_row(row, sizeof(row), free_[d], 1e-6, 0.18, 4, 0);
+        write_log(dir, "lab", 3 + d, row);
+    }
+    r = learn(dir);
+    tb_rerun_sd(r, &me, &pc, &sd);
+    tb_rerun_free(r);
+    double su = sd_of_steps(log(1.12 / 1.10));
+    assert_int_equal(sd.runs, 2);
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + su * su) / 3), 1e-6);
+    tb_rerun_as_capped(&sd, &cap);
+    assert_int_equal(cap.runs, 2);
+    assert_int_equal(cap.pairs, 1);
+    th_assert_close(cap.ratio, sqrt((2 * 0.004 * 0.004 + sc * sc) / 3), 1e-6);
+    /* the capped night's rerun interval from its own kind's spread: narrower than the
+     * uncapped series' (which holds a 1.8% step) */
+    double hw_cap = tb_rerun_halfwidth(&cap, 0.001, 3, 4), hw = tb_rerun_halfwidth(&sd, 0.001, 3, 4);
+    assert_true(hw_cap < hw);
     th_rmtree(dir);
     free(dir);
 }
@@ -538,6 +586,7 @@ int main(void)
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
+        TH_TEST(test_capped_rows_learn_from_capped_rows),
         TH_TEST(test_two_gpus_of_one_host_learn_apart),
         TH_TEST(test_fastest_block_changes_one_series),
         TH_TEST(test_a_stuck_log_does_not_stall_the_night),

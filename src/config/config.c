@@ -149,9 +149,9 @@ const struct tb_cfg_row tb_config_schema[] = {
            "rail that is the board's total, or \"sum\" of all rails"),
     STRING("power.gpu_rail", B, BO(power.gpu_rail), NULL, NULL, "rail that feeds the GPU"),
     FLOAT("power.target_rel_ci", B, BO(power.target_rel_ci), 0.0001, 1, 0.01,
-          "cycles of energy blocks are added until each figure's relative 95% interval (where a "
-          "rerun of as many cycles lands: the one printed) is this narrow, or power.budget_s "
-          "is spent"),
+          "cycles of energy blocks are added until each figure's relative 95% interval (the one "
+          "printed: a ratio's, its mean's; the copy's own J per byte, where a rerun of as many "
+          "cycles lands) is this narrow, or power.budget_s is spent"),
     FLOAT("power.budget_s", B, BO(power.budget_s), 1, 3600, 12,
           "most seconds of energy blocks per measured point (its own and its share of the "
           "copy's); it may end the cycles before power.rounds, never before 2"),

@@ -311,16 +311,19 @@ struct size_run {
     size_t n, ref;
     struct tb_meter_track *tr;
     struct tb_meter_block prev_ref;    /* the copy block before the next kernel block */
+    int prev_idx;                      /* its index in the copy's track (-1: none) */
     double pair_s;                     /* the last pair's (kernel and copy block) time */
     int64_t budget_ns, deadline_ns;    /* when the budget is spent; the run's deadline (0) */
     struct tb_meter_end end;
 };
 
-static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, double ratio,
-                      double around)
+/* Adds b; its index in t, or -1 where t is full. */
+static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, double ratio,
+                     double around)
 {
     if (t->n >= TB_METER_MAX_CYCLES)
-        return;
+        return -1;
+    t->cb[t->n][0] = t->cb[t->n][1] = -1;
     t->ratio[t->n] = ratio;
     t->around[t->n] = around;
     t->jpb[t->n] = b->jpb;
@@ -340,6 +343,7 @@ static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, 
     t->reasons_known += b->reasons_seen > 0 || b->limit_known;
     t->clock_mhz = b->clock_mhz;
     t->emc_mhz = b->emc_mhz;
+    return t->n - 1;
 }
 
 /* A block that marks a throttle or a mode change: the GPU clock the source reads at its
@@ -409,22 +413,26 @@ static int kernel_pair(struct size_run *r, size_t k)
             track_add(&r->tr[k], &kb, NAN, NAN);
         return 0;
     }
-    int rc = block_into(r, r->ref, &cb);
+    int rc = block_into(r, r->ref, &cb), after_idx = -1;
     if (rc < 0)
         return rc;
     if (rc == 0)
-        track_add(&r->tr[r->ref], &cb, 1.0, cb.jpb);
+        after_idx = track_add(&r->tr[r->ref], &cb, 1.0, cb.jpb);
     /* the copy on either side; one side where the other has no figure */
     double before = r->prev_ref.jpb, after = rc == 0 ? cb.jpb : NAN;
     double around = isnan(before) ? after : isnan(after) ? before : 0.5 * (before + after);
-    if (rk == 0 && isfinite(around))
-        track_add(&r->tr[k], &kb, kb.jpb / around, around);
-    else if (rk == 0) {
+    int at = rk == 0 && isfinite(around) ? track_add(&r->tr[k], &kb, kb.jpb / around, around)
+                                         : -1;
+    if (at >= 0) {   /* -2: a copy block with a figure past the copy's track */
+        r->tr[k].cb[at][0] = (short)(isnan(before) ? -1 : r->prev_idx < 0 ? -2 : r->prev_idx);
+        r->tr[k].cb[at][1] = (short)(isnan(after) ? -1 : after_idx < 0 ? -2 : after_idx);
+    } else if (rk == 0 && !isfinite(around)) {
         r->tr[k].failed++;
         snprintf(r->tr[k].fail_why, sizeof(r->tr[k].fail_why), "no copy block with a figure "
                  "beside it");
     }
     r->prev_ref = rc == 0 ? cb : (struct tb_meter_block){ .jpb = NAN };
+    r->prev_idx = rc == 0 ? after_idx : -1;
     return 0;
 }
 
@@ -456,7 +464,7 @@ static int one_cycle(struct size_run *r, int c)
         int rc = block_into(r, r->ref, &b);
         r->pair_s = (double)(tb_now_ns() - p0) * 1e-9;
         if (rc == 0) {
-            track_add(&r->tr[r->ref], &b, 1.0, b.jpb);
+            r->prev_idx = track_add(&r->tr[r->ref], &b, 1.0, b.jpb);
             r->prev_ref = b;
         }
         return rc < 0 ? rc : 0;
@@ -486,7 +494,8 @@ static bool all_done(struct size_run *r, int cycles)
     tb_meter_pool(r->m, r->tr, r->n, r->ref);
     for (size_t j = 0; j < r->n; j++) {
         struct tb_meter_track *t = &r->tr[j];
-        double rel = tb_meter_track_rel(r->m, t, r->ref != SIZE_MAX && j != r->ref);
+        double rel = tb_meter_track_rel(r->m, t, r->ref != SIZE_MAX && j != r->ref
+                                                 ? &r->tr[r->ref] : NULL);
         if (!t->done)
             t->done = cycles >= least && isfinite(rel) && rel <= r->m->pc->target_rel_ci;
         all &= t->done;
@@ -501,7 +510,7 @@ static void cycles(struct size_run *r, int64_t deadline_ns)
     if (r->ref != SIZE_MAX) {   /* the opening copy block */
         int rc = block_into(r, r->ref, &r->prev_ref);
         if (rc == 0)
-            track_add(&r->tr[r->ref], &r->prev_ref, 1.0, r->prev_ref.jpb);
+            r->prev_idx = track_add(&r->tr[r->ref], &r->prev_ref, 1.0, r->prev_ref.jpb);
         else
             r->prev_ref.jpb = NAN;
         if (rc < 0)
@@ -522,7 +531,8 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
                    double idle_w, double idle_ci, int64_t deadline_ns,
                    const struct tb_rerun_sd *between, struct tb_meter_result *out)
 {
-    struct size_run r = { .m = m, .ld = ld, .n = n, .ref = ref < n ? ref : SIZE_MAX };
+    struct size_run r = { .m = m, .ld = ld, .n = n, .ref = ref < n ? ref : SIZE_MAX,
+                          .prev_idx = -1 };
     r.tr = calloc(n ? n : 1, sizeof(*r.tr));
     r.prev_ref.jpb = NAN;
     if (!r.tr) {

@@ -28,7 +28,7 @@ struct tb_meter_load {
 /* One point's energy, all from its blocks. NAN: not measured or withheld (note says why). */
 struct tb_meter_result {
     double ratio, ratio_ci;          /* J per byte over the copy's in its neighbouring blocks,
-                                      * and where a rerun of as many cycles lands (its own) */
+                                      * and its mean's 95% interval over the cycles */
     double ratio_rerun_ci;           /* where a rerun on another night lands: ratio_ci and
                                       * the run-to-run spread (rerun) combined */
     struct tb_rerun_sd rerun;        /* that spread (runs -1: none given, NAN sds) */

@@ -29,8 +29,8 @@ double tb_meter_rel_ci(const double *v, int n, double *mean)
 
 /* A rerun of n' cycles lands, 95% of the time, within Student t x s x sqrt(1/n + 1/n') of
  * this run's mean of n (the difference of two means: a prediction interval, not the mean's
- * confidence interval t x s / sqrt(n)); the figures say where a rerun of as many cycles
- * lands: n' = n, sqrt(2) times the mean's. */
+ * confidence interval t x s / sqrt(n)); an absolute series says where a rerun of as many
+ * cycles lands: n' = n, sqrt(2) times the mean's. */
 static double rerun_factor(void)
 {
     return sqrt(2.0);   /* sqrt(1 + n/n'), n' = n */
@@ -39,6 +39,145 @@ static double rerun_factor(void)
 double tb_meter_rerun_rel(const double *v, int n, double *mean)
 {
     return tb_meter_rel_ci(v, n, mean) * rerun_factor();
+}
+
+/* ---- the variance of a night's mean ratio (#49) -----------------------------------------
+ * Each cycle's ratio is its block's J per byte over the mean of the copy's blocks on either
+ * side (meter.c, kernel_pair): log r_i = k_i - sum_j A_ij c_j, k the kernel's blocks' and c
+ * the copy's relative errors, independent, of variances sk2 and sc2, A_ij 1/2 each side (1
+ * where one side alone had a figure). With w = A'1 / n the mean's variance is
+ *     Var(mean) = sk2 / n + sc2 |w|^2,    while    E[s_r^2] = sk2 + sc2 (tr AA' - n|w|^2)/(n-1)
+ * for the ratios' sample variance s_r^2, whence Var(mean) = E[s_r^2] / n + sc2 D with
+ * D = |w|^2 - (tr AA' - n|w|^2) / (n (n - 1)). Where a size runs one kernel its cycles share
+ * their copy blocks (C K C K C ...) and D = 1/(2n): the ratios' s^2/n alone is 3/4 of the
+ * truth at equal spreads (neighbours are positively correlated, the lag-1 covariance
+ * sc2/4); where no copy block is shared D = 0 and s^2/n is the truth. sc2 comes from the
+ * copy's blocks by their mean square successive difference (von Neumann, Kent, Bellinson
+ * and Hart, Ann. Math. Statist. 12 (1941) 153-162: a drift between neighbours cancels),
+ * which for m blocks has the variance of a chi-square of 2(m-1)^2 / (3m-4) degrees of
+ * freedom. The two parts' degrees of freedom are combined by Welch-Satterthwaite at their
+ * expected sizes with equal kernel and copy spreads (blocks of one length and like
+ * power): the t a figure takes then follows from its design alone, and a reader of the
+ * log inverts it (rerun.c, tb_rerun_own_var). The interval is the mean's: it holds the
+ * night's own true ratio, 95% of the time (meter-sim's coverage_pct); where another night
+ * lands is energy_ratio_rerun_ci95. */
+
+/* The copy's blocks' relative variance by successive differences, and its degrees of
+ * freedom; NAN with fewer than two blocks in a row. */
+static double copy_var(const struct tb_meter_track *ref, double *df)
+{
+    double sum = 0, ss = 0, prev = NAN;
+    int m = 0, d = 0;
+    for (int i = 0; ref && i < ref->n && i < TB_METER_MAX_CYCLES; i++) {
+        double x = ref->jpb[i];
+        if (isfinite(x) && isfinite(prev)) {
+            ss += (x - prev) * (x - prev);
+            d++;
+        }
+        if (isfinite(x)) {
+            sum += x;
+            m++;
+        }
+        prev = x;
+    }
+    *df = d ? 2.0 * d * d / (3.0 * d - 1.0) : 0;
+    double mean = m ? sum / m : NAN;
+    return d && mean > 0 ? ss / (2.0 * d) / (mean * mean) : NAN;
+}
+
+/* The design's D and the copy's share of E[s_r^2], cs = (tr AA' - n|w|^2) / (n - 1), over t's
+ * n finite ratios (an index -2: a copy block with a figure but past the copy's track, a
+ * block of its own). */
+static void design(const struct tb_meter_track *t, int n, double *D, double *cs)
+{
+    double w[TB_METER_MAX_CYCLES] = { 0 }, tr = 0, own = 0, w2 = 0;
+    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++) {
+        if (!isfinite(t->ratio[i]))
+            continue;
+        int a = t->cb[i][0], b = t->cb[i][1];
+        double e = a != -1 && b != -1 ? 0.5 : 1.0;
+        for (int s = 0; s < 2; s++) {
+            int j = s ? b : a;
+            if (j == -1)
+                continue;
+            tr += e * e;
+            if (j >= 0 && j < TB_METER_MAX_CYCLES)
+                w[j] += e;
+            else
+                own += e * e;
+        }
+    }
+    for (int j = 0; j < TB_METER_MAX_CYCLES; j++)
+        w2 += w[j] * w[j];
+    w2 = (w2 + own) / ((double)n * n);
+    *cs = n > 1 ? (tr - n * w2) / (n - 1) : 0;
+    *D = n > 1 ? fmax(0.0, w2 - *cs / n) : 0;
+}
+
+/* The variance of t's mean ratio from its ratios' own lag-1 autocovariance, where there are
+ * TB_METER_LAG_MIN of them or more (NAN where fewer): (S0 + 2 S1) / (n (n - 3)), S0 and S1
+ * the sums of squares and of neighbours' products of the ratios' deviations from their
+ * mean, over the mean squared; n - 3, not n: the deviations from the sample mean take about
+ * three of the mean's variances from S0 + 2 S1 (unbiased where cycles are independent).
+ * What a reading shared by two neighbouring blocks adds (an averaging sensor's inversion
+ * and an energy counter read at each block's edges: the kernel block and the copy beside
+ * it move in opposite ways, neighbouring ratios together) is in it; the design's
+ * (ratio_var) is not, so the larger is taken. */
+#define TB_METER_LAG_MIN 6
+static double lag_var(const struct tb_meter_track *t)
+{
+    double x[TB_METER_MAX_CYCLES], mean = 0, s0 = 0, s1 = 0;
+    int n = 0;
+    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
+        if (isfinite(t->ratio[i]))
+            mean += x[n++] = t->ratio[i];
+    if (n < TB_METER_LAG_MIN)
+        return NAN;
+    mean /= n;
+    for (int i = 0; i < n; i++) {
+        s0 += (x[i] - mean) * (x[i] - mean);
+        if (i + 1 < n)
+            s1 += (x[i] - mean) * (x[i + 1] - mean);
+    }
+    return (s0 + 2 * s1) / ((double)n * (n - 3)) / (mean * mean);
+}
+
+/* The relative variance of t's mean ratio from a per-cycle relative variance sr2 of df_r
+ * degrees of freedom (the track's own or the size's pooled), and its degrees of freedom
+ * into *df; NAN with fewer than two ratios. */
+static double ratio_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                        double sr2, double df_r, double *df)
+{
+    int n = 0;
+    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
+        n += isfinite(t->ratio[i]);
+    *df = df_r;
+    if (n < 2 || !isfinite(sr2))
+        return NAN;
+    double D, cs, dfc, sc2 = copy_var(ref, &dfc);
+    design(t, n, &D, &cs);
+    if (!(D > 0) || !isfinite(sc2) || !(dfc > 0))
+        return sr2 / n;
+    double a = (1.0 + cs) / n;   /* the two parts at equal spreads */
+    *df = (a + D) * (a + D) / (a * a / df_r + D * D / dfc);
+    double v = sr2 / n + D * sc2, lag = lag_var(t);
+    return isfinite(lag) && lag > v ? lag : v;
+}
+
+/* The ratios' relative sample variance (over their mean) and its degrees of freedom. */
+static double own_var(const struct tb_meter_track *t, double *mean, double *df)
+{
+    double rel = tb_meter_rel_ci(t->ratio, t->n, mean);
+    int n = 0;
+    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
+        n += isfinite(t->ratio[i]);
+    *df = n - 1;
+    return isfinite(rel) ? pow(rel * sqrt((double)n) / tb_t95((size_t)n - 1), 2) : NAN;
+}
+
+static double t_of(double df)
+{
+    return tb_t95(df >= 1e6 ? 1000000 : df < 1 ? 1 : (size_t)df);
 }
 
 /* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
@@ -52,22 +191,27 @@ static double night_rel(double sd)
 /* Where another night's ratio lands (rerun.h's tb_rerun_halfwidth): the night's per-cycle
  * spread (the size's pooled one, else the point's own) with the card's from its history,
  * and the between-night spread; rr and between (the cycles' interval and the night term
- * combined) where neither is known; rr alone where no spread is given (bw NULL). */
+ * combined) where neither is known; where a rerun of as many cycles in the same state lands
+ * where no spread is given (bw NULL): sqrt(2) times rr, the mean's. */
 static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t,
-                        const struct tb_rerun_sd *bw, double rr, double between)
+                        const struct tb_meter_track *ref, const struct tb_rerun_sd *bw,
+                        double rr, double between)
 {
-    double sd = NAN, df = 0, mean;
+    double sd = NAN, df = 0, mean, sr2, df_r;
     if (!bw)
-        return rr;   /* no night's spread given: the cycles' own */
+        return rr * rerun_factor();   /* no night's spread given: the cycles' own */
     if (m->pooled_df > 0 && isfinite(m->pooled_rel_sd)) {
-        sd = m->pooled_rel_sd;
-        df = (double)m->pooled_df;
-    } else if (t->n >= 2) {
-        sd = tb_meter_rel_ci(t->ratio, t->n, &mean) * sqrt((double)t->n) / tb_t95((size_t)t->n - 1);
-        df = t->n - 1;
+        sr2 = m->pooled_rel_sd * m->pooled_rel_sd;
+        df_r = (double)m->pooled_df;
+    } else {
+        sr2 = own_var(t, &mean, &df_r);
     }
+    /* the per-cycle spread whose s^2 / n is the mean's variance (shared copy blocks too) */
+    double v = ratio_var(t, ref, sr2, df_r, &df);
+    if (isfinite(v) && t->n > 0)
+        sd = sqrt(v * t->n);
     double hw = tb_rerun_halfwidth(bw, sd, df, t->n);
-    return isfinite(hw) ? hw : hypot(rr, between);
+    return isfinite(hw) ? hw : hypot(rr * rerun_factor(), between);
 }
 
 /* The relative interval of an absolute series: a rerun's (Student t) and half the range
@@ -105,22 +249,26 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
     m->pooled_rel_sd = df > 0 ? sqrt(ss / (double)df) : NAN;
 }
 
-/* A paired track's relative half-width where a rerun lands: its own, never narrower than
- * the pooled spread's for its cycles. */
-static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t, double *mean)
+/* A paired track's relative 95% half-width of its mean ratio (ratio_var): its own, never
+ * narrower than the size's pooled spread gives for its cycles. */
+static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t,
+                         const struct tb_meter_track *ref, double *mean)
 {
-    double own = tb_meter_rerun_rel(t->ratio, t->n, mean);
+    double df, dfo, so2 = own_var(t, mean, &dfo), v = ratio_var(t, ref, so2, dfo, &df);
+    double own = isfinite(v) ? t_of(df) * sqrt(v) : NAN;
     if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
         return own;
-    double pooled = tb_t95(m->pooled_df) * m->pooled_rel_sd / sqrt((double)t->n) *
-                    rerun_factor();
-    return isfinite(own) && own > pooled ? own : pooled;
+    double sp2 = m->pooled_rel_sd * m->pooled_rel_sd;
+    double vp = ratio_var(t, ref, sp2, (double)m->pooled_df, &df);
+    double pooled = isfinite(vp) ? t_of(df) * sqrt(vp) : NAN;
+    return isfinite(own) && !(own <= pooled) ? own : pooled;
 }
 
-double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t, bool paired)
+double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
+                          const struct tb_meter_track *ref)
 {
     double mean;
-    return paired ? paired_rel(m, t, &mean) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
+    return ref ? paired_rel(m, t, ref, &mean) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
 }
 
 static void mean_range(const double *v, int n, double *mean, double *lo, double *hi)
@@ -240,12 +388,21 @@ static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track
         snprintf(why, sizeof(why), " (%d at %.0f%% or more of the enforced power limit)",
                  t->at_limit, 100 * TB_METER_AT_LIMIT);
     if (!copy_free)
-        add_note(o, "power-capped in %d of %d blocks%s: out of the rerun learner", t->capped,
-                 t->n, why);
+        add_note(o, "power-capped in %d of %d blocks%s: its rerun interval from capped runs "
+                 "alone (%d earlier), and it teaches capped rows alone", t->capped, t->n, why,
+                 o->rerun.runs);
     else
         add_note(o, "power-capped in %d of %d blocks%s, the copy in %d of %d: its j_per_gb, "
-                 "not energy_ratio, is what a rerun hot or cold reproduces; out of the rerun "
-                 "learner", t->capped, t->n, why, ref->capped, ref->n);
+                 "not energy_ratio, is what a rerun hot or cold reproduces; its rerun interval "
+                 "from capped runs alone (%d earlier), and it teaches capped rows alone",
+                 t->capped, t->n, why, ref->capped, ref->n, o->rerun.runs);
+}
+
+/* Half t's blocks or more at the power cap, every block's reasons known: the row a reader
+ * reads as power_capped (logread.c), learning from capped runs alone. */
+static bool row_capped(const struct tb_meter_track *t)
+{
+    return t->n > 0 && t->reasons_known == t->n && tb_power_capped_majority(t->capped, t->n);
 }
 
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
@@ -254,6 +411,11 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_rerun_sd *bw, struct tb_meter_result *o)
 {
     clear(o);
+    struct tb_rerun_sd capped;
+    if (bw && row_capped(t)) {   /* compared with capped runs alone (rerun.h) */
+        tb_rerun_as_capped(bw, &capped);
+        bw = &capped;
+    }
     if (bw)
         o->rerun = *bw;
     double between_ratio = bw ? night_rel(bw->ratio) : 0, between_abs = bw ? night_rel(bw->abs) : 0;
@@ -289,9 +451,9 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);
     double rel;
     if (paired) {
-        double rr = paired_rel(m, t, &o->ratio);
+        double rr = paired_rel(m, t, ref, &o->ratio);
         o->ratio_ci = rr * o->ratio;
-        o->ratio_rerun_ci = rerun_rel(m, t, bw, rr, between_ratio) * o->ratio;
+        o->ratio_rerun_ci = rerun_rel(m, t, ref, bw, rr, between_ratio) * o->ratio;
         rel = hypot(rr, copy_rel);
         absolute(o, o->ratio * copy_jpb, hypot(rel, between_abs), idle_w, idle_ci);
     } else {

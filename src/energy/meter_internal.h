@@ -50,6 +50,10 @@ struct tb_meter_track {
         around[TB_METER_MAX_CYCLES],   /* the copy's J per byte beside each block */
         gpu_w[TB_METER_MAX_CYCLES], temp[TB_METER_MAX_CYCLES],
         mem_temp[TB_METER_MAX_CYCLES];
+    /* each ratio's copy blocks, before and after it, as indices into the copy's track (-1:
+     * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
+     * are correlated (tb_meter_ratio_var) */
+    short cb[TB_METER_MAX_CYCLES][2];
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
@@ -72,8 +76,8 @@ struct tb_meter_end {
 /* The relative 95% half-width of the mean of v[0..n) (Student t); NAN when n < 2. */
 double tb_meter_rel_ci(const double *v, int n, double *mean);
 /* The relative 95% half-width within which a rerun of as many cycles lands: t x s x
- * sqrt(1/n + 1/n) over the mean, sqrt(2) times tb_meter_rel_ci; NAN when n < 2. Every
- * interval the meter gives, and the one its stopping rule judges, is this one. */
+ * sqrt(1/n + 1/n) over the mean, sqrt(2) times tb_meter_rel_ci; NAN when n < 2. An absolute
+ * series' (a copy's own J per byte); a ratio's is its mean's (meter_figures.c, ratio_var). */
 double tb_meter_rerun_rel(const double *v, int n, double *mean);
 /* Fills out from the track of a point: its figures and its note. ref: the reference's
  * track (NULL: none, or this is it). bw: the point's run-to-run spread (NULL: none). */
@@ -87,8 +91,10 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
  * drift hit every kernel of a size alike, so three cycles whose ratios happen to agree
  * never give one kernel an interval narrower than what the others show a cycle moves. */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);
-/* The relative interval the stopping rule judges a track by (a rerun's, as printed). */
-double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t, bool paired);
+/* The relative interval the stopping rule judges a track by, as printed: ref the copy's
+ * track where t is paired with it (its ratio's interval), NULL where not (a rerun's). */
+double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
+                          const struct tb_meter_track *ref);
 
 /* Clean updates a block must hold: power.block_updates, three times as many on a triggered
  * sensor (one conversion a reading, no averaging: each a moment, not a mean). */

@@ -95,15 +95,17 @@ static bool same_card(const struct tb_log_rec *a, const struct tb_log_rec *me)
     return !tb_log_device_cmp(a, me) && !strcmp(a->board, me->board) && !tb_log_step_cmp(a, me);
 }
 
-/* A row whose figures can teach the spread: a result, the ratio with its cycles' interval,
- * J per byte, two cycles or more, and not held at the power limit (its ratio follows the
- * card's temperature: cap_note in meter_figures.c). */
-static bool teaches(const struct tb_log_rec *a)
+/* A row whose figures can teach the spread of rows capped as it is: a result, the ratio with
+ * its cycles' interval, J per byte, two cycles or more. One held at the power limit (its
+ * ratio follows the card's temperature: cap_note in meter_figures.c) teaches capped rows
+ * alone, and an uncapped one uncapped rows alone. */
+static bool teaches(const struct tb_log_rec *a, bool capped)
 {
     return tb_log_usable(a) && !a->failed_night && !a->bad_time && a->energy_ratio > 0 &&
            isfinite(a->energy_ratio) && a->energy_ratio_cycles_ci > 0 &&
            isfinite(a->energy_ratio_cycles_ci) &&
-           a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 && !a->power_capped;
+           a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 &&
+           a->power_capped == capped;
 }
 
 /* Log k is a copy of a newer one read (the same run_id: a log kept under a second name): one
@@ -150,15 +152,27 @@ static int by_series_run(const void *p, const void *q)
     return (x->a->gbps < y->a->gbps) - (x->a->gbps > y->a->gbps);
 }
 
+double tb_rerun_cycles_df(int cycles)
+{
+    double n = cycles, a = (3 * n - 1) / (2 * n * n), b = 1 / (2 * n), dfc = 2 * n * n / (3 * n - 1);
+    return cycles < 2 ? 0 : (a + b) * (a + b) / (a * a / (n - 1) + b * b / dfc);
+}
+
+/* Logs written before the cycles' interval was the mean's (2026-11-28) logged where a rerun of
+ * as many cycles lands, sqrt(2) t(n - 1) times the mean's sd from the ratios alone: read as
+ * today's, their own variance reads 2.2 (12 cycles) to 3.7 (3) times too high and the
+ * between-night term low, until they age out of the newest TB_RERUN_MAX_RUNS. */
 double tb_rerun_own_var(double ratio, double ci, int cycles)
 {
-    double t = tb_t95((size_t)cycles - 1), se = ci / ratio / (t * sqrt(2.0));
+    double df = tb_rerun_cycles_df(cycles);
+    size_t k = df >= 1e6 ? 1000000 : df < 1 ? 1 : (size_t)df;
+    double se = ci / ratio / tb_t95(k);
     return se * se;
 }
 
 /* The card's runs as the pool takes them, into *out (malloc); how many (0: none). */
 static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, bool by_block,
-                        struct tb_rerun_run **out)
+                        bool capped, struct tb_rerun_run **out)
 {
     *out = NULL;
     struct cand *c = malloc((r->set.n ? r->set.n : 1) * sizeof(*c));
@@ -169,7 +183,7 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
         if (!r->kept[k] || a_copy(r, k))
             continue;
         for (size_t i = r->start[k]; i < r->start[k + 1]; i++)
-            if (same_card(&r->set.v[i], me) && teaches(&r->set.v[i]))
+            if (same_card(&r->set.v[i], me) && teaches(&r->set.v[i], capped))
                 c[nc++] = (struct cand){ &r->set.v[i], k, by_block };
     }
     qsort(c, nc, sizeof(*c), by_series_run);
@@ -197,9 +211,23 @@ void tb_rerun_sd(struct tb_rerun *r, const struct tb_log_rec *me,
                  const struct tb_power_cfg *pc, struct tb_rerun_sd *out)
 {
     struct tb_rerun_run *v = NULL;
-    size_t n = r ? card_runs(r, me, strcmp(pc->points, "fastest") != 0, &v) : 0;
+    bool by_block = strcmp(pc->points, "fastest") != 0;
+    size_t n = r ? card_runs(r, me, by_block, true, &v) : 0;
+    struct tb_rerun_sd cap;
+    tb_rerun_pool(v, n, pc, &cap);
+    free(v);
+    n = r ? card_runs(r, me, by_block, false, &v) : 0;
     tb_rerun_pool(v, n, pc, out);
     free(v);
+    out->cap = (struct tb_rerun_cap){ cap.ratio, cap.abs, cap.runs, cap.pairs, cap.ratio_df,
+                                      cap.within_rel_sd, cap.within_df, cap.ratio_excess };
+}
+
+void tb_rerun_as_capped(const struct tb_rerun_sd *in, struct tb_rerun_sd *out)
+{
+    const struct tb_rerun_cap *c = &in->cap;
+    *out = (struct tb_rerun_sd){ c->ratio, c->abs, c->runs, c->pairs, c->ratio_df,
+                                 c->within_rel_sd, c->within_df, c->ratio_excess, *c };
 }
 
 /* ---- the pool: a card's runs to its spreads ---------------------------------------------- */
@@ -229,7 +257,9 @@ static double pulled(double p, double s2, size_t d, double *df)
 void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power_cfg *pc,
                    struct tb_rerun_sd *out)
 {
-    *out = (struct tb_rerun_sd){ pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, INFINITY, NAN, 0 };
+    *out = (struct tb_rerun_sd){ pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, INFINITY, NAN, 0,
+                                 NAN, { pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, INFINITY,
+                                        NAN, 0, NAN } };
     double *dr = malloc((n ? n : 1) * 5 * sizeof(double));
     if (!dr)
         return;
@@ -237,9 +267,9 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
     size_t d = 0, runs = 0;
     for (size_t i = 0; i < n; i++) {
         own[i] = v[i].own;
-        cyc[i] = v[i].cycles - 1;
+        cyc[i] = tb_rerun_cycles_df(v[i].cycles);   /* its own variance's, as logged */
         wv[i] = v[i].own * v[i].cycles;   /* per cycle */
-        wdf += v[i].cycles - 1;
+        wdf += cyc[i];
         if (i + 1 < n && v[i + 1].series == v[i].series) {
             dr[d] = log(v[i + 1].ratio / v[i].ratio);
             dj[d++] = log(v[i + 1].jpb / v[i].jpb);
@@ -253,8 +283,9 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
     }
     if (d) {
         double nu = tb_median(cyc, n), sr = tb_sd_of_steps(dr, d), sj = tb_sd_of_steps(dj, d);
-        double s2 = fmax(0.0, sr * sr - median_var(own, n, nu)), dfj;
+        double ex = sr * sr - median_var(own, n, nu), s2 = fmax(0.0, ex), dfj;
         out->ratio = pulled(pc->rerun_ratio_sd, s2, d, &out->ratio_df);
+        out->ratio_excess = d >= TB_RERUN_POOL_MIN ? ex : NAN;
         out->abs = pulled(pc->rerun_abs_sd, sj * sj, d, &dfj);
         out->pairs = (int)d;
         out->runs = (int)runs;
@@ -278,8 +309,15 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
     if (!(df > 0) || cycles < 1)
         return NAN;
     double vw = 2.0 * s2 / cycles, b = bw && isfinite(bw->ratio) ? bw->ratio : 0.0;
-    double vb = 2.0 * b * b, var = vw + vb;
-    double den = vw * vw / df + (bw && vb > 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0
+    double vb = 2.0 * b * b;
+    /* learned alone, the excess enters as it was estimated, below 0 too: clipped at 0, its
+     * noise alone (median-based, 0.37 d degrees of freedom) made the interval 14% wider than
+     * an oracle's where nights do not differ (meter-sim --between-pct 0: 98% of the next
+     * nights held); the sum never below half the night's own part */
+    if (bw && bw->pairs >= TB_RERUN_POOL_MIN && isfinite(bw->ratio_excess))
+        vb = 2.0 * bw->ratio_excess;
+    double var = fmax(vw + vb, TB_RERUN_EXCESS_FLOOR * vw);
+    double den = vw * vw / df + (bw && vb != 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0
                                  ? vb * vb / bw->ratio_df : 0.0);
     double dfe = den > 0 ? var * var / den : INFINITY;
     size_t k = dfe >= 1e6 ? 1000000 : dfe < 1 ? 1 : (size_t)dfe;

@@ -24,6 +24,7 @@
 #define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in differences (pairs of runs) */
 #define TB_RERUN_POOL_MIN 4       /* from this many differences on, the learned spread alone */
 #define TB_RERUN_MAX_FACTOR 5.0   /* below it, at most this times the setting (0: no cap) */
+#define TB_RERUN_EXCESS_FLOOR 0.5 /* a night's rerun variance never below this x its own */
 #define TB_RERUN_WITHIN_DF_MAX 30 /* the history's weight in a night's within-night spread */
 #define TB_RERUN_MAX_LOGS 60      /* the newest logs of the folder read */
 #define TB_RERUN_MAX_RUNS 30      /* the newest earlier runs of a point used */
@@ -44,7 +45,23 @@ struct tb_rerun_sd {
                                    * runs; NAN: none */
     double within_df;             /* its weight (degrees of freedom, at most
                                    * TB_RERUN_WITHIN_DF_MAX); 0: none */
+    double ratio_excess;          /* learned alone (pairs TB_RERUN_POOL_MIN or more): the
+                                   * variance of successive runs beyond their own, not
+                                   * clipped at 0 (ratio is its clipped root); NAN: not */
+    /* the same, learned from the card's power-capped runs alone (logread's power_capped:
+     * half its blocks or more at the cap), for a row that turns out capped tonight
+     * (tb_rerun_as_capped): a capped row's ratio follows the card's temperature (cap_note
+     * in meter_figures.c), so it is compared with capped runs only, and an uncapped row
+     * never with a capped one */
+    struct tb_rerun_cap {
+        double ratio, abs;
+        int runs, pairs;
+        double ratio_df, within_rel_sd, within_df, ratio_excess;
+    } cap;
 };
+
+/* in's spread learned from capped runs, as a whole struct (its cap copied in too). */
+void tb_rerun_as_capped(const struct tb_rerun_sd *in, struct tb_rerun_sd *out);
 
 /* One earlier run of one series as the pool takes it (rerun.c reads them from the logs;
  * tests/meter_calib.c makes them up): its ratio, J per byte, the relative variance of its
@@ -56,8 +73,14 @@ struct tb_rerun_run {
 };
 
 /* A run's mean's own relative variance from its logged cycles' interval ci of ratio over
- * cycles (energy_ratio_ci95: t x s x sqrt(2 / cycles), where a rerun of as many lands). */
+ * cycles (energy_ratio_ci95: t x the mean's sd, t by tb_rerun_cycles_df). */
 double tb_rerun_own_var(double ratio, double ci, int cycles);
+/* The degrees of freedom of energy_ratio_ci95's t over n cycles of a size of one kernel (its
+ * cycles share their copy blocks: meter_figures.c, ratio_var): the ratios' n - 1 and the
+ * copy's n + 1 blocks' successive differences (2 n^2 / (3n - 1)) by Welch-Satterthwaite at
+ * equal spreads. A size of several kernels has n - 1 (a wider t: its own variance read a
+ * little low, its between-night term a little high). */
+double tb_rerun_cycles_df(int cycles);
 
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
@@ -110,7 +133,8 @@ struct tb_rerun *tb_rerun_learn_bounded(const char *dir, const char *host, const
  * NULL: none learned), pooled over its card (tb_rerun_pool): of the earlier runs in the logs
  * kept (this host's and board's by their metadata) the rows of its device (tb_log_device_cmp),
  * board and operating step (tb_log_step_cmp), with a usable result, an energy ratio, J per
- * byte and the cycles' interval, not power-capped; a series is a kernel, element and size,
+ * byte and the cycles' interval, not power-capped (into out->cap: the capped ones alone,
+ * pooled the same way); a series is a kernel, element and size,
  * and block unless pc->points is "fastest" (a kernel is then one series whichever block was
  * fastest, the run's fastest row of it taken); one row a series a run (a log kept under a
  * second name, the same run_id, once), its newest TB_RERUN_MAX_RUNS. No difference: the
