@@ -23,7 +23,7 @@
 #
 # Targets: all (default), run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
 #   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test,
-#   fleet-lint, structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
+#   fleet-lint, structure-check, shipped-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
 #   install, uninstall, docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
@@ -204,7 +204,8 @@ $(BUILD)/kernel_images.o: $(IMAGES)
 # kept (not removed as make's intermediates): a new revision relinks the test programs
 # without compiling each again
 .SECONDARY: $(TESTS:%=$(BUILD)/tests/%.o)
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/libtb.a
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/tests/fake_clock.o \
+		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
 # A stand-in libnvidia-ml for the NVML source's tests (loaded through $TB_NVML_LIB).
@@ -222,13 +223,15 @@ $(BUILD)/tests/libfake-cuda-old.so: tests/fake_cuda.c
 	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -DFAKE_PRE_10_2 -o $@ $<
 # The tool with test-only kernels (a deliberately wrong one: tests/wrong_kernel.c): the
 # kernel table built with -DTB_TEST_KERNELS, linked ahead of libtb.a's own; and a fake
-# INA3221 driver on the tool's own clock when TB_TEST_INA_DRIVER says (tests/fake_ina_driver.c).
-# Tests only.
+# INA3221 driver on the tool's own clock when TB_TEST_INA_DRIVER says (tests/fake_ina_driver.c);
+# and the fake clock (tests/fake_clock.c, TB_FAKE_CLOCK=1), which the shipped tool does not
+# carry (make shipped-check). Tests only.
 $(BUILD)/tests/kernel_table_hooks.o: kernels/kernel_table.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -DTB_TEST_KERNELS -c -o $@ $<
 $(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_table_hooks.o \
-		$(BUILD)/tests/wrong_kernel.o $(BUILD)/tests/fake_ina_driver.o $(BUILD)/libtb.a
+		$(BUILD)/tests/wrong_kernel.o $(BUILD)/tests/fake_ina_driver.o $(BUILD)/tests/fake_clock.o \
+		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
@@ -381,6 +384,7 @@ run: deps
 
 test: deps
 	+@$(MAKE) --no-print-directory test-suite
+	+@$(MAKE) --no-print-directory shipped-check
 	+@tests/native-build.sh
 	+@$(MAKE) --no-print-directory docs-check
 
@@ -396,6 +400,11 @@ docs-check: $(BIN)
 test-valgrind: deps
 	@scripts/ensure-deps.sh valgrind
 	+@$(MAKE) --no-print-directory TB_VALGRIND=1 test-suite
+
+# The shipped tool carries no test machinery (the fake clock, the fake INA3221 driver, the
+# test kernel: tests/shipped-check.sh); the test-only executable carries each (make test runs it).
+shipped-check: $(BIN) $(BUILD)/tests/transpose-bench-hooks
+	@tests/shipped-check.sh $(BIN) $(BUILD)/tests/transpose-bench-hooks
 
 gpu-check:
 	@scripts/gpu-check.sh
@@ -442,6 +451,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: board-info version native-test structure-check shipped-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -145,7 +145,7 @@ static void test_run_with_a_stalled_tegrastats(void **state)
     const char *dir = th_scratch();   /* the fixture removes it and restores the env */
     snprintf(lock, sizeof(lock), "%s/lock", dir);
     setenv("TB_LOCK_FILE", lock, 1);
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     char *lines = th_write(dir, "replay.txt", "RAM 3452/7620MB EMC_FREQ 43%@2133 GR3D_FREQ 0% "
                            "VDD_IN 4824mW/4824mW VDD_CPU_GPU_CV 518mW/518mW\n");

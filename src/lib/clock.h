@@ -5,8 +5,10 @@
  * timers) and not the deadline of a call that may hang (tb_real_now_ns, watchdog.h):
  * those must be real whatever the tests do.
  *
- * The fake clock (TB_FAKE_CLOCK=1 in the environment, or tb_clock_fake() before any thread
- * starts) is virtual time that moves only when the threads that keep time by it wait on it:
+ * The fake clock is test machinery (tests/fake_clock.c), linked only into the test programs
+ * and the test-only executable, never into the shipped tool: there it is switched on by
+ * TB_FAKE_CLOCK=1 in the environment, or by tb_clock_fake() before any thread starts, and
+ * handed to this clock as a struct tb_clock_ops. It is virtual time that moves only when the threads that keep time by it wait on it:
  * when every joined thread sleeps (tb_sleep_*) or spends (tb_clock_spend_ns), time jumps
  * to the earliest wake. A joined thread blocked elsewhere (a join, a lock, a poll) stalls it
  * for TB_CLOCK_GRACE_MS of real time at most, after which time moves anyway: a test stays
@@ -64,7 +66,21 @@ bool tb_clock_is_fake(void);
  * the fake clock (a device N times slower: a test's minute of load costs a second of real
  * work), else 1. A load sizes its chunks by it and spends chunk x launch time x it. */
 double tb_clock_work_scale(void);
-/* Tests: the fake clock from now on, starting at start_ns (0: at the real clock's now). */
-void tb_clock_fake(int64_t start_ns);
+
+/* A clock other than the real one (the test build's fake clock): every call above goes
+ * through it once installed. */
+struct tb_clock_ops {
+    int64_t (*now_ns)(void);
+    int (*sleep_until_ns)(int64_t t_ns);
+    void (*spend_ns)(int64_t ns);
+    int64_t (*spent_ns)(void);
+    void (*join)(void);
+    void (*leave)(void);
+    void (*hold)(void);
+    void (*release)(void);
+    double (*work_scale)(void);
+};
+/* From now on, ops keeps time (NULL: the real clock again); before any thread starts. */
+void tb_clock_install(const struct tb_clock_ops *ops);
 
 #endif
