@@ -202,10 +202,8 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         b->bytes = rate * b->secs;
         b->updates = k - 1;
         b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
-        struct tb_power_cfg loose = *m->pc;
-        loose.max_rel_ci = INFINITY;
         struct tb_power_figures f;
-        tb_power_over(m->s, &loose, ta, tb, &f);
+        tb_power_over(m->s, m->pc, ta, tb, &f);
         b->gpu_w = f.gpu_w;
         b->temp_c = f.gpu_temp_c;
         b->mem_temp_c = f.mem_temp_c;

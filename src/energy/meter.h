@@ -91,8 +91,6 @@ double tb_meter_announced(const struct tb_meter *m, double *since_s);
  * their intervals): said, not waited for. */
 double tb_meter_warm(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                      const char *what, char *line, size_t n);
-/* True when the last warming ended steady (or did not run). */
-bool tb_meter_warm_steady(const struct tb_meter *m);
 
 /* The energy of the n points of one size: blocks of each interleaved with blocks of the
  * reference ref (SIZE_MAX: none, then no ratio) in an order that rotates every cycle,
