@@ -23,7 +23,7 @@
 #
 # Targets: all (default), run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
 #   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test,
-#   fleet-lint, structure-check, shipped-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle,
+#   fleet-lint, structure-check, shipped-check, readme-picture, deps, deps-bundle,
 #   install, uninstall, docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
@@ -240,13 +240,7 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # `make test_e2e` builds and runs that program; `make test` runs the tier's programs side by
 # side (-jN as given, else one per core), each printing its time, then the sum
 # (scripts/run-tests.sh). TIER=quick leaves out SLOW_TESTS: the programs that cost 4 s or
-# more alone (the next, test_modes_boards, 3.9 s), measured, not guessed: seconds, one at a
-# time on a busy 2-core machine (load 3 to 10), 2026-11-26, after the power tests moved to
-# the fake clock (test_power_e2e 107 -> 1, test_power_window 43 -> 1.5, test_nightly 28 -> 4;
-# test_e2e, 39, split in four: 0.2, 1.4, 1.3 and test_e2e_power 6.6): test_modes_e2e 19 to
-# 34 (before its sensor moved to the fake clock; after, 18 to 25: fake-nvpmodel.sh's 34
-# shell children at load 30), test_meter_night 7.3, test_driver_faults 6.8, test_e2e_power
-# 6.6, test_nvml_hang 5.6, test_nightly 4.5, test_nvml 4.0; the rest 0.01 to 3.9 each.
+# more alone, measured, not guessed (the measurements: doc/results/test-times-2026-11-26.md).
 # `make test` prints each program's time and names the five slowest: move a program here
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
@@ -406,23 +400,8 @@ test-valgrind: deps
 shipped-check: $(BIN) $(BUILD)/tests/transpose-bench-hooks
 	@tests/shipped-check.sh $(BIN) $(BUILD)/tests/transpose-bench-hooks
 
-gpu-check:
-	@scripts/gpu-check.sh
-
-# What the lent GPU machine cannot build (it has nvcc, no clang): on this host, x86 builds
-# carrying the Nano's images (clang PTX sm_53 at ISA 6.5, as `make dist BOARD=boards/
-# jetson-nano.cfg` embeds) and clang's PTX for the H100 (sm_90), linked against the bundled
-# libconfig and zlib; carry build-gpu and .deps to the device (gpu-check's nanocheck, nanoel,
-# clangbench steps).
-GPU_PREP_LIBS = DEP_CFLAGS=-I$(CURDIR)/.deps/include DEP_LIBS="$(CURDIR)/.deps/lib/libconfig.a $(CURDIR)/.deps/lib/libz.a"
-gpu-prep: deps-bundle
-	@$(MAKE) --no-print-directory BUILD=build-gpu/nano BIN=build-gpu/nano/transpose-bench \
-		SMS=53 PTX_ISA=6.5 KERNEL_CC=clang $(GPU_PREP_LIBS) build-gpu/nano/transpose-bench
-	@$(MAKE) --no-print-directory BUILD=build-gpu/clang BIN=build-gpu/clang/transpose-bench \
-		SMS=90 KERNEL_CC=clang $(GPU_PREP_LIBS) build-gpu/clang/transpose-bench
-
 # Headers and static libraries of libconfig and zlib, for machines that cannot install
-# packages (the lent GPU machine): gpu-check builds against them when pkg-config fails.
+# packages (a lent GPU machine): contrib/gpu-lab builds against them when pkg-config fails.
 deps-bundle:
 	@mkdir -p .deps/include .deps/lib
 	cp $$($(PKG_CONFIG) --variable=includedir libconfig)/libconfig.h .deps/include/
@@ -451,6 +430,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check shipped-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -4,7 +4,7 @@
  * update. The copy's blocks alternate with the kernels' in an order that rotates every
  * cycle, closing with a copy block, so that every kernel block has a copy block on either
  * side under the same thermal history: their ratio cancels the drift that moves absolute
- * figures between reruns (../shared/notes/energy-design.md: +-0.3% interleaved against
+ * figures between reruns (doc/notes/energy-design.md: +-0.3% interleaved against
  * 1-3% between sequential halves). Cycles are added until every figure is within
  * power.target_rel_ci or the budget is spent (nvbench's stopping). Not here: the figures
  * (meter_figures.c), idle and warming (meter_run.c). */
