@@ -1,22 +1,20 @@
 /* logread.c: see logread.h. What each line of a log means: metadata, the header (columns
- * found by name), rows range-checked. The bytes (plain or gzip, bounded) are logbytes.c's. */
+ * found by name), rows range-checked. The bytes (plain or gzip, bounded) are logbytes.c's,
+ * which hands each line to this file's line callback. */
 #include "log/logread.h"
-#include "log/logread_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "log/csvlog.h"
+#include "log/logbytes.h"
 #include "log/log_meta.h"
 #include "format/table.h"
 #include "lib/stats.h"
@@ -216,8 +214,22 @@ void tb_logset_fill_ids(struct tb_logset *s)
 
 /* ---- one log's state while it is read ------------------------------------------------ */
 
+enum { MAX_FIELDS = 256 };
 
-int tb_logread_problem(struct reader *rd)
+struct reader {
+    struct tb_logset *s;
+    struct tb_log_info *info;
+    const char *path;
+    int col[TB_LR_N];
+    int nhead, format;
+    bool have_header, ended, capped;
+    long lineno, impossible, unknown_outcome;
+    long after_end, other_run;   /* rows after the end line; rows naming another run */
+    char *fields[MAX_FIELDS];
+};
+
+/* Counts a problem of the log set; returns -1. */
+static int problem(struct reader *rd)
 {
     rd->s->problems++;
     return -1;
@@ -350,7 +362,7 @@ static int header(struct reader *rd, char *line)
                 error("%s: %s:%ld: column '%s' twice (fields %d and %d): not read (a log has "
                       "each column once)", rd->s->who, rd->path, rd->lineno, rd->fields[i],
                       j + 1, i + 1);
-                return tb_logread_problem(rd);
+                return problem(rd);
             }
     for (int c = 0; c < TB_LR_N; c++) {
         rd->col[c] = -1;
@@ -360,7 +372,7 @@ static int header(struct reader *rd, char *line)
         if (rd->col[c] < 0 && required[c]) {
             error("%s: %s:%ld: not a transpose-bench log (no '%s' column)", rd->s->who, rd->path,
                   rd->lineno, wanted[c]);
-            return tb_logread_problem(rd);
+            return problem(rd);
         }
     }
     if (rd->format > TB_LOG_FORMAT)
@@ -451,7 +463,7 @@ static void row(struct reader *rd, char *line)
     if (nf != rd->nhead) {
         error("%s: %s:%ld: %d fields where the header has %d; row skipped", s->who, rd->path,
               rd->lineno, nf, rd->nhead);
-        tb_logread_problem(rd);
+        problem(rd);
         return;
     }
     struct tb_log_rec r;
@@ -474,7 +486,7 @@ static void row(struct reader *rd, char *line)
     figures(rd, &r);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
         error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);
-        tb_logread_problem(rd);
+        problem(rd);
         return;
     }
     outcome(rd, &r);
@@ -492,7 +504,7 @@ static void row(struct reader *rd, char *line)
                   ? s->max_rows_per_log : s->max_rows,
                   (size_t)rd->info->rows >= s->max_rows_per_log ? "in one log" : "in all logs");
         if (!rd->capped)
-            tb_logread_problem(rd);
+            problem(rd);
         rd->capped = true;
         return;
     }
@@ -501,14 +513,14 @@ static void row(struct reader *rd, char *line)
     else if (!rd->capped) {
         error("%s: %s:%ld: out of memory; the rows from here on are not read", s->who, rd->path,
               rd->lineno);
-        tb_logread_problem(rd);
+        problem(rd);
         rd->capped = true;
     }
 }
 
-int tb_logread_line(struct reader *rd, char *l)
+/* One whole line (no newline). -1 when the file is no log. */
+static int line(struct reader *rd, char *l)
 {
-    rd->lineno++;
     if (rd->lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
         l += 3;   /* a log saved by a Windows editor: its byte-order mark is no text */
     l[strcspn(l, "\r")] = '\0';
@@ -525,12 +537,26 @@ int tb_logread_line(struct reader *rd, char *l)
             error("%s: %s:%ld: a row after the end line: not read (nor any after it)",
                   rd->s->who, rd->path, rd->lineno);
         if (rd->after_end == 1)
-            tb_logread_problem(rd);
+            problem(rd);
         return 0;
     }
     if (!rd->capped)
         row(rd, l);
     return 0;
+}
+
+/* logbytes.c's line callback: lineno is the line's number. -1 when the file is no log or a
+ * bound is reached (said): read no further. */
+static int on_line(void *arg, long lineno, char *l)
+{
+    struct reader *rd = arg;
+    rd->lineno = lineno;
+    return line(rd, l) < 0 || rd->capped ? -1 : 0;
+}
+
+static long rows_so_far(void *arg)
+{
+    return ((struct reader *)arg)->info->rows;
 }
 
 static struct tb_log_info *new_info(struct tb_logset *s, const char *path)
@@ -576,13 +602,21 @@ int tb_logread(struct tb_logset *s, const char *path)
         error("%s: out of memory reading '%s'", s->who, path);
         return -ENOMEM;
     }
-    int fd = tb_logread_open(s, path);
-    if (fd < 0)
+    int fd = tb_logbytes_open(s->who, path);
+    if (fd < 0) {
+        s->problems++;
         return fd;
+    }
     struct reader rd = { .s = s, .info = info, .path = path };
+    struct tb_logbytes lb = {
+        .who = s->who, .path = path, .max_bytes = s->max_bytes_per_log,
+        .bounds_quiet = s->bounds_quiet, .line = on_line, .rows = rows_so_far, .arg = &rd,
+    };
     size_t first = s->n;
-    int rc = tb_logread_pump(&rd, fd);
+    int rc = tb_logbytes_read(&lb, fd);
     close(fd);
+    s->bytes_read += lb.bytes;
+    s->problems += lb.problems;
     rows_of_a_failed_night(&rd, first);
     /* a log with no header line: a failed night's from before every log had one, or a run
      * killed while its power source started (recovered, 0 rows): its metadata says it all */

@@ -116,7 +116,6 @@ struct tb_logset {
 #define TB_LOGREAD_MAX_ROWS_PER_LOG 200000
 #define TB_LOGREAD_MAX_ROWS 500000
 #define TB_LOGREAD_MAX_BYTES_PER_LOG (1ULL << 30)   /* decompressed */
-#define TB_LOGREAD_MAX_LINE 65536
 
 void tb_logset_init(struct tb_logset *s, const char *who);
 void tb_logset_free(struct tb_logset *s);
