@@ -3,7 +3,7 @@
  * chunk), picks the points whose energy is measured (power.points), and copies the meter's
  * figures into the rows. It computes no power figure: the meter does, and decides what is
  * withheld. */
-#include "measure/runner_internal.h"
+#include "measure/runner_energy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "energy/meter.h"
+#include "energy/rerun.h"
+#include "power/power.h"
 #include "lib/clock.h"
 #include "lib/util.h"
 #include "lib/version.h"
@@ -26,7 +29,7 @@ static long sync_chunk(double ms_per_launch)
 
 struct energy_load {
     struct tb_runner_ctx *ctx;
-    struct tb_rn_buffers *buf;
+    struct tb_point_buffers *buf;
     const struct tb_point **p;
     double *moved, *median_ms;
     int rc;                       /* the backend error that ended a load; 0 */
@@ -150,7 +153,7 @@ static void learn_rerun(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
 }
 
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                       struct tb_rn_buffers *buf, struct tb_runner_result *res)
+                       struct tb_point_buffers *buf, struct tb_runner_result *res)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
     if (!ctx->meter && !(ctx->meter = tb_meter_new(ctx->sampler, pc, ctx->stop)))
@@ -173,7 +176,7 @@ void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
         return;   /* warming once a night: a later step's device was under load just now */
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     size_t count = (size_t)p->rows * (size_t)p->cols, bytes = count * (size_t)s->elem_size;
-    if (tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify) ||
+    if (tb_point_buffers_get(ctx->be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify) ||
         ctx->be->fill_pattern(ctx->be_st, buf->in, count, s->elem_size, ctx->seed))
         return;
     double moved = p->k->bytes_factor * (double)bytes, median = 1.0;
@@ -308,7 +311,7 @@ static void not_measured(struct tb_runner_ctx *ctx, struct tb_rn_out *o, const c
 }
 
 int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
-                     struct tb_rn_buffers *buf, struct tb_runner_result *res)
+                     struct tb_point_buffers *buf, struct tb_runner_result *res)
 {
     size_t *idx = calloc(g ? g : 1, sizeof(*idx)), n = 0, ref = SIZE_MAX;
     const struct tb_point **pts = calloc(g ? g : 1, sizeof(*pts));
@@ -341,7 +344,7 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
                          "the size's energy blocks");
     const struct tb_point *p0 = n ? pts[0] : NULL;
     size_t bytes = p0 ? (size_t)p0->rows * (size_t)p0->cols * (size_t)ctx->cfg->sweep.elem_size : 0;
-    if (!n || *ctx->stop || tb_rn_buffers_get(ctx->be, ctx->be_st, buf, p0->rows, p0->cols,
+    if (!n || *ctx->stop || tb_point_buffers_get(ctx->be, ctx->be_st, buf, p0->rows, p0->cols,
                                               bytes, false))
         goto done;
     struct energy_load el = { ctx, buf, pts, moved, med, 0 };

@@ -1,24 +1,20 @@
-/* runner_internal.h: what runner.c (checking, timing, rows) and runner_energy.c (the
- * load the meter asks for, and the meter's results into rows) share. Not an interface. */
-#ifndef TB_RUNNER_INTERNAL_H
-#define TB_RUNNER_INTERNAL_H
+/* runner_energy.h: the runner's energy half, called by runner.c (one way: runner_energy.c
+ * calls nothing of runner.c): the meter made and the idle, cadence, plan and warming before
+ * a sweep; a size's timed points given to the meter as a load and its figures copied into
+ * their rows; the idle after and the power lines of the log. Both halves read the sweep's
+ * context (runner_ctx.h) and share the device buffers (point_buffers.h). */
+#ifndef TB_RUNNER_ENERGY_H
+#define TB_RUNNER_ENERGY_H
 
-#include "measure/runner.h"
+#include <stddef.h>
+
 #include "jetson/throttle.h"
-#include "energy/meter.h"
+#include "log/csvlog.h"
+#include "measure/point_buffers.h"
+#include "measure/runner_ctx.h"
+#include "measure/sweep.h"
 
-struct tb_rn_buffers {
-    long rows, cols;
-    void *in, *out;
-    void *host;           /* download target for verification */
-    size_t bytes;
-};
-
-void tb_rn_buffers_free(const struct tb_backend *be, void *st, struct tb_rn_buffers *b);
-/* Allocates input and output for a size, unless they are already there. */
-int tb_rn_buffers_get(const struct tb_backend *be, void *st, struct tb_rn_buffers *b, long rows,
-                      long cols, size_t bytes, bool verify);
-
+/* A point's row as it is made, with the texts its pointers name. */
 struct tb_rn_out {
     struct tb_row row;
     char note[512];
@@ -41,11 +37,11 @@ struct tb_rn_pending {
 /* The run's power before the sweep: the meter (made once, kept in ctx across mode steps),
  * the idle, the cadence said with the run's plan, the warming under the first point. */
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
-                       struct tb_rn_buffers *buf, struct tb_runner_result *res);
+                       struct tb_point_buffers *buf, struct tb_runner_result *res);
 /* The energy of a size's timed points (power.points picks them), into their rows. Returns
  * the load's backend error when it ended the blocks (the caller judges it), else 0. */
 int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
-                     struct tb_rn_buffers *buf, struct tb_runner_result *res);
+                     struct tb_point_buffers *buf, struct tb_runner_result *res);
 /* After the sweep: the idle after it, the power lines of the log. */
 void tb_rn_power_end(struct tb_runner_ctx *ctx, struct tb_runner_result *res);
 
