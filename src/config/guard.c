@@ -4,6 +4,7 @@
  * of a file is read here, bounded and without blocking, and every @include target is
  * checked to be a regular file and counted against the same 1 MiB before libconfig opens
  * it. Not here: parsing (libconfig), what the settings mean (config.c). */
+#include "config/config.h"
 #include "config/internal.h"
 
 #include <ctype.h>

@@ -8,6 +8,7 @@
  * 1-3% between sequential halves). Cycles are added until every figure is within
  * power.target_rel_ci or the budget is spent (nvbench's stopping). Not here: the figures
  * (meter_figures.c), idle and warming (meter_run.c). */
+#include "energy/meter.h"
 #include "energy/meter_internal.h"
 
 #include <errno.h>

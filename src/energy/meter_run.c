@@ -1,6 +1,7 @@
 /* meter_run.c: the meter's run-wide parts: the idle baseline (which settles the sensor's
  * cadence), the line that says the cadence and the block it sizes, the plan of a run's
  * energy time, and the warming before the sweep. Not here: a size's blocks (meter.c). */
+#include "energy/meter.h"
 #include "energy/meter_internal.h"
 
 #include <errno.h>
