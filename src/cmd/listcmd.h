@@ -1,4 +1,5 @@
-/* listcmd.h: `transpose-bench list`, its command line and its work: what this executable and this machine offer. */
+/* listcmd.h: `transpose-bench list`, its command line and its work: what this executable
+ * and this machine offer. */
 #ifndef TB_LISTCMD_H
 #define TB_LISTCMD_H
 

@@ -1,5 +1,6 @@
-/* powercmd.h: `transpose-bench power`, its command line and its work: sample the board's source and print the readings,
- * so a board can be checked before nightly runs are scheduled on it. */
+/* powercmd.h: `transpose-bench power`, its command line and its work: sample the board's
+ * source and print the readings, so a board can be checked before nightly runs are
+ * scheduled on it. */
 #ifndef TB_POWERCMD_H
 #define TB_POWERCMD_H
 

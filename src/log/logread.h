@@ -1,8 +1,9 @@
 /* logread.h: reading transpose-bench logs back (gzip or plain, any tool version: columns are
  * found by name in the header), for compare, history and the reports. Hostile files are
  * bounded: regular files only, opened without blocking, rows and bytes capped per log and in
- * all, a damaged gzip keeps what was read before the damage.
- * Not here: what the commands make of the rows (compare.c, history.c, report.c). */
+ * all, a damaged gzip keeps what was read before the damage (the bytes into lines:
+ * logbytes.h). Not here: what the commands make of the rows (compare.c, history.c,
+ * report.c). */
 #ifndef TB_LOGREAD_H
 #define TB_LOGREAD_H
 
