@@ -9,6 +9,7 @@
 #include "fake_clock.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -235,10 +236,42 @@ static void fake_release(void)
     fk_count(&fk.holds, -1);
 }
 
+/* A child's next line, one per sample (lib/clock.h: a child's output), waited for while the
+ * clock holds still, for TB_CLOCK_CHILD_WAIT_MS at most and not at all while the child is
+ * silent; -EPIPE when it is gone with no line left. */
+static int fake_child_lines(struct tb_child_lines *cl)
+{
+    int64_t deadline = tb_real_now_ns() + (int64_t)TB_CLOCK_CHILD_WAIT_MS * 1000000;
+    int rc = 0;
+    fake_hold();
+    while (!*cl->have_new) {
+        if (cl->take_line(cl->arg))
+            continue;   /* a line that is no reading: the next one */
+        cl->drop_if_full(cl->arg);
+        ssize_t got = cl->read_some(cl->arg);
+        if (got < 0) {
+            rc = -EPIPE;
+            break;
+        }
+        if (got > 0)
+            continue;
+        if (*cl->silent || tb_real_now_ns() >= deadline) {
+            *cl->silent = true;
+            break;
+        }
+        struct pollfd p = { cl->fd, POLLIN, 0 };
+        poll(&p, 1, 10);
+    }
+    if (*cl->have_new)
+        *cl->silent = false;
+    fake_release();
+    return rc;
+}
+
 static const struct tb_clock_ops fake_ops = {
     .now_ns = fake_now_ns, .sleep_until_ns = fake_sleep_until, .spend_ns = fake_spend_ns,
     .spent_ns = fake_spent_ns, .join = fake_join, .leave = fake_leave, .hold = fake_hold,
-    .release = fake_release, .work_scale = fake_work_scale,
+    .release = fake_release, .work_scale = fake_work_scale, .child_lines = fake_child_lines,
 };
 
 /* Asked by lib/clock.c once, at the first use of the clock. */

@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define TB_CLOCK_GRACE_MS 20
 #define TB_CLOCK_CHILD_WAIT_MS 1000
@@ -67,6 +68,22 @@ bool tb_clock_is_fake(void);
  * work), else 1. A load sizes its chunks by it and spends chunk x launch time x it. */
 double tb_clock_work_scale(void);
 
+/* A child's output, as its reader keeps it (tegrastats.c): its lines taken by the clock's
+ * rule above. Every callback gets arg. */
+struct tb_child_lines {
+    int fd;                          /* the child's output, non-blocking */
+    bool (*take_line)(void *arg);    /* parses the first whole line buffered: true if one */
+    ssize_t (*read_some)(void *arg); /* reads what is there: bytes, 0 none now, < 0 gone */
+    void (*drop_if_full)(void *arg); /* a buffer full without a line end: dropped */
+    bool *have_new;                  /* a reading was taken since the reader last used one */
+    bool *silent;                    /* the child was silent past the wait (the fake clock) */
+    void *arg;
+};
+/* Reads the child's lines: under the real clock every whole line there is now, without
+ * blocking (the latest reading kept); under the fake clock its next line, one per sample,
+ * waited for while the clock holds. 0, or -EPIPE when the child is gone. */
+int tb_clock_child_lines(struct tb_child_lines *cl);
+
 /* A clock other than the real one (the test build's fake clock): every call above goes
  * through it once installed. */
 struct tb_clock_ops {
@@ -79,6 +96,7 @@ struct tb_clock_ops {
     void (*hold)(void);
     void (*release)(void);
     double (*work_scale)(void);
+    int (*child_lines)(struct tb_child_lines *cl);
 };
 /* From now on, ops keeps time (NULL: the real clock again); before any thread starts. */
 void tb_clock_install(const struct tb_clock_ops *ops);
