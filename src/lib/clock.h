@@ -8,8 +8,8 @@
  * The fake clock is test machinery (tests/fake_clock.c), linked only into the test programs
  * and the test-only executable, never into the shipped tool: there it is switched on by
  * TB_FAKE_CLOCK=1 in the environment, or by tb_clock_fake() before any thread starts, and
- * handed to this clock as a struct tb_clock_ops. It is virtual time that moves only when the threads that keep time by it wait on it:
- * when every joined thread sleeps (tb_sleep_*) or spends (tb_clock_spend_ns), time jumps
+ * handed to this clock as a struct tb_clock_ops. It is virtual time that moves only when
+ * the threads that keep time by it wait on it: when every joined thread sleeps (tb_sleep_*) or spends (tb_clock_spend_ns), time jumps
  * to the earliest wake. A joined thread blocked elsewhere (a join, a lock, a poll) stalls it
  * for TB_CLOCK_GRACE_MS of real time at most, after which time moves anyway: a test stays
  * live whatever it waits on. A thread that is running (or only waiting for a CPU on a busy
@@ -23,9 +23,9 @@
  * A child's output and virtual time (the fake tegrastats of tests/, or any replay a source
  * reads from a child): under the fake clock the child prints its lines at once, without
  * sleeping, and the reader takes one line per sample: line k of the child is the reading
- * of the k-th tick of virtual time, whatever real time the child took. The reader waits
- * for the line a tick is owed between tb_clock_hold() and tb_clock_release(), so that no
- * time passes meanwhile, and for TB_CLOCK_CHILD_WAIT_MS of real time at most: a child
+ * of the k-th tick of virtual time, whatever real time the child took (the reader asks
+ * tb_clock_child_lines). It waits for the line a tick is owed while the clock holds, so
+ * that no time passes meanwhile, and for TB_CLOCK_CHILD_WAIT_MS of real time at most: a child
  * silent that long is silent (a hung tegrastats), and later ticks do not wait for it
  * until it speaks again. The pipe's own buffer keeps a fast child a few lines ahead. */
 #ifndef TB_CLOCK_H
