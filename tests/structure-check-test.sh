@@ -4,8 +4,8 @@
 # a circle of two top-level modules, a circle inside one folder and a private header
 # (internal.h, NAME_internal.h, NAME_int.h) included from outside each fail naming the include;
 # a comment or a doc naming a src/ file that does not exist fails naming the line (a doc
-# folder's -X part is not read; a longer path that ends in src/... is not such a name); includes resolve as the
-# compiler does (the including file's folder before the root), comments and strings do not
+# folder's -X part is not read; a longer path that ends in src/... is not such a name);
+# includes resolve as the compiler does (the including file's folder before the root), comments and strings do not
 # count, a -I folder that includes a host header back is caught, every spelling of an include
 # that gcc follows is an edge and what gcc does not follow is none (gcc -MM as the ground
 # truth), and a macro include the check cannot expand is an error. Run by

@@ -15,8 +15,8 @@ void tb_point_buffers_free(const struct tb_backend *be, void *st, struct tb_poin
     memset(b, 0, sizeof(*b));
 }
 
-int tb_point_buffers_get(const struct tb_backend *be, void *st, struct tb_point_buffers *b, long rows,
-                      long cols, size_t bytes, bool verify)
+int tb_point_buffers_get(const struct tb_backend *be, void *st, struct tb_point_buffers *b,
+                         long rows, long cols, size_t bytes, bool verify)
 {
     if (b->in && b->rows == rows && b->cols == cols && (!verify || b->host))
         return 0;

@@ -103,8 +103,9 @@ static const char *fits(const struct tb_device_info *dev, size_t bytes)
 
 /* Fresh input, poisoned output, the checked launch and its verification, the warm-up.
  * Returns 0, or the backend error (or -EINTR) that ended it, with *step saying where. */
-static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_point_buffers *buf,
-                       struct tb_launch *l, uint64_t seed, struct tb_rn_out *o, const char **step)
+static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p,
+                         struct tb_point_buffers *buf, struct tb_launch *l, uint64_t seed,
+                         struct tb_rn_out *o, const char **step)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
@@ -287,8 +288,9 @@ static void judge_throttle(struct tb_runner_ctx *ctx, struct tb_rn_out *o)
 /* One point: buffers, check, timing; a failure is recorded in the row (status and the step
  * it failed in), a signal as "interrupted". Returns 0, or the backend error that ended it
  * (the row says which). pe gets the launch's time and bytes, for the energy blocks. */
-static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_point_buffers *buf,
-                     double copy_gbps, double start_clock, struct tb_rn_pending *pe)
+static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p,
+                     struct tb_point_buffers *buf, double copy_gbps, double start_clock,
+                     struct tb_rn_pending *pe)
 {
     struct tb_rn_out *o = &pe->o;
     size_t index = pe->index;
@@ -444,8 +446,9 @@ static void skip_point(const struct tb_runner_ctx *ctx, const struct tb_point *p
  * power each row is written at once. */
 /* One point checked and timed. Returns -1 when the device is lost for good (the sweep
  * stops after writing its size), else 0. */
-static int first_pass(struct tb_runner_ctx *ctx, struct tb_rn_pending *pe, struct tb_point_buffers *buf,
-                      double *copy_gbps, double clock0, struct tb_runner_result *res)
+static int first_pass(struct tb_runner_ctx *ctx, struct tb_rn_pending *pe,
+                      struct tb_point_buffers *buf, double *copy_gbps, double clock0,
+                      struct tb_runner_result *res)
 {
     const struct tb_point *p = pe->p;
     struct tb_rn_out *o = &pe->o;
