@@ -234,6 +234,12 @@ $(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_
 		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# build/meter-sim: the real meter against the sensors as their datasheets describe them, on
+# the fake clock (tests/sim/, doc/power.md); `make meter-sim` builds it.
+meter-sim: $(BUILD)/meter-sim
+$(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/tests/fake_clock.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 
 # ---- the suite: each test program a target of its own --------------------------------
@@ -245,7 +251,7 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
 TIER ?= full
-SLOW_TESTS := test_modes_e2e test_meter_night test_driver_faults test_e2e_power test_nvml_hang \
+SLOW_TESTS := test_meter_sim test_modes_e2e test_meter_night test_driver_faults test_e2e_power test_nvml_hang \
 	test_nightly test_nvml
 # the slow first (in SLOW_TESTS' order, the slowest first): make starts jobs in this order
 RUN_TESTS := $(if $(filter quick,$(TIER)),,$(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS)))) \
@@ -432,6 +438,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE
+.PHONY: board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE meter-sim
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -16,6 +16,7 @@
 #include "report/history.h"
 #include "cmd/listcmd.h"
 #include "cmd/powercmd.h"
+#include "cmd/probecmd.h"
 #include "cmd/restorecmd.h"
 #include "cmd/runcmd.h"
 #include "lib/util.h"
@@ -113,6 +114,9 @@ static const struct command commands[] = {
       &tb_list_usage, true },
     { "power", tb_power_main, "sample the board's power source and print what it reads",
       &tb_power_usage, true },
+    { "probe-power", tb_probe_main,
+      "measure how the power sensor answers a step of load, once per board (send the output)",
+      &tb_probe_usage, true },
     { "compare", tb_compare_main, "compare logs from boards and GPUs, or against a baseline",
       &tb_compare_usage, true },
     { "history", tb_history_main,

@@ -2,13 +2,20 @@
  * tree, inside the test-only executable (build/tests/transpose-bench-hooks), so that they
  * keep the tool's own clock: virtual time under TB_FAKE_CLOCK=1, where a sensor in another
  * process (on the real clock) could not. Started before main when the environment says:
- *   TB_TEST_INA_DRIVER=ROOT          a new mean every 430 ms (L4T's update_interval):
- *                                    952 and 925 mA in turn, each +-2 mA of noise (a fixed
+ *   TB_TEST_INA_DRIVER=ROOT          the chip as its datasheet says (TI SBOS576, "Averaging
+ *                                    function"): an exponential average of time constant
+ *                                    429.6 ms (512 samples, update_interval 430 ms) of a
+ *                                    current that takes a new level every 430 ms, 952 and
+ *                                    925 mA in turn, each +-2 mA of noise (a fixed
  *                                    sequence: a real sensor's means never repeat exactly,
  *                                    and blocks that all agree to the bit would give an
- *                                    interval of 0), and an OC event each update
- *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% an update from the run's start
- *                                    (a board warming; it wraps after 200 updates, 86 s)
+ *                                    interval of 0); the register written every 25 ms, as
+ *                                    a whole mA; an OC event every 430 ms
+ *   TB_TEST_INA_DRIVER=ROOT,boxcar   what the tool assumed before: a new mean every 430 ms
+ *                                    (those levels), held between
+ *   TB_TEST_INA_DRIVER=ROOT,ramp     the current climbs 1% every 430 ms from the run's start
+ *                                    (a board warming; it wraps after 200 steps, 86 s),
+ *                                    through the average
  *   TB_TEST_INA_DRIVER=ROOT,still    nothing changes (a static sensor)
  *   TB_TEST_INA_DRIVER=ROOT,modes    every 50 ms the watts of the nvpmodel mode the root's
  *                                    status names: its idle watts plus its dynamic watts
@@ -31,13 +38,15 @@
 #define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
 #define OC "sys/class/hwmon/hwmon3/oc3_event_cnt"
 #define UPDATE_NS (430 * 1000000LL)
+#define TICK_NS (25 * 1000000LL)          /* how often the average's register is written */
+#define TAU_MS 429.6                      /* -cycle / ln(1 - 1/512), cycle = 430 ms / 512 */
 /* off the sampler's grid of whole milliseconds: an update and a poll never fall on the same
  * virtual nanosecond, where which came first would be a race */
 #define PHASE_NS 123457LL
 
 static struct {
     char root[PATH_MAX];
-    int ramp, modes;
+    int ramp, modes, boxcar;
 } drv;
 
 /* Written whole: a temporary renamed over the file, so a read never sees half a number. */
@@ -86,17 +95,32 @@ static void *modes_main(void *arg)
     return NULL;
 }
 
+/* The current the chip measures in the i-th 430 ms. */
+static double level_ma(int i)
+{
+    if (drv.ramp)
+        return 900 * pow(1.01, i % 200);
+    return (i % 2 ? 925 : 952) + (long)(((unsigned)i * 2654435761u) >> 16) % 5 - 2;
+}
+
 static void *driver_main(void *arg)
 {
-    int64_t next = tb_now_ns() + PHASE_NS;
+    int64_t start = tb_now_ns() + PHASE_NS, next = start;
     long oc = 17;
-    for (int i = 0;; i++) {
-        long ma = (i % 2 ? 925 : 952) + (long)(((unsigned)i * 2654435761u) >> 16) % 5 - 2;
-        if (drv.ramp)
-            ma = (long)(900 * pow(1.01, i % 200));
-        put(HWMON "/curr1_input", ma);
-        put(OC, ++oc);
-        next += UPDATE_NS;
+    double reg = level_ma(0);
+    for (int i = 0, step = -1;; next += drv.boxcar ? UPDATE_NS : TICK_NS) {
+        i = (int)((next - start) / UPDATE_NS);
+        if (drv.boxcar) {
+            put(HWMON "/curr1_input", (long)level_ma(i));
+        } else {   /* the average over the tick at this level: r -> x + (r - x) e^(-dt/tau) */
+            double x = level_ma(i);
+            reg = x + (reg - x) * exp(-(double)TICK_NS * 1e-6 / TAU_MS);
+            put(HWMON "/curr1_input", lround(reg));
+        }
+        if (i != step) {
+            put(OC, ++oc);
+            step = i;
+        }
         tb_sleep_until_ns(next);
     }
     return NULL;
@@ -115,6 +139,7 @@ __attribute__((constructor)) static void fake_ina_driver_start(void)
         return;   /* the files stay as the last run left them */
     drv.ramp = mode && !strcmp(mode, "ramp");
     drv.modes = mode && !strcmp(mode, "modes");
+    drv.boxcar = mode && !strcmp(mode, "boxcar");
     pthread_t t;
     tb_clock_join();   /* before it starts: no time passes until it sleeps */
     if (pthread_create(&t, NULL, drv.modes ? modes_main : driver_main, NULL) != 0) {

@@ -1,10 +1,12 @@
 /* meter_sim.h: a simulated board for the meter's tests (test_power_meter.c,
  * test_meter_rerun.c, test_meter_night.c), on the fake clock: a load whose power follows a
  * simulated temperature (0.4% a degree, as the H100 logs showed), read through sensors of
- * the kinds the tool meets: an INA3221 hwmon that averages 430 ms, NVML's energy counter
- * every 100 ms, a Nano's triggered IIO sensor (one conversion a reading), a static sensor,
- * a source that dies; the memory's own temperature where a test asks (sim.mem_above_c).
- * Static functions: each test program includes it once. */
+ * the kinds the tool meets: an INA3221 on hwmon as its datasheet says (EMA: the per-
+ * conversion exponential average of tests/sim/sensor_sim.h, 512 samples, 430 ms), the
+ * boxcar the tool assumed before (AVG430: a mean over 430 ms that changes at its end),
+ * NVML's energy counter every 100 ms, a Nano's triggered IIO sensor (one conversion a
+ * reading), a static sensor, a source that dies; the memory's own temperature where a
+ * test asks (sim.mem_above_c). Static functions: each test program includes it once. */
 #ifndef TB_TEST_METER_SIM_H
 #define TB_TEST_METER_SIM_H
 
@@ -22,9 +24,10 @@
 #include "energy/meter.h"
 #include "energy/meter_internal.h"
 #include "power/power.h"
+#include "sim/sensor_sim.h"
 
 #define MS 1000000LL
-enum kind { AVG430, COUNTER, TRIGGERED, STATIC, DIES };
+enum kind { AVG430, COUNTER, TRIGGERED, STATIC, DIES, EMA };
 
 /* The simulated board: who loads it since when, and how hot it is. */
 static struct sim {
@@ -61,9 +64,16 @@ static inline double temp_at(int64_t t)
 
 static inline int point_at(int64_t t)
 {
-    int p = -1;
-    for (int i = 0; i < sim.nseg && sim.seg_t[i] <= t; i++)
-        p = sim.seg_p[i];
+    int lo = 0, hi = sim.nseg - 1, p = -1;
+    while (lo <= hi) {   /* the last switch at or before t (an EMA reads it every 0.84 ms) */
+        int mid = (lo + hi) / 2;
+        if (sim.seg_t[mid] <= t) {
+            p = sim.seg_p[mid];
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
     return p;
 }
 
@@ -99,6 +109,13 @@ static inline double noise(void)
     return sim.noise * (((double)(sim.rng >> 11) / 9007199254740992.0) * 2 - 1);
 }
 
+/* EMA: the chip as sensor_sim.h runs it, its conversions sampling power_at. */
+static struct sim_sensor_state sim_ema;
+static double sim_ema_power(void *arg, int64_t t, int chip)
+{
+    return power_at(t);
+}
+
 struct fake { int64_t last_k; double value, counter; };
 
 static inline int64_t period_ns(void)
@@ -129,7 +146,9 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
         return -EIO;
     }
     int64_t k = (now - sim.t0) / p, edge = sim.t0 + k * p;
-    if (k != f->last_k) {
+    if (sim.kind == EMA) {
+        f->value = sim_read(&sim_ema, now, 0, NULL) * 1e3;
+    } else if (k != f->last_k) {
         if (sim.kind == COUNTER)
             f->counter += energy(edge - p, edge) * 1e3 * (1 + noise());
         else if (sim.kind == TRIGGERED)
@@ -170,6 +189,11 @@ static inline void fake_cadence(void *st, struct tb_power_cadence *c)
         c->period_ms = 430;
         tb_strlcpy(c->how, "sysfs", sizeof(c->how));
         tb_strlcpy(c->detail, "hwmon update_interval 430 ms, samples 512", sizeof(c->detail));
+        if (sim.kind == EMA) {   /* what ina3221.c makes of those files */
+            tb_sensor_model_documented("ina3221-hwmon", 1, &c->model);
+            tb_sensor_model_set_tau(&c->model, 0, 1, tb_sensor_model_hwmon_tau_ms(430, 512),
+                                    "chip 1: update_interval 430 ms, samples 512 (sysfs)");
+        }
     }
 }
 
@@ -244,6 +268,13 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim.rng = 42;
     sim.loads = sim.stop_after_loads = 0;
     sim.stop = &r->stop;
+    memset(&sim_ema, 0, sizeof(sim_ema));
+    sim_ema.kind = SIM_EMA;
+    sim_ema.chips = 1;
+    sim_ema.noise = noise_rel;   /* per conversion: the average narrows it about 32x */
+    sim_ema.power = sim_ema_power;
+    sim_ema.rng = 42;
+    sim_chip_init(&sim_ema.chip[0], 430, 512, sim.t0, 0.5, IDLE_W);
     pthread_mutex_unlock(&sim.mu);
     sim_idle();
     char why[256];

@@ -41,6 +41,26 @@ static void test_step_between_samples(void **state)
     th_assert_close(tb_energy_mj(t, p, 2, 250 * MS, 750 * MS, NULL), 2000, 1e-9);
 }
 
+/* A first-order average's readings after a step from 10 to 15 W (r = 15 - 5 e^(-t/tau),
+ * tau 430 ms), polled every 50 ms: the plain integral over [0.1, 1.3] s reads the lag
+ * (about 9% short), the inverted one the 15 W that was fed, to the trapezoid's error. */
+static void test_inverted_average(void **state)
+{
+    int64_t t[40];
+    double r[40], tau = 0.430;
+    for (int i = 0; i < 40; i++) {
+        t[i] = (int64_t)i * 50000000;
+        r[i] = 15000 - 5000 * exp(-(double)i * 0.05 / tau);
+    }
+    int64_t a = 100000000, b = 1300000000;
+    double plain = tb_energy_mj(t, r, 40, a, b, NULL);
+    double inv = tb_energy_inverted_mj(t, r, 40, a, b, 430, NULL);
+    assert_true(plain < 0.95 * 15000 * 1.2);
+    th_assert_close(inv, 15000 * 1.2, 15000 * 1.2 * 2e-4);
+    /* no time constant: the plain integral */
+    th_assert_close(tb_energy_inverted_mj(t, r, 40, a, b, 0, NULL), plain, 1e-9);
+}
+
 static void test_outside_and_degenerate(void **state)
 {
     int64_t t[] = { 100 * MS, 200 * MS };
@@ -59,6 +79,7 @@ int main(void)
         cmocka_unit_test(test_constant_power),
         cmocka_unit_test(test_linear_ramp),
         cmocka_unit_test(test_step_between_samples),
+        cmocka_unit_test(test_inverted_average),
         cmocka_unit_test(test_outside_and_degenerate),
     };
     return cmocka_run_group_tests_name("energy", tests, NULL, NULL);

@@ -74,7 +74,8 @@ static void test_nano_sensor_mode(void **state)
     const char *want[] = { "ina3221x running_mode 0: triggered (each read one conversion of "
                            "~1 ms, no averaging)",
                            "ina3221x running_mode 1: continuous (the chip averages)",
-                           "ina3221x sensor mode unknown (no running_mode to read)" };
+                           "ina3221x sensor mode unknown (no running_mode to read): taken as "
+                           "continuous" };
     for (int k = 0; k < 3; k++) {
         struct fake f;
         char why[256], p[PATH_MAX];
@@ -94,6 +95,9 @@ static void test_nano_sensor_mode(void **state)
         assert_true(isnan(c.period_ms));   /* inferred from the readings, as before */
         assert_string_equal(c.detail, want[k]);
         assert_true(c.triggered == (k == 0));   /* only running_mode 0 is triggered */
+        /* the model: point samples when triggered, else the chip's own average */
+        assert_int_equal(c.model.kind, k == 0 ? TB_SENSOR_POINT : TB_SENSOR_EMA);
+        assert_true(k == 0 || tb_sensor_model_tau_ms(&c.model, 0) > 0);
         fake_close(&f);
     }
 }
@@ -152,6 +156,51 @@ static void test_agx_orin_two_chips(void **state)
     th_assert_close(rail_mw(&f, &s, "VDD_GPU_SOC"), 6000, 1e-3);
     th_assert_close(rail_mw(&f, &s, "VIN_SYS_5V0"), 4000, 1e-3);   /* 5000 mV x 800 mA */
     th_assert_close(rail_mw(&f, &s, "VDDQ_VDD2_1V8AO"), 180, 1e-3);
+    fake_close(&f);
+}
+
+/* Each chip's time constant from its own hwmon files (Linux hwmon/ina3221.rst): the
+ * datasheet's per-cycle average (r += (x - r) / N each cycle, cycle = update_interval / N)
+ * and the continuous average of time constant tau agree after each cycle, exp(-cycle / tau)
+ * = 1 - 1/N; each on its chip's rails only,
+ * and where it came from said. Without the files, the documented default, said so. */
+static void test_agx_orin_time_constants(void **state)
+{
+    struct fake f;
+    char why[256], p[1024];
+    fake_open(&f, "ina3221/agx-orin.txt", 1);
+    free(th_write(f.root, hw(&f, "1-0040", 1, "update_interval", p), "430\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 1, "samples", p), "512\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "update_interval", p), "215\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "samples", p), "256\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "in2_input", p), "1800\n"));
+    free(th_write(f.root, hw(&f, "1-0041", 2, "curr2_input", p), "100\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    struct tb_power_cadence c;
+    memset(&c, 0, sizeof(c));
+    c.period_ms = NAN;
+    tb_power_ina3221.cadence(f.st, &c);
+    assert_int_equal(c.model.kind, TB_SENSOR_EMA);
+    th_assert_close(c.period_ms, 430, 0);   /* the slowest chip's */
+    for (int i = 0; i < f.rails.n; i++) {
+        bool second = !strcmp(f.rails.name[i], "VDDQ_VDD2_1V8AO");
+        double n = second ? 256 : 512, ui = second ? 215 : 430;
+        double tau = tb_sensor_model_tau_ms(&c.model, i);
+        th_assert_close(exp(-(ui / n) / tau), 1 - 1 / n, 1e-9);
+    }
+    assert_non_null(strstr(c.model.from, "chip 2: update_interval 215 ms, samples 256 (sysfs)"));
+    assert_non_null(strstr(c.model.from, "SBOS576"));
+    fake_close(&f);
+
+    fake_open(&f, "ina3221/orin-nx.txt", 7);   /* no update_interval: the documented one */
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    memset(&c, 0, sizeof(c));
+    c.period_ms = NAN;
+    tb_power_ina3221.cadence(f.st, &c);
+    assert_int_equal(c.model.kind, TB_SENSOR_EMA);
+    th_assert_close(tb_sensor_model_tau_ms(&c.model, 0), 429.6, 0.05);
+    assert_non_null(strstr(c.model.from, "documented default"));
+    assert_null(strstr(c.model.from, "(sysfs)"));
     fake_close(&f);
 }
 
@@ -240,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_nano_sensor_mode),
         cmocka_unit_test(test_orin_nx_hwmon),
         cmocka_unit_test(test_agx_orin_two_chips),
+        cmocka_unit_test(test_agx_orin_time_constants),
         cmocka_unit_test(test_vanishing_file),
         cmocka_unit_test(test_junk_value_and_units),
         cmocka_unit_test(test_no_rails),

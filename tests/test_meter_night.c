@@ -2,8 +2,8 @@
  * sweep (conf/default.cfg on boards/jetson-orin-nano.cfg, the CUDA backend's points, the
  * power defaults), three mode steps of the R36 nvpmodel table (the Orin Nano Super's, on
  * NVIDIA's R36 PARAM section: tests/fixtures/nvpmodel/orin-nano-super.conf, laid out by
- * th_orin_super_root), the INA3221 of meter_sim.h averaging 430 ms as L4T sets it, readings
- * +-1%. Each step as the runner runs it: its idle (the first before the announcement), the
+ * th_orin_super_root), the INA3221 of meter_sim.h as its datasheet says (a per-conversion
+ * exponential average of 512 samples, 430 ms, as L4T sets it; each conversion +-5%). Each step as the runner runs it: its idle (the first before the announcement), the
  * warming once, each size's points timed at their stopping rule's least time, then the
  * size's energy by the meter (the fastest block of each kernel: one point a kernel), the
  * idle after. The night's time is announced by the meter's plan from the sweep's counts
@@ -80,7 +80,7 @@ static void test_orin_three_mode_night(void **state)
     assert_true(table.n >= STEPS);
 
     struct rig r;
-    rig_start_pc(&r, AVG430, 0.01, &cfg.board.power);   /* the first idle */
+    rig_start_pc(&r, EMA, 0.05, &cfg.board.power);   /* the first idle */
     double step_s = 0;
     for (size_t k = 0; k < nsz; k++)
         step_s += tb_meter_plan_size_s(r.m, sz[k].energy, sz[k].ref) +

@@ -46,3 +46,15 @@ double tb_energy_mj(const int64_t *t_ns, const double *p_mw, size_t n, int64_t t
     e += 0.5 * (prev_p + end_p) * (double)(t1 - prev_t);
     return e * 1e-9; /* mW*ns -> mJ */
 }
+
+double tb_energy_inverted_mj(const int64_t *t_ns, const double *r_mw, size_t n, int64_t t0,
+                             int64_t t1, double tau_ms, size_t *inside)
+{
+    double e = tb_energy_mj(t_ns, r_mw, n, t0, t1, inside);
+    if (isnan(e) || !(tau_ms > 0))
+        return e;
+    /* r' = (P - r) / tau: P = r + tau r', so the integral of P is that of r plus tau times
+     * r's change over the span */
+    double lag = tb_energy_interp(t_ns, r_mw, n, t1) - tb_energy_interp(t_ns, r_mw, n, t0);
+    return e + tau_ms * 1e-3 * lag;
+}

@@ -16,4 +16,12 @@ double tb_energy_mj(const int64_t *t_ns, const double *p_mw, size_t n, int64_t t
  * constant beyond the ends. */
 double tb_energy_interp(const int64_t *t_ns, const double *p, size_t n, int64_t x);
 
+/* The energy in mJ over [t0, t1] of what a first-order average r' = (P - r) / tau was fed,
+ * from its readings r_mw[i] at t_ns[i]: integral(r dt) + tau x (r(t1) - r(t0)), exact for
+ * that average whatever P did (Burtscher et al., "Measuring GPU power with the K20
+ * built-in sensor", GPGPU-7 2014); the integral by tb_energy_mj, r at the edges by
+ * tb_energy_interp. tau_ms 0: the plain integral. NAN as tb_energy_mj. */
+double tb_energy_inverted_mj(const int64_t *t_ns, const double *r_mw, size_t n, int64_t t0,
+                             int64_t t1, double tau_ms, size_t *inside);
+
 #endif

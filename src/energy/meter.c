@@ -35,6 +35,7 @@ struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *p
     m->stop = stop;
     m->steady = true;
     m->idle_rel_sd = NAN;
+    m->rng = (unsigned long long)tb_now_ns() * 0x9E3779B97F4A7C15ULL | 1;
     return m;
 }
 
@@ -70,13 +71,17 @@ int tb_meter_need_updates(const struct tb_meter *m)
 double tb_meter_block_ms(const struct tb_meter *m)
 {
     double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
-    if (!isnan(p))
+    if (tb_meter_inverts(m))   /* power.block_updates time constants: the inversion's
+                                * noise (tau x the reading's change) over the block's */
+        p = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                       tb_sampler_rails(m->s)->n);
+    if (isfinite(p) && p > 0)
         ms = fmax(ms, tb_meter_need_updates(m) * p);
     return ms;
 }
 
 /* How long a block may wait for an update before the sensor counts as static or silent. */
-static int64_t patience_ns(const struct tb_meter *m)
+int64_t tb_meter_patience_ns(const struct tb_meter *m)
 {
     double p = tb_meter_period_ms(m);
     return (int64_t)((isnan(p) ? 3000 : fmax(4 * p, 1000)) * 1e6);
@@ -84,7 +89,7 @@ static int64_t patience_ns(const struct tb_meter *m)
 
 /* A source that said nothing at all for a while (window.c's words, without their verdict:
  * the figures' judgement is meter_figures.c's). */
-static bool silent(struct tb_meter *m, char *why, size_t n)
+bool tb_meter_silent(struct tb_meter *m, char *why, size_t n)
 {
     if (!tb_power_silent(m->s, why, n))
         return false;
@@ -96,7 +101,7 @@ static bool silent(struct tb_meter *m, char *why, size_t n)
 
 /* One slice of point i's load; its bytes added to *bytes. 0, -EINTR (a stop), or the
  * load's error. */
-static int load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+int tb_meter_load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                       double *bytes)
 {
     double b = 0;
@@ -105,15 +110,43 @@ static int load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t
     return rc ? rc : *m->stop ? -EINTR : 0;
 }
 
+/* A counter that samples part of each period (NVML on the A100/H100: 25 ms of 100 ms,
+ * Yang et al., SC24) counts a block exactly only where its load is steady over whole
+ * periods; a load with a rhythm of its own (a sync every 20 ms) locked to the counter's
+ * phase would be sampled at one point of that rhythm every block. So each block on such
+ * a counter first loads for a random part of a period: its edges, and its load's rhythm,
+ * fall anywhere against the sampling, and what one block over- or under-counts another
+ * does the other way. 0, or the load's error. */
+static int jitter(struct tb_meter *m, const struct tb_meter_load *ld, size_t i)
+{
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    if (md->kind != TB_SENSOR_COUNTER || !(md->window_ms < md->period_ms))
+        return 0;
+    m->rng ^= m->rng << 13;
+    m->rng ^= m->rng >> 7;
+    m->rng ^= m->rng << 17;
+    double u = (double)(m->rng >> 11) / 9007199254740992.0, b = 0;
+    int rc = ld->fn(ld->arg, i, tb_now_ns() + (int64_t)(u * md->period_ms * 1e6), &b);
+    return rc ? rc : *m->stop ? -EINTR : 0;
+}
+
 /* Loads point i in slices until an update after t0 is seen (or patience runs out): its
- * time into *ta. 0, 1 (none came: why), or the load's error. */
+ * time into *ta. A sliding mean (NVML's power reading, sensor_model.h: a mean of 1 s) holds
+ * the block before until its whole span has passed: the update must come after t0 plus
+ * that span. 0, 1 (none came: why), or the load's error. */
 static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
                    int64_t *ta, char *why, size_t n)
 {
-    int64_t give_up = t0 + patience_ns(m);
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    if (md->kind == TB_SENSOR_MEAN)
+        t0 += (int64_t)(tb_sensor_model_max_tau_ms(md, tb_sampler_rails(m->s)->n) * 1e6);
+    int64_t give_up = t0 + tb_meter_patience_ns(m);
+    int rc = jitter(m, ld, i);
+    if (rc)
+        return rc;
     for (;;) {
         double b = 0;
-        int rc = load_slice(m, ld, i, &b);
+        rc = tb_meter_load_slice(m, ld, i, &b);
         if (rc)
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
@@ -124,7 +157,7 @@ static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
         if (k > 0)
             return 0;
         if (tb_sampler_failed(m->s) || now > give_up) {
-            if (!tb_sampler_failed(m->s) && silent(m, why, n))
+            if (!tb_sampler_failed(m->s) && tb_meter_silent(m, why, n))
                 return 1;
             snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - t0) * 1e-9,
                      tb_sampler_failed(m->s) ? "source lost" : "a static sensor");
@@ -157,11 +190,11 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
                         size_t n)
 {
     int need = tb_meter_need_updates(m);
-    int64_t span = (int64_t)(tb_meter_block_ms(m) * 1e6), give_up = ta + span + patience_ns(m);
+    int64_t span = (int64_t)(tb_meter_block_ms(m) * 1e6), give_up = ta + span + tb_meter_patience_ns(m);
     *m0 = tb_now_ns();
     *bytes = 0;
     for (;;) {
-        int rc = load_slice(m, ld, i, bytes);
+        int rc = tb_meter_load_slice(m, ld, i, bytes);
         if (rc)
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
@@ -181,6 +214,25 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
             return 1;
         }
     }
+}
+
+/* What the block's span [ta, tb] says beside its power: the GPU rail, temperatures, clocks,
+ * the readings and the power cap's reasons. */
+void tb_meter_block_extras(struct tb_meter *m, int64_t ta, int64_t tb, struct tb_meter_block *b)
+{
+    struct tb_power_figures f;
+    tb_power_over(m->s, m->pc, ta, tb, &f);
+    b->gpu_w = f.gpu_w;
+    b->temp_c = f.gpu_temp_c;
+    b->mem_temp_c = f.mem_temp_c;
+    b->clock_mhz = f.gpu_clock_mhz;
+    b->emc_mhz = f.emc_clock_mhz;
+    b->samples = f.samples;
+    b->energy_j = f.energy_j;
+    b->counter_j = f.energy_counter_j;
+    /* capped: the power cap's bit in half the block's readings or more that said */
+    b->reasons_seen = (int)f.reason_samples;
+    b->capped = tb_power_capped_majority((double)f.capped_samples, (double)f.reason_samples);
 }
 
 /* The figures of the block's measured span [ta, tb] from the sampler's readings. */
@@ -203,20 +255,7 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         b->bytes = rate * b->secs;
         b->updates = k - 1;
         b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
-        struct tb_power_figures f;
-        tb_power_over(m->s, m->pc, ta, tb, &f);
-        b->gpu_w = f.gpu_w;
-        b->temp_c = f.gpu_temp_c;
-        b->mem_temp_c = f.mem_temp_c;
-        b->clock_mhz = f.gpu_clock_mhz;
-        b->emc_mhz = f.emc_clock_mhz;
-        b->samples = f.samples;
-        b->energy_j = f.energy_j;
-        b->counter_j = f.energy_counter_j;
-        /* capped: the power cap's bit in half the block's readings or more that said */
-        b->reasons_seen = (int)f.reason_samples;
-        b->capped = tb_power_capped_majority((double)f.capped_samples,
-                                             (double)f.reason_samples);
+        tb_meter_block_extras(m, ta, tb, b);
         rc = isfinite(b->jpb) ? 0 : 1;
         if (rc)
             snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
@@ -239,6 +278,12 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     double bytes = 0;
     struct tb_sampler_health h0, h1;
     tb_sampler_health(m->s, &h0);
+    if (tb_meter_inverts(m)) {
+        int rc = tb_meter_ema_block(m, ld, i, b, why, n);
+        tb_sampler_health(m->s, &h1);
+        b->dropped = h1.dropped - h0.dropped;
+        return rc;
+    }
     int rc = lead_in(m, ld, i, t0, &ta, why, n);
     if (!rc)
         rc = measure_span(m, ld, i, ta, &bytes, &m0, &m1, why, n);

@@ -12,6 +12,7 @@
 /* meter.h's types and those it names, by name only: this header extends meter.h for the
  * meter's files (each includes both) and never includes it, so that meter.c, which
  * includes this, and this header are not a circle. */
+struct tb_meter_load;
 struct tb_meter_result;
 struct tb_power_cfg;
 struct tb_rerun_sd;
@@ -33,6 +34,7 @@ struct tb_meter {
      * relative sd and its degrees of freedom (0: none) */
     double pooled_rel_sd;
     size_t pooled_df;
+    unsigned long long rng;       /* the jitter of blocks on a part-time counter */
 };
 
 /* One block: the load of one point between two sensor updates, after a lead-in. */
@@ -97,5 +99,32 @@ double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track 
 int tb_meter_need_updates(const struct tb_meter *m);
 /* A sensor period known (ms), else NAN. */
 double tb_meter_period_ms(const struct tb_meter *m);
+/* The source's model is an exponential average (sensor_model.h): blocks inverted. */
+bool tb_meter_inverts(const struct tb_meter *m);
+/* How often a new reading can come: another program's read period (tegrastats: its
+ * interval, or the period seen while idle if slower), else our poll (power.interval_ms). */
+double tb_meter_read_ms(const struct tb_meter *m);
+/* Reads too coarse to integrate the average's swing (more than tau / 8 apart). */
+bool tb_meter_slow_reads(const struct tb_meter *m);
+/* An inverted block's lead-in before its span: 0 (the first poll after the switch) where
+ * reads are fast, TB_METER_LEAD_TAUS time constants where slow (the swing then
+ * e^-5 = 0.7% of itself); NAN where the sensor is not inverted. */
+#define TB_METER_LEAD_TAUS 5
+double tb_meter_lead_ms(const struct tb_meter *m);
+/* A block of point i on an averaging sensor (meter_ema.c): its lead-in, then its span of
+ * power.block_updates time constants, inverted. 0 (b filled), 1 (no figure: why), -EINTR
+ * (a stop), or the load's error. */
+int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                       struct tb_meter_block *b, char *why, size_t n);
+/* meter.c's pieces that meter_ema.c's blocks share: how long a block may wait for a
+ * reading; whether the source said nothing for a while (why: the window's words); one
+ * slice of point i's load (bytes added; 0, -EINTR or the load's error); what a span says
+ * beside its power (GPU rail, temperatures, clocks, readings, the power cap). */
+int64_t tb_meter_patience_ns(const struct tb_meter *m);
+bool tb_meter_silent(struct tb_meter *m, char *why, size_t n);
+int tb_meter_load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                        double *bytes);
+void tb_meter_block_extras(struct tb_meter *m, int64_t ta, int64_t tb,
+                           struct tb_meter_block *b);
 
 #endif

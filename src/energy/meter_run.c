@@ -70,11 +70,50 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
     return f.total_w;
 }
 
+/* An averaging sensor's blocks, said: the model, and which lead-in its reads allow. A
+ * lag left in a block by a short lead-in is (tau / block) x the power step; inverted, it
+ * is gone where the average is read often enough to integrate, and where not (tegrastats
+ * every second), 5 tau of lead-in leave e^-5 of it, where blocks long enough for the lag
+ * to fade within them would need about 500 tau (0.2% of a full step): the lead-in always
+ * costs less, and the line says so. */
+static void inverted_line(const struct tb_meter *m, char *line, size_t n)
+{
+    const struct tb_power_cadence *c = tb_sampler_cadence(m->s);
+    int rails = tb_sampler_rails(m->s)->n;
+    char model[400];
+    tb_sensor_model_line(&c->model, rails, model, sizeof(model));
+    double tau = tb_sensor_model_max_tau_ms(&c->model, rails), lead = tb_meter_lead_ms(m);
+    if (tb_meter_slow_reads(m))
+        snprintf(line, n, "model %s; read every %.0f ms, too coarse to invert the average "
+                 "(over tau / 8): each block inverted after a lead-in of %d tau (%.0f ms), "
+                 "which costs less than blocks long enough for the lag (%.0f s); energy blocks "
+                 "of %.0f ms", model, tb_meter_read_ms(m), TB_METER_LEAD_TAUS, lead,
+                 500 * tau * 1e-3, tb_meter_block_ms(m));
+    else
+        snprintf(line, n, "model %s; polled every %.0f ms: each block inverted (integral of "
+                 "the readings + tau x their change), from the first poll after the switch; "
+                 "energy blocks of %.0f ms", model, tb_meter_read_ms(m), tb_meter_block_ms(m));
+}
+
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
 {
     const struct tb_power_cadence *c = tb_sampler_cadence(m->s);
     double block = tb_meter_block_ms(m);
     int need = m->pc->block_updates * (c->triggered ? 3 : 1);
+    if (tb_meter_inverts(m)) {
+        inverted_line(m, line, n);
+        return;
+    }
+    if (c->model.kind != TB_SENSOR_UNKNOWN) {   /* the model first, then the cadence */
+        char model[400];
+        int k = snprintf(line, n, "model ");
+        tb_sensor_model_line(&c->model, tb_sampler_rails(m->s)->n, model, sizeof(model));
+        k += snprintf(line + k, n > (size_t)k ? n - (size_t)k : 0, "%s; ", model);
+        if ((size_t)k >= n)
+            return;
+        line += k;
+        n -= (size_t)k;
+    }
     if (isnan(c->period_ms))
         snprintf(line, n, "not known (%s)%s; energy blocks of %.0f ms as power.window_ms "
                  "says; each block waits for %d clean updates", c->how[0] ? c->how :
@@ -88,10 +127,12 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
 }
 
 /* An idle's seconds: power.idle_ms, longer for min_readings + 1 updates, and the wait for
- * the reading that closes it. */
+ * the reading that closes it. An average's reading moves at every read (its register every
+ * conversion cycle), not once per update_interval. */
 static double idle_s(const struct tb_meter *m)
 {
-    double p = tb_meter_period_ms(m), idle = m->pc->idle_ms;
+    double p = tb_meter_inverts(m) ? tb_meter_read_ms(m) : tb_meter_period_ms(m),
+           idle = m->pc->idle_ms;
     if (!isnan(p))
         idle = fmax(idle, (m->pc->min_readings + 1) * p);
     return (idle + tb_power_settle_ms(m->s)) * 1e-3;
@@ -104,6 +145,10 @@ static double block_s(const struct tb_meter *m, int *updates)
 {
     double p = tb_meter_period_ms(m), iv = m->pc->interval_ms;
     int need = tb_meter_need_updates(m);
+    if (tb_meter_inverts(m)) {   /* its lead-in, its span, the poll after the span, a slice */
+        *updates = need;
+        return (tb_meter_lead_ms(m) + tb_meter_block_ms(m) + tb_meter_read_ms(m) + iv) * 1e-3;
+    }
     if (isnan(p)) {
         *updates = need;
         return (tb_meter_block_ms(m) + iv) * 1e-3;
@@ -117,11 +162,26 @@ static double block_s(const struct tb_meter *m, int *updates)
  * first idle's reading spread: a block's mean of k updates, a ratio of it to the mean of
  * two copy blocks (sd x sqrt(1/k + 1/(2k))), t x sqrt(2) x that / sqrt(cycles). At least
  * power.rounds (2); 0 where the spread is not known (the budget is then the plan). */
+/* A block's relative sd from the first idle's reading spread: the mean of k independent
+ * updates; inverted, the noise behind the average integrated over the block. An average
+ * of time constant tau fed white noise of sd s a conversion cycle c moves by s^2 c h / tau^2
+ * in variance over a poll of h, while a block of L integrates s^2 c / L of it: the block's
+ * sd is the steps' (sqrt(2) x a reading's, as tb_sd_of_steps gives it) x tau / sqrt(h L).
+ * Where reads are slow the steps are nearly independent readings again. */
+static double block_rel_sd(const struct tb_meter *m, int k)
+{
+    if (!tb_meter_inverts(m) || tb_meter_slow_reads(m))
+        return m->idle_rel_sd / sqrt((double)k);
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    return sqrt(2.0) * m->idle_rel_sd * tau / sqrt(tb_meter_read_ms(m) * tb_meter_block_ms(m));
+}
+
 static int cycles_needed(const struct tb_meter *m, int k)
 {
     if (!isfinite(m->idle_rel_sd))
         return 0;
-    double sd = m->idle_rel_sd * sqrt(1.5 / k);
+    double sd = block_rel_sd(m, k) * sqrt(1.5);
     int c = m->pc->rounds > 2 ? m->pc->rounds : 2;
     while (c < TB_METER_MAX_CYCLES &&
            tb_t95((size_t)c - 1) * sqrt(2.0) * sd / sqrt((double)c) > m->pc->target_rel_ci)

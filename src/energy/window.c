@@ -277,6 +277,36 @@ out:
     free(v);
 }
 
+double tb_power_inverted_w(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                           int64_t t1, size_t *polls)
+{
+    size_t n = 0;
+    *polls = 0;
+    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
+    int64_t *t = malloc((n ? n : 1) * sizeof(*t));
+    double *v = malloc((n ? n : 1) * sizeof(*v)), mj = NAN;
+    const struct tb_power_rails *rails = tb_sampler_rails(s);
+    const struct tb_sensor_model *model = &tb_sampler_cadence(s)->model;
+    int ti = total_index(rails, pc);
+    if (w && t && v && n >= 2 && w[0].t_ns <= t0 && w[n - 1].t_ns >= t1 && ti != -1) {
+        mj = 0;
+        for (int r = ti == -2 ? 0 : ti; r < (ti == -2 ? rails->n : ti + 1); r++) {
+            size_t k;
+            SERIES(w, n, (double)w[i_].rail_mw[r], t, v, k);
+            if (k < 2) {   /* a rail that said nothing here: no figure for the sum */
+                mj = NAN;
+                break;
+            }
+            mj += tb_energy_inverted_mj(t, v, k, t0, t1, tb_sensor_model_tau_ms(model, r),
+                                        polls);
+        }
+    }
+    free(w);
+    free(t);
+    free(v);
+    return mj / ((double)(t1 - t0) * 1e-6);   /* mJ over ms: W */
+}
+
 size_t tb_power_updates(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
                         int64_t t1, int64_t **tc, double **vc)
 {

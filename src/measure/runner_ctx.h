@@ -61,7 +61,7 @@ struct tb_runner_result {
     double idle_w, idle_ci;           /* idle power before the sweep, its 95% half-width */
     double idle_after_w, idle_after_ci;   /* after it (drift); NAN when not measured */
     char idle_why[160];               /* why the idle has no interval (a static sensor); "" */
-    char cadence[320];                /* the sensor's cadence as said and logged */
+    char cadence[768];                /* the sensor's model and cadence as said and logged */
     char settle[320];                 /* the warming load before the sweep, as logged; "" */
     char rerun[640];                  /* what the run-to-run spread was learned from, as
                                        * logged (power_rerun); "" */

@@ -37,6 +37,7 @@ struct rail {
     char power[PATH_MAX];     /* IIO: mW file */
     char volt[PATH_MAX];      /* hwmon: mV file */
     char curr[PATH_MAX];      /* hwmon: mA file */
+    int chip;                 /* hwmon: its chip's index in hwmon[]; -1: IIO */
 };
 
 struct ina_state {
@@ -94,6 +95,7 @@ static void add_rail(struct ina_state *s, const char *name, const char *power, c
     if (s->n >= TB_POWER_MAX_RAILS || !name[0] || !strcmp(name, "NC"))
         return;
     struct rail *r = &s->rail[s->n++];
+    r->chip = volt ? s->nhwmon - 1 : -1;
     tb_strlcpy(r->name, name, sizeof(r->name));
     tb_strlcpy(r->power, power ? power : "", sizeof(r->power));
     tb_strlcpy(r->volt, volt ? volt : "", sizeof(r->volt));
@@ -212,7 +214,8 @@ static void ina_close(void *st) {}
 /* The IIO driver's sensor mode, where it shows it (running_mode beside the rails: 1
  * continuous, the chip averaging; 0 triggered, each read one ~1 ms conversion, no
  * averaging): which one a Nano runs was found in no public source, and the driver switches
- * with CPU load and alerts, so the night's log says it, or that it is unknown. */
+ * with CPU load and alerts, so the night's log says it, or that it is unknown (then taken
+ * as continuous, the chip's own averaging). */
 static void iio_mode(const struct ina_state *s, struct tb_power_cadence *c)
 {
     const char *dir = s->n && s->rail[0].power[0] ? s->rail[0].power : NULL;
@@ -225,16 +228,36 @@ static void iio_mode(const struct ina_state *s, struct tb_power_cadence *c)
     if (!slash)
         return;
     c->triggered = mode == 0;   /* each reading a moment: the meter's blocks hold 3x the updates */
+    tb_sensor_model_documented(mode == 0 ? "ina3221x-triggered" : "ina3221x-continuous", s->n,
+                               &c->model);
     snprintf(c->detail, sizeof(c->detail), "%s", mode == 1 ? "ina3221x running_mode 1: "
              "continuous (the chip averages)" : mode == 0 ? "ina3221x running_mode 0: "
              "triggered (each read one conversion of ~1 ms, no averaging)" : "ina3221x "
-             "sensor mode unknown (no running_mode to read)");
+             "sensor mode unknown (no running_mode to read): taken as continuous");
 }
 
-/* The hwmon driver's own cadence: each reading is the mean of `samples` conversions, and
- * it changes every `update_interval` ms (L4T's nvpower.sh sets 512 and 430 on Xavier and
- * Orin; kernel doc hwmon/ina3221.rst). The slowest chip's rules. The IIO driver of
- * JetPack 4 has no such file: its cadence is then inferred from the idle readings. */
+/* Chip k's rails: the first and how many (scan_hwmon adds them chip by chip). */
+static int chip_rails(const struct ina_state *s, int k, int *first)
+{
+    int n = 0;
+    *first = -1;
+    for (int i = 0; i < s->n; i++)
+        if (s->rail[i].chip == k) {
+            if (*first < 0)
+                *first = i;
+            n++;
+        }
+    return n;
+}
+
+/* The hwmon driver's chips: each an exponential average (TI SBOS576, "Averaging
+ * function": after every conversion cycle the register moves by (sample - register) /
+ * samples), whose time constant is the chip's update_interval (Linux
+ * Documentation/hwmon/ina3221.rst: channels x samples x (bus + shunt conversion time);
+ * L4T's nvpower.sh sets 512 samples, 430 ms, on Xavier and Orin). The reading moves every
+ * conversion cycle (about 0.84 ms there), not once per update_interval. Each chip's own
+ * constant on its rails (the AGX boards have two); the slowest is the cadence the idle
+ * and the silences are judged by. The IIO driver of JetPack 4 has no such file. */
 static void ina_cadence(void *st, struct tb_power_cadence *c)
 {
     struct ina_state *s = st;
@@ -242,19 +265,29 @@ static void ina_cadence(void *st, struct tb_power_cadence *c)
                sizeof(c->scope));
     double slowest = NAN;
     long samples = -1;
+    if (s->nhwmon > 0)
+        tb_sensor_model_documented("ina3221-hwmon", s->n, &c->model);
     for (int i = 0; i < s->nhwmon; i++) {
-        char p[PATH_MAX + 32], why[PATH_MAX + 160];
-        long ms, avg;
-        snprintf(p, sizeof(p), "%s/update_interval", s->hwmon[i]);
-        if (tb_ina3221_read_value(p, &ms, why, sizeof(why)) == 0 && ms > 0 && ms <= 600000 &&
-            (isnan(slowest) || ms > slowest))
-            slowest = (double)ms;
+        char p[PATH_MAX + 32], why[PATH_MAX + 160], said[112];
+        long ms, avg = -1;
+        int first, count = chip_rails(s, i, &first);
         snprintf(p, sizeof(p), "%s/samples", s->hwmon[i]);
-        if (tb_ina3221_read_value(p, &avg, why, sizeof(why)) == 0 && avg > 0 && avg > samples)
-            samples = avg;
+        if (tb_ina3221_read_value(p, &avg, why, sizeof(why)) < 0 || avg <= 0 || avg > 4096)
+            avg = -1;
+        samples = avg > samples ? avg : samples;
+        snprintf(p, sizeof(p), "%s/update_interval", s->hwmon[i]);
+        if (tb_ina3221_read_value(p, &ms, why, sizeof(why)) == 0 && ms > 0 && ms <= 600000) {
+            if (isnan(slowest) || ms > slowest)
+                slowest = (double)ms;
+            double tau = tb_sensor_model_hwmon_tau_ms((double)ms, avg);
+            snprintf(said, sizeof(said), "chip %d: update_interval %ld ms, samples %ld (sysfs): "
+                     "tau %.1f ms", i + 1, ms, avg, tau);
+            tb_sensor_model_set_tau(&c->model, first, count, tau, said);
+        }
     }
     if (isnan(slowest)) {
-        iio_mode(s, c);
+        if (s->nhwmon == 0)
+            iio_mode(s, c);
         return;
     }
     c->period_ms = slowest;

@@ -582,8 +582,12 @@ static void nvml_cadence(void *st, struct tb_power_cadence *c)
         tb_strlcpy(c->how, "energy counter", sizeof(c->how));
         tb_strlcpy(c->detail, "nvmlDeviceGetTotalEnergyConsumption, mJ; update period from "
                    "the idle readings", sizeof(c->detail));
+        /* the power behind the counter is sampled 25 ms of every 100 ms on the A100 and
+         * H100 (Yang et al., SC24): blocks of whole periods, edges jittered (meter.c) */
+        tb_sensor_model_documented("nvml-energy", TB_POWER_MAX_RAILS, &c->model);
         return;
     }
+    tb_sensor_model_documented("nvml-power", TB_POWER_MAX_RAILS, &c->model);
     c->period_ms = 1000;
     tb_strlcpy(c->how, "documented", sizeof(c->how));
     tb_strlcpy(c->detail, "nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer",

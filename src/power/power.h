@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "power/sensor_model.h"
+
 #define TB_POWER_MAX_RAILS 16
+_Static_assert(TB_POWER_MAX_RAILS == TB_SENSOR_MAX_RAILS, "a model per rail");
 #define TB_POWER_STR 256
 
 /* The power settings of a board file (its power group, and board.max_power_w), as every
@@ -64,6 +67,9 @@ struct tb_power_cadence {
     char scope[64];            /* what the total is: "module input", "whole card", ... */
     bool triggered;            /* each reading one conversion, no averaging (a Nano's IIO
                                 * ina3221x): blocks hold more of them (meter.c) */
+    struct tb_sensor_model model;   /* what a reading is (sensor_model.h): the meter's
+                                     * blocks and arithmetic follow it; UNKNOWN where the
+                                     * source has no cadence op */
 };
 
 struct tb_power_ops {
@@ -172,6 +178,13 @@ struct tb_power_figures {
  * (figures NAN, why says "1 sensor update in 0.3 s: no interval, no power figures"). */
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f);
+/* The mean power (W) over [t0, t1] of what an averaging sensor was fed: each rail of the
+ * total (pc->total_rail: one rail, or the sum) inverted by its own time constant
+ * (tb_energy_inverted_mj, the model's tau_ms per rail), its readings' trapezoid plus tau x
+ * the reading's change. *polls: the total's readings inside. NAN without two readings
+ * spanning it. */
+double tb_power_inverted_w(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                           int64_t t1, size_t *polls);
 /* Settles the run's cadence: the source's own where it has one, else inferred from the
  * readings in [t0, t1] (the median interval between changed values of the total rail, or
  * of the energy counter). Returns the period in ms, NAN when it cannot be told. */

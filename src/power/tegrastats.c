@@ -164,6 +164,7 @@ struct tegra_state {
     bool silent;                    /* fake clock: the child owed a line and said nothing */
     unsigned long long long_lines;  /* such lines dropped, said at close */
     int64_t latest_t;
+    int interval_ms;                /* the --interval it runs with */
     char cmd[TB_POWER_STR + 32];
 };
 
@@ -321,6 +322,7 @@ static int tegra_open(void *st, const struct tb_power_cfg *pc, struct tb_power_r
     const char *slave_name = ptsname(master);
     snprintf(s->cmd, sizeof(s->cmd), "exec %s --interval %d", pc->tegrastats_command,
              pc->interval_ms);
+    s->interval_ms = pc->interval_ms;
     pid_t pid = fork();
     if (pid < 0) {
         int err = errno;
@@ -401,6 +403,17 @@ static int tegra_sample(void *st, struct tb_power_sample *out, char *why, size_t
     return 0;
 }
 
+/* What tegrastats' rails are: the INA3221 registers (the chip's exponential average, TI
+ * SBOS576 "Averaging function"), read at tegrastats' own interval, not at our poll: the
+ * period a reading changes is left to the idle readings (how fast tegrastats really
+ * prints), the time constant is the documented default (sensor_model.c). */
+static void tegra_cadence(void *st, struct tb_power_cadence *c)
+{
+    struct tegra_state *s = st;
+    tb_sensor_model_documented("tegrastats", TB_POWER_MAX_RAILS, &c->model);
+    c->model.read_ms = s->interval_ms;
+}
+
 const struct tb_power_ops tb_power_tegrastats = {
     .name = "tegrastats",
     .help = "Jetson tegrastats (every JetPack)",
@@ -409,4 +422,5 @@ const struct tb_power_ops tb_power_tegrastats = {
     .open = tegra_open,
     .sample = tegra_sample,
     .close = tegra_close,
+    .cadence = tegra_cadence,
 };

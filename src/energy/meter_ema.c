@@ -1,0 +1,130 @@
+/* meter_ema.c: the meter's blocks on an averaging sensor (sensor_model.h's ema: an INA3221,
+ * or tegrastats reading one), inverted: a block's power is its readings' integral plus tau
+ * times their change over it (tb_power_inverted_w), exact whatever ran before; how often
+ * the sensor is read decides the lead-in. Not here: the other sensors' blocks and the
+ * cycles (meter.c), the arithmetic (window.c, energy.c). */
+#include "energy/meter.h"
+#include "energy/meter_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+
+double tb_meter_read_ms(const struct tb_meter *m)
+{
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    double p = tb_meter_period_ms(m);
+    if (md->read_ms > 0)
+        return fmax(md->read_ms, isnan(p) ? 0 : p);
+    return m->pc->interval_ms;
+}
+
+bool tb_meter_slow_reads(const struct tb_meter *m)
+{
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    /* the trapezoid of an average read every h misses h^2 / (12 tau^2) of its swing, and a
+     * reading held up to h late shifts it: past tau / 8 (0.1% of the swing) too coarse */
+    return tb_meter_read_ms(m) > tau / 8;
+}
+
+double tb_meter_lead_ms(const struct tb_meter *m)
+{
+    if (!tb_meter_inverts(m))
+        return NAN;
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    return tb_meter_slow_reads(m) ? TB_METER_LEAD_TAUS * tau : 0;
+}
+
+/* ---- an averaging sensor, inverted ---------------------------------------------------
+ * An INA3221 (and tegrastats reading one) is an exponential average (sensor_model.h): every
+ * reading carries the blocks before it, so a block's power is not its readings' mean but
+ * their integral plus tau times their change over the block (tb_power_inverted_w), exact
+ * whatever ran before. Read at our poll, a block starts at the first poll after the switch
+ * (the lead-in is one poll); read by another program every read period too coarse to
+ * integrate the average's swing (tegrastats), after a lead-in of 5 tau (tb_meter_lead_ms). */
+bool tb_meter_inverts(const struct tb_meter *m)
+{
+    return tb_sampler_cadence(m->s)->model.kind == TB_SENSOR_EMA;
+}
+
+/* The time of the first poll at or after from (first) or the last up to to (!first) in
+ * [from, to]; 0 when none. */
+static int64_t poll_at(struct tb_meter *m, int64_t from, int64_t to, bool first)
+{
+    size_t n = 0;
+    struct tb_power_sample *w = to >= from ? tb_sampler_window(m->s, from, to, 0, &n) : NULL;
+    int64_t t = w && n ? w[first ? 0 : n - 1].t_ns : 0;
+    free(w);
+    return t;
+}
+
+/* Loads point i in slices until a poll at or after from has landed: the first such poll's
+ * time (first) or the last one's into *t, the slices' bytes added to *bytes. 0, 1 (none
+ * came: why), or the load's error. */
+static int load_until_poll(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                           int64_t from, bool first, int64_t *t, double *bytes, char *why,
+                           size_t n)
+{
+    int64_t give_up = from + tb_meter_patience_ns(m);
+    for (;;) {
+        int rc = tb_meter_load_slice(m, ld, i, bytes);
+        if (rc)
+            return rc;
+        int64_t now = tb_now_ns();
+        if (now >= from && (*t = poll_at(m, from, now, first)) != 0)
+            return 0;
+        if (tb_sampler_failed(m->s) || now > give_up) {
+            if (!tb_sampler_failed(m->s) && tb_meter_silent(m, why, n))
+                return 1;
+            snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - from) * 1e-9,
+                     tb_sampler_failed(m->s) ? "source lost" : "no reading");
+            return 1;
+        }
+    }
+}
+
+/* A block on an averaging sensor: the lead-in, then its span of power.block_updates time
+ * constants from the first poll after it to the last poll once the span is whole. */
+int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
+                     struct tb_meter_block *b, char *why, size_t n)
+{
+    int64_t t0 = tb_now_ns(), ta = 0, tb = 0, m0 = 0;
+    double lead_bytes = 0, bytes = 0;
+    int rc = load_until_poll(m, ld, i, t0 + (int64_t)(tb_meter_lead_ms(m) * 1e6), true, &ta,
+                             &lead_bytes, why, n);
+    if (!rc) {
+        m0 = tb_now_ns();
+        rc = load_until_poll(m, ld, i, ta + (int64_t)(tb_meter_block_ms(m) * 1e6), false,
+                             &tb, &bytes, why, n);
+    }
+    b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
+    if (rc)
+        return rc;
+    /* a reading that never moved under load is a stale file or a dead sensor, not power */
+    if (tb_power_updates_in(m->s, m->pc, ta, tb) == 0) {
+        snprintf(why, n, "no sensor update in %.1f s under load (a static sensor)",
+                 (double)(tb - t0) * 1e-9);
+        return 1;
+    }
+    /* the load's rate over its measured slices: steady under one kernel */
+    double rate = bytes / ((double)(tb_now_ns() - m0) * 1e-9);
+    size_t polls = 0;
+    b->w = tb_power_inverted_w(m->s, m->pc, ta, tb, &polls);
+    b->secs = (double)(tb - ta) * 1e-9;
+    b->bytes = rate * b->secs;
+    b->updates = polls;
+    b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
+    tb_meter_block_extras(m, ta, tb, b);
+    if (!isfinite(b->jpb)) {
+        snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* stepfit.h: what a power sensor does to a step of load, fitted from readings polled across
+ * idle / load / idle / load / idle (the `probe-power` command): a first-order (exponential)
+ * average against a boxcar (moving mean), with a dead time and a refresh period. Pure
+ * arithmetic on arrays: no source, no clock, no file but the stored result's.
+ * Not here: polling the sensor or running the load (src/cmd/probecmd.c). */
+#ifndef TB_STEPFIT_H
+#define TB_STEPFIT_H
+
+#include <stddef.h>
+
+struct tb_stepfit {
+    const char *model;       /* "ema", "boxcar" or "point" (a static string) */
+    double tau_ms;           /* ema: time constant; boxcar: window length; point: 0 */
+    double delay_ms;         /* dead time before the reading moves */
+    double refresh_ms;       /* shortest interval between changed readings (0: changes every poll) */
+    double rms_ema_w, rms_boxcar_w; /* residuals of the two fits */
+};
+
+/* t_ms/watts: n polled readings; edge_ms: times the load switched, alternately on and off,
+ * starting with on. 0 or -errno, why filled.
+ * The ideal input is 0 before the first edge and alternates at each; each model is
+ * idle + (load - idle) x response(t - delay), idle and load free (least squares), the
+ * response's length and the delay searched. A reading held between refreshes (a staircase)
+ * is modelled as the response at the last refresh before the poll. The better residual wins;
+ * a response shorter than the median poll interval is a point sensor ("point", tau_ms 0).
+ * -EINVAL: too few readings (< 20), times not increasing, a value not finite, fewer than two
+ * edges or edges not increasing, the first edge after the last reading; -ERANGE: the load
+ * did not move the readings beyond their noise. */
+int tb_stepfit(const double *t_ms, const double *watts, size_t n, const double *edge_ms,
+               size_t n_edges, struct tb_stepfit *out, char *why, size_t whylen);
+
+/* One model alone ("ema" or "boxcar"), the refresh period given (0: continuous): its
+ * length (tau or window), delay and rms residual. 0 or -errno (as tb_stepfit's checks). */
+int tb_stepfit_model(const double *t_ms, const double *watts, size_t n, const double *edge_ms,
+                     size_t n_edges, const char *model, double refresh_ms, double *len_ms,
+                     double *delay_ms, double *rms_w, char *why, size_t whylen);
+
+/* The refresh period of readings: 0 when they change at (about) every poll, else the
+ * interval between changes, refined over the whole run. */
+double tb_stepfit_refresh(const double *t_ms, const double *watts, size_t n);
+
+/* The stored file's first line starts so (not "# transpose-bench", a log's start: an output
+ * never replaces a log, lib/outfile.c). */
+#define TB_STEPFIT_HEAD "# probe-power result"
+
+/* The result as the stored file's text (libconfig syntax, `key = value;` lines after the
+ * TB_STEPFIT_HEAD line, board and release first). Returns the length, or -ENOSPC when buf
+ * is too small. */
+int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const char *l4t,
+                      char *buf, size_t n);
+
+/* The stored result at path (a file tb_stepfit_format wrote; read bounded, no link, regular
+ * file only): 0 with *out filled, or -errno with why naming the file, line and setting. */
+int tb_stepfit_load(const char *path, struct tb_stepfit *out, char *why, size_t whylen);
+
+#endif

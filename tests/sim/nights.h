@@ -1,0 +1,507 @@
+/* nights.h: meter-sim's nights. A night is the real meter (tb_meter_new, tb_meter_idle,
+ * tb_meter_size: the functions a run calls) over the real sampler thread, reading a
+ * simulated board through sensor_sim.h on the fake clock: the copy (10 W at 100 GB/s) and
+ * one kernel at the same rate whose true energy per byte is --ratio times the copy's,
+ * measured as one size.
+ * The options are one table (sim_opt_rows) over one struct (struct sim_opts), and each
+ * night's result one struct (struct sim_night): a new option or statistic is a field and a
+ * row. Header-only: build/meter-sim (tests/sim/meter_sim.c) and the test programs include
+ * it once. Not the tool: nothing here runs on a board. */
+#ifndef TB_SIM_NIGHTS_H
+#define TB_SIM_NIGHTS_H
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "energy/meter.h"
+#include "energy/stepfit.h"
+#include "lib/clock.h"
+#include "lib/stats.h"
+#include "lib/util.h"
+#include "power/power.h"
+#include "sim/sensor_sim.h"
+
+/* ---- options: one struct, one table --------------------------------------------------- */
+
+struct sim_opts {
+    int sensor;              /* enum sim_sensor */
+    double tau_ms;           /* the (first) chip's time constant */
+    double tau2_ms;          /* a second chip's (AGX boards; 0: one chip) */
+    int avg;                 /* conversions averaged: the cycle is tau / avg */
+    double ratio;            /* the kernel's true J per byte over the copy's */
+    double noise_pct;        /* one conversion's relative sd, % */
+    int nights;
+    double seed;             /* a double in the table; taken as an integer */
+    int probe;               /* also the step-response probe's fit (stepfit.h) */
+    double read_ms;          /* tegrastats' interval */
+    double poll_ms;          /* the sampler's (power.interval_ms) */
+    int claim_boxcar;        /* the source says what the tool assumed until #48: a mean over
+                              * update_interval that changes at its end (today's meter) */
+    int verbose;             /* one line per night on stderr */
+};
+
+static const struct sim_opts sim_defaults = {
+    .sensor = SIM_EMA, .tau_ms = 430, .tau2_ms = 0, .avg = 512, .ratio = 1.1,
+    .noise_pct = 5, .nights = 200, .seed = 1, .probe = 0, .read_ms = 1000, .poll_ms = 50,
+};
+
+enum sim_opt_type { SIM_OPT_DBL, SIM_OPT_INT, SIM_OPT_FLAG, SIM_OPT_SENSOR };
+struct sim_opt_row {
+    const char *name, *arg;
+    enum sim_opt_type type;
+    size_t off;
+    const char *help;
+};
+
+#define SIM_OPT(n, a, t, f, h) { n, a, t, offsetof(struct sim_opts, f), h }
+static const struct sim_opt_row sim_opt_rows[] = {
+    SIM_OPT("--sensor", "KIND", SIM_OPT_SENSOR, sensor,
+            "ema (INA3221, default), boxcar, point (IIO triggered), tegrastats, nvml, nvml-power"),
+    SIM_OPT("--tau-ms", "T", SIM_OPT_DBL, tau_ms, "the average's time constant (430)"),
+    SIM_OPT("--tau2-ms", "T2", SIM_OPT_DBL, tau2_ms, "a second chip's, its rails summed (0: none)"),
+    SIM_OPT("--avg", "N", SIM_OPT_INT, avg, "conversions averaged: cycle = T / N (512)"),
+    SIM_OPT("--ratio", "R", SIM_OPT_DBL, ratio, "the kernel's true energy ratio to the copy (1.1)"),
+    SIM_OPT("--noise-pct", "X", SIM_OPT_DBL, noise_pct, "one conversion's relative sd, % (5)"),
+    SIM_OPT("--nights", "N", SIM_OPT_INT, nights, "nights simulated (200)"),
+    SIM_OPT("--seed", "S", SIM_OPT_DBL, seed, "the first night's seed (1)"),
+    SIM_OPT("--probe", NULL, SIM_OPT_FLAG, probe, "also fit the step response (tau_ms_fit, model_fit)"),
+    SIM_OPT("--read-ms", "MS", SIM_OPT_DBL, read_ms, "tegrastats' interval (1000)"),
+    SIM_OPT("--poll-ms", "MS", SIM_OPT_DBL, poll_ms, "the sampler's interval, power.interval_ms (50)"),
+    SIM_OPT("--claim-boxcar", NULL, SIM_OPT_FLAG, claim_boxcar,
+            "the source claims a 430 ms boxcar, as before #48 (the old meter's design)"),
+    SIM_OPT("--verbose", NULL, SIM_OPT_FLAG, verbose, "each night's figures on stderr"),
+    { NULL, NULL, 0, 0, NULL },
+};
+
+static inline void sim_usage(FILE *f)
+{
+    fprintf(f, "usage: meter-sim [OPTION...]\n");
+    for (const struct sim_opt_row *r = sim_opt_rows; r->name; r++) {
+        char lhs[40];
+        snprintf(lhs, sizeof(lhs), "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        fprintf(f, "  %-22s %s\n", lhs, r->help);
+    }
+}
+
+/* argv[0..argc) into o (from sim_defaults): 0, or -EINVAL with why filled. */
+static inline int sim_parse(int argc, char **argv, struct sim_opts *o, char *why, size_t n)
+{
+    *o = sim_defaults;
+    for (int i = 0; i < argc; i++) {
+        const struct sim_opt_row *r = sim_opt_rows;
+        while (r->name && strcmp(r->name, argv[i]))
+            r++;
+        if (!r->name)
+            return snprintf(why, n, "unknown option '%s'", argv[i]), -EINVAL;
+        char *field = (char *)o + r->off, *end = NULL;
+        if (r->type == SIM_OPT_FLAG) {
+            *(int *)field = 1;
+            continue;
+        }
+        if (++i >= argc)
+            return snprintf(why, n, "'%s' needs a value", r->name), -EINVAL;
+        if (r->type == SIM_OPT_SENSOR) {
+            int k = 0;
+            while (sim_sensor_names[k] && strcmp(sim_sensor_names[k], argv[i]))
+                k++;
+            if (!sim_sensor_names[k])
+                return snprintf(why, n, "--sensor '%s': ema, boxcar, point, tegrastats, "
+                                "nvml or nvml-power", argv[i]), -EINVAL;
+            *(int *)field = k;
+            continue;
+        }
+        double v = strtod(argv[i], &end);
+        if (end == argv[i] || *end || !isfinite(v) || v < 0)
+            return snprintf(why, n, "%s '%s': not a number >= 0", r->name, argv[i]), -EINVAL;
+        if (r->type == SIM_OPT_INT)
+            *(int *)field = (int)v;
+        else
+            *(double *)field = v;
+    }
+    if (o->tau_ms < 1 || o->avg < 1 || o->nights < 1 || o->ratio <= 0 || o->poll_ms < 1)
+        return snprintf(why, n, "--tau-ms, --avg, --nights, --ratio and --poll-ms must be "
+                        "positive (--tau-ms 1 at least)"), -EINVAL;
+    return 0;
+}
+
+/* ---- the simulated board --------------------------------------------------------------- */
+
+#define SIM_SEGS 8192
+#define SIM_PHASE_NS 123457LL
+#define SIM_COPY_W 10.0
+#define SIM_IDLE_W 3.0
+/* the copy's rate and the kernel's: the same, so that the power ratio is the energy ratio
+ * (the issue's worked example: a kernel 1.10x the copy's energy reads about 1.04x) */
+static const double sim_rate_bps[2] = { 100e9, 100e9 };
+
+static struct sim_board {
+    pthread_mutex_t mu;
+    const struct sim_opts *o;
+    int64_t seg_t[SIM_SEGS];   /* from seg_t[i], point seg_p[i] runs (-1: idle) */
+    int seg_p[SIM_SEGS], nseg;
+    double kernel_w;           /* the kernel's power: ratio x the copy's J/B x its rate */
+    struct sim_sensor_state z;
+} sim_b = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static inline int sim_point_at(int64_t t)
+{
+    int lo = 0, hi = sim_b.nseg - 1, p = -1;
+    while (lo <= hi) {   /* the last switch at or before t */
+        int mid = (lo + hi) / 2;
+        if (sim_b.seg_t[mid] <= t) {
+            p = sim_b.seg_p[mid];
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return p;
+}
+
+/* The board's power at t, chip c's share: with two chips the first carries half of the
+ * idle, 60% of the copy and 70% of the kernel (the rails' split differs by load). */
+static double sim_power(void *arg, int64_t t, int c)
+{
+    int p = sim_point_at(t);
+    double w = p < 0 ? SIM_IDLE_W : p == 0 ? SIM_COPY_W : sim_b.kernel_w;
+    if (sim_b.z.chips < 2)
+        return w;
+    double share = p < 0 ? 0.5 : p == 0 ? 0.6 : 0.7;
+    return w * (c == 0 ? share : 1 - share);
+}
+
+static inline void sim_switch(int p)
+{
+    pthread_mutex_lock(&sim_b.mu);
+    if (sim_b.nseg < SIM_SEGS && (sim_b.nseg == 0 || sim_b.seg_p[sim_b.nseg - 1] != p)) {
+        sim_b.seg_t[sim_b.nseg] = tb_now_ns();
+        sim_b.seg_p[sim_b.nseg++] = p;
+    }
+    pthread_mutex_unlock(&sim_b.mu);
+}
+
+/* The meter's load: point i until end, the fake clock spending the time. */
+static int sim_night_load(void *arg, size_t i, int64_t end, double *bytes)
+{
+    int64_t now = tb_now_ns(), dt = end > now ? end - now : SIM_MS;
+    sim_switch((int)i);
+    tb_clock_spend_ns(dt);
+    *bytes = sim_rate_bps[i] * (double)dt * 1e-9;
+    return 0;
+}
+
+/* ---- the source the sampler reads ------------------------------------------------------ */
+
+static int sim_src_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
+                        char *why, size_t n)
+{
+    static const char *const one[] = { "VDD_IN" }, *const two[] = { "VDD_GPU_SOC", "VDDQ_VDD2_1V8AO" };
+    rails->n = sim_b.z.chips;
+    for (int c = 0; c < rails->n; c++)
+        tb_strlcpy(rails->name[c], rails->n > 1 ? two[c] : one[c], TB_RAIL_NAME);
+    return 0;
+}
+
+static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t n)
+{
+    int64_t now = tb_now_ns();
+    pthread_mutex_lock(&sim_b.mu);
+    double mj = NAN;
+    for (int c = 0; c < sim_b.z.chips; c++)
+        s->rail_mw[c] = (float)(sim_read(&sim_b.z, now, c, c == 0 ? &mj : NULL) * 1e3);
+    pthread_mutex_unlock(&sim_b.mu);
+    if (sim_b.z.kind == SIM_NVML)
+        s->energy_mj = mj;
+    s->gpu_temp_c = 50;
+    s->gpu_clock_mhz = 1000;
+    return 0;
+}
+
+static void sim_src_close(void *st) {}
+
+/* What the source says of itself, as the tool's own sources do (src/power/): the hwmon
+ * files (update_interval per chip, samples) and the model they give where the sensor is an
+ * INA3221 on hwmon; tegrastats' documented model and its interval; NVML's counter; a
+ * triggered IIO driver. The boxcar and --claim-boxcar say what the tool said before #48
+ * (update_interval as a refresh period, no model). */
+static void sim_src_cadence(void *st, struct tb_power_cadence *c)
+{
+    const struct sim_opts *o = sim_b.o;
+    switch (o->sensor) {
+    case SIM_NVML:
+        c->period_ms = 100;
+        tb_strlcpy(c->how, "energy counter", sizeof(c->how));
+        tb_sensor_model_documented("nvml-energy", sim_b.z.chips, &c->model);
+        break;
+    case SIM_NVML_POWER:   /* as nvml.c says it without the counter */
+        c->period_ms = 1000;
+        tb_strlcpy(c->how, "documented", sizeof(c->how));
+        tb_sensor_model_documented("nvml-power", sim_b.z.chips, &c->model);
+        break;
+    case SIM_POINT:
+        c->triggered = true;
+        tb_sensor_model_documented("ina3221x-triggered", sim_b.z.chips, &c->model);
+        break;
+    case SIM_TEGRASTATS:   /* the period is left to the idle readings, as tegrastats.c does */
+        tb_sensor_model_documented("tegrastats", sim_b.z.chips, &c->model);
+        c->model.read_ms = o->poll_ms;
+        break;
+    default:
+        c->period_ms = fmax(o->tau_ms, o->tau2_ms);
+        tb_strlcpy(c->how, "sysfs", sizeof(c->how));
+        snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms, samples %d",
+                 c->period_ms, o->avg);
+        if (o->sensor == SIM_BOXCAR || o->claim_boxcar)
+            break;
+        tb_sensor_model_documented("ina3221-hwmon", sim_b.z.chips, &c->model);
+        for (int k = 0; k < sim_b.z.chips; k++) {   /* as ina3221.c reads each chip */
+            char said[64];
+            snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms, samples %d (sysfs)",
+                     k + 1, sim_b.z.chip[k].tau_ms, o->avg);
+            tb_sensor_model_set_tau(&c->model, k, 1, tb_sensor_model_hwmon_tau_ms(
+                                    sim_b.z.chip[k].tau_ms, o->avg), said);
+        }
+    }
+}
+
+static const struct tb_power_ops sim_src_ops = {
+    .name = "sim", .help = "meter-sim's board", .state_size = 1,
+    .open = sim_src_open, .sample = sim_src_sample, .close = sim_src_close,
+    .cadence = sim_src_cadence,
+};
+
+/* ---- a night ------------------------------------------------------------------------- */
+
+struct sim_night {
+    double truth;              /* the kernel's true ratio this night */
+    double ratio, ci;          /* energy_ratio and energy_ratio_ci95 as a night logs them */
+    double rerun_ci;           /* energy_ratio_rerun_ci95 */
+    double secs;               /* the night's seconds: idle, then the size's energy */
+    double planned_s;          /* what the meter planned for them before they ran */
+    int cycles;
+    bool ok;                   /* a ratio came */
+    char note[320];
+    char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
+};
+
+/* The board for a night whose kernel's true ratio is truth, its sensor's noise and phases
+ * from seed. */
+static inline void sim_board_reset(const struct sim_opts *o, double truth,
+                                   unsigned long long seed)
+{
+    struct sim_sensor_state *z = &sim_b.z;
+    pthread_mutex_lock(&sim_b.mu);
+    sim_b.o = o;
+    sim_b.nseg = 0;
+    sim_b.kernel_w = truth * SIM_COPY_W * sim_rate_bps[1] / sim_rate_bps[0];
+    memset(z, 0, sizeof(*z));
+    z->kind = (enum sim_sensor)o->sensor;
+    z->chips = o->tau2_ms > 0 ? 2 : 1;
+    z->noise = o->noise_pct / 100;
+    z->read_ms = o->read_ms;
+    z->power = sim_power;
+    z->rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+    int64_t now = tb_now_ns();
+    for (int c = 0; c < z->chips; c++) {
+        double p0 = SIM_IDLE_W * (z->chips > 1 ? 0.5 : 1);
+        sim_chip_init(&z->chip[c], c ? o->tau2_ms : o->tau_ms, o->avg, now,
+                      sim_uniform(&z->rng), p0);
+        z->chip[c].next_read = now + (int64_t)(sim_uniform(&z->rng) * o->read_ms * 1e6);
+    }
+    z->nvml_period_ms = 100;
+    z->nvml_window_ms = 25;
+    z->nvml_phase_ms = sim_uniform(&z->rng) * 75;   /* Yang et al.: where in the 100 ms */
+    z->counter_next = now + (int64_t)(sim_uniform(&z->rng) * 100e6) + 100 * SIM_MS;
+    pthread_mutex_unlock(&sim_b.mu);
+}
+
+/* One night whose kernel's true ratio is truth: the board reset, the sampler and meter
+ * started, the idle, the size's energy (copy and kernel), everything stopped. 0, or -1 with
+ * nt->note saying why. A rerun of a night is another call with the same truth and another
+ * seed. */
+static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_cfg *pc_in,
+                                double truth, unsigned long long seed, struct sim_night *nt)
+{
+    memset(nt, 0, sizeof(*nt));
+    nt->ratio = nt->ci = nt->rerun_ci = NAN;
+    nt->truth = truth;
+    sim_board_reset(o, truth, seed);
+    sim_switch(-1);
+    struct tb_power_cfg pc = *pc_in;
+    pc.interval_ms = (int)o->poll_ms;
+    if (sim_b.z.chips > 1)
+        tb_strlcpy(pc.total_rail, "sum", sizeof(pc.total_rail));
+    struct tb_sampler *s = NULL;
+    char why[256];
+    if (tb_sampler_start(&s, &sim_src_ops, &pc, pc.interval_ms, 1 << 20, why, sizeof(why))) {
+        snprintf(nt->note, sizeof(nt->note), "sampler: %s", why);
+        return -1;
+    }
+    /* off the sampler's grid of whole milliseconds: a poll and a load's switch or a look
+     * at the readings never fall on the same virtual nanosecond, where which came first
+     * would be a race (and the nights would differ from run to run) */
+    tb_sleep_ns(SIM_PHASE_NS);
+    volatile sig_atomic_t stop = 0;
+    struct tb_meter *m = tb_meter_new(s, &pc, &stop);
+    int64_t t0 = tb_now_ns();
+    double idle_ci, idle_w = tb_meter_idle(m, &idle_ci, why, sizeof(why));
+    tb_meter_cadence_line(m, nt->cadence, sizeof(nt->cadence));
+    nt->planned_s = (double)(tb_now_ns() - t0) * 1e-9 + tb_meter_plan_size_s(m, 2, true);
+    struct tb_meter_load ld = { sim_night_load, NULL, NULL };
+    struct tb_meter_result out[2];
+    tb_meter_size(m, &ld, 2, 0, idle_w, idle_ci, 0, NULL, out);
+    sim_switch(-1);
+    nt->secs = (double)(tb_now_ns() - t0) * 1e-9;
+    nt->ratio = out[1].ratio;
+    nt->ci = out[1].ratio_ci;
+    nt->rerun_ci = out[1].ratio_rerun_ci;
+    nt->cycles = out[1].cycles;
+    nt->ok = isfinite(nt->ratio);
+    snprintf(nt->note, sizeof(nt->note), "%s", out[1].note);
+    tb_meter_free(m);
+    tb_sampler_stop(s, NULL);
+    return nt->ok ? 0 : -1;
+}
+
+/* ---- the step-response probe ---------------------------------------------------------
+ * What `transpose-bench probe-power` does on a board, on the simulated one: idle 2 s, the
+ * copy 1.5 s, idle 2 s, the copy 1.5 s, idle 2 s, the total polled every 5 ms, fitted by
+ * the probe's own tb_stepfit (stepfit.h). The sensor is read directly at each poll's
+ * virtual time (no sampler thread: the probe's readings are the sensor's). NVML's counter
+ * has no reading of its own to fit: -ENOTSUP. */
+#define SIM_PROBE_POLL_MS 5
+static inline int sim_probe(const struct sim_opts *o, unsigned long long seed,
+                            struct tb_stepfit *fit, char *why, size_t n)
+{
+    static const double edge[] = { 2000, 3500, 5500, 7000 }, end_ms = 9000;
+    if (o->sensor == SIM_NVML)
+        return snprintf(why, n, "nvml: an energy counter, no reading to fit"), -ENOTSUP;
+    sim_board_reset(o, o->ratio, seed);
+    int64_t t0 = tb_now_ns();
+    pthread_mutex_lock(&sim_b.mu);
+    sim_b.nseg = 0;
+    for (int k = -1; k < 4; k++) {   /* idle from t0, then the copy and idle in turn */
+        sim_b.seg_t[sim_b.nseg] = t0 + (k < 0 ? 0 : (int64_t)(edge[k] * 1e6));
+        sim_b.seg_p[sim_b.nseg++] = k % 2 == 0 ? 0 : -1;
+    }
+    size_t np = (size_t)(end_ms / SIM_PROBE_POLL_MS);
+    double *t = malloc(np * sizeof(*t)), *w = malloc(np * sizeof(*w));
+    int rc = -ENOMEM;
+    if (t && w) {
+        for (size_t i = 0; i < np; i++) {
+            t[i] = (double)(i + 1) * SIM_PROBE_POLL_MS;
+            w[i] = 0;
+            for (int c = 0; c < sim_b.z.chips; c++)   /* float, as a sysfs reading gives it */
+                w[i] += (float)sim_read(&sim_b.z, t0 + (int64_t)(t[i] * 1e6), c, NULL);
+        }
+        rc = tb_stepfit(t, w, np, edge, 4, fit, why, n);
+    }
+    pthread_mutex_unlock(&sim_b.mu);
+    free(t);
+    free(w);
+    return rc;
+}
+
+/* ---- the nights' statistics --------------------------------------------------------- */
+
+struct sim_summary {
+    int nights, failed;
+    double bias_pct;               /* mean of measured / true - 1, % */
+    double coverage_pct;           /* nights whose energy_ratio_ci95 covers the truth */
+    double halfwidth_pct_median;   /* energy_ratio_ci95 over the ratio, %, median */
+    double night_s, planned_s;     /* mean seconds of a night, and of its plan */
+    double cycles;                 /* mean cycles */
+    char tail[192];                /* more key=value fields for the line (the probe's) */
+};
+
+static inline void sim_summary_tail(struct sim_summary *sm, const char *text)
+{
+    size_t len = strlen(sm->tail);
+    snprintf(sm->tail + len, sizeof(sm->tail) - len, "%s", text);
+}
+
+static int sim_cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static inline void sim_summarise(const struct sim_night *nt, int n, struct sim_summary *sm)
+{
+    memset(sm, 0, sizeof(*sm));
+    double *hw = calloc((size_t)n + 1, sizeof(*hw)), bias = 0;
+    int ok = 0, covered = 0;
+    for (int i = 0; i < n; i++) {
+        sm->night_s += nt[i].secs / n;
+        sm->planned_s += nt[i].planned_s / n;
+        if (!nt[i].ok)
+            continue;
+        bias += nt[i].ratio / nt[i].truth - 1;
+        covered += fabs(nt[i].ratio - nt[i].truth) <= nt[i].ci;
+        sm->cycles += nt[i].cycles;
+        if (hw)
+            hw[ok] = nt[i].ci / nt[i].ratio;
+        ok++;
+    }
+    sm->nights = n;
+    sm->failed = n - ok;
+    sm->bias_pct = ok ? 100 * bias / ok : NAN;
+    sm->coverage_pct = ok ? 100.0 * covered / ok : NAN;
+    sm->cycles = ok ? sm->cycles / ok : NAN;
+    if (hw && ok) {
+        qsort(hw, (size_t)ok, sizeof(*hw), sim_cmp_dbl);
+        sm->halfwidth_pct_median = 100 * (ok % 2 ? hw[ok / 2] : 0.5 * (hw[ok / 2 - 1] + hw[ok / 2]));
+    } else {
+        sm->halfwidth_pct_median = NAN;
+    }
+    free(hw);
+}
+
+/* The nights of o (each its own seed from o->seed) into nt[0..o->nights) and sm. The
+ * board's power settings: the config's defaults, without the warming (a night here is one
+ * size; the warming is the run's, once). */
+static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
+                              struct sim_summary *sm)
+{
+    struct tb_config cfg;
+    tb_config_init(&cfg);
+    struct tb_power_cfg pc = cfg.board.power;
+    tb_config_free(&cfg);
+    tb_strlcpy(pc.source, "sim", sizeof(pc.source));
+    pc.settle_s = 0;
+    for (int i = 0; i < o->nights; i++) {
+        /* each night's truth: --ratio (a spread between nights would draw it here) */
+        double truth = o->ratio;
+        sim_run_night(o, &pc, truth, (unsigned long long)o->seed + (unsigned long long)i,
+                      &nt[i]);
+        if (o->verbose)
+            fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f), %d cycles, %.1f s "
+                    "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
+                    nt[i].cycles, nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "",
+                    nt[i].note);
+    if (o->verbose && o->nights > 0)
+        fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
+    }
+    sim_summarise(nt, o->nights, sm);
+}
+
+static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim_summary *sm)
+{
+    fprintf(f, "sensor=%s tau_ms=%g tau2_ms=%g ratio=%g noise_pct=%g nights=%d failed=%d "
+            "bias_pct=%.3f coverage_pct=%.1f halfwidth_pct_median=%.3f cycles_mean=%.1f "
+            "night_s=%.1f planned_s=%.1f%s\n", sim_sensor_names[o->sensor], o->tau_ms,
+            o->tau2_ms, o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct,
+            sm->coverage_pct, sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s,
+            sm->tail);
+}
+
+#endif

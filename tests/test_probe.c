@@ -1,0 +1,300 @@
+/* test_probe.c: `probe-power` end to end, in this process on the fake clock: the command's
+ * own entry (options, board file, lock, source, the CPU backend's copy as the load, fit,
+ * what it prints, the kept file) against a fake hwmon tree (the Orin NX fixture) whose
+ * VDD_IN current a thread of this test moves as TI's INA3221 does (SBOS576, "Averaging
+ * function": after every conversion the register moves by (sample - register) / N; one
+ * conversion of this channel every 3 x 2 x 140 us = 0.84 ms), the true power following how
+ * busy the load kept the device (tb_clock_spent_ns). Bad input: no source, a source that
+ * cannot be polled fast, a log folder that cannot be written, usage. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "cmd/probecmd.h"
+#include "energy/stepfit.h"
+#include "lib/clock.h"
+#include "step_sensor.h"
+
+#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
+#define STEP_NS 2500000LL      /* the generator's step: conversions caught up every 2.5 ms */
+#define MV 5160.0              /* VDD_IN's bus voltage (the fixture's idle reading) */
+
+static const char *scratch;   /* this test's folder (th_scratch makes a new one per call) */
+
+static struct gen {
+    char root[512];
+    int avg_n;                 /* the averaging count: tau = 0.84 ms x N */
+    double sigint_ms;          /* > 0: a SIGINT this long after the sensor starts */
+    pthread_t th;
+    atomic_int stop;
+} g;
+
+/* Written whole (a temporary renamed over the file): a read never sees half a number. */
+static void put(const char *rel, long v)
+{
+    char path[700], tmp[710], text[32];
+    snprintf(path, sizeof path, "%s/%s", g.root, rel);
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    int n = snprintf(text, sizeof text, "%ld\n", v);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
+        fprintf(stderr, "test_probe: cannot write '%s'\n", path);
+}
+
+/* The sensor: idle 4.6 W, +3.0 W while the device is busy; each conversion with 2% noise
+ * and the 8 mA step of a 5 mOhm shunt (40 uV LSB); the register is read as mA. */
+static void *gen_main(void *arg)
+{
+    struct step_sensor s = { SS_EMA, 0.84, g.avg_n, 4.6, 7.6, 0.02, 0, 12345, 0, 0, NULL, 0, 0,
+                             0 };
+    s.reg = s.idle_w;
+    int64_t t0 = tb_now_ns() + 1234567, next = t0, last_spent = tb_clock_spent_ns();
+    double owed_ms = 0, conv_ms = 0;
+    long shown = -1;
+    while (!atomic_load(&g.stop)) {
+        tb_sleep_until_ns(next);
+        /* the work the load reported since the last step, spread over the steps it took */
+        int64_t sp = tb_clock_spent_ns();
+        owed_ms += (double)(sp - last_spent) * 1e-6;
+        last_spent = sp;
+        double step_ms = STEP_NS * 1e-6, busy = fmin(owed_ms, step_ms) / step_ms;
+        owed_ms -= fmin(owed_ms, step_ms);
+        double p = s.idle_w + (s.load_w - s.idle_w) * busy;
+        for (; conv_ms <= (double)(next - t0) * 1e-6; conv_ms += s.cycle_ms) {
+            double x = p * (1 + s.noise_rel * ss_gauss(&s.seed));
+            x = round(x / MV * 1e6 / 8) * 8 * MV * 1e-6;   /* one conversion, in 8 mA steps */
+            s.reg += (x - s.reg) / s.avg_n;                 /* SBOS576's averaging */
+        }
+        long ma = lround(s.reg / MV * 1e6 / 8) * 8;
+        if (ma != shown)
+            put(HWMON "/curr1_input", ma), shown = ma;
+        if (g.sigint_ms > 0 && (double)(next - t0) * 1e-6 >= g.sigint_ms)
+            g.sigint_ms = 0, kill(getpid(), SIGINT);
+        next += STEP_NS;
+    }
+    tb_clock_leave();
+    return NULL;
+}
+
+/* The fake Orin NX: the fixture's tree, its update_interval and samples as given (L4T's
+ * nvpower.sh sets 430 and 512), an L4T release; the sensor started with N. */
+static void board_up(int avg_n, long update_interval, long samples)
+{
+    snprintf(g.root, sizeof g.root, "%s/root", scratch);
+    assert_true(th_build_sysfs(g.root, "ina3221/orin-nx.txt", 1) > 0);
+    put(HWMON "/update_interval", update_interval);
+    put(HWMON "/samples", samples);
+    free(th_write(g.root, "etc/nv_tegra_release",
+                  "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: "
+                  "aarch64, DATE: Tue Aug  1 19:57:35 UTC 2023\n"));
+    setenv("TB_ROOT", g.root, 1);
+    g.avg_n = avg_n;
+    atomic_store(&g.stop, 0);
+    tb_clock_join();
+    assert_int_equal(pthread_create(&g.th, NULL, gen_main, NULL), 0);
+}
+
+static void board_down(void)
+{
+    atomic_store(&g.stop, 1);
+    pthread_join(g.th, NULL);
+}
+
+static char out_text[16384];
+
+/* Runs the command's entry with args split at spaces; stdout into out_text, stderr into
+ * *err (malloc). Returns the exit code. */
+static int probe(char **err, const char *fmt, ...)
+{
+    char line[4096], *argv[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    int argc = 0;
+    argv[argc++] = "probe-power";
+    for (char *save = NULL, *tok = strtok_r(line, " ", &save); tok && argc < 63;
+         tok = strtok_r(NULL, " ", &save))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+    char path[600];
+    snprintf(path, sizeof path, "%s/stdout", scratch);
+    fflush(stdout);
+    int keep = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    close(fd);
+    th_stderr_begin();
+    int rc = tb_probe_main(argc, argv);
+    fflush(stdout);
+    *err = th_stderr_end();
+    dup2(keep, 1);
+    close(keep);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(out_text, 1, sizeof out_text - 1, f) : 0;
+    out_text[n] = 0;
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+static double field(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    return p ? atof(p + strlen(key)) : NAN;
+}
+
+#define COMMON "-b boards/jetson-orin-nx.cfg --device cpu --size 256x256"
+
+/* The datasheet's sensor at N = 512: tau 430 ms found, agreeing with update_interval, and
+ * the meter's old model (a mean changing once per interval) said to disagree; the kept
+ * file holds what was printed. */
+static void test_probe_ema(void **state)
+{
+    scratch = th_scratch();
+    board_up(512, 430, 512);
+    char *err;
+    int rc = probe(&err, COMMON " --set power.sysfs_root=%s -o %s/logs", g.root, scratch);
+    board_down();
+    if (rc != 0)
+        th_fail("exit %d: %s\n%s", rc, err, out_text);
+    th_must_have(out_text, "source ina3221, rail VDD_IN");
+    th_must_have(out_text, "L4T R35.4.1");
+    th_must_have(out_text, "fit: model=ema ");
+    double tau = field(out_text, "tau_ms=");
+    th_assert_close(tau, 430, 0.05 * 430);
+    assert_true(field(out_text, "delay_ms=") < 60);
+    th_must_have(out_text, "sysfs: hwmon update_interval 430 ms, samples 512");
+    th_must_have(out_text, "agrees: tau");
+    th_must_have(out_text, "DISAGREES: the reading changes at every poll");
+    th_must_have(out_text, "please send this whole output");
+    char path[700];
+    snprintf(path, sizeof path, "%s/logs/probe-jetson-orin-nx-R35.4.1.cfg", scratch);
+    th_must_have(out_text, path);
+    struct tb_stepfit f;
+    char why[512];
+    assert_int_equal(tb_stepfit_load(path, &f, why, sizeof why), 0);
+    assert_string_equal(f.model, "ema");
+    th_assert_close(f.tau_ms, tau, 0.05);
+    free(err);
+}
+
+/* N = 256 (215 ms) where sysfs claims 430: the disagreement said with both numbers; a
+ * second probe replaces the first's result, never another file at that name. */
+static void test_probe_disagrees_and_keeps(void **state)
+{
+    scratch = th_scratch();
+    board_up(256, 430, 512);
+    char *err;
+    int rc = probe(&err, COMMON " --seconds 1 --set power.sysfs_root=%s -o %s/logs", g.root,
+                   scratch);
+    if (rc != 0)
+        th_fail("exit %d: %s\n%s", rc, err, out_text);
+    free(err);
+    th_assert_close(field(out_text, "tau_ms="), 215, 0.05 * 215);
+    th_must_have(out_text, "DISAGREES: tau ");
+    th_must_have(out_text, "against update_interval 430 ms");
+    rc = probe(&err, COMMON " --seconds 1 --set power.sysfs_root=%s -o %s/logs", g.root,
+               scratch);
+    if (rc != 0)
+        th_fail("exit %d: %s\n%s", rc, err, out_text);
+    th_must_have(out_text, "(replacing the earlier result)");
+    free(err);
+    char *path = th_write(scratch, "other/probe-jetson-orin-nx-R35.4.1.cfg", "mine\n");
+    rc = probe(&err, COMMON " --seconds 1 --set power.sysfs_root=%s -o %s/other", g.root,
+               scratch);
+    board_down();
+    assert_int_equal(rc, 1);
+    th_must_have(err, "is not an earlier probe's result: not replaced");
+    FILE *f = fopen(path, "r");
+    char buf[16] = "";
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "mine\n");
+    char other[600];
+    snprintf(other, sizeof other, "%s/other", scratch);
+    assert_int_equal(th_count_files(other), 1);   /* no temporary of ours left */
+    free(path);
+    free(err);
+}
+
+/* A signal in the middle (the second load): the probe stops, keeps nothing, leaves no
+ * temporary, and the handlers it installed are gone again. */
+static void test_probe_signal(void **state)
+{
+    scratch = th_scratch();
+    g.sigint_ms = 3500;
+    board_up(512, 430, 512);
+    char *err, logs[600];
+    int rc = probe(&err, COMMON " --seconds 1 --set power.sysfs_root=%s -o %s/logs", g.root,
+                   scratch);
+    board_down();
+    assert_int_equal(rc, 1);
+    th_must_have(err, "stopped by signal 2: nothing kept");
+    snprintf(logs, sizeof logs, "%s/logs", scratch);
+    assert_int_equal(th_count_files(logs), 0);
+    struct sigaction now;
+    sigaction(SIGINT, NULL, &now);
+    assert_true(now.sa_handler == SIG_DFL);
+    free(err);
+}
+
+static void test_probe_bad_input(void **state)
+{
+    scratch = th_scratch();
+    char *err, *root = th_tmpdir();
+    /* no power source: the generic board has none */
+    assert_int_equal(probe(&err, "-b boards/generic.cfg --device cpu -o %s/l", scratch),
+                     1);
+    th_must_have(err, "no power source on board 'generic'");
+    free(err);
+    /* the source named cannot be polled fast */
+    assert_int_equal(probe(&err, COMMON " --set power.source=tegrastats -o %s/l", scratch),
+                     1);
+    th_must_have(err, "'tegrastats' cannot be polled every 5 ms");
+    free(err);
+    /* a tree without the rails */
+    assert_int_equal(probe(&err, COMMON " --set power.sysfs_root=%s -o %s/l", root,
+                           scratch), 1);
+    th_must_have(err, "power source 'ina3221' cannot start");
+    free(err);
+    /* a log folder that cannot be written (a file where the folder should be), said
+     * before anything is measured */
+    char *file = th_write(scratch, "notadir", "x\n");
+    assert_int_equal(probe(&err, COMMON " --set power.sysfs_root=%s -o %s", root, file), 1);
+    th_must_have(err, "cannot write in the log folder");
+    th_must_have(err, file);
+    free(err);
+    /* usage: every problem in one pass, exit 2 */
+    assert_int_equal(probe(&err, COMMON " --seconds 60 --poll-ms 2.5 --size 3 -o %s/l",
+                           scratch), 2);
+    th_must_have(err, "--seconds '60'");
+    th_must_have(err, "--poll-ms '2.5'");
+    th_must_have(err, "--size '3'");
+    free(err);
+    assert_int_equal(probe(&err, COMMON " extra"), 2);
+    th_must_have(err, "unexpected argument 'extra'");
+    free(err);
+    free(file);
+    th_rmtree(root);
+    free(root);
+}
+
+int main(void)
+{
+    tb_clock_fake(0);
+    setenv("TB_FAKE_CLOCK_WORK", "200", 1);
+    const struct CMUnitTest tests[] = {
+        TH_TEST(test_probe_ema),
+        TH_TEST(test_probe_disagrees_and_keeps),
+        TH_TEST(test_probe_signal),
+        TH_TEST(test_probe_bad_input),
+    };
+    return cmocka_run_group_tests(tests, th_lock_setup, th_lock_teardown);
+}
