@@ -251,7 +251,7 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
 TIER ?= full
-SLOW_TESTS := test_meter_sim test_modes_e2e test_meter_night test_driver_faults test_e2e_power test_nvml_hang \
+SLOW_TESTS := test_rerun_calib test_meter_sim test_modes_e2e test_meter_night test_driver_faults test_e2e_power test_nvml_hang \
 	test_nightly test_nvml
 # the slow first (in SLOW_TESTS' order, the slowest first): make starts jobs in this order
 RUN_TESTS := $(if $(filter quick,$(TIER)),,$(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS)))) \

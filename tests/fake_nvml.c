@@ -8,6 +8,8 @@
  *   hang-init     nvmlInit never returns (a wedged driver)
  *   hang:N        power reads never return after N good ones (a GPU that stops answering)
  *   hang-fields   nvmlDeviceGetFieldValues never returns
+ * $TB_FAKE_NVML_UUID: what nvmlDeviceGetUUID answers (default one fixed UUID; "notsup":
+ * NOT_SUPPORTED); $TB_FAKE_NVML_LIMIT_MW: the enforced power limit in mW (default 700000).
  * $TB_FAKE_NVML_REASONS: the clock-event reasons bitmask nvmlDeviceGetCurrentClocksEventReasons
  * answers (strtoull, e.g. "0x44"; default 0); "notsup" answers NOT_SUPPORTED.
  * $TB_FAKE_NVML_MEM_TEMP: the memory's temperature nvmlDeviceGetFieldValues answers for
@@ -90,7 +92,25 @@ nvml_ret nvmlDeviceGetTotalEnergyConsumption(void *dev, unsigned long long *mj)
 nvml_ret nvmlDeviceGetTemperature(void *dev, int which, unsigned int *c) { *c = 60; return 0; }
 nvml_ret nvmlDeviceGetClockInfo(void *dev, int which, unsigned int *mhz) { *mhz = 1500; return 0; }
 nvml_ret nvmlDeviceGetMaxClockInfo(void *dev, int which, unsigned int *mhz) { *mhz = 1980; return 0; }
-nvml_ret nvmlDeviceGetEnforcedPowerLimit(void *dev, unsigned int *mw) { *mw = 700000; return 0; }
+nvml_ret nvmlDeviceGetEnforcedPowerLimit(void *dev, unsigned int *mw)
+{
+    const char *w = getenv("TB_FAKE_NVML_LIMIT_MW");
+    *mw = w ? (unsigned int)strtoul(w, NULL, 10) : 700000;
+    return 0;
+}
+
+/* nvml.h: "GPU-" and 32 hex digits in 8-4-4-4-12 groups, NUL-terminated within length */
+nvml_ret nvmlDeviceGetUUID(void *dev, char *uuid, unsigned int length)
+{
+    const char *u = getenv("TB_FAKE_NVML_UUID");
+    if (u && !strcmp(u, "notsup"))
+        return 3;
+    u = u ? u : "GPU-8c5b2f3e-1d2a-4f6b-9c7d-0e1f2a3b4c5d";
+    if (strlen(u) + 1 > length)
+        return 7;   /* NVML_ERROR_INSUFFICIENT_SIZE */
+    strcpy(uuid, u);
+    return 0;
+}
 nvml_ret nvmlDeviceGetUtilizationRates(void *dev, struct nvml_util *u) { u->gpu = 97; u->memory = 80; return 0; }
 
 nvml_ret nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *mask)

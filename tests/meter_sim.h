@@ -41,6 +41,8 @@ static struct sim {
                                    * with every reading (an HBM board); NAN: not said */
     double noise;                 /* relative noise of a reading */
     double cap_w;                 /* the power limit: a point above it draws it (0: none) */
+    bool say_limit, no_cap_bit;   /* the source says cap_w as its enforced limit (NVML's
+                                   * identify); its reasons never carry the cap's bit */
     double copy_scale;            /* the copy's power this night over its usual (0: 1): a
                                    * state one run's cycles share and a rerun need not */
     double clock_fall_after_s;    /* the GPU clock halves after this (0: never) */
@@ -164,7 +166,7 @@ static inline int fake_sample(void *st, struct tb_power_sample *s, char *why, si
     /* NVML's clock-event reasons with every reading (COUNTER only: the other sensors cannot
      * say): the power cap's bit while the load would draw more than the limit */
     s->has_reasons = sim.kind == COUNTER;
-    s->reasons = s->has_reasons && sim.cap_w > 0 && point_at(now) >= 0 &&
+    s->reasons = s->has_reasons && !sim.no_cap_bit && sim.cap_w > 0 && point_at(now) >= 0 &&
                  free_power_at(now) > sim.cap_w ? TB_POWER_REASON_CAP : 0;
     pthread_mutex_unlock(&sim.mu);
     if (sim.kind == COUNTER)
@@ -197,9 +199,15 @@ static inline void fake_cadence(void *st, struct tb_power_cadence *c)
     }
 }
 
+static inline void fake_identify(void *st, struct tb_power_device *d)
+{
+    d->limit_w = sim.say_limit && sim.cap_w > 0 ? sim.cap_w : NAN;
+}
+
 static const struct tb_power_ops fake_ops = {
     .name = "sim", .help = "a simulated board", .state_size = sizeof(struct fake),
     .open = fake_open, .sample = fake_sample, .close = fake_close, .cadence = fake_cadence,
+    .identify = fake_identify,
 };
 
 /* The load: point i runs until end; the fake clock spends the time. */
@@ -262,6 +270,7 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim.mem_above_c = NAN;
     sim.noise = noise_rel;
     sim.cap_w = 0;
+    sim.say_limit = sim.no_cap_bit = false;
     sim.copy_scale = 0;
     sim.clock_fall_after_s = 0;
     sim.dies_after_ns = INT64_MAX / 2;

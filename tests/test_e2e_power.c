@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "measure/backend.h"
+#include "lib/stats.h"
 #include "log/csvlog.h"
 #include "lib/util.h"
 
@@ -133,7 +134,7 @@ static char *named_log(void)
 
 /* Three nights of one board into one log folder: the first's rerun interval rests on the
  * board file's run-to-run spread alone (rerun_runs 0, the setting in rerun_ratio_sd, and
- * energy_ratio_rerun_ci95 that spread and the cycles' interval combined); the third learns
+ * energy_ratio_rerun_ci95 that spread and the cycles' spread combined); the third learns
  * from the two before it, says so in its power_rerun line and in rerun_runs. */
 static void test_rerun_spread_learned_from_earlier_nights(void **state)
 {
@@ -161,9 +162,17 @@ static void test_rerun_spread_learned_from_earlier_nights(void **state)
         th_field(header, row, "energy_ratio_ci95", ci, sizeof(ci));
         th_field(header, row, "energy_ratio_rerun_ci95", rci, sizeof(rci));
         th_field(header, row, "rerun_ratio_sd", sd, sizeof(sd));
-        double ratio = atof(v), want = hypot(atof(ci), 1.96 * sqrt(2.0) * atof(sd) * ratio);
-        assert_true(ratio > 0 && atof(ci) >= 0 && atof(rci) > atof(ci));
-        th_assert_close(atof(rci), want, 0.0002 + 1e-3 * want);   /* "%.4f" each */
+        /* the night term whole, the cycles' by their pooled spread (rerun.h's
+         * tb_rerun_halfwidth): between the night term and the two intervals combined */
+        char cyc[32];
+        th_field(header, row, "power_cycles", cyc, sizeof(cyc));
+        double ratio = atof(v), night_term = 1.96 * sqrt(2.0) * atof(sd) * ratio;
+        /* its t at most the cycles' own (more degrees of freedom pooled, never fewer) */
+        double both = hypot(atof(ci), tb_t95((size_t)atoi(cyc) - 1) / 1.96 * night_term);
+        assert_true(ratio > 0 && atof(ci) >= 0);
+        if (!(atof(rci) >= night_term - 0.0001 && atof(rci) <= both + 0.0002))   /* "%.4f" */
+            th_fail("night %d: rerun interval %s outside [%.5f, %.5f]", night, rci, night_term,
+                    both);
         if (night < 2)
             assert_string_equal(sd, "0.005000");
         th_must_have(text, night < 2 ? "# power_rerun: " : "# power_rerun: 2 earlier log(s)");

@@ -340,6 +340,43 @@ static void test_machine_ids_keep_hosts_apart(void **state)
     free(dir);
 }
 
+/* Two GPUs of one model in one host (their device_id lines: NVML's UUIDs) are two devices;
+ * an old log without the line joins the one device of its host and name that logged one,
+ * and where two did it stays without (a series of its own), never guessed; a log of
+ * another device name is never given one. */
+static void test_device_ids_keep_gpus_apart(void **state)
+{
+    char *dir = th_tmpdir(), text[2048], name[64];
+    struct tb_logset s;
+    tb_logset_init(&s, "history");
+    const char *hosts[5] = { "lab", "lab", "lab", "solo", "solo" };
+    const char *devs[5] = { "H200", "H200", "H200", "L4", "L4" };
+    const char *ids[5] = { "GPU-aaaa", "GPU-bbbb", "", "GPU-cccc", "" };
+    th_stderr_begin();
+    for (int i = 0; i < 5; i++) {
+        snprintf(text, sizeof(text), "# run_id: %s_b_2026110%dT020000Z\n# device: %s\n%s%s%s"
+                 "run_id,board,device,kernel,rows,cols,gbps,status\n"
+                 "%s_b_2026110%dT020000Z,b,%s,k,64,64,%d,ok\n# end: complete, 1 rows\n",
+                 hosts[i], i + 1, devs[i], ids[i][0] ? "# device_id: " : "", ids[i],
+                 ids[i][0] ? "\n" : "", hosts[i], i + 1, devs[i], 10 + i);
+        snprintf(name, sizeof(name), "l%d.csv", i);
+        char *p = th_write(dir, name, text);
+        assert_int_equal(tb_logread(&s, p), 1);
+        free(p);
+    }
+    free(th_stderr_end());
+    assert_string_equal(s.v[0].device_id, "GPU-aaaa");
+    assert_true(tb_log_device_cmp(&s.v[0], &s.v[1]) != 0);   /* two GPUs, one name */
+    assert_int_equal(tb_log_device_cmp(&s.v[0], &s.v[2]), 0);   /* no id: by the name */
+    assert_true(tb_log_device_cmp(&s.v[2], &s.v[3]) != 0);
+    tb_logset_fill_device_ids(&s);
+    assert_string_equal(s.v[2].device_id, "");            /* lab: two GPUs, not guessed */
+    assert_string_equal(s.v[4].device_id, "GPU-cccc");    /* solo: one */
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* The metadata keys: the reader finds them by the same table the writers use. */
 static void test_meta_value(void **state)
 {
@@ -501,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_headerless_recovered_log),
         cmocka_unit_test(test_impossible_numbers_are_flagged),
         cmocka_unit_test(test_machine_ids_keep_hosts_apart),
+        cmocka_unit_test(test_device_ids_keep_gpus_apart),
         cmocka_unit_test(test_meta_value),
         cmocka_unit_test(test_windows_logs_and_board_commas),
         cmocka_unit_test(test_huge_log_format),

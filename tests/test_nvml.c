@@ -80,6 +80,43 @@ static void test_readings(void **state)
     free(st);
 }
 
+/* The GPU's own identity and power limit (identify): nvmlDeviceGetUUID's answer, kept as
+ * letters, digits and '-' only (a driver's odd bytes never reach the log); none where it
+ * answers NOT_SUPPORTED; the enforced limit in W. */
+static void identify_as(const char *uuid, const char *limit_mw, struct tb_power_device *d)
+{
+    char why[256];
+    struct tb_power_cfg b;
+    struct tb_power_rails rails;
+    memset(&b, 0, sizeof(b));
+    if (uuid)
+        setenv("TB_FAKE_NVML_UUID", uuid, 1);
+    setenv("TB_FAKE_NVML_LIMIT_MW", limit_mw, 1);
+    void *st = calloc(1, tb_power_nvml.state_size);
+    assert_int_equal(tb_power_nvml.open(st, &b, &rails, why, sizeof(why)), 0);
+    memset(d, 0x55, sizeof(*d));
+    tb_power_nvml.identify(st, d);
+    tb_power_nvml.close(st);
+    free(st);
+    unsetenv("TB_FAKE_NVML_UUID");
+    unsetenv("TB_FAKE_NVML_LIMIT_MW");
+}
+
+static void test_identity_and_power_limit(void **state)
+{
+    struct tb_power_device d;
+    identify_as("GPU-11111111-2222-3333-4444-555555555555", "700000", &d);
+    assert_string_equal(d.id, "GPU-11111111-2222-3333-4444-555555555555");
+    th_assert_close(d.limit_w, 700, 1e-9);
+    assert_string_equal(d.limit_how, "NVML enforced power limit");
+    identify_as("GPU-aa\n# end: complete", "450000", &d);
+    assert_string_equal(d.id, "GPU-aaendcomplete");
+    th_assert_close(d.limit_w, 450, 1e-9);
+    identify_as("notsup", "0", &d);   /* no UUID, a limit of 0: neither known */
+    assert_string_equal(d.id, "");
+    assert_true(isnan(d.limit_w));
+}
+
 /* The memory's own temperature (NVML_FI_DEV_MEMORY_TEMP, an HBM board) with every reading:
  * read at most every 250 ms (of the fake clock) and carried between, converted by its value
  * type (signed int, double), and named in the run conditions; a board whose field answers
@@ -250,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_missing_library),
         cmocka_unit_test(test_not_supported_is_no_reading),
         cmocka_unit_test(test_readings),
+        cmocka_unit_test(test_identity_and_power_limit),
         cmocka_unit_test(test_memory_temperature),
         cmocka_unit_test(test_follows_the_chosen_gpu),
         cmocka_unit_test(test_gpu_lost_mid_run),

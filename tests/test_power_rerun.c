@@ -7,6 +7,11 @@
 #include "helpers.h"
 
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "lib/stats.h"
@@ -38,6 +43,21 @@ static void write_log_named(const char *dir, const char *h, int d, const char *i
     free(th_write(dir, name, text));
 }
 
+/* A log of device dev_id (its device_id line; "" none) on host "lab", day d. */
+static void write_log_dev(const char *dir, int d, const char *dev_id, const char *rows)
+{
+    char name[128], text[8192], line[160] = "";
+    snprintf(name, sizeof(name), "lab_lab-h200_202611%02dT010000Z.csv.gz", d);
+    if (dev_id[0])
+        snprintf(line, sizeof(line), "# device_id: %s\n", dev_id);
+    snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
+             "# run_id: lab_lab-h200_202611%02dT010000Z\n# images_sha256: " IMAGES "\n"
+             "# host: lab\n# device: NVIDIA H200\n%s"
+             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n" HEADER "%s"
+             "# end: complete\n", d, line, rows);
+    free(th_write(dir, name, text));
+}
+
 static void write_log_of(const char *dir, const char *h, int d, const char *img, const char *rows)
 {
     write_log_named(dir, h, d, img, "", rows);
@@ -53,7 +73,7 @@ static void vec16_row(char *buf, size_t n, double ratio, double ci, double jpg, 
                       int capped)
 {
     snprintf(buf, n, "lab,lab-h200,NVIDIA H200,vec16,float,8192,8192,256,1,3600,ok,ok,,"
-             "%.5f,%.5f,%.5f,%d,%d\n", ratio, ci, jpg, cycles, capped);
+             "%.5f,%.7g,%.5f,%d,%d\n", ratio, ci, jpg, cycles, capped);
 }
 
 static struct tb_rerun *learn(const char *dir)
@@ -174,7 +194,8 @@ static void test_spread_the_cycles_explain_teaches_nothing(void **state)
  * within 0.3% of each other with one of a ratio of 9000 among them (a broken night: it
  * moves two of six differences, not their median); nights that stepped 4.5% once (a new
  * JetPack: one difference); one night of wide cycles among tight ones (its own variance
- * does not cancel the others' spread: the median of the runs' own). Two nights, one odd:
+ * does not cancel the others' spread: the median of the runs' own; with four differences
+ * the spread is the learned one, the setting no longer in it). Two nights, one odd:
  * no median leaves it out, the spread stops at 5 times the setting. */
 static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
 {
@@ -191,13 +212,42 @@ static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
         th_fail("a step taught %g and %g", sd.ratio, sd.abs);
     double e1 = exp(0.01), s = sd_of_steps(0.01);
     const double alt[] = { 1, e1, 1, e1, 1 }, wide[] = { 1e-6, 1e-6, 500, 1e-6, 1e-6 };
-    nights(alt, wide, alt, 5, 4, &sd);
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 4 * s * s) / 6), 1e-5);
+    nights(alt, wide, alt, 5, 4, &sd);   /* 4 differences: the learned spread alone */
+    assert_int_equal(sd.pairs, TB_RERUN_POOL_MIN);
+    th_assert_close(sd.ratio, s, 1e-5);
     const double two[] = { 1.0, 9000 };
     nights(two, tight, two, 2, 4, &sd);
     assert_int_equal(sd.runs, 2);
     th_assert_close(sd.ratio, 5 * 0.004, 1e-12);
     th_assert_close(sd.abs, 5 * 0.008, 1e-12);
+}
+
+/* power.rerun_ratio_sd = 0 (#50 item 11): no prior, and still learnt from the nights (the
+ * cap of 5 times the setting once made it 0 for ever): two nights 1% apart teach their
+ * spread whole; none: 0. */
+static void test_zero_setting_still_learns(void **state)
+{
+    struct tb_power_cfg zero = pc;
+    zero.rerun_ratio_sd = zero.rerun_abs_sd = 0;
+    char *dir = th_tmpdir(), row[256];
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    struct tb_rerun *r = learn(dir);
+    tb_rerun_sd(r, &me, &zero, &sd);
+    tb_rerun_free(r);
+    assert_true(sd.ratio == 0 && sd.runs == 0);
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 1, row);
+    vec16_row(row, sizeof(row), 1.212, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 2, row);
+    r = learn(dir);
+    tb_rerun_sd(r, &me, &zero, &sd);
+    tb_rerun_free(r);
+    assert_int_equal(sd.runs, 2);
+    th_assert_close(sd.ratio, sd_of_steps(log(1.212 / 1.2)), 1e-6);
+    th_rmtree(dir);
+    free(dir);
 }
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
@@ -241,6 +291,127 @@ static void test_only_this_points_runs_count(void **state)
     double s = sd_of_steps(log(1.21 / 1.19));
     th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + s * s) / 3), 1e-6);
     tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* Two H200s in one host writing to one folder (their device_ids, NVML's UUIDs): GPU a's
+ * nights agree to 0.05%, GPU b's alternate by 5%; each learns its own spread, not one
+ * spread of both (b's 12 times a's, once). A night of a whose row is not in its own
+ * logs by its id learns by the name alone (logs from before the line). */
+static void test_two_gpus_of_one_host_learn_apart(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    for (int d = 1; d <= 6; d++) {
+        vec16_row(row, sizeof(row), d % 2 ? 1.2000 : 1.2006, 1e-6, 0.18, 4, 0);
+        write_log_dev(dir, d, "GPU-aaaa", row);
+        vec16_row(row, sizeof(row), d % 2 ? 1.20 : 1.26, 1e-6, 0.18, 4, 0);
+        write_log_dev(dir, 10 + d, "GPU-bbbb", row);
+    }
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd a, b, both;
+    struct tb_rerun *r = learn(dir);
+    strcpy(me.device_id, "GPU-aaaa");
+    tb_rerun_sd(r, &me, &pc, &a);
+    strcpy(me.device_id, "GPU-bbbb");
+    tb_rerun_sd(r, &me, &pc, &b);
+    me.device_id[0] = '\0';
+    tb_rerun_sd(r, &me, &pc, &both);
+    tb_rerun_free(r);
+    assert_int_equal(a.runs, 6);
+    assert_int_equal(b.runs, 6);
+    th_assert_close(a.ratio, sd_of_steps(log(1.2006 / 1.2)), 1e-6);
+    th_assert_close(b.ratio, sd_of_steps(log(1.26 / 1.2)), 1e-6);
+    assert_int_equal(both.runs, 12);   /* by the name: both GPUs' runs */
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* With power.points = fastest a kernel is one series whichever block was fastest: vec16's
+ * fastest block changes from night to night (256x1, 128x2, its ratio 1.20 and 1.21) and
+ * the nights teach that step; with power.points = all each block is its own series, whose
+ * nights agree. */
+static void test_fastest_block_changes_one_series(void **state)
+{
+    char *dir = th_tmpdir(), row[256];
+    for (int d = 1; d <= 5; d++) {
+        snprintf(row, sizeof(row), "lab,lab-h200,NVIDIA H200,vec16,float,8192,8192,%s,3600,ok,"
+                 "ok,,%.5f,1e-6,0.18,4,0\n", d % 2 ? "256,1" : "128,2", d % 2 ? 1.2 : 1.21);
+        write_log(dir, "lab", d, row);
+    }
+    struct tb_power_cfg fastest = pc, all = pc;
+    strcpy(fastest.points, "fastest");
+    strcpy(all.points, "all");
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd f, a;
+    struct tb_rerun *r = learn(dir);
+    tb_rerun_sd(r, &me, &fastest, &f);
+    tb_rerun_sd(r, &me, &all, &a);
+    tb_rerun_free(r);
+    assert_int_equal(f.runs, 5);
+    assert_int_equal(f.pairs, 4);
+    th_assert_close(f.ratio, sd_of_steps(log(1.21 / 1.2)), 1e-6);
+    /* each block its own series: 256x1's three nights and 128x2's two agree, 3 differences
+     * of 0 beside the setting's 2 */
+    assert_int_equal(a.runs, 5);
+    assert_int_equal(a.pairs, 3);
+    th_assert_close(a.ratio, 0.004 * sqrt(2.0 / 5.0), 1e-9);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The learner's thread waits here while stalled (a stuck file system's stand-in for an
+ * open that never returns): the tool's weak hook, replaced for this program. */
+static atomic_int stalled;
+void tb_rerun_test_stall(void)
+{
+    while (atomic_load(&stalled))
+        sched_yield();
+}
+
+/* Log folders as a night finds them (#50 item 8): a FIFO, a folder and a dangling link
+ * named like logs of this host and board beside two good nights are passed over at once
+ * (no open of them blocks) and the nights are learnt from; a learner held in a call that
+ * does not return is left behind at the limit, or at once when a signal has asked the run
+ * to stop, with the settings alone and the line saying why; it ends when its call does. */
+static void test_a_stuck_log_does_not_stall_the_night(void **state)
+{
+    char *dir = th_tmpdir(), row[256], path[PATH_MAX], line[512];
+    vec16_row(row, sizeof(row), 1.20, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 1, row);
+    vec16_row(row, sizeof(row), 1.21, 1e-6, 0.18, 4, 0);
+    write_log(dir, "lab", 3, row);
+    snprintf(path, sizeof(path), "%s/lab_lab-h200_20261102T010000Z.csv.gz", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof(path), "%s/lab_lab-h200_20261104T010000Z.csv.gz", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/lab_lab-h200_20261105T010000Z.csv.gz", dir);
+    assert_int_equal(symlink("/nonexistent/log.csv.gz", path), 0);
+    volatile sig_atomic_t stop = 0;
+    th_stderr_begin();
+    struct tb_rerun *r = tb_rerun_learn_bounded(dir, "lab", "", "lab-h200", IMAGES, 30, &stop,
+                                                line, sizeof(line));
+    free(th_stderr_end());
+    assert_non_null(r);
+    th_must_have(line, "2 earlier log(s)");
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd sd;
+    tb_rerun_sd(r, &me, &pc, &sd);
+    assert_int_equal(sd.runs, 2);
+    tb_rerun_free(r);
+    atomic_store(&stalled, 1);
+    assert_null(tb_rerun_learn_bounded(dir, "lab", "", "lab-h200", IMAGES, 0, &stop, line,
+                                       sizeof(line)));
+    th_must_have(line, "were not read within 0 s");
+    th_must_have(line, "the board file's settings alone");
+    stop = 1;   /* SIGTERM's handler: the limit is not waited for */
+    assert_null(tb_rerun_learn_bounded(dir, "lab", "", "lab-h200", IMAGES, 3600, &stop, line,
+                                       sizeof(line)));
+    th_must_have(line, "(stopped by a signal)");
+    atomic_store(&stalled, 0);   /* the stuck calls return: their threads end on their own */
     th_rmtree(dir);
     free(dir);
 }
@@ -365,7 +536,11 @@ int main(void)
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
         TH_TEST(test_only_this_points_runs_count),
+        TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
+        TH_TEST(test_two_gpus_of_one_host_learn_apart),
+        TH_TEST(test_fastest_block_changes_one_series),
+        TH_TEST(test_a_stuck_log_does_not_stall_the_night),
         TH_TEST(test_rows_bound_stops_the_reading),
         TH_TEST(test_bytes_bound_stops_a_bomb),
     };

@@ -423,6 +423,40 @@ static void test_two_hosts_of_one_name(void **state)
     free(log);
 }
 
+/* Two GPUs of one model in one host (their device_id lines) are two series in history, the
+ * one GPU's 30% drop not hidden in the other's; a Jetson's run logs its module's serial
+ * number from the device tree (under TB_ROOT) as its device_id. */
+static void test_two_gpus_of_one_host(void **state)
+{
+    const char *dir = th_scratch();
+    char paths[4][PATH_MAX];
+    const char *ids[2] = { "GPU-aaaa", "GPU-bbbb" };
+    for (int i = 0; i < 4; i++) {
+        char text[1024], name[64];
+        snprintf(text, sizeof(text), "# log_format: 1\n# run_id: lab_h200_2026110%dT020000Z\n"
+                 "# host: lab\n# device_id: %s\n" FIELDS
+                 "lab_h200_2026110%dT020000Z,h200,NVIDIA H200,blocked,float,64,64,8,8,"
+                 "%d.5,0.01,ok,0.5,1\n# end: complete, 1 rows\n", i + 1, ids[i % 2], i + 1,
+                 i == 3 ? 70 : 100);
+        snprintf(name, sizeof(name), "lab_h200_2026110%dT020000Z.csv", i + 1);
+        char *p = th_write(dir, name, text);
+        tb_strlcpy(paths[i], p, PATH_MAX);
+        free(p);
+    }
+    assert_int_equal(th_runf("history %s %s %s %s", paths[0], paths[1], paths[2], paths[3]), 0);
+    must_have(th_out(), "h200 (NVIDIA H200 GPU-aaaa) on lab, blocked, 64x64 float\n");
+    must_have(th_out(), "h200 (NVIDIA H200 GPU-bbbb) on lab, blocked, 64x64 float\n");
+    const char *root = th_scratch();
+    free(th_write(root, "proc/device-tree/serial-number", "1423019023456"));
+    setenv("TB_ROOT", root, 1);
+    setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);
+    char *log = th_run_log("run --quiet --device cpu -b boards/generic.cfg --sizes 16x16 "
+                           "--kernels copy_row --set power.source=none -o %s", 0, true, NULL, NULL);
+    must_have(log, "\n# device_id: serial-1423019023456\n");
+    free(log);
+    unsetenv("TB_ROOT");
+}
+
 /* doc/nightly.md's gate: yesterday had a manual run (slow: another load) and the cron run.
  * Given as a quoted pattern, both are the baseline and the best of each point counts: no
  * false regression; today's manual run beside today's cron run is no regression either. */
@@ -582,6 +616,7 @@ int main(void)
         TH_TEST(test_fifo_and_dev_zero_as_logs),
         TH_TEST(test_failed_night_among_good_ones),
         TH_TEST(test_two_hosts_of_one_name),
+        TH_TEST(test_two_gpus_of_one_host),
         TH_TEST(test_baseline_night_with_two_logs),
         TH_TEST(test_json_outputs),
         TH_TEST(test_json_tables_documented),

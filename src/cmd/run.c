@@ -29,6 +29,7 @@
 #include "measure/backend.h"
 #include "measure/board.h"
 #include "measure/conditions.h"
+#include "measure/identity.h"
 #include "log/csvlog.h"
 #include "lib/lock.h"
 #include "measure/point_rules.h"
@@ -81,6 +82,7 @@ struct run {
     struct tb_lock *lock;
     char host[128];                 /* gethostname's, as logged (one line of text) */
     char host_id[40];               /* machine-id, "" where the host has none */
+    char device_id[96];             /* the device's own identity (device_id), "" none */
     struct tb_csvlog *log;
     bool log_done;                  /* the log was opened and has been closed */
     bool header_written;
@@ -495,6 +497,7 @@ static void sweep(struct run *r)
         .cfg = r->cfg, .be = r->be, .be_st = r->be_st, .dev = &r->dev, .log = r->log,
         .sampler = r->sampler,
         .run_id = tb_csvlog_run_id(r->log), .host = r->host, .host_id = r->host_id,
+        .device_id = r->device_id,
         .stop = &stop_signal,
         .progress = !r->o->quiet && isatty(STDERR_FILENO), .quiet = r->o->quiet,
         .seed = (unsigned long long)tb_now_ns(),
@@ -671,7 +674,9 @@ enum tb_run_outcome tb_run(struct tb_run_opts *o)
          * "complete, 0 rows" */
         end_early(&r, "failed: no point to run (the sweep's point list is empty)");
     } else {
-        start_power(&r);
+        start_power(&r);   /* then the device's own identity (identity.h), where known */
+        if (tb_device_identity(r.sampler, r.device_id, sizeof(r.device_id)) == 0)
+            tb_csvlog_meta(r.log, TB_META(device_id), "%s", r.device_id);
         sweep(&r);
         out = finish(&r);
     }

@@ -232,7 +232,11 @@ void tb_meter_block_extras(struct tb_meter *m, int64_t ta, int64_t tb, struct tb
     b->counter_j = f.energy_counter_j;
     /* capped: the power cap's bit in half the block's readings or more that said */
     b->reasons_seen = (int)f.reason_samples;
-    b->capped = tb_power_capped_majority((double)f.capped_samples, (double)f.reason_samples);
+    double limit = tb_sampler_device(m->s)->limit_w;   /* its power at the limit: capped */
+    b->limit_known = isfinite(limit) && limit > 0;
+    b->at_limit = b->limit_known && b->w >= TB_METER_AT_LIMIT * limit;
+    b->capped = b->at_limit || tb_power_capped_majority((double)f.capped_samples,
+                                                        (double)f.reason_samples);
 }
 
 /* The figures of the block's measured span [ta, tb] from the sampler's readings. */
@@ -331,7 +335,8 @@ static void track_add(struct tb_meter_track *t, const struct tb_meter_block *b, 
     t->updates += b->updates;
     t->dropped_readings += b->dropped;
     t->capped += b->capped;
-    t->reasons_known += b->reasons_seen > 0;
+    t->at_limit += b->at_limit;
+    t->reasons_known += b->reasons_seen > 0 || b->limit_known;
     t->clock_mhz = b->clock_mhz;
     t->emc_mhz = b->emc_mhz;
 }

@@ -50,6 +50,27 @@ static double night_rel(double sd)
     return isfinite(sd) && sd > 0 ? 1.96 * sqrt(2.0) * sd : 0.0;
 }
 
+/* Where another night's ratio lands (rerun.h's tb_rerun_halfwidth): the night's per-cycle
+ * spread (the size's pooled one, else the point's own) with the card's from its history,
+ * and the between-night spread; rr and between (the cycles' interval and the night term
+ * combined) where neither is known; rr alone where no spread is given (bw NULL). */
+static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t,
+                        const struct tb_rerun_sd *bw, double rr, double between)
+{
+    double sd = NAN, df = 0, mean;
+    if (!bw)
+        return rr;   /* no night's spread given: the cycles' own */
+    if (m->pooled_df > 0 && isfinite(m->pooled_rel_sd)) {
+        sd = m->pooled_rel_sd;
+        df = (double)m->pooled_df;
+    } else if (t->n >= 2) {
+        sd = tb_meter_rel_ci(t->ratio, t->n, &mean) * sqrt((double)t->n) / tb_t95((size_t)t->n - 1);
+        df = t->n - 1;
+    }
+    double hw = tb_rerun_halfwidth(bw, sd, df, t->n);
+    return isfinite(hw) ? hw : hypot(rr, between);
+}
+
 /* The relative interval of an absolute series: a rerun's (Student t) and half the range
  * its blocks swept (the drift over the size's cycles), combined. */
 static double drift_rel(const double *v, int n, double *mean)
@@ -215,12 +236,17 @@ static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track
         return;
     bool copy_free = !is_ref && ref && ref->n > 0 && ref->reasons_known == ref->n &&
                      !tb_power_capped_majority(ref->capped, ref->n);
+    char why[96] = "";
+    if (t->at_limit)   /* said: a cap no reason bit showed */
+        snprintf(why, sizeof(why), " (%d at %.0f%% or more of the enforced power limit)",
+                 t->at_limit, 100 * TB_METER_AT_LIMIT);
     if (!copy_free)
-        add_note(o, "power-capped in %d of %d blocks", t->capped, t->n);
+        add_note(o, "power-capped in %d of %d blocks%s: out of the rerun learner", t->capped,
+                 t->n, why);
     else
-        add_note(o, "power-capped in %d of %d blocks, the copy in %d of %d: its j_per_gb, not "
-                 "energy_ratio, is what a rerun hot or cold reproduces", t->capped, t->n,
-                 ref->capped, ref->n);
+        add_note(o, "power-capped in %d of %d blocks%s, the copy in %d of %d: its j_per_gb, "
+                 "not energy_ratio, is what a rerun hot or cold reproduces; out of the rerun "
+                 "learner", t->capped, t->n, why, ref->capped, ref->n);
 }
 
 void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
@@ -266,7 +292,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     if (paired) {
         double rr = paired_rel(m, t, &o->ratio);
         o->ratio_ci = rr * o->ratio;
-        o->ratio_rerun_ci = hypot(rr, between_ratio) * o->ratio;
+        o->ratio_rerun_ci = rerun_rel(m, t, bw, rr, between_ratio) * o->ratio;
         rel = hypot(rr, copy_rel);
         absolute(o, o->ratio * copy_jpb, hypot(rel, between_abs), idle_w, idle_ci);
     } else {

@@ -46,8 +46,15 @@ struct tb_meter_block {
     double took_s;                /* the block's whole time, lead-in included */
     unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
     int reasons_seen;             /* readings of its span that carried clock-event reasons */
-    bool capped;                  /* the power cap in half of those or more */
+    bool capped;                  /* the power cap in half of those or more, or at_limit */
+    bool at_limit;                /* its power within TB_METER_AT_LIMIT of the enforced limit */
+    bool limit_known;             /* the source said the enforced limit */
 };
+/* A block drawing this share of the enforced power limit or more is capped, whatever the
+ * reason bits say: an H200 ran 697-700 W of its 700 W with its clocks at 1890-1965 of 1980
+ * MHz and no SwPowerCap bit in any reading (issue #49, calls J-M); the limiter holds the
+ * card's average power at the limit, so readings within 2% of it are the limiter at work. */
+#define TB_METER_AT_LIMIT 0.98
 
 /* A point's blocks over the cycles, as figures are made from them. */
 struct tb_meter_track {
@@ -62,6 +69,7 @@ struct tb_meter_track {
     size_t samples, updates;
     unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
     int capped, reasons_known;    /* blocks the power cap held; blocks whose reasons came */
+    int at_limit;                 /* of the capped, blocks at the enforced limit's power */
     bool done;                    /* its figure reached power.target_rel_ci */
     char fail_why[128], drop_why[128];
 };

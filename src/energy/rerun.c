@@ -67,6 +67,7 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         r->nlogs = k + 1;
     }
     free(v);
+    tb_logset_fill_device_ids(&r->set);   /* an older log of the one GPU of its name: its */
     int len = snprintf(line, n, "%zu earlier log(s) of this host and board read in '%s' (the "
                        "newest %d at most), %zu of them of these kernel images (sha256 "
                        "%.12s...)", r->nlogs, dir, TB_RERUN_MAX_LOGS, kept, images);
@@ -87,12 +88,11 @@ void tb_rerun_free(struct tb_rerun *r)
     free(r);
 }
 
-static bool same_point(const struct tb_log_rec *a, const struct tb_log_rec *me)
+/* A row of me's card and step: its device (by identity where both logs have one), board and
+ * operating step. */
+static bool same_card(const struct tb_log_rec *a, const struct tb_log_rec *me)
 {
-    return !strcmp(a->device, me->device) && !strcmp(a->board, me->board) &&
-           !strcmp(a->kernel, me->kernel) && !strcmp(a->elem, me->elem) &&
-           a->rows == me->rows && a->cols == me->cols && a->bx == me->bx && a->by == me->by &&
-           !tb_log_step_cmp(a, me);
+    return !tb_log_device_cmp(a, me) && !strcmp(a->board, me->board) && !tb_log_step_cmp(a, me);
 }
 
 /* A row whose figures can teach the spread: a result, the ratio with its cycles' interval,
@@ -101,31 +101,9 @@ static bool same_point(const struct tb_log_rec *a, const struct tb_log_rec *me)
 static bool teaches(const struct tb_log_rec *a)
 {
     return tb_log_usable(a) && !a->failed_night && !a->bad_time && a->energy_ratio > 0 &&
-           isfinite(a->energy_ratio) && isfinite(a->energy_ratio_cycles_ci) &&
+           isfinite(a->energy_ratio) && a->energy_ratio_cycles_ci > 0 &&
+           isfinite(a->energy_ratio_cycles_ci) &&
            a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 && !a->power_capped;
-}
-
-/* The relative variance between runs of v[0..m) (newest first), from the differences of
- * successive runs (tb_sd_of_steps): one odd night moves two differences and a step of the
- * board (a new JetPack, a firmware) one, so with several runs neither moves the median,
- * where a mean square would carry either for 30 nights (a ratio of 9000 once made the sd
- * 0.8). Relative differences as logarithms: an odd night's is large, never undefined. */
-static double step_var(const double *v, int m)
-{
-    double d[TB_RERUN_MAX_RUNS];
-    for (int i = 0; i + 1 < m; i++)
-        d[i] = log(v[i + 1] / v[i]);
-    double s = tb_sd_of_steps(d, (size_t)m - 1);
-    return s * s;
-}
-
-/* The learned variance s2 (of m runs) pulled toward the setting p, which counts as
- * TB_RERUN_PRIOR_RUNS, and never past TB_RERUN_MAX_FACTOR x p: two runs, one of them odd,
- * have no median to leave it out by. */
-static double pulled(double p, double s2, int m)
-{
-    double sd = sqrt((TB_RERUN_PRIOR_RUNS * p * p + (m - 1) * s2) / (TB_RERUN_PRIOR_RUNS + m - 1));
-    return fmin(sd, TB_RERUN_MAX_FACTOR * p);
 }
 
 /* Log k is a copy of a newer one read (the same run_id: a log kept under a second name): one
@@ -139,34 +117,171 @@ static bool a_copy(const struct tb_rerun *r, size_t k)
     return false;
 }
 
-void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
-                 const struct tb_power_cfg *pc, struct tb_rerun_sd *out)
+/* A candidate row: which log (newest first), and whether blocks part series. */
+struct cand {
+    const struct tb_log_rec *a;
+    size_t k;
+    bool by_block;
+};
+
+static int series_cmp(const struct cand *x, const struct cand *y)
 {
-    out->ratio = pc->rerun_ratio_sd;
-    out->abs = pc->rerun_abs_sd;
-    out->runs = 0;
-    double ratio[TB_RERUN_MAX_RUNS], jpb[TB_RERUN_MAX_RUNS], own[TB_RERUN_MAX_RUNS];
-    int m = 0;
-    for (size_t k = 0; r && k < r->nlogs && m < TB_RERUN_MAX_RUNS; k++) {
+    const struct tb_log_rec *a = x->a, *b = y->a;
+    int c;
+    if ((c = strcmp(a->kernel, b->kernel)) || (c = strcmp(a->elem, b->elem)))
+        return c;
+    if (a->rows != b->rows || a->cols != b->cols)
+        return a->rows != b->rows ? (a->rows > b->rows) - (a->rows < b->rows)
+                                  : (a->cols > b->cols) - (a->cols < b->cols);
+    if (x->by_block && (a->bx != b->bx || a->by != b->by))
+        return a->bx != b->bx ? (a->bx > b->bx) - (a->bx < b->bx) : (a->by > b->by) - (a->by < b->by);
+    return 0;
+}
+
+/* Series, then runs newest first, then the fastest row of a run first. */
+static int by_series_run(const void *p, const void *q)
+{
+    const struct cand *x = p, *y = q;
+    int c = series_cmp(x, y);
+    if (c)
+        return c;
+    if (x->k != y->k)
+        return (x->k > y->k) - (x->k < y->k);
+    return (x->a->gbps < y->a->gbps) - (x->a->gbps > y->a->gbps);
+}
+
+double tb_rerun_own_var(double ratio, double ci, int cycles)
+{
+    double t = tb_t95((size_t)cycles - 1), se = ci / ratio / (t * sqrt(2.0));
+    return se * se;
+}
+
+/* The card's runs as the pool takes them, into *out (malloc); how many (0: none). */
+static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, bool by_block,
+                        struct tb_rerun_run **out)
+{
+    *out = NULL;
+    struct cand *c = malloc((r->set.n ? r->set.n : 1) * sizeof(*c));
+    size_t nc = 0, n = 0;
+    if (!c)
+        return 0;   /* no memory: the settings */
+    for (size_t k = 0; k < r->nlogs; k++) {
         if (!r->kept[k] || a_copy(r, k))
             continue;
-        for (size_t i = r->start[k]; i < r->start[k + 1]; i++) {
-            const struct tb_log_rec *a = &r->set.v[i];
-            if (!same_point(a, me) || !teaches(a))
-                continue;
-            /* its cycles' interval is t x s x sqrt(2/n): its mean's own variance from it */
-            double t = tb_t95((size_t)a->power_cycles - 1);
-            double se = a->energy_ratio_cycles_ci / a->energy_ratio / (t * sqrt(2.0));
-            own[m] = se * se;
-            ratio[m] = a->energy_ratio;
-            jpb[m++] = a->j_per_gb;
-            break;   /* one row a run */
+        for (size_t i = r->start[k]; i < r->start[k + 1]; i++)
+            if (same_card(&r->set.v[i], me) && teaches(&r->set.v[i]))
+                c[nc++] = (struct cand){ &r->set.v[i], k, by_block };
+    }
+    qsort(c, nc, sizeof(*c), by_series_run);
+    struct tb_rerun_run *v = nc ? malloc(nc * sizeof(*v)) : NULL;
+    int series = -1, kept = 0;
+    for (size_t i = 0; v && i < nc; i++) {
+        bool new_series = !i || series_cmp(&c[i], &c[i - 1]);
+        if (!new_series && c[i].k == c[i - 1].k)
+            continue;   /* one row a series a run: its fastest */
+        series += new_series;
+        kept = new_series ? 0 : kept;
+        if (kept++ >= TB_RERUN_MAX_RUNS)
+            continue;
+        const struct tb_log_rec *a = c[i].a;
+        v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb,
+                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_cycles_ci, a->power_cycles),
+                                        a->power_cycles };
+    }
+    free(c);
+    *out = v;
+    return n;
+}
+
+void tb_rerun_sd(struct tb_rerun *r, const struct tb_log_rec *me,
+                 const struct tb_power_cfg *pc, struct tb_rerun_sd *out)
+{
+    struct tb_rerun_run *v = NULL;
+    size_t n = r ? card_runs(r, me, strcmp(pc->points, "fastest") != 0, &v) : 0;
+    tb_rerun_pool(v, n, pc, out);
+    free(v);
+}
+
+/* ---- the pool: a card's runs to its spreads ---------------------------------------------- */
+
+/* The median of n values of a variance each estimated with df degrees of freedom, over the
+ * median's own bias: a chi-square's median is about df (1 - 2 / (9 df))^3 (Wilson and
+ * Hilferty), so the median of a few runs' variances of 2 degrees each reads 30% low. */
+static double median_var(double *x, size_t n, double df)
+{
+    double m = tb_median(x, n), b = 1.0 - 2.0 / (9.0 * fmax(df, 1.0));
+    return m / (b * b * b);
+}
+
+/* The learned variance s2 over d differences, pulled toward the setting p (k differences'
+ * weight) while d is small, capped at TB_RERUN_MAX_FACTOR x p where p > 0. */
+static double pulled(double p, double s2, size_t d, double *df)
+{
+    if (d >= TB_RERUN_POOL_MIN || !(p > 0)) {
+        *df = 0.37 * (double)d;   /* the median's efficiency against the mean square */
+        return sqrt(s2);
+    }
+    *df = INFINITY;               /* the setting, taken as known, leads */
+    double sd = sqrt((TB_RERUN_PRIOR_RUNS * p * p + (double)d * s2) / (TB_RERUN_PRIOR_RUNS + (double)d));
+    return fmin(sd, TB_RERUN_MAX_FACTOR * p);
+}
+
+void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power_cfg *pc,
+                   struct tb_rerun_sd *out)
+{
+    *out = (struct tb_rerun_sd){ pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, INFINITY, NAN, 0 };
+    double *dr = malloc((n ? n : 1) * 5 * sizeof(double));
+    if (!dr)
+        return;
+    double *dj = dr + n, *own = dj + n, *cyc = own + n, *wv = cyc + n, wdf = 0;
+    size_t d = 0, runs = 0;
+    for (size_t i = 0; i < n; i++) {
+        own[i] = v[i].own;
+        cyc[i] = v[i].cycles - 1;
+        wv[i] = v[i].own * v[i].cycles;   /* per cycle */
+        wdf += v[i].cycles - 1;
+        if (i + 1 < n && v[i + 1].series == v[i].series) {
+            dr[d] = log(v[i + 1].ratio / v[i].ratio);
+            dj[d++] = log(v[i + 1].jpb / v[i].jpb);
+            runs += !i || v[i - 1].series != v[i].series ? 2 : 1;
         }
     }
-    if (m < 2)
-        return;
-    /* the runs' own share by its median too: one run of wide cycles cancels nothing */
-    out->ratio = pulled(pc->rerun_ratio_sd, fmax(0.0, step_var(ratio, m) - tb_median(own, (size_t)m)), m);
-    out->abs = pulled(pc->rerun_abs_sd, step_var(jpb, m), m);
-    out->runs = m;
+    if (n) {
+        double nu = tb_median(cyc, n);
+        out->within_rel_sd = sqrt(median_var(wv, n, nu));
+        out->within_df = fmin(wdf, TB_RERUN_WITHIN_DF_MAX);
+    }
+    if (d) {
+        double nu = tb_median(cyc, n), sr = tb_sd_of_steps(dr, d), sj = tb_sd_of_steps(dj, d);
+        double s2 = fmax(0.0, sr * sr - median_var(own, n, nu)), dfj;
+        out->ratio = pulled(pc->rerun_ratio_sd, s2, d, &out->ratio_df);
+        out->abs = pulled(pc->rerun_abs_sd, sj * sj, d, &dfj);
+        out->pairs = (int)d;
+        out->runs = (int)runs;
+    }
+    free(dr);
+}
+
+double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double df_night,
+                          int cycles)
+{
+    double s2 = NAN, df = 0;
+    if (isfinite(sd_night) && df_night > 0) {
+        s2 = sd_night * sd_night;
+        df = df_night;
+    }
+    if (bw && isfinite(bw->within_rel_sd) && bw->within_df > 0) {
+        double w = bw->within_rel_sd * bw->within_rel_sd;
+        s2 = df > 0 ? (df * s2 + bw->within_df * w) / (df + bw->within_df) : w;
+        df += bw->within_df;
+    }
+    if (!(df > 0) || cycles < 1)
+        return NAN;
+    double vw = 2.0 * s2 / cycles, b = bw && isfinite(bw->ratio) ? bw->ratio : 0.0;
+    double vb = 2.0 * b * b, var = vw + vb;
+    double den = vw * vw / df + (bw && vb > 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0
+                                 ? vb * vb / bw->ratio_df : 0.0);
+    double dfe = den > 0 ? var * var / den : INFINITY;
+    size_t k = dfe >= 1e6 ? 1000000 : dfe < 1 ? 1 : (size_t)dfe;
+    return tb_t95(k) * sqrt(var);
 }

@@ -2,21 +2,29 @@
  * see the noise inside it; a rerun also lands wherever that night's state of the board puts
  * it: on the lent H100 and H200s runs of one card differed by 0.2-0.6% in the ratio and
  * 0.3-1% in J/GB, while each run's cycles agreed to 0.1-0.3% (doc/power.md). That
- * run-to-run spread, a relative standard deviation, is learned from this host's and board's
- * earlier logs in the log folder (the same kernel images, point, device and operating step):
- * their figures' spread beyond what their own cycles explain, pulled toward the board file's
- * power.rerun_ratio_sd and power.rerun_abs_sd, which count as TB_RERUN_PRIOR_RUNS runs, and
- * those settings alone until two earlier runs are there.
- * Not here: the intervals themselves (meter_figures.c combines them). */
+ * between-night spread, a relative standard deviation, is learned from this device's
+ * earlier logs in the log folder (this host's, board's and device's, the same kernel images
+ * and operating step), pooled across its kernels and sizes: the successive runs of each
+ * series (a kernel, element and size; and block, unless power.points = fastest) give one
+ * difference each, and the card's differences together give its spread beyond what their
+ * own cycles explain. The board file's power.rerun_ratio_sd and power.rerun_abs_sd are a
+ * prior, counted as TB_RERUN_PRIOR_RUNS differences, only while fewer than
+ * TB_RERUN_POOL_MIN differences are pooled (none: the settings alone). The same runs give
+ * the card's within-night (per-cycle) spread, which a night of few cycles pools with its
+ * own (doc/power.md, "Another night").
+ * Not here: the intervals of the cycles (meter_figures.c combines them). */
 #ifndef TB_RERUN_H
 #define TB_RERUN_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "power/power.h"
 
-#define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in runs */
-#define TB_RERUN_MAX_FACTOR 5.0   /* a learned spread is at most this times the setting */
+#define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in differences (pairs of runs) */
+#define TB_RERUN_POOL_MIN 4       /* from this many differences on, the learned spread alone */
+#define TB_RERUN_MAX_FACTOR 5.0   /* below it, at most this times the setting (0: no cap) */
+#define TB_RERUN_WITHIN_DF_MAX 30 /* the history's weight in a night's within-night spread */
 #define TB_RERUN_MAX_LOGS 60      /* the newest logs of the folder read */
 #define TB_RERUN_MAX_RUNS 30      /* the newest earlier runs of a point used */
 #define TB_RERUN_MAX_ROWS_PER_LOG 20000   /* rows read of one log, and of all */
@@ -30,7 +38,47 @@ struct tb_log_rec;
 struct tb_rerun_sd {
     double ratio, abs;
     int runs;                     /* earlier runs they were learned from (0: the settings) */
+    int pairs;                    /* differences of successive runs pooled */
+    double ratio_df;              /* degrees of freedom of ratio (INFINITY: taken as known) */
+    double within_rel_sd;         /* the card's per-cycle relative sd of the ratio in those
+                                   * runs; NAN: none */
+    double within_df;             /* its weight (degrees of freedom, at most
+                                   * TB_RERUN_WITHIN_DF_MAX); 0: none */
 };
+
+/* One earlier run of one series as the pool takes it (rerun.c reads them from the logs;
+ * tests/meter_calib.c makes them up): its ratio, J per byte, the relative variance of its
+ * ratio's mean that its own cycles explain, and how many cycles. */
+struct tb_rerun_run {
+    int series;                   /* runs of one series are adjacent, newest first */
+    double ratio, jpb, own;
+    int cycles;
+};
+
+/* A run's mean's own relative variance from its logged cycles' interval ci of ratio over
+ * cycles (energy_ratio_ci95: t x s x sqrt(2 / cycles), where a rerun of as many lands). */
+double tb_rerun_own_var(double ratio, double ci, int cycles);
+
+/* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
+ * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
+ *   v = (median |d| / 0.6745)^2 / 2;  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
+ *   interval holds the rest);
+ *   D = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
+ *   TB_RERUN_PRIOR_RUNS, at most TB_RERUN_MAX_FACTOR x p where p > 0; else sqrt(s2), whose
+ *   degrees of freedom are the median's share (0.37) of D.
+ * The within-night sd: the runs' per-cycle variances (own x cycles), their median over its
+ * bias; its weight their cycles less one each, at most TB_RERUN_WITHIN_DF_MAX. */
+void tb_rerun_pool(const struct tb_rerun_run *runs, size_t n, const struct tb_power_cfg *pc,
+                   struct tb_rerun_sd *out);
+
+/* Where another night's figure of as many cycles lands, relative half-width at 95%: the
+ * night's per-cycle relative sd sd_night (df_night degrees of freedom) pooled with the
+ * card's (bw's within-night sd and weight) over cycles, and twice bw's between-night
+ * variance: t(df) x sqrt(2 s_w^2 / cycles + 2 s_b^2), df by Welch-Satterthwaite. bw NULL:
+ * the night's own alone. NAN where nothing is known. */
+double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double df_night,
+                          int cycles);
 
 struct tb_rerun;
 
@@ -48,19 +96,26 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
                                 const char *board, const char *images, char *line, size_t n);
 void tb_rerun_free(struct tb_rerun *r);
 
-/* Point me's spread (me: its row as tb_log_rec_from_row reads it; r NULL: none learned): of
- * the earlier runs in the logs kept (this host's and board's by their metadata) whose row
- * has its device, board, kernel, element, size, block and operating step (tb_log_step_cmp),
- * a usable result with an energy ratio, J per byte and the cycles' interval, not
- * power-capped, the newest TB_RERUN_MAX_RUNS, one row a run (a log kept under a second
- * name, the same run_id, once). With m such runs (m >= 2), newest first:
- *   v = (median over successive runs of |ln(x[i+1] / x[i])| / (0.6745 sqrt 2))^2;
- *   ratio:  s2 = max(0, v - the median of each run's own variance of its mean, from its
- *           cycles' interval and cycles), sd = sqrt((k p^2 + (m-1) s2) / (k + m - 1));
- *   abs:    the same without the subtraction (its logged interval holds this term);
- * k = TB_RERUN_PRIOR_RUNS, p the setting, sd at most TB_RERUN_MAX_FACTOR x p. Fewer than
- * 2: the settings, runs 0. */
-void tb_rerun_sd(const struct tb_rerun *r, const struct tb_log_rec *me,
+/* tb_rerun_learn on a thread of its own (rerun_bounded.c), waited for within limit_s of
+ * real time and while *stop (NULL: none) is 0: a log folder's file whose open or read
+ * never returns (a stuck FUSE or network mount) or a signal costs the night its learnt
+ * spread, never its start. NULL (line says why: not read in time, stopped, no memory): the
+ * settings alone. */
+#define TB_RERUN_LEARN_S 30.0
+struct tb_rerun *tb_rerun_learn_bounded(const char *dir, const char *host, const char *host_id,
+                                        const char *board, const char *images, double limit_s,
+                                        volatile sig_atomic_t *stop, char *line, size_t n);
+
+/* Point me's spread (me: its row as tb_log_rec_from_row reads it, with its device_id; r
+ * NULL: none learned), pooled over its card (tb_rerun_pool): of the earlier runs in the logs
+ * kept (this host's and board's by their metadata) the rows of its device (tb_log_device_cmp),
+ * board and operating step (tb_log_step_cmp), with a usable result, an energy ratio, J per
+ * byte and the cycles' interval, not power-capped; a series is a kernel, element and size,
+ * and block unless pc->points is "fastest" (a kernel is then one series whichever block was
+ * fastest, the run's fastest row of it taken); one row a series a run (a log kept under a
+ * second name, the same run_id, once), its newest TB_RERUN_MAX_RUNS. No difference: the
+ * settings, runs 0. */
+void tb_rerun_sd(struct tb_rerun *r, const struct tb_log_rec *me,
                  const struct tb_power_cfg *pc, struct tb_rerun_sd *out);
 
 #endif

@@ -25,6 +25,7 @@
     X(backend,       "backend",       "always", "cpu, cuda, or none when the GPU could not be used") \
     X(gpu,           "gpu",           "GPU unusable", "unusable: why") \
     X(device,        "device",        "a device ran", "device name") \
+    X(device_id,     "device_id",     "where the device says", "the device's own identity: the GPU's UUID as NVML gives it (nvmlDeviceGetUUID; the power source nvml) on a desktop, `serial-` and the module's serial number from its device tree (/proc/device-tree/serial-number) on a Jetson where readable; the rerun learner and history key on it, so two GPUs of one model in one host, or two boards of one host name, are two series (logs without it: host and device name)") \
     X(cuda_device,   "cuda_device",   "CUDA", "index, compute capability, SMs, L2, memory, driver's CUDA, PCI bus id, image run") \
     X(cpu_device,    "cpu_device",    "CPU backend", "cores, last-level cache, memory") \
     X(kernel_image,  "kernel_image",  "CUDA", "why that image: the rule that picked it (src/cuda/images.c), a cubin the driver refused") \

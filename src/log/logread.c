@@ -212,6 +212,46 @@ void tb_logset_fill_ids(struct tb_logset *s)
     }
 }
 
+/* The id logged by the one device of r's host and device name, or NULL (none, several). */
+static const char *one_device_id(const struct tb_logset *s, const struct tb_log_rec *r)
+{
+    const char *id = NULL;
+    for (size_t j = 0; j < s->nlogs; j++) {
+        const struct tb_log_info *l = &s->logs[j];
+        if (!l->device_id[0] || strcmp(l->device, r->device) ||
+            tb_log_host_cmp(l->host, l->host_id, r->host, r->host_id))
+            continue;
+        if (id && strcmp(id, l->device_id))
+            return NULL;
+        id = l->device_id;
+    }
+    return id;
+}
+
+void tb_logset_fill_device_ids(struct tb_logset *s)
+{
+    const struct tb_log_rec *last = NULL;   /* rows come in runs of one log */
+    const char *last_id = NULL;
+    for (size_t i = 0; i < s->n; i++) {
+        struct tb_log_rec *r = &s->v[i];
+        if (r->device_id[0])
+            continue;
+        if (!last || strcmp(last->device, r->device) || strcmp(last->host, r->host) ||
+            strcmp(last->host_id, r->host_id)) {
+            last = r;
+            last_id = one_device_id(s, r);
+        }
+        if (last_id)
+            tb_strlcpy(r->device_id, last_id, sizeof(r->device_id));
+    }
+}
+
+int tb_log_device_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y)
+{
+    int c = strcmp(x->device, y->device);
+    return c || !x->device_id[0] || !y->device_id[0] ? c : strcmp(x->device_id, y->device_id);
+}
+
 /* ---- one log's state while it is read ------------------------------------------------ */
 
 enum { MAX_FIELDS = 256 };
@@ -341,6 +381,10 @@ static void metadata(struct reader *rd, const char *line)
         tb_strlcpy(in->host, v, sizeof(in->host));
     } else if ((v = tb_meta_value(line, TB_META_machine_id))) {
         tb_strlcpy(in->host_id, v, sizeof(in->host_id));
+    } else if ((v = tb_meta_value(line, TB_META_device_id))) {
+        tb_strlcpy(in->device_id, v, sizeof(in->device_id));
+    } else if ((v = tb_meta_value(line, TB_META_device))) {
+        tb_strlcpy(in->device, v, sizeof(in->device));
     } else if ((v = tb_meta_value(line, TB_META_images_sha256))) {
         tb_strlcpy(in->images, v, sizeof(in->images));
     } else if ((v = tb_meta_value(line, TB_META_board))) {
@@ -483,6 +527,7 @@ static void row(struct reader *rd, char *line)
     if (rd->col[TB_LR_run_id] >= 0)
         row_night(rd, rd->fields[rd->col[TB_LR_run_id]], &r);
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
+    tb_strlcpy(r.device_id, rd->info->device_id, sizeof(r.device_id));
     figures(rd, &r);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
         error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);

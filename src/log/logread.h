@@ -52,6 +52,7 @@ struct tb_log_rec {
     char board[64], device[128], kernel[32];
     char host[64];                  /* the host that ran it */
     char host_id[40];               /* its machine-id ("" in logs from before it was logged) */
+    char device_id[48];             /* the device's own (log_meta.h's device_id; "" none) */
     char elem[8], power_mode[64];   /* element type; nvpmodel mode ("" off a Jetson) */
     char night[12];                 /* the run's UTC date from its run_id; "" unknown, or a
                                      * stamp that cannot be (future, before 2020: util.h) */
@@ -86,6 +87,7 @@ struct tb_log_rec {
 struct tb_log_info {
     const char *path;               /* as given (not copied) */
     char run_id[128], host[64], host_id[40], board[64], night[12];
+    char device[128], device_id[48];   /* its device and device_id lines ("" none) */
     char images[72];                /* the images_sha256 line ("" in logs from before it) */
     char end[256];                  /* the "# end:" line's text; "" when none */
     char skipped[512];              /* a mode sweep's skipped steps ("# mode_step: ...:
@@ -130,6 +132,14 @@ int tb_logread(struct tb_logset *s, const char *path);
  * host name that logged one; where several machines share the name they stay without (a
  * series of their own), never guessed. */
 void tb_logset_fill_ids(struct tb_logset *s);
+
+/* Rows of logs without a device_id line get the id of the one device of their host and
+ * device name that logged one; where several did (two GPUs of one model) they stay without
+ * (a series of their own), never guessed. */
+void tb_logset_fill_device_ids(struct tb_logset *s);
+/* Whether two rows ran on one device: their device_ids where both have one (two GPUs of
+ * one model in one host, two boards of one host name, are two), else the device name. */
+int tb_log_device_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y);
 
 /* Splits a CSV line in place (quotes handled); returns the field count, -1 when malformed. */
 int tb_csv_split(char *line, char **fields, int max);

@@ -32,6 +32,7 @@ struct tb_runner_ctx {
                                        * warming once a night); tb_runner_ctx_end frees it */
     const char *run_id, *host;
     const char *host_id;              /* its machine-id ("" none): whose earlier logs teach */
+    const char *device_id;            /* the device's own identity ("" none): which of them */
     struct tb_rerun *rerun;           /* the run-to-run spread learned from them (rerun.h), by
                                        * the first sweep with a meter; tb_runner_ctx_end frees */
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
@@ -63,7 +64,7 @@ struct tb_runner_result {
     char idle_why[160];               /* why the idle has no interval (a static sensor); "" */
     char cadence[768];                /* the sensor's model and cadence as said and logged */
     char settle[320];                 /* the warming load before the sweep, as logged; "" */
-    char rerun[640];                  /* what the run-to-run spread was learned from, as
+    char rerun[768];                  /* what the run-to-run spread was learned from, as
                                        * logged (power_rerun); "" */
     double settle_secs;               /* its seconds */
     double plan_s;                    /* the night's time announced at its start (all of it) */

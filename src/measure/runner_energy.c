@@ -16,6 +16,7 @@
 #include "power/power.h"
 #include "lib/clock.h"
 #include "lib/util.h"
+#include "lib/watchdog.h"
 #include "lib/version.h"
 #include "log/log_meta.h"
 #include "log/logread.h"
@@ -142,14 +143,16 @@ static void learn_rerun(struct tb_runner_ctx *ctx, struct tb_runner_result *res)
 {
     const struct tb_power_cfg *pc = &ctx->cfg->board.power;
     char line[512];
-    ctx->rerun = tb_rerun_learn(ctx->cfg->sweep.out_dir, ctx->host ? ctx->host : "",
-                                ctx->host_id ? ctx->host_id : "", ctx->cfg->board.name,
-                                tb_images_sha256, line, sizeof(line));
-    if (!ctx->rerun)
-        snprintf(line, sizeof(line), "out of memory: the board file's settings alone");
-    snprintf(res->rerun, sizeof(res->rerun), "%s; power.rerun_ratio_sd %.2f%%, "
-             "power.rerun_abs_sd %.2f%% (each counts as %d runs)", line,
-             100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd, TB_RERUN_PRIOR_RUNS);
+    /* within a limit (the driver's test knob shortens it) and while no signal stops it */
+    double limit = fmin(TB_RERUN_LEARN_S, tb_watch_seconds(TB_WATCH_CALL));
+    ctx->rerun = tb_rerun_learn_bounded(ctx->cfg->sweep.out_dir, ctx->host ? ctx->host : "",
+                                        ctx->host_id ? ctx->host_id : "", ctx->cfg->board.name,
+                                        tb_images_sha256, limit, ctx->stop, line, sizeof(line));
+    snprintf(res->rerun, sizeof(res->rerun), "%s; device %.96s; power.rerun_ratio_sd %.2f%%, "
+             "power.rerun_abs_sd %.2f%% (each counts as %d differences while fewer than %d "
+             "are pooled)", line, ctx->device_id && ctx->device_id[0] ? ctx->device_id
+             : "by its name", 100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd,
+             TB_RERUN_PRIOR_RUNS, TB_RERUN_POOL_MIN);
 }
 
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
@@ -332,6 +335,7 @@ int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_
             ref = n;
         struct tb_log_rec me;   /* the row as a reader reads it: the learner's key */
         tb_log_rec_from_row(&grp[j].o.row, &me);
+        tb_strlcpy(me.device_id, ctx->device_id ? ctx->device_id : "", sizeof(me.device_id));
         tb_rerun_sd(ctx->rerun, &me, &ctx->cfg->board.power, &between[n]);
         pts[n] = grp[j].p;
         moved[n] = grp[j].moved;

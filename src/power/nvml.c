@@ -9,6 +9,7 @@
  * abandoned with the reason and the run goes on without power. Not a general timer. */
 #include "power/power.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
@@ -76,6 +77,9 @@ struct nvml_lib {
     nvml_ret (*util)(nvml_dev, struct nvml_util *);
     nvml_ret (*max_clock)(nvml_dev, int, unsigned int *);
     nvml_ret (*limit)(nvml_dev, unsigned int *);
+    nvml_ret (*uuid)(nvml_dev, char *, unsigned int);   /* may be NULL */
+    char uuid_text[96];               /* read at load; "" none */
+    double limit_w;                   /* the enforced power limit at load; NAN none */
     nvml_ret (*reasons)(nvml_dev, unsigned long long *);   /* throttle.h; may be NULL */
     nvml_ret (*fields)(nvml_dev, int, struct nvml_field *);   /* R384+; may be NULL */
     const char *(*errstr)(nvml_ret);
@@ -110,6 +114,7 @@ struct nvml_worker {
 struct nvml_state {
     struct nvml_worker *w;
     bool has_power, has_energy;
+    struct tb_power_device device;   /* what load read of the GPU itself */
 };
 
 static const char *lib_name(void)
@@ -178,6 +183,25 @@ static double read_mem_temp(struct nvml_worker *w)
     return l->fields(l->dev, 1, &f) == NVML_OK ? field_value(&f) : NAN;
 }
 
+/* The GPU's UUID (NVML_DEVICE_UUID_V2_BUFFER_SIZE is 96) and its enforced power limit, once:
+ * the learner and history key on the one, the meter judges a block capped by the other. */
+static void load_identity(struct nvml_worker *w)
+{
+    struct nvml_lib *l = &w->l;
+    char buf[96] = "";
+    unsigned int mw = 0;
+    at(w, "nvmlDeviceGetUUID");
+    if (l->uuid && l->uuid(l->dev, buf, sizeof(buf)) == NVML_OK) {
+        size_t k = 0;   /* "GPU-" and hex: anything else from a driver is not kept */
+        for (size_t i = 0; i < sizeof(buf) - 1 && buf[i] && k + 1 < sizeof(l->uuid_text); i++)
+            if (isalnum((unsigned char)buf[i]) || buf[i] == '-')
+                l->uuid_text[k++] = buf[i];
+        l->uuid_text[k] = '\0';
+    }
+    at(w, "nvmlDeviceGetEnforcedPowerLimit");
+    l->limit_w = l->limit && l->limit(l->dev, &mw) == NVML_OK && mw > 0 ? mw / 1000.0 : NAN;
+}
+
 /* The GPU: the run's own by its PCI bus id (CUDA and NVML count devices differently, and
  * --device cuda:1 must not measure GPU 0), else NVML's first. */
 static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t n)
@@ -206,6 +230,7 @@ static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t
     SYM(util, "nvmlDeviceGetUtilizationRates");
     SYM(max_clock, "nvmlDeviceGetMaxClockInfo");
     SYM(limit, "nvmlDeviceGetEnforcedPowerLimit");
+    SYM(uuid, "nvmlDeviceGetUUID");
     SYM(errstr, "nvmlErrorString");
     SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons");   /* R535+ */
     if (!l->reasons)
@@ -244,6 +269,7 @@ static int lib_load(struct nvml_worker *w, const char *bus_id, char *why, size_t
         lib_close(w);
         return -ENOTSUP;
     }
+    load_identity(w);
     /* asked once here: a board that does not say is never asked again */
     l->mem_temp_c = (float)read_mem_temp(w);
     l->mem_temp_ns = tb_now_ns();
@@ -507,6 +533,11 @@ static int nvml_load(struct nvml_state *s, const char *bus_id, char *why, size_t
         tb_strlcpy(why, s->w->why, n);
         s->has_power = s->w->l.has_power;
         s->has_energy = s->w->l.has_energy;
+        tb_strlcpy(s->device.id, s->w->l.uuid_text, sizeof(s->device.id));
+        s->device.limit_w = s->w->l.limit_w;
+        if (isfinite(s->device.limit_w))
+            tb_strlcpy(s->device.limit_how, "NVML enforced power limit",
+                       sizeof(s->device.limit_how));
         job_done(s->w);
     }
     if (rc) {
@@ -608,6 +639,11 @@ int tb_nvml_clock_reasons(void *st, unsigned long long *mask)
     return rc;
 }
 
+static void nvml_identify(void *st, struct tb_power_device *d)
+{
+    *d = ((struct nvml_state *)st)->device;
+}
+
 const struct tb_power_ops tb_power_nvml = {
     .name = "nvml",
     .help = "NVML power and energy (desktop GPUs)",
@@ -619,4 +655,5 @@ const struct tb_power_ops tb_power_nvml = {
     .describe = nvml_describe,
     .cadence = nvml_cadence,
     .reasons = tb_nvml_clock_reasons,
+    .identify = nvml_identify,
 };

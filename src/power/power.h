@@ -72,6 +72,14 @@ struct tb_power_cadence {
                                      * source has no cadence op */
 };
 
+/* What a source knows of the device itself: its identity (two GPUs of one model in one host
+ * are two devices) and the power limit enforced on it (a block at it is power-capped). */
+struct tb_power_device {
+    char id[96];               /* "GPU-8c5b..." (NVML's UUID); "" not known */
+    double limit_w;            /* the enforced power limit; NAN not known */
+    char limit_how[64];        /* where the limit came from: "NVML enforced power limit" */
+};
+
 struct tb_power_ops {
     const char *name;
     const char *help;
@@ -99,6 +107,10 @@ struct tb_power_ops {
      * names them): 0 with *mask, or -ENOTSUP where the source cannot say. Called from the
      * run's thread while the sampler reads (the source serialises its own calls). */
     int (*reasons)(void *st, unsigned long long *mask);
+    /* Optional, right after open: the device's own identity and the power limit enforced
+     * on it, where the source knows them (NVML: nvmlDeviceGetUUID and
+     * nvmlDeviceGetEnforcedPowerLimit). */
+    void (*identify)(void *st, struct tb_power_device *d);
 };
 /* The power cap held the clocks (NVML's SwPowerCap clock-event reason): the board drew
  * its power limit, so a kernel's power stayed at the limit however warm the card was. */
@@ -147,6 +159,9 @@ void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
  * run settled on (tb_power_learn_cadence). */
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s);
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c);
+/* The device's identity and power limit as the source's identify op gave them at start
+ * (id "" and limit NAN where it has none). */
+const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s);
 /* The source's own clock-event (throttle) reasons now, where it has them (its reasons op:
  * NVML): 0 with *mask, or -ENOTSUP. */
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);

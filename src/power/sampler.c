@@ -41,6 +41,7 @@ struct tb_sampler {
     double max_clock_mhz;
     char emc_path[4096];        /* the EMC clock's sysfs file (emc.h); "" when none */
     struct tb_power_cadence cadence;
+    struct tb_power_device device;
 };
 
 /* The EMC clock from sysfs where the source gave none (every source but tegrastats): one
@@ -149,6 +150,9 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     tb_emc_find(tb_sys_root(pc->sysfs_root), s->emc_path, sizeof(s->emc_path));
     if (ops->describe)   /* before the thread starts: no concurrent calls into the source */
         ops->describe(s->state, s->conditions, sizeof(s->conditions), &s->max_clock_mhz);
+    s->device.limit_w = NAN;
+    if (ops->identify)
+        ops->identify(s->state, &s->device);
     s->cadence.period_ms = NAN;
     if (ops->cadence)
         ops->cadence(s->state, &s->cadence);
@@ -199,6 +203,11 @@ int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask)
     return s->ops->reasons ? s->ops->reasons(s->state, mask) : -ENOTSUP;
 }
 const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
+
+const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s)
+{
+    return &s->device;
+}
 
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz)
 {

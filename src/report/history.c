@@ -33,7 +33,8 @@
 #define HIST_FLOOR 0.03     /* a band never narrower than 3% */
 
 /* Two caps asked, NAN (none asked) after every cap. */
-/* The series a row belongs to: board, host, device, kernel, element type, power mode, the
+/* The series a row belongs to: board, host, device (its name, then its own identity:
+ * two GPUs of one model in one host are two series), kernel, element type, power mode, the
  * clock caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same
  * mode uncapped: its GB/s is another operating point's, never a change of the kernel's. */
 static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
@@ -41,7 +42,7 @@ static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
     int c;
     if ((c = strcmp(x->board, y->board)) ||
         (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
-        (c = strcmp(x->device, y->device)) ||
+        (c = strcmp(x->device, y->device)) || (c = strcmp(x->device_id, y->device_id)) ||
         (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
         (c = tb_log_step_cmp(x, y)))
         return c;
@@ -231,8 +232,8 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
                                        out->change, out->flag };
     char h[512], caps[64];
     tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
-    snprintf(h, sizeof(h), "%s (%s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s%s%s", r->board, r->device,
-             r->host[0] ? " on " : "", r->host, r->host_id[0] ? " (" : "", r->host_id,
+    snprintf(h, sizeof(h), "%s (%s%s%.40s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s%s%s", r->board,
+             r->device, r->device_id[0] ? " " : "", r->device_id, r->host[0] ? " on " : "", r->host, r->host_id[0] ? " (" : "", r->host_id,
              r->host_id[0] ? ")" : "", r->kernel, r->rows, r->cols, r->elem,
              r->power_mode[0] ? ", " : "", r->power_mode, caps[0] ? ", " : "", caps);
     tb_table_section(t, h);
@@ -413,6 +414,7 @@ int tb_history_main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         tb_logread(&all, argv[i]);
     tb_logset_fill_ids(&all);
+    tb_logset_fill_device_ids(&all);   /* after the machine-ids: it matches hosts by them */
     tb_images_note_nights("history", argv + optind, (size_t)(argc - optind));   /* said, not judged */
     size_t k = 0, nfailed = 0;
     for (size_t i = 0; i < all.nlogs; i++)

@@ -28,6 +28,7 @@
 #include "lib/stats.h"
 #include "lib/util.h"
 #include "power/power.h"
+#include "sim/rerun_sim.h"
 #include "sim/sensor_sim.h"
 
 /* ---- options: one struct, one table --------------------------------------------------- */
@@ -47,6 +48,8 @@ struct sim_opts {
     int claim_boxcar;        /* the source says what the tool assumed until #48: a mean over
                               * update_interval that changes at its end (today's meter) */
     int verbose;             /* one line per night on stderr */
+    double between_pct;      /* the true ratio's night-to-night relative sd, % (rerun_sim.h) */
+    int cycles;              /* cycles a night runs (0: until power.target_rel_ci, as a run) */
 };
 
 static const struct sim_opts sim_defaults = {
@@ -79,6 +82,9 @@ static const struct sim_opt_row sim_opt_rows[] = {
     SIM_OPT("--claim-boxcar", NULL, SIM_OPT_FLAG, claim_boxcar,
             "the source claims a 430 ms boxcar, as before #48 (the old meter's design)"),
     SIM_OPT("--verbose", NULL, SIM_OPT_FLAG, verbose, "each night's figures on stderr"),
+    SIM_OPT("--between-pct", "B", SIM_OPT_DBL, between_pct,
+            "the true ratio's night-to-night spread, a relative sd in % (0)"),
+    SIM_OPT("--cycles", "C", SIM_OPT_INT, cycles, "cycles a night runs (0: as a run decides)"),
     { NULL, NULL, 0, 0, NULL },
 };
 
@@ -149,6 +155,7 @@ static struct sim_board {
     int64_t seg_t[SIM_SEGS];   /* from seg_t[i], point seg_p[i] runs (-1: idle) */
     int seg_p[SIM_SEGS], nseg;
     double kernel_w;           /* the kernel's power: ratio x the copy's J/B x its rate */
+    const struct tb_rerun_sd *between;   /* the spread the learner hands the night */
     struct sim_sensor_state z;
 } sim_b = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
@@ -340,6 +347,11 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     pc.interval_ms = (int)o->poll_ms;
     if (sim_b.z.chips > 1)
         tb_strlcpy(pc.total_rail, "sum", sizeof(pc.total_rail));
+    if (o->cycles > 0) {   /* exactly that many: the fewest, and no target to stop sooner */
+        pc.rounds = o->cycles;
+        pc.target_rel_ci = 1;
+        pc.budget_s = 1e6;
+    }
     struct tb_sampler *s = NULL;
     char why[256];
     if (tb_sampler_start(&s, &sim_src_ops, &pc, pc.interval_ms, 1 << 20, why, sizeof(why))) {
@@ -358,7 +370,9 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     nt->planned_s = (double)(tb_now_ns() - t0) * 1e-9 + tb_meter_plan_size_s(m, 2, true);
     struct tb_meter_load ld = { sim_night_load, NULL, NULL };
     struct tb_meter_result out[2];
-    tb_meter_size(m, &ld, 2, 0, idle_w, idle_ci, 0, NULL, out);
+    struct tb_rerun_sd bw[2] = { sim_b.between ? *sim_b.between : (struct tb_rerun_sd){ 0 } };
+    bw[1] = bw[0];
+    tb_meter_size(m, &ld, 2, 0, idle_w, idle_ci, 0, sim_b.between ? bw : NULL, out);
     sim_switch(-1);
     nt->secs = (double)(tb_now_ns() - t0) * 1e-9;
     nt->ratio = out[1].ratio;
@@ -420,6 +434,9 @@ struct sim_summary {
     double halfwidth_pct_median;   /* energy_ratio_ci95 over the ratio, %, median */
     double night_s, planned_s;     /* mean seconds of a night, and of its plan */
     double cycles;                 /* mean cycles */
+    double rerun_coverage_pct;     /* rerun_sim.h: nights whose energy_ratio_rerun_ci95 holds
+                                    * the next night's ratio */
+    double rerun_halfwidth_pct_median, oracle_halfwidth_pct;
     char tail[192];                /* more key=value fields for the line (the probe's) */
 };
 
@@ -478,11 +495,13 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
     tb_config_free(&cfg);
     tb_strlcpy(pc.source, "sim", sizeof(pc.source));
     pc.settle_s = 0;
+    sim_rerun_start(o->between_pct, (unsigned long long)o->seed, o->nights);
     for (int i = 0; i < o->nights; i++) {
-        /* each night's truth: --ratio (a spread between nights would draw it here) */
-        double truth = o->ratio;
+        double truth = sim_rerun_truth(o->ratio);   /* rerun_sim.h: the night's state */
+        sim_b.between = sim_rerun_between(&pc);
         sim_run_night(o, &pc, truth, (unsigned long long)o->seed + (unsigned long long)i,
                       &nt[i]);
+        sim_rerun_record(nt[i].ratio, nt[i].ci, nt[i].rerun_ci, nt[i].truth, nt[i].cycles);
         if (o->verbose)
             fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f), %d cycles, %.1f s "
                     "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
@@ -492,16 +511,22 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
         fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
     }
     sim_summarise(nt, o->nights, sm);
+    sim_rerun_summary(&sm->rerun_coverage_pct, &sm->rerun_halfwidth_pct_median,
+                      &sm->oracle_halfwidth_pct);
+    sim_b.between = NULL;
 }
 
 static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim_summary *sm)
 {
     fprintf(f, "sensor=%s tau_ms=%g tau2_ms=%g ratio=%g noise_pct=%g nights=%d failed=%d "
             "bias_pct=%.3f coverage_pct=%.1f halfwidth_pct_median=%.3f cycles_mean=%.1f "
-            "night_s=%.1f planned_s=%.1f%s\n", sim_sensor_names[o->sensor], o->tau_ms,
+            "night_s=%.1f planned_s=%.1f%s", sim_sensor_names[o->sensor], o->tau_ms,
             o->tau2_ms, o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct,
             sm->coverage_pct, sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s,
             sm->tail);
+    fprintf(f, " between_pct=%g rerun_coverage_pct=%.1f rerun_halfwidth_pct_median=%.3f "
+            "oracle_halfwidth_pct=%.3f\n", o->between_pct, sm->rerun_coverage_pct,
+            sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct);
 }
 
 #endif
