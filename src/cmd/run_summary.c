@@ -68,8 +68,8 @@ int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
                    bool with_modes, const char *log_path)
 {
     print_points(res, power_source != NULL, with_modes);
-    if (power_source && !isnan(res->idle_w))
-        printf("\nidle power %.2f W (%s)\n", res->idle_w, power_source);
+    if (power_source && !isnan(res->energy.idle_w))
+        printf("\nidle power %.2f W (%s)\n", res->energy.idle_w, power_source);
     printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,
            res->failed, res->verify_failed, res->skipped);
     if (log_path)

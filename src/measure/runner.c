@@ -17,7 +17,7 @@
 
 #include "measure/ceiling.h"
 #include "measure/point_buffers.h"
-#include "energy/meter.h"
+#include "energy/door.h"
 #include "log/log_meta.h"
 #include "pattern.h"
 #include "power/power.h"
@@ -568,7 +568,7 @@ static size_t one_size(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
             *stop_sweep = true;
         }
     }
-    if (!*stop_sweep && ctx->meter && size_energy(ctx, grp, g, buf, res) < 0) {
+    if (!*stop_sweep && ctx->energy && size_energy(ctx, grp, g, buf, res) < 0) {
         res->not_run = n - i;
         *stop_sweep = true;
     }
@@ -592,7 +592,8 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
                      struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
-    res->idle_w = res->idle_ci = res->idle_after_w = res->idle_after_ci = NAN;
+    res->energy.idle_w = res->energy.idle_ci = NAN;
+    res->energy.idle_after_w = res->energy.idle_after_ci = NAN;
     struct tb_point_buffers buf = { 0 };
     struct tb_rn_pending *grp = calloc(ctx->sampler ? largest_size(pts, n) : 1, sizeof(*grp));
     if (!grp) {
@@ -633,10 +634,8 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
 
 void tb_runner_ctx_end(struct tb_runner_ctx *ctx)
 {
-    tb_meter_free(ctx->meter);
-    ctx->meter = NULL;
-    tb_rerun_free(ctx->rerun);
-    ctx->rerun = NULL;
+    tb_energy_free(ctx->energy);
+    ctx->energy = NULL;
 }
 
 void tb_runner_result_free(struct tb_runner_result *res)

@@ -1,5 +1,5 @@
 /* runner_ctx.h: what a sweep runs with (struct tb_runner_ctx: the configuration, the backend
- * and its instance, the log, the power source and the meter kept across mode steps) and what
+ * and its instance, the log, the power source and energy's door kept across mode steps) and what
  * it found (struct tb_runner_result). Its own header so that both halves of the runner, the
  * timing (runner.c) and the energy (runner_energy.c), read one context without including
  * each other. */
@@ -15,11 +15,9 @@
 #include "config/config.h"
 #include "log/csvlog.h"
 #include "log/logread.h"
+#include "energy/door.h"
 
 struct tb_sampler;
-struct tb_meter;
-
-struct tb_rerun;
 
 struct tb_runner_ctx {
     const struct tb_config *cfg;
@@ -28,13 +26,13 @@ struct tb_runner_ctx {
     const struct tb_device_info *dev;
     struct tb_csvlog *log;            /* rows go here */
     struct tb_sampler *sampler;       /* NULL: no power figures */
-    struct tb_meter *meter;           /* made by the first sweep, kept across mode steps (the
-                                       * warming once a night); tb_runner_ctx_end frees it */
+    struct tb_energy *energy;         /* energy's door (energy/door.h): made by the first
+                                       * sweep with a source, kept across mode steps (the
+                                       * warming and the learning once a night);
+                                       * tb_runner_ctx_end frees it */
     const char *run_id, *host;
     const char *host_id;              /* its machine-id ("" none): whose earlier logs teach */
     const char *device_id;            /* the device's own identity ("" none): which of them */
-    struct tb_rerun *rerun;           /* the run-to-run spread learned from them (rerun.h), by
-                                       * the first sweep with a meter; tb_runner_ctx_end frees */
     volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
     bool progress;                    /* progress line on stderr (a terminal) */
     bool quiet;                       /* no notes (skipped points, the cadence) on stderr */
@@ -59,16 +57,8 @@ struct tb_runner_result {
     size_t ok, skipped, failed, verify_failed;
     bool interrupted, aborted, log_failed;
     size_t not_run;                   /* points left when the deadline passed */
-    double idle_w, idle_ci;           /* idle power before the sweep, its 95% half-width */
-    double idle_after_w, idle_after_ci;   /* after it (drift); NAN when not measured */
-    char idle_why[160];               /* why the idle has no interval (a static sensor); "" */
-    char cadence[768];                /* the sensor's model and cadence as said and logged */
-    char settle[320];                 /* the warming load before the sweep, as logged; "" */
-    char rerun[768];                  /* what the run-to-run spread was learned from, as
-                                       * logged (power_rerun); "" */
-    double settle_secs;               /* its seconds */
-    double plan_s;                    /* the night's time announced at its start (all of it) */
-    int64_t t_start_ns;               /* when the sweep began (tb_now_ns) */
+    struct tb_energy_said energy;     /* the idle, cadence, warming, learning and plan, as
+                                       * energy's door found and said them */
     double t_begin_s;                 /* when its points began (tb_now_s), for the progress */
     struct tb_log_rec *rows;          /* every row written, as a reader sees it */
     size_t n_rows;

@@ -1,8 +1,9 @@
 /* runner_energy.h: the runner's energy half, called by runner.c (one way: runner_energy.c
- * calls nothing of runner.c): the meter made and the idle, cadence, plan and warming before
- * a sweep; a size's timed points given to the meter as a load and its figures copied into
- * their rows; the idle after and the power lines of the log. Both halves read the sweep's
- * context (runner_ctx.h) and share the device buffers (point_buffers.h). */
+ * calls nothing of runner.c), over energy's door (energy/door.h: begin, size, end): before
+ * a sweep the step's plan and the warming's load; a size's timed points given as a load
+ * and their figures copied into their rows; after it, the door's end (the idle after, the
+ * power lines of the log). Both halves read the sweep's context (runner_ctx.h) and share
+ * the device buffers (point_buffers.h). */
 #ifndef TB_RUNNER_ENERGY_H
 #define TB_RUNNER_ENERGY_H
 
@@ -34,15 +35,16 @@ struct tb_rn_pending {
     char utc[32];
 };
 
-/* The run's power before the sweep: the meter (made once, kept in ctx across mode steps),
- * the idle, the cadence said with the run's plan, the warming under the first point. */
+/* The run's power before the sweep, through tb_energy_begin (energy made once, kept in ctx
+ * across mode steps): the idle, the cadence said with the night's plan (this step's timing
+ * and energy points), the warming under the first point (its buffers filled here). */
 void tb_rn_power_begin(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n,
                        struct tb_point_buffers *buf, struct tb_runner_result *res);
 /* The energy of a size's timed points (power.points picks them), into their rows. Returns
  * the load's backend error when it ended the blocks (the caller judges it), else 0. */
 int tb_rn_power_size(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
                      struct tb_point_buffers *buf, struct tb_runner_result *res);
-/* After the sweep: the idle after it, the power lines of the log. */
+/* After the sweep: tb_energy_end (the idle after it, the power lines of the log). */
 void tb_rn_power_end(struct tb_runner_ctx *ctx, struct tb_runner_result *res);
 
 #endif
