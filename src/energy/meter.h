@@ -2,8 +2,8 @@
  * takes the points of a size and a way to keep the device busy with any of them (a load
  * callback), runs blocks of them interleaved with the reference copy's, and returns one
  * result per point with every figure and its interval, or why a figure cannot be given.
- * It also owns the run's idle baseline, its warming and what the log says of them.
- * Not here: reading a sensor (the sources, sampler.c), a window's readings (window.c). */
+ * It also owns the run's idle baseline and its warming; the runner reaches it through
+ * energy's door (door.h), which writes what the log says of them. Not here: reading a sensor (the sources, sampler.c), a window's readings (window.c). */
 #ifndef TB_METER_H
 #define TB_METER_H
 
