@@ -23,7 +23,7 @@
 #
 # Targets: all (default), run, test, test-suite, test-valgrind, native-test, cross-test, fuzz,
 #   board-info, version, dist, dist-check, dist-repro, html-check, readers-check, fleet-test,
-#   fleet-lint, structure-check, shipped-check, readme-picture, deps, deps-bundle,
+#   fleet-lint, structure-check, shipped-check, readme-picture, meter-sim, deps, deps-bundle,
 #   install, uninstall, docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
