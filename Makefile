@@ -27,8 +27,8 @@
 # Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test,
 #   cross-test, fuzz, board-info, version, dist, dist-check, dist-repro, html-check,
 #   readers-check, metrics-check, schema-check, meter-sim, fleet-test, fleet-lint,
-#   structure-check, gpu-check, gpu-prep, readme-picture, deps, deps-bundle, install, uninstall, docs, docs-gen,
-#   docs-check, clean
+#   structure-check, shipped-check, readme-picture, deps, deps-bundle, install, uninstall,
+#   docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
 #   (tests/native-build.sh checks this list against the .PHONY line.)
 
@@ -243,7 +243,8 @@ $(BUILD)/kernel_images.o: $(IMAGES)
 # kept (not removed as make's intermediates): a new revision relinks the test programs
 # without compiling each again
 .SECONDARY: $(TESTS:%=$(BUILD)/tests/%.o)
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/libtb.a
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/tests/fake_clock.o \
+		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
 # A stand-in libnvidia-ml for the NVML source's tests (loaded through $TB_NVML_LIB).
@@ -261,19 +262,21 @@ $(BUILD)/tests/libfake-cuda-old.so: tests/fake_cuda.c
 	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -DFAKE_PRE_10_2 -o $@ $<
 # The tool with test-only kernels (a deliberately wrong one: tests/wrong_kernel.c): the
 # kernel table built with -DTB_TEST_KERNELS, linked ahead of libtb.a's own; and a fake
-# INA3221 driver on the tool's own clock when TB_TEST_INA_DRIVER says (tests/fake_ina_driver.c).
-# Tests only.
+# INA3221 driver on the tool's own clock when TB_TEST_INA_DRIVER says (tests/fake_ina_driver.c);
+# and the fake clock (tests/fake_clock.c, TB_FAKE_CLOCK=1), which the shipped tool does not
+# carry (make shipped-check). Tests only.
 $(BUILD)/tests/kernel_table_hooks.o: kernels/kernel_table.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -DTB_TEST_KERNELS -c -o $@ $<
 $(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_table_hooks.o \
-		$(BUILD)/tests/wrong_kernel.o $(BUILD)/tests/fake_ina_driver.o $(BUILD)/libtb.a
+		$(BUILD)/tests/wrong_kernel.o $(BUILD)/tests/fake_ina_driver.o $(BUILD)/tests/fake_clock.o \
+		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # build/meter-sim: the real meter against the sensors as their datasheets describe them, on
 # the fake clock (tests/sim/, doc/power.md); `make meter-sim` builds it.
 meter-sim: $(BUILD)/meter-sim
-$(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/libtb.a
+$(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/tests/fake_clock.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
@@ -282,14 +285,7 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # `make test_e2e` builds and runs that program; `make test` runs the tier's programs side by
 # side (-jN as given, else one per core), each printing its time, then the sum
 # (scripts/run-tests.sh). TIER=quick leaves out SLOW_TESTS: the programs that cost 4 s or
-# more alone (the next, test_modes_boards, 3.9 s), measured, not guessed: seconds, one at a
-# time on a busy 2-core machine (load 3 to 10), 2026-11-26, after the power tests moved to
-# the fake clock (test_power_e2e 107 -> 1, test_power_window 43 -> 1.5, test_nightly 28 -> 4;
-# test_e2e, 39, split in four: 0.2, 1.4, 1.3 and test_e2e_power 6.6): test_modes_e2e 19 to
-# 34 (before its sensor moved to the fake clock; after, 18 to 25: fake-nvpmodel.sh's 34
-# shell children at load 30), test_meter_night 7.3, test_driver_faults 6.8, test_e2e_power
-# 6.6, test_nvml_hang 5.6, test_nightly 4.5, test_nvml 4.0; the rest 0.01 to 3.9 each.
-# test_meter_sim (2026-11-28): 55 s on the busy machine for 3400 simulated nights, 5 s of CPU.
+# more alone, measured, not guessed (the measurements: doc/results/test-times-2026-11-26.md).
 # `make test` prints each program's time and names the five slowest: move a program here
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
@@ -406,15 +402,17 @@ fleet-lint:
 	@cd doc/fleet && ansible-lint --offline --profile production --nocolor deploy.yml collect.yml roles
 	@scripts/fleet-lint-pypi.sh
 
-# The include graph of src/ and kernels/ (scripts/structure-check.sh): no circle of modules
-# across folders, no back-arrow between the folder view's nodes (each sub-folder of src/ and
-# kernels/ one node, src/*.c modules their own), a folder's internal.h (src/config/, src/format/)
-# included from inside its folder only; the floors printed. The checker's own test first (tests/structure-check-test.sh).
+# The include graph of src/ and kernels/ (scripts/structure-check.sh): no circle of modules,
+# across folders or inside one, no back-arrow between the folder view's nodes (each
+# sub-folder of src/ and kernels/ one node, src/*.c modules their own), a folder's private
+# headers (internal.h, NAME_internal.h, NAME_int.h) included from inside it only, and no
+# comment of src/ or page of doc/ (but doc/results, history) naming a src/ file that does not
+# exist; the floors printed. The checker's own test first (tests/structure-check-test.sh).
 # Then the sizes (scripts/size-check.sh): no .c/.h of src/ or kernels/ over 700 lines, no
 # function over 80, but for the offenders scripts/size-allow.txt names until their splits land.
 structure-check:
 	@tests/structure-check-test.sh
-	@scripts/structure-check.sh -I kernels src
+	@scripts/structure-check.sh -I kernels -D doc -X doc/results src
 	@tests/size-check-test.sh
 	@scripts/size-check.sh src kernels
 
@@ -445,6 +443,7 @@ run: deps
 
 test: deps
 	+@$(MAKE) --no-print-directory test-suite
+	+@$(MAKE) --no-print-directory shipped-check
 	+@tests/native-build.sh
 	+@$(MAKE) --no-print-directory docs-check
 
@@ -461,23 +460,13 @@ test-valgrind: deps
 	@scripts/ensure-deps.sh valgrind
 	+@$(MAKE) --no-print-directory TB_VALGRIND=1 test-suite
 
-gpu-check:
-	@scripts/gpu-check.sh
-
-# What the lent GPU machine cannot build (it has nvcc, no clang): on this host, x86 builds
-# carrying the Nano's images (clang PTX sm_53 at ISA 6.5, as `make dist BOARD=boards/
-# jetson-nano.cfg` embeds) and clang's PTX for the H100 (sm_90), linked against the bundled
-# libconfig and zlib; carry build-gpu and .deps to the device (gpu-check's nanocheck, nanoel,
-# clangbench steps).
-GPU_PREP_LIBS = DEP_CFLAGS=-I$(CURDIR)/.deps/include DEP_LIBS="$(CURDIR)/.deps/lib/libconfig.a $(CURDIR)/.deps/lib/libz.a"
-gpu-prep: deps-bundle
-	@$(MAKE) --no-print-directory BUILD=build-gpu/nano BIN=build-gpu/nano/transpose-bench \
-		SMS=53 PTX_ISA=6.5 KERNEL_CC=clang $(GPU_PREP_LIBS) build-gpu/nano/transpose-bench
-	@$(MAKE) --no-print-directory BUILD=build-gpu/clang BIN=build-gpu/clang/transpose-bench \
-		SMS=90 KERNEL_CC=clang $(GPU_PREP_LIBS) build-gpu/clang/transpose-bench
+# The shipped tool carries no test machinery (the fake clock, the fake INA3221 driver, the
+# test kernel: tests/shipped-check.sh); the test-only executable carries each (make test runs it).
+shipped-check: $(BIN) $(BUILD)/tests/transpose-bench-hooks
+	@tests/shipped-check.sh $(BIN) $(BUILD)/tests/transpose-bench-hooks
 
 # Headers and static libraries of libconfig and zlib, for machines that cannot install
-# packages (the lent GPU machine): gpu-check builds against them when pkg-config fails.
+# packages (a lent GPU machine): contrib/gpu-lab builds against them when pkg-config fails.
 deps-bundle:
 	@mkdir -p .deps/include .deps/lib
 	cp $$($(PKG_CONFIG) --variable=includedir libconfig)/libconfig.h .deps/include/
@@ -529,6 +518,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: all-images metrics-check schema-check board-info version native-test structure-check dist-repro gpu-prep html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind gpu-check install uninstall docs docs-gen docs-check clean FORCE meter-sim
+.PHONY: all-images metrics-check schema-check board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE meter-sim
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,13 +1,17 @@
 #!/bin/sh
-# structure-check.sh [-v] [-I DIR]... [ROOT]: the include graph of ROOT (default src) and of each
-# DIR, checked: no circle whose modules lie in more than one folder, and no back-arrow in the
-# folder view. A module is a .c/.h pair (path without extension); A -> B when A's .c or .h
+# structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [ROOT]: the include graph of ROOT
+# (default src) and of each DIR, checked: no circle of modules (across folders or inside one),
+# and no back-arrow in the folder view. A module is a .c/.h pair (path without extension); A -> B when A's .c or .h
 # includes "B.h", resolved as the compiler does: the including file's folder first, then ROOT,
 # then each DIR in order (the Makefile's -Isrc -Ikernels). The folder view collapses each
 # sub-folder of ROOT, and each DIR, into one node; ROOT's own files stay nodes. Floors: 1 for a
 # node that depends on nothing, else 1 + the highest floor it depends on. A back-arrow is an
-# edge between two nodes of one cycle of that view. Also: a folder's internal.h is included
-# from inside that folder only. Prints a summary; exit 1 naming the includes on any breach.
+# edge between two nodes of one cycle of that view. Also: a private header of a sub-folder
+# (internal.h, NAME_internal.h, NAME_int.h) is included from inside that folder only; and
+# every file of ROOT (comments, strings) and of each DOCS folder (but what -X PATH leaves
+# out) that names a file "src/....c", ".h" or ".cu" names one that exists (ROOT's parent is
+# where such a name is looked for). Prints a summary; exit 1 naming the includes (or the
+# lines) on any breach.
 # -v also lists every folder-level edge with its #include lines. Reads only; no compiler: every
 # include outside comments counts, under whichever #if it sits, read as gcc -std=c11 reads it
 # (tests/structure-check-test.sh holds each case against gcc -MM): trigraphs ??= and ??/, a
@@ -18,30 +22,41 @@
 set -eu
 verbose=0
 dirs=""
+docs=""
+skip=""
 while [ $# -gt 0 ]; do
     case $1 in
     -v) verbose=1; shift ;;
     -I) [ $# -ge 2 ] || { echo "structure-check: -I needs a folder" >&2; exit 2; }
         dirs="$dirs $2"; shift 2 ;;
     -I*) dirs="$dirs ${1#-I}"; shift ;;
+    -D) [ $# -ge 2 ] || { echo "structure-check: -D needs a folder" >&2; exit 2; }
+        docs="$docs $2"; shift 2 ;;
+    -X) [ $# -ge 2 ] || { echo "structure-check: -X needs a path" >&2; exit 2; }
+        skip="$skip $2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [ROOT])" >&2
+    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [ROOT])" >&2
         exit 2 ;;
     *) break ;;
     esac
 done
-[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [ROOT])" >&2; exit 2; }
+[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [ROOT])" >&2; exit 2; }
 root=${1:-src}
-for d in "$root" $dirs; do
+for d in "$root" $dirs $docs; do
     case $d in *' '*) echo "structure-check: '$d': folders with spaces are not supported" >&2; exit 2 ;; esac
     [ -d "$d" ] || { echo "structure-check: no folder '$d'" >&2; exit 2; }
 done
 list=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
-trap 'rm -f "$list"' EXIT
+named=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
+trap 'rm -f "$list" "$named"' EXIT
 # every file (an include may name any of them); sources are .c, .h and .cu
 find "$root" $dirs -type f -print | LC_ALL=C sort > "$list"
+# the files whose text may name a source file: ROOT's and the DOCS folders', less -X's
+find "$root" $docs -type f -print | LC_ALL=C sort | awk -v skip="$skip" '
+    BEGIN { n = split(skip, S, " ") }
+    { for (k = 1; k <= n; k++) if ($0 == S[k] || index($0, S[k] "/") == 1) next; print }' > "$named"
 
-LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" '
+LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" -v named="$named" '
 function norm(p,    n, k, c, out, top, parts, st) {
     n = split(p, parts, "/"); top = 0
     for (k = 1; k <= n; k++) {
@@ -169,7 +184,7 @@ function scan(f,    line, inc, name, t, m, u, v, site, rm, text) {
         t = substr(inc, 1, 1) == "<" ? resolve("", name) : resolve(dirname(f), name)
         if (t == "") { if (substr(inc, 1, 1) == "\"") unresolved[++nunres] = site; continue }
         rm = dirname(t)
-        if (t ~ /\/internal\.h$/ && index(t, root "/") == 1 && rm != root) {
+        if (t ~ /\/([A-Za-z0-9_]*_)?internal\.h$|_int\.h$/ && index(t, root "/") == 1 && rm != root) {
             room_sites[t] = room_sites[t] "\n" site
             room_count[t]++
             if (index(f, rm "/") != 1) room_bad[++nroombad] = t "\t" site
@@ -221,6 +236,29 @@ function sort_words(s,    a, n, i, j, t, out) {
     return out
 }
 function indent(s) { gsub(/\n/, "\n      ", s); return s }
+# Every "src/....c|h|cu" in file f (not part of a longer path) that is no file of ROOT: one
+# error each. ROOT is src or ends in /src; a name is looked for beside ROOT.
+function names_in(f,    line, ln, rest, at, pre, m, p, top) {
+    top = root; sub(/src$/, "", top)
+    ln = 0
+    while ((getline line < f) > 0) {
+        ln++; rest = line; at = 0
+        while ((p = index(rest, "src/")) > 0) {
+            pre = p > 1 ? substr(rest, p - 1, 1) : ""
+            rest = substr(rest, p)
+            if (pre ~ /[A-Za-z0-9_.\/-]/ || !match(rest, /^src\/[A-Za-z0-9_\/.-]*[A-Za-z0-9_]\.(cu|c|h)([^A-Za-z0-9_]|$)/)) {
+                rest = substr(rest, 5); continue
+            }
+            m = substr(rest, 1, RLENGTH); sub(/[^A-Za-z0-9_]$/, "", m)
+            if (!((top m) in exists) && !((f, m) in said)) {
+                said[f, m] = 1; nmissing++; status = 1
+                errors[++nerr] = "structure-check: error: " f ":" ln ": names " m ", which does not exist"
+            }
+            rest = substr(rest, length(m) + 1)
+        }
+    }
+    close(f)
+}
 function wrap(head, words,    a, n, i, line, out) {
     n = split(words, a, " "); line = head; out = ""
     for (i = 1; i <= n; i++) {
@@ -263,8 +301,22 @@ END {
             }
             errors[++nerr] = msg
             circ_words = circ_words "\n  across folders: " names
-        } else
-            circ_words = circ_words "\n  inside " folders " (information: one room): " names
+        } else {
+            ninside++; status = 1
+            msg = "structure-check: error: a circle inside " folders ": " names "\n" \
+                  "  its includes (cut one: a private header names the public one\x27s types, or a shared part gets its own file):"
+            for (u = 1; u <= nmod; u++) {
+                if (mcomp[u] != c) continue
+                n2 = split(madj[u], e, " ")
+                for (j = 1; j <= n2; j++) {
+                    w = e[j] + 0
+                    if (mcomp[w] == c)
+                        msg = msg "\n    " mname[u] " -> " mname[w] ": " indent(medge[u, w])
+                }
+            }
+            errors[++nerr] = msg
+            circ_words = circ_words "\n  inside " folders ": " names
+        }
     }
 
     # 2. the folder view
@@ -319,17 +371,21 @@ END {
             "check cannot follow (name the header, or #define the macro as \"x.h\" in that file)"
     }
 
-    # 4. rooms: a sub-folder internal.h stays inside its folder
+    # 4. rooms: the private header of a sub-folder stays inside its folder
     for (k = 1; k <= nroombad; k++) {
         split(room_bad[k], rb, "\t"); status = 1
         errors[++nerr] = "structure-check: error: " rb[1] " is private to " dirname(rb[1]) "/, but " rb[2]
     }
 
+    # 5. names of source files in comments and docs
+    while ((getline nf < named) > 0) names_in(nf)
+    close(named)
+
     nsrcmod = 0; for (m in srcmod) nsrcmod++
     label = root; for (k = 2; k <= nsearch; k++) label = label (k == 2 ? " (+ " : ", ") S[k] (k == nsearch ? ")" : "")
     print "structure-check: " label ": " nsrcmod " modules in " nfolders " folders; folder view: " \
         nnode " nodes (" nfold " folders), " nfedge " edges, " nfloors " floors, " nback " back-arrows"
-    print "circles: " ncirc " (" nacross " across folders)" circ_words
+    print "circles: " ncirc " (" nacross " across folders, " (ninside + 0) " inside one)" circ_words
     for (t in room_count) {
         inside = room_count[t] - 0
         for (k = 1; k <= nroombad; k++) { split(room_bad[k], rb, "\t"); if (rb[1] == t) inside-- }
@@ -348,9 +404,9 @@ END {
         }
     }
     for (k = 1; k <= nerr; k++) print errors[k] > "/dev/stderr"
-    if (status) print "structure-check: FAILED: " nacross " circles across folders, " nback " back-arrows, " \
-        (nroombad + 0) " private headers included from outside, " (nunver + 0) \
-        " includes not followed" > "/dev/stderr"
+    if (status) print "structure-check: FAILED: " nacross " circles across folders, " (ninside + 0) \
+        " inside one, " nback " back-arrows, " (nroombad + 0) " private headers included from outside, " \
+        (nunver + 0) " includes not followed, " (nmissing + 0) " names of files that do not exist" > "/dev/stderr"
     else print "structure-check: ok"
     exit status
 }' "$list"

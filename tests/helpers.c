@@ -514,6 +514,21 @@ void th_use_hooks_binary(void)
     setenv("TB_BIN", bin, 1);
 }
 
+void th_use_fake_clock(void)
+{
+    const char *b = getenv("TB_BUILD"), *tool = getenv("TB_BIN");
+    char cwd[PATH_MAX], prefix[PATH_MAX], bin[3 * PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    b = b ? b : "build";
+    /* the words before the tool's path (a runner, a timeout) stay in front of the hooks' */
+    const char *sp = tool ? strrchr(tool, ' ') : NULL;
+    snprintf(prefix, sizeof(prefix), "%.*s", sp ? (int)(sp - tool + 1) : 0, sp ? tool : "");
+    snprintf(bin, sizeof(bin), "%s%s%s%s/tests/transpose-bench-hooks", prefix,
+             b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b);
+    setenv("TB_BIN", bin, 1);
+    setenv("TB_FAKE_CLOCK", "1", 1);
+}
+
 static char group_lock[PATH_MAX];
 
 int th_lock_setup(void **state)

@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <cmocka.h>
 
+#include "fake_clock.h"   /* tb_clock_fake: every test program links the fake clock */
+
 /* |a - b| <= eps, failing with both values. Our own: assert_float_equal came with cmocka
  * 1.1.4, and JetPack 4 ships 1.1.1 (use no cmocka API newer than that). */
 #define th_assert_close(a, b, eps) th_assert_close_((double)(a), (double)(b), (double)(eps), \
@@ -90,6 +92,10 @@ const char *th_fake_cuda_lib(void);
 /* TB_BIN from now on: the test-only executable, $TB_BUILD/tests/transpose-bench-hooks (its
  * test kernels, its fake INA3221 driver: tests/fake_ina_driver.c), through $TB_RUNNER. */
 void th_use_hooks_binary(void);
+/* The fake clock for the tool this test runs (TB_FAKE_CLOCK=1): the test-only executable in
+ * place of the tool in TB_BIN, whatever runs it (timeout, qemu: the words before it kept),
+ * since the shipped tool carries no fake clock (lib/clock.h). Undone by the teardown. */
+void th_use_fake_clock(void);
 /* A group fixture (cmocka_run_group_tests' setup and teardown): TB_LOCK_FILE of this
  * process, /tmp/tb-test-lock-PID (th_lock_file), removed at the end. */
 int th_lock_setup(void **state);

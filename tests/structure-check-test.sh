@@ -1,9 +1,11 @@
 #!/bin/sh
 # structure-check-test.sh: scripts/structure-check.sh on throwaway trees whose answer is known:
 # a clean tree passes with its floors; a circle across folders, a back-arrow between folders,
-# a circle of two top-level modules and a private internal.h included from outside each fail
-# naming the include; a circle inside one folder is information only; includes resolve as the
-# compiler does (the including file's folder before the root), comments and strings do not
+# a circle of two top-level modules, a circle inside one folder and a private header
+# (internal.h, NAME_internal.h, NAME_int.h) included from outside each fail naming the include;
+# a comment or a doc naming a src/ file that does not exist fails naming the line (a doc
+# folder's -X part is not read; a longer path that ends in src/... is not such a name);
+# includes resolve as the compiler does (the including file's folder before the root), comments and strings do not
 # count, a -I folder that includes a host header back is caught, every spelling of an include
 # that gcc follows is an edge and what gcc does not follow is none (gcc -MM as the ground
 # truth), and a macro include the check cannot expand is an error. Run by
@@ -63,14 +65,21 @@ expect "a back-arrow" 1 "2 back-arrows" "0 circles across folders" \
     'back-arrow src/sub/ -> src/top' 'src/sub/y -> src/top: src/sub/y.c:1: #include "top.h"' \
     'back-arrow src/top -> src/sub/' 'src/top.c:2: #include "sub/x.h"'
 
-# 4. a circle inside one folder: information, the tree passes
+# 4. a circle inside one folder: an error too (a private header that includes the public one
+# its module's .c includes it from is such a circle)
 base room
 put "$t/room" src/sub/p.h '/* p */'
 put "$t/room" src/sub/p.c '#include "sub/q.h"'
 put "$t/room" src/sub/q.h '#include "p.h"'
 run room src
-expect "a circle inside one folder" 0 "circles: 1 (0 across folders)" \
-    "inside src/sub (information: one room): src/sub/p src/sub/q" "0 back-arrows"
+expect "a circle inside one folder" 1 "circles: 1 (0 across folders, 1 inside one)" \
+    "a circle inside src/sub: src/sub/p src/sub/q" 'src/sub/p -> src/sub/q: src/sub/p.c:1: #include "sub/q.h"' \
+    'src/sub/q -> src/sub/p: src/sub/q.h:1: #include "p.h"' "1 inside one, 0 back-arrows"
+# ... and cut: the private header names the public one's types instead of including it
+put "$t/room" src/sub/q.h 'struct p_thing;'
+put "$t/room" src/sub/p.c '#include "sub/p.h"' '#include "sub/q.h"'
+run room src
+expect "that circle cut" 0 "circles: 0 (0 across folders, 0 inside one)" "structure-check: ok"
 
 # 5. a circle of two top-level modules: one folder, but two nodes of the folder view
 rm -rf "$t/flat"
@@ -78,9 +87,9 @@ put "$t/flat" src/a.h '/* a */'
 put "$t/flat" src/a.c '#include "a.h"' '#include "b.h"'
 put "$t/flat" src/b.h '#include "a.h"'
 run flat src
-expect "a circle of top-level modules" 1 "inside src (information: one room): src/a src/b" \
+expect "a circle of top-level modules" 1 "a circle inside src: src/a src/b" \
     'back-arrow src/a -> src/b' 'src/a.c:2: #include "b.h"' \
-    'back-arrow src/b -> src/a' 'src/b.h:1: #include "a.h"' "0 circles across folders, 2 back-arrows"
+    'back-arrow src/b -> src/a' 'src/b.h:1: #include "a.h"' "0 circles across folders, 1 inside one, 2 back-arrows"
 
 # 6. the folder of the including file first: sub/x.c's "top.h" is sub/top.h, not src/top.h
 base near
@@ -97,6 +106,37 @@ put "$t/private" src/top.c '#include "top.h"' '#include "sub/x.h"' '#include "su
 run private src
 expect "a private header from outside" 1 "src/sub/internal.h is private to src/sub/" \
     'src/top.c:3: #include "sub/internal.h"' "included by 2 files, 1 outside src/sub/"
+
+# 7b. the other private names: NAME_internal.h and NAME_int.h
+base private2
+put "$t/private2" src/sub/x_internal.h '/* sub only */'
+put "$t/private2" src/sub/y_int.h '/* sub only */'
+put "$t/private2" src/sub/x.c '#include "sub/x.h"' '#include "sub/x_internal.h"' '#include "sub/y_int.h"'
+run private2 src
+expect "private headers by name, used inside" 0 "room: src/sub/x_internal.h included by 1 files, 0 outside" \
+    "structure-check: ok"
+put "$t/private2" src/top.c '#include "top.h"' '#include "sub/x.h"' '#include "sub/y_int.h"'
+run private2 src
+expect "NAME_int.h from outside" 1 "src/sub/y_int.h is private to src/sub/" \
+    'src/top.c:3: #include "sub/y_int.h"' "1 private headers included from outside"
+
+# 7c. a comment or a doc naming a source file that does not exist
+base names
+put "$t/names" src/top.c '#include "top.h"' '/* as src/sub/x.c does, and src/sub/gone.c did */' \
+    '#include "sub/x.h"' 'static const char *p = "/usr/src/linux/k.c";   /* not ours */'
+mkdir -p "$t/names/doc/results"
+put "$t/names" doc/tour.md 'Start with `src/top.c` and `src/util.h`.' 'Then src/old/room.h.'
+put "$t/names" doc/results/2025.md 'Back then src/old/room.h held it.'
+run names -D doc -X doc/results src
+expect "names of files that do not exist" 1 \
+    "src/top.c:2: names src/sub/gone.c, which does not exist" \
+    "doc/tour.md:2: names src/old/room.h, which does not exist" \
+    "2 names of files that do not exist"
+case $out in *results*|*linux*|*x.c,*) bad "names: a -X file, a longer path or an existing file was named: $out" ;; esac
+put "$t/names" src/top.c '#include "top.h"' '/* as src/sub/x.c does */' '#include "sub/x.h"'
+put "$t/names" doc/tour.md 'Start with `src/top.c` and `src/util.h`.'
+run names -D doc -X doc/results src
+expect "names that exist" 0 "structure-check: ok"
 
 # 8. -I: a second folder whose file includes a host header back; clean without that include
 base extra

@@ -294,7 +294,7 @@ static void test_context_lost_mid_sweep(void **state)
     assert_non_null(strstr(run_err, "the device could not be recovered"));
 }
 
-/* The backend's own hook (TB_CUDA_FAULT, for make gpu-check): its kernel's first launch
+/* The backend's own hook (TB_CUDA_FAULT, for contrib/gpu-lab/gpu-check.sh): its kernel's first launch
  * writes through a bad pointer; the fake reports an illegal address at the synchronize, as
  * a GPU does; the row says so, the device is reset, the sweep goes on, the log names the
  * hook. */

@@ -39,7 +39,7 @@ static char *tegra_board(const char *dir, const char *extra)
 
 static void test_tegrastats_through_run(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     const char *dir = th_scratch();
     char *out, args[2048];
@@ -89,7 +89,7 @@ static void test_tegrastats_through_run(void **state)
 
 static void test_tegrastats_dies_mid_run(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/nano-jp4.txt"), 1);
@@ -138,7 +138,7 @@ static char *named_log(void)
  * from the two before it, says so in its power_rerun line and in rerun_runs. */
 static void test_rerun_spread_learned_from_earlier_nights(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);
+    th_use_fake_clock();
     setenv("TB_FAKE_CLOCK_WORK", "100", 1);
     const char *dir = th_scratch();
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/orin-nano-jp6.txt"), 1);
@@ -188,7 +188,7 @@ static void test_rerun_spread_learned_from_earlier_nights(void **state)
 
 static void test_power_command_csv(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[2048];
     setenv("TB_FAKE_TEGRASTATS_FILE", th_fixture("tegrastats/tx2-jp-unknown.txt"), 1);
@@ -218,7 +218,7 @@ static void test_power_command_csv(void **state)
 
 static void test_power_command_ina3221_tree(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     const char *dir = th_scratch();
     char args[2048], text[1024];
     assert_true(th_build_sysfs(dir, "ina3221/nano.txt", 0) > 0);

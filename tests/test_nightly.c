@@ -259,7 +259,7 @@ static char *replay_board(const char *dir, const char *lines)
  * never logged as power. */
 static void test_absurd_readings_dropped(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];
@@ -292,7 +292,7 @@ static void test_absurd_readings_dropped(void **state)
  * the rows measured meanwhile say why they have no power. */
 static void test_silent_source_is_said(void **state)
 {
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run keeps virtual time: no real sleep */
+    th_use_fake_clock();   /* the run keeps virtual time: no real sleep */
     setenv("TB_FAKE_CLOCK_WORK", "100", 1);   /* its load: 10 ms of real work a second */
     const char *dir = th_scratch();
     char args[3 * PATH_MAX];

@@ -57,7 +57,7 @@ static void test_init_hangs(void **state)
 static void test_run_goes_on_without_power(void **state)
 {
     setenv("TB_FAKE_NVML", "hang:4", 1);
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* the run's idle and windows: no real sleep; NVML's
+    th_use_fake_clock();   /* the run's idle and windows: no real sleep; NVML's
                                         * deadline stays real (what is tested) */
     char *err = NULL;
     char *log = th_run_log("run --device cpu -b boards/generic.cfg --sizes 128x128,256x256 "

@@ -538,7 +538,7 @@ static void test_power_json(void **state)
     snprintf(text, sizeof(text), "board = { name = \"nano\"; };\npower = { source = \"ina3221\"; "
              "interval_ms = 100; sysfs_root = \"%s\"; };\n", dir);
     char *board = th_write(dir, "board.cfg", text);
-    setenv("TB_FAKE_CLOCK", "1", 1);   /* --seconds on the fake clock: no real sleep */
+    th_use_fake_clock();   /* --seconds on the fake clock: no real sleep */
     th_runf("power -b %s --seconds 0.5 --format json", board);
     if (!python_ok(th_out(), "import json,sys\nd = json.load(sys.stdin)\nr = d['readings']\n"
                    "ok = d['schema'] == 'transpose-bench/power/2' and len(r) >= 3 and "

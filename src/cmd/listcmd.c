@@ -5,6 +5,7 @@
 #include "cmd/listcmd.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -19,6 +20,8 @@
 #include "power/power.h"
 #include "lib/elements.h"
 #include "lib/util.h"
+#include "config/config.h"
+#include "lib/cli.h"
 
 /* Whether everything written to out reached it: a full disk or /dev/full must not pass for a
  * whole listing. 0, or -EIO after the error. */
@@ -238,4 +241,62 @@ int tb_list_images(const char *dir, FILE *out)
             return rc;
     }
     return out_done(out);
+}
+
+/* ---- the command line ------------------------------------------------------------ */
+
+enum { OPT_COLUMNS = TB_OPT_LONG, OPT_IMAGES, OPT_SET };
+
+static const struct tb_opt_row list_opts[] = {
+    { "columns", OPT_COLUMNS, NULL, "the log's columns (name, unit, meaning) instead" },
+    { "images", OPT_IMAGES, "DIR", "write each kernel image to a file in DIR (PTX as text,\n"
+                                   "cubins as ELF) for inspection" },
+    { "board", 'b', "BOARD.cfg", "board file (default: detected, as run does)" },
+    { "set", OPT_SET, "KEY=VAL...", "override a setting of the board file" },
+    TB_OPT_END,
+};
+
+const struct tb_usage tb_list_usage = {
+    "list", list_opts,
+    "  Lists every kernel (backend, availability, block-shape rule), every embedded kernel\n"
+    "  image and the one GPU 0 runs (and why), and every power source with whether it can\n"
+    "  work here.\n",
+};
+
+int tb_list_main(int argc, char **argv)
+{
+    struct tb_getopt g;
+    tb_getopt_begin(&g, tb_list_usage.opts);
+    struct tb_config cfg;
+    struct tb_diag diag = { 0 };
+    tb_config_init(&cfg);
+    const char *board_file = NULL;
+    bool columns = false;
+    const char *images = NULL;
+    int opt;
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
+        switch (opt) {
+        case OPT_COLUMNS: columns = true; break;
+        case OPT_IMAGES: images = optarg; break;
+        case 'b': board_file = optarg; break;
+        case OPT_SET: tb_config_add_set(&cfg, optarg, &diag); break;
+        default:
+            tb_usage_print(&tb_list_usage, stderr);
+            tb_config_free(&cfg);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (tb_usage_no_operands(&tb_list_usage, argc, argv, optind) < 0) {
+        tb_config_free(&cfg);
+        tb_diag_free(&diag);
+        return TB_EXIT_USAGE;
+    }
+    if (images) {
+        tb_config_free(&cfg);
+        return tb_list_images(images, stdout) < 0 ? TB_EXIT_FAIL : TB_EXIT_OK;
+    }
+    int rc = columns ? tb_list_columns(stdout) : tb_list(&cfg, &diag, board_file, stdout);
+    tb_config_free(&cfg);
+    tb_diag_free(&diag);
+    return rc == -EIO ? TB_EXIT_FAIL : rc < 0 ? TB_EXIT_USAGE : TB_EXIT_OK;   /* -EIO: a full disk */
 }

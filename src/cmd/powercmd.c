@@ -3,6 +3,8 @@
 #include "cmd/powercmd.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +14,8 @@
 #include "config/config.h"
 #include "power/power.h"
 #include "lib/util.h"
+#include "lib/cli.h"
+#include "measure/board.h"
 
 static const struct tb_table_col cols[] = {
     { .name = "elapsed_s", .head = "t_s", .kind = 'N', .dec = 3, .width = 8 },
@@ -104,4 +108,77 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         return TB_EXIT_FAIL;
     }
     return failed ? TB_EXIT_FAIL : TB_EXIT_OK;
+}
+
+/* ---- the command line ------------------------------------------------------------ */
+
+enum { OPT_SET = TB_OPT_LONG, OPT_SECONDS, OPT_FORMAT };
+
+static const struct tb_opt_row power_opts[] = {
+    { "board", 'b', "BOARD.cfg", "board file (default: detected, as run does)" },
+    { "set", OPT_SET, "KEY=VAL...", "override a setting of the board file, e.g.\n"
+                                    "--set power.source=nvml" },
+    { "seconds", OPT_SECONDS, "S", "how long to sample (default 5)" },
+    { "format", OPT_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
+    TB_OPT_END,
+};
+
+const struct tb_usage tb_power_usage = {
+    "power", power_opts,
+    "  Samples the board's power source (power.source, auto by default) for S seconds\n"
+    "  (default 5) and prints each reading, one row per rail: elapsed_s,source,rail,power_mw\n"
+    "  (the table adds the source's GPU load, clocks, temperature and energy).\n",
+};
+
+int tb_power_main(int argc, char **argv)
+{
+    struct tb_getopt g;
+    tb_getopt_begin(&g, tb_power_usage.opts);
+    struct tb_config cfg;
+    struct tb_diag diag = { 0 };
+    tb_config_init(&cfg);
+    const char *board_file = NULL;
+    double seconds = 5;
+    enum tb_format format = TB_FMT_TABLE;
+    int opt;
+    while ((opt = tb_getopt_next(&g, argc, argv)) != -1) {
+        switch (opt) {
+        case 'b': board_file = optarg; break;
+        case OPT_SET: tb_config_add_set(&cfg, optarg, &diag); break;
+        case OPT_SECONDS:
+            if (tb_parse_number(optarg, 0, true, 86400, &seconds) < 0)   /* util.h's parser */
+                tb_diag_add(&diag, "--seconds '%s': expected a number of seconds (0 to 86400]",
+                            optarg);
+            break;
+        case OPT_FORMAT:
+            if (tb_format_parse(optarg, &format) < 0)
+                tb_diag_add(&diag, "--format '%s': expected %s", optarg, tb_format_names);
+            break;
+        default:
+            tb_usage_print(&tb_power_usage, stderr);
+            tb_config_free(&cfg);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (tb_usage_no_operands(&tb_power_usage, argc, argv, optind) < 0) {
+        tb_config_free(&cfg);
+        tb_diag_free(&diag);
+        return TB_EXIT_USAGE;
+    }
+    /* the board file: given, or detected (as run does; nothing said of the choice) */
+    char board_path[PATH_MAX], board_why[512];
+    if (tb_board_pick(&cfg, board_file, NULL, board_path, sizeof(board_path), board_why,
+                      sizeof(board_why)) < 0)
+        tb_diag_add(&diag, "cannot find a board file: %s (give one with -b)", board_why);
+    else
+        tb_config_load(&cfg, NULL, board_path, &diag);
+    int code = TB_EXIT_USAGE;
+    if (diag.n)
+        tb_diag_print(&diag);
+    else
+        code = tb_power_command(&cfg.board.power, cfg.board.name, seconds, format,
+                                stdout);
+    tb_config_free(&cfg);
+    tb_diag_free(&diag);
+    return code;
 }

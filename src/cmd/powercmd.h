@@ -1,5 +1,6 @@
-/* powercmd.h: `transpose-bench power`: sample the board's source and print the readings,
- * so a board can be checked before nightly runs are scheduled on it. */
+/* powercmd.h: `transpose-bench power`, its command line and its work: sample the board's
+ * source and print the readings, so a board can be checked before nightly runs are
+ * scheduled on it. */
 #ifndef TB_POWERCMD_H
 #define TB_POWERCMD_H
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 
 #include "format/table.h"
+#include "lib/cli.h"
 
 struct tb_power_cfg;
 
@@ -16,5 +18,11 @@ struct tb_power_cfg;
  * fails, or the output cannot be written. */
 int tb_power_command(const struct tb_power_cfg *pc, const char *board, double seconds,
                      enum tb_format f, FILE *out);
+
+/* The command: `power [-b BOARD.cfg] [--set KEY=VAL]... [--seconds S] [--format F]`, its
+ * options parsed by the rows of tb_power_usage; an exit code (2 for a usage or board file
+ * problem, said with the others in one pass). */
+int tb_power_main(int argc, char **argv);
+extern const struct tb_usage tb_power_usage;
 
 #endif

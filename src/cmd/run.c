@@ -343,7 +343,7 @@ static void log_device(struct run *r)
         tb_csvlog_meta(log, TB_META(kernel_image), "%s", r->dev.image_why);
         tb_csvlog_meta(log, TB_META(jit_cache), "%s", r->be->jit_cache(cache, sizeof(cache)));
         const char *fault = getenv("TB_CUDA_FAULT");
-        if (fault && *fault)   /* a test hook (gpu-check): a night run with it says so */
+        if (fault && *fault)   /* a test hook (contrib/gpu-lab): a night run with it says so */
             tb_csvlog_meta(log, TB_META(fault_injection), "TB_CUDA_FAULT=%s: kernel '%s' writes "
                            "through a bad pointer on its first launch", fault, fault);
     } else if (!r->gpu_failed)

@@ -2,8 +2,8 @@
  * configuration files, lock, the driver's probe (no context), what it settles (a board by
  * the GPU's name, kernel names, points, device limits), log, device, run conditions, power,
  * sweep (once per power-mode step of a mode sweep, the board restored at its end), finish.
- * Every driver call is under the watchdog (watchdog.h). main.c parses the options into
- * tb_run_opts and maps the outcome to an exit code; nothing else. */
+ * Every driver call is under the watchdog (watchdog.h). runcmd.c parses the options
+ * into tb_run_opts and maps the outcome to an exit code. */
 #ifndef TB_RUN_H
 #define TB_RUN_H
 

@@ -124,7 +124,7 @@ void tb_run_modes_sweep(struct tb_run_modes *m, struct tb_runner_ctx *ctx,
     double found_mhz = ctx->max_clock_mhz;
     bool first = true;
     memset(res, 0, sizeof(*res));
-    res->idle_w = res->idle_after_w = NAN;
+    res->energy.idle_w = res->energy.idle_after_w = NAN;
     if (tb_modes_open(&m->modes, NULL, why, sizeof(why)) < 0 ||
         tb_modes_save(&m->modes, m->steps, m->nsteps, why, sizeof(why)) < 0) {
         tb_modes_close(&m->modes);

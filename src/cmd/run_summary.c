@@ -104,8 +104,8 @@ int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
                    bool with_modes, bool with_best, const char *log_path)
 {
     print_points(res, power_source != NULL, with_modes, with_best);
-    if (power_source && !isnan(res->idle_w))
-        printf("\nidle power %.2f W (%s)\n", res->idle_w, power_source);
+    if (power_source && !isnan(res->energy.idle_w))
+        printf("\nidle power %.2f W (%s)\n", res->energy.idle_w, power_source);
     printf("\n%zu ok, %zu failed, %zu verification failures, %zu skipped\n", res->ok,
            res->failed, res->verify_failed, res->skipped);
     if (log_path)

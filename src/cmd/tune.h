@@ -1,7 +1,7 @@
 /* tune.h: the autotuner's output: from the rows a tuning run measured, each kernel's
  * fastest block per size among the rows that count (tb_log_usable), written as a sweep file
  * (sweep.points) that `run -c` takes. The search itself is an ordinary run over candidate
- * blocks with a deadline: main.c sets the candidates and the budget (tune.seconds), run.c
+ * blocks with a deadline: runcmd.c sets the candidates and the budget (tune.seconds), run.c
  * measures them and calls tb_tune_write at its end. Not here: measuring anything. */
 #ifndef TB_TUNE_H
 #define TB_TUNE_H

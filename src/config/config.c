@@ -3,6 +3,7 @@
  * against the schema with all problems collected by FILE:LINE; then the resolved dump.
  * Not here: list settings (lists.c), --set (set.c), reading files safely
  * (guard.c), anything about a device (point_rules.c). */
+#include "config/config.h"
 #include "config/internal.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  * checked to be a regular file and counted against the same 1 MiB before libconfig opens
  * it; an @include is read from the including file's folder (include_target). Not here:
  * parsing (libconfig), what the settings mean (config.c). */
+#include "config/config.h"
 #include "config/internal.h"
 
 #include <ctype.h>

@@ -2,6 +2,7 @@
  * loader validates with (fio's --cmdhelp): its file, type, range, default and help line, as
  * text for the terminal and as man(7) paragraphs for the man page's SETTINGS. Not here:
  * loading or checking a setting (config.c), the help of a command's options (lib/cli.c). */
+#include "config/config.h"
 #include "config/internal.h"
 
 #include <string.h>

@@ -16,8 +16,14 @@
 #include <stddef.h>
 #include <libconfig.h>
 
-#include "config/config.h"
 #include "lib/diag.h"
+
+/* config.h's types, by name only: this header extends config.h for the rooms (each includes
+ * both) and never includes it, so that config.c, which includes this, and this header are
+ * not a circle. */
+struct tb_config;
+struct tb_sweep_cfg;
+struct tb_where;
 
 /* The text of a file and of everything it @includes, together, is at most this: a larger
  * "config" is a mistake, not a sweep. */

@@ -2,6 +2,7 @@
  * explicit points, the element type (made canonical from elements.c's table), the board's
  * model strings and the power source. Each reports its own problems with FILE:LINE.
  * Not here: the schema walk (config.c), overrides (set.c). */
+#include "config/config.h"
 #include "config/internal.h"
 
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * parsed as libconfig text and written into its file's settings before the schema walk, so
  * it is checked exactly as the same line in the file would be, and named by its option.
  * Not here: the checks themselves (config.c, lists.c). */
+#include "config/config.h"
 #include "config/internal.h"
 
 #include <errno.h>

@@ -4,10 +4,11 @@
  * update. The copy's blocks alternate with the kernels' in an order that rotates every
  * cycle, closing with a copy block, so that every kernel block has a copy block on either
  * side under the same thermal history: their ratio cancels the drift that moves absolute
- * figures between reruns (../shared/notes/energy-design.md: +-0.3% interleaved against
+ * figures between reruns (doc/notes/energy-design.md: +-0.3% interleaved against
  * 1-3% between sequential halves). Cycles are added until every figure is within
  * power.target_rel_ci or the budget is spent (nvbench's stopping). Not here: the figures
  * (meter_figures.c), idle and warming (meter_run.c). */
+#include "energy/meter.h"
 #include "energy/meter_internal.h"
 
 #include <errno.h>
@@ -219,10 +220,8 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
  * the readings and the power cap's reasons. */
 void tb_meter_block_extras(struct tb_meter *m, int64_t ta, int64_t tb, struct tb_meter_block *b)
 {
-    struct tb_power_cfg loose = *m->pc;
-    loose.max_rel_ci = INFINITY;
     struct tb_power_figures f;
-    tb_power_over(m->s, &loose, ta, tb, &f);
+    tb_power_over(m->s, m->pc, ta, tb, &f);
     b->gpu_w = f.gpu_w;
     b->temp_c = f.gpu_temp_c;
     b->mem_temp_c = f.mem_temp_c;

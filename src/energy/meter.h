@@ -2,8 +2,8 @@
  * takes the points of a size and a way to keep the device busy with any of them (a load
  * callback), runs blocks of them interleaved with the reference copy's, and returns one
  * result per point with every figure and its interval, or why a figure cannot be given.
- * It also owns the run's idle baseline, its warming and what the log says of them.
- * Not here: reading a sensor (the sources, sampler.c), a window's readings (window.c). */
+ * It also owns the run's idle baseline and its warming; the runner reaches it through
+ * energy's door (door.h), which writes what the log says of them. Not here: reading a sensor (the sources, sampler.c), a window's readings (window.c). */
 #ifndef TB_METER_H
 #define TB_METER_H
 
@@ -91,8 +91,6 @@ double tb_meter_announced(const struct tb_meter *m, double *since_s);
  * their intervals): said, not waited for. */
 double tb_meter_warm(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                      const char *what, char *line, size_t n);
-/* True when the last warming ended steady (or did not run). */
-bool tb_meter_warm_steady(const struct tb_meter *m);
 
 /* The energy of the n points of one size: blocks of each interleaved with blocks of the
  * reference ref (SIZE_MAX: none, then no ratio) in an order that rotates every cycle,

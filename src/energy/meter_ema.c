@@ -3,6 +3,7 @@
  * times their change over it (tb_power_inverted_w), exact whatever ran before; how often
  * the sensor is read decides the lead-in. Not here: the other sensors' blocks and the
  * cycles (meter.c), the arithmetic (window.c, energy.c). */
+#include "energy/meter.h"
 #include "energy/meter_internal.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  * interval holds both their spread and the drift between them. Withheld only what
  * cannot be measured: no block with a figure (too few clean updates, a source lost, a
  * jump). A wide interval is printed with the figure, and said. */
+#include "energy/meter.h"
 #include "energy/meter_internal.h"
 
 #include <math.h>

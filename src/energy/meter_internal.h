@@ -4,7 +4,19 @@
 #ifndef TB_METER_INTERNAL_H
 #define TB_METER_INTERNAL_H
 
-#include "energy/meter.h"
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* meter.h's types and those it names, by name only: this header extends meter.h for the
+ * meter's files (each includes both) and never includes it, so that meter.c, which
+ * includes this, and this header are not a circle. */
+struct tb_meter_load;
+struct tb_meter_result;
+struct tb_power_cfg;
+struct tb_rerun_sd;
+struct tb_sampler;
 
 #define TB_METER_MAX_CYCLES 64
 

@@ -1,6 +1,7 @@
 /* meter_run.c: the meter's run-wide parts: the idle baseline (which settles the sensor's
  * cadence), the line that says the cadence and the block it sizes, the plan of a run's
  * energy time, and the warming before the sweep. Not here: a size's blocks (meter.c). */
+#include "energy/meter.h"
 #include "energy/meter_internal.h"
 
 #include <errno.h>
@@ -55,10 +56,8 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
     int64_t t1 = tb_now_ns();
     tb_power_learn_cadence(m->s, pc, t0, t1);
     sleep_ms(tb_power_settle_ms(m->s));
-    struct tb_power_cfg loose = *pc;   /* an idle is printed with its interval, however wide */
-    loose.max_rel_ci = INFINITY;
-    struct tb_power_figures f;
-    tb_power_over(m->s, &loose, t0, t1, &f);
+    struct tb_power_figures f;   /* an idle is printed with its interval, however wide */
+    tb_power_over(m->s, pc, t0, t1, &f);
     *ci = f.total_w_ci;
     /* a reading's spread in the first idle, for the plan of the cycles: from successive
      * readings, not the idle's interval, which a card still cooling from the run before
@@ -271,7 +270,6 @@ static int settle_block(struct tb_meter *m, const struct tb_meter_load *ld, size
     }
     int64_t t1 = tb_now_ns();
     struct tb_power_cfg loose = *m->pc;
-    loose.max_rel_ci = INFINITY;
     /* the readings' noise only: batch means would count the climb itself as noise and call
      * two blocks of a climbing board steady */
     loose.batches = 1;
@@ -332,9 +330,4 @@ double tb_meter_warm(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     m->steady = st.steady && !rc && !*m->stop;
     snprintf(m->warm_why, sizeof(m->warm_why), "not steady (%s)", how);
     return secs;
-}
-
-bool tb_meter_warm_steady(const struct tb_meter *m)
-{
-    return m->steady;
 }

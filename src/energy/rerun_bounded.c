@@ -17,7 +17,9 @@
 
 #include "lib/util.h"
 
-/* Tests: called on the learner's thread before it reads (a stuck file system's stand-in). */
+/* Tests: called on the learner's thread before it reads (a stuck file system's stand-in);
+ * a test program defines its own, the shipped tool has this empty one. */
+void tb_rerun_test_stall(void);
 __attribute__((weak)) void tb_rerun_test_stall(void)
 {
 }

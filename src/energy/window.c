@@ -202,10 +202,6 @@ static void judge(const int64_t *t, const double *v, size_t k, int64_t t0, int64
     if (nr < 2 || isnan(rel))
         snprintf(f->why, sizeof(f->why), "%zu sensor update%s in %.1f s: no interval, no "
                  "power figures", m, m == 1 ? "" : "s", secs);
-    else if (rel > pc->max_rel_ci)
-        snprintf(f->why, sizeof(f->why), "%zu sensor updates in %.1f s: +-%.1f%%, wider than "
-                 "power.max_rel_ci %.1f%%: no power figures", m, secs, 100 * rel,
-                 100 * pc->max_rel_ci);
     else
         goto out;
     f->withheld = true;

@@ -179,8 +179,8 @@ static bool there(const char *root, const char *abs)
     return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The GPU's devfreq class entry, by the names L4T gives it (nvpmodel/README in
- * ../shared/fixtures: Nano, Xavier, Orin R35, Orin R36). An entry that looks like a GPU
+/* The GPU's devfreq class entry, by the names L4T gives it (doc/notes/nvpmodel-files.md:
+ * Nano, Xavier, Orin R35, Orin R36). An entry that looks like a GPU
  * the tool does not know (Thor's gpu-gpc-0) is named in why, not used: its caps and table
  * were never seen. */
 static void gpu_by_class(const char *root, struct tb_mode_files *f)

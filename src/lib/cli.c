@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util.h"
+
 #define LABEL_MIN 15   /* the column run's rows have always used ("--kernels LIST ") */
 #define WIDTH 80       /* a synopsis wraps before this column */
 #define PREFIX "usage: transpose-bench "
@@ -229,4 +231,13 @@ void tb_getopt_begin(struct tb_getopt *g, const struct tb_opt_row *rows)
 int tb_getopt_next(struct tb_getopt *g, int argc, char **argv)
 {
     return getopt_long(argc, argv, g->shrt, g->lo, NULL);
+}
+
+int tb_usage_no_operands(const struct tb_usage *u, int argc, char **argv, int first)
+{
+    if (first >= argc)
+        return 0;
+    error("unexpected argument '%s'", argv[first]);
+    tb_usage_print(u, stderr);
+    return -1;
 }

@@ -2,9 +2,9 @@
  * (synopsis, option rows, text) printed from them, so that what a command accepts and what
  * its --help says cannot drift. The synopsis's options are made from the rows too, and so
  * are the README's command table and the man page's SYNOPSIS and OPTIONS (the doc styles
- * below, printed by `help --doc`, spliced by scripts/docs-gen.sh, checked by make test). Every command's usage is one struct tb_usage: main.c holds
- * its own commands' and points its command table at those of rooms that read their own
- * arguments (compare.c, history.c, restorecmd.c). Not here: the command table, dispatch and
+ * below, printed by `help --doc`, spliced by scripts/docs-gen.sh, checked by make test). Every command's usage is one struct tb_usage, exported
+ * by the room that parses the command's arguments (src/cmd/, src/report/compare.c,
+ * history.c); main.c's command table points at them. Not here: the command table, dispatch and
  * exit codes (main.c), what an option does (each command's parser). */
 #ifndef TB_CLI_H
 #define TB_CLI_H
@@ -71,5 +71,9 @@ void tb_getopt_begin(struct tb_getopt *g, const struct tb_opt_row *rows);
  * is then the first operand; operands are gathered behind the options, as GNU getopt
  * does). */
 int tb_getopt_next(struct tb_getopt *g, int argc, char **argv);
+/* The one rule for words after the options of a command that takes none: argv[first]
+ * and on, when there are any, are an error ("unexpected argument 'X'") and the usage u on
+ * stderr, never ignored. -1 after the error, else 0. */
+int tb_usage_no_operands(const struct tb_usage *u, int argc, char **argv, int first);
 
 #endif

@@ -5,10 +5,12 @@
  * timers) and not the deadline of a call that may hang (tb_real_now_ns, watchdog.h):
  * those must be real whatever the tests do.
  *
- * The fake clock (TB_FAKE_CLOCK=1 in the environment, or tb_clock_fake() before any thread
- * starts) is virtual time that moves only when the threads that keep time by it wait on it:
- * when every joined thread sleeps (tb_sleep_*) or spends (tb_clock_spend_ns), time jumps
- * to the earliest wake. A joined thread blocked elsewhere (a join, a lock, a poll) stalls it
+ * The fake clock is test machinery (tests/fake_clock.c), linked only into the test programs
+ * and the test-only executable, never into the shipped tool: there it is switched on by
+ * TB_FAKE_CLOCK=1 in the environment, or by tb_clock_fake() before any thread starts, and
+ * handed to this clock as a struct tb_clock_ops. It is virtual time that moves only when
+ * the threads that keep time by it wait on it: when every joined thread sleeps (tb_sleep_*)
+ * or spends (tb_clock_spend_ns), time jumps to the earliest wake. A joined thread blocked elsewhere (a join, a lock, a poll) stalls it
  * for TB_CLOCK_GRACE_MS of real time at most, after which time moves anyway: a test stays
  * live whatever it waits on. A thread that is running (or only waiting for a CPU on a busy
  * machine: state R in /proc), or waiting for this clock's own lock, never has time moved
@@ -21,9 +23,9 @@
  * A child's output and virtual time (the fake tegrastats of tests/, or any replay a source
  * reads from a child): under the fake clock the child prints its lines at once, without
  * sleeping, and the reader takes one line per sample: line k of the child is the reading
- * of the k-th tick of virtual time, whatever real time the child took. The reader waits
- * for the line a tick is owed between tb_clock_hold() and tb_clock_release(), so that no
- * time passes meanwhile, and for TB_CLOCK_CHILD_WAIT_MS of real time at most: a child
+ * of the k-th tick of virtual time, whatever real time the child took (the reader asks
+ * tb_clock_child_lines). It waits for the line a tick is owed while the clock holds, so
+ * that no time passes meanwhile, and for TB_CLOCK_CHILD_WAIT_MS of real time at most: a child
  * silent that long is silent (a hung tegrastats), and later ticks do not wait for it
  * until it speaks again. The pipe's own buffer keeps a fast child a few lines ahead. */
 #ifndef TB_CLOCK_H
@@ -31,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define TB_CLOCK_GRACE_MS 20
 #define TB_CLOCK_CHILD_WAIT_MS 1000
@@ -64,7 +67,38 @@ bool tb_clock_is_fake(void);
  * the fake clock (a device N times slower: a test's minute of load costs a second of real
  * work), else 1. A load sizes its chunks by it and spends chunk x launch time x it. */
 double tb_clock_work_scale(void);
-/* Tests: the fake clock from now on, starting at start_ns (0: at the real clock's now). */
-void tb_clock_fake(int64_t start_ns);
+
+/* A child's output, as its reader keeps it (tegrastats.c): its lines taken by the clock's
+ * rule above. Every callback gets arg. */
+struct tb_child_lines {
+    int fd;                          /* the child's output, non-blocking */
+    bool (*take_line)(void *arg);    /* parses the first whole line buffered: true if one */
+    ssize_t (*read_some)(void *arg); /* reads what is there: bytes, 0 none now, < 0 gone */
+    void (*drop_if_full)(void *arg); /* a buffer full without a line end: dropped */
+    bool *have_new;                  /* a reading was taken since the reader last used one */
+    bool *silent;                    /* the child was silent past the wait (the fake clock) */
+    void *arg;
+};
+/* Reads the child's lines: under the real clock every whole line there is now, without
+ * blocking (the latest reading kept); under the fake clock its next line, one per sample,
+ * waited for while the clock holds. 0, or -EPIPE when the child is gone. */
+int tb_clock_child_lines(struct tb_child_lines *cl);
+
+/* A clock other than the real one (the test build's fake clock): every call above goes
+ * through it once installed. */
+struct tb_clock_ops {
+    int64_t (*now_ns)(void);
+    int (*sleep_until_ns)(int64_t t_ns);
+    void (*spend_ns)(int64_t ns);
+    int64_t (*spent_ns)(void);
+    void (*join)(void);
+    void (*leave)(void);
+    void (*hold)(void);
+    void (*release)(void);
+    double (*work_scale)(void);
+    int (*child_lines)(struct tb_child_lines *cl);
+};
+/* From now on, ops keeps time (NULL: the real clock again); before any thread starts. */
+void tb_clock_install(const struct tb_clock_ops *ops);
 
 #endif

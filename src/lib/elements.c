@@ -25,14 +25,6 @@ const struct tb_element *tb_element_find(const char *name)
     return NULL;
 }
 
-const struct tb_element *tb_element_by_bytes(int bytes)
-{
-    for (const struct tb_element *e = tb_elements; e->name; e++)
-        if (e->bytes == bytes)
-            return e;
-    return NULL;
-}
-
 const char *tb_elements_describe(unsigned mask, char *buf, size_t n)
 {
     size_t len = 0, in = 0, all = 0;

@@ -18,8 +18,6 @@ extern const struct tb_element tb_elements[];
 
 /* The row whose name or alias is name (exact, case-sensitive); NULL when none. */
 const struct tb_element *tb_element_find(const char *name);
-/* The row of that size in bytes; NULL when none. */
-const struct tb_element *tb_element_by_bytes(int bytes);
 /* The canonical names of the sizes in mask (bit 1<<bytes), comma separated, into buf
  * ("float", "u8,f16,float,double"); "all" when every type is in it. Returns buf. */
 const char *tb_elements_describe(unsigned mask, char *buf, size_t n);

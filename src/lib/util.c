@@ -164,14 +164,6 @@ int tb_parse_number(const char *s, double lo, bool lo_open, double hi, double *o
     return 0;
 }
 
-void tb_fmt_num(char *buf, size_t n, double v, int decimals)
-{
-    if (v != v)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.*f", decimals, v);
-}
-
 bool tb_mul_overflow(size_t a, size_t b, size_t *out)
 {
     return __builtin_mul_overflow(a, b, out);

@@ -48,9 +48,6 @@ int tb_parse_pair(const char *s, long *a, long *b);
  * -1. */
 int tb_parse_number(const char *s, double lo, bool lo_open, double hi, double *out);
 
-/* v with decimals digits after the point, or "-" when v is NAN (no reading). */
-void tb_fmt_num(char *buf, size_t n, double v, int decimals);
-
 /* Checked multiply of sizes; returns false on overflow. */
 bool tb_mul_overflow(size_t a, size_t b, size_t *out);
 

@@ -144,11 +144,3 @@ void tb_watch_end(void)
     call_what = NULL;
     pthread_mutex_unlock(&mu);
 }
-
-bool tb_watch_active(void)
-{
-    pthread_mutex_lock(&mu);
-    bool a = call_what != NULL;
-    pthread_mutex_unlock(&mu);
-    return a;
-}

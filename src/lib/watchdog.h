@@ -32,7 +32,4 @@ double tb_watch_seconds(enum tb_watch_kind kind);
 void tb_watch_begin(const char *what, enum tb_watch_kind kind);
 void tb_watch_end(void);
 
-/* Whether a call is bracketed now (between tb_watch_begin and tb_watch_end). */
-bool tb_watch_active(void);
-
 #endif

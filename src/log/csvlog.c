@@ -481,7 +481,6 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
 
 const char *tb_csvlog_path(const struct tb_csvlog *l) { return l->path; }
 const char *tb_csvlog_tmp_path(const struct tb_csvlog *l) { return l->tmp; }
-long tb_csvlog_rows(const struct tb_csvlog *l) { return l->rows; }
 
 /* Syncs a directory, so that a name given or removed in it survives a power cut. */
 void tb_csvlog_sync_dir(const char *dir)

@@ -95,6 +95,5 @@ int tb_csvlog_row(struct tb_csvlog *l, const struct tb_row *r);
 int tb_csvlog_close(struct tb_csvlog *l, const char *how);
 const char *tb_csvlog_path(const struct tb_csvlog *l);   /* final path */
 const char *tb_csvlog_tmp_path(const struct tb_csvlog *l);
-long tb_csvlog_rows(const struct tb_csvlog *l);
 
 #endif

@@ -37,7 +37,7 @@
     X(gpu_temp,      "gpu_temp",      "where readable", "GPU temperature at the start") \
     X(thermal_unread, "thermal_unread", "a thermal zone could not be read", "each zone whose `type` or `temp` could not be read and why: `thermal_zone3/type (no answer within 2000 ms), ...` (the zones are read at once, under one deadline: src/jetson/throttle.c); each row's note says its max_temp_c was taken without them") \
     X(emc_clock,     "emc_clock",     "where sysfs has it", "the memory (EMC) clock at the start (src/jetson/emc.c)") \
-    X(fault_injection, "fault_injection", "TB_CUDA_FAULT set", "a test hook was on: the kernel it breaks on purpose (scripts/gpu-check.sh)") \
+    X(fault_injection, "fault_injection", "TB_CUDA_FAULT set", "a test hook was on: the kernel it breaks on purpose (contrib/gpu-lab/gpu-check.sh)") \
     X(power,         "power",         "a source failed", "why the power source could not start") \
     X(gpu_conditions,"gpu_conditions","NVML", "clocks, limits and temperatures the power source reports (the GPU's; the memory's too on HBM boards)") \
     X(power_source,  "power_source",  "a sweep ran", "the power source used, or none") \

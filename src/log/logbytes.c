@@ -1,10 +1,9 @@
-/* logbytes.c: a log's bytes into lines for logread.c. The gzip stream is inflated here, not
+/* logbytes.c: see logbytes.h. The gzip stream is inflated here, not
  * through gzgets: zlib's gzread drops the whole chunk it was inflating when the stream turns
  * out damaged (a bit flip in the trailer lost every row of a small log), where inflate()
  * hands over every byte it produced before the error. The bounds are checked as bytes
- * arrive, so a gzip bomb stops at the cap with a message instead of filling memory. Not here:
- * what a line means (logread.c). */
-#include "log/logread_internal.h"
+ * arrive, so a gzip bomb stops at the cap with a message instead of filling memory. */
+#include "log/logbytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,47 +26,53 @@ struct lines {
     unsigned long long bytes;
 };
 
-/* Feeds n bytes; -1 when the reader says stop (no log) or the byte bound is reached. */
-static int feed(struct reader *rd, struct lines *ls, const char *p, size_t n)
+/* A problem said: counted; -1. */
+static int problem(struct tb_logbytes *lb)
 {
-    bool over = ls->bytes + n > rd->s->max_bytes_per_log;
+    lb->problems++;
+    return -1;
+}
+
+/* Feeds n bytes; -1 when the line callback says stop or the byte bound is reached. */
+static int feed(struct tb_logbytes *lb, struct lines *ls, const char *p, size_t n)
+{
+    bool over = ls->bytes + n > lb->max_bytes;
     if (over)   /* the lines up to the bound count; the rest is not read */
-        n = (size_t)(rd->s->max_bytes_per_log - ls->bytes);
+        n = (size_t)(lb->max_bytes - ls->bytes);
     ls->bytes += n;
-    rd->s->bytes_read += n;
+    lb->bytes += n;
     for (size_t i = 0; i < n; i++) {
         if (p[i] != '\n') {
-            if (ls->len + 1 < TB_LOGREAD_MAX_LINE)
+            if (ls->len + 1 < TB_LOGBYTES_MAX_LINE)
                 ls->buf[ls->len++] = p[i];
             else if (!ls->skipping) {
                 ls->skipping = true;
-                error("%s: %s:%ld: line longer than %d bytes; skipped", rd->s->who, rd->path,
-                      rd->lineno + 1, TB_LOGREAD_MAX_LINE);
-                tb_logread_problem(rd);
+                error("%s: %s:%ld: line longer than %d bytes; skipped", lb->who, lb->path,
+                      lb->lineno + 1, TB_LOGBYTES_MAX_LINE);
+                problem(lb);
             }
             continue;
         }
         ls->buf[ls->len] = '\0';
-        if (ls->skipping)
-            rd->lineno++;
-        else if (tb_logread_line(rd, ls->buf) < 0 || rd->capped)
+        lb->lineno++;
+        if (!ls->skipping && lb->line(lb->arg, lb->lineno, ls->buf) < 0)
             return -1;   /* no log, or a bound reached (said): the rest is not inflated */
         ls->len = 0;
         ls->skipping = false;
     }
     if (over) {
         ls->len = 0;   /* a line cut by the bound is no row */
-        if (!rd->s->bounds_quiet)
+        if (!lb->bounds_quiet)
             error("%s: %s:%ld: more than %llu bytes uncompressed; the rest is not read",
-                  rd->s->who, rd->path, rd->lineno, rd->s->max_bytes_per_log);
-        return tb_logread_problem(rd);
+                  lb->who, lb->path, lb->lineno, lb->max_bytes);
+        return problem(lb);
     }
     return 0;
 }
 
 /* Reads and inflates fd into lines; 0, or -1 after saying what went wrong (the rows read
  * before it are kept). */
-static int pump(struct reader *rd, struct lines *ls, int fd)
+static int pump(struct tb_logbytes *lb, struct lines *ls, int fd)
 {
     unsigned char in[16384], out[65536];
     z_stream z;
@@ -79,21 +84,21 @@ static int pump(struct reader *rd, struct lines *ls, int fd)
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            error("%s: %s: read error after line %ld: %s", rd->s->who, rd->path, rd->lineno,
+            error("%s: %s: read error after line %ld: %s", lb->who, lb->path, lb->lineno,
                   strerror(errno));
-            rc = tb_logread_problem(rd);
+            rc = problem(lb);
             break;
         }
         if (!started) {
             started = true;
             gz = got >= 2 && in[0] == 0x1f && in[1] == 0x8b;
             if (gz && inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-                error("%s: %s: out of memory", rd->s->who, rd->path);
-                return tb_logread_problem(rd);
+                error("%s: %s: out of memory", lb->who, lb->path);
+                return problem(lb);
             }
         }
         if (!gz) {
-            rc = feed(rd, ls, (const char *)in, (size_t)got);
+            rc = feed(lb, ls, (const char *)in, (size_t)got);
             continue;
         }
         z.next_in = in;
@@ -107,28 +112,28 @@ static int pump(struct reader *rd, struct lines *ls, int fd)
             z.avail_out = sizeof(out);
             int zr = inflate(&z, Z_NO_FLUSH);
             /* what inflate produced counts even when it then found damage */
-            rc = feed(rd, ls, (const char *)out, sizeof(out) - z.avail_out);
+            rc = feed(lb, ls, (const char *)out, sizeof(out) - z.avail_out);
             if (rc == 0 && zr == Z_STREAM_END)
                 done = true;
             else if (rc == 0 && zr != Z_OK && zr != Z_BUF_ERROR) {
                 error("%s: %s: unreadable after line %ld (damaged gzip data: %s); using the %ld "
-                      "rows before it", rd->s->who, rd->path, rd->lineno,
-                      z.msg ? z.msg : "inflate error", rd->info->rows);
-                rc = tb_logread_problem(rd);
+                      "rows before it", lb->who, lb->path, lb->lineno,
+                      z.msg ? z.msg : "inflate error", lb->rows(lb->arg));
+                rc = problem(lb);
             }
         }
     }
     if (gz && rc == 0 && !done) {
         error("%s: %s: unreadable after line %ld (the gzip stream is cut short: a run still "
-              "going, or a truncated copy); using the %ld rows before it", rd->s->who, rd->path,
-              rd->lineno, rd->info->rows);
-        rc = tb_logread_problem(rd);
+              "going, or a truncated copy); using the %ld rows before it", lb->who, lb->path,
+              lb->lineno, lb->rows(lb->arg));
+        rc = problem(lb);
     }
     if (gz)
         inflateEnd(&z);
     if (rc == 0 && ls->len > 0 && !ls->skipping) {   /* a last line without its newline */
         ls->buf[ls->len] = '\0';
-        tb_logread_line(rd, ls->buf);
+        lb->line(lb->arg, ++lb->lineno, ls->buf);
     }
     return rc;
 }
@@ -136,36 +141,34 @@ static int pump(struct reader *rd, struct lines *ls, int fd)
 /* Opens a log: a regular file, without blocking (a FIFO or a device as a log would hang a
  * read, /dev/zero never ends). A link given on the command line is followed (the user named
  * it), but what it names must be a regular file too. */
-int tb_logread_open(struct tb_logset *s, const char *path)
+int tb_logbytes_open(const char *who, const char *path)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
-        error("%s: cannot open '%s': %s", s->who, path, strerror(e));
-        s->problems++;
+        error("%s: cannot open '%s': %s", who, path, strerror(e));
         return -e;
     }
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         int e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        error("%s: '%s' is not a regular file (a %s): not a log", s->who, path,
+        error("%s: '%s' is not a regular file (a %s): not a log", who, path,
               S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO"
               : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : "special file");
         close(fd);
-        s->problems++;
         return -e;
     }
     return fd;
 }
 
-int tb_logread_pump(struct reader *rd, int fd)
+int tb_logbytes_read(struct tb_logbytes *lb, int fd)
 {
-    struct lines ls = { .buf = malloc(TB_LOGREAD_MAX_LINE) };
+    struct lines ls = { .buf = malloc(TB_LOGBYTES_MAX_LINE) };
     if (!ls.buf) {
-        error("%s: out of memory reading '%s'", rd->s->who, rd->path);
-        return tb_logread_problem(rd);
+        error("%s: out of memory reading '%s'", lb->who, lb->path);
+        return problem(lb);
     }
-    int rc = pump(rd, &ls, fd);
+    int rc = pump(lb, &ls, fd);
     free(ls.buf);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* logread.c: see logread.h. What each line of a log means: metadata, the header (columns
- * found by name), rows range-checked. The bytes (plain or gzip, bounded) are logbytes.c's. */
+ * found by name), rows range-checked. The bytes (plain or gzip, bounded) are logbytes.c's,
+ * which hands each line to this file's line callback. */
 #include "log/logread.h"
-#include "log/logread_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "log/csvlog.h"
+#include "log/logbytes.h"
 #include "log/log_meta.h"
 #include "format/table.h"
 #include "lib/stats.h"
@@ -92,173 +91,25 @@ int tb_csv_split(char *line, char **fields, int max)
     }
 }
 
-bool tb_log_gbps_impossible(double g)
-{
-    return !isnan(g) && !(g >= TB_LOGREAD_MIN_GBPS && g <= TB_LOGREAD_MAX_GBPS);
-}
-
-bool tb_log_usable(const struct tb_log_rec *r)
-{
-    return !r->impossible && !r->outcome_unknown && !r->failed_night && !isnan(r->gbps) &&
-           tb_outcome_counts(r->status, r->verified);
-}
-
-bool tb_log_wrong(const struct tb_log_rec *r)
-{
-    return r->outcome_unknown || tb_outcome_wrong(r->status, r->verified);
-}
-
-void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
-{
-    memset(r, 0, sizeof(*r));
-#define STR(dst, src) tb_strlcpy(dst, (src) ? (src) : "", sizeof(dst))
-    STR(r->board, row->board);
-    STR(r->device, row->device);
-    STR(r->kernel, row->kernel);
-    STR(r->host, row->host);
-    STR(r->elem, row->elem);
-    STR(r->power_mode, row->power_mode);
-#undef STR
-    r->rows = (long)row->rows;
-    r->cols = (long)row->cols;
-    r->bx = (int)row->block_x;
-    r->by = (int)row->block_y;
-    r->gbps = row->gbps;
-    r->frac_peak = row->frac_peak;
-    r->frac_copy = row->frac_copy;
-    r->gbps_per_w = row->gbps_per_w;
-    r->rel_sem = row->rel_sem;
-    r->gbps_per_w_ci = row->gbps_per_w_ci95;
-    r->j_per_gb = row->j_per_gb;
-    r->j_per_gb_ci = row->j_per_gb_ci95;
-    r->dyn_pj = row->dyn_pj_per_byte;
-    r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
-    r->energy_ratio = row->energy_ratio;
-    r->energy_ratio_cycles_ci = row->energy_ratio_ci95;
-    r->energy_ratio_ci = isfinite(row->energy_ratio_rerun_ci95) ? row->energy_ratio_rerun_ci95
-                                                                : row->energy_ratio_ci95;
-    r->power_cycles = row->power_cycles >= 1 && row->power_cycles <= 1e6 ? (int)row->power_cycles
-                                                                         : 0;
-    r->gpu_temp_c = row->gpu_temp_c;
-    r->power_capped = tb_power_capped_majority(row->power_capped_blocks, row->power_cycles);
-    r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
-    r->emc_cap_mhz = row->emc_cap_asked_mhz;
-    r->peak_gbps = row->peak_gbps;
-    tb_strlcpy(r->throttle_cause, row->throttle_cause ? row->throttle_cause : "",
-               sizeof(r->throttle_cause));
-    tb_strlcpy(r->power_note, row->power_note ? row->power_note : "", sizeof(r->power_note));
-    r->status = row->status;
-    r->verified = row->verified;
-    r->impossible = tb_log_gbps_impossible(r->gbps);
-}
-
-int tb_log_host_cmp(const char *host_a, const char *id_a, const char *host_b, const char *id_b)
-{
-    int c = strcmp(host_a, host_b);
-    return c ? c : strcmp(id_a, id_b);
-}
-
-const char *tb_log_caps_text(char *buf, size_t len, double gpu_cap_mhz, double emc_cap_mhz)
-{
-    bool g = isfinite(gpu_cap_mhz), e = isfinite(emc_cap_mhz);
-    if (g && e)
-        snprintf(buf, len, "GPU cap %.0f MHz, EMC cap %.0f MHz", gpu_cap_mhz, emc_cap_mhz);
-    else if (g || e)
-        snprintf(buf, len, "%s cap %.0f MHz", g ? "GPU" : "EMC", g ? gpu_cap_mhz : emc_cap_mhz);
-    else if (len)
-        buf[0] = '\0';
-    return buf;
-}
-
-/* Two caps, NAN (none asked) after every cap. */
-static int cmp_cap(double a, double b)
-{
-    if (isnan(a) || isnan(b))
-        return isnan(a) - isnan(b);
-    return (a > b) - (a < b);
-}
-
-int tb_log_step_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y)
-{
-    int c;
-    if ((c = strcmp(x->power_mode, y->power_mode)) ||
-        (c = cmp_cap(x->gpu_cap_mhz, y->gpu_cap_mhz)))
-        return c;
-    return cmp_cap(x->emc_cap_mhz, y->emc_cap_mhz);
-}
-
-void tb_logset_fill_ids(struct tb_logset *s)
-{
-    const char *last_host = NULL, *last_id = NULL;   /* rows come in runs of one log */
-    for (size_t i = 0; i < s->n; i++) {
-        struct tb_log_rec *r = &s->v[i];
-        if (r->host_id[0])
-            continue;
-        if (last_host && !strcmp(last_host, r->host)) {
-            if (last_id)
-                tb_strlcpy(r->host_id, last_id, sizeof(r->host_id));
-            continue;
-        }
-        const char *id = NULL;
-        bool several = false;
-        for (size_t j = 0; j < s->nlogs && !several; j++) {
-            const struct tb_log_info *l = &s->logs[j];
-            if (!l->host_id[0] || strcmp(l->host, r->host))
-                continue;
-            several = id && strcmp(id, l->host_id);
-            id = l->host_id;
-        }
-        last_host = r->host;
-        last_id = id && !several ? id : NULL;
-        if (last_id)
-            tb_strlcpy(r->host_id, last_id, sizeof(r->host_id));
-    }
-}
-
-/* The id logged by the one device of r's host and device name, or NULL (none, several). */
-static const char *one_device_id(const struct tb_logset *s, const struct tb_log_rec *r)
-{
-    const char *id = NULL;
-    for (size_t j = 0; j < s->nlogs; j++) {
-        const struct tb_log_info *l = &s->logs[j];
-        if (!l->device_id[0] || strcmp(l->device, r->device) ||
-            tb_log_host_cmp(l->host, l->host_id, r->host, r->host_id))
-            continue;
-        if (id && strcmp(id, l->device_id))
-            return NULL;
-        id = l->device_id;
-    }
-    return id;
-}
-
-void tb_logset_fill_device_ids(struct tb_logset *s)
-{
-    const struct tb_log_rec *last = NULL;   /* rows come in runs of one log */
-    const char *last_id = NULL;
-    for (size_t i = 0; i < s->n; i++) {
-        struct tb_log_rec *r = &s->v[i];
-        if (r->device_id[0])
-            continue;
-        if (!last || strcmp(last->device, r->device) || strcmp(last->host, r->host) ||
-            strcmp(last->host_id, r->host_id)) {
-            last = r;
-            last_id = one_device_id(s, r);
-        }
-        if (last_id)
-            tb_strlcpy(r->device_id, last_id, sizeof(r->device_id));
-    }
-}
-
-int tb_log_device_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y)
-{
-    int c = strcmp(x->device, y->device);
-    return c || !x->device_id[0] || !y->device_id[0] ? c : strcmp(x->device_id, y->device_id);
-}
 
 /* ---- one log's state while it is read ------------------------------------------------ */
 
+enum { MAX_FIELDS = 256 };
 
-int tb_logread_problem(struct reader *rd)
+struct reader {
+    struct tb_logset *s;
+    struct tb_log_info *info;
+    const char *path;
+    int col[TB_LR_N];
+    int nhead, format;
+    bool have_header, ended, capped;
+    long lineno, impossible, unknown_outcome;
+    long after_end, other_run;   /* rows after the end line; rows naming another run */
+    char *fields[MAX_FIELDS];
+};
+
+/* Counts a problem of the log set; returns -1. */
+static int problem(struct reader *rd)
 {
     rd->s->problems++;
     return -1;
@@ -411,7 +262,7 @@ static int header(struct reader *rd, char *line)
         else
             error("%s: %s:%ld: the header is no CSV line (a quote not closed): not read",
                   rd->s->who, rd->path, rd->lineno);
-        return tb_logread_problem(rd);
+        return problem(rd);
     }
     /* a column twice (two gbps: the last was taken, 99,999 GB/s) is no log of ours */
     for (int i = 0; i < rd->nhead; i++)
@@ -420,7 +271,7 @@ static int header(struct reader *rd, char *line)
                 error("%s: %s:%ld: column '%s' twice (fields %d and %d): not read (a log has "
                       "each column once)", rd->s->who, rd->path, rd->lineno, rd->fields[i],
                       j + 1, i + 1);
-                return tb_logread_problem(rd);
+                return problem(rd);
             }
     for (int c = 0; c < TB_LR_N; c++) {
         rd->col[c] = -1;
@@ -430,7 +281,7 @@ static int header(struct reader *rd, char *line)
         if (rd->col[c] < 0 && required[c]) {
             error("%s: %s:%ld: not a transpose-bench log (no '%s' column)", rd->s->who, rd->path,
                   rd->lineno, wanted[c]);
-            return tb_logread_problem(rd);
+            return problem(rd);
         }
     }
     if (rd->format > TB_LOG_FORMAT)
@@ -539,7 +390,7 @@ static void row(struct reader *rd, char *line)
     if (nf != rd->nhead) {
         error("%s: %s:%ld: %d fields where the header has %d; row skipped", s->who, rd->path,
               rd->lineno, nf, rd->nhead);
-        tb_logread_problem(rd);
+        problem(rd);
         return;
     }
     struct tb_log_rec r;
@@ -563,7 +414,7 @@ static void row(struct reader *rd, char *line)
     figures(rd, &r);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
         error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);
-        tb_logread_problem(rd);
+        problem(rd);
         return;
     }
     outcome(rd, &r);
@@ -581,7 +432,7 @@ static void row(struct reader *rd, char *line)
                   ? s->max_rows_per_log : s->max_rows,
                   (size_t)rd->info->rows >= s->max_rows_per_log ? "in one log" : "in all logs");
         if (!rd->capped)
-            tb_logread_problem(rd);
+            problem(rd);
         rd->capped = true;
         return;
     }
@@ -590,14 +441,14 @@ static void row(struct reader *rd, char *line)
     else if (!rd->capped) {
         error("%s: %s:%ld: out of memory; the rows from here on are not read", s->who, rd->path,
               rd->lineno);
-        tb_logread_problem(rd);
+        problem(rd);
         rd->capped = true;
     }
 }
 
-int tb_logread_line(struct reader *rd, char *l)
+/* One whole line (no newline). -1 when the file is no log. */
+static int line(struct reader *rd, char *l)
 {
-    rd->lineno++;
     if (rd->lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
         l += 3;   /* a log saved by a Windows editor: its byte-order mark is no text */
     l[strcspn(l, "\r")] = '\0';
@@ -614,12 +465,26 @@ int tb_logread_line(struct reader *rd, char *l)
             error("%s: %s:%ld: a row after the end line: not read (nor any after it)",
                   rd->s->who, rd->path, rd->lineno);
         if (rd->after_end == 1)
-            tb_logread_problem(rd);
+            problem(rd);
         return 0;
     }
     if (!rd->capped)
         row(rd, l);
     return 0;
+}
+
+/* logbytes.c's line callback: lineno is the line's number. -1 when the file is no log or a
+ * bound is reached (said): read no further. */
+static int on_line(void *arg, long lineno, char *l)
+{
+    struct reader *rd = arg;
+    rd->lineno = lineno;
+    return line(rd, l) < 0 || rd->capped ? -1 : 0;
+}
+
+static long rows_so_far(void *arg)
+{
+    return ((struct reader *)arg)->info->rows;
 }
 
 static struct tb_log_info *new_info(struct tb_logset *s, const char *path)
@@ -665,13 +530,21 @@ int tb_logread(struct tb_logset *s, const char *path)
         error("%s: out of memory reading '%s'", s->who, path);
         return -ENOMEM;
     }
-    int fd = tb_logread_open(s, path);
-    if (fd < 0)
+    int fd = tb_logbytes_open(s->who, path);
+    if (fd < 0) {
+        s->problems++;
         return fd;
+    }
     struct reader rd = { .s = s, .info = info, .path = path };
+    struct tb_logbytes lb = {
+        .who = s->who, .path = path, .max_bytes = s->max_bytes_per_log,
+        .bounds_quiet = s->bounds_quiet, .line = on_line, .rows = rows_so_far, .arg = &rd,
+    };
     size_t first = s->n;
-    int rc = tb_logread_pump(&rd, fd);
+    int rc = tb_logbytes_read(&lb, fd);
     close(fd);
+    s->bytes_read += lb.bytes;
+    s->problems += lb.problems;
     rows_of_a_failed_night(&rd, first);
     /* a log with no header line: a failed night's from before every log had one, or a run
      * killed while its power source started (recovered, 0 rows): its metadata says it all */

@@ -1,8 +1,9 @@
 /* logread.h: reading transpose-bench logs back (gzip or plain, any tool version: columns are
  * found by name in the header), for compare, history and the reports. Hostile files are
  * bounded: regular files only, opened without blocking, rows and bytes capped per log and in
- * all, a damaged gzip keeps what was read before the damage.
- * Not here: what the commands make of the rows (compare.c, history.c, report.c). */
+ * all, a damaged gzip keeps what was read before the damage (the bytes into lines:
+ * logbytes.h). Not here: what the commands make of the rows (compare.c, history.c,
+ * report.c). */
 #ifndef TB_LOGREAD_H
 #define TB_LOGREAD_H
 
@@ -124,7 +125,6 @@ struct tb_logset {
 #define TB_LOGREAD_MAX_ROWS_PER_LOG 200000
 #define TB_LOGREAD_MAX_ROWS 500000
 #define TB_LOGREAD_MAX_BYTES_PER_LOG (1ULL << 30)   /* decompressed */
-#define TB_LOGREAD_MAX_LINE 65536
 
 void tb_logset_init(struct tb_logset *s, const char *who);
 void tb_logset_free(struct tb_logset *s);

@@ -1,8 +1,10 @@
 /* runner.c: see runner.h. Order per point: fresh input, poisoned output, one checked
  * launch, warm-up, timed repetitions until the stopping rule holds. With a power source,
- * a size's points wait for its energy (runner_energy.c gives the meter their load) and
- * are written together. Buffers are kept while the size stays the same. */
-#include "measure/runner_internal.h"
+ * a size's points wait for its energy (runner_energy.h: the energy half gives the meter
+ * their load; it calls nothing here) and are written together. Buffers (point_buffers.c)
+ * are kept while the size stays the same. */
+#include "measure/runner.h"
+#include "measure/runner_energy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,6 +16,8 @@
 #include <unistd.h>
 
 #include "measure/ceiling.h"
+#include "measure/point_buffers.h"
+#include "energy/door.h"
 #include "log/log_meta.h"
 #include "pattern.h"
 #include "power/power.h"
@@ -22,37 +26,6 @@
 #include "lib/util.h"
 
 #define THROTTLE_FRACTION 0.85
-
-void tb_rn_buffers_free(const struct tb_backend *be, void *st, struct tb_rn_buffers *b)
-{
-    if (b->in)
-        be->free(st, b->in);
-    if (b->out)
-        be->free(st, b->out);
-    free(b->host);
-    memset(b, 0, sizeof(*b));
-}
-
-int tb_rn_buffers_get(const struct tb_backend *be, void *st, struct tb_rn_buffers *b, long rows,
-                      long cols, size_t bytes, bool verify)
-{
-    if (b->in && b->rows == rows && b->cols == cols && (!verify || b->host))
-        return 0;
-    tb_rn_buffers_free(be, st, b);
-    int rc = be->alloc(st, bytes, &b->in);
-    if (rc == 0)
-        rc = be->alloc(st, bytes, &b->out);
-    if (rc == 0 && verify && !(b->host = malloc(bytes)))
-        rc = -ENOMEM;
-    if (rc) {
-        tb_rn_buffers_free(be, st, b);
-        return rc;
-    }
-    b->rows = rows;
-    b->cols = cols;
-    b->bytes = bytes;
-    return 0;
-}
 
 /* Compares out with what the pattern says each element must be: out[c][r] = in[r][c]
  * (copy kernels: out[r][c] = in[r][c]), element by element, bit for bit. The expected
@@ -130,8 +103,9 @@ static const char *fits(const struct tb_device_info *dev, size_t bytes)
 
 /* Fresh input, poisoned output, the checked launch and its verification, the warm-up.
  * Returns 0, or the backend error (or -EINTR) that ended it, with *step saying where. */
-static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_rn_buffers *buf,
-                       struct tb_launch *l, uint64_t seed, struct tb_rn_out *o, const char **step)
+static int prepare_point(struct tb_runner_ctx *ctx, const struct tb_point *p,
+                         struct tb_point_buffers *buf, struct tb_launch *l, uint64_t seed,
+                         struct tb_rn_out *o, const char **step)
 {
     const struct tb_sweep_cfg *s = &ctx->cfg->sweep;
     const struct tb_backend *be = ctx->be;
@@ -314,8 +288,9 @@ static void judge_throttle(struct tb_runner_ctx *ctx, struct tb_rn_out *o)
 /* One point: buffers, check, timing; a failure is recorded in the row (status and the step
  * it failed in), a signal as "interrupted". Returns 0, or the backend error that ended it
  * (the row says which). pe gets the launch's time and bytes, for the energy blocks. */
-static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct tb_rn_buffers *buf,
-                     double copy_gbps, double start_clock, struct tb_rn_pending *pe)
+static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p,
+                     struct tb_point_buffers *buf, double copy_gbps, double start_clock,
+                     struct tb_rn_pending *pe)
 {
     struct tb_rn_out *o = &pe->o;
     size_t index = pe->index;
@@ -329,7 +304,7 @@ static int run_point(struct tb_runner_ctx *ctx, const struct tb_point *p, struct
     r->fits_cache = fits(ctx->dev, bytes);
     r->cache = s->cache;
     const char *step = "allocating the matrices";
-    int rc = tb_rn_buffers_get(be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
+    int rc = tb_point_buffers_get(be, ctx->be_st, buf, p->rows, p->cols, bytes, s->verify);
     if (rc) {
         snprintf(o->note, sizeof(o->note), "allocating 2 x %zu bytes: %s", bytes, be->errstr(dev, rc));
         r->status = be->is_oom(rc) ? TB_STATUS_OOM : TB_STATUS_ERROR;
@@ -425,7 +400,7 @@ static void row_start(const struct tb_runner_ctx *ctx, const struct tb_point *p,
 /* A point that ended with backend error rc: said, and a broken context recovered. Returns
  * -1 when the device cannot be recovered (the sweep stops), else 0. */
 static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, size_t i, int rc,
-                         const struct tb_rn_out *o, struct tb_rn_buffers *buf,
+                         const struct tb_rn_out *o, struct tb_point_buffers *buf,
                          struct tb_runner_result *res)
 {
     res->failed++;
@@ -436,7 +411,7 @@ static int after_failure(struct tb_runner_ctx *ctx, const struct tb_point *p, si
     if (!ctx->be->is_fatal(rc))
         return 0;
     buf->in = buf->out = NULL; /* gone with the context */
-    tb_rn_buffers_free(ctx->be, ctx->be_st, buf);
+    tb_point_buffers_free(ctx->be, ctx->be_st, buf);
     int rrc = ctx->be->recover(ctx->be_st);
     if (rrc != 0) {
         /* CUDA documents illegal-address and similar errors as sticky: only a new
@@ -471,8 +446,9 @@ static void skip_point(const struct tb_runner_ctx *ctx, const struct tb_point *p
  * power each row is written at once. */
 /* One point checked and timed. Returns -1 when the device is lost for good (the sweep
  * stops after writing its size), else 0. */
-static int first_pass(struct tb_runner_ctx *ctx, struct tb_rn_pending *pe, struct tb_rn_buffers *buf,
-                      double *copy_gbps, double clock0, struct tb_runner_result *res)
+static int first_pass(struct tb_runner_ctx *ctx, struct tb_rn_pending *pe,
+                      struct tb_point_buffers *buf, double *copy_gbps, double clock0,
+                      struct tb_runner_result *res)
 {
     const struct tb_point *p = pe->p;
     struct tb_rn_out *o = &pe->o;
@@ -536,7 +512,7 @@ static int write_group(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, siz
 /* The energy of a size's points, and what a load that failed cost: a context lost for good
  * ends the sweep (-1). */
 static int size_energy(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, size_t g,
-                       struct tb_rn_buffers *buf, struct tb_runner_result *res)
+                       struct tb_point_buffers *buf, struct tb_runner_result *res)
 {
     int rc = tb_rn_power_size(ctx, grp, g, buf, res);
     if (!rc || *ctx->stop)
@@ -546,7 +522,7 @@ static int size_energy(struct tb_runner_ctx *ctx, struct tb_rn_pending *grp, siz
     if (!ctx->be->is_fatal(rc))
         return 0;
     buf->in = buf->out = NULL;   /* gone with the context */
-    tb_rn_buffers_free(ctx->be, ctx->be_st, buf);
+    tb_point_buffers_free(ctx->be, ctx->be_st, buf);
     if (ctx->be->recover(ctx->be_st) == 0)
         return 0;
     res->aborted = true;
@@ -563,7 +539,7 @@ struct sweep_state {
 };
 
 static size_t one_size(struct tb_runner_ctx *ctx, const struct tb_point *pts, size_t n, size_t i,
-                       struct tb_rn_pending *grp, struct tb_rn_buffers *buf,
+                       struct tb_rn_pending *grp, struct tb_point_buffers *buf,
                        const struct tb_ceiling *ceiling, struct tb_runner_result *res,
                        struct sweep_state *sw)
 {
@@ -592,7 +568,7 @@ static size_t one_size(struct tb_runner_ctx *ctx, const struct tb_point *pts, si
             *stop_sweep = true;
         }
     }
-    if (!*stop_sweep && ctx->meter && size_energy(ctx, grp, g, buf, res) < 0) {
+    if (!*stop_sweep && ctx->energy && size_energy(ctx, grp, g, buf, res) < 0) {
         res->not_run = n - i;
         *stop_sweep = true;
     }
@@ -616,8 +592,9 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
                      struct tb_runner_result *res)
 {
     memset(res, 0, sizeof(*res));
-    res->idle_w = res->idle_ci = res->idle_after_w = res->idle_after_ci = NAN;
-    struct tb_rn_buffers buf = { 0 };
+    res->energy.idle_w = res->energy.idle_ci = NAN;
+    res->energy.idle_after_w = res->energy.idle_after_ci = NAN;
+    struct tb_point_buffers buf = { 0 };
     struct tb_rn_pending *grp = calloc(ctx->sampler ? largest_size(pts, n) : 1, sizeof(*grp));
     if (!grp) {
         error("out of memory for the sweep's points of one size");
@@ -652,7 +629,7 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
         res->interrupted = true;
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
-    tb_rn_buffers_free(ctx->be, ctx->be_st, &buf);
+    tb_point_buffers_free(ctx->be, ctx->be_st, &buf);
     if (!res->log_failed)
         tb_csvlog_meta(ctx->log, TB_META(ceiling), "%.1f GB/s (%s): %s", ceiling.gbps,
                        ceiling.source, ceiling.why);
@@ -662,10 +639,8 @@ void tb_runner_sweep(struct tb_runner_ctx *ctx, const struct tb_point *pts, size
 
 void tb_runner_ctx_end(struct tb_runner_ctx *ctx)
 {
-    tb_meter_free(ctx->meter);
-    ctx->meter = NULL;
-    tb_rerun_free(ctx->rerun);
-    ctx->rerun = NULL;
+    tb_energy_free(ctx->energy);
+    ctx->energy = NULL;
 }
 
 void tb_runner_result_free(struct tb_runner_result *res)

@@ -1,79 +1,16 @@
 /* runner.h: runs the points of a sweep on one backend: verification, warm-up, timed
  * repetitions under the stopping rule, statistics, and one log row per point; a size's
- * energy is the meter's (energy/meter.h), given the load of its points. A failing point is recorded and the sweep goes on; only a device that cannot
- * be recovered, a stop request or an unwritable log ends it early. */
+ * energy is the meter's (energy/meter.h), given the load of its points by the runner's
+ * energy half (runner_energy.h). The sweep's context and result: runner_ctx.h. A failing
+ * point is recorded and the sweep goes on; only a device that cannot be recovered, a stop
+ * request or an unwritable log ends it early. */
 #ifndef TB_RUNNER_H
 #define TB_RUNNER_H
 
-#include <signal.h>
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#include "measure/backend.h"
-#include "config/config.h"
-#include "log/csvlog.h"
-#include "log/logread.h"
+#include "measure/runner_ctx.h"
 #include "measure/sweep.h"
-
-struct tb_sampler;
-struct tb_meter;
-
-struct tb_rerun;
-
-struct tb_runner_ctx {
-    const struct tb_config *cfg;
-    const struct tb_backend *be;
-    void *be_st;                      /* its instance (tb_backend_new), opened */
-    const struct tb_device_info *dev;
-    struct tb_csvlog *log;            /* rows go here */
-    struct tb_sampler *sampler;       /* NULL: no power figures */
-    struct tb_meter *meter;           /* made by the first sweep, kept across mode steps (the
-                                       * warming once a night); tb_runner_ctx_end frees it */
-    const char *run_id, *host;
-    const char *host_id;              /* its machine-id ("" none): whose earlier logs teach */
-    const char *device_id;            /* the device's own identity ("" none): which of them */
-    struct tb_rerun *rerun;           /* the run-to-run spread learned from them (rerun.h), by
-                                       * the first sweep with a meter; tb_runner_ctx_end frees */
-    volatile sig_atomic_t *stop;      /* set by a signal handler: abandon and close */
-    bool progress;                    /* progress line on stderr (a terminal) */
-    bool quiet;                       /* no notes (skipped points, the cadence) on stderr */
-    int64_t deadline_ns;              /* tb_now_ns() past which no new point starts; 0: none */
-    unsigned long long seed;
-    const char *power_mode;           /* nvpmodel mode, "" when unknown: on every row */
-    double max_clock_mhz;             /* the GPU clock this mode allows (devfreq max); NAN:
-                                       * unknown, throttled is then judged against the clock
-                                       * measured at the start */
-    unsigned long long dropped_seen;  /* the sampler's dropped count at the last row */
-    const struct tb_runner_step *step;  /* the mode sweep's step; NULL: none (empty columns) */
-    size_t steps;                     /* the mode sweep's steps, for the time announced (0: 1) */
-    size_t steps_done;                /* sweeps ended (the warming and the announcement once) */
-};
-
-/* A step of the mode sweep as its rows carry it (MHz; 0: no cap asked). */
-struct tb_runner_step {
-    double gpu_cap_asked_mhz, emc_cap_asked_mhz, emc_cap_mhz;
-};
-
-struct tb_runner_result {
-    size_t ok, skipped, failed, verify_failed;
-    bool interrupted, aborted, log_failed;
-    size_t not_run;                   /* points left when the deadline passed */
-    double idle_w, idle_ci;           /* idle power before the sweep, its 95% half-width */
-    double idle_after_w, idle_after_ci;   /* after it (drift); NAN when not measured */
-    char idle_why[160];               /* why the idle has no interval (a static sensor); "" */
-    char cadence[768];                /* the sensor's model and cadence as said and logged */
-    char settle[320];                 /* the warming load before the sweep, as logged; "" */
-    char rerun[768];                  /* what the run-to-run spread was learned from, as
-                                       * logged (power_rerun); "" */
-    double settle_secs;               /* its seconds */
-    double plan_s;                    /* the night's time announced at its start (all of it) */
-    int64_t t_start_ns;               /* when the night's first sweep began (tb_now_ns; 0
-                                       * before it: the runner sets it once) */
-    double t_begin_s;                 /* when its points began (tb_now_s), for the progress */
-    struct tb_log_rec *rows;          /* every row written, as a reader sees it */
-    size_t n_rows;
-};
 
 /* Measures the points in order, one row each, until the end, a signal (*ctx->stop), the
  * deadline or a log that takes no more rows. Everything it found is in res (counts, why it

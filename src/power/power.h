@@ -184,13 +184,13 @@ struct tb_power_figures {
                                    * (a drift across the window left out); NAN: under 3 */
     size_t reason_samples;        /* readings inside it that carried clock-event reasons */
     size_t capped_samples;        /* of those, the ones with the power cap's bit */
-    bool withheld;                /* the interval is too wide (or too few updates): no figure */
+    bool withheld;                /* too few updates for an interval: no figure */
     char why[128];                /* why total_w or gpu_w is NAN though readings came; "" */
 };
 /* The power over [t0, t1] (CLOCK_MONOTONIC ns) from s's readings, rails chosen by pc, with
- * its interval from the independent readings: a window whose relative interval is wider
- * than pc->max_rel_ci, or that holds fewer than 2 updates, is withheld (figures NAN, why
- * says "3 updates in 1.0 s: +-9%"). */
+ * its interval from the independent readings, however wide (what a width means is the
+ * meter's judgement, meter_figures.c); a window that holds fewer than 2 updates is withheld
+ * (figures NAN, why says "1 sensor update in 0.3 s: no interval, no power figures"). */
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f);
 /* The mean power (W) over [t0, t1] of what an averaging sensor was fed: each rail of the

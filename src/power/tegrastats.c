@@ -201,8 +201,9 @@ static int tegra_probe(const struct tb_power_cfg *pc, char *why, size_t n)
 }
 
 /* Parses the first whole line in s->line, if there is one; true when it took one. */
-static bool take_line(struct tegra_state *s)
+static bool take_line(void *arg)
 {
+    struct tegra_state *s = arg;
     char *nl = memchr(s->line, '\n', s->len);
     if (!nl)
         return false;
@@ -221,8 +222,9 @@ static bool take_line(struct tegra_state *s)
 
 /* A buffer full without a line end: a "line" this long is garbage, dropped whole, its tail
  * too (a 1 MB line was once parsed from its last 8 KiB into power figures), and counted. */
-static void drop_if_full(struct tegra_state *s)
+static void drop_if_full(void *arg)
 {
+    struct tegra_state *s = arg;
     if (s->len == sizeof(s->line) - 1) {
         s->len = 0;
         s->skipping = true;
@@ -232,8 +234,9 @@ static void drop_if_full(struct tegra_state *s)
 
 /* One read without blocking: the bytes read (0: none now), or -EPIPE when the child is
  * gone (EOF, or EIO: the pty's other side closed). */
-static ssize_t read_some(struct tegra_state *s)
+static ssize_t read_some(void *arg)
 {
+    struct tegra_state *s = arg;
     ssize_t got = read(s->fd, s->line + s->len, sizeof(s->line) - 1 - s->len);
     if (got < 0 && (errno == EAGAIN || errno == EINTR))
         return 0;
@@ -251,55 +254,13 @@ static ssize_t read_some(struct tegra_state *s)
     return got;
 }
 
-/* Reads what is there without blocking, every whole line parsed (the latest kept);
- * returns 0, or -EPIPE when the child is gone. */
-static int drain(struct tegra_state *s)
-{
-    for (;;) {
-        ssize_t got = read_some(s);
-        if (got <= 0)
-            return (int)got;
-        while (take_line(s))
-            ;
-        drop_if_full(s);
-    }
-}
-
-/* Under the fake clock (lib/clock.h: a child's output): the child's next line, one per
- * sample, waited for while the clock holds still, for TB_CLOCK_CHILD_WAIT_MS at most and
- * not at all while the child is silent; -EPIPE when it is gone with no line left. */
-static int next_line_fake(struct tegra_state *s)
-{
-    int64_t deadline = tb_real_now_ns() + (int64_t)TB_CLOCK_CHILD_WAIT_MS * 1000000;
-    int rc = 0;
-    tb_clock_hold();
-    while (!s->have_new) {
-        if (take_line(s))
-            continue;   /* a line that is no reading: the next one */
-        drop_if_full(s);
-        ssize_t got = read_some(s);
-        if (got < 0) {
-            rc = -EPIPE;
-            break;
-        }
-        if (got > 0)
-            continue;
-        if (s->silent || tb_real_now_ns() >= deadline) {
-            s->silent = true;
-            break;
-        }
-        struct pollfd p = { s->fd, POLLIN, 0 };
-        poll(&p, 1, 10);
-    }
-    if (s->have_new)
-        s->silent = false;
-    tb_clock_release();
-    return rc;
-}
-
+/* The child's lines by the clock's rule (lib/clock.h: a child's output); 0, or -EPIPE when
+ * the child is gone. */
 static int read_lines(struct tegra_state *s)
 {
-    return tb_clock_is_fake() ? next_line_fake(s) : drain(s);
+    struct tb_child_lines cl = { s->fd, take_line, read_some, drop_if_full, &s->have_new,
+                                 &s->silent, s };
+    return tb_clock_child_lines(&cl);
 }
 
 /* Waits up to ms for the child to be reaped; true once it is. */

@@ -1,8 +1,9 @@
 /* compare.h: `transpose-bench compare`: reads logs from any boards and GPUs and prints
  * the best point per size, kernel, board, host, element type and power mode (a row that
  * failed verification is listed apart, never a best point), or the best of each point
- * against a baseline's: faster, slower or same. The verdict rule is exposed for tests.
- * Reading logs: logread.h; pages and plots: report.h. */
+ * against a baseline's: faster, slower or same; with --pareto, the fronts across power modes
+ * (compare_pareto.h). The verdict rule is exposed for tests. What a point is: compare_key.h;
+ * reading logs: logread.h; pages and plots: report.h. */
 #ifndef TB_COMPARE_H
 #define TB_COMPARE_H
 

@@ -2,7 +2,7 @@
  * at each size across power modes and clock caps (pareto.c's arithmetic over the rows
  * compare read), as a table and, with --html, a page (report.c). Not here: best points and
  * baselines (compare.c). */
-#include "report/compare_internal.h"
+#include "report/compare_pareto.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/compare_key.h"
 #include "report/pareto.h"
 #include "report/report.h"
 #include "lib/util.h"
+
+#define rec tb_log_rec   /* a row as the log reader gives it */
 
 /* ---- --pareto: energy-optimal operating points across modes and caps --------------- */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "fake_clock.h"   /* the fake clock: tests/fake_clock.c, linked in by the Makefile */
 #include "sim/nights.h"
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu-jobs.sh JOBFILE: gpu-check steps on several GPUs of one machine at once, in one call of
 # the lent device. Each line of JOBFILE is one segment, "NAME GPU LIMIT_S VAR=VALUE...": run
-# as `scripts/gpu-check.sh` with those variables (STEPS, TB, CHECK_ARGS, ...; quoted as in
+# as `contrib/gpu-lab/gpu-check.sh` with those variables (STEPS, TB, CHECK_ARGS, ...; quoted as in
 # sh), CUDA_VISIBLE_DEVICES=GPU and OUT=$WORK/NAME, under `timeout` LIMIT_S (cut to what is
 # left before DEADLINE_S, default 520 s after the start; a segment with under 15 s left is
 # not started). Segments of one NAME run in file order, the NAMEs side by side. Then each
@@ -55,7 +55,7 @@ run_job() {
         # each job its own run lock: the tool's one lock per machine would let one job run
         ( eval "export $vars"; export CUDA_VISIBLE_DEVICES=$gpu OUT="$WORK/$name" \
               TB_LOCK_FILE="$WORK/$name.lock"
-          timeout -k 10 "$limit" sh scripts/gpu-check.sh ) >> "$WORK/$name/job.log" 2>&1 < /dev/null
+          timeout -k 10 "$limit" sh contrib/gpu-lab/gpu-check.sh ) >> "$WORK/$name/job.log" 2>&1 < /dev/null
         echo "$name gpu $gpu: exit $? after $(( $(date +%s) - t0 )) s (limit $limit): $vars" \
             >> "$WORK/$name.sum"
     done

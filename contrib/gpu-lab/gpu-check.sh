@@ -1,5 +1,6 @@
 #!/bin/sh
-# gpu-check: everything the lent GPU is for, in one call. Builds for SMS (default 90),
+# gpu-check: everything the lent GPU is for, in one call (a lab script, not part of the tool:
+# run from the top of the tree, `make -f contrib/gpu-lab/Makefile gpu-check` or directly). Builds for SMS (default 90),
 # runs the correctness matrix (conf/gpu-check.cfg), times the bench (conf/gpu-bench.cfg),
 # measures GB/s per watt (conf/gpu-power.cfg) and prints a short table last.
 #   STEPS="build bench check power cold"   which steps, run in this order
@@ -20,7 +21,9 @@
 # (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
-# libraries bundled by `make deps-bundle` into .deps/ are used.
+# libraries bundled by `make deps-bundle` into .deps/ are used. Logs are read back only
+# through the tool's own reader (`compare --format json`, fields by name: best below);
+# python3 reads the JSON.
 set -u
 OUT=${OUT:-/tmp/gpu-check}
 TB=${TB:-./transpose-bench}
@@ -32,6 +35,24 @@ BOARD=${BOARD:-boards/desktop-h100.cfg}
 mkdir -p "$OUT"
 say() { printf '\n=== %s\n' "$*"; }
 rc=0
+
+# The best point per kernel and size of the logs in DIR, as the tool reads them (`compare
+# --format json`: doc/log-format.md), FIELD... by name, one row a line, tab between, "-"
+# for a missing figure: best DIR FIELD... ("block" is block_x x block_y, "shape" rows x
+# cols). With LEAD set, each line starts with it.
+best() {
+    dir=$1; shift
+    $TB compare "$dir"/*.csv.gz --format json | LEAD="${LEAD:-}" python3 -c '
+import json, os, sys
+def cell(r, f):
+    if f == "block":
+        return "-" if not r.get("block_x") else "%sx%s" % (r["block_x"], r["block_y"])
+    if f == "shape":
+        return "%sx%s" % (r["rows"], r["cols"])
+    return "-" if r.get(f) is None else str(r[f])
+for r in json.load(sys.stdin)["best"]:
+    print(os.environ["LEAD"] + "\t".join(cell(r, f) for f in sys.argv[1:]))' "$@"
+}
 
 step_build() {
     say "build (SMS=$SMS)"
@@ -105,15 +126,8 @@ step_power() {
 step_table() {
     say "bench: best block per kernel, GB/s and fraction of memcpy (same size, same run)"
     $TB compare "$OUT"/bench/*.csv.gz --format markdown > "$OUT/bench.md"
-    # by column name, not by character position (the table's layout moves with its columns)
-    $TB compare "$OUT"/bench/*.csv.gz --format csv | awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { k = $c["rows"] " x " $c["cols"]
-          if (k != last) { printf "\n%s\n  %-16s %9s %-9s %8s %10s\n", k, "kernel", "best GB/s",
-                                  "block", "of peak", "of memcpy"; last = k }
-          b = $c["block_x"] + 0 == 0 ? "-" : $c["block_x"] "x" $c["block_y"]
-          printf "  %-16s %9.1f %-9s %8s %10s\n", $c["kernel"], $c["gbps"], b, $c["frac_peak"],
-                 $c["frac_copy"] }'
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' shape kernel "best GB/s" block "of peak" "of memcpy"
+    best "$OUT/bench" shape kernel gbps block frac_peak frac_copy
 }
 # 1, 2 and 8-byte elements: every kernel that takes them, every allowed block, on the
 # awkward shapes (not the 1 GiB ones: the float matrix has those), then timings at 8192x8192.
@@ -136,10 +150,9 @@ step_elbench() {
             --set power.source=none --set sweep.element=$e --sizes 8192x8192 --kernels $k \
             -o "$OUT/el-bench-$e" --quiet
     done
-    say "8192x8192 by element type: kernel, best GB/s, fraction of memcpy"
+    say "8192x8192 by element type: element, kernel, best GB/s, fraction of memcpy"
     for e in u8 f16 float double; do
-        $TB compare "$OUT"/el-bench-$e/*.csv.gz --format csv |
-            awk -F, -v e=$e 'NR > 1 { printf "%-6s %-16s %8s %s\n", e, $3, $6, $10 }'
+        best "$OUT/el-bench-$e" elem kernel gbps frac_copy
     done
 }
 
@@ -171,15 +184,15 @@ step_rtcompare() {
         b=./transpose-bench; [ $tag = rt ] && b=$RT_BIN
         "$b" run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
             --sizes 8192x8192,8191x12289 -o "$OUT/cmp-$tag" --quiet || rc=1
-        $TB compare "$OUT"/cmp-$tag/*.csv.gz --format csv > "$OUT/cmp-$tag.csv"
+        best "$OUT/cmp-$tag" shape kernel gbps > "$OUT/cmp-$tag.txt"
     done
-    awk -F, 'NR == FNR { if (FNR > 1) rt[$1 "x" $2 " " $3] = $6; next }
-             FNR > 1 && ($1 "x" $2 " " $3) in rt {
-                 k = $1 "x" $2 " " $3; r = rt[k] > 0 ? $6 / rt[k] : 0
-                 printf "%-28s rt %8.1f  drv %8.1f  drv/rt %.3f\n", k, rt[k], $6, r
+    awk -F'\t' 'NR == FNR { rt[$1 " " $2] = $3; next }
+             ($1 " " $2) in rt {
+                 k = $1 " " $2; r = rt[k] > 0 ? $3 / rt[k] : 0
+                 printf "%-28s rt %8.1f  drv %8.1f  drv/rt %.3f\n", k, rt[k], $3, r
                  s += r; n++ }
              END { if (n) printf "mean drv/rt over %d kernel-size pairs: %.4f\n", n, s / n }' \
-        "$OUT/cmp-rt.csv" "$OUT/cmp-drv.csv"
+        "$OUT/cmp-rt.txt" "$OUT/cmp-drv.txt"
 }
 
 # One kernel (VKERNEL, default vec16) on every element type, every block it takes, on the
@@ -205,8 +218,7 @@ el_run() {
 # Its rows, best point per kernel: el_rows DIR ELEMENT [LEAD] prints LEAD, shape, element,
 # kernel, best block, GB/s, fraction of memcpy (same run).
 el_rows() {
-    $TB compare "$1"/*.csv.gz --format csv |
-        awk -F, -v e="$2" -v lead="${3:-}" 'NR > 1 { printf "%s%-12s %-6s %-12s %-7s %8s %s\n", lead, $1 "x" $2, e, $3, $7 "x" $8, $6, $10 }'
+    LEAD="${3:-}" best "$1" shape elem kernel block gbps frac_copy
 }
 
 # The element-type targets (doc/results): each element type and shape in one run with
@@ -254,46 +266,22 @@ step_small() {
     done
     say "small sizes: size, element, cache, kernel, best GB/s, fraction of memcpy (same cache)"
     for e in u8 float; do for c in warm cold; do
-        $TB compare "$OUT"/small-$e-$c/*.csv.gz --format csv |
-            awk -F, -v e=$e -v c=$c 'NR > 1 { printf "%-10s %-6s %-5s %-8s %8s %s\n", $1 "x" $2, e, c, $3, $6, $10 }'
+        LEAD="$c	" best "$OUT/small-$e-$c" shape elem kernel gbps frac_copy
     done; done | tee "$OUT/small.txt"
 }
 
-# GB/s per watt by element type at 8192x8192 (conf/gpu-power.cfg, NVML, 2 s windows).
+# GB/s per watt by element type at 8192x8192 (conf/gpu-power.cfg, NVML).
 step_elpower() {
     for e in u8 f16 float double; do
         k=memcpy,vec16,tiled; [ $e = float ] && k=$k,tile2x2,aligned64,cublas_geam
         $TB run --device cuda -c conf/gpu-power.cfg -b "$BOARD" \
             --set sweep.element=$e --kernels $k -o "$OUT/power-$e" --quiet || rc=1
     done
-    say "GB/s per W at 8192x8192: element, kernel, block, GB/s, fraction of memcpy, GB/s per W"
+    say "GB/s per W at 8192x8192: element, kernel, block, GB/s, fraction of memcpy, GB/s per W +-95%, dynamic pJ/B +-95%"
     for e in u8 f16 float double; do
-        $TB compare "$OUT"/power-$e/*.csv.gz --format csv |
-            awk -F, -v e=$e 'NR > 1 { printf "%-6s %-12s %-6s %8s %6s %s\n", e, $3, $7 "x" $8, $6, $10, $11 }'
+        best "$OUT/power-$e" elem kernel block gbps frac_copy gbps_per_w gbps_per_w_ci95 \
+            dyn_pj_per_byte dyn_pj_per_byte_ci95
     done | tee "$OUT/elpower.txt"
-    say "the watts behind it: element, kernel, block, GB/s, board W, idle W, W above idle, GB/s per W (each kernel's best GB/s per W row)"
-    for e in u8 f16 float double; do
-        zcat "$OUT"/power-$e/*.csv.gz | awk -v e=$e '
-            function split_csv(s, f,   n, q, ch, i, cur) {   # quoted fields may hold commas
-                n = 0; q = 0; cur = ""
-                for (i = 1; i <= length(s); i++) {
-                    ch = substr(s, i, 1)
-                    if (ch == "\"") q = !q
-                    else if (ch == "," && !q) { f[++n] = cur; cur = "" }
-                    else cur = cur ch
-                }
-                f[++n] = cur; return n
-            }
-            /^#/ { next }
-            { n = split_csv($0, f) }
-            !h { for (i = 1; i <= n; i++) c[f[i]] = i; h = 1; next }
-            f[c["status"]] == "ok" && f[c["gbps_per_w"]] + 0 > best[f[c["kernel"]]] + 0 {
-                k = f[c["kernel"]]; best[k] = f[c["gbps_per_w"]]
-                line[k] = sprintf("%-6s %-12s %-6s %8.1f %7.1f %6.1f %7.1f %s", e, k,
-                    f[c["block_x"]] "x" f[c["block_y"]], f[c["gbps"]], f[c["power_total_w"]],
-                    f[c["power_idle_w"]], f[c["power_total_w"]] - f[c["power_idle_w"]], best[k]) }
-            END { for (k in line) print line[k] }' | sort
-    done | tee "$OUT/elpower-w.txt"
 }
 
 # Nsight Compute on PROFILE_KERNELS, each "kernel:block[:element[:size]]" (e.g. "aligned64:64x8
@@ -374,11 +362,10 @@ step_clangbench() {
     say "clangbench: shape, element, best kernel and GB/s per build (fraction of memcpy, same run); clang/nvcc"
     for e in ${CB_ELEMENTS:-u8 f16 float double}; do
         for b in nvcc clang nano; do
-            $TB compare "$OUT"/cb-$b-$e/*.csv.gz --format csv | awk -F, -v b=$b -v e=$e '
-                NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-                $c["kernel"] != "memcpy" { k = $c["rows"] "x" $c["cols"]
-                    if ($c["gbps"] + 0 > best[k] + 0) { best[k] = $c["gbps"]; who[k] = $c["kernel"] " " $c["block_x"] "x" $c["block_y"]; fr[k] = $c["frac_copy"] } }
-                END { for (k in best) printf "%s %s %s %s %s %s\n", k, e, b, who[k], best[k], fr[k] }'
+            best "$OUT/cb-$b-$e" shape kernel block gbps frac_copy | awk -F'\t' -v b=$b -v e=$e '
+                $2 != "memcpy" { k = $1
+                    if ($4 + 0 > top[k] + 0) { top[k] = $4; who[k] = $2 " " $3; fr[k] = $5 } }
+                END { for (k in top) printf "%s %s %s %s %s %s\n", k, e, b, who[k], top[k], fr[k] }'
         done
     done | sort > "$OUT/clangbench.txt"
     awk '{ key = $1 " " $2; g[key, $3] = $6; w[key, $3] = $4 " " $5 " " $6 " (" $7 ")"; keys[key] = 1 }
@@ -544,11 +531,11 @@ step_binab() {
 # ENERGY_RUNS runs (default 3) back to back into $OUT/TAG-N (TAG: the first argument, default
 # energy), each its own process, its wall time printed; ENERGY_ARGS added to each run. With
 # ENERGY_DIR every run logs into that one folder instead, so that each learns the run-to-run
-# spread from the runs before it, as a board's nights do. Per measured row: GB/s, the energy
-# ratio to the copy +- its cycles' 95% and +- the rerun interval, GB/s per W +- 95%, J/GB +-,
-# dynamic pJ/B +-, the GPU temperature they hold at, the cycles, the blocks the power cap
-# held, the earlier runs the spread was learned from, the note (whole); and each run's
-# power_plan and power_rerun lines.
+# spread from the runs before it, as a board's nights do. Per kernel, as compare reads the
+# log: GB/s, the energy ratio to the copy +- its 95%, GB/s per W +- 95%, J/GB +-, dynamic
+# pJ/B +-; and each run's power_plan, power_cadence, power_idle and power_rerun lines (the
+# rerun interval, the temperature, the cycles and the note are in the log's rows: compare
+# does not show them).
 step_energy() {
     tag=${1:-energy}
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
@@ -557,29 +544,15 @@ step_energy() {
             -o "${ENERGY_DIR:-$OUT/$tag-$r}" > "$OUT/$tag-$r.txt" 2>&1 || rc=1
         echo "$tag run $r: exit $? after $(( $(date +%s) - t0 )) s"
     done
-    say "$tag: run, kernel, block, GB/s, ratio +-cycles +-rerun, GB/s/W +-95%, J/GB +-, dyn pJ/B +-, temp C, cycles, capped, runs learned, note"
+    say "$tag: run, kernel, block, GB/s, ratio +-95%, GB/s/W +-95%, J/GB +-, dyn pJ/B +-"
     for r in $(seq 1 "${ENERGY_RUNS:-3}"); do
         log=$(sed -n 's/^log: //p' "$OUT/$tag-$r.txt" | tail -1)
         [ -n "$log" ] || log=$(ls "$OUT"/$tag-$r/*.csv.gz 2>/dev/null | head -1)
         [ -n "$log" ] || { echo "$tag run $r: no log"; continue; }
-        zcat "$log" | awk -v run=$r '
-            /^# (power_(plan|cadence|idle|rerun)|gpu_conditions)/ { print "  run " run " " $0; next }
-            /^#/ { next }
-            !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-            { line = $0; k = 0; q = 0; v = ""   # quoted fields kept whole (power_note has commas)
-              for (i = 1; i <= length(line); i++) { ch = substr(line, i, 1)
-                  if (ch == "\"") { q = !q; continue }
-                  if (ch == "," && !q) { F[++k] = v; v = ""; continue }
-                  v = v ch }
-              F[++k] = v }
-            F[c["status"]] == "skipped" || F[c["energy_ratio"]] == "" { next }
-            { printf "%s %-8s %3sx%-3s %7.1f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.2f %6.2f %5s %3s %3s %3s %s\n", run,
-                F[c["kernel"]], F[c["block_x"]], F[c["block_y"]], F[c["gbps"]], F[c["energy_ratio"]],
-                F[c["energy_ratio_ci95"]], F[c["energy_ratio_rerun_ci95"]], F[c["gbps_per_w"]],
-                F[c["gbps_per_w_ci95"]], F[c["j_per_gb"]], F[c["j_per_gb_ci95"]],
-                F[c["dyn_pj_per_byte"]], F[c["dyn_pj_per_byte_ci95"]], F[c["gpu_temp_c"]],
-                F[c["power_cycles"]], F[c["power_capped_blocks"]], F[c["rerun_runs"]],
-                F[c["power_note"]] }' FS=,
+        # the meter's lines of the log's preamble and end, then its rows as the tool reads them
+        zcat "$log" | grep -E '^# (power_(plan|cadence|idle|rerun)|gpu_conditions)' | sed "s/^/  run $r /"
+        LEAD="$r	" best "$(dirname "$log")" kernel block gbps energy_ratio energy_ratio_ci95 \
+            gbps_per_w gbps_per_w_ci95 j_per_gb j_per_gb_ci95 dyn_pj_per_byte dyn_pj_per_byte_ci95
     done | tee "$OUT/$tag.txt"
 }
 

@@ -1,0 +1,18 @@
+/* fake_clock.h: the fake clock of lib/clock.h for the test programs (tests/fake_clock.c:
+ * linked into them and into the test-only executable, never into the shipped tool). */
+#ifndef TB_FAKE_CLOCK_H
+#define TB_FAKE_CLOCK_H
+
+#include <stdint.h>
+
+#include "lib/clock.h"
+
+/* The fake clock from now on, starting at start_ns (0: at the real clock's now); before
+ * any thread starts. Nothing when it is on already (TB_FAKE_CLOCK=1 at the clock's first
+ * use). */
+void tb_clock_fake(int64_t start_ns);
+/* Asked once by lib/clock.c at the clock's first use: the fake clock's ops when
+ * TB_FAKE_CLOCK is set (and not 0), else NULL. */
+const struct tb_clock_ops *tb_clock_test_hook(void);
+
+#endif
