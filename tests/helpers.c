@@ -91,6 +91,16 @@ static char *slurp(const char *path)
     return buf;
 }
 
+void th_bin_split(char *runner, size_t rn, char *path, size_t pn)
+{
+    const char *b = getenv("TB_BIN");
+    if (!b || !*b)
+        b = "./transpose-bench";
+    const char *sp = strrchr(b, ' ');
+    snprintf(runner, rn, "%.*s", sp ? (int)(sp - b + 1) : 0, b);
+    snprintf(path, pn, "%s", sp ? sp + 1 : b);
+}
+
 int th_run(const char *args, char **out, char **err)
 {
     const char *bin = getenv("TB_BIN");

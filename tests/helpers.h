@@ -57,6 +57,9 @@ int th_test_teardown(void **state);
 /* A fresh directory for this test ("/tmp/tb-test-XXXXXX"), removed by the teardown; the
  * path belongs to the fixture (do not free it). */
 const char *th_scratch(void);
+/* TB_BIN as a runner and a binary: cross-test's "qemu-aarch64 PATH" gives runner
+ * "qemu-aarch64 " and path PATH; a plain TB_BIN (or none: ./transpose-bench) runner "". */
+void th_bin_split(char *runner, size_t rn, char *path, size_t pn);
 /* Runs the tool with args formatted as printf does (th_run); what it printed is then
  * th_out() and th_err(), kept until the teardown. Returns the exit code. */
 int th_runf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,16 +13,17 @@
 
 #include "lib/util.h"
 
+static char runner[PATH_MAX];   /* what runs the binary: "" or cross-test's "qemu-aarch64 " */
+
 /* The tool copied to scratch/tool with its data beside it; its path. */
 static const char *carried_tool(const char *scratch)
 {
     static char bin[PATH_MAX];
-    const char *b = getenv("TB_BIN");
-    char cmd[4 * PATH_MAX];
+    char cmd[4 * PATH_MAX], path[PATH_MAX];
+    th_bin_split(runner, sizeof(runner), path, sizeof(path));   /* qemu's under cross-test */
     snprintf(bin, sizeof(bin), "%s/tool/transpose-bench", scratch);
     snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tool' && cp '%s' '%s' && cp -R boards conf "
-             "'%s/tool/' && chmod -R go-w '%s/tool'", scratch,
-             b && *b ? b : "./transpose-bench", bin, scratch, scratch);
+             "'%s/tool/' && chmod -R go-w '%s/tool'", scratch, path, bin, scratch, scratch);
     assert_int_equal(system(cmd), 0);
     return bin;
 }
@@ -32,8 +33,8 @@ static int run_in(const char *dir, const char *bin, const char *args, char **err
 {
     char cmd[4 * PATH_MAX], e[PATH_MAX + 8];
     snprintf(e, sizeof(e), "%s.err", dir);
-    snprintf(cmd, sizeof(cmd), "cd '%s' && exec '%s' %s >/dev/null 2>'%s' </dev/null", dir,
-             bin, args, e);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && exec %s'%s' %s >/dev/null 2>'%s' </dev/null", dir,
+             runner, bin, args, e);
     int st = system(cmd);
     FILE *f = fopen(e, "r");
     assert_non_null(f);

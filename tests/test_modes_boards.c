@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "jetson/modes.h"
@@ -176,15 +177,16 @@ static void broker_stop(struct broker *b)
  * into r/tb (r is a+rX, as modes_boards.h leaves it), so that a checkout under a private
  * folder (mode 0700, as `mktemp -d` or /root make it) runs these nights too (#50). The
  * folder it runs in; NULL (the test skipped, saying why) when nobody cannot reach even r. */
+static char nobody_runner[PATH_MAX];   /* "" or cross-test's "qemu-aarch64 " */
+
 static const char *carry_for_nobody(const char *r)
 {
     static char dir[PATH_MAX];
-    const char *bin = getenv("TB_BIN");
-    char cmd[8 * PATH_MAX];
+    char cmd[8 * PATH_MAX], path[PATH_MAX];
+    th_bin_split(nobody_runner, sizeof(nobody_runner), path, sizeof(path));
     snprintf(dir, sizeof(dir), "%s/tb", r);
     snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/transpose-bench' && cp -R boards "
-             "conf '%s/' && chmod -R a+rX '%s'", dir, bin && *bin ? bin : "./transpose-bench",
-             dir, dir, dir);
+             "conf '%s/' && chmod -R a+rX '%s'", dir, path, dir, dir, dir);
     assert_int_equal(system(cmd), 0);
     return dir;
 }
@@ -197,8 +199,8 @@ static int run_as_nobody(const char *r, const char *args, char **err)
     char cmd[6 * PATH_MAX], e[PATH_MAX + 16];
     const char *dir = carry_for_nobody(r);
     snprintf(e, sizeof(e), "%s/var/tmp/err", r);
-    snprintf(cmd, sizeof(cmd), "%s/transpose-bench %s >/dev/null 2>%s </dev/null", dir, args,
-             e);
+    snprintf(cmd, sizeof(cmd), "%s%s/transpose-bench %s >/dev/null 2>%s </dev/null",
+             nobody_runner, dir, args, e);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -551,6 +553,21 @@ static void test_root_then_user_night(void **state)
     closedir(d);
 }
 
+/* Whether prctl(PR_SET_CHILD_SUBREAPER) works here, tried in a child of ours. */
+static bool subreaper_works(void)
+{
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0) {
+        int v = 0;
+        _exit(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 &&
+              prctl(PR_GET_CHILD_SUBREAPER, &v, 0, 0, 0) == 0 && v == 1 ? 0 : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 /* An nvpmodel that exits 0 at once while a child in a session of its own (out of its process
  * group) would switch the board later: the child is killed before the board is judged, so
  * nothing switches after the step's check or the restore's; the step's clocks never
@@ -558,6 +575,11 @@ static void test_root_then_user_night(void **state)
 static void test_setsid_child_killed(void **state)
 {
     (void)state;
+    if (!subreaper_works()) {   /* qemu-user: prctl(PR_SET_CHILD_SUBREAPER) fails (EINVAL) */
+        fprintf(stderr, "skipped: this kernel (or emulator) has no child subreaper, so a child "
+                "that left nvpmodel's session is not ours to find; a board's kernel has it\n");
+        skip();
+    }
     const char *r = release_root(R36_SUPER, -1);
     char gate[PATH_MAX], why[512], what[1024];
     snprintf(gate, sizeof(gate), "%s/var/tmp/gate", r);
