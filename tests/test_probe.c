@@ -20,11 +20,8 @@
 #include "cmd/probecmd.h"
 #include "energy/stepfit.h"
 #include "lib/clock.h"
-#include "step_sensor.h"
+#include "probe_board.h"
 
-#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
-#define STEP_NS 2500000LL      /* the generator's step: conversions caught up every 2.5 ms */
-#define MV 5160.0              /* VDD_IN's bus voltage (the fixture's idle reading) */
 
 static const char *scratch;   /* this test's folder (th_scratch makes a new one per call) */
 
@@ -36,45 +33,15 @@ static struct gen {
     atomic_int stop;
 } g;
 
-/* Written whole (a temporary renamed over the file): a read never sees half a number. */
-static void put(const char *rel, long v)
-{
-    char path[700], tmp[710], text[32];
-    snprintf(path, sizeof path, "%s/%s", g.root, rel);
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    int n = snprintf(text, sizeof text, "%ld\n", v);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
-        fprintf(stderr, "test_probe: cannot write '%s'\n", path);
-}
-
 /* The sensor: idle 4.6 W, +3.0 W while the device is busy; each conversion with 2% noise
  * and the 8 mA step of a 5 mOhm shunt (40 uV LSB); the register is read as mA. */
 static void *gen_main(void *arg)
 {
-    struct step_sensor s = { SS_EMA, 0.84, g.avg_n, 4.6, 7.6, 0.02, 0, 12345, 0, 0, NULL, 0, 0,
-                             0 };
-    s.reg = s.idle_w;
-    int64_t t0 = tb_now_ns() + 1234567, next = t0, last_spent = tb_clock_spent_ns();
-    double owed_ms = 0, conv_ms = 0;
-    long shown = -1;
+    struct pb_sensor b;
+    int64_t t0 = pb_begin(&b, g.root, g.avg_n, 12345), next = t0;
     while (!atomic_load(&g.stop)) {
         tb_sleep_until_ns(next);
-        /* the work the load reported since the last step, spread over the steps it took */
-        int64_t sp = tb_clock_spent_ns();
-        owed_ms += (double)(sp - last_spent) * 1e-6;
-        last_spent = sp;
-        double step_ms = STEP_NS * 1e-6, busy = fmin(owed_ms, step_ms) / step_ms;
-        owed_ms -= fmin(owed_ms, step_ms);
-        double p = s.idle_w + (s.load_w - s.idle_w) * busy;
-        for (; conv_ms <= (double)(next - t0) * 1e-6; conv_ms += s.cycle_ms) {
-            double x = p * (1 + s.noise_rel * ss_gauss(&s.seed));
-            x = round(x / MV * 1e6 / 8) * 8 * MV * 1e-6;   /* one conversion, in 8 mA steps */
-            s.reg += (x - s.reg) / s.avg_n;                 /* SBOS576's averaging */
-        }
-        long ma = lround(s.reg / MV * 1e6 / 8) * 8;
-        if (ma != shown)
-            put(HWMON "/curr1_input", ma), shown = ma;
+        pb_step(&b, next);
         if (g.sigint_ms > 0 && (double)(next - t0) * 1e-6 >= g.sigint_ms)
             g.sigint_ms = 0, kill(getpid(), SIGINT);
         next += STEP_NS;
@@ -89,8 +56,8 @@ static void board_up(int avg_n, long update_interval, long samples)
 {
     snprintf(g.root, sizeof g.root, "%s/root", scratch);
     assert_true(th_build_sysfs(g.root, "ina3221/orin-nx.txt", 1) > 0);
-    put(HWMON "/update_interval", update_interval);
-    put(HWMON "/samples", samples);
+    pb_put(g.root, HWMON "/update_interval", update_interval);
+    pb_put(g.root, HWMON "/samples", samples);
     free(th_write(g.root, "etc/nv_tegra_release",
                   "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: "
                   "aarch64, DATE: Tue Aug  1 19:57:35 UTC 2023\n"));

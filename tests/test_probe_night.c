@@ -22,11 +22,8 @@
 #include "energy/meter.h"
 #include "energy/stepfit.h"
 #include "lib/clock.h"
-#include "step_sensor.h"
+#include "probe_board.h"
 
-#define HWMON "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
-#define STEP_NS 2500000LL
-#define MV 5160.0
 #define RESULT "probe-jetson-orin-nx-R35.4.1.cfg"
 
 static const char *scratch;
@@ -39,43 +36,15 @@ static struct gen {
     bool running;
 } g;
 
-static void put(const char *rel, long v)
-{
-    char path[700], tmp[710], text[32];
-    snprintf(path, sizeof path, "%s/%s", g.root, rel);
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    int n = snprintf(text, sizeof text, "%ld\n", v);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
-        fprintf(stderr, "test_probe_night: cannot write '%s'\n", path);
-}
-
 /* The sensor of test_probe.c: idle 4.6 W, +3.0 W while the device is busy, 2% noise a
  * conversion in the 8 mA steps of a 5 mOhm shunt, SBOS576's average of N. */
 static void *gen_main(void *arg)
 {
-    struct step_sensor s = { SS_EMA, 0.84, g.avg_n, 4.6, 7.6, 0.02, 0, 4242, 0, 0, NULL, 0, 0,
-                             0 };
-    s.reg = s.idle_w;
-    int64_t t0 = tb_now_ns() + 1234567, next = t0, last_spent = tb_clock_spent_ns();
-    double owed_ms = 0, conv_ms = 0;
-    long shown = -1;
+    struct pb_sensor b;
+    int64_t t0 = pb_begin(&b, g.root, g.avg_n, 4242), next = t0;
     while (!atomic_load(&g.stop)) {
         tb_sleep_until_ns(next);
-        int64_t sp = tb_clock_spent_ns();
-        owed_ms += (double)(sp - last_spent) * 1e-6;
-        last_spent = sp;
-        double step_ms = STEP_NS * 1e-6, busy = fmin(owed_ms, step_ms) / step_ms;
-        owed_ms -= fmin(owed_ms, step_ms);
-        double p = s.idle_w + (s.load_w - s.idle_w) * busy;
-        for (; conv_ms <= (double)(next - t0) * 1e-6; conv_ms += s.cycle_ms) {
-            double x = p * (1 + s.noise_rel * ss_gauss(&s.seed));
-            x = round(x / MV * 1e6 / 8) * 8 * MV * 1e-6;
-            s.reg += (x - s.reg) / s.avg_n;
-        }
-        long ma = lround(s.reg / MV * 1e6 / 8) * 8;
-        if (ma != shown)
-            put(HWMON "/curr1_input", ma), shown = ma;
+        pb_step(&b, next);
         next += STEP_NS;
     }
     tb_clock_leave();
@@ -88,8 +57,8 @@ static void board_up(int avg_n)
 {
     snprintf(g.root, sizeof g.root, "%s/root", scratch);
     assert_true(th_build_sysfs(g.root, "ina3221/orin-nx.txt", 1) > 0);
-    put(HWMON "/update_interval", 430);
-    put(HWMON "/samples", 512);
+    pb_put(g.root, HWMON "/update_interval", 430);
+    pb_put(g.root, HWMON "/samples", 512);
     free(th_write(g.root, "etc/nv_tegra_release",
                   "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: "
                   "aarch64, DATE: Tue Aug  1 19:57:35 UTC 2023\n"));
