@@ -152,10 +152,11 @@ static void nights(const double *ratio, const double *ci_rel, const double *jpg,
     free(dir);
 }
 
-/* The sd whose successive nights differ by a factor e^l in magnitude's median. */
+/* The sd whose successive nights all differ by a factor e^l: the differences' root mean
+ * square over sqrt 2 (tb_sd_of_steps_rms). */
 static double sd_of_steps(double l)
 {
-    return l / (0.6745 * sqrt(2.0));
+    return l / sqrt(2.0);
 }
 
 /* Four nights alternating 1 and e^0.01 (J/GB 1 and e^0.02), cycles so tight they explain
@@ -192,9 +193,9 @@ static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 }
 
 /* What the earlier nights hold besides the board's own spread teaches little: seven nights
- * within 0.3% of each other with one of a ratio of 9000 among them (a broken night: it
- * moves two of six differences, not their median); nights that stepped 4.5% once (a new
- * JetPack: one difference); one night of wide cycles among tight ones (its own variance
+ * within 0.3% of each other with one of a ratio of 9000 among them (a broken night: its two
+ * differences, over 4 times the median-based sd, are left out); nights that stepped 4.5%
+ * once (a new JetPack: one difference, left out so); one night of wide cycles among tight ones (its own variance
  * does not cancel the others' spread: the median of the runs' own; with four differences
  * the spread is the learned one, the setting no longer in it). Two nights, one odd:
  * no median leaves it out, the spread stops at 5 times the setting. */

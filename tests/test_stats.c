@@ -88,6 +88,25 @@ static void test_sd_of_steps(void **state)
     assert_true(isnan(tb_sd_of_steps(e, 0)));
 }
 
+/* From the steps' mean square: sqrt(mean d^2 / 2), d left in its order; a wild step (over
+ * 4 times the median-based sd of a difference, here 4 / 0.6745 = 5.93) left out, counted
+ * out of kept. Degrees of freedom 2 m^2 / (3 m - 1): 1 for one difference, about 2m/3 later. */
+static void test_sd_of_steps_rms(void **state)
+{
+    double d[] = { 1, -1, 1, -1, 100 };
+    size_t k;
+    th_assert_close(tb_sd_of_steps_rms(d, 5, &k), sqrt(4 / 8.0), 1e-12);
+    assert_int_equal(k, 4);
+    assert_true(d[4] == 100 && d[1] == -1);
+    double e[] = { -2, 4 };
+    th_assert_close(tb_sd_of_steps_rms(e, 2, &k), sqrt((4 + 16) / 4.0), 1e-12);
+    assert_int_equal(k, 2);
+    assert_true(isnan(tb_sd_of_steps_rms(e, 0, NULL)));
+    th_assert_close(tb_steps_rms_df(1), 1, 1e-12);
+    th_assert_close(tb_steps_rms_df(4), 32.0 / 11.0, 1e-12);
+    assert_true(tb_steps_rms_df(0) == 0);
+}
+
 static void test_capped_majority(void **state)
 {
     assert_true(tb_power_capped_majority(4, 4));
@@ -112,6 +131,7 @@ int main(void)
         cmocka_unit_test(test_stop_rule),
         cmocka_unit_test(test_bandwidth),
         cmocka_unit_test(test_sd_of_steps),
+        cmocka_unit_test(test_sd_of_steps_rms),
         cmocka_unit_test(test_capped_majority),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

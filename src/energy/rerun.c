@@ -241,12 +241,12 @@ static double median_var(double *x, size_t n, double df)
     return m / (b * b * b);
 }
 
-/* The learned variance s2 over d differences, pulled toward the setting p (k differences'
+/* The learned variance s2 over d differences (ddf degrees of freedom), pulled toward the setting p (k differences'
  * weight) while d is small, capped at TB_RERUN_MAX_FACTOR x p where p > 0. */
-static double pulled(double p, double s2, size_t d, double *df)
+static double pulled(double p, double s2, size_t d, double ddf, double *df)
 {
     if (d >= TB_RERUN_POOL_MIN || !(p > 0)) {
-        *df = 0.37 * (double)d;   /* the median's efficiency against the mean square */
+        *df = ddf;                /* the differences' mean square's (tb_steps_rms_df) */
         return sqrt(s2);
     }
     *df = INFINITY;               /* the setting, taken as known, leads */
@@ -263,8 +263,8 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
     double *dr = malloc((n ? n : 1) * 5 * sizeof(double));
     if (!dr)
         return;
-    double *dj = dr + n, *own = dj + n, *cyc = own + n, *wv = cyc + n, wdf = 0;
-    size_t d = 0, runs = 0;
+    double *dj = dr + n, *own = dj + n, *cyc = own + n, *wv = cyc + n, wdf = 0, ddf = 0;
+    size_t d = 0, runs = 0, m = 0;   /* m: the differences of the series at hand */
     for (size_t i = 0; i < n; i++) {
         own[i] = v[i].own;
         cyc[i] = tb_rerun_cycles_df(v[i].cycles);   /* its own variance's, as logged */
@@ -274,6 +274,10 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
             dr[d] = log(v[i + 1].ratio / v[i].ratio);
             dj[d++] = log(v[i + 1].jpb / v[i].jpb);
             runs += !i || v[i - 1].series != v[i].series ? 2 : 1;
+            m++;
+        } else {
+            ddf += tb_steps_rms_df(m);
+            m = 0;
         }
     }
     if (n) {
@@ -282,11 +286,15 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
         out->within_df = fmin(wdf, TB_RERUN_WITHIN_DF_MAX);
     }
     if (d) {
-        double nu = tb_median(cyc, n), sr = tb_sd_of_steps(dr, d), sj = tb_sd_of_steps(dj, d);
+        /* the differences left out (broken nights, steps) take their share of ddf along */
+        size_t kr, kj;
+        double nu = tb_median(cyc, n), sr = tb_sd_of_steps_rms(dr, d, &kr);
+        double sj = tb_sd_of_steps_rms(dj, d, &kj);
         double ex = sr * sr - median_var(own, n, nu), s2 = fmax(0.0, ex), dfj;
-        out->ratio = pulled(pc->rerun_ratio_sd, s2, d, &out->ratio_df);
+        out->ratio = pulled(pc->rerun_ratio_sd, s2, d, ddf * (double)kr / (double)d,
+                            &out->ratio_df);
         out->ratio_excess = d >= TB_RERUN_POOL_MIN ? ex : NAN;
-        out->abs = pulled(pc->rerun_abs_sd, sj * sj, d, &dfj);
+        out->abs = pulled(pc->rerun_abs_sd, sj * sj, d, ddf * (double)kj / (double)d, &dfj);
         out->pairs = (int)d;
         out->runs = (int)runs;
     }
@@ -311,7 +319,7 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
     double vw = 2.0 * s2 / cycles, b = bw && isfinite(bw->ratio) ? bw->ratio : 0.0;
     double vb = 2.0 * b * b;
     /* learned alone, the excess enters as it was estimated, below 0 too: clipped at 0, its
-     * noise alone (median-based, 0.37 d degrees of freedom) made the interval 14% wider than
+     * noise alone (then median-based, 0.37 d degrees of freedom) made the interval 14% wider than
      * an oracle's where nights do not differ (meter-sim --between-pct 0: 98% of the next
      * nights held); the sum never below half the night's own part */
     if (bw && bw->pairs >= TB_RERUN_POOL_MIN && isfinite(bw->ratio_excess))

@@ -84,12 +84,14 @@ double tb_rerun_cycles_df(int cycles);
 
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
- *   v = (median |d| / 0.6745)^2 / 2;  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
+ *   night or a step left out);  ratio: s2 = max(0, v - o), o the runs' own variance
  *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
  *   interval holds the rest);
  *   D = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
  *   TB_RERUN_PRIOR_RUNS, at most TB_RERUN_MAX_FACTOR x p where p > 0; else sqrt(s2), whose
- *   degrees of freedom are the median's share (0.37) of D.
+ *   degrees of freedom are the mean square's, 2 m^2 / (3 m - 1) for a series' m
+ *   differences (tb_steps_rms_df), summed, times the share of differences kept.
  * The within-night sd: the runs' per-cycle variances (own x cycles), their median over its
  * bias; its weight their cycles less one each, at most TB_RERUN_WITHIN_DF_MAX. */
 void tb_rerun_pool(const struct tb_rerun_run *runs, size_t n, const struct tb_power_cfg *pc,

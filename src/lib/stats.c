@@ -28,6 +28,33 @@ double tb_sd_of_steps(double *d, size_t n)
     return tb_median(d, n) / (0.6745 * sqrt(2.0));
 }
 
+double tb_sd_of_steps_rms(const double *d, size_t n, size_t *kept)
+{
+    double *a = n ? malloc(n * sizeof(double)) : NULL;
+    if (kept)
+        *kept = 0;
+    if (!a)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        a[i] = d[i];
+    double out = TB_STEPS_OUT * sqrt(2.0) * tb_sd_of_steps(a, n), ss = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(d[i]) <= out) {
+            ss += d[i] * d[i];
+            k++;
+        }
+    free(a);
+    if (kept)
+        *kept = k;
+    return k ? sqrt(ss / (2.0 * (double)k)) : NAN;
+}
+
+double tb_steps_rms_df(size_t m)
+{
+    return m ? 2.0 * (double)m * (double)m / (3.0 * (double)m - 1.0) : 0.0;
+}
+
 void tb_stats_compute(double *x, size_t n, struct tb_stats *st)
 {
     st->n = n;
