@@ -407,12 +407,17 @@ fleet-lint:
 # sub-folder of src/ and kernels/ one node, src/*.c modules their own), a folder's private
 # headers (internal.h, NAME_internal.h, NAME_int.h) included from inside it only, and no
 # comment of src/ or page of doc/ (but doc/results, history) naming a src/ file that does not
-# exist; the floors printed. The checker's own test first (tests/structure-check-test.sh).
+# exist; the floors printed. With -M $(BUILD), what gcc read (the .d files of the last build,
+# -MMD -MP): every header it read for a source reached by the checker's own reading, no
+# private header read from outside its folder (even through the folder's public header), no
+# circle or back-arrow on gcc's edges; no build there (a fresh clone, CI before its build):
+# one line says so and that part is skipped; it never builds. The checker's own test first
+# (tests/structure-check-test.sh).
 # Then the sizes (scripts/size-check.sh): no .c/.h of src/ or kernels/ over 700 lines, no
 # function over 80, but for the offenders scripts/size-allow.txt names until their splits land.
 structure-check:
 	@tests/structure-check-test.sh
-	@scripts/structure-check.sh -I kernels -D doc -X doc/results src
+	@scripts/structure-check.sh -I kernels -D doc -X doc/results -M $(BUILD) src
 	@tests/size-check-test.sh
 	@scripts/size-check.sh src kernels
 

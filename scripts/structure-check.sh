@@ -1,5 +1,5 @@
 #!/bin/sh
-# structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [ROOT]: the include graph of ROOT
+# structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-M BUILD] [ROOT]: the include graph of ROOT
 # (default src) and of each DIR, checked: no circle of modules (across folders or inside one),
 # and no back-arrow in the folder view. A module is a .c/.h pair (path without extension); A -> B when A's .c or .h
 # includes "B.h", resolved as the compiler does: the including file's folder first, then ROOT,
@@ -19,11 +19,30 @@
 # anywhere in the line, # or %: (the digraph), #include, #include_next and #import, "x.h"
 # or <x.h> (found in ROOT or a DIR: ours, an edge; else the system's, left out), or a macro
 # #defined in the same file as one of those; any other macro is an error (not followed).
+# -M BUILD holds that reading against gcc's: every .d file under BUILD (gcc -MMD -MP: an
+# object, its source, then every header gcc read for it, direct or not) whose source is a file
+# of ROOT or a DIR. Every header of ROOT and the DIRs that gcc read for X.c must be reached
+# from X.c over the includes this check read (not only X.c's own: the .d lists them all),
+# else the error names the .d and the header: this check misread an include. A private header
+# gcc read for a file outside its folder is an error even when the way there passes through
+# the folder's public header: the point of a private header is that its declarations and
+# macros reach no one outside the folder, and one behind a public header reaches every
+# includer of it (and src/config/internal.h's and src/format/internal.h's own #error, armed
+# by a -D the Makefile sets for that folder's objects only, refuses exactly that). The way is
+# named (top.c -> sub/x.h -> sub/internal.h); one whose last include is from outside the
+# folder is said once, at that include. The edges gcc recorded (X's module -> each header's)
+# must make no circle and no back-arrow of the folder view that this check's own edges do not
+# (these are closures, from .c files: a header-only module's circle shows only in the check's
+# own view, which reaches at least what gcc read). Not read: a .d of another source (tests,
+# which open a room on purpose; generated files), counted; a stale one (a file it names is
+# newer than it, or gone: make rewrites it), counted and skipped; no .d under BUILD (a fresh
+# clone, CI before its build): one line says so and the rest runs. It never builds.
 set -eu
 verbose=0
 dirs=""
 docs=""
 skip=""
+build=""
 while [ $# -gt 0 ]; do
     case $1 in
     -v) verbose=1; shift ;;
@@ -34,21 +53,79 @@ while [ $# -gt 0 ]; do
         docs="$docs $2"; shift 2 ;;
     -X) [ $# -ge 2 ] || { echo "structure-check: -X needs a path" >&2; exit 2; }
         skip="$skip $2"; shift 2 ;;
+    -M) [ $# -ge 2 ] || { echo "structure-check: -M needs a build folder" >&2; exit 2; }
+        [ -z "$build" ] || { echo "structure-check: -M given twice ('$build', '$2'): one build folder" >&2; exit 2; }
+        build=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [ROOT])" >&2
+    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-M BUILD] [ROOT])" >&2
         exit 2 ;;
     *) break ;;
     esac
 done
-[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [ROOT])" >&2; exit 2; }
+[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-M BUILD] [ROOT])" >&2; exit 2; }
 root=${1:-src}
 for d in "$root" $dirs $docs; do
     case $d in *' '*) echo "structure-check: '$d': folders with spaces are not supported" >&2; exit 2 ;; esac
     [ -d "$d" ] || { echo "structure-check: no folder '$d'" >&2; exit 2; }
 done
+case $build in *' '*) echo "structure-check: '$build': folders with spaces are not supported" >&2; exit 2 ;; esac
 list=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
 named=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
-trap 'rm -f "$list" "$named"' EXIT
+deps=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
+trap 'rm -f "$list" "$named" "$deps" "$deps.all" "$deps.raw" "$deps.files" "$deps.have" "$deps.newer"' EXIT
+# -M: the build's .d files that are current (none of the files one names is newer than it,
+# and all of them are still there) into $deps; a stale one is counted and left out, as make
+# would rewrite it (a file edited or moved since the build says nothing of today's includes).
+nstale=0; dnote=""
+if [ -n "$build" ]; then
+    if [ -d "$build" ]; then find "$build" -name '*.d' -type f -print | LC_ALL=C sort > "$deps.all"
+    else : > "$deps.all"; fi
+    if [ ! -s "$deps.all" ]; then
+        dnote="gcc's view: no .d file under $build (no build there yet): skipped"
+    else
+        # each .d and the files its rule names, on one line (none: malformed, the awk below
+        # says so; an empty file has no line here and is passed on as such). Names split on
+        # blanks below (no name holds one: a space is refused above), never globbed.
+        set -f
+        # shellcheck disable=SC2046
+        awk 'FNR == 1 { if (NR > 1) print out; out = FILENAME; done = 0; cont = 0 }
+             done { next }
+             { line = $0; sub(/\\[ \t]*$/, "", line)
+               if (!cont) { if (index(line, ":") == 0) { done = 1; next } sub(/^[^:]*:/, "", line) }
+               out = out " " line; cont = ($0 ~ /\\[ \t]*$/); if (!cont) done = 1 }
+             END { if (NR) print out }' $(cat "$deps.all") > "$deps.raw"
+        find "$build" -name '*.d' -type f -size 0 -print >> "$deps"
+        # which of the files named are there, and which are newer than the oldest .d: one find
+        # each over them all; only a .d naming one of the newer is held against its own time
+        # shellcheck disable=SC2046,SC2012
+        oldest=$(ls -t $(cat "$deps.all") | tail -n 1)
+        awk '{ for (k = 2; k <= NF; k++) if (!($k in seen)) { seen[$k] = 1; print $k } }' "$deps.raw" > "$deps.files"
+        : > "$deps.have"; : > "$deps.newer"
+        if [ -s "$deps.files" ]; then
+            # shellcheck disable=SC2046
+            find $(cat "$deps.files") -prune -print > "$deps.have" 2>/dev/null || :
+            # shellcheck disable=SC2046
+            find $(cat "$deps.files") -prune -newer "$oldest" -print > "$deps.newer" 2>/dev/null || :
+        fi
+        awk 'FILENAME == ARGV[1] { have[$0] = 1; next }
+             FILENAME == ARGV[2] { newer[$0] = 1; next }
+             { v = "ok"
+               for (k = 2; k <= NF; k++) { if (!($k in have)) { v = "stale"; break } if ($k in newer) v = "check" }
+               print v, $0 }' "$deps.have" "$deps.newer" "$deps.raw" |
+        while read -r v d fs; do
+            case $v in
+            ok) echo "$d" ;;
+            stale) echo "stale $d" ;;
+            *) # shellcheck disable=SC2086
+               if newer=$(find $fs -prune -newer "$d" -print 2>/dev/null) && [ -z "$newer" ]; then echo "$d"
+               else echo "stale $d"; fi ;;
+            esac
+        done > "$deps.all"
+        set +f
+        nstale=$(grep -c '^stale ' "$deps.all" || :)
+        grep -v '^stale ' "$deps.all" >> "$deps" || :
+    fi
+fi
 # every file (an include may name any of them); sources are .c, .h and .cu
 find "$root" $dirs -type f -print | LC_ALL=C sort > "$list"
 # the files whose text may name a source file: ROOT's and the DOCS folders', less -X's
@@ -56,7 +133,8 @@ find "$root" $docs -type f -print | LC_ALL=C sort | awk -v skip="$skip" '
     BEGIN { n = split(skip, S, " ") }
     { for (k = 1; k <= n; k++) if ($0 == S[k] || index($0, S[k] "/") == 1) next; print }' > "$named"
 
-LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" -v named="$named" '
+LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" -v named="$named" -v build="$build" \
+    -v deps="$deps" -v nstale="$nstale" -v dnote="$dnote" '
 function norm(p,    n, k, c, out, top, parts, st) {
     n = split(p, parts, "/"); top = 0
     for (k = 1; k <= n; k++) {
@@ -105,6 +183,10 @@ function resolve(dir, name,    c, k) {
     if (dir != "") { c = norm(dir "/" name); if (c in exists) return c }
     for (k = 1; k <= nsearch; k++) { c = norm(S[k] "/" name); if (c in exists) return c }
     return ""
+}
+# A private header: internal.h, NAME_internal.h or NAME_int.h of a sub-folder of ROOT.
+function is_private(t) {
+    return t ~ /\/([A-Za-z0-9_]*_)?internal\.h$|_int\.h$/ && index(t, root "/") == 1 && dirname(t) != root
 }
 function add_module(m) { if (!(m in mid)) { mid[m] = ++nmod; mname[nmod] = m } return mid[m] }
 # The folder-view node of a module: its sub-folder of ROOT, or its DIR, or itself (ROOT/x).
@@ -183,8 +265,9 @@ function scan(f,    line, inc, name, t, m, u, v, site, rm, text) {
         # search folders (-I) only, then the system folders (not ours: left out)
         t = substr(inc, 1, 1) == "<" ? resolve("", name) : resolve(dirname(f), name)
         if (t == "") { if (substr(inc, 1, 1) == "\"") unresolved[++nunres] = site; continue }
+        if (!((f, t) in fedgef)) { fedgef[f, t] = 1; fadjf[f] = fadjf[f] " " t }
         rm = dirname(t)
-        if (t ~ /\/([A-Za-z0-9_]*_)?internal\.h$|_int\.h$/ && index(t, root "/") == 1 && rm != root) {
+        if (is_private(t)) {
             room_sites[t] = room_sites[t] "\n" site
             room_count[t]++
             if (index(f, rm "/") != 1) room_bad[++nroombad] = t "\t" site
@@ -258,6 +341,102 @@ function names_in(f,    line, ln, rest, at, pre, m, p, top) {
         }
     }
     close(f)
+}
+# -M, what gcc saw. reach_from(x): every file x reaches over the includes this check read, into
+# R (RP: the file that includes it on one shortest way, for chain()).
+function reach_from(x,    q, head, tail, n, e, j, y) {
+    split("", R); split("", RP)
+    head = 1; tail = 0; q[++tail] = x; R[x] = 1
+    while (head <= tail) {
+        y = q[head++]; n = split(fadjf[y], e, " ")
+        for (j = 1; j <= n; j++) if (!(e[j] in R)) { R[e[j]] = 1; RP[e[j]] = y; q[++tail] = e[j] }
+    }
+}
+function chain(h,    out, x) { out = h; for (x = h; x in RP; ) { x = RP[x]; out = x " -> " out } return out }
+# The first rule of a .d file (gcc -MMD: "OBJ: SOURCE HEADER... \" over lines) into DW[1..n]:
+# DW[1] the source, the rest every header gcc read for it; 0 when d holds no such rule.
+function dep_words(d,    line, all, got, cont) {
+    all = ""; got = 0; cont = 0
+    while ((getline line < d) > 0) {
+        if (got && !cont) break
+        if (!got) { if (index(line, ":") == 0) break; sub(/^[^:]*:/, "", line); got = 1 }
+        cont = (line ~ /\\[ \t]*$/); sub(/\\[ \t]*$/, "", line); all = all " " line
+    }
+    close(d)
+    return split(all, DW, " ")
+}
+# Each current .d of a source of ROOT or a DIR: every header of ROOT and the DIRs that gcc
+# read for it must be reached from it by the includes this check read (else one was misread),
+# no private header of another folder among them, and the edges gcc recorded (the module of
+# the source -> the module of each header) give no circle and no back-arrow this check lacks.
+function gcc_view(    d, n, k, x, h, u, v, a, b, c, site, way, names, nf, i, j, e, n2, w) {
+    while ((getline d < deps) > 0) {
+        n = dep_words(d)
+        if (n == 0) {
+            nbadd++; status = 1
+            errors[++nerr] = "structure-check: error: " d ":1: no rule \"OBJECT: SOURCE HEADER...\" (not a dependency file of gcc -MMD)"
+            continue
+        }
+        x = norm(DW[1])
+        if (!((x in exists) && is_source(x))) { ndother++; continue }
+        ndours++; reach_from(x); u = mid[modname(x)]
+        for (k = 2; k <= n; k++) {
+            h = norm(DW[k])
+            if (!((h in exists) && is_source(h))) continue
+            nheard++
+            if (!(h in R)) {
+                nmisread++; status = 1
+                errors[++nerr] = "structure-check: error: " d ": gcc read " h " for " x \
+                    ", which this check\047s reading of the includes does not reach from " x \
+                    " (it misread an include of " h " in " x " or in a header gcc read for it; or the" \
+                    " build added it: -include)"
+            }
+            # reached from outside its folder: a breach however far the way; one whose last
+            # include is from outside the folder is said above already, at that include (rooms)
+            if (is_private(h) && index(x, dirname(h) "/") != 1 &&
+                !((h in RP) && index(RP[h], dirname(h) "/") != 1)) {
+                ngprivate++; status = 1
+                way = (h in R) ? chain(h) : "a way this check does not see"
+                errors[++nerr] = "structure-check: error: " d ": " h " is private to " dirname(h) \
+                    "/, but gcc read it for " x " (" way ")"
+            }
+            v = mid[modname(h)]
+            if (v == u) continue
+            site = d ": " x " read " h
+            if (!((u, v) in gmedge)) { gmedge[u, v] = site; gmadj[u] = gmadj[u] " " v }
+            a = nid[node_of(mname[u])]; b = nid[node_of(mname[v])]
+            if (a != b && !((a, b) in gfedge)) { gfedge[a, b] = site; gfadj[a] = gfadj[a] " " b; ngfedge++ }
+        }
+    }
+    close(deps)
+    # circles of modules on the edges gcc recorded that the circles this check found do not hold
+    nc = scc(nmod, gmadj, gmcomp)
+    split("", gsize); split("", gmembers)
+    for (v = 1; v <= nmod; v++) if (v in gmcomp) { c = gmcomp[v]; gsize[c]++; gmembers[c] = gmembers[c] " " v }
+    for (c = 1; c <= nc; c++) {
+        if (gsize[c] < 2) continue
+        nf = split(gmembers[c], e, " "); names = ""; j = 0
+        for (i = 1; i <= nf; i++) { names = names " " mname[e[i]]; if (mcomp[e[i]] != mcomp[e[1]]) j = 1 }
+        if (!j) continue
+        ngcirc++; status = 1
+        msg = "structure-check: error: gcc\047s edges make a circle (not one of this check\047s): " sort_words(names)
+        for (i = 1; i <= nf; i++) {
+            u = e[i] + 0; n2 = split(gmadj[u], w, " ")
+            for (k = 1; k <= n2; k++) if (gmcomp[w[k] + 0] == c) msg = msg "\n    " gmedge[u, w[k] + 0]
+        }
+        errors[++nerr] = msg
+    }
+    scc(nnode, gfadj, gfcomp)
+    for (a = 1; a <= nnode; a++) {
+        n2 = split(gfadj[a], e, " ")
+        for (j = 1; j <= n2; j++) {
+            b = e[j] + 0
+            if (gfcomp[a] != gfcomp[b] || ((a, b) in fedge && fcomp[a] == fcomp[b])) continue
+            ngback++; status = 1
+            errors[++nerr] = "structure-check: error: gcc\047s edges make a back-arrow " nname[a] " -> " \
+                nname[b] " (not one of this check\047s):\n    " gfedge[a, b]
+        }
+    }
 }
 function wrap(head, words,    a, n, i, line, out) {
     n = split(words, a, " "); line = head; out = ""
@@ -381,11 +560,23 @@ END {
     while ((getline nf < named) > 0) names_in(nf)
     close(named)
 
+    # 6. what gcc saw: the dependency files of the build (-M)
+    if (build != "" && dnote == "") gcc_view()
+
     nsrcmod = 0; for (m in srcmod) nsrcmod++
     label = root; for (k = 2; k <= nsearch; k++) label = label (k == 2 ? " (+ " : ", ") S[k] (k == nsearch ? ")" : "")
     print "structure-check: " label ": " nsrcmod " modules in " nfolders " folders; folder view: " \
         nnode " nodes (" nfold " folders), " nfedge " edges, " nfloors " floors, " nback " back-arrows"
     print "circles: " ncirc " (" nacross " across folders, " (ninside + 0) " inside one)" circ_words
+    if (dnote != "") print dnote
+    else if (build != "") {
+        print "gcc\047s view (" build "): " (ndours + 0) " .d files of " label ", " (nheard + 0) \
+            " headers read, " (nmisread + 0) " not reached by the includes read here, " (ngprivate + 0) \
+            " private ones from outside their folder; " (ngfedge + 0) " folder-level edges (transitive), " \
+            (ngback + 0) " back-arrows and " (ngcirc + 0) " circles of their own"
+        print "gcc\047s view: " (ndother + 0) " .d files of other sources (tests, generated) not read, " nstale \
+            " stale ones (a file they name is newer or gone: make rewrites them) skipped"
+    }
     for (t in room_count) {
         inside = room_count[t] - 0
         for (k = 1; k <= nroombad; k++) { split(room_bad[k], rb, "\t"); if (rb[1] == t) inside-- }
@@ -406,7 +597,10 @@ END {
     for (k = 1; k <= nerr; k++) print errors[k] > "/dev/stderr"
     if (status) print "structure-check: FAILED: " nacross " circles across folders, " (ninside + 0) \
         " inside one, " nback " back-arrows, " (nroombad + 0) " private headers included from outside, " \
-        (nunver + 0) " includes not followed, " (nmissing + 0) " names of files that do not exist" > "/dev/stderr"
+        (nunver + 0) " includes not followed, " (nmissing + 0) " names of files that do not exist" \
+        (build != "" && dnote == "" ? "; gcc\047s view: " (nmisread + 0) " headers not reached here, " (ngprivate + 0) \
+        " private ones from outside, " (ngcirc + 0) " circles and " (ngback + 0) " back-arrows of its own, " \
+        (nbadd + 0) " .d files not read" : "") > "/dev/stderr"
     else print "structure-check: ok"
     exit status
 }' "$list"

@@ -8,7 +8,11 @@
 # includes resolve as the compiler does (the including file's folder before the root), comments and strings do not
 # count, a -I folder that includes a host header back is caught, every spelling of an include
 # that gcc follows is an edge and what gcc does not follow is none (gcc -MM as the ground
-# truth), and a macro include the check cannot expand is an error. Run by
+# truth), and a macro include the check cannot expand is an error; with -M, the build's .d
+# files: none (skipped, said), agreeing (hand-written and, where gcc is, gcc's own), naming a
+# header the check does not reach (fails naming the .d and the header), stale or of a source
+# gone (skipped), a private header read from outside through its folder's public header
+# (fails naming the way), a test's .d (not read), and a .d without a rule (fails). Run by
 # `make structure-check` before the real tree (under a second).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -213,5 +217,96 @@ expect "an include through a macro not defined in the file" 1 \
 put "$t/computed" src/sub/y.c '#define F(x) #x' '#include F(top.h)'
 run computed src
 expect "an include through a function-like macro" 1 'src/sub/y.c:2: #include F(top.h): a computed'
+
+# 13. -M BUILD: the build's .d files (gcc -MMD -MP), what gcc read for each source, held
+# against this check's own reading. dep TREE SOURCE HEADER...: TREE/build/SOURCE's .d as gcc
+# writes it (the rule over two lines, then -MP's empty rule for each header)
+dep() {
+    d=$1/build/${2%.*}.d; o=build/${2%.*}.o; src=$2; shift 2
+    mkdir -p "$(dirname "$d")"
+    { printf '%s: %s \\\n' "$o" "$src"; printf ' %s' "$@"; printf '\n'
+      for h in "$@"; do printf '%s:\n' "$h"; done; } > "$d"
+}
+# 13a. no .d files (a fresh clone; CI's structure-check before its build): one line, skipped
+base gccview
+run gccview -M build src
+expect "no build folder" 0 "gcc's view: no .d file under build (no build there yet): skipped" \
+    "structure-check: ok"
+mkdir -p "$t/gccview/build/src"
+run gccview -M build src
+expect "a build folder without .d files" 0 "no .d file under build" "structure-check: ok"
+# 13b. .d files that agree: top.c read sub/x.h and, through it, util.h (transitive, as gcc lists)
+dep "$t/gccview" src/top.c src/top.h src/sub/x.h src/util.h
+dep "$t/gccview" src/sub/x.c src/sub/x.h src/util.h
+dep "$t/gccview" src/util.c src/util.h
+run gccview -M build src
+expect "a .d that agrees" 0 "gcc's view (build): 3 .d files of src, 6 headers read, 0 not reached" \
+    "0 private ones from outside" "structure-check: ok"
+# ... and where gcc is here, the .d files gcc itself writes for the tree agree
+if [ "$have_gcc" = 1 ]; then
+    rm -rf "$t/gccview/build"; mkdir -p "$t/gccview/build/src/sub"
+    for c in src/top.c src/sub/x.c src/util.c; do
+        (cd "$t/gccview" && ${CC:-gcc} -std=c11 -MM -MP -Isrc -MT "build/${c%.c}.o" \
+            -MF "build/${c%.c}.d" "$c") || bad "gcc -MM $c"
+    done
+    run gccview -M build src
+    expect "the .d files gcc -MM writes" 0 "3 .d files of src, 6 headers read, 0 not reached" \
+        "structure-check: ok"
+fi
+# 13c. an edge gcc recorded that this check did not see (as a misread include would leave):
+# util.c read top.h; named with the .d file; the circle it makes on gcc's edges too
+dep "$t/gccview" src/top.c src/top.h src/sub/x.h src/util.h
+dep "$t/gccview" src/util.c src/util.h src/top.h
+run gccview -M build src
+expect "a .d naming an include this check did not see" 1 \
+    "build/src/util.d: gcc read src/top.h for src/util.c, which this check's reading of the includes does not reach" \
+    "gcc's edges make a circle (not one of this check's): src/sub/x src/top src/util" \
+    "gcc's edges make a back-arrow src/util -> src/top (not one of this check's)" \
+    "build/src/util.d: src/util.c read src/top.h" "1 headers not reached here"
+# 13d. a stale .d (its source edited since the build) is skipped, not held against the tree;
+# so is one whose source is gone
+touch -t 200001010000 "$t/gccview/build/src/util.d"
+run gccview -M build src
+expect "a .d older than its source" 0 "2 .d files of src, 5 headers read" \
+    "1 stale ones (a file they name is newer or gone" "structure-check: ok"
+dep "$t/gccview" src/gone.c src/top.h src/util.h
+run gccview -M build src
+expect "a .d of a source that is gone" 0 "2 stale ones" "structure-check: ok"
+rm -f "$t/gccview/build/src/gone.d" "$t/gccview/build/src/util.d"
+# 13e. a private header reached from outside its folder through the folder's public header:
+# the includes, one by one, are allowed (x.h is in sub/); what top.c reads is not
+put "$t/gccview" src/sub/internal.h '/* sub only */'
+put "$t/gccview" src/sub/x.h '#include "util.h"' '#include "internal.h"'
+run gccview src
+expect "a private header behind a public one, without -M" 0 "structure-check: ok"
+dep "$t/gccview" src/top.c src/top.h src/sub/x.h src/util.h src/sub/internal.h
+dep "$t/gccview" src/sub/x.c src/sub/x.h src/util.h src/sub/internal.h
+run gccview -M build src
+expect "a private header gcc read from outside its folder" 1 \
+    "build/src/top.d: src/sub/internal.h is private to src/sub/, but gcc read it for src/top.c (src/top.c -> src/sub/x.h -> src/sub/internal.h)" \
+    "1 private ones from outside"
+case $out in *x.d:*) bad "gcc's view: sub/x.c, inside the folder, was named: $out" ;; esac
+# ... included directly from outside: said once, at the include (rooms), not again from the .d
+put "$t/gccview" src/sub/x.h '#include "util.h"'
+put "$t/gccview" src/top.c '#include "top.h"' '#include "sub/x.h"' '#include "sub/internal.h"'
+dep "$t/gccview" src/top.c src/top.h src/sub/x.h src/util.h src/sub/internal.h
+run gccview -M build src
+expect "a private header included from outside, with -M" 1 \
+    'src/sub/internal.h is private to src/sub/, but src/top.c:3: #include "sub/internal.h"' \
+    "0 private ones from outside"
+# 13f. a source outside ROOT and the -I folders (a test, a generated file) is not read: its
+# .d is counted, not checked (tests open a room on purpose)
+put "$t/gccview" src/top.c '#include "top.h"' '#include "sub/x.h"'
+dep "$t/gccview" src/top.c src/top.h src/sub/x.h src/util.h
+put "$t/gccview" tests/t.c '#include "sub/internal.h"'
+dep "$t/gccview" tests/t.c src/sub/internal.h
+run gccview -M build src
+expect "a .d of a test" 0 "1 .d files of other sources (tests, generated) not read" "structure-check: ok"
+# 13g. a file under BUILD named .d that gcc did not write: an error naming it; -M twice: usage
+printf 'not a rule\n' > "$t/gccview/build/src/odd.d"
+run gccview -M build src
+expect "a .d without a rule" 1 "build/src/odd.d:1: no rule \"OBJECT: SOURCE HEADER...\"" "1 .d files not read"
+run gccview -M build -M other src
+expect "-M twice" 2 "-M given twice ('build', 'other')"
 
 done_tests
