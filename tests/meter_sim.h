@@ -254,13 +254,9 @@ static const struct tb_power_cfg defaults = {
     .points = "fastest",
 };
 
-/* The rig with the power settings pc (the sim's source, whatever pc says). */
-static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
-                                const struct tb_power_cfg *pc)
+/* The simulated board started afresh, its load idle: a kind of sensor, its noise. */
+static inline void sim_reset(struct rig *r, enum kind kind, double noise_rel)
 {
-    memset(r, 0, sizeof(*r));
-    r->pc = *pc;
-    tb_strlcpy(r->pc.source, "sim", sizeof(r->pc.source));
     pthread_mutex_lock(&sim.mu);
     sim.kind = kind;
     sim.t0 = tb_now_ns();
@@ -286,13 +282,30 @@ static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
     sim_chip_init(&sim_ema.chip[0], 430, 512, sim.t0, 0.5, IDLE_W);
     pthread_mutex_unlock(&sim.mu);
     sim_idle();
+}
+
+/* The sampler on source ops with r->pc (the sim's fake_ops, or a real source reading a
+ * fake tree the test keeps up with the sim), the meter over it, and its first idle. */
+static inline void rig_open(struct rig *r, const struct tb_power_ops *ops)
+{
     char why[256];
-    int interval = kind == COUNTER ? 20 : 50;
-    assert_int_equal(tb_sampler_start(&r->s, &fake_ops, &r->pc, interval, 100000, why,
-                                      sizeof(why)), 0);
+    int interval = sim.kind == COUNTER ? 20 : 50;
+    tb_strlcpy(r->pc.source, ops->name, sizeof(r->pc.source));
+    if (tb_sampler_start(&r->s, ops, &r->pc, interval, 100000, why, sizeof(why)))
+        th_fail("sampler on %s: %s", ops->name, why);
     r->m = tb_meter_new(r->s, &r->pc, &r->stop);
     assert_non_null(r->m);
     r->idle_w = tb_meter_idle(r->m, &r->idle_ci, r->idle_why, sizeof(r->idle_why));
+}
+
+/* The rig with the power settings pc (the sim's source, whatever pc says). */
+static inline void rig_start_pc(struct rig *r, enum kind kind, double noise_rel,
+                                const struct tb_power_cfg *pc)
+{
+    memset(r, 0, sizeof(*r));
+    r->pc = *pc;
+    sim_reset(r, kind, noise_rel);
+    rig_open(r, &fake_ops);
 }
 
 static inline void rig_start(struct rig *r, enum kind kind, double noise_rel)

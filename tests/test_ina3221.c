@@ -1,6 +1,7 @@
 /* test_ina3221.c: the INA3221 source on fake sysfs trees built from the fixture layouts:
  * the JetPack 4 IIO layout (Nano), the JetPack 5/6 hwmon layout (Orin NX), two chips
- * (AGX Orin), disabled and NC channels, a file that vanishes, and a value that is junk. */
+ * (AGX Orin), disabled and NC channels, a file that vanishes, and a value that is junk;
+ * the total rail's enforced limit and the over-current throttle's alarm and counters. */
 #include "helpers.h"
 
 #include <errno.h>
@@ -282,6 +283,156 @@ static void test_impossible_channels_are_no_power(void **state)
     }
 }
 
+/* The enforced limit of the total rail (issue #49): the hwmon layout's curr1_crit x the
+ * bus voltage read at open (the Orin NX fixture's 7784 mA OBSERVED, 5160 mV); none for a
+ * "sum" total, and none over board.max_power_w (said why). */
+static void test_orin_nx_limit(void **state)
+{
+    struct fake f;
+    char why[256];
+    struct tb_power_device d;
+    fake_open(&f, "ina3221/orin-nx.txt", 7);
+    tb_strlcpy(f.b.total_rail, "VDD_IN", sizeof(f.b.total_rail));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    tb_power_ina3221.identify(f.st, &d);
+    th_assert_close(d.limit_w, 7784 * 5160 / 1e6, 1e-12);
+    assert_string_equal(d.limit_how, "INA3221 VDD_IN curr1_crit 7784 mA x in1_input 5160 mV, "
+                        "the bus voltage read at open (the over-current throttle)");
+    tb_strlcpy(f.b.total_rail, "sum", sizeof(f.b.total_rail));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    tb_power_ina3221.identify(f.st, &d);
+    assert_true(isnan(d.limit_w));
+    assert_string_equal(d.limit_how, "not known: power.total_rail 'sum' is no one INA3221 rail");
+    tb_strlcpy(f.b.total_rail, "", sizeof(f.b.total_rail));   /* the first rail: VDD_IN */
+    f.b.max_power_w = 30;
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    tb_power_ina3221.identify(f.st, &d);
+    assert_true(isnan(d.limit_w));
+    assert_non_null(strstr(d.limit_how, "not known: 40.2 W is over board.max_power_w 30 W"));
+    fake_close(&f);
+}
+
+/* JetPack 4's IIO layout (the Nano fixture): crit_power_limit_0 in mW where it reads, else
+ * crit_current_limit_0 x in_voltage0_input; the fixture's 163.8 W is the chip's reset value
+ * (163.8 mV over a 5 mOhm shunt), over the Nano's board.max_power_w 25 W: no limit. */
+static void test_nano_limit(void **state)
+{
+    struct fake f;
+    char why[256], p[PATH_MAX];
+    struct tb_power_device d;
+    fake_open(&f, "ina3221/nano.txt", 0);
+    tb_strlcpy(f.b.total_rail, "POM_5V_IN", sizeof(f.b.total_rail));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    tb_power_ina3221.identify(f.st, &d);
+    th_assert_close(d.limit_w, 163.8, 1e-12);
+    assert_string_equal(d.limit_how, "INA3221 POM_5V_IN crit_power_limit_0 163800 mW (the "
+                        "over-current throttle)");
+    snprintf(p, sizeof(p), "%s/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
+             "crit_power_limit_0", f.root);
+    assert_int_equal(unlink(p), 0);
+    free(th_write(f.root, "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
+                  "crit_current_limit_0", "4000 ma\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    tb_power_ina3221.identify(f.st, &d);
+    th_assert_close(d.limit_w, 4000 * 5000 / 1e6, 1e-12);
+    assert_string_equal(d.limit_how, "INA3221 POM_5V_IN crit_current_limit_0 4000 mA x "
+                        "in_voltage0_input 5000 mV, the bus voltage read at open (the "
+                        "over-current throttle)");
+    fake_close(&f);
+    fake_open(&f, "ina3221/nano.txt", 0);
+    f.b.max_power_w = 25;
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    tb_power_ina3221.identify(f.st, &d);
+    assert_true(isnan(d.limit_w));
+    assert_non_null(strstr(d.limit_how, "163.8 W is over board.max_power_w 25 W"));
+    fake_close(&f);
+}
+
+/* A limit file missing: no limit, nothing warned; holding garbage or zero: no limit, and a
+ * warning naming the file. open never fails for it. */
+static void test_limit_missing_or_garbage(void **state)
+{
+    static const char *const bad[] = { NULL, "garbage\n", "0\n", "-5\n" };
+    for (int k = 0; k < 4; k++) {
+        struct fake f;
+        char why[256], p[1024], full[2048];
+        struct tb_power_device d;
+        fake_open(&f, "ina3221/orin-nx.txt", 7);
+        snprintf(full, sizeof(full), "%s/%s", f.root, hw(&f, "1-0040", 7, "curr1_crit", p));
+        if (bad[k])
+            free(th_write(f.root, p, bad[k]));
+        else
+            assert_int_equal(unlink(full), 0);
+        th_stderr_begin();
+        int rc = tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why));
+        char *err = th_stderr_end();
+        assert_int_equal(rc, 0);
+        tb_power_ina3221.identify(f.st, &d);
+        assert_true(isnan(d.limit_w));
+        assert_non_null(strstr(d.limit_how, "not known: "));
+        if (!bad[k]) {
+            assert_string_equal(err, "");
+        } else if (!strstr(err, "warning: INA3221 power limit: '") || !strstr(err, full) ||
+                   !strstr(err, "the enforced limit is not known")) {
+            th_fail("%s: '%s'", bad[k], err);
+        }
+        free(err);
+        fake_close(&f);
+    }
+}
+
+static void sample_ok(struct fake *f, struct tb_power_sample *s)
+{
+    char why[256];
+    tb_power_sample_clear(s);
+    assert_int_equal(tb_power_ina3221.sample(f->st, s, why, sizeof(why)), 0);
+}
+
+/* With each reading, whether the over-current throttle acted: the total rail's
+ * curr1_crit_alarm reading 1, or a soctherm_oc counter grown since the reading before (not
+ * on the first, which has none before it). An alarm file turned garbage is warned of and
+ * read no more; the counters still say. The IIO layout, with neither, says nothing. */
+static void test_overcurrent_reasons(void **state)
+{
+    struct fake f;
+    char why[256], p[1024];
+    struct tb_power_sample s;
+    fake_open(&f, "ina3221/orin-nx.txt", 7);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/name", "soctherm_oc\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc1_event_cnt", "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc2_event_cnt", "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "27390\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);   /* 27390 before the run: no event */
+    free(th_write(f.root, hw(&f, "1-0040", 7, "curr1_crit_alarm", p), "1\n"));
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
+    free(th_write(f.root, p, "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "27391\n"));
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
+    free(th_write(f.root, p, "2\n"));
+    th_stderr_begin();
+    sample_ok(&f, &s);
+    char *err = th_stderr_end();
+    assert_non_null(strstr(err, "curr1_crit_alarm' holds 2: read no more this run"));
+    free(err);
+    assert_true(s.has_reasons && s.reasons == 0);
+    free(th_write(f.root, p, "1\n"));
+    sample_ok(&f, &s);   /* the alarm no longer read */
+    assert_true(s.has_reasons && s.reasons == 0);
+    fake_close(&f);
+
+    fake_open(&f, "ina3221/nano.txt", 0);
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    sample_ok(&f, &s);
+    assert_false(s.has_reasons);
+    fake_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +445,10 @@ int main(void)
         cmocka_unit_test(test_junk_value_and_units),
         cmocka_unit_test(test_no_rails),
         cmocka_unit_test(test_impossible_channels_are_no_power),
+        cmocka_unit_test(test_orin_nx_limit),
+        cmocka_unit_test(test_nano_limit),
+        cmocka_unit_test(test_limit_missing_or_garbage),
+        cmocka_unit_test(test_overcurrent_reasons),
     };
     return cmocka_run_group_tests_name("ina3221", tests, NULL, NULL);
 }

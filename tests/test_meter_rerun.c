@@ -173,7 +173,7 @@ static void test_capped_at_the_limit_without_the_bit(void **state)
             th_fail("point %d: %g of %d blocks capped (%s)", k, out[k].capped_blocks,
                     out[k].cycles, out[k].note);
     if (!strstr(out[2].note, "power-capped in 3 of 3 blocks (3 at 98% or more of the enforced "
-                             "power limit), the copy in 0 of"))
+                             "power limit, 11.5 W), the copy in 0 of"))
         th_fail("note: %s", out[2].note);
     assert_null(strstr(out[1].note, "power-capped"));
 }

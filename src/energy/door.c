@@ -119,7 +119,8 @@ void tb_energy_size(struct tb_energy *e, const struct tb_meter_load *ld, size_t 
 }
 
 /* The power_cadence line: the cadence as said, the rails, which is the total and the GPU's,
- * what the source reads, and the stopping rule's two widths. */
+ * what the source reads, the stopping rule's two widths, and the enforced power limit a
+ * block at 98% of is capped (meter.c), with where it came from. */
 static void cadence_line(const struct tb_energy *e, struct tb_csvlog *log,
                          const struct tb_energy_said *said)
 {
@@ -131,12 +132,18 @@ static void cadence_line(const struct tb_energy *e, struct tb_csvlog *log,
         size_t len = strlen(list);
         snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "", rails->name[i]);
     }
+    const struct tb_power_device *d = tb_sampler_device(e->sampler);
+    char limit[256];
+    if (isfinite(d->limit_w))
+        snprintf(limit, sizeof(limit), "%.1f W (%s)", d->limit_w, d->limit_how);
+    else
+        snprintf(limit, sizeof(limit), "%s", d->limit_how[0] ? d->limit_how : "not known");
     tb_csvlog_meta(log, TB_META(power_cadence), "%s; rails: %s; total: %s; gpu: %s; "
-                   "scope: %s; target_rel_ci %.3g, max_rel_ci %.3g", said->cadence,
-                   list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
+                   "scope: %s; target_rel_ci %.3g, max_rel_ci %.3g; power limit: %s",
+                   said->cadence, list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
                    : rails->n ? rails->name[0] : "none", pc->gpu_rail[0] ? pc->gpu_rail : "none",
                    c->scope[0] ? c->scope : "the source's rails", pc->target_rel_ci,
-                   pc->max_rel_ci);
+                   pc->max_rel_ci, limit);
 }
 
 void tb_energy_end(struct tb_energy *e, struct tb_csvlog *log, struct tb_energy_said *said)

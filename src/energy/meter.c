@@ -234,9 +234,13 @@ void tb_meter_block_extras(struct tb_meter *m, int64_t ta, int64_t tb, struct tb
     b->reasons_seen = (int)f.reason_samples;
     double limit = tb_sampler_device(m->s)->limit_w;   /* its power at the limit: capped */
     b->limit_known = isfinite(limit) && limit > 0;
+    b->limit_w = b->limit_known ? limit : NAN;
     b->at_limit = b->limit_known && b->w >= TB_METER_AT_LIMIT * limit;
-    b->capped = b->at_limit || tb_power_capped_majority((double)f.capped_samples,
-                                                        (double)f.reason_samples);
+    /* an over-current event is a moment (about 1 ms of halved clocks): one in the span is
+     * the throttle at work on this load, however few of the readings saw it */
+    b->oc = f.oc_samples > 0;
+    b->capped = b->at_limit || b->oc || tb_power_capped_majority((double)f.capped_samples,
+                                                                 (double)f.reason_samples);
 }
 
 /* The figures of the block's measured span [ta, tb] from the sampler's readings. */
@@ -339,6 +343,9 @@ static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, d
     t->dropped_readings += b->dropped;
     t->capped += b->capped;
     t->at_limit += b->at_limit;
+    t->oc += b->oc;
+    if (b->limit_known)
+        t->limit_w = b->limit_w;
     t->reasons_known += b->reasons_seen > 0 || b->limit_known;
     t->clock_mhz = b->clock_mhz;
     t->emc_mhz = b->emc_mhz;

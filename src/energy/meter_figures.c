@@ -384,10 +384,16 @@ static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track
         return;
     bool copy_free = !is_ref && ref && ref->n > 0 && ref->reasons_known == ref->n &&
                      !tb_power_capped_majority(ref->capped, ref->n);
-    char why[96] = "";
-    if (t->at_limit)   /* said: a cap no reason bit showed */
-        snprintf(why, sizeof(why), " (%d at %.0f%% or more of the enforced power limit)",
-                 t->at_limit, 100 * TB_METER_AT_LIMIT);
+    char why[128] = "";
+    if (t->at_limit && t->oc)   /* said: a cap no reason bit showed, and the limit */
+        snprintf(why, sizeof(why), " (%d at %.0f%% or more of the enforced power limit, %.1f "
+                 "W; %d in an over-current event)", t->at_limit, 100 * TB_METER_AT_LIMIT,
+                 t->limit_w, t->oc);
+    else if (t->at_limit)
+        snprintf(why, sizeof(why), " (%d at %.0f%% or more of the enforced power limit, %.1f "
+                 "W)", t->at_limit, 100 * TB_METER_AT_LIMIT, t->limit_w);
+    else if (t->oc)
+        snprintf(why, sizeof(why), " (%d in an over-current event)", t->oc);
     if (!copy_free)
         add_note(o, "power-capped in %d of %d blocks%s: its rerun interval from capped runs "
                  "alone (%d earlier), and it teaches capped rows alone", t->capped, t->n, why,

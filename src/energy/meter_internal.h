@@ -46,9 +46,12 @@ struct tb_meter_block {
     double took_s;                /* the block's whole time, lead-in included */
     unsigned long long dropped;   /* readings dropped as absurd meanwhile (sampler.c) */
     int reasons_seen;             /* readings of its span that carried clock-event reasons */
-    bool capped;                  /* the power cap in half of those or more, or at_limit */
+    bool capped;                  /* the power cap in half of those or more, at_limit or oc */
     bool at_limit;                /* its power within TB_METER_AT_LIMIT of the enforced limit */
+    bool oc;                      /* a reading of its span saw the over-current throttle act
+                                   * (TB_POWER_REASON_OC: a Jetson's INA3221 or soctherm_oc) */
     bool limit_known;             /* the source said the enforced limit */
+    double limit_w;               /* that limit (NAN: not said) */
 };
 /* A block drawing this share of the enforced power limit or more is capped, whatever the
  * reason bits say: an H200 ran 697-700 W of its 700 W with its clocks at 1890-1965 of 1980
@@ -74,6 +77,8 @@ struct tb_meter_track {
     unsigned long long dropped_readings;   /* absurd readings dropped in its blocks */
     int capped, reasons_known;    /* blocks the power cap held; blocks whose reasons came */
     int at_limit;                 /* of the capped, blocks at the enforced limit's power */
+    int oc;                       /* of the capped, blocks the over-current throttle acted in */
+    double limit_w;               /* the enforced limit its blocks were judged by (NAN: none) */
     bool done;                    /* its figure reached power.target_rel_ci */
     char fail_why[128], drop_why[128];
 };

@@ -258,6 +258,9 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
         if (w[i].has_reasons && w[i].t_ns >= t0 && w[i].t_ns <= t1) {
             f->reason_samples++;
             f->capped_samples += (w[i].reasons & TB_POWER_REASON_CAP) != 0;
+            /* an over-current event shows in the first reading after it: the reading at
+             * t0 (a block starts at a poll) tells of the time before the span */
+            f->oc_samples += (w[i].reasons & TB_POWER_REASON_OC) && w[i].t_ns > t0;
         }
     for (size_t i = n; i-- > 0;)
         if (w[i].t_ns <= t1 + margin / 4) {

@@ -4,7 +4,10 @@
  *   JetPack 5/6, hwmon driver "ina3221": inK_label, inK_input (mV), currK_input (mA),
  *   K = 1..3, P = V x I; hwmon index found by globbing; several chips (AGX Orin).
  * Disabled channels (inK_enable = 0) and rails labelled NC are skipped. Each sample
- * re-opens the files by path, so a file that vanishes is noticed, not read stale. */
+ * re-opens the files by path, so a file that vanishes is noticed, not read stale.
+ * Also the total rail's enforced limit (its critical-current alert, what the over-current
+ * throttle acts on) and, with each reading, whether that throttle acted (ina3221_oc.c).
+ * Not here: clocks or temperatures (tegrastats.c, jetson/). */
 #include "power/power.h"
 #include "power/ina3221.h"
 
@@ -38,6 +41,7 @@ struct rail {
     char volt[PATH_MAX];      /* hwmon: mV file */
     char curr[PATH_MAX];      /* hwmon: mA file */
     int chip;                 /* hwmon: its chip's index in hwmon[]; -1: IIO */
+    int ch;                   /* its channel: K of inK_input (1-3) or in_powerK_input (0-2) */
 };
 
 struct ina_state {
@@ -45,6 +49,7 @@ struct ina_state {
     struct rail rail[TB_POWER_MAX_RAILS];
     char hwmon[4][PATH_MAX];  /* the hwmon chips' folders: their update_interval, samples */
     int nhwmon;
+    struct tb_ina3221_oc oc;  /* the enforced limit and the throttle's files (ina3221_oc.c) */
 };
 
 int tb_ina3221_parse_value(const char *buf, long *value)
@@ -89,13 +94,14 @@ static int read_text(const char *path, char *buf, size_t n)
     return rc;
 }
 
-static void add_rail(struct ina_state *s, const char *name, const char *power, const char *volt,
-                     const char *curr)
+static void add_rail(struct ina_state *s, int ch, const char *name, const char *power,
+                     const char *volt, const char *curr)
 {
     if (s->n >= TB_POWER_MAX_RAILS || !name[0] || !strcmp(name, "NC"))
         return;
     struct rail *r = &s->rail[s->n++];
     r->chip = volt ? s->nhwmon - 1 : -1;
+    r->ch = ch;
     tb_strlcpy(r->name, name, sizeof(r->name));
     tb_strlcpy(r->power, power ? power : "", sizeof(r->power));
     tb_strlcpy(r->volt, volt ? volt : "", sizeof(r->volt));
@@ -117,7 +123,7 @@ static void scan_iio(struct ina_state *s, const char *root)
                 continue;
             snprintf(power, sizeof(power), "%s/in_power%d_input", g.gl_pathv[i], k);
             if (access(power, R_OK) == 0)
-                add_rail(s, name, power, NULL, NULL);
+                add_rail(s, k, name, power, NULL, NULL);
         }
     globfree(&g);
 }
@@ -144,7 +150,7 @@ static void scan_hwmon(struct ina_state *s, const char *root)
             snprintf(volt, sizeof(volt), "%s/in%d_input", g.gl_pathv[i], k);
             snprintf(curr, sizeof(curr), "%s/curr%d_input", g.gl_pathv[i], k);
             if (access(volt, R_OK) == 0 && access(curr, R_OK) == 0)
-                add_rail(s, name, NULL, volt, curr);
+                add_rail(s, k, name, NULL, volt, curr);
         }
     globfree(&g);
 }
@@ -183,6 +189,16 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
     rails->n = s->n;
     for (int i = 0; i < s->n; i++)
         tb_strlcpy(rails->name[i], s->rail[i].name, TB_RAIL_NAME);
+    /* the rail the night's total is: one named rail ("" the first); "sum" has no one limit */
+    int ti = -1;
+    for (int i = 0; i < s->n && strcmp(pc->total_rail, "sum"); i++)
+        if (pc->total_rail[0] ? !strcmp(pc->total_rail, s->rail[i].name) : i == 0) {
+            ti = i;
+            break;
+        }
+    const struct rail *r = ti >= 0 ? &s->rail[ti] : NULL;
+    tb_ina3221_oc_open(&s->oc, pc, r ? r->name : NULL, r ? (r->chip >= 0 ? r->volt : r->power)
+                       : NULL, r ? r->ch : -1, r && r->chip >= 0);
     return 0;
 }
 
@@ -206,7 +222,15 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
                               : (float)((double)v * (double)a / 1000.0);
         }
     }
+    tb_ina3221_oc_sample(&s->oc, out);
     return 0;
+}
+
+static void ina_identify(void *st, struct tb_power_device *d)
+{
+    struct ina_state *s = st;
+    d->limit_w = s->oc.limit_w;
+    tb_strlcpy(d->limit_how, s->oc.limit_how, sizeof(d->limit_how));
 }
 
 static void ina_close(void *st) {}
@@ -308,4 +332,5 @@ const struct tb_power_ops tb_power_ina3221 = {
     .sample = ina_sample,
     .close = ina_close,
     .cadence = ina_cadence,
+    .identify = ina_identify,
 };

@@ -1,12 +1,43 @@
-/* ina3221.h: the sysfs value reader of the INA3221 source, exposed for tests and fuzzing. */
+/* ina3221.h: the INA3221 source's parts beyond its ops (ina3221.c): the sysfs value reader,
+ * exposed for tests and fuzzing, and the over-current throttle's files (ina3221_oc.c): the
+ * total rail's enforced limit and whether the throttle acted, read with each sample. */
 #ifndef TB_INA3221_H
 #define TB_INA3221_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "power/power.h"
 
 /* Parses a sysfs value's text: 0 with *value set, or -EINVAL. */
 int tb_ina3221_parse_value(const char *buf, long *value);
 /* Reads one integer sysfs value ("1022", "32760 ma"); 0, or -errno with why filled. */
 int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n);
+
+#define TB_INA3221_OC_MAX 3   /* soctherm_oc's oc1..oc3_event_cnt */
+
+/* The over-current throttle as the INA3221 source sees it, one per open source. */
+struct tb_ina3221_oc {
+    double limit_w;                      /* the total rail's enforced limit; NAN not known */
+    char limit_how[192];                 /* where it came from, or why it is not known */
+    char alarm[PATH_MAX];                /* the total rail's currK_crit_alarm; "" none */
+    char event[TB_INA3221_OC_MAX][PATH_MAX];   /* soctherm_oc's ocK_event_cnt files */
+    int nevent;
+    unsigned long long events;           /* their sum at the last reading */
+    bool events_read;                    /* events holds a reading */
+};
+
+/* At open: the limit of the rail the night's total is (name; its bus-voltage file volt on
+ * hwmon, or its in_powerK_input on the IIO layout; channel K ch; NULL when the total is no
+ * one rail) from its critical-current alert, its crit alarm file, and the soctherm_oc
+ * hwmon device's event counters, all under pc->sysfs_root. Never fails: a file missing or
+ * unreadable leaves its part unknown; one holding garbage is also warned of, by name. */
+void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
+                        const char *name, const char *volt, int ch, bool hwmon);
+/* With each reading: has_reasons where a file of the throttle was read, and
+ * TB_POWER_REASON_OC where the alarm reads 1 or a counter grew since the last reading. A
+ * file that fails is warned of once and read no more. Allocates nothing of its own. */
+void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out);
 
 #endif

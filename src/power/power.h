@@ -77,7 +77,9 @@ struct tb_power_cadence {
 struct tb_power_device {
     char id[96];               /* "GPU-8c5b..." (NVML's UUID); "" not known */
     double limit_w;            /* the enforced power limit; NAN not known */
-    char limit_how[64];        /* where the limit came from: "NVML enforced power limit" */
+    char limit_how[192];       /* where the limit came from: "NVML enforced power limit",
+                                * "INA3221 VDD_IN curr1_crit 7784 mA x ..."; where the limit
+                                * is NAN, why it is not known ("" where nothing was read) */
 };
 
 struct tb_power_ops {
@@ -115,6 +117,11 @@ struct tb_power_ops {
 /* The power cap held the clocks (NVML's SwPowerCap clock-event reason): the board drew
  * its power limit, so a kernel's power stayed at the limit however warm the card was. */
 #define TB_POWER_REASON_CAP 0x04ULL
+/* Not an NVML bit: the over-current throttle acted since the source's previous reading (a
+ * Jetson's INA3221: the measured rail's currK_crit_alarm read 1, or a soctherm_oc
+ * ocK_event_cnt grew). Each event halves the clocks for about a millisecond, so one such
+ * reading caps its block, where the cap's bit must be in half of them (window.c). */
+#define TB_POWER_REASON_OC (1ULL << 48)
 
 /* NULL-terminated, in auto-probe order. */
 extern const struct tb_power_ops *const tb_power_sources[];
@@ -184,6 +191,7 @@ struct tb_power_figures {
                                    * (a drift across the window left out); NAN: under 3 */
     size_t reason_samples;        /* readings inside it that carried clock-event reasons */
     size_t capped_samples;        /* of those, the ones with the power cap's bit */
+    size_t oc_samples;            /* of those, the ones with TB_POWER_REASON_OC */
     bool withheld;                /* too few updates for an interval: no figure */
     char why[128];                /* why total_w or gpu_w is NAN though readings came; "" */
 };

@@ -1,0 +1,199 @@
+/* ina3221_oc.c: a Jetson's over-current throttle as the INA3221 source reads it: the
+ * enforced limit of the rail the night's total is, and whether the throttle acted during a
+ * reading. Not a power reading (ina3221.c) and not the clocks it held (jetson/throttle.c).
+ *
+ * The INA3221's critical-current alert on the module's input rail is what the over-current
+ * throttle enforces: the chip raises its critical alert when a channel's current passes
+ * currK_crit (mA) and the alert pin throttles the SoC (Linux drivers/hwmon/ina3221.c and
+ * Documentation/hwmon/ina3221.rst: currK_crit, currK_crit_alarm 0|1; JetPack 4's IIO driver,
+ * OE4T/linux-tegra-4.9 drivers/staging/iio/meter/ina3221.c: crit_current_limit_K "32760 ma"
+ * and crit_power_limit_K "163800 mw", the current limit times the bus voltage read then).
+ * Each event is counted by NVIDIA's tegra234-oc-event driver, the hwmon device named
+ * soctherm_oc (oc1_event_cnt .. oc3_event_cnt, read through the BPMP): on an Orin in
+ * MAXN_SUPER OC3 fires 1-30 times a second and halves the CPU and GPU clocks for about 1 ms
+ * each, which devfreq's cur_freq never shows. nvpmodel.conf carries no watts: a mode's name
+ * ("15W") is a design target, not an enforced limit, and is not used as one. */
+#include "power/ina3221.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/safeio.h"
+#include "lib/util.h"
+
+#define OC_MAX_MV 26000L          /* the INA3221's bus input: 0 to 26 V */
+
+/* One value of a limit's file: 0, or -errno with o->limit_how saying why the limit is not
+ * known. Missing or unreadable: said there alone; garbage (text, zero, negative, past
+ * most): also warned of, naming the file. */
+static int limit_value(struct tb_ina3221_oc *o, const char *path, long most, long *v)
+{
+    char why[PATH_MAX + 160];
+    int rc = tb_ina3221_read_value(path, v, why, sizeof(why));
+    if (rc == 0 && (*v <= 0 || *v > most)) {
+        snprintf(why, sizeof(why), "'%s' holds %ld, not a limit", path, *v);
+        rc = -EINVAL;
+    }
+    if (rc == 0)
+        return 0;
+    if (rc != -ENOENT && rc != -EACCES && rc != -EPERM)
+        warning("INA3221 power limit: %s: the enforced limit is not known", why);
+    snprintf(o->limit_how, sizeof(o->limit_how), "not known: %.140s", why);
+    return rc;
+}
+
+/* The limit of rail name on hwmon: currK_crit (mA) x its bus voltage inK_input (mV) now. */
+static void hwmon_limit(struct tb_ina3221_oc *o, const char *dir, const char *name,
+                        const char *volt, int ch)
+{
+    char p[PATH_MAX + 32];
+    long ma, mv;
+    snprintf(p, sizeof(p), "%s/curr%d_crit", dir, ch);
+    if (limit_value(o, p, 1000000, &ma) || limit_value(o, volt, OC_MAX_MV, &mv))
+        return;
+    o->limit_w = (double)ma * (double)mv / 1e6;
+    snprintf(o->limit_how, sizeof(o->limit_how), "INA3221 %s curr%d_crit %ld mA x in%d_input "
+             "%ld mV, the bus voltage read at open (the over-current throttle)", name, ch, ma,
+             ch, mv);
+}
+
+/* JetPack 4's IIO driver: crit_power_limit_K (mW) where it reads, else
+ * crit_current_limit_K (mA) x in_voltageK_input (mV). */
+static void iio_limit(struct tb_ina3221_oc *o, const char *dir, const char *name, int ch)
+{
+    char p[PATH_MAX + 32], pv[PATH_MAX + 32];
+    long mw, ma, mv;
+    snprintf(p, sizeof(p), "%s/crit_power_limit_%d", dir, ch);
+    if (limit_value(o, p, 1000000000, &mw) == 0) {
+        o->limit_w = (double)mw / 1e3;
+        snprintf(o->limit_how, sizeof(o->limit_how), "INA3221 %s crit_power_limit_%d %ld mW "
+                 "(the over-current throttle)", name, ch, mw);
+        return;
+    }
+    snprintf(p, sizeof(p), "%s/crit_current_limit_%d", dir, ch);
+    snprintf(pv, sizeof(pv), "%s/in_voltage%d_input", dir, ch);
+    if (limit_value(o, p, 1000000, &ma) || limit_value(o, pv, OC_MAX_MV, &mv))
+        return;
+    o->limit_w = (double)ma * (double)mv / 1e6;
+    snprintf(o->limit_how, sizeof(o->limit_how), "INA3221 %s crit_current_limit_%d %ld mA x "
+             "in_voltage%d_input %ld mV, the bus voltage read at open (the over-current "
+             "throttle)", name, ch, ma, ch, mv);
+}
+
+/* The soctherm_oc hwmon device's event counters, where the kernel has one: the
+ * lowest-numbered entry of that name, as jetson/throttle.c takes it for the point's
+ * oc_events (which reads them at a point's start and end; here, with every reading). */
+static void find_events(struct tb_ina3221_oc *o, const char *root)
+{
+    char pat[PATH_MAX];
+    snprintf(pat, sizeof(pat), "%s/sys/class/hwmon/hwmon*", root);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return;
+    long best = -1;
+    size_t at = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char p[PATH_MAX + 32], name[32], why[PATH_MAX + 160];
+        const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+        long idx = atol(base + 5);
+        snprintf(p, sizeof(p), "%s/name", g.gl_pathv[i]);
+        if ((best < 0 || idx < best) && tb_safeio_line(p, name, sizeof(name), 0, why,
+                                                       sizeof(why)) == 0 &&
+            !strcmp(name, "soctherm_oc")) {
+            best = idx;
+            at = i;
+        }
+    }
+    for (int k = 1; best >= 0 && k <= TB_INA3221_OC_MAX; k++) {
+        char p[PATH_MAX + 32];
+        snprintf(p, sizeof(p), "%s/oc%d_event_cnt", g.gl_pathv[at], k);
+        if (access(p, R_OK) == 0)
+            tb_strlcpy(o->event[o->nevent++], p, PATH_MAX);
+    }
+    globfree(&g);
+}
+
+void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
+                        const char *name, const char *volt, int ch, bool hwmon)
+{
+    memset(o, 0, sizeof(*o));
+    o->limit_w = NAN;
+    find_events(o, tb_sys_root(pc->sysfs_root));
+    const char *slash = volt ? strrchr(volt, '/') : NULL;
+    if (!slash) {
+        snprintf(o->limit_how, sizeof(o->limit_how), "not known: power.total_rail '%.100s' is "
+                 "no one INA3221 rail", pc->total_rail);
+        return;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - volt), volt);
+    if (hwmon) {
+        hwmon_limit(o, dir, name, volt, ch);
+        if (snprintf(o->alarm, sizeof(o->alarm), "%s/curr%d_crit_alarm", dir, ch) >=
+            (int)sizeof(o->alarm) || access(o->alarm, R_OK) != 0)
+            o->alarm[0] = 0;
+    } else {
+        iio_limit(o, dir, name, ch);   /* the IIO driver shows no alarm */
+    }
+    /* a limit above the most the board can draw (its readings above are dropped as
+     * absurd) is no limit it reaches: the chip's reset value, 163.8 mV over the shunt, reads
+     * 32760 mA on a 5 mOhm shunt, where nothing set one */
+    if (isfinite(o->limit_w) && pc->max_power_w > 0 && o->limit_w > pc->max_power_w) {
+        char was[sizeof(o->limit_how)];
+        tb_strlcpy(was, o->limit_how, sizeof(was));
+        snprintf(o->limit_how, sizeof(o->limit_how), "not known: %.1f W is over "
+                 "board.max_power_w %.0f W (%.130s)", o->limit_w, pc->max_power_w, was);
+        o->limit_w = NAN;
+    }
+}
+
+/* One file of the throttle: 0 with *v, or -1 after saying, once, that it is read no more. */
+static int reason_value(const char *path, long *v, long most)
+{
+    char why[PATH_MAX + 160];
+    int rc = tb_ina3221_read_value(path, v, why, sizeof(why));
+    if (rc == 0 && (*v < 0 || *v > most)) {
+        snprintf(why, sizeof(why), "'%s' holds %ld", path, *v);
+        rc = -EINVAL;
+    }
+    if (rc == 0)
+        return 0;
+    warning("INA3221 over-current: %s: read no more this run", why);
+    return -1;
+}
+
+void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out)
+{
+    bool said = false;
+    unsigned long long mask = 0;
+    long v;
+    if (o->alarm[0]) {
+        if (reason_value(o->alarm, &v, 1) == 0) {
+            said = true;
+            mask |= v ? TB_POWER_REASON_OC : 0;
+        } else {
+            o->alarm[0] = 0;
+        }
+    }
+    unsigned long long sum = 0;
+    int k;
+    for (k = 0; k < o->nevent && reason_value(o->event[k], &v, LONG_MAX) == 0; k++)
+        sum += (unsigned long long)v;
+    if (k < o->nevent) {
+        o->nevent = 0;   /* a counter lost: the sum means nothing more */
+    } else if (o->nevent > 0) {
+        said = true;
+        /* grown since the last reading: an event between the two (a counter that went
+         * back, a driver reloaded, is a new start, not an event) */
+        mask |= o->events_read && sum > o->events ? TB_POWER_REASON_OC : 0;
+        o->events = sum;
+        o->events_read = true;
+    }
+    out->has_reasons = said;
+    out->reasons = mask;
+}
