@@ -1,6 +1,7 @@
 /* test_logread.c: the log reader fed hostile logs: a bit flip in the gzip trailer, a cut
  * gzip, a FIFO and /dev/zero as a log, a gzip bomb past the row caps, a byte bound, a
- * failed night's log with and without its header, impossible numbers, machine-ids. */
+ * failed night's log with and without its header, impossible numbers, machine-ids; the energy
+ * figures by their column names, and the rerun interval of logs from before its column. */
 #include "helpers.h"
 
 #include <errno.h>
@@ -333,9 +334,9 @@ static void test_one_number_parser(void **state)
     assert_false(tb_log_usable(&s.v[0]));
     must_have(said, "h_x_20261104T023000Z.csv:3: k 64x64: impossible figures (gbps '0x10')");
     assert_true(isnan(s.v[0].frac_copy));
-    assert_true(isnan(s.v[0].gbps_per_w) && isnan(s.v[0].gbps_per_w_ci));
+    assert_true(isnan(s.v[0].gbps_per_w) && isnan(s.v[0].gbps_per_w_ci95));
     th_assert_close(s.v[1].gbps_per_w, 2, 0);
-    th_assert_close(s.v[1].gbps_per_w_ci, 0.1, 1e-12);
+    th_assert_close(s.v[1].gbps_per_w_ci95, 0.1, 1e-12);
     free(said);
     tb_logset_free(&s);
     /* the commands: night 4 of k is left out, never "higher" at 16 GB/s; no 0.000 GB/s/W */
@@ -612,6 +613,99 @@ static void test_forged_logs(void **state)
     free(dir);
 }
 
+/* The energy figures by their column names (log/energy_figures.h): a row the writer made,
+ * each figure a value of its own, read back from the log and taken as the runner's summary
+ * takes it (tb_log_rec_from_row): every figure the record keeps is the column's, in both. */
+static void test_energy_figures_by_their_column_names(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    struct tb_row row;
+    tb_row_init(&row);
+    row.run_id = "h_b_20261101T020000Z";
+    row.board = "b";
+    row.device = "d";
+    row.kernel = "k";
+    row.elem = "float";
+    row.rows = row.cols = 64;
+    row.gbps = 12.5;
+    row.status = TB_STATUS_OK;
+    double v = 2;   /* whole numbers: each column's format keeps them */
+#define SET(name, keep, max) row.name = v++;
+    TB_ENERGY_FIGURES(SET)
+#undef SET
+    static char text[16384];
+    size_t len = (size_t)snprintf(text, sizeof(text), "# log_format: 1\n");
+    tb_header_format(text + len, sizeof(text) - len);
+    len = strlen(text);
+    text[len++] = '\n';
+    tb_row_format(&row, text + len, sizeof(text) - len);
+    len = strlen(text);
+    snprintf(text + len, sizeof(text) - len, "\n# end: complete, 1 rows\n");
+    char *p = th_write(dir, "h_b_20261101T020000Z.csv", text);
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, p, &said), 1);
+    struct tb_log_rec mine;
+    tb_log_rec_from_row(&row, &mine);
+    int kept = 0;
+#define NO(name)
+#define KEPT(name) assert_true(s.v[0].name == row.name && mine.name == row.name); kept++;
+#define CHECK(name, keep, max) TB_CHECK_##keep(name)
+#define TB_CHECK_NO(name) NO(name)
+#define TB_CHECK_POS(name) KEPT(name)
+#define TB_CHECK_SIGNED(name) KEPT(name)
+#define TB_CHECK_COUNT(name) KEPT(name)
+    TB_ENERGY_FIGURES(CHECK)
+    assert_int_equal(kept, 11);
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* A log from before energy_ratio_rerun_ci95: the record's energy_ratio_rerun_ci95 is its
+ * energy_ratio_ci95 (then where a rerun lands), which history judges by; with the column,
+ * each its own. Each kept figure by its rule: a count cut to whole, a temperature and the
+ * dynamic energy below 0 kept, a negative J/GB no figure. */
+static void test_rerun_interval_of_old_logs(void **state)
+{
+    char *dir = th_tmpdir(), *said;
+    char *p = th_write(dir, "old.csv", "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                       "cols,gbps,energy_ratio,energy_ratio_ci95,power_cycles,gpu_temp_c,"
+                       "dyn_pj_per_byte,j_per_gb\n"
+                       "h_b_20261101T020000Z,b,d,k,float,64,64,10,1.1,0.02,2.7,-5,-3,-1\n"
+                       "h_b_20261101T020000Z,b,d,k,float,64,64,10,1.1,0.02,0,400,-3,0.2\n"
+                       "# end: complete, 2 rows\n");
+    struct tb_logset s;
+    assert_int_equal(read_one(&s, p, &said), 2);
+    th_assert_close(s.v[0].energy_ratio_ci95, 0.02, 0);
+    th_assert_close(s.v[0].energy_ratio_rerun_ci95, 0.02, 0);
+    assert_int_equal(s.v[0].power_cycles, 2);
+    assert_int_equal(s.v[1].power_cycles, 0);
+    th_assert_close(s.v[0].gpu_temp_c, -5, 0);
+    assert_true(isnan(s.v[1].gpu_temp_c));
+    th_assert_close(s.v[0].dyn_pj_per_byte, -3, 0);
+    assert_true(isnan(s.v[0].j_per_gb));
+    th_assert_close(s.v[1].j_per_gb, 0.2, 0);
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    p = th_write(dir, "new.csv", "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                 "cols,gbps,energy_ratio,energy_ratio_ci95,energy_ratio_rerun_ci95\n"
+                 "h_b_20261101T020000Z,b,d,k,float,64,64,10,1.1,0.02,0.05\n"
+                 "h_b_20261101T020000Z,b,d,k,float,64,64,10,1.1,0.02,\n"
+                 "# end: complete, 2 rows\n");
+    assert_int_equal(read_one(&s, p, &said), 2);
+    th_assert_close(s.v[0].energy_ratio_ci95, 0.02, 0);
+    th_assert_close(s.v[0].energy_ratio_rerun_ci95, 0.05, 0);
+    th_assert_close(s.v[1].energy_ratio_rerun_ci95, 0.02, 0);   /* none written: the cycles' */
+    free(said);
+    free(p);
+    tb_logset_free(&s);
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +726,8 @@ int main(void)
         cmocka_unit_test(test_huge_log_format),
         cmocka_unit_test(test_doc_lists_every_key),
         cmocka_unit_test(test_forged_logs),
+        cmocka_unit_test(test_energy_figures_by_their_column_names),
+        cmocka_unit_test(test_rerun_interval_of_old_logs),
     };
     return cmocka_run_group_tests_name("logread", tests, NULL, NULL);
 }

@@ -112,14 +112,15 @@ static void test_capped_at_99_percent(void **state)
     assert_string_equal(how, "INA3221 VDD_IN curr1_crit 7784 mA x in1_input 5160 mV, the bus "
                         "voltage read at open (the over-current throttle)");
     for (int k = 0; k < 3; k++)
-        if (!(out[k].cycles >= 3) || out[k].capped_blocks != (k == 2 ? out[k].cycles : 0))
-            th_fail("point %d: %g of %d blocks capped at %.2f W (%s)", k, out[k].capped_blocks,
-                    out[k].cycles, out[k].total_w, out[k].note);
+        if (!(out[k].power_cycles >= 3) || out[k].power_capped_blocks != (k == 2 ? out[k].power_cycles : 0))
+            th_fail("point %d: %g of %g blocks capped at %.2f W (%s)", k, out[k].power_capped_blocks,
+                    out[k].power_cycles, out[k].power_total_w, out[k].power_note);
     char want[160];
+    int cyc = (int)out[2].power_cycles;
     snprintf(want, sizeof want, "power-capped in %d of %d blocks (%d at 98%% or more of the "
-             "enforced power limit, 40.2 W)", out[2].cycles, out[2].cycles, out[2].cycles);
-    th_must_have(out[2].note, want);
-    assert_null(strstr(out[1].note, "power-capped"));
+             "enforced power limit, 40.2 W)", cyc, cyc, cyc);
+    th_must_have(out[2].power_note, want);
+    assert_null(strstr(out[1].power_note, "power-capped"));
     assert_null(strstr(err, "warning"));
 }
 
@@ -139,9 +140,9 @@ static void test_garbage_limit(void **state)
     assert_true(isnan(limit));
     th_must_have(how, "not known: '");
     for (int k = 0; k < 3; k++) {
-        assert_true(out[k].cycles >= 3 && isfinite(out[k].ratio) && isfinite(out[k].total_w));
-        if (out[k].capped_blocks != 0)
-            th_fail("point %d: %g capped (%s)", k, out[k].capped_blocks, out[k].note);
+        assert_true(out[k].power_cycles >= 3 && isfinite(out[k].energy_ratio) && isfinite(out[k].power_total_w));
+        if (out[k].power_capped_blocks != 0)
+            th_fail("point %d: %g capped (%s)", k, out[k].power_capped_blocks, out[k].power_note);
     }
 }
 
@@ -163,14 +164,15 @@ static void test_overcurrent_caps(void **state)
     assert_true(isnan(limit));
     assert_null(strstr(err, "warning"));
     for (int k = 0; k < 3; k++)
-        if (!(out[k].cycles >= 3) || out[k].capped_blocks != (k ? out[k].cycles : 0))
-            th_fail("point %d: %g of %d blocks capped (%s)", k, out[k].capped_blocks,
-                    out[k].cycles, out[k].note);
+        if (!(out[k].power_cycles >= 3) || out[k].power_capped_blocks != (k ? out[k].power_cycles : 0))
+            th_fail("point %d: %g of %g blocks capped (%s)", k, out[k].power_capped_blocks,
+                    out[k].power_cycles, out[k].power_note);
     char want[160];
+    int cyc = (int)out[2].power_cycles;
     snprintf(want, sizeof want, "power-capped in %d of %d blocks (%d in an over-current "
-             "event)", out[2].cycles, out[2].cycles, out[2].cycles);
-    th_must_have(out[2].note, want);
-    assert_null(strstr(out[0].note, "power-capped"));
+             "event)", cyc, cyc, cyc);
+    th_must_have(out[2].power_note, want);
+    assert_null(strstr(out[0].power_note, "power-capped"));
 }
 
 int main(void)

@@ -102,9 +102,9 @@ static void test_orin_three_mode_night(void **state)
             time_size(&cfg.sweep, &sz[k]);
             measure(&r, sz[k].energy, out);
             for (size_t j = 0; j < sz[k].energy; j++)
-                if (isnan(out[j].gbps_per_w) || out[j].cycles < 2)
-                    th_fail("step %d size %zu point %zu: %d cycles, note '%s'", step, k, j,
-                            out[j].cycles, out[j].note);
+                if (isnan(out[j].gbps_per_w) || out[j].power_cycles < 2)
+                    th_fail("step %d size %zu point %zu: %.0f cycles, note '%s'", step, k, j,
+                            out[j].power_cycles, out[j].power_note);
         }
         double ci;
         tb_meter_idle(r.m, &ci, NULL, 0);   /* the idle after the step */

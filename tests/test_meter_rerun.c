@@ -49,12 +49,14 @@ static void test_rerun_lands_inside(void **state)
     struct tb_meter_result first[3], again[3];
     cold_then_hot(0.01, 0, 3, 11, first, again);
     for (int k = 1; k < 3; k++) {
-        double d = fabs(again[k].ratio - first[k].ratio);
-        if (!(d <= first[k].ratio_rerun_ci))
-            th_fail("point %d: rerun %.5f outside %.5f +- %.5f (cycles %d, %d)", k,
-                    again[k].ratio, first[k].ratio, first[k].ratio_rerun_ci, first[k].cycles,
-                    again[k].cycles);
-        th_assert_close(first[k].ratio_rerun_ci, sqrt(2.0) * first[k].ratio_ci, 1e-12);
+        double d = fabs(again[k].energy_ratio - first[k].energy_ratio);
+        if (!(d <= first[k].energy_ratio_rerun_ci95))
+            th_fail("point %d: rerun %.5f outside %.5f +- %.5f (cycles %.0f, %.0f)", k,
+                    again[k].energy_ratio, first[k].energy_ratio,
+                    first[k].energy_ratio_rerun_ci95, first[k].power_cycles,
+                    again[k].power_cycles);
+        th_assert_close(first[k].energy_ratio_rerun_ci95,
+                        sqrt(2.0) * first[k].energy_ratio_ci95, 1e-12);
     }
 }
 
@@ -90,33 +92,35 @@ static void test_another_nights_state_inside_the_rerun_interval(void **state)
     measure(&r, 3, plain);
     rig_stop(&r);
     for (int k = 1; k < 3; k++) {
-        double d = fabs(again[k].ratio - first[k].ratio);
-        if (!(d > first[k].ratio_ci))
+        double d = fabs(again[k].energy_ratio - first[k].energy_ratio);
+        if (!(d > first[k].energy_ratio_ci95))
             th_fail("point %d: the cycles saw the other night (%.5f within %.5f)", k, d,
-                    first[k].ratio_ci);
-        if (!(d <= first[k].ratio_rerun_ci) || !(d <= again[k].ratio_rerun_ci))
-            th_fail("point %d: rerun %.5f outside %.5f +- %.5f", k, again[k].ratio,
-                    first[k].ratio, first[k].ratio_rerun_ci);
+                    first[k].energy_ratio_ci95);
+        if (!(d <= first[k].energy_ratio_rerun_ci95) || !(d <= again[k].energy_ratio_rerun_ci95))
+            th_fail("point %d: rerun %.5f outside %.5f +- %.5f", k, again[k].energy_ratio,
+                    first[k].energy_ratio, first[k].energy_ratio_rerun_ci95);
         /* the night term whole, the cycles' term by the size's pooled spread and its
          * degrees of freedom together with the night's (Welch-Satterthwaite): never
          * narrower than the night term, never wider than the two intervals combined */
-        double night = 1.96 * sqrt(2.0) * 0.004 * first[k].ratio;
-        double both = hypot(sqrt(2.0) * first[k].ratio_ci / first[k].ratio,
-                            1.96 * sqrt(2.0) * 0.004) * first[k].ratio;
-        if (!(first[k].ratio_rerun_ci > night && first[k].ratio_rerun_ci <= both + 1e-12))
+        double night = 1.96 * sqrt(2.0) * 0.004 * first[k].energy_ratio;
+        double both = hypot(sqrt(2.0) * first[k].energy_ratio_ci95 / first[k].energy_ratio,
+                            1.96 * sqrt(2.0) * 0.004) * first[k].energy_ratio;
+        if (!(first[k].energy_ratio_rerun_ci95 > night &&
+              first[k].energy_ratio_rerun_ci95 <= both + 1e-12))
             th_fail("point %d: rerun interval %.6f outside (%.6f, %.6f]", k,
-                    first[k].ratio_rerun_ci, night, both);
-        assert_int_equal(first[k].rerun.runs, 0);
-        th_assert_close(first[k].rerun.ratio, 0.004, 1e-12);
+                    first[k].energy_ratio_rerun_ci95, night, both);
+        assert_int_equal(first[k].rerun_runs, 0);
+        th_assert_close(first[k].rerun_ratio_sd, 0.004, 1e-12);
         /* the absolute figures carry the J per byte's spread too */
-        assert_true(first[k].j_per_gb_ci / first[k].j_per_gb >= 1.96 * sqrt(2.0) * 0.008);
+        assert_true(first[k].j_per_gb_ci95 / first[k].j_per_gb >= 1.96 * sqrt(2.0) * 0.008);
         /* none given: where a rerun in the same state lands, and no spread said */
-        th_assert_close(plain[k].ratio_rerun_ci, sqrt(2.0) * plain[k].ratio_ci, 1e-12);
-        assert_true(isnan(plain[k].rerun.ratio) && plain[k].rerun.runs == -1);
+        th_assert_close(plain[k].energy_ratio_rerun_ci95,
+                        sqrt(2.0) * plain[k].energy_ratio_ci95, 1e-12);
+        assert_true(isnan(plain[k].rerun_ratio_sd) && isnan(plain[k].rerun_runs));
     }
     /* the copy's own row: a ratio of exactly 1, its interval none */
-    assert_true(first[0].ratio == 1.0 && first[0].ratio_rerun_ci == 0.0);
-    assert_true(isnan(first[0].rerun.ratio) && first[0].rerun.abs == 0.008);
+    assert_true(first[0].energy_ratio == 1.0 && first[0].energy_ratio_rerun_ci95 == 0.0);
+    assert_true(isnan(first[0].rerun_ratio_sd) && first[0].rerun_abs_sd == 0.008);
 }
 
 /* Point 2 draws 12 W at 40 C under a limit of 11.5 W (as tile2x2 and vec16 drew 699 of an
@@ -130,20 +134,20 @@ static void test_capped_point_judged_by_j_per_gb(void **state)
     for (int k = 0; k < 3; k++) {
         const struct tb_meter_result *x[2] = { &cold[k], &hot[k] };
         for (int j = 0; j < 2; j++) {
-            assert_true(x[j]->cycles >= 3);
-            assert_true(x[j]->capped_blocks == (k == 2 ? x[j]->cycles : 0));
-            assert_true((strstr(x[j]->note, "power-capped in") != NULL) == (k == 2));
+            assert_true(x[j]->power_cycles >= 3);
+            assert_true(x[j]->power_capped_blocks == (k == 2 ? x[j]->power_cycles : 0));
+            assert_true((strstr(x[j]->power_note, "power-capped in") != NULL) == (k == 2));
         }
     }
-    if (!strstr(cold[2].note, "power-capped in 3 of 3 blocks, the copy in 0 of") ||
-        !strstr(cold[2].note, "its j_per_gb, not energy_ratio, is what a rerun hot or cold "
-                              "reproduces"))
-        th_fail("note: %s", cold[2].note);
-    assert_true(fabs(hot[2].ratio - cold[2].ratio) > 3 * cold[2].ratio_ci);
-    if (!(fabs(hot[2].j_per_gb - cold[2].j_per_gb) <= cold[2].j_per_gb_ci) ||
-        !(fabs(hot[2].j_per_gb - cold[2].j_per_gb) <= hot[2].j_per_gb_ci))
+    if (!strstr(cold[2].power_note, "power-capped in 3 of 3 blocks, the copy in 0 of") ||
+        !strstr(cold[2].power_note, "its j_per_gb, not energy_ratio, is what a rerun hot or "
+                                    "cold reproduces"))
+        th_fail("note: %s", cold[2].power_note);
+    assert_true(fabs(hot[2].energy_ratio - cold[2].energy_ratio) > 3 * cold[2].energy_ratio_ci95);
+    if (!(fabs(hot[2].j_per_gb - cold[2].j_per_gb) <= cold[2].j_per_gb_ci95) ||
+        !(fabs(hot[2].j_per_gb - cold[2].j_per_gb) <= hot[2].j_per_gb_ci95))
         th_fail("J/GB cold %.5f +- %.5f, hot %.5f +- %.5f", cold[2].j_per_gb,
-                cold[2].j_per_gb_ci, hot[2].j_per_gb, hot[2].j_per_gb_ci);
+                cold[2].j_per_gb_ci95, hot[2].j_per_gb, hot[2].j_per_gb_ci95);
 }
 
 /* A card at its power limit whose readings never carry the cap's bit (an H200 at 697-700 W
@@ -169,13 +173,13 @@ static void test_capped_at_the_limit_without_the_bit(void **state)
     measure(&r, 3, out);
     rig_stop(&r);
     for (int k = 0; k < 3; k++)
-        if (out[k].capped_blocks != (k == 2 ? out[k].cycles : 0))
-            th_fail("point %d: %g of %d blocks capped (%s)", k, out[k].capped_blocks,
-                    out[k].cycles, out[k].note);
-    if (!strstr(out[2].note, "power-capped in 3 of 3 blocks (3 at 98% or more of the enforced "
-                             "power limit, 11.5 W), the copy in 0 of"))
-        th_fail("note: %s", out[2].note);
-    assert_null(strstr(out[1].note, "power-capped"));
+        if (out[k].power_capped_blocks != (k == 2 ? out[k].power_cycles : 0))
+            th_fail("point %d: %g of %g blocks capped (%s)", k, out[k].power_capped_blocks,
+                    out[k].power_cycles, out[k].power_note);
+    if (!strstr(out[2].power_note, "power-capped in 3 of 3 blocks (3 at 98% or more of the "
+                                   "enforced power limit, 11.5 W), the copy in 0 of"))
+        th_fail("note: %s", out[2].power_note);
+    assert_null(strstr(out[1].power_note, "power-capped"));
 }
 
 /* A sensor that cannot say why the clocks are held (an INA3221): the count is not known,
@@ -190,9 +194,9 @@ static void test_cap_unknown_without_reasons(void **state)
     measure(&r, 3, out);
     rig_stop(&r);
     for (int k = 0; k < 3; k++) {
-        assert_true(out[k].cycles >= 1);
-        assert_true(isnan(out[k].capped_blocks));
-        assert_null(strstr(out[k].note, "power-capped"));
+        assert_true(out[k].power_cycles >= 1);
+        assert_true(isnan(out[k].power_capped_blocks));
+        assert_null(strstr(out[k].power_note, "power-capped"));
     }
 }
 
@@ -217,16 +221,17 @@ static void test_capped_row_takes_the_capped_spread(void **state)
     r.between = bw;
     measure(&r, 3, out);
     rig_stop(&r);
-    assert_true(strstr(out[2].note, "power-capped in") != NULL);
-    assert_int_equal(out[2].rerun.runs, 7);
-    th_assert_close(out[2].rerun.ratio, 0.001, 1e-12);
-    if (!strstr(out[2].note, "its rerun interval from capped runs alone (7 earlier), and it "
-                             "teaches capped rows alone"))
-        th_fail("note: %s", out[2].note);
-    assert_int_equal(out[1].rerun.runs, 3);   /* uncapped: the uncapped runs' */
-    th_assert_close(out[1].rerun.ratio, 0.004, 1e-12);
+    assert_true(strstr(out[2].power_note, "power-capped in") != NULL);
+    assert_int_equal(out[2].rerun_runs, 7);
+    th_assert_close(out[2].rerun_ratio_sd, 0.001, 1e-12);
+    if (!strstr(out[2].power_note, "its rerun interval from capped runs alone (7 earlier), and "
+                                   "it teaches capped rows alone"))
+        th_fail("note: %s", out[2].power_note);
+    assert_int_equal(out[1].rerun_runs, 3);   /* uncapped: the uncapped runs' */
+    th_assert_close(out[1].rerun_ratio_sd, 0.004, 1e-12);
     /* the narrower spread gives the narrower night term */
-    assert_true(out[2].ratio_rerun_ci / out[2].ratio < out[1].ratio_rerun_ci / out[1].ratio);
+    assert_true(out[2].energy_ratio_rerun_ci95 / out[2].energy_ratio <
+                out[1].energy_ratio_rerun_ci95 / out[1].energy_ratio);
 }
 
 int main(void)

@@ -18,27 +18,29 @@ static void test_ratio_holds_while_absolute_moves(void **state)
     measure(&r, 3, hot);
     rig_stop(&r);
     for (int k = 1; k < 3; k++) {
-        assert_true(cold[k].cycles >= 3 && hot[k].cycles >= 3);
+        assert_true(cold[k].power_cycles >= 3 && hot[k].power_cycles >= 3);
         /* a 95% interval; the drift inside a block (1 C/s) leaves a trace of 0.1% */
-        if (fabs(cold[k].ratio - truth(k)) > cold[k].ratio_ci + 0.002 * truth(k) ||
-            fabs(hot[k].ratio - truth(k)) > hot[k].ratio_ci + 0.002 * truth(k))
+        if (fabs(cold[k].energy_ratio - truth(k)) > cold[k].energy_ratio_ci95 + 0.002 * truth(k) ||
+            fabs(hot[k].energy_ratio - truth(k)) > hot[k].energy_ratio_ci95 + 0.002 * truth(k))
             th_fail("point %d: ratio %.4f +- %.4f cold, %.4f +- %.4f hot, truth %.4f", k,
-                    cold[k].ratio, cold[k].ratio_ci, hot[k].ratio, hot[k].ratio_ci, truth(k));
-        assert_true(fabs(cold[k].ratio - hot[k].ratio) <= cold[k].ratio_ci + hot[k].ratio_ci);
+                    cold[k].energy_ratio, cold[k].energy_ratio_ci95, hot[k].energy_ratio,
+                    hot[k].energy_ratio_ci95, truth(k));
+        assert_true(fabs(cold[k].energy_ratio - hot[k].energy_ratio) <=
+                    cold[k].energy_ratio_ci95 + hot[k].energy_ratio_ci95);
         /* while the absolute figure moved 10% and more */
         if (!(fabs(hot[k].jpb / cold[k].jpb - 1) > 0.08))
             th_fail("point %d: J/B %.4g at %.1f C, %.4g at %.1f C", k, cold[k].jpb,
-                    cold[k].temp_c, hot[k].jpb, hot[k].temp_c);
+                    cold[k].gpu_temp_c, hot[k].jpb, hot[k].gpu_temp_c);
         /* the absolute figure of the steady hot board, its rerun interval narrow, does not
          * cover the cold one (whose own interval holds the 20 C it swept): an absolute
          * figure holds at its temperature, which the row says */
         assert_true(fabs(hot[k].jpb - cold[k].jpb) > hot[k].jpb_ci);
-        assert_true(hot[k].temp_c > cold[k].temp_c + 20);
-        assert_non_null(strstr(hot[k].blocks, "ratio "));
-        assert_non_null(strstr(hot[k].blocks, "; C "));
+        assert_true(hot[k].gpu_temp_c > cold[k].gpu_temp_c + 20);
+        assert_non_null(strstr(hot[k].block_figures, "ratio "));
+        assert_non_null(strstr(hot[k].block_figures, "; C "));
     }
     /* the copy's own row: ratio 1 by definition, absolute figures with an interval */
-    assert_true(cold[0].ratio == 1.0 && cold[0].gbps_per_w_ci > 0);
+    assert_true(cold[0].energy_ratio == 1.0 && cold[0].gbps_per_w_ci95 > 0);
     th_assert_close(cold[0].gbps, 100.0, 0.5);
 }
 
@@ -59,12 +61,12 @@ static void test_memory_temperature(void **state)
     measure(&r, 3, none);
     rig_stop(&r);
     for (int k = 0; k < 3; k++) {
-        assert_true(out[k].cycles >= 3);
-        assert_true(out[k].temp_hi_c > out[k].temp_lo_c + 1);   /* the blocks' range */
-        th_assert_close(out[k].mem_temp_lo_c, out[k].temp_lo_c + 5, 0.01);
-        th_assert_close(out[k].mem_temp_hi_c, out[k].temp_hi_c + 5, 0.01);
-        assert_true(isnan(none[k].mem_temp_lo_c) && isnan(none[k].mem_temp_hi_c));
-        assert_false(isnan(none[k].temp_c));
+        assert_true(out[k].power_cycles >= 3);
+        assert_true(out[k].gpu_temp_max_c > out[k].gpu_temp_min_c + 1);   /* the blocks' range */
+        th_assert_close(out[k].mem_temp_min_c, out[k].gpu_temp_min_c + 5, 0.01);
+        th_assert_close(out[k].mem_temp_max_c, out[k].gpu_temp_max_c + 5, 0.01);
+        assert_true(isnan(none[k].mem_temp_min_c) && isnan(none[k].mem_temp_max_c));
+        assert_false(isnan(none[k].gpu_temp_c));
     }
 }
 
@@ -83,14 +85,14 @@ static void test_hwmon_430(void **state)
         th_fail("cadence line '%s'", line);
     th_assert_close(r.idle_w, IDLE_W, 0.05);
     for (int k = 0; k < 3; k++) {
-        assert_true(out[k].updates >= (size_t)out[k].cycles * 3);
+        assert_true(out[k].power_updates >= out[k].power_cycles * 3);
         assert_false(isnan(out[k].gbps_per_w));
-        assert_false(isnan(out[k].dyn_pj));
+        assert_false(isnan(out[k].dyn_pj_per_byte));
         /* within the target: the cycles stopped before the budget, nothing to say */
-        if (out[k].note[0])
-            th_fail("point %d note '%s'", k, out[k].note);
+        if (out[k].power_note[0])
+            th_fail("point %d note '%s'", k, out[k].power_note);
     }
-    assert_true(out[1].ratio_ci / out[1].ratio <= 0.01);
+    assert_true(out[1].energy_ratio_ci95 / out[1].energy_ratio <= 0.01);
 }
 
 /* NVML's energy counter every 100 ms: blocks of power.window_ms, the figure from the
@@ -105,11 +107,11 @@ static void test_energy_counter(void **state)
     double took = (double)(tb_now_ns() - t0) * 1e-9;
     rig_stop(&r);
     for (int k = 1; k < 3; k++) {
-        assert_true(out[k].ratio_ci / out[k].ratio <= 0.01);
-        assert_true(fabs(out[k].ratio - truth(k)) <= out[k].ratio_ci);
+        assert_true(out[k].energy_ratio_ci95 / out[k].energy_ratio <= 0.01);
+        assert_true(fabs(out[k].energy_ratio - truth(k)) <= out[k].energy_ratio_ci95);
     }
     assert_true(took < 3 * r.pc.budget_s);   /* stopped by the target, not the budget */
-    th_assert_close(out[0].total_w, base_w[0], 0.05 * base_w[0]);
+    th_assert_close(out[0].power_total_w, base_w[0], 0.05 * base_w[0]);
 }
 
 /* A Nano's triggered sensor: named in the cadence line, and each block holds three times
@@ -126,10 +128,11 @@ static void test_triggered_nano(void **state)
     rig_stop(&r);
     if (!strstr(line, "triggered"))
         th_fail("cadence line '%s'", line);
-    assert_true(out[1].cycles >= 3);
-    if (out[1].updates < (size_t)out[1].cycles * 9)
-        th_fail("%zu updates in %d cycles: %s", out[1].updates, out[1].cycles, line);
-    assert_false(isnan(out[1].ratio));
+    assert_true(out[1].power_cycles >= 3);
+    if (out[1].power_updates < out[1].power_cycles * 9)
+        th_fail("%.0f updates in %.0f cycles: %s", out[1].power_updates, out[1].power_cycles,
+                line);
+    assert_false(isnan(out[1].energy_ratio));
 }
 
 /* A static INA3221 (the reading never changes): the idle gives up from the cadence, not
@@ -146,9 +149,10 @@ static void test_static_sensor(void **state)
     struct tb_meter_result out[2];
     measure(&r, 2, out);
     rig_stop(&r);
-    assert_true(isnan(out[1].ratio) && isnan(out[1].gbps_per_w));
-    if (!strstr(out[1].note, "no sensor update") || !strstr(out[1].note, "no power figures"))
-        th_fail("note '%s'", out[1].note);
+    assert_true(isnan(out[1].energy_ratio) && isnan(out[1].gbps_per_w));
+    if (!strstr(out[1].power_note, "no sensor update") ||
+        !strstr(out[1].power_note, "no power figures"))
+        th_fail("note '%s'", out[1].power_note);
 }
 
 /* A mode step mid-size: the GPU clock halves; the blocks after it are dropped and named,
@@ -162,11 +166,11 @@ static void test_mode_step(void **state)
     struct tb_meter_result out[3];
     measure(&r, 3, out);
     rig_stop(&r);
-    if (!strstr(out[1].note, "GPU clock fell to 700 of 1400 MHz"))
-        th_fail("note '%s'", out[1].note);
-    assert_false(isnan(out[1].ratio));
-    assert_true(fabs(out[1].ratio - truth(1)) <= out[1].ratio_ci + 1e-9 ||
-                isnan(out[1].ratio_ci));
+    if (!strstr(out[1].power_note, "GPU clock fell to 700 of 1400 MHz"))
+        th_fail("note '%s'", out[1].power_note);
+    assert_false(isnan(out[1].energy_ratio));
+    assert_true(fabs(out[1].energy_ratio - truth(1)) <= out[1].energy_ratio_ci95 + 1e-9 ||
+                isnan(out[1].energy_ratio_ci95));
 }
 
 /* Warming once a night, for exactly power.settle_s (in equal blocks of 5 s at least, each
@@ -205,9 +209,9 @@ static void test_signal_mid_cycle(void **state)
     measure(&r, 3, out);
     rig_stop(&r);
     for (int k = 0; k < 3; k++) {
-        if (!strstr(out[k].note, "stopped by a signal in cycle"))
-            th_fail("point %d note '%s'", k, out[k].note);
-        assert_true(out[k].cycles >= 1);
+        if (!strstr(out[k].power_note, "stopped by a signal in cycle"))
+            th_fail("point %d note '%s'", k, out[k].power_note);
+        assert_true(out[k].power_cycles >= 1);
         assert_false(isnan(out[k].gbps_per_w));
     }
 }
@@ -222,12 +226,12 @@ static void test_source_lost(void **state)
     struct tb_meter_result out[3];
     measure(&r, 3, out);
     rig_stop(&r);
-    if (!strstr(out[1].note, "lost"))
-        th_fail("note '%s'", out[1].note);
-    if (out[1].cycles > 0)
-        assert_null(strstr(out[1].note, "no power figures"));
+    if (!strstr(out[1].power_note, "lost"))
+        th_fail("note '%s'", out[1].power_note);
+    if (out[1].power_cycles > 0)
+        assert_null(strstr(out[1].power_note, "no power figures"));
     else
-        assert_non_null(strstr(out[1].note, "no power figures"));
+        assert_non_null(strstr(out[1].power_note, "no power figures"));
 }
 
 /* Three cycles whose ratios happen to agree give that kernel no interval of its own; the
@@ -256,12 +260,12 @@ static void test_pooled_interval(void **state)
     struct tb_meter_result agreeing, moving;
     tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &agreeing);
     tb_meter_figures(&m, &tr[2], &tr[0], false, NAN, NAN, &end, NULL, &moving);
-    th_assert_close(agreeing.ratio, 1.10, 1e-12);
-    assert_true(agreeing.ratio_ci > 0.01);   /* not the +-0 of its own three cycles */
+    th_assert_close(agreeing.energy_ratio, 1.10, 1e-12);
+    assert_true(agreeing.energy_ratio_ci95 > 0.01);   /* not the +-0 of its own three cycles */
     /* the moving kernel keeps its own interval, never narrowed by the pool */
     double own, mean;
     own = tb_meter_rel_ci(moves, 3, &mean) * mean;
-    assert_true(moving.ratio_ci >= own * (1 - 1e-12));
+    assert_true(moving.energy_ratio_ci95 >= own * (1 - 1e-12));
 }
 
 /* Every paired row's printed interval is within power.target_rel_ci, or its note says why
@@ -285,11 +289,12 @@ static void test_interval_within_target_or_said(void **state)
             measure(&r, 3, out);
             rig_stop(&r);
             for (int k = 1; k < 3; k++) {
-                double rel = out[k].ratio_ci / out[k].ratio;
-                if (!(rel <= pc.target_rel_ci) && !strstr(out[k].note, "budget spent") &&
-                    !strstr(out[k].note, "over power.target_rel_ci"))
-                    th_fail("noise %.2f seed %llu point %d: +-%.2f%% after %d cycles, note '%s'",
-                            noise[q], seed, k, 100 * rel, out[k].cycles, out[k].note);
+                double rel = out[k].energy_ratio_ci95 / out[k].energy_ratio;
+                if (!(rel <= pc.target_rel_ci) && !strstr(out[k].power_note, "budget spent") &&
+                    !strstr(out[k].power_note, "over power.target_rel_ci"))
+                    th_fail("noise %.2f seed %llu point %d: +-%.2f%% after %.0f cycles, "
+                            "note '%s'", noise[q], seed, k, 100 * rel, out[k].power_cycles,
+                            out[k].power_note);
             }
         }
 }

@@ -14,6 +14,7 @@
 
 #include "power/power.h"
 #include "energy/rerun.h"
+#include "log/energy_figures.h"
 
 /* Keeps the device busy with point i until end_ns (tb_now_ns's clock) or a stop, a chunk
  * at least; *bytes gets the bytes it moved. 0, or the backend's error (the meter stops). */
@@ -25,31 +26,21 @@ struct tb_meter_load {
     int (*errstr)(void *arg, int rc, char *buf, size_t n);   /* optional: the error's words */
 };
 
-/* One point's energy, all from its blocks. NAN: not measured or withheld (note says why). */
+/* One point's energy, all from its blocks. Its figures are log/energy_figures.h's list, each
+ * named as its log column and in its unit (the row takes them by name: runner_energy.c).
+ * NAN: not measured or withheld (power_note says why). */
 struct tb_meter_result {
-    double ratio, ratio_ci;          /* J per byte over the copy's in its neighbouring blocks,
-                                      * and its mean's 95% interval over the cycles */
-    double ratio_rerun_ci;           /* where a rerun on another night lands: ratio_ci and
-                                      * the run-to-run spread (rerun) combined */
-    struct tb_rerun_sd rerun;        /* that spread (runs -1: none given, NAN sds) */
-    double jpb, jpb_ci;              /* absolute J per byte: ratio x the copy's own */
-    double total_w, total_w_ci, gpu_w;   /* mean power over its blocks, the blocks' spread */
-    double gbps;                     /* bytes over time in its blocks */
-    double gbps_per_w_gpu;           /* gbps over gpu_w */
-    double gbps_per_w, gbps_per_w_ci, j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;
-    double temp_c, temp_lo_c, temp_hi_c;   /* GPU temperature over its blocks: the absolute
-                                            * figures hold at temp_c */
-    double mem_temp_lo_c, mem_temp_hi_c;   /* the GPU memory's own (HBM), the coolest and
-                                            * hottest block's; NAN where the source cannot say */
-    double gpu_clock_mhz, emc_clock_mhz;   /* at its last block's end */
-    double secs, bytes, energy_j, energy_counter_j;   /* its measured spans together */
-    size_t samples, updates;         /* polls and clean sensor updates in its blocks */
-    int cycles;                      /* cycles behind the figures */
-    double capped_blocks;            /* its blocks the power cap held (the source's clock-event
-                                      * reasons); NAN where the source cannot say */
+#define TB_METER_FIGURE(name, keep, max) double name;
+    TB_ENERGY_FIGURES(TB_METER_FIGURE)
+#undef TB_METER_FIGURE
+    /* no column: */
+    double jpb, jpb_ci;              /* J per byte (j_per_gb / 1e9) and its interval */
+    double gbps;                     /* bytes over time in its blocks (the row's gbps is the
+                                      * timing's) */
     bool measured;                   /* blocks ran for it */
-    char blocks[256];                /* each cycle's ratio (or pJ/B) and temperature */
-    char note[320];                  /* what is missing or wide, and why; "" when whole */
+    /* the texts, named as their columns: */
+    char block_figures[256];         /* each cycle's ratio (or pJ/B) and temperature */
+    char power_note[320];            /* what is missing or wide, and why; "" when whole */
 };
 
 struct tb_meter;

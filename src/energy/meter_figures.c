@@ -305,31 +305,42 @@ static void blocks_text(const struct tb_meter_track *t, bool paired, char *out, 
                                 t->temp[k]);
 }
 
-static void clear(struct tb_meter_result *o)
+/* Every figure none (NAN), the texts empty; then what t says whether or not a block of it
+ * had a figure (its cycles, spans, polls and clocks) and the spread given (bw, NULL none). */
+static void clear(struct tb_meter_result *o, const struct tb_meter_track *t,
+                  const struct tb_rerun_sd *bw)
 {
     memset(o, 0, sizeof(*o));
-    o->rerun.runs = -1;
-    double *nan[] = { &o->ratio, &o->ratio_ci, &o->ratio_rerun_ci, &o->rerun.ratio,
-                      &o->rerun.abs, &o->jpb, &o->jpb_ci, &o->total_w, &o->total_w_ci,
-                      &o->gpu_w, &o->gbps, &o->gbps_per_w_gpu, &o->gbps_per_w, &o->gbps_per_w_ci, &o->j_per_gb,
-                      &o->j_per_gb_ci, &o->dyn_pj, &o->dyn_pj_ci, &o->temp_c, &o->temp_lo_c,
-                      &o->temp_hi_c, &o->mem_temp_lo_c, &o->mem_temp_hi_c, &o->gpu_clock_mhz,
-                      &o->emc_clock_mhz, &o->energy_j, &o->energy_counter_j, &o->capped_blocks };
-    for (size_t i = 0; i < sizeof(nan) / sizeof(nan[0]); i++)
-        *nan[i] = NAN;
+#define TB_METER_NONE(name, keep, max) o->name = NAN;
+    TB_ENERGY_FIGURES(TB_METER_NONE)
+#undef TB_METER_NONE
+    o->jpb = o->jpb_ci = o->gbps = NAN;
+    if (bw) {   /* as the row says it: rerun_runs NAN where none was given */
+        o->rerun_ratio_sd = bw->ratio;
+        o->rerun_abs_sd = bw->abs;
+        o->rerun_runs = bw->runs >= 0 ? bw->runs : NAN;
+    }
+    o->measured = t->n + t->failed + t->dropped > 0;
+    o->power_cycles = t->n;
+    o->window_ms = t->secs * 1e3;   /* the column's unit */
+    o->window_bytes = t->bytes;
+    o->power_samples = (double)t->samples;
+    o->power_updates = (double)t->updates;
+    o->gpu_clock_mhz = t->clock_mhz;
+    o->emc_clock_mhz = t->emc_mhz;
 }
 
 __attribute__((format(printf, 2, 3)))
 static void add_note(struct tb_meter_result *o, const char *fmt, ...)
 {
-    size_t len = strlen(o->note);
+    size_t len = strlen(o->power_note);
     if (len)
-        len += (size_t)snprintf(o->note + len, sizeof(o->note) - len, "; ");
-    if (len >= sizeof(o->note))
+        len += (size_t)snprintf(o->power_note + len, sizeof(o->power_note) - len, "; ");
+    if (len >= sizeof(o->power_note))
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(o->note + len, sizeof(o->note) - len, fmt, ap);
+    vsnprintf(o->power_note + len, sizeof(o->power_note) - len, fmt, ap);
     va_end(ap);
 }
 
@@ -340,13 +351,14 @@ static void absolute(struct tb_meter_result *o, double jpb, double rel, double i
     o->jpb = jpb;
     o->jpb_ci = jpb * rel;
     o->gbps_per_w = 1e-9 / jpb;
-    o->gbps_per_w_ci = o->gbps_per_w * rel;
+    o->gbps_per_w_ci95 = o->gbps_per_w * rel;
     o->j_per_gb = jpb * 1e9;
-    o->j_per_gb_ci = o->j_per_gb * rel;
+    o->j_per_gb_ci95 = o->j_per_gb * rel;
     double rate = o->gbps * 1e9;   /* bytes per second */
     if (rate > 0 && isfinite(idle_w)) {
-        o->dyn_pj = (jpb - idle_w / rate) * 1e12;
-        o->dyn_pj_ci = hypot(o->jpb_ci, isfinite(idle_ci) ? idle_ci / rate : 0) * 1e12;
+        o->dyn_pj_per_byte = (jpb - idle_w / rate) * 1e12;
+        o->dyn_pj_per_byte_ci95 = hypot(o->jpb_ci, isfinite(idle_ci) ? idle_ci / rate : 0)
+                                  * 1e12;
     }
 }
 
@@ -375,11 +387,11 @@ static void end_note(const struct tb_meter_end *e, const struct tb_meter_track *
  * at 651): ratios 0.4-0.9% apart, J/GB 0.1751-0.1755 in all four runs
  * (doc/results/h200-2026-11-26-energy2.md). history judges such a row by its J/GB. */
 static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                     bool is_ref, struct tb_meter_result *o)
+                     bool is_ref, int runs, struct tb_meter_result *o)
 {
     /* a count only where every block's readings said (a block without: not known) */
     bool known = t->n > 0 && t->reasons_known == t->n;
-    o->capped_blocks = known ? t->capped : NAN;
+    o->power_capped_blocks = known ? t->capped : NAN;
     if (!known || !tb_power_capped_majority(t->capped, t->n))
         return;
     bool copy_free = !is_ref && ref && ref->n > 0 && ref->reasons_known == ref->n &&
@@ -397,12 +409,12 @@ static void cap_note(const struct tb_meter_track *t, const struct tb_meter_track
     if (!copy_free)
         add_note(o, "power-capped in %d of %d blocks%s: its rerun interval from capped runs "
                  "alone (%d earlier), and it teaches capped rows alone", t->capped, t->n, why,
-                 o->rerun.runs);
+                 runs);
     else
         add_note(o, "power-capped in %d of %d blocks%s, the copy in %d of %d: its j_per_gb, "
                  "not energy_ratio, is what a rerun hot or cold reproduces; its rerun interval "
                  "from capped runs alone (%d earlier), and it teaches capped rows alone",
-                 t->capped, t->n, why, ref->capped, ref->n, o->rerun.runs);
+                 t->capped, t->n, why, ref->capped, ref->n, runs);
 }
 
 /* Half t's blocks or more at the power cap, every block's reasons known: the row a reader
@@ -417,26 +429,16 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       double idle_ci, const struct tb_meter_end *end,
                       const struct tb_rerun_sd *bw, struct tb_meter_result *o)
 {
-    clear(o);
     struct tb_rerun_sd capped;
     if (bw && row_capped(t)) {   /* compared with capped runs alone (rerun.h) */
         tb_rerun_as_capped(bw, &capped);
         bw = &capped;
     }
-    if (bw)
-        o->rerun = *bw;
+    clear(o, t, bw);
     double between_ratio = bw ? night_rel(bw->ratio) : 0, between_abs = bw ? night_rel(bw->abs) : 0;
-    o->measured = t->n + t->failed + t->dropped > 0;
-    o->cycles = t->n;
-    o->secs = t->secs;
-    o->bytes = t->bytes;
-    o->samples = t->samples;
-    o->updates = t->updates;
-    o->gpu_clock_mhz = t->clock_mhz;
-    o->emc_clock_mhz = t->emc_mhz;
     end_note(end, t, m->pc->max_power_w, o);
     if (t->n == 0) {   /* nothing measured: the one case a figure is withheld */
-        if (!o->note[0])
+        if (!o->power_note[0])
             add_note(o, "no energy block ran");
         add_note(o, "no power figures");
         return;
@@ -446,33 +448,35 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     o->energy_counter_j = t->counter_j;
     o->gbps = t->secs > 0 ? t->bytes / t->secs / 1e9 : NAN;
     double gmean = NAN, lo, hi;
-    o->total_w_ci = tb_meter_rel_ci(t->w, t->n, &o->total_w) * o->total_w;
-    mean_range(t->gpu_w, t->n, &o->gpu_w, &lo, &hi);
-    o->gbps_per_w_gpu = o->gpu_w > 0 ? o->gbps / o->gpu_w : NAN;
-    mean_range(t->temp, t->n, &o->temp_c, &o->temp_lo_c, &o->temp_hi_c);
+    o->power_total_w_ci95 = tb_meter_rel_ci(t->w, t->n, &o->power_total_w)
+                            * o->power_total_w;
+    mean_range(t->gpu_w, t->n, &o->power_gpu_w, &lo, &hi);
+    o->gbps_per_w_gpu = o->power_gpu_w > 0 ? o->gbps / o->power_gpu_w : NAN;
+    mean_range(t->temp, t->n, &o->gpu_temp_c, &o->gpu_temp_min_c, &o->gpu_temp_max_c);
     double mem_mean;
-    mean_range(t->mem_temp, t->n, &mem_mean, &o->mem_temp_lo_c, &o->mem_temp_hi_c);
-    blocks_text(t, paired, o->blocks, sizeof(o->blocks));
+    mean_range(t->mem_temp, t->n, &mem_mean, &o->mem_temp_min_c, &o->mem_temp_max_c);
+    blocks_text(t, paired, o->block_figures, sizeof(o->block_figures));
     /* the copy's J per byte in the blocks beside this point's (the copy's own: all its
      * blocks): the absolute figures hold where this point's blocks ran */
     double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);
     double rel;
     if (paired) {
-        double rr = paired_rel(m, t, ref, &o->ratio);
-        o->ratio_ci = rr * o->ratio;
-        o->ratio_rerun_ci = rerun_rel(m, t, ref, bw, rr, between_ratio) * o->ratio;
+        double rr = paired_rel(m, t, ref, &o->energy_ratio);
+        o->energy_ratio_ci95 = rr * o->energy_ratio;
+        o->energy_ratio_rerun_ci95 = rerun_rel(m, t, ref, bw, rr, between_ratio)
+                                     * o->energy_ratio;
         rel = hypot(rr, copy_rel);
-        absolute(o, o->ratio * copy_jpb, hypot(rel, between_abs), idle_w, idle_ci);
+        absolute(o, o->energy_ratio * copy_jpb, hypot(rel, between_abs), idle_w, idle_ci);
     } else {
         if (ref) {
-            o->ratio = 1.0;
-            o->ratio_ci = o->ratio_rerun_ci = 0.0;
+            o->energy_ratio = 1.0;
+            o->energy_ratio_ci95 = o->energy_ratio_rerun_ci95 = 0.0;
         }
-        o->rerun.ratio = NAN;   /* the copy's ratio is 1 by definition: no spread of its own */
+        o->rerun_ratio_sd = NAN;   /* the copy's ratio is 1 by definition: no spread of its own */
         rel = ref ? copy_rel : drift_rel(t->jpb, t->n, &gmean);
         absolute(o, ref ? copy_jpb : gmean, hypot(rel, between_abs), idle_w, idle_ci);
     }
-    double judged = paired ? o->ratio_ci / o->ratio : rel;
+    double judged = paired ? o->energy_ratio_ci95 / o->energy_ratio : rel;
     if (!isfinite(judged))
         add_note(o, "%d block(s) with a figure: no interval", t->n);
     else if (judged > m->pc->max_rel_ci)
@@ -488,5 +492,6 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     if (!m->steady)
         add_note(o, "warming %s: absolute figures may still move (the ratio is paired)",
                  m->warm_why);
-    cap_note(t, ref, is_ref, o);   /* last: the notes above say what is missing or wide */
+    /* last: the notes above say what is missing or wide */
+    cap_note(t, ref, is_ref, bw ? bw->runs : -1, o);
 }

@@ -102,8 +102,8 @@ static bool same_card(const struct tb_log_rec *a, const struct tb_log_rec *me)
 static bool teaches(const struct tb_log_rec *a, bool capped)
 {
     return tb_log_usable(a) && !a->failed_night && !a->bad_time && a->energy_ratio > 0 &&
-           isfinite(a->energy_ratio) && a->energy_ratio_cycles_ci > 0 &&
-           isfinite(a->energy_ratio_cycles_ci) &&
+           isfinite(a->energy_ratio) && a->energy_ratio_ci95 > 0 &&
+           isfinite(a->energy_ratio_ci95) &&
            a->j_per_gb > 0 && isfinite(a->j_per_gb) && a->power_cycles >= 2 &&
            a->power_capped == capped;
 }
@@ -199,7 +199,7 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
             continue;
         const struct tb_log_rec *a = c[i].a;
         v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb,
-                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_cycles_ci, a->power_cycles),
+                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_ci95, a->power_cycles),
                                         a->power_cycles };
     }
     free(c);

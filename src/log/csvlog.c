@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "log/energy_figures.h"
 #include "log/log_meta.h"
 #include "lib/util.h"
 
@@ -29,6 +30,14 @@ const struct tb_column tb_columns[] = {
 #undef X
 };
 const size_t tb_n_columns = ARRAY_SIZE(tb_columns);
+
+/* each energy figure is a number column of the row, by its name: the meter's result and the
+ * reader's record hold them as doubles of that name (energy_figures.h) */
+#define TB_FIGURE_IS_NUMBER(name, keep, max) \
+    _Static_assert(_Generic(((struct tb_row *)0)->name, double: 1, default: 0), \
+                   #name ": an energy figure that is no number column of the log");
+TB_ENERGY_FIGURES(TB_FIGURE_IS_NUMBER)
+#undef TB_FIGURE_IS_NUMBER
 
 const struct tb_meta_key tb_meta_keys[TB_META_N] = {
 #define X(id, key, when, doc) { key, when, doc },

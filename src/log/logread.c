@@ -121,6 +121,11 @@ double tb_log_number(const char *s)
     return s && tb_parse_number(s, -DBL_MAX, false, DBL_MAX, &v) == 0 ? v : NAN;
 }
 
+int tb_log_count(double v, double max)
+{
+    return v >= 1 && v <= max ? (int)v : 0;
+}
+
 static double num(const char *s)
 {
     return tb_log_number(s);
@@ -305,6 +310,12 @@ static int push(struct tb_logset *s, const struct tb_log_rec *x)
     return 0;
 }
 
+/* A figure that may be below 0: NAN for none and beyond +-max. */
+static double within(double v, double max)
+{
+    return isfinite(v) && fabs(v) <= max ? v : NAN;
+}
+
 /* *fig dropped when column ci of the row holds text but ci (its reading) is none. */
 static void with_interval(const struct reader *rd, double *fig, double ci, int col)
 {
@@ -333,35 +344,37 @@ static void figures(struct reader *rd, struct tb_log_rec *r)
     r->impossible = bad || tb_log_gbps_impossible(r->gbps) || (g && g[0] && isnan(r->gbps));
     bad = false;   /* the others: a figure that cannot be is no figure, the row stays */
     r->frac_copy = plausible(NUM(TB_LR_frac_copy), 1e3, &bad);
-    r->gbps_per_w = plausible(NUM(TB_LR_gbps_per_w), 1e5, &bad);
     r->rel_sem = plausible(NUM(TB_LR_rel_sem), 1e3, &bad);
-    r->gbps_per_w_ci = plausible(NUM(TB_LR_gbps_per_w_ci95), 1e5, &bad);
-    r->j_per_gb = plausible(NUM(TB_LR_j_per_gb), 1e6, &bad);
-    r->j_per_gb_ci = plausible(NUM(TB_LR_j_per_gb_ci95), 1e6, &bad);
-    r->energy_ratio = plausible(NUM(TB_LR_energy_ratio), 1e4, &bad);
-    r->energy_ratio_cycles_ci = plausible(NUM(TB_LR_energy_ratio_ci95), 1e4, &bad);
-    r->energy_ratio_ci = plausible(NUM(TB_LR_energy_ratio_rerun_ci95), 1e4, &bad);
-    if (isnan(r->energy_ratio_ci))   /* a log from before the rerun interval */
-        r->energy_ratio_ci = r->energy_ratio_cycles_ci;
-    double cycles = NUM(TB_LR_power_cycles);
-    r->power_cycles = cycles >= 1 && cycles <= 1e6 ? (int)cycles : 0;
-    r->gpu_temp_c = NUM(TB_LR_gpu_temp_c);   /* below 0 C is a cold board, not a bad figure */
-    r->gpu_temp_c = isfinite(r->gpu_temp_c) && fabs(r->gpu_temp_c) <= 300 ? r->gpu_temp_c : NAN;
+    /* the energy figures kept, each from its column by its name and rule (energy_figures.h;
+     * a kept figure the reader's column list lacks does not compile) */
+#define TB_LR_KEEP_NO(name, max)
+#define TB_LR_KEEP_POS(name, max) r->name = plausible(NUM(TB_LR_##name), max, &bad);
+#define TB_LR_KEEP_SIGNED(name, max) r->name = within(NUM(TB_LR_##name), max);
+#define TB_LR_KEEP_COUNT(name, max) r->name = tb_log_count(NUM(TB_LR_##name), max);
+#define TB_LR_KEEP(name, keep, max) TB_LR_KEEP_##keep(name, max)
+    TB_ENERGY_FIGURES(TB_LR_KEEP)
+#undef TB_LR_KEEP
+#undef TB_LR_KEEP_NO
+#undef TB_LR_KEEP_POS
+#undef TB_LR_KEEP_SIGNED
+#undef TB_LR_KEEP_COUNT
+    /* a log from before the rerun interval (2026-11-28): its energy_ratio_ci95 was then
+     * defined as where a rerun of as many cycles lands, the interval to compare reruns by */
+    if (isnan(r->energy_ratio_rerun_ci95))
+        r->energy_ratio_rerun_ci95 = r->energy_ratio_ci95;
     r->power_capped = tb_power_capped_majority(NUM(TB_LR_power_capped_blocks),
                                                NUM(TB_LR_power_cycles));
-    r->dyn_pj = NUM(TB_LR_dyn_pj_per_byte);   /* may be negative: below idle is a finding */
-    r->dyn_pj = isfinite(r->dyn_pj) && fabs(r->dyn_pj) <= 1e9 ? r->dyn_pj : NAN;
-    r->dyn_pj_ci = plausible(NUM(TB_LR_dyn_pj_per_byte_ci95), 1e9, &bad);
     r->peak_gbps = plausible(NUM(TB_LR_peak_gbps), TB_LOGREAD_MAX_GBPS, &bad);
     r->gpu_cap_mhz = plausible(NUM(TB_LR_gpu_cap_asked_mhz), 1e5, &bad);
     r->emc_cap_mhz = plausible(NUM(TB_LR_emc_cap_asked_mhz), 1e5, &bad);
     /* a figure and its 95% interval are one measurement: an interval given that cannot be
      * (negative, -0, absurd, no number) takes its figure with it (1e-300 GB/s per W with a
      * -1e308 interval was shown as 0.000) */
-    with_interval(rd, &r->gbps_per_w, r->gbps_per_w_ci, TB_LR_gbps_per_w_ci95);
-    with_interval(rd, &r->j_per_gb, r->j_per_gb_ci, TB_LR_j_per_gb_ci95);
-    with_interval(rd, &r->energy_ratio, r->energy_ratio_cycles_ci, TB_LR_energy_ratio_ci95);
-    with_interval(rd, &r->dyn_pj, r->dyn_pj_ci, TB_LR_dyn_pj_per_byte_ci95);
+    with_interval(rd, &r->gbps_per_w, r->gbps_per_w_ci95, TB_LR_gbps_per_w_ci95);
+    with_interval(rd, &r->j_per_gb, r->j_per_gb_ci95, TB_LR_j_per_gb_ci95);
+    with_interval(rd, &r->energy_ratio, r->energy_ratio_ci95, TB_LR_energy_ratio_ci95);
+    with_interval(rd, &r->dyn_pj_per_byte, r->dyn_pj_per_byte_ci95,
+                  TB_LR_dyn_pj_per_byte_ci95);
 #undef NUM
 }
 

@@ -10,12 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "log/energy_figures.h"
 #include "log/outcome.h"
 
 struct tb_row;
 
 /* THE columns the reader takes from a log, X(name of log_columns.h, required): the enum,
- * the names looked up in the header and the required set all follow from this one list. */
+ * the names looked up in the header and the required set all follow from this one list.
+ * Every energy figure the record keeps (energy_figures.h) is among them: the reader parses
+ * it as TB_LR_<its name>, so one missing here does not compile. */
 #define TB_LOGREAD_COLUMNS(X) \
     X(board, true) X(device, false) X(kernel, true) X(rows, true) X(cols, true) \
     X(block_x, false) X(block_y, false) X(gbps, true) X(frac_peak, false) X(frac_copy, false) \
@@ -52,6 +55,9 @@ bool tb_log_gbps_impossible(double gbps);
  * fraction and exponent; NAN for an empty field and for text that is no decimal number
  * (hexadecimal "0x10", which strtod reads as 16, "inf", "nan", blanks, trailing text). */
 double tb_log_number(const char *s);
+/* A count read from a log (power_cycles): v cut to whole where it is 1..max, else 0 (none,
+ * or no count that can be). */
+int tb_log_count(double v, double max);
 
 /* One row as the commands use it. */
 struct tb_log_rec {
@@ -64,17 +70,18 @@ struct tb_log_rec {
                                      * stamp that cannot be (future, before 2020: util.h) */
     long rows, cols;
     int bx, by;
-    double gbps, frac_peak, frac_copy, gbps_per_w, rel_sem;
-    double gbps_per_w_ci;           /* half-width of gbps_per_w's 95% interval; NAN: none */
-    double j_per_gb, j_per_gb_ci, dyn_pj, dyn_pj_ci;   /* energy per byte and intervals */
-    double energy_ratio, energy_ratio_ci;   /* J per byte over the copy's beside it; NAN none.
-                                     * The interval a rerun on another night lands in
-                                     * (energy_ratio_rerun_ci95), or in logs from before it
-                                     * the cycles' own */
-    double energy_ratio_cycles_ci;  /* the cycles' own (energy_ratio_ci95); NAN none */
-    int power_cycles;               /* cycles behind the energy figures; 0 none */
-    double gpu_temp_c;              /* the GPU's temperature over its energy blocks; NAN none */
-    bool power_capped;              /* its energy blocks were power-capped (half or more:
+    double gbps, frac_peak, frac_copy, rel_sem;
+    /* The energy figures the reader keeps (energy_figures.h's POS, SIGNED and COUNT ones:
+     * energy_ratio and its energy_ratio_ci95 (the cycles') and energy_ratio_rerun_ci95 (where
+     * a rerun on another night lands), gbps_per_w, j_per_gb, dyn_pj_per_byte and their
+     * _ci95, power_cycles, gpu_temp_c), named and meant as their log columns; NAN none
+     * (power_cycles 0). One fallback: in logs from before energy_ratio_rerun_ci95 its field
+     * holds energy_ratio_ci95, then defined as where a rerun lands (logread.c, figures). */
+#define TB_LOG_REC_FIGURE(name, keep, max) TB_FIG_FIELD_##keep(name)
+    TB_ENERGY_FIGURES(TB_LOG_REC_FIGURE)
+#undef TB_LOG_REC_FIGURE
+    bool power_capped;              /* no column: its energy blocks were power-capped (its
+                                     * power_capped_blocks half its power_cycles or more:
                                      * tb_power_capped_majority): judged by j_per_gb */
     double peak_gbps;               /* the ceiling the row was judged against; NAN unknown */
     double gpu_cap_mhz, emc_cap_mhz;   /* the mode sweep's caps asked; NAN none */

@@ -48,20 +48,24 @@ void tb_log_rec_from_row(const struct tb_row *row, struct tb_log_rec *r)
     r->gbps = row->gbps;
     r->frac_peak = row->frac_peak;
     r->frac_copy = row->frac_copy;
-    r->gbps_per_w = row->gbps_per_w;
     r->rel_sem = row->rel_sem;
-    r->gbps_per_w_ci = row->gbps_per_w_ci95;
-    r->j_per_gb = row->j_per_gb;
-    r->j_per_gb_ci = row->j_per_gb_ci95;
-    r->dyn_pj = row->dyn_pj_per_byte;
-    r->dyn_pj_ci = row->dyn_pj_per_byte_ci95;
-    r->energy_ratio = row->energy_ratio;
-    r->energy_ratio_cycles_ci = row->energy_ratio_ci95;
-    r->energy_ratio_ci = isfinite(row->energy_ratio_rerun_ci95) ? row->energy_ratio_rerun_ci95
-                                                                : row->energy_ratio_ci95;
-    r->power_cycles = row->power_cycles >= 1 && row->power_cycles <= 1e6 ? (int)row->power_cycles
-                                                                         : 0;
-    r->gpu_temp_c = row->gpu_temp_c;
+    /* the energy figures kept, by name (energy_figures.h): the row's as written, a count by
+     * the reader's rule */
+#define KEEP_NO(name, max)
+#define KEEP_POS(name, max) r->name = row->name;
+#define KEEP_SIGNED(name, max) r->name = row->name;
+#define KEEP_COUNT(name, max) r->name = tb_log_count(row->name, max);
+#define KEEP(name, keep, max) KEEP_##keep(name, max)
+    TB_ENERGY_FIGURES(KEEP)
+#undef KEEP
+#undef KEEP_NO
+#undef KEEP_POS
+#undef KEEP_SIGNED
+#undef KEEP_COUNT
+    /* no rerun interval: the cycles' own, as the reader takes a log's from before that
+     * column (logread.c) */
+    if (!isfinite(r->energy_ratio_rerun_ci95))
+        r->energy_ratio_rerun_ci95 = r->energy_ratio_ci95;
     r->power_capped = tb_power_capped_majority(row->power_capped_blocks, row->power_cycles);
     r->gpu_cap_mhz = row->gpu_cap_asked_mhz;
     r->emc_cap_mhz = row->emc_cap_asked_mhz;

@@ -185,7 +185,8 @@ static bool energy_wanted(const struct tb_runner_ctx *ctx, const struct tb_rn_pe
     return true;
 }
 
-/* The meter's figures into the row: copied, none computed here. */
+/* The meter's figures into the row: copied by name (log/energy_figures.h's list, each
+ * named and in the unit of its column), none computed or renamed here. */
 static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result *m,
                          const struct tb_runner_result *res, struct tb_rn_out *o)
 {
@@ -195,42 +196,14 @@ static void power_fields(struct tb_runner_ctx *ctx, const struct tb_meter_result
     r->power_source = tb_sampler_source(ctx->sampler);
     r->rail_total = pc->total_rail[0] ? pc->total_rail : rails->n ? rails->name[0] : NULL;
     r->rail_gpu = pc->gpu_rail[0] ? pc->gpu_rail : NULL;
-    r->power_idle_w = res->energy.idle_w;
-    r->window_ms = m->secs * 1e3;
-    r->window_bytes = m->bytes;
-    r->power_total_w = m->total_w;
-    r->power_total_w_ci95 = m->total_w_ci;
-    r->power_gpu_w = m->gpu_w;
-    r->energy_j = m->energy_j;
-    r->energy_counter_j = m->energy_counter_j;
-    r->energy_ratio = m->ratio;
-    r->energy_ratio_ci95 = m->ratio_ci;
-    r->energy_ratio_rerun_ci95 = m->ratio_rerun_ci;
-    r->rerun_ratio_sd = m->rerun.ratio;
-    r->rerun_abs_sd = m->rerun.abs;
-    r->rerun_runs = m->rerun.runs >= 0 ? m->rerun.runs : NAN;
-    r->gbps_per_w = m->gbps_per_w;
-    r->gbps_per_w_ci95 = m->gbps_per_w_ci;
-    r->gbps_per_w_gpu = m->gbps_per_w_gpu;
-    r->j_per_gb = m->j_per_gb;
-    r->j_per_gb_ci95 = m->j_per_gb_ci;
-    r->dyn_pj_per_byte = m->dyn_pj;
-    r->dyn_pj_per_byte_ci95 = m->dyn_pj_ci;
-    r->power_samples = (double)m->samples;
-    r->power_updates = (double)m->updates;
-    r->power_cycles = m->cycles;
-    r->power_capped_blocks = m->capped_blocks;
-    r->gpu_temp_c = m->temp_c;
-    r->gpu_temp_min_c = m->temp_lo_c;
-    r->gpu_temp_max_c = m->temp_hi_c;
-    r->mem_temp_min_c = m->mem_temp_lo_c;
-    r->mem_temp_max_c = m->mem_temp_hi_c;
-    r->gpu_clock_mhz = m->gpu_clock_mhz;
-    r->emc_clock_mhz = m->emc_clock_mhz;
+    r->power_idle_w = res->energy.idle_w;   /* the run's, not the point's: the door's */
+#define TB_RN_FIGURE(name, keep, max) r->name = m->name;
+    TB_ENERGY_FIGURES(TB_RN_FIGURE)
+#undef TB_RN_FIGURE
     o->emc_mhz = m->emc_clock_mhz;
-    tb_strlcpy(o->blocks, m->blocks, sizeof(o->blocks));
-    r->block_figures = o->blocks;
-    tb_strlcpy(o->power_note, m->note, sizeof(o->power_note));
+    tb_strlcpy(o->block_figures, m->block_figures, sizeof(o->block_figures));
+    r->block_figures = o->block_figures;
+    tb_strlcpy(o->power_note, m->power_note, sizeof(o->power_note));
     r->power_note = o->power_note;
 }
 

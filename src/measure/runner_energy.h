@@ -20,7 +20,7 @@ struct tb_rn_out {
     struct tb_row row;
     char note[512];
     char power_note[320];
-    char blocks[256];
+    char block_figures[256];
     double emc_mhz;               /* the EMC clock read in the energy blocks; NAN: none */
     struct tb_throttle_snap start;   /* boards' throttle counters at the point's start */
     char cause[128];

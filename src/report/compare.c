@@ -53,13 +53,13 @@ static size_t best_points(struct rec *in, size_t n_in, struct rec *out, unsigned
             if (r->gbps > out[n - 1].gbps)
                 out[n - 1] = *r;
             out[n - 1].gbps_per_w = pw.gbps_per_w;
-            out[n - 1].gbps_per_w_ci = pw.gbps_per_w_ci;
+            out[n - 1].gbps_per_w_ci95 = pw.gbps_per_w_ci95;
             out[n - 1].j_per_gb = pw.j_per_gb;
-            out[n - 1].j_per_gb_ci = pw.j_per_gb_ci;
-            out[n - 1].dyn_pj = pw.dyn_pj;
-            out[n - 1].dyn_pj_ci = pw.dyn_pj_ci;
+            out[n - 1].j_per_gb_ci95 = pw.j_per_gb_ci95;
+            out[n - 1].dyn_pj_per_byte = pw.dyn_pj_per_byte;
+            out[n - 1].dyn_pj_per_byte_ci95 = pw.dyn_pj_per_byte_ci95;
             out[n - 1].energy_ratio = pw.energy_ratio;
-            out[n - 1].energy_ratio_ci = pw.energy_ratio_ci;
+            out[n - 1].energy_ratio_rerun_ci95 = pw.energy_ratio_rerun_ci95;
         } else {
             out[n++] = *r;
         }
@@ -154,13 +154,16 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->kernel),
             TB_TEXT(r->board), TB_TEXT(r->elem), TB_TEXT(mode), TB_TEXT(r->device),
             TB_NUM(r->gbps), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by), TB_NUM(r->frac_peak),
-            TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_NUM(r->gbps_per_w_ci),
-            TB_NUM(r->dyn_pj), TB_NUM(r->energy_ratio), TB_NUM(r->energy_ratio_ci),
+            TB_NUM(r->frac_copy), TB_NUM(r->gbps_per_w), TB_NUM(r->gbps_per_w_ci95),
+            TB_NUM(r->dyn_pj_per_byte), TB_NUM(r->energy_ratio),
+            TB_NUM(r->energy_ratio_rerun_ci95),
             TB_TEXT(r->host), TB_TEXT(r->host_id), TB_TEXT(r->elem),
             TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
-            TB_NUM(r->gbps_per_w_ci), TB_NUM(r->j_per_gb),
-            TB_NUM(r->j_per_gb_ci), TB_NUM(r->dyn_pj), TB_NUM(r->dyn_pj_ci),
-            TB_NUM(r->energy_ratio), TB_NUM(r->energy_ratio_ci),
+            TB_NUM(r->gbps_per_w_ci95), TB_NUM(r->j_per_gb),
+            TB_NUM(r->j_per_gb_ci95), TB_NUM(r->dyn_pj_per_byte),
+            TB_NUM(r->dyn_pj_per_byte_ci95), TB_NUM(r->energy_ratio),
+            TB_NUM(r->energy_ratio_rerun_ci95),   /* the output's energy_ratio_ci95: where a
+                                                   * rerun lands, as it always was */
         };
         tb_table_row(&t, c);
     }

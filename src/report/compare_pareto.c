@@ -214,9 +214,10 @@ static size_t operating_points(struct rec *v, size_t n, struct rec *c, bool *fig
                 continue;
             if (!fast)
                 fast = &v[k];
-            if (!best && dyn_pj_ranks(v[k].dyn_pj))
+            if (!best && dyn_pj_ranks(v[k].dyn_pj_per_byte))
                 best = &v[k];
-            if (!below && isfinite(v[k].dyn_pj) && !dyn_pj_ranks(v[k].dyn_pj))
+            if (!below && isfinite(v[k].dyn_pj_per_byte) &&
+                !dyn_pj_ranks(v[k].dyn_pj_per_byte))
                 below = &v[k];
             if (!why && v[k].power_note[0])
                 why = &v[k];
@@ -228,7 +229,7 @@ static size_t operating_points(struct rec *v, size_t n, struct rec *c, bool *fig
         if (!best && below)
             snprintf(c[nc].power_note, sizeof(c[nc].power_note), "dynamic energy %.3g pJ/B "
                      "is not above idle: it ranks nothing (the idle reading drifted?)",
-                     below->dyn_pj);
+                     below->dyn_pj_per_byte);
         else if (!best && why)
             tb_strlcpy(c[nc].power_note, why->power_note, sizeof(c[nc].power_note));
         *without += !best;
@@ -294,7 +295,8 @@ size_t tb_compare_pareto(struct tb_doc *d, struct rec *v, size_t n, const char *
             const struct rec *r = &c[j];
             gc[np] = *r;
             p[np] = (struct tb_pareto_point){
-                .x = r->dyn_pj, .x_ci = r->dyn_pj_ci, .y = r->gbps, .src = np,
+                .x = r->dyn_pj_per_byte, .x_ci = r->dyn_pj_per_byte_ci95, .y = r->gbps,
+                .src = np,
                 /* the median time's standard error as the GB/s interval (1.96 sigma) */
                 .y_ci = isfinite(r->rel_sem) ? 1.96 * r->rel_sem * r->gbps : NAN,
             };

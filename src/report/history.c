@@ -133,12 +133,12 @@ static void night_note(const struct tb_log_rec *const *n, size_t i, char *buf, s
     if (isfinite(n[i]->energy_ratio)) {
         const char *flag = energy_flag(n, i);
         k += (size_t)snprintf(buf, len, "J/B of copy %.3f +- %.3f", n[i]->energy_ratio,
-                              n[i]->energy_ratio_ci);
+                              n[i]->energy_ratio_rerun_ci95);
         if (k < len && n[i]->power_capped && isfinite(n[i]->j_per_gb))
-            k += (size_t)snprintf(buf + k, len - k, isfinite(n[i]->j_per_gb_ci)
+            k += (size_t)snprintf(buf + k, len - k, isfinite(n[i]->j_per_gb_ci95)
                                   ? " (power-capped: J/GB %.4f +- %.4f)"
                                   : " (power-capped: J/GB %.4f)", n[i]->j_per_gb,
-                                  n[i]->j_per_gb_ci);
+                                  n[i]->j_per_gb_ci95);
         else if (k < len && n[i]->power_capped)
             k += (size_t)snprintf(buf + k, len - k, " (power-capped)");
         if (k < len && flag[0])
@@ -167,9 +167,12 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
         return "";
     const struct tb_log_rec *a = n[i - 1], *b = n[i];
     bool cap = (a->power_capped || b->power_capped) && isfinite(a->j_per_gb) &&
-               isfinite(a->j_per_gb_ci) && isfinite(b->j_per_gb) && isfinite(b->j_per_gb_ci);
-    double x = cap ? a->j_per_gb : a->energy_ratio, cx = cap ? a->j_per_gb_ci : a->energy_ratio_ci;
-    double y = cap ? b->j_per_gb : b->energy_ratio, cy = cap ? b->j_per_gb_ci : b->energy_ratio_ci;
+               isfinite(a->j_per_gb_ci95) && isfinite(b->j_per_gb) && isfinite(b->j_per_gb_ci95);
+    /* each night's interval where a rerun lands (energy_ratio_rerun_ci95: logread.h) */
+    double x = cap ? a->j_per_gb : a->energy_ratio;
+    double cx = cap ? a->j_per_gb_ci95 : a->energy_ratio_rerun_ci95;
+    double y = cap ? b->j_per_gb : b->energy_ratio;
+    double cy = cap ? b->j_per_gb_ci95 : b->energy_ratio_rerun_ci95;
     if (!isfinite(x) || !isfinite(y) || !isfinite(cx) || !isfinite(cy) || fabs(y - x) <= cx + cy)
         return "";
     if (cap)
@@ -259,9 +262,9 @@ static int series(const struct tb_log_rec *const *n, size_t count, struct tb_tab
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
             TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
             TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
-            TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci),
+            TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci95),
             TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
-            TB_NUM(n[i]->gbps_per_w_ci), TB_TEXT(note),
+            TB_NUM(n[i]->gbps_per_w_ci95), TB_TEXT(note),
         };
         tb_table_row(t, c);
     }

@@ -110,7 +110,7 @@ static void energy_chart(const struct canvas *cv, const struct tb_log_rec *v, si
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i].j_per_gb))
-            dyn &= isfinite(v[i].dyn_pj) && v[i].dyn_pj > 0;
+            dyn &= isfinite(v[i].dyn_pj_per_byte) && v[i].dyn_pj_per_byte > 0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(v[i].j_per_gb))
             continue;
@@ -121,9 +121,9 @@ static void energy_chart(const struct canvas *cv, const struct tb_log_rec *v, si
             s++;
         if (s == ns)
             continue;
-        pts[m++] = (struct tb_xy){ v[i].gbps, dyn ? v[i].dyn_pj : v[i].j_per_gb,
-                                   dyn ? v[i].dyn_pj_ci : v[i].j_per_gb_ci, s, v[i].kernel,
-                                   false, NAN, false };
+        pts[m++] = (struct tb_xy){ v[i].gbps, dyn ? v[i].dyn_pj_per_byte : v[i].j_per_gb,
+                                   dyn ? v[i].dyn_pj_per_byte_ci95 : v[i].j_per_gb_ci95, s,
+                                   v[i].kernel, false, NAN, false };
     }
     if (m)
         cv_scatter(cv, dyn ? "Energy per byte above idle against GB/s (95% intervals)"
@@ -210,10 +210,10 @@ static void size_table(FILE *f, const struct tb_log_rec *v, size_t n)
         cell_num(f, v[i].gbps, 1, false);
         cell_num(f, v[i].frac_peak, 3, false);
         cell_num(f, v[i].frac_copy, 3, false);
-        cell_ci(f, v[i].gbps_per_w, v[i].gbps_per_w_ci, 3);
-        cell_ci(f, v[i].j_per_gb, v[i].j_per_gb_ci, 4);
-        cell_ci(f, v[i].dyn_pj, v[i].dyn_pj_ci, 1);
-        cell_ci(f, v[i].energy_ratio, v[i].energy_ratio_ci, 3);
+        cell_ci(f, v[i].gbps_per_w, v[i].gbps_per_w_ci95, 3);
+        cell_ci(f, v[i].j_per_gb, v[i].j_per_gb_ci95, 4);
+        cell_ci(f, v[i].dyn_pj_per_byte, v[i].dyn_pj_per_byte_ci95, 1);
+        cell_ci(f, v[i].energy_ratio, v[i].energy_ratio_rerun_ci95, 3);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);

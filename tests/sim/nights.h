@@ -375,12 +375,12 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     tb_meter_size(m, &ld, 2, 0, idle_w, idle_ci, 0, sim_b.between ? bw : NULL, out);
     sim_switch(-1);
     nt->secs = (double)(tb_now_ns() - t0) * 1e-9;
-    nt->ratio = out[1].ratio;
-    nt->ci = out[1].ratio_ci;
-    nt->rerun_ci = out[1].ratio_rerun_ci;
-    nt->cycles = out[1].cycles;
+    nt->ratio = out[1].energy_ratio;
+    nt->ci = out[1].energy_ratio_ci95;
+    nt->rerun_ci = out[1].energy_ratio_rerun_ci95;
+    nt->cycles = (int)out[1].power_cycles;
     nt->ok = isfinite(nt->ratio);
-    snprintf(nt->note, sizeof(nt->note), "%s", out[1].note);
+    snprintf(nt->note, sizeof(nt->note), "%s", out[1].power_note);
     tb_meter_free(m);
     tb_sampler_stop(s, NULL);
     return nt->ok ? 0 : -1;

@@ -63,8 +63,8 @@ int main(int argc, char **argv)
     printf("# %s\n", line);
     for (size_t i = 0; i < set.n; i++) {
         struct tb_log_rec me = set.v[i];
-        if (!(me.energy_ratio > 0) || !isfinite(me.energy_ratio_cycles_ci) ||
-            me.energy_ratio_cycles_ci <= 0 || me.power_cycles < 2)
+        if (!(me.energy_ratio > 0) || !isfinite(me.energy_ratio_ci95) ||
+            me.energy_ratio_ci95 <= 0 || me.power_cycles < 2)
             continue;
         struct tb_rerun_sd sd, kind;
         tb_rerun_sd(r, &me, &pc, &sd);
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
             kind = sd;
         int n = me.power_cycles;
         double df = tb_rerun_cycles_df(n);
-        double own = tb_rerun_own_var(me.energy_ratio, me.energy_ratio_cycles_ci, n);
+        double own = tb_rerun_own_var(me.energy_ratio, me.energy_ratio_ci95, n);
         double hw = tb_rerun_halfwidth(&kind, sqrt(own * n), df, n);
         printf("%s %dx%d ratio %.4f cycles %d capped %d learned_runs %d pairs %d "
                "between_sd_pct %.3f within_sd_pct %.3f rerun_hw_pct %.3f rerun_hw %.4f\n",
