@@ -39,6 +39,15 @@ static void fake_close(struct fake *f)
     free(f->root);
 }
 
+/* The source opened on f's tree as its board file says, and what it reports of the limit. */
+static void limit_of(struct fake *f, struct tb_power_device *d)
+{
+    char why[256];
+    if (tb_power_ina3221.open(f->st, &f->b, &f->rails, why, sizeof(why)) != 0)
+        th_fail("open: %s", why);
+    tb_power_ina3221.identify(f->st, d);
+}
+
 static float rail_mw(const struct fake *f, const struct tb_power_sample *s, const char *name)
 {
     for (int i = 0; i < f->rails.n; i++)
@@ -289,24 +298,20 @@ static void test_impossible_channels_are_no_power(void **state)
 static void test_orin_nx_limit(void **state)
 {
     struct fake f;
-    char why[256];
     struct tb_power_device d;
     fake_open(&f, "ina3221/orin-nx.txt", 7);
     tb_strlcpy(f.b.total_rail, "VDD_IN", sizeof(f.b.total_rail));
-    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
-    tb_power_ina3221.identify(f.st, &d);
+    limit_of(&f, &d);
     th_assert_close(d.limit_w, 7784 * 5160 / 1e6, 1e-12);
     assert_string_equal(d.limit_how, "INA3221 VDD_IN curr1_crit 7784 mA x in1_input 5160 mV, "
                         "the bus voltage read at open (the over-current throttle)");
     tb_strlcpy(f.b.total_rail, "sum", sizeof(f.b.total_rail));
-    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
-    tb_power_ina3221.identify(f.st, &d);
+    limit_of(&f, &d);
     assert_true(isnan(d.limit_w));
     assert_string_equal(d.limit_how, "not known: power.total_rail 'sum' is no one INA3221 rail");
     tb_strlcpy(f.b.total_rail, "", sizeof(f.b.total_rail));   /* the first rail: VDD_IN */
     f.b.max_power_w = 30;
-    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
-    tb_power_ina3221.identify(f.st, &d);
+    limit_of(&f, &d);
     assert_true(isnan(d.limit_w));
     assert_non_null(strstr(d.limit_how, "not known: 40.2 W is over board.max_power_w 30 W"));
     fake_close(&f);
@@ -318,12 +323,11 @@ static void test_orin_nx_limit(void **state)
 static void test_nano_limit(void **state)
 {
     struct fake f;
-    char why[256], p[PATH_MAX];
+    char p[PATH_MAX];
     struct tb_power_device d;
     fake_open(&f, "ina3221/nano.txt", 0);
     tb_strlcpy(f.b.total_rail, "POM_5V_IN", sizeof(f.b.total_rail));
-    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
-    tb_power_ina3221.identify(f.st, &d);
+    limit_of(&f, &d);
     th_assert_close(d.limit_w, 163.8, 1e-12);
     assert_string_equal(d.limit_how, "INA3221 POM_5V_IN crit_power_limit_0 163800 mW (the "
                         "over-current throttle)");
@@ -332,8 +336,7 @@ static void test_nano_limit(void **state)
     assert_int_equal(unlink(p), 0);
     free(th_write(f.root, "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
                   "crit_current_limit_0", "4000 ma\n"));
-    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
-    tb_power_ina3221.identify(f.st, &d);
+    limit_of(&f, &d);
     th_assert_close(d.limit_w, 4000 * 5000 / 1e6, 1e-12);
     assert_string_equal(d.limit_how, "INA3221 POM_5V_IN crit_current_limit_0 4000 mA x "
                         "in_voltage0_input 5000 mV, the bus voltage read at open (the "
@@ -341,8 +344,7 @@ static void test_nano_limit(void **state)
     fake_close(&f);
     fake_open(&f, "ina3221/nano.txt", 0);
     f.b.max_power_w = 25;
-    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
-    tb_power_ina3221.identify(f.st, &d);
+    limit_of(&f, &d);
     assert_true(isnan(d.limit_w));
     assert_non_null(strstr(d.limit_how, "163.8 W is over board.max_power_w 25 W"));
     fake_close(&f);
