@@ -102,6 +102,10 @@ static void test_sd_of_steps_rms(void **state)
     th_assert_close(tb_sd_of_steps_rms(e, 2, &k), sqrt((4 + 16) / 4.0), 1e-12);
     assert_int_equal(k, 2);
     assert_true(isnan(tb_sd_of_steps_rms(e, 0, NULL)));
+    /* a median of 0: three repeats and one step; the step kept, not a spread of 0 */
+    double z[] = { 0, 0, 0, 0.002 };
+    th_assert_close(tb_sd_of_steps_rms(z, 4, &k), sqrt(0.002 * 0.002 / 8.0), 1e-15);
+    assert_int_equal(k, 4);
     th_assert_close(tb_steps_rms_df(1), 1, 1e-12);
     th_assert_close(tb_steps_rms_df(4), 32.0 / 11.0, 1e-12);
     assert_true(tb_steps_rms_df(0) == 0);

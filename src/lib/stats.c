@@ -38,6 +38,8 @@ double tb_sd_of_steps_rms(const double *d, size_t n, size_t *kept)
     for (size_t i = 0; i < n; i++)
         a[i] = d[i];
     double out = TB_STEPS_OUT * sqrt(2.0) * tb_sd_of_steps(a, n), ss = 0;
+    if (!(out > 0))
+        out = INFINITY;   /* half the differences 0 (ratios logged to a few digits): no cut */
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (fabs(d[i]) <= out) {

@@ -24,7 +24,8 @@ double tb_sd_of_steps(double *d, size_t n);
  * level change one; for normal noise a difference 4 sds out comes 6 times in 100000, so
  * the cut all but never takes a real one). Its efficiency is about twice the median's
  * (2m/3 of m degrees of freedom against 0.37 m), so an interval built on it is narrower
- * for the same coverage. d is not reordered; *kept (may be NULL): the differences used.
+ * for the same coverage. Where half the differences or more are 0 (a median of 0: ratios
+ * logged to a few digits that repeat) nothing is left out. d is not reordered; *kept (may be NULL): the differences used.
  * NAN for n = 0 or no memory. */
 #define TB_STEPS_OUT 4.0
 double tb_sd_of_steps_rms(const double *d, size_t n, size_t *kept);
