@@ -111,6 +111,22 @@ static void test_sd_of_steps_rms(void **state)
     assert_true(tb_steps_rms_df(0) == 0);
 }
 
+/* Student's t at a fractional df: the table at whole degrees; between them linear in 1/df
+ * (t(3.36): 3.182 + (2.776 - 3.182) (1/3 - 1/3.36) / (1/3 - 1/4) = 3.008, where the exact
+ * quantile is 2.998); t(1) at or below 1 degree and for no number; the normal quantile for
+ * infinite degrees. */
+static void test_t95_fractional(void **state)
+{
+    th_assert_close(tb_t95_df(3), 3.182, 1e-12);
+    th_assert_close(tb_t95_df(3.36), 3.182 + (2.776 - 3.182) * (1 / 3.0 - 1 / 3.36) / (1 / 3.0 - 1 / 4.0),
+                    1e-12);
+    th_assert_close(tb_t95_df(3.36), 2.998, 0.015);
+    th_assert_close(tb_t95_df(0.4), 12.706, 1e-12);
+    th_assert_close(tb_t95_df(NAN), 12.706, 1e-12);
+    th_assert_close(tb_t95_df(INFINITY), 1.96, 1e-4);
+    assert_true(tb_t95_df(30.5) < tb_t95(30) && tb_t95_df(30.5) > tb_t95(31));
+}
+
 static void test_capped_majority(void **state)
 {
     assert_true(tb_power_capped_majority(4, 4));
@@ -136,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_bandwidth),
         cmocka_unit_test(test_sd_of_steps),
         cmocka_unit_test(test_sd_of_steps_rms),
+        cmocka_unit_test(test_t95_fractional),
         cmocka_unit_test(test_capped_majority),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

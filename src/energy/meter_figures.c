@@ -176,11 +176,6 @@ static double own_var(const struct tb_meter_track *t, double *mean, double *df)
     return isfinite(rel) ? pow(rel * sqrt((double)n) / tb_t95((size_t)n - 1), 2) : NAN;
 }
 
-static double t_of(double df)
-{
-    return tb_t95(df >= 1e6 ? 1000000 : df < 1 ? 1 : (size_t)df);
-}
-
 /* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
  * the two nights' states differ by sqrt(2) sds, 1.96 of them at 95% (the sd taken as known:
  * a setting, or learned over many runs: rerun.h). */
@@ -256,12 +251,12 @@ static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *
                          const struct tb_meter_track *ref, double *mean)
 {
     double df, dfo, so2 = own_var(t, mean, &dfo), v = ratio_var(t, ref, so2, dfo, &df);
-    double own = isfinite(v) ? t_of(df) * sqrt(v) : NAN;
+    double own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
     if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
         return own;
     double sp2 = m->pooled_rel_sd * m->pooled_rel_sd;
     double vp = ratio_var(t, ref, sp2, (double)m->pooled_df, &df);
-    double pooled = isfinite(vp) ? t_of(df) * sqrt(vp) : NAN;
+    double pooled = isfinite(vp) ? tb_t95_df(df) * sqrt(vp) : NAN;
     return isfinite(own) && !(own <= pooled) ? own : pooled;
 }
 

@@ -164,9 +164,7 @@ double tb_rerun_cycles_df(int cycles)
  * between-night term low, until they age out of the newest TB_RERUN_MAX_RUNS. */
 double tb_rerun_own_var(double ratio, double ci, int cycles)
 {
-    double df = tb_rerun_cycles_df(cycles);
-    size_t k = df >= 1e6 ? 1000000 : df < 1 ? 1 : (size_t)df;
-    double se = ci / ratio / tb_t95(k);
+    double se = ci / ratio / tb_t95_df(tb_rerun_cycles_df(cycles));
     return se * se;
 }
 
@@ -334,6 +332,5 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
     double den = vw * vw / df + (bw && vb > 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0
                                  ? vb * vb / bw->ratio_df : 0.0);
     double dfe = den > 0 ? var * var / den : INFINITY;
-    size_t k = dfe >= 1e6 ? 1000000 : dfe < 1 ? 1 : (size_t)dfe;
-    return tb_t95(k) * sqrt(var);
+    return tb_t95_df(dfe) * sqrt(var);
 }

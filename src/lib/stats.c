@@ -140,6 +140,21 @@ double tb_t95(size_t df)
     return 1.95996 + 2.37 / (double)df;
 }
 
+double tb_t95_df(double df)
+{
+    if (!(df > 1))
+        return tb_t95(1);
+    if (df >= 1e6)
+        return tb_t95(1000000);
+    size_t k = (size_t)df;
+    if ((double)k == df)
+        return tb_t95(k);
+    /* linear in 1 / df between the whole degrees on either side */
+    double a = tb_t95(k), b = tb_t95(k + 1), u = (1.0 / (double)k - 1.0 / df) /
+                                               (1.0 / (double)k - 1.0 / (double)(k + 1));
+    return a + (b - a) * u;
+}
+
 double tb_mean_ci95(const double *x, size_t n, double *half_width)
 {
     *half_width = NAN;

@@ -58,6 +58,10 @@ const char *tb_stop_name(enum tb_stop s);
 /* Student's t quantile for a two-sided 95% interval with df degrees of freedom (df >= 1);
  * NAN for df < 1. */
 double tb_t95(size_t df);
+/* The same at a fractional df (Welch-Satterthwaite's): linear in 1 / df between the whole
+ * degrees on either side (t(3.36) 3.008, exact 2.998, where t(3), the df cut to whole, is
+ * 3.182 and made a 3-cycle interval about 6% wide); df <= 1 gives t(1). */
+double tb_t95_df(double df);
 /* Mean of x[0..n) and the half-width of its 95% interval (t x s / sqrt(n)); the half-width
  * is NAN for n < 2. */
 double tb_mean_ci95(const double *x, size_t n, double *half_width);
