@@ -224,6 +224,22 @@ static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
     th_assert_close(sd.abs, 5 * 0.008, 1e-12);
 }
 
+/* Nights whose ratios repeat to the logged digits (half the differences 0, their median 0)
+ * with one broken night among them: its two differences are past 4 sqrt 2 times the
+ * settings' sd, left out; the repeats teach a spread below the settings' (it was the broken
+ * night's alone, ln 9000 / sqrt 6: 370%). */
+static void test_repeats_and_a_broken_night(void **state)
+{
+    const double tight[] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 };
+    const double odd[] = { 1.2, 1.2, 1.2, 9000, 1.2, 1.2, 1.2 };
+    struct tb_rerun_sd sd;
+    nights(odd, tight, odd, 7, 4, &sd);
+    assert_int_equal(sd.runs, 7);
+    assert_int_equal(sd.pairs, 6);
+    if (!(sd.ratio < 0.004 && sd.abs < 0.008))
+        th_fail("a broken night among repeats taught %g and %g", sd.ratio, sd.abs);
+}
+
 /* power.rerun_ratio_sd = 0 (#50 item 11): no prior, and still learnt from the nights (the
  * cap of 5 times the setting once made it 0 for ever): two nights 1% apart teach their
  * spread whole; none: 0. */
@@ -584,6 +600,7 @@ int main(void)
         TH_TEST(test_spread_pulled_toward_the_settings),
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
+        TH_TEST(test_repeats_and_a_broken_night),
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),

@@ -85,7 +85,7 @@ double tb_rerun_cycles_df(int cycles);
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
  *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
- *   night or a step left out);  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   night or a step left out; the setting's sd where their median is 0);  ratio: s2 = max(0, v - o), o the runs' own variance
  *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
  *   interval holds the rest);
  *   D = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
