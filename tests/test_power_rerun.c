@@ -240,6 +240,24 @@ static void test_repeats_and_a_broken_night(void **state)
         th_fail("a broken night among repeats taught %g and %g", sd.ratio, sd.abs);
 }
 
+/* Six nights with a broken one in the middle: five differences, two left out. The three
+ * kept are fewer than TB_RERUN_POOL_MIN, so the settings still weigh in (two differences'
+ * worth) and the sd is taken as known, not learned alone from three differences at 2.1
+ * degrees of freedom. */
+static void test_a_broken_night_leaves_fewer_differences(void **state)
+{
+    const double tight[] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 };
+    const double odd[] = { 1.000, 1.002, 0.999, 9000, 1.001, 1.000 };
+    struct tb_rerun_sd sd;
+    nights(odd, tight, odd, 6, 4, &sd);
+    assert_int_equal(sd.pairs, 5);
+    double d1 = log(1.002 / 1.000), d2 = log(0.999 / 1.002), d3 = log(1.000 / 1.001);
+    double s2 = (d1 * d1 + d2 * d2 + d3 * d3) / 6;   /* mean d^2 / 2 of the three kept */
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-5);
+    assert_true(isinf(sd.ratio_df));
+    assert_true(isnan(sd.ratio_excess));
+}
+
 /* power.rerun_ratio_sd = 0 (#50 item 11): no prior, and still learnt from the nights (the
  * cap of 5 times the setting once made it 0 for ever): two nights 1% apart teach their
  * spread whole; none: 0. */
@@ -601,6 +619,7 @@ int main(void)
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
         TH_TEST(test_repeats_and_a_broken_night),
+        TH_TEST(test_a_broken_night_leaves_fewer_differences),
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
