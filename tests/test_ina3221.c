@@ -416,6 +416,19 @@ static void test_overcurrent_reasons(void **state)
     assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
     sample_ok(&f, &s);
     assert_true(s.has_reasons && s.reasons == 0);
+    /* OC3's counter starts again (wrapped, or its driver reloaded: no event of its own)
+     * while OC1's grows by 5: an event, though the counters' sum fell from 27391 to 5 */
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc1_event_cnt", "5\n"));
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "0\n"));   /* at rest */
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc2_event_cnt", "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc1_event_cnt", "2\n"));   /* back alone */
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
     free(th_write(f.root, p, "2\n"));
     th_stderr_begin();
     sample_ok(&f, &s);

@@ -180,18 +180,21 @@ void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out)
             o->alarm[0] = 0;
         }
     }
-    unsigned long long sum = 0;
+    long now[TB_INA3221_OC_MAX];
     int k;
-    for (k = 0; k < o->nevent && reason_value(o->event[k], &v, LONG_MAX) == 0; k++)
-        sum += (unsigned long long)v;
+    for (k = 0; k < o->nevent && reason_value(o->event[k], &now[k], LONG_MAX) == 0; k++)
+        ;
     if (k < o->nevent) {
-        o->nevent = 0;   /* a counter lost: the sum means nothing more */
+        o->nevent = 0;   /* a counter lost (a BPMP that stopped answering holds them all) */
     } else if (o->nevent > 0) {
         said = true;
-        /* grown since the last reading: an event between the two (a counter that went
-         * back, a driver reloaded, is a new start, not an event) */
-        mask |= o->events_read && sum > o->events ? TB_POWER_REASON_OC : 0;
-        o->events = sum;
+        /* grown since the last reading: an event between the two. Each counter against
+         * its own: one that went back (wrapped, its driver reloaded) is a new start, not an
+         * event, and does not hide another's growth, as their sum would */
+        for (k = 0; k < o->nevent; k++) {
+            mask |= o->events_read && now[k] > o->events[k] ? TB_POWER_REASON_OC : 0;
+            o->events[k] = now[k];
+        }
         o->events_read = true;
     }
     out->has_reasons = said;
