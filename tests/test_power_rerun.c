@@ -258,6 +258,34 @@ static void test_a_broken_night_leaves_fewer_differences(void **state)
     assert_true(isnan(sd.ratio_excess));
 }
 
+/* The pooled spread's degrees of freedom: 2 m^2 / (3 m - 1) for each series' m successive
+ * differences (neighbours share a run), summed over the series, times the share of the
+ * differences kept. Two series of 5 and 3 runs: 32/11 + 8/5. The first with a broken night
+ * in the middle of six runs instead (its two differences left out): (50/14 + 8/5) x 5/7. */
+static void test_pooled_degrees_of_freedom(void **state)
+{
+    struct tb_rerun_run v[9];
+    struct tb_rerun_sd sd;
+    const double a[] = { 1.000, 1.003, 0.998, 1.002, 0.999 }, b[] = { 2.000, 2.004, 1.997 };
+    int n = 0;
+    for (int i = 0; i < 5; i++)
+        v[n++] = (struct tb_rerun_run){ 0, a[i], a[i], 1e-12, 4 };
+    for (int i = 0; i < 3; i++)
+        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4 };
+    tb_rerun_pool(v, (size_t)n, &pc, &sd);
+    assert_int_equal(sd.pairs, 6);
+    th_assert_close(sd.ratio_df, 32.0 / 11.0 + 8.0 / 5.0, 1e-12);
+    const double c[] = { 1.000, 1.003, 0.998, 9000, 1.002, 0.999 };
+    n = 0;
+    for (int i = 0; i < 6; i++)
+        v[n++] = (struct tb_rerun_run){ 0, c[i], c[i], 1e-12, 4 };
+    for (int i = 0; i < 3; i++)
+        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4 };
+    tb_rerun_pool(v, (size_t)n, &pc, &sd);
+    assert_int_equal(sd.pairs, 7);
+    th_assert_close(sd.ratio_df, (50.0 / 14.0 + 8.0 / 5.0) * 5.0 / 7.0, 1e-12);
+}
+
 /* power.rerun_ratio_sd = 0 (#50 item 11): no prior, and still learnt from the nights (the
  * cap of 5 times the setting once made it 0 for ever): two nights 1% apart teach their
  * spread whole; none: 0. */
@@ -620,6 +648,7 @@ int main(void)
         TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
         TH_TEST(test_repeats_and_a_broken_night),
         TH_TEST(test_a_broken_night_leaves_fewer_differences),
+        TH_TEST(test_pooled_degrees_of_freedom),
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
