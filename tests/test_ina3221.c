@@ -293,7 +293,7 @@ static void test_impossible_channels_are_no_power(void **state)
 }
 
 /* The enforced limit of the total rail (issue #49): the hwmon layout's curr1_crit x the
- * bus voltage read at open (the Orin NX fixture's 7784 mA OBSERVED, 5160 mV); none for a
+ * bus voltage read at the run's start (the Orin NX fixture's 7784 mA OBSERVED, 5160 mV); none for a
  * "sum" total, and none over board.max_power_w (said why). */
 static void test_orin_nx_limit(void **state)
 {
@@ -303,8 +303,8 @@ static void test_orin_nx_limit(void **state)
     tb_strlcpy(f.b.total_rail, "VDD_IN", sizeof(f.b.total_rail));
     limit_of(&f, &d);
     th_assert_close(d.limit_w, 7784 * 5160 / 1e6, 1e-12);
-    assert_string_equal(d.limit_how, "INA3221 VDD_IN curr1_crit 7784 mA x in1_input 5160 mV, "
-                        "the bus voltage read at open (the over-current throttle)");
+    assert_string_equal(d.limit_how, "the over-current throttle's: INA3221 VDD_IN curr1_crit "
+                        "7784 mA x in1_input 5160 mV, the bus voltage at the run's start");
     tb_strlcpy(f.b.total_rail, "sum", sizeof(f.b.total_rail));
     limit_of(&f, &d);
     assert_true(isnan(d.limit_w));
@@ -329,8 +329,8 @@ static void test_nano_limit(void **state)
     tb_strlcpy(f.b.total_rail, "POM_5V_IN", sizeof(f.b.total_rail));
     limit_of(&f, &d);
     th_assert_close(d.limit_w, 163.8, 1e-12);
-    assert_string_equal(d.limit_how, "INA3221 POM_5V_IN crit_power_limit_0 163800 mW (the "
-                        "over-current throttle)");
+    assert_string_equal(d.limit_how, "the over-current throttle's: INA3221 POM_5V_IN "
+                        "crit_power_limit_0 163800 mW");
     snprintf(p, sizeof(p), "%s/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
              "crit_power_limit_0", f.root);
     assert_int_equal(unlink(p), 0);
@@ -338,9 +338,9 @@ static void test_nano_limit(void **state)
                   "crit_current_limit_0", "4000 ma\n"));
     limit_of(&f, &d);
     th_assert_close(d.limit_w, 4000 * 5000 / 1e6, 1e-12);
-    assert_string_equal(d.limit_how, "INA3221 POM_5V_IN crit_current_limit_0 4000 mA x "
-                        "in_voltage0_input 5000 mV, the bus voltage read at open (the "
-                        "over-current throttle)");
+    assert_string_equal(d.limit_how, "the over-current throttle's: INA3221 POM_5V_IN "
+                        "crit_current_limit_0 4000 mA x in_voltage0_input 5000 mV, the bus "
+                        "voltage at the run's start");
     fake_close(&f);
     fake_open(&f, "ina3221/nano.txt", 0);
     f.b.max_power_w = 25;
@@ -414,6 +414,19 @@ static void test_overcurrent_reasons(void **state)
     free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "27391\n"));
     sample_ok(&f, &s);
     assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
+    /* OC3's counter starts again (wrapped, or its driver reloaded: no event of its own)
+     * while OC1's grows by 5: an event, though the counters' sum fell from 27391 to 5 */
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc1_event_cnt", "5\n"));
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "0\n"));   /* at rest */
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc2_event_cnt", "0\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc1_event_cnt", "2\n"));   /* back alone */
     sample_ok(&f, &s);
     assert_true(s.has_reasons && s.reasons == 0);
     free(th_write(f.root, p, "2\n"));

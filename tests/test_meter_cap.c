@@ -109,8 +109,8 @@ static void test_capped_at_99_percent(void **state)
     char how[192], *err;
     night(out, &limit, how, sizeof how, &err);
     th_assert_close(limit, 40.16544, 1e-9);
-    assert_string_equal(how, "INA3221 VDD_IN curr1_crit 7784 mA x in1_input 5160 mV, the bus "
-                        "voltage read at open (the over-current throttle)");
+    assert_string_equal(how, "the over-current throttle's: INA3221 VDD_IN curr1_crit 7784 mA x "
+                        "in1_input 5160 mV, the bus voltage at the run's start");
     for (int k = 0; k < 3; k++)
         if (!(out[k].power_cycles >= 3) || out[k].power_capped_blocks != (k == 2 ? out[k].power_cycles : 0))
             th_fail("point %d: %g of %g blocks capped at %.2f W (%s)", k, out[k].power_capped_blocks,

@@ -70,8 +70,13 @@ static void test_orin_super_night(void **state)
     snprintf(logs2, sizeof(logs2), "%s/logs2", r);
     /* the budget spent (a target no run reaches), so the time taken is the plan's */
     run_on(r, "", "--set power.target_rel_ci=0.0001 --set power.budget_s=8", logs);
-    /* a sensor whose reading never changes */
+    /* a sensor whose reading never changes; the total rail with a critical-current limit
+     * (3000 mA x the fixture's in1_input) for this run alone */
+    char *crit = th_write(r, "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1/curr1_crit",
+                          "3000\n");
     run_on(r, ",still", "--set power.settle_s=0", logs2);
+    assert_int_equal(unlink(crit), 0);
+    free(crit);
     /* a board whose draw keeps climbing: the warming ends at its limit and says so */
     char logs3[PATH_MAX];
     snprintf(logs3, sizeof(logs3), "%s/logs3", r);
@@ -155,6 +160,13 @@ static void check_static_run(const char *text2)
         th_fail("power_note '%s'", note);
     if (!strstr(text2, "a static sensor, no interval"))
         th_fail("no static sensor in:\n%.4000s", text2);
+    /* the limit said with where it came from and what it is for, a week later too */
+    const char *lim = strstr(text2, "; power limit: ");
+    if (!lim || !strstr(lim, " W (the over-current throttle's: INA3221 VDD_IN curr1_crit 3000 "
+                        "mA x in1_input ") ||
+        !strstr(lim, " mV, the bus voltage at the run's start); a block at 98% of it or more is "
+                "capped\n"))
+        th_fail("no power limit said in:\n%.4000s", strstr(text2, "# power_cadence: "));
 }
 
 /* The climbing board: 12 s of warming, never steady, said in the log and on the row. */

@@ -224,6 +224,68 @@ static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
     th_assert_close(sd.abs, 5 * 0.008, 1e-12);
 }
 
+/* Nights whose ratios repeat to the logged digits (half the differences 0, their median 0)
+ * with one broken night among them: its two differences are past 4 sqrt 2 times the
+ * settings' sd, left out; the repeats teach a spread below the settings' (it was the broken
+ * night's alone, ln 9000 / sqrt 6: 370%). */
+static void test_repeats_and_a_broken_night(void **state)
+{
+    const double tight[] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 };
+    const double odd[] = { 1.2, 1.2, 1.2, 9000, 1.2, 1.2, 1.2 };
+    struct tb_rerun_sd sd;
+    nights(odd, tight, odd, 7, 4, &sd);
+    assert_int_equal(sd.runs, 7);
+    assert_int_equal(sd.pairs, 6);
+    if (!(sd.ratio < 0.004 && sd.abs < 0.008))
+        th_fail("a broken night among repeats taught %g and %g", sd.ratio, sd.abs);
+}
+
+/* Six nights with a broken one in the middle: five differences, two left out. The three
+ * kept are fewer than TB_RERUN_POOL_MIN, so the settings still weigh in (two differences'
+ * worth) and the sd is taken as known, not learned alone from three differences at 2.1
+ * degrees of freedom. */
+static void test_a_broken_night_leaves_fewer_differences(void **state)
+{
+    const double tight[] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 };
+    const double odd[] = { 1.000, 1.002, 0.999, 9000, 1.001, 1.000 };
+    struct tb_rerun_sd sd;
+    nights(odd, tight, odd, 6, 4, &sd);
+    assert_int_equal(sd.pairs, 5);
+    double d1 = log(1.002 / 1.000), d2 = log(0.999 / 1.002), d3 = log(1.000 / 1.001);
+    double s2 = (d1 * d1 + d2 * d2 + d3 * d3) / 6;   /* mean d^2 / 2 of the three kept */
+    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-5);
+    assert_true(isinf(sd.ratio_df));
+    assert_true(isnan(sd.ratio_excess));
+}
+
+/* The pooled spread's degrees of freedom: 2 m^2 / (3 m - 1) for each series' m successive
+ * differences (neighbours share a run), summed over the series, times the share of the
+ * differences kept. Two series of 5 and 3 runs: 32/11 + 8/5. The first with a broken night
+ * in the middle of six runs instead (its two differences left out): (50/14 + 8/5) x 5/7. */
+static void test_pooled_degrees_of_freedom(void **state)
+{
+    struct tb_rerun_run v[9];
+    struct tb_rerun_sd sd;
+    const double a[] = { 1.000, 1.003, 0.998, 1.002, 0.999 }, b[] = { 2.000, 2.004, 1.997 };
+    int n = 0;
+    for (int i = 0; i < 5; i++)
+        v[n++] = (struct tb_rerun_run){ 0, a[i], a[i], 1e-12, 4 };
+    for (int i = 0; i < 3; i++)
+        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4 };
+    tb_rerun_pool(v, (size_t)n, &pc, &sd);
+    assert_int_equal(sd.pairs, 6);
+    th_assert_close(sd.ratio_df, 32.0 / 11.0 + 8.0 / 5.0, 1e-12);
+    const double c[] = { 1.000, 1.003, 0.998, 9000, 1.002, 0.999 };
+    n = 0;
+    for (int i = 0; i < 6; i++)
+        v[n++] = (struct tb_rerun_run){ 0, c[i], c[i], 1e-12, 4 };
+    for (int i = 0; i < 3; i++)
+        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4 };
+    tb_rerun_pool(v, (size_t)n, &pc, &sd);
+    assert_int_equal(sd.pairs, 7);
+    th_assert_close(sd.ratio_df, (50.0 / 14.0 + 8.0 / 5.0) * 5.0 / 7.0, 1e-12);
+}
+
 /* power.rerun_ratio_sd = 0 (#50 item 11): no prior, and still learnt from the nights (the
  * cap of 5 times the setting once made it 0 for ever): two nights 1% apart teach their
  * spread whole; none: 0. */
@@ -584,6 +646,9 @@ int main(void)
         TH_TEST(test_spread_pulled_toward_the_settings),
         TH_TEST(test_spread_the_cycles_explain_teaches_nothing),
         TH_TEST(test_an_odd_night_a_step_or_a_wide_run_teaches_little),
+        TH_TEST(test_repeats_and_a_broken_night),
+        TH_TEST(test_a_broken_night_leaves_fewer_differences),
+        TH_TEST(test_pooled_degrees_of_freedom),
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_a_copy_of_a_log_is_one_run),

@@ -95,17 +95,27 @@ static void test_sd_of_steps_rms(void **state)
 {
     double d[] = { 1, -1, 1, -1, 100 };
     size_t k;
-    th_assert_close(tb_sd_of_steps_rms(d, 5, &k), sqrt(4 / 8.0), 1e-12);
+    th_assert_close(tb_sd_of_steps_rms(d, 5, 0, &k), sqrt(4 / 8.0), 1e-12);
     assert_int_equal(k, 4);
     assert_true(d[4] == 100 && d[1] == -1);
     double e[] = { -2, 4 };
-    th_assert_close(tb_sd_of_steps_rms(e, 2, &k), sqrt((4 + 16) / 4.0), 1e-12);
+    th_assert_close(tb_sd_of_steps_rms(e, 2, 0, &k), sqrt((4 + 16) / 4.0), 1e-12);
     assert_int_equal(k, 2);
-    assert_true(isnan(tb_sd_of_steps_rms(e, 0, NULL)));
+    assert_true(isnan(tb_sd_of_steps_rms(e, 0, 0, NULL)));
     /* a median of 0: three repeats and one step; the step kept, not a spread of 0 */
     double z[] = { 0, 0, 0, 0.002 };
-    th_assert_close(tb_sd_of_steps_rms(z, 4, &k), sqrt(0.002 * 0.002 / 8.0), 1e-15);
+    th_assert_close(tb_sd_of_steps_rms(z, 4, 0, &k), sqrt(0.002 * 0.002 / 8.0), 1e-15);
     assert_int_equal(k, 4);
+    th_assert_close(tb_sd_of_steps_rms(z, 4, 0.004, &k), sqrt(0.002 * 0.002 / 8.0), 1e-15);
+    assert_int_equal(k, 4);   /* 0.002 is within 4 sqrt 2 x 0.004 = 0.0226 */
+    /* repeats around a broken night (a ratio of 9000 among 1.0000s): its two differences
+     * are past the cut zero_sd gives, the repeats' spread of 0 is what is left; without a
+     * zero_sd nothing is cut and the broken night is the whole spread */
+    double b[] = { 0, 0, 9.1, -9.1, 0, 0 };
+    assert_true(tb_sd_of_steps_rms(b, 6, 0.004, &k) == 0);
+    assert_int_equal(k, 4);
+    th_assert_close(tb_sd_of_steps_rms(b, 6, 0, &k), sqrt(2 * 9.1 * 9.1 / 12.0), 1e-12);
+    assert_int_equal(k, 6);
     th_assert_close(tb_steps_rms_df(1), 1, 1e-12);
     th_assert_close(tb_steps_rms_df(4), 32.0 / 11.0, 1e-12);
     assert_true(tb_steps_rms_df(0) == 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "energy/meter_internal.h"
 #include "energy/rerun.h"
 #include "lib/util.h"
 #include "lib/version.h"
@@ -135,7 +136,8 @@ static void cadence_line(const struct tb_energy *e, struct tb_csvlog *log,
     const struct tb_power_device *d = tb_sampler_device(e->sampler);
     char limit[256];
     if (isfinite(d->limit_w))
-        snprintf(limit, sizeof(limit), "%.1f W (%s)", d->limit_w, d->limit_how);
+        snprintf(limit, sizeof(limit), "%.1f W (%s); a block at %.0f%% of it or more is "
+                 "capped", d->limit_w, d->limit_how, 100 * TB_METER_AT_LIMIT);
     else
         snprintf(limit, sizeof(limit), "%s", d->limit_how[0] ? d->limit_how : "not known");
     tb_csvlog_meta(log, TB_META(power_cadence), "%s; rails: %s; total: %s; gpu: %s; "

@@ -284,15 +284,19 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
         out->within_df = fmin(wdf, TB_RERUN_WITHIN_DF_MAX);
     }
     if (d) {
-        /* the differences left out (broken nights, steps) take their share of ddf along */
+        /* the differences left out (broken nights, steps) take their share of ddf along,
+         * and count for nothing: the settings' weight and the learned-alone rule go by the
+         * ones kept (a broken night among six nights leaves three, not five); where half
+         * are 0 (repeats) the settings' sd sets the cut (tb_sd_of_steps_rms) */
         size_t kr, kj;
-        double nu = tb_median(cyc, n), sr = tb_sd_of_steps_rms(dr, d, &kr);
-        double sj = tb_sd_of_steps_rms(dj, d, &kj);
+        double nu = tb_median(cyc, n);
+        double sr = tb_sd_of_steps_rms(dr, d, pc->rerun_ratio_sd, &kr);
+        double sj = tb_sd_of_steps_rms(dj, d, pc->rerun_abs_sd, &kj);
         double ex = sr * sr - median_var(own, n, nu), s2 = fmax(0.0, ex), dfj;
-        out->ratio = pulled(pc->rerun_ratio_sd, s2, d, ddf * (double)kr / (double)d,
+        out->ratio = pulled(pc->rerun_ratio_sd, s2, kr, ddf * (double)kr / (double)d,
                             &out->ratio_df);
-        out->ratio_excess = d >= TB_RERUN_POOL_MIN ? ex : NAN;
-        out->abs = pulled(pc->rerun_abs_sd, sj * sj, d, ddf * (double)kj / (double)d, &dfj);
+        out->ratio_excess = kr >= TB_RERUN_POOL_MIN ? ex : NAN;
+        out->abs = pulled(pc->rerun_abs_sd, sj * sj, kj, ddf * (double)kj / (double)d, &dfj);
         out->pairs = (int)d;
         out->runs = (int)runs;
     }

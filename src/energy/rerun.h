@@ -85,10 +85,10 @@ double tb_rerun_cycles_df(int cycles);
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
  *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
- *   night or a step left out);  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   night or a step left out; the setting's sd where their median is 0);  ratio: s2 = max(0, v - o), o the runs' own variance
  *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
  *   interval holds the rest);
- *   D = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
+ *   D (here: the differences kept) = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
  *   TB_RERUN_PRIOR_RUNS, at most TB_RERUN_MAX_FACTOR x p where p > 0; else sqrt(s2), whose
  *   degrees of freedom are the mean square's, 2 m^2 / (3 m - 1) for a series' m
  *   differences (tb_steps_rms_df), summed, times the share of differences kept.

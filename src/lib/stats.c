@@ -28,7 +28,7 @@ double tb_sd_of_steps(double *d, size_t n)
     return tb_median(d, n) / (0.6745 * sqrt(2.0));
 }
 
-double tb_sd_of_steps_rms(const double *d, size_t n, size_t *kept)
+double tb_sd_of_steps_rms(const double *d, size_t n, double zero_sd, size_t *kept)
 {
     double *a = n ? malloc(n * sizeof(double)) : NULL;
     if (kept)
@@ -38,8 +38,11 @@ double tb_sd_of_steps_rms(const double *d, size_t n, size_t *kept)
     for (size_t i = 0; i < n; i++)
         a[i] = d[i];
     double out = TB_STEPS_OUT * sqrt(2.0) * tb_sd_of_steps(a, n), ss = 0;
+    /* half the differences 0 (ratios logged to a few digits repeat): the median says no
+     * scale, so the cut takes the caller's (a broken night among repeats moves two
+     * differences by a factor of thousands: kept, it alone was the spread), none without */
     if (!(out > 0))
-        out = INFINITY;   /* half the differences 0 (ratios logged to a few digits): no cut */
+        out = zero_sd > 0 ? TB_STEPS_OUT * sqrt(2.0) * zero_sd : INFINITY;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (fabs(d[i]) <= out) {

@@ -21,14 +21,17 @@ double tb_median(double *x, size_t n);
 double tb_sd_of_steps(double *d, size_t n);
 /* The same sd from the differences' mean square (von Neumann's), leaving out each |d| over
  * TB_STEPS_OUT times the median-based sd of a difference (a broken night moves two, a
- * level change one; for normal noise a difference 4 sds out comes 6 times in 100000, so
- * the cut all but never takes a real one). Its efficiency is about twice the median's
- * (2m/3 of m degrees of freedom against 0.37 m), so an interval built on it is narrower
- * for the same coverage. Where half the differences or more are 0 (a median of 0: ratios
- * logged to a few digits that repeat) nothing is left out. d is not reordered; *kept (may be NULL): the differences used.
- * NAN for n = 0 or no memory. */
+ * level change one; for normal noise a difference 4 true sds out comes 6 times in 100000,
+ * but the median of 3-20 differences is itself noisy: in 2-4% of such pools the cut takes
+ * one real difference, and the mean square reads 1-3% low on average). Its efficiency is
+ * about twice the median's (2m/3 of m degrees of freedom against 0.37 m), so an interval
+ * built on it is narrower for the same coverage. Where half the differences or more are 0 (a median of 0: ratios
+ * logged to a few digits that repeat) the cut is TB_STEPS_OUT times the difference's sd
+ * that zero_sd (the sd of one value) gives, sqrt 2 zero_sd; none where zero_sd is not > 0.
+ * d is not reordered; *kept (may be NULL): the differences used (at least half where the
+ * median is not 0). NAN for n = 0 or no memory. */
 #define TB_STEPS_OUT 4.0
-double tb_sd_of_steps_rms(const double *d, size_t n, size_t *kept);
+double tb_sd_of_steps_rms(const double *d, size_t n, double zero_sd, size_t *kept);
 /* Its degrees of freedom over m successive differences of one series of normal values:
  * the sum of their squares has mean 2 m s^2 and variance (12 m - 4) s^4 (neighbouring
  * differences share a value: covariance of their squares 2 s^4), so 2 m^2 / (3 m - 1)

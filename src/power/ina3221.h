@@ -24,7 +24,7 @@ struct tb_ina3221_oc {
     char alarm[PATH_MAX];                /* the total rail's currK_crit_alarm; "" none */
     char event[TB_INA3221_OC_MAX][PATH_MAX];   /* soctherm_oc's ocK_event_cnt files */
     int nevent;
-    unsigned long long events;           /* their sum at the last reading */
+    long events[TB_INA3221_OC_MAX];      /* each counter at the last reading */
     bool events_read;                    /* events holds a reading */
 };
 
@@ -36,7 +36,8 @@ struct tb_ina3221_oc {
 void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
                         const char *name, const char *volt, int ch, bool hwmon);
 /* With each reading: has_reasons where a file of the throttle was read, and
- * TB_POWER_REASON_OC where the alarm reads 1 or a counter grew since the last reading. A
+ * TB_POWER_REASON_OC where the alarm reads 1 or a counter grew since the last reading (each
+ * counter against its own: one reset or wrapped while another grew still says so). A
  * file that fails is warned of once and read no more. Allocates nothing of its own. */
 void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out);
 

@@ -57,9 +57,9 @@ static void hwmon_limit(struct tb_ina3221_oc *o, const char *dir, const char *na
     if (limit_value(o, p, 1000000, &ma) || limit_value(o, volt, OC_MAX_MV, &mv))
         return;
     o->limit_w = (double)ma * (double)mv / 1e6;
-    snprintf(o->limit_how, sizeof(o->limit_how), "INA3221 %s curr%d_crit %ld mA x in%d_input "
-             "%ld mV, the bus voltage read at open (the over-current throttle)", name, ch, ma,
-             ch, mv);
+    snprintf(o->limit_how, sizeof(o->limit_how), "the over-current throttle's: INA3221 %s "
+             "curr%d_crit %ld mA x in%d_input %ld mV, the bus voltage at the run's start", name,
+             ch, ma, ch, mv);
 }
 
 /* JetPack 4's IIO driver: crit_power_limit_K (mW) where it reads, else
@@ -71,8 +71,8 @@ static void iio_limit(struct tb_ina3221_oc *o, const char *dir, const char *name
     snprintf(p, sizeof(p), "%s/crit_power_limit_%d", dir, ch);
     if (limit_value(o, p, 1000000000, &mw) == 0) {
         o->limit_w = (double)mw / 1e3;
-        snprintf(o->limit_how, sizeof(o->limit_how), "INA3221 %s crit_power_limit_%d %ld mW "
-                 "(the over-current throttle)", name, ch, mw);
+        snprintf(o->limit_how, sizeof(o->limit_how), "the over-current throttle's: INA3221 %s "
+                 "crit_power_limit_%d %ld mW", name, ch, mw);
         return;
     }
     snprintf(p, sizeof(p), "%s/crit_current_limit_%d", dir, ch);
@@ -80,9 +80,9 @@ static void iio_limit(struct tb_ina3221_oc *o, const char *dir, const char *name
     if (limit_value(o, p, 1000000, &ma) || limit_value(o, pv, OC_MAX_MV, &mv))
         return;
     o->limit_w = (double)ma * (double)mv / 1e6;
-    snprintf(o->limit_how, sizeof(o->limit_how), "INA3221 %s crit_current_limit_%d %ld mA x "
-             "in_voltage%d_input %ld mV, the bus voltage read at open (the over-current "
-             "throttle)", name, ch, ma, ch, mv);
+    snprintf(o->limit_how, sizeof(o->limit_how), "the over-current throttle's: INA3221 %s "
+             "crit_current_limit_%d %ld mA x in_voltage%d_input %ld mV, the bus voltage at the "
+             "run's start", name, ch, ma, ch, mv);
 }
 
 /* The soctherm_oc hwmon device's event counters, where the kernel has one: the
@@ -180,18 +180,21 @@ void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out)
             o->alarm[0] = 0;
         }
     }
-    unsigned long long sum = 0;
+    long now[TB_INA3221_OC_MAX];
     int k;
-    for (k = 0; k < o->nevent && reason_value(o->event[k], &v, LONG_MAX) == 0; k++)
-        sum += (unsigned long long)v;
+    for (k = 0; k < o->nevent && reason_value(o->event[k], &now[k], LONG_MAX) == 0; k++)
+        ;
     if (k < o->nevent) {
-        o->nevent = 0;   /* a counter lost: the sum means nothing more */
+        o->nevent = 0;   /* a counter lost (a BPMP that stopped answering holds them all) */
     } else if (o->nevent > 0) {
         said = true;
-        /* grown since the last reading: an event between the two (a counter that went
-         * back, a driver reloaded, is a new start, not an event) */
-        mask |= o->events_read && sum > o->events ? TB_POWER_REASON_OC : 0;
-        o->events = sum;
+        /* grown since the last reading: an event between the two. Each counter against
+         * its own: one that went back (wrapped, its driver reloaded) is a new start, not an
+         * event, and does not hide another's growth, as their sum would */
+        for (k = 0; k < o->nevent; k++) {
+            mask |= o->events_read && now[k] > o->events[k] ? TB_POWER_REASON_OC : 0;
+            o->events[k] = now[k];
+        }
         o->events_read = true;
     }
     out->has_reasons = said;
