@@ -448,10 +448,59 @@ static void test_overcurrent_reasons(void **state)
     fake_close(&f);
 }
 
+/* A counter that fails for a moment (its file gone while the driver reloads: ENOENT, as
+ * the BPMP's EIO) is read again: the readings meanwhile say nothing of the counters, the
+ * growth over the gap shows at the next, and nothing is warned; one that fails
+ * TB_INA3221_OC_TRIES readings in a row is warned of, once, and read no more. */
+static void test_overcurrent_counter_gone_for_a_while(void **state)
+{
+    struct fake f;
+    char why[256], p[1024];
+    struct tb_power_sample s;
+    fake_open(&f, "ina3221/orin-nx.txt", 7);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/name", "soctherm_oc\n"));
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "7\n"));
+    snprintf(p, sizeof(p), "%s/sys/class/hwmon/hwmon3/oc3_event_cnt", f.root);
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
+    th_stderr_begin();
+    assert_int_equal(unlink(p), 0);
+    for (int k = 0; k < 3; k++) {
+        sample_ok(&f, &s);
+        assert_true(s.reasons == 0);
+    }
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "9\n"));   /* back, grown */
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == TB_POWER_REASON_OC);
+    sample_ok(&f, &s);
+    assert_true(s.has_reasons && s.reasons == 0);
+    char *err = th_stderr_end();
+    assert_null(strstr(err, "over-current"));
+    free(err);
+    th_stderr_begin();
+    assert_int_equal(unlink(p), 0);
+    for (int k = 0; k < TB_INA3221_OC_TRIES + 3; k++)
+        sample_ok(&f, &s);
+    free(th_write(f.root, "sys/class/hwmon/hwmon3/oc3_event_cnt", "12\n"));
+    sample_ok(&f, &s);   /* read no more: the growth is not seen */
+    assert_true(s.reasons == 0);
+    err = th_stderr_end();
+    char want[64];
+    snprintf(want, sizeof(want), "(%d readings in a row): read no more this run",
+             TB_INA3221_OC_TRIES);
+    th_must_have(err, want);
+    assert_non_null(strstr(err, "oc3_event_cnt"));
+    assert_null(strstr(strstr(err, want) + 1, "over-current"));   /* said once */
+    free(err);
+    fake_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nano_iio),
+        cmocka_unit_test(test_overcurrent_counter_gone_for_a_while),
         cmocka_unit_test(test_nano_sensor_mode),
         cmocka_unit_test(test_orin_nx_hwmon),
         cmocka_unit_test(test_agx_orin_two_chips),

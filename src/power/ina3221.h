@@ -26,7 +26,9 @@ struct tb_ina3221_oc {
     int nevent;
     long events[TB_INA3221_OC_MAX];      /* each counter at the last reading */
     bool events_read;                    /* events holds a reading */
+    int alarm_fails, event_fails;        /* readings in a row that failed, for a while */
 };
+#define TB_INA3221_OC_TRIES 20           /* ... at most (a second of readings at 50 ms) */
 
 /* At open: the limit of the rail the night's total is (name; its bus-voltage file volt on
  * hwmon, or its in_powerK_input on the IIO layout; channel K ch; NULL when the total is no
@@ -38,7 +40,9 @@ void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
 /* With each reading: has_reasons where a file of the throttle was read, and
  * TB_POWER_REASON_OC where the alarm reads 1 or a counter grew since the last reading (each
  * counter against its own: one reset or wrapped while another grew still says so). A
- * file that fails is warned of once and read no more. Allocates nothing of its own. */
+ * read that fails as a driver's may now and then (EIO, ENOENT) leaves that reading without
+ * its part and is tried again, TB_INA3221_OC_TRIES readings in a row at most; a file that
+ * fails otherwise, or that often, is warned of once and read no more. Allocates nothing. */
 void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out);
 
 #endif

@@ -152,8 +152,12 @@ void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
     }
 }
 
-/* One file of the throttle: 0 with *v, or -1 after saying, once, that it is read no more. */
-static int reason_value(const char *path, long *v, long most)
+/* One file of the throttle: 0 with *v; 1 where this reading failed as a driver's read may
+ * fail now and then (EIO from the BPMP, ENOENT while a driver reloads: tried again next
+ * reading, up to TB_INA3221_OC_TRIES in a row); -1 after saying, once, that it is read no
+ * more (a link, not a regular file, garbage, a read past the deadline: tried again, such a
+ * read would cost the sampler its deadline each time; no permission; or too many in a row). */
+static int reason_value(const char *path, long *v, long most, int *fails)
 {
     char why[PATH_MAX + 160];
     int rc = tb_ina3221_read_value(path, v, why, sizeof(why));
@@ -161,9 +165,19 @@ static int reason_value(const char *path, long *v, long most)
         snprintf(why, sizeof(why), "'%s' holds %ld", path, *v);
         rc = -EINVAL;
     }
-    if (rc == 0)
+    if (rc == 0) {
+        *fails = 0;
         return 0;
-    warning("INA3221 over-current: %s: read no more this run", why);
+    }
+    bool lasting = rc == -ELOOP || rc == -EINVAL || rc == -ETIMEDOUT || rc == -EACCES ||
+                   rc == -EPERM || rc == -ENAMETOOLONG;
+    if (!lasting && ++*fails < TB_INA3221_OC_TRIES)
+        return 1;
+    if (lasting)
+        warning("INA3221 over-current: %s: read no more this run", why);
+    else
+        warning("INA3221 over-current: %s (%d readings in a row): read no more this run", why,
+                *fails);
     return -1;
 }
 
@@ -173,24 +187,27 @@ void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out)
     unsigned long long mask = 0;
     long v;
     if (o->alarm[0]) {
-        if (reason_value(o->alarm, &v, 1) == 0) {
+        int rc = reason_value(o->alarm, &v, 1, &o->alarm_fails);
+        if (rc == 0) {
             said = true;
             mask |= v ? TB_POWER_REASON_OC : 0;
-        } else {
+        } else if (rc < 0) {
             o->alarm[0] = 0;
         }
     }
     long now[TB_INA3221_OC_MAX];
-    int k;
-    for (k = 0; k < o->nevent && reason_value(o->event[k], &now[k], LONG_MAX) == 0; k++)
+    int k, rc = 0;
+    for (k = 0; k < o->nevent && (rc = reason_value(o->event[k], &now[k], LONG_MAX,
+                                                    &o->event_fails)) == 0; k++)
         ;
-    if (k < o->nevent) {
+    if (rc < 0) {
         o->nevent = 0;   /* a counter lost (a BPMP that stopped answering holds them all) */
-    } else if (o->nevent > 0) {
+    } else if (rc == 0 && o->nevent > 0) {
         said = true;
         /* grown since the last reading: an event between the two. Each counter against
          * its own: one that went back (wrapped, its driver reloaded) is a new start, not an
-         * event, and does not hide another's growth, as their sum would */
+         * event, and does not hide another's growth, as their sum would. A reading that
+         * failed in between leaves events as they were: growth over it shows at the next. */
         for (k = 0; k < o->nevent; k++) {
             mask |= o->events_read && now[k] > o->events[k] ? TB_POWER_REASON_OC : 0;
             o->events[k] = now[k];
