@@ -197,7 +197,8 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
             continue;
         const struct tb_log_rec *a = c[i].a;
         v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb,
-                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_ci95, a->power_cycles),
+                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_ci95,
+                                                         a->power_cycles),
                                         a->power_cycles };
     }
     free(c);
@@ -239,8 +240,9 @@ static double median_var(double *x, size_t n, double df)
     return m / (b * b * b);
 }
 
-/* The learned variance s2 over d differences (ddf degrees of freedom), pulled toward the setting p (k differences'
- * weight) while d is small, capped at TB_RERUN_MAX_FACTOR x p where p > 0. */
+/* The learned variance s2 over d differences (ddf degrees of freedom), pulled toward the
+ * setting p (k differences' weight) while d is small, capped at TB_RERUN_MAX_FACTOR x p
+ * where p > 0. */
 static double pulled(double p, double s2, size_t d, double ddf, double *df)
 {
     if (d >= TB_RERUN_POOL_MIN || !(p > 0)) {
@@ -321,9 +323,9 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
     double vw = 2.0 * s2 / cycles, b = bw && isfinite(bw->ratio) ? bw->ratio : 0.0;
     double vb = 2.0 * b * b;
     /* learned alone, the excess enters as it was estimated, below 0 too: clipped at 0, its
-     * noise alone (then median-based, 0.37 d degrees of freedom) made the interval 14% wider than
-     * an oracle's where nights do not differ (meter-sim --between-pct 0: 98% of the next
-     * nights held); the sum never below half the night's own part */
+     * noise alone (then median-based, 0.37 d degrees of freedom) made the interval 14%
+     * wider than an oracle's where nights do not differ (meter-sim --between-pct 0: 98% of
+     * the next nights held); the sum never below half the night's own part */
     if (bw && bw->pairs >= TB_RERUN_POOL_MIN && isfinite(bw->ratio_excess))
         vb = 2.0 * bw->ratio_excess;
     double var = fmax(vw + vb, TB_RERUN_EXCESS_FLOOR * vw);
