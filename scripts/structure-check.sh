@@ -319,6 +319,20 @@ function sort_words(s,    a, n, i, j, t, out) {
     return out
 }
 function indent(s) { gsub(/\n/, "\n      ", s); return s }
+# The includes of the modules of circle c to each other, a line each (only those crossing a
+# folder where across is 1).
+function circle_edges(c, across,    u, n2, e, j, w, out) {
+    for (u = 1; u <= nmod; u++) {
+        if (mcomp[u] != c) continue
+        n2 = split(madj[u], e, " ")
+        for (j = 1; j <= n2; j++) {
+            w = e[j] + 0
+            if (mcomp[w] == c && (!across || dirname(mname[u]) != dirname(mname[w])))
+                out = out "\n    " mname[u] " -> " mname[w] ": " indent(medge[u, w])
+        }
+    }
+    return out
+}
 # Every "src/....c|h|cu" in file f (not part of a longer path) that is no file of ROOT: one
 # error each. ROOT is src or ends in /src; a name is looked for beside ROOT.
 function names_in(f,    line, ln, rest, at, pre, m, p, top) {
@@ -469,30 +483,14 @@ END {
             nacross++; status = 1
             msg = "structure-check: error: a circle across folders (" folders "): " names "\n" \
                   "  its includes that cross a folder (cut one to break it):"
-            for (u = 1; u <= nmod; u++) {
-                if (mcomp[u] != c) continue
-                n2 = split(madj[u], e, " ")
-                for (j = 1; j <= n2; j++) {
-                    w = e[j] + 0
-                    if (mcomp[w] == c && dirname(mname[u]) != dirname(mname[w]))
-                        msg = msg "\n    " mname[u] " -> " mname[w] ": " indent(medge[u, w])
-                }
-            }
+            msg = msg circle_edges(c, 1)
             errors[++nerr] = msg
             circ_words = circ_words "\n  across folders: " names
         } else {
             ninside++; status = 1
             msg = "structure-check: error: a circle inside " folders ": " names "\n" \
                   "  its includes (cut one: a private header names the public one\x27s types, or a shared part gets its own file):"
-            for (u = 1; u <= nmod; u++) {
-                if (mcomp[u] != c) continue
-                n2 = split(madj[u], e, " ")
-                for (j = 1; j <= n2; j++) {
-                    w = e[j] + 0
-                    if (mcomp[w] == c)
-                        msg = msg "\n    " mname[u] " -> " mname[w] ": " indent(medge[u, w])
-                }
-            }
+            msg = msg circle_edges(c, 0)
             errors[++nerr] = msg
             circ_words = circ_words "\n  inside " folders ": " names
         }
