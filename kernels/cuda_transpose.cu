@@ -821,6 +821,24 @@ __device__ __forceinline__ void bp_load(uint4 (&v)[N][4],
 {
     typedef bp_geo<E, T, D, AL, S> G;
     const long rbase = (long)ty * t.trr - t.halo;
+    /* A tile whose rows all lie in the matrix and whose last row's S bytes from its first
+     * chunk lie in the input (every tile but the edges: block-uniform) loads each chunk
+     * without checks, the row's first byte carried from row to row by one add. The chunks
+     * read here that the checked path leaves 0 are past the segment's ncols (the writer
+     * skips those columns) or the neighbour of a chunk realigned by 0 bytes (unused). */
+    if (rbase >= 0 && rbase + G::NR <= t.rows &&
+        ((idx_t)(rbase + G::NR - 1) * t.cols + t.x0) * E + S <= total) {
+        const idx_t step = (idx_t)t.cols * E;
+#pragma unroll
+        for (int k = 0; k < G::ITEMS; k++) {
+            const int u = k * G::THREADS + tid, ch = u % G::LPR, g = u / G::LPR;
+            idx_t first = ((idx_t)(rbase + 4 * g) * t.cols + t.x0) * E;
+#pragma unroll
+            for (int i = 0; i < 4; i++, first += step)
+                v[k][i] = *reinterpret_cast<const uint4 *>(inb + (first & ~(idx_t)15) + 16 * ch);
+        }
+        return;
+    }
 #pragma unroll
     for (int k = 0; k < G::ITEMS; k++) {
         const int u = k * G::THREADS + tid, ch = u % G::LPR, g = u / G::LPR;
@@ -881,14 +899,21 @@ __device__ __forceinline__ void bp_write(const unsigned *sm, unsigned char *__re
     typedef typename v16_bits<E>::t B;
     const int lane = tid & 31, warp = tid >> 5;
     const long y0 = (long)ty * t.trr;
+    /* A warp's steps of THREADS / 32 warp tiles keep its vector q (QWN = D divides them) and
+     * move its output row by T / 8: q is fixed, and the row's first element o x rows is
+     * carried by one add per step rather than a 64-bit multiply. */
+    static_assert((G::THREADS / 32) % G::QWN == 0, "a warp's vector must not change");
+    const int q = (warp % G::QWN) * G::NQ + lane % G::NQ;      /* vector in its segment */
+    if (q * G::V >= t.trr)
+        return;
+    int c = (warp / G::QWN) * G::NC + lane / G::NQ;            /* output row in tile */
+    idx_t orow = (idx_t)(t.x0 + c) * t.rows;
+    const int cstep = G::THREADS / 32 / G::QWN * G::NC;
+    const idx_t ostep = (idx_t)cstep * t.rows;
 #pragma unroll 1
-    for (int w = warp; w < G::WTILES; w += G::THREADS / 32) {
-        const int c = (w / G::QWN) * G::NC + lane / G::NQ;     /* output row in tile */
-        const int q = (w % G::QWN) * G::NQ + lane % G::NQ;     /* vector in its segment */
-        if (c >= t.ncols || q * G::V >= t.trr)
-            continue;
-        const long o = t.x0 + c;
-        const int e = t.halo ? (int)(((idx_t)o * t.rows) & (G::H - 1)) : 0;
+    for (int w = warp; w < G::WTILES && c < t.ncols; w += G::THREADS / 32, c += cstep,
+             orow += ostep) {
+        const int e = t.halo ? (int)((unsigned)orow & (G::H - 1)) : 0;
         const long col = y0 - e + (long)q * G::V;              /* first output column */
         const int b = (t.halo - e) * E + 16 * q;               /* its byte in the shared row */
         const int w0 = b >> 2, sw = BP_SW(E, S, c);
@@ -903,7 +928,7 @@ __device__ __forceinline__ void bp_write(const unsigned *sm, unsigned char *__re
 #pragma unroll
         for (int j = 0; j < 4; j++)
             pk[j] = __funnelshift_r(x[j], x[j + 1], s);
-        B *dst = reinterpret_cast<B *>(outb) + (idx_t)o * t.rows + col;
+        B *dst = reinterpret_cast<B *>(outb) + orow + col;
         if (col >= 0 && col + G::V <= t.rows) {
             asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(pk[0]),
                          "r"(pk[1]), "r"(pk[2]), "r"(pk[3]) : "memory");
