@@ -575,30 +575,6 @@ __device__ __forceinline__ void v16_fetch(v16_strip<LOADS> &s, const unsigned ch
                                           int nrows, idx_t total)
 {
     typedef v16_geo<E, THREADS, IN_ALIGNED, SEGR, SEGC> G;
-    /* A tile whose rows all lie in the matrix and whose last row's chunks, the extra one
-     * included, lie in the input (all but the edge tiles: block-uniform) loads without the
-     * checks, each row's first byte one add from the last. What the checked path leaves 0
-     * here is past the segment's ncols (the writer never reads it) or the neighbour of a
-     * chunk realigned by 0 bytes. */
-    if (rbase >= 0 && rbase + nrows <= rows &&
-        ((idx_t)(rbase + nrows - 1) * cols + x0) * E + 16 * (G::LPR + 1) <= total) {
-#pragma unroll
-        for (int k = 0; k < LOADS; k++) {
-            const int idx = k * THREADS + (int)threadIdx.x;
-            const int l = idx / G::CPR, ch = idx % G::CPR;
-            s.v[k] = s.x[k] = make_uint4(0, 0, 0, 0);
-            s.d[k] = 0;
-            if (idx >= G::NR * G::CPR || l >= nrows)
-                continue;
-            const idx_t first = ((idx_t)(rbase + l) * cols + x0) * E;
-            const idx_t at = (first & ~(idx_t)15) + 16 * (idx_t)ch;
-            s.d[k] = (unsigned)(first & 15);
-            s.v[k] = *reinterpret_cast<const uint4 *>(inb + at);
-            if (!TB_V16_RAW && !IN_ALIGNED && ch == G::LPR - 1)
-                s.x[k] = *reinterpret_cast<const uint4 *>(inb + at + 16);
-        }
-        return;
-    }
 #pragma unroll
     for (int k = 0; k < LOADS; k++) {
         const int idx = k * THREADS + (int)threadIdx.x;
@@ -663,14 +639,11 @@ __device__ __forceinline__ void v16_fetch_el(unsigned *sm, const T *__restrict__
     const B *__restrict__ p = inw + (idx_t)(rbase + l0) * cols + x0 + c;
     const idx_t step = (idx_t)RPK * cols;
     B v[N];
-    /* rows all in the matrix (all but the edge tiles): no row checks */
-    const bool inner = rbase >= 0 && rbase + nrows <= rows;
 #pragma unroll
     for (int k = 0; k < N; k++) {
         const int l = l0 + k * RPK;
         const long r = rbase + l;
-        v[k] = col_ok && l < G::NR && l < nrows && (inner || (r >= 0 && r < rows)) ? p[k * step]
-                                                                                : (B)0;
+        v[k] = col_ok && l < G::NR && l < nrows && r >= 0 && r < rows ? p[k * step] : (B)0;
     }
 #pragma unroll
     for (int k = 0; k < N; k++) {
@@ -691,17 +664,14 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
     const int E = sizeof(T), V = G::V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned char *smb = reinterpret_cast<const unsigned char *>(sm);
-    /* As bperm16's writer: a warp's steps keep its vector q and move its output row by
-     * WARPS / QW x NC, whose first element o x rows is carried by one add. */
-    static_assert(G::WARPS % G::QW == 0, "a warp's vector must not change");
-    const int q = (warp % G::QW) * G::NQ + lane % G::NQ;       /* vector in its segment */
-    int oc = (warp / G::QW) * G::NC + lane / G::NQ;            /* output row in tile */
-    idx_t orow = (idx_t)(x0 + oc) * rows;
-    const int ostep = G::WARPS / G::QW * G::NC;
 #pragma unroll 1
-    for (int w = warp; w < G::WTILES && oc < ncols; w += G::WARPS, oc += ostep,
-             orow += (idx_t)ostep * rows) {
-        const int e = halo ? (int)((unsigned)orow & (32 / E - 1)) : 0;
+    for (int w = warp; w < G::WTILES; w += G::WARPS) {
+        const int oc = (w / G::QW) * G::NC + lane / G::NQ;     /* output row in tile */
+        const int q = (w % G::QW) * G::NQ + lane % G::NQ;      /* vector in its segment */
+        const long o = x0 + oc;
+        if (oc >= ncols)
+            continue;
+        const int e = halo ? (int)(((idx_t)o * rows) & (32 / E - 1)) : 0;
         const long col = y0 - e + (long)q * V;                 /* first output column */
         /* the V elements packed into four words by shifts, then stored in one instruction:
          * with a union of T[V] and uint4 stored as C, nvcc emitted four 32-bit stores for
@@ -723,7 +693,7 @@ __device__ __forceinline__ void v16_write(const unsigned *sm, T *__restrict__ ou
                 pk[(i * E) / 4] |= (unsigned)x << ((i * E * 8) % 32);
             }
         }
-        B *dst = reinterpret_cast<B *>(out + orow + col);
+        B *dst = reinterpret_cast<B *>(out + (idx_t)o * rows + col);
         if (col >= 0 && col + V <= rows) {
             /* one 16-byte store, said in PTX: as C, nvcc split it into 32-bit stores next to
              * the element-wise edge path below */
