@@ -14,5 +14,11 @@ void tb_clock_fake(int64_t start_ns);
 /* Asked once by lib/clock.c at the clock's first use: the fake clock's ops when
  * TB_FAKE_CLOCK is set (and not 0), else NULL. */
 const struct tb_clock_ops *tb_clock_test_hook(void);
+/* The grace in use (ms): TB_FAKE_CLOCK_GRACE_MS from the environment (1 to 5000), else
+ * TB_CLOCK_GRACE_MS. Under valgrind, which runs one thread at a time, a thread waiting for
+ * its turn reads as sleeping in /proc, not running: the grace must outlast those turns, or
+ * time moves under a thread that is only waiting for valgrind (scripts/run-tests.sh sets
+ * 200 there). */
+long tb_fake_clock_grace_ms(void);
 
 #endif
