@@ -26,8 +26,9 @@ double tb_sd_of_steps(double *d, size_t n);
  * one real difference, and the mean square reads 1-3% low on average). Its efficiency is
  * about twice the median's (2m/3 of m degrees of freedom against 0.37 m), so an interval
  * built on it is narrower for the same coverage. Where half the differences or more are 0
- * (a median of 0: ratios logged to a few digits that repeat) the cut is TB_STEPS_OUT times the difference's sd
- * that zero_sd (the sd of one value) gives, sqrt 2 zero_sd; none where zero_sd is not > 0.
+ * (a median of 0: ratios logged to a few digits that repeat) the cut is TB_STEPS_OUT times
+ * the difference's sd that zero_sd (the sd of one value) gives, sqrt 2 zero_sd; none where
+ * zero_sd is not > 0.
  * d is not reordered; *kept (may be NULL): the differences used (at least half where the
  * median is not 0). NAN for n = 0 or no memory. */
 #define TB_STEPS_OUT 4.0
