@@ -148,7 +148,7 @@ static void night_start_budget(struct night *nt, const char *probe_setting, doub
 /* A kept result planted at the name a night reads: the probe's own text. */
 static char *plant(const char *model, double tau_ms)
 {
-    struct tb_stepfit f = { model, tau_ms, 3, 0, 0.01, 0.05 };
+    struct tb_stepfit f = { model, tau_ms, 3, 0, 0.01, 0.05, "", "" };
     char text[1024];
     assert_true(tb_stepfit_format(&f, "jetson-orin-nx", "R35.4.1", text, sizeof text) > 0);
     char dir[700];
@@ -255,16 +255,86 @@ static void test_night_malformed_result(void **state)
     char *path = th_write(dir, RESULT, TB_STEPFIT_HEAD ": hand-edited\nboard = \"x\";\n"
                           "l4t = \"R35.4.1\";\nmodel = \"cubic\";\ntau_ms = 430;\n");
     struct night nt;
+    char want[800];
     night_start(&nt, "auto");
     assert_int_equal(nt.ran, 0);   /* a file is there: not probed over it */
     must_be_sysfs(nt.line);
-    char want[800];
     snprintf(want, sizeof want, "error: %s:4: model: '\"cubic\"' is not", path);
     th_must_have(nt.err, want);
     th_must_have(nt.err, "ignored, the sensor's model stays sysfs's");
     th_must_have(nt.line, " not used: malformed");
     free(nt.err);
+    /* values a parser of finite numbers takes but no probe makes (#58): a 1e12 ms
+     * constant (a night that never ends) and an exponential of 0 ms */
+    static const char *const bad[][2] = {
+        { "tau_ms = 1e12;\n", ":5: tau_ms: 1e12 is outside" },
+        { "tau_ms = 0;\n", ":5: tau_ms: 0 with model \"ema\"" },
+    };
+    for (int i = 0; i < 2; i++) {
+        char text[512];
+        snprintf(text, sizeof text, TB_STEPFIT_HEAD ": hand-edited\nboard = \"jetson-orin-nx\";"
+                 "\nl4t = \"R35.4.1\";\nmodel = \"ema\";\n%s", bad[i][0]);
+        free(path);
+        path = th_write(dir, RESULT, text);
+        night_start(&nt, "auto");
+        assert_int_equal(nt.ran, 0);
+        must_be_sysfs(nt.line);
+        snprintf(want, sizeof want, "error: %s%s", path, bad[i][1]);
+        th_must_have(nt.err, want);
+        th_must_have(nt.err, "ignored, the sensor's model stays sysfs's");
+        th_must_have(nt.line, " not used: malformed");
+        free(nt.err);
+    }
     free(path);
+    board_down();
+}
+
+/* A result of another release or board at this night's name (its folder's owner renamed
+ * it, #58), and a folder another user owns: refused with a warning, the model sysfs's. */
+static void test_night_refuses_renamed_result(void **state)
+{
+    scratch = th_scratch();
+    board_up(0);
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/logs", scratch);
+    static const char *const lines[][2] = {
+        { "board = \"jetson-orin-nx\";\nl4t = \"R35.3.1\";\n",
+          "l4t: \"R35.3.1\" is not this release's \"R35.4.1\"" },
+        { "board = \"jetson-agx-orin\";\nl4t = \"R35.4.1\";\n",
+          "board: \"jetson-agx-orin\" is not this board's \"jetson-orin-nx\"" },
+        { "", "board: \"(none)\" is not" },
+    };
+    struct night nt;
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        snprintf(text, sizeof text, TB_STEPFIT_HEAD ": kept\n%smodel = \"ema\";\n"
+                 "tau_ms = 215;\n", lines[i][0]);
+        char *path = th_write(dir, RESULT, text);
+        night_start(&nt, "never");
+        must_be_sysfs(nt.line);
+        th_must_have(nt.err, "warning: ");
+        th_must_have(nt.err, lines[i][1]);
+        th_must_have(nt.line, " not used: kept for another board or release");
+        free(nt.err);
+        free(path);
+    }
+    if (geteuid() == 0) {   /* root's result in a folder another user owns */
+        free(plant("ema", 215));
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+        night_start(&nt, "never");
+        must_be_sysfs(nt.line);
+        th_must_have(nt.err, "belongs to uid 65534, mode 0755: another user could rename");
+        th_must_have(nt.line, " not used: its folder another user's or writable by others");
+        free(nt.err);
+        assert_int_equal(chown(dir, 0, 0), 0);
+    }
+    assert_int_equal(chmod(dir, 0777), 0);   /* anyone's to rename in */
+    free(plant("ema", 215));
+    night_start(&nt, "never");
+    must_be_sysfs(nt.line);
+    th_must_have(nt.err, "mode 0777: another user could rename");
+    free(nt.err);
+    assert_int_equal(chmod(dir, 0755), 0);
     board_down();
 }
 
@@ -368,6 +438,7 @@ int main(void)
         TH_TEST(test_night_takes_probe_result),
         TH_TEST(test_night_refuses_planted_result),
         TH_TEST(test_night_malformed_result),
+        TH_TEST(test_night_refuses_renamed_result),
         TH_TEST(test_night_probes_when_none),
         TH_TEST(test_night_probe_fails),
         TH_TEST(test_night_log_names_probe),

@@ -198,7 +198,7 @@ static void test_bad_input(void **state)
 
 static void test_file_round_trip(void **state)
 {
-    struct tb_stepfit f = { "ema", 431.25, 2.5, 0, 0.0123, 0.0456 }, g;
+    struct tb_stepfit f = { "ema", 431.25, 2.5, 0, 0.0123, 0.0456, "", "" }, g;
     char buf[1024], why[512];
     assert_true(tb_stepfit_format(&f, "jetson-orin\n\"x", "R35.4.1", buf, sizeof buf) > 0);
     th_must_have(buf, "board = \"jetson-orin__x\";");
@@ -208,6 +208,13 @@ static void test_file_round_trip(void **state)
     char *path = th_write(dir, "probe.cfg", buf);
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), 0);
     assert_string_equal(g.model, "ema");
+    assert_string_equal(g.board, "orin");
+    assert_string_equal(g.l4t, "R35.4.1");
+    assert_int_equal(tb_stepfit_matches(&g, path, "orin", "R35.4.1", why, sizeof why), 0);
+    assert_int_equal(tb_stepfit_matches(&g, path, "orin", "R35.3.1", why, sizeof why), -ESTALE);
+    th_must_have(why, "l4t: \"R35.4.1\" is not this release's \"R35.3.1\"");
+    assert_int_equal(tb_stepfit_matches(&g, path, "nano", "R35.4.1", why, sizeof why), -ESTALE);
+    th_must_have(why, "board: \"orin\" is not this board's \"nano\"");
     th_assert_close(g.tau_ms, 431.25, 1e-9);
     th_assert_close(g.delay_ms, 2.5, 1e-9);
     th_assert_close(g.rms_boxcar_w, 0.0456, 1e-9);
@@ -228,6 +235,24 @@ static void test_file_round_trip(void **state)
     path = th_write(dir, "bad4.cfg", "model = \"ema\";\n");
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
     th_must_have(why, "tau_ms missing");
+    /* each value bounded as the probe bounds it (#58): a finite 1e12 ms constant, an
+     * exponential of 0 ms, a delay past the search range, a point with a length */
+    static const struct { const char *text, *want; } bounded[] = {
+        { "model = \"ema\";\ntau_ms = 1e12;\n", "bounds.cfg:2: tau_ms: 1e12 is outside" },
+        { "model = \"ema\";\ntau_ms = 0;\n", "bounds.cfg:2: tau_ms: 0 with model \"ema\"" },
+        { "tau_ms = 0.1;\nmodel = \"boxcar\";\n", "bounds.cfg:1: tau_ms: 0.1 with model" },
+        { "model = \"point\";\ntau_ms = 3;\n", "a point sensor's is 0" },
+        { "model = \"ema\";\ntau_ms = 430;\ndelay_ms = 500;\n", "bounds.cfg:3: delay_ms" },
+        { "model = \"ema\";\ntau_ms = 430;\nrefresh_ms = 1e300;\n", "bounds.cfg:3: refresh_ms" },
+        { "model = \"ema\";\ntau_ms = 430;\nrms_ema_w = 1e9;\n", "bounds.cfg:3: rms_ema_w" },
+        { "board = \"a b\";\nmodel = \"ema\";\ntau_ms = 430;\n", "bounds.cfg:1: board" },
+    };
+    for (size_t i = 0; i < sizeof bounded / sizeof *bounded; i++) {
+        free(path);
+        path = th_write(dir, "bounds.cfg", bounded[i].text);
+        assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
+        th_must_have(why, bounded[i].want);
+    }
     char missing[600];
     snprintf(missing, sizeof missing, "%s/none.cfg", dir);
     assert_true(tb_stepfit_load(missing, &g, why, sizeof why) < 0);

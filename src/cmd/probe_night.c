@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,50 +110,110 @@ void tb_probe_night_first(struct tb_probe_night *pn)
     free(p);
 }
 
-/* The result at path opened as a night may trust it, read and parsed: 0 with *fit and
- * *mtime, -ENOENT when there is none, -EPERM when it is not this user's or root's or
- * others may write it (a warning), -EINVAL when it is no result (an error); why says which. */
-static int load_checked(const char *path, struct tb_stepfit *fit, time_t *mtime, char *why,
-                        size_t n, char *brief, size_t bn)
+/* Whether st is this user's or root's and writable by no one else (a group of the user's
+ * own aside; a folder everyone writes only when sticky, where no one else may rename what
+ * is in it): the rule a run's board and sweep files pass (measure/board.c, owned_safe). */
+static bool owned_safe(const struct stat *st, bool sticky_ok)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return false;
+    bool group_ok = !(st->st_mode & S_IWGRP) || st->st_gid == getegid();
+    return (group_ok && !(st->st_mode & S_IWOTH)) || (sticky_ok && (st->st_mode & S_ISVTX));
+}
+
+/* The result's folder opened and checked: its descriptor, or -1 with why and brief. The
+ * folder's owner could rename a result of another release (or board) to this name: a
+ * folder another user owns or may write is not read from. */
+static int open_folder(const char *path, char *why, size_t n, char *brief, size_t bn)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (dfd >= 0 && fstat(dfd, &st) == 0 && owned_safe(&st, true))
+        return dfd;
+    if (dfd < 0)
+        snprintf(why, n, "probe result '%s': its folder: %s", path, strerror(errno)),
+        snprintf(brief, bn, "its folder unreadable");
+    else
+        snprintf(why, n, "probe result '%.1800s': its folder '%.1800s' belongs to uid %u, mode %04o: "
+                 "another user could rename a result of another release to this name (a "
+                 "folder of this user's or root's that no one else may write is read from)",
+                 path, dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)),
+        snprintf(brief, bn, "its folder another user's or writable by others");
+    if (dfd >= 0)
+        close(dfd);
+    return -1;
+}
+
+/* The checks on the opened result's descriptor: 0, or -errno with why and brief. */
+static int file_checks(const char *path, const struct stat *st, char *why, size_t n,
+                       char *brief, size_t bn)
+{
+    if (!S_ISREG(st->st_mode))
+        return snprintf(why, n, "probe result '%s': not a regular file", path),
+               snprintf(brief, bn, "not a regular file"), -EPERM;
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return snprintf(why, n, "probe result '%s' belongs to uid %u, not to this user or "
+                        "root", path, (unsigned)st->st_uid),
+               snprintf(brief, bn, "another user's (uid %u)", (unsigned)st->st_uid), -EPERM;
+    if (!owned_safe(st, false))
+        return snprintf(why, n, "probe result '%s' may be written by other users (mode %04o)",
+                        path, (unsigned)(st->st_mode & 07777)),
+               snprintf(brief, bn, "writable by others (mode %04o)",
+                        (unsigned)(st->st_mode & 07777)), -EPERM;
+    if (st->st_nlink != 1)
+        return snprintf(why, n, "probe result '%s' has %lu links", path,
+                        (unsigned long)st->st_nlink), snprintf(brief, bn, "a second link"),
+               -EPERM;
+    if (st->st_size > RESULT_MAX)
+        return snprintf(why, n, "probe result '%s': %lld bytes, a result is a few hundred",
+                        path, (long long)st->st_size), snprintf(brief, bn, "too large"),
+               -EINVAL;
+    return 0;
+}
+
+/* The result at path opened as a night may trust it, read and parsed: 0 with *fit and
+ * *mtime, -ENOENT when there is none, -EPERM when it or its folder is not this user's or
+ * root's or others may write it (a warning), -ESTALE when it was kept for another board
+ * or release (a warning), -EINVAL when it is no result (an error); why says which. */
+static int load_checked(const struct tb_probe_night *pn, struct tb_stepfit *fit,
+                        time_t *mtime, char *why, size_t n, char *brief, size_t bn)
+{
+    const char *path = pn->path, *slash = strrchr(path, '/');
+    struct stat st;
+    if (lstat(path, &st) < 0 && errno == ENOENT)
+        return -ENOENT;
+    int dfd = open_folder(path, why, n, brief, bn);
+    if (dfd < 0)
+        return -EPERM;
+    int fd = openat(dfd, slash ? slash + 1 : path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+                    O_CLOEXEC);
+    int e = errno;
+    close(dfd);
     if (fd < 0) {
-        int e = errno;
         snprintf(why, n, "probe result '%s': %s", path, e == ELOOP ? "a link, not followed"
                  : strerror(e));
         snprintf(brief, bn, "%s", e == ELOOP ? "a link" : "unreadable");
         return e == ENOENT ? -ENOENT : e == ELOOP ? -EPERM : -EINVAL;
     }
-    struct stat st;
     memset(&st, 0, sizeof(st));
-    int rc = 0;
     char buf[RESULT_MAX + 1], w[320];
-    if (fstat(fd, &st) < 0)
-        rc = -errno, snprintf(why, n, "probe result '%s': %s", path, strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        rc = -EPERM, snprintf(why, n, "probe result '%s': not a regular file", path),
-        snprintf(brief, bn, "not a regular file");
-    else if (st.st_uid != geteuid() && st.st_uid != 0)
-        rc = -EPERM, snprintf(why, n, "probe result '%s' belongs to uid %u, not to this user "
-                              "or root", path, (unsigned)st.st_uid),
-        snprintf(brief, bn, "another user's (uid %u)", (unsigned)st.st_uid);
-    else if ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid()))
-        rc = -EPERM, snprintf(why, n, "probe result '%s' may be written by other users (mode "
-                              "%04o)", path, (unsigned)(st.st_mode & 07777)),
-        snprintf(brief, bn, "writable by others (mode %04o)", (unsigned)(st.st_mode & 07777));
-    else if (st.st_nlink != 1)
-        rc = -EPERM, snprintf(why, n, "probe result '%s' has %lu links", path,
-                              (unsigned long)st.st_nlink),
-        snprintf(brief, bn, "a second link");
-    else if (st.st_size > RESULT_MAX)
-        rc = -EINVAL, snprintf(why, n, "probe result '%s': %lld bytes, a result is a few "
-                               "hundred", path, (long long)st.st_size),
-        snprintf(brief, bn, "too large");
-    else if ((rc = tb_safeio_read_fd(fd, path, buf, sizeof(buf), NULL, 0, w, sizeof(w))) < 0)
+    int rc = fstat(fd, &st) < 0 ? -EINVAL : file_checks(path, &st, why, n, brief, bn);
+    if (rc == -EINVAL && !st.st_mode)
+        snprintf(why, n, "probe result '%s': %s", path, strerror(errno)),
+        snprintf(brief, bn, "unreadable");
+    if (rc == 0 && (rc = tb_safeio_read_fd(fd, path, buf, sizeof(buf), NULL, 0, w,
+                                           sizeof(w))) < 0)
         rc = -EINVAL, snprintf(why, n, "cannot read probe result '%s': %.200s", path, w),
         snprintf(brief, bn, "unreadable");
-    else if (tb_stepfit_parse(path, buf, fit, why, n) < 0)
+    else if (rc == 0 && tb_stepfit_parse(path, buf, fit, why, n) < 0)
         rc = -EINVAL, snprintf(brief, bn, "malformed");
+    else if (rc == 0 && tb_stepfit_matches(fit, path, pn->cfg->board.name, pn->l4t, why, n))
+        rc = -ESTALE, snprintf(brief, bn, "kept for another board or release");
     *mtime = st.st_mtime;
     close(fd);
     return rc;
@@ -185,13 +246,13 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
     struct tb_stepfit fit;
     time_t mtime = 0;
     char why[PATH_MAX + 256], brief[64] = "";
-    int rc = load_checked(pn->path, &fit, &mtime, why, sizeof(why), brief, sizeof(brief));
+    int rc = load_checked(pn, &fit, &mtime, why, sizeof(why), brief, sizeof(brief));
     if (rc == -ENOENT && pn->ran < 0)
         say_in_model(s, "the probe at this night's start failed (said on stderr): no result");
     if (rc == -ENOENT)
         return;
     if (rc < 0) {
-        if (rc == -EPERM)
+        if (rc == -EPERM || rc == -ESTALE)
             warning("%s: ignored, the sensor's model stays sysfs's or the documented one", why);
         else
             error("%s: ignored, the sensor's model stays sysfs's or the documented one", why);

@@ -303,7 +303,7 @@ int tb_stepfit(const double *t_ms, const double *watts, size_t n, const double *
                         "noise (rms %.4g W): no step to fit", r->b, r->rms), -ERANGE;
     double len = box ? lb : le;
     *out = (struct tb_stepfit){ box ? "boxcar" : "ema", len, box ? db : de, refresh, re.rms,
-                                rb.rms };
+                                rb.rms, "", "" };
     if (len < poll_ms(t_ms, n))
         out->model = "point", out->tau_ms = 0;
     return 0;

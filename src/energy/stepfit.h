@@ -8,12 +8,22 @@
 
 #include <stddef.h>
 
+/* The fit's search range: a response length (tau or window) within (LEN_MIN, LEN_MAX) and a
+ * delay within [0, DELAY_MAX). A best fit at an edge of the range is not a fit (the truth
+ * lies outside, or the readings hold no step): tb_stepfit refuses it, and a kept result
+ * holding a value outside the range is refused as malformed (stepfit_file.c). */
+#define TB_STEPFIT_LEN_MIN_MS 0.2
+#define TB_STEPFIT_LEN_MAX_MS 5000.0
+#define TB_STEPFIT_DELAY_MAX_MS 500.0
+
 struct tb_stepfit {
     const char *model;       /* "ema", "boxcar" or "point" (a static string) */
     double tau_ms;           /* ema: time constant; boxcar: window length; point: 0 */
     double delay_ms;         /* dead time before the reading moves */
     double refresh_ms;       /* shortest interval between changed readings (0: changes every poll) */
     double rms_ema_w, rms_boxcar_w; /* residuals of the two fits */
+    char board[128], l4t[64];       /* tb_stepfit_parse: the file's own board and l4t lines
+                                     * ("" where it has none) */
 };
 
 /* t_ms/watts: n polled readings; edge_ms: times the load switched, alternately on and off,
@@ -52,6 +62,11 @@ int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const cha
 /* The stored result at path (a file tb_stepfit_format wrote; read bounded, no link, regular
  * file only): 0 with *out filled, or -errno with why naming the file, line and setting. */
 int tb_stepfit_load(const char *path, struct tb_stepfit *out, char *why, size_t whylen);
+/* Whether a parsed result was kept for this board and release: its board and l4t lines
+ * against board and l4t written as tb_stepfit_format writes them. 0, or -ESTALE with why
+ * naming path and the line that differs. */
+int tb_stepfit_matches(const struct tb_stepfit *fit, const char *path, const char *board,
+                       const char *l4t, char *why, size_t whylen);
 /* The same from text already read (buf, NUL-terminated, changed in place), path only
  * naming it in why: for a caller that opened and checked the file itself (a night's,
  * src/cmd/probe_night.c: whose file it is, who may write it). */

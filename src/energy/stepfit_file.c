@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,40 +46,80 @@ int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const cha
 
 static const char *const MODELS[] = { "ema", "boxcar", "point" };
 
-/* One `key = value;` line into the result; 0, or -EINVAL with why (file and line named). */
+/* A quoted name of the board or release line (what tb_stepfit_format wrote: plain
+ * characters only) into dst; 0, or -EINVAL. */
+static int quoted(const char *val, char *dst, size_t n)
+{
+    size_t len = strlen(val);
+    while (len && (val[len - 1] == ' ' || val[len - 1] == '\t'))
+        len--;
+    if (len < 2 || val[0] != '"' || val[len - 1] != '"' || len - 2 >= n)
+        return -EINVAL;
+    char raw[128];
+    snprintf(raw, sizeof raw, "%.*s", (int)(len - 2), val + 1);
+    plain(dst, n, raw);
+    return strcmp(dst, raw) ? -EINVAL : 0;
+}
+
+/* Each number's bounds, as the same value read from sysfs or made by the fit is bounded:
+ * a length or a refresh the probe can find lies within its search range (stepfit.h); a
+ * residual is watts a board can draw. A value past them (tau_ms = 1e12 would make a night's
+ * blocks 3e12 ms long) is refused with the file's line, never clamped. */
+static const struct num {
+    const char *key;
+    double lo, hi;
+    const char *what;
+} NUMS[] = {
+    { "tau_ms", 0, TB_STEPFIT_LEN_MAX_MS, "0 (a point sensor) or above 0.2 and below 5000 ms, "
+      "the probe's range" },
+    { "delay_ms", 0, TB_STEPFIT_DELAY_MAX_MS, "0 to below 500 ms, the probe's range" },
+    { "refresh_ms", 0, TB_STEPFIT_LEN_MAX_MS, "0 to below 5000 ms, the probe's range" },
+    { "rms_ema_w", 0, 1e4, "0 to 10000 W" },
+    { "rms_boxcar_w", 0, 1e4, "0 to 10000 W" },
+};
+
+/* One `key = value;` line into the result; 0, or -EINVAL with why (file and line named).
+ * lines[i]: the line NUMS[i] was on. */
 static int load_line(const char *path, int line, char *s, struct tb_stepfit *out,
-                     unsigned *seen, char *why, size_t whylen)
+                     unsigned *seen, int *lines, char *why, size_t whylen)
 {
     char key[32], val[80];
     if (sscanf(s, " %31[a-z_0-9] = %79[^;\n]", key, val) != 2 || !strchr(s, ';'))
         return snprintf(why, whylen, "%s:%d: not a 'key = value;' line", path, line), -EINVAL;
-    if (!strcmp(key, "board") || !strcmp(key, "l4t"))
+    if (!strcmp(key, "board") || !strcmp(key, "l4t")) {
+        bool b = key[0] == 'b';
+        if (quoted(val, b ? out->board : out->l4t, b ? sizeof out->board : sizeof out->l4t))
+            return snprintf(why, whylen, "%s:%d: %s: '%s' is not a quoted name of letters, "
+                            "digits, '.', '_' and '-'", path, line, key, val), -EINVAL;
         return 0;
+    }
     if (!strcmp(key, "model")) {
         for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
             char q[16];
             snprintf(q, sizeof q, "\"%s\"", MODELS[i]);
             if (!strncmp(val, q, strlen(q)) && strspn(val + strlen(q), " \t") ==
                 strlen(val + strlen(q)))
-                return out->model = MODELS[i], *seen |= 1, 0;
+                return out->model = MODELS[i], *seen |= 1, lines[5] = line, 0;
         }
         return snprintf(why, whylen, "%s:%d: model: '%s' is not \"ema\", \"boxcar\" or "
                         "\"point\"", path, line, val), -EINVAL;
     }
-    static const char *const nums[] = { "tau_ms", "delay_ms", "refresh_ms", "rms_ema_w",
-                                        "rms_boxcar_w" };
-    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
-        if (strcmp(key, nums[i]))
+    for (size_t i = 0; i < sizeof NUMS / sizeof *NUMS; i++) {
+        if (strcmp(key, NUMS[i].key))
             continue;
         char *end;
         double v = strtod(val, &end);
-        if (end == val || strspn(end, " \t") != strlen(end) || !isfinite(v) || v < 0)
-            return snprintf(why, whylen, "%s:%d: %s: '%s' is not a number >= 0", path, line,
-                            key, val), -EINVAL;
+        if (end == val || strspn(end, " \t") != strlen(end) || !isfinite(v))
+            return snprintf(why, whylen, "%s:%d: %s: '%s' is not a number", path, line, key,
+                            val), -EINVAL;
+        if (v < NUMS[i].lo || v >= NUMS[i].hi)
+            return snprintf(why, whylen, "%s:%d: %s: %s is outside %s", path, line, key, val,
+                            NUMS[i].what), -EINVAL;
         double *dst[] = { &out->tau_ms, &out->delay_ms, &out->refresh_ms, &out->rms_ema_w,
                           &out->rms_boxcar_w };
         *dst[i] = v;
         *seen |= 2u << i;
+        lines[i] = line;
         return 0;
     }
     return snprintf(why, whylen, "%s:%d: unknown setting '%s'", path, line, key), -EINVAL;
@@ -97,9 +138,9 @@ int tb_stepfit_parse(const char *path, char *buf, struct tb_stepfit *out, char *
                      size_t whylen)
 {
     int rc;
-    struct tb_stepfit f = { NULL, NAN, 0, 0, NAN, NAN };
+    struct tb_stepfit f = { NULL, NAN, 0, 0, NAN, NAN, "", "" };
     unsigned seen = 0;
-    int line = 0;
+    int line = 0, lines[6] = { 0 };
     for (char *s = buf, *nl; s && *s; s = nl ? nl + 1 : NULL) {
         nl = strchr(s, '\n');
         if (nl)
@@ -108,12 +149,35 @@ int tb_stepfit_parse(const char *path, char *buf, struct tb_stepfit *out, char *
         s += strspn(s, " \t\r");
         if (!*s || *s == '#')
             continue;
-        if ((rc = load_line(path, line, s, &f, &seen, why, whylen)) < 0)
+        if ((rc = load_line(path, line, s, &f, &seen, lines, why, whylen)) < 0)
             return rc;
     }
     if (!(seen & 1) || !(seen & 2))
         return snprintf(why, whylen, "%s: %s missing", path, (seen & 1) ? "tau_ms" : "model"),
                -EINVAL;
+    /* a point sensor has no length; an average has one the probe can find (0 is no
+     * exponential: the inversion would divide by it) */
+    bool point = !strcmp(f.model, "point");
+    if (point ? f.tau_ms != 0 : f.tau_ms <= TB_STEPFIT_LEN_MIN_MS)
+        return snprintf(why, whylen, "%s:%d: tau_ms: %g with model \"%s\" (line %d): %s", path,
+                        lines[0], f.tau_ms, f.model, lines[5], point ? "a point sensor's is 0"
+                        : "an average's is above 0.2 and below 5000 ms, the probe's range"),
+               -EINVAL;
     *out = f;
+    return 0;
+}
+
+int tb_stepfit_matches(const struct tb_stepfit *fit, const char *path, const char *board,
+                       const char *l4t, char *why, size_t whylen)
+{
+    char b[128], l[64];
+    plain(b, sizeof b, board && *board ? board : "unknown");
+    plain(l, sizeof l, l4t && *l4t ? l4t : "unknown");
+    if (strcmp(fit->board, b))
+        return snprintf(why, whylen, "%s: board: \"%s\" is not this board's \"%s\"", path,
+                        fit->board[0] ? fit->board : "(none)", b), -ESTALE;
+    if (strcmp(fit->l4t, l))
+        return snprintf(why, whylen, "%s: l4t: \"%s\" is not this release's \"%s\"", path,
+                        fit->l4t[0] ? fit->l4t : "(none)", l), -ESTALE;
     return 0;
 }
