@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include "cmd/probecmd.h"
 #include "energy/stepfit.h"
@@ -29,9 +31,22 @@ static struct gen {
     char root[512];
     int avg_n;                 /* the averaging count: tau = 0.84 ms x N */
     double sigint_ms;          /* > 0: a SIGINT this long after the sensor starts */
+    int parts;                 /* .part files in the log folder just before that SIGINT */
     pthread_t th;
     atomic_int stop;
 } g;
+
+/* The files in dir whose name ends ".part". */
+static int count_parts(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strlen(e->d_name) > 5 && !strcmp(e->d_name + strlen(e->d_name) - 5, ".part");
+    if (d)
+        closedir(d);
+    return n;
+}
 
 /* The sensor: idle 4.6 W, +3.0 W while the device is busy; each conversion with 2% noise
  * and the 8 mA step of a 5 mOhm shunt (40 uV LSB); the register is read as mA. */
@@ -42,8 +57,12 @@ static void *gen_main(void *arg)
     while (!atomic_load(&g.stop)) {
         tb_sleep_until_ns(next);
         pb_step(&b, next);
-        if (g.sigint_ms > 0 && (double)(next - t0) * 1e-6 >= g.sigint_ms)
+        if (g.sigint_ms > 0 && (double)(next - t0) * 1e-6 >= g.sigint_ms) {
+            char logs[600];
+            snprintf(logs, sizeof logs, "%s/logs", scratch);
+            g.parts = count_parts(logs);
             g.sigint_ms = 0, kill(getpid(), SIGINT);
+        }
         next += STEP_NS;
     }
     tb_clock_leave();
@@ -205,11 +224,69 @@ static void test_probe_signal(void **state)
     board_down();
     assert_int_equal(rc, 1);
     th_must_have(err, "stopped by signal 2: nothing kept");
+    /* no temporary while it measured: a kill no handler sees (SIGKILL) would leave it (#58) */
+    assert_int_equal(g.parts, 0);
     snprintf(logs, sizeof logs, "%s/logs", scratch);
     assert_int_equal(th_count_files(logs), 0);
     struct sigaction now;
     sigaction(SIGINT, NULL, &now);
     assert_true(now.sa_handler == SIG_DFL);
+    free(err);
+}
+
+/* A temporary made old (as SIGKILL leaves one) at path, with text. */
+static char *old_part(const char *name, const char *text)
+{
+    char rel[300];
+    snprintf(rel, sizeof rel, "logs/%s", name);
+    char *path = th_write(scratch, rel, text);
+    struct timespec t[2] = { { time(NULL) - 3600, 0 }, { time(NULL) - 3600, 0 } };
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+    return path;
+}
+
+/* Temporaries left by probes that were killed (SIGKILL: no handler runs) are removed at the
+ * next start: only this result's, this user's, old, empty or the start of a result (#58). */
+static void test_probe_clears_stale_parts(void **state)
+{
+    scratch = th_scratch();
+    board_up(512, 430, 512);
+    const char *base = "probe-jetson-orin-nx-R35.4.1.cfg";
+    char name[300];
+    snprintf(name, sizeof name, "%s.Ab3xYz.part", base);
+    char *gone1 = old_part(name, "");
+    snprintf(name, sizeof name, "%s.Qq1234.part", base);
+    char *gone2 = old_part(name, TB_STEPFIT_HEAD ": the power sensor's step response\n");
+    snprintf(name, sizeof name, "%s.notour.part", base);
+    char *kept[5];
+    kept[0] = old_part(name, "mine\n");                     /* not what we write */
+    kept[1] = old_part("probe-jetson-orin-nx-R35.3.1.cfg.Ab3xYz.part", "");   /* another's */
+    snprintf(name, sizeof name, "logs/%s.young1.part", base);
+    kept[2] = th_write(scratch, name, "");                  /* may be a running probe's */
+    snprintf(name, sizeof name, "%s.toolong1.part", base);
+    kept[3] = old_part(name, "");                           /* not six letters */
+    snprintf(name, sizeof name, "%s.other1.part", base);
+    kept[4] = old_part(name, "");
+    bool root = geteuid() == 0;
+    if (root)   /* another user's */
+        assert_int_equal(chown(kept[4], 65534, 65534), 0);
+    char *err;
+    int rc = probe(&err, COMMON " --seconds 0.5 --set power.sysfs_root=%s -o %s/logs", g.root,
+                   scratch);
+    board_down();
+    if (rc != 0)
+        th_fail("exit %d: %s\n%s", rc, err, out_text);
+    assert_int_equal(access(gone1, F_OK), -1);
+    assert_int_equal(access(gone2, F_OK), -1);
+    th_must_have(err, "the temporary of a probe that was killed");
+    th_must_have(err, gone1);
+    for (int i = 0; i < 5; i++)
+        if ((i < 4 || root) && access(kept[i], F_OK) != 0)
+            th_fail("'%s' removed", kept[i]);
+    for (int i = 0; i < 5; i++)
+        free(kept[i]);
+    free(gone1);
+    free(gone2);
     free(err);
 }
 
@@ -262,6 +339,7 @@ int main(void)
         TH_TEST(test_probe_ema),
         TH_TEST(test_probe_disagrees_and_keeps),
         TH_TEST(test_probe_signal),
+        TH_TEST(test_probe_clears_stale_parts),
         TH_TEST(test_probe_bad_input),
     };
     return cmocka_run_group_tests(tests, th_lock_setup, th_lock_teardown);

@@ -5,7 +5,10 @@
  * fit, what sysfs claims, the result put in place. What it prints is what users send. */
 #include "cmd/probecmd.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <math.h>
@@ -14,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/probe_internal.h"
+#include "cmd/probe_night.h"
 #include "config/config.h"
 #include "energy/stepfit.h"
 #include "lib/clock.h"
@@ -156,9 +161,64 @@ int tb_probe_result_path(const char *dir, const char *board, const char *l4t, ch
     return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
+/* How old a temporary of ours must be to be taken as left by a probe that was killed: the
+ * temporary lives from the fit to the rename (milliseconds), and no probe runs longer than
+ * this (probe_night.h), so one older was left by a kill no handler sees (SIGKILL, a power
+ * cut) and its writer is gone. */
+#define STALE_PART_S (2 * TB_PROBE_NIGHT_MAX_S)
+
+/* Whether name in the folder dfd is a temporary this command left (tb_outfile_tmp's
+ * "RESULT.XXXXXX.part" of this very result, six letters), provably ours: a regular file of
+ * one link, this user's, STALE_PART_S old, empty or holding the start of a result. */
+static bool stale_part(int dfd, const char *name, const char *base, time_t now)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) || name[bl] != '.' || strlen(name) != bl + 12 ||
+        strcmp(name + bl + 7, ".part"))
+        return false;
+    for (size_t i = bl + 1; i < bl + 7; i++)
+        if (!isalnum((unsigned char)name[i]))
+            return false;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    char head[sizeof(TB_STEPFIT_HEAD)] = "";
+    bool ours = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+                st.st_uid == geteuid() && st.st_size <= 4096 &&
+                difftime(now, st.st_mtime) > STALE_PART_S &&
+                (st.st_size == 0 || (read(fd, head, sizeof head - 1) == sizeof head - 1 &&
+                                     !strcmp(head, TB_STEPFIT_HEAD)));
+    if (fd >= 0)
+        close(fd);
+    return ours;
+}
+
+/* The temporaries an earlier probe of this result left when it was killed, removed (only
+ * those stale_part proves ours, in a folder no one else may rename in), each said. */
+static void clear_stale(const struct probe *p, const char *dir)
+{
+    const char *base = strrchr(p->result, '/') + 1;
+    DIR *d = opendir(dir);
+    struct stat st;
+    if (!d || fstat(dirfd(d), &st) < 0 || (st.st_uid != geteuid() && st.st_uid != 0) ||
+        ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))) {
+        if (d)
+            closedir(d);
+        return;
+    }
+    time_t now = time(NULL);
+    for (struct dirent *e; (e = readdir(d));)
+        if (stale_part(dirfd(d), e->d_name, base, now) &&
+            unlinkat(dirfd(d), e->d_name, 0) == 0)
+            note("probe-power: removed '%s/%s', the temporary of a probe that was killed",
+                 dir, e->d_name);
+    closedir(d);
+}
+
 /* The result's place: the folder made as run makes it; what is at the name may only be an
  * earlier result of this command (replaced: the board measured again), never another file;
- * our own temporary opened now, so a folder we cannot write is said before any measuring. */
+ * a temporary of ours made and removed now, so a folder we cannot write is said before any
+ * measuring; the one that is kept is made only once the fit is done (keep_result), so a
+ * probe killed while it measures leaves none behind. */
 static int open_result(struct probe *p)
 {
     const char *dir = p->cfg.sweep.out_dir;
@@ -184,10 +244,13 @@ static int open_result(struct probe *p)
                          "replaced (move it, or give another folder with -o)", p->result);
         p->replaces = true;
     }
-    p->tmp_fd = tb_outfile_tmp(p->result, p->tmp, sizeof p->tmp);
-    if (p->tmp_fd < 0)
+    clear_stale(p, dir);
+    int fd = tb_outfile_tmp(p->result, p->tmp, sizeof p->tmp);
+    if (fd < 0)
         return error("probe-power: cannot write in the log folder '%s': %s", dir,
                      strerror(errno));
+    close(fd);
+    unlink(p->tmp);   /* our own, made just now with O_EXCL */
     return 0;
 }
 
@@ -196,6 +259,10 @@ static int keep_result(struct probe *p, const struct tb_stepfit *fit)
 {
     char text[1024];
     int len = tb_stepfit_format(fit, p->cfg.board.name, p->l4t, text, sizeof text);
+    p->tmp_fd = tb_outfile_tmp(p->result, p->tmp, sizeof p->tmp);
+    if (p->tmp_fd < 0)
+        return error("probe-power: cannot write in the log folder '%s': %s",
+                     p->cfg.sweep.out_dir, strerror(errno));
     bool ok = len > 0 && write(p->tmp_fd, text, (size_t)len) == len && fsync(p->tmp_fd) == 0;
     int saved = errno;
     ok = close(p->tmp_fd) == 0 && ok;
