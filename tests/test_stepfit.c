@@ -75,6 +75,23 @@ static void test_ema_delay(void **state)
     th_assert_close(f.delay_ms, 60, 6);
 }
 
+/* A best fit at the edge of the search range is no fit (#58: a probe kept a fit whose delay
+ * sat at 500 ms, the range's end): a dead time of 700 ms, and a time constant of 8 s. */
+static void test_edge_is_no_fit(void **state)
+{
+    struct tb_stepfit f;
+    char why[256];
+    poll(SS_EMA, 256, 0.03, 700, 31);
+    assert_int_equal(tb_stepfit(T, W, NPOLL, EDGES, NE, &f, why, sizeof why), -ERANGE);
+    th_must_have(why, "lies at the edge of the search range");
+    th_must_have(why, "delay 500.0 ms");
+    static const double slow[] = { 1500, 16500, 31500, 46500 };
+    struct step_sensor s = { SS_EMA, 0.84, 9524, 4.2, 11.7, 0.03, 0, 5, 0, 0, NULL, 0, 0, 0 };
+    ss_poll(&s, slow, 4, 5.0, 1.5, 1790, T, W);
+    assert_int_equal(tb_stepfit(T, W, 1790, slow, 4, &f, why, sizeof why), -ERANGE);
+    th_must_have(why, "lies at the edge of the search range");
+}
+
 /* The mean of 512 conversions written once per block: a staircase every 430 ms. */
 static void test_block_mean_staircase(void **state)
 {
@@ -268,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_ema_recovered),
         cmocka_unit_test(test_ema_noisy),
         cmocka_unit_test(test_ema_delay),
+        cmocka_unit_test(test_edge_is_no_fit),
         cmocka_unit_test(test_block_mean_staircase),
         cmocka_unit_test(test_block_mean_probe_layout),
         cmocka_unit_test(test_moving_mean),

@@ -16,9 +16,12 @@
 
 #include "lib/stats.h"
 
-#define LEN_MIN_MS 0.2
-#define LEN_MAX_MS 5000.0
-#define DELAY_MAX_MS 500.0
+#define LEN_MIN_MS TB_STEPFIT_LEN_MIN_MS
+#define LEN_MAX_MS TB_STEPFIT_LEN_MAX_MS
+#define DELAY_MAX_MS TB_STEPFIT_DELAY_MAX_MS
+/* How near an upper edge of the search range a best fit is taken as at it (the search's
+ * grid steps are 24% in length and 20 ms in delay; the pattern search then clamps there) */
+#define EDGE_REL 0.01
 
 struct fitctx {
     const double *t, *w;
@@ -301,8 +304,16 @@ int tb_stepfit(const double *t_ms, const double *watts, size_t n, const double *
     if (!(r->var_y > 1e-12) || !(fabs(r->b) > 3 * floor_w))
         return snprintf(why, whylen, "the load moved the readings by %.4g W, within their "
                         "noise (rms %.4g W): no step to fit", r->b, r->rms), -ERANGE;
-    double len = box ? lb : le;
-    *out = (struct tb_stepfit){ box ? "boxcar" : "ema", len, box ? db : de, refresh, re.rms,
+    double len = box ? lb : le, delay = box ? db : de;
+    /* a best fit at the range's edge is no fit: the search stopped there, the truth lies
+     * beyond it (a delay longer than any sensor's, or a load that reached the sensor late,
+     * as a test's clock once made it), or nothing in range explains the readings */
+    if (delay >= DELAY_MAX_MS * (1 - EDGE_REL) || len >= LEN_MAX_MS * (1 - EDGE_REL))
+        return snprintf(why, whylen, "the best %s fit (length %.1f ms, delay %.1f ms) lies at "
+                        "the edge of the search range (length up to %.0f ms, delay up to "
+                        "%.0f ms): not a fit", box ? "boxcar" : "ema", len, delay, LEN_MAX_MS,
+                        DELAY_MAX_MS), -ERANGE;
+    *out = (struct tb_stepfit){ box ? "boxcar" : "ema", len, delay, refresh, re.rms,
                                 rb.rms, "", "" };
     if (len < poll_ms(t_ms, n))
         out->model = "point", out->tau_ms = 0;

@@ -35,7 +35,8 @@ struct tb_stepfit {
  * a response shorter than the median poll interval is a point sensor ("point", tau_ms 0).
  * -EINVAL: too few readings (< 20), times not increasing, a value not finite, fewer than two
  * edges or edges not increasing, the first edge after the last reading; -ERANGE: the load
- * did not move the readings beyond their noise. */
+ * did not move the readings beyond their noise, or the better model's best fit lies at the
+ * upper edge of the search range (within 1% of it: no fit). */
 int tb_stepfit(const double *t_ms, const double *watts, size_t n, const double *edge_ms,
                size_t n_edges, struct tb_stepfit *out, char *why, size_t whylen);
 
