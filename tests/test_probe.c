@@ -69,6 +69,52 @@ static void *gen_main(void *arg)
     return NULL;
 }
 
+/* The fake AGX Orin (tests/fixtures/ina3221/agx-orin.txt: two chips, 0x40 with VDD_GPU_SOC,
+ * VDD_CPU_CV and VIN_SYS_5V0, 0x41 with VDDQ_VDD2_1V8AO): chip 1 at N 512 (430 ms), chip 2
+ * at N 256 (215 ms), each rail loaded by the copy but VIN_SYS_5V0 (I/O only). */
+#define AGX1 "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1"
+#define AGX2 "sys/bus/i2c/drivers/ina3221/1-0041/hwmon/hwmon2"
+static struct pb_rail agx[4] = {
+    { AGX1 "/curr1_input", 2.3, 6.3, 5000, 512, 0, 0 },
+    { AGX1 "/curr2_input", 1.9, 3.1, 5000, 512, 0, 0 },
+    { AGX1 "/curr3_input", 4.0, 4.0, 5000, 512, 0, 0 },
+    { AGX2 "/curr2_input", 0.6, 1.8, 1800, 256, 0, 0 },
+};
+
+static void *agx_main(void *arg)
+{
+    struct pb_board b;
+    int64_t next = pb_board_begin(&b, g.root, agx, 4, 2718);
+    while (!atomic_load(&g.stop)) {
+        tb_sleep_until_ns(next);
+        pb_board_step(&b, next);
+        next += STEP_NS;
+    }
+    tb_clock_leave();
+    return NULL;
+}
+
+static void agx_up(void)
+{
+    snprintf(g.root, sizeof g.root, "%s/root", scratch);
+    assert_true(th_build_sysfs(g.root, "ina3221/agx-orin.txt", 1) > 0);
+    static const char *const volts[] = { AGX1 "/in1_input", AGX1 "/in2_input",
+                                         AGX1 "/in3_input", AGX2 "/in2_input" };
+    for (int i = 0; i < 4; i++)   /* the rails there before the source is opened */
+        pb_put(g.root, volts[i], (long)agx[i].mv), pb_put(g.root, agx[i].curr, 0);
+    pb_put(g.root, AGX1 "/update_interval", 430);
+    pb_put(g.root, AGX1 "/samples", 512);
+    pb_put(g.root, AGX2 "/update_interval", 215);
+    pb_put(g.root, AGX2 "/samples", 256);
+    free(th_write(g.root, "etc/nv_tegra_release",
+                  "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: "
+                  "aarch64, DATE: Tue Aug  1 19:57:35 UTC 2023\n"));
+    setenv("TB_ROOT", g.root, 1);
+    atomic_store(&g.stop, 0);
+    tb_clock_join();
+    assert_int_equal(pthread_create(&g.th, NULL, agx_main, NULL), 0);
+}
+
 /* The fake Orin NX: the fixture's tree, its update_interval and samples as given (L4T's
  * nvpower.sh sets 430 and 512), an L4T release; the sensor started with N. */
 static void board_up(int avg_n, long update_interval, long samples)
@@ -208,6 +254,46 @@ static void test_probe_disagrees_and_keeps(void **state)
     snprintf(other, sizeof other, "%s/other", scratch);
     assert_int_equal(th_count_files(other), 1);   /* no temporary of ours left */
     free(path);
+    free(err);
+}
+
+/* A two-chip board (#57): each rail fitted by itself, each loaded rail's constant within 3%
+ * of its own chip's (430 and 215 ms), where the sum of the rails (the AGX total) is a blend
+ * of both; the rail the load does not move said to hold no step; all kept in the result. */
+static void test_probe_per_rail(void **state)
+{
+    scratch = th_scratch();
+    agx_up();
+    char *err;
+    int rc = probe(&err, "-b boards/jetson-agx-orin.cfg --device cpu --size 256x256 --set "
+                   "power.sysfs_root=%s -o %s/logs", g.root, scratch);
+    board_down();
+    if (rc != 0)
+        th_fail("exit %d: %s\n%s", rc, err, out_text);
+    th_must_have(out_text, "rail sum of rails");
+    static const struct { const char *name; double tau; } want[] = {
+        { "VDD_GPU_SOC", 429.6 }, { "VDD_CPU_CV", 429.6 }, { "VDDQ_VDD2_1V8AO", 214.6 },
+    };
+    char path[700], key[64];
+    snprintf(path, sizeof path, "%s/logs/probe-jetson-agx-orin-R35.4.1.cfg", scratch);
+    struct tb_stepfit f;
+    char why[512];
+    assert_int_equal(tb_stepfit_load(path, &f, why, sizeof why), 0);
+    assert_int_equal(f.nrails, 4);
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "rail %s: model=ema tau_ms=", want[i].name);
+        double tau = field(out_text, key);
+        if (!(fabs(tau / want[i].tau - 1) <= 0.03))
+            th_fail("%s: tau %.1f ms, not %.1f within 3%%:\n%s", want[i].name, tau,
+                    want[i].tau, out_text);
+        int k = i < 2 ? i : 3;
+        assert_string_equal(f.rail[k].name, want[i].name);
+        assert_string_equal(f.rail[k].model, "ema");
+        th_assert_close(f.rail[k].tau_ms, tau, 0.05 + 0.0005);
+    }
+    th_must_have(out_text, "(sysfs: tau 214.6 ms, agrees)");
+    th_must_have(out_text, "rail VIN_SYS_5V0: no fit: ");
+    assert_null(f.rail[2].model);
     free(err);
 }
 
@@ -361,6 +447,7 @@ int main(void)
         TH_TEST(test_probe_ema),
         TH_TEST(test_probe_disagrees_and_keeps),
         TH_TEST(test_probe_slow_copy),
+        TH_TEST(test_probe_per_rail),
         TH_TEST(test_probe_signal),
         TH_TEST(test_probe_clears_stale_parts),
         TH_TEST(test_probe_bad_input),

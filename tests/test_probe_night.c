@@ -148,7 +148,8 @@ static void night_start_budget(struct night *nt, const char *probe_setting, doub
 /* A kept result planted at the name a night reads: the probe's own text. */
 static char *plant(const char *model, double tau_ms)
 {
-    struct tb_stepfit f = { model, tau_ms, 3, 0, 0.01, 0.05, "", "" };
+    struct tb_stepfit f = { .model = model, .tau_ms = tau_ms, .delay_ms = 3, .rms_ema_w = 0.01,
+                           .rms_boxcar_w = 0.05 };
     char text[1024];
     assert_true(tb_stepfit_format(&f, "jetson-orin-nx", "R35.4.1", text, sizeof text) > 0);
     char dir[700];
@@ -190,6 +191,23 @@ static void test_night_takes_probe_result(void **state)
         th_fail("no disagreement in: %s", nt.line);
     free(nt.err);
     free(path);
+    /* each rail fitted by itself (#57): each rail's own constant, a rail of no step keeps
+     * its chip's */
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/logs", scratch);
+    pb_put(g.root, HWMON "/in2_input", 5100);   /* the fixture's other two rails read */
+    pb_put(g.root, HWMON "/in3_input", 5100);
+    free(th_write(dir, RESULT, TB_STEPFIT_HEAD ": kept\nboard = \"jetson-orin-nx\";\n"
+                  "l4t = \"R35.4.1\";\nmodel = \"ema\";\ntau_ms = 425;\nrail1 = \"VDD_IN\";\n"
+                  "rail1_model = \"ema\";\nrail1_tau_ms = 425;\nrail2 = \"VDD_CPU_GPU_CV\";\n"
+                  "rail2_model = \"ema\";\nrail2_tau_ms = 300;\nrail3 = \"VDD_SOC\";\n"
+                  "rail3_model = \"none\";\n"));
+    night_start(&nt, "never");
+    if (!strstr(nt.line, "model ema, tau 425/300/425 ms by rail (from probe ") ||
+        !strstr(nt.line, "; each rail's own: VDD_IN 425 ms, VDD_CPU_GPU_CV 300 ms, VDD_SOC no "
+                         "step (kept 425 ms)"))
+        th_fail("no rail's own constant in: %s", nt.line);
+    free(nt.err);
     /* a boxcar measured: the meter's blocks of whole refreshes, not the inversion */
     path = plant("boxcar", 430);
     night_start(&nt, "never");

@@ -105,23 +105,64 @@ static void test_block_mean_staircase(void **state)
     }
 }
 
-/* A 215 ms block mean with 10% noise, its edges laid out as probe-power lays them (the
- * middle idle 1.37 spans long): the window within 5% (with four edges at one phase of the
- * refresh it came out up to 19.5% off: doc/power.md). */
+/* The edges as probe-power lays them at 1.5 s spans (TB_STEPFIT_SPANS), and how many
+ * 5 ms polls that is. */
+static double PROBE_EDGES[4];
+static size_t PROBE_NPOLL;
+
+static void probe_layout(void)
+{
+    static const double spans[5] = TB_STEPFIT_SPANS;
+    double t = 0;
+    for (int i = 0; i < 5; i++) {
+        t += 1500 * spans[i];
+        if (i < 4)
+            PROBE_EDGES[i] = t;
+    }
+    PROBE_NPOLL = (size_t)(t / 5.0) - 3;
+}
+
+/* A 215 ms block mean with 10% noise, its edges laid out as probe-power lays them: the
+ * window within 5% (with four edges at one phase of the refresh it came out up to 19.5%
+ * off: doc/power.md). */
 static void test_block_mean_probe_layout(void **state)
 {
-    static const double e[] = { 1500, 3000, 5055, 6555 };
+    const double *e = PROBE_EDGES;
     for (uint64_t seed = 1; seed <= 3; seed++) {
         struct step_sensor s = { SS_BLOCK_MEAN, 0.84, 256, 4.2, 11.7, 0.10, 0,
                                  seed * 2654435761u, 0, 0, NULL, 0, 0, 0 };
-        ss_poll(&s, e, 4, 5.0, 1.5, 1790, T, W);
+        ss_poll(&s, e, 4, 5.0, 1.5, PROBE_NPOLL, T, W);
         struct tb_stepfit f;
         char why[256];
-        assert_int_equal(tb_stepfit(T, W, 1790, e, 4, &f, why, sizeof why), 0);
+        assert_int_equal(tb_stepfit(T, W, PROBE_NPOLL, e, 4, &f, why, sizeof why), 0);
         assert_string_equal(f.model, "boxcar");
         th_assert_close(f.tau_ms, 215, 0.05 * 215);
         th_assert_close(f.refresh_ms, 215, 0.02 * 215);
     }
+}
+
+/* The model told right from 100 to 1000 ms (#57: a block mean of 100, 250, 500 or 700 ms
+ * was fitted as "ema" with tau 6-43 ms, edges at two phases of its refresh and a search
+ * that stalled on a staircase's plateau): the datasheet's average and a block mean at 100,
+ * 250, 430, 700 and 1000 ms, 2% noise a conversion, the probe's layout; the constant or
+ * the window within 3%. */
+static void test_model_choice_100_to_1000(void **state)
+{
+    static const double ms[] = { 100, 250, 430, 700, 1000 };
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 5; i++) {
+            struct step_sensor s = { k ? SS_BLOCK_MEAN : SS_EMA, 0.84,
+                                     (int)lround(ms[i] / 0.84), 4.6, 7.6, 0.02, 0,
+                                     (uint64_t)(i + 1) * 7919, 0, 0, NULL, 0, 0, 0 };
+            ss_poll(&s, PROBE_EDGES, 4, 5.0, 1.5, PROBE_NPOLL, T, W);
+            struct tb_stepfit f;
+            char why[256] = "";
+            if (tb_stepfit(T, W, PROBE_NPOLL, PROBE_EDGES, 4, &f, why, sizeof why) != 0 ||
+                strcmp(f.model, k ? "boxcar" : "ema") || fabs(f.tau_ms / ms[i] - 1) > 0.03)
+                th_fail("%s of %.0f ms fitted as %s %.1f ms (rms ema %.4g, boxcar %.4g) %s",
+                        k ? "block mean" : "ema", ms[i], f.model, f.tau_ms, f.rms_ema_w,
+                        f.rms_boxcar_w, why);
+        }
 }
 
 /* A moving mean of the last 512 conversions, moving every conversion. */
@@ -215,7 +256,8 @@ static void test_bad_input(void **state)
 
 static void test_file_round_trip(void **state)
 {
-    struct tb_stepfit f = { "ema", 431.25, 2.5, 0, 0.0123, 0.0456, "", "" }, g;
+    struct tb_stepfit f = { .model = "ema", .tau_ms = 431.25, .delay_ms = 2.5,
+                           .rms_ema_w = 0.0123, .rms_boxcar_w = 0.0456 }, g;
     char buf[1024], why[512];
     assert_true(tb_stepfit_format(&f, "jetson-orin\n\"x", "R35.4.1", buf, sizeof buf) > 0);
     th_must_have(buf, "board = \"jetson-orin__x\";");
@@ -236,6 +278,23 @@ static void test_file_round_trip(void **state)
     th_assert_close(g.delay_ms, 2.5, 1e-9);
     th_assert_close(g.rms_boxcar_w, 0.0456, 1e-9);
 
+    assert_int_equal(g.nrails, 0);
+    /* each rail's own fit kept and read back; a rail with no step said so */
+    f.nrails = 2;
+    f.rail[0] = (struct tb_stepfit_rail){ "VDD_GPU_SOC", "ema", 429.5, 1.5 };
+    f.rail[1] = (struct tb_stepfit_rail){ "VDDQ_VDD2_1V8AO", NULL, 0, 0 };
+    assert_true(tb_stepfit_format(&f, "orin", "R35.4.1", buf, sizeof buf) > 0);
+    th_must_have(buf, "rail1 = \"VDD_GPU_SOC\";\nrail1_model = \"ema\";\nrail1_tau_ms = 429.500;");
+    th_must_have(buf, "rail2_model = \"none\";");
+    free(path);
+    path = th_write(dir, "rails.cfg", buf);
+    assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), 0);
+    assert_int_equal(g.nrails, 2);
+    assert_string_equal(g.rail[0].name, "VDD_GPU_SOC");
+    assert_string_equal(g.rail[0].model, "ema");
+    th_assert_close(g.rail[0].tau_ms, 429.5, 1e-9);
+    assert_string_equal(g.rail[1].name, "VDDQ_VDD2_1V8AO");
+    assert_null(g.rail[1].model);
     free(path);
     path = th_write(dir, "bad.cfg", "model = \"ema\";\ntau_ms = -3;\n");
     assert_int_equal(tb_stepfit_load(path, &g, why, sizeof why), -EINVAL);
@@ -263,6 +322,13 @@ static void test_file_round_trip(void **state)
         { "model = \"ema\";\ntau_ms = 430;\nrefresh_ms = 1e300;\n", "bounds.cfg:3: refresh_ms" },
         { "model = \"ema\";\ntau_ms = 430;\nrms_ema_w = 1e9;\n", "bounds.cfg:3: rms_ema_w" },
         { "board = \"a b\";\nmodel = \"ema\";\ntau_ms = 430;\n", "bounds.cfg:1: board" },
+        { "model = \"ema\";\ntau_ms = 430;\nrail1 = \"A\";\nrail1_model = \"ema\";\n"
+          "rail1_tau_ms = 1e12;\n", "bounds.cfg:5: rail1_tau_ms: '1e12' is outside" },
+        { "model = \"ema\";\ntau_ms = 430;\nrail1 = \"A\";\nrail1_model = \"ema\";\n"
+          "rail1_tau_ms = 0;\n", "bounds.cfg:5: rail1_tau_ms: '0' is outside" },
+        { "model = \"ema\";\ntau_ms = 430;\nrail2 = \"A\";\n", "bounds.cfg:3: rail2" },
+        { "model = \"ema\";\ntau_ms = 430;\nrail1 = \"A\";\nrail1_model = \"ema\";\n",
+          "rail1_tau_ms missing" },
     };
     for (size_t i = 0; i < sizeof bounded / sizeof *bounded; i++) {
         free(path);
@@ -281,6 +347,7 @@ static void test_file_round_trip(void **state)
 
 int main(void)
 {
+    probe_layout();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ema_recovered),
         cmocka_unit_test(test_ema_noisy),
@@ -288,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_edge_is_no_fit),
         cmocka_unit_test(test_block_mean_staircase),
         cmocka_unit_test(test_block_mean_probe_layout),
+        cmocka_unit_test(test_model_choice_100_to_1000),
         cmocka_unit_test(test_moving_mean),
         cmocka_unit_test(test_point),
         cmocka_unit_test(test_point_quiet),

@@ -46,8 +46,9 @@ struct probe {
     struct tb_launch l;
     double launch_ms;
     /* the readings */
-    int64_t t0_ns;
+    int64_t t0_ns, t1_ns;              /* the readings' span */
     double edge_ms[4];
+    char rail_why[TB_STEPFIT_MAX_RAILS][256];   /* why a rail held no step to fit */
     double *t_ms, *w;
     size_t n;
 };
@@ -67,6 +68,7 @@ int tb_probe_total_index(const struct tb_power_rails *r, const char *want);
 int tb_probe_source(struct probe *p);
 int tb_probe_device(struct probe *p);
 int tb_probe_measure(struct probe *p);
+/* The total rail's fit (the result's headline), then each rail's by itself (fit->rail). */
 int tb_probe_fit(struct probe *p, struct tb_stepfit *fit);
 /* What was measured (board, source, load, readings), printed before the fit so that a
  * failed fit still shows it; then the fit beside what sysfs claims. */

@@ -236,6 +236,36 @@ static void say_in_model(struct tb_sampler *s, const char *text)
     tb_sampler_set_cadence(s, &c);
 }
 
+/* Each rail's own constant where the probe fitted the rails one by one (each INA3221
+ * channel by itself): on the sampler's rail of that name, where its model is the total's
+ * (the model is one kind for all rails); said in m->from, and the rails left as they were. */
+static void per_rail(struct tb_sensor_model *m, const struct tb_power_rails *rails,
+                     const struct tb_stepfit *fit, enum tb_sensor_kind kind)
+{
+    size_t len = strlen(m->from);
+    bool any = false;
+    for (int k = 0; k < fit->nrails && len < sizeof(m->from); k++) {
+        const struct tb_stepfit_rail *fr = &fit->rail[k];
+        int at = -1;
+        for (int i = 0; i < rails->n && at < 0; i++)
+            if (!strcmp(rails->name[i], fr->name))
+                at = i;
+        if (at < 0 || at >= TB_SENSOR_MAX_RAILS)
+            continue;
+        const char *sep = any ? ", " : "; each rail's own: ";
+        if (fr->model && kind_of(fr->model) == kind) {
+            m->tau_ms[at] = kind == TB_SENSOR_POINT ? 0 : fr->tau_ms;
+            len += (size_t)snprintf(m->from + len, sizeof(m->from) - len, "%s%s %.0f ms", sep,
+                                    fr->name, m->tau_ms[at]);
+        } else {
+            len += (size_t)snprintf(m->from + len, sizeof(m->from) - len, "%s%s %s (kept "
+                                    "%.0f ms)", sep, fr->name, fr->model ? "another model" :
+                                    "no step", tb_sensor_model_tau_ms(m, at));
+        }
+        any = true;
+    }
+}
+
 void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
 {
     if (!s || !pn->path[0])
@@ -270,6 +300,7 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
     tb_sensor_model_probed(&c.model, tb_sampler_rails(s)->n, rail < 0 ? -1 : rail, kind,
                            fit.tau_ms, pn->path, date, !strcmp(c.how, "sysfs") ? "sysfs"
                            : "the documented default");
+    per_rail(&c.model, tb_sampler_rails(s), &fit, kind);
     if (kind == TB_SENSOR_BOXCAR)   /* a mean that changes at its refresh, else its window */
         c.period_ms = fit.refresh_ms > 0 ? fit.refresh_ms : fit.tau_ms;
     c.triggered = kind == TB_SENSOR_POINT;

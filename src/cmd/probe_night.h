@@ -17,7 +17,7 @@
 #include "measure/sweep.h"
 #include "power/power.h"
 
-/* The most seconds the probe takes (its spans at most 5.37 x 10 s, doc/power.md), and
+/* The most seconds the probe takes (its spans at most 5.72 x 10 s, doc/power.md), and
  * the time a night must have for power.probe = auto to spend them: its energy budget
  * (power.budget_s x the points measured for energy x mode steps), and a tune's limit
  * (tune.seconds), each at least the probe's time and as much again. */

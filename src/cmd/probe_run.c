@@ -127,11 +127,12 @@ static int load_until(struct probe *p, int64_t end)
     return 0;
 }
 
-static double total_w(const struct probe *p, const struct tb_power_sample *s)
+/* Rail idx's reading in W (-2: the sum of the rails). */
+static double rail_w(const struct probe *p, const struct tb_power_sample *s, int idx)
 {
     const struct tb_power_rails *r = tb_sampler_rails(p->s);
-    if (p->total >= 0)
-        return s->rail_mw[p->total] * 1e-3;
+    if (idx >= 0)
+        return s->rail_mw[idx] * 1e-3;
     double sum = 0;
     for (int i = 0; i < r->n; i++)
         if (!isnan(s->rail_mw[i]))
@@ -139,30 +140,35 @@ static double total_w(const struct probe *p, const struct tb_power_sample *s)
     return sum * 1e-3;
 }
 
-/* The readings of [t0, t1] as ms since the start and W of the total; how many. */
-static size_t collect(struct probe *p, int64_t t1)
+/* The readings of [t0, t1] of rail idx as ms since the start and W, into *t and *w
+ * (malloc, replacing theirs); how many. */
+static size_t collect_rail(struct probe *p, int64_t t1, int idx, double **t, double **w)
 {
-    size_t n = 0;
-    struct tb_power_sample *w = tb_sampler_window(p->s, p->t0_ns, t1, 0, &n);
-    free(p->t_ms);
-    free(p->w);
-    p->t_ms = malloc((n + 1) * sizeof *p->t_ms);
-    p->w = malloc((n + 1) * sizeof *p->w);
-    p->n = 0;
-    for (size_t i = 0; w && p->t_ms && p->w && i < n; i++) {
-        double v = total_w(p, &w[i]);
-        double t = (double)(w[i].t_ns - p->t0_ns) * 1e-6;
-        if (isfinite(v) && (p->n == 0 || t > p->t_ms[p->n - 1]))
-            p->t_ms[p->n] = t, p->w[p->n++] = v;
+    size_t n = 0, k = 0;
+    struct tb_power_sample *smp = tb_sampler_window(p->s, p->t0_ns, t1, 0, &n);
+    free(*t);
+    free(*w);
+    *t = malloc((n + 1) * sizeof **t);
+    *w = malloc((n + 1) * sizeof **w);
+    for (size_t i = 0; smp && *t && *w && i < n; i++) {
+        double v = rail_w(p, &smp[i], idx);
+        double ti = (double)(smp[i].t_ns - p->t0_ns) * 1e-6;
+        if (isfinite(v) && (k == 0 || ti > (*t)[k - 1]))
+            (*t)[k] = ti, (*w)[k++] = v;
     }
-    free(w);
-    return p->n;
+    free(smp);
+    return k;
 }
 
-/* The spans in units of --seconds: the middle idle longer by an odd fraction, so that the
- * four edges fall at different phases of a sensor that refreshes in steps (a staircase's
- * window is seen only through the partial means of the refreshes an edge falls in). */
-static const double SPANS[5] = { 1, 1, 1.37, 1, 1 };
+/* The readings of [t0, t1] of the total as ms since the start and W; how many. */
+static size_t collect(struct probe *p, int64_t t1)
+{
+    p->t1_ns = t1;
+    return p->n = collect_rail(p, t1, p->total, &p->t_ms, &p->w);
+}
+
+/* The spans in units of --seconds (stepfit.h says why these). */
+static const double SPANS[5] = TB_STEPFIT_SPANS;
 
 int tb_probe_measure(struct probe *p)
 {
@@ -196,6 +202,28 @@ int tb_probe_measure(struct probe *p)
     return 0;
 }
 
+/* Each rail by itself (each INA3221 channel averages by itself; an AGX board's total sums
+ * two chips of different constants, whose blend fits neither): its fit, or model NULL and
+ * why into p->rail_why where its readings held no step (a rail the copy does not load). */
+static void fit_rails(struct probe *p, struct tb_stepfit *fit)
+{
+    const struct tb_power_rails *r = tb_sampler_rails(p->s);
+    double *t = NULL, *w = NULL;
+    fit->nrails = r->n < TB_STEPFIT_MAX_RAILS ? r->n : TB_STEPFIT_MAX_RAILS;
+    for (int i = 0; i < fit->nrails; i++) {
+        struct tb_stepfit_rail *fr = &fit->rail[i];
+        struct tb_stepfit one;
+        size_t n = collect_rail(p, p->t1_ns, i, &t, &w);
+        tb_strlcpy(fr->name, r->name[i], sizeof fr->name);
+        fr->model = NULL, fr->tau_ms = 0, fr->delay_ms = 0;
+        if (tb_stepfit(t, w, n, p->edge_ms, 4, &one, p->rail_why[i],
+                       sizeof p->rail_why[i]) == 0)
+            fr->model = one.model, fr->tau_ms = one.tau_ms, fr->delay_ms = one.delay_ms;
+    }
+    free(t);
+    free(w);
+}
+
 int tb_probe_fit(struct probe *p, struct tb_stepfit *fit)
 {
     char why[512];
@@ -203,6 +231,7 @@ int tb_probe_fit(struct probe *p, struct tb_stepfit *fit)
     if (rc < 0)
         return error("probe-power: %zu readings of '%s' could not be fitted: %s", p->n,
                      p->rail, why);
+    fit_rails(p, fit);
     return 0;
 }
 
@@ -278,8 +307,9 @@ void tb_probe_say_head(const struct probe *p, FILE *out)
     fprintf(out, "probe-power: board %s, L4T %s, source %s, rail %s\n", p->cfg.board.name,
             p->l4t[0] ? p->l4t : "none", p->ops->name, p->rail);
     fprintf(out, "load: %s's %s, %ldx%ld x 4 B (%.3f ms a copy); spans of %.2f s: idle, "
-            "load, idle (x %.2f), load, idle\n", p->dev.name, p->k->name, p->rows, p->cols,
-            p->launch_ms, p->span_s, SPANS[2]);
+            "load, idle, load, idle (x %.2f, %.2f, %.2f, %.2f, %.2f)\n", p->dev.name,
+            p->k->name, p->rows, p->cols, p->launch_ms, p->span_s, SPANS[0], SPANS[1],
+            SPANS[2], SPANS[3], SPANS[4]);
     fprintf(out, "readings: %zu, polled every %.0f ms; idle %.3f W, load %.3f W\n", p->n,
             p->poll_ms, mean_in(p, sp / 2, sp), mean_in(p, 1.5 * sp, 2 * sp));
     fflush(out);
@@ -291,4 +321,17 @@ void tb_probe_say(const struct probe *p, const struct tb_stepfit *f, FILE *out)
             "rms_boxcar_w=%.4g\n", f->model, f->tau_ms, f->delay_ms, f->refresh_ms,
             f->rms_ema_w, f->rms_boxcar_w);
     say_claim(p, f, out);
+    for (int i = 0; i < f->nrails; i++) {
+        const struct tb_stepfit_rail *r = &f->rail[i];
+        double claim = tb_sensor_model_tau_ms(&p->claim.model, i);
+        if (!r->model) {
+            fprintf(out, "rail %s: no fit: %s\n", r->name, p->rail_why[i]);
+            continue;
+        }
+        fprintf(out, "rail %s: model=%s tau_ms=%.1f delay_ms=%.1f", r->name, r->model,
+                r->tau_ms, r->delay_ms);
+        if (claim > 0)
+            fprintf(out, " (sysfs: tau %.1f ms, %s)", claim, agree(r->tau_ms, claim));
+        fputc('\n', out);
+    }
 }

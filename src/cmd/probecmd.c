@@ -257,7 +257,7 @@ static int open_result(struct probe *p)
 /* The result's text into our temporary, then renamed into place (lib/outfile.c's rule). */
 static int keep_result(struct probe *p, const struct tb_stepfit *fit)
 {
-    char text[1024];
+    char text[4096];
     int len = tb_stepfit_format(fit, p->cfg.board.name, p->l4t, text, sizeof text);
     p->tmp_fd = tb_outfile_tmp(p->result, p->tmp, sizeof p->tmp);
     if (p->tmp_fd < 0)

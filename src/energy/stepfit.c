@@ -313,8 +313,9 @@ int tb_stepfit(const double *t_ms, const double *watts, size_t n, const double *
                         "the edge of the search range (length up to %.0f ms, delay up to "
                         "%.0f ms): not a fit", box ? "boxcar" : "ema", len, delay, LEN_MAX_MS,
                         DELAY_MAX_MS), -ERANGE;
-    *out = (struct tb_stepfit){ box ? "boxcar" : "ema", len, delay, refresh, re.rms,
-                                rb.rms, "", "" };
+    *out = (struct tb_stepfit){ .model = box ? "boxcar" : "ema", .tau_ms = len,
+                                .delay_ms = delay, .refresh_ms = refresh, .rms_ema_w = re.rms,
+                                .rms_boxcar_w = rb.rms };
     if (len < poll_ms(t_ms, n))
         out->model = "point", out->tau_ms = 0;
     return 0;

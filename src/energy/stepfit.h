@@ -16,6 +16,24 @@
 #define TB_STEPFIT_LEN_MAX_MS 5000.0
 #define TB_STEPFIT_DELAY_MAX_MS 500.0
 
+/* One rail's own fit (each INA3221 channel averages by itself; the AGX boards sum rails of
+ * two chips whose constants differ): model NULL where its readings held no step. */
+#define TB_STEPFIT_MAX_RAILS 16
+struct tb_stepfit_rail {
+    char name[32];
+    const char *model;       /* "ema", "boxcar", "point"; NULL: not fitted */
+    double tau_ms, delay_ms;
+};
+
+/* The spans probe-power lays out, idle / load / idle / load / idle, in units of its span:
+ * all but the first and last longer by odd fractions, so that the four edges fall at four
+ * different phases of a sensor that refreshes in steps, for any refresh from 100 to 1000 ms.
+ * A staircase's window is seen only through the partial means of the refreshes an edge
+ * falls in: with spans of 1, 1, 1.37, 1, 1 (edges at two phases, one of them the refresh's
+ * own at 1.5 s spans) a block mean of 100 or 500 ms fitted as well as an exponential of a
+ * few ms, or a point sensor, with a delay. 5.72 spans in all. */
+#define TB_STEPFIT_SPANS { 1, 1.1137, 1.3711, 1.2389, 1 }
+
 struct tb_stepfit {
     const char *model;       /* "ema", "boxcar" or "point" (a static string) */
     double tau_ms;           /* ema: time constant; boxcar: window length; point: 0 */
@@ -24,6 +42,8 @@ struct tb_stepfit {
     double rms_ema_w, rms_boxcar_w; /* residuals of the two fits */
     char board[128], l4t[64];       /* tb_stepfit_parse: the file's own board and l4t lines
                                      * ("" where it has none) */
+    int nrails;                     /* the rails fitted one by one (0: the total alone) */
+    struct tb_stepfit_rail rail[TB_STEPFIT_MAX_RAILS];
 };
 
 /* t_ms/watts: n polled readings; edge_ms: times the load switched, alternately on and off,
@@ -55,7 +75,9 @@ double tb_stepfit_refresh(const double *t_ms, const double *watts, size_t n);
 #define TB_STEPFIT_HEAD "# probe-power result"
 
 /* The result as the stored file's text (libconfig syntax, `key = value;` lines after the
- * TB_STEPFIT_HEAD line, board and release first). Returns the length, or -ENOSPC when buf
+ * TB_STEPFIT_HEAD line, board and release first, the total rail's fit, then each rail's:
+ * `railK = "NAME"; railK_model = ...; railK_tau_ms = ...; railK_delay_ms = ...;`, K from 1,
+ * railK_model "none" for a rail that held no step). Returns the length, or -ENOSPC when buf
  * is too small. */
 int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const char *l4t,
                       char *buf, size_t n);

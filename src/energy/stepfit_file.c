@@ -39,6 +39,19 @@ int tb_stepfit_format(const struct tb_stepfit *fit, const char *board, const cha
                        "rms_boxcar_w = %.6g;\n",
                        b, l, fit->model, fit->tau_ms, fit->delay_ms, fit->refresh_ms,
                        fit->rms_ema_w, fit->rms_boxcar_w);
+    for (int k = 0; k < fit->nrails && k < TB_STEPFIT_MAX_RAILS && len > 0 && (size_t)len < n;
+         k++) {
+        const struct tb_stepfit_rail *r = &fit->rail[k];
+        char name[32];
+        plain(name, sizeof name, r->name);
+        if (r->model)
+            len += snprintf(buf + len, n - (size_t)len, "rail%d = \"%s\";\nrail%d_model = "
+                            "\"%s\";\nrail%d_tau_ms = %.3f;\nrail%d_delay_ms = %.3f;\n", k + 1,
+                            name, k + 1, r->model, k + 1, r->tau_ms, k + 1, r->delay_ms);
+        else
+            len += snprintf(buf + len, n - (size_t)len, "rail%d = \"%s\";\nrail%d_model = "
+                            "\"none\";\n", k + 1, name, k + 1);
+    }
     if (len < 0 || (size_t)len >= n)
         return -ENOSPC;
     return len;
@@ -78,6 +91,61 @@ static const struct num {
     { "rms_boxcar_w", 0, 1e4, "0 to 10000 W" },
 };
 
+/* The model named by val ("\"ema\"", ...): MODELS' entry, or NULL. */
+static const char *model_of(const char *val)
+{
+    for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
+        char q[16];
+        snprintf(q, sizeof q, "\"%s\"", MODELS[i]);
+        if (!strncmp(val, q, strlen(q)) && strspn(val + strlen(q), " \t") ==
+            strlen(val + strlen(q)))
+            return MODELS[i];
+    }
+    return NULL;
+}
+
+/* One rail's line: railK (its name), railK_model ("none": no step), railK_tau_ms,
+ * railK_delay_ms, K 1 to TB_STEPFIT_MAX_RAILS, each rail's lines after its name line and
+ * bounded as the total's. 0, or -EINVAL with why. */
+static int rail_line(const char *path, int line, const char *key, const char *val,
+                     struct tb_stepfit *out, char *why, size_t whylen)
+{
+    char *end;
+    long k = strtol(key + 4, &end, 10);
+    if (k < 1 || k > TB_STEPFIT_MAX_RAILS || end == key + 4)
+        return snprintf(why, whylen, "%s:%d: %s: rails are numbered 1 to %d", path, line, key,
+                        TB_STEPFIT_MAX_RAILS), -EINVAL;
+    struct tb_stepfit_rail *r = &out->rail[k - 1];
+    if (!*end) {
+        if (k != out->nrails + 1 || quoted(val, r->name, sizeof r->name) < 0 || !r->name[0])
+            return snprintf(why, whylen, "%s:%d: %s: '%s' is not the next rail's quoted name",
+                            path, line, key, val), -EINVAL;
+        out->nrails = (int)k, r->model = NULL, r->tau_ms = NAN, r->delay_ms = 0;
+        return 0;
+    }
+    if (k > out->nrails)
+        return snprintf(why, whylen, "%s:%d: %s before its rail's name line", path, line, key),
+               -EINVAL;
+    if (!strcmp(end, "_model")) {
+        r->model = model_of(val);
+        if (!r->model && strcmp(val, "\"none\""))
+            return snprintf(why, whylen, "%s:%d: %s: '%s' is not \"ema\", \"boxcar\", "
+                            "\"point\" or \"none\"", path, line, key, val), -EINVAL;
+        return 0;
+    }
+    int t = !strcmp(end, "_tau_ms") ? 0 : !strcmp(end, "_delay_ms") ? 1 : -1;
+    double v = t < 0 ? 0 : strtod(val, &end);
+    if (t < 0)
+        return snprintf(why, whylen, "%s:%d: unknown setting '%s'", path, line, key), -EINVAL;
+    if (end == val || strspn(end, " \t") != strlen(end) || !isfinite(v) || v < 0 ||
+        v >= (t ? TB_STEPFIT_DELAY_MAX_MS : TB_STEPFIT_LEN_MAX_MS) ||
+        (t == 0 && r->model && (strcmp(r->model, "point") ? v <= TB_STEPFIT_LEN_MIN_MS : v != 0)))
+        return snprintf(why, whylen, "%s:%d: %s: '%s' is outside %s", path, line, key, val,
+                        t ? NUMS[1].what : NUMS[0].what), -EINVAL;
+    *(t ? &r->delay_ms : &r->tau_ms) = v;
+    return 0;
+}
+
 /* One `key = value;` line into the result; 0, or -EINVAL with why (file and line named).
  * lines[i]: the line NUMS[i] was on. */
 static int load_line(const char *path, int line, char *s, struct tb_stepfit *out,
@@ -93,14 +161,11 @@ static int load_line(const char *path, int line, char *s, struct tb_stepfit *out
                             "digits, '.', '_' and '-'", path, line, key, val), -EINVAL;
         return 0;
     }
+    if (!strncmp(key, "rail", 4) && key[4] >= '1' && key[4] <= '9')
+        return rail_line(path, line, key, val, out, why, whylen);
     if (!strcmp(key, "model")) {
-        for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
-            char q[16];
-            snprintf(q, sizeof q, "\"%s\"", MODELS[i]);
-            if (!strncmp(val, q, strlen(q)) && strspn(val + strlen(q), " \t") ==
-                strlen(val + strlen(q)))
-                return out->model = MODELS[i], *seen |= 1, lines[5] = line, 0;
-        }
+        if ((out->model = model_of(val)))
+            return *seen |= 1, lines[5] = line, 0;
         return snprintf(why, whylen, "%s:%d: model: '%s' is not \"ema\", \"boxcar\" or "
                         "\"point\"", path, line, val), -EINVAL;
     }
@@ -138,7 +203,9 @@ int tb_stepfit_parse(const char *path, char *buf, struct tb_stepfit *out, char *
                      size_t whylen)
 {
     int rc;
-    struct tb_stepfit f = { NULL, NAN, 0, 0, NAN, NAN, "", "" };
+    static const struct tb_stepfit zero;
+    struct tb_stepfit f = zero;
+    f.tau_ms = NAN, f.rms_ema_w = NAN, f.rms_boxcar_w = NAN;
     unsigned seen = 0;
     int line = 0, lines[6] = { 0 };
     for (char *s = buf, *nl; s && *s; s = nl ? nl + 1 : NULL) {
@@ -163,6 +230,12 @@ int tb_stepfit_parse(const char *path, char *buf, struct tb_stepfit *out, char *
                         lines[0], f.tau_ms, f.model, lines[5], point ? "a point sensor's is 0"
                         : "an average's is above 0.2 and below 5000 ms, the probe's range"),
                -EINVAL;
+    for (int k = 0; k < f.nrails; k++)   /* a rail fitted has its constant */
+        if (f.rail[k].model && (!isfinite(f.rail[k].tau_ms) ||
+                                (strcmp(f.rail[k].model, "point") ? f.rail[k].tau_ms <=
+                                 TB_STEPFIT_LEN_MIN_MS : f.rail[k].tau_ms != 0)))
+            return snprintf(why, whylen, "%s: rail%d_tau_ms missing or not a %s's", path,
+                            k + 1, f.rail[k].model), -EINVAL;
     *out = f;
     return 0;
 }
