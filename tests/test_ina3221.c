@@ -303,8 +303,34 @@ static void test_orin_nx_limit(void **state)
     tb_strlcpy(f.b.total_rail, "VDD_IN", sizeof(f.b.total_rail));
     limit_of(&f, &d);
     th_assert_close(d.limit_w, 7784 * 5160 / 1e6, 1e-12);
-    assert_string_equal(d.limit_how, "the over-current throttle's: INA3221 VDD_IN curr1_crit "
-                        "7784 mA x in1_input 5160 mV, the bus voltage at the run's start");
+    assert_string_equal(d.limit_how, "the averaged warning limit: INA3221 VDD_IN curr1_max "
+                        "7784 mA x in1_input 5160 mV at the run's start (curr1_crit 7784 mA: "
+                        "an instantaneous trip)");
+    /* the warning limit, not the critical one (#57): nvpmodel's per-mode curr1_max (3000 mA
+     * in Xavier NX's 10/15 W modes, 4000 mA in 20 W), read again after a mode step */
+    char p[1024];
+    free(th_write(f.root, hw(&f, "1-0040", 7, "curr1_max", p), "3000\n"));
+    limit_of(&f, &d);
+    th_assert_close(d.limit_w, 3000 * 5160 / 1e6, 1e-12);
+    th_must_have(d.limit_how, "curr1_max 3000 mA x in1_input 5160 mV");
+    free(th_write(f.root, hw(&f, "1-0040", 7, "curr1_max", p), "4000\n"));
+    tb_power_ina3221.identify(f.st, &d);   /* after the mode step */
+    th_assert_close(d.limit_w, 4000 * 5160 / 1e6, 1e-12);
+    /* a limit at or below what the rail draws (888 mA idle): ignored, with a warning (#58) */
+    static const char *const low[] = { "1\n", "888\n" };
+    for (int i = 0; i < 2; i++) {
+        free(th_write(f.root, hw(&f, "1-0040", 7, "curr1_max", p), low[i]));
+        th_stderr_begin();
+        tb_power_ina3221.identify(f.st, &d);
+        char *err = th_stderr_end();
+        assert_true(isnan(d.limit_w));
+        th_must_have(err, "warning: INA3221 power limit: VDD_IN curr1_max ");
+        th_must_have(err, "at or below what the rail draws now (888 mA): not a limit a block "
+                     "reaches; ignored");
+        th_must_have(d.limit_how, "not known: VDD_IN curr1_max ");
+        free(err);
+    }
+    free(th_write(f.root, hw(&f, "1-0040", 7, "curr1_max", p), "7784\n"));
     tb_strlcpy(f.b.total_rail, "sum", sizeof(f.b.total_rail));
     limit_of(&f, &d);
     assert_true(isnan(d.limit_w));
@@ -360,7 +386,7 @@ static void test_limit_missing_or_garbage(void **state)
         char why[256], p[1024], full[2048];
         struct tb_power_device d;
         fake_open(&f, "ina3221/orin-nx.txt", 7);
-        snprintf(full, sizeof(full), "%s/%s", f.root, hw(&f, "1-0040", 7, "curr1_crit", p));
+        snprintf(full, sizeof(full), "%s/%s", f.root, hw(&f, "1-0040", 7, "curr1_max", p));
         if (bad[k])
             free(th_write(f.root, p, bad[k]));
         else

@@ -1,6 +1,6 @@
 /* test_meter_cap.c: a Jetson's power limit through the meter, on the fake clock. The real
  * INA3221 source reads a fake Orin NX hwmon tree built from the fixture
- * (tests/fixtures/ina3221/orin-nx.txt: curr1_crit 7784 mA OBSERVED, in1_input 5160 mV): its
+ * (tests/fixtures/ina3221/orin-nx.txt: curr1_max 7784 mA OBSERVED, in1_input 5160 mV): its
  * enforced limit is 7784 mA x 5160 mV = 40.2 W. A thread of this test keeps VDD_IN's
  * curr1_input at what meter_sim.h's board draws through the chip's average (TI SBOS576, 512
  * samples, 430 ms; 2% a conversion), and, where a test asks, curr1_crit_alarm and the
@@ -17,7 +17,7 @@
 #include "power/ina3221.h"
 
 #define OC "sys/class/hwmon/hwmon3"
-#define LIMIT_W (7784 * MV / 1e6)    /* the fixture's curr1_crit x in1_input */
+#define LIMIT_W (7784 * MV / 1e6)    /* the fixture's curr1_max x in1_input */
 
 static struct gen {
     char root[512];
@@ -99,7 +99,7 @@ static void night(struct tb_meter_result *out, double *limit_w, char *how, size_
     pthread_join(g.th, NULL);
 }
 
-/* Point 2 draws 99.5% of curr1_crit x in1_input: it is capped (half its blocks or more at
+/* Point 2 draws 99.5% of curr1_max x in1_input: it is capped (half its blocks or more at
  * 98% of the limit) and its note names the limit; the copy (75%) and point 1 (80%) are not. */
 static void test_capped_near_the_limit(void **state)
 {
@@ -109,8 +109,9 @@ static void test_capped_near_the_limit(void **state)
     char how[192], *err;
     night(out, &limit, how, sizeof how, &err);
     th_assert_close(limit, 40.16544, 1e-9);
-    assert_string_equal(how, "the over-current throttle's: INA3221 VDD_IN curr1_crit 7784 mA x "
-                        "in1_input 5160 mV, the bus voltage at the run's start");
+    assert_string_equal(how, "the averaged warning limit: INA3221 VDD_IN curr1_max 7784 mA x "
+                        "in1_input 5160 mV at the run's start (curr1_crit 7784 mA: an "
+                        "instantaneous trip)");
     /* a block's mean moves by some tenths of a percent with the chip's noise and the
      * lead-in: a block of point 2 may read under 98%, but half of them or more do not
      * (the row is capped), and none of the others' does */
@@ -129,18 +130,18 @@ static void test_capped_near_the_limit(void **state)
     assert_null(strstr(err, "warning"));
 }
 
-/* curr1_crit holds garbage: a warning names the file, the night goes on with every figure,
+/* curr1_max holds garbage: a warning names the file, the night goes on with every figure,
  * no limit (said why), and nothing is capped (the alarm and counters read 0 meanwhile). */
 static void test_garbage_limit(void **state)
 {
     board_tree();
-    free(th_write(g.root, HWMON "/curr1_crit", "garbage\n"));
+    free(th_write(g.root, HWMON "/curr1_max", "garbage\n"));
     struct tb_meter_result out[3];
     double limit;
     char how[192], *err;
     night(out, &limit, how, sizeof how, &err);
     th_must_have(err, "warning: INA3221 power limit: '");
-    th_must_have(err, "/curr1_crit' holds 'garbage");
+    th_must_have(err, "/curr1_max' holds 'garbage");
     th_must_have(err, "the enforced limit is not known");
     assert_true(isnan(limit));
     th_must_have(how, "not known: '");
@@ -158,7 +159,7 @@ static void test_overcurrent_caps(void **state)
 {
     board_tree();
     char p[700];
-    snprintf(p, sizeof p, "%s/" HWMON "/curr1_crit", g.root);
+    snprintf(p, sizeof p, "%s/" HWMON "/curr1_max", g.root);
     assert_int_equal(unlink(p), 0);
     g.alarm_point = 1;
     g.oc_point = 2;

@@ -70,9 +70,9 @@ static void test_orin_super_night(void **state)
     snprintf(logs2, sizeof(logs2), "%s/logs2", r);
     /* the budget spent (a target no run reaches), so the time taken is the plan's */
     run_on(r, "", "--set power.target_rel_ci=0.0001 --set power.budget_s=8", logs);
-    /* a sensor whose reading never changes; the total rail with a critical-current limit
+    /* a sensor whose reading never changes; the total rail with an averaged warning limit
      * (3000 mA x the fixture's in1_input) for this run alone */
-    char *crit = th_write(r, "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1/curr1_crit",
+    char *crit = th_write(r, "sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1/curr1_max",
                           "3000\n");
     run_on(r, ",still", "--set power.settle_s=0", logs2);
     assert_int_equal(unlink(crit), 0);
@@ -96,10 +96,10 @@ static void check_budget_run(const char *text)
         !strstr(text, "chip 1: update_interval 430 ms, samples 512 (sysfs): tau 429.6 ms") ||
         !strstr(text, "each block inverted") || !strstr(text, "energy blocks of 1289 ms"))
         th_fail("no sysfs model in:\n%.4000s", text);
-    /* the Orin Nano fixture has no curr1_crit (not observed on that board): no limit, and
+    /* the Orin Nano fixture has no curr1_max (not observed on that board): no limit, and
      * why, ending the line */
     const char *lim = strstr(text, "; power limit: not known: "), *crit;
-    if (!lim || !(crit = strstr(lim, "/curr1_crit': No such file")) || crit > strchr(lim, '\n'))
+    if (!lim || !(crit = strstr(lim, "/curr1_max': No such file")) || crit > strchr(lim, '\n'))
         th_fail("no power limit said in:\n%.4000s", strstr(text, "# power_cadence: "));
     const char *h, *row = first_row(text, &h);
     double cycles = num(h, row, "power_cycles");
@@ -162,10 +162,9 @@ static void check_static_run(const char *text2)
         th_fail("no static sensor in:\n%.4000s", text2);
     /* the limit said with where it came from and what it is for, a week later too */
     const char *lim = strstr(text2, "; power limit: ");
-    if (!lim || !strstr(lim, " W (the over-current throttle's: INA3221 VDD_IN curr1_crit 3000 "
+    if (!lim || !strstr(lim, " W (the averaged warning limit: INA3221 VDD_IN curr1_max 3000 "
                         "mA x in1_input ") ||
-        !strstr(lim, " mV, the bus voltage at the run's start); a block at 98% of it or more is "
-                "capped\n"))
+        !strstr(lim, " mV at the run's start); a block at 98% of it or more is capped\n"))
         th_fail("no power limit said in:\n%.4000s", strstr(text2, "# power_cadence: "));
 }
 

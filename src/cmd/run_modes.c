@@ -151,6 +151,8 @@ void tb_run_modes_sweep(struct tb_run_modes *m, struct tb_runner_ctx *ctx,
         tb_csvlog_meta(ctx->log, TB_META(mode_step), "%s: %s", label, o.read);
         if (!m->quiet)
             note("%s", label);
+        if (ctx->sampler)   /* a limit set per mode (the INA3221's warning limit) */
+            tb_sampler_reidentify(ctx->sampler);
         struct tb_runner_step rs = { s->gpu_cap_mhz, s->emc_cap_mhz, o.emc_cap_mhz };
         ctx->power_mode = mode;
         ctx->max_clock_mhz = isfinite(o.gpu_max_mhz) ? o.gpu_max_mhz : found_mhz;

@@ -50,6 +50,9 @@ struct ina_state {
     char hwmon[4][PATH_MAX];  /* the hwmon chips' folders: their update_interval, samples */
     int nhwmon;
     struct tb_ina3221_oc oc;  /* the enforced limit and the throttle's files (ina3221_oc.c) */
+    struct tb_power_cfg pc;   /* as opened: the limit is read again with it (ina_identify) */
+    int total;                /* the total rail's index; -1: no one rail */
+    int identified;           /* identify calls: from the second on, the limit read again */
 };
 
 int tb_ina3221_parse_value(const char *buf, long *value)
@@ -197,6 +200,7 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
             break;
         }
     const struct rail *r = ti >= 0 ? &s->rail[ti] : NULL;
+    s->pc = *pc, s->total = ti, s->identified = 0;
     tb_ina3221_oc_open(&s->oc, pc, r ? r->name : NULL, r ? (r->chip >= 0 ? r->volt : r->power)
                        : NULL, r ? r->ch : -1, r && r->chip >= 0);
     return 0;
@@ -226,9 +230,15 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
     return 0;
 }
 
+/* The limit as read at open, then, at each later call (after a mode step: nvpmodel sets the
+ * warning limit per mode), read again. */
 static void ina_identify(void *st, struct tb_power_device *d)
 {
     struct ina_state *s = st;
+    const struct rail *r = s->total >= 0 ? &s->rail[s->total] : NULL;
+    if (s->identified++ > 0)
+        tb_ina3221_oc_limit(&s->oc, &s->pc, r ? r->name : NULL, r ? (r->chip >= 0 ? r->volt
+                            : r->power) : NULL, r ? r->ch : -1, r && r->chip >= 0);
     d->limit_w = s->oc.limit_w;
     tb_strlcpy(d->limit_how, s->oc.limit_how, sizeof(d->limit_how));
 }

@@ -32,11 +32,17 @@ struct tb_ina3221_oc {
 
 /* At open: the limit of the rail the night's total is (name; its bus-voltage file volt on
  * hwmon, or its in_powerK_input on the IIO layout; channel K ch; NULL when the total is no
- * one rail) from its critical-current alert, its crit alarm file, and the soctherm_oc
+ * one rail: tb_ina3221_oc_limit), its crit alarm file, and the soctherm_oc
  * hwmon device's event counters, all under pc->sysfs_root. Never fails: a file missing or
  * unreadable leaves its part unknown; one holding garbage is also warned of, by name. */
 void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
                         const char *name, const char *volt, int ch, bool hwmon);
+/* The limit alone (limit_w, limit_how) read again: at open, and after each mode step (the
+ * warning limit is nvpmodel's, per mode). Writes no field the sampler thread's
+ * tb_ina3221_oc_sample reads. On hwmon the averaged warning limit currK_max x the bus
+ * voltage; one at or below what the rail draws now is warned of and ignored. */
+void tb_ina3221_oc_limit(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
+                         const char *name, const char *volt, int ch, bool hwmon);
 /* With each reading: has_reasons where a file of the throttle was read, and
  * TB_POWER_REASON_OC where the alarm reads 1 or a counter grew since the last reading (each
  * counter against its own: one reset or wrapped while another grew still says so). A

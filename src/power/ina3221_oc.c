@@ -2,8 +2,9 @@
  * enforced limit of the rail the night's total is, and whether the throttle acted during a
  * reading. Not a power reading (ina3221.c) and not the clocks it held (jetson/throttle.c).
  *
- * The INA3221's critical-current alert on the module's input rail is what the over-current
- * throttle enforces: the chip raises its critical alert when a channel's current passes
+ * The limit a block's mean can reach is the averaged warning limit currK_max (hwmon_limit
+ * says why; the critical one is an instantaneous trip). The INA3221's critical-current
+ * alert on the module's input rail is what the over-current throttle acts on at once: the chip raises its critical alert when a channel's current passes
  * currK_crit (mA) and the alert pin throttles the SoC (Linux drivers/hwmon/ina3221.c and
  * Documentation/hwmon/ina3221.rst: currK_crit, currK_crit_alarm 0|1; JetPack 4's IIO driver,
  * OE4T/linux-tegra-4.9 drivers/staging/iio/meter/ina3221.c: crit_current_limit_K "32760 ma"
@@ -47,19 +48,40 @@ static int limit_value(struct tb_ina3221_oc *o, const char *path, long most, lon
     return rc;
 }
 
-/* The limit of rail name on hwmon: currK_crit (mA) x its bus voltage inK_input (mV) now. */
+/* The limit of rail name on hwmon: its averaged warning limit currK_max (mA) x its bus
+ * voltage inK_input (mV) now. The INA3221 has two (SBOS576A p. 26): the critical limit
+ * (currK_crit) is compared with each single conversion, "to detect fast overcurrent
+ * events"; the warning limit (currK_max) with the averaged value, "to detect a longer
+ * duration overcurrent event". A block's mean can sit at the second (nvpmodel sets it per
+ * mode on Xavier NX: WARN ... curr1_max in L4T R35's nvpmodel.conf, 3000 mA in the 10/15 W
+ * modes, 4000 mA in 20 W), practically never at the first: crit x voltage is an
+ * instantaneous trip, said as such, never the limit. A limit at or below what the rail
+ * draws now (the run's start, idle) is no limit a block can reach: ignored with a warning
+ * (1 mA would mark every block capped). */
 static void hwmon_limit(struct tb_ina3221_oc *o, const char *dir, const char *name,
                         const char *volt, int ch)
 {
-    char p[PATH_MAX + 32];
-    long ma, mv;
+    char p[PATH_MAX + 32], why[PATH_MAX + 160], trip[64] = "";
+    long ma, mv, crit, now;
     snprintf(p, sizeof(p), "%s/curr%d_crit", dir, ch);
+    if (tb_ina3221_read_value(p, &crit, why, sizeof(why)) == 0 && crit > 0 && crit <= 1000000)
+        snprintf(trip, sizeof(trip), " (curr%d_crit %ld mA: an instantaneous trip)", ch, crit);
+    snprintf(p, sizeof(p), "%s/curr%d_max", dir, ch);
     if (limit_value(o, p, 1000000, &ma) || limit_value(o, volt, OC_MAX_MV, &mv))
         return;
     o->limit_w = (double)ma * (double)mv / 1e6;
-    snprintf(o->limit_how, sizeof(o->limit_how), "the over-current throttle's: INA3221 %s "
-             "curr%d_crit %ld mA x in%d_input %ld mV, the bus voltage at the run's start", name,
-             ch, ma, ch, mv);
+    snprintf(o->limit_how, sizeof(o->limit_how), "the averaged warning limit: INA3221 %s "
+             "curr%d_max %ld mA x in%d_input %ld mV at the run's start%s", name, ch, ma, ch,
+             mv, trip);
+    snprintf(p, sizeof(p), "%s/curr%d_input", dir, ch);
+    if (tb_ina3221_read_value(p, &now, why, sizeof(why)) == 0 && now >= ma) {
+        warning("INA3221 power limit: %s curr%d_max %ld mA is at or below what the rail "
+                "draws now (%ld mA): not a limit a block reaches; ignored", name, ch, ma, now);
+        snprintf(o->limit_how, sizeof(o->limit_how), "not known: %s curr%d_max %ld mA is at "
+                 "or below the rail's draw at the run's start (%ld mA): ignored", name, ch, ma,
+                 now);
+        o->limit_w = NAN;
+    }
 }
 
 /* JetPack 4's IIO driver: crit_power_limit_K (mW) where it reads, else
@@ -122,8 +144,19 @@ void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
                         const char *name, const char *volt, int ch, bool hwmon)
 {
     memset(o, 0, sizeof(*o));
-    o->limit_w = NAN;
     find_events(o, tb_sys_root(pc->sysfs_root));
+    const char *slash = volt ? strrchr(volt, '/') : NULL;
+    if (slash && hwmon && (snprintf(o->alarm, sizeof(o->alarm), "%.*s/curr%d_crit_alarm",
+                                    (int)(slash - volt), volt, ch) >= (int)sizeof(o->alarm) ||
+                           access(o->alarm, R_OK) != 0))
+        o->alarm[0] = 0;   /* the IIO driver shows no alarm */
+    tb_ina3221_oc_limit(o, pc, name, volt, ch, hwmon);
+}
+
+void tb_ina3221_oc_limit(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
+                         const char *name, const char *volt, int ch, bool hwmon)
+{
+    o->limit_w = NAN;
     const char *slash = volt ? strrchr(volt, '/') : NULL;
     if (!slash) {
         snprintf(o->limit_how, sizeof(o->limit_how), "not known: power.total_rail '%.100s' is "
@@ -132,14 +165,10 @@ void tb_ina3221_oc_open(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
     }
     char dir[PATH_MAX];
     snprintf(dir, sizeof(dir), "%.*s", (int)(slash - volt), volt);
-    if (hwmon) {
+    if (hwmon)
         hwmon_limit(o, dir, name, volt, ch);
-        if (snprintf(o->alarm, sizeof(o->alarm), "%s/curr%d_crit_alarm", dir, ch) >=
-            (int)sizeof(o->alarm) || access(o->alarm, R_OK) != 0)
-            o->alarm[0] = 0;
-    } else {
-        iio_limit(o, dir, name, ch);   /* the IIO driver shows no alarm */
-    }
+    else
+        iio_limit(o, dir, name, ch);
     /* a limit above the most the board can draw (its readings above are dropped as
      * absurd) is no limit it reaches: the chip's reset value, 163.8 mV over the shunt, reads
      * 32760 mA on a 5 mOhm shunt, where nothing set one */

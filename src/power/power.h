@@ -169,6 +169,9 @@ void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence 
 /* The device's identity and power limit as the source's identify op gave them at start
  * (id "" and limit NAN where it has none). */
 const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s);
+/* The source's identify op asked again (after a mode step: a limit set per mode is read
+ * again), its answer in place of the one before. From the thread that reads the device. */
+void tb_sampler_reidentify(struct tb_sampler *s);
 /* The source's own clock-event (throttle) reasons now, where it has them (its reasons op:
  * NVML): 0 with *mask, or -ENOTSUP. */
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);

@@ -209,6 +209,15 @@ const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s)
     return &s->device;
 }
 
+void tb_sampler_reidentify(struct tb_sampler *s)
+{
+    if (!s->ops->identify)
+        return;
+    struct tb_power_device d = s->device;
+    s->ops->identify(s->state, &d);
+    s->device = d;
+}
+
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz)
 {
     *max_clock_mhz = s->max_clock_mhz;
