@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -263,6 +266,67 @@ static void test_no_rails(void **state)
     fake_open(&f, NULL, 0);
     assert_int_equal(tb_power_ina3221.probe(&f.b, why, sizeof(why)), -ENOENT);
     assert_non_null(strstr(why, "no INA3221 rails under"));
+    fake_close(&f);
+}
+
+/* Every file of the tree at mode (folders 0755, so that another user may walk it). */
+static void chmod_tree(const char *dir, mode_t mode)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    assert_int_equal(chmod(dir, 0755), 0);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[2048];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        assert_int_equal(lstat(p, &st), 0);
+        if (S_ISDIR(st.st_mode))
+            chmod_tree(p, mode);
+        else
+            assert_int_equal(chmod(p, mode), 0);
+    }
+    closedir(d);
+}
+
+/* Rails present but readable by root only (R35's 5.10 driver at some versions: 0400, OE4T
+ * linux-tegra-5.10 @86d7784): a normal user is told so, and the remedy, never "no INA3221
+ * rails" (#57). As root, the probe runs in a child that became nobody; as a normal user, on
+ * files this user may not read. */
+static void test_rails_root_only(void **state)
+{
+    struct fake f;
+    fake_open(&f, "ina3221/orin-nx.txt", 7);
+    bool root = geteuid() == 0;
+    assert_int_equal(chmod(f.root, 0755), 0);
+    chmod_tree(f.root, root ? 0400 : 0000);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char why[1024] = "";
+        if (root && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(3);
+        int rc = tb_power_ina3221.probe(&f.b, why, sizeof(why));
+        dprintf(fds[1], "%d %s", rc, why);
+        _exit(0);
+    }
+    close(fds[1]);
+    char buf[1100] = "";
+    ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+    close(fds[0]);
+    buf[n > 0 ? n : 0] = 0;
+    int status;
+    waitpid(pid, &status, 0);
+    chmod_tree(f.root, 0644);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char want[64];
+    snprintf(want, sizeof want, "%d INA3221 rails present but readable by root only (mode %s",
+             -EACCES, root ? "0400" : "0000");
+    th_must_have(buf, want);
+    th_must_have(buf, "run as root, or let this user read them (a udev rule");
+    th_must_have(buf, "Rails readable by root only");
     fake_close(&f);
 }
 
@@ -535,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_junk_value_and_units),
         cmocka_unit_test(test_no_rails),
         cmocka_unit_test(test_impossible_channels_are_no_power),
+        cmocka_unit_test(test_rails_root_only),
         cmocka_unit_test(test_orin_nx_limit),
         cmocka_unit_test(test_nano_limit),
         cmocka_unit_test(test_limit_missing_or_garbage),

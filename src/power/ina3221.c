@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/safeio.h"
@@ -53,6 +54,8 @@ struct ina_state {
     struct tb_power_cfg pc;   /* as opened: the limit is read again with it (ina_identify) */
     int total;                /* the total rail's index; -1: no one rail */
     int identified;           /* identify calls: from the second on, the limit read again */
+    char denied[PATH_MAX];    /* a rail file there but not readable by this user ("": none) */
+    unsigned denied_mode;     /* its mode */
 };
 
 int tb_ina3221_parse_value(const char *buf, long *value)
@@ -131,6 +134,18 @@ static void scan_iio(struct ina_state *s, const char *root)
     globfree(&g);
 }
 
+/* Whether path is there but this user may not read it (R35's driver at some versions makes
+ * the rail files 0400, OE4T linux-tegra-5.10 @86d7784): noted in s, for the message. */
+static bool denied(struct ina_state *s, const char *path)
+{
+    struct stat st;
+    if (access(path, R_OK) == 0 || errno != EACCES || lstat(path, &st) < 0)
+        return false;
+    if (!s->denied[0])
+        tb_strlcpy(s->denied, path, sizeof(s->denied)), s->denied_mode = st.st_mode & 07777;
+    return true;
+}
+
 static void scan_hwmon(struct ina_state *s, const char *root)
 {
     char pat[PATH_MAX];
@@ -142,8 +157,10 @@ static void scan_hwmon(struct ina_state *s, const char *root)
         for (int k = 1; k <= 3; k++) {
             char p[PATH_MAX], name[TB_RAIL_NAME], volt[PATH_MAX], curr[PATH_MAX], en[16];
             snprintf(p, sizeof(p), "%s/in%d_label", g.gl_pathv[i], k);
-            if (read_text(p, name, sizeof(name)) < 0)
+            if (read_text(p, name, sizeof(name)) < 0) {
+                denied(s, p);
                 continue;
+            }
             snprintf(p, sizeof(p), "%s/in%d_enable", g.gl_pathv[i], k);
             if (read_text(p, en, sizeof(en)) == 0 && !strcmp(en, "0"))
                 continue;
@@ -152,7 +169,8 @@ static void scan_hwmon(struct ina_state *s, const char *root)
                 tb_strlcpy(s->hwmon[s->nhwmon++], g.gl_pathv[i], PATH_MAX);
             snprintf(volt, sizeof(volt), "%s/in%d_input", g.gl_pathv[i], k);
             snprintf(curr, sizeof(curr), "%s/curr%d_input", g.gl_pathv[i], k);
-            if (access(volt, R_OK) == 0 && access(curr, R_OK) == 0)
+            if (!denied(s, volt) && !denied(s, curr) && access(volt, R_OK) == 0 &&
+                access(curr, R_OK) == 0)
                 add_rail(s, k, name, NULL, volt, curr);
         }
     globfree(&g);
@@ -161,6 +179,7 @@ static void scan_hwmon(struct ina_state *s, const char *root)
 static void scan(struct ina_state *s, const struct tb_power_cfg *pc)
 {
     s->n = s->nhwmon = 0;
+    s->denied[0] = 0;
     const char *root = tb_sys_root(pc->sysfs_root);
     scan_iio(s, root);
     scan_hwmon(s, root);
@@ -173,6 +192,14 @@ static int ina_probe(const struct tb_power_cfg *pc, char *why, size_t n)
         return -ENOMEM;
     scan(s, pc);
     int rails = s->n;
+    if (rails == 0 && s->denied[0]) {
+        snprintf(why, n, "INA3221 rails present but readable by root only (mode %04o: '%.900s'):"
+                 " run as root, or let this user read them (a udev rule, or a sudoers line for "
+                 "the tool: doc/power.md, \"Rails readable by root only\")", s->denied_mode,
+                 s->denied);
+        free(s);
+        return -EACCES;
+    }
     free(s);
     if (rails == 0) {
         snprintf(why, n, "no INA3221 rails under '%s/sys/bus/i2c/drivers/ina3221{,x}'",
