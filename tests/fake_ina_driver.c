@@ -22,7 +22,13 @@
  *                                    times how busy the device was over the last 100 ms
  *                                    (the share of it the load spent: tb_clock_spent_ns).
  *                                    15W: 3.0 + 1.0 W, 25W: 3.5 + 2.0, MAXN_SUPER: 4.0 + 3.5
- * Without it, nothing: the executable is the tool. Not for the tool itself (tests only). */
+ *   TB_TEST_SLOW_READ_MS=N           every read of an hwmon *_input file blocks N ms first
+ *                                    (real time), as JetPack 5's 5.10 driver waits for the
+ *                                    conversion-ready flag on each read (OE4T
+ *                                    linux-tegra-5.10 drivers/hwmon/ina3221.c,
+ *                                    ina3221_wait_for_data): read() of this executable is
+ *                                    this file's, in the tool and in its safeio readers
+ * Without them, nothing: the executable is the tool. Not for the tool itself (tests only). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -148,4 +156,28 @@ __attribute__((constructor)) static void fake_ina_driver_start(void)
         return;
     }
     pthread_detach(t);
+}
+
+/* read(2) as the 5.10 driver makes it for a rail's file: the first read of an open hwmon
+ * *_input file waits TB_TEST_SLOW_READ_MS first; any other read is the system's. */
+ssize_t read(int fd, void *buf, size_t n)
+{
+    static long slow_ms = -1;
+    if (slow_ms < 0) {
+        const char *e = getenv("TB_TEST_SLOW_READ_MS");
+        slow_ms = e ? atol(e) : 0;
+    }
+    char link[64], path[PATH_MAX];
+    ssize_t k;
+    if (slow_ms > 0 && lseek(fd, 0, SEEK_CUR) == 0 &&
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd) > 0 &&
+        (k = readlink(link, path, sizeof(path) - 1)) > 6) {
+        path[k] = '\0';
+        if (strstr(path, "/hwmon/") && !strcmp(path + k - 6, "_input")) {
+            struct timespec ts = { slow_ms / 1000, slow_ms % 1000 * 1000000L };
+            while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+        }
+    }
+    return syscall(SYS_read, fd, buf, n);
 }

@@ -330,6 +330,44 @@ static void test_rails_root_only(void **state)
     fake_close(&f);
 }
 
+/* JetPack 5's 5.10 driver (#57): each read of a rail's file waits for a conversion
+ * (tests/fake_ina_driver.c's read, 60 ms a file here, in the test-only executable), on the
+ * Orin NX's tree: said, only the total rail read each poll, the crit alarm not read, the
+ * poll lengthened and said; a quick driver's reads timed and said in the cadence. */
+static void test_slow_driver_adapts(void **state)
+{
+    struct fake f;
+    char p[1024], why[256];
+    fake_open(&f, "ina3221/orin-nx.txt", 1);
+    free(th_write(f.root, hw(&f, "1-0040", 1, "in2_input", p), "5100\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 1, "in3_input", p), "5100\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 1, "update_interval", p), "430\n"));
+    tb_strlcpy(f.b.total_rail, "VDD_IN", sizeof(f.b.total_rail));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    struct tb_power_cadence c;
+    memset(&c, 0, sizeof(c));
+    tb_power_ina3221.cadence(f.st, &c);
+    th_must_have(c.detail, "hwmon update_interval 430 ms; rail reads ");
+    th_must_have(c.detail, " ms at most");
+    th_use_hooks_binary();
+    setenv("TB_TEST_SLOW_READ_MS", "60", 1);
+    int rc = th_runf("power -b boards/jetson-orin-nx.cfg --seconds 1.5 --format csv --set "
+                     "power.sysfs_root=%s", f.root);
+    unsetenv("TB_TEST_SLOW_READ_MS");
+    if (rc != 0)
+        th_fail("power: exit %d: %s", rc, th_err());
+    th_must_have(th_err(), "warning: INA3221 rails: reading ");
+    th_must_have(th_err(), " ms (JetPack 5's 5.10 driver waits for a conversion on each read)");
+    th_must_have(th_err(), "only the total rail is read each poll (1 of 3 rails); "
+                 "currK_crit_alarm is not read (a read clears the flag each rail read waits "
+                 "on)");
+    th_must_have(th_err(), "warning: power source 'ina3221': 3 readings in a row took ");
+    th_must_have(th_err(), "longer than the 50 ms poll: polled every ");
+    th_must_have(th_out(), ",VDD_IN,4582");     /* 888 mA x 5160 mV */
+    assert_null(strstr(th_out(), ",VDD_SOC,1"));   /* not read: empty */
+    fake_close(&f);
+}
+
 /* issue 32: -5000 mV x -1000 mA was logged as +5000 mW. A negative voltage or current, or a
  * bus voltage past the INA3221's 26 V, is given to the sampler as a negative power, which it
  * drops and counts (test_nightly: test_absurd_readings_dropped); the good rails stay. */
@@ -600,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_no_rails),
         cmocka_unit_test(test_impossible_channels_are_no_power),
         cmocka_unit_test(test_rails_root_only),
+        cmocka_unit_test(test_slow_driver_adapts),
         cmocka_unit_test(test_orin_nx_limit),
         cmocka_unit_test(test_nano_limit),
         cmocka_unit_test(test_limit_missing_or_garbage),

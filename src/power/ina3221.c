@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/safeio.h"
 #include "lib/util.h"
 
@@ -36,6 +37,14 @@
 #define INA_MAX_MV 26000L
 #define INA_IMPOSSIBLE_MW (-1.0f)
 
+/* A rail read slower than this blocks: the chip answers an I2C read in well under a
+ * millisecond, and JetPack 5's 5.10 driver waits for the conversion-ready flag on every
+ * read (OE4T linux-tegra-5.10 drivers/hwmon/ina3221.c, ina3221_read_in and
+ * ina3221_read_curr call ina3221_wait_for_data, continuous mode included; NVIDIA's fix "use
+ * CVRF only for single-shot conversion" is in 5.14 and later): 100-430 ms at L4T's 512
+ * samples. */
+#define INA_SLOW_READ_MS 50.0
+
 struct rail {
     char name[TB_RAIL_NAME];
     char power[PATH_MAX];     /* IIO: mW file */
@@ -43,6 +52,9 @@ struct rail {
     char curr[PATH_MAX];      /* hwmon: mA file */
     int chip;                 /* hwmon: its chip's index in hwmon[]; -1: IIO */
     int ch;                   /* its channel: K of inK_input (1-3) or in_powerK_input (0-2) */
+    double read_ms, max_ms;   /* its files' read time: the last (at open: the quickest of
+                               * three), and the most */
+    bool skip;                /* not read each poll: reads block (only the total is read) */
 };
 
 struct ina_state {
@@ -54,9 +66,14 @@ struct ina_state {
     struct tb_power_cfg pc;   /* as opened: the limit is read again with it (ina_identify) */
     int total;                /* the total rail's index; -1: no one rail */
     int identified;           /* identify calls: from the second on, the limit read again */
+    double open_ms;           /* the slowest rail's read time at open */
+    int slowest;              /* that rail */
+    char adapted[160];        /* what reads that block changed ("": nothing) */
     char denied[PATH_MAX];    /* a rail file there but not readable by this user ("": none) */
     unsigned denied_mode;     /* its mode */
 };
+
+static int read_rail(const struct rail *r, float *mw, char *why, size_t n);
 
 int tb_ina3221_parse_value(const char *buf, long *value)
 {
@@ -209,6 +226,49 @@ static int ina_probe(const struct tb_power_cfg *pc, char *why, size_t n)
     return 0;
 }
 
+/* Each rail's files read, timed on the tool's clock (virtual under a test's
+ * fake clock, whose reads take none); one that took long read twice more and the quickest
+ * kept: a busy machine may hold one read up, the 5.10 driver holds every one. Where one blocks (INA_SLOW_READ_MS), the driver waits for a conversion on every
+ * read: the fewest files a poll (the total rail's alone where the total is one rail; every
+ * rail where it is their sum), and never currK_crit_alarm (reading MASK_ENABLE clears the
+ * conversion-ready flag, so the next rail read would wait a whole conversion again). What
+ * was changed is said once on stderr and kept for the cadence line. */
+static void time_reads(struct ina_state *s)
+{
+    char why[PATH_MAX + 160];
+    s->open_ms = 0, s->slowest = 0, s->adapted[0] = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct rail *r = &s->rail[i];
+        float mw;
+        r->read_ms = INFINITY, r->max_ms = 0, r->skip = false;
+        for (int k = 0; k < 3 && r->read_ms >= INA_SLOW_READ_MS; k++) {   /* quick: once */
+            int64_t t0 = tb_now_ns();
+            read_rail(r, &mw, why, sizeof(why));
+            double ms = (double)(tb_now_ns() - t0) * 1e-6;
+            r->read_ms = fmin(r->read_ms, ms), r->max_ms = fmax(r->max_ms, ms);
+        }
+        if (r->read_ms > s->open_ms)
+            s->open_ms = r->read_ms, s->slowest = i;
+    }
+    if (s->open_ms < INA_SLOW_READ_MS)
+        return;
+    int kept = 0;
+    for (int i = 0; i < s->n && s->total >= 0; i++)
+        s->rail[i].skip = i != s->total;
+    for (int i = 0; i < s->n; i++)
+        kept += !s->rail[i].skip;
+    bool alarm = s->oc.alarm[0] != 0;
+    s->oc.alarm[0] = 0;
+    snprintf(s->adapted, sizeof(s->adapted), "%s read each poll%s", s->total >= 0 ?
+             s->rail[s->total].name : "every rail (their sum is the total)", alarm ?
+             ", its crit alarm not read" : "");
+    warning("INA3221 rails: reading %s took %.0f ms (JetPack 5's 5.10 driver waits for a "
+            "conversion on each read): %s (%d of %d rails)%s", s->rail[s->slowest].name,
+            s->open_ms, s->total >= 0 ? "only the total rail is read each poll" : "every rail "
+            "is read each poll, the total being their sum", kept, s->n, alarm ? "; "
+            "currK_crit_alarm is not read (a read clears the flag each rail read waits on)" : "");
+}
+
 static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
                     char *why, size_t n)
 {
@@ -230,6 +290,7 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
     s->pc = *pc, s->total = ti, s->identified = 0;
     tb_ina3221_oc_open(&s->oc, pc, r ? r->name : NULL, r ? (r->chip >= 0 ? r->volt : r->power)
                        : NULL, r ? r->ch : -1, r && r->chip >= 0);
+    time_reads(s);
     return 0;
 }
 
@@ -238,22 +299,36 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
     struct ina_state *s = st;
     out->t_ns = tb_now_ns();
     for (int i = 0; i < s->n; i++) {
-        const struct rail *r = &s->rail[i];
-        long v, a;
-        int rc;
-        if (r->power[0]) {
-            if ((rc = tb_ina3221_read_value(r->power, &v, why, n)))
-                return rc;
-            out->rail_mw[i] = (float)v;
-        } else {
-            if ((rc = tb_ina3221_read_value(r->volt, &v, why, n)) ||
-                (rc = tb_ina3221_read_value(r->curr, &a, why, n)))
-                return rc;
-            out->rail_mw[i] = v < 0 || v > INA_MAX_MV || a < 0 ? INA_IMPOSSIBLE_MW
-                              : (float)((double)v * (double)a / 1000.0);
-        }
+        struct rail *r = &s->rail[i];
+        if (r->skip)
+            continue;   /* NAN: read less often than the total (reads block) */
+        int64_t t0 = tb_now_ns();
+        int rc = read_rail(r, &out->rail_mw[i], why, n);
+        r->read_ms = (double)(tb_now_ns() - t0) * 1e-6;
+        r->max_ms = fmax(r->max_ms, r->read_ms);
+        if (rc)
+            return rc;
     }
     tb_ina3221_oc_sample(&s->oc, out);
+    return 0;
+}
+
+/* One rail's files read into *mw. */
+static int read_rail(const struct rail *r, float *mw, char *why, size_t n)
+{
+    long v, a;
+    int rc;
+    if (r->power[0]) {
+        if ((rc = tb_ina3221_read_value(r->power, &v, why, n)))
+            return rc;
+        *mw = (float)v;
+        return 0;
+    }
+    if ((rc = tb_ina3221_read_value(r->volt, &v, why, n)) ||
+        (rc = tb_ina3221_read_value(r->curr, &a, why, n)))
+        return rc;
+    *mw = v < 0 || v > INA_MAX_MV || a < 0 ? INA_IMPOSSIBLE_MW
+          : (float)((double)v * (double)a / 1000.0);
     return 0;
 }
 
@@ -319,6 +394,8 @@ static int chip_rails(const struct ina_state *s, int k, int *first)
  * conversion cycle (about 0.84 ms there), not once per update_interval. Each chip's own
  * constant on its rails (the AGX boards have two); the slowest is the cadence the idle
  * and the silences are judged by. The IIO driver of JetPack 4 has no such file. */
+static void say_reads(const struct ina_state *s, char *out, size_t n);
+
 static void ina_cadence(void *st, struct tb_power_cadence *c)
 {
     struct ina_state *s = st;
@@ -353,11 +430,23 @@ static void ina_cadence(void *st, struct tb_power_cadence *c)
     }
     c->period_ms = slowest;
     tb_strlcpy(c->how, "sysfs", sizeof(c->how));
-    if (samples > 0)
-        snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms, samples %ld",
-                 slowest, samples);
+    int len = samples > 0 ? snprintf(c->detail, sizeof(c->detail), "hwmon update_interval "
+                                     "%.0f ms, samples %ld", slowest, samples)
+                          : snprintf(c->detail, sizeof(c->detail), "hwmon update_interval "
+                                     "%.0f ms", slowest);
+    say_reads(s, c->detail + len, sizeof(c->detail) - (size_t)len);
+}
+
+/* How long a rail read took at open, and what reads that block changed, for the log. */
+static void say_reads(const struct ina_state *s, char *out, size_t n)
+{
+    if (!s->n || n < 2)
+        return;
+    if (s->adapted[0])
+        snprintf(out, n, "; rail reads block (%s %.0f ms): %s", s->rail[s->slowest].name,
+                 s->open_ms, s->adapted);
     else
-        snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms", slowest);
+        snprintf(out, n, "; rail reads %.2f ms at most", s->open_ms);
 }
 
 const struct tb_power_ops tb_power_ina3221 = {

@@ -18,6 +18,7 @@
 
 #include "jetson/emc.h"
 #include "jetson/throttle.h"
+#include "lib/clock.h"
 #include "lib/util.h"
 
 struct tb_sampler {
@@ -27,7 +28,11 @@ struct tb_sampler {
     struct tb_power_sample *ring;
     size_t cap, head, count;    /* head: next write; count: valid samples */
     uint64_t total;
-    int interval_ms;
+    atomic_int interval_ms;     /* the poll: lengthened where readings take longer */
+    int asked_ms;               /* the poll asked for */
+    double slowest_ms;          /* the longest a reading took */
+    int slow_run;               /* readings in a row longer than the poll */
+    double slow_min_ms;         /* the quickest of them */
     pthread_t thread;
     pthread_mutex_t lock;
     atomic_int stop, failed;
@@ -58,6 +63,33 @@ static void sample_emc(struct tb_sampler *s, struct tb_power_sample *smp)
     }
 }
 
+/* Readings that took longer than the poll, SLOW_IN_A_ROW in a row (on the sampler's
+ * clock: JetPack 5's INA3221 driver waits for a conversion on every read, 100-430 ms; one
+ * reading a busy machine held up is not a slow sensor): the poll lengthened to the whole
+ * multiple of the one asked that holds the quickest of them with a quarter to spare, said;
+ * never shortened again. */
+#define SLOW_IN_A_ROW 3
+static void adapt_poll(struct tb_sampler *s, double took_ms)
+{
+    s->slowest_ms = took_ms > s->slowest_ms ? took_ms : s->slowest_ms;
+    int now = atomic_load(&s->interval_ms);
+    if (took_ms <= now) {
+        s->slow_run = 0;
+        return;
+    }
+    s->slow_min_ms = s->slow_run++ ? fmin(s->slow_min_ms, took_ms) : took_ms;
+    if (s->slow_run < SLOW_IN_A_ROW)
+        return;
+    s->slow_run = 0;
+    took_ms = s->slow_min_ms;
+    int k = (int)ceil(1.25 * took_ms / s->asked_ms);
+    int longer = k * s->asked_ms;
+    atomic_store(&s->interval_ms, longer);
+    warning("power source '%s': %d readings in a row took %.0f ms or more, longer than the "
+            "%d ms poll: polled every %d ms from now (doc/power.md, \"The INA3221 drivers as "
+            "they are\")", s->ops->name, SLOW_IN_A_ROW, took_ms, now, longer);
+}
+
 static void *sampler_main(void *arg)
 {
     struct tb_sampler *s = arg;
@@ -66,7 +98,9 @@ static void *sampler_main(void *arg)
     bool silent = false;   /* in a silence already counted */
     while (!atomic_load(&s->stop)) {
         tb_power_sample_clear(&smp);
+        int64_t took = tb_now_ns();
         int rc = s->ops->sample(s->state, &smp, s->why, sizeof(s->why));
+        adapt_poll(s, (double)(tb_now_ns() - took) * 1e-6);
         if (rc == 0)
             sample_emc(s, &smp);
         bool absurd = false;
@@ -95,12 +129,12 @@ static void *sampler_main(void *arg)
         } else if (rc == -EAGAIN) {
             int64_t quiet = now - atomic_load(&s->last_ns);
             /* once per silence: when it passes twice the interval */
-            if (quiet > 2LL * s->interval_ms * 1000000LL && !silent) {
+            if (quiet > 2LL * atomic_load(&s->interval_ms) * 1000000LL && !silent) {
                 silent = true;
                 if (atomic_fetch_add(&s->silences, 1) == 0)
                     warning("power source '%s' delivered nothing for %lld ms (twice its %d ms "
                             "interval); rows measured meanwhile say so", s->ops->name,
-                            (long long)(quiet / 1000000), s->interval_ms);
+                            (long long)(quiet / 1000000), atomic_load(&s->interval_ms));
             }
         } else {
             atomic_store(&s->failed, 1);
@@ -108,7 +142,9 @@ static void *sampler_main(void *arg)
                     s->ops->name, s->why);
             break;
         }
-        next += (int64_t)s->interval_ms * 1000000;
+        next += (int64_t)atomic_load(&s->interval_ms) * 1000000;
+        if (next < tb_now_ns())   /* a reading that overran: the next poll from now */
+            next = tb_now_ns();
         while (tb_sleep_until_ns(next) == -EINTR && !atomic_load(&s->stop))
             ;
     }
@@ -127,7 +163,8 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     if (!s)
         return -ENOMEM;
     s->ops = ops;
-    s->interval_ms = interval_ms;
+    atomic_store(&s->interval_ms, interval_ms);
+    s->asked_ms = interval_ms > 0 ? interval_ms : 1;
     s->max_mw = pc->max_power_w > 0 ? pc->max_power_w * 1000.0 : 0;
     atomic_store(&s->last_ns, tb_now_ns());
     s->cap = capacity ? capacity : 1;
@@ -195,7 +232,10 @@ struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, i
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s) { return &s->cadence; }
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c) { s->cadence = *c; }
-int tb_sampler_interval_ms(const struct tb_sampler *s) { return s->interval_ms; }
+int tb_sampler_interval_ms(const struct tb_sampler *s)
+{
+    return atomic_load(&((struct tb_sampler *)s)->interval_ms);
+}
 
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask)
 {
