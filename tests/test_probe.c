@@ -297,6 +297,51 @@ static void test_probe_per_rail(void **state)
     free(err);
 }
 
+/* --report (#57): one file beside the result with the rail folders as ls -l shows them, 20
+ * timed reads of each rail file, the averaging (sysfs and the device tree's
+ * ti,continuous-config, NVIDIA's 0x7c07 decoded), the kernel, then the probe per rail. */
+static void test_probe_report(void **state)
+{
+    scratch = th_scratch();
+    board_up(512, 430, 512);
+    free(th_write(g.root, "proc/sys/kernel/osrelease", "5.10.120-tegra\n"));
+    char *dt = th_write(g.root, "proc/device-tree/bus@0/i2c@c240000/ina3221@40/"
+                        "ti,continuous-config", "");
+    static const unsigned char cell[4] = { 0, 0, 0x7c, 0x07 };
+    int fd = open(dt, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, cell, 4), 4);
+    close(fd);
+    char *err;
+    int rc = probe(&err, COMMON " --report --set power.sysfs_root=%s -o %s/logs", g.root,
+                   scratch);
+    board_down();
+    if (rc != 0)
+        th_fail("exit %d: %s\n%s", rc, err, out_text);
+    const char *at = strstr(out_text, "report: ");
+    assert_non_null(at);
+    char path[700];
+    assert_int_equal(sscanf(at, "report: %699s", path), 1);
+    th_must_have(path, "/logs/probe-jetson-orin-nx-R35.4.1-report-");
+    char *text = th_keep(th_read_gz(path));   /* a plain file read whole */
+    static const char *const want[] = {
+        "probe-power report, ", "board file: jetson-orin-nx\n", "kernel: 5.10.120-tegra\n",
+        "## rail folders (ls -l)\n", "/1-0040/hwmon/hwmon1:\n", "  -rw-r--r-- ",
+        " curr1_input\n", "## 20 timed reads of each rail file, and the averaging\n",
+        "  update_interval = 430\n", "  samples = 512\n", "  name = ina3221\n",
+        "  in1_input: read in ms min ", "; 0 failed; values: 5160 5160 ",
+        "ti,continuous-config = 0x7c07: 3 channels, 512 samples, bus 140 us, shunt 140 us, "
+        "mode 7: about 430.1 ms\n", "## the probe, each rail by itself\n",
+        "probe-power: board jetson-orin-nx, L4T R35.4.1", "rail VDD_IN: model=ema tau_ms=",
+        "kept: ",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(text, want[i]))
+            th_fail("'%s' not in the report:\n%s", want[i], text);
+    th_must_have(out_text, "please send that file");
+    free(dt);
+    free(err);
+}
+
 /* A copy whose one launch stands for 0.4 s or more of virtual time (a machine so loaded that
  * the launch's real time, scaled by the fake clock, is that long: the cause of
  * test_night_probes_when_none's fits with a 500 ms delay, #58): the load's work reaches the
@@ -448,6 +493,7 @@ int main(void)
         TH_TEST(test_probe_disagrees_and_keeps),
         TH_TEST(test_probe_slow_copy),
         TH_TEST(test_probe_per_rail),
+        TH_TEST(test_probe_report),
         TH_TEST(test_probe_signal),
         TH_TEST(test_probe_clears_stale_parts),
         TH_TEST(test_probe_bad_input),

@@ -21,6 +21,7 @@ struct probe {
     const char *board_file, *device;
     double span_s, poll_ms;            /* each idle and load span; the polling interval */
     bool span_given;
+    bool report;                       /* --report: the board's part, then the probe, kept */
     long rows, cols;                   /* the copy's matrix, 4-byte elements */
     char l4t[64];
     char result[PATH_MAX], tmp[PATH_MAX + 32];

@@ -22,16 +22,18 @@
 
 #include "cmd/probe_internal.h"
 #include "cmd/probe_night.h"
+#include "cmd/probe_report.h"
 #include "config/config.h"
 #include "energy/stepfit.h"
 #include "lib/clock.h"
 #include "lib/lock.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "lib/version.h"
 #include "measure/board.h"
 #include "measure/conditions.h"
 
-enum { P_DEVICE = TB_OPT_LONG, P_SET, P_SECONDS, P_POLL, P_SIZE };
+enum { P_DEVICE = TB_OPT_LONG, P_SET, P_SECONDS, P_POLL, P_SIZE, P_REPORT };
 
 static const struct tb_opt_row probe_opts[] = {
     { "board", 'b', "BOARD.cfg", "board file (default: detected, as run does)" },
@@ -43,6 +45,9 @@ static const struct tb_opt_row probe_opts[] = {
                                  "where sysfs claims a slower sensor)" },
     { "poll-ms", P_POLL, "MS", "polling interval, 1 to 10 ms (default 5)" },
     { "size", P_SIZE, "RxC", "the copy's matrix (default 4096x4096 elements of 4 bytes)" },
+    { "report", P_REPORT, NULL, "also gather the sensors' folders, timed reads, averaging\n"
+                                "and device tree into LOGDIR/probe-<board>-<l4t>-report-\n"
+                                "<time>.txt, with the probe: the file to send" },
     TB_OPT_END,
 };
 
@@ -53,8 +58,10 @@ const struct tb_usage tb_probe_usage = {
     "  --poll-ms. Fits an exponential (first-order) average and a boxcar (moving mean) with\n"
     "  a delay, finds the refresh period, prints the better model beside what sysfs claims\n"
     "  (hwmon update_interval, samples) and keeps the result in LOGDIR/probe-<board>-<l4t>.cfg.\n"
-    "  Takes at most 60 s. Run it once on each new board and L4T release and send its\n"
-    "  output: nobody has measured this sensor yet (doc/power.md, \"Probing the sensor\").\n"
+    "  Each rail is fitted by itself too. Takes at most 60 s. Run it once on each new board\n"
+    "  and L4T release with --report and send the report file: nobody has measured this\n"
+    "  sensor yet (doc/power.md, \"Probing the sensor\"). The result is looked up by later\n"
+    "  nights in their own log folder (-o) only.\n"
     "\n"
     "exit: 0 measured and kept, 1 no usable source, a failed load or an unwritable result,\n"
     "2 usage or configuration, 75 a run holds the lock.\n",
@@ -93,6 +100,7 @@ static int parse(struct probe *p, int argc, char **argv)
             break;
         }
         case P_DEVICE: p->device = optarg; break;
+        case P_REPORT: p->report = true; break;
         case P_SET: tb_config_add_set(&p->cfg, optarg, &p->diag); break;
         case P_SECONDS:
             if (tb_parse_number(optarg, 0.5, false, 10, &p->span_s) < 0)
@@ -302,6 +310,22 @@ int tb_probe_take(struct probe *p, struct tb_stepfit *fit)
     return rc;
 }
 
+/* The report printed and kept beside the result (a folder it cannot be written in: said,
+ * the printed copy is the one to send). */
+static void report_out(const struct probe *p, const char *text, size_t len)
+{
+    char path[PATH_MAX + 64];
+    fwrite(text, 1, len, stdout);
+    int rc = tb_probe_report_keep(p->cfg.sweep.out_dir, p->cfg.board.name, p->l4t, text, len,
+                                  path, sizeof path);
+    if (rc < 0)
+        error("probe-power: the report could not be kept in '%s': %s (the output above is "
+              "it)", p->cfg.sweep.out_dir, strerror(-rc));
+    else
+        printf("report: %s\nplease send that file to the transpose-bench maintainers (issue "
+               "#48): nobody has measured this sensor yet\n", path);
+}
+
 /* Lock, result, source, device, measure, fit, say, keep: an exit code. */
 static int probe_steps(struct probe *p)
 {
@@ -315,13 +339,35 @@ static int probe_steps(struct probe *p)
     struct sigaction old[3];
     tb_probe_stop = 0;
     signals(true, old);
-    if (tb_probe_take(p, &fit) == 0) {
-        printf("kept: %s%s\n", p->result, p->replaces ? " (replacing the earlier result)" : "");
-        printf("please send this whole output to the transpose-bench maintainers (issue "
-               "#48): run it once on each new board and L4T release; nobody has measured "
-               "this sensor yet\n");
-        code = TB_EXIT_OK;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = p->report ? open_memstream(&text, &len) : NULL;
+    if (mem) {
+        time_t now = time(NULL);
+        char date[40];
+        struct tm tm;
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tm));
+        fprintf(mem, "# transpose-bench %s probe-power report, %s\nboard file: %s\n",
+                TB_VERSION, date, p->cfg.board.name);
+        tb_probe_report_board(mem, tb_sys_root(p->cfg.board.power.sysfs_root));
+        p->out = mem;
     }
+    if (tb_probe_take(p, &fit) == 0) {
+        FILE *o = mem ? mem : stdout;
+        fprintf(o, "kept: %s%s\n", p->result, p->replaces ? " (replacing the earlier result)"
+                : "");
+        if (!mem)
+            printf("please send this whole output to the transpose-bench maintainers (issue "
+                   "#48): run it once on each new board and L4T release (with --report: "
+                   "one file to send); nobody has measured this sensor yet\n");
+        code = TB_EXIT_OK;
+    } else if (mem) {
+        fprintf(mem, "the probe did not finish: the error transpose-bench printed on stderr "
+                "says why (add it when you send this)\n");
+    }
+    if (mem && fclose(mem) == 0 && text)
+        report_out(p, text, len);
+    free(text);
     fflush(stdout);
     tb_lock_release(lock);
     signals(false, old);
