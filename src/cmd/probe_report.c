@@ -21,7 +21,6 @@
 #include "lib/safeio.h"
 #include "lib/stats.h"
 #include "lib/util.h"
-#include "cmd/probecmd.h"
 
 #define REPORT_READS 20
 #define DT_DEPTH 8            /* how deep the device tree is searched for the chips' nodes */
@@ -221,20 +220,18 @@ void tb_probe_report_board(FILE *out, const char *root)
     fprintf(out, "\n## the probe, each rail by itself\n");
 }
 
-int tb_probe_report_keep(const char *dir, const char *board, const char *l4t,
-                         const char *text, size_t len, char *path, size_t n)
+int tb_probe_report_keep(const char *result, const char *text, size_t len, char *path,
+                         size_t n)
 {
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
-    char base[PATH_MAX];
-    if (tb_probe_result_path(dir, board, l4t, base, sizeof base) < 0)
-        return -ENAMETOOLONG;
-    *strrchr(base, '.') = 0;   /* DIR/probe-<board>-<l4t> */
+    const char *dot = strrchr(result, '.');
+    int bl = dot ? (int)(dot - result) : (int)strlen(result);   /* DIR/probe-<board>-<l4t> */
     for (int i = 0; i < 100; i++) {
-        int w = i ? snprintf(path, n, "%s-report-%s-%d.txt", base, stamp, i)
-                  : snprintf(path, n, "%s-report-%s.txt", base, stamp);
+        int w = i ? snprintf(path, n, "%.*s-report-%s-%d.txt", bl, result, stamp, i)
+                  : snprintf(path, n, "%.*s-report-%s.txt", bl, result, stamp);
         if (w < 0 || (size_t)w >= n)
             return -ENAMETOOLONG;
         /* a new file, never one that is there (a log, an earlier report), never a link */

@@ -14,10 +14,11 @@
  * register); a heading for the probe's part, which follows. */
 void tb_probe_report_board(FILE *out, const char *root);
 
-/* text (len bytes) kept as a new file beside the probe's result:
- * DIR/probe-<board>-<l4t>-report-<UTC stamp>.txt (-1, -2, ... where one is there), made
- * with O_EXCL and never through a link; its name into path. 0, or -errno. */
-int tb_probe_report_keep(const char *dir, const char *board, const char *l4t,
-                         const char *text, size_t len, char *path, size_t n);
+/* text (len bytes) kept as a new file beside the probe's result (its path, result:
+ * DIR/probe-<board>-<l4t>.cfg): DIR/probe-<board>-<l4t>-report-<UTC stamp>.txt (-1, -2, ...
+ * where one is there), made with O_EXCL and never through a link; its name into path. 0,
+ * or -errno. */
+int tb_probe_report_keep(const char *result, const char *text, size_t len, char *path,
+                         size_t n);
 
 #endif

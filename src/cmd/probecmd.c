@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "cmd/probe_internal.h"
-#include "cmd/probe_night.h"
 #include "cmd/probe_report.h"
 #include "config/config.h"
 #include "energy/stepfit.h"
@@ -173,7 +172,7 @@ int tb_probe_result_path(const char *dir, const char *board, const char *l4t, ch
  * temporary lives from the fit to the rename (milliseconds), and no probe runs longer than
  * this (probe_night.h), so one older was left by a kill no handler sees (SIGKILL, a power
  * cut) and its writer is gone. */
-#define STALE_PART_S (2 * TB_PROBE_NIGHT_MAX_S)
+#define STALE_PART_S 120.0   /* twice TB_PROBE_NIGHT_MAX_S (probe_night.h), the probe's most */
 
 /* Whether name in the folder dfd is a temporary this command left (tb_outfile_tmp's
  * "RESULT.XXXXXX.part" of this very result, six letters), provably ours: a regular file of
@@ -314,10 +313,12 @@ int tb_probe_take(struct probe *p, struct tb_stepfit *fit)
  * the printed copy is the one to send). */
 static void report_out(const struct probe *p, const char *text, size_t len)
 {
-    char path[PATH_MAX + 64];
+    char path[PATH_MAX + 64], base[PATH_MAX];
     fwrite(text, 1, len, stdout);
-    int rc = tb_probe_report_keep(p->cfg.sweep.out_dir, p->cfg.board.name, p->l4t, text, len,
-                                  path, sizeof path);
+    int rc = tb_probe_result_path(p->cfg.sweep.out_dir, p->cfg.board.name, p->l4t, base,
+                                  sizeof base);
+    if (rc == 0)
+        rc = tb_probe_report_keep(base, text, len, path, sizeof path);
     if (rc < 0)
         error("probe-power: the report could not be kept in '%s': %s (the output above is "
               "it)", p->cfg.sweep.out_dir, strerror(-rc));
