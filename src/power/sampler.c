@@ -69,11 +69,14 @@ static void sample_emc(struct tb_sampler *s, struct tb_power_sample *smp)
  * multiple of the one asked that holds the quickest of them with a quarter to spare, said;
  * never shortened again. */
 #define SLOW_IN_A_ROW 3
+/* ... and longer than this: a short poll (the probe's 5 ms) on a busy CPU is late now and
+ * then without its source blocking; the probe counts the readings it got itself */
+#define SLOW_READING_MS 20.0
 static void adapt_poll(struct tb_sampler *s, double took_ms)
 {
     s->slowest_ms = took_ms > s->slowest_ms ? took_ms : s->slowest_ms;
     int now = atomic_load(&s->interval_ms);
-    if (took_ms <= now) {
+    if (took_ms <= now || took_ms <= SLOW_READING_MS) {
         s->slow_run = 0;
         return;
     }
