@@ -238,9 +238,12 @@ static void say_in_model(struct tb_sampler *s, const char *text)
 
 /* Each rail's own constant where the probe fitted the rails one by one (each INA3221
  * channel by itself): on the sampler's rail of that name, where its model is the total's
- * (the model is one kind for all rails); said in m->from, and the rails left as they were. */
-static void per_rail(struct tb_sensor_model *m, const struct tb_power_rails *rails,
-                     const struct tb_stepfit *fit, enum tb_sensor_kind kind)
+ * (the model is one kind for all rails); a rail the probe found no step on (or another
+ * model) keeps the constant it had before the probe (before), not the total's (on an AGX
+ * board a blend of two chips); said in m->from. */
+static void per_rail(struct tb_sensor_model *m, const struct tb_sensor_model *before,
+                     const struct tb_power_rails *rails, const struct tb_stepfit *fit,
+                     enum tb_sensor_kind kind)
 {
     size_t len = strlen(m->from);
     bool any = false;
@@ -258,6 +261,7 @@ static void per_rail(struct tb_sensor_model *m, const struct tb_power_rails *rai
             len += (size_t)snprintf(m->from + len, sizeof(m->from) - len, "%s%s %.0f ms", sep,
                                     fr->name, m->tau_ms[at]);
         } else {
+            m->tau_ms[at] = before->tau_ms[at];
             len += (size_t)snprintf(m->from + len, sizeof(m->from) - len, "%s%s %s (kept "
                                     "%.0f ms)", sep, fr->name, fr->model ? "another model" :
                                     "no step", tb_sensor_model_tau_ms(m, at));
@@ -297,10 +301,11 @@ void tb_probe_night_use(struct tb_probe_night *pn, struct tb_sampler *s)
         strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
     int rail = tb_probe_total_index(tb_sampler_rails(s), pn->cfg->board.power.total_rail);
     enum tb_sensor_kind kind = kind_of(fit.model);
+    struct tb_sensor_model before = c.model;
     tb_sensor_model_probed(&c.model, tb_sampler_rails(s)->n, rail < 0 ? -1 : rail, kind,
                            fit.tau_ms, pn->path, date, !strcmp(c.how, "sysfs") ? "sysfs"
                            : "the documented default");
-    per_rail(&c.model, tb_sampler_rails(s), &fit, kind);
+    per_rail(&c.model, &before, tb_sampler_rails(s), &fit, kind);
     if (kind == TB_SENSOR_BOXCAR)   /* a mean that changes at its refresh, else its window */
         c.period_ms = fit.refresh_ms > 0 ? fit.refresh_ms : fit.tau_ms;
     c.triggered = kind == TB_SENSOR_POINT;
