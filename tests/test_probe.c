@@ -76,7 +76,7 @@ static void *gen_main(void *arg)
 #define AGX2 "sys/bus/i2c/drivers/ina3221/1-0041/hwmon/hwmon2"
 static struct pb_rail agx[4] = {
     { AGX1 "/curr1_input", 2.3, 6.3, 5000, 512, 0, 0 },
-    { AGX1 "/curr2_input", 1.9, 3.1, 5000, 512, 0, 0 },
+    { AGX1 "/curr2_input", 1.9, 4.9, 5000, 512, 0, 0 },
     { AGX1 "/curr3_input", 4.0, 4.0, 5000, 512, 0, 0 },
     { AGX2 "/curr2_input", 0.6, 1.8, 1800, 256, 0, 0 },
 };
