@@ -451,24 +451,30 @@ static void test_orin_nx_limit(void **state)
 static void test_nano_limit(void **state)
 {
     struct fake f;
-    char p[PATH_MAX];
     struct tb_power_device d;
     fake_open(&f, "ina3221/nano.txt", 0);
     tb_strlcpy(f.b.total_rail, "POM_5V_IN", sizeof(f.b.total_rail));
     limit_of(&f, &d);
-    th_assert_close(d.limit_w, 163.8, 1e-12);
-    assert_string_equal(d.limit_how, "the over-current throttle's: INA3221 POM_5V_IN "
-                        "crit_power_limit_0 163800 mW");
-    snprintf(p, sizeof(p), "%s/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
-             "crit_power_limit_0", f.root);
-    assert_int_equal(unlink(p), 0);
+    th_assert_close(d.limit_w, 32760 * 5000 / 1e6, 1e-12);
+    assert_string_equal(d.limit_how, "the averaged warning limit: INA3221 POM_5V_IN "
+                        "warn_current_limit_0 32760 mA x in_voltage0_input 5000 mV at the "
+                        "run's start (crit_power_limit_0 163800 mW: an instantaneous trip)");
+    /* the warning limit, not the critical one (#57): 4000 mA x 5 V */
     free(th_write(f.root, "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
-                  "crit_current_limit_0", "4000 ma\n"));
+                  "warn_current_limit_0", "4000 ma\n"));
     limit_of(&f, &d);
     th_assert_close(d.limit_w, 4000 * 5000 / 1e6, 1e-12);
-    assert_string_equal(d.limit_how, "the over-current throttle's: INA3221 POM_5V_IN "
-                        "crit_current_limit_0 4000 mA x in_voltage0_input 5000 mV, the bus "
-                        "voltage at the run's start");
+    th_must_have(d.limit_how, "warn_current_limit_0 4000 mA x in_voltage0_input 5000 mV");
+    /* at or below what the rail draws (the fixture's 204 mA): ignored, with a warning */
+    free(th_write(f.root, "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/"
+                  "warn_current_limit_0", "200 ma\n"));
+    th_stderr_begin();
+    limit_of(&f, &d);
+    char *err = th_stderr_end();
+    assert_true(isnan(d.limit_w));
+    th_must_have(err, "warn_current_limit_0 200 mA is at or below what the rail draws now "
+                 "(204 mA)");
+    free(err);
     fake_close(&f);
     fake_open(&f, "ina3221/nano.txt", 0);
     f.b.max_power_w = 25;

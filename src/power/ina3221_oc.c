@@ -84,27 +84,37 @@ static void hwmon_limit(struct tb_ina3221_oc *o, const char *dir, const char *na
     }
 }
 
-/* JetPack 4's IIO driver: crit_power_limit_K (mW) where it reads, else
- * crit_current_limit_K (mA) x in_voltageK_input (mV). */
+/* JetPack 4's IIO driver: its averaged warning limit warn_current_limit_K (mA, "32760 ma")
+ * x in_voltageK_input (mV) now, as hwmon_limit's currK_max (the same chip's register:
+ * SBOS576A p. 26); crit_power_limit_K (mW) or crit_current_limit_K, the instantaneous
+ * trip, named beside it. */
 static void iio_limit(struct tb_ina3221_oc *o, const char *dir, const char *name, int ch)
 {
-    char p[PATH_MAX + 32], pv[PATH_MAX + 32];
-    long mw, ma, mv;
+    char p[PATH_MAX + 32], pv[PATH_MAX + 32], why[PATH_MAX + 160], trip[96] = "";
+    long ma, mv, crit;
     snprintf(p, sizeof(p), "%s/crit_power_limit_%d", dir, ch);
-    if (limit_value(o, p, 1000000000, &mw) == 0) {
-        o->limit_w = (double)mw / 1e3;
-        snprintf(o->limit_how, sizeof(o->limit_how), "the over-current throttle's: INA3221 %s "
-                 "crit_power_limit_%d %ld mW", name, ch, mw);
-        return;
-    }
-    snprintf(p, sizeof(p), "%s/crit_current_limit_%d", dir, ch);
+    if (tb_ina3221_read_value(p, &crit, why, sizeof(why)) == 0 && crit > 0)
+        snprintf(trip, sizeof(trip), " (crit_power_limit_%d %ld mW: an instantaneous trip)",
+                 ch, crit);
+    snprintf(p, sizeof(p), "%s/warn_current_limit_%d", dir, ch);
     snprintf(pv, sizeof(pv), "%s/in_voltage%d_input", dir, ch);
     if (limit_value(o, p, 1000000, &ma) || limit_value(o, pv, OC_MAX_MV, &mv))
         return;
     o->limit_w = (double)ma * (double)mv / 1e6;
-    snprintf(o->limit_how, sizeof(o->limit_how), "the over-current throttle's: INA3221 %s "
-             "crit_current_limit_%d %ld mA x in_voltage%d_input %ld mV, the bus voltage at the "
-             "run's start", name, ch, ma, ch, mv);
+    snprintf(o->limit_how, sizeof(o->limit_how), "the averaged warning limit: INA3221 %s "
+             "warn_current_limit_%d %ld mA x in_voltage%d_input %ld mV at the run's start%s",
+             name, ch, ma, ch, mv, trip);
+    long now;
+    snprintf(p, sizeof(p), "%s/in_current%d_input", dir, ch);
+    if (tb_ina3221_read_value(p, &now, why, sizeof(why)) == 0 && now >= ma) {
+        warning("INA3221 power limit: %s warn_current_limit_%d %ld mA is at or below what the "
+                "rail draws now (%ld mA): not a limit a block reaches; ignored", name, ch, ma,
+                now);
+        snprintf(o->limit_how, sizeof(o->limit_how), "not known: %s warn_current_limit_%d %ld "
+                 "mA is at or below the rail's draw at the run's start (%ld mA): ignored", name,
+                 ch, ma, now);
+        o->limit_w = NAN;
+    }
 }
 
 /* The soctherm_oc hwmon device's event counters, where the kernel has one: the
