@@ -53,7 +53,7 @@ static const struct tb_opt_row probe_opts[] = {
 const struct tb_usage tb_probe_usage = {
     "probe-power", probe_opts,
     "  Measures how the board's power sensor answers a step of load: idle, the backend's\n"
-    "  copy, idle, the copy, idle (each --seconds long), the total rail polled every\n"
+    "  copy, idle, the copy, idle (each --seconds long), every rail polled every\n"
     "  --poll-ms. Fits an exponential (first-order) average and a boxcar (moving mean) with\n"
     "  a delay, finds the refresh period, prints the better model beside what sysfs claims\n"
     "  (hwmon update_interval, samples) and keeps the result in LOGDIR/probe-<board>-<l4t>.cfg.\n"
