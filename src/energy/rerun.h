@@ -21,7 +21,9 @@
 
 #include "power/power.h"
 
-#define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in differences (pairs of runs) */
+#define TB_RERUN_PRIOR_RUNS 1     /* the settings' weight, in differences (pairs of runs) */
+#define TB_RERUN_PRIOR_DF 1.0     /* and their degrees of freedom (doc/power.md, "The prior") */
+#define TB_RERUN_CLUSTER_SHARE 0.2   /* past the median's cut, more is a second state */
 #define TB_RERUN_POOL_MIN 4       /* from this many differences on, the learned spread alone */
 #define TB_RERUN_MAX_FACTOR 5.0   /* below it, at most this times the setting (0: no cap) */
 #define TB_RERUN_EXCESS_FLOOR 0.5 /* a night's rerun variance never below this x its own */
@@ -104,6 +106,12 @@ void tb_rerun_pool(const struct tb_rerun_run *runs, size_t n, const struct tb_po
  * the night's own alone. NAN where nothing is known. */
 double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double df_night,
                           int cycles);
+
+/* What the board file's settings are to the learner, for the log's power_rerun line (n
+ * bytes into buf): their values, their weight, and that a row of rerun_runs 0 rests on them
+ * alone, its rerun interval taking them as an estimate of TB_RERUN_PRIOR_DF degrees of
+ * freedom (with the t that gives), not as known. */
+void tb_rerun_settings_said(const struct tb_power_cfg *pc, char *buf, size_t n);
 
 struct tb_rerun;
 
