@@ -9,7 +9,10 @@
  * difference each, and the card's differences together give its spread beyond what their
  * own cycles explain. The board file's power.rerun_ratio_sd and power.rerun_abs_sd are a
  * prior, counted as TB_RERUN_PRIOR_RUNS differences, only while fewer than
- * TB_RERUN_POOL_MIN differences are pooled (none: the settings alone). The same runs give
+ * TB_RERUN_POOL_MIN differences are pooled (none: the settings alone), and an estimate of
+ * TB_RERUN_PRIOR_DF degrees of freedom, not a known value (a scaled inverse chi-square
+ * prior of the variance: Gelman et al., Bayesian Data Analysis, 3rd ed., 2.6; #57). The
+ * same runs give
  * the card's within-night (per-cycle) spread, which a night of few cycles pools with its
  * own (doc/power.md, "Another night").
  * Not here: the intervals of the cycles (meter_figures.c combines them). */
@@ -42,7 +45,8 @@ struct tb_rerun_sd {
     double ratio, abs;
     int runs;                     /* earlier runs they were learned from (0: the settings) */
     int pairs;                    /* differences of successive runs pooled */
-    double ratio_df;              /* degrees of freedom of ratio (INFINITY: taken as known) */
+    double ratio_df;              /* degrees of freedom of ratio (the settings alone:
+                                   * TB_RERUN_PRIOR_DF; INFINITY: none, p = 0) */
     double within_rel_sd;         /* the card's per-cycle relative sd of the ratio in those
                                    * runs; NAN: none */
     double within_df;             /* its weight (degrees of freedom, at most
@@ -87,11 +91,15 @@ double tb_rerun_cycles_df(int cycles);
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
  *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
- *   night or a step left out; the setting's sd where their median is 0);  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   night or a step left out; the setting's sd where their median is 0), or, where more
+ *   than two and more than TB_RERUN_CLUSTER_SHARE lie past that, within 4 sds from their
+ *   80th percentile (a two-state card's switches, kept);  ratio: s2 = max(0, v - o), o the runs' own variance
  *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
  *   interval holds the rest);
- *   D (here: the differences kept) = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
- *   TB_RERUN_PRIOR_RUNS, at most TB_RERUN_MAX_FACTOR x p where p > 0; else sqrt(s2), whose
+ *   D (here: the differences kept) = 0: the setting p, of TB_RERUN_PRIOR_DF degrees;
+ *   D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k = TB_RERUN_PRIOR_RUNS, at most
+ *   TB_RERUN_MAX_FACTOR x p where p > 0, of TB_RERUN_PRIOR_DF degrees and the kept
+ *   differences' (as below) together; else sqrt(s2), whose
  *   degrees of freedom are the mean square's, 2 m^2 / (3 m - 1) for a series' m
  *   differences (tb_steps_rms_df), summed, times the share of differences kept.
  * The within-night sd: the runs' per-cycle variances (own x cycles), their median over its
