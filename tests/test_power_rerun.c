@@ -384,6 +384,43 @@ static void test_a_two_state_card_keeps_its_switches(void **state)
     tb_rerun_pool(v, 14, &pc, &sd);
     assert_int_equal(sd.pairs, 13);
     th_assert_close(sd.ratio, sqrt((ss - gone) / 22), 1e-9);
+    assert_true(isnan(sd.ratio_q95));   /* 12 differences: too few for their own bound */
+}
+
+/* The same card over 25 nights (9 switches in 24 differences): a normal interval of their
+ * variance, 1.96 x sqrt(mean d^2) or so, lies past every switch and would hold such a
+ * two-point mixture's next difference nearly always (98-100% in meter-sim); of 24
+ * exchangeable differences the next is at or below the ceil(0.95 x 25)-th smallest, the
+ * largest, 95% of the time or more, and the rerun interval is that bound (never below the
+ * night's own part: a night of wide cycles keeps its own). */
+static void test_a_two_state_card_takes_its_own_bound(void **state)
+{
+    static const int st[] = { 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0,
+                              0, 1, 1, 1 };
+    struct tb_rerun_run v[25];
+    double hi = 0, prev = 0, ss = 0;
+    for (int i = 0; i < 25; i++) {
+        double x = 1.2 * (st[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        if (i) {
+            hi = fmax(hi, fabs(log(x / prev)));
+            ss += pow(log(x / prev), 2);
+        }
+        prev = x;
+    }
+    struct tb_rerun_sd sd;
+    tb_rerun_pool(v, 25, &pc, &sd);
+    assert_int_equal(sd.pairs, 24);
+    th_assert_close(sd.ratio_q95, hi, 1e-12);
+    th_assert_close(tb_rerun_halfwidth(&sd, 1e-6, 30, 4), hi, 1e-12);
+    assert_true(hi < 1.96 * sqrt(ss / 24));   /* the normal one's, narrower than it was */
+    struct tb_rerun_sd none = sd;   /* the night's own part alone: no spread between */
+    none.ratio = 0;
+    none.pairs = 0;
+    none.ratio_excess = none.ratio_q95 = NAN;
+    double own = tb_rerun_halfwidth(&sd, 0.05, 30, 4);   /* 5% a cycle tonight */
+    assert_true(own > hi);
+    th_assert_close(own, tb_rerun_halfwidth(&none, 0.05, 30, 4), 1e-12);
 }
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
@@ -739,6 +776,7 @@ int main(void)
         TH_TEST(test_zero_setting_still_learns),
         TH_TEST(test_prior_only_interval_carries_its_uncertainty),
         TH_TEST(test_a_two_state_card_keeps_its_switches),
+        TH_TEST(test_a_two_state_card_takes_its_own_bound),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
         TH_TEST(test_capped_rows_learn_from_capped_rows),
         TH_TEST(test_two_gpus_of_one_host_learn_apart),

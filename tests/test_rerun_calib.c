@@ -11,16 +11,17 @@
  * case passes where 93-97 lies within 1.96 of its sds (calib_ok). The first nights (#57):
  * cards of 10 nights each, judged from their first night, when the board file's prior is
  * all there is, at B = 0.2% and 1.2% (half and three times the prior); and a card in one
- * of two states a night, 2% apart, whose rerun interval must hold at least 93% of the next
- * nights (no upper bound: an interval of the right variance holds a two-point mixture's
- * differences more often than 95%, doc/power.md).
+ * of two states a night at random: 4% apart, 93-97% over the long run; 2% apart, at least
+ * 93% from its first night (no upper bound there: on a card's first nights one switch among
+ * a few differences is cut as a broken night would be, and the normal interval of the rest
+ * errs either way; doc/results/rerun-2026-12-07.md).
  * CALIB_NIGHTS is the fewest that keep each assertion able to fail on what it guards
  * against (#59: 400 nights a case took about 260 s under CI): the too-wide intervals of
  * before, the cycles' interval when it was the mean's (98.8% at 12 cycles) and the learner
  * before #49 (99.2%), fail calib_ok from 141 judged nights on (98.8 - 1.96 x 0.89 > 97);
  * 200 nights (194 judged) leave them 0.3 points of room. The first nights' learner before
- * #57 (77-79% at B = 1.2%, 75-76% for the two-state card's first nights, 88% for its later
- * ones) fails at 200 as well. */
+ * #57 (76% at B = 1.2%, 76% for the two-state card's first nights, 66.5% over the long
+ * run at 4%) fails at 200 as well. */
 #include "helpers.h"
 
 #include "sim/nights.h"
@@ -136,10 +137,11 @@ static void test_first_nights_calibrated(void **state)
     }
 }
 
-/* A card in one of two states a night, at random, 2% apart (B = 0.2%): its rerun interval
- * widens with its switches and holds at least 93% of the next nights, over the long run
- * and from each card's first night (20 cards of 10); the median's cut made them outliers
- * (88% and 76%). */
+/* A card in one of two states a night, at random (B = 0.2%): over the long run, 4% apart,
+ * its rerun interval widens with its switches and holds 93-97% of the next nights (the
+ * median's cut made them outliers: 66.5%; kept, a normal interval of their variance held
+ * 100%, and the differences' own bound holds 97.4%); from each card's first night (20 cards
+ * of 10), 2% apart, at least 93% (76% before). */
 static void test_two_state_card_widens(void **state)
 {
     for (int first = 0; first < 2; first++) {
@@ -148,7 +150,7 @@ static void test_two_state_card_widens(void **state)
         o.noise_pct = 1;
         o.cycles = 3;
         o.between_pct = 0.2;
-        o.switch_pct = 2;
+        o.switch_pct = first ? 2 : 4;
         o.nights = CALIB_NIGHTS;
         o.cards = first ? CALIB_NIGHTS / 10 : 1;
         o.rerun_from = first ? 0 : -1;
@@ -156,10 +158,12 @@ static void test_two_state_card_widens(void **state)
         run_nights(&o, &sm);
         int judged = first ? o.nights - o.cards : o.nights - 1 - SIM_RERUN_FROM;
         double p = sm.rerun_coverage_pct / 100;
-        if (!(sm.rerun_coverage_pct + 196 * sqrt(p * (1 - p) / judged) >= 93))
-            th_fail("two states 2%% apart%s: the rerun interval held %.1f%% of the next "
-                    "nights (93 or more)", first ? ", from the first night" : "",
-                    sm.rerun_coverage_pct);
+        bool ok = first ? sm.rerun_coverage_pct + 196 * sqrt(p * (1 - p) / judged) >= 93
+                        : calib_ok(sm.rerun_coverage_pct, judged);
+        if (!ok)
+            th_fail("two states %g%% apart%s: the rerun interval held %.1f%% of the next "
+                    "nights (%s)", o.switch_pct, first ? ", from the first night" : "",
+                    sm.rerun_coverage_pct, first ? "93 or more" : "93-97");
     }
 }
 

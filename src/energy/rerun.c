@@ -229,14 +229,16 @@ void tb_rerun_sd(struct tb_rerun *r, const struct tb_log_rec *me,
     tb_rerun_pool(v, n, pc, out);
     free(v);
     out->cap = (struct tb_rerun_cap){ cap.ratio, cap.abs, cap.runs, cap.pairs, cap.ratio_df,
-                                      cap.within_rel_sd, cap.within_df, cap.ratio_excess };
+                                      cap.within_rel_sd, cap.within_df, cap.ratio_excess,
+                                      cap.ratio_q95 };
 }
 
 void tb_rerun_as_capped(const struct tb_rerun_sd *in, struct tb_rerun_sd *out)
 {
     const struct tb_rerun_cap *c = &in->cap;
     *out = (struct tb_rerun_sd){ c->ratio, c->abs, c->runs, c->pairs, c->ratio_df,
-                                 c->within_rel_sd, c->within_df, c->ratio_excess, *c };
+                                 c->within_rel_sd, c->within_df, c->ratio_excess, c->ratio_q95,
+                                 *c };
 }
 
 /* ---- the pool: a card's runs to its spreads ---------------------------------------------- */
@@ -279,10 +281,19 @@ static int dbl_cmp(const void *a, const void *b)
  * second population: a card that is in one of two states from night to night, whose
  * switches are its spread. Then the cut is TB_STEPS_OUT sds as the differences' 80th
  * percentile gives them (1.2816 sds of a normal difference), which keeps such a cluster and
- * still leaves out up to a fifth of strays beyond it. */
-static double steps_spread(const double *d, size_t n, double zero_sd, size_t *kept)
+ * still leaves out up to a fifth of strays beyond it; and a normal interval of their
+ * variance would hold such a two-point mixture's next difference more often than 95%
+ * (98-100% for a card switching 2-4%: doc/results/rerun-2026-12-07.md), so *q95 (NULL: not
+ * asked) is the kept |d|'s own ceil(0.95 (k + 1))-th smallest where k >= TB_RERUN_CONFORMAL_MIN:
+ * of k + 1 exchangeable differences the next is at or below it 95% of the time or more
+ * (split conformal prediction: Lei et al., "Distribution-free predictive inference for
+ * regression", JASA 113 (2018), 1094-1111); NAN otherwise. */
+static double steps_spread(const double *d, size_t n, double zero_sd, size_t *kept,
+                           double *q95)
 {
     double s = tb_sd_of_steps_rms(d, n, zero_sd, kept);
+    if (q95)
+        *q95 = NAN;
     size_t past = n - *kept;
     double *a = past > 2 && (double)past > TB_RERUN_CLUSTER_SHARE * (double)n
                 ? malloc(n * sizeof(*a)) : NULL;
@@ -298,6 +309,8 @@ static double steps_spread(const double *d, size_t n, double zero_sd, size_t *ke
             ss += a[i] * a[i];
             k++;
         }
+    if (q95 && k >= TB_RERUN_CONFORMAL_MIN)   /* a[0..k) are the kept, ascending */
+        *q95 = a[(size_t)ceil(0.95 * (double)(k + 1)) - 1];
     free(a);
     if (k <= *kept)
         return s;
@@ -311,8 +324,8 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
     /* none learned: the settings, an estimate of TB_RERUN_PRIOR_DF degrees (none: 0) */
     double pdf = pc->rerun_ratio_sd > 0 ? TB_RERUN_PRIOR_DF : INFINITY;
     *out = (struct tb_rerun_sd){ pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, pdf, NAN, 0, NAN,
-                                 { pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, pdf, NAN, 0,
-                                   NAN } };
+                                 NAN, { pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, pdf, NAN,
+                                        0, NAN, NAN } };
     double *dr = malloc((n ? n : 1) * 5 * sizeof(double));
     if (!dr)
         return;
@@ -345,8 +358,8 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
          * are 0 (repeats) the settings' sd sets the cut (tb_sd_of_steps_rms) */
         size_t kr, kj;
         double nu = tb_median(cyc, n);
-        double sr = steps_spread(dr, d, pc->rerun_ratio_sd, &kr);
-        double sj = steps_spread(dj, d, pc->rerun_abs_sd, &kj);
+        double sr = steps_spread(dr, d, pc->rerun_ratio_sd, &kr, &out->ratio_q95);
+        double sj = steps_spread(dj, d, pc->rerun_abs_sd, &kj, NULL);
         double ex = sr * sr - median_var(own, n, nu), s2 = fmax(0.0, ex), dfj;
         out->ratio = pulled(pc->rerun_ratio_sd, s2, kr, ddf * (double)kr / (double)d,
                             &out->ratio_df);
@@ -404,5 +417,9 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
     double den = vw * vw / df + (bw && vb > 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0
                                  ? vb * vb / bw->ratio_df : 0.0);
     double dfe = den > 0 ? var * var / den : INFINITY;
+    /* a two-state card: its differences' own bound (rerun.c, steps_spread), never below
+     * where the night's own noise alone puts a rerun */
+    if (bw && bw->ratio_q95 > 0 && isfinite(bw->ratio_q95))
+        return fmax(bw->ratio_q95, tb_t95_df(df) * sqrt(vw));
     return tb_t95_df(dfe) * sqrt(var);
 }

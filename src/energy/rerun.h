@@ -27,6 +27,7 @@
 #define TB_RERUN_PRIOR_RUNS 1     /* the settings' weight, in differences (pairs of runs) */
 #define TB_RERUN_PRIOR_DF 1.0     /* and their degrees of freedom (doc/power.md, "The prior") */
 #define TB_RERUN_CLUSTER_SHARE 0.2   /* past the median's cut, more is a second state */
+#define TB_RERUN_CONFORMAL_MIN 19    /* its differences' own 95% bound from this many on */
 #define TB_RERUN_POOL_MIN 4       /* from this many differences on, the learned spread alone */
 #define TB_RERUN_MAX_FACTOR 5.0   /* below it, at most this times the setting (0: no cap) */
 #define TB_RERUN_EXCESS_FLOOR 0.5 /* a night's rerun variance never below this x its own */
@@ -54,6 +55,11 @@ struct tb_rerun_sd {
     double ratio_excess;          /* learned alone (pairs TB_RERUN_POOL_MIN or more): the
                                    * variance of successive runs beyond their own, not
                                    * clipped at 0 (ratio is its clipped root); NAN: not */
+    double ratio_q95;             /* where the differences form a second cluster (a card in
+                                   * one of two states) and TB_RERUN_CONFORMAL_MIN or more
+                                   * are kept: the ceil(0.95 (D + 1))-th smallest |d|, a
+                                   * distribution-free 95% bound on the next night's, which
+                                   * the rerun interval takes; 0 or NAN: none */
     /* the same, learned from the card's power-capped runs alone (logread's power_capped:
      * half its blocks or more at the cap), for a row that turns out capped tonight
      * (tb_rerun_as_capped): a capped row's ratio follows the card's temperature (cap_note
@@ -62,7 +68,7 @@ struct tb_rerun_sd {
     struct tb_rerun_cap {
         double ratio, abs;
         int runs, pairs;
-        double ratio_df, within_rel_sd, within_df, ratio_excess;
+        double ratio_df, within_rel_sd, within_df, ratio_excess, ratio_q95;
     } cap;
 };
 
@@ -110,8 +116,9 @@ void tb_rerun_pool(const struct tb_rerun_run *runs, size_t n, const struct tb_po
 /* Where another night's figure of as many cycles lands, relative half-width at 95%: the
  * night's per-cycle relative sd sd_night (df_night degrees of freedom) pooled with the
  * card's (bw's within-night sd and weight) over cycles, and twice bw's between-night
- * variance: t(df) x sqrt(2 s_w^2 / cycles + 2 s_b^2), df by Welch-Satterthwaite. bw NULL:
- * the night's own alone. NAN where nothing is known. */
+ * variance: t(df) x sqrt(2 s_w^2 / cycles + 2 s_b^2), df by Welch-Satterthwaite. Where bw
+ * has a ratio_q95 (a two-state card), that bound instead, never below the night's own part
+ * alone. bw NULL: the night's own alone. NAN where nothing is known. */
 double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double df_night,
                           int cycles);
 
