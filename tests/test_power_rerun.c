@@ -387,8 +387,8 @@ static void test_a_two_state_card_keeps_its_switches(void **state)
     assert_true(isnan(sd.ratio_q95));   /* 12 differences: too few for their own bound */
 }
 
-/* The same card over 25 nights (9 switches in 24 differences): a normal interval of their
- * variance, 1.96 x sqrt(mean d^2) or so, lies past every switch and would hold such a
+/* The same card over 25 nights (9 switches in 24 differences; then 16): a normal interval
+ * of their variance, 1.96 x sqrt(mean d^2) or so, lies past every switch and would hold a
  * two-point mixture's next difference nearly always (98-100% in meter-sim); of 24
  * exchangeable differences the next is at or below the ceil(0.95 x 25)-th smallest, the
  * largest, 95% of the time or more, and the rerun interval is that bound (never below the
@@ -421,6 +421,20 @@ static void test_a_two_state_card_takes_its_own_bound(void **state)
     double own = tb_rerun_halfwidth(&sd, 0.05, 30, 4);   /* 5% a cycle tonight */
     assert_true(own > hi);
     th_assert_close(own, tb_rerun_halfwidth(&none, 0.05, 30, 4), 1e-12);
+    /* switches more than half the differences (16 of 24): the median lies among them and
+     * its cut keeps all; the 25th percentile's finds them, and the bound is theirs too */
+    static const int st2[] = { 0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1,
+                               0, 1, 0, 0 };
+    hi = 0;
+    for (int i = 0; i < 25; i++) {
+        double x = 1.2 * (st2[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        if (i)
+            hi = fmax(hi, fabs(log(x / v[i - 1].ratio)));
+    }
+    tb_rerun_pool(v, 25, &pc, &sd);
+    assert_int_equal(sd.pairs, 24);
+    th_assert_close(sd.ratio_q95, hi, 1e-12);
 }
 
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,

@@ -140,7 +140,7 @@ static void test_first_nights_calibrated(void **state)
 /* A card in one of two states a night, at random (B = 0.2%): over the long run, 4% apart,
  * its rerun interval widens with its switches and holds 93-97% of the next nights (the
  * median's cut made them outliers: 66.5%; kept, a normal interval of their variance held
- * 100%, and the differences' own bound holds 97.4%); from each card's first night (20 cards
+ * 100%, and the differences' own bound holds 95.9%); from each card's first night (20 cards
  * of 10), 2% apart, at least 93% (76% before). */
 static void test_two_state_card_widens(void **state)
 {

@@ -274,19 +274,35 @@ static int dbl_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* How many of the n sorted |d| in a lie past TB_STEPS_OUT sds as their 25th percentile gives
+ * them (0.3186 sds of a normal difference; where it is 0, repeats, the setting's as
+ * tb_sd_of_steps_rms takes it). */
+static size_t past_low(const double *a, size_t n, double zero_sd)
+{
+    double q = a[(size_t)ceil(0.25 * (double)n) - 1];
+    double cut = q > 0 ? TB_STEPS_OUT * q / 0.3186
+                 : zero_sd > 0 ? TB_STEPS_OUT * sqrt(2.0) * zero_sd : INFINITY;
+    size_t k = 0;
+    while (k < n && a[n - 1 - k] > cut)
+        k++;
+    return k;
+}
+
 /* The differences' spread, sqrt(mean d^2 / 2) over those kept, *kept how many. A broken
  * night moves two differences and a step of the board one, so the median's cut
  * (tb_sd_of_steps_rms: TB_STEPS_OUT median-based sds) leaves such few out. Where more than
  * two and more than TB_RERUN_CLUSTER_SHARE of them lie past it, they are no accident but a
  * second population: a card that is in one of two states from night to night, whose
- * switches are its spread. Then the cut is TB_STEPS_OUT sds as the differences' 80th
- * percentile gives them (1.2816 sds of a normal difference), which keeps such a cluster and
- * still leaves out up to a fifth of strays beyond it; and a normal interval of their
- * variance would hold such a two-point mixture's next difference more often than 95%
- * (98-100% for a card switching 2-4%: doc/results/rerun-2026-12-07.md), so *q95 (NULL: not
- * asked) is the kept |d|'s own ceil(0.95 (k + 1))-th smallest where k >= TB_RERUN_CONFORMAL_MIN:
- * of k + 1 exchangeable differences the next is at or below it 95% of the time or more
- * (split conformal prediction: Lei et al., "Distribution-free predictive inference for
+ * switches are its spread (where they are more than half, the median lies among them and
+ * its cut keeps them: from TB_RERUN_CONFORMAL_MIN differences on, the 25th percentile's cut
+ * finds them). Then the cut is TB_STEPS_OUT sds as the differences' 80th percentile gives
+ * them (1.2816 sds of a normal difference), which keeps such a cluster and still leaves out
+ * up to a fifth of strays beyond it; and a normal interval of their variance would hold
+ * such a two-point mixture's next difference more often than 95% (98-100% for a card
+ * switching 2-4%: doc/results/rerun-2026-12-07.md), so *q95 (NULL: not asked) is the kept
+ * |d|'s own ceil(0.95 (k + 1))-th smallest where k >= TB_RERUN_CONFORMAL_MIN: of k + 1
+ * exchangeable differences the next is at or below it 95% of the time or more (split
+ * conformal prediction: Lei et al., "Distribution-free predictive inference for
  * regression", JASA 113 (2018), 1094-1111); NAN otherwise. */
 static double steps_spread(const double *d, size_t n, double zero_sd, size_t *kept,
                            double *q95)
@@ -294,14 +310,19 @@ static double steps_spread(const double *d, size_t n, double zero_sd, size_t *ke
     double s = tb_sd_of_steps_rms(d, n, zero_sd, kept);
     if (q95)
         *q95 = NAN;
-    size_t past = n - *kept;
-    double *a = past > 2 && (double)past > TB_RERUN_CLUSTER_SHARE * (double)n
-                ? malloc(n * sizeof(*a)) : NULL;
+    double *a = n ? malloc(n * sizeof(*a)) : NULL;
     if (!a)
         return s;
     for (size_t i = 0; i < n; i++)
         a[i] = fabs(d[i]);
     qsort(a, n, sizeof(*a), dbl_cmp);
+    size_t past = n - *kept;
+    if (n >= TB_RERUN_CONFORMAL_MIN)
+        past = past > past_low(a, n, zero_sd) ? past : past_low(a, n, zero_sd);
+    if (past <= 2 || (double)past <= TB_RERUN_CLUSTER_SHARE * (double)n) {
+        free(a);
+        return s;
+    }
     double cut = TB_STEPS_OUT * a[(size_t)ceil(0.8 * (double)n) - 1] / 1.2816, ss = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)

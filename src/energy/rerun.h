@@ -99,7 +99,9 @@ double tb_rerun_cycles_df(int cycles);
  *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
  *   night or a step left out; the setting's sd where their median is 0), or, where more
  *   than two and more than TB_RERUN_CLUSTER_SHARE lie past that, within 4 sds from their
- *   80th percentile (a two-state card's switches, kept);  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   80th percentile (a two-state card's switches, kept; the 25th percentile's cut finds
+ *   them too from TB_RERUN_CONFORMAL_MIN on);  ratio: s2 = max(0, v - o), o the runs' own
+ *   variance
  *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
  *   interval holds the rest);
  *   D (here: the differences kept) = 0: the setting p, of TB_RERUN_PRIOR_DF degrees;
