@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "measure/backend.h"
+#include "energy/rerun.h"
 #include "lib/stats.h"
 #include "log/csvlog.h"
 #include "lib/util.h"
@@ -167,10 +168,12 @@ static void test_rerun_spread_learned_from_earlier_nights(void **state)
         char cyc[32];
         th_field(header, row, "power_cycles", cyc, sizeof(cyc));
         double ratio = atof(v), night_term = 1.96 * sqrt(2.0) * atof(sd) * ratio;
-        /* its t at most the cycles' own (more degrees of freedom pooled, never fewer); the
-         * cycles' part where a rerun lands, sqrt(2) times the mean's interval */
-        double both = hypot(sqrt(2.0) * atof(ci),
-                            tb_t95((size_t)atoi(cyc) - 1) / 1.96 * night_term);
+        /* its t at most the cycles' own (more degrees of freedom pooled, never fewer), or
+         * on the nights of the settings alone the settings' (rerun.h: an estimate of
+         * TB_RERUN_PRIOR_DF degrees, #57); the cycles' part where a rerun lands, sqrt(2)
+         * times the mean's interval */
+        double t = night < 2 ? tb_t95_df(TB_RERUN_PRIOR_DF) : tb_t95((size_t)atoi(cyc) - 1);
+        double both = hypot(sqrt(2.0) * atof(ci), t / 1.96 * night_term);
         assert_true(ratio > 0 && atof(ci) >= 0);
         if (!(atof(rci) >= night_term - 0.0001 && atof(rci) <= both + 0.0002))   /* "%.4f" */
             th_fail("night %d: rerun interval %s outside [%.5f, %.5f]", night, rci, night_term,
@@ -179,6 +182,7 @@ static void test_rerun_spread_learned_from_earlier_nights(void **state)
             assert_string_equal(sd, "0.005000");
         th_must_have(text, night < 2 ? "# power_rerun: " : "# power_rerun: 2 earlier log(s)");
         th_must_have(text, "power.rerun_ratio_sd 0.50%");
+        th_must_have(text, "rows of rerun_runs 0 rest on them alone (prior only)");
     }
     free(text);
     th_rmtree(logs);

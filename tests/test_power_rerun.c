@@ -113,6 +113,9 @@ static void test_settings_alone_before_two_runs(void **state)
     assert_int_equal(sd.runs, 0);
     th_assert_close(sd.ratio, 0.004, 1e-12);
     th_assert_close(sd.abs, 0.008, 1e-12);
+    /* the settings are an estimate of a few degrees of freedom, not known (#57) */
+    th_assert_close(sd.ratio_df, TB_RERUN_PRIOR_DF, 1e-12);
+    th_assert_close(sd.cap.ratio_df, TB_RERUN_PRIOR_DF, 1e-12);
     tb_rerun_free(r);
     vec16_row(row, sizeof(row), 1.20, 0.001, 0.180, 4, 0);
     write_log(dir, "lab", 1, row);
@@ -159,9 +162,13 @@ static double sd_of_steps(double l)
     return l / sqrt(2.0);
 }
 
+#define K TB_RERUN_PRIOR_RUNS   /* the settings' weight, in differences */
+
 /* Four nights alternating 1 and e^0.01 (J/GB 1 and e^0.02), cycles so tight they explain
- * none of it: every successive difference 0.01, the learned variance (2 p^2 + 3 s^2) / 5,
- * the settings counting as two runs. */
+ * none of it: every successive difference 0.01, the learned variance (K p^2 + 3 s^2) /
+ * (K + 3), the settings counting as K differences; its degrees of freedom the settings'
+ * and the three differences' (one series of four runs: 2 x 9 / 8) together, not infinite
+ * (#57: the prior is an estimate too). */
 static void test_spread_pulled_toward_the_settings(void **state)
 {
     double e1 = exp(0.01), e2 = exp(0.02);
@@ -170,9 +177,10 @@ static void test_spread_pulled_toward_the_settings(void **state)
     nights(ratio, ci, jpg, 4, 4, &sd);
     assert_int_equal(sd.runs, 4);
     double s = sd_of_steps(0.01), sa = sd_of_steps(0.02);
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s * s) / 5), 1e-5);
-    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * sa * sa) / 5), 1e-5);
+    th_assert_close(sd.ratio, sqrt((K * 0.004 * 0.004 + 3 * s * s) / (K + 3)), 1e-5);
+    th_assert_close(sd.abs, sqrt((K * 0.008 * 0.008 + 3 * sa * sa) / (K + 3)), 1e-5);
     assert_true(sd.ratio > 0.004 && sd.ratio < s);   /* between the two */
+    th_assert_close(sd.ratio_df, TB_RERUN_PRIOR_DF + 18.0 / 8.0, 1e-12);
 }
 
 /* The same nights, each with cycles whose own interval explains their whole spread (a run's
@@ -188,8 +196,8 @@ static void test_spread_the_cycles_explain_teaches_nothing(void **state)
     struct tb_rerun_sd sd;
     nights(ratio, ci, ratio, 4, cycles, &sd);
     assert_int_equal(sd.runs, 4);
-    th_assert_close(sd.ratio, 0.004 * sqrt(2.0 / 5.0), 2e-5);
-    th_assert_close(sd.abs, sqrt((2 * 0.008 * 0.008 + 3 * s * s) / 5), 1e-5);
+    th_assert_close(sd.ratio, 0.004 * sqrt(K / (K + 3.0)), 2e-5);
+    th_assert_close(sd.abs, sqrt((K * 0.008 * 0.008 + 3 * s * s) / (K + 3)), 1e-5);
 }
 
 /* What the earlier nights hold besides the board's own spread teaches little: seven nights
@@ -241,9 +249,9 @@ static void test_repeats_and_a_broken_night(void **state)
 }
 
 /* Six nights with a broken one in the middle: five differences, two left out. The three
- * kept are fewer than TB_RERUN_POOL_MIN, so the settings still weigh in (two differences'
- * worth) and the sd is taken as known, not learned alone from three differences at 2.1
- * degrees of freedom. */
+ * kept are fewer than TB_RERUN_POOL_MIN, so the settings still weigh in (K differences'
+ * worth) and the sd's degrees of freedom are theirs and the three kept differences' (the
+ * series' 50 / 14 times 3 of 5), not those of three differences alone. */
 static void test_a_broken_night_leaves_fewer_differences(void **state)
 {
     const double tight[] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 };
@@ -253,8 +261,8 @@ static void test_a_broken_night_leaves_fewer_differences(void **state)
     assert_int_equal(sd.pairs, 5);
     double d1 = log(1.002 / 1.000), d2 = log(0.999 / 1.002), d3 = log(1.000 / 1.001);
     double s2 = (d1 * d1 + d2 * d2 + d3 * d3) / 6;   /* mean d^2 / 2 of the three kept */
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + 3 * s2) / 5), 1e-5);
-    assert_true(isinf(sd.ratio_df));
+    th_assert_close(sd.ratio, sqrt((K * 0.004 * 0.004 + 3 * s2) / (K + 3)), 1e-5);
+    th_assert_close(sd.ratio_df, TB_RERUN_PRIOR_DF + 50.0 / 14.0 * 3.0 / 5.0, 1e-12);
     assert_true(isnan(sd.ratio_excess));
 }
 
@@ -314,6 +322,121 @@ static void test_zero_setting_still_learns(void **state)
     free(dir);
 }
 
+/* The first nights (#57): with no difference learned the settings are all there is, and the
+ * rerun interval takes them as an estimate of TB_RERUN_PRIOR_DF degrees of freedom: where
+ * the night's own spread is negligible its half-width is that many degrees' t times
+ * sqrt(2) p, not 1.96's (64-75% of the next nights inside where the true spread was 2-3
+ * times the setting); the power_rerun line says so. Once learned alone (4 differences) the
+ * settings are out of it. */
+static void test_prior_only_interval_carries_its_uncertainty(void **state)
+{
+    struct tb_rerun_sd sd;
+    tb_rerun_pool(NULL, 0, &pc, &sd);
+    assert_int_equal(sd.runs, 0);
+    double hw = tb_rerun_halfwidth(&sd, 1e-7, 30, 3);
+    th_assert_close(hw, tb_t95_df(TB_RERUN_PRIOR_DF) * sqrt(2.0) * 0.004, 1e-4);
+    assert_true(hw > 2 * 1.96 * sqrt(2.0) * 0.004);
+    char said[512];
+    tb_rerun_settings_said(&pc, said, sizeof(said));
+    th_must_have(said, "power.rerun_ratio_sd 0.40%");
+    th_must_have(said, "rows of rerun_runs 0 rest on them alone (prior only)");
+    th_must_have(said, "not as known");
+    struct tb_power_cfg zero = pc;   /* no prior: nothing to say of it */
+    zero.rerun_ratio_sd = 0;
+    tb_rerun_settings_said(&zero, said, sizeof(said));
+    assert_null(strstr(said, "prior only"));
+    /* five runs 0.3% apart in turn: learned alone, its own degrees of freedom */
+    struct tb_rerun_run v[5];
+    for (int i = 0; i < 5; i++)
+        v[i] = (struct tb_rerun_run){ 0, i % 2 ? 1.003 : 1.0, 1.0, 1e-12, 4 };
+    tb_rerun_pool(v, 5, &pc, &sd);
+    th_assert_close(sd.ratio_df, 32.0 / 11.0, 1e-12);
+}
+
+/* A card in one of two states from night to night, 2% apart (13 nights, 5 of its 12
+ * differences a switch, each night within 0.1% of its state): its switches are its spread,
+ * not outliers (#57: the median's cut left them out, a spread of 0.05% where the next night
+ * lay 2% away 5 times in 12). More than two and more than a fifth of the differences past
+ * the median's cut are a second cluster: kept, and the spread is all twelve's. A broken
+ * night among them (a ratio of 9000) is still left out. */
+static void test_a_two_state_card_keeps_its_switches(void **state)
+{
+    static const int st[] = { 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0 };
+    struct tb_rerun_run v[14];
+    double ss = 0, prev = 0;
+    for (int i = 0; i < 13; i++) {
+        double x = 1.2 * (st[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        if (i)
+            ss += pow(log(x / prev), 2);
+        prev = x;
+    }
+    struct tb_rerun_sd sd;
+    tb_rerun_pool(v, 13, &pc, &sd);
+    assert_int_equal(sd.pairs, 12);
+    th_assert_close(sd.ratio, sqrt(ss / 24), 1e-9);
+    assert_true(sd.ratio > 0.007);
+    /* a broken night between the sixth and the seventh: its two differences out, and the
+     * one it stands in for (the sixth to the seventh) is not there */
+    double gone = pow(log(v[6].ratio / v[5].ratio), 2);
+    memmove(v + 7, v + 6, 7 * sizeof(v[0]));
+    v[6] = (struct tb_rerun_run){ 0, 9000, 9000, 1e-12, 4 };
+    tb_rerun_pool(v, 14, &pc, &sd);
+    assert_int_equal(sd.pairs, 13);
+    th_assert_close(sd.ratio, sqrt((ss - gone) / 22), 1e-9);
+    assert_true(isnan(sd.ratio_q95));   /* 12 differences: too few for their own bound */
+}
+
+/* The same card over 25 nights (9 switches in 24 differences; then 16): a normal interval
+ * of their variance, 1.96 x sqrt(mean d^2) or so, lies past every switch and would hold a
+ * two-point mixture's next difference nearly always (98-100% in meter-sim); of 24
+ * exchangeable differences the next is at or below the ceil(0.95 x 25)-th smallest, the
+ * largest, 95% of the time or more, and the rerun interval is that bound (never below the
+ * night's own part: a night of wide cycles keeps its own). */
+static void test_a_two_state_card_takes_its_own_bound(void **state)
+{
+    static const int st[] = { 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0,
+                              0, 1, 1, 1 };
+    struct tb_rerun_run v[25];
+    double hi = 0, prev = 0, ss = 0;
+    for (int i = 0; i < 25; i++) {
+        double x = 1.2 * (st[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        if (i) {
+            hi = fmax(hi, fabs(log(x / prev)));
+            ss += pow(log(x / prev), 2);
+        }
+        prev = x;
+    }
+    struct tb_rerun_sd sd;
+    tb_rerun_pool(v, 25, &pc, &sd);
+    assert_int_equal(sd.pairs, 24);
+    th_assert_close(sd.ratio_q95, hi, 1e-12);
+    th_assert_close(tb_rerun_halfwidth(&sd, 1e-6, 30, 4), hi, 1e-12);
+    assert_true(hi < 1.96 * sqrt(ss / 24));   /* the normal one's, narrower than it was */
+    struct tb_rerun_sd none = sd;   /* the night's own part alone: no spread between */
+    none.ratio = 0;
+    none.pairs = 0;
+    none.ratio_excess = none.ratio_q95 = NAN;
+    double own = tb_rerun_halfwidth(&sd, 0.05, 30, 4);   /* 5% a cycle tonight */
+    assert_true(own > hi);
+    th_assert_close(own, tb_rerun_halfwidth(&none, 0.05, 30, 4), 1e-12);
+    /* switches more than half the differences (16 of 24): the median lies among them and
+     * its cut keeps all; the 25th percentile's finds them, and the bound is theirs too */
+    static const int st2[] = { 0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1,
+                               0, 1, 0, 0 };
+    hi = 0;
+    for (int i = 0; i < 25; i++) {
+        double x = 1.2 * (st2[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        if (i)
+            hi = fmax(hi, fabs(log(x / v[i - 1].ratio)));
+    }
+    tb_rerun_pool(v, 25, &pc, &sd);
+    assert_int_equal(sd.pairs, 24);
+    th_assert_close(sd.ratio_q95, hi, 1e-12);
+}
+
 /* Rows that are not this point's, or cannot teach, are left out: another kernel, size,
  * block, device or power mode; a power-capped row; a row without the cycles' interval; a
  * second row of one run; another host's log; a log of other kernel images (a new build's
@@ -353,7 +476,7 @@ static void test_only_this_points_runs_count(void **state)
     assert_int_equal(sd.runs, 2);
     /* 1.21 and 1.19: one difference, ln(1.21 / 1.19) */
     double s = sd_of_steps(log(1.21 / 1.19));
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + s * s) / 3), 1e-6);
+    th_assert_close(sd.ratio, sqrt((K * 0.004 * 0.004 + s * s) / (K + 1)), 1e-6);
     tb_rerun_free(r);
     th_rmtree(dir);
     free(dir);
@@ -383,7 +506,7 @@ static void test_capped_rows_learn_from_capped_rows(void **state)
     th_assert_close(sd.ratio, 0.004, 1e-12);
     assert_int_equal(sd.cap.runs, 2);
     double sc = sd_of_steps(log(1.2012 / 1.2));
-    th_assert_close(sd.cap.ratio, sqrt((2 * 0.004 * 0.004 + sc * sc) / 3), 1e-6);
+    th_assert_close(sd.cap.ratio, sqrt((K * 0.004 * 0.004 + sc * sc) / (K + 1)), 1e-6);
     for (int d = 0; d < 2; d++) {
         vec16_row(row, sizeof(row), free_[d], 1e-6, 0.18, 4, 0);
         write_log(dir, "lab", 3 + d, row);
@@ -393,11 +516,11 @@ static void test_capped_rows_learn_from_capped_rows(void **state)
     tb_rerun_free(r);
     double su = sd_of_steps(log(1.12 / 1.10));
     assert_int_equal(sd.runs, 2);
-    th_assert_close(sd.ratio, sqrt((2 * 0.004 * 0.004 + su * su) / 3), 1e-6);
+    th_assert_close(sd.ratio, sqrt((K * 0.004 * 0.004 + su * su) / (K + 1)), 1e-6);
     tb_rerun_as_capped(&sd, &cap);
     assert_int_equal(cap.runs, 2);
     assert_int_equal(cap.pairs, 1);
-    th_assert_close(cap.ratio, sqrt((2 * 0.004 * 0.004 + sc * sc) / 3), 1e-6);
+    th_assert_close(cap.ratio, sqrt((K * 0.004 * 0.004 + sc * sc) / (K + 1)), 1e-6);
     /* the capped night's rerun interval from its own kind's spread: narrower than the
      * uncapped series' (which holds a 1.8% step) */
     double hw_cap = tb_rerun_halfwidth(&cap, 0.001, 3, 4), hw = tb_rerun_halfwidth(&sd, 0.001, 3, 4);
@@ -408,8 +531,10 @@ static void test_capped_rows_learn_from_capped_rows(void **state)
 
 /* Two H200s in one host writing to one folder (their device_ids, NVML's UUIDs): GPU a's
  * nights agree to 0.05%, GPU b's alternate by 5%; each learns its own spread, not one
- * spread of both (b's 12 times a's, once). A night of a whose row is not in its own
- * logs by its id learns by the name alone (logs from before the line). */
+ * spread of both (b's 12 times a's, once). A night whose GPU gave no UUID is neither as far
+ * as anyone knows: it learns from neither's logs (#58 item 10: it learnt both GPUs' 12
+ * runs), the settings alone, and from the unidentified logs of its name once there are
+ * some (three nights 0.1% apart, beside a and b's). */
 static void test_two_gpus_of_one_host_learn_apart(void **state)
 {
     char *dir = th_tmpdir(), row[256];
@@ -434,7 +559,18 @@ static void test_two_gpus_of_one_host_learn_apart(void **state)
     assert_int_equal(b.runs, 6);
     th_assert_close(a.ratio, sd_of_steps(log(1.2006 / 1.2)), 1e-6);
     th_assert_close(b.ratio, sd_of_steps(log(1.26 / 1.2)), 1e-6);
-    assert_int_equal(both.runs, 12);   /* by the name: both GPUs' runs */
+    assert_int_equal(both.runs, 0);   /* neither identified GPU's runs */
+    th_assert_close(both.ratio, 0.004, 1e-12);
+    for (int d = 21; d <= 23; d++) {
+        vec16_row(row, sizeof(row), d % 2 ? 1.2000 : 1.2012, 1e-6, 0.18, 4, 0);
+        write_log_dev(dir, d, "", row);
+    }
+    r = learn(dir);
+    tb_rerun_sd(r, &me, &pc, &both);
+    tb_rerun_free(r);
+    assert_int_equal(both.runs, 3);   /* the unidentified logs alone */
+    th_assert_close(both.ratio, sqrt((K * 0.004 * 0.004 + 2 * pow(sd_of_steps(log(1.2012 / 1.2)),
+                                                                 2)) / (K + 2)), 1e-6);
     th_rmtree(dir);
     free(dir);
 }
@@ -465,10 +601,10 @@ static void test_fastest_block_changes_one_series(void **state)
     assert_int_equal(f.pairs, 4);
     th_assert_close(f.ratio, sd_of_steps(log(1.21 / 1.2)), 1e-6);
     /* each block its own series: 256x1's three nights and 128x2's two agree, 3 differences
-     * of 0 beside the setting's 2 */
+     * of 0 beside the setting's K */
     assert_int_equal(a.runs, 5);
     assert_int_equal(a.pairs, 3);
-    th_assert_close(a.ratio, 0.004 * sqrt(2.0 / 5.0), 1e-9);
+    th_assert_close(a.ratio, 0.004 * sqrt(K / (K + 3.0)), 1e-9);
     th_rmtree(dir);
     free(dir);
 }
@@ -476,6 +612,7 @@ static void test_fastest_block_changes_one_series(void **state)
 /* The learner's thread waits here while stalled (a stuck file system's stand-in for an
  * open that never returns): the tool's weak hook, replaced for this program. */
 static atomic_int stalled;
+void tb_rerun_test_stall(void);
 void tb_rerun_test_stall(void)
 {
     while (atomic_load(&stalled))
@@ -651,6 +788,9 @@ int main(void)
         TH_TEST(test_pooled_degrees_of_freedom),
         TH_TEST(test_only_this_points_runs_count),
         TH_TEST(test_zero_setting_still_learns),
+        TH_TEST(test_prior_only_interval_carries_its_uncertainty),
+        TH_TEST(test_a_two_state_card_keeps_its_switches),
+        TH_TEST(test_a_two_state_card_takes_its_own_bound),
         TH_TEST(test_a_copy_of_a_log_is_one_run),
         TH_TEST(test_capped_rows_learn_from_capped_rows),
         TH_TEST(test_two_gpus_of_one_host_learn_apart),

@@ -163,8 +163,8 @@ const struct tb_cfg_row tb_config_schema[] = {
           "how far a rerun on another night moves a kernel's energy ratio beyond what its "
           "cycles show (a relative sd; 0.2-0.6% on the lent H100 and H200s, not measured on a "
           "Jetson): in energy_ratio_rerun_ci95 until this device's own earlier logs teach it "
-          "(it counts as 2 differences of successive runs among them while fewer than 4 are "
-          "pooled; 0: no prior, the logs alone teach it)"),
+          "(it counts as 1 difference of successive runs among them while fewer than 4 are "
+          "pooled, an estimate of 1 degree of freedom; 0: no prior, the logs alone teach it)"),
     FLOAT("power.rerun_abs_sd", B, BO(power.rerun_abs_sd), 0, 0.5, 0.008,
           "the same for J per byte (0.3-1% on the lent GPUs): in the intervals of gbps_per_w, "
           "j_per_gb and dyn_pj_per_byte"),

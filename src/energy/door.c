@@ -38,11 +38,11 @@ static void learn(struct tb_energy *e, const struct tb_energy_start *st,
                                       st->host_id ? st->host_id : "", st->board,
                                       tb_images_sha256, limit, st->stop, line, sizeof(line));
     e->learned = true;
-    snprintf(said->rerun, sizeof(said->rerun), "%s; device %.96s; power.rerun_ratio_sd "
-             "%.2f%%, power.rerun_abs_sd %.2f%% (each counts as %d differences while fewer "
-             "than %d are pooled)", line, st->device_id && st->device_id[0] ? st->device_id
-             : "by its name", 100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd,
-             TB_RERUN_PRIOR_RUNS, TB_RERUN_POOL_MIN);
+    char prior[320];
+    tb_rerun_settings_said(pc, prior, sizeof(prior));
+    snprintf(said->rerun, sizeof(said->rerun), "%.340s; device %.96s; %.290s", line,
+             st->device_id && st->device_id[0] ? st->device_id : "by its name (unidentified "
+             "logs of its name alone)", prior);
 }
 
 /* The night's time, said once at its start (after the first idle): every mode step's

@@ -16,6 +16,8 @@ struct tb_rerun {
     struct tb_logset set;
     size_t *start;                /* log k's rows: set.v[start[k] .. start[k + 1]) */
     bool *kept;                   /* log k ran these kernel images */
+    bool *anon;                   /* log k had no device_id line (its rows may have been
+                                   * given the one identified device's of their name) */
     char (*run_id)[128];          /* log k's run_id ("" none) */
     size_t nlogs;
 };
@@ -44,7 +46,8 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
     r->kept = calloc(take + 1, sizeof(*r->kept));
     r->start = calloc(take + 1, sizeof(*r->start));
     r->run_id = calloc(take + 1, sizeof(*r->run_id));
-    if (!r->kept || !r->start || !r->run_id) {
+    r->anon = calloc(take + 1, sizeof(*r->anon));
+    if (!r->kept || !r->start || !r->run_id || !r->anon) {
         free(v);
         tb_rerun_free(r);
         return NULL;
@@ -61,8 +64,10 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
         r->start[k + 1] = r->set.n;
         r->kept[k] = r->set.nlogs > before &&
                      !strcmp(r->set.logs[r->set.nlogs - 1].images, images);
-        if (r->set.nlogs > before)
+        if (r->set.nlogs > before) {
             memcpy(r->run_id[k], r->set.logs[before].run_id, sizeof(r->run_id[k]));
+            r->anon[k] = !r->set.logs[before].device_id[0];
+        }
         kept += r->kept[k];
         r->nlogs = k + 1;
     }
@@ -85,13 +90,18 @@ void tb_rerun_free(struct tb_rerun *r)
     free(r->start);
     free(r->kept);
     free(r->run_id);
+    free(r->anon);
     free(r);
 }
 
 /* A row of me's card and step: its device (by identity where both logs have one), board and
- * operating step. */
-static bool same_card(const struct tb_log_rec *a, const struct tb_log_rec *me)
+ * operating step. A night whose device gave no identity (anon: the row's log had none
+ * either) is not known to be an identified device of its name, so it learns from the
+ * unidentified logs of its name alone, never from an identified GPU's (#58 item 10). */
+static bool same_card(const struct tb_log_rec *a, bool anon, const struct tb_log_rec *me)
 {
+    if (!me->device_id[0] && !anon)
+        return false;
     return !tb_log_device_cmp(a, me) && !strcmp(a->board, me->board) && !tb_log_step_cmp(a, me);
 }
 
@@ -181,7 +191,7 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
         if (!r->kept[k] || a_copy(r, k))
             continue;
         for (size_t i = r->start[k]; i < r->start[k + 1]; i++)
-            if (same_card(&r->set.v[i], me) && teaches(&r->set.v[i], capped))
+            if (same_card(&r->set.v[i], r->anon[k], me) && teaches(&r->set.v[i], capped))
                 c[nc++] = (struct cand){ &r->set.v[i], k, by_block };
     }
     qsort(c, nc, sizeof(*c), by_series_run);
@@ -219,14 +229,16 @@ void tb_rerun_sd(struct tb_rerun *r, const struct tb_log_rec *me,
     tb_rerun_pool(v, n, pc, out);
     free(v);
     out->cap = (struct tb_rerun_cap){ cap.ratio, cap.abs, cap.runs, cap.pairs, cap.ratio_df,
-                                      cap.within_rel_sd, cap.within_df, cap.ratio_excess };
+                                      cap.within_rel_sd, cap.within_df, cap.ratio_excess,
+                                      cap.ratio_q95 };
 }
 
 void tb_rerun_as_capped(const struct tb_rerun_sd *in, struct tb_rerun_sd *out)
 {
     const struct tb_rerun_cap *c = &in->cap;
     *out = (struct tb_rerun_sd){ c->ratio, c->abs, c->runs, c->pairs, c->ratio_df,
-                                 c->within_rel_sd, c->within_df, c->ratio_excess, *c };
+                                 c->within_rel_sd, c->within_df, c->ratio_excess, c->ratio_q95,
+                                 *c };
 }
 
 /* ---- the pool: a card's runs to its spreads ---------------------------------------------- */
@@ -242,24 +254,99 @@ static double median_var(double *x, size_t n, double df)
 
 /* The learned variance s2 over d differences (ddf degrees of freedom), pulled toward the
  * setting p (k differences' weight) while d is small, capped at TB_RERUN_MAX_FACTOR x p
- * where p > 0. */
+ * where p > 0. The setting is an estimate too, of TB_RERUN_PRIOR_DF degrees of freedom (a
+ * scaled inverse chi-square prior; rerun.h): the pulled spread has its and the
+ * differences' together, so that its interval's t carries both. */
 static double pulled(double p, double s2, size_t d, double ddf, double *df)
 {
     if (d >= TB_RERUN_POOL_MIN || !(p > 0)) {
         *df = ddf;                /* the differences' mean square's (tb_steps_rms_df) */
         return sqrt(s2);
     }
-    *df = INFINITY;               /* the setting, taken as known, leads */
+    *df = TB_RERUN_PRIOR_DF + ddf;
     double sd = sqrt((TB_RERUN_PRIOR_RUNS * p * p + (double)d * s2) / (TB_RERUN_PRIOR_RUNS + (double)d));
     return fmin(sd, TB_RERUN_MAX_FACTOR * p);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many of the n sorted |d| in a lie past TB_STEPS_OUT sds as their 25th percentile gives
+ * them (0.3186 sds of a normal difference; where it is 0, repeats, the setting's as
+ * tb_sd_of_steps_rms takes it). */
+static size_t past_low(const double *a, size_t n, double zero_sd)
+{
+    double q = a[(size_t)ceil(0.25 * (double)n) - 1];
+    double cut = q > 0 ? TB_STEPS_OUT * q / 0.3186
+                 : zero_sd > 0 ? TB_STEPS_OUT * sqrt(2.0) * zero_sd : INFINITY;
+    size_t k = 0;
+    while (k < n && a[n - 1 - k] > cut)
+        k++;
+    return k;
+}
+
+/* The differences' spread, sqrt(mean d^2 / 2) over those kept, *kept how many. A broken
+ * night moves two differences and a step of the board one, so the median's cut
+ * (tb_sd_of_steps_rms: TB_STEPS_OUT median-based sds) leaves such few out. Where more than
+ * two and more than TB_RERUN_CLUSTER_SHARE of them lie past it, they are no accident but a
+ * second population: a card that is in one of two states from night to night, whose
+ * switches are its spread (where they are more than half, the median lies among them and
+ * its cut keeps them: from TB_RERUN_CONFORMAL_MIN differences on, the 25th percentile's cut
+ * finds them). Then the cut is TB_STEPS_OUT sds as the differences' 80th percentile gives
+ * them (1.2816 sds of a normal difference), which keeps such a cluster and still leaves out
+ * up to a fifth of strays beyond it; and a normal interval of their variance would hold
+ * such a two-point mixture's next difference more often than 95% (98-100% for a card
+ * switching 2-4%: doc/results/rerun-2026-12-07.md), so *q95 (NULL: not asked) is the kept
+ * |d|'s own ceil(0.95 (k + 1))-th smallest where k >= TB_RERUN_CONFORMAL_MIN: of k + 1
+ * exchangeable differences the next is at or below it 95% of the time or more (split
+ * conformal prediction: Lei et al., "Distribution-free predictive inference for
+ * regression", JASA 113 (2018), 1094-1111); NAN otherwise. */
+static double steps_spread(const double *d, size_t n, double zero_sd, size_t *kept,
+                           double *q95)
+{
+    double s = tb_sd_of_steps_rms(d, n, zero_sd, kept);
+    if (q95)
+        *q95 = NAN;
+    double *a = n ? malloc(n * sizeof(*a)) : NULL;
+    if (!a)
+        return s;
+    for (size_t i = 0; i < n; i++)
+        a[i] = fabs(d[i]);
+    qsort(a, n, sizeof(*a), dbl_cmp);
+    size_t past = n - *kept;
+    if (n >= TB_RERUN_CONFORMAL_MIN)
+        past = past > past_low(a, n, zero_sd) ? past : past_low(a, n, zero_sd);
+    if (past <= 2 || (double)past <= TB_RERUN_CLUSTER_SHARE * (double)n) {
+        free(a);
+        return s;
+    }
+    double cut = TB_STEPS_OUT * a[(size_t)ceil(0.8 * (double)n) - 1] / 1.2816, ss = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] <= cut) {
+            ss += a[i] * a[i];
+            k++;
+        }
+    if (q95 && k >= TB_RERUN_CONFORMAL_MIN)   /* a[0..k) are the kept, ascending */
+        *q95 = a[(size_t)ceil(0.95 * (double)(k + 1)) - 1];
+    free(a);
+    if (k <= *kept)
+        return s;
+    *kept = k;
+    return sqrt(ss / (2.0 * (double)k));
 }
 
 void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power_cfg *pc,
                    struct tb_rerun_sd *out)
 {
-    *out = (struct tb_rerun_sd){ pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, INFINITY, NAN, 0,
-                                 NAN, { pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, INFINITY,
-                                        NAN, 0, NAN } };
+    /* none learned: the settings, an estimate of TB_RERUN_PRIOR_DF degrees (none: 0) */
+    double pdf = pc->rerun_ratio_sd > 0 ? TB_RERUN_PRIOR_DF : INFINITY;
+    *out = (struct tb_rerun_sd){ pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, pdf, NAN, 0, NAN,
+                                 NAN, { pc->rerun_ratio_sd, pc->rerun_abs_sd, 0, 0, pdf, NAN,
+                                        0, NAN, NAN } };
     double *dr = malloc((n ? n : 1) * 5 * sizeof(double));
     if (!dr)
         return;
@@ -292,8 +379,8 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
          * are 0 (repeats) the settings' sd sets the cut (tb_sd_of_steps_rms) */
         size_t kr, kj;
         double nu = tb_median(cyc, n);
-        double sr = tb_sd_of_steps_rms(dr, d, pc->rerun_ratio_sd, &kr);
-        double sj = tb_sd_of_steps_rms(dj, d, pc->rerun_abs_sd, &kj);
+        double sr = steps_spread(dr, d, pc->rerun_ratio_sd, &kr, &out->ratio_q95);
+        double sj = steps_spread(dj, d, pc->rerun_abs_sd, &kj, NULL);
         double ex = sr * sr - median_var(own, n, nu), s2 = fmax(0.0, ex), dfj;
         out->ratio = pulled(pc->rerun_ratio_sd, s2, kr, ddf * (double)kr / (double)d,
                             &out->ratio_df);
@@ -303,6 +390,19 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
         out->runs = (int)runs;
     }
     free(dr);
+}
+
+void tb_rerun_settings_said(const struct tb_power_cfg *pc, char *buf, size_t n)
+{
+    int len = snprintf(buf, n, "power.rerun_ratio_sd %.2f%%, power.rerun_abs_sd %.2f%% (each "
+                       "counts as %d difference(s) while fewer than %d are pooled)",
+                       100 * pc->rerun_ratio_sd, 100 * pc->rerun_abs_sd, TB_RERUN_PRIOR_RUNS,
+                       TB_RERUN_POOL_MIN);
+    if (pc->rerun_ratio_sd > 0 && len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, "; rows of rerun_runs 0 rest on them alone (prior "
+                 "only): their rerun interval takes power.rerun_ratio_sd as an estimate of %g "
+                 "degree(s) of freedom, not as known (t %.1f)", TB_RERUN_PRIOR_DF,
+                 tb_t95_df(TB_RERUN_PRIOR_DF));
 }
 
 double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double df_night,
@@ -338,5 +438,9 @@ double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double 
     double den = vw * vw / df + (bw && vb > 0 && isfinite(bw->ratio_df) && bw->ratio_df > 0
                                  ? vb * vb / bw->ratio_df : 0.0);
     double dfe = den > 0 ? var * var / den : INFINITY;
+    /* a two-state card: its differences' own bound (rerun.c, steps_spread), never below
+     * where the night's own noise alone puts a rerun */
+    if (bw && bw->ratio_q95 > 0 && isfinite(bw->ratio_q95))
+        return fmax(bw->ratio_q95, tb_t95_df(df) * sqrt(vw));
     return tb_t95_df(dfe) * sqrt(var);
 }

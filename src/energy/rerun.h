@@ -9,7 +9,10 @@
  * difference each, and the card's differences together give its spread beyond what their
  * own cycles explain. The board file's power.rerun_ratio_sd and power.rerun_abs_sd are a
  * prior, counted as TB_RERUN_PRIOR_RUNS differences, only while fewer than
- * TB_RERUN_POOL_MIN differences are pooled (none: the settings alone). The same runs give
+ * TB_RERUN_POOL_MIN differences are pooled (none: the settings alone), and an estimate of
+ * TB_RERUN_PRIOR_DF degrees of freedom, not a known value (a scaled inverse chi-square
+ * prior of the variance: Gelman et al., Bayesian Data Analysis, 3rd ed., 2.6; #57). The
+ * same runs give
  * the card's within-night (per-cycle) spread, which a night of few cycles pools with its
  * own (doc/power.md, "Another night").
  * Not here: the intervals of the cycles (meter_figures.c combines them). */
@@ -21,7 +24,10 @@
 
 #include "power/power.h"
 
-#define TB_RERUN_PRIOR_RUNS 2     /* the settings' weight, in differences (pairs of runs) */
+#define TB_RERUN_PRIOR_RUNS 1     /* the settings' weight, in differences (pairs of runs) */
+#define TB_RERUN_PRIOR_DF 1.0     /* and their degrees of freedom (doc/power.md, "The prior") */
+#define TB_RERUN_CLUSTER_SHARE 0.2   /* past the median's cut, more is a second state */
+#define TB_RERUN_CONFORMAL_MIN 19    /* its differences' own 95% bound from this many on */
 #define TB_RERUN_POOL_MIN 4       /* from this many differences on, the learned spread alone */
 #define TB_RERUN_MAX_FACTOR 5.0   /* below it, at most this times the setting (0: no cap) */
 #define TB_RERUN_EXCESS_FLOOR 0.5 /* a night's rerun variance never below this x its own */
@@ -40,7 +46,8 @@ struct tb_rerun_sd {
     double ratio, abs;
     int runs;                     /* earlier runs they were learned from (0: the settings) */
     int pairs;                    /* differences of successive runs pooled */
-    double ratio_df;              /* degrees of freedom of ratio (INFINITY: taken as known) */
+    double ratio_df;              /* degrees of freedom of ratio (the settings alone:
+                                   * TB_RERUN_PRIOR_DF; INFINITY: none, p = 0) */
     double within_rel_sd;         /* the card's per-cycle relative sd of the ratio in those
                                    * runs; NAN: none */
     double within_df;             /* its weight (degrees of freedom, at most
@@ -48,6 +55,11 @@ struct tb_rerun_sd {
     double ratio_excess;          /* learned alone (pairs TB_RERUN_POOL_MIN or more): the
                                    * variance of successive runs beyond their own, not
                                    * clipped at 0 (ratio is its clipped root); NAN: not */
+    double ratio_q95;             /* where the differences form a second cluster (a card in
+                                   * one of two states) and TB_RERUN_CONFORMAL_MIN or more
+                                   * are kept: the ceil(0.95 (D + 1))-th smallest |d|, a
+                                   * distribution-free 95% bound on the next night's, which
+                                   * the rerun interval takes; 0 or NAN: none */
     /* the same, learned from the card's power-capped runs alone (logread's power_capped:
      * half its blocks or more at the cap), for a row that turns out capped tonight
      * (tb_rerun_as_capped): a capped row's ratio follows the card's temperature (cap_note
@@ -56,7 +68,7 @@ struct tb_rerun_sd {
     struct tb_rerun_cap {
         double ratio, abs;
         int runs, pairs;
-        double ratio_df, within_rel_sd, within_df, ratio_excess;
+        double ratio_df, within_rel_sd, within_df, ratio_excess, ratio_q95;
     } cap;
 };
 
@@ -85,11 +97,17 @@ double tb_rerun_cycles_df(int cycles);
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
  *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
- *   night or a step left out; the setting's sd where their median is 0);  ratio: s2 = max(0, v - o), o the runs' own variance
+ *   night or a step left out; the setting's sd where their median is 0), or, where more
+ *   than two and more than TB_RERUN_CLUSTER_SHARE lie past that, within 4 sds from their
+ *   80th percentile (a two-state card's switches, kept; the 25th percentile's cut finds
+ *   them too from TB_RERUN_CONFORMAL_MIN on);  ratio: s2 = max(0, v - o), o the runs' own
+ *   variance
  *   (their median, over its median's bias for their cycles); abs: s2 = v (its logged
  *   interval holds the rest);
- *   D (here: the differences kept) = 0: the setting p; D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k =
- *   TB_RERUN_PRIOR_RUNS, at most TB_RERUN_MAX_FACTOR x p where p > 0; else sqrt(s2), whose
+ *   D (here: the differences kept) = 0: the setting p, of TB_RERUN_PRIOR_DF degrees;
+ *   D < TB_RERUN_POOL_MIN: sqrt((k p^2 + D s2) / (k + D)), k = TB_RERUN_PRIOR_RUNS, at most
+ *   TB_RERUN_MAX_FACTOR x p where p > 0, of TB_RERUN_PRIOR_DF degrees and the kept
+ *   differences' (as below) together; else sqrt(s2), whose
  *   degrees of freedom are the mean square's, 2 m^2 / (3 m - 1) for a series' m
  *   differences (tb_steps_rms_df), summed, times the share of differences kept.
  * The within-night sd: the runs' per-cycle variances (own x cycles), their median over its
@@ -100,10 +118,17 @@ void tb_rerun_pool(const struct tb_rerun_run *runs, size_t n, const struct tb_po
 /* Where another night's figure of as many cycles lands, relative half-width at 95%: the
  * night's per-cycle relative sd sd_night (df_night degrees of freedom) pooled with the
  * card's (bw's within-night sd and weight) over cycles, and twice bw's between-night
- * variance: t(df) x sqrt(2 s_w^2 / cycles + 2 s_b^2), df by Welch-Satterthwaite. bw NULL:
- * the night's own alone. NAN where nothing is known. */
+ * variance: t(df) x sqrt(2 s_w^2 / cycles + 2 s_b^2), df by Welch-Satterthwaite. Where bw
+ * has a ratio_q95 (a two-state card), that bound instead, never below the night's own part
+ * alone. bw NULL: the night's own alone. NAN where nothing is known. */
 double tb_rerun_halfwidth(const struct tb_rerun_sd *bw, double sd_night, double df_night,
                           int cycles);
+
+/* What the board file's settings are to the learner, for the log's power_rerun line (n
+ * bytes into buf): their values, their weight, and that a row of rerun_runs 0 rests on them
+ * alone, its rerun interval taking them as an estimate of TB_RERUN_PRIOR_DF degrees of
+ * freedom (with the t that gives), not as known. */
+void tb_rerun_settings_said(const struct tb_power_cfg *pc, char *buf, size_t n);
 
 struct tb_rerun;
 

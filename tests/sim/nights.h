@@ -50,11 +50,15 @@ struct sim_opts {
     int verbose;             /* one line per night on stderr */
     double between_pct;      /* the true ratio's night-to-night relative sd, % (rerun_sim.h) */
     int cycles;              /* cycles a night runs (0: until power.target_rel_ci, as a run) */
+    double switch_pct;       /* the card's two states, % apart, one a night at random */
+    int cards;               /* cards the nights are split into, each learning alone */
+    int rerun_from;          /* a card's nights judged from this one on (-1: once 5 runs) */
 };
 
 static const struct sim_opts sim_defaults = {
     .sensor = SIM_EMA, .tau_ms = 430, .tau2_ms = 0, .avg = 512, .ratio = 1.1,
     .noise_pct = 5, .nights = 200, .seed = 1, .probe = 0, .read_ms = 1000, .poll_ms = 50,
+    .cards = 1, .rerun_from = -1,
 };
 
 enum sim_opt_type { SIM_OPT_DBL, SIM_OPT_INT, SIM_OPT_FLAG, SIM_OPT_SENSOR };
@@ -85,6 +89,12 @@ static const struct sim_opt_row sim_opt_rows[] = {
     SIM_OPT("--between-pct", "B", SIM_OPT_DBL, between_pct,
             "the true ratio's night-to-night spread, a relative sd in % (0)"),
     SIM_OPT("--cycles", "C", SIM_OPT_INT, cycles, "cycles a night runs (0: as a run decides)"),
+    SIM_OPT("--switch-pct", "S", SIM_OPT_DBL, switch_pct,
+            "the card in one of two states a night, at random, S% apart (0)"),
+    SIM_OPT("--cards", "K", SIM_OPT_INT, cards,
+            "the nights split into K cards, each learning from its first night (1)"),
+    SIM_OPT("--rerun-from", "F", SIM_OPT_INT, rerun_from,
+            "a card's nights judged from its F-th (0: the first; default: 5 runs learned)"),
     { NULL, NULL, 0, 0, NULL },
 };
 
@@ -136,6 +146,9 @@ static inline int sim_parse(int argc, char **argv, struct sim_opts *o, char *why
     if (o->tau_ms < 1 || o->avg < 1 || o->nights < 1 || o->ratio <= 0 || o->poll_ms < 1)
         return snprintf(why, n, "--tau-ms, --avg, --nights, --ratio and --poll-ms must be "
                         "positive (--tau-ms 1 at least)"), -EINVAL;
+    if (o->cards < 1 || o->cards > o->nights || o->switch_pct > 100)
+        return snprintf(why, n, "--cards from 1 to --nights, --switch-pct at most 100"),
+               -EINVAL;
     return 0;
 }
 
@@ -437,6 +450,7 @@ struct sim_summary {
     double rerun_coverage_pct;     /* rerun_sim.h: nights whose energy_ratio_rerun_ci95 holds
                                     * the next night's ratio */
     double rerun_halfwidth_pct_median, oracle_halfwidth_pct;
+    double rerun_by_night[SIM_RERUN_BY_NIGHT];   /* a card's first nights' coverage */
     char tail[192];                /* more key=value fields for the line (the probe's) */
 };
 
@@ -495,7 +509,8 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
     tb_config_free(&cfg);
     tb_strlcpy(pc.source, "sim", sizeof(pc.source));
     pc.settle_s = 0;
-    sim_rerun_start(o->between_pct, (unsigned long long)o->seed, o->nights);
+    sim_rerun_start(o->between_pct, o->switch_pct, o->cards, o->rerun_from,
+                    (unsigned long long)o->seed, o->nights);
     for (int i = 0; i < o->nights; i++) {
         double truth = sim_rerun_truth(o->ratio);   /* rerun_sim.h: the night's state */
         sim_b.between = sim_rerun_between(&pc);
@@ -511,8 +526,12 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
         fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
     }
     sim_summarise(nt, o->nights, sm);
-    sim_rerun_summary(&sm->rerun_coverage_pct, &sm->rerun_halfwidth_pct_median,
-                      &sm->oracle_halfwidth_pct);
+    struct sim_rerun_said rs;
+    sim_rerun_summary(&rs);
+    sm->rerun_coverage_pct = rs.coverage;
+    sm->rerun_halfwidth_pct_median = rs.hw_median;
+    sm->oracle_halfwidth_pct = rs.oracle;
+    memcpy(sm->rerun_by_night, rs.by_night, sizeof(rs.by_night));
     sim_b.between = NULL;
 }
 
@@ -525,8 +544,14 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
             sm->coverage_pct, sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s,
             sm->tail);
     fprintf(f, " between_pct=%g rerun_coverage_pct=%.1f rerun_halfwidth_pct_median=%.3f "
-            "oracle_halfwidth_pct=%.3f\n", o->between_pct, sm->rerun_coverage_pct,
+            "oracle_halfwidth_pct=%.3f", o->between_pct, sm->rerun_coverage_pct,
             sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct);
+    if (o->switch_pct > 0 || o->cards > 1 || o->rerun_from >= 0) {
+        fprintf(f, " switch_pct=%g cards=%d rerun_coverage_by_night=", o->switch_pct, o->cards);
+        for (int i = 0; i < SIM_RERUN_BY_NIGHT; i++)
+            fprintf(f, "%s%.1f", i ? "/" : "", sm->rerun_by_night[i]);
+    }
+    fputc('\n', f);
 }
 
 #endif
