@@ -279,6 +279,12 @@ meter-sim: $(BUILD)/meter-sim
 $(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/tests/fake_clock.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# build/alarm-sim: a simulated fleet's nights through history's regression alarm (tests/sim/
+# alarm_sim.c, doc/usage.md); `make alarm-sim` builds it.
+alarm-sim: $(BUILD)/alarm-sim
+$(BUILD)/alarm-sim: $(BUILD)/tests/sim/alarm_sim.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 
 # ---- the suite: each test program a target of its own --------------------------------
@@ -523,6 +529,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: all-images metrics-check schema-check board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE meter-sim
+.PHONY: all-images metrics-check schema-check board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE meter-sim alarm-sim
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

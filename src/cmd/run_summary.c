@@ -133,7 +133,7 @@ static struct tb_om_series om_series(const struct tb_log_rec *r)
 {
     bool ci = isfinite(r->energy_ratio) && isfinite(r->energy_ratio_rerun_ci95);
     return (struct tb_om_series){
-        .kernel = r->kernel, .elem = r->elem, .power_mode = r->power_mode,
+        .device = r->device, .device_id = r->device_id, .kernel = r->kernel, .elem = r->elem, .power_mode = r->power_mode,
         .rows = r->rows, .cols = r->cols,
         .gpu_cap_mhz = r->gpu_cap_mhz, .emc_cap_mhz = r->emc_cap_mhz,
         .gbps = r->gbps, .frac_copy = r->frac_copy, .energy_ratio = r->energy_ratio,
