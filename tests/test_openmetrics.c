@@ -35,7 +35,8 @@ static const struct tb_om_night night = {
 static void test_text(void **state)
 {
     struct tb_om_series s[] = {
-        { .kernel = "smem_pad", .elem = "float", .power_mode = "15W", .rows = 4096,
+        { .device = "Orin", .device_id = "GPU-1234", .kernel = "smem_pad", .elem = "float",
+          .power_mode = "15W", .rows = 4096,
           .cols = 4096, .gpu_cap_mhz = NAN, .emc_cap_mhz = 2133, .gbps = 51.25,
           .frac_copy = 0.875, .energy_ratio = 1.25, .energy_ratio_lo = 1.125,
           .energy_ratio_hi = 1.375, .j_per_gb = 0.5 },
@@ -45,10 +46,12 @@ static void test_text(void **state)
           .j_per_gb = NAN },
     };
     char *t = write_doc(&night, s, 2);
-    const char *L1 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",kernel=\"smem_pad\","
+    const char *L1 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",device=\"Orin\","
+                     "device_id=\"GPU-1234\",kernel=\"smem_pad\","
                      "rows=\"4096\",cols=\"4096\",element=\"float\",power_mode=\"15W\","
                      "emc_cap_mhz=\"2133\"} ";
-    const char *L2 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",kernel=\"naive row\","
+    const char *L2 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",device=\"\","
+                     "kernel=\"naive row\","
                      "rows=\"64\",cols=\"96\",element=\"u8\",power_mode=\"\"} ";
     char want[1024];
     snprintf(want, sizeof(want), "# TYPE transpose_bench_bandwidth_bytes_per_second gauge\n"
@@ -266,10 +269,97 @@ static void test_energy_night(void **state)
     assert_true(atof(strstr(d, "} ") + 2) > 0);
 }
 
+/* #58 item 8: a label value with a byte of no UTF-8 (a board or mode name in Latin-1) once
+ * made the whole file unreadable to Prometheus. Each such byte is U+FFFD; valid UTF-8 stays
+ * as it is; an overlong form, a surrogate and a cut sequence are no UTF-8 either. */
+static void test_label_not_utf8(void **state)
+{
+    struct tb_om_night n = night;
+    n.board = "jetson-\xe9\xe9";                      /* Latin-1 e-acute, twice */
+    n.host = "M\xc3\xbcller-\xe2\x82\xac";             /* u-umlaut and the euro sign: valid */
+    struct tb_om_series s = { .device = "\xc0\xaf", .device_id = "\xed\xa0\x80",
+                              .kernel = "copy_row", .elem = "float", .power_mode = "15W \xe2\x82",
+                              .rows = 64, .cols = 64, .gpu_cap_mhz = NAN, .emc_cap_mhz = NAN,
+                              .gbps = 1, .frac_copy = NAN, .energy_ratio = NAN,
+                              .energy_ratio_lo = NAN, .energy_ratio_hi = NAN, .j_per_gb = NAN };
+    char *t = write_doc(&n, &s, 1);
+    const char *R = "\xef\xbf\xbd";
+    char want[512];
+    snprintf(want, sizeof(want), "{board=\"jetson-%s%s\",host=\"M\xc3\xbcller-\xe2\x82\xac\","
+             "device=\"%s%s\",device_id=\"%s%s%s\",", R, R, R, R, R, R, R);
+    th_must_have(t, want);
+    snprintf(want, sizeof(want), "power_mode=\"15W %s%s\"} ", R, R);
+    th_must_have(t, want);
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++)   /* no byte left of them */
+        assert_true(*p != 0xe9 && *p != 0xc0 && *p != 0xed);
+    free(t);
+}
+
+/* #58 item 8: two GPUs of one model in one host wrote series with the same labels; the
+ * device's identity is a label, so they are two series. */
+static void test_two_gpus_two_series(void **state)
+{
+    struct tb_om_series s[2];
+    for (int i = 0; i < 2; i++)
+        s[i] = (struct tb_om_series){ .device = "NVIDIA H100", .device_id = i ? "GPU-b" : "GPU-a",
+                                      .kernel = "copy_row", .elem = "float", .power_mode = "",
+                                      .rows = 64, .cols = 64, .gpu_cap_mhz = NAN,
+                                      .emc_cap_mhz = NAN, .gbps = 10 + i, .frac_copy = NAN,
+                                      .energy_ratio = NAN, .energy_ratio_lo = NAN,
+                                      .energy_ratio_hi = NAN, .j_per_gb = NAN };
+    char *t = write_doc(&night, s, 2);
+    th_must_have(t, "device=\"NVIDIA H100\",device_id=\"GPU-a\",kernel=\"copy_row\"");
+    th_must_have(t, "device=\"NVIDIA H100\",device_id=\"GPU-b\",kernel=\"copy_row\"");
+    free(t);
+}
+
+/* history --metrics: every series' state per figure, 1 or 0; the change, its interval and
+ * the night it began only where it regressed; the labels escaped as the night's. */
+static void test_alarms_text(void **state)
+{
+    struct tb_om_key k = { "orin\xff", "lab1", "Orin", "", "smem_pad", "float", "15W", 4096,
+                           4096, NAN, 2133 };
+    struct tb_om_alarm a[] = {
+        { k, "gbps", true, -0.031, 0.012, 1794355200 },   /* 2026-11-11 */
+        { k, "energy_ratio", false, NAN, NAN, NAN },
+    };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(tb_openmetrics_alarms_write(f, a, 2), 0);
+    fclose(f);
+    const char *L = "{board=\"orin\xef\xbf\xbd\",host=\"lab1\",device=\"Orin\",kernel=\"smem_pad\","
+                    "rows=\"4096\",cols=\"4096\",element=\"float\",power_mode=\"15W\","
+                    "emc_cap_mhz=\"2133\",figure=";
+    char want[1024];
+    snprintf(want, sizeof(want), "# TYPE transpose_bench_regression gauge\n"
+             "transpose_bench_regression%s\"gbps\"} 1\n"
+             "transpose_bench_regression%s\"energy_ratio\"} 0\n# HELP", L, L);
+    th_must_have(buf, want);
+    snprintf(want, sizeof(want), "transpose_bench_regression_change_ratio%s\"gbps\"} -0.031\n",
+             L);
+    th_must_have(buf, want);
+    snprintf(want, sizeof(want), "transpose_bench_regression_change_ci95_ratio%s\"gbps\"} "
+             "0.012\n", L);
+    th_must_have(buf, want);
+    snprintf(want, sizeof(want), "transpose_bench_regression_began_timestamp_seconds%s\"gbps\"} "
+             "1794355200\n# EOF\n", L);
+    th_must_have(buf, want);
+    assert_null(strstr(buf, "NaN"));
+    assert_null(strstr(buf, "_ratio{board=\"orin\xef\xbf\xbd\",host=\"lab1\",device=\"Orin\","
+                            "kernel=\"smem_pad\",rows=\"4096\",cols=\"4096\",element=\"float\","
+                            "power_mode=\"15W\",emc_cap_mhz=\"2133\",figure=\"energy_ratio\""));
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
+        cmocka_unit_test(test_label_not_utf8),
+        cmocka_unit_test(test_two_gpus_two_series),
+        cmocka_unit_test(test_alarms_text),
         cmocka_unit_test(test_reader_never_sees_half),
         TH_TEST(test_cpu_night),
         TH_TEST(test_energy_night),
