@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "format/openmetrics.h"
 
@@ -353,6 +354,90 @@ static void test_alarms_text(void **state)
     free(buf);
 }
 
+/* The log src as night 2026-11-<day> of the same host and board in dir: its run_id's stamp
+ * replaced wherever it stands, every row's GB/s times factor. */
+static void night_copy(const char *src, const char *dir, int day, double factor)
+{
+    char *text = th_read_gz(src), stamp[32], name[PATH_MAX], old[32] = "";
+    const char *rid = strstr(text, "# run_id: ");
+    assert_non_null(rid);
+    const char *z = strchr(rid, '\n');
+    assert_true(z - rid > 26);
+    memcpy(old, z - 16, 16);   /* YYYYMMDDTHHMMSSZ */
+    snprintf(stamp, sizeof(stamp), "202611%02dT023000Z", day);
+    char *base = strrchr(src, '/') + 1, *at = strstr(base, old);
+    assert_non_null(at);
+    snprintf(name, sizeof(name), "%s/%.*s%s.csv.gz", dir, (int)(at - base), base, stamp);
+    gzFile out = gzopen(name, "wb");
+    assert_non_null(out);
+    int gcol = -1;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        for (char *p = strstr(line, old); p; p = strstr(p, old))
+            memcpy(p, stamp, 16);
+        if (line[0] == '#' || gcol < 0) {
+            for (int i = 0, k = 0; gcol < 0 && line[0] != '#' && line[k]; k++)
+                if (k == 0 || line[k - 1] == ',') {
+                    if (!strncmp(line + k, "gbps,", 5))
+                        gcol = i;
+                    i++;
+                }
+            gzprintf(out, "%s\n", line);
+            continue;
+        }
+        char *p = line;
+        for (int i = 0; i < gcol; i++)
+            p = strchr(p, ',') + 1;
+        double g = atof(p);
+        char *rest = strchr(p, ',');
+        *p = '\0';
+        gzprintf(out, "%s%.2f%s\n", line, factor * g, rest ? rest : "");
+    }
+    gzclose(out);
+    free(text);
+}
+
+/* #60: run --metrics carries each series' regression state, judged as history judges it over
+ * the board's earlier logs in the folder: 20 nights twice as fast, then one as fast as this
+ * one (2026-11-21), then this night: both kernels regressed from the 21st, their change
+ * about -50%. The first night alone: every series 0. */
+static void test_run_metrics_regression(void **state)
+{
+    const char *d = th_scratch();
+    char prom[PATH_MAX], logs[PATH_MAX];
+    snprintf(prom, sizeof(prom), "%s/n.prom", d);
+    snprintf(logs, sizeof(logs), "%s/logs", d);
+#define RUN "run --device cpu -q -o %s --kernels copy_row,naive_row --sizes 64x64 " \
+            "--set sweep.stop.min_time_ms=2 --metrics %s"
+    assert_int_equal(th_runf(RUN, logs, prom), 0);
+    char *t = th_keep(th_read_gz(prom));
+    th_must_have(t, "kernel=\"copy_row\",rows=\"64\",cols=\"64\",element=\"float\","
+                    "power_mode=\"\",figure=\"gbps\"} 0\n");
+    assert_null(strstr(t, "figure=\"gbps\"} 1\n"));
+    char *first = th_keep(th_find_one(logs, ".csv.gz"));
+    for (int day = 1; day <= 20; day++)
+        night_copy(first, logs, day, 2.0 * (1 + 0.004 * (day % 3 - 1)));
+    night_copy(first, logs, 21, 1.0);
+    assert_int_equal(th_runf(RUN, logs, prom), 0);
+#undef RUN
+    t = th_keep(th_read_gz(prom));
+    for (int k = 0; k < 2; k++) {
+        char want[256];
+        snprintf(want, sizeof(want), "transpose_bench_regression{board=\"generic\",host=");
+        th_must_have(t, want);
+        snprintf(want, sizeof(want), "kernel=\"%s\",rows=\"64\",cols=\"64\",element=\"float\","
+                 "power_mode=\"\",figure=\"gbps\"} 1\n", k ? "naive_row" : "copy_row");
+        th_must_have(t, want);
+        const char *b = strstr(t, "transpose_bench_regression_began_timestamp_seconds{");
+        assert_non_null(b);
+        th_must_have(b, "figure=\"gbps\"} 1795219200\n");   /* 2026-11-21 00:00 UTC */
+        const char *c = strstr(t, "transpose_bench_regression_change_ratio{");
+        assert_non_null(c);
+        double v = atof(strstr(c, "} ") + 2);
+        if (!(v < -0.3 && v > -0.7))
+            th_fail("change %g, about -0.5 expected:\n%s", v, t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_reader_never_sees_half),
         TH_TEST(test_cpu_night),
         TH_TEST(test_energy_night),
+        TH_TEST(test_run_metrics_regression),
     };
     return cmocka_run_group_tests_name("openmetrics", tests, th_lock_setup, th_lock_teardown);
 }

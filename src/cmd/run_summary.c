@@ -5,12 +5,14 @@
 #include "cmd/run_summary.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/table.h"
+#include "report/alarm_night.h"
 #include "lib/clock.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -150,7 +152,7 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
 }
 
 int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
-                   bool ok, const struct tb_runner_result *res)
+                   bool ok, const struct tb_runner_result *res, const char *log_path)
 {
     if (!path || !path[0])
         return 0;
@@ -184,7 +186,14 @@ int tb_run_metrics(const char *path, const char *board, const char *host, const 
     }
     for (size_t j = 0; j < n; j++)
         s[j] = om_series(best[j]);
+    char why[PATH_MAX + 128] = "";
+    struct tb_alarm_night *an = log_path && log_path[0]
+                                ? tb_alarm_night(log_path, board, why, sizeof(why)) : NULL;
+    if (why[0])   /* the figures are written still; the state is missing, and said */
+        warning("run: --metrics: no regression state: %s", why);
+    night.alarms = tb_alarm_night_states(an, &night.nalarms);
     int rc = tb_openmetrics_file("run", path, &night, s, n);
+    tb_alarm_night_free(an);
     free(best);
     free(s);
     return rc;

@@ -24,9 +24,11 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
 /* Writes the night's headline figures to path (NULL or "": nothing) for Prometheus
  * (format/openmetrics.h): one series per kernel, size, element and mode-sweep step, from
  * its fastest row that counts (tb_log_usable); the night's board, host, end line, whether it
- * ended well (ok), its time (res's start to now) and its counts. 0, or -1 after an error
- * naming the file. */
+ * ended well (ok), its time (res's start to now) and its counts; and, where the night's log
+ * was written (log_path; NULL or "": none), each of its series' regression state as history
+ * judges it over the earlier logs of the board in its folder (report/alarm_night.h). 0, or
+ * -1 after an error naming the file. */
 int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
-                   bool ok, const struct tb_runner_result *res);
+                   bool ok, const struct tb_runner_result *res, const char *log_path);
 
 #endif

@@ -190,6 +190,8 @@ static void night_families(FILE *out, const struct tb_om_night *n)
     }
 }
 
+static void alarm_families_write(FILE *out, const struct tb_om_alarm *a, size_t n);
+
 int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
                          const struct tb_om_series *s, size_t n)
 {
@@ -209,6 +211,7 @@ int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
         }
     }
     night_families(out, night);
+    alarm_families_write(out, night->alarms, night->nalarms);
     fputs("# EOF\n", out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
@@ -287,7 +290,7 @@ static double alarm_value(const struct tb_om_alarm *a, size_t f)
            : f == 2 ? a->change_ci95_ratio : a->began_seconds;
 }
 
-int tb_openmetrics_alarms_write(FILE *out, const struct tb_om_alarm *a, size_t n)
+static void alarm_families_write(FILE *out, const struct tb_om_alarm *a, size_t n)
 {
     for (size_t f = 0; f < ARRAY_SIZE(alarm_families); f++) {
         bool any = false;
@@ -309,6 +312,11 @@ int tb_openmetrics_alarms_write(FILE *out, const struct tb_om_alarm *a, size_t n
             fputc('\n', out);
         }
     }
+}
+
+int tb_openmetrics_alarms_write(FILE *out, const struct tb_om_alarm *a, size_t n)
+{
+    alarm_families_write(out, a, n);
     fputs("# EOF\n", out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

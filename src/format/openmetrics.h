@@ -26,6 +26,8 @@ struct tb_om_series {
     double j_per_gb;              /* joules per GB (1e9 bytes) */
 };
 
+struct tb_om_alarm;
+
 /* The night as a whole. */
 struct tb_om_night {
     const char *board, *host;
@@ -33,6 +35,8 @@ struct tb_om_night {
     bool ok;                      /* the run's exit status is 0 */
     double seconds;               /* the night's time, start of the sweep to its end */
     size_t ok_points, failed_points, verify_failed_points, skipped_points;
+    const struct tb_om_alarm *alarms;   /* the regression alarm's state of the night's series */
+    size_t nalarms;                     /* (tb_openmetrics_alarms_write's families; 0 none) */
 };
 
 /* Writes the document to out; 0, or -1 when out took an error (errno set). Label values are

@@ -26,7 +26,7 @@ struct tb_alarm_rule {
 extern const struct tb_alarm_rule tb_alarm_rule_default;
 
 /* Each night's state, as history shows it. */
-enum tb_alarm_night {
+enum tb_alarm_state {
     TB_AN_UNJUDGED = 0,    /* too few nights before it in its segment */
     TB_AN_QUIET,           /* judged, nothing to say */
     TB_AN_OFF,             /* beyond clip sds, a change did not follow: one night off */

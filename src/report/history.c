@@ -26,38 +26,9 @@
 #include "format/table.h"
 #include "lib/util.h"
 
-/* Two caps asked, NAN (none asked) after every cap. */
-/* The series a row belongs to: board, host, device (its name, then its own identity:
- * two GPUs of one model in one host are two series), kernel, element type, power mode, the
- * clock caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same
- * mode uncapped: its GB/s is another operating point's, never a change of the kernel's. */
-static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
-{
-    int c;
-    if ((c = strcmp(x->board, y->board)) ||
-        (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
-        (c = strcmp(x->device, y->device)) || (c = strcmp(x->device_id, y->device_id)) ||
-        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
-        (c = tb_log_step_cmp(x, y)))
-        return c;
-    if (x->rows != y->rows)
-        return x->rows < y->rows ? -1 : 1;
-    return (x->cols > y->cols) - (x->cols < y->cols);
-}
-
-/* Series, then nights in order, the best of a night first. */
-static int by_group_night(const void *a, const void *b)
-{
-    const struct tb_log_rec *x = a, *y = b;
-    int c;
-    if ((c = by_series(x, y)) || (c = strcmp(x->night, y->night)))
-        return c;
-    return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
-}
-
 static bool same_series(const struct tb_log_rec *a, const struct tb_log_rec *b)
 {
-    return by_series(a, b) == 0;
+    return tb_history_series_cmp(a, b) == 0;
 }
 
 /* The series' own columns are the section heading of the terminal table and markdown. */
@@ -473,7 +444,7 @@ int tb_history_main(int argc, char **argv)
         return code;
     }
     all.n = k;
-    tb_sort(v, k, sizeof(*v), by_group_night);   /* only failed nights: v may be NULL */
+    tb_sort(v, k, sizeof(*v), tb_history_night_cmp);   /* only failed nights: v may be NULL */
     const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
     struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
     struct tb_om_alarm *om = calloc((k ? k : 1) * TB_HFIG_N, sizeof(*om));

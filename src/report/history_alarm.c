@@ -10,6 +10,30 @@
 
 #include "lib/util.h"
 
+/* Two caps asked, NAN (none asked) after every cap (tb_log_step_cmp). */
+int tb_history_series_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y)
+{
+    int c;
+    if ((c = strcmp(x->board, y->board)) ||
+        (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
+        (c = strcmp(x->device, y->device)) || (c = strcmp(x->device_id, y->device_id)) ||
+        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
+        (c = tb_log_step_cmp(x, y)))
+        return c;
+    if (x->rows != y->rows)
+        return x->rows < y->rows ? -1 : 1;
+    return (x->cols > y->cols) - (x->cols < y->cols);
+}
+
+int tb_history_night_cmp(const void *a, const void *b)
+{
+    const struct tb_log_rec *x = a, *y = b;
+    int c;
+    if ((c = tb_history_series_cmp(x, y)) || (c = strcmp(x->night, y->night)))
+        return c;
+    return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
+}
+
 static const char *const fig_names[TB_HFIG_N] = { "gbps", "energy_ratio", "j_per_gb" };
 static const char *const fig_text[TB_HFIG_N] = { "GB/s", "energy ratio", "J/GB" };
 

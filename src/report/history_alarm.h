@@ -13,6 +13,14 @@
 #include "log/logread.h"
 #include "report/alarm.h"
 
+/* The series a row belongs to: board, host, device (its name, then its own identity: two
+ * GPUs of one model in one host are two series), kernel, element type, power mode, the clock
+ * caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same mode
+ * uncapped: its GB/s is another operating point's, never a change of the kernel's. */
+int tb_history_series_cmp(const struct tb_log_rec *x, const struct tb_log_rec *y);
+/* For tb_sort over rows: series, then nights in order, the best of a night first. */
+int tb_history_night_cmp(const void *a, const void *b);
+
 enum tb_hfig { TB_HFIG_GBPS, TB_HFIG_RATIO, TB_HFIG_JPGB, TB_HFIG_N };
 
 /* A series' alarms: one per figure, their changes' nights as the series' night indices. */
