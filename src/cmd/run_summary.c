@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "format/table.h"
 #include "report/alarm_night.h"
 #include "lib/clock.h"
@@ -151,9 +152,10 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
     return path && path[0] ? tb_outfile_check("run", &path, 1, ins, ARRAY_SIZE(ins)) : 0;
 }
 
-int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
-                   bool ok, const struct tb_runner_result *res, const char *log_path)
+int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
+                   const struct tb_runner_result *res, const char *log_path)
 {
+    const char *path = cfg->sweep.metrics_file, *board = cfg->board.name;
     if (!path || !path[0])
         return 0;
     struct tb_om_night night = {

@@ -393,6 +393,17 @@ static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_his
     return code;
 }
 
+/* --metrics: each series' state per figure; the exit code so far, made 1 when it fails. */
+static int metrics(const struct hopts *o, struct tb_doc *d, const struct tb_om_alarm *om,
+                   size_t nom, int code)
+{
+    if (o->metrics_file && tb_openmetrics_alarms_file("history", o->metrics_file, om, nom) < 0)
+        return TB_EXIT_FAIL;
+    if (o->metrics_file)
+        tb_doc_note(d, "metrics: %s", o->metrics_file);
+    return code;
+}
+
 /* Logs whose stamp cannot be are flagged (stderr) and left out: the page says how many. */
 static void note_untimed(struct tb_doc *d, const struct tb_logset *all)
 {
@@ -466,10 +477,7 @@ int tb_history_main(int argc, char **argv)
                     wrong_shown ? "; some rows failed verification (above)" : "");
         code = regressions || failed || wrong_shown || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
         code = pictures(&o, &d, hs, nhs, regressions, &all, code);
-        if (o.metrics_file && tb_openmetrics_alarms_file("history", o.metrics_file, om, nom) < 0)
-            code = TB_EXIT_FAIL;
-        else if (o.metrics_file)
-            tb_doc_note(&d, "metrics: %s", o.metrics_file);
+        code = metrics(&o, &d, om, nom, code);
         if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */
             error("history: cannot write the output: %s", strerror(errno ? errno : EIO));
             code = TB_EXIT_FAIL;
