@@ -285,6 +285,7 @@ $(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/tests/fake_clock.o $
 alarm-sim: $(BUILD)/alarm-sim
 $(BUILD)/alarm-sim: $(BUILD)/tests/sim/alarm_sim.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/tests/test_alarm: | $(BUILD)/alarm-sim   # test_alarm runs it
 
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 

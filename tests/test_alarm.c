@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "report/alarm.h"
 
@@ -165,6 +167,38 @@ static void test_two_states_quiet_in_history(void **state)
     th_must_have(th_out(), "0 series regressed on the latest night\n");
 }
 
+/* build/alarm-sim refuses what it cannot run (exit 2: a zero noise, a fraction of a series,
+ * a share over 100%, a run of hours, an unknown option) and prints its fields for a small
+ * fleet. TB_BUILD: the build folder (the Makefile builds alarm-sim before this program). */
+static void test_alarm_sim_options(void **state)
+{
+    const char *b = getenv("TB_BUILD") ? getenv("TB_BUILD") : "build";
+    static const char *const bad[] = {
+        "--noise-pct 0", "--series 2.5", "--nights 5", "--outlier-pct 60", "--step-pct 1e300",
+        "--two-state-pct 101", "--series 1000000 --nights 3650", "--bogus 1", "--noise-pct",
+        "--two-state-pct 60 --step-series-pct 50",
+    };
+    char cmd[PATH_MAX + 128];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(cmd, sizeof(cmd), "%s/alarm-sim %s >/dev/null 2>&1", b, bad[i]);
+        int st = system(cmd);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 2)
+            th_fail("alarm-sim %s: status %d, exit 2 expected", bad[i], st);
+    }
+    snprintf(cmd, sizeof(cmd), "%s/alarm-sim --series 50 --nights 40 --noise-pct 0.5", b);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    th_must_have(out, "noise_pct=0.5\n");
+    th_must_have(out, "detect_nights_median=");
+    th_must_have(out, "detect_nights_p90=");
+    th_must_have(out, "missed_pct=");
+    th_must_have(out, "false_alarms_per_series_month=");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_two_states_not_every_switch),
         TH_TEST(test_three_pct_step_flagged_on_second_night),
         TH_TEST(test_two_states_quiet_in_history),
+        cmocka_unit_test(test_alarm_sim_options),
     };
     return cmocka_run_group_tests_name("alarm", tests, NULL, NULL);
 }

@@ -72,11 +72,14 @@ static int parse(int argc, char **argv, struct aopts *o)
         double v, *to = (double *)(void *)((char *)o + opts[k].off);
         if (tb_parse_number(argv[i + 1], opts[k].lo, opts[k].lo_open, opts[k].hi, &v) < 0 ||
             (opts[k].whole && v != floor(v)))
-            return error("alarm-sim: %s '%s': expected a %snumber %s %g to %g", argv[i],
+            return error("alarm-sim: %s '%s': expected a %snumber %s %.10g to %.10g", argv[i],
                          argv[i + 1], opts[k].whole ? "whole " : "",
                          opts[k].lo_open ? "above" : "from", opts[k].lo, opts[k].hi);
         *to = v;
     }
+    if (o->series * o->nights > 1e7)   /* some minutes already: never a run of hours */
+        return error("alarm-sim: --series %.0f x --nights %.0f: more than 10,000,000 nights",
+                     o->series, o->nights);
     if (o->two_state_pct + o->ramp_pct + o->step_share > 100)
         return error("alarm-sim: --two-state-pct, --ramp-pct and --step-series-pct add up to "
                      "more than 100");
