@@ -1,12 +1,12 @@
-/* test_compare.c: compare's verdict against a baseline (tb_compare_verdict, #60): the
- * change's 95% interval from both sides' relative standard errors (1.96 x their quadrature
- * sum) says "faster" or "slower" where it lies on one side of 0 and the change passes 1%,
- * "same" where the change and the interval are both within 1%, "undecided" otherwise; a
- * missing standard error (NAN) counts as none. The energy ratio's verdict the same way from
- * each side's rerun interval (more, less, same, undecided). Then the real binary on written
- * logs (#31): the clock caps a mode sweep asked are part of a point, --pareto names the
- * operating points whose energy figures were withheld instead of leaving them out, and the
- * rerun interval is energy_ratio_rerun_ci95 in CSV and JSON (#59). */
+/* test_compare.c: compare's verdict against a baseline (tb_compare_verdict, #60): "same"
+ * within 1%; beyond it, the change's 95% interval from both sides' relative standard errors
+ * (1.96 x their quadrature sum) says "faster" or "slower" where it lies on one side of 0,
+ * "undecided" where it holds 0; a missing standard error (NAN) counts as none. The energy
+ * ratio's verdict the same way from each side's rerun interval (more, less, same,
+ * undecided). Then the real binary on written logs (#31): the clock caps a mode sweep asked
+ * are part of a point, --pareto names the operating points whose energy figures were
+ * withheld instead of leaving them out, and the rerun interval is energy_ratio_rerun_ci95 in
+ * CSV and JSON (#59). */
 #include "helpers.h"
 
 #include <math.h>
@@ -37,16 +37,16 @@ static void test_floor_is_one_percent(void **state)
 }
 
 /* Noisy sides, 1% each: an interval of +-2.77%. A 4% change is sure (its interval 1.2% to
- * 6.8%), 2% is not (-0.8% to 4.8%): undecided, as is no change at all (the noise too wide
- * to call it the same); the rule before #60 (3 combined errors, 4.24%) called 4% "same". */
+ * 6.8%), 2% is not (-0.8% to 4.8%): undecided; within 1%, the same whatever the noise. The
+ * rule before #60 (3 combined errors, 4.24%) called 4% "same" and 2% "same". */
 static void test_intervals_decide(void **state)
 {
     assert_string_equal(verdict(100, 104, 0.01, 0.01), "faster");
     assert_string_equal(verdict(100, 96, 0.01, 0.01), "slower");
     assert_string_equal(verdict(100, 102, 0.01, 0.01), "undecided");
     assert_string_equal(verdict(100, 98, 0.01, 0.01), "undecided");
-    assert_string_equal(verdict(100, 100, 0.01, 0.01), "undecided");
-    assert_string_equal(verdict(100, 100.5, 0.01, 0.01), "undecided");
+    assert_string_equal(verdict(100, 100, 0.01, 0.01), "same");
+    assert_string_equal(verdict(100, 100.5, 0.05, 0.05), "same");
     /* a 6% drop is a real slowdown with quiet sides and with 2% on each (+-5.5%) */
     assert_string_equal(verdict(100, 94, 0.002, 0.002), "slower");
     assert_string_equal(verdict(100, 94, 0.02, 0.02), "slower");
@@ -54,15 +54,15 @@ static void test_intervals_decide(void **state)
 }
 
 /* The errors combine in quadrature, and one side's alone counts when the other has none:
- * 0.3% and 0.4% are 1.96 x 0.5% = 0.98%, within the floor (the sum, 1.37%, is not). */
+ * 0.3% and 0.4% are 1.96 x 0.5% = 0.98% (their sum would be 1.37%): a 1.1% change is sure. */
 static void test_sides_combine_in_quadrature(void **state)
 {
-    assert_string_equal(verdict(100, 100.5, 0.003, 0.004), "same");
-    assert_string_equal(verdict(100, 100.5, 0.004, 0.004), "undecided");   /* 1.11% */
+    assert_string_equal(verdict(100, 101.1, 0.003, 0.004), "faster");
+    assert_string_equal(verdict(100, 98.9, 0.003, 0.004), "slower");
+    assert_string_equal(verdict(100, 101.1, 0.004, 0.004), "undecided");   /* 1.11% */
     assert_string_equal(verdict(100, 101.3, NAN, 0.005), "faster");
     assert_string_equal(verdict(100, 98.7, 0.005, NAN), "slower");
-    assert_string_equal(verdict(100, 100.5, 0.005, NAN), "same");
-    assert_string_equal(verdict(100, 100.5, 0.0052, 0.0001), "undecided");
+    assert_string_equal(verdict(100, 101.3, 0.0052, 0.0052), "undecided");
 }
 
 /* The energy ratio: each side's rerun interval (absolute), relative to its side, in

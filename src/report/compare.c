@@ -172,17 +172,18 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
 
 /* ---- baseline --------------------------------------------------------------------- */
 
-/* A change delta whose 95% interval has half-width w: up or down where the interval lies
- * on one side of 0 and |delta| passes the floor; "same" where |delta| and w are both within
- * it; else "undecided" (nvbench's compare: each change judged against both runs' noise). */
+/* A change delta whose 95% interval has half-width w: "same" within the floor; beyond it,
+ * up or down where the interval lies on one side of 0, else "undecided": a change the
+ * noise cannot tell from none (nvbench's compare: each change judged against both runs'
+ * noise). */
 static const char *judge(double delta, double w, const char *up, const char *down)
 {
-    if (delta - w > 0 && delta > SAME_FLOOR)
-        return up;
-    if (delta + w < 0 && delta < -SAME_FLOOR)
-        return down;
-    if (fabs(delta) <= SAME_FLOOR && w <= SAME_FLOOR)
+    if (fabs(delta) <= SAME_FLOOR)
         return "same";
+    if (delta - w > 0)
+        return up;
+    if (delta + w < 0)
+        return down;
     return "undecided";
 }
 
@@ -343,10 +344,10 @@ const struct tb_usage tb_compare_usage = {
     "  measuring are listed with their reason. With --baseline (e.g. a pattern that takes\n"
     "  yesterday's manual and cron runs), compares the best of each point on either side\n"
     "  instead, from both sides' 95% intervals (GB/s: the rows' spread; the energy ratio:\n"
-    "  where a rerun lands): faster / slower (more / less energy) where the change's interval\n"
-    "  is on one side of 0 and the change passes 1%, same where the change and its interval\n"
-    "  are both within 1%, undecided otherwise; exits 1 when a point is slower by more than\n"
-    "  --threshold (default 5%), 2 when no point matched.\n"
+    "  where a rerun lands): same within 1%; beyond it, faster / slower (more / less energy)\n"
+    "  where the change's interval lies on one side of 0, undecided where it holds 0; exits\n"
+    "  1 when a point is slower by more than --threshold (default 5%), 2 when no point\n"
+    "  matched.\n"
     "  --format json: one object, {\"schema\": \"transpose-bench/compare/2\", \"best\" or\n"
     "  \"baseline\": [rows], \"failed_nights\": [rows]} (doc/log-format.md).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"

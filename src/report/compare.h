@@ -16,11 +16,10 @@ int tb_compare_main(int argc, char **argv);
 extern const struct tb_usage tb_compare_usage;
 
 /* The verdict for bandwidth base -> now, given each side's relative standard error (the
- * rows' spread; NAN: none, counted as 0); *delta gets now/base - 1. The change's 95% interval
- * is delta +- 1.96 sqrt(sem_base^2 + sem_now^2): "faster" or "slower" where it lies on one
- * side of 0 and |delta| passes 1%, "same" where |delta| and the half-width are both within
- * 1%, else "undecided" (a change the noise cannot tell from none, or noise too wide to call
- * it the same). */
+ * rows' spread; NAN: none, counted as 0); *delta gets now/base - 1. "same" where |delta| is
+ * within 1%; beyond it, the change's 95% interval, delta +- 1.96 sqrt(sem_base^2 +
+ * sem_now^2), says "faster" or "slower" where it lies on one side of 0, else "undecided" (a
+ * change the noise cannot tell from none). */
 const char *tb_compare_verdict(double base, double now, double sem_base, double sem_now,
                                double *delta);
 /* The same for the energy ratio to the copy, from each side's 95% interval where a rerun
