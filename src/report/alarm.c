@@ -2,13 +2,19 @@
  *   segment: the nights since the series began, or since its last change began; the first
  *   night judged is the 11th of a series, the 6th of a segment;
  *   level m: the median of up to 30 nights of the segment before the night, or before the
- *   night a rising sum began (a change under way never moves its own reference);
- *   noise s: the largest of the sd the night-to-night differences give (up to 60, none
- *   across a change's first night: tb_sd_of_steps_rms, a step's or a bad night's
- *   differences cut), the level's nights' interquartile range over 1.349, and, where the
- *   30 nights before switch between two states (two_state_spread), 0.75 x the distance of
- *   the states; then x t95(df) / 1.96 for the differences' df (a noise learned from 9
- *   differences is not trusted as one from 60), never below 0.1%;
+ *   night a rising sum began, held there until both sums have stayed at 0 for 5 nights (a
+ *   change under way never moves its own reference, nor does one whose sum dipped to 0 for
+ *   a night or two: the step's nights would drag the level after it);
+ *   noise s: the sd the night-to-night differences give (up to 60, none across a change's
+ *   first night: tb_sd_of_steps_rms, a step's or a bad night's differences cut), or, where
+ *   the 30 nights before switch between two states (two_state_spread), 0.75 x the distance
+ *   of the states if that is larger; then x t95(df) / 1.96 for the differences' df (a noise
+ *   learned from 9 differences is not trusted as one from 60), never below 0.1%. Not the
+ *   level's nights' spread (their interquartile range, a max with it until #60's second
+ *   pass): it is a third as efficient as the differences, the max of the two is biased up
+ *   (alarm-sim at 1% noise: learned over true sd 1.15 median, 1.45 at the 90th percentile,
+ *   where the differences alone give 1.05 and 1.29), and it grows with a step's nights in
+ *   the window: the missed 3% steps at 1% noise were those;
  *   z = (y - m) / (s sqrt(1 + pi / (2 L))) (a median of L nights has variance pi/2 s^2 / L),
  *   winsorized at +-(3 + k' - k);
  *   S+ = max(0, S+ + z - k'), S- = max(0, S- - z - k'), k' = k + sqrt(pi / (2 L)) (the
@@ -16,13 +22,17 @@
  *   change where either passes h; it began the night its sum last left 0, and the segment
  *   restarts there.
  * The operating point (Page's CUSUM; Siegmund's approximation of the average run length,
- * ARL(d) = (exp(-2 D b) + 2 D b - 1) / (2 D^2), D = d - k, b = h + 1.166): k = 1.25 (half
- * the 2.5 sd between a 3% step at 1% noise, 3 sd, and the step at 0.5%, 6 sd, tuned for the
- * smaller) and h = 3.25 give about 19,900 nights per side with no change (10,000 for both:
- * 0.003 false alarms per series-month) and 2.4 nights for a shift of 3 sds (with k' = 1.48,
- * 2.7); the winsorizing lets one bad night add at most 1.75 < h, and two far out (a large
- * step, or two bad nights in a row) 3.5 > h: flagged on the second night. k' and the t
- * factor trade some of that speed for the estimated level and noise.
+ * ARL(d) = (exp(-2 D b) + 2 D b - 1) / (2 D^2), D = d - k, b = h + 1.166; Montgomery,
+ * Introduction to Statistical Quality Control, 9.2): k = 1 and h = 4.25 give about 25,000
+ * nights per side with no change (0.0024 false alarms per series-month for both sides when
+ * the level and noise are known) and 3.2 nights for a shift of 3 sds; the winsorizing at
+ * 3 sd lets a night far out add clip - k = 2, so that two of them (two bad nights in a row,
+ * two nights of a two-state series' other state: 2 x 2 = 4 < h) are never a change and
+ * three (a large step's third night: 6 > h) always are. Two bad nights in a row were a
+ * change at the point before (k 1.25, h 3.25: 3.5 > h): 0.02^2 of the nights, 0.012 false
+ * alarms per series-month, a third of #60's budget, spent on what is no change. k' and the
+ * t factor trade some speed for the estimated level and noise (without k', alarm-sim's
+ * false alarms triple).
  * What alarm-sim measured (bad nights, two-state series, estimated level and noise):
  * doc/results/alarm-2026-12-07.md. Not here: which nights form a series, what is shown
  * (history.c, history_alarm.c). */
@@ -35,7 +45,8 @@
 #include "lib/stats.h"
 
 const struct tb_alarm_rule tb_alarm_rule_default = {
-    .k = 1.25, .h = 3.25, .clip = 3.0, .first_nights = 10, .warmup = 5, .level_nights = 30,
+    .k = 1.0, .h = 4.25, .clip = 3.0, .first_nights = 10, .warmup = 5, .hold = 5,
+    .level_nights = 30,
     .noise_nights = 60,
     .floor_rel = 0.001,
 };
@@ -69,17 +80,19 @@ static double level_of(struct scan *sc, size_t upto, double *sd_res)
 
 /* The spread of the nights [lo, upto) regardless of changes, where they switch between two
  * states: then 0.75 x the distance between the states' medians, so that a switch reads as
- * 1.33 sd, near the reference value k: the sum gathers little from switches and a change
- * must leave both states behind to alarm. Two states: sorted, the nights have a gap (the
- * widest between neighbours with a fifth of the nights or more on either side: a few bad
- * nights together are no state) over 1.5
- * times the sd the differences' median gives (sd_med; normal noise leaves gaps of half an sd
- * among 30 nights), and in time order they cross that gap at least 6 times (a lasting step
- * crosses once), or 2 changes were found among them. Else NAN. */
+ * 1.33 sd, near the reference value k' (1.23 at 30 nights): the sum gathers little from
+ * switches and a change must leave both states behind to alarm. Two states: sorted, the
+ * nights have a gap (the widest between neighbours with a tenth of the nights, 3 at least,
+ * on either side: a bad night alone is no state; a fifth until #60's second pass left a
+ * series with 5 of 30 nights in its other state unlearned, 8 sd away at 0.5% noise) over
+ * 1.5 times the sd the differences' median gives (sd_med; normal noise leaves gaps of half
+ * an sd among 30 nights), and in time order they cross that gap at least 4 times (twice
+ * there and back: a lasting step crosses once, and once more with a bad night after it), or
+ * 2 changes were found among them. Else NAN. */
 static double two_state_spread(struct scan *sc, const struct tb_alarm *a, size_t lo,
                                size_t upto, double sd_med)
 {
-    size_t nw = upto - lo, edge = (upto - lo + 4) / 5, cut = 0;
+    size_t nw = upto - lo, edge = (nw + 9) / 10 > 3 ? (nw + 9) / 10 : 3, cut = 0;
     if (nw < 10 || !(sd_med > 0))
         return NAN;
     double *w = sc->w;
@@ -100,11 +113,11 @@ static double two_state_spread(struct scan *sc, const struct tb_alarm *a, size_t
     }
     for (size_t c = 0; c < a->nch; c++)
         changes += a->ch[c].begin >= lo;
-    return crossings >= 6 || changes >= 2 ? 0.75 * sep : NAN;
+    return crossings >= 4 || changes >= 2 ? 0.75 * sep : NAN;
 }
 
-/* The noise at night i (log units, as a fraction): the differences before it, the level's
- * spread sd_res, the two states' spread of the 30 nights before it. */
+/* The noise at night i (log units, as a fraction): the differences before it (the level's
+ * spread sd_res where none), the two states' spread of the 30 nights before it. */
 static double noise_of(struct scan *sc, const struct tb_alarm *a, size_t i, size_t upto,
                        double sd_res)
 {
@@ -114,8 +127,8 @@ static double noise_of(struct scan *sc, const struct tb_alarm *a, size_t i, size
             sc->d[nd++] = sc->y[j] - sc->y[j - 1];
     double sd = nd ? tb_sd_of_steps_rms(sc->d, nd, 0, NULL) : NAN;
     double sd_med = nd ? tb_sd_of_steps(sc->d, nd) : NAN;   /* reorders d: after the rms */
-    if (!(sd >= sd_res))
-        sd = sd_res;   /* the spread is wider, or no difference learned */
+    if (!(sd > 0))
+        sd = sd_res;   /* no difference learned */
     double two = two_state_spread(sc, a, upto > 30 ? upto - 30 : 0, upto, sd_med);
     if (two > sd)
         sd = two;
@@ -199,7 +212,7 @@ static void mark_nights(const struct scan *sc, const struct tb_alarm *a, double 
 static void scan_nights(struct scan *sc, struct tb_alarm *a, double *level)
 {
     double s[2] = { 0, 0 };
-    size_t bg[2] = { 0, 0 };
+    size_t bg[2] = { 0, 0 }, held = 0, quiet = 0;   /* held: the reference's night, 0 none */
     double *lv = level ? level : sc->d + a->n;   /* d has room for 2n: n differences, n levels */
     for (size_t i = 0; i < a->n; i++) {
         sc->z[i] = lv[i] = NAN;
@@ -209,6 +222,13 @@ static void scan_nights(struct scan *sc, struct tb_alarm *a, double *level)
         for (int side = 0; side < 2; side++)
             if (s[side] > 0 && bg[side] < upto && bg[side] >= sc->seg + sc->r->warmup / 2 + 1)
                 upto = bg[side];
+        if (upto < i) {   /* and there until both sums have rested hold nights */
+            quiet = 0;
+            held = held && held < upto ? held : upto;
+        } else if (held && ++quiet >= sc->r->hold) {
+            held = 0;
+        }
+        upto = held ? held : upto;
         double sd_res, m = level_of(sc, upto, &sd_res);
         double sd = noise_of(sc, a, i, upto, sd_res);
         sc->z[i] = (sc->y[i] - m) / (sd * sqrt(1 + M_PI / (2.0 * (double)sc->nl)));
@@ -225,6 +245,7 @@ static void scan_nights(struct scan *sc, struct tb_alarm *a, double *level)
         sc->cut[b] = true;
         sc->seg = b;
         s[0] = s[1] = 0;
+        held = 0;
     }
     for (size_t c = 0; c < a->nch; c++) {
         size_t end = c + 1 < a->nch ? a->ch[c + 1].begin : a->n;

@@ -18,11 +18,13 @@ struct tb_alarm_rule {
                             * at most clip - k < h, never a change alone */
     size_t first_nights;   /* nights of a series before its first night judged */
     size_t warmup;         /* nights since a change began before the next night judged */
+    size_t hold;           /* nights both sums stay at 0 before the reference moves on */
     size_t level_nights;   /* the level: the median of up to this many nights before */
     size_t noise_nights;   /* the noise: learned from up to this many differences before */
     double floor_rel;      /* the sd never below this fraction of the level */
 };
-/* The operating point (alarm.c says why): k 1.25, h 3.25, clip 3, 10 nights, 5, 30, 60, 0.1%. */
+/* The operating point (alarm.c says why): k 1, h 4.25, clip 3, 10 nights, 5, hold 5, 30, 60,
+ * 0.1%. */
 extern const struct tb_alarm_rule tb_alarm_rule_default;
 
 /* Each night's state, as history shows it. */
