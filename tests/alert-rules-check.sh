@@ -1,7 +1,7 @@
 #!/bin/sh
 # alert-rules-check: the Prometheus alerting rules of doc/fleet/prometheus/ through
 # `promtool check rules` and `promtool test rules` (their unit tests beside them), then a
-# real `history --metrics` file of 22 nights (a board named in Latin-1, one series 3% slower
+# real `history --metrics` file of 23 nights (a board named in Latin-1, one series 3% slower
 # from its 21st night) through `promtool check metrics`, which must accept it without a word
 # and find the regression in it. Needs promtool (scripts/ensure-deps.sh metrics).
 #   BIN=./transpose-bench
@@ -18,7 +18,7 @@ out=$(cd "$R" && promtool test rules transpose-bench-rules.test.yml 2>&1) ||
 T=$(mktemp -d /tmp/tb-alerts-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 d=1
-while [ $d -le 22 ]; do
+while [ $d -le 23 ]; do
     g=$(awk -v d=$d 'BEGIN { x = (d > 20 ? 97 : 100) + ((d * 7919) % 11 - 5) * 0.08; printf "%.2f", x }')
     n=$(printf '202611%02d' $d)
     # \351: e-acute in Latin-1, no UTF-8
