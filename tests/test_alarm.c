@@ -54,7 +54,8 @@ static void test_one_bad_night_never_alarms(void **state)
 }
 
 /* A 5% slowdown from night 30 at 0.5% noise: found on its third night (two nights far out
- * add 2 x (clip - k) = 4 < h, three 6 > h), begun on night 30, its size within its interval of -5%, the level before it about 100. */
+ * add 2 x (clip - k') <= 3.54 < h, three 4.8 or more), begun on night 30, its size within
+ * its interval of -5%, the level before it about 100. */
 static void test_step_found_with_its_size(void **state)
 {
     double x[45], lv[45];
@@ -87,7 +88,7 @@ static int by_value(const void *a, const void *b)
 
 /* Two bad nights in a row (10 to 90% slow, anywhere after the first judged night, among 60
  * nights 0.5% above and below their level in turn: each night 0.7 sd out, below k, so the
- * sums rest at 0) are never a change: each adds clip - k = 2 at most, 4 < h. The rule before
+ * sums rest at 0) are never a change: each adds clip - k' <= 1.77, 3.54 < h. The rule before
  * #60's second pass (k 1.25, h 3.25: 2 x 1.75 = 3.5 > h) called every such pair a change:
  * 0.02^2 of the nights with 2% bad nights, a third of #60's false-alarm budget. Three nights
  * far out are a change (a large step on its third night). */

@@ -16,23 +16,25 @@
  *   where the differences alone give 1.05 and 1.29), and it grows with a step's nights in
  *   the window: the missed 3% steps at 1% noise were those;
  *   z = (y - m) / (s sqrt(1 + pi / (2 L))) (a median of L nights has variance pi/2 s^2 / L),
- *   winsorized at +-(3 + k' - k);
+ *   winsorized at +-3;
  *   S+ = max(0, S+ + z - k'), S- = max(0, S- - z - k'), k' = k + sqrt(pi / (2 L)) (the
  *   level's error, alike for every night it judges, would be a drift the sum gathers); a
  *   change where either passes h; it began the night its sum last left 0, and the segment
  *   restarts there.
  * The operating point (Page's CUSUM; Siegmund's approximation of the average run length,
  * ARL(d) = (exp(-2 D b) + 2 D b - 1) / (2 D^2), D = d - k, b = h + 1.166; Montgomery,
- * Introduction to Statistical Quality Control, 9.2): k = 1 and h = 4.25 give about 25,000
- * nights per side with no change (0.0024 false alarms per series-month for both sides when
- * the level and noise are known) and 3.2 nights for a shift of 3 sds; the winsorizing at
- * 3 sd lets a night far out add clip - k = 2, so that two of them (two bad nights in a row,
- * two nights of a two-state series' other state: 2 x 2 = 4 < h) are never a change and
- * three (a large step's third night: 6 > h) always are. Two bad nights in a row were a
- * change at the point before (k 1.25, h 3.25: 3.5 > h): 0.02^2 of the nights, 0.012 false
- * alarms per series-month, a third of #60's budget, spent on what is no change. k' and the
- * t factor trade some speed for the estimated level and noise (without k', alarm-sim's
- * false alarms triple).
+ * Introduction to Statistical Quality Control, 9.2): k = 1 (tuned for a shift of 2 sds: a 3%
+ * step at 1% noise reads about 2.5 once the level and noise are estimated) and h = 3.6 give
+ * about 6,900 nights per side with no change (0.009 false alarms per series-month for both
+ * sides when the level and noise are known) and 2.3 nights for a shift of 3 sds (2.5 with
+ * k' = 1.23); the winsorizing at 3 sd lets a night far out add 3 - k' <= 1.77 (L is 30 at
+ * most), so that two of them (two bad nights in a row, two nights of a two-state series'
+ * other state before its states are learned: 3.54 < h, h the least above it) are never a
+ * change from a sum at rest and three (a large step's third night: 4.8 or more) always
+ * are. Two bad nights in a row were a change at the point before (k 1.25, h 3.25, the clip
+ * moving with k': 3.5 > h): 0.02^2 of the nights, 0.012 false alarms per series-month, a
+ * third of #60's budget, spent on what is no change. k' and the t factor trade some speed
+ * for the estimated level and noise (without k', alarm-sim's false alarms triple).
  * What alarm-sim measured (bad nights, two-state series, estimated level and noise):
  * doc/results/alarm-2026-12-07.md. Not here: which nights form a series, what is shown
  * (history.c, history_alarm.c). */
@@ -45,7 +47,7 @@
 #include "lib/stats.h"
 
 const struct tb_alarm_rule tb_alarm_rule_default = {
-    .k = 1.0, .h = 4.25, .clip = 3.0, .first_nights = 10, .warmup = 5, .hold = 5,
+    .k = 1.0, .h = 3.6, .clip = 3.0, .first_nights = 10, .warmup = 5, .hold = 5,
     .level_nights = 30,
     .noise_nights = 60,
     .floor_rel = 0.001,
@@ -164,15 +166,14 @@ static void size_change(const struct scan *sc, struct tb_alarm_change *c, size_t
 
 /* One judged night: the CUSUM step. Returns +1/-1 when a change is found (its begin in *b).
  * The reference value grows by the level's own error in sds (a median of L nights is off by
- * sqrt(pi / (2 L)) sd, alike for every night it judges: a drift the sum would gather), the
- * clip with it: a night far out adds clip - k whatever the level's age (one bad night never
- * a change; a large one flagged on its second night). */
+ * sqrt(pi / (2 L)) sd, alike for every night it judges: a drift the sum would gather); the
+ * clip does not: a night far out adds clip - k' (1.6 to 1.77), two of them less than h, three
+ * more (a large step flagged on its third night). */
 static int cusum(struct scan *sc, size_t i, double z, double s[2], size_t bg[2], size_t *b)
 {
     const struct tb_alarm_rule *r = sc->r;
     double k = r->k + sqrt(M_PI / (2.0 * (double)sc->nl));
-    double clip = r->clip + k - r->k;   /* a night beyond it adds clip - k, however young */
-    double zc = z > clip ? clip : z < -clip ? -clip : z;
+    double zc = z > r->clip ? r->clip : z < -r->clip ? -r->clip : z;
     for (int side = 0; side < 2; side++) {
         if (s[side] == 0)
             bg[side] = i;   /* a rise starts here */

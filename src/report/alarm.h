@@ -15,7 +15,7 @@ struct tb_alarm_rule {
     double k;              /* CUSUM reference value: half the shift it is tuned for */
     double h;              /* decision interval: a sum beyond it is a change */
     double clip;           /* each night's residual winsorized at +-clip: one bad night adds
-                            * at most clip - k < h, never a change alone */
+                            * at most clip - k' < h / 2, never a change alone, nor two */
     size_t first_nights;   /* nights of a series before its first night judged */
     size_t warmup;         /* nights since a change began before the next night judged */
     size_t hold;           /* nights both sums stay at 0 before the reference moves on */
@@ -23,7 +23,7 @@ struct tb_alarm_rule {
     size_t noise_nights;   /* the noise: learned from up to this many differences before */
     double floor_rel;      /* the sd never below this fraction of the level */
 };
-/* The operating point (alarm.c says why): k 1, h 4.25, clip 3, 10 nights, 5, hold 5, 30, 60,
+/* The operating point (alarm.c says why): k 1, h 3.6, clip 3, 10 nights, 5, hold 5, 30, 60,
  * 0.1%. */
 extern const struct tb_alarm_rule tb_alarm_rule_default;
 
