@@ -65,9 +65,8 @@ struct scan {
 
 /* The level of night i (log units) from the segment's nights before upto (the night a
  * rising sum began: a change under way never moves its own reference), and the spread of
- * those nights about it: the interquartile range over 1.349 (the sd, for normal noise; the
- * gap, for a series that spends a quarter or more of its nights in another state, where the
- * MAD of a 7:8 split would see only the majority's noise). */
+ * those nights about it: the interquartile range over 1.349 (the noise only where no
+ * night-to-night difference is left: noise_of says why not more). */
 static double level_of(struct scan *sc, size_t upto, double *sd_res)
 {
     size_t lo = upto - sc->seg > sc->r->level_nights ? upto - sc->r->level_nights : sc->seg;
@@ -167,8 +166,9 @@ static void size_change(const struct scan *sc, struct tb_alarm_change *c, size_t
 /* One judged night: the CUSUM step. Returns +1/-1 when a change is found (its begin in *b).
  * The reference value grows by the level's own error in sds (a median of L nights is off by
  * sqrt(pi / (2 L)) sd, alike for every night it judges: a drift the sum would gather); the
- * clip does not: a night far out adds clip - k' (1.6 to 1.77), two of them less than h, three
- * more (a large step flagged on its third night). */
+ * clip does not: a night far out adds clip - k' (1.77 at most), two of them less than h,
+ * three more (1.44 at least each: a level has 5 nights or more; a large step flagged on its
+ * third night). */
 static int cusum(struct scan *sc, size_t i, double z, double s[2], size_t bg[2], size_t *b)
 {
     const struct tb_alarm_rule *r = sc->r;
