@@ -26,7 +26,8 @@
 #
 # Targets: all (default), all-images, run, test, test-suite, test-valgrind, native-test,
 #   cross-test, fuzz, board-info, version, dist, dist-check, dist-repro, html-check,
-#   readers-check, metrics-check, schema-check, meter-sim, fleet-test, fleet-lint,
+#   readers-check, metrics-check, alert-rules-check, schema-check, meter-sim, alarm-sim,
+#   fleet-test, fleet-lint,
 #   structure-check, shipped-check, readme-picture, deps, deps-bundle, install, uninstall,
 #   docs, docs-gen, docs-check, clean
 #   (and each test program: make test_e2e runs that one).
@@ -279,6 +280,13 @@ meter-sim: $(BUILD)/meter-sim
 $(BUILD)/meter-sim: $(BUILD)/tests/sim/meter_sim.o $(BUILD)/tests/fake_clock.o $(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# build/alarm-sim: a simulated fleet's nights through history's regression alarm (tests/sim/
+# alarm_sim.c, doc/usage.md); `make alarm-sim` builds it.
+alarm-sim: $(BUILD)/alarm-sim
+$(BUILD)/alarm-sim: $(BUILD)/tests/sim/alarm_sim.o $(BUILD)/libtb.a
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/tests/test_alarm: | $(BUILD)/alarm-sim   # test_alarm runs it
+
 TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so $(BUILD)/tests/libfake-cuda.so $(BUILD)/tests/libfake-cuda-old.so
 
 # ---- the suite: each test program a target of its own --------------------------------
@@ -378,6 +386,12 @@ readme-picture: $(BUILD)/tests/transpose-bench-hooks
 metrics-check: $(BIN)
 	@scripts/ensure-deps.sh metrics
 	@BIN=$(BIN) tests/metrics-check.sh
+
+# The alerting rules of doc/fleet/prometheus/ through promtool check rules and test rules,
+# and a history --metrics file through promtool check metrics (tests/alert-rules-check.sh).
+alert-rules-check: $(BIN)
+	@scripts/ensure-deps.sh metrics
+	@BIN=$(BIN) tests/alert-rules-check.sh
 
 # --format json of real nights (a CPU night here, an H200 night's logs with energy figures)
 # validated against doc/schema/night.schema.json by python3-jsonschema (tests/schema-check.sh).
@@ -523,6 +537,6 @@ docs:
 clean:
 	rm -rf build build-* transpose-bench
 
-.PHONY: all-images metrics-check schema-check board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE meter-sim
+.PHONY: all-images metrics-check schema-check board-info version native-test structure-check shipped-check dist-repro html-check readme-picture readers-check fleet-test fleet-lint dist dist-check fuzz cross-test deps-bundle all deps run test test-suite test-valgrind install uninstall docs docs-gen docs-check clean FORCE meter-sim alarm-sim alert-rules-check
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

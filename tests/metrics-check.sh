@@ -1,8 +1,8 @@
 #!/bin/sh
 # metrics-check: a real CPU-backend night's `run --metrics` file through promtool check
 # metrics (Debian's prometheus package: the parser and linter of node_exporter's textfile
-# format), which must accept it without a word; and the file the fleet playbook drops into
-# the collector's folder is the same file. Needs promtool (scripts/ensure-deps.sh metrics).
+# format), which must accept it without a word, each series' regression state in it; and
+# the file the fleet playbook drops into the collector's folder is the same file. Needs promtool (scripts/ensure-deps.sh metrics).
 #   BIN=./transpose-bench
 set -u
 BIN=${BIN:-./transpose-bench}
@@ -20,6 +20,9 @@ export TB_LOCK_FILE="$T/lock"
 ls -a "$T" | grep -q '\.part$' && { echo "metrics-check: a temporary was left: $(ls -a "$T")"; exit 1; }
 n=$(grep -c '^transpose_bench_bandwidth_bytes_per_second{' "$T/transpose_bench.prom")
 [ "$n" = 6 ] || { echo "metrics-check: $n bandwidth series, wanted 6 (3 kernels x 2 sizes):"; cat "$T/transpose_bench.prom"; exit 1; }
+# each series' regression state (#60): a first night has no change, every state 0
+n=$(grep -c '^transpose_bench_regression{.*figure="gbps"} 0$' "$T/transpose_bench.prom")
+[ "$n" = 6 ] || { echo "metrics-check: $n regression states of GB/s at 0, wanted 6:"; cat "$T/transpose_bench.prom"; exit 1; }
 out=$(promtool check metrics < "$T/transpose_bench.prom" 2>&1); rc=$?
 if [ $rc != 0 ] || [ -n "$out" ]; then
     echo "metrics-check: promtool check metrics (rc $rc): $out"

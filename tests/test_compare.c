@@ -1,9 +1,12 @@
-/* test_compare.c: compare's verdict against a baseline (tb_compare_verdict): a difference is
- * "faster" or "slower" only beyond both 1% and three combined standard errors
- * (3 x sqrt(sem_base^2 + sem_now^2), each relative); otherwise "same". A missing standard
- * error (NAN) counts as none, so the 1% floor alone decides. Then the real binary on written
- * logs (#31): the clock caps a mode sweep asked are part of a point, and --pareto names the
- * operating points whose energy figures were withheld instead of leaving them out. */
+/* test_compare.c: compare's verdict against a baseline (tb_compare_verdict, #60): "same"
+ * within 1%; beyond it, the change's 95% interval from both sides' relative standard errors
+ * (1.96 x their quadrature sum) says "faster" or "slower" where it lies on one side of 0,
+ * "undecided" where it holds 0; a missing standard error (NAN) counts as none. The energy
+ * ratio's verdict the same way from each side's rerun interval (more, less, same,
+ * undecided). Then the real binary on written logs (#31): the clock caps a mode sweep asked
+ * are part of a point, --pareto names the operating points whose energy figures were
+ * withheld instead of leaving them out, and the rerun interval is energy_ratio_rerun_ci95 in
+ * CSV and JSON (#59). */
 #include "helpers.h"
 
 #include <math.h>
@@ -33,29 +36,47 @@ static void test_floor_is_one_percent(void **state)
     assert_string_equal(verdict(100, 99.1, 0.001, 0.001), "same");
 }
 
-/* Noisy sides: 1% each is a bar of 3 x sqrt(2) x 1% = 4.24%. */
-static void test_three_combined_standard_errors(void **state)
+/* Noisy sides, 1% each: an interval of +-2.77%. A 4% change is sure (its interval 1.2% to
+ * 6.8%), 2% is not (-0.8% to 4.8%): undecided; within 1%, the same whatever the noise. The
+ * rule before #60 (3 combined errors, 4.24%) called 4% "same" and 2% "same". */
+static void test_intervals_decide(void **state)
 {
-    assert_string_equal(verdict(100, 104, 0.01, 0.01), "same");
-    assert_string_equal(verdict(100, 96, 0.01, 0.01), "same");
-    assert_string_equal(verdict(100, 104.5, 0.01, 0.01), "faster");
-    assert_string_equal(verdict(100, 95.5, 0.01, 0.01), "slower");
-    /* a 6% drop is a real slowdown with quiet sides, noise with 2% on each (8.5%) */
+    assert_string_equal(verdict(100, 104, 0.01, 0.01), "faster");
+    assert_string_equal(verdict(100, 96, 0.01, 0.01), "slower");
+    assert_string_equal(verdict(100, 102, 0.01, 0.01), "undecided");
+    assert_string_equal(verdict(100, 98, 0.01, 0.01), "undecided");
+    assert_string_equal(verdict(100, 100, 0.01, 0.01), "same");
+    assert_string_equal(verdict(100, 100.5, 0.05, 0.05), "same");
+    /* a 6% drop is a real slowdown with quiet sides and with 2% on each (+-5.5%) */
     assert_string_equal(verdict(100, 94, 0.002, 0.002), "slower");
-    assert_string_equal(verdict(100, 94, 0.02, 0.02), "same");
+    assert_string_equal(verdict(100, 94, 0.02, 0.02), "slower");
+    assert_string_equal(verdict(100, 95, 0.02, 0.02), "undecided");
 }
 
 /* The errors combine in quadrature, and one side's alone counts when the other has none:
- * 0.5% on one side is a 1.5% bar; 0.3% and 0.4% are 3 x 0.5% = 1.5% too. */
+ * 0.3% and 0.4% are 1.96 x 0.5% = 0.98% (their sum would be 1.37%): a 1.1% change is sure. */
 static void test_sides_combine_in_quadrature(void **state)
 {
-    assert_string_equal(verdict(100, 101.3, NAN, 0.005), "same");
-    assert_string_equal(verdict(100, 101.7, NAN, 0.005), "faster");
-    assert_string_equal(verdict(100, 98.3, 0.005, NAN), "slower");
-    assert_string_equal(verdict(100, 101.3, 0.003, 0.004), "same");
-    assert_string_equal(verdict(100, 101.7, 0.003, 0.004), "faster");
-    /* the sum (0.7% x 3 = 2.1%) would have called 1.7% the same */
-    assert_string_equal(verdict(100, 98.3, 0.003, 0.004), "slower");
+    assert_string_equal(verdict(100, 101.1, 0.003, 0.004), "faster");
+    assert_string_equal(verdict(100, 98.9, 0.003, 0.004), "slower");
+    assert_string_equal(verdict(100, 101.1, 0.004, 0.004), "undecided");   /* 1.11% */
+    assert_string_equal(verdict(100, 101.3, NAN, 0.005), "faster");
+    assert_string_equal(verdict(100, 98.7, 0.005, NAN), "slower");
+    assert_string_equal(verdict(100, 101.3, 0.0052, 0.0052), "undecided");
+}
+
+/* The energy ratio: each side's rerun interval (absolute), relative to its side, in
+ * quadrature; NULL where a side has no ratio or no interval. */
+static void test_energy_verdict(void **state)
+{
+    double d = NAN;
+    assert_string_equal(tb_compare_energy_verdict(1.2, 0.012, 1.26, 0.012, &d), "more");
+    th_assert_close(d, 0.05, 1e-12);
+    assert_string_equal(tb_compare_energy_verdict(1.26, 0.012, 1.2, 0.012, &d), "less");
+    assert_string_equal(tb_compare_energy_verdict(1.2, 0.03, 1.23, 0.03, &d), "undecided");
+    assert_string_equal(tb_compare_energy_verdict(1.2, 0.003, 1.205, 0.003, &d), "same");
+    assert_null(tb_compare_energy_verdict(1.2, NAN, 1.26, 0.012, &d));
+    assert_null(tb_compare_energy_verdict(NAN, 0.01, 1.26, 0.012, &d));
 }
 
 /* ---- the binary on written logs ---------------------------------------------------- */
@@ -230,12 +251,49 @@ static void test_pareto_takes_no_impossible_figure(void **state)
     must_have(th_out(), " 60.0");
 }
 
+/* #59 item 4: compare's CSV and JSON carried the rerun interval as energy_ratio_ci95, the
+ * log's name for the cycles' own interval. It is energy_ratio_rerun_ci95 in both (JSON: the
+ * energy ratio's object keeps its bounds from it); against a baseline, the energy verdict
+ * from both sides' rerun intervals beside the GB/s one. */
+static void test_rerun_interval_named(void **state)
+{
+    const char *dir = th_scratch();
+    const char *head = "# log_format: 1\nrun_id,board,device,kernel,elem,rows,cols,block_x,"
+                       "block_y,gbps,rel_sem,status,power_mode,energy_ratio,energy_ratio_ci95,"
+                       "energy_ratio_rerun_ci95\n";
+    char text[1024];
+    const char *log[2];
+    for (int d = 0; d < 2; d++) {
+        snprintf(text, sizeof(text), "%sorin1_jetson-orin-nano_202611%02dT023000Z,"
+                 "jetson-orin-nano,Orin,blocked,float,4096,4096,32,8,%s,0.002,ok,15W (0),%s,"
+                 "0.0040,0.0120\n# end: complete, 1 rows\n", head, d + 1, d ? "90.00" : "100.00",
+                 d ? "1.2600" : "1.2000");
+        char name[64];
+        snprintf(name, sizeof(name), "n%d.csv", d);
+        log[d] = th_keep(th_write(dir, name, text));
+    }
+    assert_int_equal(th_runf("compare --format csv %s", log[0]), 0);
+    must_have(th_out(), ",energy_ratio,energy_ratio_rerun_ci95\n");
+    must_have(th_out(), ",1.2000,0.0120\n");
+    assert_null(strstr(th_out(), "energy_ratio_ci95"));
+    assert_int_equal(th_runf("compare --format json %s", log[0]), 0);
+    must_have(th_out(), "\"energy_ratio\": {\"value\": 1.2000, \"lower\": 1.1880, \"upper\": 1.2120, "
+                        "\"ci95\": 0.0120}, \"energy_ratio_rerun_ci95\": 0.0120}");
+    assert_null(strstr(th_out(), "energy_ratio_ci95"));
+    assert_int_equal(th_runf("compare --format csv %s --baseline %s", log[1], log[0]), 1);
+    must_have(th_out(), ",delta_pct,verdict,regression,base_energy_ratio,energy_ratio,"
+                        "energy_delta_pct,energy_verdict,host,");
+    must_have(th_out(), ",100.00,90.00,-10.00,slower,REGRESSION,1.2000,1.2600,5.00,more,orin1,");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floor_is_one_percent),
-        cmocka_unit_test(test_three_combined_standard_errors),
+        cmocka_unit_test(test_intervals_decide),
         cmocka_unit_test(test_sides_combine_in_quadrature),
+        cmocka_unit_test(test_energy_verdict),
+        TH_TEST(test_rerun_interval_named),
         TH_TEST(test_caps_are_part_of_a_point),
         TH_TEST(test_pareto_names_withheld_points),
         TH_TEST(test_pareto_takes_no_impossible_figure),

@@ -310,7 +310,7 @@ static void test_compare_on_real_logs(void **state)
     scaled_copy(log, now, "blocked", 1.0);
     snprintf(args, sizeof(args), "compare %s --baseline %s --threshold 10", now, base);
     assert_int_equal(th_runf("%s", args), 1);
-    assert_non_null(strstr(th_out(), "slower REGRESSION"));
+    assert_non_null(strstr(th_out(), "slower    REGRESSION"));
     assert_non_null(strstr(th_out(), "4 regressed beyond 10.0%"));
 
     /* a truncated gzip: an error naming the file, and the rows before the cut still used */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "format/openmetrics.h"
 
@@ -35,7 +36,8 @@ static const struct tb_om_night night = {
 static void test_text(void **state)
 {
     struct tb_om_series s[] = {
-        { .kernel = "smem_pad", .elem = "float", .power_mode = "15W", .rows = 4096,
+        { .device = "Orin", .device_id = "GPU-1234", .kernel = "smem_pad", .elem = "float",
+          .power_mode = "15W", .rows = 4096,
           .cols = 4096, .gpu_cap_mhz = NAN, .emc_cap_mhz = 2133, .gbps = 51.25,
           .frac_copy = 0.875, .energy_ratio = 1.25, .energy_ratio_lo = 1.125,
           .energy_ratio_hi = 1.375, .j_per_gb = 0.5 },
@@ -45,10 +47,12 @@ static void test_text(void **state)
           .j_per_gb = NAN },
     };
     char *t = write_doc(&night, s, 2);
-    const char *L1 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",kernel=\"smem_pad\","
+    const char *L1 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",device=\"Orin\","
+                     "device_id=\"GPU-1234\",kernel=\"smem_pad\","
                      "rows=\"4096\",cols=\"4096\",element=\"float\",power_mode=\"15W\","
                      "emc_cap_mhz=\"2133\"} ";
-    const char *L2 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",kernel=\"naive row\","
+    const char *L2 = "{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\",device=\"\","
+                     "kernel=\"naive row\","
                      "rows=\"64\",cols=\"96\",element=\"u8\",power_mode=\"\"} ";
     char want[1024];
     snprintf(want, sizeof(want), "# TYPE transpose_bench_bandwidth_bytes_per_second gauge\n"
@@ -266,13 +270,186 @@ static void test_energy_night(void **state)
     assert_true(atof(strstr(d, "} ") + 2) > 0);
 }
 
+/* #58 item 8: a label value with a byte of no UTF-8 (a board or mode name in Latin-1) once
+ * made the whole file unreadable to Prometheus. Each such byte is U+FFFD; valid UTF-8 stays
+ * as it is; an overlong form, a surrogate and a cut sequence are no UTF-8 either. */
+static void test_label_not_utf8(void **state)
+{
+    struct tb_om_night n = night;
+    n.board = "jetson-\xe9\xe9";                      /* Latin-1 e-acute, twice */
+    n.host = "M\xc3\xbcller-\xe2\x82\xac";             /* u-umlaut and the euro sign: valid */
+    struct tb_om_series s = { .device = "\xc0\xaf", .device_id = "\xed\xa0\x80",
+                              .kernel = "copy_row", .elem = "float", .power_mode = "15W \xe2\x82",
+                              .rows = 64, .cols = 64, .gpu_cap_mhz = NAN, .emc_cap_mhz = NAN,
+                              .gbps = 1, .frac_copy = NAN, .energy_ratio = NAN,
+                              .energy_ratio_lo = NAN, .energy_ratio_hi = NAN, .j_per_gb = NAN };
+    char *t = write_doc(&n, &s, 1);
+    const char *R = "\xef\xbf\xbd";
+    char want[512];
+    snprintf(want, sizeof(want), "{board=\"jetson-%s%s\",host=\"M\xc3\xbcller-\xe2\x82\xac\","
+             "device=\"%s%s\",device_id=\"%s%s%s\",", R, R, R, R, R, R, R);
+    th_must_have(t, want);
+    snprintf(want, sizeof(want), "power_mode=\"15W %s%s\"} ", R, R);
+    th_must_have(t, want);
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++)   /* no byte left of them */
+        assert_true(*p != 0xe9 && *p != 0xc0 && *p != 0xed);
+    free(t);
+}
+
+/* #58 item 8: two GPUs of one model in one host wrote series with the same labels; the
+ * device's identity is a label, so they are two series. */
+static void test_two_gpus_two_series(void **state)
+{
+    struct tb_om_series s[2];
+    for (int i = 0; i < 2; i++)
+        s[i] = (struct tb_om_series){ .device = "NVIDIA H100", .device_id = i ? "GPU-b" : "GPU-a",
+                                      .kernel = "copy_row", .elem = "float", .power_mode = "",
+                                      .rows = 64, .cols = 64, .gpu_cap_mhz = NAN,
+                                      .emc_cap_mhz = NAN, .gbps = 10 + i, .frac_copy = NAN,
+                                      .energy_ratio = NAN, .energy_ratio_lo = NAN,
+                                      .energy_ratio_hi = NAN, .j_per_gb = NAN };
+    char *t = write_doc(&night, s, 2);
+    th_must_have(t, "device=\"NVIDIA H100\",device_id=\"GPU-a\",kernel=\"copy_row\"");
+    th_must_have(t, "device=\"NVIDIA H100\",device_id=\"GPU-b\",kernel=\"copy_row\"");
+    free(t);
+}
+
+/* history --metrics: every series' state per figure, 1 or 0; the change, its interval and
+ * the night it began only where it regressed; the labels escaped as the night's. */
+static void test_alarms_text(void **state)
+{
+    struct tb_om_key k = { "orin\xff", "lab1", "Orin", "", "smem_pad", "float", "15W", 4096,
+                           4096, NAN, 2133 };
+    struct tb_om_alarm a[] = {
+        { k, "gbps", true, -0.031, 0.012, 1794355200 },   /* 2026-11-11 */
+        { k, "energy_ratio", false, NAN, NAN, NAN },
+    };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(tb_openmetrics_alarms_write(f, a, 2), 0);
+    fclose(f);
+    const char *L = "{board=\"orin\xef\xbf\xbd\",host=\"lab1\",device=\"Orin\",kernel=\"smem_pad\","
+                    "rows=\"4096\",cols=\"4096\",element=\"float\",power_mode=\"15W\","
+                    "emc_cap_mhz=\"2133\",figure=";
+    char want[1024];
+    snprintf(want, sizeof(want), "# TYPE transpose_bench_regression gauge\n"
+             "transpose_bench_regression%s\"gbps\"} 1\n"
+             "transpose_bench_regression%s\"energy_ratio\"} 0\n# HELP", L, L);
+    th_must_have(buf, want);
+    snprintf(want, sizeof(want), "transpose_bench_regression_change_ratio%s\"gbps\"} -0.031\n",
+             L);
+    th_must_have(buf, want);
+    snprintf(want, sizeof(want), "transpose_bench_regression_change_ci95_ratio%s\"gbps\"} "
+             "0.012\n", L);
+    th_must_have(buf, want);
+    snprintf(want, sizeof(want), "transpose_bench_regression_began_timestamp_seconds%s\"gbps\"} "
+             "1794355200\n# EOF\n", L);
+    th_must_have(buf, want);
+    assert_null(strstr(buf, "NaN"));
+    assert_null(strstr(buf, "_ratio{board=\"orin\xef\xbf\xbd\",host=\"lab1\",device=\"Orin\","
+                            "kernel=\"smem_pad\",rows=\"4096\",cols=\"4096\",element=\"float\","
+                            "power_mode=\"15W\",emc_cap_mhz=\"2133\",figure=\"energy_ratio\""));
+    free(buf);
+}
+
+/* The log src as night 2026-11-<day> of the same host and board in dir: its run_id's stamp
+ * replaced wherever it stands, every row's GB/s times factor. */
+static void night_copy(const char *src, const char *dir, int day, double factor)
+{
+    char *text = th_read_gz(src), stamp[32], name[PATH_MAX], old[32] = "";
+    const char *rid = strstr(text, "# run_id: ");
+    assert_non_null(rid);
+    const char *z = strchr(rid, '\n');
+    assert_true(z - rid > 26);
+    memcpy(old, z - 16, 16);   /* YYYYMMDDTHHMMSSZ */
+    snprintf(stamp, sizeof(stamp), "202611%02dT023000Z", day);
+    char *base = strrchr(src, '/') + 1, *at = strstr(base, old);
+    assert_non_null(at);
+    snprintf(name, sizeof(name), "%s/%.*s%s.csv.gz", dir, (int)(at - base), base, stamp);
+    gzFile out = gzopen(name, "wb");
+    assert_non_null(out);
+    int gcol = -1;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        for (char *p = strstr(line, old); p; p = strstr(p, old))
+            memcpy(p, stamp, 16);
+        if (line[0] == '#' || gcol < 0) {
+            for (int i = 0, k = 0; gcol < 0 && line[0] != '#' && line[k]; k++)
+                if (k == 0 || line[k - 1] == ',') {
+                    if (!strncmp(line + k, "gbps,", 5))
+                        gcol = i;
+                    i++;
+                }
+            gzprintf(out, "%s\n", line);
+            continue;
+        }
+        char *p = line;
+        for (int i = 0; i < gcol; i++)
+            p = strchr(p, ',') + 1;
+        double g = atof(p);
+        char *rest = strchr(p, ',');
+        *p = '\0';
+        gzprintf(out, "%s%.2f%s\n", line, factor * g, rest ? rest : "");
+    }
+    gzclose(out);
+    free(text);
+}
+
+/* #60: run --metrics carries each series' regression state, judged as history judges it over
+ * the board's earlier logs in the folder: 20 nights twice as fast, then two as fast as this
+ * one (2026-11-21 and 22), then this night (a change's third: two nights far out are never
+ * one, report/alarm.c): both kernels regressed from the 21st, their change about -50%. The first night alone: every series 0. */
+static void test_run_metrics_regression(void **state)
+{
+    const char *d = th_scratch();
+    char prom[PATH_MAX], logs[PATH_MAX];
+    snprintf(prom, sizeof(prom), "%s/n.prom", d);
+    snprintf(logs, sizeof(logs), "%s/logs", d);
+#define RUN "run --device cpu -q -o %s --kernels copy_row,naive_row --sizes 64x64 " \
+            "--set sweep.stop.min_time_ms=2 --metrics %s"
+    assert_int_equal(th_runf(RUN, logs, prom), 0);
+    char *t = th_keep(th_read_gz(prom));
+    th_must_have(t, "kernel=\"copy_row\",rows=\"64\",cols=\"64\",element=\"float\","
+                    "power_mode=\"\",figure=\"gbps\"} 0\n");
+    assert_null(strstr(t, "figure=\"gbps\"} 1\n"));
+    char *first = th_keep(th_find_one(logs, ".csv.gz"));
+    for (int day = 1; day <= 20; day++)
+        night_copy(first, logs, day, 2.0 * (1 + 0.004 * (day % 3 - 1)));
+    night_copy(first, logs, 21, 1.0);
+    night_copy(first, logs, 22, 1.0);
+    assert_int_equal(th_runf(RUN, logs, prom), 0);
+#undef RUN
+    t = th_keep(th_read_gz(prom));
+    for (int k = 0; k < 2; k++) {
+        char want[256];
+        snprintf(want, sizeof(want), "transpose_bench_regression{board=\"generic\",host=");
+        th_must_have(t, want);
+        snprintf(want, sizeof(want), "kernel=\"%s\",rows=\"64\",cols=\"64\",element=\"float\","
+                 "power_mode=\"\",figure=\"gbps\"} 1\n", k ? "naive_row" : "copy_row");
+        th_must_have(t, want);
+        const char *b = strstr(t, "transpose_bench_regression_began_timestamp_seconds{");
+        assert_non_null(b);
+        th_must_have(b, "figure=\"gbps\"} 1795219200\n");   /* 2026-11-21 00:00 UTC */
+        const char *c = strstr(t, "transpose_bench_regression_change_ratio{");
+        assert_non_null(c);
+        double v = atof(strstr(c, "} ") + 2);
+        if (!(v < -0.3 && v > -0.7))
+            th_fail("change %g, about -0.5 expected:\n%s", v, t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
+        cmocka_unit_test(test_label_not_utf8),
+        cmocka_unit_test(test_two_gpus_two_series),
+        cmocka_unit_test(test_alarms_text),
         cmocka_unit_test(test_reader_never_sees_half),
         TH_TEST(test_cpu_night),
         TH_TEST(test_energy_night),
+        TH_TEST(test_run_metrics_regression),
     };
     return cmocka_run_group_tests_name("openmetrics", tests, th_lock_setup, th_lock_teardown);
 }

@@ -481,7 +481,7 @@ static void test_baseline_night_with_two_logs(void **state)
     /* and a real slowdown is still caught */
     assert_int_equal(th_runf("compare %s/o_orin_20261102T150000Z.csv.gz --baseline "
                              "'%s/o_orin_20261101T*.csv.gz'", dir, dir), 1);
-    must_have(th_out(), "slower REGRESSION");
+    must_have(th_out(), "slower    REGRESSION");
 }
 
 /* python3 -c script with stdin from a file holding text (in a scratch folder of the test):

@@ -49,6 +49,8 @@ def cell(r, f):
         return "-" if not r.get("block_x") else "%sx%s" % (r["block_x"], r["block_y"])
     if f == "shape":
         return "%sx%s" % (r["rows"], r["cols"])
+    if f == "energy_ratio_rerun_ci95" and f not in r:   # compare before #59 named it so
+        f = "energy_ratio_ci95"
     return "-" if r.get(f) is None else str(r[f])
 for r in json.load(sys.stdin)["best"]:
     print(os.environ["LEAD"] + "\t".join(cell(r, f) for f in sys.argv[1:]))' "$@"
@@ -551,7 +553,7 @@ step_energy() {
         [ -n "$log" ] || { echo "$tag run $r: no log"; continue; }
         # the meter's lines of the log's preamble and end, then its rows as the tool reads them
         zcat "$log" | grep -E '^# (power_(plan|cadence|idle|rerun)|gpu_conditions)' | sed "s/^/  run $r /"
-        LEAD="$r	" best "$(dirname "$log")" kernel block gbps energy_ratio energy_ratio_ci95 \
+        LEAD="$r	" best "$(dirname "$log")" kernel block gbps energy_ratio energy_ratio_rerun_ci95 \
             gbps_per_w gbps_per_w_ci95 j_per_gb j_per_gb_ci95 dyn_pj_per_byte dyn_pj_per_byte_ci95
     done | tee "$OUT/$tag.txt"
 }

@@ -608,7 +608,7 @@ static enum tb_run_outcome finish(struct run *r)
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
               !nothing && res->failed == 0 && res->verify_failed == 0 &&
               !tb_run_modes_failed(&r->ms) && (!r->o->tune || tuned > 0);
-    if (tb_run_metrics(r->cfg->sweep.metrics_file, r->cfg->board.name, r->host, how, ok, res))
+    if (tb_run_metrics(r->cfg, r->host, how, ok, res, crc ? NULL : r->log_path))
         ok = false;   /* the file asked for was not written: said, exit 1 */
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

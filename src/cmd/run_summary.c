@@ -5,12 +5,15 @@
 #include "cmd/run_summary.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "format/table.h"
+#include "report/alarm_night.h"
 #include "lib/clock.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -133,7 +136,7 @@ static struct tb_om_series om_series(const struct tb_log_rec *r)
 {
     bool ci = isfinite(r->energy_ratio) && isfinite(r->energy_ratio_rerun_ci95);
     return (struct tb_om_series){
-        .kernel = r->kernel, .elem = r->elem, .power_mode = r->power_mode,
+        .device = r->device, .device_id = r->device_id, .kernel = r->kernel, .elem = r->elem, .power_mode = r->power_mode,
         .rows = r->rows, .cols = r->cols,
         .gpu_cap_mhz = r->gpu_cap_mhz, .emc_cap_mhz = r->emc_cap_mhz,
         .gbps = r->gbps, .frac_copy = r->frac_copy, .energy_ratio = r->energy_ratio,
@@ -149,9 +152,10 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
     return path && path[0] ? tb_outfile_check("run", &path, 1, ins, ARRAY_SIZE(ins)) : 0;
 }
 
-int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
-                   bool ok, const struct tb_runner_result *res)
+int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
+                   const struct tb_runner_result *res, const char *log_path)
 {
+    const char *path = cfg->sweep.metrics_file, *board = cfg->board.name;
     if (!path || !path[0])
         return 0;
     struct tb_om_night night = {
@@ -184,7 +188,14 @@ int tb_run_metrics(const char *path, const char *board, const char *host, const 
     }
     for (size_t j = 0; j < n; j++)
         s[j] = om_series(best[j]);
+    char why[PATH_MAX + 128] = "";
+    struct tb_alarm_night *an = log_path && log_path[0]
+                                ? tb_alarm_night(log_path, board, why, sizeof(why)) : NULL;
+    if (why[0])   /* the figures are written still; the state is missing, and said */
+        warning("run: --metrics: no regression state: %s", why);
+    night.alarms = tb_alarm_night_states(an, &night.nalarms);
     int rc = tb_openmetrics_file("run", path, &night, s, n);
+    tb_alarm_night_free(an);
     free(best);
     free(s);
     return rc;

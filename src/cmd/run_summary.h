@@ -21,12 +21,15 @@ int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
  * the files the run reads, before anything runs (NULL or "": none); 0, or -1 said. */
 int tb_run_metrics_check(const char *path, const char *sweep_path, const char *board_path);
 
-/* Writes the night's headline figures to path (NULL or "": nothing) for Prometheus
+/* Writes the night's headline figures to cfg's metrics file (none: nothing) for Prometheus
  * (format/openmetrics.h): one series per kernel, size, element and mode-sweep step, from
- * its fastest row that counts (tb_log_usable); the night's board, host, end line, whether it
- * ended well (ok), its time (res's start to now) and its counts. 0, or -1 after an error
- * naming the file. */
-int tb_run_metrics(const char *path, const char *board, const char *host, const char *end,
-                   bool ok, const struct tb_runner_result *res);
+ * its fastest row that counts (tb_log_usable); the night's board (cfg's), host, end line,
+ * whether it ended well (ok), its time (res's start to now) and its counts; and, where the
+ * night's log was written (log_path; NULL or "": none), each of its series' regression state
+ * as history judges it over the earlier logs of the board in its folder
+ * (report/alarm_night.h). 0, or -1 after an error naming the file. */
+struct tb_config;
+int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
+                   const struct tb_runner_result *res, const char *log_path);
 
 #endif

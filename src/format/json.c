@@ -67,7 +67,8 @@ static void put_number(FILE *f, const struct tb_table_col *c, double v)
         fputs("null", f);
 }
 
-/* The column JSON shows holding column i's 95% half-width (its name and "_ci95"), or
+/* The column JSON shows holding column i's 95% half-width (its name and "_ci95", else its
+ * name and "_rerun_ci95": compare's energy ratio, whose interval is where a rerun lands), or
  * ncols. */
 static size_t ci_of(const struct tb_format_table *t, size_t i)
 {
@@ -75,20 +76,24 @@ static size_t ci_of(const struct tb_format_table *t, size_t i)
     size_t len = strlen(name);
     if (t->cols[i].kind == 'S')
         return t->ncols;
-    for (size_t k = 0; k < t->ncols; k++)
-        if (k != i && !strncmp(t->cols[k].name, name, len) &&
-            !strcmp(t->cols[k].name + len, "_ci95") && t->cols[k].kind != 'S' &&
-            !t->cols[k].text_only)
-            return k;
+    static const char *const suffix[] = { "_ci95", "_rerun_ci95" };
+    for (size_t s = 0; s < 2; s++)
+        for (size_t k = 0; k < t->ncols; k++)
+            if (k != i && !strncmp(t->cols[k].name, name, len) &&
+                !strcmp(t->cols[k].name + len, suffix[s]) && t->cols[k].kind != 'S' &&
+                !t->cols[k].text_only)
+                return k;
     return t->ncols;
 }
 
-/* Whether column k is some other column's interval (written inside that one's object). */
+/* Whether column k is some other column's interval (written inside that one's object only;
+ * a "_rerun_ci95" one is written under its own name too, so that its name is in the row). */
 static bool is_ci_of_another(const struct tb_format_table *t, size_t k)
 {
     const char *name = t->cols[k].name;
     size_t len = strlen(name);
-    if (len <= 5 || strcmp(name + len - 5, "_ci95"))
+    if (len <= 5 || strcmp(name + len - 5, "_ci95") ||
+        (len > 11 && !strcmp(name + len - 11, "_rerun_ci95")))
         return false;
     for (size_t i = 0; i < t->ncols; i++)
         if (i != k && ci_of(t, i) == k && !t->cols[i].text_only)

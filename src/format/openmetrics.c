@@ -15,13 +15,38 @@
 #include "lib/outfile.h"
 #include "lib/util.h"
 
+/* The length of the valid UTF-8 sequence at p (RFC 3629: no overlong form, no surrogate,
+ * nothing past U+10FFFF), 0 when the byte at p starts none. */
+static size_t utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+               : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return n;
+}
+
 /* A label value: the three escapes the format has; other control bytes (a log's text is
- * hostile) as a space, never a broken line. */
+ * hostile) as a space, never a broken line; a byte of no valid UTF-8 as U+FFFD. */
 static void put_value(FILE *out, const char *v)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p; p++) {
-        if (*p == '\\')
+    for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            fputs("\xef\xbf\xbd", out);   /* U+FFFD, the replacement character */
+            p++;
+            continue;
+        }
+        if (n > 1)
+            fwrite(p, 1, n, out);
+        else if (*p == '\\')
             fputs("\\\\", out);
         else if (*p == '"')
             fputs("\\\"", out);
@@ -29,6 +54,7 @@ static void put_value(FILE *out, const char *v)
             fputs("\\n", out);
         else
             fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, out);
+        p += n;
     }
     fputc('"', out);
 }
@@ -64,28 +90,39 @@ static void night_labels(FILE *out, bool *first, const struct tb_om_night *n)
     put_label(out, first, "host", n->host);
 }
 
+/* A series' labels after the board's and host's: the device, the point, its mode step. */
+static void key_labels(FILE *out, bool *first, const struct tb_om_key *k)
+{
+    char num[32];
+    put_label(out, first, "device", k->device);
+    if (k->device_id && k->device_id[0])   /* two GPUs of one model in one host */
+        put_label(out, first, "device_id", k->device_id);
+    put_label(out, first, "kernel", k->kernel);
+    snprintf(num, sizeof(num), "%ld", k->rows);
+    put_label(out, first, "rows", num);
+    snprintf(num, sizeof(num), "%ld", k->cols);
+    put_label(out, first, "cols", num);
+    put_label(out, first, "element", k->elem);
+    put_label(out, first, "power_mode", k->power_mode);
+    /* a mode sweep's caps: a label only when asked, so that other nights' series keep
+     * their label set */
+    if (isfinite(k->gpu_cap_mhz)) {
+        snprintf(num, sizeof(num), "%.0f", k->gpu_cap_mhz);
+        put_label(out, first, "gpu_cap_mhz", num);
+    }
+    if (isfinite(k->emc_cap_mhz)) {
+        snprintf(num, sizeof(num), "%.0f", k->emc_cap_mhz);
+        put_label(out, first, "emc_cap_mhz", num);
+    }
+}
+
 static void series_labels(FILE *out, const struct tb_om_night *n, const struct tb_om_series *s)
 {
     bool first = true;
-    char num[32];
+    struct tb_om_key k = { n->board, n->host, s->device, s->device_id, s->kernel, s->elem,
+                           s->power_mode, s->rows, s->cols, s->gpu_cap_mhz, s->emc_cap_mhz };
     night_labels(out, &first, n);
-    put_label(out, &first, "kernel", s->kernel);
-    snprintf(num, sizeof(num), "%ld", s->rows);
-    put_label(out, &first, "rows", num);
-    snprintf(num, sizeof(num), "%ld", s->cols);
-    put_label(out, &first, "cols", num);
-    put_label(out, &first, "element", s->elem);
-    put_label(out, &first, "power_mode", s->power_mode);
-    /* a mode sweep's caps: a label only when asked, so that other nights' series keep
-     * their label set */
-    if (isfinite(s->gpu_cap_mhz)) {
-        snprintf(num, sizeof(num), "%.0f", s->gpu_cap_mhz);
-        put_label(out, &first, "gpu_cap_mhz", num);
-    }
-    if (isfinite(s->emc_cap_mhz)) {
-        snprintf(num, sizeof(num), "%.0f", s->emc_cap_mhz);
-        put_label(out, &first, "emc_cap_mhz", num);
-    }
+    key_labels(out, &first, &k);
     fputs("} ", out);
 }
 
@@ -153,6 +190,8 @@ static void night_families(FILE *out, const struct tb_om_night *n)
     }
 }
 
+static void alarm_families_write(FILE *out, const struct tb_om_alarm *a, size_t n);
+
 int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
                          const struct tb_om_series *s, size_t n)
 {
@@ -172,12 +211,26 @@ int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
         }
     }
     night_families(out, night);
+    alarm_families_write(out, night->alarms, night->nalarms);
     fputs("# EOF\n", out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 
-int tb_openmetrics_file(const char *who, const char *path, const struct tb_om_night *night,
-                        const struct tb_om_series *s, size_t n)
+/* What a file holds: a night's figures, or history's alarms. */
+struct om_doc {
+    const struct tb_om_night *night;
+    const struct tb_om_series *s;
+    const struct tb_om_alarm *a;
+    size_t n;
+};
+
+static int doc_write(FILE *f, const struct om_doc *d)
+{
+    return d->night ? tb_openmetrics_write(f, d->night, d->s, d->n)
+                    : tb_openmetrics_alarms_write(f, d->a, d->n);
+}
+
+static int doc_file(const char *who, const char *path, const struct om_doc *d)
 {
     char tmp[PATH_MAX + 32];
     int fd = tb_outfile_tmp(path, tmp, sizeof(tmp));
@@ -190,7 +243,7 @@ int tb_openmetrics_file(const char *who, const char *path, const struct tb_om_ni
         unlink(tmp);   /* ours, made above */
         return error("%s: cannot write '%s': %s", who, path, strerror(e));
     }
-    int rc = tb_openmetrics_write(f, night, s, n);
+    int rc = doc_write(f, d);
     int e = errno ? errno : EIO;
     /* on the disk before the rename: a crash never leaves the name holding half a file */
     if (rc == 0 && fsync(fileno(f)) < 0) {
@@ -206,4 +259,71 @@ int tb_openmetrics_file(const char *who, const char *path, const struct tb_om_ni
         return error("%s: cannot write '%s': %s", who, path, strerror(e));
     }
     return tb_outfile_commit(who, tmp, path);
+}
+
+int tb_openmetrics_file(const char *who, const char *path, const struct tb_om_night *night,
+                        const struct tb_om_series *s, size_t n)
+{
+    struct om_doc d = { night, s, NULL, n };
+    return doc_file(who, path, &d);
+}
+
+/* ---- history's alarms ---- */
+
+static const struct {
+    const char *name, *help;
+} alarm_families[] = {
+    { "transpose_bench_regression",
+      "1 while the series' latest sustained change (history's CUSUM alarm) is a regression: "
+      "less GB/s, or more energy; else 0." },
+    { "transpose_bench_regression_change_ratio",
+      "That change over the level before it (-0.031: 3.1% less; x100 for percent)." },
+    { "transpose_bench_regression_change_ci95_ratio",
+      "Half-width of that change's 95% interval (a ratio, as the change)." },
+    { "transpose_bench_regression_began_timestamp_seconds",
+      "The night the change began, 00:00 UTC, in seconds since 1970." },
+};
+
+static double alarm_value(const struct tb_om_alarm *a, size_t f)
+{
+    return f == 0 ? (a->regressed ? 1 : 0) : f == 1 ? a->change_ratio
+           : f == 2 ? a->change_ci95_ratio : a->began_seconds;
+}
+
+static void alarm_families_write(FILE *out, const struct tb_om_alarm *a, size_t n)
+{
+    for (size_t f = 0; f < ARRAY_SIZE(alarm_families); f++) {
+        bool any = false;
+        for (size_t i = 0; i < n; i++) {
+            double v = alarm_value(&a[i], f);
+            if (!isfinite(v))
+                continue;
+            if (!any)
+                family(out, alarm_families[f].name, alarm_families[f].help);
+            any = true;
+            bool first = true;
+            fputs(alarm_families[f].name, out);
+            put_label(out, &first, "board", a[i].key.board);
+            put_label(out, &first, "host", a[i].key.host);
+            key_labels(out, &first, &a[i].key);
+            put_label(out, &first, "figure", a[i].figure);
+            fputs("} ", out);
+            put_number(out, v);
+            fputc('\n', out);
+        }
+    }
+}
+
+int tb_openmetrics_alarms_write(FILE *out, const struct tb_om_alarm *a, size_t n)
+{
+    alarm_families_write(out, a, n);
+    fputs("# EOF\n", out);
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+int tb_openmetrics_alarms_file(const char *who, const char *path, const struct tb_om_alarm *a,
+                               size_t n)
+{
+    struct om_doc d = { NULL, NULL, a, n };
+    return doc_file(who, path, &d);
 }

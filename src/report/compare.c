@@ -25,8 +25,8 @@
 
 #define rec tb_log_rec   /* a row as the log reader gives it */
 
-#define SAME_FLOOR 0.01      /* differences under 1% are "same" whatever the spread */
-#define NOISE_SIGMAS 3.0
+#define SAME_FLOOR 0.01      /* a change under 1% is never faster or slower */
+#define Z95 1.96             /* a 95% interval from a relative standard error */
 
 static int by_all(const void *a, const void *b) { return tb_compare_by_key(a, b, K_HOST | K_BLOCK); }
 static int by_all_but_host(const void *a, const void *b) { return tb_compare_by_key(a, b, K_BLOCK); }
@@ -111,8 +111,8 @@ static const struct tb_table_col best_cols[] = {
       .data_only = true, .data_dec = 2 },
     { .name = "energy_ratio", .head = "J/B of copy", .kind = 'N', .data_only = true,
       .data_dec = 4 },
-    { .name = "energy_ratio_ci95", .head = "J/B of copy +-95%", .kind = 'N', .data_only = true,
-      .data_dec = 4 },
+    { .name = "energy_ratio_rerun_ci95", .head = "J/B of copy +-95% (a rerun)", .kind = 'N',
+      .data_only = true, .data_dec = 4 },
 };
 
 /* The terminal's "power mode" column (text_only where the table has one) made wide enough
@@ -162,8 +162,8 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
             TB_NUM(r->gbps_per_w_ci95), TB_NUM(r->j_per_gb),
             TB_NUM(r->j_per_gb_ci95), TB_NUM(r->dyn_pj_per_byte),
             TB_NUM(r->dyn_pj_per_byte_ci95), TB_NUM(r->energy_ratio),
-            TB_NUM(r->energy_ratio_rerun_ci95),   /* the output's energy_ratio_ci95: where a
-                                                   * rerun lands, as it always was */
+            TB_NUM(r->energy_ratio_rerun_ci95),   /* where a rerun lands (before #59, the
+                                                   * output called it energy_ratio_ci95) */
         };
         tb_table_row(&t, c);
     }
@@ -172,17 +172,39 @@ static void print_best(struct tb_doc *d, const struct rec *v, size_t n)
 
 /* ---- baseline --------------------------------------------------------------------- */
 
-/* faster/slower/same: the difference must exceed both 1% and 3 combined standard errors. */
+/* A change delta whose 95% interval has half-width w: "same" within the floor; beyond it,
+ * up or down where the interval lies on one side of 0, else "undecided": a change the
+ * noise cannot tell from none (nvbench's compare: each change judged against both runs'
+ * noise). */
+static const char *judge(double delta, double w, const char *up, const char *down)
+{
+    if (fabs(delta) <= SAME_FLOOR)
+        return "same";
+    if (delta - w > 0)
+        return up;
+    if (delta + w < 0)
+        return down;
+    return "undecided";
+}
+
 const char *tb_compare_verdict(double base, double now, double sem_base, double sem_now,
                                double *delta)
 {
     *delta = now / base - 1.0;
     double sb = isnan(sem_base) ? 0 : sem_base, sn = isnan(sem_now) ? 0 : sem_now;
-    double noise = NOISE_SIGMAS * sqrt(sb * sb + sn * sn);
-    double bar = noise > SAME_FLOOR ? noise : SAME_FLOOR;
-    if (fabs(*delta) <= bar)
-        return "same";
-    return *delta > 0 ? "faster" : "slower";
+    return judge(*delta, Z95 * sqrt(sb * sb + sn * sn), "faster", "slower");
+}
+
+const char *tb_compare_energy_verdict(double base, double ci_base, double now, double ci_now,
+                                      double *delta)
+{
+    *delta = now / base - 1.0;
+    if (!isfinite(*delta) || !isfinite(ci_base) || !isfinite(ci_now) || !(base > 0) ||
+        !(now > 0))
+        return NULL;
+    double w = (now / base) * sqrt(ci_base * ci_base / (base * base) +
+                                   ci_now * ci_now / (now * now));
+    return judge(*delta, w, "more", "less");
 }
 
 static const struct tb_table_col base_cols[] = {
@@ -199,8 +221,15 @@ static const struct tb_table_col base_cols[] = {
       .data_dec = 2 },
     { .name = "gbps", .head = "GB/s", .kind = 'N', .dec = 1, .width = 10, .data_dec = 2 },
     { .name = "delta_pct", .head = "change", .kind = 'P', .dec = 1, .width = 8, .data_dec = 2 },
-    { .name = "verdict", .head = "verdict", .kind = 'S', .width = 6 },
+    { .name = "verdict", .head = "verdict", .kind = 'S', .width = 9 },
     { .name = "regression", .head = "", .kind = 'S', .width = 10, .blank = true },
+    { .name = "base_energy_ratio", .head = "J/B of copy before", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "energy_ratio", .head = "J/B of copy", .kind = 'N', .data_only = true,
+      .data_dec = 4 },
+    { .name = "energy_delta_pct", .head = "J/B", .kind = 'P', .dec = 1, .width = 7,
+      .data_dec = 2 },
+    { .name = "energy_verdict", .head = "J/B verdict", .kind = 'S', .width = 11 },
     { .name = "host", .head = "host", .kind = 'S', .width = 12, .cut = true },
     { .name = "machine_id", .head = "machine id", .kind = 'S', .data_only = true },
     { .name = "elem", .head = "element", .kind = 'S', .width = 7 },
@@ -243,8 +272,11 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
             continue;
         }
         matched++;
-        double delta;
+        double delta, edelta;
         const char *v = tb_compare_verdict(b->gbps, r->gbps, b->rel_sem, r->rel_sem, &delta);
+        const char *ev = tb_compare_energy_verdict(b->energy_ratio, b->energy_ratio_rerun_ci95,
+                                                   r->energy_ratio, r->energy_ratio_rerun_ci95,
+                                                   &edelta);
         bool regressed = !strcmp(v, "slower") && -delta * 100 > threshold_pct;
         regressions += regressed;
         char size[48], blk[32], mode[160];
@@ -255,7 +287,8 @@ static int print_baseline(struct tb_doc *d, const struct rec *now, size_t nn,
             TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(size), TB_TEXT(r->kernel),
             TB_TEXT(r->board), TB_TEXT(r->device), TB_TEXT(blk), TB_NUM(r->bx), TB_NUM(r->by),
             TB_NUM(b->gbps), TB_NUM(r->gbps), TB_NUM(delta * 100), TB_TEXT(v),
-            TB_TEXT(regressed ? "REGRESSION" : ""), TB_TEXT(r->host), TB_TEXT(r->host_id),
+            TB_TEXT(regressed ? "REGRESSION" : ""), TB_NUM(b->energy_ratio),
+            TB_NUM(r->energy_ratio), TB_NUM(ev ? edelta * 100 : NAN), TB_TEXT(ev ? ev : ""), TB_TEXT(r->host), TB_TEXT(r->host_id),
             TB_TEXT(r->elem), TB_TEXT(mode), TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz),
             TB_NUM(r->emc_cap_mhz),
         };
@@ -310,9 +343,11 @@ const struct tb_usage tb_compare_usage = {
     "  memcpy, and the best GB/s per watt measured for it; nights that failed before\n"
     "  measuring are listed with their reason. With --baseline (e.g. a pattern that takes\n"
     "  yesterday's manual and cron runs), compares the best of each point on either side\n"
-    "  instead: faster / slower / same, where 'same' means within 1% or three combined\n"
-    "  standard errors; exits 1 when a point is slower by more than --threshold (default\n"
-    "  5%), 2 when no point matched.\n"
+    "  instead, from both sides' 95% intervals (GB/s: the rows' spread; the energy ratio:\n"
+    "  where a rerun lands): same within 1%; beyond it, faster / slower (more / less energy)\n"
+    "  where the change's interval lies on one side of 0, undecided where it holds 0; exits\n"
+    "  1 when a point is slower by more than --threshold (default 5%), 2 when no point\n"
+    "  matched.\n"
     "  --format json: one object, {\"schema\": \"transpose-bench/compare/2\", \"best\" or\n"
     "  \"baseline\": [rows], \"failed_nights\": [rows]} (doc/log-format.md).\n"
     "  --html writes one self-contained page (tables, SVG charts: fraction of memcpy, GB/s\n"

@@ -1,16 +1,12 @@
 /* history.c: `transpose-bench history LOG...`: for each board, host, device, kernel, size,
  * element type, power mode and clock caps asked, the best result of each night (the date in the
- * run_id) in time order, with changes beyond the nights' own noise flagged. The rule (also in
- * the usage text):
- *   a night's baseline is the median of the up to 7 nights before it (at least 3), its band
- *   max(3%, 3 x 1.4826 x MAD / median) of the baseline; a change starts at night i when night
- *   i and night i+1 are both beyond the band on the same side (a change-point that holds for
- *   two nights, never one noisy night), and goes on while nights stay beyond the band it
- *   started from.
- * Exit 1 when the latest night is inside a slowdown, when a board's latest night failed, when
- * a row failed verification (listed apart, never a night's value), or when a log could not be
- * read.
- * Not here: reading logs (logread.c), the output formats (table.c). */
+ * run_id) in time order, judged by the regression alarm (history_alarm.c over alarm.c: the
+ * noise learned from the series, a CUSUM on robust residuals, for GB/s, the energy ratio and
+ * J/GB): a change flagged from the night it began, never for one noisy night.
+ * Exit 1 when a series' latest change is a regression, when a board's latest night failed,
+ * when a row failed verification (listed apart, never a night's value), or when a log could
+ * not be read.
+ * Not here: reading logs (logread.c), the output formats (table.c), the rule (alarm.c). */
 #include "report/history.h"
 
 #include <errno.h>
@@ -22,70 +18,17 @@
 
 #include "log/imagesdiff.h"
 #include "log/logread.h"
+#include "report/history_alarm.h"
 #include "report/report.h"
+#include "format/openmetrics.h"
 #include "lib/outfile.h"
 #include "lib/stats.h"
 #include "format/table.h"
 #include "lib/util.h"
 
-#define HIST_NIGHTS 7       /* nights in a baseline */
-#define HIST_MIN_NIGHTS 3   /* fewer: no verdict */
-#define HIST_FLOOR 0.03     /* a band never narrower than 3% */
-
-/* Two caps asked, NAN (none asked) after every cap. */
-/* The series a row belongs to: board, host, device (its name, then its own identity:
- * two GPUs of one model in one host are two series), kernel, element type, power mode, the
- * clock caps its step asked, size. A night under a GPU cap of 612 MHz is no night of the same
- * mode uncapped: its GB/s is another operating point's, never a change of the kernel's. */
-static int by_series(const struct tb_log_rec *x, const struct tb_log_rec *y)
-{
-    int c;
-    if ((c = strcmp(x->board, y->board)) ||
-        (c = tb_log_host_cmp(x->host, x->host_id, y->host, y->host_id)) ||
-        (c = strcmp(x->device, y->device)) || (c = strcmp(x->device_id, y->device_id)) ||
-        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->elem, y->elem)) ||
-        (c = tb_log_step_cmp(x, y)))
-        return c;
-    if (x->rows != y->rows)
-        return x->rows < y->rows ? -1 : 1;
-    return (x->cols > y->cols) - (x->cols < y->cols);
-}
-
-/* Series, then nights in order, the best of a night first. */
-static int by_group_night(const void *a, const void *b)
-{
-    const struct tb_log_rec *x = a, *y = b;
-    int c;
-    if ((c = by_series(x, y)) || (c = strcmp(x->night, y->night)))
-        return c;
-    return (x->gbps < y->gbps) - (x->gbps > y->gbps);   /* best first */
-}
-
 static bool same_series(const struct tb_log_rec *a, const struct tb_log_rec *b)
 {
-    return by_series(a, b) == 0;
-}
-
-/* Baseline and band of night i from the nights before it; false when too few. */
-static bool baseline(const double *x, size_t i, double *base, double *band)
-{
-    size_t k = i < HIST_NIGHTS ? i : HIST_NIGHTS;
-    if (k < HIST_MIN_NIGHTS)
-        return false;
-    double v[HIST_NIGHTS], d[HIST_NIGHTS];
-    memcpy(v, x + i - k, k * sizeof(*v));
-    *base = tb_median(v, k);
-    for (size_t j = 0; j < k; j++)
-        d[j] = fabs(x[i - k + j] - *base);
-    double mad = tb_median(d, k);
-    *band = fmax(HIST_FLOOR, 3 * 1.4826 * mad / *base);
-    return *base > 0;
-}
-
-/* -1 below the band, +1 above, 0 within (or no baseline) */
-static int side(double x, double base, double band)
-{
-    return x < base * (1 - band) ? -1 : x > base * (1 + band) ? 1 : 0;
+    return tb_history_series_cmp(a, b) == 0;
 }
 
 /* The series' own columns are the section heading of the terminal table and markdown. */
@@ -181,95 +124,140 @@ static const char *energy_flag(const struct tb_log_rec *const *n, size_t i)
     return y > x ? "more J/B than the night before" : "less J/B than the night before";
 }
 
-/* The flag of night i, and the change state carried to the next night. */
-static const char *judge(const double *x, size_t i, size_t count, int *change, double *cbase,
-                         double *cband, double *base, bool *have)
+/* The flag of night i from the GB/s alarm's state of it (history_alarm.h). */
+static const char *flag_of(unsigned char state, int dir, double x, double level)
 {
-    double band = NAN;
-    *have = baseline(x, i, base, &band);
-    if (*change && side(x[i], *cbase, *cband) == *change) {
-        *base = *cbase;   /* a change goes on: shown against where it started from */
-        *have = true;
-        return *change < 0 ? "still slower" : "still faster";
+    switch (state) {
+    case TB_AN_BEGIN: return dir < 0 ? "SLOWER from here" : "faster from here";
+    case TB_AN_IN: return dir < 0 ? "still slower" : "still faster";
+    case TB_AN_OFF: return "one night off (noise)";
+    case TB_AN_LATEST_OFF: return x < level ? "lower (one night: not yet a change)"
+                                            : "higher (one night)";
     }
-    *change = 0;
-    if (!*have)
-        return "";
-    int s0 = side(x[i], *base, band);
-    int s1 = i + 1 < count ? side(x[i + 1], *base, band) : 0;
-    if (s0 && s0 == s1) {
-        *change = s0;
-        *cbase = *base;
-        *cband = band;
-        return s0 < 0 ? "SLOWER from here" : "faster from here";
-    }
-    if (s0 && i + 1 < count)
-        return "one night off (noise)";
-    if (s0)
-        return s0 < 0 ? "lower (one night: not yet a change)" : "higher (one night)";
     return "";
 }
 
-/* One series: its nights into the table and into *out for the page (out->n = 0 when out of
- * memory); returns 1 when its latest night is inside a slowdown. */
-static int series(const struct tb_log_rec *const *n, size_t count, struct tb_table *t,
-                  struct tb_history_series *out)
+/* The GB/s change night i belongs to (its direction), 0 none. */
+static int change_dir(const struct tb_alarm *a, size_t i)
 {
-    double *x = malloc(count * sizeof(*x));
+    int dir = 0;
+    for (size_t c = 0; c < a->nch && a->ch[c].begin <= i; c++)
+        dir = a->ch[c].dir;
+    return dir;
+}
+
+/* The note of a night where a change began: its size, interval, the night it was flagged
+ * and what changed with it; then the energy figures' own changes. */
+static void change_note(const struct tb_series_alarm *sa, const struct tb_log_rec *const *n,
+                        size_t i, const struct tb_logset *all, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t c = 0; c < sa->a[TB_HFIG_GBPS].nch; c++) {
+        const struct tb_alarm_change *ch = &sa->a[TB_HFIG_GBPS].ch[c];
+        if (ch->begin == i)
+            k = (size_t)snprintf(buf, len, "GB/s %+.1f%% +- %.1f%% (flagged %s)",
+                                 ch->change_pct, ch->ci95_pct, n[ch->found]->night);
+    }
+    if (k < len)
+        tb_history_alarm_note(sa, n, i, buf + k + (k ? 2 : 0), len - k - (k ? 2 : 0));
+    if (k && buf[k + 2])
+        memcpy(buf + k, "; ", 2);
+    k = strlen(buf);
+    char cond[256];
+    if (k && k < len) {
+        tb_history_alarm_conditions(n, i, all, cond, sizeof(cond));
+        if (cond[0])
+            snprintf(buf + k, len - k, "; with it: %s", cond);
+    }
+}
+
+/* The series' heading in the terminal table and markdown. */
+static void section_head(struct tb_table *t, const struct tb_log_rec *r)
+{
+    char h[512], caps[64];
+    tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
+    snprintf(h, sizeof(h), "%s (%s%s%.40s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s%s%s", r->board,
+             r->device, r->device_id[0] ? " " : "", r->device_id, r->host[0] ? " on " : "",
+             r->host, r->host_id[0] ? " (" : "", r->host_id, r->host_id[0] ? ")" : "",
+             r->kernel, r->rows, r->cols, r->elem, r->power_mode[0] ? ", " : "",
+             r->power_mode, caps[0] ? ", " : "", caps);
+    tb_table_section(t, h);
+}
+
+/* What history makes of one series: its alarms, the tables' rows, the metrics' samples. */
+struct hseries {
+    const struct tb_log_rec *const *n;
+    size_t count;
+    const struct tb_logset *all;
+    struct tb_series_alarm sa;
+};
+
+/* Night i's row (its flag already in out->flag[i]). */
+static void night_row(const struct hseries *hs, size_t i, struct tb_table *t,
+                      const struct tb_history_series *out)
+{
+    const struct tb_log_rec *const *n = hs->n, *r = n[0];
+    const char *flag = out->flag[i];
+    char note[160], change[400], both[600], flag_note[700];
+    night_note(n, i, note, sizeof(note));
+    change_note(&hs->sa, n, i, hs->all, change, sizeof(change));
+    snprintf(both, sizeof(both), "%s%s%s", change, change[0] && note[0] ? "; " : "", note);
+    snprintf(flag_note, sizeof(flag_note), "%s%s%s%s%s", flag, flag[0] && both[0] ? " " : "",
+             both[0] ? "[" : "", both, both[0] ? "]" : "");
+    struct tb_cell c[] = {
+        TB_TEXT(r->board), TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(r->kernel),
+        TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
+        TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
+        TB_TEXT(n[i]->night), TB_NUM(out->gbps[i]), TB_NUM(out->base[i]),
+        TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci95),
+        TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
+        TB_NUM(n[i]->gbps_per_w_ci95), TB_TEXT(both),
+    };
+    tb_table_row(t, c);
+}
+
+/* One series: its nights into the table and into *out for the page (out->n = 0 when out of
+ * memory), its state per figure into om (*nom grows); returns 1 when it regressed on its
+ * latest night (its latest change in any figure is a regression: history_alarm.h). */
+static int series(struct hseries *hs, struct tb_table *t, struct tb_history_series *out,
+                  struct tb_om_alarm *om, size_t *nom)
+{
+    size_t count = hs->count;
+    const struct tb_log_rec *const *n = hs->n, *r = n[0];
+    unsigned char *state = malloc(count);
     out->night = malloc(count * sizeof(*out->night));
     out->gbps = malloc(3 * count * sizeof(*out->gbps));
     out->flag = malloc(count * sizeof(*out->flag));
     out->n = 0;
-    if (!x || !out->night || !out->gbps || !out->flag) {
-        free(x);
+    if (!state || !out->night || !out->gbps || !out->flag) {
+        free(state);
         return 0;
     }
-    out->base = out->gbps + count;
-    out->change = out->base + count;
-    for (size_t i = 0; i < count; i++)
-        x[i] = n[i]->gbps;
-    const struct tb_log_rec *r = n[0];
     *out = (struct tb_history_series){ r->board, r->host, r->device, r->kernel, r->elem,
                                        r->power_mode, r->gpu_cap_mhz, r->emc_cap_mhz, r->rows,
-                                       r->cols, count, out->night, out->gbps, out->base,
-                                       out->change, out->flag };
-    char h[512], caps[64];
-    tb_log_caps_text(caps, sizeof(caps), r->gpu_cap_mhz, r->emc_cap_mhz);
-    snprintf(h, sizeof(h), "%s (%s%s%.40s)%s%s%s%.8s%s, %s, %ldx%ld %s%s%s%s%s", r->board,
-             r->device, r->device_id[0] ? " " : "", r->device_id, r->host[0] ? " on " : "", r->host, r->host_id[0] ? " (" : "", r->host_id,
-             r->host_id[0] ? ")" : "", r->kernel, r->rows, r->cols, r->elem,
-             r->power_mode[0] ? ", " : "", r->power_mode, caps[0] ? ", " : "", caps);
-    tb_table_section(t, h);
-    int change = 0;               /* -1 inside a slowdown, +1 inside a speed-up */
-    double cbase = NAN, cband = NAN;   /* the baseline and band the change started from */
-    for (size_t i = 0; i < count; i++) {
-        double base = NAN;
-        bool have;
-        const char *flag = judge(x, i, count, &change, &cbase, &cband, &base, &have);
-        out->night[i] = n[i]->night;
-        out->gbps[i] = x[i];
-        out->base[i] = have ? base : NAN;
-        out->change[i] = have ? (x[i] / base - 1) * 100 : NAN;
-        tb_strlcpy(out->flag[i], flag, sizeof(out->flag[i]));
-        char note[160], flag_note[256];
-        night_note(n, i, note, sizeof(note));
-        snprintf(flag_note, sizeof(flag_note), "%s%s%s%s", flag, flag[0] && note[0] ? " " : "",
-                 note[0] ? "[" : "", note[0] ? note : "");
-        if (note[0])
-            strcat(flag_note, "]");
-        struct tb_cell c[] = {
-            TB_TEXT(r->board), TB_TEXT(r->host), TB_TEXT(r->device), TB_TEXT(r->kernel),
-            TB_NUM((double)r->rows), TB_NUM((double)r->cols), TB_TEXT(r->elem),
-            TB_TEXT(r->power_mode), TB_NUM(r->gpu_cap_mhz), TB_NUM(r->emc_cap_mhz),
-            TB_TEXT(n[i]->night), TB_NUM(x[i]), TB_NUM(out->base[i]),
-            TB_NUM(out->change[i]), TB_NUM(n[i]->gbps_per_w), TB_NUM(n[i]->gbps_per_w_ci95),
-            TB_TEXT(flag), TB_TEXT(flag_note), TB_TEXT(r->host_id), TB_NUM(n[i]->gbps_per_w),
-            TB_NUM(n[i]->gbps_per_w_ci95), TB_TEXT(note),
-        };
-        tb_table_row(t, c);
+                                       r->cols, count, out->night, out->gbps,
+                                       out->gbps + count, out->gbps + 2 * count, out->flag };
+    if (tb_history_alarm(n, count, &hs->sa, out->base, state) < 0) {
+        out->n = 0;
+        free(state);
+        return 0;
     }
-    free(x);
-    return change < 0;   /* the latest night is inside a slowdown */
+    section_head(t, r);
+    for (size_t i = 0; i < count; i++) {
+        out->night[i] = n[i]->night;
+        out->gbps[i] = n[i]->gbps;
+        out->change[i] = (out->gbps[i] / out->base[i] - 1) * 100;   /* NAN: not judged */
+        tb_strlcpy(out->flag[i], flag_of(state[i], change_dir(&hs->sa.a[TB_HFIG_GBPS], i),
+                                         out->gbps[i], out->base[i]), sizeof(out->flag[i]));
+        night_row(hs, i, t, out);
+    }
+    free(state);
+    *nom += tb_history_alarm_metrics(&hs->sa, n, om + *nom);
+    int bad = 0;
+    for (int f = 0; f < TB_HFIG_N; f++)
+        bad |= tb_series_regressed(&hs->sa, (enum tb_hfig)f);
+    return bad;
 }
 
 /* Boards whose latest night failed (a failed log, and no measured row of a later night of
@@ -304,25 +292,31 @@ static int failed_latest(const struct tb_logset *s)
 
 static const char history_text[] =
     "  For each board, host, device, kernel, size, element type, power mode and clock caps\n"
-    "  asked: the best GB/s of each night (the UTC date of the run), in time order. A night's\n"
-    "  baseline is the median of the up to 7 nights before it (3 at least); its band is max(3%,\n"
-    "  3 x 1.4826 x MAD / median). A change starts where two nights in a row fall beyond the\n"
-    "  band on the same side, and lasts while nights stay beyond the band it started from; one\n"
-    "  night alone is noise. A night that failed before measuring is listed with its reason.\n"
-    "  Exit 1 when the latest night is inside a slowdown or failed, a row failed verification\n"
-    "  (listed apart, never a night's value), or a log cannot be read.\n"
+    "  asked: the best GB/s of each night (the UTC date of the run), in time order, judged by\n"
+    "  an alarm that learns each series' night-to-night noise from the series itself and flags\n"
+    "  a sustained change (a CUSUM on robust residuals: one bad night alone never alarms),\n"
+    "  for GB/s, the energy ratio and J/GB; a change says the night it began, its size with a\n"
+    "  95% interval, the night it was flagged and what changed with it (doc/usage.md, \"The\n"
+    "  regression alarm\"). A night that failed before measuring is listed with its reason.\n"
+    "  Exit 1 when a series' latest change is a regression (less GB/s, more energy), a\n"
+    "  board's latest night failed, a row failed verification (listed apart, never a night's\n"
+    "  value), or a log cannot be read.\n"
     "  --format json: {\"schema\": \"transpose-bench/history/2\", \"nights\": [rows],\n"
     "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one self-contained page:\n"
     "  per kernel, size and element type a chart of the nights with a line per board, and the\n"
-    "  table with its flags. --plot draws those charts with gnuplot.\n";
+    "  table with its flags. --plot draws those charts with gnuplot. --metrics writes each\n"
+    "  series' state per figure for node_exporter's textfile collector.\n";
 
 /* history's options: long ones only, numbered from TB_OPT_LONG (cli.h). */
-enum { H_FORMAT = TB_OPT_LONG, H_HTML, H_PLOT };
+enum { H_FORMAT = TB_OPT_LONG, H_HTML, H_PLOT, H_METRICS };
 
 static const struct tb_opt_row history_opts[] = {
     { "format", H_FORMAT, "F", TB_FORMAT_NAMES " (default table)" },
     { "html", H_HTML, "FILE", "write one self-contained page of the nights (below)" },
     { "plot", H_PLOT, "FILE", "draw the page's charts with gnuplot (.svg or .png)" },
+    { "metrics", H_METRICS, "FILE",
+      "write each series' alarm state for Prometheus (FILE.prom:\n"
+      "transpose_bench_regression and its change)" },
     TB_OPT_END,
 };
 
@@ -332,7 +326,7 @@ const struct tb_usage tb_history_usage = {
 
 struct hopts {
     enum tb_format f;
-    const char *html_file, *plot_file;
+    const char *html_file, *plot_file, *metrics_file;
 };
 
 /* 0, or -1 after a usage error (said). Outputs are checked against the inputs here, before
@@ -347,6 +341,8 @@ static int parse(int argc, char **argv, struct hopts *o)
             o->html_file = optarg;
         else if (opt == H_PLOT)
             o->plot_file = optarg;
+        else if (opt == H_METRICS)
+            o->metrics_file = optarg;
         else if (opt == H_FORMAT && tb_format_parse(optarg, &o->f) < 0)
             return error("history: --format '%s': expected %s", optarg, tb_format_names);
         else if (opt != H_FORMAT) {
@@ -359,14 +355,15 @@ static int parse(int argc, char **argv, struct hopts *o)
         return -1;
     }
     const char *const *in = (const char *const *)argv + optind;
-    const char *outs[] = { o->html_file, o->plot_file };   /* lib/outfile.h's rule */
-    return tb_outfile_check("history", outs, 2, in, (size_t)(argc - optind));
+    const char *outs[] = { o->html_file, o->plot_file, o->metrics_file };   /* outfile.h */
+    return tb_outfile_check("history", outs, 3, in, (size_t)(argc - optind));
 }
 
 /* The series of the k usable rows (sorted), into the table and hs; returns the series
  * whose latest night is inside a slowdown. */
 static int all_series(struct tb_log_rec *v, size_t k, struct tb_table *t,
-                      const struct tb_log_rec **best, struct tb_history_series *hs, size_t *nhs)
+                      const struct tb_log_rec **best, struct tb_history_series *hs, size_t *nhs,
+                      const struct tb_logset *all, struct tb_om_alarm *om, size_t *nom)
 {
     int regressions = 0;
     for (size_t i = 0; i < k;) {
@@ -374,7 +371,8 @@ static int all_series(struct tb_log_rec *v, size_t k, struct tb_table *t,
         for (; j < k && same_series(&v[i], &v[j]); j++)
             if (n == 0 || strcmp(best[n - 1]->night, v[j].night))
                 best[n++] = &v[j];   /* the first of a night is its best */
-        regressions += series(best, n, t, &hs[(*nhs)++]);
+        struct hseries h = { best, n, all, { .nights = { 0 } } };
+        regressions += series(&h, t, &hs[(*nhs)++], om, nom);
         i = j;
     }
     return regressions;
@@ -395,6 +393,17 @@ static int pictures(const struct hopts *o, struct tb_doc *d, const struct tb_his
     return code;
 }
 
+/* --metrics: each series' state per figure; the exit code so far, made 1 when it fails. */
+static int metrics(const struct hopts *o, struct tb_doc *d, const struct tb_om_alarm *om,
+                   size_t nom, int code)
+{
+    if (o->metrics_file && tb_openmetrics_alarms_file("history", o->metrics_file, om, nom) < 0)
+        return TB_EXIT_FAIL;
+    if (o->metrics_file)
+        tb_doc_note(d, "metrics: %s", o->metrics_file);
+    return code;
+}
+
 /* Logs whose stamp cannot be are flagged (stderr) and left out: the page says how many. */
 static void note_untimed(struct tb_doc *d, const struct tb_logset *all)
 {
@@ -409,7 +418,7 @@ static void note_untimed(struct tb_doc *d, const struct tb_logset *all)
 
 int tb_history_main(int argc, char **argv)
 {
-    struct hopts o = { TB_FMT_TABLE, NULL, NULL };
+    struct hopts o = { TB_FMT_TABLE, NULL, NULL, NULL };
     if (parse(argc, argv, &o) < 0)
         return TB_EXIT_USAGE;
     struct tb_logset all;
@@ -446,17 +455,18 @@ int tb_history_main(int argc, char **argv)
         return code;
     }
     all.n = k;
-    tb_sort(v, k, sizeof(*v), by_group_night);   /* only failed nights: v may be NULL */
+    tb_sort(v, k, sizeof(*v), tb_history_night_cmp);   /* only failed nights: v may be NULL */
     const struct tb_log_rec **best = malloc((k ? k : 1) * sizeof(*best));
     struct tb_history_series *hs = calloc(k ? k : 1, sizeof(*hs));
-    size_t nhs = 0;
+    struct tb_om_alarm *om = calloc((k ? k : 1) * TB_HFIG_N, sizeof(*om));
+    size_t nhs = 0, nom = 0;
     int code = TB_EXIT_FAIL;
-    if (best && hs) {
+    if (best && hs && om) {
         struct tb_doc d;
         struct tb_table t;
         tb_doc_begin(&d, stdout, o.f, "history");
         tb_table_begin(&t, &d, "nights", "", cols, ARRAY_SIZE(cols));
-        int regressions = all_series(v, k, &t, best, hs, &nhs);
+        int regressions = all_series(v, k, &t, best, hs, &nhs, &all, om, &nom);
         tb_table_end(&t);
         tb_report_failed_nights(&d, &all, "history");
         size_t wrong_shown = tb_report_wrong_rows(&d, wrong, nwrong, "history");
@@ -467,6 +477,7 @@ int tb_history_main(int argc, char **argv)
                     wrong_shown ? "; some rows failed verification (above)" : "");
         code = regressions || failed || wrong_shown || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
         code = pictures(&o, &d, hs, nhs, regressions, &all, code);
+        code = metrics(&o, &d, om, nom, code);
         if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */
             error("history: cannot write the output: %s", strerror(errno ? errno : EIO));
             code = TB_EXIT_FAIL;
@@ -478,6 +489,7 @@ int tb_history_main(int argc, char **argv)
         free(hs[i].flag);
     }
     free(hs);
+    free(om);
     free(best);
     free(wrong);
     tb_logset_free(&all);

@@ -558,9 +558,10 @@ int tb_report_history(const struct tb_history_series *v, size_t n, int regressio
     if (tb_html_open(&h, path, "transpose-bench history") < 0)
         return -1;
     if (n)
-        fprintf(h.f, "<p>%d series regressed on the latest night. A change is two nights in a "
-                "row beyond the band of the nights before (median of up to 7; band max(3%%, 3 "
-                "MAD)); one night alone is noise.</p>\n", regressions);
+        fprintf(h.f, "<p>%d series regressed on the latest night. A change is what the "
+                "regression alarm flags: a sustained change beyond the noise the series itself "
+                "shows (a CUSUM on robust residuals); one bad night alone is noise.</p>\n",
+                regressions);
     else   /* only failed nights: not "0 series regressed" */
         fputs("<p>No night measured anything in the logs given: no series.</p>\n", h.f);
     html_failed_nights(h.f, s);
