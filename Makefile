@@ -19,6 +19,8 @@
 #   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it);
 #                    without it (and SMS=, CROSS_COMPILE=), a Jetson's board is detected
 #   TIER=quick       make test, test-valgrind, cross-test: the quick tier (not SLOW_TESTS)
+#   IMAGE_CACHE=DIR  where each kernel image is kept once compiled, for every build folder
+#                    (default build-images/ here; empty: none)
 #   TB_ROOT=DIR      the root /proc/device-tree/model and /etc/nv_tegra_release are read under
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
@@ -224,11 +226,14 @@ $(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The image table: built by the script when CUDA=1, an empty table otherwise.
-$(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \
-		scripts/kernel-images.sh $(BUILD)/.flags
+# Every header of kernels/ (the .cu read bperm_geo.h and strip_geo.h unlisted here before #59);
+# each image is compiled once per compiler, command line and source into IMAGE_CACHE and
+# reused by every build folder of this checkout (scripts/kernel-images.sh: TB_IMAGE_CACHE).
+IMAGE_CACHE ?= $(CURDIR)/build-images
+$(IMAGES): $(wildcard kernels/*.cu kernels/*.h) scripts/kernel-images.sh $(BUILD)/.flags
 	@mkdir -p $(BUILD)/images
 ifeq ($(IMAGES_BUILT),1)
-	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) scripts/kernel-images.sh $(BUILD)/images
+	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) TB_IMAGE_CACHE='$(IMAGE_CACHE)' scripts/kernel-images.sh $(BUILD)/images
 	@cp $(BUILD)/images/kernel_images.c $@
 else
 	$(if $(filter 1,$(CUDA)),@echo "make: no kernel images: $(NO_IMAGES_WHY)")
