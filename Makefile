@@ -411,20 +411,26 @@ fleet-lint:
 # across folders or inside one, no back-arrow between the folder view's nodes (each
 # sub-folder of src/ and kernels/ one node, src/*.c modules their own), a folder's private
 # headers (internal.h, NAME_internal.h, NAME_int.h) included from inside it only, and no
-# comment of src/ or page of doc/ (but doc/results, history) naming a src/ file that does not
-# exist; the floors printed. With -M $(BUILD), what gcc read (the .d files of the last build,
+# comment of src/ or kernels/ or page of doc/ (but doc/results, history) naming a file that
+# does not exist; the floors printed. With -M $(BUILD), what gcc read (the .d files of the last build,
 # -MMD -MP): every header it read for a source reached by the checker's own reading, no
 # private header read from outside its folder (even through the folder's public header), no
 # circle or back-arrow on gcc's edges; no build there (a fresh clone, CI before its build):
 # one line says so and that part is skipped; it never builds. The checker's own test first
-# (tests/structure-check-test.sh).
-# Then the sizes (scripts/size-check.sh): no .c/.h of src/ or kernels/ over 700 lines, no
-# function over 80, but for the offenders scripts/size-allow.txt names until their splits land.
+# (tests/structure-check-test.sh). A name of a .c/.h/.cu file in any spelling (src/a/b.c,
+# a/b.c, tests/t.c, b.c) names one that exists, or one scripts/outside-names.txt gives.
+# Then the calls (scripts/call-check.sh, its test first): nm of $(BUILD)'s objects, no circle
+# of modules by calls and no call that does not go down a floor, but those
+# scripts/call-allow.txt names (a list that only shrinks); no build there: skipped, said.
+# Then the sizes (scripts/size-check.sh): no .c/.h of src/, kernels/ or tests/ over 700
+# lines, no function over 80, but for the offenders scripts/size-allow.txt names.
 structure-check:
 	@tests/structure-check-test.sh
 	@scripts/structure-check.sh -I kernels -D doc -X doc/results -O scripts/outside-names.txt -M $(BUILD) src
+	@tests/call-check-test.sh
+	@scripts/call-check.sh -I kernels -B $(BUILD) src
 	@tests/size-check-test.sh
-	@scripts/size-check.sh src kernels
+	@scripts/size-check.sh src kernels tests
 
 # What a native `make` here builds for, and from which revision (tests/native-build.sh reads
 # these lines).

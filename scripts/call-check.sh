@@ -63,10 +63,11 @@ fi
 # the floors of the include check (its folder view)
 "$here/structure-check.sh" $(for d in $dirs; do printf ' -I %s' "$d"; done) "$root" > "$tmp/floors" 2>/dev/null || :
 grep -q '^floor ' "$tmp/floors" || { echo "call-check: the include check printed no floors" >&2; exit 2; }
-# nm of each object, prefixed by its source: "SOURCE TYPE SYMBOL" (U: taken from another)
-while read -r o s; do
-    nm -g "$o" | awk -v s="$s" 'NF == 2 { print s, $1, $2 } NF == 3 { print s, $2, $3 }'
-done < "$tmp/objs" > "$tmp/syms"
+# nm of the objects at once, each line as "SOURCE TYPE SYMBOL" (U: taken from another)
+# shellcheck disable=SC2046
+nm -A -g $(cut -d' ' -f1 "$tmp/objs") | awk 'FILENAME == ARGV[1] { src[$1] = $2; next }
+    { p = index($0, ":"); o = substr($0, 1, p - 1); n = split(substr($0, p + 1), f, " ")
+      if (o in src && n >= 2) print src[o], f[n - 1], f[n] }' "$tmp/objs" - > "$tmp/syms"
 
 LC_ALL=C awk -v root="$root" -v dirs="$dirs" -v allow="$allow" -v verbose="$verbose" \
     -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" '
@@ -120,7 +121,7 @@ BEGIN {
             print "call-check: " allow ":" aline ": expected \"circle MODULE MODULE...\" or \"call NODE -> NODE\", got \"" line "\"" > "/dev/stderr"
             bad_allow = 1; exit 2
         }
-        if (line ~ /^circle /) { w = substr(line, 8); line = "circle " sort_words(w) }
+        if (line ~ /^circle /) line = "circle " sort_words(substr(line, 8))
         allowed[line] = 1; order[++nallow] = line; where[line] = aline
     }
     close(allow)
