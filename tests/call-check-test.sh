@@ -114,7 +114,6 @@ expect "a stale object" 0 "2 modules" "1 stale objects skipped"
 baseline='circle src/power/ina3221 src/power/ina3221_oc
 circle src/power/nvml src/power/power
 circle src/energy/meter src/energy/meter_ema
-circle src/log/logread src/log/logrec
 call src/cmd/ -> src/cuda/
 call src/measure/ -> src/cuda/'
 extra=$(sed 's/#.*//; s/^[ \t]*//; s/[ \t]*$//; s/[ \t][ \t]*/ /g' "$top/scripts/call-allow.txt" | grep . |
