@@ -344,26 +344,27 @@ fuzz:
 # ---- one tarball per board: make dist BOARD=boards/<board>.cfg ----------------------
 dist:
 	@test -n "$(BOARD)" || { echo "make dist: name a board, e.g. make dist BOARD=boards/jetson-nano.cfg"; exit 2; }
-	@scripts/dist.sh $(BOARD)
+	+@scripts/dist.sh $(BOARD)
 
 # What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
 # the licenses and the relink material inside each, relinked against this system's libconfig
 # (tests/dist-relink.sh: LGPL-2.1 section 6);
 # and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
-# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano).
+# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano). Their makes are
+# jobs of this one ('+'): `make -j2 dist-check` builds each tarball two files at a time.
 REPRO_BOARD ?= jetson-nano
 DIST_CHECKED := jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano
 dist-check:
 	@scripts/ensure-deps.sh cross
 	@scripts/ensure-deps.sh dist
-	@tests/dist-check.sh
+	+@tests/dist-check.sh
 	@tests/dist-relink.sh $(DIST_CHECKED:%=dist/transpose-bench-%.tar.gz) \
 		$$(ls dist/transpose-bench-h100-sxm.tar.gz 2>/dev/null)
-	@tests/dist-repro.sh $(REPRO_BOARD)
+	+@tests/dist-repro.sh $(REPRO_BOARD)
 
 dist-repro:
 	@scripts/ensure-deps.sh dist
-	@tests/dist-repro.sh $(REPRO_BOARD)
+	+@tests/dist-repro.sh $(REPRO_BOARD)
 
 # The --html pages of compare and history rendered in headless Chromium, checked for what
 # they show (tests/html-check.sh).
