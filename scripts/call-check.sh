@@ -52,7 +52,7 @@ for d in "$root" $dirs; do
         s=${o#"$build"/}; s=${s%.o}
         if [ -f "$s.c" ]; then s=$s.c; elif [ -f "$s.cu" ]; then s=$s.cu; else continue; fi
         nobj=$((nobj + 1))
-        if [ "$s" -nt "$o" ]; then nstale=$((nstale + 1)); continue; fi
+        if [ -n "$(find "$s" -newer "$o" -print)" ]; then nstale=$((nstale + 1)); continue; fi
         printf '%s %s\n' "$o" "$s" >> "$tmp/objs"
     done
 done
@@ -61,6 +61,7 @@ if [ ! -s "$tmp/objs" ]; then
     exit 0
 fi
 # the floors of the include check (its folder view)
+# shellcheck disable=SC2046
 "$here/structure-check.sh" $(for d in $dirs; do printf ' -I %s' "$d"; done) "$root" > "$tmp/floors" 2>/dev/null || :
 grep -q '^floor ' "$tmp/floors" || { echo "call-check: the include check printed no floors" >&2; exit 2; }
 # nm of the objects at once, each line as "SOURCE TYPE SYMBOL" (U: taken from another)
