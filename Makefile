@@ -19,6 +19,8 @@
 #   BOARD=boards/X.cfg   build for that board (its sms, cuda, ptx_isa; `make dist` packs for it);
 #                    without it (and SMS=, CROSS_COMPILE=), a Jetson's board is detected
 #   TIER=quick       make test, test-valgrind, cross-test: the quick tier (not SLOW_TESTS)
+#   IMAGE_CACHE=DIR  where each kernel image is kept once compiled, for every build folder
+#                    (default build-images/ here; empty: none)
 #   TB_ROOT=DIR      the root /proc/device-tree/model and /etc/nv_tegra_release are read under
 #   CROSS_COMPILE=aarch64-linux-gnu-   cross toolchain prefix (pkg-config for the target too)
 #   PREFIX, DESTDIR  install locations
@@ -225,11 +227,14 @@ $(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The image table: built by the script when CUDA=1, an empty table otherwise.
-$(IMAGES): kernels/cuda_transpose.cu kernels/pattern.h kernels/vec16_geo.h kernels/clang_cuda.h \
-		scripts/kernel-images.sh $(BUILD)/.flags
+# Every header of kernels/ (the .cu read bperm_geo.h and strip_geo.h unlisted here before #59);
+# each image is compiled once per compiler, command line and source into IMAGE_CACHE and
+# reused by every build folder of this checkout (scripts/kernel-images.sh: TB_IMAGE_CACHE).
+IMAGE_CACHE ?= $(CURDIR)/build-images
+$(IMAGES): $(wildcard kernels/*.cu kernels/*.h) scripts/kernel-images.sh $(BUILD)/.flags
 	@mkdir -p $(BUILD)/images
 ifeq ($(IMAGES_BUILT),1)
-	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) scripts/kernel-images.sh $(BUILD)/images
+	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) TB_IMAGE_CACHE='$(IMAGE_CACHE)' scripts/kernel-images.sh $(BUILD)/images
 	@cp $(BUILD)/images/kernel_images.c $@
 else
 	$(if $(filter 1,$(CUDA)),@echo "make: no kernel images: $(NO_IMAGES_WHY)")
@@ -309,10 +314,13 @@ TEST_ENV = TB_BIN="$(or $(TB_BIN),$(CURDIR)/$(BIN))" TB_BUILD=$(BUILD)
 $(TESTS): %: $(BUILD)/tests/%.run
 $(BUILD)/tests/%.run: $(BUILD)/tests/% $(BIN) $(TEST_LIBS) FORCE
 	@$(TEST_ENV) scripts/run-tests.sh --one $< $(BUILD)/tests/$*.result
-# test-suite: the tier's programs built, then run as jobs (-k: every one runs), then the sum;
-# what test, test-valgrind (TB_VALGRIND=1) and cross-test (TB_RUNNER=qemu-aarch64) run.
+# test-suite: the tool and the test libraries built, then the tier's programs built and run
+# as jobs (-k: every one runs), each as soon as it is linked: the slow ones, which mostly wait
+# on the fake clock (test_rerun_calib: 30 s of CPU in 174 s, #59), run while the others
+# compile; then the sum. What test, test-valgrind (TB_VALGRIND=1) and cross-test
+# (TB_RUNNER=qemu-aarch64) run.
 test-suite:
-	+@$(MAKE) --no-print-directory $(BIN) $(RUN_TESTS:%=$(BUILD)/tests/%) $(TEST_LIBS)
+	+@$(MAKE) --no-print-directory $(BIN) $(TEST_LIBS)
 	@rm -f $(RUN_TESTS:%=$(BUILD)/tests/%.result)
 	+@start=$$(date +%s.%N); \
 	$(MAKE) --no-print-directory -k $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) \
@@ -347,26 +355,27 @@ fuzz:
 # ---- one tarball per board: make dist BOARD=boards/<board>.cfg ----------------------
 dist:
 	@test -n "$(BOARD)" || { echo "make dist: name a board, e.g. make dist BOARD=boards/jetson-nano.cfg"; exit 2; }
-	@scripts/dist.sh $(BOARD)
+	+@scripts/dist.sh $(BOARD)
 
 # What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
 # the licenses and the relink material inside each, relinked against this system's libconfig
 # (tests/dist-relink.sh: LGPL-2.1 section 6);
 # and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
-# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano).
+# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano). Their makes are
+# jobs of this one ('+'): `make -j2 dist-check` builds each tarball two files at a time.
 REPRO_BOARD ?= jetson-nano
 DIST_CHECKED := jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano
 dist-check:
 	@scripts/ensure-deps.sh cross
 	@scripts/ensure-deps.sh dist
-	@tests/dist-check.sh
+	+@tests/dist-check.sh
 	@tests/dist-relink.sh $(DIST_CHECKED:%=dist/transpose-bench-%.tar.gz) \
 		$$(ls dist/transpose-bench-h100-sxm.tar.gz 2>/dev/null)
-	@tests/dist-repro.sh $(REPRO_BOARD)
+	+@tests/dist-repro.sh $(REPRO_BOARD)
 
 dist-repro:
 	@scripts/ensure-deps.sh dist
-	@tests/dist-repro.sh $(REPRO_BOARD)
+	+@tests/dist-repro.sh $(REPRO_BOARD)
 
 # The --html pages of compare and history rendered in headless Chromium, checked for what
 # they show (tests/html-check.sh).
@@ -420,20 +429,26 @@ fleet-lint:
 # across folders or inside one, no back-arrow between the folder view's nodes (each
 # sub-folder of src/ and kernels/ one node, src/*.c modules their own), a folder's private
 # headers (internal.h, NAME_internal.h, NAME_int.h) included from inside it only, and no
-# comment of src/ or page of doc/ (but doc/results, history) naming a src/ file that does not
-# exist; the floors printed. With -M $(BUILD), what gcc read (the .d files of the last build,
+# comment of src/ or kernels/ or page of doc/ (but doc/results, history) naming a file that
+# does not exist; the floors printed. With -M $(BUILD), what gcc read (the .d files of the last build,
 # -MMD -MP): every header it read for a source reached by the checker's own reading, no
 # private header read from outside its folder (even through the folder's public header), no
 # circle or back-arrow on gcc's edges; no build there (a fresh clone, CI before its build):
 # one line says so and that part is skipped; it never builds. The checker's own test first
-# (tests/structure-check-test.sh).
-# Then the sizes (scripts/size-check.sh): no .c/.h of src/ or kernels/ over 700 lines, no
-# function over 80, but for the offenders scripts/size-allow.txt names until their splits land.
+# (tests/structure-check-test.sh). A name of a .c/.h/.cu file in any spelling (src/a/b.c,
+# a/b.c, tests/t.c, b.c) names one that exists, or one scripts/outside-names.txt gives.
+# Then the calls (scripts/call-check.sh, its test first): nm of $(BUILD)'s objects, no circle
+# of modules by calls and no call that does not go down a floor, but those
+# scripts/call-allow.txt names (a list that only shrinks); no build there: skipped, said.
+# Then the sizes (scripts/size-check.sh): no .c/.h of src/, kernels/ or tests/ over 700
+# lines, no function over 80, but for the offenders scripts/size-allow.txt names.
 structure-check:
 	@tests/structure-check-test.sh
-	@scripts/structure-check.sh -I kernels -D doc -X doc/results -M $(BUILD) src
+	@scripts/structure-check.sh -I kernels -D doc -X doc/results -O scripts/outside-names.txt -M $(BUILD) src
+	@tests/call-check-test.sh
+	@scripts/call-check.sh -I kernels -B $(BUILD) src
 	@tests/size-check-test.sh
-	@scripts/size-check.sh src kernels
+	@scripts/size-check.sh src kernels tests
 
 # What a native `make` here builds for, and from which revision (tests/native-build.sh reads
 # these lines).

@@ -1,6 +1,6 @@
 /* cuda_transpose.cu: the GPU kernels, device code only. nvcc compiles this file into one
  * fatbin (a cubin per architecture of SMS, PTX for the newest) that is embedded in the
- * executable and loaded through the driver API (src/backend_cuda.c); the launchers that
+ * executable and loaded through the driver API (src/cuda/backend.c); the launchers that
  * pick grids and entry points are plain C (kernels/cuda_launch.c). Every entry point is
  * extern "C" with a stable name, tb_<kernel>[_<variant>]_<element bytes>, and the same
  * parameters (in, out, rows, cols, tiles_y, pad). Input is row-major rows x cols, output cols x rows.

@@ -20,6 +20,13 @@
 # (empty: any), NVCC=path, NVCC_CCBIN=g++, CLANG=clang-19 (empty: clang-19, else the newest
 # clang-N, N >= 14), KERNEL_CC=auto|clang|nvcc, KERNEL_FLAGS (more -D flags for both compilers,
 # for an A/B on the GPU), V=1.
+# TB_IMAGE_CACHE=DIR (the Makefile sets build-images/ of the checkout): each image compiled
+# once per compiler, command line and source, and reused by every build folder (build,
+# build-san, build-aarch64, a board's dist build: the images depend on none of the host's
+# flags). An entry is named by the image and the sha256 of the compiler (its path and
+# --version), the command line (the output path left out) and the kernel sources (the .cu and
+# every header gcc -MM finds it reads, and clang_cuda.h); a cache folder or entry not owned by
+# this user, writable by another or a link is not used (said once; the image is compiled).
 # Writes also OUTDIR/images.sha256: each image's sha256 (as `list --images` writes it out) and
 # the images' checksum (sha256 of the images in table order), which kernel_images.c carries
 # (tb_images_sha256, shown by --version).
@@ -109,6 +116,48 @@ clang_warn() {
     } >&2
 }
 
+# ---- the image cache: a hit copies the image, a miss compiles it and stores it ----
+cache=${TB_IMAGE_CACHE:-}
+owned() {   # PATH: ours, no link, writable by no one else
+    [ ! -L "$1" ] && [ -n "$(find "$1" -maxdepth 0 -user "$(id -u)" ! -perm /022 -print 2>/dev/null)" ]
+}
+if [ -n "$cache" ]; then
+    (umask 022; mkdir -p "$cache") 2>/dev/null
+    if ! owned "$cache"; then
+        echo "kernel-images: image cache '$cache' not used (not a folder of $(id -un) that no one else" \
+             "may write): every image compiled" >&2
+        cache=""
+    fi
+fi
+srchash=""
+if [ -n "$cache" ]; then
+    heads=$(gcc -MM -x c++ -Isrc -Ikernels "$src" 2>/dev/null | tr -d '\\' | cut -d: -f2-) ||
+        heads=$(ls kernels/*.h)
+    # shellcheck disable=SC2086
+    srchash=$(sha256sum "$src" kernels/clang_cuda.h $heads | sort -u | sha256sum | cut -c1-64)
+fi
+ident() {   # COMPILER: its path and version text
+    printf '%s\n' "$(command -v "$1")"; "$1" --version 2>&1
+    [ "$1" = "$NVCC" ] && "${NVCC_CCBIN:-g++}" --version 2>&1 | head -n 1
+    return 0
+}
+# cached OUT [say] COMPILER ARG...: OUT from the cache, else the compile (which writes OUT), stored
+cached() {
+    o=$1; shift
+    [ -n "$cache" ] || { "$@"; return; }
+    c=$1; [ "$c" = say ] && c=$2
+    key=$({ echo "tb-image-cache 1 $srchash"; ident "$c"; printf '%s\n' "$@" |
+           awk -v o="$o" '$0 == o { print "OUT"; next } { print }'; } | sha256sum | cut -c1-64)
+    e=$cache/$(basename "$o")-$key
+    if [ -f "$e" ] && owned "$e"; then
+        cp "$e" "$o" && { echo "kernel-images: $(basename "$o") from the cache ($e)" >&2; return 0; }
+    fi
+    "$@" || return
+    (umask 022; cp "$o" "$e.tmp.$$" && mv -f "$e.tmp.$$" "$e") 2>/dev/null ||
+        { rm -f "$e.tmp.$$"; echo "kernel-images: could not store $(basename "$o") in $cache" >&2; }
+    return 0
+}
+
 n=0
 rows=""
 add() {   # file sm kind isa cuda compiler
@@ -172,7 +221,7 @@ if [ "$nvcc_ok" = 1 ]; then
             clang_sms="$clang_sms $sm"; continue
         fi
         cubin_sms="$cubin_sms $sm"
-        spawn "sm_$sm cubin (nvcc)" say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} \
+        spawn "sm_$sm cubin (nvcc)" cached "$out/sm_$sm.cubin" say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} \
             -cubin -arch=sm_$sm -o "$out/sm_$sm.cubin" "$src"
     done
 else
@@ -212,7 +261,7 @@ if [ -n "$clang" ] && [ -n "$clang_sms" ]; then
         [ "$isa" -gt "$maxc" ] && isa=$maxc
         [ "$isa" -lt "$lo" ] && die "$clang writes PTX ISA $((maxc / 10)).$((maxc % 10)) at most; sm_$sm needs $((lo / 10)).$((lo % 10))"
         echo "$isa" > "$out/sm_$sm.isa"
-        spawn "sm_$sm PTX (clang)" say "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path=/nonexistent \
+        spawn "sm_$sm PTX (clang)" cached "$out/sm_$sm.ptx" say "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path=/nonexistent \
             -std=c++14 -O3 -S --cuda-gpu-arch=sm_$sm -Xclang -target-feature -Xclang +ptx$isa \
             -isystem "$res/include" -include kernels/clang_cuda.h -Ikernels -Isrc ${KERNEL_FLAGS:-} \
             -o "$out/sm_$sm.ptx" "$src"
@@ -221,7 +270,7 @@ fi
 top=""
 if [ "$nvcc_ok" = 1 ] && [ "$KERNEL_CC" != clang ] && [ -n "$cubin_sms" ]; then
     top=$(printf '%s\n' $cubin_sms | sort -n | tail -n 1)
-    spawn "compute_$top PTX (nvcc)" say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} -ptx \
+    spawn "compute_$top PTX (nvcc)" cached "$out/compute_$top.ptx" say "$NVCC" -ccbin "${NVCC_CCBIN:-g++}" -std=c++14 -O3 -lineinfo -Isrc -Ikernels ${KERNEL_FLAGS:-} -ptx \
         -arch=compute_$top -o "$out/compute_$top.ptx" "$src"
 fi
 join

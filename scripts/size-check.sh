@@ -1,7 +1,7 @@
 #!/bin/sh
 # size-check.sh [-a ALLOW] [-l LINES] [-f LINES] [FOLDER]...: no .c or .h file over 700 lines
 # and no function over 80 (house rule: a file over 700 lines is two rooms). FOLDERs default to
-# src (walked down) and kernels (its own files only); .cu files are never counted (CUDA
+# src and tests (walked down) and kernels (its own files only); .cu files are never counted (CUDA
 # kernels are long by nature). A function is a body whose '{' opens at column 0 (the house
 # style) or ends a column-0 line naming it ("int f(void) {"), closed by the next '}' at column
 # 0; its length runs from the line naming it to that '}', both counted. ALLOW (default
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -gt 0 ] || set -- src kernels
+[ $# -gt 0 ] || set -- src kernels tests
 [ -f "$allow" ] || { echo "size-check: no allow-list '$allow' (an empty file allows nothing)" >&2; exit 2; }
 list=$(mktemp "${TMPDIR:-/tmp}/tb-size-XXXXXX")
 trap 'rm -f "$list"' EXIT
@@ -35,8 +35,9 @@ for d in "$@"; do
     [ -d "$d" ] || { echo "size-check: no folder '$d'" >&2; exit 2; }
 done
 for d in "$@"; do
-    # src/ is a tree of folders; any other folder (kernels/) counts its own files only
-    if [ "${d%/}" = src ]; then depth=""; else depth="-maxdepth 1"; fi
+    # src/ and tests/ are trees of folders (tests/sim, tests/fuzz); any other folder
+    # (kernels/) counts its own files only
+    case ${d%/} in src|tests) depth="" ;; *) depth="-maxdepth 1" ;; esac
     find "${d%/}" $depth -type f \( -name '*.c' -o -name '*.h' \) -print
 done | LC_ALL=C sort > "$list"
 [ -s "$list" ] || { echo "size-check: no .c or .h file in $*"; echo "size-check: ok"; exit 0; }

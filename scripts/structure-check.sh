@@ -1,5 +1,5 @@
 #!/bin/sh
-# structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-M BUILD] [ROOT]: the include graph of ROOT
+# structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-O NAMES] [-M BUILD] [ROOT]: the include graph of ROOT
 # (default src) and of each DIR, checked: no circle of modules (across folders or inside one),
 # and no back-arrow in the folder view. A module is a .c/.h pair (path without extension); A -> B when A's .c or .h
 # includes "B.h", resolved as the compiler does: the including file's folder first, then ROOT,
@@ -8,10 +8,15 @@
 # node that depends on nothing, else 1 + the highest floor it depends on. A back-arrow is an
 # edge between two nodes of one cycle of that view. Also: a private header of a sub-folder
 # (internal.h, NAME_internal.h, NAME_int.h) is included from inside that folder only; and
-# every file of ROOT (comments, strings) and of each DOCS folder (but what -X PATH leaves
-# out) that names a file "src/....c", ".h" or ".cu" names one that exists (ROOT's parent is
-# where such a name is looked for). Prints a summary; exit 1 naming the includes (or the
-# lines) on any breach.
+# every file of ROOT and of each DIR (comments, strings: not an include line) and of each DOCS
+# folder (but what -X PATH leaves out) that names a .c, .h or .cu file names one that exists,
+# whatever the spelling (#59): a path whose first folder is one beside ROOT (src/a/b.c,
+# tests/t.c) or one of ROOT's sub-folders (a/b.c) must be a file there (ROOT's parent is the
+# project); a bare name (b.c) must be some file's of the project (builds, .git and dist/ aside),
+# a system header's (/usr/include) or one the file -O NAMES gives (one a line, '#' comments:
+# another project's file, a placeholder); a path of another project (sys/, linux/, an absolute
+# one) and a name written <x.h> are not read. Prints a summary; exit 1 naming the includes (or
+# the lines) on any breach.
 # -v also lists every folder-level edge with its #include lines. Reads only; no compiler: every
 # include outside comments counts, under whichever #if it sits, read as gcc -std=c11 reads it
 # (tests/structure-check-test.sh holds each case against gcc -MM): trigraphs ??= and ??/, a
@@ -43,6 +48,7 @@ dirs=""
 docs=""
 skip=""
 build=""
+outside=/dev/null
 while [ $# -gt 0 ]; do
     case $1 in
     -v) verbose=1; shift ;;
@@ -53,16 +59,18 @@ while [ $# -gt 0 ]; do
         docs="$docs $2"; shift 2 ;;
     -X) [ $# -ge 2 ] || { echo "structure-check: -X needs a path" >&2; exit 2; }
         skip="$skip $2"; shift 2 ;;
+    -O) [ $# -ge 2 ] && [ -f "$2" ] || { echo "structure-check: -O needs a file (names of files not ours)" >&2; exit 2; }
+        outside=$2; shift 2 ;;
     -M) [ $# -ge 2 ] || { echo "structure-check: -M needs a build folder" >&2; exit 2; }
         [ -z "$build" ] || { echo "structure-check: -M given twice ('$build', '$2'): one build folder" >&2; exit 2; }
         build=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-M BUILD] [ROOT])" >&2
+    -*) echo "structure-check: unknown option '$1' (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-O NAMES] [-M BUILD] [ROOT])" >&2
         exit 2 ;;
     *) break ;;
     esac
 done
-[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-M BUILD] [ROOT])" >&2; exit 2; }
+[ $# -le 1 ] || { echo "structure-check: one source root at most (usage: structure-check.sh [-v] [-I DIR]... [-D DOCS]... [-X PATH]... [-O NAMES] [-M BUILD] [ROOT])" >&2; exit 2; }
 root=${1:-src}
 for d in "$root" $dirs $docs; do
     case $d in *' '*) echo "structure-check: '$d': folders with spaces are not supported" >&2; exit 2 ;; esac
@@ -72,7 +80,8 @@ case $build in *' '*) echo "structure-check: '$build': folders with spaces are n
 list=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
 named=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
 deps=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
-trap 'rm -f "$list" "$named" "$deps" "$deps.all" "$deps.raw" "$deps.files" "$deps.have" "$deps.newer"' EXIT
+ours=$(mktemp "${TMPDIR:-/tmp}/tb-structure-XXXXXX")
+trap 'rm -f "$list" "$named" "$ours" "$deps" "$deps.all" "$deps.raw" "$deps.files" "$deps.have" "$deps.newer"' EXIT
 # -M: the build's .d files that are current (none of the files one names is newer than it,
 # and all of them are still there) into $deps; a stale one is counted and left out, as make
 # would rewrite it (a file edited or moved since the build says nothing of today's includes).
@@ -129,11 +138,25 @@ fi
 # every file (an include may name any of them); sources are .c, .h and .cu
 find "$root" $dirs -type f -print | LC_ALL=C sort > "$list"
 # the files whose text may name a source file: ROOT's and the DOCS folders', less -X's
-find "$root" $docs -type f -print | LC_ALL=C sort | awk -v skip="$skip" '
+find "$root" $dirs $docs -type f -print | LC_ALL=C sort | awk -v skip="$skip" '
     BEGIN { n = split(skip, S, " ") }
     { for (k = 1; k <= n; k++) if ($0 == S[k] || index($0, S[k] "/") == 1) next; print }' > "$named"
 
-LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" -v named="$named" -v build="$build" \
+# every file of the project (the folder above ROOT, less builds, git and dist), for the names
+# a comment or a doc gives: a path is looked for there, a bare name among their names; then the
+# system's headers (a bare "stdio.h") and the names -O gives (another project's files, a
+# generated file, a placeholder), after a line "--"
+ptop=$(dirname "$root")
+{ find "$ptop" \( -path "$ptop/.git" -o -path "$ptop/build" -o -path "$ptop/build-*" -o -path "$ptop/dist" \) -prune \
+      -o -type f -print | sed "s|^\./||"
+  echo "--"
+  for d in /usr/include /usr/include/*-linux-gnu /usr/lib/gcc/*/*/include; do
+      [ -d "$d" ] && ls "$d"
+  done 2>/dev/null | grep '\.h$' || :
+  sed 's/#.*//' "$outside" | tr -s ' \t' '\n\n' | grep . || :
+} > "$ours"
+
+LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" -v named="$named" -v build="$build" -v ours="$ours" \
     -v deps="$deps" -v nstale="$nstale" -v dnote="$dnote" '
 function norm(p,    n, k, c, out, top, parts, st) {
     n = split(p, parts, "/"); top = 0
@@ -333,28 +356,55 @@ function circle_edges(c, across,    u, n2, e, j, w, out) {
     }
     return out
 }
-# Every "src/....c|h|cu" in file f (not part of a longer path) that is no file of ROOT: one
-# error each. ROOT is src or ends in /src; a name is looked for beside ROOT.
-function names_in(f,    line, ln, rest, at, pre, m, p, top) {
-    top = root; sub(/src$/, "", top)
-    ln = 0
+# The names of source files (.c, .h, .cu) in file f, of a comment or a doc, but in an include
+# line of a source (the include check reads those) or written <x.h>: a path whose first folder is one of
+# the project (a folder beside ROOT, or one of the sub-folders of ROOT) must be a file there
+# (src/a/b.c, a/b.c, tests/t.c); a path of another project (sys/, linux/, an absolute one) is not read;
+# a bare name (modes.c) must be the name of some file of the project, a system header, or
+# one -O gives. One error each name and file.
+function names_in(f,    line, ln, rest, pre, m, src) {
+    src = is_source(f); ln = 0
     while ((getline line < f) > 0) {
-        ln++; rest = line; at = 0
-        while ((p = index(rest, "src/")) > 0) {
-            pre = p > 1 ? substr(rest, p - 1, 1) : ""
-            rest = substr(rest, p)
-            if (pre ~ /[A-Za-z0-9_.\/-]/ || !match(rest, /^src\/[A-Za-z0-9_\/.-]*[A-Za-z0-9_]\.(cu|c|h)([^A-Za-z0-9_]|$)/)) {
-                rest = substr(rest, 5); continue
-            }
-            m = substr(rest, 1, RLENGTH); sub(/[^A-Za-z0-9_]$/, "", m)
-            if (!((top m) in exists) && !((f, m) in said)) {
+        ln++; rest = line
+        if (src && line ~ /^[ \t]*(#|%:)[ \t]*(include_next|include|import)/) continue
+        while (match(rest, /[A-Za-z0-9_.\/-]*[A-Za-z0-9_]\.(cu|c|h)([^A-Za-z0-9_]|$)/)) {
+            pre = RSTART > 1 ? substr(rest, RSTART - 1, 1) : ""
+            m = substr(rest, RSTART, RLENGTH); sub(/[^A-Za-z0-9_]$/, "", m)
+            rest = substr(rest, RSTART + length(m))
+            if (pre != "<" && !name_ok(m) && !((f, m) in said)) {
                 said[f, m] = 1; nmissing++; status = 1
-                errors[++nerr] = "structure-check: error: " f ":" ln ": names " m ", which does not exist"
+                errors[++nerr] = "structure-check: error: " f ":" ln ": names " m ", which " \
+                    (index(m, "/") ? "does not exist" : "no file of the project has (nor a system header; -O names outside ones)")
             }
-            rest = substr(rest, length(m) + 1)
         }
     }
     close(f)
+}
+function name_ok(m,    first, k) {
+    if (m ~ /^\//) return 1
+    sub(/^(\.\/)+/, "", m)
+    if (m ~ /^\.\.\//) return 1
+    if (!index(m, "/")) return (m in pbase)
+    first = m; sub(/\/.*/, "", first)
+    if (first in ptopdir) return ((ptopp m) in pfile)
+    if (first in rootsub) {
+        for (k = 1; k <= nsearch; k++) if ((S[k] "/" m) in exists) return 1
+        return 0
+    }
+    return 1
+}
+# the project files (paths and names), the system headers and the names -O gives (after "--")
+function read_ours(    line, after, n, p, r) {
+    ptopp = root; sub(/[^\/]*$/, "", ptopp)
+    while ((getline line < ours) > 0) {
+        if (line == "--") { after = 1; continue }
+        if (after) { pbase[line] = 1; continue }
+        pfile[line] = 1; n = split(line, p, "/"); pbase[p[n]] = 1
+        r = substr(line, length(ptopp) + 1)
+        if (r ~ /\//) { sub(/\/.*/, "", r); ptopdir[r] = 1 }
+        if (index(line, root "/") == 1) { r = substr(line, length(root) + 2); if (r ~ /\//) { sub(/\/.*/, "", r); rootsub[r] = 1 } }
+    }
+    close(ours)
 }
 # -M, what gcc saw. reach_from(x): every file x reaches over the includes this check read, into
 # R (RP: the file that includes it on one shortest way, for chain()).
@@ -555,6 +605,7 @@ END {
     }
 
     # 5. names of source files in comments and docs
+    read_ours()
     while ((getline nf < named) > 0) names_in(nf)
     close(named)
 

@@ -27,7 +27,10 @@ build() {   # dir runner...
 }
 fails=1
 [ "$(git -C "$a" rev-parse HEAD)" = "$(git -C "$top" rev-parse HEAD)" ] || { echo "dist-repro: FAILED: the clone is not at HEAD"; exit 1; }
-build "$a" || { tail -n 20 "$a.log"; echo "dist-repro: FAILED: make dist in $a"; exit 1; }
+# the first takes its images from this checkout's cache (build-images/, where dist-check
+# just compiled them), the second compiles its own in its own path: the images too must be
+# the same bytes from two paths, and one compile of them is spared (#59)
+build "$a" env IMAGE_CACHE="$top/build-images" || { tail -n 20 "$a.log"; echo "dist-repro: FAILED: make dist in $a"; exit 1; }
 build "$b" $as_b || { tail -n 20 "$b.log"; echo "dist-repro: FAILED: make dist in $b${as_b:+ as nobody}"; exit 1; }
 ta=$a/dist/transpose-bench-$(sed -n 's/^[[:space:]]*name[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' "$top/boards/$board.cfg" | head -n 1).tar.gz
 tb=$b/dist/$(basename "$ta")

@@ -524,6 +524,12 @@ void th_use_hooks_binary(void)
     setenv("TB_BIN", bin, 1);
 }
 
+bool th_quick(void)
+{
+    const char *q = getenv("TB_TEST_QUICK");
+    return q && strcmp(q, "1") == 0;
+}
+
 void th_use_fake_clock(void)
 {
     const char *b = getenv("TB_BUILD"), *tool = getenv("TB_BIN");

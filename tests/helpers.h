@@ -99,6 +99,9 @@ void th_use_hooks_binary(void);
  * place of the tool in TB_BIN, whatever runs it (timeout, qemu: the words before it kept),
  * since the shipped tool carries no fake clock (lib/clock.h). Undone by the teardown. */
 void th_use_fake_clock(void);
+/* Whether the quick form is asked (TB_TEST_QUICK=1, which scripts/run-tests.sh sets under
+ * valgrind and qemu): a slow program then runs the same paths with fewer seeds or nights. */
+bool th_quick(void);
 /* A group fixture (cmocka_run_group_tests' setup and teardown): TB_LOCK_FILE of this
  * process, /tmp/tb-test-lock-PID (th_lock_file), removed at the end. */
 int th_lock_setup(void **state);

@@ -3,12 +3,17 @@
 # (issue #30): the board from a fake device tree (TB_ROOT), JetPack 4's nvcc 10.2 (a stand-in,
 # tests/native/nvcc-10.2: no --list-gpu-arch, refuses sm_75+) asked only for the SMs it builds,
 # clang (a stand-in) for the rest, a clang other than the pinned one said loudly, JetPack 3
-# refused, and the revision taken from this tree only. Run by `make test` (a few seconds).
+# refused, the revision taken from this tree only, and the image cache (each image compiled
+# once for every build folder, never taken from a folder another may write). Run by `make test`
+# (a few seconds).
 set -u
 unset MAKEFLAGS MFLAGS MAKELEVEL   # its makes are its own, not jobs of make test's
 # nor do they take make test's knobs (make passes command-line variables in the environment:
 # CUDA=0 from `make test CUDA=0` would leave every image out of the builds checked here)
 unset CUDA BUILD BIN SMS SMS_STRICT KERNEL_CC KERNEL_FLAGS PTX_ISA BOARD BOARD_CUDA SAN OPT
+# and no image cache (empty: each stand-in compile happens, as the logs below expect) but
+# case 9's own
+export IMAGE_CACHE=
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 t=$(mktemp -d "${TMPDIR:-/tmp}/tb-native.XXXXXX")
@@ -158,6 +163,33 @@ listed=$(sed -n '/^# Targets:/,/^#   (/p' Makefile | sed 's/^# Targets://; s/^#/
 phony=$(sed -n 's/^\.PHONY://p' Makefile | tr ' ' '\n' | grep -v -e '^$' -e '^FORCE$' | sort -u)
 if [ "$listed" = "$phony" ]; then ok "the Makefile's target list is its .PHONY targets ($(echo $phony | wc -w))"
 else bad "the Makefile's target list and .PHONY differ: $(printf '%s\n' "$listed" "$phony" | sort | uniq -u | tr '\n' ' ')"; fi
+
+# 9. The image cache (IMAGE_CACHE, scripts/kernel-images.sh): a second build folder takes
+#    every image from it (no compile) and embeds the same images; other flags compile again;
+#    a cache folder another may write is not used, and says so
+cache=$t/image-cache
+cached_images() {   # build-dir make-args...: images() with the cache
+    b=$1; shift
+    make --no-print-directory BUILD="$b" NVCC="$nvcc" CLANG="$clang" IMAGE_CACHE="$cache" \
+        TB_ROOT="$gen" KERNEL_CC=clang "$@" "$b/kernel_images.c" 2>&1
+}
+compiles() { grep -c cuda-gpu-arch "$t/clang.log"; }
+sum_of() { sed -n 's/^const char tb_images_sha256\[\] = "\([0-9a-f]*\)";/\1/p' "$1/kernel_images.c"; }
+: > "$t/clang.log"
+out1=$(FAKE_CLANG_LOG=$t/clang.log cached_images "$t/b-c1" SMS="53 87"); rc1=$?; n1=$(compiles)
+out2=$(FAKE_CLANG_LOG=$t/clang.log cached_images "$t/b-c2" SMS="53 87" SAN=1); rc2=$?; n2=$(compiles)
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$n1" = 2 ] && [ "$n2" = 2 ] && has "$out2" "sm_87.ptx from the cache" &&
+   [ -n "$(sum_of "$t/b-c1")" ] && [ "$(sum_of "$t/b-c1")" = "$(sum_of "$t/b-c2")" ]; then
+    ok "a second build folder takes both images from the cache (2 compiles in all), the same sha256"
+else bad "the image cache (rc $rc1 $rc2, compiles $n1 then $n2): $(printf '%s\n' "$out2" | tail -n 4)"; fi
+out=$(FAKE_CLANG_LOG=$t/clang.log cached_images "$t/b-c3" SMS="53 87" KERNEL_FLAGS=-DTB_X=1); rc=$?
+[ $rc = 0 ] && [ "$(compiles)" = 4 ] && ok "other kernel flags compile again" ||
+    bad "other kernel flags (rc $rc): $(compiles) compiles in all, expected 4"
+chmod g+w "$cache"
+out=$(FAKE_CLANG_LOG=$t/clang.log cached_images "$t/b-c4" SMS="53 87"); rc=$?
+[ $rc = 0 ] && [ "$(compiles)" = 6 ] && has "$out" "image cache '$cache' not used" &&
+    ok "a cache folder the group may write is not used: $(printf '%s\n' "$out" | grep -m1 'not used')" ||
+    bad "a group-writable cache (rc $rc, $(compiles) compiles): $out"
 
 echo "native-build: $passes passed, $fails failed"
 [ "$fails" = 0 ]

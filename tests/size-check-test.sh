@@ -3,7 +3,8 @@
 # of 700 lines and a function of 80 pass, 701 and 81 fail naming the file, the line and the
 # function; a function is counted from the line naming it (a multi-line signature included)
 # and found whether its '{' stands alone or ends the signature; initialisers, macros and
-# kernels' .cu files are not functions or files it counts; src/ is walked down, kernels/ not;
+# kernels' .cu files are not functions or files it counts; src/ and tests/ are walked down,
+# kernels/ not; with no folder named, tests/ is read too (#59);
 # an allow-list entry (FILE or FILE:FUNCTION) lets an offender pass, an entry within the
 # limits is noted, a bad entry is a usage error. Run by `make structure-check` (under a second).
 set -u
@@ -17,7 +18,7 @@ lines() { i=0; while [ "$i" -lt "$1" ]; do echo "/* $i */"; i=$((i + 1)); done; 
 # fn NAME TOTAL: a function of TOTAL lines (name line, '{', body, '}')
 fn() { echo "static int $1(void)"; echo "{"; lines $(($2 - 3)); echo "}"; }
 # tree NAME: an empty tree with an empty allow-list
-tree() { rm -rf "$t/$1"; mkdir -p "$t/$1/src" "$t/$1/kernels"; : > "$t/$1/allow.txt"; }
+tree() { rm -rf "$t/$1"; mkdir -p "$t/$1/src" "$t/$1/kernels" "$t/$1/tests"; : > "$t/$1/allow.txt"; }
 # run TREE [ARGS...]: out and rc of the check run in TREE with TREE/allow.txt
 run() {
     d=$1; shift
@@ -62,14 +63,19 @@ tree other
 run other
 expect "initialisers, structs, macros, .cu" 0 "1 files, 0 functions" "size-check: ok"
 
-# 5. src/ is walked down, kernels/ only its own files; .h files count
+# 5. src/ and tests/ are walked down, kernels/ only its own files; .h files count; with no
+#    folder named, src, kernels and tests are read
 tree where
-mkdir -p "$t/where/src/a/b" "$t/where/kernels/deep"
+mkdir -p "$t/where/src/a/b" "$t/where/kernels/deep" "$t/where/tests/sim"
 lines 701 > "$t/where/src/a/b/deep.h"
 lines 701 > "$t/where/kernels/top.c"
 lines 701 > "$t/where/kernels/deep/skip.c"
+lines 701 > "$t/where/tests/test_long.c"
+fn long_test 81 > "$t/where/tests/sim/sim.c"
 run where
-expect "src/ walked down, kernels/ not" 1 "error: src/a/b/deep.h: 701 lines" "error: kernels/top.c: 701 lines"
+expect "src/ and tests/ walked down, kernels/ not" 1 "error: src/a/b/deep.h: 701 lines" \
+    "error: kernels/top.c: 701 lines" "error: tests/test_long.c: 701 lines" \
+    "error: tests/sim/sim.c:1: long_test(): 81 lines (over 80)"
 lacks "kernels/deep not read" "skip.c"
 
 # 6. the allow-list: a file and a function allowed; a stale entry noted; a comment ignored

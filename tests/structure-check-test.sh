@@ -4,7 +4,8 @@
 # a circle of two top-level modules, a circle inside one folder and a private header
 # (internal.h, NAME_internal.h, NAME_int.h) included from outside each fail naming the include;
 # a comment or a doc naming a src/ file that does not exist fails naming the line (a doc
-# folder's -X part is not read; a longer path that ends in src/... is not such a name);
+# folder's -X part is not read; a longer path that ends in src/... is not such a name), and
+# so does a stale name of another spelling (sub/gone.c, tests/gone.c, a bare gone.c);
 # includes resolve as the compiler does (the including file's folder before the root), comments and strings do not
 # count, a -I folder that includes a host header back is caught, every spelling of an include
 # that gcc follows is an edge and what gcc does not follow is none (gcc -MM as the ground
@@ -141,6 +142,40 @@ put "$t/names" src/top.c '#include "top.h"' '/* as src/sub/x.c does */' '#includ
 put "$t/names" doc/tour.md 'Start with `src/top.c` and `src/util.h`.'
 run names -D doc -X doc/results src
 expect "names that exist" 0 "structure-check: ok"
+
+# 7d. stale names of any spelling (#59): a path without src/ (sub/gone.c), a path under a
+#     folder beside src/ (tests/gone.c), a bare name no file has (gone.c), in a comment of src/
+#     or of a -I folder and in a doc; what passes: a bare name some file has (x.c), a system
+#     header (stdio.h), another project's path (linux/drivers/k.c), an absolute one, <x.h>,
+#     a name -O gives, and an include line (the include check's: not found, left out)
+base stale
+mkdir -p "$t/stale/tests" "$t/stale/kern"
+put "$t/stale" tests/t.c '/* a test */'
+put "$t/stale" kern/k.h '/* kernels: see sub/gone.c and src/sub/x.c */'
+put "$t/stale" src/top.c '#include "top.h"' '#include "sub/x.h"' '#include "gone.h"' \
+    '/* switched by sub/gone.c (as x.c does), tested by tests/gone.c and tests/t.c */' \
+    '/* gone.c holds the lock; stdio.h, linux/drivers/k.c, /usr/src/k.c and <vendor.h> are not ours */' \
+    '/* vendor_api.h is NVIDIA'"'"'s */'
+put "$t/stale" doc/tour.md 'Modes: `sub/gone.c`; then ./sub/x.c and ../other/y.c.'
+run stale -I kern -D doc src
+expect "stale names of any spelling" 1 \
+    "src/top.c:4: names sub/gone.c, which does not exist" \
+    "src/top.c:4: names tests/gone.c, which does not exist" \
+    "src/top.c:5: names gone.c, which no file of the project has" \
+    "src/top.c:6: names vendor_api.h, which no file of the project has" \
+    "kern/k.h:1: names sub/gone.c, which does not exist" \
+    "doc/tour.md:1: names sub/gone.c, which does not exist" "6 names of files that do not exist"
+case $out in *"names x.c"*|*stdio.h*|*linux*|*/usr/src*|*vendor.h*|*tests/t.c*|*"names gone.h"*|*y.c*|*"names src/sub/x.c"*)
+    bad "stale names: a name that exists, is not ours or is in an include was named: $out" ;; esac
+printf '%s\n' '# names not ours' 'vendor_api.h   # NVIDIA'"'"'s' > "$t/stale/outside.txt"
+run stale -I kern -D doc -O outside.txt src
+expect "a name -O gives passes" 1 "5 names of files that do not exist"
+has "$out" "vendor_api.h" && bad "-O: vendor_api.h still named: $out" || ok "-O: vendor_api.h not named"
+put "$t/stale" src/top.c '#include "top.h"' '#include "sub/x.h"' '/* as x.c does, tested by tests/t.c */'
+put "$t/stale" kern/k.h '/* kernels: see src/sub/x.c */'
+put "$t/stale" doc/tour.md 'Modes: `sub/x.c`.'
+run stale -I kern -D doc -O outside.txt src
+expect "names of any spelling that exist" 0 "structure-check: ok"
 
 # 8. -I: a second folder whose file includes a host header back; clean without that include
 base extra

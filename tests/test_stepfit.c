@@ -16,6 +16,8 @@ static const double EDGES[] = { 1500, 3000, 4500, 6000 };
 #define NE 4
 #define NPOLL 1490
 static double T[1800], W[1800];
+/* three seeds a case; one in the quick form (TB_TEST_QUICK: under valgrind, 274 s for three) */
+#define SEEDS (th_quick() ? 1u : 3u)
 
 static void poll(enum ss_kind kind, int avg_n, double noise_rel, double delay_ms, uint64_t seed)
 {
@@ -40,7 +42,7 @@ static void test_ema_recovered(void **state)
 {
     int ns[] = { 512, 256 };
     for (int i = 0; i < 2; i++) {
-        for (uint64_t seed = 1; seed <= 3; seed++) {
+        for (uint64_t seed = 1; seed <= SEEDS; seed++) {
             poll(SS_EMA, ns[i], 0.03, 0, seed * 7919);
             struct tb_stepfit f = fit_ok();
             double tau = 0.84 * ns[i];
@@ -57,7 +59,7 @@ static void test_ema_recovered(void **state)
  * from reading to reading), three seeds. */
 static void test_ema_noisy(void **state)
 {
-    for (uint64_t seed = 11; seed <= 13; seed++) {
+    for (uint64_t seed = 11; seed <= 10 + SEEDS; seed++) {
         poll(SS_EMA, 512, 0.20, 0, seed);
         struct tb_stepfit f = fit_ok();
         assert_string_equal(f.model, "ema");
@@ -95,7 +97,7 @@ static void test_edge_is_no_fit(void **state)
 /* The mean of 512 conversions written once per block: a staircase every 430 ms. */
 static void test_block_mean_staircase(void **state)
 {
-    for (uint64_t seed = 1; seed <= 3; seed++) {
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
         poll(SS_BLOCK_MEAN, 512, 0.03, 0, seed * 104729);
         struct tb_stepfit f = fit_ok();
         assert_string_equal(f.model, "boxcar");
@@ -128,7 +130,7 @@ static void probe_layout(void)
 static void test_block_mean_probe_layout(void **state)
 {
     const double *e = PROBE_EDGES;
-    for (uint64_t seed = 1; seed <= 3; seed++) {
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
         struct step_sensor s = { SS_BLOCK_MEAN, 0.84, 256, 4.2, 11.7, 0.10, 0,
                                  seed * 2654435761u, 0, 0, NULL, 0, 0, 0 };
         ss_poll(&s, e, 4, 5.0, 1.5, PROBE_NPOLL, T, W);

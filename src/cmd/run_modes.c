@@ -1,5 +1,5 @@
 /* run_modes.c: see run_modes.h. The outer loop of a mode sweep, around the runner's: a step
- * labelled, switched (jetson/modes.c), logged as a mode_step line, its points run, its rows
+ * labelled, switched (jetson/modes_switch.c), logged as a mode_step line, its points run, its rows
  * added to the run's; then the board put back. Not the switching itself, and not when a run
  * ends (run.c). */
 #include "cmd/run_modes.h"

@@ -2,7 +2,7 @@
  * run.c drives it: planned with the configuration (a desktop, or tune: exit 2, nothing
  * changed), a dead run's changes put back once the log is open, each step switched, verified
  * and measured, the board restored whatever ends the sweep, and what the end line says of it.
- * How a mode is switched, verified and restored is jetson/modes.c's; this is when, and what
+ * How a mode is switched, verified and restored is jetson/modes.h's; this is when, and what
  * the run's log says. No step: the sweep runs once, in the mode the board is in. */
 #ifndef TB_RUN_MODES_H
 #define TB_RUN_MODES_H

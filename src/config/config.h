@@ -42,7 +42,7 @@ struct tb_sweep_cfg {
     int gzip_level;
     int keep_logs, keep_days;  /* log retention, 0 = keep all */
     double tune_seconds;       /* `tune`'s time budget */
-    /* the power-mode axes (run.c hands them to power/modes.h as struct tb_mode_axes): empty,
+    /* the power-mode axes (run.c hands them to jetson/modes.h as struct tb_mode_axes): empty,
      * the sweep changes no mode and no clock */
     char **power_modes; size_t n_power_modes; struct tb_where power_modes_at;  /* names or ids */
     long *gpu_max_mhz; size_t n_gpu_max_mhz; struct tb_where gpu_max_mhz_at;

@@ -1,8 +1,10 @@
 /* config/internal.h: what the rooms of the configuration share and nothing outside them
  * includes: the schema row, the load context, where a setting came from, and each room's
- * entry points. The rooms: config.c (the schema and the loader), lists.c (the
+ * entry points. The rooms: config.c (the loader), schema.c (the schema), lists.c (the
  * settings that are lists or need a loader of their own), set.c (--set and option
- * overrides), guard.c (bounded reading of files and @includes, libconfig 1.5's wrap). */
+ * overrides), where.c (where a setting came from, type names), guard.c (bounded reading of
+ * files and @includes, libconfig 1.5's wrap). Calls go one way: config -> set, schema ->
+ * lists -> where (scripts/call-check.sh). */
 #ifndef TB_CONFIG_INTERNAL_H
 #define TB_CONFIG_INTERNAL_H
 
@@ -61,11 +63,12 @@ struct tb_cfg_row {
     const char *doc;
 };
 
+/* ---- schema.c ---- */
 extern const struct tb_cfg_row tb_config_schema[];
 extern const size_t tb_config_schema_n;
 const struct tb_cfg_row *tb_config_row(const char *path);
 
-/* ---- config.c: locations and types ---- */
+/* ---- where.c: locations and types ---- */
 void tb_config_setting_path(const config_setting_t *s, char *buf, size_t n);
 /* Where a setting came from: FILE:LINE, or the command-line argument that set it. */
 struct tb_where tb_config_where(const struct tb_config *c, int file, const config_setting_t *s);
@@ -90,8 +93,9 @@ void tb_config_load_power_modes(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_clock_caps(struct tb_cfg_load *x, config_setting_t *s);
 /* board.match.model as one string, a list joined by '|'; -1 when it is neither or too long. */
 int tb_config_models_join(const config_setting_t *s, char *out, size_t n);
-/* The default block list (the sweep.blocks row's def_s, "32x8") when no file or option set it. */
-void tb_config_default_blocks(struct tb_config *c, const char *at);
+/* The default block list (row's def_s: the sweep.blocks row's, "32x8") when no file or option
+ * set it; row comes from the caller (the schema is above this file). */
+void tb_config_default_blocks(struct tb_config *c, const char *at, const struct tb_cfg_row *row);
 void tb_config_free_lists(struct tb_sweep_cfg *s);
 
 /* ---- set.c ---- */

@@ -367,9 +367,8 @@ void tb_config_load_element(struct tb_cfg_load *x, config_setting_t *s)
     x->c->sweep.elem_size = e->bytes;
 }
 
-void tb_config_default_blocks(struct tb_config *c, const char *at)
+void tb_config_default_blocks(struct tb_config *c, const char *at, const struct tb_cfg_row *row)
 {
-    const struct tb_cfg_row *row = tb_config_row("sweep.blocks");
     long bx, by;
     if (!row || !row->def_s || tb_parse_pair(row->def_s, &bx, &by) != 0)
         return;

@@ -76,7 +76,7 @@ struct tb_rerun_sd {
 void tb_rerun_as_capped(const struct tb_rerun_sd *in, struct tb_rerun_sd *out);
 
 /* One earlier run of one series as the pool takes it (rerun.c reads them from the logs;
- * tests/meter_calib.c makes them up): its ratio, J per byte, the relative variance of its
+ * tests/sim/rerun_sim.h makes them up): its ratio, J per byte, the relative variance of its
  * ratio's mean that its own cycles explain, and how many cycles. */
 struct tb_rerun_run {
     int series;                   /* runs of one series are adjacent, newest first */

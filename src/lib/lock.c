@@ -116,7 +116,7 @@ int tb_lock_acquire(const char *dir_unused, struct tb_lock **out)
     int fd = -1, rc = lock_open(path, &fd);
     if (rc)
         return rc;
-    /* restore's liveness probe (modes.c) holds a run's lock shared for a moment: a shared
+    /* restore's liveness probe (jetson/modes_restore.c) holds a run's lock shared briefly: a shared
      * hold is judged only when it lasts (three tries over some 40 ms) */
     int e = 0;
     for (int tries = 0;; tries++) {

@@ -121,11 +121,6 @@ double tb_log_number(const char *s)
     return s && tb_parse_number(s, -DBL_MAX, false, DBL_MAX, &v) == 0 ? v : NAN;
 }
 
-int tb_log_count(double v, double max)
-{
-    return v >= 1 && v <= max ? (int)v : 0;
-}
-
 static double num(const char *s)
 {
     return tb_log_number(s);

@@ -19,6 +19,13 @@ bool tb_log_gbps_impossible(double g)
     return !isnan(g) && !(g >= TB_LOGREAD_MIN_GBPS && g <= TB_LOGREAD_MAX_GBPS);
 }
 
+/* here, beside the bandwidth's rule, so that the reader (logread.c) calls this file and
+ * this file nothing of the reader's (scripts/call-check.sh) */
+int tb_log_count(double v, double max)
+{
+    return v >= 1 && v <= max ? (int)v : 0;
+}
+
 bool tb_log_usable(const struct tb_log_rec *r)
 {
     return !r->impossible && !r->outcome_unknown && !r->failed_night && !isnan(r->gbps) &&

@@ -1,7 +1,7 @@
 /* ceiling.h: the memory-bandwidth ceiling a point is judged against, following the memory
  * (EMC) clock: bus width x transfers per EMC clock x the EMC rate, where the rate comes from
- * the EMC clock read inside the point's window (devfreq, or debugfs as root: power/emc.h;
- * tegrastats' EMC_FREQ), else the current nvpmodel mode's EMC cap (power/nvpmodel.h:
+ * the EMC clock read inside the point's window (devfreq, or debugfs as root: jetson/emc.h;
+ * tegrastats' EMC_FREQ), else the current nvpmodel mode's EMC cap (jetson/nvpmodel.h:
  * readable without root), else the board file's peak, with the reason the EMC rate was not
  * read. The run's ceiling comes once (tb_ceiling_read), each point's from its window
  * (tb_ceiling_window); in a mode sweep's step, never above the EMC cap read back after the

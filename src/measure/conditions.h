@@ -21,7 +21,7 @@ struct tb_conditions {
     char thermal_unread[1200];/* thermal zones whose type or temp could not be read, and why
                               * (throttle.h's tb_thermal_zones); "" none */
     double emc_mhz;          /* the EMC (memory) clock at the start, NAN: unknown */
-    char emc_path[256];      /* the file it came from (power/emc.h) */
+    char emc_path[256];      /* the file it came from (jetson/emc.h) */
 };
 
 void tb_conditions_read(struct tb_conditions *c);

@@ -1,0 +1,197 @@
+#!/bin/sh
+# call-check.sh [-v] [-a ALLOW] [-I DIR]... -B BUILD [ROOT]: who calls whom, from the objects
+# of a build: `nm` of each object of BUILD whose source is a file of ROOT (default src) or of a
+# DIR gives the symbols it defines and those it takes from others; A -> B when A's object
+# takes a symbol (a function, a table) that B's defines. The include check
+# (scripts/structure-check.sh) cannot see a call made through a header both sides share; this
+# one sees every call the linker resolves. Checked: no circle of modules by calls (inside one
+# folder or across folders), and no call from a node of the folder view to one on its own
+# floor or above, the floors being those of the include check (its "floor N:" lines, the same
+# nodes: each sub-folder of ROOT and each DIR one node, ROOT's own modules their own). An
+# offender that ALLOW (default scripts/call-allow.txt beside this script) names is said and
+# passes: "circle MODULE MODULE..." (sorted, as printed), or "call NODE -> NODE"; '#' starts a
+# comment (the issue whose owner breaks it); an entry that no longer offends is an error
+# (remove it: the list only shrinks). An object older than its source is skipped and counted
+# (make rebuilds it); no object under BUILD (a fresh clone): one line says so, exit 0. Reads
+# only; never builds. -v lists every edge with its symbols. Exit 1 on a breach, 2 on a usage
+# error or a bad allow-list line.
+set -eu
+here=$(dirname "$0")
+allow=$here/call-allow.txt
+verbose=0; dirs=""; build=""
+usage="usage: call-check.sh [-v] [-a ALLOW] [-I DIR]... -B BUILD [ROOT]"
+while [ $# -gt 0 ]; do
+    case $1 in
+    -v) verbose=1; shift ;;
+    -a) [ $# -ge 2 ] || { echo "call-check: -a needs a file" >&2; exit 2; }
+        allow=$2; shift 2 ;;
+    -I) [ $# -ge 2 ] || { echo "call-check: -I needs a folder" >&2; exit 2; }
+        dirs="$dirs $2"; shift 2 ;;
+    -B) [ $# -ge 2 ] || { echo "call-check: -B needs a build folder" >&2; exit 2; }
+        build=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "call-check: unknown option '$1' ($usage)" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+[ $# -le 1 ] || { echo "call-check: one source root at most ($usage)" >&2; exit 2; }
+root=${1:-src}; root=${root%/}
+[ -n "$build" ] || { echo "call-check: -B BUILD is needed ($usage)" >&2; exit 2; }
+for d in "$root" $dirs; do
+    [ -d "$d" ] || { echo "call-check: no folder '$d'" >&2; exit 2; }
+done
+[ -f "$allow" ] || { echo "call-check: no allow-list '$allow' (an empty file allows nothing)" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-calls-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# the objects of ROOT's and the DIRs' sources: current ones into objs, stale ones counted
+: > "$tmp/objs"; nstale=0; nobj=0
+for d in "$root" $dirs; do
+    [ -d "$build/$d" ] || continue
+    for o in $(find "$build/$d" -name '*.o' -type f | LC_ALL=C sort); do
+        s=${o#"$build"/}; s=${s%.o}
+        if [ -f "$s.c" ]; then s=$s.c; elif [ -f "$s.cu" ]; then s=$s.cu; else continue; fi
+        nobj=$((nobj + 1))
+        if [ -n "$(find "$s" -newer "$o" -print)" ]; then nstale=$((nstale + 1)); continue; fi
+        printf '%s %s\n' "$o" "$s" >> "$tmp/objs"
+    done
+done
+if [ ! -s "$tmp/objs" ]; then
+    echo "calls: no current object of $root$dirs under $build ($nobj found, $nstale stale): skipped"
+    exit 0
+fi
+# the floors of the include check (its folder view)
+# shellcheck disable=SC2046
+"$here/structure-check.sh" $(for d in $dirs; do printf ' -I %s' "$d"; done) "$root" > "$tmp/floors" 2>/dev/null || :
+grep -q '^floor ' "$tmp/floors" || { echo "call-check: the include check printed no floors" >&2; exit 2; }
+# nm of the objects at once, each line as "SOURCE TYPE SYMBOL" (U: taken from another)
+# shellcheck disable=SC2046
+nm -A -g $(cut -d' ' -f1 "$tmp/objs") | awk 'FILENAME == ARGV[1] { src[$1] = $2; next }
+    { p = index($0, ":"); o = substr($0, 1, p - 1); n = split(substr($0, p + 1), f, " ")
+      if (o in src && n >= 2) print src[o], f[n - 1], f[n] }' "$tmp/objs" - > "$tmp/syms"
+
+LC_ALL=C awk -v root="$root" -v dirs="$dirs" -v allow="$allow" -v verbose="$verbose" \
+    -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" '
+function modname(p) { sub(/\.[^.\/]*$/, "", p); return p }
+function dirname(p) { if (p !~ /\//) return "."; sub(/\/[^\/]*$/, "", p); return p }
+# the folder-view node of a module, as the include check names it
+function node_of(m,    k, rest) {
+    for (k = 1; k <= nd; k++) if (index(m, D[k] "/") == 1) return D[k] "/"
+    rest = substr(m, length(root) + 2)
+    if (rest ~ /\//) { sub(/\/.*/, "", rest); return root "/" rest "/" }
+    return m
+}
+function sort_words(s,    a, n, i, j, t, out) {
+    n = split(s, a, " ")
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    out = ""
+    for (i = 1; i <= n; i++) out = out (i > 1 ? " " : "") a[i]
+    return out
+}
+function scc(n, adj, comp,    v) {
+    split("", sc_index); split("", sc_low); split("", sc_on); sc_i = 0; sc_sp = 0; sc_n = 0
+    for (v = 1; v <= n; v++) if (!(v in sc_index)) scc_visit(v, adj, comp)
+    return sc_n
+}
+function scc_visit(v, adj, comp,    e, k, m, w) {
+    sc_index[v] = sc_low[v] = ++sc_i; sc_stack[++sc_sp] = v; sc_on[v] = 1
+    m = split(adj[v], e, " ")
+    for (k = 1; k <= m; k++) {
+        w = e[k] + 0
+        if (!(w in sc_index)) { scc_visit(w, adj, comp); if (sc_low[w] < sc_low[v]) sc_low[v] = sc_low[w] }
+        else if (sc_on[w] && sc_index[w] < sc_low[v]) sc_low[v] = sc_index[w]
+    }
+    if (sc_low[v] == sc_index[v]) {
+        sc_n++
+        do { w = sc_stack[sc_sp--]; sc_on[w] = 0; comp[w] = sc_n } while (w != v)
+    }
+}
+function mod_id(m) { if (!(m in mid)) { mid[m] = ++nmod; mname[nmod] = m } return mid[m] }
+function offend(key, msg) {
+    if (key in allowed) { used[key] = 1; nallowed++; notes[++nnote] = "call-check: allowed for now (" allow ":" where[key] "): " msg; return }
+    status = 1; errors[++nerr] = "call-check: error: " msg
+}
+BEGIN {
+    nd = split(dirs, D, " ")
+    for (k = 1; k <= nd; k++) sub(/\/$/, "", D[k])
+    while ((getline line < allow) > 0) {
+        aline++
+        sub(/#.*/, "", line); gsub(/^[ \t]+|[ \t]+$/, "", line); gsub(/[ \t]+/, " ", line)
+        if (line == "") continue
+        if (line !~ /^circle [^ ]+ [^ ]+/ && line !~ /^call [^ ]+ -> [^ ]+$/) {
+            print "call-check: " allow ":" aline ": expected \"circle MODULE MODULE...\" or \"call NODE -> NODE\", got \"" line "\"" > "/dev/stderr"
+            bad_allow = 1; exit 2
+        }
+        if (line ~ /^circle /) line = "circle " sort_words(substr(line, 8))
+        allowed[line] = 1; order[++nallow] = line; where[line] = aline
+    }
+    close(allow)
+    # "floor  N: a b c" and its wrapped lines (blank-led) from the include check
+    while ((getline line < floors) > 0) {
+        if (line ~ /^floor +[0-9]+:/) { f = line; sub(/^floor +/, "", f); sub(/:.*/, "", f); sub(/^floor +[0-9]+:/, "", line); cur = f + 0 }
+        else if (line !~ /^ / || cur == 0) { cur = 0; continue }
+        n = split(line, w, " ")
+        for (k = 1; k <= n; k++) floor_of[w[k]] = cur
+    }
+    close(floors)
+}
+$2 == "U" { takes[$1] = takes[$1] " " $3; mod_id(modname($1)); next }
+$2 ~ /^[A-TV-Z]$/ { if (!($3 in def)) def[$3] = modname($1); mod_id(modname($1)) }
+END {
+    if (bad_allow) exit 2
+    for (s in takes) {
+        u = mod_id(modname(s)); n = split(takes[s], t, " ")
+        for (k = 1; k <= n; k++) {
+            if (!(t[k] in def)) continue                       # libc, libconfig, zlib: not ours
+            v = mod_id(def[t[k]]); if (u == v) continue
+            if (!((u, v) in edge)) { edge[u, v] = t[k]; adj[u] = adj[u] " " v; nedge++ }
+            else edge[u, v] = edge[u, v] " " t[k]
+        }
+    }
+    # 1. circles of modules by calls
+    nc = scc(nmod, adj, comp)
+    for (v = 1; v <= nmod; v++) { c = comp[v]; size[c]++; members[c] = members[c] " " mname[v] }
+    ncirc = 0
+    for (c = 1; c <= nc; c++) {
+        if (size[c] < 2) continue
+        ncirc++; names = sort_words(members[c]); calls = ""
+        for (u = 1; u <= nmod; u++) {
+            if (comp[u] != c) continue
+            n = split(adj[u], e, " ")
+            for (j = 1; j <= n; j++) if (comp[e[j] + 0] == c)
+                calls = calls "\n    " mname[u] " -> " mname[e[j] + 0] ": " sort_words(edge[u, e[j] + 0])
+        }
+        offend("circle " names, "a circle by calls: " names calls)
+    }
+    # 2. calls in the folder view that do not go down a floor
+    nup = 0
+    for (u = 1; u <= nmod; u++) {
+        n = split(adj[u], e, " ")
+        for (j = 1; j <= n; j++) {
+            v = e[j] + 0; a = node_of(mname[u]); b = node_of(mname[v])
+            if (a == b) continue
+            fa = floor_of[a] + 0; fb = floor_of[b] + 0
+            if (fa == 0 || fb == 0 || fb < fa) continue
+            key = "call " a " -> " b
+            if (!(key in upsite)) order_up[++nup] = key
+            upsite[key] = upsite[key] "\n    " mname[u] " -> " mname[v] ": " sort_words(edge[u, v])
+            upmsg[key] = (fb > fa ? "a call up a floor, " a " (floor " fa ") -> " b " (floor " fb ")" \
+                                  : "a call on one floor, " a " -> " b " (both floor " fa ")")
+        }
+    }
+    for (k = 1; k <= nup; k++) offend(order_up[k], upmsg[order_up[k]] upsite[order_up[k]])
+    for (k = 1; k <= nallow; k++)
+        if (!(order[k] in used)) {
+            status = 1
+            errors[++nerr] = "call-check: error: " allow ":" where[order[k]] ": \"" order[k] "\" no longer offends: remove it (the list only shrinks)"
+        }
+    print "calls (" build "): " nmod " modules, " (nedge + 0) " edges between them; " ncirc " circles, " \
+        nup " calls not down a floor (" (nallowed + 0) " allowed for now); " nstale " stale objects skipped"
+    for (k = 1; k <= nnote; k++) print notes[k]
+    if (verbose)
+        for (u = 1; u <= nmod; u++) { n = split(adj[u], e, " "); for (j = 1; j <= n; j++) print "  " mname[u] " -> " mname[e[j] + 0] ": " sort_words(edge[u, e[j] + 0]) }
+    for (k = 1; k <= nerr; k++) print errors[k] > "/dev/stderr"
+    if (status) print "call-check: FAILED: " nerr " (circles by calls, calls not down a floor, stale allow-list entries)" > "/dev/stderr"
+    else print "call-check: ok"
+    exit status
+}' "$tmp/syms"
