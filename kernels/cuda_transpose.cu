@@ -1365,20 +1365,38 @@ TB_VEC16W(128, 2) TB_VEC16W(256, 2) TB_VEC16W(512, 2)
 /* bperm16: 1 and 2-byte elements; T threads x D slabs (blocks 64x1 to 256x2), 128-byte (u8)
  * or 256-byte (f16) input segments; bperm16w: u8 with 256-byte segments, 256 or 512 threads,
  * one slab. Input rows on 16-byte chunks (a) or not (u). */
-#define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes)                                      \
-    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_##name##_##t##x##d##sfx##_##bytes( \
-        TB_PARAMS)                                                                         \
+/* The Orin (sm_87; ptxas of nvcc 13, doc/results/logs/perf61-2026-12-07/ptxas-sm87-*.txt):
+ * round 4 (#53) cost six u8 entries a block per SM to registers (bperm16 128x1u 9 -> 8, 256x1u
+ * 6 -> 5, 128x2a and 128x2u 4 -> 3; bperm16w 256x1a and 256x1u 4 -> 3). Their bounds ask for
+ * round 3's blocks again (#61): n, the last argument of an entry below (0: no bound). Only
+ * those six: a bound of one block would not be neutral, ptxas gives an entry so bounded up
+ * to 33 registers more than with none (tried: 18 of the 22 others moved). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 870 && !defined(TB_OCC)
+#define TB_BP87(th, n) , n
+#else
+#define TB_BP87(th, n) TB_MINB(th)
+#endif
+#define TB_BPB_0(th) TB_MINB(th)
+#define TB_BPB_4(th) TB_BP87(th, 4)
+#define TB_BPB_6(th) TB_BP87(th, 6)
+#define TB_BPB_9(th) TB_BP87(th, 9)
+#define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes, n)                                   \
+    extern "C" __global__ void __launch_bounds__(t * d TB_BPB_##n(t * d))                  \
+        tb_##name##_##t##x##d##sfx##_##bytes(TB_PARAMS)                                    \
     {                                                                                      \
         (void)pad;                                                                         \
         k_bperm16<bytes, t, d, al, seg>((const unsigned char *)in, (unsigned char *)out,   \
                                         rows, cols, tiles_y);                              \
     }
-#define TB_BPERM_AU(name, t, d, bytes, seg)                                                \
-    TB_BPERM_ONE(name, t, d, true, seg, a, bytes) TB_BPERM_ONE(name, t, d, false, seg, u, bytes)
-#define TB_BPERM(t, d) TB_BPERM_AU(bperm16, t, d, 1, 128) TB_BPERM_AU(bperm16, t, d, 2, 256)
-TB_BPERM(64, 1) TB_BPERM(128, 1) TB_BPERM(256, 1)
-TB_BPERM(64, 2) TB_BPERM(128, 2) TB_BPERM(256, 2)
-TB_BPERM_AU(bperm16w, 256, 1, 1, 256) TB_BPERM_AU(bperm16w, 512, 1, 1, 256)
+/* na, nu: the sm_87 bounds of the "a" and "u" entries */
+#define TB_BPERM_AU(name, t, d, bytes, seg, na, nu)                                        \
+    TB_BPERM_ONE(name, t, d, true, seg, a, bytes, na)                                      \
+    TB_BPERM_ONE(name, t, d, false, seg, u, bytes, nu)
+#define TB_BPERM(t, d, na, nu)                                                             \
+    TB_BPERM_AU(bperm16, t, d, 1, 128, na, nu) TB_BPERM_AU(bperm16, t, d, 2, 256, 0, 0)
+TB_BPERM(64, 1, 0, 0) TB_BPERM(128, 1, 0, 9) TB_BPERM(256, 1, 0, 6)
+TB_BPERM(64, 2, 0, 0) TB_BPERM(128, 2, 4, 4) TB_BPERM(256, 2, 0, 0)
+TB_BPERM_AU(bperm16w, 256, 1, 1, 256, 4, 4) TB_BPERM_AU(bperm16w, 512, 1, 1, 256, 0, 0)
 
 /* strip: short and wide (w) or tall and narrow (n), 128, 256 or 512 threads; the launcher
  * passes L, the long side's elements per block, in `pad` (strip_geo.h). */
