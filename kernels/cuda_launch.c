@@ -256,11 +256,22 @@ int tb_cuda_bperm16w(const struct tb_launch *l, struct tb_grid *out)
     return bperm("bperm16w", 256, l, out);
 }
 
-/* strip (#53): one side of ST_MAX elements or fewer, the tile spans it. Block T x K: T threads,
- * a tile of about 16 x T x K bytes, so L = 16 T K / (S E) elements of the long side a block
- * (down to whole 16-byte chunks where that leaves any), passed to the entry in `pad`; one row
- * of blocks; shared memory holds the S staged segments (strip_geo.h; tall and narrow: L and
- * the halo). Short and wide ("w") where rows <= cols, else tall and narrow ("n"). */
+/* Shared memory of a strip block: S segments of L elements (short and wide over ST_BIG: and
+ * the skew; tall and narrow: and the halo). */
+static long strip_smem(long s, long L, int e, int wide)
+{
+    if (!wide)
+        return s * ST_PITCH(L + ST_HALO(e), e);
+    return s * ST_PITCH(L, e) + (s > ST_BIG ? ST_SKEW(s - 1, e) : 0);
+}
+
+/* strip (#53, #61): one side of ST_MAX elements or fewer, the tile spans it. Block T x K: T
+ * threads, a tile of about 16 x T x K bytes, so L = 16 T K / (S E) elements of the long side a
+ * block (at least ST_BIG_SEG bytes where S > ST_BIG, 2 elements or more below: 16 x 128 /
+ * (128 x 8); down to whole 16-byte chunks where that leaves any), passed to the entry in `pad`;
+ * one row of blocks; shared memory holds the S staged segments (strip_geo.h; tall and narrow:
+ * L and the halo), at most ST_SMEM_MAX. Short and wide ("w", over ST_BIG "ws") where rows <=
+ * cols, else tall and narrow ("n"). */
 int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
 {
     int t = l->block_x, k = l->block_y, e = l->elem_size;
@@ -270,14 +281,19 @@ int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
         s > ST_MAX || s < 1 || (e != 1 && e != 2 && e != 4 && e != 8))
         return -EINVAL;
     long L = 16L * t * k / (s * e), unit = 16 / e;
+    if (s > ST_BIG && L * e < ST_BIG_SEG)
+        L = ST_BIG_SEG / e;
     if (L >= 2 * unit)
         L -= L % unit;
     if (L > len)
         L = len;
+    while (L > unit && strip_smem(s, L, e, wide) > ST_SMEM_MAX)
+        L -= unit;
     struct tb_grid g = { .gx = div_up(len, L), .gy = 1, .bx = (unsigned)t, .by = 1, .tiles_y = 1 };
-    g.smem = (unsigned)(s * (wide ? ST_PITCH(L, e) : ST_PITCH(L + ST_HALO(e), e)));
+    g.smem = (unsigned)strip_smem(s, L, e, wide);
     g.pad = (int)L;
-    snprintf(g.entry, sizeof(g.entry), "tb_strip_%s_%d_%d", wide ? "w" : "n", t, e);
+    snprintf(g.entry, sizeof(g.entry), "tb_strip_%s_%d_%d", !wide ? "n" : s > ST_BIG ? "ws" : "w",
+             t, e);
     *out = g;
     return 0;
 }

@@ -1036,8 +1036,9 @@ __device__ __forceinline__ uint4 st_lds(const unsigned char *s)
 }
 
 /* Short and wide: rows <= ST_MAX. Block b: input columns c0 = b x L ... c0 + n - 1, every
- * row; its output is the bytes [c0 x rows x E, (c0 + n) x rows x E), one run. */
-template <int E, int T>
+ * row; its output is the bytes [c0 x rows x E, (c0 + n) x rows x E), one run. SKEW: the
+ * segments staged with ST_SKEW (strip_geo.h; the launcher's "ws" entries, rows > ST_BIG). */
+template <int E, int T, bool SKEW>
 __device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
                                           unsigned char *__restrict__ out, long rows, long cols,
                                           int L)
@@ -1063,7 +1064,7 @@ __device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
             idx_t a = ((idx_t)r * cols + c0) * E, g = (a >> 4) + q;
             if (g <= ((a + (idx_t)n * E - 1) >> 4)) {
                 v[u] = v16_load(in, g * 16, total);
-                at[u] = r * P + 16 * q;
+                at[u] = r * P + (SKEW ? ST_SKEW(r, E) : 0) + 16 * q;
             }
         }
 #pragma unroll
@@ -1083,17 +1084,19 @@ __device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
         unsigned w[4] = { 0, 0, 0, 0 };
         if (full) {
             /* every element of the chunk is the block's: no checks, and the staged offset
-             * r x P + s_r + c x E carried from one element to the next */
-            int sr = (s0 + r * d) & 15, off = r * P + sr + c * E;
+             * r x P + s_r + c x E and the skew carried from one element to the next */
+            int sr = (s0 + r * d) & 15, off = r * P + sr + c * E, sk = SKEW ? ST_SKEW(r, E) : 0;
 #pragma unroll
             for (int j = 0; j < 16 / E; j++) {
-                st_put<E>(w, j, *reinterpret_cast<const U *>(sm + off));
+                st_put<E>(w, j, *reinterpret_cast<const U *>(sm + off + sk));
                 if (++r == R) {
-                    r = 0, c++, sr = s0, off = s0 + c * E;
+                    r = 0, c++, sr = s0, off = s0 + c * E, sk = 0;
                 } else {
                     sr += d, off += P + d;
                     if (sr >= 16)
                         sr -= 16, off -= 16;
+                    if (SKEW && (r & (ST_SKEW_G(E) - 1)) == 0)
+                        sk += ST_SKEW_W(E);
                 }
             }
             *reinterpret_cast<uint4 *>(out + g * 16) = make_uint4(w[0], w[1], w[2], w[3]);
@@ -1104,8 +1107,8 @@ __device__ __forceinline__ void k_strip_w(const unsigned char *__restrict__ in,
             if (k < 0)
                 continue;
             if (k < nr)
-                *reinterpret_cast<U *>(out + g * 16 + j * E) =
-                    *reinterpret_cast<const U *>(sm + r * P + ((s0 + r * d) & 15) + c * E);
+                *reinterpret_cast<U *>(out + g * 16 + j * E) = *reinterpret_cast<const U *>(
+                    sm + r * P + (SKEW ? ST_SKEW(r, E) : 0) + ((s0 + r * d) & 15) + c * E);
             if (++r == R)
                 r = 0, c++;
         }
@@ -1365,32 +1368,53 @@ TB_VEC16W(128, 2) TB_VEC16W(256, 2) TB_VEC16W(512, 2)
 /* bperm16: 1 and 2-byte elements; T threads x D slabs (blocks 64x1 to 256x2), 128-byte (u8)
  * or 256-byte (f16) input segments; bperm16w: u8 with 256-byte segments, 256 or 512 threads,
  * one slab. Input rows on 16-byte chunks (a) or not (u). */
-#define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes)                                      \
-    extern "C" __global__ void __launch_bounds__(t * d TB_MINB(t * d)) tb_##name##_##t##x##d##sfx##_##bytes( \
-        TB_PARAMS)                                                                         \
+/* The Orin (sm_87; ptxas of nvcc 13, doc/results/logs/perf61-2026-12-07/ptxas-sm87-*.txt):
+ * round 4 (#53) cost six u8 entries a block per SM to registers (bperm16 128x1u 9 -> 8, 256x1u
+ * 6 -> 5, 128x2a and 128x2u 4 -> 3; bperm16w 256x1a and 256x1u 4 -> 3). Their bounds ask for
+ * round 3's blocks again (#61): n, the last argument of an entry below (0: no bound). Only
+ * those six: a bound of one block would not be neutral, ptxas gives an entry so bounded up
+ * to 33 registers more than with none (tried: 18 of the 22 others moved). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 870 && !defined(TB_OCC)
+#define TB_BP87(th, n) , n
+#else
+#define TB_BP87(th, n) TB_MINB(th)
+#endif
+#define TB_BPB_0(th) TB_MINB(th)
+#define TB_BPB_4(th) TB_BP87(th, 4)
+#define TB_BPB_6(th) TB_BP87(th, 6)
+#define TB_BPB_9(th) TB_BP87(th, 9)
+#define TB_BPERM_ONE(name, t, d, al, seg, sfx, bytes, n)                                   \
+    extern "C" __global__ void __launch_bounds__(t * d TB_BPB_##n(t * d))                  \
+        tb_##name##_##t##x##d##sfx##_##bytes(TB_PARAMS)                                    \
     {                                                                                      \
         (void)pad;                                                                         \
         k_bperm16<bytes, t, d, al, seg>((const unsigned char *)in, (unsigned char *)out,   \
                                         rows, cols, tiles_y);                              \
     }
-#define TB_BPERM_AU(name, t, d, bytes, seg)                                                \
-    TB_BPERM_ONE(name, t, d, true, seg, a, bytes) TB_BPERM_ONE(name, t, d, false, seg, u, bytes)
-#define TB_BPERM(t, d) TB_BPERM_AU(bperm16, t, d, 1, 128) TB_BPERM_AU(bperm16, t, d, 2, 256)
-TB_BPERM(64, 1) TB_BPERM(128, 1) TB_BPERM(256, 1)
-TB_BPERM(64, 2) TB_BPERM(128, 2) TB_BPERM(256, 2)
-TB_BPERM_AU(bperm16w, 256, 1, 1, 256) TB_BPERM_AU(bperm16w, 512, 1, 1, 256)
+/* na, nu: the sm_87 bounds of the "a" and "u" entries */
+#define TB_BPERM_AU(name, t, d, bytes, seg, na, nu)                                        \
+    TB_BPERM_ONE(name, t, d, true, seg, a, bytes, na)                                      \
+    TB_BPERM_ONE(name, t, d, false, seg, u, bytes, nu)
+#define TB_BPERM(t, d, na, nu)                                                             \
+    TB_BPERM_AU(bperm16, t, d, 1, 128, na, nu) TB_BPERM_AU(bperm16, t, d, 2, 256, 0, 0)
+TB_BPERM(64, 1, 0, 0) TB_BPERM(128, 1, 0, 9) TB_BPERM(256, 1, 0, 6)
+TB_BPERM(64, 2, 0, 0) TB_BPERM(128, 2, 4, 4) TB_BPERM(256, 2, 0, 0)
+TB_BPERM_AU(bperm16w, 256, 1, 1, 256, 4, 4) TB_BPERM_AU(bperm16w, 512, 1, 1, 256, 0, 0)
 
-/* strip: short and wide (w) or tall and narrow (n), 128, 256 or 512 threads; the launcher
- * passes L, the long side's elements per block, in `pad` (strip_geo.h). */
-#define TB_STRIP_ONE(v, t, bytes)                                                          \
+/* strip: short and wide (w; ws: with the skewed staging) or tall and narrow (n), 128, 256 or
+ * 512 threads; the launcher passes L, the long side's elements per block, in `pad`
+ * (strip_geo.h). */
+#define TB_STRIP_ONE(v, call, t, bytes)                                                    \
     extern "C" __global__ void __launch_bounds__(t) tb_strip_##v##_##t##_##bytes(TB_PARAMS) \
     {                                                                                      \
         (void)tiles_y;                                                                     \
-        k_strip_##v<bytes, t>((const unsigned char *)in, (unsigned char *)out, rows, cols, pad); \
+        call((const unsigned char *)in, (unsigned char *)out, rows, cols, pad);            \
     }
-#define TB_STRIP(t) TB_STRIP_ONE(w, t, 1) TB_STRIP_ONE(w, t, 2) TB_STRIP_ONE(w, t, 4)       \
-    TB_STRIP_ONE(w, t, 8) TB_STRIP_ONE(n, t, 1) TB_STRIP_ONE(n, t, 2) TB_STRIP_ONE(n, t, 4) \
-    TB_STRIP_ONE(n, t, 8)
+#define TB_STRIP_E(t, e)                                                                   \
+    TB_STRIP_ONE(w, (k_strip_w<e, t, false>), t, e)                                        \
+    TB_STRIP_ONE(ws, (k_strip_w<e, t, true>), t, e)                                        \
+    TB_STRIP_ONE(n, (k_strip_n<e, t>), t, e)
+#define TB_STRIP(t) TB_STRIP_E(t, 1) TB_STRIP_E(t, 2) TB_STRIP_E(t, 4) TB_STRIP_E(t, 8)
 TB_STRIP(128) TB_STRIP(256) TB_STRIP(512)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */

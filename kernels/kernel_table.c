@@ -213,7 +213,7 @@ const struct tb_kernel tb_kernels[] = {
     { "vec16w", "floats and doubles, any shape: vec16 with 512-byte input segments (one sector more per 16 read on odd cols) and tiles 128 x D bytes deep",
       GPU, CUDA_FN(vec16w), "128, 256 or 512 x 1 or 2 (threads x 128-byte slabs)", rule_vec16w,
       2, TB_KF_BEST, ELEM_F32_F64, NULL },
-    { "strip", "every element type, a side of 64 or fewer (61x100003, 100003x61): the tile spans the short side, the contiguous side moves as 16-byte chunks through registers, the other side's segments through shared memory",
+    { "strip", "every element type, a side of 512 or fewer (61x100003, 100003x61, 300x40009): the tile spans the short side, the contiguous side moves as 16-byte chunks through registers, the other side's segments through shared memory",
       GPU, CUDA_FN(strip), "128, 256 or 512 x 1, 2 or 4 (threads x 16-byte chunks), <= 1024",
       rule_strip, 2, TB_KF_BEST, ELEM_ALL, shape_strip },
     /* vendor reference */

@@ -195,8 +195,11 @@ static void test_strip_geometry(void **state)
                         "chunks each), at most 1024 in all, got 512x4");
     assert_true(tb_kernel_shape_ok(k, 61, 100003, why, sizeof(why)));
     assert_true(tb_kernel_shape_ok(k, 100003, 64, why, sizeof(why)));
-    assert_false(tb_kernel_shape_ok(k, 65, 100003, why, sizeof(why)));
-    assert_string_equal(why, "strip: needs a side of 64 or fewer (the tile spans it), got 65x100003");
+    assert_true(tb_kernel_shape_ok(k, 257, 65537, why, sizeof(why)));
+    assert_true(tb_kernel_shape_ok(k, 100003, 512, why, sizeof(why)));
+    assert_false(tb_kernel_shape_ok(k, 513, 100003, why, sizeof(why)));
+    assert_string_equal(why,
+                        "strip: needs a side of 512 or fewer (the tile spans it), got 513x100003");
     assert_int_equal(k->elem_sizes, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 8));
 #ifdef TB_HAVE_CUDA
     struct tb_launch l = { NULL, NULL, 61, 100003, 256, 2, 1, 0, 0, NULL };
@@ -220,19 +223,52 @@ static void test_strip_geometry(void **state)
     assert_int_equal(tb_cuda_strip(&l, &g), 0);
     assert_int_equal(g.pad, 5);   /* never more than the long side */
     assert_int_equal(g.gx, 1);
-    l.rows = 65, l.cols = 65;
+    l.rows = 513, l.cols = 513;
     assert_int_equal(tb_cuda_strip(&l, &g), -EINVAL);
-    /* every tile fits the 48 KB a block gets without opting in */
+    /* #61: 100 rows of bytes, 512 x 2: 16384 / 100 = 163 columns, down to 160 (10 chunks) */
+    l = (struct tb_launch){ NULL, NULL, 100, 40009, 512, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_strip_w_512_1");
+    assert_int_equal(g.pad, 160);
+    assert_int_equal(g.smem, 100 * (16 * (160 / 16 + 1) + 4));
+    /* over ST_BIG (128) rows: 16384 / 300 = 54 columns, raised to 64 bytes (4 chunks), and
+     * the skewed entry with its 4 bytes a group of 16 rows (strip_geo.h) */
+    l.rows = 300;
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_strip_ws_512_1");
+    assert_int_equal(g.pad, 64);
+    assert_int_equal(g.gx, 626);
+    assert_int_equal(g.smem, 300 * (16 * (64 / 16 + 1) + 4) + 299 / 16 * 4);
+    l.rows = 128;
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_strip_w_512_1");
+    l = (struct tb_launch){ NULL, NULL, 40009, 300, 512, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_strip_n_512_1");
+    assert_int_equal(g.pad, 64);
+    /* 512 doubles a row and 128 threads: 2048 bytes hold no column of 4096; the floor of
+     * 64 bytes gives 8 */
+    l = (struct tb_launch){ NULL, NULL, 512, 1000, 128, 1, 8, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+    assert_int_equal(g.pad, 8);
+    assert_int_equal(g.gx, 125);
+    /* every tile fits the 48 KB a block gets without opting in, every block, both ways */
+    static const int blocks[][2] = { { 128, 1 }, { 128, 2 }, { 128, 4 }, { 256, 1 }, { 256, 2 },
+                                     { 256, 4 }, { 512, 1 }, { 512, 2 } };
     for (int e = 1; e <= 8; e *= 2)
-        for (long s = 1; s <= ST_MAX; s++) {
-            for (int wide = 0; wide < 2; wide++) {
-                l = (struct tb_launch){ NULL, NULL, wide ? s : 1000000, wide ? 1000000 : s, 512, 2,
-                                        e, 0, 0, NULL };
-                assert_int_equal(tb_cuda_strip(&l, &g), 0);
-                assert_true(g.smem <= 48 * 1024 && g.pad >= 1);
-                assert_true((long)g.pad * s * e <= 16 * 1024);
-            }
-        }
+        for (long s = 1; s <= ST_MAX; s++)
+            for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
+                for (int wide = 0; wide < 2; wide++) {
+                    l = (struct tb_launch){ NULL, NULL, wide ? s : 1000000, wide ? 1000000 : s,
+                                            blocks[b][0], blocks[b][1], e, 0, 0, NULL };
+                    assert_int_equal(tb_cuda_strip(&l, &g), 0);
+                    assert_true(g.smem <= ST_SMEM_MAX && g.pad >= 1);
+                    long tile = 16L * blocks[b][0] * blocks[b][1];
+                    if (s > ST_BIG && tile < s * ST_BIG_SEG)
+                        tile = s * ST_BIG_SEG;
+                    assert_true((long)g.pad * s * e <= tile || g.pad == 1);
+                    assert_true((long)g.gx == (1000000L + g.pad - 1) / g.pad);
+                }
 #endif
 }
 

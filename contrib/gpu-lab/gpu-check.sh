@@ -17,7 +17,7 @@
 #                                           nanocheck, nanoel, clangbench
 # Steps: build check bench cold power table profile oom elements elbench fault rtcompare
 # vcheck targets small elpower ab nanocheck nanoel clangbench binab energy hotcold r2 memcheck t41
-# dcheck tune memall
+# dcheck tune memall checkparts
 # (each one's comment says what
 # it does and reads).
 # Where libconfig/zlib are not installed (the device machine), headers and static
@@ -445,6 +445,36 @@ step_dcheck() {
     done
 }
 
+# The correctness matrix in parts (#61): the whole float matrix no longer ran within one
+# device call of 10 minutes. One part a run, each timed: CHECK_PARTS (default every part, in
+# this order): float-seeds (the seeds' kernels and the bounds), float-fast (the fast kernels
+# and cuBLAS), double, u8, f16 (every kernel that takes the element). Each is
+# conf/gpu-check.cfg's sizes with every block in it and the slab blocks of the fast kernels;
+# `list` names the kernels of each element.
+CHECK_SEEDS=copy_row,copy_col,copy_smem,naive_row,naive_col,unroll4_row,unroll4_col,diagonal_row,diagonal_col,smem,smem_pad,smem_rect,smem_rect_pad,smem_unroll_pad
+CHECK_FAST=tiled,aligned64,tile2x2,vec16,vec16d,vec16w,strip,cublas_geam
+step_checkparts() {
+    say "correctness matrix in parts (conf/gpu-check.cfg)"
+    slabs=16x16,32x8,32x32,256x1,128x1,512x1,8x32,64x4,64x8,64x16,32x4,32x16,1x1,64x1,64x2,128x2,256x2,512x2,128x4,256x4
+    for part in ${CHECK_PARTS:-float-seeds float-fast double u8 f16}; do
+        case $part in
+        float-seeds) e=float; k=$CHECK_SEEDS ;;
+        float-fast) e=float; k=$CHECK_FAST ;;
+        double|u8|f16) e=$part; k= ;;   # the file's "*": every kernel
+        *) echo "gpu-check: unknown part '$part'"; rc=1; continue ;;
+        esac
+        start=$(date +%s)
+        $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
+            --set sweep.element=$e ${k:+--kernels $k} --blocks $slabs ${CHECK_ARGS:-} \
+            -o "$OUT/check-$part" > "$OUT/check-$part.txt" 2>&1
+        c=$?
+        echo "part $part: exit $c after $(( $(date +%s) - start )) s;" \
+             "$(grep -E '[0-9]+ ok, ' "$OUT/check-$part.txt" | tail -1)"
+        grep -E 'FAIL|wrong' "$OUT/check-$part.txt" | head -5
+        [ $c = 0 ] || rc=1
+    done
+}
+
 # compute-sanitizer memcheck on the 1 and 2-byte kernels, every block, small awkward shapes.
 step_memcheck() {
     for e in u8 f16; do
@@ -578,7 +608,7 @@ torch.cuda.synchronize(); print('matmuls', n)" 2>&1 | tail -1
 
 for step in $STEPS; do
     case $step in
-    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|hotcold|r2|memcheck|t41|dcheck|tune|memall) "step_$step" ;;
+    build|check|bench|cold|power|table|profile|oom|elements|elbench|fault|rtcompare|vcheck|targets|small|elpower|ab|nanocheck|nanoel|clangbench|binab|energy|hotcold|r2|memcheck|t41|dcheck|tune|memall|checkparts) "step_$step" ;;
     *) echo "gpu-check: unknown step '$step'"; exit 2 ;;
     esac
 done
