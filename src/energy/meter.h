@@ -76,6 +76,11 @@ double tb_meter_plan_s(const struct tb_meter *m, double step_s, size_t steps);
 void tb_meter_announce(struct tb_meter *m, double secs);
 double tb_meter_announced(const struct tb_meter *m, double *since_s);
 
+/* What the inversion of the last size's blocks used for rail's chip: its time constant (ms),
+ * and in *delay_ms (where not NULL) the sensor's dead time its blocks allowed for. NAN
+ * where the sensor is not inverted or the rail does not exist. */
+double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms);
+
 /* Warming, once a night: point i's load for exactly power.settle_s in blocks of 5 s at
  * least; returns its seconds (0: none, or it ran already: a mode step does not warm
  * again). line says how, and whether its last two blocks' powers agreed (settle_rel, or

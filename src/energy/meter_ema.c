@@ -54,6 +54,14 @@ bool tb_meter_inverts(const struct tb_meter *m)
     return tb_sampler_cadence(m->s)->model.kind == TB_SENSOR_EMA;
 }
 
+double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms)
+{
+    bool inv = tb_meter_inverts(m) && rail >= 0 && rail < tb_sampler_rails(m->s)->n;
+    if (delay_ms)
+        *delay_ms = inv ? 0 : NAN;
+    return inv ? tb_sensor_model_tau_ms(&tb_sampler_cadence(m->s)->model, rail) : NAN;
+}
+
 /* The time of the first poll at or after from (first) or the last up to to (!first) in
  * [from, to]; 0 when none. */
 static int64_t poll_at(struct tb_meter *m, int64_t from, int64_t to, bool first)
