@@ -46,6 +46,8 @@ void tb_meter_judge_clock(struct tb_meter *m, bool on)
 
 void tb_meter_free(struct tb_meter *m)
 {
+    if (m)
+        free(m->sw);
     free(m);
 }
 
@@ -287,7 +289,9 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     struct tb_sampler_health h0, h1;
     tb_sampler_health(m->s, &h0);
     if (tb_meter_inverts(m)) {
+        tb_meter_note_switch(m, i, t0);
         int rc = tb_meter_ema_block(m, ld, i, b, why, n);
+        m->sw_end = tb_now_ns();
         tb_sampler_health(m->s, &h1);
         b->dropped = h1.dropped - h0.dropped;
         return rc;
@@ -327,6 +331,10 @@ static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, d
     if (t->n >= TB_METER_MAX_CYCLES)
         return -1;
     t->cb[t->n][0] = t->cb[t->n][1] = -1;
+    t->sw[t->n] = b->t_switch;
+    t->ta[t->n] = b->ta;
+    t->tb[t->n] = b->tb;
+    t->rate[t->n] = b->rate;
     t->ratio[t->n] = ratio;
     t->around[t->n] = around;
     t->jpb[t->n] = b->jpb;
@@ -547,7 +555,9 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
     } else if (tb_sampler_failed(m->s)) {
         r.end.lost = true;
     } else if (n > 0) {
+        m->sw_n = 0;
         cycles(&r, deadline_ns);
+        tb_meter_calibrate(m, r.tr, n, r.ref);
     }
     if (r.end.lost)
         snprintf(r.end.why, sizeof(r.end.why), "power source '%s' lost: %s",

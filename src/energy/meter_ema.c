@@ -54,14 +54,6 @@ bool tb_meter_inverts(const struct tb_meter *m)
     return tb_sampler_cadence(m->s)->model.kind == TB_SENSOR_EMA;
 }
 
-double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms)
-{
-    bool inv = tb_meter_inverts(m) && rail >= 0 && rail < tb_sampler_rails(m->s)->n;
-    if (delay_ms)
-        *delay_ms = inv ? 0 : NAN;
-    return inv ? tb_sensor_model_tau_ms(&tb_sampler_cadence(m->s)->model, rail) : NAN;
-}
-
 /* The time of the first poll at or after from (first) or the last up to to (!first) in
  * [from, to]; 0 when none. */
 static int64_t poll_at(struct tb_meter *m, int64_t from, int64_t to, bool first)
@@ -128,6 +120,10 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
     b->secs = (double)(tb - ta) * 1e-9;
     b->bytes = rate * b->secs;
     b->updates = polls;
+    b->t_switch = t0;
+    b->ta = ta;
+    b->tb = tb;
+    b->rate = rate;
     b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
     tb_meter_block_extras(m, ta, tb, b);
     if (!isfinite(b->jpb)) {

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "energy/selfcal.h"
+#include "power/sensor_model.h"
+
 /* meter.h's types and those it names, by name only: this header extends meter.h for the
  * meter's files (each includes both) and never includes it, so that meter.c, which
  * includes this, and this header are not a circle. */
@@ -35,6 +38,16 @@ struct tb_meter {
     double pooled_rel_sd;
     size_t pooled_df;
     unsigned long long rng;       /* the jitter of blocks on a part-time counter */
+    /* the size's load switches on an inverted sensor (meter_cal.c): when each block's load
+     * began where the point changed, the point of the last, when the last block ended */
+    int64_t *sw;
+    size_t sw_n, sw_cap, sw_point;
+    int64_t sw_end;
+    /* the self-calibration per rail, pooled over the night's sizes (cal_steps 0: none yet) */
+    struct tb_selfcal cal[TB_SENSOR_MAX_RAILS];
+    double cal_prior_ms[TB_SENSOR_MAX_RAILS];   /* the board's own word: the model's tau */
+    int cal_steps, cal_sizes;
+    double delay_used_ms;         /* the dead time the last size's blocks allowed for */
 };
 
 /* One block: the load of one point between two sensor updates, after a lead-in. */
@@ -52,6 +65,9 @@ struct tb_meter_block {
                                    * (TB_POWER_REASON_OC: a Jetson's INA3221 or soctherm_oc) */
     bool limit_known;             /* the source said the enforced limit */
     double limit_w;               /* that limit (NAN: not said) */
+    /* inverted: when its load began, its span's polls, the load's rate (bytes/s) */
+    int64_t t_switch, ta, tb;
+    double rate;
 };
 /* A block drawing this share of the enforced power limit or more is capped, whatever the
  * reason bits say: an H200 ran 697-700 W of its 700 W with its clocks at 1890-1965 of 1980
@@ -69,6 +85,13 @@ struct tb_meter_track {
      * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
      * are correlated (tb_meter_ratio_var) */
     short cb[TB_METER_MAX_CYCLES][2];
+    /* each block's t_switch, ta, tb and rate (struct tb_meter_block): refigured once the
+     * night's own sensor constants are known (meter_cal.c) */
+    int64_t sw[TB_METER_MAX_CYCLES], ta[TB_METER_MAX_CYCLES], tb[TB_METER_MAX_CYCLES];
+    double rate[TB_METER_MAX_CYCLES];
+    double sys_rel;               /* the relative 95% half-width of what cycles do not
+                                   * average: the constants' uncertainty, the register's
+                                   * step, the model's floor (meter_cal.c; 0: none) */
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
@@ -135,6 +158,23 @@ double tb_meter_lead_ms(const struct tb_meter *m);
  * (a stop), or the load's error. */
 int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                        struct tb_meter_block *b, char *why, size_t n);
+/* The self-calibration of a size's cycles on an inverted sensor (meter_cal.c): each rail's
+ * time constant and dead time fitted to the size's switches (selfcal.h), pooled with the
+ * night's earlier sizes, every block of the tracks tr[0..n) inverted again with them (its
+ * span from the first poll past its switch plus the dead time), the ratios made again, and
+ * each track's sys_rel set. Nothing where the sensor is not inverted or no switch came. */
+void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref);
+/* Where a block of point i began on an inverted sensor at t0: a switch where the point
+ * changed (meter_cal.c). */
+void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0);
+/* The model's floor: what the inversion of a first-order average leaves on a board it fits
+ * (the conversions' steps, a poll's trapezoid), relative 95% half-width, measured in
+ * meter-sim at zero noise (doc/power.md, doc/results/meter-sim-2026-12-07.md). */
+#define TB_METER_MODEL_FLOOR 0.0001
+/* The register's step q left in a ratio, as a share of q over the copy's power: the 95th
+ * percentile of the ratio's error at zero noise in meter-sim (steps of 0.5% and 2% of the
+ * copy's load: 0.44 and 0.28 of q). */
+#define TB_METER_LSB_SHARE 0.45
 /* meter.c's pieces that meter_ema.c's blocks share: how long a block may wait for a
  * reading; whether the source said nothing for a while (why: the window's words); one
  * slice of point i's load (bytes added; 0, -EINTR or the load's error); what a span says

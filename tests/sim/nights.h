@@ -231,6 +231,7 @@ struct sim_night {
     bool ok;                   /* a ratio came */
     char note[320];
     char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
+    char selfcal[1024];        /* what it self-calibrated (tb_meter_selfcal_line) */
 };
 
 /* The board for a night whose kernel's true ratio is truth, its sensor's noise and phases
@@ -321,6 +322,7 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     nt->ci = out[1].energy_ratio_ci95;
     nt->rerun_ci = out[1].energy_ratio_rerun_ci95;
     nt->cycles = (int)out[1].power_cycles;
+    tb_meter_selfcal_line(m, nt->selfcal, sizeof(nt->selfcal));
     for (int c = 0; c < 2; c++)
         nt->tau_used[c] = c < sim_b.z.chips ? tb_meter_tau_used(m, c, &nt->delay_used) : NAN;
     nt->ok = isfinite(nt->ratio);
@@ -463,7 +465,7 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
                     nt[i].note);
     }
     if (o->verbose && o->nights > 0)
-        fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
+        fprintf(stderr, "power_cadence: %s; %s\n", nt[0].cadence, nt[0].selfcal);
     sim_summarise(nt, o->nights, sm);
     sim_rerun_summary(&sm->rerun_coverage_pct, &sm->rerun_halfwidth_pct_median,
                       &sm->oracle_halfwidth_pct);
