@@ -70,6 +70,16 @@ int tb_meter_need_updates(const struct tb_meter *m)
     return tb_sampler_cadence(m->s)->triggered ? 3 * k : k;
 }
 
+double tb_meter_block_cap_ms(const struct tb_meter *m)
+{
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    double lead = tb_meter_lead_ms(m), extra = (isnan(lead) ? 0 : lead) + tb_meter_read_ms(m) +
+                  m->pc->interval_ms;
+    double fit = m->pc->budget_s * 1e3 / (2.0 * TB_METER_FEWEST_CYCLES) - extra;
+    return fmax(TB_METER_MIN_BLOCK_TAUS * tau, fit);
+}
+
 double tb_meter_block_ms(const struct tb_meter *m)
 {
     double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
@@ -79,7 +89,10 @@ double tb_meter_block_ms(const struct tb_meter *m)
                                        tb_sampler_rails(m->s)->n);
     if (isfinite(p) && p > 0)
         ms = fmax(ms, tb_meter_need_updates(m) * p);
-    return ms;
+    /* inverted, a block is exact at any length (only its noise grows as it shortens): a slow
+     * average's blocks are cut to what the budget holds (#58: 5000 ms made 15 s blocks, a
+     * night announced at 25 s took 76 s) */
+    return tb_meter_inverts(m) ? fmin(ms, tb_meter_block_cap_ms(m)) : ms;
 }
 
 /* How long a block may wait for an update before the sensor counts as static or silent. */

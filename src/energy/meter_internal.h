@@ -136,6 +136,14 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
 double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                           const struct tb_meter_track *ref);
 
+/* The fewest cycles a size runs (power.budget_s never ends it sooner), and the shortest an
+ * inverted block is cut to (time constants). */
+#define TB_METER_FEWEST_CYCLES 2
+#define TB_METER_MIN_BLOCK_TAUS 1
+/* The longest an inverted block may be: the fewest cycles' blocks (two a point a cycle: its
+ * own and the copy's after it, with their lead-ins and closing polls) within
+ * power.budget_s a point, never below TB_METER_MIN_BLOCK_TAUS time constants. */
+double tb_meter_block_cap_ms(const struct tb_meter *m);
 /* Clean updates a block must hold: power.block_updates, three times as many on a triggered
  * sensor (one conversion a reading, no averaging: each a moment, not a mean). */
 int tb_meter_need_updates(const struct tb_meter *m);
