@@ -516,6 +516,8 @@ static bool all_done(struct size_run *r, int cycles)
 {
     int least = r->m->pc->rounds > 2 ? r->m->pc->rounds : 2;
     bool all = true;
+    if (cycles >= least)   /* judged on the ratios the rows will print */
+        tb_meter_calibrate(r->m, r->tr, r->n, r->ref, false);
     /* the interval each row will print: a paired one never narrower than the size's pooled
      * spread, so the pool first (calls E and F: rows done at their own +-0.6% printed +-1.4%) */
     tb_meter_pool(r->m, r->tr, r->n, r->ref);
@@ -570,7 +572,7 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
     } else if (n > 0) {
         m->sw_n = 0;
         cycles(&r, deadline_ns);
-        tb_meter_calibrate(m, r.tr, n, r.ref);
+        tb_meter_calibrate(m, r.tr, n, r.ref, true);
     }
     if (r.end.lost)
         snprintf(r.end.why, sizeof(r.end.why), "power source '%s' lost: %s",

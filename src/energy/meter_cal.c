@@ -127,7 +127,8 @@ static double block_jpb(const struct series *se, int count, const double *tau, i
                 start = se[0].t[i];
                 break;
             }
-    if (start < from || start >= tb || !(rate > 0))
+    /* a block whose first readings the sampler's ring no longer holds keeps its figure */
+    if (start < from || start >= tb || !(rate > 0) || se[0].n == 0 || se[0].t[0] > start)
         return NAN;
     double mj = 0;
     for (int r = 0; r < count; r++)
@@ -176,8 +177,8 @@ static void write_back(struct tb_meter_track *tr, size_t n, size_t ref,
 {
     for (size_t j = 0; j < n; j++)
         for (int k = 0; k < tr[j].n; k++) {
-            tr[j].w[k] *= jpb[j][k] / tr[j].jpb[k];
             tr[j].jpb[k] = jpb[j][k];
+            tr[j].w[k] = jpb[j][k] * tr[j].rate[k];
         }
     for (size_t j = 0; j < n && ref < n; j++)
         for (int k = 0; k < tr[j].n && j != ref; k++) {
@@ -194,7 +195,7 @@ static void write_back(struct tb_meter_track *tr, size_t n, size_t ref,
 }
 
 /* Rail r's fit over the size's switches, the night's pooled estimate (or the board's word)
- * its prior; into m->cal[r]. */
+ * its prior; into m->cal_size[r]. */
 static void fit_rail(struct tb_meter *m, int r, const struct series *se, const int64_t *bnd,
                      size_t k)
 {
@@ -213,7 +214,7 @@ static void fit_rail(struct tb_meter *m, int r, const struct series *se, const i
             c.delay_ms = m->cal[r].delay_ms;
             c.delay_sd_ms = m->cal[r].delay_sd_ms;
         }
-        m->cal[r] = c;
+        m->cal_size[r] = c;
     }
     m->cal_prior_ms[r] = said;
 }
@@ -234,7 +235,7 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
     for (int r = 0; tmp && mean && ss && r < count; r++) {
         double t2[TB_SENSOR_MAX_RAILS];
         memcpy(t2, tau, (size_t)count * sizeof(*t2));
-        double sd = m->cal[first + r].tau_sd_ms;
+        double sd = m->cal_size[first + r].tau_sd_ms;
         if (!(sd > 0))
             continue;
         t2[r] += sd;
@@ -258,22 +259,27 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
     free(ss);
 }
 
-/* The fits, the blocks inverted again and the systematic terms, over the rails' series. */
+/* The fits, the blocks inverted again and the systematic terms, over the rails' series;
+ * final: the size's fit becomes the night's (the prior of its next size). */
 static void calibrate_with(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
-                           const struct series *se, int first, int count, const int64_t *bnd)
+                           const struct series *se, int first, int count, const int64_t *bnd,
+                           bool final)
 {
     double tau[TB_SENSOR_MAX_RAILS], d_hi = 0;
     int steps = 0;
     for (int r = 0; r < count; r++) {
         fit_rail(m, first + r, &se[r], bnd, m->sw_n + 1);
-        const struct tb_selfcal *c = &m->cal[first + r];
+        const struct tb_selfcal *c = &m->cal_size[first + r];
         tau[r] = c->tau_ms;
         d_hi = fmax(d_hi, c->delay_ms + 2 * (isfinite(c->delay_sd_ms) ? c->delay_sd_ms : 0));
         steps = c->steps > steps ? c->steps : steps;
     }
-    m->cal_steps += steps;
-    m->cal_sizes++;
     m->delay_used_ms = d_hi;
+    if (final) {
+        memcpy(&m->cal[first], &m->cal_size[first], (size_t)count * sizeof(m->cal[0]));
+        m->cal_steps += steps;
+        m->cal_sizes++;
+    }
     double (*jpb)[TB_METER_MAX_CYCLES] = malloc((n ? n : 1) * sizeof(*jpb));
     double *mean0 = malloc((n ? n : 1) * sizeof(*mean0));
     if (jpb && mean0) {
@@ -285,7 +291,8 @@ static void calibrate_with(struct tb_meter *m, struct tb_meter_track *tr, size_t
     free(mean0);
 }
 
-void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref)
+void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
+                        bool final)
 {
     int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
     if (!tb_meter_inverts(m) || !tr || m->sw_n < 3 || count <= 0 ||
@@ -303,7 +310,7 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
     if (ok) {
         memcpy(bnd, m->sw, m->sw_n * sizeof(*bnd));
         bnd[m->sw_n] = m->sw_end;
-        calibrate_with(m, tr, n, ref, se, first, count, bnd);
+        calibrate_with(m, tr, n, ref, se, first, count, bnd, final);
     }
     for (int r = 0; r < count; r++) {
         free(se[r].t);

@@ -45,6 +45,7 @@ struct tb_meter {
     int64_t sw_end;
     /* the self-calibration per rail, pooled over the night's sizes (cal_steps 0: none yet) */
     struct tb_selfcal cal[TB_SENSOR_MAX_RAILS];
+    struct tb_selfcal cal_size[TB_SENSOR_MAX_RAILS];   /* the size in hand's, so far */
     double cal_prior_ms[TB_SENSOR_MAX_RAILS];   /* the board's own word: the model's tau */
     int cal_steps, cal_sizes;
     double delay_used_ms;         /* the dead time the last size's blocks allowed for */
@@ -170,8 +171,12 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
  * time constant and dead time fitted to the size's switches (selfcal.h), pooled with the
  * night's earlier sizes, every block of the tracks tr[0..n) inverted again with them (its
  * span from the first poll past its switch plus the dead time), the ratios made again, and
- * each track's sys_rel set. Nothing where the sensor is not inverted or no switch came. */
-void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref);
+ * each track's sys_rel set. Nothing where the sensor is not inverted or no switch came.
+ * Called after each cycle the stopping rule may end (its judgement then sees the ratios the
+ * rows will print) and once the cycles end (final: the size's fit becomes the night's, the
+ * prior of its next size). */
+void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
+                        bool final);
 /* Where a block of point i began on an inverted sensor at t0: a switch where the point
  * changed (meter_cal.c). */
 void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0);
