@@ -91,8 +91,10 @@ double tb_meter_block_ms(const struct tb_meter *m)
         ms = fmax(ms, tb_meter_need_updates(m) * p);
     /* inverted, a block is exact at any length (only its noise grows as it shortens): a slow
      * average's blocks are cut to what the budget holds (#58: 5000 ms made 15 s blocks, a
-     * night announced at 25 s took 76 s) */
-    return tb_meter_inverts(m) ? fmin(ms, tb_meter_block_cap_ms(m)) : ms;
+     * night announced at 25 s took 76 s); not where reads are slow (tegrastats' lines), whose
+     * blocks must hold a few of them and whose lead-in is the cost */
+    return tb_meter_inverts(m) && !tb_meter_slow_reads(m) ? fmin(ms, tb_meter_block_cap_ms(m))
+                                                           : ms;
 }
 
 /* How long a block may wait for an update before the sensor counts as static or silent. */

@@ -295,7 +295,9 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
                         bool final)
 {
     int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
-    if (!tb_meter_inverts(m) || !tr || m->sw_n < 3 || count <= 0 ||
+    /* reads too seldom to follow a step (tegrastats' line every second against 430 ms: a
+     * staircase, no swing) leave the board's word standing */
+    if (!tb_meter_inverts(m) || tb_meter_slow_reads(m) || !tr || m->sw_n < 3 || count <= 0 ||
         count > TB_SENSOR_MAX_RAILS)
         return;
     size_t ns = 0;

@@ -143,7 +143,8 @@ double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track 
 #define TB_METER_MIN_BLOCK_TAUS 1
 /* The longest an inverted block may be: the fewest cycles' blocks (two a point a cycle: its
  * own and the copy's after it, with their lead-ins and closing polls) within
- * power.budget_s a point, never below TB_METER_MIN_BLOCK_TAUS time constants. */
+ * power.budget_s a point, never below TB_METER_MIN_BLOCK_TAUS time constants. Applied
+ * where the average is polled often enough to invert (tb_meter_slow_reads false). */
 double tb_meter_block_cap_ms(const struct tb_meter *m);
 /* Clean updates a block must hold: power.block_updates, three times as many on a triggered
  * sensor (one conversion a reading, no averaging: each a moment, not a mean). */
