@@ -96,16 +96,18 @@ static int covered(struct sim_opts o, double *bias_pct, struct sim_summary *sm)
     return in;
 }
 
-/* Four nights of o at ratio 1.5: the bias within 0.3% and the truth inside every night's
- * interval; where delay_ms >= 0, the dead time found within 5 ms of it. */
-static void holds(struct sim_opts o, const char *what, double delay_ms)
+/* Four nights of o at ratio 1.5: the bias within 0.3% and the truth inside the interval of
+ * at least least of them (a 95% interval misses one night in four a fifth of the time: 3 of
+ * 4, where noise moves the nights; at zero noise, all); where delay_ms >= 0, the dead time
+ * found within 5 ms of it. */
+static void holds(struct sim_opts o, const char *what, double delay_ms, int least)
 {
     struct sim_summary sm;
     double bias;
     o.ratio = 1.5;
     o.nights = 4;
     int in = covered(o, &bias, &sm);
-    if (sm.failed || !(fabs(bias) <= 0.3) || in < o.nights)
+    if (sm.failed || !(fabs(bias) <= 0.3) || in < least)
         th_fail("%s: bias %.3f%%, %d of %d nights covered", what, bias, in, o.nights);
     if (delay_ms >= 0 && !(fabs(sm.delay_used - delay_ms) <= 5))
         th_fail("%s: dead time used %.1f ms, the truth %.0f", what, sm.delay_used, delay_ms);
@@ -119,7 +121,7 @@ static void test_tau_ten_percent_off(void **state)
     o.tau_ms = 473;
     o.claim_tau_ms = 430;
     o.noise_pct = 1;
-    holds(o, "tau 473, claimed 430", -1);
+    holds(o, "tau 473, claimed 430", -1, 3);
 }
 
 /* Two chips of 430 and 215 ms told the probe's blend, 336 ms, on both: -2 to -3% before. */
@@ -129,7 +131,7 @@ static void test_two_chip_blend(void **state)
     o.tau2_ms = 215;
     o.claim_tau_ms = o.claim_tau2_ms = 336;
     o.noise_pct = 1;
-    holds(o, "430 + 215 told 336 + 336", -1);
+    holds(o, "430 + 215 told 336 + 336", -1, 3);
 }
 
 /* A dead time of 30 ms (the probe's fixture: 24.5): found, and every block begins after it. */
@@ -138,7 +140,7 @@ static void test_dead_time(void **state)
     struct sim_opts o = sim_defaults;
     o.delay_ms = 30;
     o.noise_pct = 0.5;
-    holds(o, "a dead time of 30 ms", 30);
+    holds(o, "a dead time of 30 ms", 30, 3);
 }
 
 /* No noise at all: the interval still covers (it covered 34% of the nights: the cycles'
@@ -148,9 +150,9 @@ static void test_zero_noise_covers(void **state)
     struct sim_opts o = sim_defaults;
     o.noise_pct = 0;
     o.tau2_ms = 215;
-    holds(o, "zero noise, two chips", -1);
+    holds(o, "zero noise, two chips", -1, 4);
     o.tau2_ms = 0;
-    holds(o, "zero noise, one chip", -1);
+    holds(o, "zero noise, one chip", -1, 4);
 }
 
 /* #58 item 6: a 5000 ms average (from sysfs or a probe) made 15 s blocks; the night was

@@ -235,7 +235,11 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
     for (int r = 0; tmp && mean && ss && r < count; r++) {
         double t2[TB_SENSOR_MAX_RAILS];
         memcpy(t2, tau, (size_t)count * sizeof(*t2));
-        double sd = m->cal_size[first + r].tau_sd_ms;
+        /* a constant fitted to this size's own steps moves with the levels it was fitted
+         * with, and part of its error is in the cycles' spread already: TB_METER_TAU_SHARE
+         * of its sd counts; a constant the steps could not fit is the prior's, all of it */
+        const struct tb_selfcal *c = &m->cal_size[first + r];
+        double sd = c->tau_sd_ms * (c->steps >= TB_SELFCAL_MIN_STEPS ? TB_METER_TAU_SHARE : 1);
         if (!(sd > 0))
             continue;
         t2[r] += sd;
@@ -295,10 +299,11 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
                         bool final)
 {
     int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
-    /* reads too seldom to follow a step (tegrastats' line every second against 430 ms: a
-     * staircase, no swing) leave the board's word standing */
-    if (!tb_meter_inverts(m) || tb_meter_slow_reads(m) || !tr || m->sw_n < 3 || count <= 0 ||
-        count > TB_SENSOR_MAX_RAILS)
+    /* a register another program reads at its own interval (tegrastats' line every second
+     * against 430 ms: a staircase, no swing) leaves the board's word standing; our own polls,
+     * however coarse for the plain trapezoid, see every step */
+    if (!tb_meter_inverts(m) || tb_sampler_cadence(m->s)->model.read_ms > 0 || !tr ||
+        m->sw_n < 3 || count <= 0 || count > TB_SENSOR_MAX_RAILS)
         return;
     size_t ns = 0;
     int64_t margin = 2LL * m->pc->interval_ms * 1000000;

@@ -9,19 +9,23 @@ nights=${1:-200}
 jobs=${2:-2}
 sim=${SIM:-build/meter-sim}
 [ -x "$sim" ] || { echo "meter-grid: no $sim (make meter-sim)" >&2; exit 2; }
+# each cell its own seeds (cell k: nights from seed 1000 k + 1), so that no two cells share
+# their noise
+k=0
 for chips in "430 0" "430 215" "500 300"; do
     set -- $chips
     for f in 0.8 0.9 1.0 1.1 1.25; do
         for d in 0 10 30; do
             for nz in 0 0.5 1; do
                 for r in 0.8 1.1 1.5; do
+                    k=$((k + 1))
                     t1=$(awk "BEGIN { print $1 * $f }")
                     if [ "$2" = 0 ]; then
                         echo "--tau-ms $t1 --claim-tau-ms $1"
                     else
                         t2=$(awk "BEGIN { print $2 * $f }")
                         echo "--tau-ms $t1 --claim-tau-ms $1 --tau2-ms $t2 --claim-tau2-ms $2"
-                    fi | sed "s/\$/ --delay-ms $d --noise-pct $nz --ratio $r --nights $nights/"
+                    fi | sed "s/\$/ --delay-ms $d --noise-pct $nz --ratio $r --nights $nights --seed $((1000 * k + 1))/"
                 done
             done
         done
