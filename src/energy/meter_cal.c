@@ -208,14 +208,13 @@ static void fit_rail(struct tb_meter *m, int r, const struct series *se, const i
         in.tau_prior_ms = m->cal[r].tau_ms;
         in.tau_prior_rel_sd = m->cal[r].tau_sd_ms / m->cal[r].tau_ms;
     }
-    struct tb_selfcal c;
-    if (tb_selfcal_fit(&in, &c) == 0 && said > 0) {
-        if (c.steps < TB_SELFCAL_MIN_STEPS && m->cal_steps > 0) {   /* the earlier's */
-            c.delay_ms = m->cal[r].delay_ms;
-            c.delay_sd_ms = m->cal[r].delay_sd_ms;
-        }
-        m->cal_size[r] = c;
+    struct tb_selfcal c;   /* the prior where the fit cannot run (out of memory, no tau) */
+    tb_selfcal_fit(&in, &c);
+    if (c.steps < TB_SELFCAL_MIN_STEPS && m->cal_steps > 0) {   /* the earlier sizes' */
+        c.delay_ms = m->cal[r].delay_ms;
+        c.delay_sd_ms = m->cal[r].delay_sd_ms;
     }
+    m->cal_size[r] = c;
     m->cal_prior_ms[r] = said;
 }
 
