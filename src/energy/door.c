@@ -140,9 +140,11 @@ static void cadence_line(const struct tb_energy *e, struct tb_csvlog *log,
                  "capped", d->limit_w, d->limit_how, 100 * TB_METER_AT_LIMIT);
     else
         snprintf(limit, sizeof(limit), "%s", d->limit_how[0] ? d->limit_how : "not known");
-    tb_csvlog_meta(log, TB_META(power_cadence), "%s; rails: %s; total: %s; gpu: %s; "
+    char cal[1024];
+    tb_meter_selfcal_line(e->m, cal, sizeof(cal));
+    tb_csvlog_meta(log, TB_META(power_cadence), "%s%s%s; rails: %s; total: %s; gpu: %s; "
                    "scope: %s; target_rel_ci %.3g, max_rel_ci %.3g; power limit: %s",
-                   said->cadence, list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
+                   said->cadence, cal[0] ? "; " : "", cal, list[0] ? list : "none", pc->total_rail[0] ? pc->total_rail
                    : rails->n ? rails->name[0] : "none", pc->gpu_rail[0] ? pc->gpu_rail : "none",
                    c->scope[0] ? c->scope : "the source's rails", pc->target_rel_ci,
                    pc->max_rel_ci, limit);

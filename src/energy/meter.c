@@ -46,6 +46,8 @@ void tb_meter_judge_clock(struct tb_meter *m, bool on)
 
 void tb_meter_free(struct tb_meter *m)
 {
+    if (m)
+        free(m->sw);
     free(m);
 }
 
@@ -68,6 +70,16 @@ int tb_meter_need_updates(const struct tb_meter *m)
     return tb_sampler_cadence(m->s)->triggered ? 3 * k : k;
 }
 
+double tb_meter_block_cap_ms(const struct tb_meter *m)
+{
+    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
+                                            tb_sampler_rails(m->s)->n);
+    double lead = tb_meter_lead_ms(m), extra = (isnan(lead) ? 0 : lead) + tb_meter_read_ms(m) +
+                  m->pc->interval_ms;
+    double fit = m->pc->budget_s * 1e3 / (2.0 * TB_METER_FEWEST_CYCLES) - extra;
+    return fmax(TB_METER_MIN_BLOCK_TAUS * tau, fit);
+}
+
 double tb_meter_block_ms(const struct tb_meter *m)
 {
     double p = tb_meter_period_ms(m), ms = m->pc->window_ms;
@@ -77,7 +89,12 @@ double tb_meter_block_ms(const struct tb_meter *m)
                                        tb_sampler_rails(m->s)->n);
     if (isfinite(p) && p > 0)
         ms = fmax(ms, tb_meter_need_updates(m) * p);
-    return ms;
+    /* inverted, a block is exact at any length (only its noise grows as it shortens): a slow
+     * average's blocks are cut to what the budget holds (#58: 5000 ms made 15 s blocks, a
+     * night announced at 25 s took 76 s); not where reads are slow (tegrastats' lines), whose
+     * blocks must hold a few of them and whose lead-in is the cost */
+    return tb_meter_inverts(m) && !tb_meter_slow_reads(m) ? fmin(ms, tb_meter_block_cap_ms(m))
+                                                           : ms;
 }
 
 /* How long a block may wait for an update before the sensor counts as static or silent. */
@@ -287,7 +304,9 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     struct tb_sampler_health h0, h1;
     tb_sampler_health(m->s, &h0);
     if (tb_meter_inverts(m)) {
+        tb_meter_note_switch(m, i, t0);
         int rc = tb_meter_ema_block(m, ld, i, b, why, n);
+        m->sw_end = tb_now_ns();
         tb_sampler_health(m->s, &h1);
         b->dropped = h1.dropped - h0.dropped;
         return rc;
@@ -327,6 +346,10 @@ static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, d
     if (t->n >= TB_METER_MAX_CYCLES)
         return -1;
     t->cb[t->n][0] = t->cb[t->n][1] = -1;
+    t->sw[t->n] = b->t_switch;
+    t->ta[t->n] = b->ta;
+    t->tb[t->n] = b->tb;
+    t->rate[t->n] = b->rate;
     t->ratio[t->n] = ratio;
     t->around[t->n] = around;
     t->jpb[t->n] = b->jpb;
@@ -495,6 +518,8 @@ static bool all_done(struct size_run *r, int cycles)
 {
     int least = r->m->pc->rounds > 2 ? r->m->pc->rounds : 2;
     bool all = true;
+    if (cycles >= least)   /* judged on the ratios the rows will print */
+        tb_meter_calibrate(r->m, r->tr, r->n, r->ref, false);
     /* the interval each row will print: a paired one never narrower than the size's pooled
      * spread, so the pool first (calls E and F: rows done at their own +-0.6% printed +-1.4%) */
     tb_meter_pool(r->m, r->tr, r->n, r->ref);
@@ -547,7 +572,9 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
     } else if (tb_sampler_failed(m->s)) {
         r.end.lost = true;
     } else if (n > 0) {
+        m->sw_n = 0;
         cycles(&r, deadline_ns);
+        tb_meter_calibrate(m, r.tr, n, r.ref, true);
     }
     if (r.end.lost)
         snprintf(r.end.why, sizeof(r.end.why), "power source '%s' lost: %s",

@@ -76,6 +76,16 @@ double tb_meter_plan_s(const struct tb_meter *m, double step_s, size_t steps);
 void tb_meter_announce(struct tb_meter *m, double secs);
 double tb_meter_announced(const struct tb_meter *m, double *since_s);
 
+/* What the inversion of the last size's blocks used for rail's chip: its time constant (ms),
+ * and in *delay_ms (where not NULL) the sensor's dead time its blocks allowed for. NAN
+ * where the sensor is not inverted or the rail does not exist. */
+double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms);
+
+/* What the self-calibration found (meter_cal.c), for the log's power_cadence line: each
+ * rail's time constant and dead time with their sds, from how many load steps, against
+ * what the board said and where that came from; "" where no size was inverted. */
+void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n);
+
 /* Warming, once a night: point i's load for exactly power.settle_s in blocks of 5 s at
  * least; returns its seconds (0: none, or it ran already: a mode step does not warm
  * again). line says how, and whether its last two blocks' powers agreed (settle_rel, or

@@ -120,6 +120,10 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
     b->secs = (double)(tb - ta) * 1e-9;
     b->bytes = rate * b->secs;
     b->updates = polls;
+    b->t_switch = t0;
+    b->ta = ta;
+    b->tb = tb;
+    b->rate = rate;
     b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
     tb_meter_block_extras(m, ta, tb, b);
     if (!isfinite(b->jpb)) {

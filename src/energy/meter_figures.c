@@ -456,7 +456,8 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double copy_jpb, copy_rel = drift_rel(ref ? t->around : t->jpb, t->n, &copy_jpb);
     double rel;
     if (paired) {
-        double rr = paired_rel(m, t, ref, &o->energy_ratio);
+        /* the cycles' spread, and what they do not average (meter_cal.c) */
+        double rr = hypot(paired_rel(m, t, ref, &o->energy_ratio), t->sys_rel);
         o->energy_ratio_ci95 = rr * o->energy_ratio;
         o->energy_ratio_rerun_ci95 = rerun_rel(m, t, ref, bw, rr, between_ratio)
                                      * o->energy_ratio;
@@ -468,7 +469,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
             o->energy_ratio_ci95 = o->energy_ratio_rerun_ci95 = 0.0;
         }
         o->rerun_ratio_sd = NAN;   /* the copy's ratio is 1 by definition: no spread of its own */
-        rel = ref ? copy_rel : drift_rel(t->jpb, t->n, &gmean);
+        rel = hypot(ref ? copy_rel : drift_rel(t->jpb, t->n, &gmean), t->sys_rel);
         absolute(o, ref ? copy_jpb : gmean, hypot(rel, between_abs), idle_w, idle_ci);
     }
     double judged = paired ? o->energy_ratio_ci95 / o->energy_ratio : rel;

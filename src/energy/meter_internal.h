@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "energy/selfcal.h"
+#include "power/sensor_model.h"
+
 /* meter.h's types and those it names, by name only: this header extends meter.h for the
  * meter's files (each includes both) and never includes it, so that meter.c, which
  * includes this, and this header are not a circle. */
@@ -35,6 +38,17 @@ struct tb_meter {
     double pooled_rel_sd;
     size_t pooled_df;
     unsigned long long rng;       /* the jitter of blocks on a part-time counter */
+    /* the size's load switches on an inverted sensor (meter_cal.c): when each block's load
+     * began where the point changed, the point of the last, when the last block ended */
+    int64_t *sw;
+    size_t sw_n, sw_cap, sw_point;
+    int64_t sw_end;
+    /* the self-calibration per rail, pooled over the night's sizes (cal_steps 0: none yet) */
+    struct tb_selfcal cal[TB_SENSOR_MAX_RAILS];
+    struct tb_selfcal cal_size[TB_SENSOR_MAX_RAILS];   /* the size in hand's, so far */
+    double cal_prior_ms[TB_SENSOR_MAX_RAILS];   /* the board's own word: the model's tau */
+    int cal_steps, cal_sizes;
+    double delay_used_ms;         /* the dead time the last size's blocks allowed for */
 };
 
 /* One block: the load of one point between two sensor updates, after a lead-in. */
@@ -52,6 +66,9 @@ struct tb_meter_block {
                                    * (TB_POWER_REASON_OC: a Jetson's INA3221 or soctherm_oc) */
     bool limit_known;             /* the source said the enforced limit */
     double limit_w;               /* that limit (NAN: not said) */
+    /* inverted: when its load began, its span's polls, the load's rate (bytes/s) */
+    int64_t t_switch, ta, tb;
+    double rate;
 };
 /* A block drawing this share of the enforced power limit or more is capped, whatever the
  * reason bits say: an H200 ran 697-700 W of its 700 W with its clocks at 1890-1965 of 1980
@@ -69,6 +86,13 @@ struct tb_meter_track {
      * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
      * are correlated (tb_meter_ratio_var) */
     short cb[TB_METER_MAX_CYCLES][2];
+    /* each block's t_switch, ta, tb and rate (struct tb_meter_block): refigured once the
+     * night's own sensor constants are known (meter_cal.c) */
+    int64_t sw[TB_METER_MAX_CYCLES], ta[TB_METER_MAX_CYCLES], tb[TB_METER_MAX_CYCLES];
+    double rate[TB_METER_MAX_CYCLES];
+    double sys_rel;               /* the relative 95% half-width of what cycles do not
+                                   * average: the constants' uncertainty, the register's
+                                   * step, the model's floor (meter_cal.c; 0: none) */
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
@@ -113,6 +137,15 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
 double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                           const struct tb_meter_track *ref);
 
+/* The fewest cycles a size runs (power.budget_s never ends it sooner), and the shortest an
+ * inverted block is cut to (time constants). */
+#define TB_METER_FEWEST_CYCLES 2
+#define TB_METER_MIN_BLOCK_TAUS 1
+/* The longest an inverted block may be: the fewest cycles' blocks (two a point a cycle: its
+ * own and the copy's after it, with their lead-ins and closing polls) within
+ * power.budget_s a point, never below TB_METER_MIN_BLOCK_TAUS time constants. Applied
+ * where the average is polled often enough to invert (tb_meter_slow_reads false). */
+double tb_meter_block_cap_ms(const struct tb_meter *m);
 /* Clean updates a block must hold: power.block_updates, three times as many on a triggered
  * sensor (one conversion a reading, no averaging: each a moment, not a mean). */
 int tb_meter_need_updates(const struct tb_meter *m);
@@ -135,6 +168,33 @@ double tb_meter_lead_ms(const struct tb_meter *m);
  * (a stop), or the load's error. */
 int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                        struct tb_meter_block *b, char *why, size_t n);
+/* The self-calibration of a size's cycles on an inverted sensor (meter_cal.c): each rail's
+ * time constant and dead time fitted to the size's switches (selfcal.h), pooled with the
+ * night's earlier sizes, every block of the tracks tr[0..n) inverted again with them (its
+ * span from the first poll past its switch plus the dead time), the ratios made again, and
+ * each track's sys_rel set. Nothing where the sensor is not inverted or no switch came.
+ * Called after each cycle the stopping rule may end (its judgement then sees the ratios the
+ * rows will print) and once the cycles end (final: the size's fit becomes the night's, the
+ * prior of its next size). */
+void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
+                        bool final);
+/* Where a block of point i began on an inverted sensor at t0: a switch where the point
+ * changed (meter_cal.c). */
+void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0);
+/* The model's floor: what the inversion of a first-order average leaves on a board it fits
+ * (the conversions' steps, a poll's trapezoid), relative 95% half-width, measured in
+ * meter-sim at zero noise (doc/power.md, doc/results/meter-sim-2026-12-07.md). */
+#define TB_METER_MODEL_FLOOR 0.0001
+/* The register's step q left in a ratio, as a share of q over the copy's power: the 95th
+ * percentile of the ratio's error at zero noise in meter-sim (steps of 0.5% and 2% of the
+ * copy's load: 0.44 and 0.28 of q). */
+#define TB_METER_LSB_SHARE 0.45
+/* The share of a self-calibrated constant's sd carried through the inversion into the
+ * interval: the fit's error moves with the levels it was fitted with, so the cycles' spread
+ * holds part of it. Measured in meter-sim (150 nights a cell, 1% and 5% noise, one chip and
+ * two, tau 0.8-1.25 of its claim): all of it covered 99.3% where the error's rms was 0.016%
+ * against +-0.083%; none of it, 87-95%. */
+#define TB_METER_TAU_SHARE 0.5
 /* meter.c's pieces that meter_ema.c's blocks share: how long a block may wait for a
  * reading; whether the source said nothing for a while (why: the window's words); one
  * slice of point i's load (bytes added; 0, -EINTR or the load's error); what a span says

@@ -93,6 +93,13 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
         snprintf(line, n, "model %s; polled every %.0f ms: each block inverted (integral of "
                  "the readings + tau x their change), from the first poll after the switch; "
                  "energy blocks of %.0f ms", model, tb_meter_read_ms(m), tb_meter_block_ms(m));
+    size_t len = strlen(line);
+    double want = fmax(m->pc->window_ms, tb_meter_need_updates(m) * tau);
+    if (tb_meter_block_ms(m) < want && len < n)   /* cut to the budget: said */
+        snprintf(line + len, n - len, " (%.1f tau: power.block_updates' %d tau cut so that "
+                 "the fewest cycles, %d, fit power.budget_s %.0f s a point)",
+                 tb_meter_block_ms(m) / tau, tb_meter_need_updates(m), TB_METER_FEWEST_CYCLES,
+                 m->pc->budget_s);
 }
 
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
@@ -197,11 +204,13 @@ double tb_meter_plan_size_s(const struct tb_meter *m, size_t n, bool ref)
     double b = block_s(m, &k), budget = m->pc->budget_s * (double)n;
     int c = cycles_needed(m, k);
     if (c == 0)
-        return budget;
+        c = TB_METER_MAX_CYCLES;   /* the spread not known: the budget, or the fewest */
     /* the opening copy block, then a kernel block and a copy block per kernel a cycle (the
      * copy alone: one a cycle); without a copy, one block per point a cycle */
     size_t blocks = !ref ? (size_t)c * n : n == 1 ? 1 + (size_t)c : 1 + (size_t)c * 2 * (n - 1);
-    return fmin(budget, (double)blocks * b);
+    /* the budget ends the cycles, never before the fewest: those blocks, however long */
+    size_t f = TB_METER_FEWEST_CYCLES, fewest = !ref ? f * n : n == 1 ? 1 + f : 1 + f * 2 * (n - 1);
+    return fmax((double)fewest * b, fmin(budget, (double)blocks * b));
 }
 
 /* The warming's blocks: power.settle_s in equal blocks of SETTLE_BLOCK_MIN_MS at least (a

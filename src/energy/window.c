@@ -110,6 +110,14 @@ static int total_index(const struct tb_power_rails *rails, const struct tb_power
     return ti;
 }
 
+int tb_power_total_rails(const struct tb_sampler *s, const struct tb_power_cfg *pc, int *first)
+{
+    const struct tb_power_rails *rails = tb_sampler_rails(s);
+    int ti = total_index(rails, pc);
+    *first = ti < 0 ? 0 : ti;
+    return ti == -2 ? rails->n : ti >= 0 ? 1 : 0;
+}
+
 static bool has_counter(const struct tb_sampler *s)
 {
     return !strcmp(tb_sampler_cadence(s)->how, "energy counter");

@@ -204,6 +204,9 @@ struct tb_power_figures {
  * (figures NAN, why says "1 sensor update in 0.3 s: no interval, no power figures"). */
 void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
                    struct tb_power_figures *f);
+/* The rails the total is made of (pc->total_rail: one, or every rail for "sum"): the first
+ * into *first, their count returned (0: none named or found). */
+int tb_power_total_rails(const struct tb_sampler *s, const struct tb_power_cfg *pc, int *first);
 /* The mean power (W) over [t0, t1] of what an averaging sensor was fed: each rail of the
  * total (pc->total_rail: one rail, or the sum) inverted by its own time constant
  * (tb_energy_inverted_mj, the model's tau_ms per rail), its readings' trapezoid plus tau x

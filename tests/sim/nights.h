@@ -3,9 +3,8 @@
  * simulated board through sensor_sim.h on the fake clock: the copy (10 W at 100 GB/s) and
  * one kernel at the same rate whose true energy per byte is --ratio times the copy's,
  * measured as one size.
- * The options are one table (sim_opt_rows) over one struct (struct sim_opts), and each
- * night's result one struct (struct sim_night): a new option or statistic is a field and a
- * row. Header-only: build/meter-sim (tests/sim/meter_sim.c) and the test programs include
+ * The options are one table over one struct (opts.h), and each night's result one struct
+ * (struct sim_night): a new option or statistic is a field and a row. Header-only: build/meter-sim (tests/sim/meter_sim.c) and the test programs include
  * it once. Not the tool: nothing here runs on a board. */
 #ifndef TB_SIM_NIGHTS_H
 #define TB_SIM_NIGHTS_H
@@ -28,133 +27,15 @@
 #include "lib/stats.h"
 #include "lib/util.h"
 #include "power/power.h"
+#include "sim/opts.h"
 #include "sim/rerun_sim.h"
 #include "sim/sensor_sim.h"
-
-/* ---- options: one struct, one table --------------------------------------------------- */
-
-struct sim_opts {
-    int sensor;              /* enum sim_sensor */
-    double tau_ms;           /* the (first) chip's time constant */
-    double tau2_ms;          /* a second chip's (AGX boards; 0: one chip) */
-    int avg;                 /* conversions averaged: the cycle is tau / avg */
-    double ratio;            /* the kernel's true J per byte over the copy's */
-    double noise_pct;        /* one conversion's relative sd, % */
-    int nights;
-    double seed;             /* a double in the table; taken as an integer */
-    int probe;               /* also the step-response probe's fit (stepfit.h) */
-    double read_ms;          /* tegrastats' interval */
-    double poll_ms;          /* the sampler's (power.interval_ms) */
-    int claim_boxcar;        /* the source says what the tool assumed until #48: a mean over
-                              * update_interval that changes at its end (today's meter) */
-    int verbose;             /* one line per night on stderr */
-    double between_pct;      /* the true ratio's night-to-night relative sd, % (rerun_sim.h) */
-    int cycles;              /* cycles a night runs (0: until power.target_rel_ci, as a run) */
-    double switch_pct;       /* the card's two states, % apart, one a night at random */
-    int cards;               /* cards the nights are split into, each learning alone */
-    int rerun_from;          /* a card's nights judged from this one on (-1: once 5 runs) */
-};
-
-static const struct sim_opts sim_defaults = {
-    .sensor = SIM_EMA, .tau_ms = 430, .tau2_ms = 0, .avg = 512, .ratio = 1.1,
-    .noise_pct = 5, .nights = 200, .seed = 1, .probe = 0, .read_ms = 1000, .poll_ms = 50,
-    .cards = 1, .rerun_from = -1,
-};
-
-enum sim_opt_type { SIM_OPT_DBL, SIM_OPT_INT, SIM_OPT_FLAG, SIM_OPT_SENSOR };
-struct sim_opt_row {
-    const char *name, *arg;
-    enum sim_opt_type type;
-    size_t off;
-    const char *help;
-};
-
-#define SIM_OPT(n, a, t, f, h) { n, a, t, offsetof(struct sim_opts, f), h }
-static const struct sim_opt_row sim_opt_rows[] = {
-    SIM_OPT("--sensor", "KIND", SIM_OPT_SENSOR, sensor,
-            "ema (INA3221, default), boxcar, point (IIO triggered), tegrastats, nvml, nvml-power"),
-    SIM_OPT("--tau-ms", "T", SIM_OPT_DBL, tau_ms, "the average's time constant (430)"),
-    SIM_OPT("--tau2-ms", "T2", SIM_OPT_DBL, tau2_ms, "a second chip's, its rails summed (0: none)"),
-    SIM_OPT("--avg", "N", SIM_OPT_INT, avg, "conversions averaged: cycle = T / N (512)"),
-    SIM_OPT("--ratio", "R", SIM_OPT_DBL, ratio, "the kernel's true energy ratio to the copy (1.1)"),
-    SIM_OPT("--noise-pct", "X", SIM_OPT_DBL, noise_pct, "one conversion's relative sd, % (5)"),
-    SIM_OPT("--nights", "N", SIM_OPT_INT, nights, "nights simulated (200)"),
-    SIM_OPT("--seed", "S", SIM_OPT_DBL, seed, "the first night's seed (1)"),
-    SIM_OPT("--probe", NULL, SIM_OPT_FLAG, probe, "also fit the step response (tau_ms_fit, model_fit)"),
-    SIM_OPT("--read-ms", "MS", SIM_OPT_DBL, read_ms, "tegrastats' interval (1000)"),
-    SIM_OPT("--poll-ms", "MS", SIM_OPT_DBL, poll_ms, "the sampler's interval, power.interval_ms (50)"),
-    SIM_OPT("--claim-boxcar", NULL, SIM_OPT_FLAG, claim_boxcar,
-            "the source claims a 430 ms boxcar, as before #48 (the old meter's design)"),
-    SIM_OPT("--verbose", NULL, SIM_OPT_FLAG, verbose, "each night's figures on stderr"),
-    SIM_OPT("--between-pct", "B", SIM_OPT_DBL, between_pct,
-            "the true ratio's night-to-night spread, a relative sd in % (0)"),
-    SIM_OPT("--cycles", "C", SIM_OPT_INT, cycles, "cycles a night runs (0: as a run decides)"),
-    SIM_OPT("--switch-pct", "S", SIM_OPT_DBL, switch_pct,
-            "the card in one of two states a night, at random, S% apart (0)"),
-    SIM_OPT("--cards", "K", SIM_OPT_INT, cards,
-            "the nights split into K cards, each learning from its first night (1)"),
-    SIM_OPT("--rerun-from", "F", SIM_OPT_INT, rerun_from,
-            "a card's nights judged from its F-th (0: the first; default: 5 runs learned)"),
-    { NULL, NULL, 0, 0, NULL },
-};
-
-static inline void sim_usage(FILE *f)
-{
-    fprintf(f, "usage: meter-sim [OPTION...]\n");
-    for (const struct sim_opt_row *r = sim_opt_rows; r->name; r++) {
-        char lhs[40];
-        snprintf(lhs, sizeof(lhs), "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
-        fprintf(f, "  %-22s %s\n", lhs, r->help);
-    }
-}
-
-/* argv[0..argc) into o (from sim_defaults): 0, or -EINVAL with why filled. */
-static inline int sim_parse(int argc, char **argv, struct sim_opts *o, char *why, size_t n)
-{
-    *o = sim_defaults;
-    for (int i = 0; i < argc; i++) {
-        const struct sim_opt_row *r = sim_opt_rows;
-        while (r->name && strcmp(r->name, argv[i]))
-            r++;
-        if (!r->name)
-            return snprintf(why, n, "unknown option '%s'", argv[i]), -EINVAL;
-        char *field = (char *)o + r->off, *end = NULL;
-        if (r->type == SIM_OPT_FLAG) {
-            *(int *)field = 1;
-            continue;
-        }
-        if (++i >= argc)
-            return snprintf(why, n, "'%s' needs a value", r->name), -EINVAL;
-        if (r->type == SIM_OPT_SENSOR) {
-            int k = 0;
-            while (sim_sensor_names[k] && strcmp(sim_sensor_names[k], argv[i]))
-                k++;
-            if (!sim_sensor_names[k])
-                return snprintf(why, n, "--sensor '%s': ema, boxcar, point, tegrastats, "
-                                "nvml or nvml-power", argv[i]), -EINVAL;
-            *(int *)field = k;
-            continue;
-        }
-        double v = strtod(argv[i], &end);
-        if (end == argv[i] || *end || !isfinite(v) || v < 0)
-            return snprintf(why, n, "%s '%s': not a number >= 0", r->name, argv[i]), -EINVAL;
-        if (r->type == SIM_OPT_INT)
-            *(int *)field = (int)v;
-        else
-            *(double *)field = v;
-    }
-    if (o->tau_ms < 1 || o->avg < 1 || o->nights < 1 || o->ratio <= 0 || o->poll_ms < 1)
-        return snprintf(why, n, "--tau-ms, --avg, --nights, --ratio and --poll-ms must be "
-                        "positive (--tau-ms 1 at least)"), -EINVAL;
-    if (o->cards < 1 || o->cards > o->nights || o->switch_pct > 100)
-        return snprintf(why, n, "--cards from 1 to --nights, --switch-pct at most 100"),
-               -EINVAL;
-    return 0;
-}
 
 /* ---- the simulated board --------------------------------------------------------------- */
 
 #define SIM_SEGS 8192
+#define SIM_WANDER_KNOTS 1024
+#define SIM_WANDER_MS 2000.0
 #define SIM_PHASE_NS 123457LL
 #define SIM_COPY_W 10.0
 #define SIM_IDLE_W 3.0
@@ -170,6 +51,9 @@ static struct sim_board {
     double kernel_w;           /* the kernel's power: ratio x the copy's J/B x its rate */
     const struct tb_rerun_sd *between;   /* the spread the learner hands the night */
     struct sim_sensor_state z;
+    unsigned long long rng;    /* the load's switches and the kernel's wander */
+    double wander[SIM_WANDER_KNOTS];   /* the kernel's wander at 2 s knots, in sds */
+    int64_t t0;                /* the night's start: the wander's first knot */
 } sim_b = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static inline int sim_point_at(int64_t t)
@@ -187,33 +71,55 @@ static inline int sim_point_at(int64_t t)
     return p;
 }
 
+/* The kernel's wander at t: --wander-pct's sd times the knots' values, linear between the
+ * 2 s knots (a power that drifts with the data or the clocks on a scale of seconds). */
+static double sim_wander(int64_t t)
+{
+    double x = (double)(t - sim_b.t0) * 1e-6 / SIM_WANDER_MS, f = x - floor(x);
+    long k = (long)floor(x);
+    double a = sim_b.wander[((k % SIM_WANDER_KNOTS) + SIM_WANDER_KNOTS) % SIM_WANDER_KNOTS],
+           b = sim_b.wander[(((k + 1) % SIM_WANDER_KNOTS) + SIM_WANDER_KNOTS) % SIM_WANDER_KNOTS];
+    return 1 + sim_b.o->wander_pct / 100 * (a + f * (b - a));
+}
+
 /* The board's power at t, chip c's share: with two chips the first carries half of the
  * idle, 60% of the copy and 70% of the kernel (the rails' split differs by load). */
 static double sim_power(void *arg, int64_t t, int c)
 {
     int p = sim_point_at(t);
-    double w = p < 0 ? SIM_IDLE_W : p == 0 ? SIM_COPY_W : sim_b.kernel_w;
+    double w = p < 0 ? SIM_IDLE_W : p == 0 ? SIM_COPY_W : sim_b.kernel_w * sim_wander(t);
     if (sim_b.z.chips < 2)
         return w;
     double share = p < 0 ? 0.5 : p == 0 ? 0.6 : 0.7;
     return w * (c == 0 ? share : 1 - share);
 }
 
-static inline void sim_switch(int p)
+/* The load switched to point p now (true), or it was running already (false). */
+static inline bool sim_switch(int p)
 {
+    bool moved = false;
     pthread_mutex_lock(&sim_b.mu);
     if (sim_b.nseg < SIM_SEGS && (sim_b.nseg == 0 || sim_b.seg_p[sim_b.nseg - 1] != p)) {
         sim_b.seg_t[sim_b.nseg] = tb_now_ns();
         sim_b.seg_p[sim_b.nseg++] = p;
+        moved = true;
     }
     pthread_mutex_unlock(&sim_b.mu);
+    return moved;
 }
 
-/* The meter's load: point i until end, the fake clock spending the time. */
+/* The meter's load: point i until end, the fake clock spending the time. The first slice
+ * after a switch runs a random number of whole milliseconds of a poll longer, so that the
+ * next switch falls at a random phase of the polls (a board's kernels and its sampler share
+ * no clock); whole milliseconds keep the night's own offset from the sampler's grid. */
 static int sim_night_load(void *arg, size_t i, int64_t end, double *bytes)
 {
     int64_t now = tb_now_ns(), dt = end > now ? end - now : SIM_MS;
-    sim_switch((int)i);
+    if (sim_switch((int)i)) {
+        pthread_mutex_lock(&sim_b.mu);
+        dt += (int64_t)floor(sim_uniform(&sim_b.rng) * sim_b.o->poll_ms) * SIM_MS;
+        pthread_mutex_unlock(&sim_b.mu);
+    }
     tb_clock_spend_ns(dt);
     *bytes = sim_rate_bps[i] * (double)dt * 1e-9;
     return 0;
@@ -231,14 +137,26 @@ static int sim_src_open(void *st, const struct tb_power_cfg *pc, struct tb_power
     return 0;
 }
 
+/* A poll: late by up to --jitter-ms, then each rail's read blocking --read-latency-ms (the
+ * 5.10 driver waits for the conversion-ready flag) and giving the register as it is when
+ * the read returns. */
 static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t n)
 {
-    int64_t now = tb_now_ns();
-    pthread_mutex_lock(&sim_b.mu);
-    double mj = NAN;
-    for (int c = 0; c < sim_b.z.chips; c++)
-        s->rail_mw[c] = (float)(sim_read(&sim_b.z, now, c, c == 0 ? &mj : NULL) * 1e3);
-    pthread_mutex_unlock(&sim_b.mu);
+    const struct sim_opts *o = sim_b.o;
+    double mj = NAN, late = 0;
+    if (o->jitter_ms > 0) {
+        pthread_mutex_lock(&sim_b.mu);
+        late = sim_uniform(&sim_b.rng) * o->jitter_ms;
+        pthread_mutex_unlock(&sim_b.mu);
+        tb_sleep_ns((int64_t)(late * 1e6));
+    }
+    for (int c = 0; c < sim_b.z.chips; c++) {
+        if (o->read_latency_ms > 0)
+            tb_sleep_ns((int64_t)(o->read_latency_ms * 1e6));
+        pthread_mutex_lock(&sim_b.mu);
+        s->rail_mw[c] = (float)(sim_read(&sim_b.z, tb_now_ns(), c, c == 0 ? &mj : NULL) * 1e3);
+        pthread_mutex_unlock(&sim_b.mu);
+    }
     if (sim_b.z.kind == SIM_NVML)
         s->energy_mj = mj;
     s->gpu_temp_c = 50;
@@ -276,7 +194,8 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
         c->model.read_ms = o->poll_ms;
         break;
     default:
-        c->period_ms = fmax(o->tau_ms, o->tau2_ms);
+        /* the claim, never the truth: what update_interval says of each chip */
+        c->period_ms = fmax(sim_claim_ms(o, 0), sim_b.z.chips > 1 ? sim_claim_ms(o, 1) : 0);
         tb_strlcpy(c->how, "sysfs", sizeof(c->how));
         snprintf(c->detail, sizeof(c->detail), "hwmon update_interval %.0f ms, samples %d",
                  c->period_ms, o->avg);
@@ -286,9 +205,9 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
         for (int k = 0; k < sim_b.z.chips; k++) {   /* as ina3221.c reads each chip */
             char said[64];
             snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms, samples %d (sysfs)",
-                     k + 1, sim_b.z.chip[k].tau_ms, o->avg);
+                     k + 1, sim_claim_ms(o, k), o->avg);
             tb_sensor_model_set_tau(&c->model, k, 1, tb_sensor_model_hwmon_tau_ms(
-                                    sim_b.z.chip[k].tau_ms, o->avg), said);
+                                    sim_claim_ms(o, k), o->avg), said);
         }
     }
 }
@@ -308,9 +227,11 @@ struct sim_night {
     double secs;               /* the night's seconds: idle, then the size's energy */
     double planned_s;          /* what the meter planned for them before they ran */
     int cycles;
+    double tau_used[2], delay_used;   /* what the meter inverted with (tb_meter_tau_used) */
     bool ok;                   /* a ratio came */
     char note[320];
     char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
+    char selfcal[1024];        /* what it self-calibrated (tb_meter_selfcal_line) */
 };
 
 /* The board for a night whose kernel's true ratio is truth, its sensor's noise and phases
@@ -327,6 +248,8 @@ static inline void sim_board_reset(const struct sim_opts *o, double truth,
     z->kind = (enum sim_sensor)o->sensor;
     z->chips = o->tau2_ms > 0 ? 2 : 1;
     z->noise = o->noise_pct / 100;
+    z->delay_ms = o->delay_ms;
+    z->lsb_w = o->lsb_pct / 100 * SIM_COPY_W;
     z->read_ms = o->read_ms;
     z->power = sim_power;
     z->rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
@@ -341,6 +264,10 @@ static inline void sim_board_reset(const struct sim_opts *o, double truth,
     z->nvml_window_ms = 25;
     z->nvml_phase_ms = sim_uniform(&z->rng) * 75;   /* Yang et al.: where in the 100 ms */
     z->counter_next = now + (int64_t)(sim_uniform(&z->rng) * 100e6) + 100 * SIM_MS;
+    sim_b.rng = seed * 0xD1B54A32D192ED03ULL + 0x8CB92BA72F3D8DD7ULL;
+    sim_b.t0 = now;
+    for (int k = 0; k < SIM_WANDER_KNOTS; k++)
+        sim_b.wander[k] = o->wander_pct > 0 ? sim_gauss(&sim_b.rng) : 0;
     pthread_mutex_unlock(&sim_b.mu);
 }
 
@@ -367,6 +294,9 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     }
     struct tb_sampler *s = NULL;
     char why[256];
+    pthread_mutex_lock(&sim_b.mu);
+    int64_t phase = SIM_PHASE_NS + (int64_t)floor(sim_uniform(&sim_b.rng) * o->poll_ms) * SIM_MS;
+    pthread_mutex_unlock(&sim_b.mu);
     if (tb_sampler_start(&s, &sim_src_ops, &pc, pc.interval_ms, 1 << 20, why, sizeof(why))) {
         snprintf(nt->note, sizeof(nt->note), "sampler: %s", why);
         return -1;
@@ -374,7 +304,7 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     /* off the sampler's grid of whole milliseconds: a poll and a load's switch or a look
      * at the readings never fall on the same virtual nanosecond, where which came first
      * would be a race (and the nights would differ from run to run) */
-    tb_sleep_ns(SIM_PHASE_NS);
+    tb_sleep_ns(phase);
     volatile sig_atomic_t stop = 0;
     struct tb_meter *m = tb_meter_new(s, &pc, &stop);
     int64_t t0 = tb_now_ns();
@@ -392,6 +322,9 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     nt->ci = out[1].energy_ratio_ci95;
     nt->rerun_ci = out[1].energy_ratio_rerun_ci95;
     nt->cycles = (int)out[1].power_cycles;
+    tb_meter_selfcal_line(m, nt->selfcal, sizeof(nt->selfcal));
+    for (int c = 0; c < 2; c++)
+        nt->tau_used[c] = c < sim_b.z.chips ? tb_meter_tau_used(m, c, &nt->delay_used) : NAN;
     nt->ok = isfinite(nt->ratio);
     snprintf(nt->note, sizeof(nt->note), "%s", out[1].power_note);
     tb_meter_free(m);
@@ -447,6 +380,7 @@ struct sim_summary {
     double halfwidth_pct_median;   /* energy_ratio_ci95 over the ratio, %, median */
     double night_s, planned_s;     /* mean seconds of a night, and of its plan */
     double cycles;                 /* mean cycles */
+    double tau_used[2], delay_used;   /* the meter's, mean over the nights with a ratio */
     double rerun_coverage_pct;     /* rerun_sim.h: nights whose energy_ratio_rerun_ci95 holds
                                     * the next night's ratio */
     double rerun_halfwidth_pct_median, oracle_halfwidth_pct;
@@ -479,6 +413,9 @@ static inline void sim_summarise(const struct sim_night *nt, int n, struct sim_s
         bias += nt[i].ratio / nt[i].truth - 1;
         covered += fabs(nt[i].ratio - nt[i].truth) <= nt[i].ci;
         sm->cycles += nt[i].cycles;
+        sm->tau_used[0] += nt[i].tau_used[0];
+        sm->tau_used[1] += nt[i].tau_used[1];
+        sm->delay_used += nt[i].delay_used;
         if (hw)
             hw[ok] = nt[i].ci / nt[i].ratio;
         ok++;
@@ -488,6 +425,9 @@ static inline void sim_summarise(const struct sim_night *nt, int n, struct sim_s
     sm->bias_pct = ok ? 100 * bias / ok : NAN;
     sm->coverage_pct = ok ? 100.0 * covered / ok : NAN;
     sm->cycles = ok ? sm->cycles / ok : NAN;
+    sm->tau_used[0] = ok ? sm->tau_used[0] / ok : NAN;
+    sm->tau_used[1] = ok ? sm->tau_used[1] / ok : NAN;
+    sm->delay_used = ok ? sm->delay_used / ok : NAN;
     if (hw && ok) {
         qsort(hw, (size_t)ok, sizeof(*hw), sim_cmp_dbl);
         sm->halfwidth_pct_median = 100 * (ok % 2 ? hw[ok / 2] : 0.5 * (hw[ok / 2 - 1] + hw[ok / 2]));
@@ -522,9 +462,9 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
                     "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
                     nt[i].cycles, nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "",
                     nt[i].note);
-    if (o->verbose && o->nights > 0)
-        fprintf(stderr, "power_cadence: %s\n", nt[0].cadence);
     }
+    if (o->verbose && o->nights > 0)
+        fprintf(stderr, "power_cadence: %s; %s\n", nt[0].cadence, nt[0].selfcal);
     sim_summarise(nt, o->nights, sm);
     struct sim_rerun_said rs;
     sim_rerun_summary(&rs);
@@ -543,11 +483,17 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
             o->tau2_ms, o->ratio, o->noise_pct, sm->nights, sm->failed, sm->bias_pct,
             sm->coverage_pct, sm->halfwidth_pct_median, sm->cycles, sm->night_s, sm->planned_s,
             sm->tail);
+    fprintf(f, " claim_tau_ms=%g claim_tau2_ms=%g delay_ms=%g lsb_pct=%g read_latency_ms=%g "
+            "jitter_ms=%g wander_pct=%g switch_pct=%g tau_ms_used=%.1f tau2_ms_used=%.1f "
+            "delay_ms_used=%.1f", sim_claim_ms(o, 0), o->tau2_ms > 0 ? sim_claim_ms(o, 1) : 0,
+            o->delay_ms, o->lsb_pct, o->read_latency_ms, o->jitter_ms, o->wander_pct,
+            o->switch_pct, sm->tau_used[0], o->tau2_ms > 0 ? sm->tau_used[1] : 0,
+            sm->delay_used);
     fprintf(f, " between_pct=%g rerun_coverage_pct=%.1f rerun_halfwidth_pct_median=%.3f "
             "oracle_halfwidth_pct=%.3f", o->between_pct, sm->rerun_coverage_pct,
             sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct);
     if (o->switch_pct > 0 || o->cards > 1 || o->rerun_from >= 0) {
-        fprintf(f, " switch_pct=%g cards=%d rerun_coverage_by_night=", o->switch_pct, o->cards);
+        fprintf(f, " cards=%d rerun_coverage_by_night=", o->cards);
         for (int i = 0; i < SIM_RERUN_BY_NIGHT; i++)
             fprintf(f, "%s%.1f", i ? "/" : "", sm->rerun_by_night[i]);
     }

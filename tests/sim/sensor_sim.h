@@ -15,7 +15,9 @@
  *              of the 25 ms random per night.
  *   nvml-power NVML's power reading on Ampere and newer: the mean of the last 1 s, a new one
  *              every 100 ms.
- * Conversion noise: each conversion's sample is P(t) x (1 + noise x N(0,1)).
+ * Conversion noise: each conversion's sample is P(t - delay) x (1 + noise x N(0,1)): the
+ * dead time a probe measures (24.5 ms on the Orin fixture) delays what a conversion sees;
+ * a register read rounds to its step (lsb_w: the LSB of current x bus voltage).
  * Header-only (static functions): meter-sim and the test programs include it. Not here: the
  * load and the nights (nights.h), the source ops the sampler reads (nights.h). */
 #ifndef TB_SIM_SENSOR_SIM_H
@@ -54,6 +56,8 @@ struct sim_sensor_state {
     int chips;
     struct sim_chip chip[SIM_MAX_CHIPS];
     double noise;               /* relative sd of one conversion's sample */
+    double delay_ms;            /* the dead time: a conversion at t samples P(t - delay) */
+    double lsb_w;               /* a register read's step, W (0: exact) */
     double read_ms;             /* tegrastats' interval */
     double nvml_period_ms, nvml_window_ms, nvml_phase_ms;
     double counter_mj;          /* nvml: the energy counter */
@@ -80,7 +84,7 @@ static inline double sim_gauss(unsigned long long *s)
 
 static inline double sim_sample(struct sim_sensor_state *z, int64_t t, int c)
 {
-    double p = z->power(z->arg, t, c);
+    double p = z->power(z->arg, t - (int64_t)(z->delay_ms * 1e6), c);
     return z->noise > 0 ? p * (1 + z->noise * sim_gauss(&z->rng)) : p;
 }
 
@@ -175,7 +179,8 @@ static inline double sim_read(struct sim_sensor_state *z, int64_t t, int c, doub
             ch->held = ch->reg;
         }
     sim_chip_until(z, c, t);
-    return z->kind == SIM_BOXCAR || z->kind == SIM_TEGRASTATS ? ch->held : ch->reg;
+    double v = z->kind == SIM_BOXCAR || z->kind == SIM_TEGRASTATS ? ch->held : ch->reg;
+    return z->lsb_w > 0 ? round(v / z->lsb_w) * z->lsb_w : v;
 }
 
 #endif

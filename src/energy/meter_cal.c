@@ -1,0 +1,359 @@
+/* meter_cal.c: a night that calibrates its own sensor (issue #57). An averaging sensor's
+ * constants come from what the board says (update_interval, or a kept probe result), and
+ * a board may run another: the device tree's averaging, a second chip with its own, a dead
+ * time no file states. Every switch of the size's interleaved load is a step of the power,
+ * so after its cycles each rail's time constant and dead time are fitted to the size's own
+ * switches (selfcal.c), the board's word the prior; every block is inverted again with them,
+ * from the first poll past its switch plus the dead time; and each figure's interval
+ * carries what the cycles do not average: the constants' uncertainty through the inversion,
+ * the register's step, the model's floor. Not here: the blocks (meter.c, meter_ema.c), the
+ * fit's arithmetic (selfcal.c). */
+#include "energy/meter.h"
+#include "energy/meter_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "energy/energy.h"
+
+/* How far the board's word may be off, relative sd: update_interval against what the chip
+ * runs (the R32 driver's macro against the device tree's 430 ms, claims 0.8-1.25 of the
+ * truth in issue #57), a kept probe result against a night (the probe's fit within 3%). */
+#define PRIOR_CLAIM_REL 0.10
+#define PRIOR_PROBE_REL 0.03
+
+/* One rail's readings over the size. */
+struct series {
+    int64_t *t;
+    double *v;
+    size_t n;
+    double lsb;                   /* the register's step: the smallest change between
+                                   * readings where every change is a whole number of it */
+};
+
+void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0)
+{
+    if (m->sw_n > 0 && m->sw_point == i)
+        return;
+    if (m->sw_n == m->sw_cap) {
+        size_t cap = m->sw_cap ? 2 * m->sw_cap : 64;
+        int64_t *p = realloc(m->sw, cap * sizeof(*p));
+        if (!p) {   /* the switches so far forgotten: the fit starts at the next */
+            m->sw_n = 0;
+            return;
+        }
+        m->sw = p;
+        m->sw_cap = cap;
+    }
+    m->sw[m->sw_n++] = t0;
+    m->sw_point = i;
+}
+
+double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms)
+{
+    bool inv = tb_meter_inverts(m) && rail >= 0 && rail < tb_sampler_rails(m->s)->n;
+    if (delay_ms)
+        *delay_ms = inv ? m->delay_used_ms : NAN;
+    if (!inv)
+        return NAN;
+    return m->cal_steps > 0 && m->cal[rail].tau_ms > 0
+           ? m->cal[rail].tau_ms : tb_sensor_model_tau_ms(&tb_sampler_cadence(m->s)->model, rail);
+}
+
+/* Rail r's readings in w[0..n) into se (malloc'd): 0, or -1. */
+static int rail_series(const struct tb_power_sample *w, size_t n, int r, struct series *se)
+{
+    se->t = malloc((n ? n : 1) * sizeof(*se->t));
+    se->v = malloc((n ? n : 1) * sizeof(*se->v));
+    se->n = 0;
+    se->lsb = INFINITY;
+    if (!se->t || !se->v)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(w[i].rail_mw[r])) {
+            double v = w[i].rail_mw[r];
+            if (se->n > 0 && v != se->v[se->n - 1])
+                se->lsb = fmin(se->lsb, fabs(v - se->v[se->n - 1]));
+            se->t[se->n] = w[i].t_ns;
+            se->v[se->n++] = v;
+        }
+    /* a register's step shows as every change a whole number of the smallest; a smooth
+     * reading's smallest change is only its slowest moment (the tail of a swing), no step */
+    size_t whole = 0, changes = 0;
+    for (size_t i = 1; isfinite(se->lsb) && se->lsb > 0 && i < se->n; i++) {
+        double d = fabs(se->v[i] - se->v[i - 1]) / se->lsb;
+        if (d > 0) {
+            changes++;
+            whole += fabs(d - round(d)) < 0.02;
+        }
+    }
+    if (!isfinite(se->lsb) || changes < 8 || whole < changes * 9 / 10)
+        se->lsb = 0;
+    return 0;
+}
+
+/* Rail se's inverted energy (mJ) over [start, end] with time constant tau (ms), its
+ * trapezoid's end correction made: an average read every h misses -h^2 / 12 x (r'(end) -
+ * r'(start)) of its integral (Euler-Maclaurin), which for a block right after a switch is
+ * the swing's curvature, 0.0125% of a block at 430 ms and a 5 W step of 15 (meter-sim at
+ * zero noise: ratio 1.5 read -0.023% without it); the slopes from the model, r' = (P - r) /
+ * tau, with the block's P. */
+static double rail_mj(const struct series *se, double tau, int64_t start, int64_t end)
+{
+    size_t inside = 0;
+    double mj = tb_energy_inverted_mj(se->t, se->v, se->n, start, end, tau, &inside);
+    double span_ms = (double)(end - start) * 1e-6;
+    if (!isfinite(mj) || !(tau > 0) || inside < 2)
+        return mj;
+    double h = span_ms / (double)(inside + 1), p_mw = mj / span_ms * 1e3,
+           ra = tb_energy_interp(se->t, se->v, se->n, start),
+           rb = tb_energy_interp(se->t, se->v, se->n, end);
+    double slope_a = (p_mw - ra) / tau, slope_b = (p_mw - rb) / tau;   /* mW per ms */
+    return mj - h * h / 12 * (slope_b - slope_a) * 1e-3;
+}
+
+/* One block's J per byte inverted with tau[0..count) over the rails se[0..count): from the
+ * first poll at or after both its span's start and its switch plus the dead time d_ms, to
+ * its span's end. NAN where nothing is left. */
+static double block_jpb(const struct series *se, int count, const double *tau, int64_t sw,
+                        int64_t ta, int64_t tb, double rate, double d_ms)
+{
+    int64_t from = sw + (int64_t)(d_ms * 1e6), start = ta;
+    if (from > start)
+        for (size_t i = 0; i < se[0].n; i++)
+            if (se[0].t[i] >= from) {
+                start = se[0].t[i];
+                break;
+            }
+    /* a block whose first readings the sampler's ring no longer holds keeps its figure */
+    if (start < from || start >= tb || !(rate > 0) || se[0].n == 0 || se[0].t[0] > start)
+        return NAN;
+    double mj = 0;
+    for (int r = 0; r < count; r++)
+        mj += rail_mj(&se[r], tau[r], start, tb);
+    return mj / ((double)(tb - start) * 1e-6) / rate;
+}
+
+/* Every block of the tracks inverted with tau: the new J per byte into jpb[j][k] (the old
+ * where none), then each track's mean figure: a paired track's mean ratio to the copy's
+ * blocks beside it, the others' mean J per byte, into mean[j]. */
+static void refigure(const struct tb_meter_track *tr, size_t n, size_t ref,
+                     const struct series *se, int count, const double *tau, double d_ms,
+                     double (*jpb)[TB_METER_MAX_CYCLES], double *mean)
+{
+    for (size_t j = 0; j < n; j++)
+        for (int k = 0; k < tr[j].n; k++) {
+            double x = block_jpb(se, count, tau, tr[j].sw[k], tr[j].ta[k], tr[j].tb[k],
+                                 tr[j].rate[k], d_ms);
+            jpb[j][k] = isfinite(x) ? x : tr[j].jpb[k];
+        }
+    for (size_t j = 0; j < n; j++) {
+        double sum = 0;
+        int got = 0;
+        for (int k = 0; k < tr[j].n; k++) {
+            double x = jpb[j][k];
+            if (ref < n && j != ref) {
+                const short *cb = tr[j].cb[k];
+                double a = cb[0] >= 0 ? jpb[ref][cb[0]] : NAN, b = cb[1] >= 0 ? jpb[ref][cb[1]] : NAN;
+                double around = cb[0] == -2 || cb[1] == -2 ? tr[j].around[k] : isnan(a) ? b
+                                : isnan(b) ? a : 0.5 * (a + b);
+                x /= around;
+            }
+            if (isfinite(x)) {
+                sum += x;
+                got++;
+            }
+        }
+        mean[j] = got ? sum / got : NAN;
+    }
+}
+
+/* The new figures written into the tracks: J per byte, power, and a paired track's ratio
+ * and the copy's J per byte beside it. */
+static void write_back(struct tb_meter_track *tr, size_t n, size_t ref,
+                       double (*jpb)[TB_METER_MAX_CYCLES])
+{
+    for (size_t j = 0; j < n; j++)
+        for (int k = 0; k < tr[j].n; k++) {
+            tr[j].jpb[k] = jpb[j][k];
+            tr[j].w[k] = jpb[j][k] * tr[j].rate[k];
+        }
+    for (size_t j = 0; j < n && ref < n; j++)
+        for (int k = 0; k < tr[j].n && j != ref; k++) {
+            const short *cb = tr[j].cb[k];
+            if (cb[0] == -2 || cb[1] == -2)
+                continue;
+            double a = cb[0] >= 0 ? tr[ref].jpb[cb[0]] : NAN, b = cb[1] >= 0 ? tr[ref].jpb[cb[1]] : NAN;
+            double around = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
+            if (isfinite(around)) {
+                tr[j].around[k] = around;
+                tr[j].ratio[k] = tr[j].jpb[k] / around;
+            }
+        }
+}
+
+/* Rail r's fit over the size's switches, the night's pooled estimate (or the board's word)
+ * its prior; into m->cal_size[r]. */
+static void fit_rail(struct tb_meter *m, int r, const struct series *se, const int64_t *bnd,
+                     size_t k)
+{
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    double said = tb_sensor_model_tau_ms(md, r);
+    bool probed = strstr(md->from, "from probe") != NULL;
+    struct tb_selfcal_in in = { se->t, se->v, se->n, bnd, k, said,
+                                probed ? PRIOR_PROBE_REL : PRIOR_CLAIM_REL };
+    if (m->cal_steps > 0 && m->cal[r].tau_ms > 0) {   /* the night's earlier sizes */
+        in.tau_prior_ms = m->cal[r].tau_ms;
+        in.tau_prior_rel_sd = m->cal[r].tau_sd_ms / m->cal[r].tau_ms;
+    }
+    struct tb_selfcal c;   /* the prior where the fit cannot run (out of memory, no tau) */
+    tb_selfcal_fit(&in, &c);
+    if (c.steps < TB_SELFCAL_MIN_STEPS && m->cal_steps > 0) {   /* the earlier sizes' */
+        c.delay_ms = m->cal[r].delay_ms;
+        c.delay_sd_ms = m->cal[r].delay_sd_ms;
+    }
+    m->cal_size[r] = c;
+    m->cal_prior_ms[r] = said;
+}
+
+/* What the cycles do not average, per track: each rail's constant one sd off moves its mean
+ * figure by d_r (all refigured, 1.96 x their root sum of squares), the register's step
+ * (TB_METER_LSB_SHARE of it over the copy's power: the swing's last readings round the same
+ * way every block) and the model's floor; the relative 95% half-width. */
+static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
+                       const struct series *se, int first, int count, const double *tau,
+                       double d_ms, const double *mean0)
+{
+    double (*tmp)[TB_METER_MAX_CYCLES] = malloc((n ? n : 1) * sizeof(*tmp));
+    double *mean = malloc((n ? n : 1) * sizeof(*mean)), *ss = calloc(n ? n : 1, sizeof(*ss));
+    double lsb2 = 0;
+    for (int r = 0; r < count; r++)
+        lsb2 += se[r].lsb * se[r].lsb;
+    for (int r = 0; tmp && mean && ss && r < count; r++) {
+        double t2[TB_SENSOR_MAX_RAILS];
+        memcpy(t2, tau, (size_t)count * sizeof(*t2));
+        /* a constant fitted to this size's own steps moves with the levels it was fitted
+         * with, and part of its error is in the cycles' spread already: TB_METER_TAU_SHARE
+         * of its sd counts; a constant the steps could not fit is the prior's, all of it */
+        const struct tb_selfcal *c = &m->cal_size[first + r];
+        double sd = c->tau_sd_ms * (c->steps >= TB_SELFCAL_MIN_STEPS ? TB_METER_TAU_SHARE : 1);
+        if (!(sd > 0))
+            continue;
+        t2[r] += sd;
+        refigure(tr, n, ref, se, count, t2, d_ms, tmp, mean);
+        for (size_t j = 0; j < n; j++)
+            if (isfinite(mean[j]) && isfinite(mean0[j]))
+                ss[j] += (mean[j] - mean0[j]) * (mean[j] - mean0[j]);
+    }
+    for (size_t j = 0; j < n; j++) {
+        double p_mw = 0;   /* the level the step is judged against: the copy's, or its own */
+        const struct tb_meter_track *lv = ref < n ? &tr[ref] : &tr[j];
+        for (int k = 0; k < lv->n; k++)
+            p_mw += lv->w[k] * 1e3 / lv->n;
+        double tau_rel = ss ? 1.96 * sqrt(ss[j]) / fabs(mean0[j]) : 0,
+               lsb_rel = p_mw > 0 ? TB_METER_LSB_SHARE * sqrt(lsb2) / p_mw : 0;
+        tr[j].sys_rel = hypot(hypot(isfinite(tau_rel) ? tau_rel : 0, lsb_rel),
+                              TB_METER_MODEL_FLOOR);
+    }
+    free(tmp);
+    free(mean);
+    free(ss);
+}
+
+/* The fits, the blocks inverted again and the systematic terms, over the rails' series;
+ * final: the size's fit becomes the night's (the prior of its next size). */
+static void calibrate_with(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
+                           const struct series *se, int first, int count, const int64_t *bnd,
+                           bool final)
+{
+    double tau[TB_SENSOR_MAX_RAILS], d_hi = 0;
+    int steps = 0;
+    for (int r = 0; r < count; r++) {
+        fit_rail(m, first + r, &se[r], bnd, m->sw_n + 1);
+        const struct tb_selfcal *c = &m->cal_size[first + r];
+        tau[r] = c->tau_ms;
+        d_hi = fmax(d_hi, c->delay_ms + 2 * (isfinite(c->delay_sd_ms) ? c->delay_sd_ms : 0));
+        steps = c->steps > steps ? c->steps : steps;
+    }
+    m->delay_used_ms = d_hi;
+    if (final) {
+        memcpy(&m->cal[first], &m->cal_size[first], (size_t)count * sizeof(m->cal[0]));
+        m->cal_steps += steps;
+        m->cal_sizes++;
+    }
+    double (*jpb)[TB_METER_MAX_CYCLES] = malloc((n ? n : 1) * sizeof(*jpb));
+    double *mean0 = malloc((n ? n : 1) * sizeof(*mean0));
+    if (jpb && mean0) {
+        refigure(tr, n, ref, se, count, tau, d_hi, jpb, mean0);
+        write_back(tr, n, ref, jpb);
+        systematic(m, tr, n, ref, se, first, count, tau, d_hi, mean0);
+    }
+    free(jpb);
+    free(mean0);
+}
+
+void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
+                        bool final)
+{
+    int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
+    /* a register another program reads at its own interval (tegrastats' line every second
+     * against 430 ms: a staircase, no swing) leaves the board's word standing; our own polls,
+     * however coarse for the plain trapezoid, see every step */
+    if (!tb_meter_inverts(m) || tb_sampler_cadence(m->s)->model.read_ms > 0 || !tr ||
+        m->sw_n < 3 || count <= 0 || count > TB_SENSOR_MAX_RAILS)
+        return;
+    size_t ns = 0;
+    int64_t margin = 2LL * m->pc->interval_ms * 1000000;
+    struct tb_power_sample *w = tb_sampler_window(m->s, m->sw[0], m->sw_end, margin, &ns);
+    int64_t *bnd = malloc((m->sw_n + 1) * sizeof(*bnd));
+    struct series se[TB_SENSOR_MAX_RAILS];
+    memset(se, 0, sizeof(se));
+    bool ok = w && bnd && ns >= 8;
+    for (int r = 0; ok && r < count; r++)
+        ok = rail_series(w, ns, first + r, &se[r]) == 0 && se[r].n >= 8;
+    if (ok) {
+        memcpy(bnd, m->sw, m->sw_n * sizeof(*bnd));
+        bnd[m->sw_n] = m->sw_end;
+        calibrate_with(m, tr, n, ref, se, first, count, bnd, final);
+    }
+    for (int r = 0; r < count; r++) {
+        free(se[r].t);
+        free(se[r].v);
+    }
+    free(bnd);
+    free(w);
+}
+
+void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n)
+{
+    line[0] = 0;
+    int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
+    if (!m->cal_sizes || count <= 0 || count > TB_SENSOR_MAX_RAILS)
+        return;
+    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    const char *said = strstr(md->from, "from probe") ? "a kept probe result, +-3%"
+                       : "update_interval or the documented default, +-10%";
+    size_t len = (size_t)snprintf(line, n, "self-calibrated from the night's own load steps "
+                                  "(%d over %d size(s); prior: %s):", m->cal_steps,
+                                  m->cal_sizes, said);
+    for (int r = first; r < first + count && len < n; r++) {
+        const struct tb_selfcal *c = &m->cal[r];
+        if (c->steps < TB_SELFCAL_MIN_STEPS)
+            len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (too few "
+                                    "steps: the board's word)", tb_sampler_rails(m->s)->name[r],
+                                    c->tau_ms, c->tau_sd_ms);
+        else
+            len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (said %.1f, "
+                                    "%+.1f%%), dead time %.1f +- %.1f ms;",
+                                    tb_sampler_rails(m->s)->name[r], c->tau_ms, c->tau_sd_ms,
+                                    m->cal_prior_ms[r], 100 * (c->tau_ms / m->cal_prior_ms[r] - 1),
+                                    c->delay_ms, c->delay_sd_ms);
+    }
+    if (len < n)
+        snprintf(line + len, n - len, " every block inverted with these, from its switch + "
+                 "%.1f ms; each interval carries their uncertainty, the register's step where "
+                 "the readings show one, and a model floor of %.2f%%", m->delay_used_ms,
+                 100 * TB_METER_MODEL_FLOOR);
+}
