@@ -399,10 +399,15 @@ static void outcome(struct reader *rd, struct tb_log_rec *r)
 static void row(struct reader *rd, char *line)
 {
     struct tb_logset *s = rd->s;
+    long count = csv_count(line);
     int nf = tb_csv_split(line, rd->fields, MAX_FIELDS);
-    if (nf != rd->nhead) {
-        error("%s: %s:%ld: %d fields where the header has %d; row skipped", s->who, rd->path,
-              rd->lineno, nf, rd->nhead);
+    if (nf != rd->nhead) {   /* nf -1: too many to split, or a quote not closed (#58: "-1") */
+        if (nf >= 0 || count > MAX_FIELDS)
+            error("%s: %s:%ld: %ld fields where the header has %d; row skipped", s->who,
+                  rd->path, rd->lineno, nf >= 0 ? (long)nf : count, rd->nhead);
+        else
+            error("%s: %s:%ld: no CSV line (a quote not closed); row skipped", s->who,
+                  rd->path, rd->lineno);
         problem(rd);
         return;
     }
