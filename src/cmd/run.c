@@ -593,8 +593,9 @@ static enum tb_run_outcome finish(struct run *r)
     sweep_how(r, sig, nothing, how, sizeof(how));
     int crc = end_log(r, how);
     if (crc == 0)
-        tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
-                           r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
+        tb_retention_apply_bounded(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
+                                   r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days,
+                                   r->log_path, TB_RETENTION_LIMIT_S, &stop_signal);
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
     bool summary_lost = !r->o->quiet &&
         tb_run_summary(res, r->sampler ? r->pops->name : NULL, r->ms.nsteps > 0,
@@ -614,10 +615,7 @@ static enum tb_run_outcome finish(struct run *r)
 }
 
 /* Whether a signal asked the run to end; said once before the log exists. */
-static bool stopped(const struct run *r)
-{
-    return stop_signal != 0;
-}
+static bool stopped(const struct run *r) { return stop_signal != 0; }
 
 static char *signal_how(char *buf, size_t n, const char *where)
 {
