@@ -31,6 +31,7 @@
 #include "measure/conditions.h"
 #include "measure/identity.h"
 #include "log/csvlog.h"
+#include "lib/buildclock.h"
 #include "lib/lock.h"
 #include "measure/point_rules.h"
 #include "log/log_meta.h"
@@ -316,9 +317,10 @@ static int open_log(struct run *r)
                    r->cfg->board.peak_gbps, r->cfg->board.has_gpu ? ", has a GPU" : "");
     if (r->variant[0])
         tb_csvlog_meta(log, TB_META(board_variant), "%s", r->variant);
-    char images[1024];
-    tb_csvlog_meta(log, TB_META(kernel_images), "%s",
-                   tb_backend_cuda.images(images, sizeof(images)));
+    char text[1024];
+    tb_csvlog_meta(log, TB_META(kernel_images), "%s", tb_backend_cuda.images(text, sizeof(text)));
+    if (tb_build_clock_now(text, sizeof(text)))
+        tb_csvlog_meta(log, TB_META(clock), "%s", text);   /* a reset clock, said (#58) */
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "log/log_meta.h"
 #include "format/table.h"
 #include "lib/stats.h"
+#include "lib/buildclock.h"
 #include "lib/util.h"
 
 /* each read column is a column of the log's table: a rename there cannot leave the reader
@@ -219,6 +220,10 @@ static void metadata(struct reader *rd, const char *line)
         const char *bad = NULL;
         from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host), &bad);
         flag_time(rd, v, bad);   /* no night: no place in a baseline, a band or "latest" */
+    } else if ((v = tb_meta_value(line, TB_META_clock)) &&
+               tb_build_clock_floor(v, in->clock_floor, sizeof(in->clock_floor))) {
+        in->night[0] = '\0';   /* a reset clock's stamp is no night (#58) */
+        flag_time(rd, in->run_id, "before the tool that wrote it was built (a reset clock)");
     } else if ((v = tb_meta_value(line, TB_META_mode_step)) && strstr(v, ": skipped, ")) {
         size_t len = strlen(in->skipped);   /* a step the front will lack, and why */
         if (len + 3 < sizeof(in->skipped))
