@@ -48,6 +48,7 @@ const struct tb_usage tb_probe_usage = {
     "  --poll-ms. Fits an exponential (first-order) average and a boxcar (moving mean) with\n"
     "  a delay, finds the refresh period, prints the better model beside what sysfs claims\n"
     "  (hwmon update_interval, samples) and keeps the result in LOGDIR/probe-<board>-<l4t>.cfg.\n"
+    "  A night looks for it only in its own -o folder: give the probe the nights' -o.\n"
     "  Takes at most 60 s. Run it once on each new board and L4T release and send its\n"
     "  output: nobody has measured this sensor yet (doc/power.md, \"Probing the sensor\").\n"
     "\n"
