@@ -1,7 +1,8 @@
 /* test_lock_place.c: where the run lock lives and whose it must be (#58 item 1): the
  * default in a folder only its user can write (root's place tried in a scratch folder of
- * this user's, as root's /run/transpose-bench would be root's; a user's state folder), a lock file or a holder of another user's refused with a message naming
- * it and its owner (exit 2), exit 75 only for a run of this user's. The parts that need
+ * this user's, as root's /run/transpose-bench would be root's; a user's state folder), a
+ * lock file or a holder of another user's refused with a message naming it and its owner
+ * (exit 2), exit 75 only for a run of this user's. The parts that need
  * another uid (a file owned by nobody, a holder that is nobody) run as root only and are
  * skipped otherwise. */
 #include "helpers.h"
