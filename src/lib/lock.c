@@ -188,31 +188,45 @@ static void lock_holder(int fd, long *pid, bool *shared)
         fclose(f);
 }
 
+/* The effective uid of process pid, from /proc/PID/status's Uid line (the folder's owner
+ * is root's for a process that changed its uids and is not dumpable); false unknown. */
+static bool holder_uid(long pid, unsigned *uid)
+{
+    char path[48], line[256];
+    snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+    bool found = false;
+    unsigned real;
+    while (f && !found && fgets(line, sizeof(line), f))
+        found = sscanf(line, "Uid: %u %u", &real, uid) == 2;
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* Another process holds the lock: a run of this user's (exclusive: TB_LOCK_HELD), or not
- * (shared, or another user's process: TB_LOCK_BAD). A holder /proc/locks does not list
- * (another pid namespace) is said without a pid or uid it cannot know. */
+ * (shared, or another user's process: TB_LOCK_BAD). A holder /proc/locks does not name
+ * (another pid namespace) is said without a pid or uid it cannot know (never "uid -1"). */
 static int held(int fd, const char *path)
 {
     long pid;
     bool shared;
     lock_holder(fd, &pid, &shared);
     char who[96] = "a process /proc/locks does not name (another pid namespace?)";
-    struct stat ps;
-    char proc[48];
-    snprintf(proc, sizeof(proc), "/proc/%ld", pid);
-    bool known = pid && stat(proc, &ps) == 0;
+    unsigned uid = 0;
+    bool known = holder_uid(pid, &uid);
     if (pid)
         snprintf(who, sizeof(who), "pid %ld", pid);
     if (known)
-        snprintf(who + strlen(who), sizeof(who) - strlen(who), ", uid %u (%s)",
-                 (unsigned)ps.st_uid, user_name(ps.st_uid));
+        snprintf(who + strlen(who), sizeof(who) - strlen(who), ", uid %u (%s)", uid,
+                 user_name(uid));
     if (shared) {
         error("'%s' is held shared by %s: no transpose-bench run holds it so (a run holds it "
               "exclusive): that process keeps every run out; not starting (end it, or set "
               "TB_LOCK_FILE to a path of your own)", path, who);
         return TB_LOCK_BAD;
     }
-    if (known && ps.st_uid != geteuid()) {
+    if (known && uid != (unsigned)geteuid()) {
         error("'%s' is held by %s, another user's process: no run of this user's (uid %u); "
               "not starting (end it, or set TB_LOCK_FILE to a path of your own)", path, who,
               (unsigned)geteuid());
