@@ -58,9 +58,12 @@ VERSION   := 0.1.0
 GIT_TOP   := $(shell git -C '$(CURDIR)' rev-parse --show-toplevel 2>/dev/null)
 ifeq ($(if $(GIT_TOP),$(realpath $(GIT_TOP))),$(realpath $(CURDIR)))
   GIT_REV ?= $(shell git -C '$(CURDIR)' rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git -C '$(CURDIR)' diff --quiet HEAD -- 2>/dev/null && test -z "$$(git -C '$(CURDIR)' ls-files --others --exclude-standard -- src kernels boards conf 2>/dev/null)" || echo -dirty)
+  # the build's date for lib/version.h: its commit's (the same bytes from two checkouts)
+  BUILD_EPOCH ?= $(shell git -C '$(CURDIR)' log -1 --format=%ct HEAD 2>/dev/null)
 else
   GIT_REV ?= none: not a git checkout
 endif
+BUILD_EPOCH := $(if $(filter-out 0,$(BUILD_EPOCH)),$(BUILD_EPOCH),$(if $(SOURCE_DATE_EPOCH),$(SOURCE_DATE_EPOCH),0))
 
 # Kernel images (scripts/kernel-images.sh, doc/cross-compile.md): nvcc's cubins where the
 # board's driver is guaranteed to load them, PTX from Debian's clang at the board's PTX ISA
@@ -221,7 +224,8 @@ $(BUILD)/version_rev.c: FORCE
 	@printf '%s\n' '/* made by the Makefile from GIT_REV: see lib/version.h */' \
 		'#include "lib/version.h"' \
 		'const char tb_git_rev[] = "$(subst ','\'',$(REV_C_TEXT))";' \
-		'const char tb_version_line[] = TB_VERSION " (git $(subst ','\'',$(REV_C_TEXT)))";' > $@.new
+		'const char tb_version_line[] = TB_VERSION " (git $(subst ','\'',$(REV_C_TEXT)))";' \
+		'const long long tb_build_epoch = $(BUILD_EPOCH)LL;' > $@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 $(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -177,9 +177,7 @@ shipped() {
 for f in boards/*.cfg; do shipped "$f" && cp "$f" "$stage/boards/"; done
 for f in conf/*.cfg; do shipped "$f" && cp "$f" "$stage/conf/"; done
 cp doc/transpose-bench.1 "$stage/"
-mkdir -p "$stage/doc"
-cp doc/nightly.md "$stage/doc/nightly.md"
-cp doc/power.md "$stage/doc/power.md"   # nightly.md sends readers to it
+scripts/dist-docs.sh "$stage" "$name"   # nightly.md with this board's names; power.md
 rev=$(sed -n 's/^const char tb_git_rev\[\] = "\(.*\)";$/\1/p' "$build/version_rev.c" | head -n 1)
 built=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%MZ 2>/dev/null || echo "epoch $SOURCE_DATE_EPOCH")
 cat > "$stage/INSTALL" <<EOF

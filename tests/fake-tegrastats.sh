@@ -5,6 +5,10 @@
 #   TB_FAKE_TEGRASTATS_EXIT   exit after this many lines (a tegrastats that dies mid-run)
 #   TB_FAKE_TEGRASTATS_GARBAGE=1  print a garbage line between real ones
 #   TB_FAKE_TEGRASTATS_STALL=N    after N lines, print nothing more but stay alive (hung)
+#   TB_FAKE_TEGRASTATS_ONCE=1     print the file once, as it is (cat: a megabyte line in
+#                                 milliseconds, where the loop below reads it a byte at a
+#                                 time), then stay alive and silent: what the reader gets does
+#                                 not hang on when it reads
 #   TB_FAKE_TEGRASTATS_NOTERM=F   write its pid to F, and on SIGTERM append "term" to F and go
 #                                 on (a tegrastats that does not exit when asked)
 #   TB_FAKE_CLOCK=1   the tool keeps virtual time (src/lib/clock.h): the lines go out at once,
@@ -13,6 +17,10 @@ interval=1000
 if [ -n "${TB_FAKE_TEGRASTATS_NOTERM:-}" ]; then
     echo $$ > "$TB_FAKE_TEGRASTATS_NOTERM"
     trap 'echo term >> "$TB_FAKE_TEGRASTATS_NOTERM"' TERM
+fi
+if [ "${TB_FAKE_TEGRASTATS_ONCE:-0}" = 1 ]; then
+    cat "$TB_FAKE_TEGRASTATS_FILE"
+    exec sleep 3600
 fi
 while [ $# -gt 0 ]; do
     case "$1" in --interval) interval=$2; shift 2;; *) shift;; esac

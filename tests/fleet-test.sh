@@ -155,8 +155,8 @@ for _ in $(seq 200); do
     sleep 1
 done
 logs=$(ls "$T/home/tb-fleet-a/transpose-logs/" 2>/dev/null)
-[ -n "$logs" ] && [ -e "$T/tmp-a/transpose-bench.lock" ] &&
-    ok "cron (pid $(cat "$T/cron-a.pid")) in shelf-a's namespaces fired the deployed entry at $fire_h:$fire_m (lock in its own /tmp): $logs" ||
+[ -n "$logs" ] && [ -e "$T/home/tb-fleet-a/.local/state/transpose-bench/lock" ] &&
+    ok "cron (pid $(cat "$T/cron-a.pid")) in shelf-a's namespaces fired the deployed entry at $fire_h:$fire_m (lock in the user's state folder, #58): $logs" ||
     bad "no night from cron on shelf-a by $(date +%H:%M:%S) (entry for $fire_h:$fire_m)"
 
 # ---- collect: every log whole, by inventory name; shelf-c named; the clones named -------------

@@ -155,8 +155,8 @@ static void test_lock_held_shared_is_no_run(void **state)
     }
 }
 
-/* An existing lock file keeps its mode; a file the run creates is 0644 (every user's run
- * opens it read-only to lock it; nobody writes it). */
+/* An existing lock file keeps its mode (never chmod'ed); a file the run creates is 0600 (no
+ * other user may open it to hold it: #58; nobody writes it). */
 static void test_lock_mode_only_when_created(void **state)
 {
     const char *d = th_scratch();
@@ -165,11 +165,11 @@ static void test_lock_mode_only_when_created(void **state)
     setenv("TB_LOCK_FILE", lock, 1);
     struct tb_lock *l = NULL;
     assert_int_equal(tb_lock_acquire(NULL, &l), 0);
-    assert_int_equal(mode_of(lock), 0644);
-    tb_lock_release(l);
-    assert_int_equal(chmod(lock, 0600), 0);
-    assert_int_equal(tb_lock_acquire(NULL, &l), 0);
     assert_int_equal(mode_of(lock), 0600);
+    tb_lock_release(l);
+    assert_int_equal(chmod(lock, 0640), 0);
+    assert_int_equal(tb_lock_acquire(NULL, &l), 0);
+    assert_int_equal(mode_of(lock), 0640);
     tb_lock_release(l);
 }
 

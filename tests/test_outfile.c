@@ -224,6 +224,54 @@ static void test_commands_use_the_rule(void **state)
     free(sweep);
 }
 
+/* run --metrics (#58 item 8): a sweep file the night's sweep @includes, the lock file (by
+ * its name, and by another name of its inode) are refused as the metrics file, exit 2
+ * before anything runs, each left as it was; a missing folder is found at the start (exit
+ * 2, no log), not after the night; the tool's own metrics file is replaced night after
+ * night. */
+static void test_metrics_never_replaces_what_the_run_reads(void **state)
+{
+    const char *d = th_scratch();
+    const char *inc_text = "kernels = [\"copy_row\"];\n";
+    char *inc = th_write(d, "inc.cfg", inc_text), lock[PATH_MAX], alias[PATH_MAX];
+    char *sweep = th_write(d, "s.cfg", "sweep = {\n@include \"inc.cfg\"\nsizes = ([64, 64]); };\n");
+    snprintf(lock, sizeof(lock), "%s/the.lock", d);
+    snprintf(alias, sizeof(alias), "%s/alias.prom", d);
+    free(th_write(d, "the.lock", ""));
+    assert_int_equal(link(lock, alias), 0);
+    setenv("TB_LOCK_FILE", lock, 1);
+    const char *outs[] = { inc, lock, alias };
+    for (size_t i = 0; i < sizeof(outs) / sizeof(*outs); i++) {
+        int rc = th_runf("run --device cpu -q -c %s -o %s/logs%zu --metrics %s", sweep, d, i,
+                         outs[i]);
+        if (rc != 2 || !strstr(th_err(), "refused"))
+            th_fail("--metrics '%s': exit %d, said %s", outs[i], rc, th_err());
+        char logs[PATH_MAX];
+        snprintf(logs, sizeof(logs), "%s/logs%zu", d, i);
+        assert_int_equal(th_count_files(logs), 0);
+    }
+    char *text = th_read_gz(inc);
+    assert_string_equal(text, inc_text);
+    free(text);
+    struct stat st;
+    assert_int_equal(stat(lock, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    assert_int_equal(st.st_nlink, 2);   /* the lock and its other name: neither replaced */
+    /* a folder that is not there: exit 2 at the start, no log */
+    assert_int_equal(th_runf("run --device cpu -q -c %s -o %s/logs9 --metrics %s/none/n.prom",
+                             sweep, d, d), 2);
+    th_must_have(th_err(), "none': No such file or directory: refused before the run");
+    char logs9[PATH_MAX];
+    snprintf(logs9, sizeof(logs9), "%s/logs9", d);
+    assert_int_equal(th_count_files(logs9), 0);
+    /* our own file: replaced on the next night */
+    for (int night = 0; night < 2; night++)
+        assert_int_equal(th_runf("run --device cpu -q -c %s -o %s/logs8 --metrics %s/n.prom",
+                                 sweep, d, d), 0);
+    free(inc);
+    free(sweep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_control_characters_refused),
         cmocka_unit_test(test_temporary_is_unpredictable),
         TH_TEST(test_commands_use_the_rule),
+        TH_TEST(test_metrics_never_replaces_what_the_run_reads),
     };
     return cmocka_run_group_tests_name("outfile", tests, NULL, NULL);
 }

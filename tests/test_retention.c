@@ -5,9 +5,15 @@
  * keep_days removes only logs past that age from now and from the newest earlier log. */
 #include "helpers.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fake_clock.h"
 
 #include "log/csvlog.h"
 #include "log/retention.h"
@@ -268,8 +274,81 @@ static void test_impossible_dates_are_no_stamps(void **state)
     assert_null(tb_time_implausible(1795000000LL + 60, 1795000000LL));   /* a minute's skew */
 }
 
+/* Retention's thread waits here on a FIFO that no one writes to, as an open on a stuck FUSE
+ * or network mount waits: the tool's weak hook, replaced for this program. */
+static char stall_fifo[4096];
+static atomic_bool stall_on;
+void tb_retention_test_stall(void);
+void tb_retention_test_stall(void)
+{
+    if (atomic_load(&stall_on)) {
+        int fd = open(stall_fifo, O_RDONLY);   /* blocks until a writer comes */
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
+/* Lets one stalled thread go: a writer's open meets its reader (none waiting: ENXIO). */
+static void unstall(void)
+{
+    int fd = open(stall_fifo, O_WRONLY | O_NONBLOCK);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* #58 item 5: a log whose open never returns held the night's end, its lock with it, for
+ * ever. Bounded, retention is given up at its limit (the fake clock's, 2 s here: the night's is
+ * TB_RETENTION_LIMIT_S; each 50 ms slice costs the clock's grace of real time), or at
+ * once when a signal asked the run to stop, with a warning, and nothing else waits; the
+ * thread left behind ends when its open does. Not stalled, it does its work as before. */
+static void test_retention_bounded_by_time_and_signal(void **state)
+{
+    char *dir = th_tmpdir();
+    put_log(dir, "h_b_20261124T010000Z.csv.gz", "h", MID, "b");
+    put_log(dir, "h_b_20261123T010000Z.csv.gz", "h", MID, "b");
+    put_log(dir, "h_b_20261122T010000Z.csv.gz", "h", MID, "b");
+    char keep[4096];
+    snprintf(keep, sizeof(keep), "%s/h_b_20261124T010000Z.csv.gz", dir);
+    snprintf(stall_fifo, sizeof(stall_fifo), "%s/stuck", dir);
+    assert_int_equal(mkfifo(stall_fifo, 0600), 0);
+    volatile sig_atomic_t stop = 0;
+    atomic_store(&stall_on, true);
+    int64_t t0 = tb_now_ns();
+    th_stderr_begin();
+    int rc = tb_retention_apply_bounded(dir, "h", "b", 1, 0, keep, 2, &stop);
+    char *err = th_stderr_end();
+    assert_int_equal(rc, -1);
+    th_must_have(err, "not done within 2 s");
+    th_must_have(err, "left for the next night");
+    free(err);
+    assert_true(tb_now_ns() - t0 >= 2000000000LL);   /* the limit, on the fake clock */
+    assert_int_equal(th_count_files(dir), 4);   /* nothing removed while it hangs */
+    stop = SIGTERM;   /* the handler's flag: the limit is not waited for, nothing started */
+    t0 = tb_now_ns();
+    th_stderr_begin();
+    rc = tb_retention_apply_bounded(dir, "h", "b", 1, 0, keep, 3600, &stop);
+    err = th_stderr_end();
+    assert_int_equal(rc, -1);
+    th_must_have(err, "a signal asked the run to end");
+    free(err);
+    assert_true(tb_now_ns() - t0 < 1000000000LL);
+    atomic_store(&stall_on, false);
+    unstall();   /* the first thread's open returns: it does its work and ends */
+    stop = 0;
+    th_stderr_begin();
+    rc = tb_retention_apply_bounded(dir, "h", "b", 1, 0, keep, 30, &stop);
+    free(th_stderr_end());
+    assert_true(rc >= 0);
+    assert_true(exists(dir, "h_b_20261124T010000Z.csv.gz"));
+    assert_false(exists(dir, "h_b_20261123T010000Z.csv.gz"));
+    assert_false(exists(dir, "h_b_20261122T010000Z.csv.gz"));
+    th_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
+    tb_clock_fake(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_colliding_names_get_distinct_spellings),
         cmocka_unit_test(test_same_second_runs_of_colliding_boards),
@@ -278,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_keep_days_removes_only_older_logs),
         cmocka_unit_test(test_keep_days_after_a_clock_jump),
         cmocka_unit_test(test_impossible_dates_are_no_stamps),
+        cmocka_unit_test(test_retention_bounded_by_time_and_signal),
     };
     return cmocka_run_group_tests_name("retention", tests, NULL, NULL);
 }

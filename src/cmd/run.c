@@ -31,6 +31,7 @@
 #include "measure/conditions.h"
 #include "measure/identity.h"
 #include "log/csvlog.h"
+#include "lib/buildclock.h"
 #include "lib/lock.h"
 #include "measure/point_rules.h"
 #include "log/log_meta.h"
@@ -316,9 +317,10 @@ static int open_log(struct run *r)
                    r->cfg->board.peak_gbps, r->cfg->board.has_gpu ? ", has a GPU" : "");
     if (r->variant[0])
         tb_csvlog_meta(log, TB_META(board_variant), "%s", r->variant);
-    char images[1024];
-    tb_csvlog_meta(log, TB_META(kernel_images), "%s",
-                   tb_backend_cuda.images(images, sizeof(images)));
+    char text[1024];
+    tb_csvlog_meta(log, TB_META(kernel_images), "%s", tb_backend_cuda.images(text, sizeof(text)));
+    if (tb_build_clock_now(text, sizeof(text)))
+        tb_csvlog_meta(log, TB_META(clock), "%s", text);   /* a reset clock, said (#58) */
     return 0;
 }
 
@@ -593,8 +595,9 @@ static enum tb_run_outcome finish(struct run *r)
     sweep_how(r, sig, nothing, how, sizeof(how));
     int crc = end_log(r, how);
     if (crc == 0)
-        tb_retention_apply(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
-                           r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days, r->log_path);
+        tb_retention_apply_bounded(r->cfg->sweep.out_dir, r->host, r->cfg->board.name,
+                                   r->cfg->sweep.keep_logs, r->cfg->sweep.keep_days,
+                                   r->log_path, TB_RETENTION_LIMIT_S, &stop_signal);
     int tuned = r->o->tune && crc == 0 ? write_tuned(r) : 0;
     bool summary_lost = !r->o->quiet &&
         tb_run_summary(res, r->sampler ? r->pops->name : NULL, r->ms.nsteps > 0,
@@ -614,10 +617,7 @@ static enum tb_run_outcome finish(struct run *r)
 }
 
 /* Whether a signal asked the run to end; said once before the log exists. */
-static bool stopped(const struct run *r)
-{
-    return stop_signal != 0;
-}
+static bool stopped(const struct run *r) { return stop_signal != 0; }
 
 static char *signal_how(char *buf, size_t n, const char *where)
 {

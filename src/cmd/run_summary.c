@@ -5,16 +5,20 @@
 #include "cmd/run_summary.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "format/table.h"
 #include "report/alarm_night.h"
 #include "lib/clock.h"
+#include "lib/lock.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
 
@@ -146,10 +150,61 @@ static struct tb_om_series om_series(const struct tb_log_rec *r)
     };
 }
 
+/* An existing file at the metrics name that holds something and does not start as this
+ * tool's metrics do (openmetrics.c: "# HELP transpose_bench_"): a file of someone's, such as
+ * a sweep file the night's sweep @includes, which the run reads and never replaces (#58). */
+static bool foreign_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return false;   /* free, or a link (a name replaced, never followed) */
+    static const char ours[] = "# HELP transpose_bench_";
+    char head[sizeof(ours)] = "";
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(ours) - 1)
+                                                           : 0;
+    close(fd);
+    return n > 0 && ((size_t)n < sizeof(ours) - 1 || memcmp(head, ours, sizeof(ours) - 1));
+}
+
+/* The metrics file's folder: there and a folder this user may write, or -1 said (found at
+ * the start, exit 2, not after the night, #58). */
+static int metrics_dir_ok(const char *path)
+{
+    char dir[PATH_MAX];
+    tb_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        tb_strlcpy(dir, ".", sizeof(dir));
+    else
+        slash[slash == dir] = '\0';
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return error("run: --metrics '%s': its folder '%s': %s: refused before the run (make "
+                     "the folder first)", path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return error("run: --metrics '%s': '%s' is not a folder: refused before the run",
+                     path, dir);
+    if (access(dir, W_OK | X_OK) < 0)
+        return error("run: --metrics '%s': cannot write in its folder '%s': %s: refused "
+                     "before the run", path, dir, strerror(errno));
+    return 0;
+}
+
 int tb_run_metrics_check(const char *path, const char *sweep_path, const char *board_path)
 {
-    const char *ins[] = { sweep_path, board_path };
-    return path && path[0] ? tb_outfile_check("run", &path, 1, ins, ARRAY_SIZE(ins)) : 0;
+    if (!path || !path[0])
+        return 0;
+    const char *lock = tb_lock_path();
+    const char *ins[] = { sweep_path, board_path, lock[0] ? lock : NULL };
+    if (tb_outfile_check("run", &path, 1, ins, ARRAY_SIZE(ins)) < 0)
+        return -1;
+    if (foreign_file(path))
+        return error("run: --metrics '%s' is an existing file that is no metrics file of this "
+                     "tool's (its first line is not '# HELP transpose_bench_...'): refused (it "
+                     "may be a file the run reads, a sweep file it @includes; give another "
+                     "name)", path);
+    return metrics_dir_ok(path);
 }
 
 int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,

@@ -18,7 +18,10 @@ int tb_run_summary(const struct tb_runner_result *res, const char *power_source,
                    bool with_modes, bool with_best, const char *log_path);
 
 /* run --metrics (output.metrics_file): checks the file against lib/outfile.h's rule and
- * the files the run reads, before anything runs (NULL or "": none); 0, or -1 said. */
+ * the files the run reads (the sweep and board files and the lock, by name and by inode;
+ * an existing file that is no metrics file of ours, as an @included sweep file), and that
+ * its folder is there and writable, before anything runs (NULL or "": none); 0, or -1
+ * said (the run's exit 2). */
 int tb_run_metrics_check(const char *path, const char *sweep_path, const char *board_path);
 
 /* Writes the night's headline figures to cfg's metrics file (none: nothing) for Prometheus

@@ -14,5 +14,8 @@ extern const char tb_images_sha256[];
  * generated $(BUILD)/version_rev.c, so that a commit rebuilds that file alone. */
 extern const char tb_git_rev[];
 extern const char tb_version_line[];
+/* The build's date, seconds since 1970 UTC: its commit's (the Makefile's BUILD_EPOCH, else
+ * SOURCE_DATE_EPOCH), 0 unknown. A clock before it is wrong (lib/buildclock.h). */
+extern const long long tb_build_epoch;
 
 #endif

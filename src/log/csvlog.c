@@ -480,8 +480,10 @@ int tb_csvlog_close(struct tb_csvlog *l, const char *how)
             tb_csvlog_sync_dir(dir);
         }
     }
-    if (rc)
-        note("the rows written so far stay in '%s' (zcat reads them)", l->tmp);
+    if (rc && l->rows == 0)   /* a full disk: "rows stay in" a file that held none (#58) */
+        note("no row could be written: '%s' holds none (a full disk?)", l->tmp);
+    else if (rc)
+        note("the %ld rows written so far stay in '%s' (zcat reads them)", l->rows, l->tmp);
     if (l->keep_fd >= 0)
         close(l->keep_fd);
     free(l);

@@ -16,6 +16,7 @@
     X(started_utc,   "started_utc",   "always", "UTC start, ISO 8601") \
     X(host,          "host",          "always", "the host's name as it is (the log's file name spells it: a-z, 0-9, '.', '-' as they are, any other name with '+' and a short hash)") \
     X(machine_id,    "machine_id",    "where the host has one", "the host's /etc/machine-id (else /var/lib/dbus/machine-id): two hosts of one name, or boards cloned from one image, stay apart") \
+    X(clock,         "clock",         "a clock before the build's date", "before_build DATE: the host's clock at the start was before the tool's own build date (a reset clock: no RTC battery, no network time yet), so the log's name and times are wrong; the night ran on DATE or later, and history leaves it out and says so (src/lib/buildclock.c)") \
     X(images_sha256, "images_sha256", "always", "sha256 of the kernel images the executable carries (as `--version` says; none: a build without them): logs with the same one ran the same GPU kernel code, and a run learns its run-to-run spread from those alone (src/energy/rerun.c)") \
     X(sweep_file,    "sweep_file",    "always", "the sweep file and its FNV-1a 64 hash") \
     X(board_file,    "board_file",    "always", "the board file, its hash, and why it was chosen") \

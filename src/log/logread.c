@@ -20,6 +20,7 @@
 #include "log/log_meta.h"
 #include "format/table.h"
 #include "lib/stats.h"
+#include "lib/buildclock.h"
 #include "lib/util.h"
 
 /* each read column is a column of the log's table: a rename there cannot leave the reader
@@ -214,6 +215,10 @@ static void metadata(struct reader *rd, const char *line)
         const char *bad = NULL;
         from_run_id(v, in->night, sizeof(in->night), in->host, sizeof(in->host), &bad);
         flag_time(rd, v, bad);   /* no night: no place in a baseline, a band or "latest" */
+    } else if ((v = tb_meta_value(line, TB_META_clock)) &&
+               tb_build_clock_floor(v, in->clock_floor, sizeof(in->clock_floor))) {
+        in->night[0] = '\0';   /* a reset clock's stamp is no night (#58) */
+        flag_time(rd, in->run_id, "before the tool that wrote it was built (a reset clock)");
     } else if ((v = tb_meta_value(line, TB_META_mode_step)) && strstr(v, ": skipped, ")) {
         size_t len = strlen(in->skipped);   /* a step the front will lack, and why */
         if (len + 3 < sizeof(in->skipped))
@@ -394,10 +399,15 @@ static void outcome(struct reader *rd, struct tb_log_rec *r)
 static void row(struct reader *rd, char *line)
 {
     struct tb_logset *s = rd->s;
+    long count = csv_count(line);
     int nf = tb_csv_split(line, rd->fields, MAX_FIELDS);
-    if (nf != rd->nhead) {
-        error("%s: %s:%ld: %d fields where the header has %d; row skipped", s->who, rd->path,
-              rd->lineno, nf, rd->nhead);
+    if (nf != rd->nhead) {   /* nf -1: too many to split, or a quote not closed (#58: "-1") */
+        if (nf >= 0 || count > MAX_FIELDS)
+            error("%s: %s:%ld: %ld fields where the header has %d; row skipped", s->who,
+                  rd->path, rd->lineno, nf >= 0 ? (long)nf : count, rd->nhead);
+        else
+            error("%s: %s:%ld: no CSV line (a quote not closed); row skipped", s->who,
+                  rd->path, rd->lineno);
         problem(rd);
         return;
     }

@@ -107,6 +107,8 @@ struct tb_log_info {
                                      * skipped, ..." lines, "; " between; cut): "" none */
     int steps_skipped;              /* how many */
     char bad_time[64];              /* why its stamp cannot be true (its night is ""); "" */
+    char clock_floor[12];           /* a reset clock's night (its `# clock:` line, buildclock.h):
+                                     * the run is no older than this date; "" none */
     bool failed;                    /* the run ended failed before measuring (GPU unusable) */
     bool readable;                  /* a log at all (header, or a failed night's metadata) */
     long rows;                      /* rows kept */

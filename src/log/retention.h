@@ -7,6 +7,7 @@
 #define TB_RETENTION_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -46,5 +47,17 @@ long tb_logs_ours(const char *dir, const char *host, const char *machine_id, con
  * and is never removed for its age. Returns how many went. */
 int tb_retention_apply(const char *dir, const char *host, const char *board, int keep_logs,
                        int keep_days, const char *keep_path);
+
+/* tb_retention_apply on a thread of its own (retention_bounded.c), waited for within
+ * limit_s of the tool's clock (lib/clock.h) and while *stop (NULL: none) is 0: a log in the
+ * folder whose open or read never returns (a stuck FUSE or network mount) or a signal never
+ * holds the night's end (#58: a stuck earlier log kept a finished night, its lock held, for
+ * ever). Nothing is started when *stop is already set. Returns how many logs went, or -1
+ * after a warning (not done in time, stopped, no thread): the rest is left for the next
+ * night; the thread, if left, ends when its call returns. */
+#define TB_RETENTION_LIMIT_S 30.0
+int tb_retention_apply_bounded(const char *dir, const char *host, const char *board,
+                               int keep_logs, int keep_days, const char *keep_path,
+                               double limit_s, const volatile sig_atomic_t *stop);
 
 #endif

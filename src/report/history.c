@@ -300,7 +300,8 @@ static const char history_text[] =
     "  regression alarm\"). A night that failed before measuring is listed with its reason.\n"
     "  Exit 1 when a series' latest change is a regression (less GB/s, more energy), a\n"
     "  board's latest night failed, a row failed verification (listed apart, never a night's\n"
-    "  value), or a log cannot be read.\n"
+    "  value), a log cannot be read, or nights of a reset clock (their log's # clock: line)\n"
+    "  ran after the latest night kept.\n"
     "  --format json: {\"schema\": \"transpose-bench/history/2\", \"nights\": [rows],\n"
     "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one self-contained page:\n"
     "  per kernel, size and element type a chart of the nights with a line per board, and the\n"
@@ -404,16 +405,29 @@ static int metrics(const struct hopts *o, struct tb_doc *d, const struct tb_om_a
     return code;
 }
 
-/* Logs whose stamp cannot be are flagged (stderr) and left out: the page says how many. */
-static void note_untimed(struct tb_doc *d, const struct tb_logset *all)
+/* Logs whose stamp cannot be are flagged (stderr) and left out: the page says how many.
+ * Returns how many of them ran no earlier than the latest night kept (a reset clock's
+ * `# clock:` line says the day they cannot be older than): the newest left out (#58). */
+static size_t note_untimed(struct tb_doc *d, const struct tb_logset *all,
+                           const struct tb_log_rec *v, size_t k)
 {
-    size_t untimed = 0;
-    for (size_t i = 0; i < all->nlogs; i++)
+    size_t untimed = 0, newest = 0;
+    const char *latest = "";
+    for (size_t i = 0; i < k; i++)
+        latest = strcmp(v[i].night, latest) > 0 ? v[i].night : latest;
+    for (size_t i = 0; i < all->nlogs; i++) {
         untimed += all->logs[i].bad_time[0] != 0;
+        newest += all->logs[i].clock_floor[0] && strcmp(all->logs[i].clock_floor, latest) >= 0;
+    }
     if (untimed)
         tb_doc_note(d, "%zu log%s stamped with a time that cannot be (named above): left "
                     "out of nights, baselines and bands; the latest night is the latest "
                     "plausible one", untimed, untimed == 1 ? "" : "s");
+    if (newest)
+        error("history: %zu night%s ran with a reset clock on or after %s, the latest night "
+              "kept: the newest nights are left out, so nothing is judged on them (set the "
+              "boards' clocks)", newest, newest == 1 ? "" : "s", latest[0] ? latest : "(none)");
+    return newest;
 }
 
 int tb_history_main(int argc, char **argv)
@@ -471,11 +485,12 @@ int tb_history_main(int argc, char **argv)
         tb_report_failed_nights(&d, &all, "history");
         size_t wrong_shown = tb_report_wrong_rows(&d, wrong, nwrong, "history");
         int failed = failed_latest(&all);
-        note_untimed(&d, &all);
+        size_t newest_out = note_untimed(&d, &all, v, k);
         tb_doc_note(&d, "%d series regressed on the latest night%s%s", regressions,
                     failed ? "; the latest night failed on some boards (above)" : "",
                     wrong_shown ? "; some rows failed verification (above)" : "");
-        code = regressions || failed || wrong_shown || all.problems ? TB_EXIT_FAIL : TB_EXIT_OK;
+        code = regressions || failed || wrong_shown || all.problems || newest_out ?
+               TB_EXIT_FAIL : TB_EXIT_OK;
         code = pictures(&o, &d, hs, nhs, regressions, &all, code);
         code = metrics(&o, &d, om, nom, code);
         if (tb_doc_end(&d) < 0) {   /* a full disk must not pass for a whole table */

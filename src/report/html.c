@@ -75,6 +75,22 @@ int tb_html_close(struct tb_html *h)
     return tb_outfile_commit("page", h->tmp, h->path);
 }
 
+bool tb_html_full(FILE *f)
+{
+    long at = ftell(f);
+    return at < 0 || at >= TB_HTML_MAX_BYTES;
+}
+
+void tb_html_left_out(FILE *f, const char *who, size_t n, size_t total, const char *what)
+{
+    fprintf(f, "<p class=\"flag\">%zu of %zu %s left out: the page stops at %ld MiB "
+            "(the text, CSV and JSON outputs have every one).</p>\n", n, total, what,
+            TB_HTML_MAX_BYTES >> 20);
+    warning("%s: the page holds %zu of %zu %s (it stops at %ld MiB); %zu left out: the text, "
+            "CSV and JSON outputs have every one", who, total - n, total, what,
+            TB_HTML_MAX_BYTES >> 20, n);
+}
+
 int tb_html_abort(struct tb_html *h)
 {
     fclose(h->f);

@@ -22,6 +22,15 @@ int tb_html_open(struct tb_html *h, const char *path, const char *title);
 int tb_html_close(struct tb_html *h);
 /* Drops an unfinished page (its temporary file); returns -1. */
 int tb_html_abort(struct tb_html *h);
+/* The most bytes a page holds before its caller leaves the rest of its charts out and says
+ * so (tb_html_full, tb_html_left_out): 50,000 sizes once made a 60 MB page, which filled a
+ * 48 MB tmpfs, and no browser shows 50,000 charts (#58). The text table has every row. */
+#define TB_HTML_MAX_BYTES (8L << 20)
+/* Whether the page written to f has reached TB_HTML_MAX_BYTES. */
+bool tb_html_full(FILE *f);
+/* Says on the page (and on stderr, who: "compare") that n of total sections (what: "sizes")
+ * were left out for the page's bound, and where the rest is. */
+void tb_html_left_out(FILE *f, const char *who, size_t n, size_t total, const char *what);
 /* Text, escaped for HTML and SVG. */
 void tb_html_text(FILE *f, const char *s);
 /* Horizontal bars: for each category (a kernel) one bar per series (a board); values[c * ns

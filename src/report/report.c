@@ -300,14 +300,20 @@ static int compare_all(const struct canvas *cv, const struct tb_log_rec *best, s
     size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
     struct tb_log_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
     int rc = done && idx && grp ? 0 : -1;
+    size_t groups = 0, shown = 0;   /* a page past its bound shows no more (html.h, #58) */
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (done[i])
             continue;
         size_t m = take_group(best, n, i, done, same_size, idx);
+        if (groups++, cv->html && tb_html_full(cv->html))
+            continue;
         for (size_t k = 0; k < m; k++)
             grp[k] = best[idx[k]];
         compare_size(cv, grp, m, boards, nb);
+        shown++;
     }
+    if (rc == 0 && shown < groups)
+        tb_html_left_out(cv->html, "compare", groups - shown, groups, "sizes");
     free(done);
     free(idx);
     free(grp);
@@ -535,14 +541,20 @@ static int history_all(const struct canvas *cv, const struct tb_history_series *
     size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
     bool *done = calloc(n ? n : 1, sizeof(*done));
     int rc = g && idx && done ? 0 : -1;
+    size_t charts = 0, shown = 0;   /* a page past its bound shows no more (html.h, #58) */
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (done[i])
             continue;
         size_t m = take_group(v, n, i, done, same_chart, idx);
+        if (charts++, cv->html && tb_html_full(cv->html))
+            continue;
         for (size_t k = 0; k < m; k++)
             g[k] = &v[idx[k]];
         history_chart(cv, g, m);
+        shown++;
     }
+    if (rc == 0 && shown < charts)
+        tb_html_left_out(cv->html, "history", charts - shown, charts, "charts");
     free(g);
     free(idx);
     free(done);
