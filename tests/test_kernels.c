@@ -252,7 +252,16 @@ static void test_strip_geometry(void **state)
     assert_int_equal(tb_cuda_strip(&l, &g), 0);
     assert_int_equal(g.pad, 8);
     assert_int_equal(g.gx, 125);
-    /* every tile fits the 48 KB a block gets without opting in, every block, both ways */
+#endif
+}
+
+/* strip (#61): every tile fits the 48 KB a block gets without opting in, every block and
+ * element size, both ways, every short side up to ST_MAX. */
+static void test_strip_tiles_fit(void **state)
+{
+#ifdef TB_HAVE_CUDA
+    struct tb_launch l;
+    struct tb_grid g;
     static const int blocks[][2] = { { 128, 1 }, { 128, 2 }, { 128, 4 }, { 256, 1 }, { 256, 2 },
                                      { 256, 4 }, { 512, 1 }, { 512, 2 } };
     for (int e = 1; e <= 8; e *= 2)
@@ -336,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_bperm16_geometry),
         cmocka_unit_test(test_vec16d_geometry),
         cmocka_unit_test(test_strip_geometry),
+        cmocka_unit_test(test_strip_tiles_fit),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };

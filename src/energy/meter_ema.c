@@ -15,45 +15,6 @@
 
 #include "lib/clock.h"
 
-double tb_meter_read_ms(const struct tb_meter *m)
-{
-    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
-    double p = tb_meter_period_ms(m);
-    if (md->read_ms > 0)
-        return fmax(md->read_ms, isnan(p) ? 0 : p);
-    return m->pc->interval_ms;
-}
-
-bool tb_meter_slow_reads(const struct tb_meter *m)
-{
-    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
-                                            tb_sampler_rails(m->s)->n);
-    /* the trapezoid of an average read every h misses h^2 / (12 tau^2) of its swing, and a
-     * reading held up to h late shifts it: past tau / 8 (0.1% of the swing) too coarse */
-    return tb_meter_read_ms(m) > tau / 8;
-}
-
-double tb_meter_lead_ms(const struct tb_meter *m)
-{
-    if (!tb_meter_inverts(m))
-        return NAN;
-    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
-                                            tb_sampler_rails(m->s)->n);
-    return tb_meter_slow_reads(m) ? TB_METER_LEAD_TAUS * tau : 0;
-}
-
-/* ---- an averaging sensor, inverted ---------------------------------------------------
- * An INA3221 (and tegrastats reading one) is an exponential average (sensor_model.h): every
- * reading carries the blocks before it, so a block's power is not its readings' mean but
- * their integral plus tau times their change over the block (tb_power_inverted_w), exact
- * whatever ran before. Read at our poll, a block starts at the first poll after the switch
- * (the lead-in is one poll); read by another program every read period too coarse to
- * integrate the average's swing (tegrastats), after a lead-in of 5 tau (tb_meter_lead_ms). */
-bool tb_meter_inverts(const struct tb_meter *m)
-{
-    return tb_sampler_cadence(m->s)->model.kind == TB_SENSOR_EMA;
-}
-
 /* The time of the first poll at or after from (first) or the last up to to (!first) in
  * [from, to]; 0 when none. */
 static int64_t poll_at(struct tb_meter *m, int64_t from, int64_t to, bool first)
