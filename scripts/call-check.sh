@@ -71,7 +71,7 @@ nm -A -g $(cut -d' ' -f1 "$tmp/objs") | awk 'FILENAME == ARGV[1] { src[$1] = $2;
       if (o in src && n >= 2) print src[o], f[n - 1], f[n] }' "$tmp/objs" - > "$tmp/syms"
 
 LC_ALL=C awk -v root="$root" -v dirs="$dirs" -v allow="$allow" -v verbose="$verbose" \
-    -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" '
+    -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" "$(cat "$here/graph.awk")"'
 function modname(p) { sub(/\.[^.\/]*$/, "", p); return p }
 function dirname(p) { if (p !~ /\//) return "."; sub(/\/[^\/]*$/, "", p); return p }
 # the folder-view node of a module, as the include check names it
@@ -80,31 +80,6 @@ function node_of(m,    k, rest) {
     rest = substr(m, length(root) + 2)
     if (rest ~ /\//) { sub(/\/.*/, "", rest); return root "/" rest "/" }
     return m
-}
-function sort_words(s,    a, n, i, j, t, out) {
-    n = split(s, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    out = ""
-    for (i = 1; i <= n; i++) out = out (i > 1 ? " " : "") a[i]
-    return out
-}
-function scc(n, adj, comp,    v) {
-    split("", sc_index); split("", sc_low); split("", sc_on); sc_i = 0; sc_sp = 0; sc_n = 0
-    for (v = 1; v <= n; v++) if (!(v in sc_index)) scc_visit(v, adj, comp)
-    return sc_n
-}
-function scc_visit(v, adj, comp,    e, k, m, w) {
-    sc_index[v] = sc_low[v] = ++sc_i; sc_stack[++sc_sp] = v; sc_on[v] = 1
-    m = split(adj[v], e, " ")
-    for (k = 1; k <= m; k++) {
-        w = e[k] + 0
-        if (!(w in sc_index)) { scc_visit(w, adj, comp); if (sc_low[w] < sc_low[v]) sc_low[v] = sc_low[w] }
-        else if (sc_on[w] && sc_index[w] < sc_low[v]) sc_low[v] = sc_index[w]
-    }
-    if (sc_low[v] == sc_index[v]) {
-        sc_n++
-        do { w = sc_stack[sc_sp--]; sc_on[w] = 0; comp[w] = sc_n } while (w != v)
-    }
 }
 function mod_id(m) { if (!(m in mid)) { mid[m] = ++nmod; mname[nmod] = m } return mid[m] }
 function offend(key, msg) {

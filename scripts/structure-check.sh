@@ -43,6 +43,7 @@
 # newer than it, or gone: make rewrites it), counted and skipped; no .d under BUILD (a fresh
 # clone, CI before its build): one line says so and the rest runs. It never builds.
 set -eu
+here=$(dirname "$0")
 verbose=0
 dirs=""
 docs=""
@@ -157,7 +158,7 @@ ptop=$(dirname "$root")
 } > "$ours"
 
 LC_ALL=C awk -v search="$root$dirs" -v verbose="$verbose" -v named="$named" -v build="$build" -v ours="$ours" \
-    -v deps="$deps" -v nstale="$nstale" -v dnote="$dnote" '
+    -v deps="$deps" -v nstale="$nstale" -v dnote="$dnote" "$(cat "$here/graph.awk")"'
 function norm(p,    n, k, c, out, top, parts, st) {
     n = split(p, parts, "/"); top = 0
     for (k = 1; k <= n; k++) {
@@ -302,26 +303,6 @@ function scan(f,    line, inc, name, t, m, u, v, site, rm, text) {
     }
     close(f)
 }
-# Tarjan: comp[v] numbers the strongly connected components in the order they complete, so an
-# edge between two components always goes to the lower number (the condensation, sinks first).
-function scc(n, adj, comp,    v) {
-    split("", sc_index); split("", sc_low); split("", sc_on); sc_i = 0; sc_sp = 0; sc_n = 0
-    for (v = 1; v <= n; v++) if (!(v in sc_index)) scc_visit(v, adj, comp)
-    return sc_n
-}
-function scc_visit(v, adj, comp,    e, k, m, w) {
-    sc_index[v] = sc_low[v] = ++sc_i; sc_stack[++sc_sp] = v; sc_on[v] = 1
-    m = split(adj[v], e, " ")
-    for (k = 1; k <= m; k++) {
-        w = e[k] + 0
-        if (!(w in sc_index)) { scc_visit(w, adj, comp); if (sc_low[w] < sc_low[v]) sc_low[v] = sc_low[w] }
-        else if (sc_on[w] && sc_index[w] < sc_low[v]) sc_low[v] = sc_index[w]
-    }
-    if (sc_low[v] == sc_index[v]) {
-        sc_n++
-        do { w = sc_stack[sc_sp--]; sc_on[w] = 0; comp[w] = sc_n } while (w != v)
-    }
-}
 # The shortest way from node b back to node a in the folder view, as "b -> ... -> a".
 function way_back(b, a,    q, head, tail, from, x, e, n, j, y, out) {
     head = 1; tail = 0; q[++tail] = b; from[b] = 0
@@ -332,13 +313,6 @@ function way_back(b, a,    q, head, tail, from, x, e, n, j, y, out) {
     if (!(a in from)) return nname[a]
     out = nname[a]
     for (x = from[a]; x; x = from[x]) out = nname[x] " -> " out
-    return out
-}
-function sort_words(s,    a, n, i, j, t, out) {
-    n = split(s, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    out = ""
-    for (i = 1; i <= n; i++) out = out (i > 1 ? " " : "") a[i]
     return out
 }
 function indent(s) { gsub(/\n/, "\n      ", s); return s }
