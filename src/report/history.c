@@ -300,8 +300,8 @@ static const char history_text[] =
     "  regression alarm\"). A night that failed before measuring is listed with its reason.\n"
     "  Exit 1 when a series' latest change is a regression (less GB/s, more energy), a\n"
     "  board's latest night failed, a row failed verification (listed apart, never a night's\n"
-    "  value), a log cannot be read, or nights of a reset clock (their log's # clock: line)\n"
-    "  ran after the latest night kept.\n"
+    "  value), a log cannot be read, or a night ran with a reset clock (its log's # clock:\n"
+    "  line): when is unknown, so it may be the newest, left out unjudged.\n"
     "  --format json: {\"schema\": \"transpose-bench/history/2\", \"nights\": [rows],\n"
     "  \"failed_nights\": [rows]} (doc/log-format.md). --html writes one self-contained page:\n"
     "  per kernel, size and element type a chart of the nights with a line per board, and the\n"
@@ -406,28 +406,33 @@ static int metrics(const struct hopts *o, struct tb_doc *d, const struct tb_om_a
 }
 
 /* Logs whose stamp cannot be are flagged (stderr) and left out: the page says how many.
- * Returns how many of them ran no earlier than the latest night kept (a reset clock's
- * `# clock:` line says the day they cannot be older than): the newest left out (#58). */
+ * Returns how many of them a reset clock wrote (their `# clock:` line): when such a night ran
+ * is unknown (its stamp is the reset clock's, its floor only the tool's build date), so any
+ * of them may be the newest night, left out unjudged (#58: counting only those whose floor
+ * came after the latest night kept missed a board reset months after its install). */
 static size_t note_untimed(struct tb_doc *d, const struct tb_logset *all,
                            const struct tb_log_rec *v, size_t k)
 {
-    size_t untimed = 0, newest = 0;
+    size_t untimed = 0, reset = 0;
     const char *latest = "";
     for (size_t i = 0; i < k; i++)
         latest = strcmp(v[i].night, latest) > 0 ? v[i].night : latest;
     for (size_t i = 0; i < all->nlogs; i++) {
         untimed += all->logs[i].bad_time[0] != 0;
-        newest += all->logs[i].clock_floor[0] && strcmp(all->logs[i].clock_floor, latest) >= 0;
+        reset += all->logs[i].clock_floor[0] != 0;
     }
     if (untimed)
         tb_doc_note(d, "%zu log%s stamped with a time that cannot be (named above): left "
                     "out of nights, baselines and bands; the latest night is the latest "
                     "plausible one", untimed, untimed == 1 ? "" : "s");
-    if (newest)
-        error("history: %zu night%s ran with a reset clock on or after %s, the latest night "
-              "kept: the newest nights are left out, so nothing is judged on them (set the "
-              "boards' clocks)", newest, newest == 1 ? "" : "s", latest[0] ? latest : "(none)");
-    return newest;
+    if (reset)
+        error("history: %zu night%s ran with a reset clock (the log's # clock: line): when is "
+              "unknown, so %s may be newer than %s, the latest night kept, and %s left out: "
+              "nothing is judged on %s (set the boards' clocks; move such logs aside once "
+              "read)", reset, reset == 1 ? "" : "s", reset == 1 ? "it" : "they",
+              latest[0] ? latest : "(none)", reset == 1 ? "is" : "are",
+              reset == 1 ? "it" : "them");
+    return reset;
 }
 
 int tb_history_main(int argc, char **argv)
