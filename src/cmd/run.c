@@ -300,7 +300,7 @@ static int open_log(struct run *r)
     if (make_log_dir(r) < 0)
         return -1;
     const char *dir = r->cfg->sweep.out_dir;
-    tb_csvlog_recover(dir, r->host, r->cfg->board.name, r->host_id);
+    tb_csvlog_recover_bounded(dir, r->host, r->cfg->board.name, r->host_id, TB_RECOVER_LIMIT_S, &stop_signal);
     if (tb_csvlog_open(&r->log, dir, r->host, r->cfg->board.name, r->cfg->sweep.gzip_level) < 0)
         return -1;
     struct tb_csvlog *log = r->log;
@@ -611,7 +611,7 @@ static enum tb_run_outcome finish(struct run *r)
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
               !nothing && res->failed == 0 && res->verify_failed == 0 &&
               !tb_run_modes_failed(&r->ms) && (!r->o->tune || tuned > 0);
-    if (tb_run_metrics(r->cfg, r->host, how, ok, res, crc ? NULL : r->log_path))
+    if (tb_run_metrics(r->cfg, r->host, how, ok, res, crc ? NULL : r->log_path, &stop_signal))
         ok = false;   /* the file asked for was not written: said, exit 1 */
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

@@ -17,10 +17,12 @@
 #include "config/config.h"
 #include "format/table.h"
 #include "report/alarm_night.h"
+#include "lib/bounded.h"
 #include "lib/clock.h"
 #include "lib/lock.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "lib/watchdog.h"
 
 /* The fastest row that counts among rows [from, to) of one size, of a transpose (not a
  * copy, not a vendor's): the `best` row's; NULL when none counts. */
@@ -207,8 +209,73 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
     return metrics_dir_ok(path);
 }
 
+/* Tests: called on the regression state's thread before it reads (a stuck file system's
+ * stand-in); a test program defines its own, the shipped tool has this empty one. */
+void tb_metrics_test_stall(void);
+__attribute__((weak)) void tb_metrics_test_stall(void)
+{
+}
+
+struct state_job {
+    char *log_path, *board;
+    struct tb_alarm_night *an;
+    char why[PATH_MAX + 128];
+};
+
+static void state_job_free(void *arg)
+{
+    struct state_job *j = arg;
+    tb_alarm_night_free(j->an);
+    free(j->log_path);
+    free(j->board);
+    free(j);
+}
+
+static void state_job_run(void *arg)
+{
+    struct state_job *j = arg;
+    tb_metrics_test_stall();
+    j->an = tb_alarm_night(j->log_path, j->board, j->why, sizeof(j->why));
+}
+
+/* The regression state of log_path's series, read within the limit and while no signal
+ * asks to stop (NULL: none, or not read: why says, else it is ""). */
+static struct tb_alarm_night *state_bounded(const char *log_path, const char *board, char *why,
+                                            size_t n, const volatile sig_atomic_t *stop)
+{
+    struct state_job *j = calloc(1, sizeof(*j));
+    if (j) {
+        j->log_path = strdup(log_path);
+        j->board = strdup(board);
+    }
+    if (!j || !j->log_path || !j->board) {
+        if (j)
+            state_job_free(j);
+        snprintf(why, n, "out of memory");
+        return NULL;
+    }
+    double limit = fmin(TB_METRICS_STATE_LIMIT_S, tb_watch_seconds(TB_WATCH_CALL));
+    int rc = tb_bounded_call(state_job_run, j, state_job_free, limit, stop);
+    if (rc == -ETIMEDOUT || rc == -EINTR) {
+        snprintf(why, n, "the earlier logs in the folder of '%.*s' were not read within %.0f "
+                 "s%s (a file whose open or read does not return?)", 1024, log_path,
+                 limit, rc == -EINTR ? " (stopped by a signal)" : "");
+        return NULL;
+    }
+    if (rc < 0) {
+        snprintf(why, n, "cannot start a thread: %s", strerror(-rc));
+        return NULL;
+    }
+    struct tb_alarm_night *an = j->an;
+    j->an = NULL;
+    tb_strlcpy(why, j->why, n);
+    state_job_free(j);
+    return an;
+}
+
 int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
-                   const struct tb_runner_result *res, const char *log_path)
+                   const struct tb_runner_result *res, const char *log_path,
+                   const volatile sig_atomic_t *stop)
 {
     const char *path = cfg->sweep.metrics_file, *board = cfg->board.name;
     if (!path || !path[0])
@@ -245,10 +312,11 @@ int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *en
         s[j] = om_series(best[j]);
     char why[PATH_MAX + 128] = "";
     struct tb_alarm_night *an = log_path && log_path[0]
-                                ? tb_alarm_night(log_path, board, why, sizeof(why)) : NULL;
+                                ? state_bounded(log_path, board, why, sizeof(why), stop) : NULL;
     if (why[0])   /* the figures are written still; the state is missing, and said */
         warning("run: --metrics: no regression state: %s", why);
     night.alarms = tb_alarm_night_states(an, &night.nalarms);
+    night.alarms_missing = why[0] ? why : NULL;
     int rc = tb_openmetrics_file("run", path, &night, s, n);
     tb_alarm_night_free(an);
     free(best);

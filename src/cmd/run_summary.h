@@ -4,6 +4,7 @@
 #ifndef TB_RUN_SUMMARY_H
 #define TB_RUN_SUMMARY_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "format/openmetrics.h"
@@ -30,9 +31,16 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
  * whether it ended well (ok), its time (res's start to now) and its counts; and, where the
  * night's log was written (log_path; NULL or "": none), each of its series' regression state
  * as history judges it over the earlier logs of the board in its folder
- * (report/alarm_night.h). 0, or -1 after an error naming the file. */
+ * (report/alarm_night.h). Those logs are read on a thread of their own, waited for
+ * TB_METRICS_STATE_LIMIT_S (TB_DRIVER_TIMEOUT_S when shorter) by the tool's clock and not at all once *stop (the signal
+ * handler's flag; NULL: none) is set: past either (an earlier log whose open never
+ * returns: a stuck FUSE or network mount) the file is written without the state and says
+ * why (transpose_bench_regression_state_missing), as stderr does. 0, or -1 after an error
+ * naming the file. */
+#define TB_METRICS_STATE_LIMIT_S 30.0
 struct tb_config;
 int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
-                   const struct tb_runner_result *res, const char *log_path);
+                   const struct tb_runner_result *res, const char *log_path,
+                   const volatile sig_atomic_t *stop);
 
 #endif

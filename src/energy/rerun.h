@@ -146,8 +146,8 @@ struct tb_rerun *tb_rerun_learn(const char *dir, const char *host, const char *h
                                 const char *board, const char *images, char *line, size_t n);
 void tb_rerun_free(struct tb_rerun *r);
 
-/* tb_rerun_learn on a thread of its own (rerun_bounded.c), waited for within limit_s of
- * real time and while *stop (NULL: none) is 0: a log folder's file whose open or read
+/* tb_rerun_learn on a thread of its own (rerun_bounded.c), waited for within limit_s by
+ * the tool's clock (lib/bounded.h) and while *stop (NULL: none) is 0: a log folder's file whose open or read
  * never returns (a stuck FUSE or network mount) or a signal costs the night its learnt
  * spread, never its start. NULL (line says why: not read in time, stopped, no memory): the
  * settings alone. */

@@ -211,6 +211,16 @@ int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
         }
     }
     night_families(out, night);
+    if (night->alarms_missing) {   /* no transpose_bench_regression* series: said why */
+        bool first = true;
+        family(out, "transpose_bench_regression_state_missing",
+               "1: the night's regression state was not read (reason says why), so the "
+               "file has no transpose_bench_regression series.");
+        fputs("transpose_bench_regression_state_missing", out);
+        night_labels(out, &first, night);
+        put_label(out, &first, "reason", night->alarms_missing);
+        fputs("} 1\n", out);
+    }
     alarm_families_write(out, night->alarms, night->nalarms);
     fputs("# EOF\n", out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;

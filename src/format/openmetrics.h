@@ -37,6 +37,8 @@ struct tb_om_night {
     size_t ok_points, failed_points, verify_failed_points, skipped_points;
     const struct tb_om_alarm *alarms;   /* the regression alarm's state of the night's series */
     size_t nalarms;                     /* (tb_openmetrics_alarms_write's families; 0 none) */
+    const char *alarms_missing;         /* why the state could not be read (NULL: it was, */
+                                        /* or not asked): transpose_bench_regression_state_missing */
 };
 
 /* Writes the document to out; 0, or -1 when out took an error (errno set). Label values are

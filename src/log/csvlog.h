@@ -7,6 +7,7 @@
 #ifndef TB_CSVLOG_H
 #define TB_CSVLOG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -79,6 +80,15 @@ int tb_csvlog_preamble(struct tb_csvlog *l, const char *version);
  * next call. Returns how many; never touches other files. */
 int tb_csvlog_recover(const char *dir, const char *host, const char *board,
                       const char *machine_id);
+/* The same within limit_s by the tool's clock, and not at all once *stop is set (a signal
+ * handler's flag): a `.part` whose open or read never returns (a stuck FUSE or network mount)
+ * would hold the night, its lock with it, for good. Past either, the files not yet
+ * recovered are left for a later night, said on stderr, and -1 is returned; the thread left
+ * behind ends when its call returns (lib/bounded.h). */
+#define TB_RECOVER_LIMIT_S 30.0
+int tb_csvlog_recover_bounded(const char *dir, const char *host, const char *board,
+                              const char *machine_id, double limit_s,
+                              const volatile sig_atomic_t *stop);
 /* Makes s (a buffer of cap bytes) one line of visible text in place: C0 controls and DEL
  * become spaces, then the one rule of util.h's tb_text_clean (C1 controls and bytes that
  * are no UTF-8 '?', bidi and other invisible format characters named "[U+202E]"), cut to

@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "log/log_meta.h"
+#include "lib/bounded.h"
 #include "lib/util.h"
 
 /* The most a dead run's temporary file may hold, compressed and read back: far past any
@@ -331,5 +332,67 @@ int tb_csvlog_recover(const char *dir, const char *host, const char *board,
         n += recover_one(dir, e->d_name, id, pid, fd) == 0;
     }
     closedir(d);
+    return n;
+}
+
+/* Tests: called on recovery's thread before it reads (a stuck file system's stand-in); a
+ * test program defines its own, the shipped tool has this empty one. */
+void tb_recover_test_stall(void);
+__attribute__((weak)) void tb_recover_test_stall(void)
+{
+}
+
+struct recover_job {
+    char *dir, *host, *board, *machine_id;
+    int n;                           /* how many recovered */
+};
+
+static void recover_job_free(void *arg)
+{
+    struct recover_job *j = arg;
+    free(j->dir);
+    free(j->host);
+    free(j->board);
+    free(j->machine_id);
+    free(j);
+}
+
+static void recover_job_run(void *arg)
+{
+    struct recover_job *j = arg;
+    tb_recover_test_stall();
+    j->n = tb_csvlog_recover(j->dir, j->host, j->board, j->machine_id);
+}
+
+int tb_csvlog_recover_bounded(const char *dir, const char *host, const char *board,
+                              const char *machine_id, double limit_s,
+                              const volatile sig_atomic_t *stop)
+{
+    struct recover_job *j = calloc(1, sizeof(*j));
+    if (j) {
+        j->dir = strdup(dir);
+        j->host = strdup(host);
+        j->board = strdup(board);
+        j->machine_id = strdup(machine_id ? machine_id : "");
+    }
+    if (!j || !j->dir || !j->host || !j->board || !j->machine_id) {
+        if (j)
+            recover_job_free(j);
+        warning("'%s': dead runs' logs not recovered (out of memory): left for a later night",
+                dir);
+        return -1;
+    }
+    int rc = tb_bounded_call(recover_job_run, j, recover_job_free, limit_s, stop);
+    if (rc == -ETIMEDOUT || rc == -EINTR)
+        warning("'%s': dead runs' logs (.part) not recovered within %.0f s%s (a file whose "
+                "open or read does not return?): left as they are for a later night; this "
+                "night goes on", dir, limit_s, rc == -EINTR ? " (stopped by a signal)" : "");
+    else if (rc < 0)
+        warning("'%s': dead runs' logs not recovered (cannot start a thread: %s): left for a "
+                "later night", dir, strerror(-rc));
+    if (rc < 0)
+        return -1;
+    int n = j->n;
+    recover_job_free(j);
     return n;
 }
