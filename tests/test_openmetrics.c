@@ -397,9 +397,10 @@ static void night_copy(const char *src, const char *dir, int day, double factor)
 }
 
 /* #60: run --metrics carries each series' regression state, judged as history judges it over
- * the board's earlier logs in the folder: 20 nights twice as fast, then two as fast as this
- * one (2026-11-21 and 22), then this night (a change's third: two nights far out are never
- * one, report/alarm.c): both kernels regressed from the 21st, their change about -50%. The first night alone: every series 0. */
+ * the board's earlier logs in the folder: 20 nights ten times as fast as the first run, then
+ * three as fast as it (2026-11-21 to 23: a change's third night flags it, two far out are
+ * never one, report/alarm.c), then this night: both kernels regressed from the 21st, their
+ * change about -90%. The first night alone: every series 0. */
 static void test_run_metrics_regression(void **state)
 {
     const char *d = th_scratch();
@@ -414,10 +415,14 @@ static void test_run_metrics_regression(void **state)
                     "power_mode=\"\",figure=\"gbps\"} 0\n");
     assert_null(strstr(t, "figure=\"gbps\"} 1\n"));
     char *first = th_keep(th_find_one(logs, ".csv.gz"));
+    /* twenty nights at ten times the first run's GB/s, then three at its GB/s: the change is
+     * flagged on the planted nights alone, whatever the second real run measures (a loaded
+     * machine moved a 64x64 run's GB/s by 2x or more, and with two planted nights the real
+     * one had to be the third: it failed 1 in 25 runs beside a build, #58) */
     for (int day = 1; day <= 20; day++)
-        night_copy(first, logs, day, 2.0 * (1 + 0.004 * (day % 3 - 1)));
-    night_copy(first, logs, 21, 1.0);
-    night_copy(first, logs, 22, 1.0);
+        night_copy(first, logs, day, 10.0 * (1 + 0.004 * (day % 3 - 1)));
+    for (int day = 21; day <= 23; day++)
+        night_copy(first, logs, day, 1.0);
     assert_int_equal(th_runf(RUN, logs, prom), 0);
 #undef RUN
     t = th_keep(th_read_gz(prom));
@@ -434,8 +439,8 @@ static void test_run_metrics_regression(void **state)
         const char *c = strstr(t, "transpose_bench_regression_change_ratio{");
         assert_non_null(c);
         double v = atof(strstr(c, "} ") + 2);
-        if (!(v < -0.3 && v > -0.7))
-            th_fail("change %g, about -0.5 expected:\n%s", v, t);
+        if (!(v < -0.75 && v > -0.97))   /* -0.9 planted; the real night moves it a little */
+            th_fail("change %g, about -0.9 expected:\n%s", v, t);
     }
 }
 
