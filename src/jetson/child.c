@@ -208,11 +208,13 @@ static void close_others(const int *keep, size_t nkeep)
     close(dir);
 }
 
-/* The holder's living children killed, one by one from /proc (parent == self): what left
- * the command's group (setsid, a session of its own) came to the holder, a subreaper, when
- * its parent ended. getdents64 and system calls only (between fork and exec). */
-static void kill_children(pid_t self)
+/* The holder's living children killed, one by one from /proc (parent == self, when self is
+ * given): what left the command's group (setsid, a session of its own) came to the holder, a
+ * subreaper, when its parent ended; and the living members of group counted (when given).
+ * How many lived. getdents64 and system calls only (between fork and exec). */
+static int kill_children(pid_t self, pid_t group)
 {
+    int live = 0;
     int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char buf[4096];
     long got;
@@ -224,12 +226,27 @@ static void kill_children(pid_t self)
             for (const char *c = e->name; *c >= '0' && *c <= '9'; c++)
                 pid = pid * 10 + (*c - '0');
             struct pstat ps;
-            if (pid > 1 && proc_stat(pid, &ps) && ps.ppid == self && ps.state != 'Z')
-                kill((pid_t)pid, SIGKILL);
+            if (pid > 1 && proc_stat(pid, &ps) && ps.state != 'Z' && ps.state != 'X' &&
+                ((self && ps.ppid == self) || (group && ps.pgid == group))) {
+                live++;
+                if (self && ps.ppid == self)
+                    kill((pid_t)pid, SIGKILL);
+            }
             off += e->len;
         }
     if (dir >= 0)
         close(dir);
+    return live;
+}
+
+/* The command's group, killed, until none of it runs (2 s at most): where the holder is no
+ * subreaper (an emulator's kernel), a member that left its parent is init's to reap, and the
+ * kill alone returns before it is gone, its files (a FIFO it would switch the board by)
+ * still open. */
+static void group_gone(pid_t group)
+{
+    for (int k = 0; k < 100 && kill_children(0, group) > 0; k++)
+        nanosleep(&(struct timespec){ 0, POLL_NS }, NULL);
 }
 
 /* Every descendant of the command reaped, none left to change the board after the run
@@ -248,7 +265,7 @@ static int reap_all(const sigset_t *chld)
         if (w < 0)
             return left;   /* ECHILD: nothing of the command is left */
         left = 1;
-        kill_children(getpid());
+        kill_children(getpid(), 0);
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (now.tv_sec - t0.tv_sec > 2)
             return 2;
@@ -319,6 +336,7 @@ static void holder(const char *exe, char **argv, int in_fd, int out_fd, int st_f
     if (kill(-gc, 0) == 0) {   /* its group lives on: a detached child would switch later */
         h.leftovers = 1;
         kill(-gc, SIGKILL);
+        group_gone(gc);
     }
     int rest = reap_all(&chld);   /* and what left the group, come to us */
     h.leftovers = rest > h.leftovers ? rest : h.leftovers;
