@@ -150,7 +150,9 @@ cached() {
            awk -v o="$o" '$0 == o { print "OUT"; next } { print }'; } | sha256sum | cut -c1-64)
     e=$cache/$(basename "$o")-$key
     if [ -f "$e" ] && owned "$e"; then
-        cp "$e" "$o" && { echo "kernel-images: $(basename "$o") from the cache ($e)" >&2; return 0; }
+        # said as "from the cache: NAME", never "NAME ...": dist.sh tables the lines that begin
+        # with an image's name into INSTALL, and a cache hit must not change a tarball's bytes
+        cp "$e" "$o" && { echo "kernel-images: from the cache: $(basename "$o") ($e)" >&2; return 0; }
     fi
     "$@" || return
     (umask 022; cp "$o" "$e.tmp.$$" && mv -f "$e.tmp.$$" "$e") 2>/dev/null ||
