@@ -48,13 +48,15 @@ old=$(date -u -d '-3 days -2 hours' +%Y%m%dT%H%M%SZ)
 cp "$log" "$R/fl/h-2/h_b_${old}.csv.gz"
 cp "$log" "$R/fl/h-3/h_b_${now}.csv.gz"
 rm -f "$R/fl/h-1/h_b_20260103T000000Z.csv.gz"
-# h-5: five nights, the last two at half the GB/s (a lasting slowdown for history)
+# h-5: fourteen nights, the last three at half the GB/s (a lasting slowdown for history's
+# alarm: it judges a series from its 11th night and flags a change on its third night)
 mkdir -p "$R/fl/h-5"
 run_id=$(basename "$log" .csv.gz)
-for i in 1 2 3 4 5; do
-    zcat "$log" | sed "s/$run_id/h_b_2025010${i}T020000Z/g; s/[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T/2025-01-0${i}T/g" |
-        awk -F, -v OFS=, -v i=$i -v id="h_b_2025010${i}T020000Z" '$1 == id && i >= 4 { $25 = $25 / 2 } { print }' |
-        gzip > "$R/fl/h-5/h_b_2025010${i}T020000Z.csv.gz"
+for i in $(seq 1 14); do
+    day=$(printf %02d "$i")
+    zcat "$log" | sed "s/$run_id/h_b_202501${day}T020000Z/g; s/[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T/2025-01-${day}T/g" |
+        awk -F, -v OFS=, -v i=$i -v id="h_b_202501${day}T020000Z" '$1 == id && i >= 12 { $25 = $25 / 2 } { print }' |
+        gzip > "$R/fl/h-5/h_b_202501${day}T020000Z.csv.gz"
 done
 state='{"fleet_logs": "'$R/fl'", "tool": "'$bin'", "night_hours": 26, "hosts": [
  {"name": "one", "state": "collected", "id": "h-1", "seen": "shelf-twin 0123456789ab"},
