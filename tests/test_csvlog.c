@@ -1,6 +1,7 @@
 /* test_csvlog.c: the log writer: gzip round trip, empty cells for missing readings,
  * quoting, the temporary name until close, rows readable from an unfinished log. */
 #include "helpers.h"
+#include "stall_hook.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -448,22 +449,10 @@ static void test_row_text_is_valid_utf8(void **state)
 
 /* Recovery's thread waits here while stalled (a stuck FUSE or network mount's stand-in for
  * a .part whose open never returns): the tool's weak hook, replaced for this program. */
-static char stall_fifo[PATH_MAX];
-static atomic_bool stall_on;
-static atomic_int entered, left;
-static volatile sig_atomic_t *stop_on_entry;   /* a signal's flag set as the open hangs */
 void tb_recover_test_stall(void);
 void tb_recover_test_stall(void)
 {
-    atomic_fetch_add(&entered, 1);
-    if (atomic_load(&stall_on)) {
-        if (stop_on_entry)
-            *stop_on_entry = SIGTERM;
-        int fd = open(stall_fifo, O_RDONLY);   /* blocks until a writer comes */
-        if (fd >= 0)
-            close(fd);
-    }
-    atomic_fetch_add(&left, 1);
+    stall_here();
 }
 
 /* A folder of scratch holding one dead run's .part; its path into dir. */

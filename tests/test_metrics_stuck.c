@@ -4,6 +4,7 @@
  * stop; the file is written all the same, without the state, saying why. The stuck open is
  * a test hook of the tool's (tb_metrics_test_stall) held in a FIFO's blocking open. */
 #include "helpers.h"
+#include "stall_hook.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -21,23 +22,10 @@
 #include "config/config.h"
 #include "lib/util.h"
 
-static char stall_fifo[PATH_MAX];
-static atomic_bool stall_on;
-static atomic_int entered, left;
-static volatile sig_atomic_t *stop_on_entry;   /* a signal's flag set as the read hangs */
-
 void tb_metrics_test_stall(void);
 void tb_metrics_test_stall(void)
 {
-    atomic_fetch_add(&entered, 1);
-    if (atomic_load(&stall_on)) {
-        if (stop_on_entry)
-            *stop_on_entry = SIGTERM;
-        int fd = open(stall_fifo, O_RDONLY);   /* blocks until a writer comes */
-        if (fd >= 0)
-            close(fd);
-    }
-    atomic_fetch_add(&left, 1);
+    stall_here();
 }
 
 /* Lets every stalled thread go: a writer's open meets the readers waiting. */
