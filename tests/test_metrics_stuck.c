@@ -50,8 +50,8 @@ static void metrics(struct night *n, volatile sig_atomic_t *stop, char **err, ch
     unlink(n->prom);
     int64_t t0 = tb_now_ns();
     th_stderr_begin();
-    assert_int_equal(tb_run_metrics(n->cfg, "h", "complete, 0 rows", true, &n->res, n->log,
-                                    stop), 0);
+    assert_int_equal(tb_run_metrics(n->cfg, "h", "cpu", "", "complete, 0 rows", true, &n->res,
+                                    n->log, stop), 0);
     *err = th_keep(th_stderr_end());
     *took = (double)(tb_now_ns() - t0) / 1e9;
     *text = th_keep(th_read_gz(n->prom));
@@ -89,7 +89,7 @@ static void test_stuck_state_read_is_left_behind(void **state)
     th_must_have(err, "no regression state: the earlier logs in the folder of '");
     th_must_have(err, "were not read within 2 s (a file whose open or read does not return?)");
     th_must_have(text, "# HELP transpose_bench_regression_state_missing ");
-    th_must_have(text, "transpose_bench_regression_state_missing{board=\"generic\",host=\"h\","
+    th_must_have(text, "transpose_bench_regression_state_missing{board=\"generic\",host=\"h\",device=\"cpu\","
                        "reason=\"the earlier logs in the folder of '");
     th_must_have(text, "not read within 2 s (a file whose open or read does not return?)\"} 1\n");
     assert_null(strstr(text, "transpose_bench_regression{"));

@@ -28,7 +28,8 @@ static char *write_doc(const struct tb_om_night *night, const struct tb_om_serie
 }
 
 static const struct tb_om_night night = {
-    .board = "jetson-orin-nano", .host = "lab\"3\\b\nx", .end = "complete, 1 points failed",
+    .board = "jetson-orin-nano", .host = "lab\"3\\b\nx", .device = "Orin",
+    .end = "complete, 1 points failed",
     .ok = false, .seconds = 1234.5, .ok_points = 7, .failed_points = 1,
 };
 
@@ -68,9 +69,9 @@ static void test_text(void **state)
     snprintf(want, sizeof(want), "transpose_bench_energy_joules_per_byte%s5e-10\n", L1);
     th_must_have(t, want);
     th_must_have(t, "transpose_bench_night_duration_seconds{board=\"jetson-orin-nano\","
-                    "host=\"lab\\\"3\\\\b\\nx\"} 1234.5\n");
+                    "host=\"lab\\\"3\\\\b\\nx\",device=\"Orin\"} 1234.5\n");
     th_must_have(t, "transpose_bench_night_ok{board=\"jetson-orin-nano\",host=\"lab\\\"3\\\\b\\nx\","
-                    "end=\"complete, 1 points failed\"} 0\n");
+                    "device=\"Orin\",end=\"complete, 1 points failed\"} 0\n");
     th_must_have(t, "result=\"failed\"} 1\n");
     /* the second series has only its GB/s: no other sample, never NaN */
     assert_null(strstr(t, "NaN"));
@@ -314,6 +315,40 @@ static void test_two_gpus_two_series(void **state)
     free(t);
 }
 
+/* Two nights of one host on two GPUs of one model, each its own file in node_exporter's
+ * folder: their night families carried only board and host, so the two files held the same
+ * series (the collector refuses the duplicate, and both nights' figures go). Now each night
+ * family carries the night's device and its identity. */
+static void test_two_gpus_two_nights(void **state)
+{
+    char *text[2];
+    for (int i = 0; i < 2; i++) {
+        struct tb_om_night n = night;
+        n.device = "NVIDIA H100";
+        n.device_id = i ? "GPU-b" : "GPU-a";
+        n.alarms_missing = "a log not found";
+        text[i] = write_doc(&n, NULL, 0);
+    }
+    static const char *const fam[] = {
+        "transpose_bench_night_duration_seconds{", "transpose_bench_night_ok{",
+        "transpose_bench_points{", "transpose_bench_regression_state_missing{",
+    };
+    for (size_t f = 0; f < sizeof fam / sizeof *fam; f++)
+        for (int i = 0; i < 2; i++) {
+            const char *at = strstr(text[i], fam[f]);
+            assert_non_null(at);
+            const char *end = strchr(at, '}');
+            char want[64];
+            snprintf(want, sizeof want, "device=\"NVIDIA H100\",device_id=\"GPU-%c\"",
+                     i ? 'b' : 'a');
+            const char *id = strstr(at, want);
+            if (!id || id > end)
+                th_fail("%s has no %s:\n%s", fam[f], want, text[i]);
+        }
+    free(text[0]);
+    free(text[1]);
+}
+
 /* history --metrics: every series' state per figure, 1 or 0; the change, its interval and
  * the night it began only where it regressed; the labels escaped as the night's. */
 static void test_alarms_text(void **state)
@@ -450,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_label_not_utf8),
         cmocka_unit_test(test_two_gpus_two_series),
+        cmocka_unit_test(test_two_gpus_two_nights),
         cmocka_unit_test(test_alarms_text),
         cmocka_unit_test(test_reader_never_sees_half),
         TH_TEST(test_cpu_night),

@@ -611,7 +611,8 @@ static enum tb_run_outcome finish(struct run *r)
     bool ok = crc == 0 && !summary_lost && !res->log_failed && !res->aborted && !sig &&
               !nothing && res->failed == 0 && res->verify_failed == 0 &&
               !tb_run_modes_failed(&r->ms) && (!r->o->tune || tuned > 0);
-    if (tb_run_metrics(r->cfg, r->host, how, ok, res, crc ? NULL : r->log_path, &stop_signal))
+    if (tb_run_metrics(r->cfg, r->host, r->dev.name, r->device_id, how, ok, res,
+                       crc ? NULL : r->log_path, &stop_signal))
         ok = false;   /* the file asked for was not written: said, exit 1 */
     return ok ? TB_RUN_OK : TB_RUN_FAILED;
 }

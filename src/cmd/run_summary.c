@@ -273,7 +273,8 @@ static struct tb_alarm_night *state_bounded(const char *log_path, const char *bo
     return an;
 }
 
-int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
+int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *device,
+                   const char *device_id, const char *end, bool ok,
                    const struct tb_runner_result *res, const char *log_path,
                    const volatile sig_atomic_t *stop)
 {
@@ -281,7 +282,8 @@ int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *en
     if (!path || !path[0])
         return 0;
     struct tb_om_night night = {
-        .board = board, .host = host, .end = end, .ok = ok,
+        .board = board, .host = host, .device = device, .device_id = device_id,
+        .end = end, .ok = ok,
         .seconds = (double)(tb_now_ns() - res->t_start_ns) / 1e9,
         .ok_points = res->ok, .failed_points = res->failed,
         .verify_failed_points = res->verify_failed, .skipped_points = res->skipped,

@@ -39,7 +39,10 @@ int tb_run_metrics_check(const char *path, const char *sweep_path, const char *b
  * naming the file. */
 #define TB_METRICS_STATE_LIMIT_S 30.0
 struct tb_config;
-int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *end, bool ok,
+/* device, device_id: the night's device (its name, and its own identity, "" none), labels
+ * of the night's families as of its series. */
+int tb_run_metrics(const struct tb_config *cfg, const char *host, const char *device,
+                   const char *device_id, const char *end, bool ok,
                    const struct tb_runner_result *res, const char *log_path,
                    const volatile sig_atomic_t *stop);
 

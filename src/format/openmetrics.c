@@ -90,6 +90,17 @@ static void night_labels(FILE *out, bool *first, const struct tb_om_night *n)
     put_label(out, first, "host", n->host);
 }
 
+/* The night families' labels: the night's and its device's (a series carries its own device
+ * in key_labels), so that two nights of one host on two GPUs, each with its own file in the
+ * collector's folder, are not one series twice (node_exporter refuses the duplicate). */
+static void night_device_labels(FILE *out, bool *first, const struct tb_om_night *n)
+{
+    night_labels(out, first, n);
+    put_label(out, first, "device", n->device ? n->device : "");
+    if (n->device_id && n->device_id[0])
+        put_label(out, first, "device_id", n->device_id);
+}
+
 /* A series' labels after the board's and host's: the device, the point, its mode step. */
 static void key_labels(FILE *out, bool *first, const struct tb_om_key *k)
 {
@@ -165,7 +176,7 @@ static void night_families(FILE *out, const struct tb_om_night *n)
     family(out, "transpose_bench_night_duration_seconds",
            "The night's time, the sweep's start to its end.");
     fputs("transpose_bench_night_duration_seconds", out);
-    night_labels(out, &first, n);
+    night_device_labels(out, &first, n);
     fputs("} ", out);
     put_number(out, n->seconds);
     fputc('\n', out);
@@ -173,7 +184,7 @@ static void night_families(FILE *out, const struct tb_om_night *n)
            "1 when the night ended well (exit 0), else 0; end: the log's end line.");
     first = true;
     fputs("transpose_bench_night_ok", out);
-    night_labels(out, &first, n);
+    night_device_labels(out, &first, n);
     put_label(out, &first, "end", n->end);
     fprintf(out, "} %d\n", n->ok ? 1 : 0);
     family(out, "transpose_bench_points", "Points of the night by result.");
@@ -184,7 +195,7 @@ static void night_families(FILE *out, const struct tb_om_night *n)
     for (size_t i = 0; i < ARRAY_SIZE(pts); i++) {
         first = true;
         fputs("transpose_bench_points", out);
-        night_labels(out, &first, n);
+        night_device_labels(out, &first, n);
         put_label(out, &first, "result", pts[i].result);
         fprintf(out, "} %zu\n", pts[i].count);
     }
@@ -217,7 +228,7 @@ int tb_openmetrics_write(FILE *out, const struct tb_om_night *night,
                "1: the night's regression state was not read (reason says why), so the "
                "file has no transpose_bench_regression series.");
         fputs("transpose_bench_regression_state_missing", out);
-        night_labels(out, &first, night);
+        night_device_labels(out, &first, night);
         put_label(out, &first, "reason", night->alarms_missing);
         fputs("} 1\n", out);
     }

@@ -31,6 +31,9 @@ struct tb_om_alarm;
 /* The night as a whole. */
 struct tb_om_night {
     const char *board, *host;
+    const char *device, *device_id;   /* the night's device, as its series carry it ("" or */
+                                      /* NULL: none): two nights of one host on two GPUs */
+                                      /* are two series of each night family too */
     const char *end;              /* the log's end line ("complete", "interrupted by ...") */
     bool ok;                      /* the run's exit status is 0 */
     double seconds;               /* the night's time, start of the sweep to its end */
