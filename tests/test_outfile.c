@@ -5,6 +5,7 @@
  * and history go through it (the end-to-end test at the bottom). */
 #include "helpers.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -264,10 +265,26 @@ static void test_metrics_never_replaces_what_the_run_reads(void **state)
     char logs9[PATH_MAX];
     snprintf(logs9, sizeof(logs9), "%s/logs9", d);
     assert_int_equal(th_count_files(logs9), 0);
+    /* a folder where no file can be made though access(2) says yes to root (procfs): found
+     * by making our temporary at the start, exit 2 and no log (it failed after the night) */
+    assert_int_equal(th_runf("run --device cpu -q -c %s -o %s/logs7 --metrics /proc/self/fd/1",
+                             sweep, d), 2);
+    th_must_have(th_err(), "--metrics '/proc/self/fd/1': cannot make a file in its folder "
+                           "'/proc/self/fd'");
+    char logs7[PATH_MAX];
+    snprintf(logs7, sizeof(logs7), "%s/logs7", d);
+    assert_int_equal(th_count_files(logs7), 0);
     /* our own file: replaced on the next night */
     for (int night = 0; night < 2; night++)
         assert_int_equal(th_runf("run --device cpu -q -c %s -o %s/logs8 --metrics %s/n.prom",
                                  sweep, d, d), 0);
+    /* the start's trial temporary is gone: nothing but what was there and n.prom */
+    DIR *dir = opendir(d);
+    assert_non_null(dir);
+    for (struct dirent *e; (e = readdir(dir));)
+        if (strstr(e->d_name, ".part"))
+            th_fail("left in %s: %s", d, e->d_name);
+    closedir(dir);
     free(inc);
     free(sweep);
 }
