@@ -209,6 +209,24 @@ static void test_set_errors(void **state)
     assert_int_equal(d.n, 4);
     tb_config_free(&c);
     tb_diag_free(&d);
+    /* a board's name is UTF-8 text of visible characters (a tab once went into every log);
+     * UTF-8 beyond ASCII is taken as it is */
+    tb_config_init(&c);
+    tb_config_add_set(&c, "board.name=lab\tnano", &d);
+    tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+    assert_true(has_msg(&d, "--set board.name=lab\tnano: 'board.name': byte 4 (0x09) is a control "
+                            "character: the name is written into every log and label, where it "
+                            "would be read back as '?': use UTF-8 text of visible characters"));
+    assert_int_equal(d.n, 1);
+    tb_config_free(&c);
+    tb_diag_free(&d);
+    tb_config_init(&c);
+    tb_config_add_set(&c, "board.name=lab-\xc3\xa9t\xc3\xa9", &d);
+    tb_config_load(&c, th_fixture("config/good.cfg"), NULL, &d);
+    assert_int_equal(d.n, 0);
+    assert_string_equal(c.board.name, "lab-\xc3\xa9t\xc3\xa9");
+    tb_config_free(&c);
+    tb_diag_free(&d);
 }
 
 static void test_cpu_backend_kernel_names(void **state)

@@ -20,6 +20,21 @@
 
 /* A string setting: of its choices where it has some, never empty where it has a default,
  * and within TB_STR. */
+/* Where v stops being UTF-8 text: the 1-based position of its first byte that is no valid
+ * UTF-8 or a control character (C0, DEL, C1), 0 when there is none. */
+static size_t not_text(const char *v)
+{
+    const unsigned char *p = (const unsigned char *)v;
+    for (size_t i = 0; p[i];) {
+        uint32_t cp;
+        int len = tb_utf8_at(p + i, &cp);
+        if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+            return i + 1;
+        i += (size_t)len;
+    }
+    return 0;
+}
+
 static void load_string(struct tb_cfg_load *x, const struct tb_cfg_row *sc, config_setting_t *s,
                         char *base, int t)
 {
@@ -47,6 +62,15 @@ static void load_string(struct tb_cfg_load *x, const struct tb_cfg_row *sc, conf
     }
     if (strlen(v) >= TB_STR) {
         TB_CFG_DIAG(x, sc->file, s, "'%s' is longer than %d characters", sc->path, TB_STR - 1);
+        return;
+    }
+    size_t bad = sc->text ? not_text(v) : 0;
+    if (bad) {
+        TB_CFG_DIAG(x, sc->file, s, "'%s': byte %zu (0x%02x) is %s: the name is written into "
+                    "every log and label, where it would be read back as '?': use UTF-8 text "
+                    "of visible characters", sc->path, bad,
+                    (unsigned char)v[bad - 1], (unsigned char)v[bad - 1] < 0x80 ?
+                    "a control character" : "not part of UTF-8 text");
         return;
     }
     tb_strlcpy(base + sc->off, v, TB_STR);
@@ -277,7 +301,8 @@ int tb_config_load(struct tb_config *c, const char *sweep_path, const char *boar
         check_sweep_whole(&x);
     if (ok_b == 0)
         check_board_whole(&x);
-    if (ok_b == 0 && board_path && !c->board.name[0])
+    if (ok_b == 0 && board_path && !c->board.name[0] &&
+        !config_lookup(&c->files[TB_CFG_BOARD], "board.name"))   /* one refused: said */
         tb_diag_add(d, "%s: missing setting 'board.name'", c->board_path);
     if (!c->board.name[0])
         tb_strlcpy(c->board.name, "generic", TB_STR);

@@ -57,6 +57,9 @@ struct tb_cfg_row {
     double min, max;
     bool zero_ok;          /* S_FLOAT: 0 means "unknown"/"none", else [min, max] */
     const char *choices;   /* S_STRING: allowed values, comma separated; NULL = any */
+    bool text;             /* S_STRING: a name every log, log name and label carries: UTF-8
+                            * without control characters (a board named in Latin-1 was
+                            * written '?' into its logs and found none of them again) */
     tb_cfg_custom_fn custom;
     double def;
     const char *def_s;

@@ -30,6 +30,9 @@ const char *const tb_config_file_kind[2] = { "sweep", "board" };
 #define BOOL(p, fl, o, dflt, d) { .path = p, .file = fl, .type = S_BOOL, .off = o, .def = dflt, .doc = d }
 #define STRING(p, fl, o, ch, dflt, d) \
     { .path = p, .file = fl, .type = S_STRING, .off = o, .choices = ch, .def_s = dflt, .doc = d }
+/* a string that names something in every log and label: UTF-8 text (lib/util.h) */
+#define TEXT(p, fl, o, d) \
+    { .path = p, .file = fl, .type = S_STRING, .off = o, .text = true, .doc = d }
 #define S TB_CFG_SWEEP
 #define B TB_CFG_BOARD
 
@@ -80,7 +83,7 @@ const struct tb_cfg_row tb_config_schema[] = {
         "remove this tool's logs older than N days (0: never)"),
 
     GROUP("board", B, "the board"),
-    STRING("board.name", B, BO(name), NULL, NULL, "short name, used in log names"),
+    TEXT("board.name", B, BO(name), "short name, used in log names"),
     GROUP("board.match", B, "how to recognise it"),
     CUSTOM("board.match.model", B, tb_config_load_models, 0, NULL,
            "substring of /proc/device-tree/model, or a list of them (L4T releases differ)"),
