@@ -266,10 +266,10 @@ static struct tb_alarm_night *state_bounded(const char *log_path, const char *bo
     }
     double limit = fmin(TB_METRICS_STATE_LIMIT_S, tb_watch_seconds(TB_WATCH_CALL));
     int rc = tb_bounded_call(state_job_run, j, state_job_free, limit, stop);
+    char how[128];
     if (rc == -ETIMEDOUT || rc == -EINTR) {
-        snprintf(why, n, "the earlier logs in the folder of '%.*s' were not read within %.0f "
-                 "s%s (a file whose open or read does not return?)", 1024, log_path,
-                 limit, rc == -EINTR ? " (stopped by a signal)" : "");
+        snprintf(why, n, "the earlier logs in the folder of '%.*s' were not read %s", 1024,
+                 log_path, tb_bounded_why(rc, limit, how, sizeof(how)));
         return NULL;
     }
     if (rc < 0) {

@@ -77,10 +77,10 @@ struct tb_rerun *tb_rerun_learn_bounded(const char *dir, const char *host, const
 {
     struct job *j = job_new(dir, host, host_id, board, images);
     int rc = j ? tb_bounded_call(learner, j, job_free, limit_s, stop) : -ENOMEM;
+    char how[128];
     if (rc == -ETIMEDOUT || rc == -EINTR) {
-        snprintf(line, n, "the earlier logs in '%s' were not read within %.0f s%s (a file "
-                 "whose open or read does not return?): the board file's settings alone",
-                 dir, limit_s, rc == -EINTR ? " (stopped by a signal)" : "");
+        snprintf(line, n, "the earlier logs in '%s' were not read %s: the board file's "
+                 "settings alone", dir, tb_bounded_why(rc, limit_s, how, sizeof(how)));
         return NULL;
     }
     if (rc < 0) {

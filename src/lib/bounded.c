@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/clock.h"
@@ -83,4 +84,13 @@ int tb_bounded_call(void (*fn)(void *arg), void *arg, void (*drop)(void *arg), d
     rc = !given_up ? 0 : stop && *stop ? -EINTR : -ETIMEDOUT;
     release(j);
     return rc;
+}
+
+const char *tb_bounded_why(int rc, double limit_s, char *buf, size_t n)
+{
+    if (rc == -EINTR)
+        snprintf(buf, n, "before a signal asked the run to end");
+    else
+        snprintf(buf, n, "within %.0f s (a file whose open or read does not return?)", limit_s);
+    return buf;
 }

@@ -16,4 +16,10 @@
 int tb_bounded_call(void (*fn)(void *arg), void *arg, void (*drop)(void *arg), double limit_s,
                     const volatile sig_atomic_t *stop);
 
+/* How a call given up with rc (-ETIMEDOUT or -EINTR) ended, to follow a verb ("not read
+ * %s"): "within N s (a file whose open or read does not return?)" past the limit, "before a
+ * signal asked the run to end" on a stop (once said as the limit passed, "within 3600 s
+ * (stopped by a signal)", after no time at all). Into buf; returns buf. */
+const char *tb_bounded_why(int rc, double limit_s, char *buf, size_t n);
+
 #endif

@@ -383,10 +383,10 @@ int tb_csvlog_recover_bounded(const char *dir, const char *host, const char *boa
         return -1;
     }
     int rc = tb_bounded_call(recover_job_run, j, recover_job_free, limit_s, stop);
+    char how[128];
     if (rc == -ETIMEDOUT || rc == -EINTR)
-        warning("'%s': dead runs' logs (.part) not recovered within %.0f s%s (a file whose "
-                "open or read does not return?): left as they are for a later night; this "
-                "night goes on", dir, limit_s, rc == -EINTR ? " (stopped by a signal)" : "");
+        warning("'%s': dead runs' logs (.part) not recovered %s: left as they are for a later "
+                "night; this night goes on", dir, tb_bounded_why(rc, limit_s, how, sizeof(how)));
     else if (rc < 0)
         warning("'%s': dead runs' logs not recovered (cannot start a thread: %s): left for a "
                 "later night", dir, strerror(-rc));

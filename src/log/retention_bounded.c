@@ -77,10 +77,10 @@ int tb_retention_apply_bounded(const char *dir, const char *host, const char *bo
     }
     struct job *j = job_new(dir, host, board, keep_logs, keep_days, keep_path);
     int rc = j ? tb_bounded_call(worker, j, job_free, limit_s, stop) : -ENOMEM;
+    char how[128];
     if (rc == -ETIMEDOUT || rc == -EINTR)
-        warning("log retention in '%s': not done within %.0f s%s (a log whose open or read "
-                "does not return?): left for the next night", dir, limit_s,
-                rc == -EINTR ? " (stopped by a signal)" : "");
+        warning("log retention in '%s': not done %s: left for the next night", dir,
+                tb_bounded_why(rc, limit_s, how, sizeof(how)));
     else if (rc < 0)
         warning("log retention: cannot start its thread: %s: no log removed", strerror(-rc));
     if (rc < 0)
