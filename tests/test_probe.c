@@ -255,6 +255,24 @@ static void test_probe_disagrees_and_keeps(void **state)
     assert_int_equal(th_count_files(other), 1);   /* no temporary of ours left */
     free(path);
     free(err);
+    /* a link at the name to an earlier probe's real result: what is at the name is read
+     * through one descriptor that never follows a link, so it is no result of ours either */
+    char logs_result[700], link_at[700];
+    snprintf(logs_result, sizeof logs_result, "%s/logs/probe-jetson-orin-nx-R35.4.1.cfg",
+             scratch);
+    snprintf(link_at, sizeof link_at, "%s/linked/probe-jetson-orin-nx-R35.4.1.cfg", scratch);
+    free(th_write(scratch, "linked/.keep", ""));
+    assert_int_equal(symlink(logs_result, link_at), 0);
+    board_up(256, 430, 512);
+    rc = probe(&err, COMMON " --seconds 1 --set power.sysfs_root=%s -o %s/linked", g.root,
+               scratch);
+    board_down();
+    assert_int_equal(rc, 1);
+    th_must_have(err, "is not an earlier probe's result: not replaced");
+    struct stat st;
+    assert_int_equal(lstat(link_at, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));   /* left as it was */
+    free(err);
 }
 
 /* A two-chip board (#57): each rail fitted by itself, each loaded rail's constant within 3%

@@ -238,21 +238,23 @@ static int open_result(struct probe *p)
     tb_strlcpy(p->l4t, c.l4t, sizeof p->l4t);
     if (tb_probe_result_path(dir, p->cfg.board.name, p->l4t, p->result, sizeof p->result) < 0)
         return error("probe-power: the result's name in '%s' is too long", dir);
-    if (lstat(p->result, &st) == 0) {
+    /* what is there, read through one descriptor that never follows a link nor waits on a
+     * FIFO (an lstat then fopen by name read whatever a link swapped in between pointed at) */
+    int fd = open(p->result, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0 || (errno != ENOENT && errno != ENOTDIR)) {   /* something there */
         char head[64] = "";
-        FILE *f = S_ISREG(st.st_mode) ? fopen(p->result, "r") : NULL;
-        if (f) {
-            if (!fgets(head, sizeof head, f))
-                head[0] = 0;
-            fclose(f);
-        }
+        ssize_t got = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                      ? read(fd, head, sizeof head - 1) : 0;
+        head[got > 0 ? got : 0] = '\0';
+        if (fd >= 0)
+            close(fd);
         if (strncmp(head, TB_STEPFIT_HEAD, strlen(TB_STEPFIT_HEAD)))
             return error("probe-power: '%s' exists and is not an earlier probe's result: not "
                          "replaced (move it, or give another folder with -o)", p->result);
         p->replaces = true;
     }
     clear_stale(p, dir);
-    int fd = tb_outfile_tmp(p->result, p->tmp, sizeof p->tmp);
+    fd = tb_outfile_tmp(p->result, p->tmp, sizeof p->tmp);
     if (fd < 0)
         return error("probe-power: cannot write in the log folder '%s': %s", dir,
                      strerror(errno));
