@@ -271,14 +271,19 @@ $(BUILD)/tests/libfake-cuda-old.so: tests/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) -shared -fPIC -O1 -DFAKE_PRE_10_2 -o $@ $<
 # The tool with test-only kernels (a deliberately wrong one: tests/wrong_kernel.c): the
-# kernel table built with -DTB_TEST_KERNELS, linked ahead of libtb.a's own; and a fake
+# kernel table built with -DTB_TEST_KERNELS, linked ahead of libtb.a's own; the same for the
+# table of power sources (-DTB_TEST_SOURCES: its row of tests/fake_meter.c); and a fake
 # INA3221 driver on the tool's own clock when TB_TEST_INA_DRIVER says (tests/fake_ina_driver.c);
 # and the fake clock (tests/fake_clock.c, TB_FAKE_CLOCK=1), which the shipped tool does not
 # carry (make shipped-check). Tests only.
 $(BUILD)/tests/kernel_table_hooks.o: kernels/kernel_table.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -DTB_TEST_KERNELS -c -o $@ $<
+$(BUILD)/tests/sources_hooks.o: src/power/sources.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -DTB_TEST_SOURCES -c -o $@ $<
 $(BUILD)/tests/transpose-bench-hooks: $(BUILD)/src/main.o $(BUILD)/tests/kernel_table_hooks.o \
+		$(BUILD)/tests/sources_hooks.o $(BUILD)/tests/fake_meter.o \
 		$(BUILD)/tests/wrong_kernel.o $(BUILD)/tests/fake_ina_driver.o $(BUILD)/tests/fake_clock.o \
 		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)

@@ -192,7 +192,7 @@ static inline void fake_cadence(void *st, struct tb_power_cadence *c)
         tb_strlcpy(c->how, "sysfs", sizeof(c->how));
         tb_strlcpy(c->detail, "hwmon update_interval 430 ms, samples 512", sizeof(c->detail));
         if (sim.kind == EMA) {   /* what ina3221.c makes of those files */
-            tb_sensor_model_documented("ina3221-hwmon", 1, &c->model);
+            tb_power_model_documented("ina3221-hwmon", 1, &c->model);
             tb_sensor_model_set_tau(&c->model, 0, 1, tb_sensor_model_hwmon_tau_ms(430, 512),
                                     "chip 1: update_interval 430 ms, samples 512 (sysfs)");
         }

@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "lib/clock.h"
 #include "lib/util.h"
+#include "power/nvml.h"
 #include "power/power.h"
 #include "jetson/throttle.h"
 

@@ -21,6 +21,7 @@
 #include "cmd/probe_night.h"
 #include "energy/meter.h"
 #include "energy/stepfit.h"
+#include "power/ina3221.h"
 #include "lib/clock.h"
 #include "probe_board.h"
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "power/nvml.h"
 #include "power/power.h"
 #include "jetson/throttle.h"
 #include "lib/util.h"

@@ -57,7 +57,7 @@ int tb_power_command(const struct tb_power_cfg *pc, const char *board, double se
         error("%s", why);
         return TB_EXIT_FAIL;
     }
-    if (ops == &tb_power_none) {
+    if (ops->flags & TB_POWER_NOTHING) {
         error("no power source to sample on board '%s'%s%s (see 'transpose-bench list')", board,
               why[0] ? ": " : "", why);
         return TB_EXIT_FAIL;

@@ -57,7 +57,7 @@ static bool wanted(const struct tb_probe_night *pn, char *why, size_t n)
         return true;
     if (lstat(pn->path, &st) == 0)
         return false;   /* a result is there: used, not measured again */
-    if (pn->ops != &tb_power_ina3221)
+    if (!(pn->ops->flags & TB_POWER_PROBED))
         return false;   /* nothing to say: no other source can be probed (a desktop's NVML) */
     if (!pn->l4t || !pn->l4t[0])
         return snprintf(why, n, "no L4T release to keep the result by"), false;

@@ -30,13 +30,14 @@ int tb_probe_source(struct probe *p)
     p->ops = tb_power_pick(pc->source, pc, why, sizeof why);
     if (!p->ops)
         return error("probe-power: %s", why);
-    if (p->ops == &tb_power_none)
+    if (p->ops->flags & TB_POWER_NOTHING)
         return error("probe-power: no power source on board '%s'%s%s (power.source; see "
                      "'transpose-bench list')", p->cfg.board.name, why[0] ? ": " : "", why);
-    if (p->ops == &tb_power_tegrastats)
-        return error("probe-power: power source 'tegrastats' cannot be polled every %.0f ms: "
+    if (p->ops->flags & TB_POWER_OWN_PACE)
+        return error("probe-power: power source '%s' cannot be polled every %.0f ms: "
                      "a child prints its readings at its own interval; the probe reads the "
-                     "INA3221 rails in sysfs (--set power.source=ina3221)", p->poll_ms);
+                     "INA3221 rails in sysfs (--set power.source=ina3221)", p->ops->name,
+                     p->poll_ms);
     size_t cap = (size_t)(60000 / p->poll_ms) + 64;
     if (tb_sampler_start(&p->s, p->ops, pc, (int)p->poll_ms, cap, why, sizeof why) < 0) {
         p->s = NULL;

@@ -461,7 +461,7 @@ static void start_power(struct run *r)
     tb_strlcpy(pc.pci_bus_id, r->dev.pci_bus_id, sizeof(pc.pci_bus_id));   /* NVML: this GPU */
     char why[512];
     r->pops = tb_power_pick(pc.source, &pc, why, sizeof(why));
-    if (!r->pops || r->pops == &tb_power_none)
+    if (!r->pops || (r->pops->flags & TB_POWER_NOTHING))
         return;
     struct tb_probe_night pn = { .cfg = r->cfg, .ops = r->pops, .l4t = r->cond.l4t, .be = r->be,
         .be_st = r->opened ? r->be_st : NULL, .dev = &r->dev, .pts = r->pts, .npts = r->npts,

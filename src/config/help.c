@@ -62,12 +62,21 @@ static void wrapped(const char *text, int indent, FILE *f)
     }
 }
 
+/* The row's help line: its own, or the one its values' table makes (power.source). */
+static const char *row_doc(const struct tb_cfg_row *r, char *buf, size_t n)
+{
+    if (!r->doc_fn)
+        return r->doc ? r->doc : "";
+    r->doc_fn(buf, n);
+    return buf;
+}
+
 static void print_row(const struct tb_cfg_row *r, FILE *f)
 {
-    char what[256];
+    char what[256], doc[512];
     describe(r, what, sizeof(what));
     fprintf(f, "%s (%s file): %s\n", r->path, tb_config_file_kind[r->file], what);
-    wrapped(r->doc ? r->doc : "", 4, f);   /* a row without help: no line (test_cli fails) */
+    wrapped(row_doc(r, doc, sizeof(doc)), 4, f);   /* a row without help: no line (test_cli fails) */
 }
 
 /* Is r the row path or one under it (path "power" takes "power.source")? */
@@ -106,14 +115,14 @@ void tb_config_help_roff(FILE *f)
 {
     for (size_t i = 0; i < tb_config_schema_n; i++) {
         const struct tb_cfg_row *r = &tb_config_schema[i];
-        char what[256];
+        char what[256], doc[512];
         describe(r, what, sizeof(what));
         fputs(".TP\n\\fB", f);
         tb_roff_escape(r->path, f);
         fprintf(f, "\\fR (%s file): ", tb_config_file_kind[r->file]);
         tb_roff_escape(what, f);
         fputs("\n", f);
-        tb_roff_escape(r->doc ? r->doc : "", f);
+        tb_roff_escape(row_doc(r, doc, sizeof(doc)), f);
         fputs("\n", f);
     }
 }

@@ -64,6 +64,8 @@ struct tb_cfg_row {
     double def;
     const char *def_s;
     const char *doc;
+    void (*doc_fn)(char *buf, size_t n);   /* non-NULL: the help line, made from the table
+                                            * that owns the values (doc is then NULL) */
 };
 
 /* ---- schema.c ---- */
@@ -92,6 +94,7 @@ void tb_config_load_points(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_element(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_models(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_power_source(struct tb_cfg_load *x, config_setting_t *s);
+void tb_config_doc_power_source(char *buf, size_t n);
 void tb_config_load_power_modes(struct tb_cfg_load *x, config_setting_t *s);
 void tb_config_load_clock_caps(struct tb_cfg_load *x, config_setting_t *s);
 /* board.match.model as one string, a list joined by '|'; -1 when it is neither or too long. */

@@ -246,6 +246,12 @@ void tb_config_load_models(struct tb_cfg_load *x, config_setting_t *s)
                 "(without '|'), %d characters in all at most", TB_STR - 1);
 }
 
+/* power.source's help line: the names the table of sources has (power/sources.c). */
+void tb_config_doc_power_source(char *buf, size_t n)
+{
+    tb_power_source_names(buf, n);
+}
+
 void tb_config_load_power_source(struct tb_cfg_load *x, config_setting_t *s)
 {
     if (config_setting_type(s) != CONFIG_TYPE_STRING) {
@@ -263,9 +269,11 @@ void tb_config_load_power_source(struct tb_cfg_load *x, config_setting_t *s)
         const char *sug = tb_suggest(v, names, n);
         if (sug)
             TB_CFG_DIAG(x, TB_CFG_BOARD, s, "unknown power source '%s' (did you mean '%s'?)", v, sug);
-        else
-            TB_CFG_DIAG(x, TB_CFG_BOARD, s, "unknown power source '%s' (auto, none, tegrastats, ina3221, "
-                    "nvml)", v);
+        else {
+            char all[256];
+            tb_power_source_names(all, sizeof(all));
+            TB_CFG_DIAG(x, TB_CFG_BOARD, s, "unknown power source '%s' (%s)", v, all);
+        }
         return;
     }
     tb_strlcpy(x->c->board.power.source, v, TB_STR);

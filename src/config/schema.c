@@ -109,8 +109,8 @@ const struct tb_cfg_row tb_config_schema[] = {
     STRING("board.dram_type", B, BO(dram_type), "LPDDR4,LPDDR4x,LPDDR5", NULL,
            "memory type: how many transfers one EMC clock makes (ceiling.c)"),
     GROUP("power", B, "power measurement"),
-    CUSTOM("power.source", B, tb_config_load_power_source, BO(power.source), "auto",
-           "auto, none, tegrastats, ina3221, nvml"),
+    { .path = "power.source", .file = B, .type = S_CUSTOM, .custom = tb_config_load_power_source,
+      .off = BO(power.source), .def_s = "auto", .doc_fn = tb_config_doc_power_source },
     INT("power.interval_ms", B, BO(power.interval_ms), 1, 60000, 50, "sampling interval"),
     INT("power.window_ms", B, BO(power.window_ms), 10, 600000, 1000,
         "an energy block's measured span, at least (whole sensor updates, at least "

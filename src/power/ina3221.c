@@ -26,10 +26,6 @@
 #include "lib/safeio.h"
 #include "lib/util.h"
 
-/* One rail file read may take this long (an INA3221 conversion takes ~1 ms; the I2C
- * driver's own timeout is about a second): past it the source fails, said once. */
-#define INA_DEADLINE_MS 1500
-
 /* What an INA3221 channel can read: its bus input is 0 to 26 V, and a Jetson rail only
  * draws (a negative current is a wiring or driver fault). A reading outside these is not
  * turned into watts: it is given to the sampler as a negative power, which it drops and
@@ -75,38 +71,27 @@ struct ina_state {
 
 static int read_rail(const struct rail *r, float *mw, char *why, size_t n);
 
-int tb_ina3221_parse_value(const char *buf, long *value)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(buf, &end, 10);
-    if (end == buf || errno)
-        return -EINVAL;
-    while (*end == ' ' || *end == '\n')
-        end++;
-    /* the legacy driver's limit files say "32760 ma" / "5000 mw" */
-    if (*end && strcmp(end, "mw\n") && strcmp(end, "mw") && strcmp(end, "ma\n") &&
-        strcmp(end, "ma"))
-        return -EINVAL;
-    *value = v;
-    return 0;
-}
-
-int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n)
-{
-    char buf[64];
-    /* bounded (safeio.h): a FIFO, a link or a sensor whose I2C read hangs fails the
-     * source within the deadline instead of stopping the sampler for good */
-    int rc = tb_safeio_read(path, buf, sizeof(buf), NULL, 0, INA_DEADLINE_MS, why, n);
-    if (rc < 0)
-        return rc == -EFBIG ? (snprintf(why, n, "'%s' holds more than a number", path),
-                               -EINVAL) : rc;
-    if (tb_ina3221_parse_value(buf, value) < 0) {
-        snprintf(why, n, "'%s' holds '%.20s', not a number", path, buf);
-        return -EINVAL;
-    }
-    return 0;
-}
+/* What an INA3221 reading is (sensor_model.h), by driver and mode: its row of the source
+ * table carries these (tb_power_ops.models). TI SBOS576, "Averaging function": after each
+ * conversion cycle the chip adds (sample - register) / AVG to its output register, an
+ * exponential average of time constant AVG x cycle; Linux Documentation/hwmon/ina3221.rst:
+ * update_interval = channels x samples x (bus + shunt conversion time), that same product.
+ * L4T's nvpower.sh sets 3 x 512 x (140 + 140 us) = 430 ms on Xavier and Orin. The R32
+ * ina3221x IIO driver runs the same chip; in continuous mode it averages 64 conversions of
+ * about 6.6 ms cycles (the sensor issue's reading of the L4T R32 driver: about 422 ms); no
+ * board here has confirmed it. */
+static const struct tb_sensor_doc ina_models[] = {
+    { "ina3221-hwmon", TB_SENSOR_EMA, 429.6, 0, 0,
+      "INA3221 averaging (TI SBOS576 'Averaging function'), tau = update_interval x "
+      "(1 - 1/(2 samples)) (Linux hwmon/ina3221.rst); documented default 429.6 ms (L4T "
+      "nvpower.sh: 512 samples, 430 ms)" },
+    { "ina3221x-continuous", TB_SENSOR_EMA, 419.1, 0, 0,
+      "INA3221 averaging (TI SBOS576), ina3221x continuous mode: 64 samples of 6.6 ms "
+      "cycles, tau 419 ms (documented default, not confirmed on a board)" },
+    { "ina3221x-triggered", TB_SENSOR_POINT, 0, 0, 0,
+      "ina3221x triggered mode: each read one conversion, no averaging" },
+    { NULL, TB_SENSOR_UNKNOWN, 0, 0, 0, NULL },
+};
 
 static int read_text(const char *path, char *buf, size_t n)
 {
@@ -364,8 +349,8 @@ static void iio_mode(const struct ina_state *s, struct tb_power_cadence *c)
     if (!slash)
         return;
     c->triggered = mode == 0;   /* each reading a moment: the meter's blocks hold 3x the updates */
-    tb_sensor_model_documented(mode == 0 ? "ina3221x-triggered" : "ina3221x-continuous", s->n,
-                               &c->model);
+    tb_sensor_model_documented(ina_models, mode == 0 ? "ina3221x-triggered"
+                               : "ina3221x-continuous", s->n, &c->model);
     snprintf(c->detail, sizeof(c->detail), "%s", mode == 1 ? "ina3221x running_mode 1: "
              "continuous (the chip averages)" : mode == 0 ? "ina3221x running_mode 0: "
              "triggered (each read one conversion of ~1 ms, no averaging)" : "ina3221x "
@@ -404,7 +389,7 @@ static void ina_cadence(void *st, struct tb_power_cadence *c)
     double slowest = NAN;
     long samples = -1;
     if (s->nhwmon > 0)
-        tb_sensor_model_documented("ina3221-hwmon", s->n, &c->model);
+        tb_sensor_model_documented(ina_models, "ina3221-hwmon", s->n, &c->model);
     for (int i = 0; i < s->nhwmon; i++) {
         char p[PATH_MAX + 32], why[PATH_MAX + 160], said[112];
         long ms, avg = -1;
@@ -452,6 +437,8 @@ static void say_reads(const struct ina_state *s, char *out, size_t n)
 const struct tb_power_ops tb_power_ina3221 = {
     .name = "ina3221",
     .help = "INA3221 rails in sysfs (Jetson, JP4-6)",
+    .flags = TB_POWER_PROBED,
+    .models = ina_models,
     .state_size = sizeof(struct ina_state),
     .probe = ina_probe,
     .open = ina_open,

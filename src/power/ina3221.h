@@ -1,6 +1,7 @@
-/* ina3221.h: the INA3221 source's parts beyond its ops (ina3221.c): the sysfs value reader,
- * exposed for tests and fuzzing, and the over-current throttle's files (ina3221_oc.c): the
- * total rail's enforced limit and whether the throttle acted, read with each sample. */
+/* ina3221.h: the INA3221 source's parts beyond its ops (ina3221.c): the sysfs value reader
+ * (ina3221_value.c, the floor under both), exposed for tests and fuzzing, and the
+ * over-current throttle's files (ina3221_oc.c): the total rail's enforced limit and whether
+ * the throttle acted, read with each sample. */
 #ifndef TB_INA3221_H
 #define TB_INA3221_H
 
@@ -10,7 +11,14 @@
 
 #include "power/power.h"
 
-/* Parses a sysfs value's text: 0 with *value set, or -EINVAL. */
+/* The source's ops (its row of the table, sources.c). */
+extern const struct tb_power_ops tb_power_ina3221;
+
+/* One rail file read may take this long (an INA3221 conversion takes ~1 ms; the I2C
+ * driver's own timeout is about a second): past it the source fails, said once. */
+#define TB_INA3221_DEADLINE_MS 1500
+
+/* Parses a sysfs value's text: 0 with *value set, or -EINVAL (ina3221_value.c). */
 int tb_ina3221_parse_value(const char *buf, long *value);
 /* Reads one integer sysfs value ("1022", "32760 ma"); 0, or -errno with why filled. */
 int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n);

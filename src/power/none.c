@@ -22,6 +22,7 @@ static void none_close(void *st) {}
 const struct tb_power_ops tb_power_none = {
     .name = "none",
     .help = "no power measurement",
+    .flags = TB_POWER_NOTHING,
     .state_size = 1,
     .probe = none_probe,
     .open = none_open,

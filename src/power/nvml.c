@@ -7,7 +7,7 @@
  * Every NVML call (dlopen and nvmlInit included) runs on the source's own thread under a
  * deadline: an NVML that hangs costs that thread, never the caller; the source is then
  * abandoned with the reason and the run goes on without power. Not a general timer. */
-#include "power/power.h"
+#include "power/nvml.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -615,6 +615,18 @@ static void nvml_describe(void *st, char *line, size_t n, double *max_clock_mhz)
     job_done(s->w);
 }
 
+/* What NVML's readings are (sensor_model.h). Yang et al., "Accurate and Convenient Energy
+ * Measurements for GPUs", SC24: on the A100 and H100 the power behind the counter is
+ * sampled 25 ms of every 100 ms. */
+static const struct tb_sensor_doc nvml_models[] = {
+    { "nvml-energy", TB_SENSOR_COUNTER, 0, 100, 25,
+      "nvmlDeviceGetTotalEnergyConsumption: sampled 25 ms of every 100 ms on A100/H100 "
+      "(Yang et al., SC24)" },
+    { "nvml-power", TB_SENSOR_MEAN, 1000, 0, 0,
+      "nvmlDeviceGetPowerUsage: a 1 s mean on Ampere and newer (NVML reference)" },
+    { NULL, TB_SENSOR_UNKNOWN, 0, 0, 0, NULL },
+};
+
 /* NVML's power reading is a 1 s average on Ampere and newer (not GA100), so sampling it
  * faster repeats one reading; the total-energy counter (Volta and newer) is exact, and
  * its own update period is learnt from the idle readings (the distinct counter values). */
@@ -628,10 +640,10 @@ static void nvml_cadence(void *st, struct tb_power_cadence *c)
                    "the idle readings", sizeof(c->detail));
         /* the power behind the counter is sampled 25 ms of every 100 ms on the A100 and
          * H100 (Yang et al., SC24): blocks of whole periods, edges jittered (meter.c) */
-        tb_sensor_model_documented("nvml-energy", TB_POWER_MAX_RAILS, &c->model);
+        tb_sensor_model_documented(nvml_models, "nvml-energy", TB_POWER_MAX_RAILS, &c->model);
         return;
     }
-    tb_sensor_model_documented("nvml-power", TB_POWER_MAX_RAILS, &c->model);
+    tb_sensor_model_documented(nvml_models, "nvml-power", TB_POWER_MAX_RAILS, &c->model);
     c->period_ms = 1000;
     tb_strlcpy(c->how, "documented", sizeof(c->how));
     tb_strlcpy(c->detail, "nvmlDeviceGetPowerUsage: a 1 s average on Ampere and newer",
@@ -660,6 +672,7 @@ static void nvml_identify(void *st, struct tb_power_device *d)
 const struct tb_power_ops tb_power_nvml = {
     .name = "nvml",
     .help = "NVML power and energy (desktop GPUs)",
+    .models = nvml_models,
     .state_size = sizeof(struct nvml_state),
     .probe = nvml_probe,
     .open = nvml_open,

@@ -1,47 +1,9 @@
-/* power.c: THE table of power sources. Its order is the auto-probe order: the direct
- * sensors first (cheapest and finest), then tegrastats, then NVML for desktop GPUs. */
+/* power.c: what every source and the sampler share of the sample type: a reading cleared
+ * to "nothing read". The floor under the sources (nvml.c fills its readings from it) and
+ * the sampler; the table of sources is sources.c. */
 #include "power/power.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-const struct tb_power_ops *const tb_power_sources[] = {
-    &tb_power_ina3221,
-    &tb_power_tegrastats,
-    &tb_power_nvml,
-    &tb_power_none,
-    NULL,
-};
-
-const struct tb_power_ops *tb_power_find(const char *name)
-{
-    for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++)
-        if (!strcmp((*p)->name, name))
-            return *p;
-    return NULL;
-}
-
-const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_power_cfg *pc,
-                                         char *why, size_t n)
-{
-    why[0] = '\0';
-    if (strcmp(name, "auto")) {
-        const struct tb_power_ops *ops = tb_power_find(name);
-        if (!ops)
-            snprintf(why, n, "unknown power source '%s'", name);
-        return ops;
-    }
-    for (const struct tb_power_ops *const *p = tb_power_sources; *p; p++) {
-        char w[256];
-        if (*p == &tb_power_none)
-            break;
-        if (!(*p)->unavailable && (*p)->probe(pc, w, sizeof(w)) == 0)
-            return *p;
-    }
-    snprintf(why, n, "no power source works on this board");
-    return &tb_power_none;
-}
 
 void tb_power_sample_clear(struct tb_power_sample *s)
 {

@@ -1,6 +1,7 @@
 /* power.h: the power-source interface, the sample type, the ordered table of sources
- * and the sampler thread. One .c file per source (none, tegrastats, ina3221, nvml).
- * The table's order is the auto-probe order. Not here: energy arithmetic (energy.h). */
+ * (sources.c: one row per source, the only place that lists them) and the sampler thread.
+ * One .c file per source, exporting one struct tb_power_ops that says all the rest knows of
+ * it. The table's order is the auto-probe order. Not here: energy arithmetic (energy.h). */
 #ifndef TB_POWER_H
 #define TB_POWER_H
 
@@ -82,10 +83,25 @@ struct tb_power_device {
                                 * is NAN, why it is not known ("" where nothing was read) */
 };
 
+/* What a source is, beyond its ops (tb_power_ops.flags): every caller that treats one
+ * source unlike another asks these, never its name. */
+#define TB_POWER_NOTHING  0x1u   /* measures nothing: the fallback "auto" ends on, never
+                                  * probed for; a run starts no sampler on it, `power` and
+                                  * `probe-power` refuse it */
+#define TB_POWER_OWN_PACE 0x2u   /* its readings come at another program's pace (a child
+                                  * printing at its own interval): `probe-power` cannot
+                                  * poll it */
+#define TB_POWER_PROBED   0x4u   /* a sensor read fresh at each poll, the kind `probe-power`
+                                  * fits: a night probes it first where power.probe says */
+
+/* One source: its row of the table (sources.c) points at this. */
 struct tb_power_ops {
-    const char *name;
-    const char *help;
+    const char *name;          /* what power.source names it by */
+    const char *help;          /* one line for `list` */
     const char *unavailable;   /* non-NULL: compiled out, with the reason */
+    unsigned flags;            /* TB_POWER_NOTHING, TB_POWER_OWN_PACE, TB_POWER_PROBED */
+    const struct tb_sensor_doc *models;   /* the documented models of its reading, ended by
+                                           * a NULL key (sensor_model.h); NULL: none */
     size_t state_size;         /* private state, allocated zeroed by the core */
     /* 0 when the source can work on this board, else -errno with why filled in. */
     int (*probe)(const struct tb_power_cfg *pc, char *why, size_t n);
@@ -123,17 +139,27 @@ struct tb_power_ops {
  * reading caps its block, where the cap's bit must be in half of them (window.c). */
 #define TB_POWER_REASON_OC (1ULL << 48)
 
-/* NULL-terminated, in auto-probe order. */
+/* ---- the table of sources (sources.c) -------------------------------------------
+ * NULL-terminated, in auto-probe order. Adding a source is its file and one row there. */
 extern const struct tb_power_ops *const tb_power_sources[];
 const struct tb_power_ops *tb_power_find(const char *name);
-/* Resolves "auto" to the first usable source (else none); other names as they are.
- * Returns NULL with why filled when a named source does not exist. */
+/* Resolves "auto" to the first usable source (else the table's TB_POWER_NOTHING row);
+ * other names as they are. Returns NULL with why filled when a named source does not
+ * exist. */
 const struct tb_power_ops *tb_power_pick(const char *name, const struct tb_power_cfg *pc,
                                          char *why, size_t n);
+/* "auto, NAME, NAME, ...": what power.source takes, in the table's order, into buf (its
+ * help line and its error). */
+void tb_power_source_names(char *buf, size_t n);
+/* The documented model of key among every source's rows (tb_power_ops.models), as
+ * tb_sensor_model_documented: 0, or -1 with m UNKNOWN. For what runs no source's cadence
+ * op (the simulators of tests/). */
+int tb_power_model_documented(const char *key, int rails, struct tb_sensor_model *m);
 
-extern const struct tb_power_ops tb_power_none, tb_power_tegrastats, tb_power_ina3221,
-    tb_power_nvml;
+/* The source that measures nothing (none.c): the fallback of auto. */
+extern const struct tb_power_ops tb_power_none;
 
+/* Every value NAN, no time, no reasons (power.c). */
 void tb_power_sample_clear(struct tb_power_sample *s);
 
 /* ---- the sampler thread ---------------------------------------------------------- */

@@ -1,8 +1,9 @@
 /* sensor_model.h: what a power source's reading is, in one place: its kind (an
  * exponential average, a boxcar, a point sample, a part-time energy counter, a mean),
  * its constants per rail and where they came from (the driver's sysfs files, else the
- * documented default of the table in sensor_model.c). The meter (src/energy/meter.c)
- * picks its blocks and its arithmetic by it; the log's `# power_cadence:` line says it.
+ * documented default of the source's own rows, struct tb_sensor_doc). The meter
+ * (src/energy/meter.c) picks its blocks and its arithmetic by it; the log's
+ * `# power_cadence:` line says it.
  * Not here: reading a sensor (one file per source), the arithmetic (energy.c). */
 #ifndef TB_SENSOR_MODEL_H
 #define TB_SENSOR_MODEL_H
@@ -31,11 +32,22 @@ struct tb_sensor_model {
     char from[1024];         /* where the kind and each constant came from */
 };
 
-/* The documented model of key ("ina3221-hwmon", "ina3221x-continuous", "ina3221x-triggered",
- * "tegrastats", "nvml-energy", "nvml-power") for rails rails, into m: its kind, its
- * constants on every rail and, in m->from, the source it rests on. -1 (m UNKNOWN) for a
- * key the table lacks. */
-int tb_sensor_model_documented(const char *key, int rails, struct tb_sensor_model *m);
+/* One documented model of a source's reading: its key, kind and constants, and the
+ * documents they rest on. Each source keeps its rows in its own file, ended by a row whose
+ * key is NULL, and its row of the source table points at them (tb_power_ops.models). */
+struct tb_sensor_doc {
+    const char *key;         /* "ina3221-hwmon", "tegrastats", "nvml-energy", ... */
+    enum tb_sensor_kind kind;
+    double tau_ms, period_ms, window_ms;   /* as struct tb_sensor_model's */
+    const char *doc;         /* where the kind and each constant came from */
+};
+
+/* The documented model of key among rows (ended by a NULL key) for rails rails, into m: its
+ * kind, its constants on every rail and, in m->from, the source it rests on. -1 (m
+ * UNKNOWN) for a key the rows lack. tb_power_model_documented (power.h) looks a key up
+ * among every source's rows. */
+int tb_sensor_model_documented(const struct tb_sensor_doc *rows, const char *key, int rails,
+                               struct tb_sensor_model *m);
 /* Rails [first, first + count) belong to a chip whose time constant the driver says:
  * tau_ms on them, and what says it appended to m->from. */
 void tb_sensor_model_set_tau(struct tb_sensor_model *m, int first, int count, double tau_ms,

@@ -406,17 +406,27 @@ static int tegra_sample(void *st, struct tb_power_sample *out, char *why, size_t
 /* What tegrastats' rails are: the INA3221 registers (the chip's exponential average, TI
  * SBOS576 "Averaging function"), read at tegrastats' own interval, not at our poll: the
  * period a reading changes is left to the idle readings (how fast tegrastats really
- * prints), the time constant is the documented default (sensor_model.c). */
+ * prints), the time constant is the documented default (tegra_models, below). */
+/* tegrastats on JetPack 5/6 reads the hwmon chips' registers, at its own interval */
+static const struct tb_sensor_doc tegra_models[] = {
+    { "tegrastats", TB_SENSOR_EMA, 429.6, 0, 0,
+      "tegrastats reads the INA3221 registers (TI SBOS576 averaging) at its interval; "
+      "documented default tau 429.6 ms (L4T nvpower.sh: 512 samples, 430 ms)" },
+    { NULL, TB_SENSOR_UNKNOWN, 0, 0, 0, NULL },
+};
+
 static void tegra_cadence(void *st, struct tb_power_cadence *c)
 {
     struct tegra_state *s = st;
-    tb_sensor_model_documented("tegrastats", TB_POWER_MAX_RAILS, &c->model);
+    tb_sensor_model_documented(tegra_models, "tegrastats", TB_POWER_MAX_RAILS, &c->model);
     c->model.read_ms = s->interval_ms;
 }
 
 const struct tb_power_ops tb_power_tegrastats = {
     .name = "tegrastats",
     .help = "Jetson tegrastats (every JetPack)",
+    .flags = TB_POWER_OWN_PACE,
+    .models = tegra_models,
     .state_size = sizeof(struct tegra_state),
     .probe = tegra_probe,
     .open = tegra_open,

@@ -1,8 +1,11 @@
-/* tegrastats.h: the tegrastats line parser, exposed for tests and fuzzing. */
+/* tegrastats.h: the tegrastats source's ops (its row of the table, sources.c) and its line
+ * parser, exposed for tests and fuzzing. */
 #ifndef TB_TEGRASTATS_H
 #define TB_TEGRASTATS_H
 
 #include "power/power.h"
+
+extern const struct tb_power_ops tb_power_tegrastats;
 
 struct tb_tegrastats_reading {
     int n_rails;

@@ -178,19 +178,19 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
     case SIM_NVML:
         c->period_ms = 100;
         tb_strlcpy(c->how, "energy counter", sizeof(c->how));
-        tb_sensor_model_documented("nvml-energy", sim_b.z.chips, &c->model);
+        tb_power_model_documented("nvml-energy", sim_b.z.chips, &c->model);
         break;
     case SIM_NVML_POWER:   /* as nvml.c says it without the counter */
         c->period_ms = 1000;
         tb_strlcpy(c->how, "documented", sizeof(c->how));
-        tb_sensor_model_documented("nvml-power", sim_b.z.chips, &c->model);
+        tb_power_model_documented("nvml-power", sim_b.z.chips, &c->model);
         break;
     case SIM_POINT:
         c->triggered = true;
-        tb_sensor_model_documented("ina3221x-triggered", sim_b.z.chips, &c->model);
+        tb_power_model_documented("ina3221x-triggered", sim_b.z.chips, &c->model);
         break;
     case SIM_TEGRASTATS:   /* the period is left to the idle readings, as tegrastats.c does */
-        tb_sensor_model_documented("tegrastats", sim_b.z.chips, &c->model);
+        tb_power_model_documented("tegrastats", sim_b.z.chips, &c->model);
         c->model.read_ms = o->poll_ms;
         break;
     default:
@@ -201,7 +201,7 @@ static void sim_src_cadence(void *st, struct tb_power_cadence *c)
                  c->period_ms, o->avg);
         if (o->sensor == SIM_BOXCAR || o->claim_boxcar)
             break;
-        tb_sensor_model_documented("ina3221-hwmon", sim_b.z.chips, &c->model);
+        tb_power_model_documented("ina3221-hwmon", sim_b.z.chips, &c->model);
         for (int k = 0; k < sim_b.z.chips; k++) {   /* as ina3221.c reads each chip */
             char said[64];
             snprintf(said, sizeof(said), "chip %d: update_interval %.0f ms, samples %d (sysfs)",
