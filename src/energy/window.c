@@ -16,7 +16,6 @@
 
 #include "energy/energy.h"
 #include "lib/stats.h"
-#include "lib/util.h"
 
 /* The readings of sp with t in [lo, hi], copied (malloc; *n of them, NULL when none or out
  * of memory): what a read of [lo, hi] alone would have fetched. */
