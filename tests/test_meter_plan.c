@@ -1,7 +1,8 @@
 /* test_meter_plan.c: the sensor's timing planned once (#59): once the meter's plan is made
  * and its first idle has settled it, a size's blocks, the cadence line, the night's plan
  * and a later idle ask the sampler nothing about timing (its cadence, rails, device, poll,
- * source): they read the plan. The linker routes the sampler's calls through counting
+ * source): they read the plan; nor does a night through energy's door, whose log line
+ * power_cadence is printed from the plan. The linker routes the sampler's calls through counting
  * doubles here (-Wl,--wrap, the Makefile's rule for this program), each passing on to the
  * real sampler, so the meter under test runs as it does in the tool; the simulated boards
  * are meter_sim.h's, on the fake clock. Readings still come through the sampler's window,
@@ -9,6 +10,10 @@
 #include "meter_sim.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+
+#include "energy/door.h"
+#include "log/csvlog.h"
 
 /* The sampler's calls, counted (the doubles are the symbols --wrap names). */
 static atomic_int n_cadence, n_rails, n_device, n_interval, n_source, n_set_cadence,
@@ -106,6 +111,51 @@ static void night(enum kind kind)
     rig_stop(&r);
 }
 
+/* A night through energy's door, as the runner goes through it: begin (the meter made, its
+ * plan with it, the idle settling it), a size, end (the closing idle, and the log's
+ * power_cadence line, printed from the plan): after begin, nothing of the timing asked of
+ * the sampler; the line says the plan's cadence (430 ms, from sysfs) and rail. */
+static void test_door_night(void **state)
+{
+    struct rig r;
+    char why[256], *dir = th_tmpdir();
+    memset(&r, 0, sizeof(r));
+    r.pc = defaults;
+    sim_reset(&r, AVG430, 0.003);
+    if (tb_sampler_start(&r.s, &fake_ops, &r.pc, 50, 100000, why, sizeof(why)))
+        th_fail("sampler: %s", why);
+    size_t points = 3;
+    bool ref = true;
+    struct tb_energy_start st = { .sampler = r.s, .pc = &r.pc, .stop = &r.stop, .quiet = true,
+                                  .log_dir = dir, .host = "h", .host_id = "", .board = "sim",
+                                  .device_id = "", .size_points = &points, .size_ref = &ref,
+                                  .sizes = 1, .steps = 1 };
+    struct tb_energy_said said = { .idle_after_w = NAN, .idle_after_ci = NAN };
+    struct tb_energy *e = NULL;
+    tb_energy_begin(&e, &st, &said);
+    assert_non_null(e);
+    zero();
+    struct tb_meter_load ld = { sim_load, NULL, NULL };
+    struct tb_log_rec keys[3];
+    memset(keys, 0, sizeof(keys));
+    struct tb_meter_result out[3];
+    tb_energy_size(e, &ld, 3, 0, keys, 0, out);
+    struct tb_csvlog *log = NULL;
+    assert_int_equal(tb_csvlog_open(&log, dir, "h", "sim", 1), 0);
+    tb_energy_end(e, log, &said);
+    assert_int_equal(timing_calls(), 0);
+    assert_true(out[1].measured && out[1].power_cycles >= 2);
+    assert_int_equal(tb_csvlog_close(log, "ok"), 0);
+    char *text = th_the_log(dir);
+    th_must_have(text, "# power_cadence: 430 ms (sysfs: hwmon update_interval 430 ms");
+    th_must_have(text, "rails: VDD_IN; total: VDD_IN");
+    free(text);
+    tb_energy_free(e);
+    tb_sampler_stop(r.s, NULL);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void test_boxcar_430(void **state) { night(AVG430); }
 static void test_averaging_inverted(void **state) { night(EMA); }
 static void test_energy_counter(void **state) { night(COUNTER); }
@@ -125,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_averaging_inverted),
         cmocka_unit_test(test_energy_counter),
         cmocka_unit_test(test_triggered_inferred),
+        cmocka_unit_test(test_door_night),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
