@@ -257,6 +257,11 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/tests/fak
 		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
+# test_meter_plan counts the sampler's timing calls the meter makes (#59): the linker routes
+# them through the test's doubles, which pass each on to the real sampler.
+SAMPLER_WRAPS := cadence rails device interval_ms source set_cadence window failed
+$(BUILD)/tests/test_meter_plan: ALL_LDFLAGS += $(SAMPLER_WRAPS:%=-Wl,--wrap=tb_sampler_%)
+
 # A stand-in libnvidia-ml for the NVML source's tests (loaded through $TB_NVML_LIB).
 $(BUILD)/tests/libfake-nvml.so: tests/fake_nvml.c
 	@mkdir -p $(dir $@)

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <math.h>
 
+#include "energy/plan.h"
+#include "energy/window.h"
 #include "power/power.h"
 #include "lib/clock.h"
 #include "lib/util.h"
@@ -55,6 +57,46 @@ static int script_sample(void *st, struct tb_power_sample *out, char *why, size_
 
 static void script_close(void *st) {}
 
+/* The window's power as the meter reads it: a plan of s (energy/plan.h) and the window's
+ * span read through it. */
+static void over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
+                 struct tb_power_figures *f)
+{
+    struct tb_energy_plan p;
+    struct tb_power_span sp;
+    int64_t margin = tb_power_over_margin_ns(pc);
+    tb_energy_plan_make(&p, s, pc);
+    tb_energy_plan_read(&p, t0 - margin, t1 + margin, 0, &sp);
+    tb_power_over(&p, pc, &sp, t0, t1, f);
+    tb_power_span_free(&sp);
+}
+
+/* A point's power window as the plan of s works it out. */
+static double window_ms(struct tb_sampler *s, const struct tb_power_cfg *pc)
+{
+    struct tb_energy_plan p;
+    tb_energy_plan_make(&p, s, pc);
+    return p.window_ms;
+}
+
+/* The cadence settled by an idle [t0, t1], as the meter's first idle settles it: the
+ * source's own, else the period the idle's readings show (given to the sampler too). */
+static double learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
+                            int64_t t1)
+{
+    struct tb_energy_plan p;
+    struct tb_power_span sp;
+    double period = NAN;
+    size_t intervals = 0;
+    tb_energy_plan_make(&p, s, pc);
+    if (isnan(p.cadence.period_ms)) {
+        tb_energy_plan_read(&p, t0, t1, 0, &sp);
+        period = tb_power_infer_period(&p, &sp, t0, t1, &intervals);
+        tb_power_span_free(&sp);
+    }
+    return tb_energy_plan_learn(&p, period, intervals);
+}
+
 /* Waits in virtual time (polls of step_ms) until n readings of [from, to] are in, or the
  * sampler's polls could have read them twice over. */
 static void wait_readings(struct tb_sampler *s, int64_t from, int64_t to, size_t n, int step_ms)
@@ -91,20 +133,20 @@ static void test_stall_gives_no_watts(void **state)
     wait_readings(s, base, base + 900 * MS, 10, 100);   /* the script read whole */
     struct tb_power_figures f;
     /* readings on both sides: the mean power, no reason */
-    tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
+    over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
     th_assert_close(f.total_w, 5.0, 1e-9);
     th_assert_close(f.gpu_w, 5.0, 1e-9);
     assert_string_equal(f.why, "");
     assert_int_equal(f.updates, 5);   /* 300, 400, ..., 700 ms */
     assert_true(f.total_w_ci > 0 && f.total_w_ci < 0.03 * 5.0);
     /* the silence starts in the window: no reading after its end */
-    tb_power_over(s, &pc, base + 850 * MS, base + 1350 * MS, &f);
+    over(s, &pc, base + 850 * MS, base + 1350 * MS, &f);
     assert_true(isnan(f.total_w));
     assert_true(isnan(f.gpu_w));
     assert_true(isnan(f.energy_j));
     assert_non_null(strstr(f.why, "no reading after the window's end"));
     /* the first window wholly in the silence: readings only before it */
-    tb_power_over(s, &pc, base + 950 * MS, base + 1250 * MS, &f);
+    over(s, &pc, base + 950 * MS, base + 1250 * MS, &f);
     assert_true(isnan(f.total_w));
     assert_int_equal(f.samples, 0);
     assert_non_null(strstr(f.why, "no power figures"));
@@ -129,7 +171,7 @@ static void test_emc_clock_from_sysfs(void **state)
     assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 1, 64, why, sizeof(why)), 0);
     wait_readings(s, base, base + 900 * MS, 10, 100);
     struct tb_power_figures f;
-    tb_power_over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
+    over(s, &pc, base + 200 * MS, base + 700 * MS, &f);
     th_assert_close(f.emc_clock_mhz, 2133, 1e-3);
     tb_sampler_stop(s, NULL);
     free(th_stderr_end());
@@ -216,17 +258,17 @@ static void test_cadence_sizes_the_window(void **state)
     struct tb_power_cfg pc;
     struct tb_sampler *s = scripted(&cfg, &pc);
     assert_true(isnan(tb_sampler_cadence(s)->period_ms));   /* the script has no sysfs */
-    assert_true(isnan(tb_power_window_ms(s, &pc)) == 0);
-    th_assert_close(tb_power_window_ms(s, &pc), 1000, 1e-9);   /* not known: as configured */
-    double p = tb_power_learn_cadence(s, &pc, base, base + 5000 * MS);   /* "idle" */
+    assert_true(isnan(window_ms(s, &pc)) == 0);
+    th_assert_close(window_ms(s, &pc), 1000, 1e-9);   /* not known: as configured */
+    double p = learn_cadence(s, &pc, base, base + 5000 * MS);   /* "idle" */
     /* polls every 50 ms see updates 400 or 450 ms apart; the median is within one poll */
     assert_true(p >= 400 && p <= 450);
     assert_string_equal(tb_sampler_cadence(s)->how, "inferred");
-    double win = tb_power_window_ms(s, &pc);
+    double win = window_ms(s, &pc);
     assert_true(win >= 11 * 400.0 && win <= 11 * 450.0);
     struct tb_power_figures f;
     int64_t t0 = base + 6000 * MS, t1 = t0 + (int64_t)win * MS;
-    tb_power_over(s, &pc, t0, t1, &f);
+    over(s, &pc, t0, t1, &f);
     assert_true(f.updates >= 10);
     assert_true(f.samples >= 80);   /* samples are many; the updates are what count */
     assert_false(f.withheld);
@@ -234,14 +276,14 @@ static void test_cadence_sizes_the_window(void **state)
     assert_true(f.total_w_ci > 0 && f.total_w_ci / f.total_w <= 0.03);
     /* a forced short window: 2 or 3 updates, a figure and its interval however wide (the
      * window only reads; a width is the meter's to judge) */
-    tb_power_over(s, &pc, t0, t0 + 1000 * MS, &f);
+    over(s, &pc, t0, t0 + 1000 * MS, &f);
     assert_true(f.updates >= 2 && f.updates <= 3);
     assert_false(f.withheld);
     assert_true(f.total_w > 11.5 && f.total_w < 12.5);
     assert_true(f.total_w_ci > 0);
     assert_string_equal(f.why, "");
     /* shorter than one update's spacing: at most one update, no interval: withheld */
-    tb_power_over(s, &pc, t0, t0 + 300 * MS, &f);
+    over(s, &pc, t0, t0 + 300 * MS, &f);
     assert_true(f.updates <= 1);
     assert_true(f.withheld);
     assert_true(isnan(f.total_w) && isnan(f.total_w_ci));
@@ -259,7 +301,7 @@ static void test_interval_follows_the_spread(void **state)
     struct tb_power_cfg pc;
     struct tb_sampler *s = scripted(&cfg, &pc);
     struct tb_power_figures f;
-    tb_power_over(s, &pc, base + 1000 * MS, base + 2000 * MS, &f);
+    over(s, &pc, base + 1000 * MS, base + 2000 * MS, &f);
     assert_int_equal(f.updates, 10);
     assert_true(pc.max_rel_ci < 0.04);   /* the default 3%: narrower than this interval */
     assert_false(f.withheld);
@@ -311,10 +353,10 @@ static void test_counter_increments_by_period(void **state)
     char why[256];
     assert_int_equal(tb_sampler_start(&s, &counter_ops, &pc, 1, 256, why, sizeof(why)), 0);
     wait_readings(s, base, base + 199 * 30 * MS, 200, 30);
-    double p = tb_power_learn_cadence(s, &pc, base, base + 2000 * MS);
+    double p = learn_cadence(s, &pc, base, base + 2000 * MS);
     assert_true(p >= 90 && p <= 120);
     struct tb_power_figures f;
-    tb_power_over(s, &pc, base + 2000 * MS, base + 3500 * MS, &f);
+    over(s, &pc, base + 2000 * MS, base + 3500 * MS, &f);
     assert_false(f.withheld);
     assert_true(f.updates >= 14);
     th_assert_close(f.total_w, 460, 460 * 0.08);   /* the edges fall between updates */
@@ -336,7 +378,7 @@ static void test_batches_show_a_drift(void **state)
     struct tb_sampler *s = scripted(&cfg, &pc);
     struct tb_power_figures f;
     pc.batches = 1;
-    tb_power_over(s, &pc, base, base + 2000 * MS, &f);
+    over(s, &pc, base, base + 2000 * MS, &f);
     assert_false(f.withheld);
     assert_true(f.total_w_ci / f.total_w < 0.02);
     /* one reading's noise for the meter's plan, from successive differences: the creep's
@@ -345,7 +387,7 @@ static void test_batches_show_a_drift(void **state)
     if (!(f.reading_rel_sd > 0.004 && f.reading_rel_sd < 0.005))
         th_fail("reading_rel_sd %g", f.reading_rel_sd);
     pc.batches = 4;
-    tb_power_over(s, &pc, base, base + 2000 * MS, &f);
+    over(s, &pc, base, base + 2000 * MS, &f);
     assert_false(f.withheld);
     if (!(f.total_w_ci / f.total_w > pc.max_rel_ci))
         th_fail("the drift unseen: +-%g%% of %g W", 100 * f.total_w_ci / f.total_w, f.total_w);

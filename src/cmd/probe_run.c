@@ -44,7 +44,7 @@ int tb_probe_source(struct probe *p)
         return error("probe-power: power source '%s' cannot start: %s", p->ops->name, why);
     }
     p->claim = *tb_sampler_cadence(p->s);
-    if (tb_power_has_counter(p->s))
+    if (tb_power_cadence_counter(&p->claim))
         return error("probe-power: power source '%s' gives an energy counter, not a power "
                      "reading: the probe fits a reading sensor (the INA3221 rails)",
                      p->ops->name);

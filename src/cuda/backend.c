@@ -7,7 +7,7 @@
  * choose. A cubin is loaded whole at open; PTX is JIT-compiled one entry at a time, when a
  * sweep first runs it, so a Nano compiles only what it measures. memcpy and cuBLAS are
  * built-ins. No CUDA header here. */
-#include "measure/backend.h"
+#include "device/backend.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* probe.h: the CUDA backend's class-level queries (measure/backend.h: no instance, no
+/* probe.h: the CUDA backend's class-level queries (device/backend.h: no instance, no
  * context), which backend.c's ops table points at, and the device facts its instance opens
  * a GPU with. Every driver call is under the watchdog (driver.h's CU). */
 #ifndef TB_CUDA_PROBE_H
@@ -9,7 +9,7 @@
 
 #include "cuda/driver.h"
 #include "cuda/images.h"
-#include "measure/backend.h"
+#include "device/backend.h"
 
 /* The ops of the same names (backend.h): probe, identify, the images carried, one image,
  * the JIT cache. */

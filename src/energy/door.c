@@ -17,7 +17,6 @@
 struct tb_energy {
     struct tb_meter *m;
     struct tb_rerun *rerun;           /* learned on the night's first step; NULL: settings */
-    struct tb_sampler *sampler;
     const struct tb_power_cfg *pc;
     volatile sig_atomic_t *stop;
     size_t steps, steps_done;
@@ -79,7 +78,6 @@ void tb_energy_begin(struct tb_energy **ep, const struct tb_energy_start *st,
             free(e);
             return;
         }
-        e->sampler = st->sampler;
         e->pc = st->pc;
         e->stop = st->stop;
         e->steps = st->steps;
@@ -87,6 +85,8 @@ void tb_energy_begin(struct tb_energy **ep, const struct tb_energy_start *st,
     }
     if (!e->steps_done && !e->learned)
         learn(e, st, said);
+    if (e->steps_done)   /* a later mode step: its limit, read again by the run, planned */
+        tb_meter_step(e->m);
     tb_meter_judge_clock(e->m, st->judge_clock);
     said->idle_w = tb_meter_idle(e->m, &said->idle_ci, said->idle_why, sizeof(said->idle_why));
     e->idle_w = said->idle_w;
@@ -119,21 +119,23 @@ void tb_energy_size(struct tb_energy *e, const struct tb_meter_load *ld, size_t 
     free(between);
 }
 
-/* The power_cadence line: the cadence as said, the rails, which is the total and the GPU's,
- * what the source reads, the stopping rule's two widths, and the enforced power limit a
- * block at 98% of is capped (meter.c), with where it came from. */
+/* The power_cadence line, the night's plan (plan.h) as it was settled: the cadence as said,
+ * the rails, which is the total and the GPU's, what the source reads, the stopping rule's
+ * two widths, and the enforced power limit a block at 98% of is capped (meter.c), with
+ * where it came from. */
 static void cadence_line(const struct tb_energy *e, struct tb_csvlog *log,
                          const struct tb_energy_said *said)
 {
     const struct tb_power_cfg *pc = e->pc;
-    const struct tb_power_rails *rails = tb_sampler_rails(e->sampler);
-    const struct tb_power_cadence *c = tb_sampler_cadence(e->sampler);
+    const struct tb_energy_plan *plan = tb_meter_plan(e->m);
+    const struct tb_power_rails *rails = &plan->rails;
+    const struct tb_power_cadence *c = &plan->cadence;
     char list[TB_POWER_MAX_RAILS * (TB_RAIL_NAME + 2)] = "";
     for (int i = 0; i < rails->n; i++) {
         size_t len = strlen(list);
         snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "", rails->name[i]);
     }
-    const struct tb_power_device *d = tb_sampler_device(e->sampler);
+    const struct tb_power_device *d = &plan->device;
     char limit[256];
     if (isfinite(d->limit_w))
         snprintf(limit, sizeof(limit), "%.1f W (%s); a block at %.0f%% of it or more is "

@@ -4,8 +4,11 @@
  * once), tb_energy_size for the points of one size (their load given, their figures back),
  * tb_energy_end after the sweep (the closing idle and the power_* lines of the log, written
  * here, by the room that knows what they mean); tb_energy_free once a night. A night of
- * several mode steps calls begin and end once a step. Not here: what a point is, how it is
- * launched or which points are measured (the runner's load and its choice). */
+ * several mode steps calls begin and end once a step. The one other entrance is the probe
+ * command's (cmd/probe*.c): stepfit.h, the step fit and its kept result, arithmetic on the
+ * probe's own readings that reaches nothing of the meter or the sampler. Not here: what a
+ * point is, how it is launched or which points are measured (the runner's load and its
+ * choice). */
 #ifndef TB_ENERGY_DOOR_H
 #define TB_ENERGY_DOOR_H
 

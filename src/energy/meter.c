@@ -30,13 +30,23 @@ struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *p
     struct tb_meter *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    m->s = s;
+    tb_energy_plan_make(&m->plan, s, pc);
     m->pc = pc;
     m->stop = stop;
     m->steady = true;
     m->idle_rel_sd = NAN;
     m->rng = (unsigned long long)tb_now_ns() * 0x9E3779B97F4A7C15ULL | 1;
     return m;
+}
+
+const struct tb_energy_plan *tb_meter_plan(const struct tb_meter *m)
+{
+    return &m->plan;
+}
+
+void tb_meter_step(struct tb_meter *m)
+{
+    tb_energy_plan_device(&m->plan);
 }
 
 void tb_meter_judge_clock(struct tb_meter *m, bool on)
@@ -60,7 +70,7 @@ void tb_meter_free(struct tb_meter *m)
  * does the other way. 0, or the load's error. */
 static int jitter(struct tb_meter *m, const struct tb_meter_load *ld, size_t i)
 {
-    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    const struct tb_sensor_model *md = &m->plan.cadence.model;
     if (md->kind != TB_SENSOR_COUNTER || !(md->window_ms < md->period_ms))
         return 0;
     m->rng ^= m->rng << 13;
@@ -78,9 +88,8 @@ static int jitter(struct tb_meter *m, const struct tb_meter_load *ld, size_t i)
 static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i, int64_t t0,
                    int64_t *ta, char *why, size_t n)
 {
-    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
-    if (md->kind == TB_SENSOR_MEAN)
-        t0 += (int64_t)(tb_sensor_model_max_tau_ms(md, tb_sampler_rails(m->s)->n) * 1e6);
+    if (m->plan.cadence.model.kind == TB_SENSOR_MEAN)
+        t0 += (int64_t)(m->plan.tau_ms * 1e6);
     int64_t give_up = t0 + tb_meter_patience_ns(m);
     int rc = jitter(m, ld, i);
     if (rc)
@@ -91,17 +100,18 @@ static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
         if (rc)
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
-        size_t k = tb_power_updates(m->s, m->pc, t0, now, &tc, NULL);
+        size_t k = tb_meter_updates(m, t0, now, &tc, NULL);
         if (k > 0 && tc)
             *ta = tc[0];
         free(tc);
         if (k > 0)
             return 0;
-        if (tb_sampler_failed(m->s) || now > give_up) {
-            if (!tb_sampler_failed(m->s) && tb_meter_silent(m, why, n))
+        bool lost = tb_energy_plan_lost(&m->plan);
+        if (lost || now > give_up) {
+            if (!lost && tb_meter_silent(m, why, n))
                 return 1;
             snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - t0) * 1e-9,
-                     tb_sampler_failed(m->s) ? "source lost" : "a static sensor");
+                     lost ? "source lost" : "a static sensor");
             return 1;
         }
     }
@@ -112,7 +122,7 @@ static int lead_in(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
  * lies under this block's load). */
 static double block_power(struct tb_meter *m, const int64_t *tc, const double *vc, size_t k)
 {
-    if (tb_power_has_counter(m->s)) {
+    if (m->plan.counter) {
         double span = (double)(tc[k - 1] - tc[0]), p = tb_meter_period_ms(m) * 1e6;
         if (!isnan(p) && p >= 2e6 * m->pc->interval_ms)
             span = fmax(1.0, round(span / p)) * p;
@@ -139,7 +149,7 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
         if (rc)
             return rc;
         int64_t *tc = NULL, now = tb_now_ns();
-        size_t k = tb_power_updates(m->s, m->pc, ta + 1, now, &tc, NULL);
+        size_t k = tb_meter_updates(m, ta + 1, now, &tc, NULL);
         /* an update's time is the poll that saw it, late by up to an interval: a span of
          * whole updates may read that much short, and is not made to wait a whole more */
         bool enough = k >= (size_t)need && tc &&
@@ -148,24 +158,29 @@ static int measure_span(struct tb_meter *m, const struct tb_meter_load *ld, size
         *m1 = now;
         if (enough)
             return 0;
-        if (tb_sampler_failed(m->s) || now > give_up) {
+        bool lost = tb_energy_plan_lost(&m->plan);
+        if (lost || now > give_up) {
             snprintf(why, n, "%zu clean sensor update%s in %.1f s, %d needed (%s)", k,
-                     k == 1 ? "" : "s", (now - ta) * 1e-9, need, tb_sampler_failed(m->s)
+                     k == 1 ? "" : "s", (now - ta) * 1e-9, need, lost
                      ? "source lost" : "power.block_updates");
             return 1;
         }
     }
 }
 
-/* The figures of the block's measured span [ta, tb] from the sampler's readings. */
+/* The figures of the block's measured span [ta, tb] from its readings, read once. */
 static int block_figures(struct tb_meter *m, int64_t ta, double rate,
                          struct tb_meter_block *b, char *why, size_t n)
 {
     int64_t *tc = NULL;
     double *vc = NULL;
-    /* from a poll before ta, so that ta itself counts as the change it is */
-    int64_t before = ta - 2LL * m->pc->interval_ms * 1000000;
-    size_t k = tb_power_updates(m->s, m->pc, before, tb_now_ns(), &tc, &vc), j = 0;
+    /* from a poll before ta, so that ta itself counts as the change it is; the span from
+     * as far before for the figures beside the power (tb_power_over's margin) */
+    int64_t before = ta - 2LL * m->pc->interval_ms * 1000000, now = tb_now_ns();
+    int64_t from = ta - tb_power_over_margin_ns(m->pc);
+    struct tb_power_span sp;
+    tb_energy_plan_read(&m->plan, from < before ? from : before, now, 0, &sp);
+    size_t k = tb_power_updates(&m->plan, &sp, before, now, &tc, &vc), j = 0;
     while (j < k && tc && tc[j] < ta)
         j++;
     k -= j;
@@ -177,7 +192,7 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         b->bytes = rate * b->secs;
         b->updates = k - 1;
         b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
-        tb_meter_block_extras(m, ta, tb, b);
+        tb_meter_block_extras(m, &sp, ta, tb, b);
         rc = isfinite(b->jpb) ? 0 : 1;
         if (rc)
             snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
@@ -186,6 +201,7 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
     }
     free(tc);
     free(vc);
+    tb_power_span_free(&sp);
     return rc;
 }
 
@@ -199,12 +215,12 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     int64_t t0 = tb_now_ns(), ta = 0, m0 = 0, m1 = 0;
     double bytes = 0;
     struct tb_sampler_health h0, h1;
-    tb_sampler_health(m->s, &h0);
+    tb_energy_plan_health(&m->plan, &h0);
     if (tb_meter_inverts(m)) {
         tb_meter_note_switch(m, i, t0);
         int rc = tb_meter_ema_block(m, ld, i, b, why, n);
         m->sw_end = tb_now_ns();
-        tb_sampler_health(m->s, &h1);
+        tb_energy_plan_health(&m->plan, &h1);
         b->dropped = h1.dropped - h0.dropped;
         return rc;
     }
@@ -212,7 +228,7 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     if (!rc)
         rc = measure_span(m, ld, i, ta, &bytes, &m0, &m1, why, n);
     b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
-    tb_sampler_health(m->s, &h1);
+    tb_energy_plan_health(&m->plan, &h1);
     b->dropped = h1.dropped - h0.dropped;
     if (rc)
         return rc;
@@ -314,7 +330,7 @@ static int block_into(struct size_run *r, size_t i, struct tb_meter_block *b)
     if (rc == 1) {
         t->failed++;
         snprintf(t->fail_why, sizeof(t->fail_why), "%s", why);
-        if (tb_sampler_failed(r->m->s))
+        if (tb_energy_plan_lost(&r->m->plan))
             r->end.lost = true;
         return r->end.lost ? -1 : 1;
     }
@@ -466,7 +482,7 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
     if (!r.tr) {
         snprintf(r.end.why, sizeof(r.end.why), "out of memory");
         r.end.error = true;
-    } else if (tb_sampler_failed(m->s)) {
+    } else if (tb_energy_plan_lost(&m->plan)) {
         r.end.lost = true;
     } else if (n > 0) {
         m->sw_n = 0;
@@ -475,7 +491,7 @@ void tb_meter_size(struct tb_meter *m, const struct tb_meter_load *ld, size_t n,
     }
     if (r.end.lost)
         snprintf(r.end.why, sizeof(r.end.why), "power source '%s' lost: %s",
-                 tb_sampler_source(m->s), tb_sampler_why(m->s));
+                 m->plan.source, tb_energy_plan_lost_why(&m->plan));
     if (r.tr)
         tb_meter_pool(m, r.tr, n, r.ref);
     else

@@ -45,10 +45,17 @@ struct tb_meter_result {
 
 struct tb_meter;
 
-/* A meter over a started sampler; pc is kept by pointer (the run's board config). */
+/* A meter over a started sampler; pc is kept by pointer (the run's board config). The
+ * sampler's timing is read once, into the meter's plan (plan.h). */
 struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *pc,
                               volatile sig_atomic_t *stop);
 void tb_meter_free(struct tb_meter *m);
+/* The sensor's timing the meter planned when it was made (plan.h), settled by its first
+ * idle: what the power_cadence line prints. */
+struct tb_energy_plan;
+const struct tb_energy_plan *tb_meter_plan(const struct tb_meter *m);
+/* A mode step begins: the device's enforced limit, set per mode, read again into the plan. */
+void tb_meter_step(struct tb_meter *m);
 /* The load runs on the GPU the source reads the clock of: a block whose clock fell below
  * 0.85 of the size's highest marks a throttle or a mode change and is dropped. Off (a CPU
  * backend, whose load leaves the GPU's clock to wander) by default. */

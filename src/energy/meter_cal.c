@@ -53,13 +53,13 @@ void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0)
 
 double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms)
 {
-    bool inv = tb_meter_inverts(m) && rail >= 0 && rail < tb_sampler_rails(m->s)->n;
+    bool inv = tb_meter_inverts(m) && rail >= 0 && rail < m->plan.rails.n;
     if (delay_ms)
         *delay_ms = inv ? m->delay_used_ms : NAN;
     if (!inv)
         return NAN;
     return m->cal_steps > 0 && m->cal[rail].tau_ms > 0
-           ? m->cal[rail].tau_ms : tb_sensor_model_tau_ms(&tb_sampler_cadence(m->s)->model, rail);
+           ? m->cal[rail].tau_ms : tb_sensor_model_tau_ms(&m->plan.cadence.model, rail);
 }
 
 /* Rail r's readings in w[0..n) into se (malloc'd): 0, or -1. */
@@ -199,7 +199,7 @@ static void write_back(struct tb_meter_track *tr, size_t n, size_t ref,
 static void fit_rail(struct tb_meter *m, int r, const struct series *se, const int64_t *bnd,
                      size_t k)
 {
-    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    const struct tb_sensor_model *md = &m->plan.cadence.model;
     double said = tb_sensor_model_tau_ms(md, r);
     bool probed = strstr(md->from, "from probe") != NULL;
     struct tb_selfcal_in in = { se->t, se->v, se->n, bnd, k, said,
@@ -297,16 +297,18 @@ static void calibrate_with(struct tb_meter *m, struct tb_meter_track *tr, size_t
 void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,
                         bool final)
 {
-    int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
+    int first = 0, count = tb_power_total_rails(&m->plan, &first);
     /* a register another program reads at its own interval (tegrastats' line every second
      * against 430 ms: a staircase, no swing) leaves the board's word standing; our own polls,
      * however coarse for the plain trapezoid, see every step */
-    if (!tb_meter_inverts(m) || tb_sampler_cadence(m->s)->model.read_ms > 0 || !tr ||
+    if (!tb_meter_inverts(m) || m->plan.cadence.model.read_ms > 0 || !tr ||
         m->sw_n < 3 || count <= 0 || count > TB_SENSOR_MAX_RAILS)
         return;
-    size_t ns = 0;
     int64_t margin = 2LL * m->pc->interval_ms * 1000000;
-    struct tb_power_sample *w = tb_sampler_window(m->s, m->sw[0], m->sw_end, margin, &ns);
+    struct tb_power_span sp;
+    tb_energy_plan_read(&m->plan, m->sw[0], m->sw_end, margin, &sp);
+    struct tb_power_sample *w = sp.w;
+    size_t ns = sp.n;
     int64_t *bnd = malloc((m->sw_n + 1) * sizeof(*bnd));
     struct series se[TB_SENSOR_MAX_RAILS];
     memset(se, 0, sizeof(se));
@@ -323,16 +325,16 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
         free(se[r].v);
     }
     free(bnd);
-    free(w);
+    tb_power_span_free(&sp);
 }
 
 void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n)
 {
     line[0] = 0;
-    int first = 0, count = tb_power_total_rails(m->s, m->pc, &first);
+    int first = 0, count = tb_power_total_rails(&m->plan, &first);
     if (!m->cal_sizes || count <= 0 || count > TB_SENSOR_MAX_RAILS)
         return;
-    const struct tb_sensor_model *md = &tb_sampler_cadence(m->s)->model;
+    const struct tb_sensor_model *md = &m->plan.cadence.model;
     const char *said = strstr(md->from, "from probe") ? "a kept probe result, +-3%"
                        : "update_interval or the documented default, +-10%";
     size_t len = (size_t)snprintf(line, n, "self-calibrated from the night's own load steps "
@@ -342,12 +344,12 @@ void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n)
         const struct tb_selfcal *c = &m->cal[r];
         if (c->steps < TB_SELFCAL_MIN_STEPS)
             len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (too few "
-                                    "steps: the board's word)", tb_sampler_rails(m->s)->name[r],
+                                    "steps: the board's word)", m->plan.rails.name[r],
                                     c->tau_ms, c->tau_sd_ms);
         else
             len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (said %.1f, "
                                     "%+.1f%%), dead time %.1f +- %.1f ms;",
-                                    tb_sampler_rails(m->s)->name[r], c->tau_ms, c->tau_sd_ms,
+                                    m->plan.rails.name[r], c->tau_ms, c->tau_sd_ms,
                                     m->cal_prior_ms[r], 100 * (c->tau_ms / m->cal_prior_ms[r] - 1),
                                     c->delay_ms, c->delay_sd_ms);
     }

@@ -19,10 +19,11 @@
  * [from, to]; 0 when none. */
 static int64_t poll_at(struct tb_meter *m, int64_t from, int64_t to, bool first)
 {
-    size_t n = 0;
-    struct tb_power_sample *w = to >= from ? tb_sampler_window(m->s, from, to, 0, &n) : NULL;
-    int64_t t = w && n ? w[first ? 0 : n - 1].t_ns : 0;
-    free(w);
+    struct tb_power_span sp = { NULL, 0 };
+    if (to >= from)
+        tb_energy_plan_read(&m->plan, from, to, 0, &sp);
+    int64_t t = sp.w && sp.n ? sp.w[first ? 0 : sp.n - 1].t_ns : 0;
+    tb_power_span_free(&sp);
     return t;
 }
 
@@ -41,15 +42,20 @@ static int load_until_poll(struct tb_meter *m, const struct tb_meter_load *ld, s
         int64_t now = tb_now_ns();
         if (now >= from && (*t = poll_at(m, from, now, first)) != 0)
             return 0;
-        if (tb_sampler_failed(m->s) || now > give_up) {
-            if (!tb_sampler_failed(m->s) && tb_meter_silent(m, why, n))
+        bool lost = tb_energy_plan_lost(&m->plan);
+        if (lost || now > give_up) {
+            if (!lost && tb_meter_silent(m, why, n))
                 return 1;
             snprintf(why, n, "no sensor update in %.1f s under load (%s)", (now - from) * 1e-9,
-                     tb_sampler_failed(m->s) ? "source lost" : "no reading");
+                     lost ? "source lost" : "no reading");
             return 1;
         }
     }
 }
+
+static int span_figures(struct tb_meter *m, const struct tb_power_span *sp, int64_t t0,
+                        int64_t ta, int64_t tb, double bytes, int64_t m0,
+                        struct tb_meter_block *b, char *why, size_t n);
 
 /* A block on an averaging sensor: the lead-in, then its span of power.block_updates time
  * constants from the first poll after it to the last poll once the span is whole. */
@@ -68,8 +74,23 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
     b->took_s = (double)(tb_now_ns() - t0) * 1e-9;
     if (rc)
         return rc;
+    /* the block's readings, read once: its updates, its power, what it says beside */
+    struct tb_power_span sp;
+    int64_t margin = tb_power_over_margin_ns(m->pc);
+    tb_energy_plan_read(&m->plan, ta - margin, tb + margin, 0, &sp);
+    rc = span_figures(m, &sp, t0, ta, tb, bytes, m0, b, why, n);
+    tb_power_span_free(&sp);
+    return rc;
+}
+
+/* The figures of a block whose span [ta, tb] of polls followed its switch at t0, from its
+ * readings sp; bytes the load moved since m0. 0, or 1 (no figure: why). */
+static int span_figures(struct tb_meter *m, const struct tb_power_span *sp, int64_t t0,
+                        int64_t ta, int64_t tb, double bytes, int64_t m0,
+                        struct tb_meter_block *b, char *why, size_t n)
+{
     /* a reading that never moved under load is a stale file or a dead sensor, not power */
-    if (tb_power_updates_in(m->s, m->pc, ta, tb) == 0) {
+    if (tb_power_updates(&m->plan, sp, ta, tb, NULL, NULL) == 0) {
         snprintf(why, n, "no sensor update in %.1f s under load (a static sensor)",
                  (double)(tb - t0) * 1e-9);
         return 1;
@@ -77,7 +98,7 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
     /* the load's rate over its measured slices: steady under one kernel */
     double rate = bytes / ((double)(tb_now_ns() - m0) * 1e-9);
     size_t polls = 0;
-    b->w = tb_power_inverted_w(m->s, m->pc, ta, tb, &polls);
+    b->w = tb_power_inverted_w(&m->plan, sp, ta, tb, &polls);
     b->secs = (double)(tb - ta) * 1e-9;
     b->bytes = rate * b->secs;
     b->updates = polls;
@@ -86,7 +107,7 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
     b->tb = tb;
     b->rate = rate;
     b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
-    tb_meter_block_extras(m, ta, tb, b);
+    tb_meter_block_extras(m, sp, ta, tb, b);
     if (!isfinite(b->jpb)) {
         snprintf(why, n, "no power in the block (%.3f W over %.2f s)", b->w, b->secs);
         return 1;

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "energy/plan.h"
 #include "energy/selfcal.h"
+#include "energy/window.h"
 #include "power/sensor_model.h"
 
 /* meter.h's types and those it names, by name only: this header extends meter.h for the
@@ -19,12 +21,13 @@ struct tb_meter_load;
 struct tb_meter_result;
 struct tb_power_cfg;
 struct tb_rerun_sd;
-struct tb_sampler;
 
 #define TB_METER_MAX_CYCLES 64
 
 struct tb_meter {
-    struct tb_sampler *s;
+    /* the sensor's timing, planned when the meter is made and settled by its first idle
+     * (plan.h): every block reads it, never the sampler */
+    struct tb_energy_plan plan;
     const struct tb_power_cfg *pc;
     volatile sig_atomic_t *stop;
     bool judge_clock;             /* the load runs on the GPU whose clock the source reads */
@@ -137,10 +140,8 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
 double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                           const struct tb_meter_track *ref);
 
-/* The fewest cycles a size runs (power.budget_s never ends it sooner), and the shortest an
- * inverted block is cut to (time constants). */
-#define TB_METER_FEWEST_CYCLES 2
-#define TB_METER_MIN_BLOCK_TAUS 1
+/* TB_METER_FEWEST_CYCLES, TB_METER_MIN_BLOCK_TAUS and TB_METER_LEAD_TAUS: plan.h, which
+ * works out what follows from them once. */
 /* The longest an inverted block may be: the fewest cycles' blocks (two a point a cycle: its
  * own and the copy's after it, with their lead-ins and closing polls) within
  * power.budget_s a point, never below TB_METER_MIN_BLOCK_TAUS time constants. Applied
@@ -161,7 +162,6 @@ bool tb_meter_slow_reads(const struct tb_meter *m);
 /* An inverted block's lead-in before its span: 0 (the first poll after the switch) where
  * reads are fast, TB_METER_LEAD_TAUS time constants where slow (the swing then
  * e^-5 = 0.7% of itself); NAN where the sensor is not inverted. */
-#define TB_METER_LEAD_TAUS 5
 double tb_meter_lead_ms(const struct tb_meter *m);
 /* A block of point i on an averaging sensor (meter_ema.c): its lead-in, then its span of
  * power.block_updates time constants, inverted. 0 (b filled), 1 (no figure: why), -EINTR
@@ -203,7 +203,13 @@ int64_t tb_meter_patience_ns(const struct tb_meter *m);
 bool tb_meter_silent(struct tb_meter *m, char *why, size_t n);
 int tb_meter_load_slice(struct tb_meter *m, const struct tb_meter_load *ld, size_t i,
                         double *bytes);
-void tb_meter_block_extras(struct tb_meter *m, int64_t ta, int64_t tb,
-                           struct tb_meter_block *b);
+void tb_meter_block_extras(struct tb_meter *m, const struct tb_power_span *sp, int64_t ta,
+                           int64_t tb, struct tb_meter_block *b);
+/* The updates of the total in (t0, t1] as tb_power_updates gives them, from a span read for
+ * the asking (a block waiting for its next update asks again and again). */
+size_t tb_meter_updates(struct tb_meter *m, int64_t t0, int64_t t1, int64_t **tc, double **vc);
+/* The power over [t0, t1] by pc (the plan's, or a copy), from a span read for it. */
+void tb_meter_over(struct tb_meter *m, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
+                   struct tb_power_figures *f);
 
 #endif

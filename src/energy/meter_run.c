@@ -30,6 +30,24 @@ static double idle_cap_ms(const struct tb_meter *m)
     return fmax(2 * want, 4.0 * (m->pc->min_readings + 1) * p);
 }
 
+/* The plan settled by an idle [t0, t1]: where the source gave no cadence, the period its
+ * readings show (plan.c says it and works the plan out again); once settled, a later idle
+ * (a mode step's, the closing one) leaves it as it is. */
+static void learn(struct tb_meter *m, int64_t t0, int64_t t1)
+{
+    double period = NAN;
+    size_t intervals = 0;
+    if (m->plan.settled)
+        return;
+    if (isnan(m->plan.cadence.period_ms)) {
+        struct tb_power_span sp;
+        tb_energy_plan_read(&m->plan, t0, t1, 0, &sp);
+        period = tb_power_infer_period(&m->plan, &sp, t0, t1, &intervals);
+        tb_power_span_free(&sp);
+    }
+    tb_energy_plan_learn(&m->plan, period, intervals);
+}
+
 double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
 {
     const struct tb_power_cfg *pc = m->pc;
@@ -41,23 +59,23 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
     int64_t t0 = tb_now_ns();
     double waited = 0, want = pc->idle_ms, cap = idle_cap_ms(m);
     size_t got = 0;
-    while (!*m->stop && waited < cap && !tb_sampler_failed(m->s)) {
+    while (!*m->stop && waited < cap && !tb_energy_plan_lost(&m->plan)) {
         double step = fmin(250.0, want - waited);
         if (step > 0) {
             sleep_ms(step);
             waited = (double)(tb_now_ns() - t0) * 1e-6;
             continue;
         }
-        got = tb_power_updates_in(m->s, pc, t0, tb_now_ns());
+        got = tb_meter_updates(m, t0, tb_now_ns(), NULL, NULL);
         if (got >= (size_t)pc->min_readings + 1)
             break;
         want = waited + 250.0;   /* not yet enough updates: a little longer */
     }
     int64_t t1 = tb_now_ns();
-    tb_power_learn_cadence(m->s, pc, t0, t1);
-    sleep_ms(tb_power_settle_ms(m->s));
+    learn(m, t0, t1);
+    sleep_ms(m->plan.settle_ms);
     struct tb_power_figures f;   /* an idle is printed with its interval, however wide */
-    tb_power_over(m->s, pc, t0, t1, &f);
+    tb_meter_over(m, pc, t0, t1, &f);
     *ci = f.total_w_ci;
     /* a reading's spread in the first idle, for the plan of the cycles: from successive
      * readings, not the idle's interval, which a card still cooling from the run before
@@ -78,11 +96,11 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
  * costs less, and the line says so. */
 static void inverted_line(const struct tb_meter *m, char *line, size_t n)
 {
-    const struct tb_power_cadence *c = tb_sampler_cadence(m->s);
-    int rails = tb_sampler_rails(m->s)->n;
+    const struct tb_power_cadence *c = &m->plan.cadence;
+    int rails = m->plan.rails.n;
     char model[900];
     tb_sensor_model_line(&c->model, rails, model, sizeof(model));
-    double tau = tb_sensor_model_max_tau_ms(&c->model, rails), lead = tb_meter_lead_ms(m);
+    double tau = m->plan.tau_ms, lead = tb_meter_lead_ms(m);
     if (tb_meter_slow_reads(m))
         snprintf(line, n, "model %s; read every %.0f ms, too coarse to invert the average "
                  "(over tau / 8): each block inverted after a lead-in of %d tau (%.0f ms), "
@@ -104,7 +122,7 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
 
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
 {
-    const struct tb_power_cadence *c = tb_sampler_cadence(m->s);
+    const struct tb_power_cadence *c = &m->plan.cadence;
     double block = tb_meter_block_ms(m);
     int need = m->pc->block_updates * (c->triggered ? 3 : 1);
     if (tb_meter_inverts(m)) {
@@ -114,7 +132,7 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
     if (c->model.kind != TB_SENSOR_UNKNOWN) {   /* the model first, then the cadence */
         char model[900];
         int k = snprintf(line, n, "model ");
-        tb_sensor_model_line(&c->model, tb_sampler_rails(m->s)->n, model, sizeof(model));
+        tb_sensor_model_line(&c->model, m->plan.rails.n, model, sizeof(model));
         k += snprintf(line + k, n > (size_t)k ? n - (size_t)k : 0, "%s; ", model);
         if ((size_t)k >= n)
             return;
@@ -142,7 +160,7 @@ static double idle_s(const struct tb_meter *m)
            idle = m->pc->idle_ms;
     if (!isnan(p))
         idle = fmax(idle, (m->pc->min_readings + 1) * p);
-    return (idle + tb_power_settle_ms(m->s)) * 1e-3;
+    return (idle + m->plan.settle_ms) * 1e-3;
 }
 
 /* A block's seconds: the lead-in to the next update (a whole period: the block before
@@ -179,8 +197,7 @@ static double block_rel_sd(const struct tb_meter *m, int k)
 {
     if (!tb_meter_inverts(m) || tb_meter_slow_reads(m))
         return m->idle_rel_sd / sqrt((double)k);
-    double tau = tb_sensor_model_max_tau_ms(&tb_sampler_cadence(m->s)->model,
-                                            tb_sampler_rails(m->s)->n);
+    double tau = m->plan.tau_ms;
     return sqrt(2.0) * m->idle_rel_sd * tau / sqrt(tb_meter_read_ms(m) * tb_meter_block_ms(m));
 }
 
@@ -228,7 +245,7 @@ double tb_meter_plan_s(const struct tb_meter *m, double step_s, size_t steps)
 {
     double warm = 0, ms;
     if (!m->warmed && m->pc->settle_s > 0)
-        warm = m->pc->settle_s + warm_blocks(m, &ms) * tb_power_settle_ms(m->s) * 1e-3;
+        warm = m->pc->settle_s + warm_blocks(m, &ms) * m->plan.settle_ms * 1e-3;
     steps = steps ? steps : 1;
     /* the idle before the first step was measured before this is said */
     return (double)steps * (step_s + idle_s(m)) + (double)(steps - 1) * idle_s(m) + warm;
@@ -282,13 +299,13 @@ static int settle_block(struct tb_meter *m, const struct tb_meter_load *ld, size
     /* the readings' noise only: batch means would count the climb itself as noise and call
      * two blocks of a climbing board steady */
     loose.batches = 1;
-    sleep_ms(tb_power_settle_ms(m->s));
+    sleep_ms(m->plan.settle_ms);
     /* the first update after the start averages what ran before (the idle), and the edge
      * is interpolated from it: two periods of lead-in */
     double p = tb_meter_period_ms(m);
     int64_t from = isnan(p) || t0 + (int64_t)(4e6 * p) > t1 ? t0 : t0 + (int64_t)(2e6 * p);
     struct tb_power_figures f;
-    tb_power_over(m->s, &loose, from, t1, &f);
+    tb_meter_over(m, &loose, from, t1, &f);
     if (!isfinite(f.total_w) || f.total_w <= 0) {
         if (f.samples > 0 && f.updates < 2)
             snprintf(st->why, sizeof(st->why), "the reading changed %zu time(s) in %.1f s: a "

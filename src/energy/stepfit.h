@@ -2,7 +2,9 @@
  * idle / load / idle / load / idle (the `probe-power` command): a first-order (exponential)
  * average against a boxcar (moving mean), with a dead time and a refresh period. Pure
  * arithmetic on arrays: no source, no clock, no file but the stored result's.
- * Not here: polling the sensor or running the load (src/cmd/probecmd.c). */
+ * Energy's second door (door.h is the first): the probe command (cmd/probe*.c) enters
+ * energy here and nowhere else. Not here: polling the sensor or running the load
+ * (src/cmd/probecmd.c). */
 #ifndef TB_STEPFIT_H
 #define TB_STEPFIT_H
 

@@ -1,12 +1,12 @@
-/* window.c: the power of one measurement window, from the sampler's readings: the mean
- * total and GPU-rail power (trapezoid over the readings a rail has, edges interpolated), the
- * energy counter's difference across the window where the source has one (exact where a
- * reading is an average: it then gives the mean power), and the temperature and clocks at
- * the window's end. And the power clock: the sensor's cadence (its own, or inferred from the
- * idle readings), a window's length from it, the independent readings (sensor updates, not
- * samples) inside a window and the 95% interval they give, and when a source is silent.
- * The meter (meter.c) decides when and how long to measure; this file only reads. */
-#include "power/power.h"
+/* window.c: the power of one measurement window, from the readings of a span (plan.c
+ * fetches them): the mean total and GPU-rail power (trapezoid over the readings a rail has,
+ * edges interpolated), the energy counter's difference across the window where the source
+ * has one (exact where a reading is an average: it then gives the mean power), and the
+ * temperature and clocks at the window's end; the independent readings (sensor updates, not
+ * samples) inside a window and the 95% interval they give, and the period an idle's updates
+ * show. The timing is the plan's (plan.h); the meter (meter.c) decides when and how long
+ * to measure; this file only reads what it is given. */
+#include "energy/window.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -16,7 +16,22 @@
 
 #include "energy/energy.h"
 #include "lib/stats.h"
-#include "lib/util.h"
+
+/* The readings of sp with t in [lo, hi], copied (malloc; *n of them, NULL when none or out
+ * of memory): what a read of [lo, hi] alone would have fetched. */
+static struct tb_power_sample *part(const struct tb_power_span *sp, int64_t lo, int64_t hi,
+                                    size_t *n)
+{
+    size_t k = 0;
+    *n = 0;
+    for (size_t i = 0; i < sp->n; i++)
+        k += sp->w[i].t_ns >= lo && sp->w[i].t_ns <= hi;
+    struct tb_power_sample *w = k ? malloc(k * sizeof(*w)) : NULL;
+    for (size_t i = 0; w && i < sp->n; i++)
+        if (sp->w[i].t_ns >= lo && sp->w[i].t_ns <= hi)
+            w[(*n)++] = sp->w[i];
+    return w;
+}
 
 /* A rail's index by name; -2 for "sum" (every rail), -1 when none is named or found. */
 static int rail_index(const struct tb_power_rails *rails, const char *name)
@@ -110,17 +125,11 @@ static int total_index(const struct tb_power_rails *rails, const struct tb_power
     return ti;
 }
 
-int tb_power_total_rails(const struct tb_sampler *s, const struct tb_power_cfg *pc, int *first)
+int tb_power_total_rails(const struct tb_energy_plan *p, int *first)
 {
-    const struct tb_power_rails *rails = tb_sampler_rails(s);
-    int ti = total_index(rails, pc);
+    int ti = total_index(&p->rails, p->pc);
     *first = ti < 0 ? 0 : ti;
-    return ti == -2 ? rails->n : ti >= 0 ? 1 : 0;
-}
-
-static bool has_counter(const struct tb_sampler *s)
-{
-    return !strcmp(tb_sampler_cadence(s)->how, "energy counter");
+    return ti == -2 ? p->rails.n : ti >= 0 ? 1 : 0;
 }
 
 /* The independent readings of the window and their interval: for a reading source, the
@@ -219,21 +228,27 @@ out:
     free(vc);
 }
 
-void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
+int64_t tb_power_over_margin_ns(const struct tb_power_cfg *pc)
+{
+    return (int64_t)pc->interval_ms * 4 * 1000000;
+}
+
+void tb_power_over(const struct tb_energy_plan *p, const struct tb_power_cfg *pc,
+                   const struct tb_power_span *sp, int64_t t0, int64_t t1,
                    struct tb_power_figures *f)
 {
     memset(f, 0, sizeof(*f));
     f->total_w = f->gpu_w = f->energy_j = f->energy_counter_j = f->total_w_ci = NAN;
     f->gpu_temp_c = f->gpu_clock_mhz = f->emc_clock_mhz = f->reading_rel_sd = NAN;
     f->mem_temp_c = NAN;
-    int64_t margin = (int64_t)pc->interval_ms * 4 * 1000000;
+    int64_t margin = tb_power_over_margin_ns(pc);
     size_t n = 0;
-    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, margin, &n);
+    struct tb_power_sample *w = part(sp, t0 - margin, t1 + margin, &n);
     int64_t *t = malloc((n ? n : 1) * sizeof(*t));
     double *v = malloc((n ? n : 1) * sizeof(*v));
     if (!w || !t || !v || n == 0 || t1 <= t0)
         goto out;
-    const struct tb_power_rails *rails = tb_sampler_rails(s);
+    const struct tb_power_rails *rails = &p->rails;
     double secs = (double)(t1 - t0) * 1e-9;
     int ti = total_index(rails, pc), gi = rail_index(rails, pc->gpu_rail);
     size_t k;
@@ -280,7 +295,7 @@ void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t 
         }
     if (!isnan(f->total_w) && (counter || ti != -1)) {
         k = total_series(w, n, rails, ti, counter, t, v);
-        judge(t, v, k, t0, t1, counter, tb_sampler_cadence(s)->period_ms, pc, f);
+        judge(t, v, k, t0, t1, counter, p->cadence.period_ms, pc, f);
     }
 out:
     free(w);
@@ -288,17 +303,17 @@ out:
     free(v);
 }
 
-double tb_power_inverted_w(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                           int64_t t1, size_t *polls)
+double tb_power_inverted_w(const struct tb_energy_plan *p, const struct tb_power_span *sp,
+                           int64_t t0, int64_t t1, size_t *polls)
 {
     size_t n = 0;
     *polls = 0;
-    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
+    struct tb_power_sample *w = part(sp, t0, t1, &n);
     int64_t *t = malloc((n ? n : 1) * sizeof(*t));
     double *v = malloc((n ? n : 1) * sizeof(*v)), mj = NAN;
-    const struct tb_power_rails *rails = tb_sampler_rails(s);
-    const struct tb_sensor_model *model = &tb_sampler_cadence(s)->model;
-    int ti = total_index(rails, pc);
+    const struct tb_power_rails *rails = &p->rails;
+    const struct tb_sensor_model *model = &p->cadence.model;
+    int ti = total_index(rails, p->pc);
     if (w && t && v && n >= 2 && w[0].t_ns <= t0 && w[n - 1].t_ns >= t1 && ti != -1) {
         mj = 0;
         for (int r = ti == -2 ? 0 : ti; r < (ti == -2 ? rails->n : ti + 1); r++) {
@@ -318,17 +333,16 @@ double tb_power_inverted_w(struct tb_sampler *s, const struct tb_power_cfg *pc, 
     return mj / ((double)(t1 - t0) * 1e-6);   /* mJ over ms: W */
 }
 
-size_t tb_power_updates(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                        int64_t t1, int64_t **tc, double **vc)
+size_t tb_power_updates(const struct tb_energy_plan *p, const struct tb_power_span *sp,
+                        int64_t t0, int64_t t1, int64_t **tc, double **vc)
 {
     size_t n = 0, m = 0;
-    struct tb_power_sample *w = tb_sampler_window(s, t0, t1, 0, &n);
+    struct tb_power_sample *w = part(sp, t0, t1, &n);
     int64_t *t = malloc((n ? n : 1) * sizeof(*t)), *times = malloc((n ? n : 1) * sizeof(*t));
     double *v = malloc((n ? n : 1) * sizeof(*v)), *vals = malloc((n ? n : 1) * sizeof(*v));
-    int ti = total_index(tb_sampler_rails(s), pc);
-    bool counter = has_counter(s);
-    if (w && t && times && v && vals && (counter || ti != -1)) {
-        size_t k = total_series(w, n, tb_sampler_rails(s), ti, counter, t, v);
+    int ti = total_index(&p->rails, p->pc);
+    if (w && t && times && v && vals && (p->counter || ti != -1)) {
+        size_t k = total_series(w, n, &p->rails, ti, p->counter, t, v);
         m = changes(t, v, k, t0, t1, times, vals);
     }
     free(w);
@@ -345,86 +359,23 @@ size_t tb_power_updates(struct tb_sampler *s, const struct tb_power_cfg *pc, int
     return m;
 }
 
-bool tb_power_has_counter(const struct tb_sampler *s)
+double tb_power_infer_period(const struct tb_energy_plan *p, const struct tb_power_span *sp,
+                             int64_t t0, int64_t t1, size_t *intervals)
 {
-    return has_counter(s);
-}
-
-static size_t update_times(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                           int64_t t1, int64_t **tc)
-{
-    return tb_power_updates(s, pc, t0, t1, tc, NULL);
-}
-
-double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                              int64_t t1)
-{
-    struct tb_power_cadence c = *tb_sampler_cadence(s);
-    if (!isnan(c.period_ms))
-        return c.period_ms;
     int64_t *tc = NULL;
-    size_t m = update_times(s, pc, t0, t1, &tc);
+    double period = NAN;
+    size_t m = tb_power_updates(p, sp, t0, t1, &tc, NULL);
     double *gap = tc && m >= 3 ? malloc((m - 1) * sizeof(*gap)) : NULL;
+    *intervals = 0;
     if (gap) {
         for (size_t i = 1; i < m; i++)
             gap[i - 1] = (double)(tc[i] - tc[i - 1]) * 1e-6;
         /* the median, not the shortest: a poll that lands late shortens one gap and a
          * repeated value doubles one; neither moves the median */
-        c.period_ms = tb_median(gap, m - 1);
-        if (!c.how[0])
-            tb_strlcpy(c.how, "inferred", sizeof(c.how));
-        size_t len = strlen(c.detail);
-        snprintf(c.detail + len, sizeof(c.detail) - len, "%smedian of %zu intervals between "
-                 "changed readings while idle", len ? "; " : "", m - 1);
-        tb_sampler_set_cadence(s, &c);
+        period = tb_median(gap, m - 1);
+        *intervals = m - 1;
     }
     free(tc);
     free(gap);
-    return c.period_ms;
-}
-
-size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                           int64_t t1)
-{
-    return update_times(s, pc, t0, t1, NULL);
-}
-
-double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg *pc)
-{
-    double p = tb_sampler_cadence(s)->period_ms;
-    if (isnan(p) || p <= 0)
-        return pc->window_ms;
-    /* min_readings readings need that many updates (one more for a counter, whose readings
-     * are the spans between updates), and one period more for where the window's edges
-     * fall between them */
-    double need = (double)pc->min_readings + (has_counter(s) ? 1 : 0) + 1;
-    return fmax((double)pc->window_ms, need * p);
-}
-
-double tb_power_settle_ms(const struct tb_sampler *s)
-{
-    double p = tb_sampler_cadence(s)->period_ms, iv = tb_sampler_interval_ms(s);
-    /* an energy counter's next update closes the window; an averaging reading is read at
-     * the edge by interpolation, for which the next sample is enough */
-    if (has_counter(s) && !isnan(p))
-        return fmin(p, 5000) + iv;
-    return 2.0 * iv;
-}
-
-#define SILENT_MIN_MS 250.0
-bool tb_power_silent(struct tb_sampler *s, char *why, size_t n)
-{
-    struct tb_sampler_health h;
-    tb_sampler_health(s, &h);
-    /* twice the polling interval and the sensor's period, 250 ms at least: on the H100 an
-     * NVML poll every 20 ms came 43 ms late under load, and the row called it silent */
-    double period = tb_sampler_cadence(s)->period_ms,
-           limit = fmax(2.0 * tb_sampler_interval_ms(s), SILENT_MIN_MS);
-    if (isfinite(period))
-        limit = fmax(limit, 2.0 * period);
-    if (h.quiet_ms <= limit)
-        return false;
-    snprintf(why, n, "no reading from '%s' for %.0f ms (the source is silent): no power "
-             "figures", tb_sampler_source(s), h.quiet_ms);
-    return true;
+    return period;
 }

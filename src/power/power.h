@@ -1,7 +1,8 @@
 /* power.h: the power-source interface, the sample type, the ordered table of sources
  * (sources.c: one row per source, the only place that lists them) and the sampler thread.
  * One .c file per source, exporting one struct tb_power_ops that says all the rest knows of
- * it. The table's order is the auto-probe order. Not here: energy arithmetic (energy.h). */
+ * it. The table's order is the auto-probe order. Not here: energy arithmetic (energy.h), a
+ * span's power and the sensor's timing as a night plans it (energy/window.h, energy/plan.h). */
 #ifndef TB_POWER_H
 #define TB_POWER_H
 
@@ -186,12 +187,15 @@ const char *tb_sampler_why(const struct tb_sampler *s);
 struct tb_sampler_health {
     unsigned long long dropped, silences;
     double quiet_ms;
+    int poll_ms;               /* the interval the thread polls at now */
 };
 void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
 /* The source's cadence as open() gave it (period NAN: not known yet), and the one the
- * run settled on (tb_power_learn_cadence). */
+ * run settled on (energy/plan.c: tb_energy_plan_learn). */
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s);
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c);
+/* True when the cadence is an energy counter's (NVML): the source's total is a counter. */
+bool tb_power_cadence_counter(const struct tb_power_cadence *c);
 /* The device's identity and power limit as the source's identify op gave them at start
  * (id "" and limit NAN where it has none). */
 const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s);
@@ -203,65 +207,6 @@ void tb_sampler_reidentify(struct tb_sampler *s);
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);
 /* The sampling interval the thread keeps. */
 int tb_sampler_interval_ms(const struct tb_sampler *s);
-
-/* ---- a measurement window's power (window.c) --------------------------------------
- * The power clock lives here: how long a window must last, when the source counts as
- * silent, how many independent readings a window holds and how sure its figure is. */
-struct tb_power_figures {
-    double total_w, gpu_w;        /* mean power of the total and GPU rails over the window */
-    double total_w_ci;            /* half-width of total_w's 95% interval; NAN: none */
-    double energy_j;              /* total rail, trapezoid of the readings */
-    double energy_counter_j;      /* from the source's energy counter; NAN where none */
-    double gpu_temp_c, gpu_clock_mhz, emc_clock_mhz;   /* at the window's end */
-    double mem_temp_c;            /* the GPU memory's, at the window's end; NAN: not said */
-    size_t samples;               /* total-rail readings (polls) inside the window */
-    size_t updates;               /* distinct sensor updates inside it: the independent ones */
-    double reading_rel_sd;        /* one update's relative sd from successive differences
-                                   * (a drift across the window left out); NAN: under 3 */
-    size_t reason_samples;        /* readings inside it that carried clock-event reasons */
-    size_t capped_samples;        /* of those, the ones with the power cap's bit */
-    size_t oc_samples;            /* of those, the ones with TB_POWER_REASON_OC */
-    bool withheld;                /* too few updates for an interval: no figure */
-    char why[128];                /* why total_w or gpu_w is NAN though readings came; "" */
-};
-/* The power over [t0, t1] (CLOCK_MONOTONIC ns) from s's readings, rails chosen by pc, with
- * its interval from the independent readings, however wide (what a width means is the
- * meter's judgement, meter_figures.c); a window that holds fewer than 2 updates is withheld
- * (figures NAN, why says "1 sensor update in 0.3 s: no interval, no power figures"). */
-void tb_power_over(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0, int64_t t1,
-                   struct tb_power_figures *f);
-/* The rails the total is made of (pc->total_rail: one, or every rail for "sum"): the first
- * into *first, their count returned (0: none named or found). */
-int tb_power_total_rails(const struct tb_sampler *s, const struct tb_power_cfg *pc, int *first);
-/* The mean power (W) over [t0, t1] of what an averaging sensor was fed: each rail of the
- * total (pc->total_rail: one rail, or the sum) inverted by its own time constant
- * (tb_energy_inverted_mj, the model's tau_ms per rail), its readings' trapezoid plus tau x
- * the reading's change. *polls: the total's readings inside. NAN without two readings
- * spanning it. */
-double tb_power_inverted_w(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                           int64_t t1, size_t *polls);
-/* Settles the run's cadence: the source's own where it has one, else inferred from the
- * readings in [t0, t1] (the median interval between changed values of the total rail, or
- * of the energy counter). Returns the period in ms, NAN when it cannot be told. */
-double tb_power_learn_cadence(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                              int64_t t1);
-/* The updates of the total (or of the energy counter, mJ) in (t0, t1]: their times and
- * values (malloc'ed into *tc and *vc where not NULL; NULL when out of memory); how many. */
-size_t tb_power_updates(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                        int64_t t1, int64_t **tc, double **vc);
-/* True when the source's total is an energy counter (NVML). */
-bool tb_power_has_counter(const struct tb_sampler *s);
-/* How many distinct updates of the total (or the counter) [t0, t1] holds so far. */
-size_t tb_power_updates_in(struct tb_sampler *s, const struct tb_power_cfg *pc, int64_t t0,
-                           int64_t t1);
-/* How long a point's power window lasts: window_ms, lengthened to hold min_readings + 1
- * periods of the cadence where it is known. */
-double tb_power_window_ms(const struct tb_sampler *s, const struct tb_power_cfg *pc);
-/* How long to wait after a window's end for the reading that closes it. */
-double tb_power_settle_ms(const struct tb_sampler *s);
-/* True (why filled) when the source has said nothing for longer than twice the polling
- * interval and twice the sensor's period, and 250 ms (poll jitter is not silence). */
-bool tb_power_silent(struct tb_sampler *s, char *why, size_t n);
 
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);

@@ -235,6 +235,10 @@ struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, i
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s) { return &s->cadence; }
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c) { s->cadence = *c; }
+bool tb_power_cadence_counter(const struct tb_power_cadence *c)
+{
+    return !strcmp(c->how, "energy counter");
+}
 int tb_sampler_interval_ms(const struct tb_sampler *s)
 {
     return atomic_load(&((struct tb_sampler *)s)->interval_ms);
@@ -275,6 +279,7 @@ void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h)
     h->dropped = atomic_load(&s->dropped);
     h->silences = atomic_load(&s->silences);
     h->quiet_ms = (double)(tb_now_ns() - atomic_load(&s->last_ns)) / 1e6;
+    h->poll_ms = atomic_load(&s->interval_ms);
 }
 
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples)
