@@ -319,9 +319,9 @@ $(TESTS): %: $(BUILD)/tests/%.run
 $(BUILD)/tests/%.run: $(BUILD)/tests/% $(BIN) $(TEST_LIBS) FORCE
 	@$(TEST_ENV) scripts/run-tests.sh --one $< $(BUILD)/tests/$*.result
 # test-suite: the tool and the test libraries built, then the tier's programs built and run
-# as jobs (-k: every one runs), each as soon as it is linked: the slow ones, which mostly wait
-# on the fake clock (test_rerun_calib: 30 s of CPU in 174 s, #59), run while the others
-# compile; then the sum. What test, test-valgrind (TB_VALGRIND=1) and cross-test
+# as jobs (-k: every one runs), each as soon as it is linked: the slow ones (test_meter_sim
+# and test_rerun_calib: about 40 and 34 s of CPU alone, #59) run while the others compile;
+# then the sum. What test, test-valgrind (TB_VALGRIND=1) and cross-test
 # (TB_RUNNER=qemu-aarch64) run.
 test-suite:
 	+@$(MAKE) --no-print-directory $(BIN) $(TEST_LIBS)

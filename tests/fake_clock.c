@@ -139,19 +139,21 @@ static int64_t fake_now_ns(void)
     return t;
 }
 
-/* Under fk.mu: when every joined thread sleeps (or force), time jumps to the earliest wake. */
-static void advance(bool force)
+/* Under fk.mu: when every joined thread sleeps (or force), time jumps to the earliest wake;
+ * whether it moved. */
+static bool advance(bool force)
 {
     if (fk.sleeping == 0 || fk.holds > 0 || (!force && fk.sleeping < fk.joined))
-        return;
+        return false;
     int64_t first = 0;
     for (int i = 0; i < MAX_SLEEPERS; i++)
         if (fk.wake[i] && (!first || fk.wake[i] < first))
             first = fk.wake[i];
-    if (first > fk.now) {
-        fk.now = first;
-        pthread_cond_broadcast(&fk.cv);
-    }
+    if (first <= fk.now)
+        return false;
+    fk.now = first;
+    pthread_cond_broadcast(&fk.cv);
+    return true;
 }
 
 static int fake_sleep_until(int64_t t)
@@ -188,10 +190,8 @@ static int fake_sleep_until(int64_t t)
         }
         /* a joined thread is busy elsewhere (blocked, not running): time moves anyway */
         if (pthread_cond_timedwait(&fk.cv, &fk.mu, &dl) == ETIMEDOUT && fk.now < t &&
-            !another_runs()) {
+            !another_runs() && advance(true))
             fk.graces++;
-            advance(true);
-        }
     }
     fk.wake[slot] = 0;
     fk.sleeping--;
