@@ -13,7 +13,8 @@
  * or spends (tb_clock_spend_ns), time jumps to the earliest wake. A joined thread blocked
  * elsewhere (a join, a lock, a poll) stalls it for TB_CLOCK_GRACE_MS of real time at most (a
  * test run may set it longer: tests/fake_clock.h), after which time moves anyway: a test
- * stays live whatever it waits on. A thread that is running (or only waiting for a CPU on a
+ * stays live whatever it waits on (a join of a thread of the clock by tb_clock_thread_join
+ * does not stall it). A thread that is running (or only waiting for a CPU on a
  * busy machine: state R in /proc), or waiting for this clock's own lock, never has time moved
  * under it, nor a thread joined that has not started yet (2 s of real time at most), so a
  * slow scheduler cannot make a sample late in virtual time. The main thread is joined from
