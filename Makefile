@@ -328,13 +328,14 @@ TEST_ENV = TB_BIN="$(or $(TB_BIN),$(CURDIR)/$(BIN))" TB_BUILD=$(BUILD)
 $(TESTS): %: $(BUILD)/tests/%.run
 $(BUILD)/tests/%.run: $(BUILD)/tests/% $(BIN) $(TEST_LIBS) FORCE
 	@$(TEST_ENV) scripts/run-tests.sh --one $< $(BUILD)/tests/$*.result
-# test-suite: the tool and the test libraries built, then the tier's programs built and run
-# as jobs (-k: every one runs), each as soon as it is linked: the slow ones, which mostly wait
-# on the fake clock (test_rerun_calib: 30 s of CPU in 174 s, #59), run while the others
-# compile; then the sum. What test, test-valgrind (TB_VALGRIND=1) and cross-test
+# test-suite: the tool and the test libraries built (-jN as given, else one job per core: a
+# fresh clone's plain `make test` compiled them one file at a time, #59), then the tier's
+# programs built and run as jobs (-k: every one runs), each as soon as it is linked: the slow
+# ones (test_meter_sim and test_rerun_calib: about 40 and 34 s of CPU alone, #59) run while
+# the others compile; then the sum. What test, test-valgrind (TB_VALGRIND=1) and cross-test
 # (TB_RUNNER=qemu-aarch64) run.
 test-suite:
-	+@$(MAKE) --no-print-directory $(BIN) $(TEST_LIBS)
+	+@$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) $(BIN) $(TEST_LIBS)
 	@rm -f $(RUN_TESTS:%=$(BUILD)/tests/%.result)
 	+@start=$$(date +%s.%N); \
 	$(MAKE) --no-print-directory -k $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) \

@@ -92,7 +92,10 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     check_binary h100-sxm x86-64 objdump "" "cubin sm_90 (CUDA"
 fi
 
-make --no-print-directory transpose-bench >/dev/null 2>&1 || bad "the plain build failed"
+# TB_PLAIN_SMS=all (.ci/run): the plain build with every image, in build/ as the last stage's
+# `make test SMS=all` builds it, so that no stage compiles build/ twice
+make --no-print-directory ${TB_PLAIN_SMS:+SMS=$TB_PLAIN_SMS} transpose-bench >/dev/null 2>&1 ||
+    bad "the plain build failed"
 if objdump -p transpose-bench | grep NEEDED | grep -qE 'cudart|cublas|libcuda'; then
     bad "the x86 build links CUDA libraries: $(objdump -p transpose-bench | grep NEEDED | tr -s ' ')"
 else ok "the x86 build needs no libcudart, libcublas or libcuda"; fi

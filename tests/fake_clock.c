@@ -21,6 +21,7 @@
 
 #define MAX_SLEEPERS 64
 #define MAX_SEEN 64
+#define MAX_WAITERS 8
 #define PENDING_MAX_NS 2000000000LL
 
 static struct {
@@ -30,12 +31,19 @@ static struct {
     int64_t now;                  /* virtual ns */
     int joined, sleeping, holds;
     int pending;                  /* threads joined that have not called the clock yet */
+    pthread_t waited[MAX_WAITERS];   /* tb_clock_thread_join: the thread each waiter waits
+                                      * for, the waiter counted among the sleeping */
+    bool waiting[MAX_WAITERS];
+    pthread_t left[MAX_SEEN];     /* threads that left, until one of that id calls the clock */
+    int left_next;
+    long graces;                  /* times the grace moved time (tb_fake_clock_graces) */
     int64_t pending_since;        /* real ns of the last join */
     int64_t wake[MAX_SLEEPERS];   /* 0: slot free */
     pid_t seen[MAX_SEEN];         /* threads that called the fake clock (0: free) */
 } fk = { .mu = PTHREAD_MUTEX_INITIALIZER, .joined = 1 };
 
 static __thread pid_t my_tid;
+static __thread int my_wait = -1;   /* this thread's slot in fk.waited while it counts */
 static atomic_int entering;   /* threads waiting for fk.mu: about to read or wait on the clock */
 
 /* fk.mu, counted while waited for: a thread blocked on the clock's own lock is not blocked
@@ -80,6 +88,9 @@ static void seen_me(void)
     my_tid = (pid_t)syscall(SYS_gettid);
     if (my_tid != getpid() && fk.pending > 0)   /* a thread joined for it has started */
         fk.pending--;
+    for (int i = 0; i < MAX_SEEN; i++)   /* an id that left before is this thread's now */
+        if (fk.left[i] && pthread_equal(fk.left[i], pthread_self()))
+            fk.left[i] = 0;
     for (int i = 0; i < MAX_SEEN; i++)
         if (!fk.seen[i]) {
             fk.seen[i] = my_tid;
@@ -128,19 +139,21 @@ static int64_t fake_now_ns(void)
     return t;
 }
 
-/* Under fk.mu: when every joined thread sleeps (or force), time jumps to the earliest wake. */
-static void advance(bool force)
+/* Under fk.mu: when every joined thread sleeps (or force), time jumps to the earliest wake;
+ * whether it moved. */
+static bool advance(bool force)
 {
     if (fk.sleeping == 0 || fk.holds > 0 || (!force && fk.sleeping < fk.joined))
-        return;
+        return false;
     int64_t first = 0;
     for (int i = 0; i < MAX_SLEEPERS; i++)
         if (fk.wake[i] && (!first || fk.wake[i] < first))
             first = fk.wake[i];
-    if (first > fk.now) {
-        fk.now = first;
-        pthread_cond_broadcast(&fk.cv);
-    }
+    if (first <= fk.now)
+        return false;
+    fk.now = first;
+    pthread_cond_broadcast(&fk.cv);
+    return true;
 }
 
 static int fake_sleep_until(int64_t t)
@@ -177,8 +190,8 @@ static int fake_sleep_until(int64_t t)
         }
         /* a joined thread is busy elsewhere (blocked, not running): time moves anyway */
         if (pthread_cond_timedwait(&fk.cv, &fk.mu, &dl) == ETIMEDOUT && fk.now < t &&
-            !another_runs())
-            advance(true);
+            !another_runs() && advance(true))
+            fk.graces++;
     }
     fk.wake[slot] = 0;
     fk.sleeping--;
@@ -223,6 +236,54 @@ static void fk_count(int *count, int delta)
     fk_count_locked(count, delta);
 }
 
+/* Under fk.mu: the thread leaving is remembered (a join of it that comes later must not
+ * count its caller as asleep: nothing would wake it), and whoever waits for it is no longer
+ * asleep: once it is gone the waiter runs again, and time must not move on under it while
+ * its pthread_join returns. */
+static void left_now(void)
+{
+    fk.left[fk.left_next] = pthread_self();
+    fk.left_next = (fk.left_next + 1) % MAX_SEEN;
+    for (int i = 0; i < MAX_WAITERS; i++)
+        if (fk.waiting[i] && pthread_equal(fk.waited[i], pthread_self())) {
+            fk.waiting[i] = false;
+            fk.sleeping--;
+        }
+}
+
+/* tb_clock_thread_join: the caller asleep, without a wake of its own, until th leaves, so
+ * that th moves time as it sleeps as though the caller slept too. Not when th has left
+ * already (or an id like it did: then the grace, as a plain join), nor with every slot
+ * taken. */
+static void fake_wait_begin(pthread_t th)
+{
+    fk_lock();
+    seen_me();
+    for (int i = 0; i < MAX_SEEN; i++)
+        if (fk.left[i] && pthread_equal(fk.left[i], th)) {
+            pthread_mutex_unlock(&fk.mu);
+            return;
+        }
+    for (int i = 0; i < MAX_WAITERS && my_wait < 0; i++)
+        if (!fk.waiting[i]) {
+            fk.waiting[i] = true;
+            fk.waited[i] = th;
+            my_wait = i;
+        }
+    fk_count_locked(&fk.sleeping, my_wait >= 0);
+}
+
+static void fake_wait_end(void)
+{
+    fk_lock();
+    if (my_wait >= 0 && fk.waiting[my_wait]) {   /* th never left by the clock */
+        fk.waiting[my_wait] = false;
+        fk.sleeping--;
+    }
+    my_wait = -1;
+    pthread_mutex_unlock(&fk.mu);
+}
+
 static void fake_join(void)
 {
     fk_lock();
@@ -238,6 +299,7 @@ static void fake_leave(void)
     fk_lock();
     if (fk.pending > 0 && (!my_tid || my_tid == getpid()))
         fk.pending--;
+    left_now();
     fk_count_locked(&fk.joined, -1);
 }
 
@@ -285,7 +347,8 @@ static int fake_child_lines(struct tb_child_lines *cl)
 
 static const struct tb_clock_ops fake_ops = {
     .now_ns = fake_now_ns, .sleep_until_ns = fake_sleep_until, .spend_ns = fake_spend_ns,
-    .spent_ns = fake_spent_ns, .join = fake_join, .leave = fake_leave, .hold = fake_hold,
+    .spent_ns = fake_spent_ns, .join = fake_join, .leave = fake_leave, .wait_begin = fake_wait_begin,
+    .wait_end = fake_wait_end, .hold = fake_hold,
     .release = fake_release, .work_scale = fake_work_scale, .child_lines = fake_child_lines,
 };
 
@@ -297,6 +360,14 @@ const struct tb_clock_ops *tb_clock_test_hook(void)
         return NULL;
     fake_start(0);
     return &fake_ops;
+}
+
+long tb_fake_clock_graces(void)
+{
+    fk_lock();
+    long n = fk.graces;
+    pthread_mutex_unlock(&fk.mu);
+    return n;
 }
 
 void tb_clock_fake(int64_t start_ns)

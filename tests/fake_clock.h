@@ -20,5 +20,10 @@ const struct tb_clock_ops *tb_clock_test_hook(void);
  * time moves under a thread that is only waiting for valgrind (scripts/run-tests.sh sets
  * 200 there). */
 long tb_fake_clock_grace_ms(void);
+/* How many times the grace has moved time so far: each is a joined thread that blocked
+ * outside the clock (a pthread_join, a lock, a read) while the others slept, and cost a
+ * grace of real time (#59: the sampler's stop, once a night, was most of test_meter_sim's
+ * and test_rerun_calib's minutes). */
+long tb_fake_clock_graces(void);
 
 #endif

@@ -16,7 +16,8 @@ if ! ip netns list >/dev/null 2>&1; then
     exit 2
 fi
 scripts/ensure-deps.sh fleet || exit 1
-make --no-print-directory transpose-bench >/dev/null || exit 1
+# TB_PLAIN_SMS: as tests/dist-check.sh's plain build (.ci/run: all, build/ built once)
+make --no-print-directory ${TB_PLAIN_SMS:+SMS=$TB_PLAIN_SMS} transpose-bench >/dev/null || exit 1
 # the controller's script alone first: hostile files, no hosts
 tests/fleet/report-test.sh ./transpose-bench > /tmp/tb-fleet-report-test.$$ 2>&1
 rt=$?

@@ -57,7 +57,7 @@ static void test_sleep_moves_virtual_time(void **state)
 
 /* Main sleeps 2 s while a 430 ms ticker runs: the ticker wakes exactly on its cadence and
  * main wakes at exactly 2 s, whatever the scheduler does; stopping it while main is in
- * pthread_join (outside the clock) still ends (the grace). */
+ * pthread_join (outside the clock) still ends, by the grace. */
 static void test_cadence_is_exact_and_join_ends(void **state)
 {
     (void)state;
@@ -67,10 +67,40 @@ static void test_cadence_is_exact_and_join_ends(void **state)
     tb_sleep_until_ns(t.start + 2000 * MS);
     assert_true(tb_now_ns() == t.start + 2000 * MS);
     atomic_store(&t.stop, 1);
+    long graces = tb_fake_clock_graces();
     pthread_join(th, NULL);
+    assert_true(tb_fake_clock_graces() > graces);
     assert_true(t.n >= 4);
     for (int i = 0; i < 4; i++)
         assert_true(t.woke[i] == t.start + (i + 1) * 430 * MS);
+}
+
+/* The same stop by tb_clock_thread_join: main counts as asleep until the ticker leaves, so
+ * time moves to its next tick at once, with no grace; and a join of a thread that has left
+ * already moves no time, though another joined thread sleeps (nothing would wake main). */
+static void *leave_now(void *arg)
+{
+    (void)tb_now_ns();
+    tb_clock_leave();
+    return arg;
+}
+
+static void test_thread_join_moves_time_at_once(void **state)
+{
+    (void)state;
+    tb_clock_fake(0);
+    struct ticker t = { .start = tb_now_ns(), .period = 430 * MS };
+    pthread_t th = start_joined(tick, &t);
+    pthread_t gone = start_joined(leave_now, NULL);
+    tb_sleep_until_ns(t.start + 2000 * MS);   /* ends only once `gone` has left */
+    long graces = tb_fake_clock_graces();
+    assert_int_equal(tb_clock_thread_join(gone), 0);
+    assert_true(tb_now_ns() == t.start + 2000 * MS);
+    atomic_store(&t.stop, 1);
+    assert_int_equal(tb_clock_thread_join(th), 0);
+    assert_true(tb_now_ns() == t.start + 5 * 430 * MS);   /* the tick that saw the stop */
+    assert_int_equal(tb_fake_clock_graces(), graces);
+    assert_int_equal(t.n, 5);
 }
 
 /* A joined thread at work on the CPU (here: spinning for 5 graces of real time, as a slow
@@ -131,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sleep_moves_virtual_time),
         cmocka_unit_test(test_cadence_is_exact_and_join_ends),
+        cmocka_unit_test(test_thread_join_moves_time_at_once),
         cmocka_unit_test(test_no_time_moves_under_a_running_thread),
         cmocka_unit_test(test_hold_keeps_time_still),
     };

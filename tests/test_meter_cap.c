@@ -96,7 +96,7 @@ static void night(struct tb_meter_result *out, double *limit_w, char *how, size_
     rig_stop(&r);
     *err = th_keep(th_stderr_end());
     atomic_store(&g.stop, 1);
-    pthread_join(g.th, NULL);
+    tb_clock_thread_join(g.th);   /* by the clock: no grace (#59) */
 }
 
 /* Point 2 draws 99.5% of curr1_max x in1_input: it is capped (half its blocks or more at

@@ -154,6 +154,29 @@ static void test_stall_gives_no_watts(void **state)
     free(th_stderr_end());
 }
 
+/* The sampler's stop joins its thread by the clock (tb_clock_thread_join): time moves to
+ * the thread's next poll at once, where a plain pthread_join blocked outside the clock and
+ * waited out a grace of real time, once a night (#59: most of test_meter_sim's minutes). */
+static void test_stop_waits_no_grace(void **state)
+{
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.interval_ms = 100;
+    struct tb_sampler *s;
+    char why[256];
+    script_now = (struct script_cfg){ 1000, 100, 100, alternating, 2 };
+    assert_int_equal(tb_sampler_start(&s, &script_ops, &pc, 100, 64, why, sizeof(why)), 0);
+    tb_sleep_ns(1050 * MS);   /* between two polls: the thread sleeps by the clock */
+    int64_t t = tb_now_ns();
+    long graces = tb_fake_clock_graces();
+    uint64_t n = 0;
+    tb_sampler_stop(s, &n);
+    assert_int_equal(tb_fake_clock_graces(), graces);
+    int64_t moved = tb_now_ns() - t;   /* to the next poll (every 100 ms), which saw the stop */
+    assert_true(moved > 0 && moved <= 100 * MS);
+    assert_true(n >= 10);
+}
+
 /* A source that reports no EMC clock (INA3221, NVML, this script) still gets one per
  * reading from sysfs, under the board's sysfs root. */
 static void test_emc_clock_from_sysfs(void **state)
@@ -403,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_counter_increments_by_period),
         cmocka_unit_test(test_batches_show_a_drift),
         cmocka_unit_test(test_stall_gives_no_watts),
+        cmocka_unit_test(test_stop_waits_no_grace),
         cmocka_unit_test(test_emc_clock_from_sysfs),
         TH_TEST(test_run_with_a_stalled_tegrastats),
     };

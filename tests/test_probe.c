@@ -136,7 +136,7 @@ static void board_up(int avg_n, long update_interval, long samples)
 static void board_down(void)
 {
     atomic_store(&g.stop, 1);
-    pthread_join(g.th, NULL);
+    tb_clock_thread_join(g.th);   /* by the clock: no grace (#59) */
 }
 
 static char out_text[16384];

@@ -77,7 +77,7 @@ static void board_down(void)
 {
     atomic_store(&g.stop, 1);
     if (g.running)
-        pthread_join(g.th, NULL);
+        tb_clock_thread_join(g.th);   /* by the clock: no grace (#59) */
     g.running = false;
 }
 

@@ -110,6 +110,17 @@ void tb_clock_leave(void)
         f->leave();
 }
 
+int tb_clock_thread_join(pthread_t th)
+{
+    const struct tb_clock_ops *f = fake_ops();
+    if (f && f->wait_begin)
+        f->wait_begin(th);
+    int rc = pthread_join(th, NULL);
+    if (f && f->wait_end)
+        f->wait_end();
+    return -rc;
+}
+
 void tb_clock_hold(void)
 {
     const struct tb_clock_ops *f = fake_ops();

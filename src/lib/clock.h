@@ -13,7 +13,8 @@
  * or spends (tb_clock_spend_ns), time jumps to the earliest wake. A joined thread blocked
  * elsewhere (a join, a lock, a poll) stalls it for TB_CLOCK_GRACE_MS of real time at most (a
  * test run may set it longer: tests/fake_clock.h), after which time moves anyway: a test
- * stays live whatever it waits on. A thread that is running (or only waiting for a CPU on a
+ * stays live whatever it waits on (a join of a thread of the clock by tb_clock_thread_join
+ * does not stall it). A thread that is running (or only waiting for a CPU on a
  * busy machine: state R in /proc), or waiting for this clock's own lock, never has time moved
  * under it, nor a thread joined that has not started yet (2 s of real time at most), so a
  * slow scheduler cannot make a sample late in virtual time. The main thread is joined from
@@ -32,6 +33,7 @@
 #ifndef TB_CLOCK_H
 #define TB_CLOCK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -58,6 +60,13 @@ int64_t tb_clock_spent_ns(void);
 
 void tb_clock_join(void);
 void tb_clock_leave(void);
+/* pthread_join(th) by a thread that keeps time by this clock (the main thread, or one
+ * joined), for a thread of the clock that ends by tb_clock_leave (the sampler's). Under the
+ * fake clock the caller counts as asleep with no wake of its own until a thread leaves, so
+ * the time th sleeps by moves at once instead of after the grace (a plain pthread_join is
+ * a block outside the clock: TB_CLOCK_GRACE_MS of real time each, #59). 0, or pthread_join's
+ * error negated. */
+int tb_clock_thread_join(pthread_t th);
 /* Under the fake clock, time does not move between hold and release (nested holds count):
  * a joined thread waiting in real time for what a tick is owed (a child's line). Nothing
  * under the real clock. */
@@ -94,6 +103,8 @@ struct tb_clock_ops {
     int64_t (*spent_ns)(void);
     void (*join)(void);
     void (*leave)(void);
+    void (*wait_begin)(pthread_t th);   /* tb_clock_thread_join's wait for th, around */
+    void (*wait_end)(void);
     void (*hold)(void);
     void (*release)(void);
     double (*work_scale)(void);

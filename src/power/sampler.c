@@ -287,7 +287,7 @@ double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples)
     if (!s)
         return 0;
     atomic_store(&s->stop, 1);
-    pthread_join(s->thread, NULL);
+    tb_clock_thread_join(s->thread);   /* time moves as the thread sleeps: no grace */
     s->ops->close(s->state);
     double cpu = s->cpu_ms;
     if (n_samples)
