@@ -476,9 +476,18 @@ static void test_sigkill_at_each_step(void **state)
         setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
         int rc = th_runf("restore");
         unsetenv("TB_DRIVER_TIMEOUT_S");
-        char group[64];   /* the group it found, never "process group 0" (#50) */
-        snprintf(group, sizeof(group), "(process group %ld)", nvpm);
-        if (rc != 0 || !strstr(th_err(), "killed at its deadline") || !strstr(th_err(), group))
+        /* the group it found, never "process group 0" (#50): "(process group N)" where the
+         * kill before this settle left it gone, "(process group N, proven ours ...)" where a
+         * loaded machine had not yet ended it (SIGKILL takes effect when the process next
+         * runs) and the settle killed it again: both right, the second failed this test
+         * under load */
+        char group[64];
+        snprintf(group, sizeof(group), "(process group %ld", nvpm);
+        const char *g = strstr(th_err(), group);
+        if (g)
+            g += strlen(group);
+        if (rc != 0 || !strstr(th_err(), "killed at its deadline") || !g ||
+            (*g != ')' && *g != ','))
             th_fail("stage %s: restore exit %d: %s", stages[k].fault, rc, th_err());
         assert_true(gone(nvpm));
         int fd = open(gate, O_WRONLY | O_NONBLOCK);   /* nobody left to switch later */
