@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "energy/meter.h"
+#include "energy/meter_internal.h"   /* TB_METER_MODEL_FLOOR */
 #include "lib/clock.h"
 #include "sim/nights.h"
 
@@ -155,6 +157,37 @@ static void test_zero_noise_covers(void **state)
     holds(o, "zero noise, one chip", -1, 4);
 }
 
+/* The interval is its parts (doc/power.md, "What the cycles do not average"), each said
+ * beside it: energy_ratio_ci95 over the ratio is their root sum of squares; the constants'
+ * uncertainty is there where the chips' constants were fitted, the register's step only
+ * where the readings show one, the model's floor always. */
+static void test_interval_parts(void **state)
+{
+    static const double lsb[] = { 0, 2 };
+    for (size_t k = 0; k < sizeof(lsb) / sizeof(lsb[0]); k++) {
+        struct sim_opts o = sim_defaults;
+        o.tau_ms = 537.5;
+        o.claim_tau_ms = 430;
+        o.tau2_ms = 268.75;
+        o.claim_tau2_ms = 215;
+        o.noise_pct = 1;
+        o.lsb_pct = lsb[k];
+        o.nights = 1;
+        struct sim_night nt;
+        struct sim_summary sm;
+        sim_nights(&o, &nt, &sm);
+        const double *p = nt.part;
+        double ss = 0;
+        for (int j = 0; j < TB_METER_CI_PARTS; j++)
+            ss += p[j] * p[j];
+        if (!nt.ok || !(p[TB_METER_CI_CYCLES] > 0) || !(p[TB_METER_CI_TAU] > 0) ||
+            (p[TB_METER_CI_LSB] > 0) != (lsb[k] > 0) || p[TB_METER_CI_FLOOR] != TB_METER_MODEL_FLOOR ||
+            !(fabs(sqrt(ss) * nt.ratio - nt.ci) <= 1e-9 * nt.ci))
+            th_fail("step %.0f%%: ratio %.5f +- %.5f, parts %g %g %g %g", lsb[k], nt.ratio,
+                    nt.ci, p[0], p[1], p[2], p[3]);
+    }
+}
+
 /* #58 item 6: a 5000 ms average (from sysfs or a probe) made 15 s blocks; the night was
  * announced at 25 s and took 76. Its blocks are cut to the budget, the cut is said, and the
  * night takes what it announced (within 15%); a 430 ms one keeps its 3 tau. */
@@ -187,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_two_chip_blend),
         cmocka_unit_test(test_dead_time),
         cmocka_unit_test(test_zero_noise_covers),
+        cmocka_unit_test(test_interval_parts),
         cmocka_unit_test(test_slow_average_keeps_its_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -254,8 +254,11 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
             p_mw += lv->w[k] * 1e3 / lv->n;
         double tau_rel = ss ? 1.96 * sqrt(ss[j]) / fabs(mean0[j]) : 0,
                lsb_rel = p_mw > 0 ? TB_METER_LSB_SHARE * sqrt(lsb2) / p_mw : 0;
-        tr[j].sys_rel = hypot(hypot(isfinite(tau_rel) ? tau_rel : 0, lsb_rel),
-                              TB_METER_MODEL_FLOOR);
+        double *part = tr[j].sys_part;
+        part[TB_METER_CI_TAU] = isfinite(tau_rel) ? tau_rel : 0;
+        part[TB_METER_CI_LSB] = lsb_rel;
+        part[TB_METER_CI_FLOOR] = TB_METER_MODEL_FLOOR;
+        tr[j].sys_rel = hypot(hypot(part[TB_METER_CI_TAU], lsb_rel), TB_METER_MODEL_FLOOR);
     }
     free(tmp);
     free(mean);
@@ -354,6 +357,6 @@ void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n)
     if (len < n)
         snprintf(line + len, n - len, " every block inverted with these, from its switch + "
                  "%.1f ms; each interval carries their uncertainty, the register's step where "
-                 "the readings show one, and a model floor of %.2f%%", m->delay_used_ms,
+                 "the readings show one, and a model floor of %.3f%%", m->delay_used_ms,
                  100 * TB_METER_MODEL_FLOOR);
 }
