@@ -118,7 +118,17 @@ static double rail_mj(const struct series *se, double tau, int64_t start, int64_
     /* x coth x - 1, by its series where x is small (x^2 / 3 - x^4 / 45: the division
      * would lose the digits) */
     double c = x < 1e-2 ? x * x / 3 - x * x * x * x / 45 : x / tanh(x) - 1;
-    return mj + tau * c * (rb - ra) * 1e-3;   /* ms x mW = uJ */
+    mj += tau * c * (rb - ra) * 1e-3;   /* ms x mW = uJ */
+    /* a register with a step q reads its level L once the swing is within q / 2 of it:
+     * from then on the swing's last half step, (q / 2) e^(-t / tau), is counted as L, and
+     * the inversion's tau x change takes L for the reading at the end, together tau q / 2
+     * too much where the swing rises, too little where it falls, however far into that
+     * half step the block ends. Only where the block's end reads its level (within q / 2
+     * of the block's power); a swing still a step or more away rounds either way. */
+    double p_mw = mj / span_ms * 1e3;
+    if (se->lsb > 0 && fabs(rb - ra) >= se->lsb && fabs(p_mw - rb) < se->lsb / 2)
+        mj -= copysign(tau * se->lsb / 2, rb - ra) * 1e-3;
+    return mj;
 }
 
 /* One block's J per byte inverted with tau[0..count) over the rails se[0..count): from the
