@@ -26,6 +26,15 @@ struct tb_meter_load {
     int (*errstr)(void *arg, int rc, char *buf, size_t n);   /* optional: the error's words */
 };
 
+/* The parts of a ratio's interval, in tb_meter_result.ratio_ci_part (doc/power.md). */
+enum tb_meter_ci_part {
+    TB_METER_CI_CYCLES,   /* the cycles' spread: t x the mean's sd */
+    TB_METER_CI_TAU,      /* the time constants' uncertainty through the inversion */
+    TB_METER_CI_LSB,      /* the register's step */
+    TB_METER_CI_FLOOR,    /* what the sensor's model leaves */
+    TB_METER_CI_PARTS
+};
+
 /* One point's energy, all from its blocks. Its figures are log/energy_figures.h's list, each
  * named as its log column and in its unit (the row takes them by name: runner_energy.c).
  * NAN: not measured or withheld (power_note says why). */
@@ -38,6 +47,10 @@ struct tb_meter_result {
     double gbps;                     /* bytes over time in its blocks (the row's gbps is the
                                       * timing's) */
     bool measured;                   /* blocks ran for it */
+    /* energy_ratio_ci95's parts, each a relative 95% half-width (meter_figures.c): the
+     * cycles' spread, then what they do not average (meter_cal.c: the constants'
+     * uncertainty, the register's step, the model's floor); NAN where none */
+    double ratio_ci_part[TB_METER_CI_PARTS];
     /* the texts, named as their columns: */
     char block_figures[256];         /* each cycle's ratio (or pJ/B) and temperature */
     char power_note[320];            /* what is missing or wide, and why; "" when whole */

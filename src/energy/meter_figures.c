@@ -310,6 +310,8 @@ static void clear(struct tb_meter_result *o, const struct tb_meter_track *t,
     TB_ENERGY_FIGURES(TB_METER_NONE)
 #undef TB_METER_NONE
     o->jpb = o->jpb_ci = o->gbps = NAN;
+    for (int k = 0; k < TB_METER_CI_PARTS; k++)
+        o->ratio_ci_part[k] = NAN;
     if (bw) {   /* as the row says it: rerun_runs NAN where none was given */
         o->rerun_ratio_sd = bw->ratio;
         o->rerun_abs_sd = bw->abs;
@@ -457,7 +459,10 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double rel;
     if (paired) {
         /* the cycles' spread, and what they do not average (meter_cal.c) */
-        double rr = hypot(paired_rel(m, t, ref, &o->energy_ratio), t->sys_rel);
+        double cyc = paired_rel(m, t, ref, &o->energy_ratio), rr = hypot(cyc, t->sys_rel);
+        o->ratio_ci_part[TB_METER_CI_CYCLES] = cyc;
+        for (int k = TB_METER_CI_TAU; k < TB_METER_CI_PARTS; k++)
+            o->ratio_ci_part[k] = t->sys_rel > 0 ? t->sys_part[k] : 0;
         o->energy_ratio_ci95 = rr * o->energy_ratio;
         o->energy_ratio_rerun_ci95 = rerun_rel(m, t, ref, bw, rr, between_ratio)
                                      * o->energy_ratio;

@@ -96,6 +96,9 @@ struct tb_meter_track {
     double sys_rel;               /* the relative 95% half-width of what cycles do not
                                    * average: the constants' uncertainty, the register's
                                    * step, the model's floor (meter_cal.c; 0: none) */
+    double sys_part[TB_METER_CI_PARTS];   /* its parts (TB_METER_CI_TAU, _LSB, _FLOOR;
+                                   * _CYCLES unused), each a relative 95% half-width:
+                                   * sys_rel is their root sum of squares */
     int n;                        /* blocks with a figure */
     int dropped, failed;          /* blocks dropped for a jump, blocks without a figure */
     double secs, bytes, energy_j, counter_j, clock_mhz, emc_mhz;
@@ -182,9 +185,13 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
  * changed (meter_cal.c). */
 void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0);
 /* The model's floor: what the inversion of a first-order average leaves on a board it fits
- * (the conversions' steps, a poll's trapezoid), relative 95% half-width, measured in
- * meter-sim at zero noise (doc/power.md, doc/results/meter-sim-2026-12-07.md). */
-#define TB_METER_MODEL_FLOOR 0.0001
+ * and the cycles do not see, relative 95% half-width. What varies with the switches' phase
+ * (the conversions' steps, a poll's trapezoid) is in the cycles' spread already; what stays
+ * is a cell's bias at zero noise: over meter-sim's 135 zero-noise cells (#57's grid, 40
+ * nights each) |bias| had a 95th percentile of 0.003% (the largest 0.007%). Until
+ * 2026-12-07 0.01%, which with the cycles' spread covered 99.8% at zero noise
+ * (doc/power.md, doc/results/meter-sim-2026-12-07b.md). */
+#define TB_METER_MODEL_FLOOR 0.00003
 /* The register's step q left in a ratio, as a share of q over the copy's power: the 95th
  * percentile of the ratio's error at zero noise in meter-sim (steps of 0.5% and 2% of the
  * copy's load: 0.44 and 0.28 of q). */

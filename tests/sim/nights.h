@@ -224,6 +224,7 @@ struct sim_night {
     double truth;              /* the kernel's true ratio this night */
     double ratio, ci;          /* energy_ratio and energy_ratio_ci95 as a night logs them */
     double rerun_ci;           /* energy_ratio_rerun_ci95 */
+    double part[TB_METER_CI_PARTS];   /* energy_ratio_ci95's parts, relative (meter.h) */
     double secs;               /* the night's seconds: idle, then the size's energy */
     double planned_s;          /* what the meter planned for them before they ran */
     int cycles;
@@ -321,6 +322,7 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     nt->ratio = out[1].energy_ratio;
     nt->ci = out[1].energy_ratio_ci95;
     nt->rerun_ci = out[1].energy_ratio_rerun_ci95;
+    memcpy(nt->part, out[1].ratio_ci_part, sizeof(nt->part));
     nt->cycles = (int)out[1].power_cycles;
     tb_meter_selfcal_line(m, nt->selfcal, sizeof(nt->selfcal));
     for (int c = 0; c < 2; c++)
@@ -378,6 +380,8 @@ struct sim_summary {
     double bias_pct;               /* mean of measured / true - 1, % */
     double coverage_pct;           /* nights whose energy_ratio_ci95 covers the truth */
     double halfwidth_pct_median;   /* energy_ratio_ci95 over the ratio, %, median */
+    double err_rms_pct;            /* the ratio's error against the truth, rms, % */
+    double part_pct_median[TB_METER_CI_PARTS];   /* each part of the interval, %, median */
     double night_s, planned_s;     /* mean seconds of a night, and of its plan */
     double cycles;                 /* mean cycles */
     double tau_used[2], delay_used;   /* the meter's, mean over the nights with a ratio */
@@ -398,6 +402,36 @@ static int sim_cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorted in place); NAN where n is 0. */
+static inline double sim_median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof(*v), sim_cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The error's rms and each part's median over the nights with a ratio, %. */
+static inline void sim_summarise_parts(const struct sim_night *nt, int n, struct sim_summary *sm)
+{
+    double *v = calloc((size_t)n + 1, sizeof(*v)), ss = 0;
+    int ok = 0;
+    for (int i = 0; i < n; i++)
+        if (nt[i].ok) {
+            ss += (nt[i].ratio / nt[i].truth - 1) * (nt[i].ratio / nt[i].truth - 1);
+            ok++;
+        }
+    sm->err_rms_pct = ok ? 100 * sqrt(ss / ok) : NAN;
+    for (int k = 0; k < TB_METER_CI_PARTS; k++) {
+        int m = 0;
+        for (int i = 0; v && i < n; i++)
+            if (nt[i].ok && isfinite(nt[i].part[k]))
+                v[m++] = nt[i].part[k];
+        sm->part_pct_median[k] = v ? 100 * sim_median(v, m) : NAN;
+    }
+    free(v);
 }
 
 static inline void sim_summarise(const struct sim_night *nt, int n, struct sim_summary *sm)
@@ -458,14 +492,17 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
                       &nt[i]);
         sim_rerun_record(nt[i].ratio, nt[i].ci, nt[i].rerun_ci, nt[i].truth, nt[i].cycles);
         if (o->verbose)
-            fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f), %d cycles, %.1f s "
-                    "(planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci, nt[i].truth,
+            fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f; parts %% cycles %.4f "
+                    "tau %.4f lsb %.4f floor %.4f), %d cycles, %.1f s (planned %.1f)%s%s\n",
+                    i, nt[i].ratio, nt[i].ci, nt[i].truth, 100 * nt[i].part[0],
+                    100 * nt[i].part[1], 100 * nt[i].part[2], 100 * nt[i].part[3],
                     nt[i].cycles, nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "",
                     nt[i].note);
     }
     if (o->verbose && o->nights > 0)
         fprintf(stderr, "power_cadence: %s; %s\n", nt[0].cadence, nt[0].selfcal);
     sim_summarise(nt, o->nights, sm);
+    sim_summarise_parts(nt, o->nights, sm);
     struct sim_rerun_said rs;
     sim_rerun_summary(&rs);
     sm->rerun_coverage_pct = rs.coverage;
@@ -492,6 +529,9 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
     fprintf(f, " between_pct=%g rerun_coverage_pct=%.1f rerun_halfwidth_pct_median=%.3f "
             "oracle_halfwidth_pct=%.3f", o->between_pct, sm->rerun_coverage_pct,
             sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct);
+    fprintf(f, " err_rms_pct=%.4f ci_parts_pct_median=%.4f/%.4f/%.4f/%.4f", sm->err_rms_pct,
+            sm->part_pct_median[TB_METER_CI_CYCLES], sm->part_pct_median[TB_METER_CI_TAU],
+            sm->part_pct_median[TB_METER_CI_LSB], sm->part_pct_median[TB_METER_CI_FLOOR]);
     if (o->switch_pct > 0 || o->cards > 1 || o->rerun_from >= 0) {
         fprintf(f, " cards=%d rerun_coverage_by_night=", o->cards);
         for (int i = 0; i < SIM_RERUN_BY_NIGHT; i++)
