@@ -71,6 +71,22 @@ char *th_write(const char *dir, const char *name, const char *text)
     return path;
 }
 
+char *th_write_sizes_log(const char *dir, const char *name, int n)
+{
+    size_t cap = 256 + (size_t)n * 80, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
+                            "cols,block_x,block_y,gbps,rel_sem,status\n");
+    for (int i = 1; i <= n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "h_x_20261101T023000Z,b,d,k,float,%d,64,"
+                                "8,8,10,0.01,ok\n", i);
+    snprintf(text + len, cap - len, "# end: complete, %d rows\n", n);
+    char *path = th_write(dir, name, text);
+    free(text);
+    return path;
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");

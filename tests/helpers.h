@@ -36,6 +36,9 @@ char *th_tmpdir(void);
 void th_rmtree(const char *path);
 /* Writes text to dir/name (creating parent directories); returns the full path (malloc). */
 char *th_write(const char *dir, const char *name, const char *text);
+/* A plain log named name in dir of one host's night with n sizes (rows 1..n, 64 columns,
+ * one row each): a page's input that grows with its sizes. Returns its path (free it). */
+char *th_write_sizes_log(const char *dir, const char *name, int n);
 /* Runs the tool (TB_BIN, else ./transpose-bench) with a shell-quoted argument string,
  * capturing stdout and stderr; returns the exit code. out/err may be NULL. */
 int th_run(const char *args, char **out, char **err);

@@ -156,20 +156,6 @@ static void test_default_lock_is_private(void **state)
     tb_lock_release(l);
 }
 
-/* A file this call creates is 0600 wherever TB_LOCK_FILE puts it: readable by others, any
- * user could open it and hold it exclusive (#58 item 1). */
-static void test_created_lock_is_0600(void **state)
-{
-    const char *d = th_scratch();
-    char lock[600];
-    snprintf(lock, sizeof(lock), "%s/lock", d);
-    setenv("TB_LOCK_FILE", lock, 1);
-    struct tb_lock *l = NULL;
-    assert_int_equal(tb_lock_acquire(NULL, &l), 0);
-    assert_int_equal(stat_of(lock).st_mode & 07777, 0600);
-    tb_lock_release(l);
-}
-
 /* A plain file of another user's at the lock path (a stranger's in a sticky /tmp, or a
  * TB_LOCK_FILE pointing there): refused, naming the file and its owner; the run exits 2,
  * never the 75 of "another run is going". */
@@ -267,7 +253,6 @@ int main(void)
         LOCK_TEST(test_root_place_made_and_checked),
         LOCK_TEST(test_user_place_is_the_state_folder),
         LOCK_TEST(test_default_lock_is_private),
-        LOCK_TEST(test_created_lock_is_0600),
         LOCK_TEST(test_lock_file_of_another_user),
         LOCK_TEST(test_holder_of_another_user_is_no_run),
     };

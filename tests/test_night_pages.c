@@ -183,17 +183,7 @@ static void test_list_output_to_a_full_disk(void **state)
 static void test_big_page_on_a_full_disk(void **state)
 {
     const char *dir = th_scratch(), *bin = getenv("TB_BIN");
-    size_t cap = 4u << 20, len = 0;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    len += (size_t)snprintf(text, cap, "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
-                            "cols,block_x,block_y,gbps,rel_sem,status\n");
-    for (int i = 1; i <= 50000; i++)
-        len += (size_t)snprintf(text + len, cap - len, "h_x_20261101T023000Z,b,d,k,float,%d,64,"
-                                "8,8,10,0.01,ok\n", i);
-    snprintf(text + len, cap - len, "# end: complete, 50000 rows\n");
-    char *log = th_write(dir, "h_x_20261101T023000Z.csv", text);
-    free(text);
+    char *log = th_write_sizes_log(dir, "h_x_20261101T023000Z.csv", 50000);
     char cmd[4 * PATH_MAX], errp[PATH_MAX + 8], pages[PATH_MAX];
     snprintf(pages, sizeof(pages), "%s/pages", dir);
     assert_int_equal(mkdir(pages, 0700), 0);

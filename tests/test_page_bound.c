@@ -11,17 +11,7 @@
 static void test_compare_page_is_bounded(void **state)
 {
     const char *d = th_scratch();
-    size_t cap = 1u << 20, len = 0;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    len += (size_t)snprintf(text, cap, "# log_format: 1\nrun_id,board,device,kernel,elem,rows,"
-                            "cols,block_x,block_y,gbps,rel_sem,status\n");
-    for (int i = 1; i <= 10000; i++)
-        len += (size_t)snprintf(text + len, cap - len, "h_x_20261101T023000Z,b,d,k,float,%d,64,"
-                                "8,8,10,0.01,ok\n", i);
-    snprintf(text + len, cap - len, "# end: complete, 10000 rows\n");
-    char *log = th_write(d, "h_x_20261101T023000Z.csv", text);
-    free(text);
+    char *log = th_write_sizes_log(d, "h_x_20261101T023000Z.csv", 10000);
     char page[4096];
     snprintf(page, sizeof(page), "%s/p.html", d);
     assert_int_equal(th_runf("compare --html %s %s", page, log), 0);
