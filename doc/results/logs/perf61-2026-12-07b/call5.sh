@@ -4,7 +4,8 @@
 # that holds gpu61/ (x86 builds made on the host: tb-main, nvcc 13.0 SMS=90; tb-nano and
 # tb-xavier, clang 19's PTX for sm_53 and sm_72 at ISA 6.5, the boards' images, JIT-compiled
 # here by the driver; lib/libconfig.so.9). Everything lands in $OUT, packed as it goes.
-# PHASES (default "timed parallel"): which halves run, so that each may be its own call.
+# PHASES (default "table prof parallel"): which parts run, in this order, so that they may
+# be split over calls.
 #  0. #61's table twice (`--kernels best`, warm and cold, u8 / f16 / float), the GPU alone;
 #  1. Nsight Compute on the cells the last call left unprofiled, the GPU alone;
 #  2. side by side (the verification is host work: 16 cores), each under what is left of the
@@ -49,9 +50,11 @@ table() {
   done
   pack
 }
-case " ${PHASES:-timed parallel} " in *" timed "*)
+case " ${PHASES:-table prof parallel} " in *" table "*)
 table 1; say "$(date -u +%T) table 1 done"
-table 2; say "$(date -u +%T) table 2 done"
+table 2; say "$(date -u +%T) table 2 done" ;;
+esac
+case " ${PHASES:-table prof parallel} " in *" prof "*)
 prof() {  # kernel element block size cache
   cc=none; [ $5 = cold ] && cc=all
   timeout 40 ncu --clock-control none --cache-control $cc -k regex:"tb_$1_" --launch-skip 2 --launch-count 1 \
@@ -77,7 +80,7 @@ prof memcpy u8 256x1 8191x12289 warm
 (cd $L && tar czf $OUT/prof.tgz prof-*.txt)
 say "$(date -u +%T) profiles done" ;;
 esac
-case " ${PHASES:-timed parallel} " in *" parallel "*)
+case " ${PHASES:-table prof parallel} " in *" parallel "*)
 t=$(left)
 say "side by side, each under $t s"
 for part in float-seeds float-fast double u8 f16; do
