@@ -25,6 +25,8 @@ own_rev=$(tar -xzOf "$own" "transpose-bench-$name/INSTALL" 2>/dev/null | sed -n 
 [ "$own_rev" = "$head" ] || own=""
 git clone -q --no-hardlinks "$top" "$b" || { echo "dist-repro: FAILED: git clone"; exit 1; }
 [ -n "$own" ] || git clone -q --no-hardlinks "$top" "$a" || { echo "dist-repro: FAILED: git clone"; exit 1; }
+# (asked before b changes owner: git, as root, refuses a repository another user owns)
+[ "$(git -C "$b" rev-parse HEAD)" = "$(git -C "$top" rev-parse HEAD)" ] || { echo "dist-repro: FAILED: the clone is not at HEAD"; exit 1; }
 as_b=""
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1; then
     chown -R nobody "$base/a-much-longer-checkout-path"
@@ -36,7 +38,6 @@ build() {   # dir runner...
     (cd "$d" && "$@" make --no-print-directory dist BOARD=boards/$board.cfg) > "$d.log" 2>&1
 }
 fails=1
-[ "$(git -C "$b" rev-parse HEAD)" = "$(git -C "$top" rev-parse HEAD)" ] || { echo "dist-repro: FAILED: the clone is not at HEAD"; exit 1; }
 # the first takes its images from this checkout's cache (build-images/, where dist-check
 # just compiled them), the second compiles its own in its own path: the images too must be
 # the same bytes from two paths, and one compile of them is spared (#59)
