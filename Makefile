@@ -375,8 +375,9 @@ dist:
 # What CI checks of the tarballs: glibc 2.27, no library beyond glibc's, the kernel image;
 # the licenses and the relink material inside each, relinked against this system's libconfig
 # (tests/dist-relink.sh: LGPL-2.1 section 6);
-# and that two checkouts build the same bytes (dist-repro: HEAD cloned into two paths, the
-# second built as another user, sha256 compared; REPRO_BOARD=jetson-nano). Their makes are
+# and that two checkouts build the same bytes (dist-repro: HEAD built in two paths, the second
+# a clone built as another user, the first this checkout's own tarball when built from HEAD as
+# committed, else a clone; sha256 compared; REPRO_BOARD=jetson-nano). Their makes are
 # jobs of this one ('+'): `make -j2 dist-check` builds each tarball two files at a time.
 REPRO_BOARD ?= jetson-nano
 DIST_CHECKED := jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano

@@ -78,17 +78,20 @@ check_images() {   # board sm isa
     ls "$d"/*.cubin 2>/dev/null | grep -v out.cubin | grep -q . &&
         bad "$board: a cubin in a Jetson tarball built with this host's nvcc (outside NVIDIA's rules)"
 }
+# each make dist's output in this check's own folder, never a fixed name under /tmp (root runs
+# this in CI: a name another user could plant as a link, or a second check at once, #59)
+logs=build-dist-check/logs; mkdir -p "$logs"
 setting() { sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*\"\([^\"]*\)\".*/\1/p" "boards/$1.cfg" | head -n 1; }
 for board in jetson-nano jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano; do
     sm=$(setting $board sms); isa=$(setting $board ptx_isa)
-    if make --no-print-directory dist BOARD=boards/$board.cfg > /tmp/dist-$board.log 2>&1; then
+    if make --no-print-directory dist BOARD=boards/$board.cfg > "$logs/dist-$board.log" 2>&1; then
         check_binary $board aarch64 aarch64-linux-gnu-objdump qemu-aarch64 "PTX sm_$sm ISA $isa"
         check_images $board "$sm" "$isa"
-    else tail -20 /tmp/dist-$board.log; bad "make dist BOARD=boards/$board.cfg failed"; fi
+    else tail -20 "$logs/dist-$board.log"; bad "make dist BOARD=boards/$board.cfg failed"; fi
 done
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
-    make --no-print-directory dist BOARD=boards/desktop-h100.cfg >/tmp/dist-h100.log 2>&1 ||
-        { tail -20 /tmp/dist-h100.log; bad "make dist BOARD=boards/desktop-h100.cfg failed"; }
+    make --no-print-directory dist BOARD=boards/desktop-h100.cfg >"$logs/dist-h100.log" 2>&1 ||
+        { tail -20 "$logs/dist-h100.log"; bad "make dist BOARD=boards/desktop-h100.cfg failed"; }
     check_binary h100-sxm x86-64 objdump "" "cubin sm_90 (CUDA"
 fi
 

@@ -19,9 +19,11 @@ scripts/ensure-deps.sh fleet || exit 1
 # TB_PLAIN_SMS: as tests/dist-check.sh's plain build (.ci/run: all, build/ built once)
 make --no-print-directory ${TB_PLAIN_SMS:+SMS=$TB_PLAIN_SMS} transpose-bench >/dev/null || exit 1
 # the controller's script alone first: hostile files, no hosts
-tests/fleet/report-test.sh ./transpose-bench > /tmp/tb-fleet-report-test.$$ 2>&1
+# (its output under a name of mktemp's: root never writes to a name another user could plant)
+rt_out=$(mktemp "${TMPDIR:-/tmp}/tb-fleet-report-test.XXXXXX") || exit 1
+tests/fleet/report-test.sh ./transpose-bench > "$rt_out" 2>&1
 rt=$?
-grep '^report-test: ' /tmp/tb-fleet-report-test.$$; rm -f /tmp/tb-fleet-report-test.$$
+grep '^report-test: ' "$rt_out"; rm -f "$rt_out"
 . tests/fleet/lib.sh
 [ "$rt" = 0 ] && ok "tests/fleet/report-test.sh" || bad "tests/fleet/report-test.sh"
 

@@ -55,18 +55,31 @@ static void test_install_and_uninstall(void **state)
     assert_int_equal(access(p, F_OK), -1);
 }
 
-/* make install and uninstall with a blank in PREFIX and DESTDIR: nothing into the checkout,
- * only what install installed removed (tests/install-test.sh, which says each check). */
-static void test_install_with_blanks(void **state)
+/* SCRIPT BIN, BIN the binary under test (TB_BIN's last word): exit 0 expected */
+static void run_install_script(const char *script)
 {
     char cmd[2 * PATH_MAX];
     const char *b = getenv("TB_BIN");
     const char *sp = b ? strrchr(b, ' ') : NULL;       /* "qemu-aarch64 /path/bin" */
-    snprintf(cmd, sizeof(cmd), "tests/install-test.sh '%s' >&2", sp ? sp + 1 : b ? b :
+    snprintf(cmd, sizeof(cmd), "%s '%s' >&2", script, sp ? sp + 1 : b ? b :
              "./transpose-bench");
     int st = system(cmd);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* make install and uninstall with a blank in PREFIX and DESTDIR: nothing into the checkout,
+ * only what install installed removed (tests/install-test.sh, which says each check). */
+static void test_install_with_blanks(void **state)
+{
+    run_install_script("tests/install-test.sh");
+}
+
+/* install-test.sh's "nothing into the checkout" passes while another process writes into the
+ * checkout, and fails when install writes into it (tests/install-test-test.sh, #59). */
+static void test_install_check_beside_other_writers(void **state)
+{
+    run_install_script("tests/install-test-test.sh");
 }
 
 static void test_tune_writes_a_sweep_run_takes(void **state)
@@ -357,6 +370,7 @@ int main(void)
         TH_TEST(test_board_detection),
         TH_TEST(test_install_and_uninstall),
         TH_TEST(test_install_with_blanks),
+        TH_TEST(test_install_check_beside_other_writers),
         TH_TEST(test_tune_writes_a_sweep_run_takes),
         TH_TEST(test_run_kernels_best),
         TH_TEST(test_compare_on_real_logs),
