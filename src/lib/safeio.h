@@ -63,14 +63,17 @@ void tb_safeio_lines(struct tb_safeio_job *job, int n, int deadline_ms);
  * time after them), and the most one reader keeps open. */
 #define TB_SAFEIO_KEPT_MAX 16
 
-/* Every job's path (each must name one) read by ONE reader, one file after another, under
- * ONE deadline from the moment they are asked: one round trip for them all, where
- * tb_safeio_line makes one a file (a sampler's rail files, 20 times a second). The reader
- * keeps each file open for the next call and reads it again from its start, but only while
- * the path still names that same regular file (its device and inode, seen without following
- * a link); a path that is gone fails (-ENOENT), one that names another file now is opened
- * again as tb_safeio_read opens it (a link: -ELOOP), and a kept descriptor whose read fails
- * (a driver unbound) is opened again by its path, once. No link is followed. Each job's rc,
+/* Every job's path (each must name one) read by ONE reader, one file after another: one
+ * round trip for them all where they are quick, where tb_safeio_line makes one a file (a
+ * sampler's rail files, 20 times a second). The first answer must come within deadline_ms
+ * of the call and, after a read that took over 5 ms (a driver that waits for a conversion
+ * on each read: answered at once), the next within deadline_ms of it, so a file has the
+ * deadline a read of its own has wherever reads block. The reader keeps each file open for
+ * the next call and reads it again from its start, but only while the path still names
+ * that same regular file (its device and inode, seen without following a link); a path
+ * that is gone fails (-ENOENT), one that names another file now is opened again as
+ * tb_safeio_read opens it (a link: -ELOOP), and a kept descriptor whose read fails (a
+ * driver unbound) is opened again by its path, once. No link is followed. Each job's rc,
  * why and bytes (NUL-terminated; -EFBIG past n - 1) as tb_safeio_read gives them, and ns;
  * past the deadline every job left fails with -ETIMEDOUT and the reader is given up, as in
  * tb_safeio_read. */

@@ -118,7 +118,9 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The answers of one request, sent as one reply where they fit: the caller wakes once. */
+/* The answers of one request, sent as one reply where they fit: the caller wakes once; but
+ * each at once after a read slower than KEPT_SLOW_NS, whose caller waits file by file. */
+#define KEPT_SLOW_NS 5000000
 static char reply[64 * 1024];
 
 bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf)
@@ -152,6 +154,11 @@ bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf)
         memcpy(reply + used, &a, sizeof(a));
         memcpy(reply + used + sizeof(a), buf, keep);
         used += sizeof(a) + keep;
+        if (a.ns > KEPT_SLOW_NS) {   /* a driver that waits for a conversion: answered now */
+            if (!tb_sio_send_all(sock, reply, used))
+                return false;
+            used = 0;
+        }
     }
     return used == 0 || tb_sio_send_all(sock, reply, used);
 }
@@ -215,6 +222,8 @@ void tb_safeio_kept_reads(struct tb_safeio_job *job, int n, int deadline_ms)
         }
         j->rc = rc = tb_sio_answer(w, true, j->path, j->buf, j->n, NULL, &a, &end, deadline_ms,
                                    &transport, j->why, sizeof(j->why));
+        if (a.ns > KEPT_SLOW_NS)   /* answered alone: the next file's deadline from now */
+            tb_sio_deadline(&end, deadline_ms);
         j->ns = a.ns;
         if (transport)
             tb_sio_put(w, rc == -ETIMEDOUT, rc != -ETIMEDOUT);

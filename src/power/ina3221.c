@@ -283,8 +283,10 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
     return 0;
 }
 
-/* A reading: every file it needs read together (one round trip: tb_ina3221_poll_read), each
- * rail's read time (its files', by the reader's clock) kept; the sampler times the whole. */
+/* A reading: the rails' files read together (one round trip: tb_ina3221_poll_read), each
+ * rail's read time (its files', by the reader's clock) kept, then the throttle's (another:
+ * one of those that never answers costs the reading its throttle part alone, as before);
+ * the sampler times the whole. */
 static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
 {
     struct ina_state *s = st;
@@ -301,7 +303,6 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
             tb_ina3221_poll_add(&s->poll, r->curr);
         }
     }
-    tb_ina3221_oc_files(&s->oc, &s->poll);
     tb_ina3221_poll_read(&s->poll);
     for (int i = 0; i < s->n; i++) {
         struct rail *r = &s->rail[i];
@@ -312,6 +313,9 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
         if (rc)
             return rc;
     }
+    tb_ina3221_poll_clear(&s->poll);
+    tb_ina3221_oc_files(&s->oc, &s->poll);
+    tb_ina3221_poll_read(&s->poll);
     tb_ina3221_oc_sample(&s->oc, &s->poll, out);
     return 0;
 }
