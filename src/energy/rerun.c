@@ -311,7 +311,9 @@ static double first_cut(double p)
 
 /* The differences' spread, sqrt(mean d^2 / 2) over those kept, *kept how many. A broken
  * night moves two differences and a step of the board one, so the median's cut
- * (tb_sd_of_steps_rms: TB_STEPS_OUT median-based sds) leaves such few out. Where more than
+ * (tb_sd_of_steps_rms: TB_STEPS_OUT median-based sds) leaves such few out; on a card's
+ * first nights (fewer than TB_RERUN_CONFORMAL_MIN differences) no nearer than first_cut,
+ * where a first step and a two-state card's first switch look alike, and are kept. Where more than
  * two and more than TB_RERUN_CLUSTER_SHARE of them lie past it, they are no accident but a
  * second population: a card that is in one of two states from night to night, whose
  * switches are its spread (where they are more than half, the median lies among them and

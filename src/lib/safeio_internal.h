@@ -1,6 +1,6 @@
-/* safeio_internal.h: what safeio.c shares with safeio_batch.c and safeio_kept.c: what a
- * reader is asked and answers, one read handed to a reader and its answer taken back, by a
- * deadline. Not for any other file. */
+/* safeio_internal.h: what safeio.c shares with safeio_batch.c, safeio_kept.c and
+ * safeio_reader.c: what a reader is asked and answers, what a reader does, one read handed
+ * to a reader and its answer taken back, by a deadline. Not for any other file. */
 #ifndef TB_SAFEIO_INTERNAL_H
 #define TB_SAFEIO_INTERNAL_H
 
@@ -15,7 +15,7 @@ enum { RQ_PATH, RQ_FD, RQ_KEPT };
 struct request {
     int32_t has_fd;      /* RQ_FD: read the descriptor sent with the request; RQ_PATH: open
                           * path; RQ_KEPT: count paths, each NUL-ended, in path, each read
-                          * through a descriptor the reader keeps (safeio_kept.c) */
+                          * through a descriptor the reader keeps (safeio_reader.c) */
     int32_t flags;
     uint32_t cap;        /* read at most cap bytes, one past the caller's bound */
     int32_t count;       /* RQ_KEPT: how many paths; one answer each, in order */
@@ -63,14 +63,17 @@ int tb_sio_sock(const struct worker *w);
 void tb_sio_deadline(struct timespec *end, int ms);
 int tb_sio_ms_left(const struct timespec *end);
 
-/* In a reader (async-signal-safe): path opened as tb_safeio_read opens it (no final link
+/* In a reader (safeio_reader.c; async-signal-safe): path opened as tb_safeio_read opens it (no final link
  * unless flags say, a regular file, without blocking), a->stage and a->err saying where it
  * failed; its bytes read to EOF or cap; a reply of n bytes sent whole. */
 int tb_sio_open_regular(const char *path, int flags, struct answer *a);
 void tb_sio_read_all(int fd, char *buf, struct answer *a, uint32_t cap);
 bool tb_sio_send_all(int sock, const void *p, size_t n);
-/* In a reader: an RQ_KEPT request served, one answer (and its bytes) a path (safeio_kept.c);
- * false where the socket failed. buf holds TB_SAFEIO_MAX + 1 bytes. */
+/* In a reader: an RQ_KEPT request served, one answer (and its bytes) a path; false where
+ * the socket failed. buf holds TB_SAFEIO_MAX + 1 bytes. A read that took longer than
+ * TB_SIO_KEPT_SLOW_NS is answered at once (with those before it), and the caller's deadline
+ * starts again from it. */
+#define TB_SIO_KEPT_SLOW_NS 5000000
 bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf);
 
 #endif
