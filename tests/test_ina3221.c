@@ -236,6 +236,42 @@ static void test_vanishing_file(void **state)
     fake_close(&f);
 }
 
+/* A reading's files are kept open between readings (tb_safeio_kept_reads): a new value
+ * written in place and a file renamed over the old are both read, and a rail file replaced
+ * by a link to a file of a plausible value is refused, never followed. */
+static void test_kept_files_follow_their_paths(void **state)
+{
+    struct fake f;
+    char why[512], p[1024], full[2048], tmp[2100];
+    fake_open(&f, "ina3221/orin-nx.txt", 3);
+    free(th_write(f.root, hw(&f, "1-0040", 3, "in2_input", p), "5100\n"));
+    free(th_write(f.root, hw(&f, "1-0040", 3, "in3_input", p), "5100\n"));
+    assert_int_equal(tb_power_ina3221.open(f.st, &f.b, &f.rails, why, sizeof(why)), 0);
+    struct tb_power_sample s;
+    static const char *const amps[] = { "888\n", "1000\n", "2000\n" };
+    for (int k = 0; k < 3; k++) {   /* as the fixture; written in place; renamed over */
+        if (k == 1)
+            free(th_write(f.root, hw(&f, "1-0040", 3, "curr1_input", p), amps[k]));
+        snprintf(full, sizeof(full), "%s/%s", f.root, hw(&f, "1-0040", 3, "curr1_input", p));
+        snprintf(tmp, sizeof(tmp), "%s.new", full);
+        if (k == 2) {
+            free(th_write(f.root, hw(&f, "1-0040", 3, "curr1_input.new", p), amps[k]));
+            assert_int_equal(rename(tmp, full), 0);
+        }
+        tb_power_sample_clear(&s);
+        assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), 0);
+        th_assert_close(rail_mw(&f, &s, "VDD_IN"), 5160.0 * atoi(amps[k]) / 1000, 1e-2);
+    }
+    free(th_write(f.root, "elsewhere", "5000\n"));
+    snprintf(tmp, sizeof(tmp), "%s/elsewhere", f.root);
+    snprintf(full, sizeof(full), "%s/%s", f.root, hw(&f, "1-0040", 3, "in1_input", p));
+    assert_int_equal(unlink(full), 0);
+    assert_int_equal(symlink(tmp, full), 0);
+    assert_int_equal(tb_power_ina3221.sample(f.st, &s, why, sizeof(why)), -ELOOP);
+    th_must_have(why, "in1_input' is a symbolic link where a file is expected: not followed");
+    fake_close(&f);
+}
+
 static void test_junk_value_and_units(void **state)
 {
     char *dir = th_tmpdir();
@@ -640,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_agx_orin_two_chips),
         cmocka_unit_test(test_agx_orin_time_constants),
         cmocka_unit_test(test_vanishing_file),
+        cmocka_unit_test(test_kept_files_follow_their_paths),
         cmocka_unit_test(test_junk_value_and_units),
         cmocka_unit_test(test_no_rails),
         cmocka_unit_test(test_impossible_channels_are_no_power),

@@ -100,8 +100,10 @@ static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 
 /* What the earlier nights hold besides the board's own spread teaches little: seven nights
  * within 0.3% of each other with one of a ratio of 9000 among them (a broken night: its two
- * differences, over 4 times the median-based sd, are left out); nights that stepped 4.5%
- * once (a new JetPack: one difference, left out so); one night of wide cycles among tight ones (its own variance
+ * differences, over 4 times the median-based sd, are left out); 21 nights that stepped 4.5%
+ * once (a new JetPack: one difference of 20, left out so; among 6, a first step cannot be
+ * told from a two-state card's first switch, and it is kept: #57, rerun.c's first_cut);
+ * one night of wide cycles among tight ones (its own variance
  * does not cancel the others' spread: the median of the runs' own; with four differences
  * the spread is the learned one, the setting no longer in it). Two nights, one odd:
  * no median leaves it out, the spread stops at 5 times the setting. */
@@ -116,6 +118,15 @@ static void test_an_odd_night_a_step_or_a_wide_run_teaches_little(void **state)
     if (!(sd.ratio < 0.004 && sd.abs < 0.008))
         th_fail("an odd night taught %g and %g", sd.ratio, sd.abs);
     nights(step, tight, step, 7, 4, &sd);
+    if (!(sd.ratio > 0.012 && sd.abs > 0.012))   /* kept: sqrt(0.044^2 / 12) */
+        th_fail("a first step (a switch?) taught only %g and %g", sd.ratio, sd.abs);
+    double step21[21], tight21[21];
+    for (int i = 0; i < 21; i++) {
+        step21[i] = (i < 10 ? 1.045 : 1.000) * (1 + 0.001 * ((i * 7) % 5 - 2));
+        tight21[i] = 1e-6;
+    }
+    nights(step21, tight21, step21, 21, 4, &sd);
+    assert_int_equal(sd.pairs, 20);
     if (!(sd.ratio < 0.004 && sd.abs < 0.008))
         th_fail("a step taught %g and %g", sd.ratio, sd.abs);
     double e1 = exp(0.01), s = sd_of_steps(0.01);
@@ -335,6 +346,30 @@ static void test_a_two_state_card_takes_its_own_bound(void **state)
     th_assert_close(sd.ratio_q95, hi, 1e-12);
 }
 
+/* A two-state card's first nights (#57): four nights, 4% apart from the third on (one switch
+ * of three differences, each night within 0.05% of its state). The median's cut made the
+ * switch a broken night's and the next night's interval +-1.2%, where the next switch lies
+ * 3.9% away; kept (within TB_STEPS_OUT sds of the widest spread the learner takes from so
+ * few), the spread is the three's pulled toward the settings and the interval holds a
+ * switch back (a broken night of a ratio of 9000 is still left out: the tests above). */
+static void test_a_first_switch_is_kept(void **state)
+{
+    const double x[] = { 1.2, 1.2 * 1.0005, 1.2 * 1.04, 1.2 * 1.04 * 0.9995 };
+    struct tb_rerun_run v[4];
+    double ss = 0;
+    for (int i = 0; i < 4; i++) {
+        v[i] = (struct tb_rerun_run){ 0, x[i], x[i], 1e-12, 4 };
+        ss += i ? pow(log(x[i] / x[i - 1]), 2) : 0;
+    }
+    struct tb_rerun_sd sd;
+    tb_rerun_pool(v, 4, &pc, &sd);
+    assert_int_equal(sd.pairs, 3);
+    th_assert_close(sd.ratio, sqrt((K * 0.004 * 0.004 + ss / 2) / (K + 3)), 1e-9);
+    double hw = tb_rerun_halfwidth(&sd, 1e-4, 30, 4);
+    if (!(hw > log(1.04)))
+        th_fail("a first switch of 3.9%%: the next night's interval +-%.2f%%", 100 * hw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +384,7 @@ int main(void)
         TH_TEST(test_prior_only_interval_carries_its_uncertainty),
         TH_TEST(test_a_two_state_card_keeps_its_switches),
         TH_TEST(test_a_two_state_card_takes_its_own_bound),
+        TH_TEST(test_a_first_switch_is_kept),
     };
     return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
 }

@@ -395,6 +395,59 @@ static void test_batch_gives_up_at_one_deadline(void **state)
     free(d);
 }
 
+/* Kept reads (a sampler's files, kept open by one reader between calls) read what the path
+ * names now: a value written in place, a file renamed over the old one; a path replaced by
+ * a FIFO is refused at once (never waited on), one replaced by a link is not followed, one
+ * that is gone says so and one that is back is read again; past TB_SAFEIO_KEPT_MAX files the
+ * rest are read one at a time, the same. */
+static void test_kept_reads_follow_their_paths(void **state)
+{
+    enum { N = TB_SAFEIO_KEPT_MAX + 2 };
+    char *d = th_tmpdir(), *f[N], buf[N][16], tmp[600];
+    struct tb_safeio_job job[N];
+    for (int i = 0; i < N; i++) {
+        char name[32], text[32];
+        snprintf(name, sizeof(name), "in%d_input", i);
+        snprintf(text, sizeof(text), "%d\n", 5000 + i);
+        f[i] = th_write(d, name, text);
+        job[i] = (struct tb_safeio_job){ .path = f[i], .buf = buf[i], .n = sizeof(buf[i]) };
+    }
+    static const char *const step[] = { "as written", "in place", "renamed over", "a FIFO",
+                                        "a link", "gone", "back" };
+    for (int k = 0; k < 7; k++) {
+        snprintf(tmp, sizeof(tmp), "%s/new", d);
+        if (k == 1 || k == 6)
+            free(th_write(d, "in0_input", "4016\n"));
+        if (k == 2 || k == 4)
+            free(th_write(d, "new", "4017\n"));
+        if (k == 2)
+            assert_int_equal(rename(tmp, f[0]), 0);
+        if (k == 3)
+            assert_int_equal(unlink(f[0]) || mkfifo(f[0], 0644), 0);
+        if (k == 4)
+            assert_int_equal(symlink(tmp, f[0]), 0);
+        tb_safeio_kept_reads(job, N, 0);
+        static const int rc[] = { 0, 0, 0, -EINVAL, -ELOOP, -ENOENT, 0 };
+        if (job[0].rc != rc[k])
+            th_fail("%s: rc %d (%s), not %d", step[k], job[0].rc, job[0].why, rc[k]);
+        assert_string_equal(buf[0], k == 0 ? "5000\n" : k == 1 || k == 6 ? "4016\n" : k == 2
+                            ? "4017\n" : "");
+        th_must_have(job[0].why, k == 3 ? "is a FIFO, not a regular file" : k == 4 ?
+                     "is a symbolic link where a file is expected: not followed" : k == 5 ?
+                     "No such file or directory" : "");
+        if (k == 3 || k == 4)
+            assert_int_equal(unlink(f[0]), 0);   /* the FIFO, the link: gone next */
+        for (int i = 1; i < N; i++) {   /* the others, kept or past the most, as written */
+            assert_int_equal(job[i].rc, 0);
+            assert_int_equal(atoi(buf[i]), 5000 + i);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        free(f[i]);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +462,7 @@ int main(void)
         cmocka_unit_test_setup(test_stuck_file_costs_its_own_worker, guard),
         cmocka_unit_test_setup(test_batch_reads_all_at_once, guard),
         cmocka_unit_test_setup(test_batch_gives_up_at_one_deadline, guard),
+        cmocka_unit_test_setup(test_kept_reads_follow_their_paths, guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

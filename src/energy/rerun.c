@@ -288,9 +288,32 @@ static size_t past_low(const double *a, size_t n, double zero_sd)
     return k;
 }
 
+/* sqrt(mean d^2 / 2) of the k sorted |d| in a, *kept = k. */
+static double rms_of(const double *a, size_t k, size_t *kept)
+{
+    double ss = 0;
+    for (size_t i = 0; i < k; i++)
+        ss += a[i] * a[i];
+    *kept = k;
+    return sqrt(ss / (2.0 * (double)k));
+}
+
+/* The nearest cut of a card's first nights: TB_STEPS_OUT sds of a difference (sqrt 2 of a
+ * night's) at TB_RERUN_MAX_FACTOR times the setting p, the widest between-night spread the
+ * pool takes from fewer than TB_RERUN_POOL_MIN differences: 11.3% at the Jetson files' 0.4%.
+ * With so few differences their median says little of their scale (one of 3 is a switch of
+ * a two-state card 3 times in 8), and a difference the learner's own ceiling makes
+ * plausible is no outlier. 0 without a setting. */
+static double first_cut(double p)
+{
+    return p > 0 ? TB_STEPS_OUT * sqrt(2.0) * TB_RERUN_MAX_FACTOR * p : 0;
+}
+
 /* The differences' spread, sqrt(mean d^2 / 2) over those kept, *kept how many. A broken
  * night moves two differences and a step of the board one, so the median's cut
- * (tb_sd_of_steps_rms: TB_STEPS_OUT median-based sds) leaves such few out. Where more than
+ * (tb_sd_of_steps_rms: TB_STEPS_OUT median-based sds) leaves such few out; on a card's
+ * first nights (fewer than TB_RERUN_CONFORMAL_MIN differences) no nearer than first_cut,
+ * where a first step and a two-state card's first switch look alike, and are kept. Where more than
  * two and more than TB_RERUN_CLUSTER_SHARE of them lie past it, they are no accident but a
  * second population: a card that is in one of two states from night to night, whose
  * switches are its spread (where they are more than half, the median lies among them and
@@ -316,27 +339,31 @@ static double steps_spread(const double *d, size_t n, double zero_sd, size_t *ke
     for (size_t i = 0; i < n; i++)
         a[i] = fabs(d[i]);
     qsort(a, n, sizeof(*a), dbl_cmp);
-    size_t past = n - *kept;
+    /* a card's first nights: a cut no nearer than the widest spread the learner takes from
+     * them (TB_RERUN_MAX_FACTOR x the setting), so a first switch or two of a two-state card
+     * is kept, not cut as a broken night would be */
+    double least = n < TB_RERUN_CONFORMAL_MIN ? first_cut(zero_sd) : 0;
+    size_t k = *kept, past;
+    while (k < n && a[k] <= least)
+        k++;
+    if (k > *kept)
+        s = rms_of(a, k, kept);
+    past = n - *kept;
     if (n >= TB_RERUN_CONFORMAL_MIN)
         past = past > past_low(a, n, zero_sd) ? past : past_low(a, n, zero_sd);
     if (past <= 2 || (double)past <= TB_RERUN_CLUSTER_SHARE * (double)n) {
         free(a);
         return s;
     }
-    double cut = TB_STEPS_OUT * a[(size_t)ceil(0.8 * (double)n) - 1] / 1.2816, ss = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] <= cut) {
-            ss += a[i] * a[i];
-            k++;
-        }
+    double cut = fmax(TB_STEPS_OUT * a[(size_t)ceil(0.8 * (double)n) - 1] / 1.2816, least);
+    for (k = 0; k < n && a[k] <= cut; k++)
+        ;
     if (q95 && k >= TB_RERUN_CONFORMAL_MIN)   /* a[0..k) are the kept, ascending */
         *q95 = a[(size_t)ceil(0.95 * (double)(k + 1)) - 1];
+    if (k > *kept)
+        s = rms_of(a, k, kept);
     free(a);
-    if (k <= *kept)
-        return s;
-    *kept = k;
-    return sqrt(ss / (2.0 * (double)k));
+    return s;
 }
 
 void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power_cfg *pc,

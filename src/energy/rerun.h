@@ -97,8 +97,10 @@ double tb_rerun_cycles_df(int cycles);
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
  *   v = mean d^2 / 2 over the d within 4 median-based sds (tb_sd_of_steps_rms: a broken
- *   night or a step left out; the setting's sd where their median is 0), or, where more
- *   than two and more than TB_RERUN_CLUSTER_SHARE lie past that, within 4 sds from their
+ *   night or a step left out; the setting's sd where their median is 0; with fewer than
+ *   TB_RERUN_CONFORMAL_MIN differences, no cut nearer than 4 sds of a difference at
+ *   TB_RERUN_MAX_FACTOR x the setting: a two-state card's first switches kept), or, where
+ *   more than two and more than TB_RERUN_CLUSTER_SHARE lie past that, within 4 sds from their
  *   80th percentile (a two-state card's switches, kept; the 25th percentile's cut finds
  *   them too from TB_RERUN_CONFORMAL_MIN on);  ratio: s2 = max(0, v - o), o the runs' own
  *   variance

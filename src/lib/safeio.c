@@ -46,23 +46,6 @@
 #define MAX_IDLE 32
 #define MAX_STUCK 32
 
-/* What a reader is asked (fixed size: one recv) and what it answers before the bytes. */
-struct request {
-    int32_t has_fd;      /* 1: read the descriptor sent with the request; 0: open path */
-    int32_t flags;
-    uint32_t cap;        /* read at most cap bytes, one past the caller's bound */
-    char path[PATH_MAX];
-};
-
-enum stage { ST_OK, ST_OPEN, ST_STAT, ST_LINK, ST_KIND, ST_REOPEN, ST_READ };
-
-struct answer {
-    int32_t stage;       /* enum stage: where it failed, or ST_OK */
-    int32_t err;         /* errno there */
-    uint32_t mode;       /* st_mode, for ST_KIND */
-    uint32_t got;        /* bytes read (<= cap); min(got, cap - 1) of them follow */
-};
-
 struct worker {
     int sock;                   /* our end of the reader's socket */
     char key[PATH_MAX];         /* what it reads now (path, or the caller's name for an fd) */
@@ -133,84 +116,6 @@ static bool child_setup(pid_t parent, int keep)
     return true;
 }
 
-/* open_regular's work without words (the parent words it): an O_PATH look first (no open
- * of a FIFO or a device, whose open alone may block or act), then the same inode reopened
- * through /proc/self/fd. */
-static int open_regular_raw(const char *path, int flags, struct answer *a)
-{
-    int nofollow = flags & TB_SAFEIO_LINK_OK ? 0 : O_NOFOLLOW;
-    int pfd = open(path, O_PATH | O_CLOEXEC | nofollow);
-    if (pfd < 0) {
-        a->stage = ST_OPEN;
-        a->err = errno;
-        return -1;
-    }
-    struct stat st;
-    int e = fstat(pfd, &st) < 0 ? errno : 0;
-    if (e || !S_ISREG(st.st_mode)) {
-        a->err = e;
-        /* O_PATH | O_NOFOLLOW opens a link itself */
-        a->stage = e ? ST_STAT : S_ISLNK(st.st_mode) ? ST_LINK : ST_KIND;
-        a->mode = e ? 0 : (uint32_t)st.st_mode;
-        close(pfd);
-        return -1;
-    }
-    char proc[32] = "/proc/self/fd/", *p = proc + 14;
-    char digits[12];
-    int nd = 0;
-    for (int v = pfd; nd == 0 || v; v /= 10)
-        digits[nd++] = (char)('0' + v % 10);
-    while (nd)
-        *p++ = digits[--nd];
-    *p = '\0';
-    int fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && errno == ENOENT)   /* no /proc: the plain open, still without links */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
-    a->err = errno;
-    close(pfd);
-    if (fd < 0)
-        a->stage = ST_REOPEN;
-    return fd;
-}
-
-/* Reads to EOF or cap; a non-blocking descriptor (a pipe in a test) is polled. */
-static void read_all(int fd, char *buf, struct answer *a, uint32_t cap)
-{
-    while (a->got < cap) {
-        ssize_t r = read(fd, buf + a->got, cap - a->got);
-        if (r > 0) {
-            a->got += (uint32_t)r;
-            continue;
-        }
-        if (r == 0)
-            break;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN) {
-            struct pollfd p = { fd, POLLIN, 0 };
-            poll(&p, 1, -1);
-            continue;
-        }
-        a->stage = ST_READ;
-        a->err = errno;
-        break;
-    }
-}
-
-static bool send_all(int sock, const void *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(sock, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p = (const char *)p + w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* Sends iov's bytes on sock, with fd (>= 0) passed along (SCM_RIGHTS); the bytes sent, or
  * -1. Async-signal-safe (the spawner uses it). */
 static ssize_t send_with_fd(int sock, void *p, size_t n, int fd)
@@ -260,17 +165,22 @@ static void reader_main(int sock)
     while (recv_request(sock, &rq, &fd)) {
         struct answer a = { 0 };
         rq.path[sizeof(rq.path) - 1] = '\0';
-        if (!rq.has_fd)
-            fd = open_regular_raw(rq.path, rq.flags, &a);
+        if (rq.has_fd == RQ_KEPT) {
+            if (!tb_sio_serve_kept(sock, &rq, buf))
+                break;
+            continue;
+        }
+        if (rq.has_fd == RQ_PATH)
+            fd = tb_sio_open_regular(rq.path, rq.flags, &a);
         if (fd >= 0) {
-            read_all(fd, buf, &a, rq.cap <= sizeof(buf) ? rq.cap : (uint32_t)sizeof(buf));
+            tb_sio_read_all(fd, buf, &a, rq.cap <= sizeof(buf) ? rq.cap : (uint32_t)sizeof(buf));
             close(fd);
         } else if (rq.has_fd) {
             a.stage = ST_READ;
             a.err = EBADF;
         }
         uint32_t keep = a.got < rq.cap ? a.got : rq.cap - 1;
-        if (!send_all(sock, &a, sizeof(a)) || !send_all(sock, buf, keep))
+        if (!tb_sio_send_all(sock, &a, sizeof(a)) || !tb_sio_send_all(sock, buf, keep))
             break;
     }
     _exit(0);
@@ -442,7 +352,7 @@ int tb_sio_sock(const struct worker *w) { return w->sock; }
 
 /* A reader done with: back to the pool (MAX_IDLE idle at most: more of a batch's readers
  * end), or (given up, or broken) left to end. */
-static void worker_put(struct worker *w, bool given_up, bool broken)
+void tb_sio_put(struct worker *w, bool given_up, bool broken)
 {
     pthread_mutex_lock(&pool_mu);
     busy[w->batch]--;
@@ -474,14 +384,16 @@ int tb_sio_ms_left(const struct timespec *end)
 /* n bytes from the reader before end: 0, -ETIMEDOUT, or -EIO (it ended, or broke). */
 static int recv_until(int sock, void *p, size_t n, const struct timespec *end)
 {
+    bool wait = false;   /* what has come is taken at once: a poll only where nothing has */
     while (n) {
         struct pollfd q = { sock, POLLIN, 0 };
-        int r = poll(&q, 1, tb_sio_ms_left(end));
+        int r = wait ? poll(&q, 1, tb_sio_ms_left(end)) : 1;
         if (r < 0 && errno == EINTR)
             continue;
         if (r == 0)
             return -ETIMEDOUT;
         ssize_t got = r > 0 ? recv(sock, p, n, MSG_DONTWAIT) : -1;
+        wait = got < 0 && errno == EAGAIN;
         if (got < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (got <= 0)
@@ -569,35 +481,38 @@ struct worker *tb_sio_send(int fd, const char *path, int flags, const char *what
         *rc = -ENAMETOOLONG;
         return NULL;
     }
-    rq.has_fd = !path;
+    rq.has_fd = path ? RQ_PATH : RQ_FD;
     rq.flags = flags;
     rq.cap = (uint32_t)n;   /* one byte past the bound: tells a longer file from one that fits */
-    struct worker *w = worker_get(what, batch);
+    return tb_sio_send_rq(&rq, path ? -1 : fd, what, batch, rc, why, why_n);
+}
+
+struct worker *tb_sio_send_rq(const struct request *rq, int fd, const char *key, bool batch,
+                              int *rc, char *why, size_t why_n)
+{
+    struct worker *w = worker_get(key, batch);
     if (!w) {
-        *rc = no_reader(what, why, why_n);
+        *rc = no_reader(key, why, why_n);
         return NULL;
     }
-    if (!send_request(w->sock, &rq, path ? -1 : fd)) {
-        worker_put(w, false, true);
-        snprintf(why, why_n, "cannot read '%s': its reader process ended", what);
+    if (!send_request(w->sock, rq, fd)) {
+        tb_sio_put(w, false, true);
+        snprintf(why, why_n, "cannot read '%s': its reader process ended", key);
         *rc = -EIO;
         return NULL;
     }
     return w;
 }
 
-/* The answer to the job job_send gave w, by end: the bytes into buf (NUL-terminated), *len
- * their count; w back to the pool, or given up at end. 0, or -errno with why filled. */
-int tb_sio_recv(struct worker *w, bool opened, const char *what, char *buf, size_t n,
-                    size_t *len, const struct timespec *end, int deadline_ms, char *why,
-                    size_t why_n)
+int tb_sio_answer(struct worker *w, bool opened, const char *what, char *buf, size_t n,
+                  size_t *len, struct answer *a, const struct timespec *end, int deadline_ms,
+                  bool *transport, char *why, size_t why_n)
 {
-    struct answer a;
-    int rc = recv_until(w->sock, &a, sizeof(a), end);
-    uint32_t keep = rc == 0 ? (a.got < n ? a.got : (uint32_t)n - 1) : 0;
-    if (rc == 0 && (a.got > n || (rc = recv_until(w->sock, buf, keep, end)) != 0))
+    int rc = recv_until(w->sock, a, sizeof(*a), end);
+    uint32_t keep = rc == 0 ? (a->got < n ? a->got : (uint32_t)n - 1) : 0;
+    if (rc == 0 && (a->got > n || (rc = recv_until(w->sock, buf, keep, end)) != 0))
         rc = rc ? rc : -EIO;
-    worker_put(w, rc == -ETIMEDOUT, rc == -EIO);
+    *transport = rc != 0;
     if (rc == -ETIMEDOUT) {
         atomic_fetch_add(&abandoned_n, 1);
         snprintf(why, why_n, "%s '%s' did not finish within %d ms (a stuck driver or "
@@ -610,17 +525,30 @@ int tb_sio_recv(struct worker *w, bool opened, const char *what, char *buf, size
         return rc;
     }
     buf[keep] = '\0';
-    if ((rc = answer_words(&a, what, why, why_n)) != 0) {
+    if ((rc = answer_words(a, what, why, why_n)) != 0) {
         buf[0] = '\0';
         return rc;
     }
     if (len)
         *len = keep;
-    if (a.got >= n) {
+    if (a->got >= n) {
         snprintf(why, why_n, "'%s' is longer than %zu bytes: not read whole", what, n - 1);
         return -EFBIG;
     }
     return 0;
+}
+
+/* The answer to the job tb_sio_send gave w, by end; w back to the pool, or given up at end. */
+int tb_sio_recv(struct worker *w, bool opened, const char *what, char *buf, size_t n,
+                size_t *len, const struct timespec *end, int deadline_ms, char *why,
+                size_t why_n)
+{
+    struct answer a;
+    bool transport;
+    int rc = tb_sio_answer(w, opened, what, buf, n, len, &a, end, deadline_ms, &transport, why,
+                           why_n);
+    tb_sio_put(w, transport && rc == -ETIMEDOUT, transport && rc != -ETIMEDOUT);
+    return rc;
 }
 
 /* Runs one job (fd >= 0: read it; else open path and read it) within the deadline. */

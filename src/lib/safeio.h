@@ -34,7 +34,7 @@ int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags
  * file longer than buf is not an error (its first line is what is wanted). */
 int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, size_t why_n);
 
-/* One read of a batch (tb_safeio_lines): path (or, when path is NULL, the descriptor fd,
+/* One read of a batch (tb_safeio_lines, tb_safeio_kept_reads): path (or, when path is NULL, the descriptor fd,
  * named what, as tb_safeio_read_fd reads it) and flags in; the first line into buf (n bytes),
  * rc (0 or -errno, tb_safeio_line's) and why out. */
 struct tb_safeio_job {
@@ -46,6 +46,8 @@ struct tb_safeio_job {
     size_t n;
     int rc;
     char why[320];
+    long long ns;        /* tb_safeio_kept_reads: how long its check and read took (ns, the
+                          * reader's clock) */
 };
 /* The most reads of one batch (a job past it fails with -E2BIG). */
 #define TB_SAFEIO_BATCH_MAX 64
@@ -56,6 +58,26 @@ struct tb_safeio_job {
  * scan of thermal zones, one of which is a wedged I2C sensor). A batch's readers are its
  * own: the 8 that single reads use stay free; up to 32 idle readers are kept for the next. */
 void tb_safeio_lines(struct tb_safeio_job *job, int n, int deadline_ms);
+
+/* The most files one call of tb_safeio_kept_reads reads in one round trip (more: one at a
+ * time after them), and the most one reader keeps open. */
+#define TB_SAFEIO_KEPT_MAX 16
+
+/* Every job's path (each must name one) read by ONE reader, one file after another: one
+ * round trip for them all where they are quick, where tb_safeio_line makes one a file (a
+ * sampler's rail files, 20 times a second). The first answer must come within deadline_ms
+ * of the call and, after a read that took over 5 ms (a driver that waits for a conversion
+ * on each read: answered at once), the next within deadline_ms of it, so a file has the
+ * deadline a read of its own has wherever reads block. The reader keeps each file open for
+ * the next call and reads it again from its start, but only while the path still names
+ * that same regular file (its device and inode, seen without following a link); a path
+ * that is gone fails (-ENOENT), one that names another file now is opened again as
+ * tb_safeio_read opens it (a link: -ELOOP), and a kept descriptor whose read fails (a
+ * driver unbound) is opened again by its path, once. No link is followed. Each job's rc,
+ * why and bytes (NUL-terminated; -EFBIG past n - 1) as tb_safeio_read gives them, and ns;
+ * past the deadline every job left fails with -ETIMEDOUT and the reader is given up, as in
+ * tb_safeio_read. */
+void tb_safeio_kept_reads(struct tb_safeio_job *job, int n, int deadline_ms);
 
 /* The read step alone, on a descriptor the caller opened and keeps: the same deadline and
  * bound. tb_safeio_read uses it; tests feed it a pipe nobody writes to, the one blocking

@@ -3,8 +3,10 @@
  *   JetPack 4, IIO driver "ina3221x": rail_name_K and in_powerK_input (mW), K = 0..2;
  *   JetPack 5/6, hwmon driver "ina3221": inK_label, inK_input (mV), currK_input (mA),
  *   K = 1..3, P = V x I; hwmon index found by globbing; several chips (AGX Orin).
- * Disabled channels (inK_enable = 0) and rails labelled NC are skipped. Each sample
- * re-opens the files by path, so a file that vanishes is noticed, not read stale.
+ * Disabled channels (inK_enable = 0) and rails labelled NC are skipped. A sample reads its
+ * files in one round trip to a reader that keeps them open, checked against their paths
+ * each time (safeio.h, tb_safeio_kept_reads), so a file that vanishes or is replaced is
+ * noticed, not read stale.
  * Also the total rail's enforced limit (its critical-current alert, what the over-current
  * throttle acts on) and, with each reading, whether that throttle acted (ina3221_oc.c).
  * Not here: clocks or temperatures (tegrastats.c, jetson/). */
@@ -59,6 +61,7 @@ struct ina_state {
     char hwmon[4][PATH_MAX];  /* the hwmon chips' folders: their update_interval, samples */
     int nhwmon;
     struct tb_ina3221_oc oc;  /* the enforced limit and the throttle's files (ina3221_oc.c) */
+    struct tb_ina3221_poll poll;   /* a reading's files, read together (ina3221_value.c) */
     struct tb_power_cfg pc;   /* as opened: the limit is read again with it (ina_identify) */
     int total;                /* the total rail's index; -1: no one rail */
     int identified;           /* identify calls: from the second on, the limit read again */
@@ -69,7 +72,8 @@ struct ina_state {
     unsigned denied_mode;     /* its mode */
 };
 
-static int read_rail(const struct rail *r, float *mw, char *why, size_t n);
+static int read_rail(const struct rail *r, const struct tb_ina3221_poll *p, float *mw,
+                     double *ms, char *why, size_t n);
 
 /* What an INA3221 reading is (sensor_model.h), by driver and mode: its row of the source
  * table carries these (tb_power_ops.models). TI SBOS576, "Averaging function": after each
@@ -228,7 +232,7 @@ static void time_reads(struct ina_state *s)
         r->read_ms = INFINITY, r->max_ms = 0, r->skip = false;
         for (int k = 0; k < 3 && r->read_ms >= INA_SLOW_READ_MS; k++) {   /* quick: once */
             int64_t t0 = tb_now_ns();
-            read_rail(r, &mw, why, sizeof(why));
+            read_rail(r, NULL, &mw, NULL, why, sizeof(why));
             double ms = (double)(tb_now_ns() - t0) * 1e-6;
             r->read_ms = fmin(r->read_ms, ms), r->max_ms = fmax(r->max_ms, ms);
         }
@@ -279,42 +283,61 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
     return 0;
 }
 
+/* A reading: the rails' files read together (one round trip: tb_ina3221_poll_read), each
+ * rail's read time (its files', by the reader's clock) kept, then the throttle's (another:
+ * one of those that never answers costs the reading its throttle part alone, as before);
+ * the sampler times the whole. */
 static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
 {
     struct ina_state *s = st;
     out->t_ns = tb_now_ns();
+    tb_ina3221_poll_clear(&s->poll);
+    for (int i = 0; i < s->n; i++) {
+        const struct rail *r = &s->rail[i];
+        if (r->skip)
+            continue;
+        if (r->power[0]) {
+            tb_ina3221_poll_add(&s->poll, r->power);
+        } else {
+            tb_ina3221_poll_add(&s->poll, r->volt);
+            tb_ina3221_poll_add(&s->poll, r->curr);
+        }
+    }
+    tb_ina3221_poll_read(&s->poll);
     for (int i = 0; i < s->n; i++) {
         struct rail *r = &s->rail[i];
         if (r->skip)
             continue;   /* NAN: read less often than the total (reads block) */
-        int64_t t0 = tb_now_ns();
-        int rc = read_rail(r, &out->rail_mw[i], why, n);
-        r->read_ms = (double)(tb_now_ns() - t0) * 1e-6;
+        int rc = read_rail(r, &s->poll, &out->rail_mw[i], &r->read_ms, why, n);
         r->max_ms = fmax(r->max_ms, r->read_ms);
         if (rc)
             return rc;
     }
-    tb_ina3221_oc_sample(&s->oc, out);
+    tb_ina3221_poll_clear(&s->poll);
+    tb_ina3221_oc_files(&s->oc, &s->poll);
+    tb_ina3221_poll_read(&s->poll);
+    tb_ina3221_oc_sample(&s->oc, &s->poll, out);
     return 0;
 }
 
-/* One rail's files read into *mw. */
-static int read_rail(const struct rail *r, float *mw, char *why, size_t n)
+/* One rail's files into *mw, as p read them (NULL: read now), *ms (may be NULL) the time. */
+static int read_rail(const struct rail *r, const struct tb_ina3221_poll *p, float *mw,
+                     double *ms, char *why, size_t n)
 {
     long v, a;
+    double t = 0, tv = 0;
     int rc;
     if (r->power[0]) {
-        if ((rc = tb_ina3221_read_value(r->power, &v, why, n)))
-            return rc;
-        *mw = (float)v;
-        return 0;
+        rc = tb_ina3221_poll_value(p, r->power, &v, &t, why, n);
+        *mw = rc ? *mw : (float)v;
+    } else if (!(rc = tb_ina3221_poll_value(p, r->volt, &v, &tv, why, n)) &&
+               !(rc = tb_ina3221_poll_value(p, r->curr, &a, &t, why, n))) {
+        *mw = v < 0 || v > INA_MAX_MV || a < 0 ? INA_IMPOSSIBLE_MW
+              : (float)((double)v * (double)a / 1000.0);
     }
-    if ((rc = tb_ina3221_read_value(r->volt, &v, why, n)) ||
-        (rc = tb_ina3221_read_value(r->curr, &a, why, n)))
-        return rc;
-    *mw = v < 0 || v > INA_MAX_MV || a < 0 ? INA_IMPOSSIBLE_MW
-          : (float)((double)v * (double)a / 1000.0);
-    return 0;
+    if (ms)
+        *ms = t + tv;
+    return rc;
 }
 
 /* The limit as read at open, then, at each later call (after a mode step: nvpmodel sets the

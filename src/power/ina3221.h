@@ -1,7 +1,7 @@
 /* ina3221.h: the INA3221 source's parts beyond its ops (ina3221.c): the sysfs value reader
  * (ina3221_value.c, the floor under both), exposed for tests and fuzzing, and the
  * over-current throttle's files (ina3221_oc.c): the total rail's enforced limit and whether
- * the throttle acted, read with each sample. */
+ * the throttle acted, read with each sample; one reading's files read together. */
 #ifndef TB_INA3221_H
 #define TB_INA3221_H
 
@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/safeio.h"
 #include "power/power.h"
 
 /* The source's ops (its row of the table, sources.c). */
@@ -22,6 +23,26 @@ extern const struct tb_power_ops tb_power_ina3221;
 int tb_ina3221_parse_value(const char *buf, long *value);
 /* Reads one integer sysfs value ("1022", "32760 ma"); 0, or -errno with why filled. */
 int tb_ina3221_read_value(const char *path, long *value, char *why, size_t n);
+
+/* One reading's files, read together (tb_safeio_kept_reads: one round trip to one reader,
+ * which keeps them open; ina3221_value.c): the rails' files, the crit alarm and the
+ * over-current counters of one poll. */
+#define TB_INA3221_POLL_MAX TB_SAFEIO_KEPT_MAX
+struct tb_ina3221_poll {
+    int n;
+    struct tb_safeio_job job[TB_INA3221_POLL_MAX];
+    char text[TB_INA3221_POLL_MAX][64];
+};
+/* Empties p; adds path (a string that lives until the reading is taken: a rail's, the
+ * alarm's), which is then read with the rest by tb_ina3221_poll_read. A path past
+ * TB_INA3221_POLL_MAX is not added: tb_ina3221_poll_value reads it by itself. */
+void tb_ina3221_poll_clear(struct tb_ina3221_poll *p);
+void tb_ina3221_poll_add(struct tb_ina3221_poll *p, const char *path);
+void tb_ina3221_poll_read(struct tb_ina3221_poll *p);
+/* path's value as the poll read it (tb_ina3221_read_value's rules and words), *ms (may be
+ * NULL) how long its read took; p NULL, or a path it does not hold: read now, by itself. */
+int tb_ina3221_poll_value(const struct tb_ina3221_poll *p, const char *path, long *value,
+                          double *ms, char *why, size_t n);
 
 #define TB_INA3221_OC_MAX 3   /* soctherm_oc's oc1..oc3_event_cnt */
 
@@ -57,6 +78,9 @@ void tb_ina3221_oc_limit(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
  * read that fails as a driver's may now and then (EIO, ENOENT) leaves that reading without
  * its part and is tried again, TB_INA3221_OC_TRIES readings in a row at most; a file that
  * fails otherwise, or that often, is warned of once and read no more. Allocates nothing. */
-void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out);
+void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, const struct tb_ina3221_poll *p,
+                          struct tb_power_sample *out);
+/* The files tb_ina3221_oc_sample reads next, added to p (read with the rails'). */
+void tb_ina3221_oc_files(const struct tb_ina3221_oc *o, struct tb_ina3221_poll *p);
 
 #endif

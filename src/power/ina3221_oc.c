@@ -196,10 +196,11 @@ void tb_ina3221_oc_limit(struct tb_ina3221_oc *o, const struct tb_power_cfg *pc,
  * reading, up to TB_INA3221_OC_TRIES in a row); -1 after saying, once, that it is read no
  * more (a link, not a regular file, garbage, a read past the deadline: tried again, such a
  * read would cost the sampler its deadline each time; no permission; or too many in a row). */
-static int reason_value(const char *path, long *v, long most, int *fails)
+static int reason_value(const struct tb_ina3221_poll *p, const char *path, long *v, long most,
+                        int *fails)
 {
     char why[PATH_MAX + 160];
-    int rc = tb_ina3221_read_value(path, v, why, sizeof(why));
+    int rc = tb_ina3221_poll_value(p, path, v, NULL, why, sizeof(why));
     if (rc == 0 && (*v < 0 || *v > most)) {
         snprintf(why, sizeof(why), "'%s' holds %ld", path, *v);
         rc = -EINVAL;
@@ -220,13 +221,22 @@ static int reason_value(const char *path, long *v, long most, int *fails)
     return -1;
 }
 
-void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out)
+void tb_ina3221_oc_files(const struct tb_ina3221_oc *o, struct tb_ina3221_poll *p)
+{
+    if (o->alarm[0])
+        tb_ina3221_poll_add(p, o->alarm);
+    for (int k = 0; k < o->nevent; k++)
+        tb_ina3221_poll_add(p, o->event[k]);
+}
+
+void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, const struct tb_ina3221_poll *p,
+                          struct tb_power_sample *out)
 {
     bool said = false;
     unsigned long long mask = 0;
     long v;
     if (o->alarm[0]) {
-        int rc = reason_value(o->alarm, &v, 1, &o->alarm_fails);
+        int rc = reason_value(p, o->alarm, &v, 1, &o->alarm_fails);
         if (rc == 0) {
             said = true;
             mask |= v ? TB_POWER_REASON_OC : 0;
@@ -236,7 +246,7 @@ void tb_ina3221_oc_sample(struct tb_ina3221_oc *o, struct tb_power_sample *out)
     }
     long now[TB_INA3221_OC_MAX];
     int k, rc = 0;
-    for (k = 0; k < o->nevent && (rc = reason_value(o->event[k], &now[k], LONG_MAX,
+    for (k = 0; k < o->nevent && (rc = reason_value(p, o->event[k], &now[k], LONG_MAX,
                                                     &o->event_fails)) == 0; k++)
         ;
     if (rc < 0) {
