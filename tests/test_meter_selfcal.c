@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "energy/selfcal.h"
@@ -116,12 +117,42 @@ static void test_too_few_steps_give_the_prior(void **state)
     assert_true(isnan(c.night_tau_ms) && isnan(c.delay_sd_ms));
 }
 
+/* A chip 1.25 x its claim (537 ms told 429.6 +- 10%), 5% noise a conversion, few steps: the
+ * fit is loose (sd 5-15 ms) and 2.5 claim sds from the claim. Held at its +-10% the claim
+ * pulled every such night toward itself by sn^2 / (sn^2 + sp^2) of the gap, up to 0.7 of the
+ * fit's own sd (one chip at 5% noise: +0.13% on the ratio, 85.5-88.5% covered); its spread
+ * is now what the gap says (empirical Bayes), and the pull a small part of the fit's sd. A
+ * claim the fit agrees with keeps its weight: the sd is the two sds combined. */
+static void test_claim_refuted_by_the_fit(void **state)
+{
+    static struct series s;
+    double worst = 0;
+    for (unsigned k = 0; k < 6; k++) {
+        make(&s, 537, 0, 0.05, 7, 900, 40 + k);
+        struct tb_selfcal c;
+        fit(&s, 429.6, 0.10, &c);
+        assert_true(c.steps >= TB_SELFCAL_MIN_STEPS && c.night_tau_sd_ms > 0);
+        worst = fmax(worst, fabs(c.tau_ms - c.night_tau_ms) / c.night_tau_sd_ms);
+        if (!(fabs(c.tau_ms - c.night_tau_ms) <= 0.3 * c.night_tau_sd_ms))
+            th_fail("seed %u: fit %.1f +- %.1f, pulled to %.1f +- %.1f by the claim", 40 + k,
+                    c.night_tau_ms, c.night_tau_sd_ms, c.tau_ms, c.tau_sd_ms);
+    }
+    fprintf(stderr, "  the claim's pull: at most %.2f of the fit's sd\n", worst);
+    make(&s, 430, 0, 0.05, 7, 900, 40);
+    struct tb_selfcal c;
+    fit(&s, 429.6, 0.10, &c);
+    double sn = c.night_tau_sd_ms, sp = 42.96, want = 1 / sqrt(1 / (sn * sn) + 1 / (sp * sp));
+    if (!(fabs(c.tau_sd_ms - want) <= 1e-9 * want))
+        th_fail("a claim the fit agrees with: sd %.3f, not %.3f", c.tau_sd_ms, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finds_tau_and_delay),
         cmocka_unit_test(test_no_delay_found_as_none),
         cmocka_unit_test(test_too_few_steps_give_the_prior),
+        cmocka_unit_test(test_claim_refuted_by_the_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,9 @@
 #define PRIOR_CLAIM_REL 0.10
 #define PRIOR_PROBE_REL 0.03
 
+/* The fewest changes between readings that can show a register's step (rail_series). */
+#define TB_METER_LSB_MIN_CHANGES 5
+
 /* One rail's readings over the size. */
 struct series {
     int64_t *t;
@@ -80,7 +83,11 @@ static int rail_series(const struct tb_power_sample *w, size_t n, int r, struct 
             se->v[se->n++] = v;
         }
     /* a register's step shows as every change a whole number of the smallest; a smooth
-     * reading's smallest change is only its slowest moment (the tail of a swing), no step */
+     * reading's smallest change is only its slowest moment (the tail of a swing), no step.
+     * Five changes at least: a smooth reading's change lands within 0.02 of a whole number
+     * of the smallest one time in 25, so three of four others do so 3 in 10,000 times; eight
+     * missed the step where reads block (two chips polled every 1100 ms after a lead-in of
+     * 5 tau: one change a switch, 7 a night) */
     size_t whole = 0, changes = 0;
     for (size_t i = 1; isfinite(se->lsb) && se->lsb > 0 && i < se->n; i++) {
         double d = fabs(se->v[i] - se->v[i - 1]) / se->lsb;
@@ -89,7 +96,7 @@ static int rail_series(const struct tb_power_sample *w, size_t n, int r, struct 
             whole += fabs(d - round(d)) < 0.02;
         }
     }
-    if (!isfinite(se->lsb) || changes < 8 || whole < changes * 9 / 10)
+    if (!isfinite(se->lsb) || changes < TB_METER_LSB_MIN_CHANGES || whole < changes * 9 / 10)
         se->lsb = 0;
     return 0;
 }

@@ -77,7 +77,9 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
     /* the block's readings, read once: its updates, its power, what it says beside */
     struct tb_power_span sp;
     int64_t margin = tb_power_over_margin_ns(m->pc);
-    tb_energy_plan_read(&m->plan, ta - margin, tb + margin, 0, &sp);
+    /* from a reading before the switch: whether the reading moved since (below) */
+    int64_t before = t0 - (int64_t)(2 * tb_meter_read_ms(m) * 1e6);
+    tb_energy_plan_read(&m->plan, (before < ta ? before : ta) - margin, tb + margin, 0, &sp);
     rc = span_figures(m, &sp, t0, ta, tb, bytes, m0, b, why, n);
     tb_power_span_free(&sp);
     return rc;
@@ -89,8 +91,14 @@ static int span_figures(struct tb_meter *m, const struct tb_power_span *sp, int6
                         int64_t ta, int64_t tb, double bytes, int64_t m0,
                         struct tb_meter_block *b, char *why, size_t n)
 {
-    /* a reading that never moved under load is a stale file or a dead sensor, not power */
-    if (tb_power_updates(&m->plan, sp, ta, tb, NULL, NULL) == 0) {
+    /* a reading that never moved under load since the switch is a stale file or a dead
+     * sensor, not power; one that moved in the lead-in and then holds is a register with a
+     * step, settled at its level (issue #57: a step of 2% read every 1100 ms after a lead-in
+     * of 5 tau holds one value through the block, and every such night failed) */
+    int64_t from = t0;   /* the last reading at or before the switch */
+    for (size_t k = 0; k < sp->n && sp->w[k].t_ns <= t0; k++)
+        from = sp->w[k].t_ns;
+    if (tb_power_updates(&m->plan, sp, from, tb, NULL, NULL) == 0) {
         snprintf(why, n, "no sensor update in %.1f s under load (a static sensor)",
                  (double)(tb - t0) * 1e-9);
         return 1;

@@ -82,6 +82,11 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
      * widens (four H200s at once: +-3 W of 125 W planned 48 s for runs of 27 s) */
     if (isnan(m->idle_rel_sd) && f.updates >= 3 && isfinite(f.reading_rel_sd))
         m->idle_rel_sd = f.reading_rel_sd;
+    /* a reading that never moved over the idle's polls: its spread is below what the
+     * register resolves, and the cycles stop at the fewest (meter-sim at zero noise, or a
+     * step of 2% at 1%: nights of 28.5 s planned at the budget's 43.1) */
+    else if (isnan(m->idle_rel_sd) && f.updates == 0 && f.samples >= (size_t)pc->min_readings + 1)
+        m->idle_rel_sd = 0;
     if (why && n && f.updates < 2 && f.samples > 0)
         snprintf(why, n, "the reading changed %zu time(s) in %.1f s of idle (%zu polls): a "
                  "static sensor, no interval", f.updates, (t1 - t0) * 1e-9, f.samples);
@@ -101,16 +106,23 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
     char model[900];
     tb_sensor_model_line(&c->model, rails, model, sizeof(model));
     double tau = m->plan.tau_ms, lead = tb_meter_lead_ms(m);
+    /* the sampler's poll, where its reads outlasted power.interval_ms (JetPack 5's driver
+     * waits for a conversion on every read): the blocks are planned on it, and said so */
+    char slow[160] = "";
+    if (m->plan.poll_ms > m->pc->interval_ms)
+        snprintf(slow, sizeof(slow), " (the sampler's poll, lengthened from power.interval_ms "
+                 "%d ms: its reads took longer than that)", m->pc->interval_ms);
     if (tb_meter_slow_reads(m))
-        snprintf(line, n, "model %s; read every %.0f ms, too coarse to invert the average "
+        snprintf(line, n, "model %s; read every %.0f ms%s, too coarse to invert the average "
                  "(over tau / 8): each block inverted after a lead-in of %d tau (%.0f ms), "
                  "which costs less than blocks long enough for the lag (%.0f s); energy blocks "
-                 "of %.0f ms", model, tb_meter_read_ms(m), TB_METER_LEAD_TAUS, lead,
+                 "of %.0f ms", model, tb_meter_read_ms(m), slow, TB_METER_LEAD_TAUS, lead,
                  500 * tau * 1e-3, tb_meter_block_ms(m));
     else
-        snprintf(line, n, "model %s; polled every %.0f ms: each block inverted (integral of "
-                 "the readings + tau x their change), from the first poll after the switch; "
-                 "energy blocks of %.0f ms", model, tb_meter_read_ms(m), tb_meter_block_ms(m));
+        snprintf(line, n, "model %s; polled every %.0f ms%s: each block inverted (integral "
+                 "of the readings + tau x their change), from the first poll after the switch; "
+                 "energy blocks of %.0f ms", model, tb_meter_read_ms(m), slow,
+                 tb_meter_block_ms(m));
     size_t len = strlen(line);
     double want = fmax(m->pc->window_ms, tb_meter_need_updates(m) * tau);
     if (tb_meter_block_ms(m) < want && len < n)   /* cut to the budget: said */

@@ -492,7 +492,7 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
                       &nt[i]);
         sim_rerun_record(nt[i].ratio, nt[i].ci, nt[i].rerun_ci, nt[i].truth, nt[i].cycles);
         if (o->verbose)
-            fprintf(stderr, "night %d: ratio %.5f +- %.5f (truth %.4f; parts %% cycles %.4f "
+            fprintf(stderr, "night %d: ratio %.7f +- %.7f (truth %.6f; parts %% cycles %.4f "
                     "tau %.4f lsb %.4f floor %.4f), %d cycles, %.1f s (planned %.1f)%s%s\n",
                     i, nt[i].ratio, nt[i].ci, nt[i].truth, 100 * nt[i].part[0],
                     100 * nt[i].part[1], 100 * nt[i].part[2], 100 * nt[i].part[3],
