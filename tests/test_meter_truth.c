@@ -182,8 +182,8 @@ static void test_slow_reads_trapezoid(void **state)
 
 /* Two chips read 430 ms each (JetPack 5's driver, a rail at a time): the sampler polls every
  * 1100 ms, and the plan kept blocks of 1289 ms made for the 50 ms poll asked, one or two
- * readings a block: -0.50% at ratio 1.5 at zero noise, every night outside its interval
- * (doc/results/meter-sim-2026-12-07b.md). The plan is made on the poll the sampler keeps:
+ * readings a block: bias -0.524% to +1.055% over the grid's cells of two chips read slowly,
+ * -0.496% at ratio 1.5 at zero noise (doc/results/meter-sim-2026-12-07b.md). The plan is made on the poll the sampler keeps:
  * a lead-in of 5 tau before each block, said in the cadence line with why, and each night
  * within 15% of what it announced. */
 static void test_two_chips_slow_reads(void **state)

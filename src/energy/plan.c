@@ -59,7 +59,7 @@ static void work_out(struct tb_energy_plan *p)
      * 5's driver waits for a conversion on every read, 100-430 ms a rail) it lengthens
      * power.interval_ms (sampler.c), and blocks planned on the poll asked held one or two
      * readings (issue #57: two chips read 430 ms each, polled every 1100 ms, blocks of
-     * 1289 ms, -0.5% to +1.1%) */
+     * 1289 ms, -0.524% to +1.055%) */
     p->read_ms = md->read_ms > 0 ? fmax(md->read_ms, isnan(p->period_ms) ? 0 : p->period_ms)
                                  : fmax(pc->interval_ms, p->poll_ms);
     /* the trapezoid of an average read every h misses h^2 / (12 tau^2) of its swing, and a
