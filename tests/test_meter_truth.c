@@ -323,28 +323,6 @@ static void test_slow_average_keeps_its_plan(void **state)
     }
 }
 
-/* A reading that never moves while idle (no noise, or a register's step above it) gave the
- * plan no spread, and it planned the budget: nights of 28.5 s announced at 43.1 (07b, every
- * zero-noise cell). The spread is below what the register resolves; the cycles stop at the
- * fewest, and the night takes what it announced (within 15%). */
-static void test_static_idle_keeps_its_plan(void **state)
-{
-    static const double lsb[] = { 0, 2 }, noise[] = { 0, 1 };
-    for (size_t k = 0; k < 2; k++) {
-        struct sim_opts o = sim_defaults;
-        o.lsb_pct = lsb[k];
-        o.noise_pct = noise[k];
-        o.ratio = 0.8;
-        o.nights = 1;
-        struct sim_night nt;
-        struct sim_summary sm;
-        sim_nights(&o, &nt, &sm);
-        if (!nt.ok || !(fabs(nt.secs / nt.planned_s - 1) <= 0.15))
-            th_fail("step %.0f%%, noise %.0f%%: %.1f s against %.1f announced", lsb[k],
-                    noise[k], nt.secs, nt.planned_s);
-    }
-}
-
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -362,7 +340,6 @@ int main(void)
         cmocka_unit_test(test_step_with_slow_reads),
         cmocka_unit_test(test_step_tail),
         cmocka_unit_test(test_slow_average_keeps_its_plan),
-        cmocka_unit_test(test_static_idle_keeps_its_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,12 +82,6 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
      * widens (four H200s at once: +-3 W of 125 W planned 48 s for runs of 27 s) */
     if (isnan(m->idle_rel_sd) && f.updates >= 3 && isfinite(f.reading_rel_sd))
         m->idle_rel_sd = f.reading_rel_sd;
-    /* a reading that never moved over the idle's polls: its spread is below what the
-     * register resolves, and the cycles stop at the fewest (meter-sim at zero noise, or a
-     * step of 2% at 1%: nights of 28.5 s planned at the budget's 43.1) */
-    else if (isnan(m->idle_rel_sd) && f.updates == 0 &&
-             f.samples >= (size_t)pc->min_readings + 1)
-        m->idle_rel_sd = 0;
     if (why && n && f.updates < 2 && f.samples > 0)
         snprintf(why, n, "the reading changed %zu time(s) in %.1f s of idle (%zu polls): a "
                  "static sensor, no interval", f.updates, (t1 - t0) * 1e-9, f.samples);
