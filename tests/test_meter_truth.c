@@ -302,6 +302,29 @@ static void test_interval_parts(void **state)
     }
 }
 
+/* A short average read slowly (tau 100 ms, reads that block 430 ms: polled every 550 ms)
+ * was announced at 20.3 s for nights of 17.2: the plan counted the lead-in and the span
+ * each to the poll and a whole poll more after them, where each ends at the first poll
+ * after it. Each night takes what it announced (within 15%, issue #57). */
+static void test_short_tau_slow_reads_keeps_its_plan(void **state)
+{
+    static const double noise[] = { 1, 5 }, ratio[] = { 0.8, 1.5 };
+    for (size_t k = 0; k < 4; k++) {
+        struct sim_opts o = sim_defaults;
+        o.tau_ms = o.claim_tau_ms = 100;
+        o.read_latency_ms = 430;
+        o.noise_pct = noise[k / 2];
+        o.ratio = ratio[k % 2];
+        o.nights = 1;
+        struct sim_night nt;
+        struct sim_summary sm;
+        sim_nights(&o, &nt, &sm);
+        if (!nt.ok || !(fabs(nt.secs / nt.planned_s - 1) <= 0.15))
+            th_fail("noise %.0f%%, ratio %.1f: %.1f s against %.1f announced", o.noise_pct,
+                    o.ratio, nt.secs, nt.planned_s);
+    }
+}
+
 /* #58 item 6: a 5000 ms average (from sysfs or a probe) made 15 s blocks; the night was
  * announced at 25 s and took 76. Its blocks are cut to the budget, the cut is said, and the
  * night takes what it announced (within 15%); a 430 ms one keeps its 3 tau. */
@@ -340,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_step_with_slow_reads),
         cmocka_unit_test(test_step_tail),
         cmocka_unit_test(test_slow_average_keeps_its_plan),
+        cmocka_unit_test(test_short_tau_slow_reads_keeps_its_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,16 @@ static double block_s(const struct tb_meter *m, int *updates)
 {
     double p = tb_meter_period_ms(m), iv = m->pc->interval_ms;
     int need = tb_meter_need_updates(m);
+    if (tb_meter_inverts(m) && tb_meter_slow_reads(m) && m->plan.cadence.model.read_ms <= 0) {
+        /* our own poll, too coarse to integrate (reads that block lengthened it): the lead-in
+         * and the span each end at the first poll after them, and the block began a slice
+         * after one, so each is a whole number of polls (issue #57: tau 100 ms polled every
+         * 550 ms, blocks of 2 polls planned at 3) */
+        *updates = need;
+        double h = tb_meter_read_ms(m), slice = (double)m->plan.slice_ns * 1e-6;
+        return (ceil((tb_meter_lead_ms(m) + slice) / h) * h +
+                ceil(tb_meter_block_ms(m) / h) * h + slice) * 1e-3;
+    }
     if (tb_meter_inverts(m)) {   /* its lead-in, its span, the poll after the span, a slice */
         *updates = need;
         return (tb_meter_lead_ms(m) + tb_meter_block_ms(m) + tb_meter_read_ms(m) + iv) * 1e-3;
