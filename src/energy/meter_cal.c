@@ -376,6 +376,11 @@ void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n)
             len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (too few "
                                     "steps: the board's word)", m->plan.rails.name[r],
                                     c->tau_ms, c->tau_sd_ms);
+        else if (c->at_bound)   /* the bound found, not the chip: no sd, no estimate */
+            len += (size_t)snprintf(line + len, n - len, " %s tau %.1f ms, dead time %.1f ms: "
+                                    "at the search bound (not identified; what fits the "
+                                    "readings as stamped, not the chip's constants);",
+                                    m->plan.rails.name[r], c->tau_ms, c->delay_ms);
         else
             len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (said %.1f, "
                                     "%+.1f%%), dead time %.1f +- %.1f ms;",
