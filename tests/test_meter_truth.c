@@ -211,8 +211,30 @@ static void test_two_chips_slow_reads(void **state)
         if (!strstr(nt[i].cadence, "read every 1100 ms (the sampler's poll, lengthened from "
                     "power.interval_ms 50 ms") || !strstr(nt[i].cadence, "lead-in of 5 tau"))
             th_fail("night %d: cadence '%s'", i, nt[i].cadence);
+        /* the text beside the model's line fits the room meter.h leaves it */
+        const char *text = strstr(nt[i].cadence, "; read every");
+        if (!text || !(strlen(text) + 6 < TB_METER_CADENCE_LINE - TB_METER_MODEL_LINE))
+            th_fail("night %d: %zu characters beside the model", i, text ? strlen(text) : 0);
     }
     free(nt);
+}
+
+/* tegrastats' lines seen every 1050 ms while the sampler's poll was lengthened to 150 ms
+ * for reads of 100 ms: the line said "read every 1050 ms (the sampler's poll, lengthened
+ * ...)", a period that is not the poll. The note goes with the poll only. */
+static void test_lengthened_note_only_for_the_poll(void **state)
+{
+    struct sim_opts o = sim_defaults;
+    o.sensor = SIM_TEGRASTATS;
+    o.read_ms = 1000;
+    o.read_latency_ms = 100;
+    o.noise_pct = 1;
+    o.nights = 1;
+    struct sim_night nt;
+    struct sim_summary sm;
+    sim_nights(&o, &nt, &sm);
+    if (!strstr(nt.cadence, "read every 1050 ms") || strstr(nt.cadence, "lengthened"))
+        th_fail("cadence '%s'", nt.cadence);
 }
 
 /* A register whose step is 2% of the copy's load reads each level once the swing is
@@ -361,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_slow_reads_trapezoid),
         cmocka_unit_test(test_two_chips_slow_reads),
         cmocka_unit_test(test_step_with_slow_reads),
+        cmocka_unit_test(test_lengthened_note_only_for_the_poll),
         cmocka_unit_test(test_step_tail),
         cmocka_unit_test(test_slow_average_keeps_its_plan),
         cmocka_unit_test(test_short_tau_slow_reads_keeps_its_plan),

@@ -98,13 +98,15 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
 {
     const struct tb_power_cadence *c = &m->plan.cadence;
     int rails = m->plan.rails.n;
-    char model[900];
+    char model[TB_METER_MODEL_LINE];
     tb_sensor_model_line(&c->model, rails, model, sizeof(model));
     double tau = m->plan.tau_ms, lead = tb_meter_lead_ms(m);
     /* the sampler's poll, where its reads outlasted power.interval_ms (JetPack 5's driver
-     * waits for a conversion on every read): the blocks are planned on it, and said so */
+     * waits for a conversion on every read): the blocks are planned on it, and said so,
+     * only where the period printed is that poll (not tegrastats' interval, nor the period
+     * seen while idle where it is slower) */
     char slow[160] = "";
-    if (m->plan.poll_ms > m->pc->interval_ms)
+    if (m->plan.poll_ms > m->pc->interval_ms && m->plan.poll_ms >= tb_meter_read_ms(m) - 0.5)
         snprintf(slow, sizeof(slow), " (the sampler's poll, lengthened from power.interval_ms "
                  "%d ms: its reads took longer than that)", m->pc->interval_ms);
     if (tb_meter_slow_reads(m))
@@ -137,7 +139,7 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
         return;
     }
     if (c->model.kind != TB_SENSOR_UNKNOWN) {   /* the model first, then the cadence */
-        char model[900];
+        char model[TB_METER_MODEL_LINE];
         int k = snprintf(line, n, "model ");
         tb_sensor_model_line(&c->model, m->plan.rails.n, model, sizeof(model));
         k += snprintf(line + k, n > (size_t)k ? n - (size_t)k : 0, "%s; ", model);
