@@ -334,7 +334,7 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
     if (!tb_meter_inverts(m) || m->plan.cadence.model.read_ms > 0 || !tr ||
         m->sw_n < 3 || count <= 0 || count > TB_SENSOR_MAX_RAILS)
         return;
-    int64_t margin = 2LL * m->pc->interval_ms * 1000000;
+    int64_t margin = (int64_t)(2e6 * tb_power_plan_poll_ms(&m->plan, m->pc));
     struct tb_power_span sp;
     tb_energy_plan_read(&m->plan, m->sw[0], m->sw_end, margin, &sp);
     struct tb_power_sample *w = sp.w;
