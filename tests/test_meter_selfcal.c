@@ -93,6 +93,24 @@ static void test_finds_tau_and_delay(void **state)
     }
 }
 
+/* Readings 400 ms older than their stamps (two chips read 430 ms each, stamped when the
+ * last rail returns, issue #57): the fit ends at the dead times' bound, which it printed
+ * as "dead time 200.0 +- 0.0 ms". It says the bound was found; a dead time of 25 ms is
+ * found as one. */
+static void test_bound_is_no_estimate(void **state)
+{
+    static struct series s;
+    static const double delay[] = { 400, 25 };
+    for (int k = 0; k < 2; k++) {
+        make(&s, 430, delay[k], 0.01, 14, 2150, 21 + (unsigned)k);
+        struct tb_selfcal c;
+        fit(&s, 429.6, 0.10, &c);
+        if (c.steps < TB_SELFCAL_MIN_STEPS || c.at_bound != (k == 0))
+            th_fail("dead time %.0f ms: %d steps, tau %.1f, delay %.1f +- %.1f, at_bound %d",
+                    delay[k], c.steps, c.tau_ms, c.delay_ms, c.delay_sd_ms, c.at_bound);
+    }
+}
+
 /* No dead time and the claim right: the fit says so, not a dead time out of nothing. */
 static void test_no_delay_found_as_none(void **state)
 {
@@ -150,6 +168,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finds_tau_and_delay),
+        cmocka_unit_test(test_bound_is_no_estimate),
         cmocka_unit_test(test_no_delay_found_as_none),
         cmocka_unit_test(test_too_few_steps_give_the_prior),
         cmocka_unit_test(test_claim_refuted_by_the_fit),

@@ -97,7 +97,7 @@ static void test_two_chips(void **state)
     o.tau2_ms = 215;
     done_when(&o, true);
     /* the log says each rail's own constant */
-    char line[768];
+    char line[TB_METER_CADENCE_LINE];
     struct sim_summary sm;
     o.nights = 1;
     run(o, 1.1, &sm, line, sizeof(line));
@@ -139,7 +139,7 @@ static void test_tegrastats_lead_in(void **state)
     o.sensor = SIM_TEGRASTATS;
     o.nights = 100;
     struct sim_summary sm;
-    char line[768];
+    char line[TB_METER_CADENCE_LINE];
     run(o, 1.5, &sm, line, sizeof(line));
     if (sm.failed || !(fabs(sm.bias_pct) <= 0.3))
         th_fail("tegrastats: %d failed, bias %.3f%%", sm.failed, sm.bias_pct);

@@ -49,7 +49,7 @@ struct tb_energy_said {
     double idle_w, idle_ci;            /* the idle before the sweep, its 95% half-width */
     double idle_after_w, idle_after_ci;   /* after it (tb_energy_end); NAN before */
     char idle_why[160];                /* why the idle has no interval; "" */
-    char cadence[768];                 /* the sensor's model and cadence, as said and logged */
+    char cadence[TB_METER_CADENCE_LINE];   /* the sensor's model and cadence, as said, logged */
     char settle[320];                  /* the warming, as logged; "" none */
     char rerun[768];                   /* what the run-to-run spread was learned from; "" */
     double settle_secs, plan_s;        /* the warming's seconds; the night's, as announced */

@@ -176,8 +176,9 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
     double *vc = NULL;
     /* from a poll before ta, so that ta itself counts as the change it is; the span from
      * as far before for the figures beside the power (tb_power_over's margin) */
-    int64_t before = ta - 2LL * m->pc->interval_ms * 1000000, now = tb_now_ns();
-    int64_t from = ta - tb_power_over_margin_ns(m->pc);
+    int64_t before = ta - (int64_t)(2e6 * tb_power_plan_poll_ms(&m->plan, m->pc)),
+            now = tb_now_ns();
+    int64_t from = ta - tb_power_plan_margin_ns(&m->plan, m->pc);
     struct tb_power_span sp;
     tb_energy_plan_read(&m->plan, from < before ? from : before, now, 0, &sp);
     size_t k = tb_power_updates(&m->plan, &sp, before, now, &tc, &vc), j = 0;

@@ -84,19 +84,22 @@ static int rail_series(const struct tb_power_sample *w, size_t n, int r, struct 
         }
     /* a register's step shows as every change a whole number of the smallest; a smooth
      * reading's smallest change is only its slowest moment (the tail of a swing), no step.
-     * Five changes at least: a smooth reading's change lands within 0.02 of a whole number
-     * of the smallest one time in 25, so three of four others do so 3 in 10,000 times; eight
-     * missed the step where reads block (two chips polled every 1100 ms after a lead-in of
-     * 5 tau: one change a switch, 7 a night) */
-    size_t whole = 0, changes = 0;
+     * Five changes at least, and two sizes among them: where reads block (two chips polled
+     * every 1100 ms after a lead-in of 5 tau) a stepped reading may change once a switch,
+     * between the copy's level and the kernel's, and every change is then the switch's own
+     * size, a whole number of itself by construction (issue #57: a "step" of 16% of the copy
+     * for a register of 2%). One size is no evidence of a step: none is counted. */
+    size_t whole = 0, changes = 0, multiple = 0;
     for (size_t i = 1; isfinite(se->lsb) && se->lsb > 0 && i < se->n; i++) {
         double d = fabs(se->v[i] - se->v[i - 1]) / se->lsb;
         if (d > 0) {
             changes++;
             whole += fabs(d - round(d)) < 0.02;
+            multiple += fabs(d - round(d)) < 0.02 && round(d) >= 2;
         }
     }
-    if (!isfinite(se->lsb) || changes < TB_METER_LSB_MIN_CHANGES || whole < changes * 9 / 10)
+    if (!isfinite(se->lsb) || changes < TB_METER_LSB_MIN_CHANGES || whole < changes * 9 / 10 ||
+        multiple == 0)
         se->lsb = 0;
     return 0;
 }
@@ -331,7 +334,7 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
     if (!tb_meter_inverts(m) || m->plan.cadence.model.read_ms > 0 || !tr ||
         m->sw_n < 3 || count <= 0 || count > TB_SENSOR_MAX_RAILS)
         return;
-    int64_t margin = 2LL * m->pc->interval_ms * 1000000;
+    int64_t margin = (int64_t)(2e6 * tb_power_plan_poll_ms(&m->plan, m->pc));
     struct tb_power_span sp;
     tb_energy_plan_read(&m->plan, m->sw[0], m->sw_end, margin, &sp);
     struct tb_power_sample *w = sp.w;
@@ -373,6 +376,11 @@ void tb_meter_selfcal_line(const struct tb_meter *m, char *line, size_t n)
             len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (too few "
                                     "steps: the board's word)", m->plan.rails.name[r],
                                     c->tau_ms, c->tau_sd_ms);
+        else if (c->at_bound)   /* the bound found, not the chip: no sd, no estimate */
+            len += (size_t)snprintf(line + len, n - len, " %s tau %.1f ms, dead time %.1f ms: "
+                                    "at the search bound (not identified; what fits the "
+                                    "readings as stamped, not the chip's constants);",
+                                    m->plan.rails.name[r], c->tau_ms, c->delay_ms);
         else
             len += (size_t)snprintf(line + len, n - len, " %s tau %.1f +- %.1f ms (said %.1f, "
                                     "%+.1f%%), dead time %.1f +- %.1f ms;",

@@ -76,7 +76,7 @@ int tb_meter_ema_block(struct tb_meter *m, const struct tb_meter_load *ld, size_
         return rc;
     /* the block's readings, read once: its updates, its power, what it says beside */
     struct tb_power_span sp;
-    int64_t margin = tb_power_over_margin_ns(m->pc);
+    int64_t margin = tb_power_plan_margin_ns(&m->plan, m->pc);
     /* from a reading before the switch: whether the reading moved since (below) */
     int64_t before = t0 - (int64_t)(2 * tb_meter_read_ms(m) * 1e6);
     tb_energy_plan_read(&m->plan, (before < ta ? before : ta) - margin, tb + margin, 0, &sp);

@@ -158,7 +158,8 @@ double tb_meter_period_ms(const struct tb_meter *m);
 /* The source's model is an exponential average (sensor_model.h): blocks inverted. */
 bool tb_meter_inverts(const struct tb_meter *m);
 /* How often a new reading can come: another program's read period (tegrastats: its
- * interval, or the period seen while idle if slower), else our poll (power.interval_ms). */
+ * interval, or the period seen while idle if slower), else our poll as the sampler keeps it
+ * (power.interval_ms, lengthened where reads block: plan.c). */
 double tb_meter_read_ms(const struct tb_meter *m);
 /* Reads too coarse to integrate the average's swing (more than tau / 8 apart). */
 bool tb_meter_slow_reads(const struct tb_meter *m);

@@ -82,11 +82,6 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n)
      * widens (four H200s at once: +-3 W of 125 W planned 48 s for runs of 27 s) */
     if (isnan(m->idle_rel_sd) && f.updates >= 3 && isfinite(f.reading_rel_sd))
         m->idle_rel_sd = f.reading_rel_sd;
-    /* a reading that never moved over the idle's polls: its spread is below what the
-     * register resolves, and the cycles stop at the fewest (meter-sim at zero noise, or a
-     * step of 2% at 1%: nights of 28.5 s planned at the budget's 43.1) */
-    else if (isnan(m->idle_rel_sd) && f.updates == 0 && f.samples >= (size_t)pc->min_readings + 1)
-        m->idle_rel_sd = 0;
     if (why && n && f.updates < 2 && f.samples > 0)
         snprintf(why, n, "the reading changed %zu time(s) in %.1f s of idle (%zu polls): a "
                  "static sensor, no interval", f.updates, (t1 - t0) * 1e-9, f.samples);
@@ -103,13 +98,15 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
 {
     const struct tb_power_cadence *c = &m->plan.cadence;
     int rails = m->plan.rails.n;
-    char model[900];
+    char model[TB_METER_MODEL_LINE];
     tb_sensor_model_line(&c->model, rails, model, sizeof(model));
     double tau = m->plan.tau_ms, lead = tb_meter_lead_ms(m);
     /* the sampler's poll, where its reads outlasted power.interval_ms (JetPack 5's driver
-     * waits for a conversion on every read): the blocks are planned on it, and said so */
+     * waits for a conversion on every read): the blocks are planned on it, and said so,
+     * only where the period printed is that poll (not tegrastats' interval, nor the period
+     * seen while idle where it is slower) */
     char slow[160] = "";
-    if (m->plan.poll_ms > m->pc->interval_ms)
+    if (m->plan.poll_ms > m->pc->interval_ms && m->plan.poll_ms >= tb_meter_read_ms(m) - 0.5)
         snprintf(slow, sizeof(slow), " (the sampler's poll, lengthened from power.interval_ms "
                  "%d ms: its reads took longer than that)", m->pc->interval_ms);
     if (tb_meter_slow_reads(m))
@@ -142,7 +139,7 @@ void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
         return;
     }
     if (c->model.kind != TB_SENSOR_UNKNOWN) {   /* the model first, then the cadence */
-        char model[900];
+        char model[TB_METER_MODEL_LINE];
         int k = snprintf(line, n, "model ");
         tb_sensor_model_line(&c->model, m->plan.rails.n, model, sizeof(model));
         k += snprintf(line + k, n > (size_t)k ? n - (size_t)k : 0, "%s; ", model);
@@ -182,6 +179,16 @@ static double block_s(const struct tb_meter *m, int *updates)
 {
     double p = tb_meter_period_ms(m), iv = m->pc->interval_ms;
     int need = tb_meter_need_updates(m);
+    if (tb_meter_inverts(m) && tb_meter_slow_reads(m) && m->plan.cadence.model.read_ms <= 0) {
+        /* our own poll, too coarse to integrate (reads that block lengthened it): the lead-in
+         * and the span each end at the first poll after them, and the block began a slice
+         * after one, so each is a whole number of polls (issue #57: tau 100 ms polled every
+         * 550 ms, blocks of 2 polls planned at 3) */
+        *updates = need;
+        double h = tb_meter_read_ms(m), slice = (double)m->plan.slice_ns * 1e-6;
+        return (ceil((tb_meter_lead_ms(m) + slice) / h) * h +
+                ceil(tb_meter_block_ms(m) / h) * h + slice) * 1e-3;
+    }
     if (tb_meter_inverts(m)) {   /* its lead-in, its span, the poll after the span, a slice */
         *updates = need;
         return (tb_meter_lead_ms(m) + tb_meter_block_ms(m) + tb_meter_read_ms(m) + iv) * 1e-3;

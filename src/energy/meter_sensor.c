@@ -73,7 +73,7 @@ void tb_meter_over(struct tb_meter *m, const struct tb_power_cfg *pc, int64_t t0
                    struct tb_power_figures *f)
 {
     struct tb_power_span sp;
-    int64_t margin = tb_power_over_margin_ns(pc);
+    int64_t margin = tb_power_plan_margin_ns(&m->plan, pc);
     tb_energy_plan_read(&m->plan, t0 - margin, t1 + margin, 0, &sp);
     tb_power_over(&m->plan, pc, &sp, t0, t1, f);
     tb_power_span_free(&sp);

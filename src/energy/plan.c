@@ -55,11 +55,11 @@ static void work_out(struct tb_energy_plan *p)
     p->tau_ms = tb_sensor_model_max_tau_ms(md, p->rails.n);
     p->inverts = md->kind == TB_SENSOR_EMA;
     /* another program's read period (tegrastats: its interval, or the period seen while
-     * idle if slower), else our poll (power.interval_ms) */
-    /* where reads block (JetPack 5's driver waits for a conversion on every read: 100-430
-     * ms a rail) the sampler lengthens its poll (sampler.c): the plan is made on the poll it
-     * keeps, not the one asked (issue #57: two chips read 430 ms each, polled every 1100 ms,
-     * kept blocks of 1289 ms made for 50 ms polls and read -0.5% to +1.1%) */
+     * idle if slower), else our poll as the sampler keeps it: where reads block (JetPack
+     * 5's driver waits for a conversion on every read, 100-430 ms a rail) it lengthens
+     * power.interval_ms (sampler.c), and blocks planned on the poll asked held one or two
+     * readings (issue #57: two chips read 430 ms each, polled every 1100 ms, blocks of
+     * 1289 ms, -0.524% to +1.055%) */
     p->read_ms = md->read_ms > 0 ? fmax(md->read_ms, isnan(p->period_ms) ? 0 : p->period_ms)
                                  : fmax(pc->interval_ms, p->poll_ms);
     /* the trapezoid of an average read every h misses h^2 / (12 tau^2) of its swing, and a
@@ -72,7 +72,8 @@ static void work_out(struct tb_energy_plan *p)
     p->block_ms = block_ms(p);
     double pm = p->period_ms;
     /* never less than three of the sampler's polls (a lengthened poll of 1100 ms) */
-    p->patience_ns = (int64_t)(fmax(isnan(pm) ? 3000 : fmax(4 * pm, 1000), 3.0 * p->poll_ms) * 1e6);
+    double wait_ms = isnan(pm) ? 3000 : fmax(4 * pm, 1000);
+    p->patience_ns = (int64_t)(fmax(wait_ms, 3.0 * p->poll_ms) * 1e6);
     p->slice_ns = (int64_t)((isnan(pm) ? 20 : fmin(fmax(pm / 4, 5), 50)) * 1e6);
     /* min_readings readings need that many updates (one more for a counter, whose readings
      * are the spans between updates), and one period more for where the window's edges

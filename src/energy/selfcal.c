@@ -243,10 +243,32 @@ static int usable(const struct ctx *c, bool *use)
     return k;
 }
 
+/* The night's fit weighed with the prior into out->tau_ms. The jackknife's sd of few
+ * groups is first widened to a normal one's 95%: what the interval (meter_cal.c)
+ * multiplies by 1.96 then holds t's. */
+static void weigh(struct tb_selfcal *out, double prior, double psd)
+{
+    double widen = tb_t95((size_t)out->df) / 1.96;
+    out->night_tau_sd_ms *= widen;
+    out->delay_sd_ms *= widen;
+    /* the prior's own spread where the night disagrees with it: the board's word is a
+     * claim (issue #57: update_interval 0.8 to 1.25 of what the chip runs), and held at
+     * its +-10% against a fit 2.5 of those sds away it pulled every night the same way
+     * (one chip 1.25 x its claim at 5% noise: -0.7% on tau, 85.5-88.5% covered). One
+     * fit f ~ N(prior, sp^2 + sn^2) is likeliest where sp^2 = (f - prior)^2 - sn^2
+     * (empirical Bayes, the prior's variance by maximum marginal likelihood: Casella,
+     * Am. Statist. 39 (1985)): the prior's sd never below its own, widened to that */
+    double sn2 = out->night_tau_sd_ms * out->night_tau_sd_ms,
+           gap = out->night_tau_ms - prior, pv = fmax(psd * psd, gap * gap - sn2);
+    double wn = 1 / fmax(sn2, 1e-12), wp = pv > 0 ? 1 / pv : 0;
+    out->tau_ms = (wn * out->night_tau_ms + wp * prior) / (wn + wp);
+    out->tau_sd_ms = 1 / sqrt(wn + wp);
+}
+
 int tb_selfcal_fit(const struct tb_selfcal_in *in, struct tb_selfcal *out)
 {
     double prior = in->tau_prior_ms, psd = in->tau_prior_rel_sd * prior;
-    *out = (struct tb_selfcal){ prior, psd, 0, NAN, NAN, NAN, 0, 0 };
+    *out = (struct tb_selfcal){ prior, psd, 0, NAN, NAN, NAN, 0, 0, 0 };
     if (in->steps < 3 || in->n < 8 || !(prior > 0))
         return 0;
     double *tm = malloc(in->n * sizeof(*tm)), *sm = malloc(in->steps * sizeof(*sm));
@@ -267,23 +289,16 @@ int tb_selfcal_fit(const struct tb_selfcal_in *in, struct tb_selfcal *out)
             if (use[j])
                 group[j] = seen++ * groups / out->steps;
         night_fit(&c, prior, groups, out);
-        /* the jackknife's sd of few groups, widened to a normal one's 95%: what the
-         * interval (meter_cal.c) multiplies by 1.96 then holds t's */
-        double widen = tb_t95((size_t)out->df) / 1.96;
-        out->night_tau_sd_ms *= widen;
-        out->delay_sd_ms *= widen;
-        /* the prior's own spread where the night disagrees with it: the board's word is a
-         * claim (issue #57: update_interval 0.8 to 1.25 of what the chip runs), and held at
-         * its +-10% against a fit 2.5 of those sds away it pulled every night the same way
-         * (one chip 1.25 x its claim at 5% noise: -0.7% on tau, 85.5-88.5% covered). One
-         * fit f ~ N(prior, sp^2 + sn^2) is likeliest where sp^2 = (f - prior)^2 - sn^2
-         * (empirical Bayes, the prior's variance by maximum marginal likelihood: Casella,
-         * Am. Statist. 39 (1985)): the prior's sd never below its own, widened to that */
-        double sn2 = out->night_tau_sd_ms * out->night_tau_sd_ms,
-               gap = out->night_tau_ms - prior, pv = fmax(psd * psd, gap * gap - sn2);
-        double wn = 1 / fmax(sn2, 1e-12), wp = pv > 0 ? 1 / pv : 0;
-        out->tau_ms = (wn * out->night_tau_ms + wp * prior) / (wn + wp);
-        out->tau_sd_ms = 1 / sqrt(wn + wp);
+        /* a fit at the search's bound found the bound, not the chip (issue #57: two chips
+         * read 430 ms each are stamped when the last rail returns, so the first rail's
+         * reading is 430 ms older than its stamp: "dead time 200.0 +- 0.0 ms"). Said so;
+         * the pair still inverts (it is what fits the readings as stamped: the board's
+         * word in its place read -0.26 to -0.29% at 1.25 x the claim, ratio 1.5, against
+         * 0.00 to -0.02%) */
+        double nt = out->night_tau_ms;
+        out->at_bound = out->delay_ms > TB_SELFCAL_MAX_DELAY_MS - 1 ||
+                        nt < prior / 2.5 * 1.01 || nt > prior * 2.5 / 1.01;
+        weigh(out, prior, psd);
     }
     free(tm);
     free(sm);

@@ -32,6 +32,9 @@ struct tb_selfcal {
     double night_tau_ms, night_tau_sd_ms;   /* the night's steps alone (NAN: too few) */
     int steps;                   /* steps with readings on both sides */
     int df;                      /* the degrees of freedom of the sds (0: the prior's) */
+    int at_bound;                /* the night's fit ended at its search's bound (tau at the
+                                  * grid's end, D at TB_SELFCAL_MAX_DELAY_MS): the pair
+                                  * fits the readings, but does not identify the chip */
 };
 
 /* The fit: the time constant tau and dead time D whose average of a load that is constant
@@ -40,7 +43,8 @@ struct tb_selfcal {
  * level before, the swing left from the step before, the level after); the sds by the
  * jackknife over groups of steps (their readings' noise is correlated, so the fit's own
  * curvature would claim too little); the prior weighed in by inverse variance. 0, or -1
- * (out of memory: out holds the prior). */
+ * (out of memory: out holds the prior). A fit that ends at a bound of its search is no
+ * estimate of the chip: at_bound says so. */
 int tb_selfcal_fit(const struct tb_selfcal_in *in, struct tb_selfcal *out);
 
 #endif

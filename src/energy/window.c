@@ -233,6 +233,16 @@ int64_t tb_power_over_margin_ns(const struct tb_power_cfg *pc)
     return (int64_t)pc->interval_ms * 4 * 1000000;
 }
 
+double tb_power_plan_poll_ms(const struct tb_energy_plan *p, const struct tb_power_cfg *pc)
+{
+    return p && p->poll_ms > pc->interval_ms ? p->poll_ms : pc->interval_ms;
+}
+
+int64_t tb_power_plan_margin_ns(const struct tb_energy_plan *p, const struct tb_power_cfg *pc)
+{
+    return (int64_t)(4e6 * tb_power_plan_poll_ms(p, pc));
+}
+
 void tb_power_over(const struct tb_energy_plan *p, const struct tb_power_cfg *pc,
                    const struct tb_power_span *sp, int64_t t0, int64_t t1,
                    struct tb_power_figures *f)
@@ -241,7 +251,7 @@ void tb_power_over(const struct tb_energy_plan *p, const struct tb_power_cfg *pc
     f->total_w = f->gpu_w = f->energy_j = f->energy_counter_j = f->total_w_ci = NAN;
     f->gpu_temp_c = f->gpu_clock_mhz = f->emc_clock_mhz = f->reading_rel_sd = NAN;
     f->mem_temp_c = NAN;
-    int64_t margin = tb_power_over_margin_ns(pc);
+    int64_t margin = tb_power_plan_margin_ns(p, pc);
     size_t n = 0;
     struct tb_power_sample *w = part(sp, t0 - margin, t1 + margin, &n);
     int64_t *t = malloc((n ? n : 1) * sizeof(*t));

@@ -31,6 +31,10 @@ struct tb_power_figures {
 /* How far past a window's edges tb_power_over reads: 4 polls of power.interval_ms. A span
  * read for it reaches [t0 - this, t1 + this]. */
 int64_t tb_power_over_margin_ns(const struct tb_power_cfg *pc);
+/* The poll the sampler keeps (ms): power.interval_ms, or longer where it lengthened it for
+ * reads that block (plan.c's poll_ms); and tb_power_over's margin on it, four polls. */
+double tb_power_plan_poll_ms(const struct tb_energy_plan *p, const struct tb_power_cfg *pc);
+int64_t tb_power_plan_margin_ns(const struct tb_energy_plan *p, const struct tb_power_cfg *pc);
 /* The power over [t0, t1] (CLOCK_MONOTONIC ns) from sp's readings within the margin, rails
  * chosen by pc (the plan's, or a copy with other batches), with its interval from the
  * independent readings, however wide (what a width means is the meter's judgement,

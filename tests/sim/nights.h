@@ -231,7 +231,7 @@ struct sim_night {
     double tau_used[2], delay_used;   /* what the meter inverted with (tb_meter_tau_used) */
     bool ok;                   /* a ratio came */
     char note[320];
-    char cadence[768];         /* the night's cadence line (the log's # power_cadence:) */
+    char cadence[TB_METER_CADENCE_LINE];   /* the night's cadence line (# power_cadence:) */
     char selfcal[1024];        /* what it self-calibrated (tb_meter_selfcal_line) */
 };
 
