@@ -473,9 +473,9 @@ static void test_sigkill_at_each_step(void **state)
         assert_true(mb_exists(sp));
         assert_false(gone(nvpm));                   /* nvpmodel outlived the run */
         unsetenv("FAKE_NVPM_FAULT");
-        setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+        setenv("TB_SETTLE_TIMEOUT_S", "1", 1);
         int rc = th_runf("restore");
-        unsetenv("TB_DRIVER_TIMEOUT_S");
+        unsetenv("TB_SETTLE_TIMEOUT_S");
         /* the group it found, never "process group 0" (#50): "(process group N)" where the
          * kill before this settle left it gone, "(process group N, proven ours ...)" where a
          * loaded machine had not yet ended it (SIGKILL takes effect when the process next

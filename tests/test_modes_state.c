@@ -504,9 +504,9 @@ static void test_stale_record_spares_a_stranger(void **state)
         assert_non_null(f);
         fputs(rec, f);
         fclose(f);
-        setenv("TB_DRIVER_TIMEOUT_S", "1", 1);   /* a limit that would pass, were it waited */
+        setenv("TB_SETTLE_TIMEOUT_S", "1", 1);   /* a limit that would pass, were it waited */
         int rc = th_runf("restore");
-        unsetenv("TB_DRIVER_TIMEOUT_S");
+        unsetenv("TB_SETTLE_TIMEOUT_S");
         int st;
         pid_t w = waitpid(pid, &st, WNOHANG);
         kill(pid, SIGKILL);   /* our own child */
@@ -557,9 +557,9 @@ static void test_unknown_boot_spares_a_stranger(void **state)
         assert_non_null(f);
         fputs(rec, f);
         fclose(f);
-        setenv("TB_DRIVER_TIMEOUT_S", "1", 1);
+        setenv("TB_SETTLE_TIMEOUT_S", "1", 1);
         int rc = direct ? tb_child_settle(hold, "", why, sizeof(why)) : th_runf("restore");
-        unsetenv("TB_DRIVER_TIMEOUT_S");
+        unsetenv("TB_SETTLE_TIMEOUT_S");
         int st;
         pid_t w = waitpid(pid, &st, WNOHANG);
         kill(pid, SIGKILL);   /* our own child */

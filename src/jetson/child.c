@@ -45,6 +45,17 @@ double tb_child_limit_s(void)
     return s < CMD_TIMEOUT_S ? s : CMD_TIMEOUT_S;
 }
 
+double tb_child_settle_limit_s(void)
+{
+    double s = tb_child_limit_s();
+    const char *e = getenv("TB_SETTLE_TIMEOUT_S");
+    if (!e || !*e)
+        return s;
+    char *end;
+    double v = strtod(e, &end);
+    return !*end && v > 0 && v < s ? v : s;
+}
+
 /* cmd's words and extra into argv (at most 19), argv[0] resolved through PATH into exe. */
 static int split(const char *cmd, const char *const *extra, char *words, size_t wn,
                  char **argv, char *exe, size_t en)
@@ -653,7 +664,7 @@ int tb_child_settle(const char *hold, const char *boot, char *why, size_t n)
                  "would be emptied): refused, nothing written", hold);
         return -EPERM;
     }
-    int64_t limit = (int64_t)(tb_child_limit_s() * 1e9), t0 = tb_real_now_ns();
+    int64_t limit = (int64_t)(tb_child_settle_limit_s() * 1e9), t0 = tb_real_now_ns();
     struct hold_rec r;
     read_record(fd, &r);   /* before any wait: a holder that ends empties it */
     int rc = 0;

@@ -14,6 +14,12 @@
 /* The deadline of one command, seconds: 30, or TB_DRIVER_TIMEOUT_S when lower. */
 double tb_child_limit_s(void);
 
+/* How long tb_child_settle waits for a dead run's command before it kills it: the command's
+ * deadline, or TB_SETTLE_TIMEOUT_S (seconds) when lower. The tests set this one alone, so
+ * that the command restore itself runs after the settle keeps its whole deadline: with one
+ * limit of 1 s for both, a busy 2-core machine killed restore's own nvpmodel (#59). */
+double tb_child_settle_limit_s(void);
+
 /* Runs cmd (words split at blanks, the first looked up in PATH) with extra arguments after
  * it: stdin the text input (NULL: /dev/null), stdout and stderr into out (one line,
  * bounded), under a holder that holds hold (NULL: none) until the command's process group is
@@ -22,7 +28,7 @@ double tb_child_limit_s(void);
 int tb_child_run(const char *cmd, const char *const *extra, const char *input, const char *hold,
                  const char *boot, char *out, size_t n);
 
-/* Waits for a holder of hold (a run's, dead or alive) to finish, up to tb_child_limit_s();
+/* Waits for a holder of hold (a run's, dead or alive) to finish, up to tb_child_settle_limit_s();
  * past it, kills the holder's command group and the holder. Then a command group the hold
  * file names that outlived its holder is waited for and killed the same way. Nothing is
  * signalled or waited for unless proven ours: the record carries each process's start
