@@ -47,13 +47,10 @@ double tb_child_limit_s(void)
 
 double tb_child_settle_limit_s(void)
 {
-    double s = tb_child_limit_s();
     const char *e = getenv("TB_SETTLE_TIMEOUT_S");
-    if (!e || !*e)
-        return s;
-    char *end;
-    double v = strtod(e, &end);
-    return !*end && v > 0 && v < s ? v : s;
+    char *end = NULL;
+    double s = tb_child_limit_s(), v = e && *e ? strtod(e, &end) : 0;
+    return end && !*end && v > 0 && v < s ? v : s;
 }
 
 /* cmd's words and extra into argv (at most 19), argv[0] resolved through PATH into exe. */
