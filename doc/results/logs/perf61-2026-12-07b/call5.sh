@@ -83,17 +83,17 @@ esac
 case " ${PHASES:-table prof parallel} " in *" parallel "*)
 t=$(left)
 say "side by side, each under $t s"
-for part in float-seeds float-fast double u8 f16; do
+for part in ${PARTS:-float-seeds float-fast double u8 f16}; do
   mkdir -p $OUT/parts-$part
   ( TB_LOCK_FILE=$L/lock-$part OUT=$OUT/parts-$part CHECK_PARTS=$part TB=$TB BOARD=$B STEPS=checkparts \
       timeout -k 5 $t sh contrib/gpu-lab/gpu-check.sh > $OUT/parts-$part/out.txt 2>&1
     say "part $part: exit $? $(grep -E '^part ' $OUT/parts-$part/out.txt | tail -1)" ) &
 done
-( mkdir -p $OUT/memall
+[ -n "${PARTS_ONLY:-}" ] || ( mkdir -p $OUT/memall
   TB_LOCK_FILE=$L/lock-memall OUT=$OUT/memall TB=$TB BOARD=$B STEPS=memall \
     timeout -k 5 $t sh contrib/gpu-lab/gpu-check.sh > $OUT/memall/out.txt 2>&1
   say "memall: exit $?"; grep -E '^memcheck' $OUT/memall/out.txt | tee -a $S ) &
-for img in nano xavier; do
+for img in $([ -n "${PARTS_ONLY:-}" ] || echo nano xavier); do
   ( for e in u8 f16 float double; do
       TB_LOCK_FILE=$L/lock-$img timeout -k 5 $(( $t / 4 )) $G/tb-$img run --device cuda -c conf/gpu-check.cfg -b $B \
         --set power.source=none --set sweep.element=$e \
@@ -107,6 +107,6 @@ done
 wait
 (cd $L && tar czf $OUT/img.tgz img-*.txt)
 for p in $OUT/parts-*; do tar czf $p.tgz -C $p . && rm -rf $p; done
-tar czf $OUT/memall.tgz -C $OUT memall && rm -rf $OUT/memall ;;
+[ -d $OUT/memall ] && tar czf $OUT/memall.tgz -C $OUT memall && rm -rf $OUT/memall ;;
 esac
 say "=== $(date -u +%FT%TZ) end"
