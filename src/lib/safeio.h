@@ -34,9 +34,9 @@ int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags
  * file longer than buf is not an error (its first line is what is wanted). */
 int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, size_t why_n);
 
-/* One read of a batch (tb_safeio_lines, tb_safeio_kept_reads): path (or, when path is NULL, the descriptor fd,
- * named what, as tb_safeio_read_fd reads it) and flags in; the first line into buf (n bytes),
- * rc (0 or -errno, tb_safeio_line's) and why out. */
+/* One read of a batch (tb_safeio_lines; tb_safeio_kept_reads, below): path (or, when path
+ * is NULL, the descriptor fd, named what, as tb_safeio_read_fd reads it) and flags in; the
+ * first line into buf (n bytes), rc (0 or -errno, tb_safeio_line's) and why out. */
 struct tb_safeio_job {
     const char *path;
     int fd;

@@ -63,9 +63,10 @@ int tb_sio_sock(const struct worker *w);
 void tb_sio_deadline(struct timespec *end, int ms);
 int tb_sio_ms_left(const struct timespec *end);
 
-/* In a reader (safeio_reader.c; async-signal-safe): path opened as tb_safeio_read opens it (no final link
- * unless flags say, a regular file, without blocking), a->stage and a->err saying where it
- * failed; its bytes read to EOF or cap; a reply of n bytes sent whole. */
+/* In a reader (safeio_reader.c; async-signal-safe): path opened as tb_safeio_read opens
+ * it (no final link unless flags say, a regular file, without blocking), a->stage and
+ * a->err saying where it failed; its bytes read to EOF or cap; a reply of n bytes sent
+ * whole. */
 int tb_sio_open_regular(const char *path, int flags, struct answer *a);
 void tb_sio_read_all(int fd, char *buf, struct answer *a, uint32_t cap);
 bool tb_sio_send_all(int sock, const void *p, size_t n);

@@ -159,8 +159,10 @@ static struct kept *kept_open(const char *path, struct answer *a)
 }
 
 /* One path's bytes into buf, a saying how it went. The kept descriptor is read again from
- * its start (Linux Documentation/filesystems/sysfs.rst: "seek to 0 and read again") only
- * while the path still names its file, as lstat sees the path, never following a link;
+ * its start, which runs the attribute's show again (Linux fs/kernfs/file.c, above
+ * kernfs_generic_poll, fs/sysfs/file.c's sysfs_poll before 3.14: "close and re-open the
+ * file, or seek to 0 and read again"), only while the path still names its file, as lstat
+ * sees the path, never following a link;
  * otherwise (gone: ENOENT; replaced, or a link now: opened again, and refused as
  * tb_safeio_read refuses it) and where its read fails (a driver unbound: ENODEV), the path
  * is opened again, once. */
