@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/safeio.h"
+#include "read_hang_hook.h"
 
 static int guard(void **state)
 {
@@ -477,6 +478,67 @@ static void test_kept_reads_follow_their_paths(void **state)
     free(d);
 }
 
+/* A kept read where a later file never answers: the answers read before it (held by the
+ * reader to send together) still come, the timeout names the file that hung, a file after
+ * it is read, and the reader given up is remembered under the hung file alone: the first
+ * file reads again at once, and the next kept read fails the hung file at once (still stuck). */
+static void test_kept_read_names_the_file_that_hung(void **state)
+{
+    char *d = th_tmpdir(), *f[3], buf[3][16];
+    f[0] = th_write(d, "crit_alarm", "0\n");
+    f[1] = th_write(d, "hang_input", "2\n");
+    f[2] = th_write(d, "in3_input", "3\n");
+    assert_int_equal(read_hang(f[1]), 0);
+    struct tb_safeio_job job[3];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 3; i++)
+            job[i] = (struct tb_safeio_job){ .path = f[i], .buf = buf[i], .n = sizeof(buf[i]) };
+        tb_safeio_kept_reads(job, 3, 1000);
+        if (job[0].rc || job[2].rc)
+            th_fail("round %d: %d (%s), %d (%s)", k, job[0].rc, job[0].why, job[2].rc,
+                    job[2].why);
+        assert_string_equal(buf[0], "0\n");
+        assert_string_equal(buf[2], "3\n");
+        assert_int_equal(job[1].rc, -ETIMEDOUT);
+        th_must_have(job[1].why, f[1]);
+        th_must_have(job[1].why, k == 0 ? "did not finish within 1000 ms" : "still stuck");
+        char why[512];
+        assert_int_equal(tb_safeio_read(f[0], buf[0], sizeof(buf[0]), NULL, 0, 1000, why,
+                                        sizeof(why)), 0);
+    }
+    read_unhang(f[1]);
+    for (int i = 0; i < 3; i++)
+        free(f[i]);
+    th_rmtree(d);
+    free(d);
+}
+
+/* Kept reads of mixed sizes: each job read to its own n (a smaller one before it does not
+ * cut a larger one short and put the answers out of step), -EFBIG past its own. */
+static void test_kept_reads_of_mixed_sizes(void **state)
+{
+    char *d = th_tmpdir(), *f[3], small[4], big[64], tiny[4];
+    f[0] = th_write(d, "a", "abcdef\n");
+    f[1] = th_write(d, "b", "0123456789\n");
+    f[2] = th_write(d, "c", "x\n");
+    struct tb_safeio_job job[3] = {
+        { .path = f[0], .buf = small, .n = sizeof(small) },
+        { .path = f[1], .buf = big, .n = sizeof(big) },
+        { .path = f[2], .buf = tiny, .n = sizeof(tiny) },
+    };
+    tb_safeio_kept_reads(job, 3, 0);
+    assert_int_equal(job[0].rc, -EFBIG);
+    th_must_have(job[0].why, "is longer than 3 bytes");
+    if (job[1].rc || job[2].rc)
+        th_fail("%d (%s), %d (%s)", job[1].rc, job[1].why, job[2].rc, job[2].why);
+    assert_string_equal(big, "0123456789\n");
+    assert_string_equal(tiny, "x\n");
+    for (int i = 0; i < 3; i++)
+        free(f[i]);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +554,8 @@ int main(void)
         cmocka_unit_test_setup(test_batch_reads_all_at_once, guard),
         cmocka_unit_test_setup(test_batch_gives_up_at_one_deadline, guard),
         cmocka_unit_test_setup(test_kept_reads_follow_their_paths, guard),
+        cmocka_unit_test_setup(test_kept_read_names_the_file_that_hung, guard),
+        cmocka_unit_test_setup(test_kept_reads_of_mixed_sizes, guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

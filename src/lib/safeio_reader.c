@@ -169,6 +169,7 @@ static struct kept *kept_open(const char *path, struct answer *a)
 static void kept_read(const char *path, char *buf, uint32_t cap, struct answer *a)
 {
     struct stat st;
+    tb_safeio_test_read(path);
     struct kept *k = kept_find(path);
     if (k && (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
               st.st_dev != k->dev || st.st_ino != k->ino)) {
@@ -193,6 +194,11 @@ static void kept_read(const char *path, char *buf, uint32_t cap, struct answer *
     }
 }
 
+__attribute__((weak)) void tb_safeio_test_read(const char *path)
+{
+    (void)path;
+}
+
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -208,10 +214,11 @@ static char reply[64 * 1024];
 bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf)
 {
     const char *p = rq->path, *end = rq->path + sizeof(rq->path);
-    uint32_t cap = rq->cap <= TB_SAFEIO_MAX + 1 ? rq->cap : TB_SAFEIO_MAX + 1;
     size_t used = 0;
-    for (int i = 0; i < rq->count; i++) {
+    for (int i = 0; i < rq->count && i < TB_SAFEIO_KEPT_MAX; i++) {
         struct answer a = { 0 };
+        uint32_t cap = rq->caps[i] <= TB_SAFEIO_MAX + 1 ? rq->caps[i] : TB_SAFEIO_MAX + 1;
+        cap = cap ? cap : 1;
         size_t len = strnlen(p, (size_t)(end - p));
         if (p + len >= end) {   /* a request cut short: no path */
             a.stage = ST_OPEN;
