@@ -29,7 +29,7 @@ void tb_safeio_test_read(const char *path)
 /* path's reads hang from now on (a FIFO path.hang): 0, or -1. */
 static inline int read_hang(const char *path)
 {
-    char fifo[PATH_MAX + 8];
+    char fifo[2 * PATH_MAX];
     snprintf(fifo, sizeof(fifo), "%s.hang", path);
     return mkfifo(fifo, 0600);
 }
@@ -37,7 +37,7 @@ static inline int read_hang(const char *path)
 /* Lets every read hung on path go, and later ones through (the FIFO gone). */
 static inline void read_unhang(const char *path)
 {
-    char fifo[PATH_MAX + 8];
+    char fifo[2 * PATH_MAX];
     snprintf(fifo, sizeof(fifo), "%s.hang", path);
     int fd = open(fifo, O_WRONLY | O_NONBLOCK);
     unlink(fifo);
