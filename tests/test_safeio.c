@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/safeio.h"
+#include "read_hang_hook.h"
 
 static int guard(void **state)
 {
@@ -395,11 +396,38 @@ static void test_batch_gives_up_at_one_deadline(void **state)
     free(d);
 }
 
+/* Whether a process other than this one holds path open (a test's own file: a reader). */
+static bool held_elsewhere(const char *path)
+{
+    char real[PATH_MAX];
+    bool held = false;
+    DIR *proc = realpath(path, real) ? opendir("/proc") : NULL;
+    struct dirent *e;
+    while (proc && !held && (e = readdir(proc))) {
+        char dir[300], link[600], to[PATH_MAX];
+        if (atoi(e->d_name) <= 0 || atoi(e->d_name) == getpid())
+            continue;
+        snprintf(dir, sizeof(dir), "/proc/%s/fd", e->d_name);
+        DIR *fds = opendir(dir);
+        struct dirent *f;
+        while (fds && !held && (f = readdir(fds))) {
+            snprintf(link, sizeof(link), "%s/%s", dir, f->d_name);
+            ssize_t l = readlink(link, to, sizeof(to) - 1);
+            held = l > 0 && (to[l] = '\0', !strcmp(to, real));
+        }
+        if (fds)
+            closedir(fds);
+    }
+    if (proc)
+        closedir(proc);
+    return held;
+}
+
 /* Kept reads (a sampler's files, kept open by one reader between calls) read what the path
- * names now: a value written in place, a file renamed over the old one; a path replaced by
- * a FIFO is refused at once (never waited on), one replaced by a link is not followed, one
- * that is gone says so and one that is back is read again; past TB_SAFEIO_KEPT_MAX files the
- * rest are read one at a time, the same. */
+ * names now: a value written in place (through the descriptor the reader holds), a file
+ * renamed over the old one; a path replaced by a FIFO is refused at once (never waited on),
+ * one replaced by a link is not followed, one that is gone says so and one that is back is
+ * read again; past TB_SAFEIO_KEPT_MAX files the rest are read one at a time, the same. */
 static void test_kept_reads_follow_their_paths(void **state)
 {
     enum { N = TB_SAFEIO_KEPT_MAX + 2 };
@@ -427,6 +455,8 @@ static void test_kept_reads_follow_their_paths(void **state)
         if (k == 4)
             assert_int_equal(symlink(tmp, f[0]), 0);
         tb_safeio_kept_reads(job, N, 0);
+        if (k == 0)   /* kept open by the reader: the next read in place goes through it */
+            assert_true(held_elsewhere(f[0]));
         static const int rc[] = { 0, 0, 0, -EINVAL, -ELOOP, -ENOENT, 0 };
         if (job[0].rc != rc[k])
             th_fail("%s: rc %d (%s), not %d", step[k], job[0].rc, job[0].why, rc[k]);
@@ -448,6 +478,67 @@ static void test_kept_reads_follow_their_paths(void **state)
     free(d);
 }
 
+/* A kept read where a later file never answers: the answers read before it (held by the
+ * reader to send together) still come, the timeout names the file that hung, a file after
+ * it is read, and the reader given up is remembered under the hung file alone: the first
+ * file reads again at once, and the next kept read fails the hung file at once (still stuck). */
+static void test_kept_read_names_the_file_that_hung(void **state)
+{
+    char *d = th_tmpdir(), *f[3], buf[3][16];
+    f[0] = th_write(d, "crit_alarm", "0\n");
+    f[1] = th_write(d, "hang_input", "2\n");
+    f[2] = th_write(d, "in3_input", "3\n");
+    assert_int_equal(read_hang(f[1]), 0);
+    struct tb_safeio_job job[3];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 3; i++)
+            job[i] = (struct tb_safeio_job){ .path = f[i], .buf = buf[i], .n = sizeof(buf[i]) };
+        tb_safeio_kept_reads(job, 3, 1000);
+        if (job[0].rc || job[2].rc)
+            th_fail("round %d: %d (%s), %d (%s)", k, job[0].rc, job[0].why, job[2].rc,
+                    job[2].why);
+        assert_string_equal(buf[0], "0\n");
+        assert_string_equal(buf[2], "3\n");
+        assert_int_equal(job[1].rc, -ETIMEDOUT);
+        th_must_have(job[1].why, f[1]);
+        th_must_have(job[1].why, k == 0 ? "did not finish within 1000 ms" : "still stuck");
+        char why[512];
+        assert_int_equal(tb_safeio_read(f[0], buf[0], sizeof(buf[0]), NULL, 0, 1000, why,
+                                        sizeof(why)), 0);
+    }
+    read_unhang(f[1]);
+    for (int i = 0; i < 3; i++)
+        free(f[i]);
+    th_rmtree(d);
+    free(d);
+}
+
+/* Kept reads of mixed sizes: each job read to its own n (a smaller one before it does not
+ * cut a larger one short and put the answers out of step), -EFBIG past its own. */
+static void test_kept_reads_of_mixed_sizes(void **state)
+{
+    char *d = th_tmpdir(), *f[3], small[4], big[64], tiny[4];
+    f[0] = th_write(d, "a", "abcdef\n");
+    f[1] = th_write(d, "b", "0123456789\n");
+    f[2] = th_write(d, "c", "x\n");
+    struct tb_safeio_job job[3] = {
+        { .path = f[0], .buf = small, .n = sizeof(small) },
+        { .path = f[1], .buf = big, .n = sizeof(big) },
+        { .path = f[2], .buf = tiny, .n = sizeof(tiny) },
+    };
+    tb_safeio_kept_reads(job, 3, 0);
+    assert_int_equal(job[0].rc, -EFBIG);
+    th_must_have(job[0].why, "is longer than 3 bytes");
+    if (job[1].rc || job[2].rc)
+        th_fail("%d (%s), %d (%s)", job[1].rc, job[1].why, job[2].rc, job[2].why);
+    assert_string_equal(big, "0123456789\n");
+    assert_string_equal(tiny, "x\n");
+    for (int i = 0; i < 3; i++)
+        free(f[i]);
+    th_rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +554,8 @@ int main(void)
         cmocka_unit_test_setup(test_batch_reads_all_at_once, guard),
         cmocka_unit_test_setup(test_batch_gives_up_at_one_deadline, guard),
         cmocka_unit_test_setup(test_kept_reads_follow_their_paths, guard),
+        cmocka_unit_test_setup(test_kept_read_names_the_file_that_hung, guard),
+        cmocka_unit_test_setup(test_kept_reads_of_mixed_sizes, guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

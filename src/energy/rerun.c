@@ -299,11 +299,15 @@ static double rms_of(const double *a, size_t k, size_t *kept)
 }
 
 /* The nearest cut of a card's first nights: TB_STEPS_OUT sds of a difference (sqrt 2 of a
- * night's) at TB_RERUN_MAX_FACTOR times the setting p, the widest between-night spread the
- * pool takes from fewer than TB_RERUN_POOL_MIN differences: 11.3% at the Jetson files' 0.4%.
- * With so few differences their median says little of their scale (one of 3 is a switch of
- * a two-state card 3 times in 8), and a difference the learner's own ceiling makes
- * plausible is no outlier. 0 without a setting. */
+ * night's) at TB_RERUN_MAX_FACTOR times the setting p: 11.3% at the Jetson files' 0.4%.
+ * Below TB_RERUN_POOL_MIN differences that is the widest between-night spread the pool
+ * takes (pulled's cap), so a difference the learner's own ceiling makes plausible is no
+ * outlier; with so few their median says little of their scale (one of 3 is a switch of a
+ * two-state card 3 times in 8). From TB_RERUN_POOL_MIN to TB_RERUN_CONFORMAL_MIN - 1
+ * differences no cap holds: there the same cut is a chosen floor, not derived, kept until
+ * the 25th percentile's cut (past_low) can find a cluster of switches itself; the rerun
+ * calibration (doc/results/rerun-2026-12-07b.md) is what backs it there. 0 without a
+ * setting. */
 static double first_cut(double p)
 {
     return p > 0 ? TB_STEPS_OUT * sqrt(2.0) * TB_RERUN_MAX_FACTOR * p : 0;

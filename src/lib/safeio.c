@@ -171,6 +171,8 @@ static void reader_main(int sock)
             continue;
         }
         if (rq.has_fd == RQ_PATH)
+            tb_safeio_test_read(rq.path);
+        if (rq.has_fd == RQ_PATH)
             fd = tb_sio_open_regular(rq.path, rq.flags, &a);
         if (fd >= 0) {
             tb_sio_read_all(fd, buf, &a, rq.cap <= sizeof(buf) ? rq.cap : (uint32_t)sizeof(buf));
@@ -349,6 +351,24 @@ static struct worker *worker_get(const char *key, bool batch)
 }
 
 int tb_sio_sock(const struct worker *w) { return w->sock; }
+
+bool tb_sio_key_stuck(const char *key)
+{
+    pthread_mutex_lock(&pool_mu);
+    reap_stuck();
+    bool found = false;
+    for (struct worker *s = stuck; s && !found; s = s->next)
+        found = !strcmp(s->key, key);
+    pthread_mutex_unlock(&pool_mu);
+    return found;
+}
+
+void tb_sio_rekey(struct worker *w, const char *key)
+{
+    pthread_mutex_lock(&pool_mu);
+    tb_strlcpy(w->key, key, sizeof(w->key));
+    pthread_mutex_unlock(&pool_mu);
+}
 
 /* A reader done with: back to the pool (MAX_IDLE idle at most: more of a batch's readers
  * end), or (given up, or broken) left to end. */

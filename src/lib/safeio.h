@@ -34,9 +34,9 @@ int tb_safeio_read(const char *path, char *buf, size_t n, size_t *len, int flags
  * file longer than buf is not an error (its first line is what is wanted). */
 int tb_safeio_line(const char *path, char *buf, size_t n, int flags, char *why, size_t why_n);
 
-/* One read of a batch (tb_safeio_lines, tb_safeio_kept_reads): path (or, when path is NULL, the descriptor fd,
- * named what, as tb_safeio_read_fd reads it) and flags in; the first line into buf (n bytes),
- * rc (0 or -errno, tb_safeio_line's) and why out. */
+/* One read of a batch (tb_safeio_lines; tb_safeio_kept_reads, below): path (or, when path
+ * is NULL, the descriptor fd, named what, as tb_safeio_read_fd reads it) and flags in; the
+ * first line into buf (n bytes), rc (0 or -errno, tb_safeio_line's) and why out. */
 struct tb_safeio_job {
     const char *path;
     int fd;
@@ -74,9 +74,12 @@ void tb_safeio_lines(struct tb_safeio_job *job, int n, int deadline_ms);
  * that is gone fails (-ENOENT), one that names another file now is opened again as
  * tb_safeio_read opens it (a link: -ELOOP), and a kept descriptor whose read fails (a
  * driver unbound) is opened again by its path, once. No link is followed. Each job's rc,
- * why and bytes (NUL-terminated; -EFBIG past n - 1) as tb_safeio_read gives them, and ns;
- * past the deadline every job left fails with -ETIMEDOUT and the reader is given up, as in
- * tb_safeio_read. */
+ * why and bytes (NUL-terminated; -EFBIG past its own n - 1) as tb_safeio_read gives them,
+ * and ns. Past the deadline the reader is given up and every job it has not answered (the
+ * quick answers it holds to send together among them) is read alone, as tb_safeio_read
+ * reads it, with a deadline of its own: only the file that hangs fails (-ETIMEDOUT, naming
+ * it), and the reader given up is remembered under it; a path a given-up reader is still
+ * stuck on is read alone too (it fails at once, as tb_safeio_read's does). */
 void tb_safeio_kept_reads(struct tb_safeio_job *job, int n, int deadline_ms);
 
 /* The read step alone, on a descriptor the caller opened and keeps: the same deadline and

@@ -17,8 +17,11 @@ struct request {
                           * path; RQ_KEPT: count paths, each NUL-ended, in path, each read
                           * through a descriptor the reader keeps (safeio_reader.c) */
     int32_t flags;
-    uint32_t cap;        /* read at most cap bytes, one past the caller's bound */
+    uint32_t cap;        /* read at most cap bytes, one past the caller's bound (RQ_KEPT:
+                          * caps) */
     int32_t count;       /* RQ_KEPT: how many paths; one answer each, in order */
+    uint32_t caps[16];   /* RQ_KEPT: path i read to caps[i] bytes at most (one a file of
+                          * TB_SAFEIO_KEPT_MAX: safeio_kept.c asserts it) */
     char path[PATH_MAX];
 };
 
@@ -55,6 +58,10 @@ int tb_sio_recv(struct worker *w, bool opened, const char *what, char *buf, size
 int tb_sio_answer(struct worker *w, bool opened, const char *what, char *buf, size_t n,
                   size_t *len, struct answer *a, const struct timespec *end, int deadline_ms,
                   bool *transport, char *why, size_t why_n);
+/* Whether a reader given up on key is still stuck (a read of key would get none). */
+bool tb_sio_key_stuck(const char *key);
+/* w's key now key: a kept reader given up is remembered under the file it hung on. */
+void tb_sio_rekey(struct worker *w, const char *key);
 /* A reader done with: back to the pool, or given up (a read past its deadline), or broken. */
 void tb_sio_put(struct worker *w, bool given_up, bool broken);
 /* The socket of a reader, to poll. */
@@ -63,9 +70,10 @@ int tb_sio_sock(const struct worker *w);
 void tb_sio_deadline(struct timespec *end, int ms);
 int tb_sio_ms_left(const struct timespec *end);
 
-/* In a reader (safeio_reader.c; async-signal-safe): path opened as tb_safeio_read opens it (no final link
- * unless flags say, a regular file, without blocking), a->stage and a->err saying where it
- * failed; its bytes read to EOF or cap; a reply of n bytes sent whole. */
+/* In a reader (safeio_reader.c; async-signal-safe): path opened as tb_safeio_read opens
+ * it (no final link unless flags say, a regular file, without blocking), a->stage and
+ * a->err saying where it failed; its bytes read to EOF or cap; a reply of n bytes sent
+ * whole. */
 int tb_sio_open_regular(const char *path, int flags, struct answer *a);
 void tb_sio_read_all(int fd, char *buf, struct answer *a, uint32_t cap);
 bool tb_sio_send_all(int sock, const void *p, size_t n);
@@ -75,5 +83,8 @@ bool tb_sio_send_all(int sock, const void *p, size_t n);
  * starts again from it. */
 #define TB_SIO_KEPT_SLOW_NS 5000000
 bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf);
+/* In a reader, before a path is read (a request's or a kept one's): nothing; tests define
+ * it to make a file's read block as a wedged driver's does. */
+void tb_safeio_test_read(const char *path);
 
 #endif

@@ -159,14 +159,17 @@ static struct kept *kept_open(const char *path, struct answer *a)
 }
 
 /* One path's bytes into buf, a saying how it went. The kept descriptor is read again from
- * its start (Linux Documentation/filesystems/sysfs.rst: "seek to 0 and read again") only
- * while the path still names its file, as lstat sees the path, never following a link;
+ * its start, which runs the attribute's show again (Linux fs/kernfs/file.c, above
+ * kernfs_generic_poll, fs/sysfs/file.c's sysfs_poll before 3.14: "close and re-open the
+ * file, or seek to 0 and read again"), only while the path still names its file, as lstat
+ * sees the path, never following a link;
  * otherwise (gone: ENOENT; replaced, or a link now: opened again, and refused as
  * tb_safeio_read refuses it) and where its read fails (a driver unbound: ENODEV), the path
  * is opened again, once. */
 static void kept_read(const char *path, char *buf, uint32_t cap, struct answer *a)
 {
     struct stat st;
+    tb_safeio_test_read(path);
     struct kept *k = kept_find(path);
     if (k && (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
               st.st_dev != k->dev || st.st_ino != k->ino)) {
@@ -191,6 +194,11 @@ static void kept_read(const char *path, char *buf, uint32_t cap, struct answer *
     }
 }
 
+__attribute__((weak)) void tb_safeio_test_read(const char *path)
+{
+    (void)path;
+}
+
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -206,10 +214,11 @@ static char reply[64 * 1024];
 bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf)
 {
     const char *p = rq->path, *end = rq->path + sizeof(rq->path);
-    uint32_t cap = rq->cap <= TB_SAFEIO_MAX + 1 ? rq->cap : TB_SAFEIO_MAX + 1;
     size_t used = 0;
-    for (int i = 0; i < rq->count; i++) {
+    for (int i = 0; i < rq->count && i < TB_SAFEIO_KEPT_MAX; i++) {
         struct answer a = { 0 };
+        uint32_t cap = rq->caps[i] <= TB_SAFEIO_MAX + 1 ? rq->caps[i] : TB_SAFEIO_MAX + 1;
+        cap = cap ? cap : 1;
         size_t len = strnlen(p, (size_t)(end - p));
         if (p + len >= end) {   /* a request cut short: no path */
             a.stage = ST_OPEN;
