@@ -44,12 +44,7 @@ echo 0 > "$r/sys/kernel/nvpmodel_clk_cap/emc"
 printf 'NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super' \
     > "$r/proc/device-tree/model"
 # the INA3221 fixture's files (tests/helpers.c: th_build_sysfs), hwmon<N> as hwmon1
-sed -n 's/^\(\/[^ ]*\) | \([^|<]*[^ |<]\) | .*/\1 \2/p' tests/fixtures/ina3221/orin-nano.txt |
-while read -r path value; do
-    f=$r$(echo "$path" | sed 's/hwmon<N>/hwmon1/')
-    mkdir -p "$(dirname "$f")"
-    echo "$value" > "$f"
-done
+scripts/fixture-root.sh tests/fixtures/ina3221/orin-nano.txt "$r"
 echo 50 > "$r/$hwmon/update_interval"
 export TB_ROOT="$r" TB_NVPMODEL="$PWD/tests/fake-nvpmodel.sh" TB_MODE_STATE="$r/modes.state" \
     TB_MODE_SETTLE_MS=20000 TB_LOCK_FILE="$tmp/lock"

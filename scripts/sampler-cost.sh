@@ -13,12 +13,7 @@ S=${2:-20}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 r=$tmp/root
-sed -n 's/^\(\/[^ ]*\) | \([^|<]*[^ |<]\) | .*/\1 \2/p' tests/fixtures/ina3221/orin-nx.txt |
-while read -r path value; do
-    f=$r$(echo "$path" | sed 's/hwmon<N>/hwmon1/')
-    mkdir -p "$(dirname "$f")"
-    echo "$value" > "$f"
-done
+scripts/fixture-root.sh tests/fixtures/ina3221/orin-nx.txt "$r"
 hw=$r/sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon1
 echo 5100 > "$hw/in2_input"   # the fixture has no voltage for rails 2 and 3 (its notes: ~5.1 V)
 echo 5100 > "$hw/in3_input"
