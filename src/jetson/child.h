@@ -14,10 +14,12 @@
 /* The deadline of one command, seconds: 30, or TB_DRIVER_TIMEOUT_S when lower. */
 double tb_child_limit_s(void);
 
-/* How long tb_child_settle waits for a dead run's command before it kills it: the command's
- * deadline, or TB_SETTLE_TIMEOUT_S (seconds) when lower. The tests set this one alone, so
- * that the command restore itself runs after the settle keeps its whole deadline: with one
- * limit of 1 s for both, a busy 2-core machine killed restore's own nvpmodel (#59). */
+/* How long tb_child_settle waits for an earlier holder's command (a dead run's, at restore
+ * and before each held command) before it kills it: the command's deadline, or
+ * TB_SETTLE_TIMEOUT_S (seconds) when lower; it can only shorten the wait. The tests set this
+ * one alone, so that the command restore itself runs after the settle keeps its whole
+ * deadline: with one limit of 1 s for both, a busy 2-core machine killed restore's own
+ * nvpmodel (#59). */
 double tb_child_settle_limit_s(void);
 
 /* Runs cmd (words split at blanks, the first looked up in PATH) with extra arguments after
