@@ -257,10 +257,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/tests/fak
 		$(BUILD)/libtb.a
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
-# test_meter_plan counts the sampler's timing calls the meter makes (#59): the linker routes
-# them through the test's doubles, which pass each on to the real sampler.
-SAMPLER_WRAPS := cadence rails device interval_ms source set_cadence window failed
-$(BUILD)/tests/test_meter_plan: ALL_LDFLAGS += $(SAMPLER_WRAPS:%=-Wl,--wrap=tb_sampler_%)
+# test_meter_plan counts the sampler's calls energy makes and the feed's reads (#59): the
+# linker routes them through the test's doubles, which pass each on to the real one.
+SAMPLER_WRAPS := sampler_feed sampler_cadence sampler_rails sampler_device sampler_interval_ms \
+	sampler_source sampler_set_cadence sampler_window sampler_failed sampler_why \
+	sampler_health feed_window feed_lost
+$(BUILD)/tests/test_meter_plan: ALL_LDFLAGS += $(SAMPLER_WRAPS:%=-Wl,--wrap=tb_%)
 
 # A stand-in libnvidia-ml for the NVML source's tests (loaded through $TB_NVML_LIB).
 $(BUILD)/tests/libfake-nvml.so: tests/fake_nvml.c

@@ -539,7 +539,7 @@ static int write_tuned(struct run *r)
 static void log_after_sweep(struct run *r)
 {
     if (r->sampler) {
-        struct tb_sampler_health h;
+        struct tb_power_health h;
         tb_sampler_health(r->sampler, &h);
         tb_csvlog_meta(r->log, TB_META(sensor), "%llu reading(s) outside 0..%.0f W dropped, %llu "
                        "silence(s) of twice the interval or more", h.dropped,

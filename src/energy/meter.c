@@ -215,7 +215,7 @@ static int run_block(struct tb_meter *m, const struct tb_meter_load *ld, size_t 
     b->jpb = b->w = b->gpu_w = b->temp_c = b->mem_temp_c = b->clock_mhz = b->emc_mhz = NAN;
     int64_t t0 = tb_now_ns(), ta = 0, m0 = 0, m1 = 0;
     double bytes = 0;
-    struct tb_sampler_health h0, h1;
+    struct tb_power_health h0, h1;
     tb_energy_plan_health(&m->plan, &h0);
     if (tb_meter_inverts(m)) {
         tb_meter_note_switch(m, i, t0);

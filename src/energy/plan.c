@@ -1,6 +1,7 @@
-/* plan.c: see plan.h. The plan's constructor (make, learn, device) is the only code of
- * energy/ that asks the sampler about timing; the rest of this file is the door to its
- * readings, its failure and its health, which change while the night runs. */
+/* plan.c: see plan.h. The plan's constructor takes the sampler's feed, energy's one call of
+ * the sampler; the plan is worked out from what the feed says (make, learn, device), and
+ * the rest of this file is the door to the feed's readings, the source's failure and the
+ * readings' health, which change while the night runs. */
 #include "energy/plan.h"
 
 #include <math.h>
@@ -90,20 +91,20 @@ void tb_energy_plan_make(struct tb_energy_plan *p, struct tb_sampler *s,
                          const struct tb_power_cfg *pc)
 {
     memset(p, 0, sizeof(*p));
-    p->s = s;
+    struct tb_feed *f = p->feed = tb_sampler_feed(s);
     p->pc = pc;
-    p->source = tb_sampler_source(s);
-    p->poll_ms = tb_sampler_interval_ms(s);
-    p->rails = *tb_sampler_rails(s);
-    p->cadence = *tb_sampler_cadence(s);
-    p->device = *tb_sampler_device(s);
+    p->source = tb_feed_source(f);
+    p->poll_ms = tb_feed_poll_ms(f);
+    p->rails = *tb_feed_rails(f);
+    p->cadence = *tb_feed_cadence(f);
+    p->device = *tb_feed_device(f);
     work_out(p);
 }
 
 double tb_energy_plan_learn(struct tb_energy_plan *p, double period_ms, size_t intervals)
 {
     /* the poll as it is now: a slow sensor's lengthened it in the idle (sampler.c) */
-    p->poll_ms = tb_sampler_interval_ms(p->s);
+    p->poll_ms = tb_feed_poll_ms(p->feed);
     struct tb_power_cadence *c = &p->cadence;
     if (isnan(c->period_ms) && !isnan(period_ms)) {
         c->period_ms = period_ms;
@@ -112,7 +113,7 @@ double tb_energy_plan_learn(struct tb_energy_plan *p, double period_ms, size_t i
         size_t len = strlen(c->detail);
         snprintf(c->detail + len, sizeof(c->detail) - len, "%smedian of %zu intervals between "
                  "changed readings while idle", len ? "; " : "", intervals);
-        tb_sampler_set_cadence(p->s, c);
+        tb_feed_set_cadence(p->feed, c);
     }
     p->settled = !isnan(c->period_ms);
     work_out(p);
@@ -121,14 +122,14 @@ double tb_energy_plan_learn(struct tb_energy_plan *p, double period_ms, size_t i
 
 void tb_energy_plan_device(struct tb_energy_plan *p)
 {
-    p->device = *tb_sampler_device(p->s);
+    p->device = *tb_feed_device(p->feed);
 }
 
 void tb_energy_plan_read(const struct tb_energy_plan *p, int64_t t0, int64_t t1,
                          int64_t margin, struct tb_power_span *sp)
 {
     sp->n = 0;
-    sp->w = tb_sampler_window(p->s, t0, t1, margin, &sp->n);
+    sp->w = tb_feed_window(p->feed, t0, t1, margin, &sp->n);
 }
 
 void tb_power_span_free(struct tb_power_span *sp)
@@ -140,24 +141,24 @@ void tb_power_span_free(struct tb_power_span *sp)
 
 bool tb_energy_plan_lost(const struct tb_energy_plan *p)
 {
-    return tb_sampler_failed(p->s);
+    return tb_feed_lost(p->feed);
 }
 
 const char *tb_energy_plan_lost_why(const struct tb_energy_plan *p)
 {
-    return tb_sampler_why(p->s);
+    return tb_feed_lost_why(p->feed);
 }
 
-void tb_energy_plan_health(const struct tb_energy_plan *p, struct tb_sampler_health *h)
+void tb_energy_plan_health(const struct tb_energy_plan *p, struct tb_power_health *h)
 {
-    tb_sampler_health(p->s, h);
+    tb_feed_health(p->feed, h);
 }
 
 #define SILENT_MIN_MS 250.0
 bool tb_energy_plan_silent(const struct tb_energy_plan *p, char *why, size_t n)
 {
-    struct tb_sampler_health h;
-    tb_sampler_health(p->s, &h);
+    struct tb_power_health h;
+    tb_feed_health(p->feed, &h);
     /* twice the polling interval (the thread's, as it polls now) and the sensor's period,
      * 250 ms at least: on the H100 an NVML poll every 20 ms came 43 ms late under load, and
      * the row called it silent */

@@ -1,11 +1,13 @@
 /* plan.h: the sensor's timing, planned once (#59): the sampler's poll, the sensor's cadence
- * and model, its rails and the device's limit, read from the sampler when the night's meter
- * is made, the cadence settled by the first idle, and what follows from them (a block's
- * lead-in, length and patience, the idle's and the window's lengths, the budget's cap) worked
- * out once into one value the meter carries and the window reads (fio computes a job's
- * timing before the run the same way; STYLE.md). This file is also energy's only way to the
- * sampler: the readings of a span, whether the source was lost, its health. Not here: what a
- * span's readings give (window.c), the blocks (meter.c, meter_ema.c). */
+ * and model, its rails and the device's limit, read from the sampler's feed (power/feed.h)
+ * when the night's meter is made, the cadence settled by the first idle, and what follows
+ * from them (a block's lead-in, length and patience, the idle's and the window's lengths, the
+ * budget's cap) worked out once into one value the meter carries and the window reads (fio
+ * computes a job's timing before the run the same way; STYLE.md). This file is also energy's
+ * only way to the readings: a span's, whether the source was lost, their health, all through
+ * the feed. The plan's constructor asks the sampler for its feed, once; nothing of energy/
+ * calls the sampler after (scripts/call-seams.txt, checked by make structure-check). Not
+ * here: what a span's readings give (window.c), the blocks (meter.c, meter_ema.c). */
 #ifndef TB_ENERGY_PLAN_H
 #define TB_ENERGY_PLAN_H
 
@@ -13,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "power/feed.h"
 #include "power/power.h"
 
 /* The fewest cycles a size runs (power.budget_s never ends it sooner), and the shortest an
@@ -30,11 +33,11 @@ struct tb_power_span {
 };
 
 struct tb_energy_plan {
-    /* the owner's handle, for readings, losses and health only (below): nothing of the
-     * timing is asked of it once the plan is made */
-    struct tb_sampler *s;
+    /* the sampler's feed, taken once by the constructor (the sampler's to free): readings,
+     * losses, health, the poll as it is now; the settled cadence given back to it */
+    struct tb_feed *feed;
     const struct tb_power_cfg *pc;     /* the night's power settings, by pointer */
-    /* as the sampler had them */
+    /* as the feed had them when the plan was made */
     const char *source;                /* the source's name */
     int poll_ms;                       /* the poll the thread keeps (sampler.c may have
                                         * lengthened power.interval_ms for a slow sensor) */
@@ -62,29 +65,30 @@ struct tb_energy_plan {
 };
 
 /* The plan over a started sampler s and the night's settings pc (kept by pointer): the
- * sampler's poll, rails, cadence and device read once, the rest worked out from them. */
+ * sampler's feed taken (tb_sampler_feed: energy's one call of the sampler), its poll, rails,
+ * cadence and device read once, the rest worked out from them. */
 void tb_energy_plan_make(struct tb_energy_plan *p, struct tb_sampler *s,
                          const struct tb_power_cfg *pc);
-/* Settles the cadence after the first idle: where the source gave none, the period the
- * idle's readings show (tb_power_infer_period: the median of its intervals between changed
- * readings; NAN: not told, the plan stays as it is), said as "inferred", given to the
- * sampler too (tb_sampler_set_cadence: the run's other readers), and the plan worked out
- * again. Returns the period in ms, NAN where not known. */
+/* Settles the cadence after the first idle: the poll as the feed has it now, and where the
+ * source gave no period, the one the idle's readings show (tb_power_infer_period: the
+ * median of its intervals between changed readings; NAN: not told, the plan stays as it
+ * is), said as "inferred", given to the feed too (tb_feed_set_cadence: the run's other
+ * readers), and the plan worked out again. Returns the period in ms, NAN where not known. */
 double tb_energy_plan_learn(struct tb_energy_plan *p, double period_ms, size_t intervals);
-/* A mode step began: the device's enforced limit read again (a limit set per mode, which
- * the run asked the source for again: tb_sampler_reidentify). */
+/* A mode step began: the device's enforced limit read again from the feed (a limit set per
+ * mode, which the run asked the source for again: tb_sampler_reidentify). */
 void tb_energy_plan_device(struct tb_energy_plan *p);
 
 /* The readings with t in [t0 - margin, t1 + margin] into sp (sp->w NULL, n 0: none or out
- * of memory): the one way energy fetches readings (tb_sampler_window). */
+ * of memory): the one way energy fetches readings (tb_feed_window). */
 void tb_energy_plan_read(const struct tb_energy_plan *p, int64_t t0, int64_t t1,
                          int64_t margin, struct tb_power_span *sp);
 void tb_power_span_free(struct tb_power_span *sp);
-/* The source failed mid-run (tb_sampler_failed); why it did ("" while it has not). */
+/* The source failed mid-run (tb_feed_lost); why it did ("" while it has not). */
 bool tb_energy_plan_lost(const struct tb_energy_plan *p);
 const char *tb_energy_plan_lost_why(const struct tb_energy_plan *p);
-/* The readings' health now (tb_sampler_health): dropped, silences, how long since one. */
-void tb_energy_plan_health(const struct tb_energy_plan *p, struct tb_sampler_health *h);
+/* The readings' health now (tb_feed_health): dropped, silences, how long since one. */
+void tb_energy_plan_health(const struct tb_energy_plan *p, struct tb_power_health *h);
 /* True (why filled) when the source has said nothing for longer than twice the polling
  * interval and twice the sensor's period, and 250 ms (poll jitter is not silence). */
 bool tb_energy_plan_silent(const struct tb_energy_plan *p, char *why, size_t n);

@@ -1,9 +1,11 @@
-/* power.c: what every source and the sampler share of the sample type: a reading cleared
- * to "nothing read". The floor under the sources (nvml.c fills its readings from it) and
- * the sampler; the table of sources is sources.c. */
+/* power.c: what every source, the sampler and its readers share of the power types: a
+ * reading cleared to "nothing read", and what a cadence says its total is. The floor under
+ * the sources (nvml.c fills its readings from it) and the sampler; the table of sources is
+ * sources.c. */
 #include "power/power.h"
 
 #include <math.h>
+#include <string.h>
 
 void tb_power_sample_clear(struct tb_power_sample *s)
 {
@@ -15,4 +17,9 @@ void tb_power_sample_clear(struct tb_power_sample *s)
     s->energy_mj = NAN;
     s->reasons = 0;
     s->has_reasons = false;
+}
+
+bool tb_power_cadence_counter(const struct tb_power_cadence *c)
+{
+    return !strcmp(c->how, "energy counter");
 }

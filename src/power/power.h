@@ -1,8 +1,10 @@
 /* power.h: the power-source interface, the sample type, the ordered table of sources
  * (sources.c: one row per source, the only place that lists them) and the sampler thread.
  * One .c file per source, exporting one struct tb_power_ops that says all the rest knows of
- * it. The table's order is the auto-probe order. Not here: energy arithmetic (energy.h), a
- * span's power and the sensor's timing as a night plans it (energy/window.h, energy/plan.h). */
+ * it. The table's order is the auto-probe order. Not here: the sampler's readings and what
+ * it says of them, which readers read apart from the thread (feed.h); energy arithmetic
+ * (energy.h), a span's power and the sensor's timing as a night plans it (energy/window.h,
+ * energy/plan.h). */
 #ifndef TB_POWER_H
 #define TB_POWER_H
 
@@ -163,49 +165,62 @@ extern const struct tb_power_ops tb_power_none;
 /* Every value NAN, no time, no reasons (power.c). */
 void tb_power_sample_clear(struct tb_power_sample *s);
 
-/* ---- the sampler thread ---------------------------------------------------------- */
+/* ---- the sampler thread ----------------------------------------------------------
+ * It fills a feed (feed.h: the ring of readings, lost, health, the poll, the cadence, the
+ * device), which it owns and frees at stop. A reader that keeps reading after it starts
+ * takes the feed once (tb_sampler_feed) and reads that: energy/ does, in its plan's
+ * constructor alone (scripts/call-seams.txt holds it to that). The calls after
+ * tb_sampler_feed below are the feed's, for readers outside energy/ (cmd/, measure/). */
 struct tb_sampler;
+struct tb_feed;
 
 /* Opens the source and starts sampling every interval_ms into a ring of capacity samples. */
 int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
                      const struct tb_power_cfg *pc, int interval_ms, size_t capacity,
                      char *why, size_t n);
+/* The sampler's feed (feed.h), valid until tb_sampler_stop. */
+struct tb_feed *tb_sampler_feed(struct tb_sampler *s);
 /* The samples with t in [t0_ns - margin, t1_ns + margin], copied (malloc; *n of them, NULL
- * when none or out of memory). Never blocks the sampler for more than a copy. */
+ * when none or out of memory): tb_feed_window. Never blocks the sampler for more than a
+ * copy. */
 struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns,
                                           int64_t margin_ns, size_t *n);
 const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s);
 /* The source's describe() line taken at start ("" when it has none), and its max clock. */
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz);
 const char *tb_sampler_source(const struct tb_sampler *s);
-/* True once the source failed mid-run (reported once on stderr). */
+/* True once the source failed mid-run (reported once on stderr): tb_feed_lost. */
 bool tb_sampler_failed(const struct tb_sampler *s);
 /* Why it failed ("" while it has not): e.g. NVML abandoned at its deadline. */
 const char *tb_sampler_why(const struct tb_sampler *s);
 /* How trustworthy the readings have been: absurd readings dropped (never logged as
- * power), silences of twice the interval or more, and how long since the last reading. */
-struct tb_sampler_health {
+ * power), silences of twice the interval or more, how long since the last reading, and the
+ * interval the thread polls at now (the feed's: tb_feed_health). */
+struct tb_power_health {
     unsigned long long dropped, silences;
     double quiet_ms;
-    int poll_ms;               /* the interval the thread polls at now */
+    int poll_ms;
 };
-void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h);
+void tb_sampler_health(struct tb_sampler *s, struct tb_power_health *h);
 /* The source's cadence as open() gave it (period NAN: not known yet), and the one the
- * run settled on (energy/plan.c: tb_energy_plan_learn). */
+ * run settled on (a night's probe; energy/plan.c's tb_energy_plan_learn, in the feed):
+ * tb_feed_cadence, tb_feed_set_cadence. */
 const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s);
 void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c);
-/* True when the cadence is an energy counter's (NVML): the source's total is a counter. */
+/* True when the cadence is an energy counter's (NVML): the source's total is a counter
+ * (power.c). */
 bool tb_power_cadence_counter(const struct tb_power_cadence *c);
-/* The device's identity and power limit as the source's identify op gave them at start
- * (id "" and limit NAN where it has none). */
+/* The device's identity and power limit as the source's identify op last gave them (id ""
+ * and limit NAN where it has none): tb_feed_device. */
 const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s);
 /* The source's identify op asked again (after a mode step: a limit set per mode is read
- * again), its answer in place of the one before. From the thread that reads the device. */
+ * again), its answer into the feed in place of the one before. From the thread that reads
+ * the device. */
 void tb_sampler_reidentify(struct tb_sampler *s);
 /* The source's own clock-event (throttle) reasons now, where it has them (its reasons op:
  * NVML): 0 with *mask, or -ENOTSUP. */
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);
-/* The sampling interval the thread keeps. */
+/* The sampling interval the thread keeps: tb_feed_poll_ms. */
 int tb_sampler_interval_ms(const struct tb_sampler *s);
 
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */

@@ -1,11 +1,13 @@
 /* sampler.c: the side thread that reads a power source every interval_ms, on absolute
- * CLOCK_MONOTONIC deadlines (no drift), into a ring allocated before it starts. The loop
- * allocates nothing and writes no files; the measuring thread copies a window out under
- * a mutex held only for the copy. A source that fails is reported once, then left alone.
+ * CLOCK_MONOTONIC deadlines (no drift), into its feed (feed.c: the ring allocated before it
+ * starts, what the thread says of the source; readers read the feed, not this file). The
+ * loop allocates nothing and writes no files. A source that fails is reported once, then
+ * left alone.
  * Readings the board cannot draw (below 0, above board.max_power_w) are dropped and
  * counted; a source that delivers nothing for twice its interval is said once per silence.
  * The EMC clock is read from sysfs (emc.h) for sources that do not report it. */
 #include "power/power.h"
+#include "power/feed.h"
 
 #include <errno.h>
 #include <math.h>
@@ -24,29 +26,20 @@
 struct tb_sampler {
     const struct tb_power_ops *ops;
     void *state;
-    struct tb_power_rails rails;
-    struct tb_power_sample *ring;
-    size_t cap, head, count;    /* head: next write; count: valid samples */
-    uint64_t total;
-    atomic_int interval_ms;     /* the poll: lengthened where readings take longer */
+    struct tb_feed *feed;       /* the readings and what is said of them (feed.h) */
     int asked_ms;               /* the poll asked for */
     double slowest_ms;          /* the longest a reading took */
     int slow_run;               /* readings in a row longer than the poll */
     double slow_min_ms;         /* the quickest of them */
     pthread_t thread;
-    pthread_mutex_t lock;
-    atomic_int stop, failed;
-    atomic_ullong dropped;      /* readings outside [0, max_mw] */
-    atomic_ullong silences;     /* times the source went quiet for 2 intervals or more */
-    atomic_llong last_ns;       /* when the last good reading came */
+    atomic_int stop;
+    int64_t start_ns;           /* the feed's first "last heard" */
     double max_mw;              /* 0: no ceiling */
     double cpu_ms;
-    char why[256];
+    char why[256];              /* the source's, the thread's only */
     char conditions[256];
     double max_clock_mhz;
     char emc_path[4096];        /* the EMC clock's sysfs file (emc.h); "" when none */
-    struct tb_power_cadence cadence;
-    struct tb_power_device device;
 };
 
 /* The EMC clock from sysfs where the source gave none (every source but tegrastats): one
@@ -75,7 +68,7 @@ static void sample_emc(struct tb_sampler *s, struct tb_power_sample *smp)
 static void adapt_poll(struct tb_sampler *s, double took_ms)
 {
     s->slowest_ms = took_ms > s->slowest_ms ? took_ms : s->slowest_ms;
-    int now = atomic_load(&s->interval_ms);
+    int now = tb_feed_poll_ms(s->feed);
     if (took_ms <= now || took_ms <= SLOW_READING_MS) {
         s->slow_run = 0;
         return;
@@ -87,7 +80,7 @@ static void adapt_poll(struct tb_sampler *s, double took_ms)
     took_ms = s->slow_min_ms;
     int k = (int)ceil(1.25 * took_ms / s->asked_ms);
     int longer = k * s->asked_ms;
-    atomic_store(&s->interval_ms, longer);
+    tb_feed_set_poll_ms(s->feed, longer);
     warning("power source '%s': %d readings in a row took %.0f ms or more, longer than the "
             "%d ms poll: polled every %d ms from now (doc/power.md, \"The INA3221 drivers as "
             "they are\")", s->ops->name, SLOW_IN_A_ROW, took_ms, now, longer);
@@ -99,6 +92,7 @@ static void *sampler_main(void *arg)
     int64_t next = tb_now_ns();
     struct tb_power_sample smp;
     bool silent = false;   /* in a silence already counted */
+    int64_t heard = s->start_ns;
     while (!atomic_load(&s->stop)) {
         tb_power_sample_clear(&smp);
         int64_t took = tb_now_ns();
@@ -107,13 +101,13 @@ static void *sampler_main(void *arg)
         if (rc == 0)
             sample_emc(s, &smp);
         bool absurd = false;
-        for (int i = 0; rc == 0 && i < s->rails.n; i++)
+        for (int i = 0; rc == 0 && i < tb_feed_rails(s->feed)->n; i++)
             if (smp.rail_mw[i] < 0 || (s->max_mw > 0 && smp.rail_mw[i] > s->max_mw)) {
                 smp.rail_mw[i] = NAN;   /* never logged as power */
                 absurd = true;
             }
         if (absurd)
-            atomic_fetch_add(&s->dropped, 1);
+            tb_feed_drop(s->feed);
         int64_t now = tb_now_ns();
         if (rc == 0) {
             if (!smp.t_ns)
@@ -121,31 +115,26 @@ static void *sampler_main(void *arg)
             if (silent)
                 note("power source '%s' speaks again", s->ops->name);
             silent = false;
-            atomic_store(&s->last_ns, now);
-            pthread_mutex_lock(&s->lock);
-            s->ring[s->head] = smp;
-            s->head = (s->head + 1) % s->cap;
-            if (s->count < s->cap)
-                s->count++;
-            s->total++;
-            pthread_mutex_unlock(&s->lock);
+            heard = now;
+            tb_feed_put(s->feed, &smp, now);
         } else if (rc == -EAGAIN) {
-            int64_t quiet = now - atomic_load(&s->last_ns);
+            int64_t quiet = now - heard;
+            int poll = tb_feed_poll_ms(s->feed);
             /* once per silence: when it passes twice the interval */
-            if (quiet > 2LL * atomic_load(&s->interval_ms) * 1000000LL && !silent) {
+            if (quiet > 2LL * poll * 1000000LL && !silent) {
                 silent = true;
-                if (atomic_fetch_add(&s->silences, 1) == 0)
+                if (tb_feed_silence(s->feed))
                     warning("power source '%s' delivered nothing for %lld ms (twice its %d ms "
                             "interval); rows measured meanwhile say so", s->ops->name,
-                            (long long)(quiet / 1000000), atomic_load(&s->interval_ms));
+                            (long long)(quiet / 1000000), poll);
             }
         } else {
-            atomic_store(&s->failed, 1);
+            tb_feed_lose(s->feed, s->why);
             warning("power source '%s' failed: %s; later rows carry no power figures",
                     s->ops->name, s->why);
             break;
         }
-        next += (int64_t)atomic_load(&s->interval_ms) * 1000000;
+        next += (int64_t)tb_feed_poll_ms(s->feed) * 1000000;
         if (next < tb_now_ns())   /* a reading that overran: the next poll from now */
             next = tb_now_ns();
         while (tb_sleep_until_ns(next) == -EINTR && !atomic_load(&s->stop))
@@ -158,6 +147,31 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+/* What the source says of itself once open, before the thread starts (no concurrent
+ * calls into it): its conditions, its device, its cadence, the feed's first word on them. */
+static void ask_source(struct tb_sampler *s)
+{
+    const struct tb_power_ops *ops = s->ops;
+    s->max_clock_mhz = NAN;
+    if (ops->describe)
+        ops->describe(s->state, s->conditions, sizeof(s->conditions), &s->max_clock_mhz);
+    struct tb_power_device d = *tb_feed_device(s->feed);
+    if (ops->identify)
+        ops->identify(s->state, &d);
+    tb_feed_set_device(s->feed, &d);
+    struct tb_power_cadence c = *tb_feed_cadence(s->feed);
+    if (ops->cadence)
+        ops->cadence(s->state, &c);
+    tb_feed_set_cadence(s->feed, &c);
+}
+
+static void sampler_free(struct tb_sampler *s)
+{
+    tb_feed_free(s->feed);
+    free(s->state);
+    free(s);
+}
+
 int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
                      const struct tb_power_cfg *pc, int interval_ms, size_t capacity,
                      char *why, size_t n)
@@ -166,82 +180,70 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     if (!s)
         return -ENOMEM;
     s->ops = ops;
-    atomic_store(&s->interval_ms, interval_ms);
     s->asked_ms = interval_ms > 0 ? interval_ms : 1;
     s->max_mw = pc->max_power_w > 0 ? pc->max_power_w * 1000.0 : 0;
-    atomic_store(&s->last_ns, tb_now_ns());
-    s->cap = capacity ? capacity : 1;
-    s->ring = calloc(s->cap, sizeof(*s->ring));
-    s->state = calloc(1, ops->state_size ? ops->state_size : 1);
-    if (!s->ring || !s->state) {
-        free(s->ring);
-        free(s->state);
+    if (!(s->state = calloc(1, ops->state_size ? ops->state_size : 1))) {
         free(s);
         return -ENOMEM;
     }
-    int rc = ops->open(s->state, pc, &s->rails, why, n);
+    struct tb_power_rails rails;
+    memset(&rails, 0, sizeof(rails));
+    int rc = ops->open(s->state, pc, &rails, why, n);
     if (rc) {
-        free(s->ring);
-        free(s->state);
-        free(s);
+        sampler_free(s);
         return rc;
     }
-    s->max_clock_mhz = NAN;
+    s->start_ns = tb_now_ns();
+    if (!(s->feed = tb_feed_new(capacity, &rails, ops->name, interval_ms))) {
+        ops->close(s->state);
+        sampler_free(s);
+        return -ENOMEM;
+    }
     tb_emc_find(tb_sys_root(pc->sysfs_root), s->emc_path, sizeof(s->emc_path));
-    if (ops->describe)   /* before the thread starts: no concurrent calls into the source */
-        ops->describe(s->state, s->conditions, sizeof(s->conditions), &s->max_clock_mhz);
-    s->device.limit_w = NAN;
-    if (ops->identify)
-        ops->identify(s->state, &s->device);
-    s->cadence.period_ms = NAN;
-    if (ops->cadence)
-        ops->cadence(s->state, &s->cadence);
-    pthread_mutex_init(&s->lock, NULL);
+    ask_source(s);
     tb_clock_join();   /* left by the thread as it ends */
     if ((rc = pthread_create(&s->thread, NULL, sampler_main, s))) {
         tb_clock_leave();
         snprintf(why, n, "cannot start the sampler thread: %s", strerror(rc));
         ops->close(s->state);
-        pthread_mutex_destroy(&s->lock);
-        free(s->ring);
-        free(s->state);
-        free(s);
+        sampler_free(s);
         return -rc;
     }
     *out = s;
     return 0;
 }
 
+struct tb_feed *tb_sampler_feed(struct tb_sampler *s) { return s->feed; }
+
+/* The feed's, for the sampler's readers outside energy/ (cmd/, measure/, tests). */
 struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns,
                                           int64_t margin_ns, size_t *n)
 {
-    *n = 0;
-    pthread_mutex_lock(&s->lock);
-    size_t start = (s->head + s->cap - s->count) % s->cap, k = 0;
-    for (size_t i = 0; i < s->count; i++) {
-        const struct tb_power_sample *p = &s->ring[(start + i) % s->cap];
-        k += p->t_ns >= t0_ns - margin_ns && p->t_ns <= t1_ns + margin_ns;
-    }
-    struct tb_power_sample *buf = k ? malloc(k * sizeof(*buf)) : NULL;
-    for (size_t i = 0; buf && i < s->count && *n < k; i++) {
-        const struct tb_power_sample *p = &s->ring[(start + i) % s->cap];
-        if (p->t_ns >= t0_ns - margin_ns && p->t_ns <= t1_ns + margin_ns)
-            buf[(*n)++] = *p;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return buf;
+    return tb_feed_window(s->feed, t0_ns, t1_ns, margin_ns, n);
 }
-
-const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s) { return &s->rails; }
-const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s) { return &s->cadence; }
-void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c) { s->cadence = *c; }
-bool tb_power_cadence_counter(const struct tb_power_cadence *c)
+const struct tb_power_rails *tb_sampler_rails(const struct tb_sampler *s)
 {
-    return !strcmp(c->how, "energy counter");
+    return tb_feed_rails(s->feed);
 }
-int tb_sampler_interval_ms(const struct tb_sampler *s)
+const struct tb_power_cadence *tb_sampler_cadence(const struct tb_sampler *s)
 {
-    return atomic_load(&((struct tb_sampler *)s)->interval_ms);
+    return tb_feed_cadence(s->feed);
+}
+void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence *c)
+{
+    tb_feed_set_cadence(s->feed, c);
+}
+int tb_sampler_interval_ms(const struct tb_sampler *s) { return tb_feed_poll_ms(s->feed); }
+bool tb_sampler_failed(const struct tb_sampler *s) { return tb_feed_lost(s->feed); }
+const char *tb_sampler_why(const struct tb_sampler *s) { return tb_feed_lost_why(s->feed); }
+const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s)
+{
+    return tb_feed_device(s->feed);
+}
+const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
+void tb_sampler_health(struct tb_sampler *s, struct tb_power_health *h)
+{
+    tb_feed_health(s->feed, h);
 }
 
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask)
@@ -249,37 +251,20 @@ int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask)
     /* the source serialises its own calls: no lock against the sampler thread's reads */
     return s->ops->reasons ? s->ops->reasons(s->state, mask) : -ENOTSUP;
 }
-const char *tb_sampler_source(const struct tb_sampler *s) { return s->ops->name; }
-
-const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s)
-{
-    return &s->device;
-}
 
 void tb_sampler_reidentify(struct tb_sampler *s)
 {
     if (!s->ops->identify)
         return;
-    struct tb_power_device d = s->device;
+    struct tb_power_device d = *tb_feed_device(s->feed);
     s->ops->identify(s->state, &d);
-    s->device = d;
+    tb_feed_set_device(s->feed, &d);
 }
 
 const char *tb_sampler_conditions(const struct tb_sampler *s, double *max_clock_mhz)
 {
     *max_clock_mhz = s->max_clock_mhz;
     return s->conditions;
-}
-bool tb_sampler_failed(const struct tb_sampler *s) { return atomic_load(&((struct tb_sampler *)s)->failed); }
-/* written by the sampler thread before it sets failed, never after */
-const char *tb_sampler_why(const struct tb_sampler *s) { return tb_sampler_failed(s) ? s->why : ""; }
-
-void tb_sampler_health(struct tb_sampler *s, struct tb_sampler_health *h)
-{
-    h->dropped = atomic_load(&s->dropped);
-    h->silences = atomic_load(&s->silences);
-    h->quiet_ms = (double)(tb_now_ns() - atomic_load(&s->last_ns)) / 1e6;
-    h->poll_ms = atomic_load(&s->interval_ms);
 }
 
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples)
@@ -291,10 +276,7 @@ double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples)
     s->ops->close(s->state);
     double cpu = s->cpu_ms;
     if (n_samples)
-        *n_samples = s->total;
-    pthread_mutex_destroy(&s->lock);
-    free(s->ring);
-    free(s->state);
-    free(s);
+        *n_samples = tb_feed_total(s->feed);
+    sampler_free(s);
     return cpu;
 }
