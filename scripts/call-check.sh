@@ -1,5 +1,5 @@
 #!/bin/sh
-# call-check.sh [-v] [-a ALLOW] [-I DIR]... -B BUILD [ROOT]: who calls whom, from the objects
+# call-check.sh [-v] [-a ALLOW] [-s SEAMS] [-I DIR]... -B BUILD [ROOT]: who calls whom, from the objects
 # of a build: `nm` of each object of BUILD whose source is a file of ROOT (default src) or of a
 # DIR gives the symbols it defines and those it takes from others; A -> B when A's object
 # takes a symbol (a function, a table) that B's defines. The include check
@@ -11,20 +11,31 @@
 # offender that ALLOW (default scripts/call-allow.txt beside this script) names is said and
 # passes: "circle MODULE MODULE..." (sorted, as printed), or "call NODE -> NODE"; '#' starts a
 # comment (the issue whose owner breaks it); an entry that no longer offends is an error
-# (remove it: the list only shrinks). An object older than its source is skipped and counted
+# (remove it: the list only shrinks). And the seams that SEAMS (default scripts/call-seams.txt
+# beside this script) draws inside a folder, by function: "seam FOLDER PREFIX FUNCTION...":
+# no function of FOLDER's objects but the FUNCTIONs named calls or takes the address of a
+# symbol whose name starts with PREFIX (#59: only tb_energy_plan_make of src/energy asks the
+# sampler, tb_sampler_*). Read per function from `readelf -W -S -s -r` of each object: every
+# relocation of its code (a call, a pointer taken) placed in the function whose bytes hold it
+# (a part gcc split off, NAME.cold or NAME.part.0, counts as NAME's), one in data or in no
+# function said as such. A FOLDER that is no folder, or a FUNCTION that none of its current
+# objects defines, is an error (the rule names what is no longer there). An object older than its source is skipped and counted
 # (make rebuilds it); no object under BUILD (a fresh clone): one line says so, exit 0. Reads
 # only; never builds. -v lists every edge with its symbols. Exit 1 on a breach, 2 on a usage
 # error or a bad allow-list line.
 set -eu
 here=$(dirname "$0")
 allow=$here/call-allow.txt
+seams=$here/call-seams.txt
 verbose=0; dirs=""; build=""
-usage="usage: call-check.sh [-v] [-a ALLOW] [-I DIR]... -B BUILD [ROOT]"
+usage="usage: call-check.sh [-v] [-a ALLOW] [-s SEAMS] [-I DIR]... -B BUILD [ROOT]"
 while [ $# -gt 0 ]; do
     case $1 in
     -v) verbose=1; shift ;;
     -a) [ $# -ge 2 ] || { echo "call-check: -a needs a file" >&2; exit 2; }
         allow=$2; shift 2 ;;
+    -s) [ $# -ge 2 ] || { echo "call-check: -s needs a file" >&2; exit 2; }
+        seams=$2; shift 2 ;;
     -I) [ $# -ge 2 ] || { echo "call-check: -I needs a folder" >&2; exit 2; }
         dirs="$dirs $2"; shift 2 ;;
     -B) [ $# -ge 2 ] || { echo "call-check: -B needs a build folder" >&2; exit 2; }
@@ -41,6 +52,7 @@ for d in "$root" $dirs; do
     [ -d "$d" ] || { echo "call-check: no folder '$d'" >&2; exit 2; }
 done
 [ -f "$allow" ] || { echo "call-check: no allow-list '$allow' (an empty file allows nothing)" >&2; exit 2; }
+[ -f "$seams" ] || { echo "call-check: no seams file '$seams' (an empty file draws none)" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-calls-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -60,6 +72,65 @@ if [ ! -s "$tmp/objs" ]; then
     echo "calls: no current object of $root$dirs under $build ($nobj found, $nstale stale): skipped"
     exit 0
 fi
+# the seams: each rule's folder, prefix and functions ("LINE FOLDER PREFIX FUNCTION...")
+awk -v f="$seams" '{ line = $0; sub(/#.*/, "", line); gsub(/^[ \t]+|[ \t]+$/, "", line); gsub(/[ \t]+/, " ", line)
+      if (line == "") next
+      if (line !~ /^seam [^ ]+ [A-Za-z_][A-Za-z_0-9]*( [A-Za-z_][A-Za-z_0-9]*)*$/) {
+          print "call-check: " f ":" NR ": expected \"seam FOLDER PREFIX FUNCTION...\", got \"" line "\"" > "/dev/stderr"; exit 2 }
+      sub(/\/( |$)/, " ", line); print NR, substr(line, 6) }' "$seams" > "$tmp/seamrules" || exit 2
+# each rule's findings into $tmp/seams, as the main program reads them: "error TEXT",
+# "note TEXT", "count N" (functions of the folders that take a PREFIX symbol)
+: > "$tmp/seams"
+while read -r ln folder prefix funcs; do
+    where="$seams:$ln"
+    if [ ! -d "$folder" ]; then echo "error $where: seam of '$folder': no such folder" >> "$tmp/seams"; continue; fi
+    awk -v f="$folder/" 'index($2, f) == 1' "$tmp/objs" > "$tmp/seamobjs"
+    nall=$(find "$build/$folder" -name '*.o' -type f 2>/dev/null | wc -l)
+    ncur=$(wc -l < "$tmp/seamobjs")
+    # every function each object defines ("def SRC FUNC") and every symbol of PREFIX its
+    # code or data takes ("ref SRC FUNC SYMBOL", FUNC "-" when in data or no function)
+    while read -r o src; do
+        readelf -W -S -s -r "$o" | awk -v src="$src" -v prefix="$prefix" '
+        function hex(h,    v, k) { v = 0; h = tolower(h); sub(/^0x/, "", h)
+            for (k = 1; k <= length(h); k++) v = v * 16 + index("0123456789abcdef", substr(h, k, 1)) - 1
+            return v }
+        function size(z) { return z ~ /^0x/ ? hex(z) : z + 0 }   # decimal unless large
+        function base(n) { sub(/\..*/, "", n); return n }
+        /^ *\[ *[0-9]+\] / { n = $0; sub(/^ *\[ */, "", n); i = n + 0; sub(/^[0-9]+\] */, "", n); sub(/ .*/, "", n)
+                             secname[i] = n; mode = ""; next }
+        /^Symbol table/ { mode = "sym"; next }
+        /^Relocation section/ { mode = "rel"; t = $3; gsub(/\047/, "", t); sub(/^\.rela?/, "", t); next }
+        mode == "sym" && $4 == "FUNC" && $7 ~ /^[0-9]+$/ {
+            nf++; fsec[nf] = secname[$7 + 0]; fval[nf] = hex($2); fsize[nf] = size($3); fname[nf] = base($8)
+            print "def", src, fname[nf]; next }
+        mode == "rel" && NF >= 5 && index($5, prefix) == 1 && t !~ /^\.(debug|eh_frame|note|comment)/ {
+            nr++; rsec[nr] = t; roff[nr] = hex($1); rsym[nr] = $5 }
+        END {   # readelf prints the symbols after the relocations
+            for (r = 1; r <= nr; r++) {
+                who = "-"
+                for (k = 1; k <= nf; k++)
+                    if (fsec[k] == rsec[r] && roff[r] >= fval[k] && roff[r] < fval[k] + fsize[k]) { who = fname[k]; break }
+                print "ref", src, who, rsym[r]
+            } }'
+    done < "$tmp/seamobjs" | awk -v where="$where" -v folder="$folder" -v prefix="$prefix" \
+        -v funcs="$funcs" -v nall="$nall" -v ncur="$ncur" '
+        BEGIN { n = split(funcs, F, " "); for (k = 1; k <= n; k++) may[F[k]] = 1 }
+        $1 == "def" { defined[$3] = 1; next }
+        $1 == "ref" { key = $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++nk] = key } syms[key] = syms[key] " " $4 }
+        END {
+            for (k = 1; k <= nk; k++) {
+                split(order[k], w, " ")
+                if (w[2] in may) { nmay++; continue }
+                print "error " where ": " w[1] ": " (w[2] == "-" ? "data or code outside any function" : w[2] "()") \
+                    " takes " substr(syms[order[k]], 2) ", and only " (funcs == "" ? "no function" : funcs) \
+                    " of " folder "/ may call " prefix "*"
+            }
+            if (ncur < nall) print "note " where ": " (nall - ncur) " stale object(s) of " folder "/ not read"
+            else for (k = 1; k <= n; k++) if (!(F[k] in defined))
+                print "error " where ": " F[k] " is no function of " folder "/ (the seam names what is not there)"
+            print "count " nk + 0
+        }' >> "$tmp/seams"
+done < "$tmp/seamrules"
 # the floors of the include check (its folder view)
 # shellcheck disable=SC2046
 "$here/structure-check.sh" $(for d in $dirs; do printf ' -I %s' "$d"; done) "$root" > "$tmp/floors" 2>/dev/null || :
@@ -71,7 +142,8 @@ nm -A -g $(cut -d' ' -f1 "$tmp/objs") | awk 'FILENAME == ARGV[1] { src[$1] = $2;
       if (o in src && n >= 2) print src[o], f[n - 1], f[n] }' "$tmp/objs" - > "$tmp/syms"
 
 LC_ALL=C awk -v root="$root" -v dirs="$dirs" -v allow="$allow" -v verbose="$verbose" \
-    -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" "$(cat "$here/graph.awk")"'
+    -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" -v seamsays="$tmp/seams" \
+    -v nseams="$(wc -l < "$tmp/seamrules")" "$(cat "$here/graph.awk")"'
 function modname(p) { sub(/\.[^.\/]*$/, "", p); return p }
 function dirname(p) { if (p !~ /\//) return "."; sub(/\/[^\/]*$/, "", p); return p }
 # the folder-view node of a module, as the include check names it
@@ -155,6 +227,12 @@ END {
         }
     }
     for (k = 1; k <= nup; k++) offend(order_up[k], upmsg[order_up[k]] upsite[order_up[k]])
+    # 3. the seams (read above, per function)
+    while ((getline line < seamsays) > 0) {
+        if (line ~ /^error /) { status = 1; errors[++nerr] = "call-check: error: " substr(line, 7) }
+        else if (line ~ /^note /) notes[++nnote] = "call-check: " substr(line, 6)
+        else if (line ~ /^count /) nseamf += substr(line, 7) + 0
+    }
     for (k = 1; k <= nallow; k++)
         if (!(order[k] in used)) {
             status = 1
@@ -162,11 +240,12 @@ END {
         }
     print "calls (" build "): " nmod " modules, " (nedge + 0) " edges between them; " ncirc " circles, " \
         nup " calls not down a floor (" (nallowed + 0) " allowed for now); " nstale " stale objects skipped"
+    print "seams: " nseams + 0 " rule(s), " nseamf + 0 " function(s) taking a symbol one guards"
     for (k = 1; k <= nnote; k++) print notes[k]
     if (verbose)
         for (u = 1; u <= nmod; u++) { n = split(adj[u], e, " "); for (j = 1; j <= n; j++) print "  " mname[u] " -> " mname[e[j] + 0] ": " sort_words(edge[u, e[j] + 0]) }
     for (k = 1; k <= nerr; k++) print errors[k] > "/dev/stderr"
-    if (status) print "call-check: FAILED: " nerr " (circles by calls, calls not down a floor, stale allow-list entries)" > "/dev/stderr"
+    if (status) print "call-check: FAILED: " nerr " (circles by calls, calls not down a floor, stale allow-list entries, seams crossed)" > "/dev/stderr"
     else print "call-check: ok"
     exit status
 }' "$tmp/syms"

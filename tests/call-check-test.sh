@@ -5,7 +5,12 @@
 # floor (the include check's floors) and one to a folder on the same floor fail; an
 # allow-list entry lets its offender pass, one that no longer offends fails (the list only
 # shrinks), a bad line is a usage error; an object older than its source is skipped; no
-# object: skipped, said. And the project's own scripts/call-allow.txt holds no entry beyond
+# object: skipped, said. A seam (-s SEAMS, "seam FOLDER PREFIX FUNCTION..."): a call of the
+# prefix's symbols from the function it names passes, one planted in another function of the
+# folder fails naming that function (in the same object and in another, built plain and with
+# -O2 -ffunction-sections), so does a pointer to one kept in data; a seam naming a function
+# or a folder no longer there fails, a bad line is a usage error; and the project's own
+# seams hold on its own objects. And the project's own scripts/call-allow.txt holds no entry beyond
 # the baseline below (#59): an entry leaves when its circle is broken, none comes in. Run by
 # `make structure-check` (a few seconds: it compiles a dozen small files).
 set -u
@@ -33,17 +38,18 @@ base() {
     put "$d" src/top.h '#include "sub/x.h"'
     put "$d" src/top.c '#include "top.h"' '#include "shared.h"' 'int top_f(void) { return x_f(); }'
     : > "$d/allow.txt"
+    : > "$d/seams.txt"
 }
-build() {   # TREE: every .c of src/ into build/src/...o
-    d=$t/$1
+build() {   # TREE [CFLAGS...]: every .c of src/ into build/src/...o
+    d=$t/$1; shift
     for c in $(cd "$d" && find src -name '*.c'); do
         mkdir -p "$d/build/$(dirname "$c")"
-        (cd "$d" && $CC -c -Isrc -o "build/${c%.c}.o" "$c") || bad "$1: cc $c"
+        (cd "$d" && $CC "$@" -c -Isrc -o "build/${c%.c}.o" "$c") || bad "$d: cc $c"
     done
 }
 run() {   # TREE [ARGS...]
     d=$1; shift
-    out=$(cd "$t/$d" && "$check" -a allow.txt "$@" -B build src 2>&1); rc=$?
+    out=$(cd "$t/$d" && "$check" -a allow.txt -s seams.txt "$@" -B build src 2>&1); rc=$?
 }
 
 # 1. no object: skipped, said
@@ -109,7 +115,69 @@ touch -d '2 hours ago' "$t/stale/build/src/sub/x.o"
 run stale
 expect "a stale object" 0 "2 modules" "1 stale objects skipped"
 
-# 8. the project's allow-list only shrinks: every entry is one of the baseline's (#59: the
+# 8. a seam: src/lo (a sampler: lo_feed, lo_window) under src/hi (plan.c's hi_make takes the
+#    feed, the one function the seam lets call lo_*; hi_read reads through what it got)
+seam_tree() {   # TREE
+    d=$t/$1; rm -rf "$d"; mkdir -p "$d"
+    put "$d" src/lo/lo.h 'struct lo; int *lo_feed(struct lo *s); int lo_window(struct lo *s);'
+    put "$d" src/lo/lo.c '#include "lo/lo.h"' 'struct lo { int f; };' \
+        'int *lo_feed(struct lo *s) { return &s->f; }' 'int lo_window(struct lo *s) { return s->f; }'
+    put "$d" src/hi/plan.h '#include "lo/lo.h"' 'int *hi_make(struct lo *s); int hi_read(int *f);'
+    put "$d" src/hi/plan.c '#include "hi/plan.h"' 'int *hi_make(struct lo *s) { return lo_feed(s); }' \
+        'int hi_read(int *f) { return *f; }'
+    put "$d" src/hi/meter.c '#include "hi/plan.h"' 'int meter_f(int *f) { return hi_read(f); }'
+    : > "$d/allow.txt"
+    printf '%s\n' '# the one door' 'seam src/hi lo_ hi_make   # the plan' > "$d/seams.txt"
+}
+seam_tree seam
+build seam
+run seam
+expect "a seam kept" 0 "seams: 1 rule(s), 1 function(s) taking a symbol one guards" "call-check: ok"
+for opt in "" "-O2 -ffunction-sections"; do
+    seam_tree planted
+    put "$t/planted" src/hi/plan.c '#include "hi/plan.h"' 'int *hi_make(struct lo *s) { return lo_feed(s); }' \
+        'int hi_read(int *f) { return *f; }' 'int hi_again(struct lo *s) { return lo_window(s) + 1; }'
+    put "$t/planted" src/hi/meter.c '#include "hi/plan.h"' \
+        'static __attribute__((noinline)) int ask(struct lo *s) { return lo_window(s) * 3; }' \
+        'int meter_f(int *f, struct lo *s) { return hi_read(f) + ask(s); }'
+    # shellcheck disable=SC2086
+    build planted $opt
+    run planted
+    expect "a seam crossed, in the same object and another (cc ${opt:-plain})" 1 \
+        "seams.txt:2: src/hi/plan.c: hi_again() takes lo_window, and only hi_make of src/hi/ may call lo_*" \
+        "seams.txt:2: src/hi/meter.c: ask() takes lo_window" "seams crossed"
+    has "$out" "hi_make() takes" && bad "the seam's own function named as a breach: $out"
+done
+seam_tree table
+put "$t/table" src/hi/meter.c '#include "hi/plan.h"' 'int (*const meter_door)(struct lo *) = lo_window;'
+build table
+run table
+expect "a pointer to a guarded symbol in data" 1 \
+    "src/hi/meter.c: data or code outside any function takes lo_window"
+seam_tree stale
+printf '%s\n' 'seam src/hi lo_ hi_make hi_gone' 'seam src/nowhere lo_ hi_make' > "$t/stale/seams.txt"
+build stale
+run stale
+expect "a seam naming what is not there" 1 \
+    "seams.txt:1: hi_gone is no function of src/hi/" "seams.txt:2: seam of 'src/nowhere': no such folder"
+printf '%s\n' 'seam src/hi' > "$t/stale/seams.txt"
+run stale
+expect "a bad seam line" 2 'seams.txt:1: expected "seam FOLDER PREFIX FUNCTION...", got "seam src/hi"'
+
+# 9. the project's seams on its own objects, where a build is there (make structure-check
+#    runs this after the build): energy asks the sampler in tb_energy_plan_make alone
+if [ -d "$top/build/src/energy" ]; then
+    out=$(cd "$top" && "$check" -I kernels -B build src 2>&1)
+    if has "$out" "no current object"; then
+        ok "the project's seams: skipped (no current object under build/)"
+    elif ! has "$out" "seams: 1 rule(s)" || printf '%s\n' "$out" | grep -q "error: .*call-seams.txt"; then
+        bad "the project's seams: $out"
+    else
+        ok "the project's seams hold (energy calls the sampler from tb_energy_plan_make alone)"
+    fi
+fi
+
+# 10. the project's allow-list only shrinks: every entry is one of the baseline's (#59: the
 #    circles and upward calls found when the check came; each owner removed its own: energy's
 #    circle, the CUDA row's two calls and power/'s two circles are gone, so it holds none)
 baseline=''
