@@ -59,7 +59,8 @@ struct tb_meter_result {
 struct tb_meter;
 
 /* A meter over a started sampler; pc is kept by pointer (the run's board config). The
- * sampler's timing is read once, into the meter's plan (plan.h). */
+ * sampler's feed is taken once, into the meter's plan (plan.h), and its timing read from it;
+ * the meter asks the sampler nothing after. */
 struct tb_meter *tb_meter_new(struct tb_sampler *s, const struct tb_power_cfg *pc,
                               volatile sig_atomic_t *stop);
 void tb_meter_free(struct tb_meter *m);
