@@ -3,10 +3,13 @@
  * readings in time order and a span's copy holds exactly those within its margin; a loss
  * keeps its first why; drops and silences are counted, the first silence told; the quiet
  * time is measured from the last reading; the poll, the cadence and the device read back as
- * last set. The thread itself, over a scripted source: test_power_window.c. */
+ * last set; the quiet time of a sampler whose source was slow to open runs from before the
+ * open. The thread itself, over a scripted source: test_power_window.c. */
 #include "helpers.h"
 
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "power/feed.h"
 
@@ -15,7 +18,7 @@
 static struct tb_feed *feed4(void)
 {
     struct tb_power_rails rails = { .n = 2, .name = { "VDD_IN", "VDD_GPU" } };
-    struct tb_feed *f = tb_feed_new(4, &rails, "script", 50);
+    struct tb_feed *f = tb_feed_new(4, &rails, "script", 50, tb_now_ns());
     assert_non_null(f);
     return f;
 }
@@ -113,6 +116,47 @@ static void test_facts(void **state)
     tb_feed_free(f);
 }
 
+/* A source slow to open and silent after: 600 ms of its open spent on the fake clock, then
+ * nothing. The quiet time runs from before the open, as it did before the feed (#59: the
+ * sampler made the feed after the open, and its first "last heard" hid the open's time). */
+static int slow_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rails *rails,
+                     char *why, size_t n)
+{
+    rails->n = 1;
+    snprintf(rails->name[0], sizeof(rails->name[0]), "VDD_IN");
+    tb_sleep_ns(600 * MS);
+    return 0;
+}
+static int never_sample(void *st, struct tb_power_sample *smp, char *why, size_t n)
+{
+    return -EAGAIN;
+}
+static void no_close(void *st) {}
+static const struct tb_power_ops slow_ops = {
+    .name = "slow-open", .help = "opens in 600 ms, then says nothing",
+    .open = slow_open, .sample = never_sample, .close = no_close,
+};
+
+static void test_quiet_from_before_open(void **state)
+{
+    struct tb_power_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    struct tb_sampler *s = NULL;
+    char why[256];
+    int64_t t0 = tb_now_ns();
+    if (tb_sampler_start(&s, &slow_ops, &pc, 50, 16, why, sizeof(why)))
+        th_fail("sampler: %s", why);
+    struct tb_power_health h;
+    tb_feed_health(tb_sampler_feed(s), &h);
+    /* the clock moved by the open's 600 ms at least, and never back */
+    double since_start_ms = (double)(tb_now_ns() - t0) / 1e6;
+    assert_true(since_start_ms >= 600);
+    if (h.quiet_ms < 600 || h.quiet_ms > since_start_ms)
+        th_fail("quiet %.1f ms, %.1f ms since before the open: the silence must run from "
+                "before it", h.quiet_ms, since_start_ms);
+    tb_sampler_stop(s, NULL);
+}
+
 int main(void)
 {
     tb_clock_fake(1000000000000LL);
@@ -121,6 +165,7 @@ int main(void)
         cmocka_unit_test(test_lost_keeps_first_why),
         cmocka_unit_test(test_health),
         cmocka_unit_test(test_facts),
+        cmocka_unit_test(test_quiet_from_before_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "power/feed.h"
 
 /* An inverted block's lead-in before its span: 0 (the first poll after the switch) where
  * reads are fast, TB_METER_LEAD_TAUS time constants where slow. */

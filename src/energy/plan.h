@@ -15,8 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "power/feed.h"
 #include "power/power.h"
+
+/* The sampler's feed (power/feed.h), which only plan.c reads: energy's other files reach
+ * the readings through the functions below, never the feed itself (scripts/call-seams.txt:
+ * no function of energy/ outside plan.c takes a tb_feed_* symbol). */
+struct tb_feed;
 
 /* The fewest cycles a size runs (power.budget_s never ends it sooner), and the shortest an
  * inverted block is cut to (time constants). */
@@ -34,7 +38,9 @@ struct tb_power_span {
 
 struct tb_energy_plan {
     /* the sampler's feed, taken once by the constructor (the sampler's to free): readings,
-     * losses, health, the poll as it is now; the settled cadence given back to it */
+     * losses, health, the poll as it is now; the settled cadence given back to it. Opaque
+     * here (feed.h is plan.c's alone): read it through tb_energy_plan_read, _lost, _health,
+     * _silent */
     struct tb_feed *feed;
     const struct tb_power_cfg *pc;     /* the night's power settings, by pointer */
     /* as the feed had them when the plan was made */

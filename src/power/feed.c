@@ -31,7 +31,7 @@ struct tb_feed {
 };
 
 struct tb_feed *tb_feed_new(size_t capacity, const struct tb_power_rails *rails,
-                            const char *source, int poll_ms)
+                            const char *source, int poll_ms, int64_t heard_ns)
 {
     struct tb_feed *f = calloc(1, sizeof(*f));
     if (!f)
@@ -45,7 +45,7 @@ struct tb_feed *tb_feed_new(size_t capacity, const struct tb_power_rails *rails,
     f->rails = *rails;
     f->source = source;
     atomic_store(&f->poll_ms, poll_ms);
-    atomic_store(&f->last_ns, tb_now_ns());
+    atomic_store(&f->last_ns, heard_ns);
     f->cadence.period_ms = NAN;
     f->device.limit_w = NAN;
     return f;

@@ -30,9 +30,10 @@ struct tb_feed;
 
 /* A feed for a ring of capacity readings (1 at least) of rails, from the source named
  * source (kept by pointer: a source's static name). NULL: out of memory. Its cadence period
- * NAN, its limit NAN, its last reading now. */
+ * NAN, its limit NAN, its last reading heard_ns: the sampler gives the time before it
+ * opened the source, so a source slow to open and then silent is silent from the start. */
 struct tb_feed *tb_feed_new(size_t capacity, const struct tb_power_rails *rails,
-                            const char *source, int poll_ms);
+                            const char *source, int poll_ms, int64_t heard_ns);
 void tb_feed_free(struct tb_feed *f);
 
 /* ---- the producer: the sampler thread ---- */

@@ -188,13 +188,15 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
     }
     struct tb_power_rails rails;
     memset(&rails, 0, sizeof(rails));
+    /* silence is timed from before the open, as it was before the feed (#59): a source
+     * whose open took long and that then says nothing has been silent all that while */
+    s->start_ns = tb_now_ns();
     int rc = ops->open(s->state, pc, &rails, why, n);
     if (rc) {
         sampler_free(s);
         return rc;
     }
-    s->start_ns = tb_now_ns();
-    if (!(s->feed = tb_feed_new(capacity, &rails, ops->name, interval_ms))) {
+    if (!(s->feed = tb_feed_new(capacity, &rails, ops->name, interval_ms, s->start_ns))) {
         ops->close(s->state);
         sampler_free(s);
         return -ENOMEM;
