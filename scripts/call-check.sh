@@ -12,17 +12,23 @@
 # passes: "circle MODULE MODULE..." (sorted, as printed), or "call NODE -> NODE"; '#' starts a
 # comment (the issue whose owner breaks it); an entry that no longer offends is an error
 # (remove it: the list only shrinks). And the seams that SEAMS (default scripts/call-seams.txt
-# beside this script) draws inside a folder, by function: "seam FOLDER PREFIX FUNCTION...":
-# no function of FOLDER's objects but the FUNCTIONs named calls or takes the address of a
-# symbol whose name starts with PREFIX (#59: only tb_energy_plan_make of src/energy asks the
-# sampler, tb_sampler_*). Read per function from `readelf -W -S -s -r` of each object: every
-# relocation of its code (a call, a pointer taken) placed in the function whose bytes hold it
-# (a part gcc split off, NAME.cold or NAME.part.0, counts as NAME's), one in data or in no
-# function said as such. A FOLDER that is no folder, or a FUNCTION that none of its current
-# objects defines, is an error (the rule names what is no longer there). An object older than its source is skipped and counted
-# (make rebuilds it); no object under BUILD (a fresh clone): one line says so, exit 0. Reads
-# only; never builds. -v lists every edge with its symbols. Exit 1 on a breach, 2 on a usage
-# error or a bad allow-list line.
+# beside this script) draws inside a folder, by function: "seam FOLDER PREFIX WHO...": no
+# function of FOLDER's objects but those WHO names takes (calls, or takes the address of) a
+# symbol whose name starts with PREFIX; a WHO is a function, or an object by its source's
+# name (plan.c: every function of it). #59: only tb_energy_plan_make of src/energy asks the
+# sampler (tb_sampler_*), only plan.c reads its feed (tb_feed_*). Read per function from
+# `readelf -W -S -s -r` of each object: every relocation of its code (a call, a pointer
+# taken) placed in the function whose bytes hold it (a part gcc split off, NAME.cold or
+# NAME.part.0, counts as NAME's), one in data or in no function said as such. Errors: a
+# FOLDER that is no folder; a WHO that none of its objects defines, or that takes no PREFIX
+# symbol (the rule would guard nothing); an object of a seam's folder older than its source
+# or than any header its .d file (gcc -MMD, beside it) lists: a seam is read from fresh
+# objects only; an LTO object there (gcc -flto: no machine code to place a call in); readelf
+# or nm missing or failing (exit 2). An object outside the seams' folders that is older
+# than what it was made from is skipped and counted (make rebuilds it); no object under
+# BUILD (a fresh clone): one line says so, exit 0. Reads only; never builds. -v lists every
+# edge with its symbols. Exit 1 on a breach, 2 on a usage error, a bad allow-list or seam
+# line, or a tool that failed.
 set -eu
 here=$(dirname "$0")
 allow=$here/call-allow.txt
@@ -56,90 +62,138 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-calls-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# the seams: each rule's folder, prefix and who may ("LINE FOLDER PREFIX WHO..."), WHO a
+# function or an object by its source's name (NAME.c, NAME.cu: every function of it)
+awk -v f="$seams" '{ line = $0; sub(/#.*/, "", line); gsub(/^[ \t]+|[ \t]+$/, "", line); gsub(/[ \t]+/, " ", line)
+      if (line == "") next
+      if (line !~ /^seam [^ ]+ [A-Za-z_][A-Za-z_0-9]*( ([A-Za-z_][A-Za-z_0-9]*|[A-Za-z_0-9][A-Za-z_0-9-]*\.(c|cu)))+$/) {
+          print "call-check: " f ":" NR ": expected \"seam FOLDER PREFIX FUNCTION-OR-FILE.c...\", got \"" line "\"" > "/dev/stderr"; exit 2 }
+      sub(/\/( |$)/, " ", line); print NR, substr(line, 6) }' "$seams" > "$tmp/seamrules" || exit 2
+if [ -s "$tmp/seamrules" ]; then
+    command -v readelf > /dev/null 2>&1 ||
+        { echo "call-check: no readelf (binutils) on PATH: the seams of $seams cannot be read" >&2; exit 2; }
+fi
+command -v nm > /dev/null 2>&1 || { echo "call-check: no nm (binutils) on PATH: the calls cannot be read" >&2; exit 2; }
+
+# What an object was made from that is newer than it: its source and, where the build left
+# its .d file beside it (gcc -MMD), every header gcc read for it (the .d's first rule).
+newer_input() {   # OBJECT SOURCE
+    deps=$2
+    if [ -f "${1%.o}.d" ]; then
+        deps="$deps $(awk '{ if (sub(/\\$/, "")) { all = all $0; next } all = all $0; sub(/^[^:]*:/, "", all); print all; exit }' "${1%.o}.d")"
+    fi
+    # shellcheck disable=SC2086
+    find $deps -newer "$1" -print 2>/dev/null | head -n 1
+}
+# a stale object in a seam's folder: an error (the seam would be read from old code)
+in_seam_folder() {   # SOURCE
+    awk -v s="$1" '{ if (index(s, $2 "/") == 1) { found = 1; exit } } END { exit !found }' "$tmp/seamrules"
+}
 # the objects of ROOT's and the DIRs' sources: current ones into objs, stale ones counted
-: > "$tmp/objs"; nstale=0; nobj=0
+# (outside a seam's folder) or errors (inside one)
+: > "$tmp/objs"; : > "$tmp/stale"; nstale=0; nobj=0
 for d in "$root" $dirs; do
     [ -d "$build/$d" ] || continue
     for o in $(find "$build/$d" -name '*.o' -type f | LC_ALL=C sort); do
         s=${o#"$build"/}; s=${s%.o}
         if [ -f "$s.c" ]; then s=$s.c; elif [ -f "$s.cu" ]; then s=$s.cu; else continue; fi
         nobj=$((nobj + 1))
-        if [ -n "$(find "$s" -newer "$o" -print)" ]; then nstale=$((nstale + 1)); continue; fi
-        printf '%s %s\n' "$o" "$s" >> "$tmp/objs"
+        newer=$(newer_input "$o" "$s")
+        if [ -z "$newer" ]; then printf '%s %s\n' "$o" "$s" >> "$tmp/objs"; continue; fi
+        nstale=$((nstale + 1))
+        in_seam_folder "$s" && echo "call-check: error: $o is older than $newer: a seam's folder is read from fresh objects only (make rebuilds it)" >> "$tmp/stale"
     done
 done
-if [ ! -s "$tmp/objs" ]; then
+if [ -s "$tmp/stale" ]; then
+    cat "$tmp/stale" >&2
+    echo "call-check: FAILED: $(wc -l < "$tmp/stale") stale object(s) in a seam's folder" >&2
+    exit 1
+fi
+if [ "$nobj" -eq 0 ] || [ ! -s "$tmp/objs" ]; then
     echo "calls: no current object of $root$dirs under $build ($nobj found, $nstale stale): skipped"
     exit 0
 fi
-# the seams: each rule's folder, prefix and functions ("LINE FOLDER PREFIX FUNCTION...")
-awk -v f="$seams" '{ line = $0; sub(/#.*/, "", line); gsub(/^[ \t]+|[ \t]+$/, "", line); gsub(/[ \t]+/, " ", line)
-      if (line == "") next
-      if (line !~ /^seam [^ ]+ [A-Za-z_][A-Za-z_0-9]*( [A-Za-z_][A-Za-z_0-9]*)*$/) {
-          print "call-check: " f ":" NR ": expected \"seam FOLDER PREFIX FUNCTION...\", got \"" line "\"" > "/dev/stderr"; exit 2 }
-      sub(/\/( |$)/, " ", line); print NR, substr(line, 6) }' "$seams" > "$tmp/seamrules" || exit 2
+
+# Each object's functions and the symbols of PREFIX its code or data takes, from readelf
+# (its status kept: no pipe): "def SRC FUNC", "ref SRC FUNC SYMBOL" (FUNC "-" in data or in
+# no function). An LTO object (gcc -flto: GIMPLE, no machine code) holds no function to
+# place a call in: an error, not a pass.
+seam_refs() {   # OBJECT SOURCE PREFIX
+    if ! readelf -W -S -s -r "$1" > "$tmp/elf" 2> "$tmp/elferr"; then
+        echo "call-check: readelf failed on $1: $(head -n 1 "$tmp/elferr")" >&2; exit 2
+    fi
+    if grep -q '\.gnu\.lto_\|__gnu_lto_slim' "$tmp/elf"; then
+        echo "call-check: $1 is an LTO object (gcc -flto: no machine code, its calls cannot be placed in functions): build the seams' objects without -flto" >&2
+        exit 2
+    fi
+    awk -v src="$2" -v prefix="$3" '
+    function hex(h,    v, k) { v = 0; h = tolower(h); sub(/^0x/, "", h)
+        for (k = 1; k <= length(h); k++) v = v * 16 + index("0123456789abcdef", substr(h, k, 1)) - 1
+        return v }
+    function size(z) { return z ~ /^0x/ ? hex(z) : z + 0 }   # decimal unless large
+    function base(n) { sub(/\..*/, "", n); return n }
+    /^ *\[ *[0-9]+\] / { n = $0; sub(/^ *\[ */, "", n); i = n + 0; sub(/^[0-9]+\] */, "", n); sub(/ .*/, "", n)
+                         secname[i] = n; mode = ""; next }
+    /^Symbol table/ { mode = "sym"; next }
+    /^Relocation section/ { mode = "rel"; t = $3; gsub(/\047/, "", t); sub(/^\.rela?/, "", t); next }
+    mode == "sym" && $4 == "FUNC" && $7 ~ /^[0-9]+$/ {
+        nf++; fsec[nf] = secname[$7 + 0]; fval[nf] = hex($2); fsize[nf] = size($3); fname[nf] = base($8)
+        print "def", src, fname[nf]; next }
+    mode == "rel" && NF >= 5 && index($5, prefix) == 1 && t !~ /^\.(debug|eh_frame|note|comment)/ {
+        nr++; rsec[nr] = t; roff[nr] = hex($1); rsym[nr] = $5 }
+    END {   # readelf prints the symbols after the relocations
+        for (r = 1; r <= nr; r++) {
+            who = "-"
+            for (k = 1; k <= nf; k++)
+                if (fsec[k] == rsec[r] && roff[r] >= fval[k] && roff[r] < fval[k] + fsize[k]) { who = fname[k]; break }
+            print "ref", src, who, rsym[r]
+        } }' "$tmp/elf"
+}
 # each rule's findings into $tmp/seams, as the main program reads them: "error TEXT",
-# "note TEXT", "count N" (functions of the folders that take a PREFIX symbol)
+# "count N" (functions of the folders that take a PREFIX symbol). A WHO that no current
+# object defines, or that takes no PREFIX symbol, is an error: the rule would guard nothing.
 : > "$tmp/seams"
 while read -r ln folder prefix funcs; do
     where="$seams:$ln"
     if [ ! -d "$folder" ]; then echo "error $where: seam of '$folder': no such folder" >> "$tmp/seams"; continue; fi
     awk -v f="$folder/" 'index($2, f) == 1' "$tmp/objs" > "$tmp/seamobjs"
-    nall=$(find "$build/$folder" -name '*.o' -type f 2>/dev/null | wc -l)
-    ncur=$(wc -l < "$tmp/seamobjs")
-    # every function each object defines ("def SRC FUNC") and every symbol of PREFIX its
-    # code or data takes ("ref SRC FUNC SYMBOL", FUNC "-" when in data or no function)
-    while read -r o src; do
-        readelf -W -S -s -r "$o" | awk -v src="$src" -v prefix="$prefix" '
-        function hex(h,    v, k) { v = 0; h = tolower(h); sub(/^0x/, "", h)
-            for (k = 1; k <= length(h); k++) v = v * 16 + index("0123456789abcdef", substr(h, k, 1)) - 1
-            return v }
-        function size(z) { return z ~ /^0x/ ? hex(z) : z + 0 }   # decimal unless large
-        function base(n) { sub(/\..*/, "", n); return n }
-        /^ *\[ *[0-9]+\] / { n = $0; sub(/^ *\[ */, "", n); i = n + 0; sub(/^[0-9]+\] */, "", n); sub(/ .*/, "", n)
-                             secname[i] = n; mode = ""; next }
-        /^Symbol table/ { mode = "sym"; next }
-        /^Relocation section/ { mode = "rel"; t = $3; gsub(/\047/, "", t); sub(/^\.rela?/, "", t); next }
-        mode == "sym" && $4 == "FUNC" && $7 ~ /^[0-9]+$/ {
-            nf++; fsec[nf] = secname[$7 + 0]; fval[nf] = hex($2); fsize[nf] = size($3); fname[nf] = base($8)
-            print "def", src, fname[nf]; next }
-        mode == "rel" && NF >= 5 && index($5, prefix) == 1 && t !~ /^\.(debug|eh_frame|note|comment)/ {
-            nr++; rsec[nr] = t; roff[nr] = hex($1); rsym[nr] = $5 }
-        END {   # readelf prints the symbols after the relocations
-            for (r = 1; r <= nr; r++) {
-                who = "-"
-                for (k = 1; k <= nf; k++)
-                    if (fsec[k] == rsec[r] && roff[r] >= fval[k] && roff[r] < fval[k] + fsize[k]) { who = fname[k]; break }
-                print "ref", src, who, rsym[r]
-            } }'
-    done < "$tmp/seamobjs" | awk -v where="$where" -v folder="$folder" -v prefix="$prefix" \
-        -v funcs="$funcs" -v nall="$nall" -v ncur="$ncur" '
+    : > "$tmp/refs"
+    while read -r o src; do seam_refs "$o" "$src" "$prefix" >> "$tmp/refs"; done < "$tmp/seamobjs"
+    awk -v where="$where" -v folder="$folder" -v prefix="$prefix" -v funcs="$funcs" '
+        function file(s) { sub(/.*\//, "", s); return s }
         BEGIN { n = split(funcs, F, " "); for (k = 1; k <= n; k++) may[F[k]] = 1 }
-        $1 == "def" { defined[$3] = 1; next }
+        $1 == "def" { defined[$3] = 1; defined[file($2)] = 1; next }
         $1 == "ref" { key = $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++nk] = key } syms[key] = syms[key] " " $4 }
         END {
             for (k = 1; k <= nk; k++) {
                 split(order[k], w, " ")
-                if (w[2] in may) { nmay++; continue }
+                if (w[2] in may) { took[w[2]] = 1; continue }
+                if (file(w[1]) in may) { took[file(w[1])] = 1; continue }
                 print "error " where ": " w[1] ": " (w[2] == "-" ? "data or code outside any function" : w[2] "()") \
-                    " takes " substr(syms[order[k]], 2) ", and only " (funcs == "" ? "no function" : funcs) \
-                    " of " folder "/ may call " prefix "*"
+                    " takes " substr(syms[order[k]], 2) ", and only " funcs " of " folder "/ may take " prefix "*"
             }
-            if (ncur < nall) print "note " where ": " (nall - ncur) " stale object(s) of " folder "/ not read"
-            else for (k = 1; k <= n; k++) if (!(F[k] in defined))
-                print "error " where ": " F[k] " is no function of " folder "/ (the seam names what is not there)"
+            for (k = 1; k <= n; k++)
+                if (!(F[k] in defined))
+                    print "error " where ": " F[k] " is no " (F[k] ~ /\./ ? "object" : "function") " of " folder "/ (the seam names what is not there)"
+                else if (!(F[k] in took))
+                    print "error " where ": " F[k] " takes no " prefix "* symbol: the seam guards nothing (a rule that cannot fail)"
             print "count " nk + 0
-        }' >> "$tmp/seams"
+        }' "$tmp/refs" >> "$tmp/seams"
 done < "$tmp/seamrules"
+
 # the floors of the include check (its folder view)
 # shellcheck disable=SC2046
 "$here/structure-check.sh" $(for d in $dirs; do printf ' -I %s' "$d"; done) "$root" > "$tmp/floors" 2>/dev/null || :
 grep -q '^floor ' "$tmp/floors" || { echo "call-check: the include check printed no floors" >&2; exit 2; }
 # nm of the objects at once, each line as "SOURCE TYPE SYMBOL" (U: taken from another)
+# (nm's status kept: no pipe)
 # shellcheck disable=SC2046
-nm -A -g $(cut -d' ' -f1 "$tmp/objs") | awk 'FILENAME == ARGV[1] { src[$1] = $2; next }
+if ! nm -A -g $(cut -d' ' -f1 "$tmp/objs") > "$tmp/nm" 2> "$tmp/nmerr"; then
+    echo "call-check: nm failed: $(head -n 1 "$tmp/nmerr")" >&2; exit 2
+fi
+awk 'FILENAME == ARGV[1] { src[$1] = $2; next }
     { p = index($0, ":"); o = substr($0, 1, p - 1); n = split(substr($0, p + 1), f, " ")
-      if (o in src && n >= 2) print src[o], f[n - 1], f[n] }' "$tmp/objs" - > "$tmp/syms"
+      if (o in src && n >= 2) print src[o], f[n - 1], f[n] }' "$tmp/objs" "$tmp/nm" > "$tmp/syms"
 
 LC_ALL=C awk -v root="$root" -v dirs="$dirs" -v allow="$allow" -v verbose="$verbose" \
     -v floors="$tmp/floors" -v nstale="$nstale" -v build="$build" -v seamsays="$tmp/seams" \
