@@ -258,11 +258,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/helpers.o $(BUILD)/tests/fak
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
 # test_meter_plan counts the sampler's calls energy makes and the feed's reads (#59): the
-# linker routes them through the test's doubles, which pass each on to the real one.
-SAMPLER_WRAPS := sampler_feed sampler_cadence sampler_rails sampler_device sampler_interval_ms \
-	sampler_source sampler_set_cadence sampler_window sampler_failed sampler_why \
-	sampler_health feed_window feed_lost
-$(BUILD)/tests/test_meter_plan: ALL_LDFLAGS += $(SAMPLER_WRAPS:%=-Wl,--wrap=tb_%)
+# linker routes them through the test's doubles, which pass each on to the real one. Every
+# tb_sampler_* that power.h declares is wrapped (the list read from its prototypes, those
+# taking a struct tb_sampler: one added there and
+# called from what the test links has no double until the test gives it one, and the link
+# fails), and the feed's spans, losses and timing (poll, cadence, device).
+SAMPLER_WRAPS := $(shell sed -n 's/.*\<\(tb_sampler_[a-z_]*\).\(const \)\{0,1\}struct tb_sampler\>.*/\1/p' src/power/power.h | sort -u) \
+	tb_feed_window tb_feed_lost tb_feed_poll_ms tb_feed_cadence tb_feed_device
+$(BUILD)/tests/test_meter_plan: ALL_LDFLAGS += $(SAMPLER_WRAPS:%=-Wl,--wrap=%)
 
 # A stand-in libnvidia-ml for the NVML source's tests (loaded through $TB_NVML_LIB).
 $(BUILD)/tests/libfake-nvml.so: tests/fake_nvml.c
