@@ -23,7 +23,7 @@
  * names: every tb_sampler_* of power.h, and the feed's spans, losses and timing), from the
  * measuring thread only: the sampler thread reads the feed's poll every poll, which is its
  * own business, not energy's. */
-static atomic_int n_feed, n_cadence, n_rails, n_device, n_interval, n_source, n_set_cadence,
+static atomic_int n_feed, n_cadence, n_rails, n_device, n_source, n_set_cadence,
     n_window, n_failed, n_why, n_health, n_start, n_stop, n_reidentify, n_reasons,
     n_conditions, n_feed_window, n_feed_lost, n_feed_poll, n_feed_cadence, n_feed_device;
 static pthread_t measuring;
@@ -57,7 +57,6 @@ WRAP(const struct tb_power_rails *, tb_sampler_rails, n_rails, (const struct tb_
      (s))
 WRAP(const struct tb_power_device *, tb_sampler_device, n_device,
      (const struct tb_sampler *s), (s))
-WRAP(int, tb_sampler_interval_ms, n_interval, (const struct tb_sampler *s), (s))
 WRAP(const char *, tb_sampler_source, n_source, (const struct tb_sampler *s), (s))
 WRAP(struct tb_power_sample *, tb_sampler_window, n_window,
      (struct tb_sampler *s, int64_t t0, int64_t t1, int64_t margin, size_t *n),
@@ -91,7 +90,7 @@ WRAP(const struct tb_power_device *, tb_feed_device, n_feed_device, (const struc
 
 /* the sampler's calls first (sampler_calls adds these), then the feed's reads */
 static atomic_int *const sampler_counters[] = {
-    &n_feed, &n_cadence, &n_rails, &n_device, &n_interval, &n_source, &n_set_cadence,
+    &n_feed, &n_cadence, &n_rails, &n_device, &n_source, &n_set_cadence,
     &n_window, &n_failed, &n_why, &n_health, &n_start, &n_stop, &n_reidentify, &n_reasons,
     &n_conditions,
 };
@@ -118,11 +117,11 @@ static int sampler_calls(void)
 static void say_calls(const char *when, int kind)
 {
     th_fail("sensor kind %d, %s: the sampler called %d time(s) (feed %d, cadence %d, rails %d, "
-            "device %d, poll %d, source %d, set_cadence %d, window %d, failed %d, why %d, "
+            "device %d, source %d, set_cadence %d, window %d, failed %d, why %d, "
             "health %d, start %d, stop %d, reidentify %d, clock_reasons %d, conditions %d); "
             "the feed's timing read: poll %d, cadence %d, device %d", kind, when,
             sampler_calls(), atomic_load(&n_feed), atomic_load(&n_cadence),
-            atomic_load(&n_rails), atomic_load(&n_device), atomic_load(&n_interval),
+            atomic_load(&n_rails), atomic_load(&n_device),
             atomic_load(&n_source), atomic_load(&n_set_cadence), atomic_load(&n_window),
             atomic_load(&n_failed), atomic_load(&n_why), atomic_load(&n_health),
             atomic_load(&n_start), atomic_load(&n_stop), atomic_load(&n_reidentify),

@@ -4,7 +4,8 @@
  * should see it, and the device as last identified. The sampler (sampler.c) makes one at
  * start, fills it from its thread and frees it at stop; a reader takes it once
  * (tb_sampler_feed) and from then on reads through the functions below, never the sampler:
- * the energy meter's plan (energy/plan.c) does so. Not here: the source, its ops, the
+ * the energy meter's plan (energy/plan.c) does so, and is energy's only reader of this
+ * header (plan.h declares struct tb_feed alone; scripts/call-seams.txt holds it). Not here: the source, its ops, the
  * thread and its clock (sampler.c).
  *
  * Who may call what, from which thread (the lock discipline of the sampler before it):

@@ -167,10 +167,19 @@ void tb_power_sample_clear(struct tb_power_sample *s);
 
 /* ---- the sampler thread ----------------------------------------------------------
  * It fills a feed (feed.h: the ring of readings, lost, health, the poll, the cadence, the
- * device), which it owns and frees at stop. A reader that keeps reading after it starts
- * takes the feed once (tb_sampler_feed) and reads that: energy/ does, in its plan's
- * constructor alone (scripts/call-seams.txt holds it to that). The calls after
- * tb_sampler_feed below are the feed's, for readers outside energy/ (cmd/, measure/). */
+ * device), which it owns and frees at stop. Two names for one read, on purpose, one per
+ * kind of reader:
+ *  - the readers that hold the sampler itself, which start it, stop it and read it
+ *    between: cmd/ (run, run_modes, powercmd, probe_run, probe_night) and measure/ (the
+ *    runner's identity and clock reasons, its energy rows' rails and source). They call
+ *    the tb_sampler_* reads below (window, rails, source, failed, why, health, cadence,
+ *    set_cadence, device), each a one-line forward to the feed's, and never see the feed;
+ *  - energy/, which holds no sampler after its plan is made: the plan's constructor takes
+ *    the feed once (tb_sampler_feed) and plan.c alone reads it by the feed's names
+ *    (scripts/call-seams.txt holds both: tb_sampler_* from tb_energy_plan_make only,
+ *    tb_feed_* from plan.c only).
+ * What asks the source itself (conditions, clock_reasons, reidentify) is the sampler's
+ * alone: the feed holds readings, not the source. */
 struct tb_sampler;
 struct tb_feed;
 
@@ -220,8 +229,6 @@ void tb_sampler_reidentify(struct tb_sampler *s);
 /* The source's own clock-event (throttle) reasons now, where it has them (its reasons op:
  * NVML): 0 with *mask, or -ENOTSUP. */
 int tb_sampler_clock_reasons(struct tb_sampler *s, unsigned long long *mask);
-/* The sampling interval the thread keeps: tb_feed_poll_ms. */
-int tb_sampler_interval_ms(const struct tb_sampler *s);
 
 /* Stops the thread, closes the source; returns the thread's own CPU time in ms. */
 double tb_sampler_stop(struct tb_sampler *s, uint64_t *n_samples);

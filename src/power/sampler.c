@@ -217,7 +217,8 @@ int tb_sampler_start(struct tb_sampler **out, const struct tb_power_ops *ops,
 
 struct tb_feed *tb_sampler_feed(struct tb_sampler *s) { return s->feed; }
 
-/* The feed's, for the sampler's readers outside energy/ (cmd/, measure/, tests). */
+/* The feed's reads under the sampler's names, for the readers that hold the sampler (cmd/,
+ * measure/, tests): power.h says why there are two names. */
 struct tb_power_sample *tb_sampler_window(struct tb_sampler *s, int64_t t0_ns, int64_t t1_ns,
                                           int64_t margin_ns, size_t *n)
 {
@@ -235,7 +236,6 @@ void tb_sampler_set_cadence(struct tb_sampler *s, const struct tb_power_cadence 
 {
     tb_feed_set_cadence(s->feed, c);
 }
-int tb_sampler_interval_ms(const struct tb_sampler *s) { return tb_feed_poll_ms(s->feed); }
 bool tb_sampler_failed(const struct tb_sampler *s) { return tb_feed_lost(s->feed); }
 const char *tb_sampler_why(const struct tb_sampler *s) { return tb_feed_lost_why(s->feed); }
 const struct tb_power_device *tb_sampler_device(const struct tb_sampler *s)
