@@ -585,7 +585,7 @@ static char group_lock[PATH_MAX];
 
 int th_lock_setup(void **state)
 {
-    snprintf(group_lock, sizeof(group_lock), "%s/lock", th_own_dir());
+    snprintf(group_lock, sizeof(group_lock), "%.4000s/lock", th_own_dir());
     setenv("TB_LOCK_FILE", group_lock, 1);
     return 0;
 }
@@ -637,7 +637,7 @@ const char *th_row_at(const char *header, int i)
 void th_own_lock(const char *suite)
 {
     char lock[PATH_MAX];
-    snprintf(lock, sizeof(lock), "%s/%s.lock", th_own_dir(), suite);
+    snprintf(lock, sizeof(lock), "%.3000s/%.1000s.lock", th_own_dir(), suite);
     setenv("TB_LOCK_FILE", lock, 1);
 }
 
