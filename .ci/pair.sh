@@ -36,6 +36,7 @@ bg_stage() {   # TITLE COMMAND...
 # session).
 bg_ours() {
     [ -n "$bg_pid" ] && [ -r "/proc/$bg_pid/stat" ] || return 1
+    # shellcheck disable=SC2046
     set -- $(sed 's/^.*) //' "/proc/$bg_pid/stat" 2>/dev/null)
     [ "${2:-}" = "$$" ] && [ "${3:-}" = "$bg_pid" ] && [ "${4:-}" = "$bg_pid" ]
 }
