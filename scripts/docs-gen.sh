@@ -5,7 +5,8 @@
 # between two marker lines that name its style; what is between them is replaced, nothing
 # else is touched. --check rewrites nothing and fails, naming each part and showing the diff,
 # when a document differs from what the tool prints (make test runs it: the docs cannot drift
-# from --help). Not here: any text written by hand.
+# from --help). Not here: any text written by hand, but that --check also fails when a TB_*
+# variable the code reads has no entry in the man page's ENVIRONMENT section.
 # usage: scripts/docs-gen.sh [--check] BIN [ROOT]   (ROOT: the tree whose documents, default .)
 set -eu
 check=0
@@ -48,6 +49,19 @@ md readme
 man man-synopsis
 man man-options
 man man-settings
+# every TB_* variable the tool's code names ("TB_NAME", as getenv and the path checks take it)
+# has its entry in the man page's ENVIRONMENT section (a `.B` line there; written by hand):
+# the code's list, not the page's, is the one that cannot be forgotten (TB_SETTLE_TIMEOUT_S was)
+if [ "$check" = 1 ]; then
+    src=$root/src; [ -d "$src" ] || src=$(dirname "$0")/../src
+    awk '/^\.SH / { env = ($0 == ".SH ENVIRONMENT") } env && /^\.B / { sub(/^\.B /, ""); gsub(/,/, " ");
+         for (i = 1; i <= NF; i++) print $i }' "$root/doc/transpose-bench.1" > "$tmp/env-doc"
+    (cd "$src" && grep -rnoE '"TB_[A-Z0-9_]+"' --include='*.c' --include='*.h' .) | sed 's/"//g' |
+    while IFS=: read -r f l v; do
+        grep -qxF "$v" "$tmp/env-doc" || echo "docs-gen: doc/transpose-bench.1: $v (read by src/${f#./}:$l) has no entry in the ENVIRONMENT section" >&2
+    done > /dev/null 2> "$tmp/env-missing"
+    [ -s "$tmp/env-missing" ] && { cat "$tmp/env-missing" >&2; bad=1; }
+fi
 # the README is read in two minutes (#42): under 120 lines, the details in doc/ and the man page
 lines=$(wc -l < "$root/README.md")
 if [ "$check" = 1 ] && [ "$lines" -ge 120 ]; then

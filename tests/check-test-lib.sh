@@ -21,15 +21,32 @@ done_tests() {
     [ "$fails" = 0 ]
 }
 # tree_copy FROM TO: the source tree FROM copied into the new folder TO: the tree as git sees
-# it (tracked files, and untracked ones not ignored: an uncommitted change is copied) when
-# FROM is a git checkout of its own, else everything but the build outputs (.gitignore's
-# names). Never FROM's build folders, which other processes may be writing.
+# it (tracked files that are there, and untracked ones not ignored: an uncommitted change is
+# copied) when FROM is a git checkout of its own (FROM/.git), else everything but the build
+# outputs (.gitignore's names). Never FROM's build folders, which other processes may be
+# writing. A checkout git will not list (root in another user's checkout: "dubious
+# ownership") is an error, not a copy of everything: its ignored folders would come too, and
+# root runs no git over a checkout another user owns. tar's errors fail the copy, shown.
 tree_copy() {
     mkdir "$2" || return 1
-    if [ "$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)" = "$1" ]; then
-        (cd "$1" && git ls-files -z -c -o --exclude-standard | tar --null -T - --ignore-failed-read -cf -)
+    tc_tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-tree-copy-XXXXXX") || return 1
+    if [ -e "$1/.git" ] &&
+       ! (cd "$1" && git ls-files -z -c -o --exclude-standard) > "$tc_tmp/list" 2> "$tc_tmp/err"; then
+        echo "tree_copy: git cannot list the files of '$1': not copied (without git's list its" \
+             "ignored build folders would come too; another user's checkout: run as its owner):" >&2
+        cat "$tc_tmp/err" >&2; rm -rf "$tc_tmp"; return 1
+    fi
+    if [ -e "$1/.git" ]; then
+        # a tracked file deleted in the work tree is left out (the tree as it is), quietly
+        (cd "$1" && xargs -0 -r sh -c 'for f; do if [ -e "$f" ] || [ -L "$f" ]; then
+            printf "%s\0" "$f"; fi; done' sh < "$tc_tmp/list" | tar --null -T - -cf "$tc_tmp/tree.tar")
     else
         (cd "$1" && tar --exclude=./.git --exclude=./build --exclude='./build-*' --exclude=./dist \
-            --exclude=./transpose-bench --exclude=./.deps --exclude=./fleet-logs -cf - .)
-    fi 2>/dev/null | tar -C "$2" -xf - && [ -f "$2/Makefile" ]
+            --exclude=./transpose-bench --exclude=./.deps --exclude=./fleet-logs -cf "$tc_tmp/tree.tar" .)
+    fi 2> "$tc_tmp/err" && tar -C "$2" -xf "$tc_tmp/tree.tar" 2>> "$tc_tmp/err"
+    tc_rc=$?
+    [ "$tc_rc" = 0 ] || { echo "tree_copy: tar could not copy '$1' to '$2' (exit $tc_rc):" >&2; cat "$tc_tmp/err" >&2; }
+    rm -rf "$tc_tmp"
+    [ "$tc_rc" = 0 ] || return 1
+    [ -f "$2/Makefile" ] || { echo "tree_copy: '$2' has no Makefile: '$1' is no checkout of this project" >&2; return 1; }
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # docs-gen-test: scripts/docs-gen.sh --check fails when a generated part of the README or the
 # man page differs from what the tool prints (an option row added, a line edited by hand) or
-# its markers are gone, and passes once docs-gen has rewritten it; the tree's own documents
-# pass. usage: tests/docs-gen-test.sh BIN
+# its markers are gone, and passes once docs-gen has rewritten it; it fails when a TB_*
+# variable the code reads has no entry in the man page's ENVIRONMENT section; the tree's own
+# documents pass. usage: tests/docs-gen-test.sh BIN
 set -u
 bin=${1:?usage: tests/docs-gen-test.sh BIN}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +38,22 @@ if cmp -s "$top/doc/transpose-bench.1" "$tmp/t/doc/transpose-bench.1"; then bad 
 out=$("$gen" --check "$bin" "$tmp/t" 2>&1); rc=$?
 [ "$rc" = 1 ] && printf '%s' "$out" | grep -q "transpose-bench.1: the man-options part" \
     && ok "the man page missing an option fails the check" || bad "man page drift not caught (rc $rc): $out"
+
+# a TB_* variable the code reads with no entry in the man page's ENVIRONMENT section: one the
+# tree's code reads, its entry taken out; one a source file names that the page never had
+fresh
+awk '$0 == ".B TB_SETTLE_TIMEOUT_S" { skip = 1; next } skip && /^\.TP$/ { skip = 0 } !skip { print }' \
+    "$top/doc/transpose-bench.1" > "$tmp/t/doc/transpose-bench.1"
+grep -q '^\.B TB_SETTLE_TIMEOUT_S$' "$tmp/t/doc/transpose-bench.1" && bad "the man page edit did not apply"
+out=$("$gen" --check "$bin" "$tmp/t" 2>&1); rc=$?
+[ "$rc" = 1 ] && printf '%s' "$out" | grep -q "TB_SETTLE_TIMEOUT_S (read by src/jetson/child.c:[0-9]*) has no entry in the ENVIRONMENT" \
+    && ok "a variable the code reads, its man page entry gone, fails the check" || bad "missing TB_SETTLE_TIMEOUT_S not caught (rc $rc): $out"
+fresh
+mkdir "$tmp/t/src"
+printf '%s\n' '#include <stdlib.h>' 'const char *knob(void) { return getenv("TB_NEW_KNOB"); }' > "$tmp/t/src/knob.c"
+out=$("$gen" --check "$bin" "$tmp/t" 2>&1); rc=$?
+[ "$rc" = 1 ] && printf '%s' "$out" | grep -q "TB_NEW_KNOB (read by src/knob.c:2) has no entry" \
+    && ok "a new variable in the code without a man page entry fails the check" || bad "TB_NEW_KNOB not caught (rc $rc): $out"
 
 # a marker gone: an error, nothing written
 fresh

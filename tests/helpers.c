@@ -561,11 +561,31 @@ void th_use_fake_clock(void)
     setenv("TB_FAKE_CLOCK", "1", 1);
 }
 
+static char own_dir[PATH_MAX];
+static pid_t own_dir_pid;
+
+static void own_dir_remove(void)
+{
+    if (own_dir[0] && getpid() == own_dir_pid)   /* a forked child's exit leaves it */
+        th_rmtree(own_dir);
+}
+
+const char *th_own_dir(void)
+{
+    if (!own_dir[0]) {
+        snprintf(own_dir, sizeof(own_dir), "/tmp/tb-test-own-XXXXXX");
+        assert_non_null(mkdtemp(own_dir));
+        own_dir_pid = getpid();
+        atexit(own_dir_remove);
+    }
+    return own_dir;
+}
+
 static char group_lock[PATH_MAX];
 
 int th_lock_setup(void **state)
 {
-    snprintf(group_lock, sizeof(group_lock), "/tmp/tb-test-lock-%ld", (long)getpid());
+    snprintf(group_lock, sizeof(group_lock), "%.4000s/lock", th_own_dir());
     setenv("TB_LOCK_FILE", group_lock, 1);
     return 0;
 }
@@ -617,7 +637,7 @@ const char *th_row_at(const char *header, int i)
 void th_own_lock(const char *suite)
 {
     char lock[PATH_MAX];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-%s-lock-%ld", suite, (long)getpid());
+    snprintf(lock, sizeof(lock), "%.3000s/%.1000s.lock", th_own_dir(), suite);
     setenv("TB_LOCK_FILE", lock, 1);
 }
 

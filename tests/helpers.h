@@ -105,8 +105,12 @@ void th_use_fake_clock(void);
 /* Whether the quick form is asked (TB_TEST_QUICK=1, which scripts/run-tests.sh sets under
  * valgrind and qemu): a slow program then runs the same paths with fewer seeds or nights. */
 bool th_quick(void);
+/* This process's own folder (mkdtemp: mode 0700, a name no one can guess), made on the first
+ * call and removed when the process exits: where its fixed names go (lock files), never /tmp
+ * itself, where another user could plant a link at a name derived from the pid. */
+const char *th_own_dir(void);
 /* A group fixture (cmocka_run_group_tests' setup and teardown): TB_LOCK_FILE of this
- * process, /tmp/tb-test-lock-PID (th_lock_file), removed at the end. */
+ * process, th_own_dir()/lock (th_lock_file), removed at the end. */
 int th_lock_setup(void **state);
 int th_lock_teardown(void **state);
 const char *th_lock_file(void);
@@ -117,7 +121,7 @@ char *th_only_log(const char *dir);
 int th_data_rows(const char *text, const char **header);
 /* Data row i (0-based) after the header, comment lines skipped. */
 const char *th_row_at(const char *header, int i);
-/* TB_LOCK_FILE of this process: /tmp/tb-test-SUITE-lock-PID (suites run at once: make test
+/* TB_LOCK_FILE of this process: th_own_dir()/SUITE.lock (suites run at once: make test
  * beside make test-valgrind). */
 void th_own_lock(const char *suite);
 /* The tool (TB_BIN, else ./transpose-bench) started in the background through sh with args

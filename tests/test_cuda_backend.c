@@ -28,9 +28,7 @@ static int setup(void **state)
         snprintf(fake_old, sizeof(fake_old), "%.2000s/%.2000s", cwd, rel);
     }
     images = tb_image_count() > 0;
-    char lock[64];   /* per process: suites run at once (make test beside make test-valgrind) */
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-cuda-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("cuda");   /* per process, removed at its exit */
     return 0;
 }
 

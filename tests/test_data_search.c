@@ -153,15 +153,11 @@ static void test_empty_data_folders_fall_back(void **state)
 
 int main(void)
 {
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-data-search-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("data-search");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         TH_TEST(test_planted_boards_not_read),
         TH_TEST(test_foreign_file_in_trusted_boards),
         TH_TEST(test_empty_data_folders_fall_back),
     };
-    int rc = cmocka_run_group_tests_name("data_search", tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests_name("data_search", tests, NULL, NULL);
 }

@@ -101,6 +101,32 @@ static void test_env_restored_after_it(void **state)
     assert_string_equal(getenv("TB_LOCK_FILE"), th_lock_file());
 }
 
+/* A lock path's folder (lstat: not a link) is this user's and no one else's: a lock at a name
+ * under /tmp derived from the pid (as the tests' locks were) is a link any user can plant
+ * for root's open(O_CREAT) to follow; the group's lock (th_lock_setup) and a suite's own
+ * (th_own_lock) are in th_own_dir's mkdtemp folder. */
+static void lock_folder_private(const char *lock)
+{
+    char dir[PATH_MAX];
+    tb_strlcpy(dir, lock, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    assert_non_null(slash);
+    *slash = '\0';
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), 0);
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+        th_fail("lock '%s': its folder is mode %04o of uid %u, not a folder only uid %u may use",
+                lock, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)geteuid());
+}
+
+static void test_test_locks_in_a_private_folder(void **state)
+{
+    lock_folder_private(th_lock_file());
+    th_own_lock("probe");   /* the teardown puts TB_LOCK_FILE back */
+    lock_folder_private(getenv("TB_LOCK_FILE"));
+    assert_string_not_equal(getenv("TB_LOCK_FILE"), th_lock_file());
+}
+
 /* Configuration problems are reported before the device opens: a fake GPU that records
  * each context made sees none for a bad sweep (not even cuInit: the lock comes first); a
  * block above the device's limit, which needs the driver's answer, is found after cuInit
@@ -258,6 +284,7 @@ int main(void)
         TH_TEST(test_element_alias_logged_canonical),
         TH_TEST(test_env_set_in_a_test),
         TH_TEST(test_env_restored_after_it),
+        TH_TEST(test_test_locks_in_a_private_folder),
         TH_TEST(test_config_errors_before_the_device),
         TH_TEST(test_bad_config_exits_2_without_log),
         TH_TEST(test_quiet_prints_nothing),

@@ -82,6 +82,13 @@ static void test_install_check_beside_other_writers(void **state)
     run_install_script("tests/install-test-test.sh");
 }
 
+/* .ci/run's stages side by side (.ci/pair.sh) interrupted by SIGINT, SIGTERM or SIGHUP to its
+ * group: the stage beside ends too, in the group bg_stage made (tests/ci-pair-test.sh, #59). */
+static void test_ci_pair_interrupted(void **state)
+{
+    run_install_script("tests/ci-pair-test.sh");
+}
+
 static void test_tune_writes_a_sweep_run_takes(void **state)
 {
     const char *dir = th_scratch();
@@ -371,6 +378,7 @@ int main(void)
         TH_TEST(test_install_and_uninstall),
         TH_TEST(test_install_with_blanks),
         TH_TEST(test_install_check_beside_other_writers),
+        TH_TEST(test_ci_pair_interrupted),
         TH_TEST(test_tune_writes_a_sweep_run_takes),
         TH_TEST(test_run_kernels_best),
         TH_TEST(test_compare_on_real_logs),

@@ -88,23 +88,24 @@ static void test_sigkill_leaves_readable_rows(void **state)
 static void test_full_disk_keeps_earlier_logs(void **state)
 {
     const char *dir = th_scratch();
-    char args[2048];
+    char args[3 * PATH_MAX];
     /* an earlier night's log, and a file size limit that the new log will hit */
     char *old = th_write(dir, "vm_generic_20260101T000000Z.csv.gz", "earlier log\n");
     const char *bin = getenv("TB_BIN");
+    /* its stderr in a folder of this test's own (mkdtemp), not at a name under /tmp that
+     * another user could plant as a link for the shell's `2>` to follow */
+    char errpath[PATH_MAX];
+    snprintf(errpath, sizeof(errpath), "%s/stderr", th_scratch());
     snprintf(args, sizeof(args), "sh -c 'ulimit -f 2; exec %s run " FAST " --sizes 16x16,8x8 "
-             "--blocks 4x4,2x2,1x1,8x8,16x16 -o %s' >/dev/null 2>/tmp/tb-fsz-%ld", bin ? bin :
-             "./transpose-bench", dir, (long)getpid());
+             "--blocks 4x4,2x2,1x1,8x8,16x16 -o %s' >/dev/null 2>%s", bin ? bin :
+             "./transpose-bench", dir, errpath);
     int st = system(args);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 1);
-    char errpath[64];
-    snprintf(errpath, sizeof(errpath), "/tmp/tb-fsz-%ld", (long)getpid());
     char *e = th_read_gz(errpath);
     assert_non_null(strstr(e, "cannot write log"));
     assert_non_null(strstr(e, "File too large"));
     free(e);
-    unlink(errpath);
     char *t = th_read_gz(old);
     assert_string_equal(t, "earlier log\n");
     free(t);

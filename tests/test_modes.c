@@ -528,9 +528,7 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     tb_clock_fake(0);   /* settling after a switch sleeps virtual time */
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-modes-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("modes");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         TH_TEST(test_caps_through_writer),
         TH_TEST(test_cap_falls_back_to_sudo_tee),
@@ -546,7 +544,5 @@ int main(void)
         TH_TEST(test_restore_exact_clock),
         TH_TEST(test_banana_cap_is_a_failed_check),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

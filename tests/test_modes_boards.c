@@ -656,9 +656,7 @@ static void test_normal_user_emc_caps(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-modes-boards-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("modes-boards");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         TH_TEST(test_normal_user_nights),
         TH_TEST(test_root_night),
@@ -669,7 +667,5 @@ int main(void)
         TH_TEST(test_detached_child_killed),
         TH_TEST(test_setsid_child_killed),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

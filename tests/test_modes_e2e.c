@@ -492,9 +492,7 @@ static void test_emc_cap_step_ceiling(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-modes-e2e-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("modes-e2e");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         TH_TEST(test_desktop_refused),
         TH_TEST(test_tune_refuses_modes),
@@ -506,7 +504,5 @@ int main(void)
         TH_TEST(test_e2e_three_modes_pareto),
         TH_TEST(test_emc_cap_step_ceiling),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -576,9 +576,7 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     tb_clock_fake(0);   /* settling after a switch sleeps virtual time */
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-modes-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("modes");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         TH_TEST(test_leftover_temporary_replaced),
         TH_TEST(test_recover_after_kill),
@@ -593,7 +591,5 @@ int main(void)
         TH_TEST(test_stale_record_spares_a_stranger),
         TH_TEST(test_unknown_boot_spares_a_stranger),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,9 +23,7 @@ static int setup(void **state)
     setenv("TB_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);   /* no GPU: the CPU measures */
     snprintf(bin, sizeof(bin), "timeout -s KILL 60 %s", tool ? tool : "./transpose-bench");
     setenv("TB_BIN", bin, 1);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-nvml-hang-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("nvml-hang");   /* per process, removed at its exit */
     return 0;
 }
 

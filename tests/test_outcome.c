@@ -190,15 +190,11 @@ static void test_hand_edited_log(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-outcome-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("outcome");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_rule),
         TH_TEST(test_wrong_kernel_everywhere),
         TH_TEST(test_hand_edited_log),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,13 +185,9 @@ static void check_climbing_run(const char *text3)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-power-e2e-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("power-e2e");   /* per process, removed at its exit */
     const struct CMUnitTest tests[] = {
         TH_TEST(test_orin_super_night),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(lock);
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,9 +30,7 @@ static int setup(void **state)
     char t[PATH_MAX + 64];
     snprintf(t, sizeof(t), "timeout 60 %s", bin);   /* a hang is exit 124, not a stuck suite */
     setenv("TB_BIN", t, 1);
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-report-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("report");   /* per process, removed at its exit */
     return 0;
 }
 

@@ -22,9 +22,7 @@ static int setup(void **state)
     if (b && b[0] == '/')
         snprintf(fake_cuda, sizeof(fake_cuda), "%s/tests/libfake-cuda.so", b);
     images = strncmp(tb_backend_cuda.images((char[1024]){ 0 }, 1024), "none", 4) != 0;
-    char lock[64];
-    snprintf(lock, sizeof(lock), "/tmp/tb-test-runner-lock-%ld", (long)getpid());
-    setenv("TB_LOCK_FILE", lock, 1);
+    th_own_lock("runner");   /* per process, removed at its exit */
     return 0;
 }
 
