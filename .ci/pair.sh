@@ -16,7 +16,8 @@
 # 128+N. Only a group it can prove it made: the pid is still its own child (not yet waited
 # for, so the kernel has given the number to no one else) and leads its own session; a stage
 # already waited for is not signalled. In a session of its own it no longer gets a terminal's
-# hangup either: hence SIGHUP here too. Said, not handled: a signal sent to .ci/run's pid
+# hangup either: hence SIGHUP here too (a .ci/run started under nohup keeps ignoring it: sh
+# cannot trap a signal ignored at its start). Said, not handled: a signal sent to .ci/run's pid
 # alone (not its group) does not reach the stage in front, and sh runs the trap only when that
 # stage has ended; the stage beside is ended then.
 bg_name=""; bg_pid=""; bg_log=""

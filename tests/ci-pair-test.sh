@@ -13,14 +13,16 @@ top=$(cd -P "$(dirname "$0")/.." && pwd -P)
 name=ci-pair-test
 . "$top/tests/check-test-lib.sh"
 
-# the driver starts with SIGINT at its default, as .ci/run typed at a terminal does (a job
-# this script puts in the background would start with it ignored, and sh cannot trap a signal
-# ignored at its start): env's --default-signal (coreutils 8.31), else python3's; each an
-# exec, so that the driver's pid is the background job's, $!
-if env --default-signal=INT true 2>/dev/null; then
-    printf '%s\n' '#!/bin/sh' 'exec env --default-signal=INT "$@"' > "$t/defsig"
+# the driver starts with SIGINT, SIGTERM and SIGHUP at their defaults, as .ci/run typed at a
+# terminal does (a job this script puts in the background would start with SIGINT ignored, a
+# make test run under nohup, as CI may be, with SIGHUP ignored, and sh cannot trap a signal
+# ignored at its start: CI under nohup failed the SIGHUP case before this): env's
+# --default-signal (coreutils 8.31), else python3's; each an exec, so that the driver's pid is
+# the background job's, $!
+if env --default-signal=INT,TERM,HUP true 2>/dev/null; then
+    printf '%s\n' '#!/bin/sh' 'exec env --default-signal=INT,TERM,HUP "$@"' > "$t/defsig"
 elif command -v python3 >/dev/null; then
-    printf '%s\n' '#!/bin/sh' "exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \"\$@\"" > "$t/defsig"
+    printf '%s\n' '#!/bin/sh' "exec python3 -c 'import os, signal, sys; [signal.signal(g, signal.SIG_DFL) for g in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]; os.execvp(sys.argv[1], sys.argv[1:])' \"\$@\"" > "$t/defsig"
 else
     bad "neither env --default-signal nor python3: the driver cannot start as from a terminal"; done_tests; exit
 fi
