@@ -19,7 +19,7 @@ static void test_table_consistent(void **state)
         assert_non_null(k->rule_text);
         assert_true(k->bytes_factor == 2.0);       /* a transpose reads and writes each element */
         /* float everywhere but in the kernels written for 1 and 2-byte elements (#41) */
-        int small_only = !strncmp(k->name, "bperm16", 7);
+        int small_only = !strncmp(k->name, "bperm16", 7) || !strcmp(k->name, "strip8");
         if (small_only)
             assert_int_equal(k->elem_sizes & ~((1u << 1) | (1u << 2)), 0);
         else
@@ -54,7 +54,7 @@ static void test_table_consistent(void **state)
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
                            "vec16", "bperm16", "bperm16w", "vec16d", "vec16w",
-                           "strip", "cublas_geam" };
+                           "strip", "strip8", "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -281,6 +281,90 @@ static void test_strip_tiles_fit(void **state)
 #endif
 }
 
+/* strip8 (#61): its rules, and launches of the class it is for: L about 64 T NB / rows bytes,
+ * a multiple of 16 x ST8_CCW0 (rows odd: 128), within 48 KB. */
+static void test_strip8_geometry(void **state)
+{
+    (void)state;
+    const struct tb_kernel *k = tb_kernel_find("strip8", TB_BACKEND_CUDA);
+    char why[200];
+    assert_non_null(k);
+    assert_int_equal(k->elem_sizes, 1u << 1);
+    assert_int_equal(tb_kernel_block_ok(k, 256, 4, why, sizeof(why)), 0);
+    assert_string_equal(why, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x items in "
+                             "flight), got 256x4");
+    assert_int_equal(tb_kernel_shape_ok(k, 257, 65537, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_shape_ok(k, 65537, 257, why, sizeof(why)), 0);
+    assert_string_equal(why, "strip8: needs rows <= cols and rows <= 512 (short and wide), got "
+                             "65537x257");
+    assert_int_equal(tb_kernel_shape_ok(k, 513, 100003, why, sizeof(why)), 0);
+#ifdef TB_HAVE_CUDA
+    struct tb_grid g;
+    struct tb_launch l = { NULL, NULL, 257, 65537, 256, 1, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    /* 64 x 256 / 257 = 63 bytes, up to the lanes' 8 chunks: 128 */
+    assert_int_equal(g.pad, 128);
+    assert_int_equal(g.smem, 257 * 128 + 16);
+    assert_int_equal(g.gx, (65537 + 127) / 128);
+    assert_int_equal(g.bx, 256);
+    assert_int_equal(g.by, 1);
+    assert_string_equal(g.entry, "tb_strip8_256x1u_1");
+    /* 100 rows: 2 chunks of lanes (100 = 4 x 25); 163 bytes down to 160 */
+    l = (struct tb_launch){ NULL, NULL, 100, 100003, 256, 1, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 160);
+    /* 500 rows at 512x2: 131 bytes, 128, then down by 16 until 500 L + 16 fits 48 KB */
+    l = (struct tb_launch){ NULL, NULL, 500, 30011, 512, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 96);
+    assert_string_equal(g.entry, "tb_strip8_512x2u_1");
+    /* rows on 16 bytes: the "a" entry; a narrow matrix, another element, a block: refused */
+    l = (struct tb_launch){ NULL, NULL, 100, 4096, 128, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_strip8_128x2a_1");
+    l.rows = 5000;
+    assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
+    l.rows = 100, l.elem_size = 2;
+    assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
+    l.elem_size = 1, l.block_y = 4;
+    assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
+#endif
+}
+
+/* strip8 (#61): for every short side and block, the tile fits 48 KB, its columns are whole
+ * chunks that the lanes' groups tile exactly, the grid covers the long side, and a warp's 32
+ * word stores of one column (the row groups' 4-byte words) fall on 32 banks where a warp's
+ * lanes take ST8_CCW0 chunks of ST8_CCW0 x 32 row groups, on at most 2 a bank elsewhere
+ * (over 64 rows, strip8's class; strip_geo.h). */
+static void test_strip8_tiles_fit(void **state)
+{
+    (void)state;
+#ifdef TB_HAVE_CUDA
+    static const int blocks[][2] = { { 128, 1 }, { 256, 1 }, { 512, 1 },
+                                     { 128, 2 }, { 256, 2 }, { 512, 2 } };
+    for (long s = 1; s <= ST_MAX; s++)
+        for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+            struct tb_grid g;
+            struct tb_launch l = { NULL, NULL, s, 100003, blocks[b][0], blocks[b][1], 1, 0, 0, NULL };
+            assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+            int L = g.pad, ccw = ST8_CCW(s, L), ng = (int)(s + 3) / 4;
+            assert_true(g.smem <= ST_SMEM_MAX && g.smem == ST8_SMEM(s, L));
+            assert_true(L >= 16 && L % 16 == 0 && (L / 16) % ccw == 0);
+            assert_true((long)g.gx * L >= 100003 && (long)(g.gx - 1) * L < 100003);
+            if (s <= 64)
+                continue;   /* the banks: the class strip8 is for (strip's own below 65) */
+            int per_bank[32] = { 0 }, worst = 0;
+            for (int lane = 0; lane < 32; lane++) {
+                int rg = (lane / ccw) % ng, cc = lane % ccw + lane / ccw / ng * ccw;
+                int bank = (int)(((16L * cc * s + 4 * rg) / 4) % 32);
+                if (++per_bank[bank] > worst)
+                    worst = per_bank[bank];
+            }
+            assert_true(worst <= (ccw == ST8_CCW0(s) && ng * ccw >= 32 ? 1 : 2));
+        }
+#endif
+}
+
 static void test_cpu_kernels_match_reference(void **state)
 {
     const long shapes[][2] = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 31, 33 }, { 64, 64 },
@@ -346,6 +430,8 @@ int main(void)
         cmocka_unit_test(test_vec16d_geometry),
         cmocka_unit_test(test_strip_geometry),
         cmocka_unit_test(test_strip_tiles_fit),
+        cmocka_unit_test(test_strip8_geometry),
+        cmocka_unit_test(test_strip8_tiles_fit),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };
