@@ -14,6 +14,7 @@
 #include "vec16_geo.h"
 #include "bperm_geo.h"
 #include "strip_geo.h"
+#include "strip8_ops.h"
 
 typedef size_t idx_t;
 
@@ -1207,20 +1208,8 @@ __device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
  * each where the output run has it, j x S + 4 rg; the writer then copies the run out as
  * aligned 16-byte chunks. A word's place is on 4 bytes only when j x S + run offset is: the
  * others go as two halves or a byte, a half and a byte, the same split for the whole warp
- * (4 rg is a multiple of 4 and 16 cc S too, so it depends on j mod 4 alone). */
-
-/* The 16 bytes at byte o (0 ... 15) of the 32 in a and b (little-endian words). */
-__device__ __forceinline__ uint4 s8_realign(uint4 a, uint4 b, unsigned o)
-{
-    const bool h8 = o & 8, h4 = o & 4;
-    unsigned u0 = h8 ? a.z : a.x, u1 = h8 ? a.w : a.y, u2 = h8 ? b.x : a.z;
-    unsigned u3 = h8 ? b.y : a.w, u4 = h8 ? b.z : b.x, u5 = h8 ? b.w : b.y;
-    unsigned z0 = h4 ? u1 : u0, z1 = h4 ? u2 : u1, z2 = h4 ? u3 : u2, z3 = h4 ? u4 : u3;
-    unsigned z4 = h4 ? u5 : u4;
-    const unsigned sh = 8 * (o & 3);
-    return make_uint4(__funnelshift_r(z0, z1, sh), __funnelshift_r(z1, z2, sh),
-                      __funnelshift_r(z2, z3, sh), __funnelshift_r(z3, z4, sh));
-}
+ * (4 rg is a multiple of 4 and 16 cc S too, so it depends on j mod 4 alone). The realignment
+ * and the permutes are strip8_ops.h's, which the host's tests run too. */
 
 /* Word w (rows 0 ... 3 in bytes 0 ... 3) at byte p of shared memory, p mod 4 = a. */
 __device__ __forceinline__ void s8_put(unsigned char *sm, int p, int a, unsigned w)
@@ -1235,17 +1224,6 @@ __device__ __forceinline__ void s8_put(unsigned char *sm, int p, int a, unsigned
         *reinterpret_cast<unsigned short *>(sm + p + 1) = (unsigned short)(w >> 8);
         sm[p + 3] = (unsigned char)(w >> 24);
     }
-}
-
-/* The four columns of a 4x4 byte block whose rows are r0 ... r3 (column j of row i is byte
- * j of ri): c[j] holds column j's rows in bytes 0 ... 3. */
-__device__ __forceinline__ void s8_t4(unsigned r0, unsigned r1, unsigned r2, unsigned r3,
-                                      unsigned c[4])
-{
-    const unsigned l01 = __byte_perm(r0, r1, 0x5140), h01 = __byte_perm(r0, r1, 0x7362);
-    const unsigned l23 = __byte_perm(r2, r3, 0x5140), h23 = __byte_perm(r2, r3, 0x7362);
-    c[0] = __byte_perm(l01, l23, 0x5410), c[1] = __byte_perm(l01, l23, 0x7632);
-    c[2] = __byte_perm(h01, h23, 0x5410), c[3] = __byte_perm(h01, h23, 0x7632);
 }
 
 /* Stages one item: rows' 16 bytes in y[0 ... 3], its 16 columns from column j0 of the block,
@@ -1333,7 +1311,15 @@ __device__ __forceinline__ void k_strip8(const unsigned char *__restrict__ in,
             for (int i = 0; i < 4; i++) {
                 const int r = 4 * rg[u] + i;
                 const unsigned o = (unsigned)((((idx_t)(r < S ? r : S - 1) * cols + c0) & 15));
-                y[i] = AL ? v[u][i] : s8_realign(v[u][i], x[u][i], o);
+                if (AL) {
+                    y[i] = v[u][i];
+                } else {
+                    const unsigned w[8] = { v[u][i].x, v[u][i].y, v[u][i].z, v[u][i].w,
+                                            x[u][i].x, x[u][i].y, x[u][i].z, x[u][i].w };
+                    unsigned z[4];
+                    s8_realign(w, o, z);
+                    y[i] = make_uint4(z[0], z[1], z[2], z[3]);
+                }
             }
             const int nr = S - 4 * rg[u] < 4 ? S - 4 * rg[u] : 4;
             const int nc = n - 16 * cc[u] < 16 ? n - 16 * cc[u] : 16;

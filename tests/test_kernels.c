@@ -9,6 +9,7 @@
 #include "kernels.h"
 #include "pattern.h"
 #include "strip_geo.h"
+#include "strip8_ops.h"
 
 static void test_table_consistent(void **state)
 {
@@ -365,6 +366,94 @@ static void test_strip8_tiles_fit(void **state)
 #endif
 }
 
+/* strip8's register operations (strip8_ops.h, the kernel's own code): the 4x4 byte
+ * transpose and the realignment, bit for bit against the bytes they must give. */
+static void test_strip8_ops(void **state)
+{
+    (void)state;
+    /* prmt as PTX defines it: selector nibbles pick bytes of y:x, x's bytes 0-3 */
+    assert_int_equal(S8_PERM(0x33221100u, 0x77665544u, 0x5140u), 0x55114400u);
+    assert_int_equal(S8_FSHR(0x33221100u, 0x77665544u, 8), 0x44332211u);
+    assert_int_equal(S8_FSHR(0x33221100u, 0x77665544u, 0), 0x33221100u);
+    unsigned char b[32];
+    for (unsigned seed = 1; seed < 200; seed++) {
+        for (int i = 0; i < 32; i++)
+            b[i] = (unsigned char)tb_pattern_hash(seed, (uint64_t)i);
+        unsigned w[8];
+        for (int i = 0; i < 8; i++)
+            w[i] = b[4 * i] | (unsigned)b[4 * i + 1] << 8 | (unsigned)b[4 * i + 2] << 16 |
+                   (unsigned)b[4 * i + 3] << 24;
+        unsigned c[4];
+        s8_t4(w[0], w[1], w[2], w[3], c);
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++)
+                assert_int_equal((c[j] >> (8 * i)) & 0xffu, b[4 * i + j]);
+        for (unsigned o = 0; o < 16; o++) {
+            unsigned y[4];
+            s8_realign(w, o, y);
+            for (int k = 0; k < 16; k++)
+                assert_int_equal((y[k / 4] >> (8 * (k % 4))) & 0xffu, b[o + (unsigned)k]);
+        }
+    }
+}
+
+#ifdef TB_HAVE_CUDA
+/* One strip8 launch run on the host as the kernel's blocks divide it (its item map, its
+ * staging offsets and the writer's run offsets, with the launcher's L and shared memory),
+ * every shared byte written once and inside the block's allocation, every output byte from
+ * a byte staged: out must be the transpose. */
+static void strip8_model(long rows, long cols, int t, int nb)
+{
+    struct tb_launch l = { NULL, NULL, rows, cols, t, nb, 1, 0, 0, NULL };
+    struct tb_grid g;
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    const int S = (int)rows, L = g.pad, NG = (S + 3) / 4, ccw = ST8_CCW(S, L), ni = NG * (L / 16);
+    unsigned char *in = malloc((size_t)(rows * cols)), *out = malloc((size_t)(rows * cols));
+    unsigned char *sm = malloc(g.smem), *set = malloc(g.smem);
+    for (long i = 0; i < rows * cols; i++)
+        in[i] = (unsigned char)tb_pattern_hash(7, (uint64_t)i);
+    memset(out, 0, (size_t)(rows * cols));
+    for (unsigned blk = 0; blk < g.gx; blk++) {
+        const long c0 = (long)blk * L, A = c0 * S;
+        const int n = (int)(cols - c0 < L ? cols - c0 : L), sh = (int)(A & 15);
+        memset(set, 0, g.smem);
+        for (int it = 0; it < ni; it++) {
+            int rest = it / ccw, hi = rest / NG, rg = rest - hi * NG;
+            int cc = hi * ccw + it % ccw;
+            for (int j = 0; j < 16 && 16 * cc + j < n; j++)
+                for (int i = 0; i < 4 && 4 * rg + i < S; i++) {
+                    long p = (16L * cc + j) * S + 4 * rg + i + sh;
+                    assert_true(p >= 0 && p < (long)g.smem && !set[p]);
+                    set[p] = 1;
+                    sm[p] = in[(4L * rg + i) * cols + c0 + 16 * cc + j];
+                }
+        }
+        for (long b = A; b < A + (long)n * S; b++) {
+            assert_true(set[b - (A & ~15L)]);
+            out[b] = sm[b - (A & ~15L)];
+        }
+    }
+    for (long r = 0; r < rows; r++)
+        for (long c = 0; c < cols; c++)
+            assert_int_equal(out[c * rows + r], in[r * cols + c]);
+    free(in), free(out), free(sm), free(set);
+}
+#endif
+
+static void test_strip8_model(void **state)
+{
+    (void)state;
+#ifdef TB_HAVE_CUDA
+    static const long shapes[][2] = { { 65, 4099 }, { 100, 10003 }, { 129, 257 }, { 257, 6553 },
+                                      { 500, 3011 }, { 511, 513 }, { 512, 1000 }, { 1, 1 },
+                                      { 3, 5 }, { 31, 33 }, { 100, 4096 }, { 7, 3001 } };
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+        for (int t = 128; t <= 512; t *= 2)
+            for (int nb = 1; nb <= 2; nb++)
+                strip8_model(shapes[i][0], shapes[i][1], t, nb);
+#endif
+}
+
 static void test_cpu_kernels_match_reference(void **state)
 {
     const long shapes[][2] = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 31, 33 }, { 64, 64 },
@@ -432,6 +521,8 @@ int main(void)
         cmocka_unit_test(test_strip_tiles_fit),
         cmocka_unit_test(test_strip8_geometry),
         cmocka_unit_test(test_strip8_tiles_fit),
+        cmocka_unit_test(test_strip8_ops),
+        cmocka_unit_test(test_strip8_model),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };
