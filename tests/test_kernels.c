@@ -319,6 +319,13 @@ static void test_strip8_geometry(void **state)
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
     assert_int_equal(g.pad, 96);
     assert_string_equal(g.entry, "tb_strip8_512x2u_1");
+    /* 257 rows at 512x2: 256 bytes do not fit, 128 do; 511 rows: 128 do not, 64 (4 chunks) do */
+    l = (struct tb_launch){ NULL, NULL, 257, 65537, 512, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 128);
+    l.rows = 511;
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 64);
     /* rows on 16 bytes: the "a" entry; a narrow matrix, another element, a block: refused */
     l = (struct tb_launch){ NULL, NULL, 100, 4096, 128, 2, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
@@ -351,6 +358,7 @@ static void test_strip8_tiles_fit(void **state)
             int L = g.pad, ccw = ST8_CCW(s, L), ng = (int)(s + 3) / 4;
             assert_true(g.smem <= ST_SMEM_MAX && g.smem == ST8_SMEM(s, L));
             assert_true(L >= 16 && L % 16 == 0 && (L / 16) % ccw == 0);
+            assert_true(ccw == ST8_CCW0(s) || (L & (L - 1)) == 0);   /* halved, see launcher */
             assert_true((long)g.gx * L >= 100003 && (long)(g.gx - 1) * L < 100003);
             if (s <= 64)
                 continue;   /* the banks: the class strip8 is for (strip's own below 65) */
