@@ -298,9 +298,9 @@ int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
     return 0;
 }
 
-/* strip8 (#61): bytes, short and wide (rows <= cols, rows <= ST_MAX). Block T x Y: T threads,
- * one item of 4 rows x 16 columns each in flight (Y = 2: the entries that ask for 1024 / T
- * blocks an SM); L, the block's columns, about 64 x T / rows bytes (a thread about one item), a multiple of 16 x ST8_CCW0(rows) (the lanes'
+/* strip8 (#61): bytes, short and wide (rows <= cols, rows <= ST_MAX). Block T x NB: T threads,
+ * NB items of 4 rows x 16 columns each in flight; L, the block's columns, about 64 x T x NB /
+ * rows bytes (each thread about NB items), a multiple of 16 x ST8_CCW0(rows) (the lanes'
  * columns), shared memory ST8_SMEM at most ST_SMEM_MAX: L shrinks by that unit until it fits,
  * then (S 385 to 512, S odd) halves, so that the kernel's lanes keep a power of two of
  * chunks along a row (ST8_CCW); passed to the entry in `pad`. Entries "a" where input rows
@@ -312,7 +312,7 @@ int tb_cuda_strip8(const struct tb_launch *l, struct tb_grid *out)
     if ((t != 128 && t != 256 && t != 512) || (nb != 1 && nb != 2) || l->elem_size != 1 ||
         s < 1 || s > ST_MAX || s > l->cols)
         return -EINVAL;
-    long unit = 16L * ST8_CCW0(s), L = 64L * t / s, cols16 = (l->cols + 15) / 16 * 16;
+    long unit = 16L * ST8_CCW0(s), L = 64L * t * nb / s, cols16 = (l->cols + 15) / 16 * 16;
     L = L < unit ? unit : L - L % unit;
     while (L > unit && ST8_SMEM(s, L) > ST_SMEM_MAX)
         L -= unit;

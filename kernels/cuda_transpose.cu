@@ -1562,22 +1562,17 @@ TB_BPERM_AU(bperm16w, 256, 1, 1, 256, 4, 4) TB_BPERM_AU(bperm16w, 512, 1, 1, 256
 #define TB_STRIP(t) TB_STRIP_E(t, 1) TB_STRIP_E(t, 2) TB_STRIP_E(t, 4) TB_STRIP_E(t, 8)
 TB_STRIP(128) TB_STRIP(256) TB_STRIP(512)
 
-/* strip8 (bytes, short and wide): rows on 16 bytes or not (a, u), T threads; block T x 1 at
- * the registers nvcc takes, T x 2 asking for 1024 / T blocks an SM (64 registers a thread:
- * more blocks an SM for the barrier-bound tiles, #61's second run); the launcher passes L in
- * `pad` (strip_geo.h). One item a thread in flight: two measured slower (#61's first run). */
-#define TB_STRIP8_ONE(t, y, bounds, al, sfx)                                               \
-    extern "C" __global__ void bounds tb_strip8_##t##x##y##sfx##_1(TB_PARAMS)              \
+/* strip8 (bytes, short and wide): rows on 16 bytes or not (a, u), T threads x NB items in
+ * flight; the launcher passes L in `pad` (strip_geo.h). */
+#define TB_STRIP8_ONE(t, nb, al, sfx)                                                      \
+    extern "C" __global__ void __launch_bounds__(t) tb_strip8_##t##x##nb##sfx##_1(TB_PARAMS) \
     {                                                                                      \
         (void)tiles_y;                                                                     \
-        k_strip8<t, 1, al>((const unsigned char *)in, (unsigned char *)out, rows, cols, pad); \
+        k_strip8<t, nb, al>((const unsigned char *)in, (unsigned char *)out, rows, cols, pad); \
     }
-#define TB_STRIP8(t)                                                                       \
-    TB_STRIP8_ONE(t, 1, __launch_bounds__(t), true, a)                                     \
-    TB_STRIP8_ONE(t, 1, __launch_bounds__(t), false, u)                                    \
-    TB_STRIP8_ONE(t, 2, __launch_bounds__(t, 1024 / (t)), true, a)                         \
-    TB_STRIP8_ONE(t, 2, __launch_bounds__(t, 1024 / (t)), false, u)
-TB_STRIP8(128) TB_STRIP8(256) TB_STRIP8(512)
+#define TB_STRIP8(t, nb) TB_STRIP8_ONE(t, nb, true, a) TB_STRIP8_ONE(t, nb, false, u)
+TB_STRIP8(128, 1) TB_STRIP8(256, 1) TB_STRIP8(512, 1)
+TB_STRIP8(128, 2) TB_STRIP8(256, 2) TB_STRIP8(512, 2)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */
 

@@ -123,7 +123,7 @@ static int rule_strip8(int bx, int by, char *why, size_t n)
 {
     if ((bx == 128 || bx == 256 || bx == 512) && (by == 1 || by == 2))
         return 1;
-    snprintf(why, n, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x 1, or x 2: 64 registers), "
+    snprintf(why, n, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x items in flight), "
              "got %dx%d", bx, by);
     return 0;
 }
@@ -235,7 +235,7 @@ const struct tb_kernel tb_kernels[] = {
       GPU, CUDA_FN(strip), "128, 256 or 512 x 1, 2 or 4 (threads x 16-byte chunks), <= 1024",
       rule_strip, 2, TB_KF_BEST, ELEM_ALL, shape_strip },
     { "strip8", "bytes, short and wide with 512 rows or fewer (257x65537, 100x100003): 4 rows x 16 columns a thread transposed in registers (prmt), shared memory holding the output run, 16-byte stores",
-      GPU, CUDA_FN(strip8), "128, 256 or 512 x 1 or 2 (threads x 1, or x 2: 64 registers)", rule_strip8,
+      GPU, CUDA_FN(strip8), "128, 256 or 512 x 1 or 2 (threads x items in flight)", rule_strip8,
       2, TB_KF_BEST, ELEM_U8, shape_strip8 },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,

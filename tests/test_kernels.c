@@ -292,8 +292,8 @@ static void test_strip8_geometry(void **state)
     assert_non_null(k);
     assert_int_equal(k->elem_sizes, 1u << 1);
     assert_int_equal(tb_kernel_block_ok(k, 256, 4, why, sizeof(why)), 0);
-    assert_string_equal(why, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x 1, or x 2: "
-                             "64 registers), got 256x4");
+    assert_string_equal(why, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x items in "
+                             "flight), got 256x4");
     assert_int_equal(tb_kernel_shape_ok(k, 257, 65537, why, sizeof(why)), 1);
     assert_int_equal(tb_kernel_shape_ok(k, 65537, 257, why, sizeof(why)), 0);
     assert_string_equal(why, "strip8: needs rows <= cols and rows <= 512 (short and wide), got "
@@ -314,13 +314,12 @@ static void test_strip8_geometry(void **state)
     l = (struct tb_launch){ NULL, NULL, 100, 100003, 256, 1, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
     assert_int_equal(g.pad, 160);
-    /* 500 rows at 512x2 (as 512x1: the y is the registers): 65 bytes, down to 64 */
+    /* 500 rows at 512x2: 131 bytes, 128, then down by 16 until 500 L + 16 fits 48 KB */
     l = (struct tb_launch){ NULL, NULL, 500, 30011, 512, 2, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
-    assert_int_equal(g.pad, 64);
+    assert_int_equal(g.pad, 96);
     assert_string_equal(g.entry, "tb_strip8_512x2u_1");
-    /* 257 rows at 512x2: 127 bytes, 128 (the lanes' 8 chunks); 511 rows: 64 bytes, up to 128,
-     * which do not fit 48 KB: halved to 64 (4 chunks a lane) */
+    /* 257 rows at 512x2: 256 bytes do not fit, 128 do; 511 rows: 128 do not, 64 (4 chunks) do */
     l = (struct tb_launch){ NULL, NULL, 257, 65537, 512, 2, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
     assert_int_equal(g.pad, 128);

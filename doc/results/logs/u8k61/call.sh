@@ -2,17 +2,14 @@
 # #61, u8k61: `strip8` (bytes, short and wide, 512 rows or fewer: 4 rows x 16 columns a thread
 # transposed with prmt, shared memory holding the output run). Builds nothing: run from the top
 # of a tree that holds gpu61/tb-u8k (nvcc 13.0, SMS=90, built from the commit READY names) and
-# gpu61/lib (libconfig.so.9). Everything lands in $OUT; the first run (3cf1a64) took 42 s of
-# its own time, the second adds the class's other shapes and more profiles: under 200 s.
+# gpu61/lib (libconfig.so.9). Everything lands in $OUT; about 200-300 s.
 #  1. correctness, verify on, u8: strip8 over conf/gpu-check.cfg's sizes and blocks, then
 #     every block its rule takes on the awkward shapes of the class and their transposes (the
 #     tall ones are refused by its shape rule: `skipped` rows);
 #  2. compute-sanitizer memcheck of strip8 on awkward shapes, four blocks;
 #  3. `--kernels best` (every candidate over tune's blocks, memcpy beside) on the five target
-#     cells, 61x100003 and 8191x12289, u8, two rounds; then (bc) the class's other short and
-#     wide shapes, two rounds;
-#  4. Nsight Compute on strip8's best block of three cells and on both its y (1: nvcc's
-#     registers, 2: 64) at 257x65537, the GPU alone.
+#     cells, 61x100003 and 8191x12289, u8, two rounds;
+#  4. Nsight Compute on strip8's best block of three cells, the GPU alone.
 set -u
 START=$(date +%s)
 G=gpu61
@@ -58,13 +55,7 @@ for round in 1 2; do
     --kernels best --sizes $W -o $L/bt$round-u8 > $L/bt$round-u8.txt 2>&1
   say "best $round u8: exit $? ($(el) s)"
 done
-C=65x100003,96x100003,129x257,200x60000,300x40009,384x50000,511x100003,512x30011
-for round in 1 2; do
-  $TB run --device cuda -c $R/bench.cfg -b $B --set power.source=none --set sweep.element=u8 \
-    --kernels best --sizes $C -o $L/bc$round-u8 > $L/bc$round-u8.txt 2>&1
-  say "class $round u8: exit $? ($(el) s)"
-done
-for d in $L/bt* $L/bc*; do
+for d in $L/bt*; do
   [ -d $d ] || continue
   $TB compare $d/*.csv.gz --format json | python3 -c '
 import json, sys
@@ -73,14 +64,14 @@ for r in json.load(sys.stdin)["best"]:
 done
 grep -E 'strip8|memcpy' $OUT/best.tsv | tee -a $S
 # every strip8 block, each size (the block A/B), round 1
-for d in $L/bt1-u8 $L/bt2-u8 $L/bc1-u8; do
+for d in $L/bt1-u8; do
   for f in $d/*.csv.gz; do
     zcat $f | python3 -c '
 import csv, sys
 rows = [l for l in sys.stdin if not l.startswith("#")]
 for r in csv.DictReader(rows):
     if r.get("kernel") in ("strip8", "strip", "bperm16", "bperm16w", "memcpy"):
-        print("\t".join([sys.argv[1]] + [str(r.get(k)) for k in ("kernel", "rows", "cols", "block_x", "block_y", "gbps", "frac_copy", "verified", "status")]))' $(basename $d) >> $OUT/blocks.tsv 2>/dev/null
+        print("\t".join(str(r.get(k)) for k in ("kernel", "rows", "cols", "block_x", "block_y", "gbps", "frac_copy", "verified", "status")))' >> $OUT/blocks.tsv 2>/dev/null
   done
 done
 
@@ -99,6 +90,5 @@ for sz in 257x65537 100x100003 500x30011; do
   [ -n "$blk" ] || blk=256x1
   [ $(el) -lt 420 ] && prof $sz $blk
 done
-for blk in 128x1 128x2; do [ $(el) -lt 440 ] && prof 257x65537 $blk; done
-(cd $L && tar czf $OUT/logs.tgz *.txt chk-* mem-* bt* bc* 2>/dev/null)
+(cd $L && tar czf $OUT/logs.tgz *.txt chk-* mem-* bt* 2>/dev/null)
 say "=== $(date -u +%FT%TZ) end ($(el) s)"
