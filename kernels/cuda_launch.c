@@ -297,3 +297,34 @@ int tb_cuda_strip(const struct tb_launch *l, struct tb_grid *out)
     *out = g;
     return 0;
 }
+
+/* strip8 (#61): bytes, short and wide (rows <= cols, rows <= ST_MAX). Block T x NB: T threads,
+ * NB items of 4 rows x 16 columns each in flight; L, the block's columns, about 64 x T x NB /
+ * rows bytes (each thread about NB items), a multiple of 16 x ST8_CCW0(rows) (the lanes'
+ * columns), shared memory ST8_SMEM at most ST_SMEM_MAX: L shrinks by that unit until it fits,
+ * then (S 385 to 512, S odd) halves, so that the kernel's lanes keep a power of two of
+ * chunks along a row (ST8_CCW); passed to the entry in `pad`. Entries "a" where input rows
+ * start on 16 bytes (cols a multiple of 16), else "u" (strip_geo.h). */
+int tb_cuda_strip8(const struct tb_launch *l, struct tb_grid *out)
+{
+    int t = l->block_x, nb = l->block_y;
+    long s = l->rows;
+    if ((t != 128 && t != 256 && t != 512) || (nb != 1 && nb != 2) || l->elem_size != 1 ||
+        s < 1 || s > ST_MAX || s > l->cols)
+        return -EINVAL;
+    long unit = 16L * ST8_CCW0(s), L = 64L * t * nb / s, cols16 = (l->cols + 15) / 16 * 16;
+    L = L < unit ? unit : L - L % unit;
+    while (L > unit && ST8_SMEM(s, L) > ST_SMEM_MAX)
+        L -= unit;
+    while (L > 16 && ST8_SMEM(s, L) > ST_SMEM_MAX)
+        L /= 2;   /* from unit, a power of two: the lanes' chunks halve with it */
+    if (L > cols16)
+        L = cols16;
+    struct tb_grid g = { .gx = div_up(l->cols, L), .gy = 1, .bx = (unsigned)t, .by = 1,
+                         .tiles_y = 1 };
+    g.smem = (unsigned)ST8_SMEM(s, L);
+    g.pad = (int)L;
+    snprintf(g.entry, sizeof(g.entry), "tb_strip8_%dx%d%s_1", t, nb, l->cols % 16 ? "u" : "a");
+    *out = g;
+    return 0;
+}

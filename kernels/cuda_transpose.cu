@@ -14,6 +14,7 @@
 #include "vec16_geo.h"
 #include "bperm_geo.h"
 #include "strip_geo.h"
+#include "strip8_ops.h"
 
 typedef size_t idx_t;
 
@@ -1196,6 +1197,150 @@ __device__ __forceinline__ void k_strip_n(const unsigned char *__restrict__ in,
     }
 }
 
+/* ---- strip8: bytes, a short side of 512 or fewer, short and wide (#61) -------------- */
+
+/* strip's writer gathers each output chunk byte by byte from 16 staged segments (Nsight
+ * Compute at u8 257x65537: 0.9 warp instructions a byte, the SM busy, DRAM idle). strip8
+ * moves the transpose into registers and shared memory holds the block's output run itself
+ * (strip_geo.h): a thread reads 4 input rows x 16 columns (each row's 16 bytes realigned from
+ * the two 16-byte chunks that cover them), transposes the four 4x4 byte blocks with byte
+ * permutes (`prmt`, 8 a block) into 16 words, column j's rows 4 rg ... 4 rg + 3, and stores
+ * each where the output run has it, j x S + 4 rg; the writer then copies the run out as
+ * aligned 16-byte chunks. A word's place is on 4 bytes only when j x S + run offset is: the
+ * others go as two halves or a byte, a half and a byte, the same split for the whole warp
+ * (4 rg is a multiple of 4 and 16 cc S too, so it depends on j mod 4 alone). The realignment
+ * and the permutes are strip8_ops.h's, which the host's tests run too. */
+
+/* Word w (rows 0 ... 3 in bytes 0 ... 3) at byte p of shared memory, p mod 4 = a. */
+__device__ __forceinline__ void s8_put(unsigned char *sm, int p, int a, unsigned w)
+{
+    if (a == 0) {
+        *reinterpret_cast<unsigned *>(sm + p) = w;
+    } else if (a == 2) {
+        reinterpret_cast<unsigned short *>(sm + p)[0] = (unsigned short)w;
+        reinterpret_cast<unsigned short *>(sm + p)[1] = (unsigned short)(w >> 16);
+    } else {
+        sm[p] = (unsigned char)w;
+        *reinterpret_cast<unsigned short *>(sm + p + 1) = (unsigned short)(w >> 8);
+        sm[p + 3] = (unsigned char)(w >> 24);
+    }
+}
+
+/* Stages one item: rows' 16 bytes in y[0 ... 3], its 16 columns from column j0 of the block,
+ * rows from 4 rg; nr rows of the 4 and nc columns of the 16 lie in the matrix. Column j's
+ * rows go to j x S + 4 rg + sh, whose alignment is al[j mod 4]. */
+__device__ __forceinline__ void s8_stage(unsigned char *sm, const uint4 y[4], int p0, int S,
+                                         const int al[4], int nr, int nc)
+{
+    const unsigned w0[4] = { y[0].x, y[0].y, y[0].z, y[0].w };
+    const unsigned w1[4] = { y[1].x, y[1].y, y[1].z, y[1].w };
+    const unsigned w2[4] = { y[2].x, y[2].y, y[2].z, y[2].w };
+    const unsigned w3[4] = { y[3].x, y[3].y, y[3].z, y[3].w };
+    if (nr == 4 && nc == 16) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            unsigned c[4];
+            s8_t4(w0[k], w1[k], w2[k], w3[k], c);
+#pragma unroll
+            for (int jj = 0; jj < 4; jj++)
+                s8_put(sm, p0 + (4 * k + jj) * S, al[jj], c[jj]);
+        }
+        return;
+    }
+    /* an edge item: byte by byte, the rows and columns in the matrix only */
+    for (int k = 0; k < 4; k++) {
+        unsigned c[4];
+        s8_t4(w0[k], w1[k], w2[k], w3[k], c);
+        for (int jj = 0; jj < 4 && 4 * k + jj < nc; jj++)
+            for (int i = 0; i < nr; i++)
+                sm[p0 + (4 * k + jj) * S + i] = (unsigned char)(c[jj] >> (8 * i));
+    }
+}
+
+/* Short and wide: rows = S <= ST_MAX, a block's L columns (the launcher's, in `pad`, a
+ * multiple of 16); NB items a thread in flight (loads all issued before the first permute).
+ * AL: every input row starts on 16 bytes (cols a multiple of 16), so no realignment. */
+template <int T, int NB, bool AL>
+__device__ __forceinline__ void k_strip8(const unsigned char *__restrict__ in,
+                                         unsigned char *__restrict__ out, long rows, long cols,
+                                         int L)
+{
+    unsigned char *sm = dyn_smem<unsigned char>();
+    const int S = (int)rows, NG = (S + 3) >> 2, ncc = L >> 4, ccw = ST8_CCW(S, L);
+    const int lg = ccw == 8 ? 3 : ccw == 4 ? 2 : ccw == 2 ? 1 : 0;
+    const long c0 = (long)blockIdx.x * L;
+    const int n = (int)(cols - c0 < L ? cols - c0 : L), ni = NG * ncc;
+    const idx_t total = (idx_t)rows * (idx_t)cols, A = (idx_t)c0 * S, B = A + (idx_t)n * S;
+    const int sh = (int)(A & 15);
+    const unsigned m_ng = st_magic(NG);
+    int al[4];
+#pragma unroll
+    for (int jj = 0; jj < 4; jj++)
+        al[jj] = (jj * S + sh) & 3;
+    for (int base = threadIdx.x; base < ni; base += NB * T) {
+        uint4 v[NB][4], x[NB][4];
+        int rg[NB], cc[NB];
+#pragma unroll
+        for (int u = 0; u < NB; u++) {
+            const int it = base + u * T, rest = it >> lg;
+            rg[u] = -1;
+            if (it >= ni)
+                continue;
+            const int hi = st_div(rest, m_ng);
+            rg[u] = rest - hi * NG, cc[u] = (hi << lg) + (it & (ccw - 1));
+            if (16 * cc[u] >= n)
+                continue;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int r = 4 * rg[u] + i;
+                const idx_t a = (idx_t)(r < S ? r : S - 1) * cols + c0 + 16 * cc[u];
+                if (AL) {
+                    v[u][i] = v16_load(in, a, total);
+                } else {
+                    v[u][i] = v16_load(in, a & ~(idx_t)15, total);
+                    x[u][i] = v16_load(in, (a & ~(idx_t)15) + 16, total);
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < NB; u++) {
+            if (rg[u] < 0 || 16 * cc[u] >= n)
+                continue;
+            uint4 y[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int r = 4 * rg[u] + i;
+                const unsigned o = (unsigned)((((idx_t)(r < S ? r : S - 1) * cols + c0) & 15));
+                if (AL) {
+                    y[i] = v[u][i];
+                } else {
+                    const unsigned w[8] = { v[u][i].x, v[u][i].y, v[u][i].z, v[u][i].w,
+                                            x[u][i].x, x[u][i].y, x[u][i].z, x[u][i].w };
+                    unsigned z[4];
+                    s8_realign(w, o, z);
+                    y[i] = make_uint4(z[0], z[1], z[2], z[3]);
+                }
+            }
+            const int nr = S - 4 * rg[u] < 4 ? S - 4 * rg[u] : 4;
+            const int nc = n - 16 * cc[u] < 16 ? n - 16 * cc[u] : 16;
+            s8_stage(sm, y, 16 * cc[u] * S + 4 * rg[u] + sh, S, al, nr, nc);
+        }
+    }
+    __syncthreads();
+    /* the run out: shared byte sh + k is the run's byte k, global A + k */
+    const idx_t a16 = A & ~(idx_t)15;
+    for (idx_t g = (A >> 4) + threadIdx.x; g <= ((B - 1) >> 4); g += T) {
+        const idx_t b0 = g * 16;
+        if (b0 >= A && b0 + 16 <= B) {
+            *reinterpret_cast<uint4 *>(out + b0) =
+                *reinterpret_cast<const uint4 *>(sm + (b0 - a16));
+            continue;
+        }
+        for (idx_t b = b0 > A ? b0 : A; b < B && b < b0 + 16; b++)
+            out[b] = sm[b - a16];
+    }
+}
+
 /* ---- entry points: extern "C", one per kernel, variant and element size ------------ */
 
 /* Every entry takes the same parameters, so that one argument list launches any of them.
@@ -1416,6 +1561,18 @@ TB_BPERM_AU(bperm16w, 256, 1, 1, 256, 4, 4) TB_BPERM_AU(bperm16w, 512, 1, 1, 256
     TB_STRIP_ONE(n, (k_strip_n<e, t>), t, e)
 #define TB_STRIP(t) TB_STRIP_E(t, 1) TB_STRIP_E(t, 2) TB_STRIP_E(t, 4) TB_STRIP_E(t, 8)
 TB_STRIP(128) TB_STRIP(256) TB_STRIP(512)
+
+/* strip8 (bytes, short and wide): rows on 16 bytes or not (a, u), T threads x NB items in
+ * flight; the launcher passes L in `pad` (strip_geo.h). */
+#define TB_STRIP8_ONE(t, nb, al, sfx)                                                      \
+    extern "C" __global__ void __launch_bounds__(t) tb_strip8_##t##x##nb##sfx##_1(TB_PARAMS) \
+    {                                                                                      \
+        (void)tiles_y;                                                                     \
+        k_strip8<t, nb, al>((const unsigned char *)in, (unsigned char *)out, rows, cols, pad); \
+    }
+#define TB_STRIP8(t, nb) TB_STRIP8_ONE(t, nb, true, a) TB_STRIP8_ONE(t, nb, false, u)
+TB_STRIP8(128, 1) TB_STRIP8(256, 1) TB_STRIP8(512, 1)
+TB_STRIP8(128, 2) TB_STRIP8(256, 2) TB_STRIP8(512, 2)
 
 /* ---- support: input fill and the SM clock probe ------------------------------------ */
 

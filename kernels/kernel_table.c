@@ -110,6 +110,24 @@ static int shape_strip(long rows, long cols, char *why, size_t n)
     return 0;
 }
 
+static int shape_strip8(long rows, long cols, char *why, size_t n)
+{
+    if (rows <= ST_MAX && rows <= cols)
+        return 1;
+    snprintf(why, n, "strip8: needs rows <= cols and rows <= %d (short and wide), got %ldx%ld",
+             ST_MAX, rows, cols);
+    return 0;
+}
+
+static int rule_strip8(int bx, int by, char *why, size_t n)
+{
+    if ((bx == 128 || bx == 256 || bx == 512) && (by == 1 || by == 2))
+        return 1;
+    snprintf(why, n, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x items in flight), "
+             "got %dx%d", bx, by);
+    return 0;
+}
+
 static int shape_even(long rows, long cols, char *why, size_t n)
 {
     if (rows % 2 == 0 && cols % 2 == 0)
@@ -216,6 +234,9 @@ const struct tb_kernel tb_kernels[] = {
     { "strip", "every element type, a side of 512 or fewer (61x100003, 100003x61, 300x40009): the tile spans the short side, the contiguous side moves as 16-byte chunks through registers, the other side's segments through shared memory",
       GPU, CUDA_FN(strip), "128, 256 or 512 x 1, 2 or 4 (threads x 16-byte chunks), <= 1024",
       rule_strip, 2, TB_KF_BEST, ELEM_ALL, shape_strip },
+    { "strip8", "bytes, short and wide with 512 rows or fewer (257x65537, 100x100003): 4 rows x 16 columns a thread transposed in registers (prmt), shared memory holding the output run, 16-byte stores",
+      GPU, CUDA_FN(strip8), "128, 256 or 512 x 1 or 2 (threads x items in flight)", rule_strip8,
+      2, TB_KF_BEST, ELEM_U8, shape_strip8 },
     /* vendor reference */
     { "cublas_geam", "cublasSgeam with op T: the vendor's transpose", GPU, BUILTIN,
       NOB, NULL, 2, TB_KF_VENDOR | TB_KF_NO_BLOCK | TB_KF_BUILTIN, ELEM_F32, NULL },

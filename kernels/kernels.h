@@ -97,7 +97,7 @@ int tb_cpu_copy_row(struct tb_launch *l);
     X(naive_row) X(naive_col) X(unroll4_row) X(unroll4_col) \
     X(diagonal_row) X(diagonal_col) X(smem) X(smem_pad) X(smem_rect) X(smem_rect_pad) \
     X(smem_unroll_pad) X(tiled) X(aligned64) X(tile2x2) X(vec16) X(bperm16) \
-    X(bperm16w) X(vec16d) X(vec16w) X(strip)
+    X(bperm16w) X(vec16d) X(vec16w) X(strip) X(strip8)
 #define TB_DECLARE_CUDA(n) int tb_cuda_##n(const struct tb_launch *l, struct tb_grid *g);
 TB_CUDA_KERNELS(TB_DECLARE_CUDA)
 #undef TB_DECLARE_CUDA

@@ -39,4 +39,19 @@
  * the block's segment is written whole by it (16 bytes of each output row) */
 #define ST_HALO(E) (16 / (E))
 
+/* strip8 (#61): bytes, short and wide, the short side's S rows whole and L bytes of each
+ * (L a multiple of 16). A thread's item is 4 rows x 16 columns, turned into 16 words (a
+ * column's 4 rows each) stored into shared memory laid out as the block's output run: column
+ * j's S bytes at j x S. Lanes take ST8_CCW items along the columns, then the row groups:
+ * ST8_CCW x 16 bytes of each row a warp's load (8: whole 128-byte lines), and no more than
+ * keep a warp's word stores on 32 banks: word (16 cc S + 4 rg) / 4 = 4 S cc + rg, and
+ * 4 S cc mod 32 takes 8 / gcd(S, 8) values as cc runs. Fewer where L / 16 has fewer (a power
+ * of two dividing L / 16, so the items tile the block's columns exactly). */
+#define ST8_CCW0(S) (((S) & 1) ? 8 : ((S) & 2) ? 4 : ((S) & 4) ? 2 : 1)
+#define ST8_LOWBIT(x) ((x) & -(x))
+#define ST8_CCW(S, L) (ST8_CCW0(S) < ST8_LOWBIT((L) / 16) ? ST8_CCW0(S) : ST8_LOWBIT((L) / 16))
+/* Shared memory: the run (S x L bytes) and up to 15 bytes before it, so that its 16-byte
+ * output chunks lie on 16 bytes of shared memory too. */
+#define ST8_SMEM(S, L) ((S) * (L) + 16)
+
 #endif

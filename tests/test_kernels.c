@@ -9,6 +9,7 @@
 #include "kernels.h"
 #include "pattern.h"
 #include "strip_geo.h"
+#include "strip8_ops.h"
 
 static void test_table_consistent(void **state)
 {
@@ -19,7 +20,7 @@ static void test_table_consistent(void **state)
         assert_non_null(k->rule_text);
         assert_true(k->bytes_factor == 2.0);       /* a transpose reads and writes each element */
         /* float everywhere but in the kernels written for 1 and 2-byte elements (#41) */
-        int small_only = !strncmp(k->name, "bperm16", 7);
+        int small_only = !strncmp(k->name, "bperm16", 7) || !strcmp(k->name, "strip8");
         if (small_only)
             assert_int_equal(k->elem_sizes & ~((1u << 1) | (1u << 2)), 0);
         else
@@ -54,7 +55,7 @@ static void test_table_consistent(void **state)
                            "unroll4_row", "unroll4_col", "diagonal_row", "diagonal_col", "smem",
                            "smem_pad", "smem_rect", "smem_rect_pad", "smem_unroll_pad", "tiled",
                            "vec16", "bperm16", "bperm16w", "vec16d", "vec16w",
-                           "strip", "cublas_geam" };
+                           "strip", "strip8", "cublas_geam" };
     for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
         assert_non_null(tb_kernel_find(want[i], TB_BACKEND_CUDA));
 }
@@ -281,6 +282,186 @@ static void test_strip_tiles_fit(void **state)
 #endif
 }
 
+/* strip8 (#61): its rules, and launches of the class it is for: L about 64 T NB / rows bytes,
+ * a multiple of 16 x ST8_CCW0 (rows odd: 128), within 48 KB. */
+static void test_strip8_geometry(void **state)
+{
+    (void)state;
+    const struct tb_kernel *k = tb_kernel_find("strip8", TB_BACKEND_CUDA);
+    char why[200];
+    assert_non_null(k);
+    assert_int_equal(k->elem_sizes, 1u << 1);
+    assert_int_equal(tb_kernel_block_ok(k, 256, 4, why, sizeof(why)), 0);
+    assert_string_equal(why, "strip8: needs block 128, 256 or 512 x 1 or 2 (threads x items in "
+                             "flight), got 256x4");
+    assert_int_equal(tb_kernel_shape_ok(k, 257, 65537, why, sizeof(why)), 1);
+    assert_int_equal(tb_kernel_shape_ok(k, 65537, 257, why, sizeof(why)), 0);
+    assert_string_equal(why, "strip8: needs rows <= cols and rows <= 512 (short and wide), got "
+                             "65537x257");
+    assert_int_equal(tb_kernel_shape_ok(k, 513, 100003, why, sizeof(why)), 0);
+#ifdef TB_HAVE_CUDA
+    struct tb_grid g;
+    struct tb_launch l = { NULL, NULL, 257, 65537, 256, 1, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    /* 64 x 256 / 257 = 63 bytes, up to the lanes' 8 chunks: 128 */
+    assert_int_equal(g.pad, 128);
+    assert_int_equal(g.smem, 257 * 128 + 16);
+    assert_int_equal(g.gx, (65537 + 127) / 128);
+    assert_int_equal(g.bx, 256);
+    assert_int_equal(g.by, 1);
+    assert_string_equal(g.entry, "tb_strip8_256x1u_1");
+    /* 100 rows: 2 chunks of lanes (100 = 4 x 25); 163 bytes down to 160 */
+    l = (struct tb_launch){ NULL, NULL, 100, 100003, 256, 1, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 160);
+    /* 500 rows at 512x2: 131 bytes, 128, then down by 16 until 500 L + 16 fits 48 KB */
+    l = (struct tb_launch){ NULL, NULL, 500, 30011, 512, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 96);
+    assert_string_equal(g.entry, "tb_strip8_512x2u_1");
+    /* 257 rows at 512x2: 256 bytes do not fit, 128 do; 511 rows: 128 do not, 64 (4 chunks) do */
+    l = (struct tb_launch){ NULL, NULL, 257, 65537, 512, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 128);
+    l.rows = 511;
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_int_equal(g.pad, 64);
+    /* rows on 16 bytes: the "a" entry; a narrow matrix, another element, a block: refused */
+    l = (struct tb_launch){ NULL, NULL, 100, 4096, 128, 2, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    assert_string_equal(g.entry, "tb_strip8_128x2a_1");
+    l.rows = 5000;
+    assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
+    l.rows = 100, l.elem_size = 2;
+    assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
+    l.elem_size = 1, l.block_y = 4;
+    assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
+#endif
+}
+
+/* strip8 (#61): for every short side and block, the tile fits 48 KB, its columns are whole
+ * chunks that the lanes' groups tile exactly, the grid covers the long side, and a warp's 32
+ * word stores of one column (the row groups' 4-byte words) fall on 32 banks where a warp's
+ * lanes take ST8_CCW0 chunks of ST8_CCW0 x 32 row groups, on at most 2 a bank elsewhere
+ * (over 64 rows, strip8's class; strip_geo.h). */
+static void test_strip8_tiles_fit(void **state)
+{
+    (void)state;
+#ifdef TB_HAVE_CUDA
+    static const int blocks[][2] = { { 128, 1 }, { 256, 1 }, { 512, 1 },
+                                     { 128, 2 }, { 256, 2 }, { 512, 2 } };
+    for (long s = 1; s <= ST_MAX; s++)
+        for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+            struct tb_grid g;
+            struct tb_launch l = { NULL, NULL, s, 100003, blocks[b][0], blocks[b][1], 1, 0, 0, NULL };
+            assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+            int L = g.pad, ccw = ST8_CCW(s, L), ng = (int)(s + 3) / 4;
+            assert_true(g.smem <= ST_SMEM_MAX && g.smem == ST8_SMEM(s, L));
+            assert_true(L >= 16 && L % 16 == 0 && (L / 16) % ccw == 0);
+            assert_true(ccw == ST8_CCW0(s) || (L & (L - 1)) == 0);   /* halved, see launcher */
+            assert_true((long)g.gx * L >= 100003 && (long)(g.gx - 1) * L < 100003);
+            if (s <= 64)
+                continue;   /* the banks: the class strip8 is for (strip's own below 65) */
+            int per_bank[32] = { 0 }, worst = 0;
+            for (int lane = 0; lane < 32; lane++) {
+                int rg = (lane / ccw) % ng, cc = lane % ccw + lane / ccw / ng * ccw;
+                int bank = (int)(((16L * cc * s + 4 * rg) / 4) % 32);
+                if (++per_bank[bank] > worst)
+                    worst = per_bank[bank];
+            }
+            assert_true(worst <= (ccw == ST8_CCW0(s) && ng * ccw >= 32 ? 1 : 2));
+        }
+#endif
+}
+
+/* strip8's register operations (strip8_ops.h, the kernel's own code): the 4x4 byte
+ * transpose and the realignment, bit for bit against the bytes they must give. */
+static void test_strip8_ops(void **state)
+{
+    (void)state;
+    /* prmt as PTX defines it: selector nibbles pick bytes of y:x, x's bytes 0-3 */
+    assert_int_equal(S8_PERM(0x33221100u, 0x77665544u, 0x5140u), 0x55114400u);
+    assert_int_equal(S8_FSHR(0x33221100u, 0x77665544u, 8), 0x44332211u);
+    assert_int_equal(S8_FSHR(0x33221100u, 0x77665544u, 0), 0x33221100u);
+    unsigned char b[32];
+    for (unsigned seed = 1; seed < 200; seed++) {
+        for (int i = 0; i < 32; i++)
+            b[i] = (unsigned char)tb_pattern_hash(seed, (uint64_t)i);
+        unsigned w[8];
+        for (int i = 0; i < 8; i++)
+            w[i] = b[4 * i] | (unsigned)b[4 * i + 1] << 8 | (unsigned)b[4 * i + 2] << 16 |
+                   (unsigned)b[4 * i + 3] << 24;
+        unsigned c[4];
+        s8_t4(w[0], w[1], w[2], w[3], c);
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++)
+                assert_int_equal((c[j] >> (8 * i)) & 0xffu, b[4 * i + j]);
+        for (unsigned o = 0; o < 16; o++) {
+            unsigned y[4];
+            s8_realign(w, o, y);
+            for (int k = 0; k < 16; k++)
+                assert_int_equal((y[k / 4] >> (8 * (k % 4))) & 0xffu, b[o + (unsigned)k]);
+        }
+    }
+}
+
+#ifdef TB_HAVE_CUDA
+/* One strip8 launch run on the host as the kernel's blocks divide it (its item map, its
+ * staging offsets and the writer's run offsets, with the launcher's L and shared memory),
+ * every shared byte written once and inside the block's allocation, every output byte from
+ * a byte staged: out must be the transpose. */
+static void strip8_model(long rows, long cols, int t, int nb)
+{
+    struct tb_launch l = { NULL, NULL, rows, cols, t, nb, 1, 0, 0, NULL };
+    struct tb_grid g;
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    const int S = (int)rows, L = g.pad, NG = (S + 3) / 4, ccw = ST8_CCW(S, L), ni = NG * (L / 16);
+    unsigned char *in = malloc((size_t)(rows * cols)), *out = malloc((size_t)(rows * cols));
+    unsigned char *sm = malloc(g.smem), *set = malloc(g.smem);
+    for (long i = 0; i < rows * cols; i++)
+        in[i] = (unsigned char)tb_pattern_hash(7, (uint64_t)i);
+    memset(out, 0, (size_t)(rows * cols));
+    for (unsigned blk = 0; blk < g.gx; blk++) {
+        const long c0 = (long)blk * L, A = c0 * S;
+        const int n = (int)(cols - c0 < L ? cols - c0 : L), sh = (int)(A & 15);
+        memset(set, 0, g.smem);
+        for (int it = 0; it < ni; it++) {
+            int rest = it / ccw, hi = rest / NG, rg = rest - hi * NG;
+            int cc = hi * ccw + it % ccw;
+            for (int j = 0; j < 16 && 16 * cc + j < n; j++)
+                for (int i = 0; i < 4 && 4 * rg + i < S; i++) {
+                    long p = (16L * cc + j) * S + 4 * rg + i + sh;
+                    assert_true(p >= 0 && p < (long)g.smem && !set[p]);
+                    set[p] = 1;
+                    sm[p] = in[(4L * rg + i) * cols + c0 + 16 * cc + j];
+                }
+        }
+        for (long b = A; b < A + (long)n * S; b++) {
+            assert_true(set[b - (A & ~15L)]);
+            out[b] = sm[b - (A & ~15L)];
+        }
+    }
+    for (long r = 0; r < rows; r++)
+        for (long c = 0; c < cols; c++)
+            assert_int_equal(out[c * rows + r], in[r * cols + c]);
+    free(in), free(out), free(sm), free(set);
+}
+#endif
+
+static void test_strip8_model(void **state)
+{
+    (void)state;
+#ifdef TB_HAVE_CUDA
+    static const long shapes[][2] = { { 65, 4099 }, { 100, 10003 }, { 129, 257 }, { 257, 6553 },
+                                      { 500, 3011 }, { 511, 513 }, { 512, 1000 }, { 1, 1 },
+                                      { 3, 5 }, { 31, 33 }, { 100, 4096 }, { 7, 3001 } };
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+        for (int t = 128; t <= 512; t *= 2)
+            for (int nb = 1; nb <= 2; nb++)
+                strip8_model(shapes[i][0], shapes[i][1], t, nb);
+#endif
+}
+
 static void test_cpu_kernels_match_reference(void **state)
 {
     const long shapes[][2] = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 31, 33 }, { 64, 64 },
@@ -346,6 +527,10 @@ int main(void)
         cmocka_unit_test(test_vec16d_geometry),
         cmocka_unit_test(test_strip_geometry),
         cmocka_unit_test(test_strip_tiles_fit),
+        cmocka_unit_test(test_strip8_geometry),
+        cmocka_unit_test(test_strip8_tiles_fit),
+        cmocka_unit_test(test_strip8_ops),
+        cmocka_unit_test(test_strip8_model),
         cmocka_unit_test(test_cpu_kernels_match_reference),
         cmocka_unit_test(test_pattern_values),
     };

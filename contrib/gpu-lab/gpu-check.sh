@@ -86,7 +86,7 @@ step_check() {
     # the kernels that take no floats (#41): the same matrix with their element types
     # (CHECK_EL="" leaves them out: a matrix split over two GPUs runs them once)
     for e in ${CHECK_EL-u8 f16}; do
-        k=bperm16; [ $e = u8 ] && k=$k,bperm16w   # bperm16w takes bytes only
+        k=bperm16; [ $e = u8 ] && k=$k,bperm16w,strip8   # bperm16w and strip8 take bytes only
         $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
             --set sweep.element=$e --kernels $k \
             --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 -o "$OUT/check-$e" \
@@ -339,7 +339,7 @@ step_nanoel() {
 FAST_BLOCKS=32x8,32x16,64x8,128x1,256x1,512x1,64x2,128x2,256x2,512x2,64x4,128x4,256x4
 fast_kernels() {
     case $1 in
-    u8) echo memcpy,tiled,vec16,bperm16,bperm16w ;;
+    u8) echo memcpy,tiled,vec16,bperm16,bperm16w,strip8 ;;
     f16) echo memcpy,tiled,vec16,bperm16 ;;
     float) echo memcpy,tiled,vec16,tile2x2,aligned64,vec16d,vec16w ;;
     *) echo memcpy,tiled,vec16,vec16d,vec16w ;;
@@ -381,7 +381,7 @@ step_clangbench() {
 # issue's shapes (R2_SIZES), then the 4K frame with a cold L2 (fractions of memcpy, same run).
 step_r2() {
     for e in u8 f16; do
-        k=memcpy,vec16,bperm16; [ $e = u8 ] && k=$k,bperm16w
+        k=memcpy,vec16,bperm16; [ $e = u8 ] && k=$k,bperm16w,strip8
         $TB run --device cuda -c conf/gpu-bench.cfg -b "$BOARD" --set power.source=none \
             --set sweep.element=$e --kernels $k --blocks 128x1,256x1,512x1,64x2,128x2,256x2 \
             --sizes "${R2_SIZES:-8192x8192,8191x12289,8192x12289,3840x2160,16384x16384,4096x65536}" \
@@ -478,7 +478,7 @@ step_checkparts() {
 # compute-sanitizer memcheck on the 1 and 2-byte kernels, every block, small awkward shapes.
 step_memcheck() {
     for e in u8 f16; do
-        k=bperm16; [ $e = u8 ] && k=$k,bperm16w   # bperm16w takes bytes only
+        k=bperm16; [ $e = u8 ] && k=$k,bperm16w,strip8   # bperm16w and strip8 take bytes only
         compute-sanitizer --tool memcheck --print-limit 5 $TB run --device cuda \
             -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none --set sweep.element=$e \
             --kernels $k --blocks 64x1,128x1,256x1,64x2,128x2,256x2,512x1 --sizes 1x1,1x4099,4099x1,31x33,33x31,30x34,1031x2053,300007x7,7x300007 \
