@@ -450,27 +450,41 @@ step_dcheck() {
 # this order): float-seeds (the seeds' kernels and the bounds), float-fast (the fast kernels
 # and cuBLAS), double, u8, f16 (every kernel that takes the element). Each is
 # conf/gpu-check.cfg's sizes with every block in it and the slab blocks of the fast kernels;
-# `list` names the kernels of each element.
+# `list` names the kernels of each element. PART/GROUP runs a part on some of the sizes only:
+# wide (4096x65536), tall (65536x4096), rest (the other fifteen). The two 268 M-element sizes
+# hold most of a part's time (the host verifies 1-2 GB a point): on an H100 alone, f16's took
+# 199 and 192 s of its 517, double's 273 s and over 172 s, and double whole did not finish in
+# 530 s (doc/results/h100-2026-12-07-perf61c.md); so double and float-seeds run in three.
 CHECK_SEEDS=copy_row,copy_col,copy_smem,naive_row,naive_col,unroll4_row,unroll4_col,diagonal_row,diagonal_col,smem,smem_pad,smem_rect,smem_rect_pad,smem_unroll_pad
 CHECK_FAST=tiled,aligned64,tile2x2,vec16,vec16d,vec16w,strip,cublas_geam
 step_checkparts() {
     say "correctness matrix in parts (conf/gpu-check.cfg)"
     slabs=16x16,32x8,32x32,256x1,128x1,512x1,8x32,64x4,64x8,64x16,32x4,32x16,1x1,64x1,64x2,128x2,256x2,512x2,128x4,256x4
-    for part in ${CHECK_PARTS:-float-seeds float-fast double u8 f16}; do
-        case $part in
+    rest=1x1,1x4099,4099x1,64x4099,31x33,33x31,1x70001,70001x1,300007x7,7x300007,8191x12289
+    rest=$rest,30x34,4194306x2,2x4194306,8190x12290
+    for part in ${CHECK_PARTS:-float-seeds/rest float-seeds/wide float-seeds/tall float-fast double/rest double/wide double/tall u8 f16}; do
+        case ${part%%/*} in
         float-seeds) e=float; k=$CHECK_SEEDS ;;
         float-fast) e=float; k=$CHECK_FAST ;;
-        double|u8|f16) e=$part; k= ;;   # the file's "*": every kernel
+        double|u8|f16) e=${part%%/*}; k= ;;   # the file's "*": every kernel
         *) echo "gpu-check: unknown part '$part'"; rc=1; continue ;;
         esac
+        case $part in
+        */wide) sz=4096x65536 ;;
+        */tall) sz=65536x4096 ;;
+        */rest) sz=$rest ;;
+        */*) echo "gpu-check: unknown size group in '$part' (wide, tall or rest)"; rc=1; continue ;;
+        *) sz= ;;   # the file's sizes, all seventeen
+        esac
+        o="$OUT/check-$(echo "$part" | tr / -)"
         start=$(date +%s)
         $TB run --device cuda -c conf/gpu-check.cfg -b "$BOARD" --set power.source=none \
-            --set sweep.element=$e ${k:+--kernels $k} --blocks $slabs ${CHECK_ARGS:-} \
-            -o "$OUT/check-$part" > "$OUT/check-$part.txt" 2>&1
+            --set sweep.element=$e ${k:+--kernels $k} --blocks $slabs ${sz:+--sizes $sz} ${CHECK_ARGS:-} \
+            -o "$o" > "$o.txt" 2>&1
         c=$?
         echo "part $part: exit $c after $(( $(date +%s) - start )) s;" \
-             "$(grep -E '[0-9]+ ok, ' "$OUT/check-$part.txt" | tail -1)"
-        grep -E 'FAIL|wrong' "$OUT/check-$part.txt" | head -5
+             "$(grep -E '[0-9]+ ok, ' "$o.txt" | tail -1)"
+        grep -E 'FAIL|wrong' "$o.txt" | head -5
         [ $c = 0 ] || rc=1
     done
 }
