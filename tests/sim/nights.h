@@ -139,7 +139,9 @@ static int sim_src_open(void *st, const struct tb_power_cfg *pc, struct tb_power
 
 /* A poll: late by up to --jitter-ms, then each rail's read blocking --read-latency-ms (the
  * 5.10 driver waits for the conversion-ready flag) and giving the register as it is when
- * the read returns. */
+ * the read returns, each rail stamped then, as ina3221.c stamps a read that blocks (the
+ * poll's own stamp the sampler's: when its last rail returned). The meter is told nothing
+ * of the latency: it shows in the stamps alone. */
 static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t n)
 {
     const struct sim_opts *o = sim_b.o;
@@ -154,7 +156,8 @@ static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t
         if (o->read_latency_ms > 0)
             tb_sleep_ns((int64_t)(o->read_latency_ms * 1e6));
         pthread_mutex_lock(&sim_b.mu);
-        s->rail_mw[c] = (float)(sim_read(&sim_b.z, tb_now_ns(), c, c == 0 ? &mj : NULL) * 1e3);
+        s->rail_t_ns[c] = tb_now_ns();
+        s->rail_mw[c] = (float)(sim_read(&sim_b.z, s->rail_t_ns[c], c, c == 0 ? &mj : NULL) * 1e3);
         pthread_mutex_unlock(&sim_b.mu);
     }
     if (sim_b.z.kind == SIM_NVML)
