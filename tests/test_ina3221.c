@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "lib/clock.h"
 #include "lib/util.h"
 #include "power/ina3221.h"
 #include "power/power.h"
@@ -169,6 +170,10 @@ static void test_agx_orin_two_chips(void **state)
     th_assert_close(rail_mw(&f, &s, "VDD_GPU_SOC"), 6000, 1e-3);
     th_assert_close(rail_mw(&f, &s, "VIN_SYS_5V0"), 4000, 1e-3);   /* 5000 mV x 800 mA */
     th_assert_close(rail_mw(&f, &s, "VDDQ_VDD2_1V8AO"), 180, 1e-3);
+    for (int i = 0; i < f.rails.n; i++)   /* each rail stamped as its files were read (#57) */
+        if (s.rail_t_ns[i] < (i ? s.rail_t_ns[i - 1] : s.t_ns) || s.rail_t_ns[i] > tb_now_ns())
+            th_fail("rail %d read at %lld, its poll at %lld", i, (long long)s.rail_t_ns[i],
+                    (long long)s.t_ns);
     fake_close(&f);
 }
 

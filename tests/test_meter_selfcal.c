@@ -94,7 +94,8 @@ static void test_finds_tau_and_delay(void **state)
 }
 
 /* Readings 400 ms older than their stamps (two chips read 430 ms each, stamped when the
- * last rail returns, issue #57): the fit ends at the dead times' bound, which it printed
+ * last rail returned, before each rail had its own stamp, issue #57): the fit ends at the
+ * dead times' bound, which it printed
  * as "dead time 200.0 +- 0.0 ms". It says the bound was found; a dead time of 25 ms is
  * found as one. */
 static void test_bound_is_no_estimate(void **state)

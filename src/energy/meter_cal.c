@@ -27,9 +27,10 @@
 /* The fewest changes between readings that can show a register's step (rail_series). */
 #define TB_METER_LSB_MIN_CHANGES 5
 
-/* One rail's readings over the size. */
+/* One rail's readings over the size: each at its own stamp (t: when the rail was read,
+ * tb_power_rail_t_ns), and the stamp of its poll (pt: what the blocks' spans are in). */
 struct series {
-    int64_t *t;
+    int64_t *t, *pt;
     double *v;
     size_t n;
     double lsb;                   /* the register's step: the smallest change between
@@ -69,17 +70,19 @@ double tb_meter_tau_used(const struct tb_meter *m, int rail, double *delay_ms)
 static int rail_series(const struct tb_power_sample *w, size_t n, int r, struct series *se)
 {
     se->t = malloc((n ? n : 1) * sizeof(*se->t));
+    se->pt = malloc((n ? n : 1) * sizeof(*se->pt));
     se->v = malloc((n ? n : 1) * sizeof(*se->v));
     se->n = 0;
     se->lsb = INFINITY;
-    if (!se->t || !se->v)
+    if (!se->t || !se->pt || !se->v)
         return -1;
     for (size_t i = 0; i < n; i++)
         if (isfinite(w[i].rail_mw[r])) {
             double v = w[i].rail_mw[r];
             if (se->n > 0 && v != se->v[se->n - 1])
                 se->lsb = fmin(se->lsb, fabs(v - se->v[se->n - 1]));
-            se->t[se->n] = w[i].t_ns;
+            se->t[se->n] = tb_power_rail_t_ns(&w[i], r);
+            se->pt[se->n] = w[i].t_ns;
             se->v[se->n++] = v;
         }
     /* a register's step shows as every change a whole number of the smallest; a smooth
@@ -120,7 +123,10 @@ static double rail_mj(const struct series *se, double tau, int64_t start, int64_
     size_t inside = 0;
     double mj = tb_energy_inverted_mj(se->t, se->v, se->n, start, end, tau, &inside);
     double span_ms = (double)(end - start) * 1e-6;
-    if (!isfinite(mj) || !(tau > 0) || inside < 2)
+    /* start and end are readings of the rail (rail_block_w), so the stretch is inside + 1
+     * polls: the sum holds for one interval as for many (two chips read 430 ms each are
+     * polled every 1100 ms, three readings a block: -0.13% on a 537.5 ms chip without it) */
+    if (!isfinite(mj) || !(tau > 0) || inside < 1)
         return mj;
     double h = span_ms / (double)(inside + 1), x = h / (2 * tau),
            ra = tb_energy_interp(se->t, se->v, se->n, start),
@@ -141,26 +147,44 @@ static double rail_mj(const struct series *se, double tau, int64_t start, int64_
     return mj;
 }
 
-/* One block's J per byte inverted with tau[0..count) over the rails se[0..count): from the
- * first poll at or after both its span's start and its switch plus the dead time d_ms, to
- * its span's end. NAN where nothing is left. */
+/* Rail se's mean power (W) over a block whose span of polls is [ta, tb], inverted with tau:
+ * from its first reading of a poll in the span that was read at or after the switch plus the
+ * dead time (from, by the rail's own stamp), to its reading of the span's last poll. The
+ * load is constant inside a block, so each rail's own stretch gives its power, however the
+ * rails' stamps differ (issue #57: two chips read 430 ms each, the first chip's readings
+ * 430 ms before their poll's). NAN where nothing is left. */
+static double rail_block_w(const struct series *se, double tau, int64_t from, int64_t ta,
+                           int64_t tb)
+{
+    size_t a = 0, b = 0;
+    bool got = false;
+    for (size_t i = 0; i < se->n && se->pt[i] <= tb; i++) {
+        if (!got && se->pt[i] >= ta && se->t[i] >= from) {
+            a = i;
+            got = true;
+        }
+        b = i;
+    }
+    /* a block whose first readings the sampler's ring no longer holds keeps its figure */
+    if (!got || b <= a || se->pt[0] > ta)
+        return NAN;
+    int64_t start = se->t[a], end = se->t[b];
+    return rail_mj(se, tau, start, end) / ((double)(end - start) * 1e-6);
+}
+
+/* One block's J per byte inverted with tau[0..count) over the rails se[0..count), each rail
+ * over its own readings (rail_block_w) from its switch plus the dead time d_ms. NAN where
+ * nothing is left. */
 static double block_jpb(const struct series *se, int count, const double *tau, int64_t sw,
                         int64_t ta, int64_t tb, double rate, double d_ms)
 {
-    int64_t from = sw + (int64_t)(d_ms * 1e6), start = ta;
-    if (from > start)
-        for (size_t i = 0; i < se[0].n; i++)
-            if (se[0].t[i] >= from) {
-                start = se[0].t[i];
-                break;
-            }
-    /* a block whose first readings the sampler's ring no longer holds keeps its figure */
-    if (start < from || start >= tb || !(rate > 0) || se[0].n == 0 || se[0].t[0] > start)
+    int64_t from = sw + (int64_t)(d_ms * 1e6);
+    if (!(rate > 0))
         return NAN;
-    double mj = 0;
+    double w = 0;
     for (int r = 0; r < count; r++)
-        mj += rail_mj(&se[r], tau[r], start, tb);
-    return mj / ((double)(tb - start) * 1e-6) / rate;
+        w += rail_block_w(&se[r], tau[r], from, ta, tb);
+    return w / rate;
 }
 
 /* Every block of the tracks inverted with tau: the new J per byte into jpb[j][k] (the old
@@ -352,6 +376,7 @@ void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n,
     }
     for (int r = 0; r < count; r++) {
         free(se[r].t);
+        free(se[r].pt);
         free(se[r].v);
     }
     free(bnd);

@@ -333,8 +333,22 @@ double tb_power_inverted_w(const struct tb_energy_plan *p, const struct tb_power
                 mj = NAN;
                 break;
             }
-            mj += tb_energy_inverted_mj(t, v, k, t0, t1, tb_sensor_model_tau_ms(model, r),
-                                        polls);
+            /* each rail over its own stamps (issue #57: where reads block, a rail read
+             * before the poll's end is that much older), from its reading of the span's
+             * first poll to its reading of the last: the block's power is constant, so
+             * that stretch's mean is the rail's; scaled to [t0, t1] (x 1 where the rail
+             * was stamped with the poll) */
+            for (size_t i = 0, j = 0; i < n; i++)
+                if (!isnan(w[i].rail_mw[r]))
+                    t[j++] = tb_power_rail_t_ns(&w[i], r);
+            double span = (double)(t[k - 1] - t[0]);
+            if (!(span > 0)) {
+                mj = NAN;
+                break;
+            }
+            mj += tb_energy_inverted_mj(t, v, k, t[0], t[k - 1],
+                                        tb_sensor_model_tau_ms(model, r), polls) *
+                  ((double)(t1 - t0) / span);
         }
     }
     free(w);

@@ -286,11 +286,29 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
 /* A reading: the rails' files read together (one round trip: tb_ina3221_poll_read), each
  * rail's read time (its files', by the reader's clock) kept, then the throttle's (another:
  * one of those that never answers costs the reading its throttle part alone, as before);
- * the sampler times the whole. */
+ * the sampler times the whole. The poll's stamp is its start; each rail's own stamp
+ * (issue #57) is when its value was made, as the reader read the files one after another
+ * in the rails' order: the poll's start plus the read times up to that rail's.
+ *  - Reads that block (INA_SLOW_READ_MS: the 5.10 driver's ina3221_read_in and
+ *    ina3221_read_curr wait on the conversion-ready flag, CVRF, OE4T linux-tegra-5.10
+ *    drivers/hwmon/ina3221.c): the conversion the value comes from completed just before
+ *    the read returned, so the rail is stamped when its read returned. Two chips read 430
+ *    ms each: the first chip's value is 430 ms older than the poll's end.
+ *  - Reads that do not block (5.14 and later: continuous mode returns the register, TI
+ *    SBOS576 "continuous mode", the last completed conversion): when in the read the
+ *    value was latched is not known, so the read's midpoint, off by half a read at most. */
+static void stamp_rail(const struct ina_state *s, struct tb_power_sample *out, int i,
+                       int64_t t0, double done_ms, double read_ms)
+{
+    double at_ms = s->open_ms >= INA_SLOW_READ_MS ? done_ms : done_ms - read_ms / 2;
+    out->rail_t_ns[i] = t0 + (int64_t)(at_ms * 1e6);
+}
+
 static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
 {
     struct ina_state *s = st;
-    out->t_ns = tb_now_ns();
+    int64_t t0 = out->t_ns = tb_now_ns();
+    double done_ms = 0;   /* the reader's time spent on the rails' files so far */
     tb_ina3221_poll_clear(&s->poll);
     for (int i = 0; i < s->n; i++) {
         const struct rail *r = &s->rail[i];
@@ -312,6 +330,8 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
         r->max_ms = fmax(r->max_ms, r->read_ms);
         if (rc)
             return rc;
+        done_ms += r->read_ms;
+        stamp_rail(s, out, i, t0, done_ms, r->read_ms);
     }
     tb_ina3221_poll_clear(&s->poll);
     tb_ina3221_oc_files(&s->oc, &s->poll);

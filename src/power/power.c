@@ -10,13 +10,21 @@
 void tb_power_sample_clear(struct tb_power_sample *s)
 {
     s->t_ns = 0;
-    for (int i = 0; i < TB_POWER_MAX_RAILS; i++)
+    for (int i = 0; i < TB_POWER_MAX_RAILS; i++) {
         s->rail_mw[i] = NAN;
+        s->rail_t_ns[i] = 0;
+    }
     s->gpu_load_pct = s->gpu_clock_mhz = s->emc_load_pct = s->emc_clock_mhz = s->gpu_temp_c = NAN;
     s->mem_temp_c = NAN;
     s->energy_mj = NAN;
     s->reasons = 0;
     s->has_reasons = false;
+}
+
+void tb_power_sample_stamp_all(struct tb_power_sample *s, int64_t t_ns)
+{
+    for (int i = 0; i < TB_POWER_MAX_RAILS; i++)
+        s->rail_t_ns[i] = t_ns;
 }
 
 bool tb_power_cadence_counter(const struct tb_power_cadence *c)

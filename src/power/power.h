@@ -46,8 +46,14 @@ struct tb_power_cfg {
 
 /* One reading. Values a source does not have are NAN. */
 struct tb_power_sample {
-    int64_t t_ns;                          /* CLOCK_MONOTONIC when read */
+    int64_t t_ns;                          /* CLOCK_MONOTONIC when read: the poll's stamp */
     float rail_mw[TB_POWER_MAX_RAILS];     /* in the order of tb_power_rails */
+    /* when each rail's value was read (issue #57): where reads block (JetPack 5's 5.10
+     * INA3221 driver, 100-430 ms a file), one rail's value is that much older or newer
+     * than the poll's stamp. A source that reads rails one by one stamps each (ina3221.c
+     * says when); one with one time for all gives that time to every rail; 0 where the
+     * source gave none, which the sampler fills with t_ns (tb_power_rail_t_ns reads it). */
+    int64_t rail_t_ns[TB_POWER_MAX_RAILS];
     float gpu_load_pct, gpu_clock_mhz;
     float emc_load_pct, emc_clock_mhz;
     float gpu_temp_c;
@@ -164,6 +170,13 @@ extern const struct tb_power_ops tb_power_none;
 
 /* Every value NAN, no time, no reasons (power.c). */
 void tb_power_sample_clear(struct tb_power_sample *s);
+/* Every rail stamped t_ns (a source with one time for all its rails). */
+void tb_power_sample_stamp_all(struct tb_power_sample *s, int64_t t_ns);
+/* When rail r's value in s was read: its own stamp, else the poll's. */
+static inline int64_t tb_power_rail_t_ns(const struct tb_power_sample *s, int r)
+{
+    return r >= 0 && r < TB_POWER_MAX_RAILS && s->rail_t_ns[r] ? s->rail_t_ns[r] : s->t_ns;
+}
 
 /* ---- the sampler thread ----------------------------------------------------------
  * It fills a feed (feed.h: the ring of readings, lost, health, the poll, the cadence, the

@@ -22,6 +22,7 @@
 
 #include "config/config.h"
 #include "energy/meter.h"
+#include "energy/meter_internal.h"   /* each chip's fit (m->cal), as the cadence line says it */
 #include "energy/stepfit.h"
 #include "lib/clock.h"
 #include "lib/stats.h"
@@ -139,7 +140,9 @@ static int sim_src_open(void *st, const struct tb_power_cfg *pc, struct tb_power
 
 /* A poll: late by up to --jitter-ms, then each rail's read blocking --read-latency-ms (the
  * 5.10 driver waits for the conversion-ready flag) and giving the register as it is when
- * the read returns. */
+ * the read returns, each rail stamped then, as ina3221.c stamps a read that blocks (the
+ * poll's own stamp the sampler's: when its last rail returned). The meter is told nothing
+ * of the latency: it shows in the stamps alone. */
 static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t n)
 {
     const struct sim_opts *o = sim_b.o;
@@ -154,7 +157,8 @@ static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t
         if (o->read_latency_ms > 0)
             tb_sleep_ns((int64_t)(o->read_latency_ms * 1e6));
         pthread_mutex_lock(&sim_b.mu);
-        s->rail_mw[c] = (float)(sim_read(&sim_b.z, tb_now_ns(), c, c == 0 ? &mj : NULL) * 1e3);
+        s->rail_t_ns[c] = tb_now_ns();
+        s->rail_mw[c] = (float)(sim_read(&sim_b.z, s->rail_t_ns[c], c, c == 0 ? &mj : NULL) * 1e3);
         pthread_mutex_unlock(&sim_b.mu);
     }
     if (sim_b.z.kind == SIM_NVML)
@@ -229,6 +233,8 @@ struct sim_night {
     double planned_s;          /* what the meter planned for them before they ran */
     int cycles;
     double tau_used[2], delay_used;   /* what the meter inverted with (tb_meter_tau_used) */
+    double fit_delay[2];       /* each chip's dead time as the night fitted it (m->cal) */
+    bool at_bound[2];          /* ... and whether its fit ended at the search's bound */
     bool ok;                   /* a ratio came */
     char note[320];
     char cadence[TB_METER_CADENCE_LINE];   /* the night's cadence line (# power_cadence:) */
@@ -327,6 +333,11 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     tb_meter_selfcal_line(m, nt->selfcal, sizeof(nt->selfcal));
     for (int c = 0; c < 2; c++)
         nt->tau_used[c] = c < sim_b.z.chips ? tb_meter_tau_used(m, c, &nt->delay_used) : NAN;
+    for (int c = 0; c < 2; c++) {   /* what the cadence line says of each chip */
+        bool fit = c < sim_b.z.chips && m->cal_sizes && m->cal[c].steps >= TB_SELFCAL_MIN_STEPS;
+        nt->fit_delay[c] = fit ? m->cal[c].delay_ms : NAN;
+        nt->at_bound[c] = fit && m->cal[c].at_bound;
+    }
     nt->ok = isfinite(nt->ratio);
     snprintf(nt->note, sizeof(nt->note), "%s", out[1].power_note);
     tb_meter_free(m);
@@ -385,6 +396,9 @@ struct sim_summary {
     double night_s, planned_s;     /* mean seconds of a night, and of its plan */
     double cycles;                 /* mean cycles */
     double tau_used[2], delay_used;   /* the meter's, mean over the nights with a ratio */
+    double tau_err_rms[2];         /* tau_used against the chip's truth, rms, % */
+    double fit_delay[2];           /* each chip's fitted dead time, mean where fitted */
+    double at_bound_pct[2];        /* nights whose chip's fit ended at its search's bound */
     double rerun_coverage_pct;     /* rerun_sim.h: nights whose energy_ratio_rerun_ci95 holds
                                     * the next night's ratio */
     double rerun_halfwidth_pct_median, oracle_halfwidth_pct;
@@ -432,6 +446,30 @@ static inline void sim_summarise_parts(const struct sim_night *nt, int n, struct
         sm->part_pct_median[k] = v ? 100 * sim_median(v, m) : NAN;
     }
     free(v);
+}
+
+/* Each chip's constant against its truth (tau_true), its dead time and how often its fit
+ * ended at a bound, over the nights with a ratio. */
+static inline void sim_summarise_chips(const struct sim_night *nt, int n, const double *tau_true,
+                                       struct sim_summary *sm)
+{
+    for (int c = 0; c < 2; c++) {
+        double ss = 0, d = 0;
+        int ok = 0, fit = 0, bound = 0;
+        for (int i = 0; i < n; i++) {
+            if (!nt[i].ok)
+                continue;
+            double e = nt[i].tau_used[c] / tau_true[c] - 1;
+            ss += e * e;
+            ok++;
+            bound += nt[i].at_bound[c];
+            if (isfinite(nt[i].fit_delay[c]))
+                d += nt[i].fit_delay[c], fit++;
+        }
+        sm->tau_err_rms[c] = ok && tau_true[c] > 0 ? 100 * sqrt(ss / ok) : NAN;
+        sm->fit_delay[c] = fit ? d / fit : NAN;
+        sm->at_bound_pct[c] = ok ? 100.0 * bound / ok : NAN;
+    }
 }
 
 static inline void sim_summarise(const struct sim_night *nt, int n, struct sim_summary *sm)
@@ -503,6 +541,8 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
         fprintf(stderr, "power_cadence: %s; %s\n", nt[0].cadence, nt[0].selfcal);
     sim_summarise(nt, o->nights, sm);
     sim_summarise_parts(nt, o->nights, sm);
+    const double tau_true[2] = { o->tau_ms, o->tau2_ms };
+    sim_summarise_chips(nt, o->nights, tau_true, sm);
     struct sim_rerun_said rs;
     sim_rerun_summary(&rs);
     sm->rerun_coverage_pct = rs.coverage;
@@ -532,6 +572,9 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
     fprintf(f, " err_rms_pct=%.4f ci_parts_pct_median=%.4f/%.4f/%.4f/%.4f", sm->err_rms_pct,
             sm->part_pct_median[TB_METER_CI_CYCLES], sm->part_pct_median[TB_METER_CI_TAU],
             sm->part_pct_median[TB_METER_CI_LSB], sm->part_pct_median[TB_METER_CI_FLOOR]);
+    fprintf(f, " tau_err_rms_pct=%.2f/%.2f fit_delay_ms=%.1f/%.1f at_bound_pct=%.1f/%.1f",
+            sm->tau_err_rms[0], sm->tau_err_rms[1], sm->fit_delay[0], sm->fit_delay[1],
+            sm->at_bound_pct[0], sm->at_bound_pct[1]);
     if (o->switch_pct > 0 || o->cards > 1 || o->rerun_from >= 0) {
         fprintf(f, " cards=%d rerun_coverage_by_night=", o->cards);
         for (int i = 0; i < SIM_RERUN_BY_NIGHT; i++)
