@@ -299,7 +299,6 @@ static void test_strip8_geometry(void **state)
     assert_string_equal(why, "strip8: needs rows <= cols and rows <= 512 (short and wide), got "
                              "65537x257");
     assert_int_equal(tb_kernel_shape_ok(k, 513, 100003, why, sizeof(why)), 0);
-#ifdef TB_HAVE_CUDA
     struct tb_grid g;
     struct tb_launch l = { NULL, NULL, 257, 65537, 256, 1, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
@@ -336,7 +335,6 @@ static void test_strip8_geometry(void **state)
     assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
     l.elem_size = 1, l.block_y = 4;
     assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
-#endif
 }
 
 /* strip8 (#61): for every short side and block, the tile fits 48 KB, its columns are whole
@@ -347,7 +345,6 @@ static void test_strip8_geometry(void **state)
 static void test_strip8_tiles_fit(void **state)
 {
     (void)state;
-#ifdef TB_HAVE_CUDA
     static const int blocks[][2] = { { 128, 1 }, { 256, 1 }, { 512, 1 },
                                      { 128, 2 }, { 256, 2 }, { 512, 2 } };
     for (long s = 1; s <= ST_MAX; s++)
@@ -371,7 +368,6 @@ static void test_strip8_tiles_fit(void **state)
             }
             assert_true(worst <= (ccw == ST8_CCW0(s) && ng * ccw >= 32 ? 1 : 2));
         }
-#endif
 }
 
 /* strip8's register operations (strip8_ops.h, the kernel's own code): the 4x4 byte
@@ -405,7 +401,6 @@ static void test_strip8_ops(void **state)
     }
 }
 
-#ifdef TB_HAVE_CUDA
 /* One strip8 launch run on the host as the kernel's blocks divide it (its item map, its
  * staging offsets and the writer's run offsets, with the launcher's L and shared memory),
  * every shared byte written once and inside the block's allocation, every output byte from
@@ -446,12 +441,10 @@ static void strip8_model(long rows, long cols, int t, int nb)
             assert_int_equal(out[c * rows + r], in[r * cols + c]);
     free(in), free(out), free(sm), free(set);
 }
-#endif
 
 static void test_strip8_model(void **state)
 {
     (void)state;
-#ifdef TB_HAVE_CUDA
     static const long shapes[][2] = { { 65, 4099 }, { 100, 10003 }, { 129, 257 }, { 257, 6553 },
                                       { 500, 3011 }, { 511, 513 }, { 512, 1000 }, { 1, 1 },
                                       { 3, 5 }, { 31, 33 }, { 100, 4096 }, { 7, 3001 } };
@@ -459,7 +452,6 @@ static void test_strip8_model(void **state)
         for (int t = 128; t <= 512; t *= 2)
             for (int nb = 1; nb <= 2; nb++)
                 strip8_model(shapes[i][0], shapes[i][1], t, nb);
-#endif
 }
 
 static void test_cpu_kernels_match_reference(void **state)
