@@ -299,7 +299,6 @@ static void test_strip8_geometry(void **state)
     assert_string_equal(why, "strip8: needs rows <= cols and rows <= 512 (short and wide), got "
                              "65537x257");
     assert_int_equal(tb_kernel_shape_ok(k, 513, 100003, why, sizeof(why)), 0);
-#ifdef TB_HAVE_CUDA
     struct tb_grid g;
     struct tb_launch l = { NULL, NULL, 257, 65537, 256, 1, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
@@ -319,7 +318,8 @@ static void test_strip8_geometry(void **state)
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
     assert_int_equal(g.pad, 96);
     assert_string_equal(g.entry, "tb_strip8_512x2u_1");
-    /* 257 rows at 512x2: 256 bytes do not fit, 128 do; 511 rows: 128 do not, 64 (4 chunks) do */
+    /* 257 rows at 512x2: 255 bytes, down to the lanes' unit (16 x 8): 128, as every block
+     * gets at 257 rows (64 T NB / 257 is 31 to 255); 511 rows: 128 do not fit, 64 (4 chunks) do */
     l = (struct tb_launch){ NULL, NULL, 257, 65537, 512, 2, 1, 0, 0, NULL };
     assert_int_equal(tb_cuda_strip8(&l, &g), 0);
     assert_int_equal(g.pad, 128);
@@ -336,42 +336,49 @@ static void test_strip8_geometry(void **state)
     assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
     l.elem_size = 1, l.block_y = 4;
     assert_int_equal(tb_cuda_strip8(&l, &g), -EINVAL);
-#endif
 }
 
-/* strip8 (#61): for every short side and block, the tile fits 48 KB, its columns are whole
- * chunks that the lanes' groups tile exactly, the grid covers the long side, and a warp's 32
- * word stores of one column (the row groups' 4-byte words) fall on 32 banks where a warp's
- * lanes take ST8_CCW0 chunks of ST8_CCW0 x 32 row groups, on at most 2 a bank elsewhere
- * (over 64 rows, strip8's class; strip_geo.h). */
+/* strip8 (#61): for every short side, block and long side (100003, and small and odd ones
+ * where L is capped at cols rounded up to 16: the cap's own case), the tile fits 48 KB, its
+ * columns are whole chunks that the lanes' groups tile exactly, the grid covers the long side,
+ * and a warp's 32 word stores of one column (the row groups' 4-byte words) fall on 32 banks
+ * where a warp's lanes take ST8_CCW0 chunks of ST8_CCW0 x 32 row groups, on at most 2 a bank
+ * elsewhere (over 64 rows, strip8's class; strip_geo.h). */
+static void strip8_tile_check(long s, long cols, int t, int nb)
+{
+    const long cols16 = (cols + 15) / 16 * 16;
+    struct tb_grid g;
+    struct tb_launch l = { NULL, NULL, s, cols, t, nb, 1, 0, 0, NULL };
+    assert_int_equal(tb_cuda_strip8(&l, &g), 0);
+    int L = g.pad, ccw = ST8_CCW(s, L), ng = (int)(s + 3) / 4;
+    assert_true(g.smem <= ST_SMEM_MAX && g.smem == ST8_SMEM(s, L));
+    assert_true(L >= 16 && L % 16 == 0 && (L / 16) % ccw == 0 && L <= cols16);
+    /* the lanes' full unit, or halved from it (see launcher), or capped at cols16 */
+    assert_true(ccw == ST8_CCW0(s) || (L & (L - 1)) == 0 || L == cols16);
+    assert_true((long)g.gx * L >= cols && (long)(g.gx - 1) * L < cols);
+    if (s <= 64)
+        return;   /* the banks: the class strip8 is for (strip's own below 65) */
+    int per_bank[32] = { 0 }, worst = 0;
+    for (int lane = 0; lane < 32; lane++) {
+        int rg = (lane / ccw) % ng, cc = lane % ccw + lane / ccw / ng * ccw;
+        int bank = (int)(((16L * cc * s + 4 * rg) / 4) % 32);
+        if (++per_bank[bank] > worst)
+            worst = per_bank[bank];
+    }
+    assert_true(worst <= (ccw == ST8_CCW0(s) && ng * ccw >= 32 ? 1 : 2));
+}
+
 static void test_strip8_tiles_fit(void **state)
 {
     (void)state;
-#ifdef TB_HAVE_CUDA
     static const int blocks[][2] = { { 128, 1 }, { 256, 1 }, { 512, 1 },
                                      { 128, 2 }, { 256, 2 }, { 512, 2 } };
-    for (long s = 1; s <= ST_MAX; s++)
-        for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
-            struct tb_grid g;
-            struct tb_launch l = { NULL, NULL, s, 100003, blocks[b][0], blocks[b][1], 1, 0, 0, NULL };
-            assert_int_equal(tb_cuda_strip8(&l, &g), 0);
-            int L = g.pad, ccw = ST8_CCW(s, L), ng = (int)(s + 3) / 4;
-            assert_true(g.smem <= ST_SMEM_MAX && g.smem == ST8_SMEM(s, L));
-            assert_true(L >= 16 && L % 16 == 0 && (L / 16) % ccw == 0);
-            assert_true(ccw == ST8_CCW0(s) || (L & (L - 1)) == 0);   /* halved, see launcher */
-            assert_true((long)g.gx * L >= 100003 && (long)(g.gx - 1) * L < 100003);
-            if (s <= 64)
-                continue;   /* the banks: the class strip8 is for (strip's own below 65) */
-            int per_bank[32] = { 0 }, worst = 0;
-            for (int lane = 0; lane < 32; lane++) {
-                int rg = (lane / ccw) % ng, cc = lane % ccw + lane / ccw / ng * ccw;
-                int bank = (int)(((16L * cc * s + 4 * rg) / 4) % 32);
-                if (++per_bank[bank] > worst)
-                    worst = per_bank[bank];
-            }
-            assert_true(worst <= (ccw == ST8_CCW0(s) && ng * ccw >= 32 ? 1 : 2));
-        }
-#endif
+    static const long colss[] = { 1,  2,   3,   15,  16,  17,   31,    33,
+                                  63, 65,  100, 129, 257, 513, 4099, 100003 };
+    for (size_t c = 0; c < sizeof(colss) / sizeof(colss[0]); c++)
+        for (long s = 1; s <= ST_MAX && s <= colss[c]; s++)
+            for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
+                strip8_tile_check(s, colss[c], blocks[b][0], blocks[b][1]);
 }
 
 /* strip8's register operations (strip8_ops.h, the kernel's own code): the 4x4 byte
@@ -405,11 +412,14 @@ static void test_strip8_ops(void **state)
     }
 }
 
-#ifdef TB_HAVE_CUDA
 /* One strip8 launch run on the host as the kernel's blocks divide it (its item map, its
  * staging offsets and the writer's run offsets, with the launcher's L and shared memory),
  * every shared byte written once and inside the block's allocation, every output byte from
- * a byte staged: out must be the transpose. */
+ * a byte staged: out must be the transpose. A model, not the device code: it re-derives the
+ * item map with / and % (the kernel: st_div and shifts by lg), copies bytes where the kernel
+ * loads 16-byte chunks, so it does not cover the clamped row (r < S ? r : S - 1), the realign
+ * offset o, the second chunk's v16_load bounds, s8_stage's al[] split of unaligned words, nor
+ * the writer's full-chunk vs edge path; those ran only on the device (doc/kernels.md). */
 static void strip8_model(long rows, long cols, int t, int nb)
 {
     struct tb_launch l = { NULL, NULL, rows, cols, t, nb, 1, 0, 0, NULL };
@@ -446,20 +456,18 @@ static void strip8_model(long rows, long cols, int t, int nb)
             assert_int_equal(out[c * rows + r], in[r * cols + c]);
     free(in), free(out), free(sm), free(set);
 }
-#endif
 
 static void test_strip8_model(void **state)
 {
     (void)state;
-#ifdef TB_HAVE_CUDA
     static const long shapes[][2] = { { 65, 4099 }, { 100, 10003 }, { 129, 257 }, { 257, 6553 },
                                       { 500, 3011 }, { 511, 513 }, { 512, 1000 }, { 1, 1 },
-                                      { 3, 5 }, { 31, 33 }, { 100, 4096 }, { 7, 3001 } };
+                                      { 3, 5 }, { 31, 33 }, { 100, 4096 }, { 7, 3001 },
+                                      { 65, 65 }, { 100, 100 }, { 17, 17 } };
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
         for (int t = 128; t <= 512; t *= 2)
             for (int nb = 1; nb <= 2; nb++)
                 strip8_model(shapes[i][0], shapes[i][1], t, nb);
-#endif
 }
 
 static void test_cpu_kernels_match_reference(void **state)

@@ -9,7 +9,9 @@
 #  2. compute-sanitizer memcheck of strip8 on awkward shapes, four blocks;
 #  3. `--kernels best` (every candidate over tune's blocks, memcpy beside) on the five target
 #     cells, 61x100003 and 8191x12289, u8, two rounds;
-#  4. Nsight Compute on strip8's best block of three cells, the GPU alone.
+#  4. Nsight Compute on strip8's best block of three cells, the GPU alone;
+#  5. (added after run 1, for the next session) compute-sanitizer racecheck and synccheck on
+#     four shapes, and one verified point over 2^31 bytes (3x715827885: 2,147,483,655 bytes).
 set -u
 START=$(date +%s)
 G=gpu61
@@ -90,5 +92,15 @@ for sz in 257x65537 100x100003 500x30011; do
   [ -n "$blk" ] || blk=256x1
   [ $(el) -lt 420 ] && prof $sz $blk
 done
-(cd $L && tar czf $OUT/logs.tgz *.txt chk-* mem-* bt* 2>/dev/null)
+# 5. racecheck / synccheck (shared memory and the block's barrier), then the 2^31 point
+for tool in racecheck synccheck; do
+  compute-sanitizer --tool $tool --print-limit 5 $TB run --device cuda -c conf/gpu-check.cfg -b $B \
+    --set power.source=none --set sweep.element=u8 --kernels strip8 --blocks 128x1,512x2 \
+    --sizes 100x1003,257x6553,511x513,7x30007 -o $L/$tool-u8 > $L/$tool-u8.txt 2>&1
+  say "$tool u8: exit $? $(grep 'ERROR SUMMARY' $L/$tool-u8.txt | tail -1) ($(el) s)"
+done
+$TB run --device cuda -c conf/gpu-check.cfg -b $B --set power.source=none --set sweep.element=u8 \
+  --kernels strip8 --blocks 256x1 --sizes 3x715827885 -o $L/big-u8 > $L/big-u8.txt 2>&1
+say "verify 3x715827885 u8: exit $? $(grep -E '[0-9]+ ok, ' $L/big-u8.txt | tail -1) ($(el) s)"
+(cd $L && tar czf $OUT/logs.tgz *.txt chk-* mem-* bt* racecheck-* synccheck-* big-* 2>/dev/null)
 say "=== $(date -u +%FT%TZ) end ($(el) s)"
