@@ -4,9 +4,10 @@
  * the reader process, as the driver's wait is in the kernel read). The reader reads the
  * files one after another in the rails' order (volt, then curr), so each rail's value is
  * ready two reads after the one before it: its stamp must be at least that much later,
- * never before its poll's start nor after its end. Then the same under the fake clock,
- * where the reader's real time is no virtual time. Apart from test_ina3221.c, which is at
- * its size. */
+ * never before its poll's start nor after its end (the poll's own stamp, t_ns: when its
+ * last rail was read; before, its start, which every rail came after). Then the same under
+ * the fake clock, where the reader's real time is no virtual time. Apart from
+ * test_ina3221.c, which is at its size. */
 #include "helpers.h"
 
 #include <errno.h>
@@ -75,14 +76,18 @@ static void fake_close(struct fake *f)
     free(f->root);
 }
 
-/* One reading: its stamps, and the poll's end (tb_now_ns' clock) in *end. */
-static void sample(struct fake *f, struct tb_power_sample *s, int64_t *end)
+/* One reading: its stamps, and the poll's start (tb_now_ns' clock) in *start; its end is
+ * its own stamp (t_ns: when its last rail was read), checked to lie before now. */
+static void sample(struct fake *f, struct tb_power_sample *s, int64_t *start)
 {
     char why[256];
     tb_power_sample_clear(s);
+    *start = tb_now_ns();
     if (tb_power_ina3221.sample(f->st, s, why, sizeof(why)) != 0)
         th_fail("sample: %s", why);
-    *end = tb_now_ns();
+    if (s->t_ns < *start || s->t_ns > tb_now_ns())
+        th_fail("the poll stamped %lld ns after its start, now %lld", (long long)(s->t_ns -
+                *start), (long long)(tb_now_ns() - *start));
 }
 
 /* Real clock, reads blocking SLOW_MS each: rail i's value is ready once its two files are
@@ -93,17 +98,17 @@ static void test_blocking_reads_stamp_each_rail(void **state)
 {
     struct fake f;
     struct tb_power_sample s;
-    int64_t end, read = SLOW_MS * 1000000LL;
+    int64_t start, read = SLOW_MS * 1000000LL;
     setenv("TB_TEST_STAMP_SLOW", "1", 1);
     fake_open(&f);
-    sample(&f, &s, &end);
+    sample(&f, &s, &start);
     unsetenv("TB_TEST_STAMP_SLOW");
     for (int i = 0; i < f.rails.n; i++) {
         int64_t at = s.rail_t_ns[i];
-        if (at < s.t_ns + 2 * (i + 1) * read || at > end)
+        if (at < start + 2 * (i + 1) * read || at > s.t_ns)
             th_fail("rail %d stamped %.1f ms after its poll's start (at least %d: %d reads of "
-                    "%d ms), the poll %.1f ms long", i, (double)(at - s.t_ns) * 1e-6,
-                    2 * (i + 1) * SLOW_MS, 2 * (i + 1), SLOW_MS, (double)(end - s.t_ns) * 1e-6);
+                    "%d ms), the poll %.1f ms long", i, (double)(at - start) * 1e-6,
+                    2 * (i + 1) * SLOW_MS, 2 * (i + 1), SLOW_MS, (double)(s.t_ns - start) * 1e-6);
         if (i && at < s.rail_t_ns[i - 1] + 2 * read)
             th_fail("rail %d stamped %.1f ms after rail %d: its two reads take %d at least", i,
                     (double)(at - s.rail_t_ns[i - 1]) * 1e-6, i - 1, 2 * SLOW_MS);
@@ -112,24 +117,24 @@ static void test_blocking_reads_stamp_each_rail(void **state)
 }
 
 /* Under the fake clock the reader's real time is no virtual time (the clock holds while it
- * answers): every stamp within the poll's virtual span [t_ns, its end], in the rails'
+ * answers): every stamp within the poll's virtual span [its start, t_ns], in the rails'
  * order, never in the future as reads' real durations added to a virtual start put them. */
 static void test_fake_clock_stamps_within_the_poll(void **state)
 {
     struct fake f;
     struct tb_power_sample s;
-    int64_t end;
+    int64_t start;
     tb_clock_fake(0);
     assert_true(tb_clock_is_fake());
     setenv("TB_TEST_STAMP_SLOW", "1", 1);
     fake_open(&f);
-    sample(&f, &s, &end);
+    sample(&f, &s, &start);
     unsetenv("TB_TEST_STAMP_SLOW");
     for (int i = 0; i < f.rails.n; i++)
-        if (s.rail_t_ns[i] < (i ? s.rail_t_ns[i - 1] : s.t_ns) || s.rail_t_ns[i] > end)
+        if (s.rail_t_ns[i] < (i ? s.rail_t_ns[i - 1] : start) || s.rail_t_ns[i] > s.t_ns)
             th_fail("rail %d stamped %.1f ms after its poll's start, the poll %.1f ms long "
-                    "(virtual)", i, (double)(s.rail_t_ns[i] - s.t_ns) * 1e-6,
-                    (double)(end - s.t_ns) * 1e-6);
+                    "(virtual)", i, (double)(s.rail_t_ns[i] - start) * 1e-6,
+                    (double)(s.t_ns - start) * 1e-6);
     fake_close(&f);
 }
 

@@ -153,9 +153,8 @@ static double rail_mj(const struct series *se, double tau, int64_t start, int64_
  * dead time (from, by the rail's own stamp), to its reading of the span's last poll. The
  * load is constant inside a block, so each rail's own stretch gives its power, however the
  * rails' stamps differ from each other and from their poll's (issue #57: two chips read
- * 430 ms each; ina3221.c stamps a poll at its start, so on a board every rail's reading is
- * after it, the second chip's by the poll's length; meter-sim stamps the poll at its end,
- * where the first chip's readings are 430 ms before it). NAN where nothing is left. */
+ * 430 ms each, the poll stamped when its last rail was read, by ina3221.c as by meter-sim:
+ * the first chip's readings 430 ms before their poll's). NAN where nothing is left. */
 static double rail_block_w(const struct series *se, double tau, int64_t from, int64_t ta,
                            int64_t tb)
 {
