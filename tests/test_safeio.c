@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/safeio.h"
+#include "lib/clock.h"
 #include "read_hang_hook.h"
 
 static int guard(void **state)
@@ -481,7 +482,10 @@ static void test_kept_reads_follow_their_paths(void **state)
 /* A kept read where a later file never answers: the answers read before it (held by the
  * reader to send together) still come, the timeout names the file that hung, a file after
  * it is read, and the reader given up is remembered under the hung file alone: the first
- * file reads again at once, and the next kept read fails the hung file at once (still stuck). */
+ * file reads again at once, and the next kept read fails the hung file at once (still stuck).
+ * Each job timed, those read alone too, its end on CLOCK_MONOTONIC: at first in the order
+ * read, the file after the hung one after the hung one's second deadline (#57: read alone,
+ * 0); then the stuck one is read alone after the rest. */
 static void test_kept_read_names_the_file_that_hung(void **state)
 {
     char *d = th_tmpdir(), *f[3], buf[3][16];
@@ -493,7 +497,16 @@ static void test_kept_read_names_the_file_that_hung(void **state)
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < 3; i++)
             job[i] = (struct tb_safeio_job){ .path = f[i], .buf = buf[i], .n = sizeof(buf[i]) };
+        int64_t t0 = tb_real_now_ns();
         tb_safeio_kept_reads(job, 3, 1000);
+        for (int i = 0; i < 3; i++)
+            if (job[i].ns <= 0 || job[i].end_ns < t0 + job[i].ns ||
+                job[i].end_ns > tb_real_now_ns() ||
+                (k == 0 && i && job[i].end_ns < job[i - 1].end_ns))
+                th_fail("round %d job %d: read %lld ns, ended %lld ns after the call", k, i,
+                        job[i].ns, job[i].end_ns - t0);
+        if (k == 0 && job[1].ns < 1000000000LL)   /* read alone: its own whole deadline */
+            th_fail("the hung file read alone in %lld ns", job[1].ns);
         if (job[0].rc || job[2].rc)
             th_fail("round %d: %d (%s), %d (%s)", k, job[0].rc, job[0].why, job[2].rc,
                     job[2].why);

@@ -124,9 +124,10 @@ static double rail_mj(const struct series *se, double tau, int64_t start, int64_
     double mj = tb_energy_inverted_mj(se->t, se->v, se->n, start, end, tau, &inside);
     double span_ms = (double)(end - start) * 1e-6;
     /* start and end are readings of the rail (rail_block_w), so the stretch is inside + 1
-     * polls: the sum holds for one interval as for many (two chips read 430 ms each are
-     * polled every 1100 ms, three readings a block: -0.13% on a 537.5 ms chip without it) */
-    if (!isfinite(mj) || !(tau > 0) || inside < 1)
+     * polls: the sum holds for one interval as for many, two readings a block included
+     * (two chips read 430 ms each are polled every 1100 ms, three readings a block: -0.163%
+     * on a 537.5 ms chip without it, test_three_readings_a_block_corrected) */
+    if (!isfinite(mj) || !(tau > 0) || !(span_ms > 0))
         return mj;
     double h = span_ms / (double)(inside + 1), x = h / (2 * tau),
            ra = tb_energy_interp(se->t, se->v, se->n, start),
@@ -151,8 +152,9 @@ static double rail_mj(const struct series *se, double tau, int64_t start, int64_
  * from its first reading of a poll in the span that was read at or after the switch plus the
  * dead time (from, by the rail's own stamp), to its reading of the span's last poll. The
  * load is constant inside a block, so each rail's own stretch gives its power, however the
- * rails' stamps differ (issue #57: two chips read 430 ms each, the first chip's readings
- * 430 ms before their poll's). NAN where nothing is left. */
+ * rails' stamps differ from each other and from their poll's (issue #57: two chips read
+ * 430 ms each, the poll stamped when its last rail was read, by ina3221.c as by meter-sim:
+ * the first chip's readings 430 ms before their poll's). NAN where nothing is left. */
 static double rail_block_w(const struct series *se, double tau, int64_t from, int64_t ta,
                            int64_t tb)
 {

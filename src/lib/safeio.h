@@ -47,7 +47,9 @@ struct tb_safeio_job {
     int rc;
     char why[320];
     long long ns;        /* tb_safeio_kept_reads: how long its check and read took (ns, the
-                          * reader's clock) */
+                          * reader's clock; a file read alone: this process's) */
+    long long end_ns;    /* tb_safeio_kept_reads: when that read ended, CLOCK_MONOTONIC (one
+                          * clock for the reader and this process: tb_real_now_ns), 0 none */
 };
 /* The most reads of one batch (a job past it fails with -E2BIG). */
 #define TB_SAFEIO_BATCH_MAX 64

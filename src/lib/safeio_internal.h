@@ -34,6 +34,8 @@ struct answer {
     uint32_t got;        /* bytes read (<= cap); min(got, cap - 1) of them follow */
     int64_t ns;          /* RQ_KEPT: how long the file's check and read took, by the
                           * reader's CLOCK_MONOTONIC */
+    int64_t end_ns;      /* RQ_KEPT: CLOCK_MONOTONIC when that read ended (the caller's
+                          * clock too: one clock for every process) */
 };
 
 struct worker;

@@ -60,14 +60,20 @@ static int take(struct worker *w, struct tb_safeio_job *job, const int *pick, in
         }
         if (a.ns > TB_SIO_KEPT_SLOW_NS)   /* answered alone: the next file's deadline from now */
             tb_sio_deadline(&end, deadline_ms);
-        j->ns = a.ns;
+        j->ns = a.ns, j->end_ns = a.end_ns;
     }
     return packed;
 }
 
+/* A job read by itself (after a reader's failure, with no reader, or not in the request),
+ * timed as the reader times its own: ns and end_ns on CLOCK_MONOTONIC, so that a caller
+ * stamping by them (ina3221.c) sees the seconds a hung file cost, not 0 (#57). */
 static void read_alone(struct tb_safeio_job *j, int deadline_ms)
 {
+    int64_t t0 = tb_real_now_ns();
     j->rc = tb_safeio_read(j->path, j->buf, j->n, NULL, 0, deadline_ms, j->why, sizeof(j->why));
+    j->end_ns = tb_real_now_ns();
+    j->ns = j->end_ns - t0;
 }
 
 /* Jobs from first on (pick) that the failed reader never answered, each read alone with a
@@ -97,7 +103,7 @@ void tb_safeio_kept_reads(struct tb_safeio_job *job, int n, int deadline_ms)
     rq.has_fd = RQ_KEPT;
     bool named = true;
     for (int i = 0; i < n; i++) {
-        job[i].rc = 0, job[i].ns = 0, job[i].why[0] = '\0';
+        job[i].rc = 0, job[i].ns = 0, job[i].end_ns = 0, job[i].why[0] = '\0';
         if (job[i].n)
             job[i].buf[0] = '\0';
         named = named && job[i].path;

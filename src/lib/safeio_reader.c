@@ -226,7 +226,8 @@ bool tb_sio_serve_kept(int sock, const struct request *rq, char *buf)
         } else {
             int64_t t0 = mono_ns();
             kept_read(p, buf, cap, &a);
-            a.ns = mono_ns() - t0;
+            a.end_ns = mono_ns();
+            a.ns = a.end_ns - t0;
             p += len + 1;
         }
         uint32_t keep = a.got < cap ? a.got : cap - 1;

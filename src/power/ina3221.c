@@ -284,43 +284,65 @@ static int ina_open(void *st, const struct tb_power_cfg *pc, struct tb_power_rai
 }
 
 /* A reading: the rails' files read together (one round trip: tb_ina3221_poll_read), each
- * rail's read time (its files', by the reader's clock) kept, then the throttle's (another:
- * one of those that never answers costs the reading its throttle part alone, as before);
- * the sampler times the whole. The poll's stamp is its start; each rail's own stamp
- * (issue #57) is when its value was made, as the reader read the files one after another
- * in the rails' order: the poll's start plus the read times up to that rail's.
+ * rail's read time kept, then the throttle's (another: one of those that never answers
+ * costs the reading its throttle part alone, as before); the sampler times the whole. The
+ * poll's stamp (t_ns) is when its last rail was read, as the sampler stamps a source that
+ * gives none (sampler.c) and meter-sim's source is stamped: every rail's value is from at
+ * or before it. It was the poll's start: on a board whose reads block, the meter then
+ * waited for a poll that began after a block's end (meter-sim: a night of 100 ms read 430
+ * ms took 21.1 s for 17.3 announced). Each rail's own stamp (issue #57) comes from when
+ * its last file's read ended, an absolute CLOCK_MONOTONIC time the reader sends back (or
+ * this process takes, for a file read alone): the IPC, the reader's wake-up, the gaps
+ * between files and a hung file read again alone all counted, as they are not in a sum of
+ * read durations.
  *  - Reads that block (INA_SLOW_READ_MS: the 5.10 driver's ina3221_read_in and
- *    ina3221_read_curr wait on the conversion-ready flag, CVRF, OE4T linux-tegra-5.10
- *    drivers/hwmon/ina3221.c): the conversion the value comes from completed just before
- *    the read returned, so the rail is stamped when its read returned. Two chips read 430
- *    ms each: the first chip's value is 430 ms older than the poll's end.
+ *    ina3221_read_curr call ina3221_wait_for_data, regmap_field_read_poll_timeout on CVRF
+ *    with a sleep of up to a whole conversion interval T between checks, OE4T
+ *    linux-tegra-5.10 drivers/hwmon/ina3221.c): the value is 0..T older than the read's
+ *    return (older still where the flag was already set). The rail is stamped at the
+ *    return: the latest time its value can be from, an upper bound (doc/power.md).
  *  - Reads that do not block (5.14 and later: continuous mode returns the register, TI
  *    SBOS576 "continuous mode", the last completed conversion): when in the read the
- *    value was latched is not known, so the read's midpoint, off by half a read at most. */
+ *    value was latched is not known, so the read's midpoint, off by half a read at most.
+ * Each stamp on the host's clock: t0 plus the time since m0 (CLOCK_MONOTONIC at t0, the
+ * poll's start, before the request is sent), kept within [t0, t1] (the poll's start and
+ * end on tb_now_ns' clock). Under the real clock the
+ * two are one and the bounds never bind; under the fake clock the reader's real time is no
+ * virtual time (the clock holds while it answers), so each rail is stamped within the
+ * poll's virtual span, at its start where none passed. */
 static void stamp_rail(const struct ina_state *s, struct tb_power_sample *out, int i,
-                       int64_t t0, double done_ms, double read_ms)
+                       const int64_t span[3], int64_t end_ns, double read_ms)
 {
-    double at_ms = s->open_ms >= INA_SLOW_READ_MS ? done_ms : done_ms - read_ms / 2;
-    out->rail_t_ns[i] = t0 + (int64_t)(at_ms * 1e6);
+    int64_t t0 = span[0], m0 = span[1], t1 = span[2];
+    int64_t at = s->open_ms >= INA_SLOW_READ_MS ? end_ns : end_ns - (int64_t)(read_ms * 5e5);
+    int64_t t = t0 + (at - m0);
+    out->rail_t_ns[i] = t < t0 ? t0 : t > t1 ? t1 : t;
 }
 
-static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
+/* The rails' files added to p, in the rails' order (volt before curr). */
+static void add_rails(const struct ina_state *s, struct tb_ina3221_poll *p)
 {
-    struct ina_state *s = st;
-    int64_t t0 = out->t_ns = tb_now_ns();
-    double done_ms = 0;   /* the reader's time spent on the rails' files so far */
-    tb_ina3221_poll_clear(&s->poll);
+    tb_ina3221_poll_clear(p);
     for (int i = 0; i < s->n; i++) {
         const struct rail *r = &s->rail[i];
         if (r->skip)
             continue;
         if (r->power[0]) {
-            tb_ina3221_poll_add(&s->poll, r->power);
+            tb_ina3221_poll_add(p, r->power);
         } else {
-            tb_ina3221_poll_add(&s->poll, r->volt);
-            tb_ina3221_poll_add(&s->poll, r->curr);
+            tb_ina3221_poll_add(p, r->volt);
+            tb_ina3221_poll_add(p, r->curr);
         }
     }
+}
+
+static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n)
+{
+    struct ina_state *s = st;
+    int64_t span[3];   /* the poll's start (host clock), CLOCK_MONOTONIC then, its end */
+    span[0] = tb_now_ns();
+    span[1] = tb_real_now_ns();
+    add_rails(s, &s->poll);
     tb_ina3221_poll_read(&s->poll);
     for (int i = 0; i < s->n; i++) {
         struct rail *r = &s->rail[i];
@@ -330,9 +352,11 @@ static int ina_sample(void *st, struct tb_power_sample *out, char *why, size_t n
         r->max_ms = fmax(r->max_ms, r->read_ms);
         if (rc)
             return rc;
-        done_ms += r->read_ms;
-        stamp_rail(s, out, i, t0, done_ms, r->read_ms);
+        int64_t end = tb_ina3221_poll_end_ns(&s->poll, r->power[0] ? r->power : r->curr);
+        span[2] = tb_now_ns();
+        stamp_rail(s, out, i, span, end >= 0 ? end : tb_real_now_ns(), r->read_ms);
     }
+    out->t_ns = tb_now_ns();   /* the poll's stamp: its rails all read (every rail before it) */
     tb_ina3221_poll_clear(&s->poll);
     tb_ina3221_oc_files(&s->oc, &s->poll);
     tb_ina3221_poll_read(&s->poll);
@@ -465,16 +489,20 @@ static void ina_cadence(void *st, struct tb_power_cadence *c)
     say_reads(s, c->detail + len, sizeof(c->detail) - (size_t)len);
 }
 
-/* How long a rail read took at open, and what reads that block changed, for the log. */
+/* How long a rail read took at open, what reads that block changed, and what a rail's
+ * stamp means (stamp_rail), for the log. */
 static void say_reads(const struct ina_state *s, char *out, size_t n)
 {
     if (!s->n || n < 2)
         return;
     if (s->adapted[0])
-        snprintf(out, n, "; rail reads block (%s %.0f ms): %s", s->rail[s->slowest].name,
+        snprintf(out, n, "; rail reads block (%s %.0f ms): %s; each rail stamped at its read's "
+                 "return, the latest its value can be from (0..1 interval older: the driver "
+                 "sleeps up to an interval between checks)", s->rail[s->slowest].name,
                  s->open_ms, s->adapted);
     else
-        snprintf(out, n, "; rail reads %.2f ms at most", s->open_ms);
+        snprintf(out, n, "; rail reads %.2f ms at most; each rail stamped at its read's "
+                 "midpoint", s->open_ms);
 }
 
 const struct tb_power_ops tb_power_ina3221 = {

@@ -43,6 +43,9 @@ void tb_ina3221_poll_read(struct tb_ina3221_poll *p);
  * NULL) how long its read took; p NULL, or a path it does not hold: read now, by itself. */
 int tb_ina3221_poll_value(const struct tb_ina3221_poll *p, const char *path, long *value,
                           double *ms, char *why, size_t n);
+/* When the poll's read of path ended, CLOCK_MONOTONIC (tb_real_now_ns), whether the reader
+ * or this process read it; -1 where p does not hold it (read by itself: now, just after). */
+int64_t tb_ina3221_poll_end_ns(const struct tb_ina3221_poll *p, const char *path);
 
 #define TB_INA3221_OC_MAX 3   /* soctherm_oc's oc1..oc3_event_cnt */
 

@@ -83,9 +83,17 @@ int tb_ina3221_poll_value(const struct tb_ina3221_poll *p, const char *path, lon
                 snprintf(why, n, "%s", p->job[i].why);
             return value_of(path, p->job[i].buf, p->job[i].rc, value, why, n);
         }
-    int64_t t0 = tb_now_ns();
+    int64_t t0 = tb_real_now_ns();   /* a read's time: real, as the reader's (#57) */
     int rc = tb_ina3221_read_value(path, value, why, n);
     if (ms)
-        *ms = (double)(tb_now_ns() - t0) * 1e-6;
+        *ms = (double)(tb_real_now_ns() - t0) * 1e-6;
     return rc;
+}
+
+int64_t tb_ina3221_poll_end_ns(const struct tb_ina3221_poll *p, const char *path)
+{
+    for (int i = 0; p && i < p->n; i++)
+        if (p->job[i].path == path)
+            return p->job[i].end_ns > 0 ? p->job[i].end_ns : -1;
+    return -1;
 }

@@ -73,7 +73,7 @@ struct tb_power_rails {
 struct tb_power_cadence {
     double period_ms;          /* NAN: not known (yet) */
     char how[24];              /* "sysfs", "energy counter", "documented", "inferred", "" */
-    char detail[192];          /* what it rests on, e.g. "update_interval 430 ms, samples 512" */
+    char detail[384];          /* what it rests on, e.g. "update_interval 430 ms, samples 512" */
     char scope[64];            /* what the total is: "module input", "whole card", ... */
     bool triggered;            /* each reading one conversion, no averaging (a Nano's IIO
                                 * ina3221x): blocks hold more of them (meter.c) */

@@ -141,8 +141,11 @@ static int sim_src_open(void *st, const struct tb_power_cfg *pc, struct tb_power
 /* A poll: late by up to --jitter-ms, then each rail's read blocking --read-latency-ms (the
  * 5.10 driver waits for the conversion-ready flag) and giving the register as it is when
  * the read returns, each rail stamped then, as ina3221.c stamps a read that blocks (the
- * poll's own stamp the sampler's: when its last rail returned). The meter is told nothing
- * of the latency: it shows in the stamps alone. */
+ * poll's own stamp the sampler's: when its last rail returned, as ina3221.c's). The meter
+ * is told nothing of the latency: it shows in the stamps alone. Simpler than a board: a
+ * rail is one read of L ms (on a board its two files, volt then curr, each wait for a
+ * conversion), its value the register at the return (0..1 interval older on a board: the
+ * driver sleeps up to an interval between checks of the flag, doc/power.md). */
 static int sim_src_sample(void *st, struct tb_power_sample *s, char *why, size_t n)
 {
     const struct sim_opts *o = sim_b.o;
