@@ -153,7 +153,7 @@ static size_t collect_rail(struct probe *p, int64_t t1, int idx, double **t, dou
     *w = malloc((n + 1) * sizeof **w);
     for (size_t i = 0; smp && *t && *w && i < n; i++) {
         double v = rail_w(p, &smp[i], idx);
-        double ti = (double)(smp[i].t_ns - p->t0_ns) * 1e-6;
+        double ti = (double)(tb_power_rail_t_ns(&smp[i], idx) - p->t0_ns) * 1e-6;
         if (isfinite(v) && (k == 0 || ti > (*t)[k - 1]))
             (*t)[k] = ti, (*w)[k++] = v;
     }

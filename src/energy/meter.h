@@ -83,10 +83,11 @@ double tb_meter_idle(struct tb_meter *m, double *ci, char *why, size_t n);
 double tb_meter_block_ms(const struct tb_meter *m);
 /* The cadence line's room: the model's own line (at most TB_METER_MODEL_LINE) and the
  * cadence's text around it (meter_run.c: the slow reads' 260 characters with their numbers,
- * the lengthened poll's note 110, the budget's cut 130), with room to spare; a buffer this
- * size never cuts the line's later parts (door.h's said->cadence is this size). */
+ * the lengthened poll's note 110, the budget's cut 130, the source's detail after an
+ * inverted model's line: power.h's 384 and its 14), with room to spare; a buffer this size
+ * never cuts the line's later parts (door.h's said->cadence is this size). */
 #define TB_METER_MODEL_LINE 900
-#define TB_METER_CADENCE_LINE 1536
+#define TB_METER_CADENCE_LINE 1960
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n);
 /* The seconds a size's energy of n points (with the copy among them when ref) is planned
  * to take: the cycles its figures need to reach power.target_rel_ci as the first idle's

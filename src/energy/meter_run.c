@@ -127,6 +127,11 @@ static void inverted_line(const struct tb_meter *m, char *line, size_t n)
                  "the fewest cycles, %d, fit power.budget_s %.0f s a point)",
                  tb_meter_block_ms(m) / tau, tb_meter_need_updates(m), TB_METER_FEWEST_CYCLES,
                  m->pc->budget_s);
+    /* the source's own words (ina3221.c: how long its rail reads took, what slow reads
+     * changed, what a rail's stamp means), which the model's line does not carry */
+    len = strlen(line);
+    if (c->detail[0] && len < n)
+        snprintf(line + len, n - len, "; the source: %s", c->detail);
 }
 
 void tb_meter_cadence_line(const struct tb_meter *m, char *line, size_t n)
