@@ -26,9 +26,12 @@
 #define SLOW_MS 60   /* over INA_SLOW_READ_MS (50): the source takes reads to block */
 
 /* safeio's weak hook (safeio_internal.h), called in the reader before each file's read:
- * an hwmon *_input file's read blocks SLOW_MS while TB_TEST_STAMP_SLOW is set (the reader
- * is forked long before a test runs: it reads no state of the test, only its environment,
- * which it got at the fork). */
+ * an hwmon *_input file's read blocks SLOW_MS while TB_TEST_STAMP_SLOW is set. The readers
+ * come from a spawner forked at the first read (fake_open, after the setenv), and keep the
+ * environment they got then: reads stay slow for the rest of the program whatever a later
+ * unsetenv does. A real sleep, in the reader process, as the driver's wait is in the kernel
+ * read: no fake clock reaches it; the assertions are lower bounds on the stamps (a loaded
+ * machine only makes reads slower) and the poll's own bounds. */
 void tb_safeio_test_read(const char *path);
 void tb_safeio_test_read(const char *path)
 {

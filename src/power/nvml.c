@@ -297,7 +297,6 @@ static int lib_sample(struct nvml_worker *w, struct tb_power_sample *out, char *
     unsigned long long mj;
     struct nvml_util u;
     out->t_ns = tb_now_ns();
-    tb_power_sample_stamp_all(out, out->t_ns);   /* one card, one time */
     at(w, "nvmlDeviceGetPowerUsage");
     nvml_ret rc = l->power(l->dev, &v);
     if (rc == NVML_OK)

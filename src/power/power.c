@@ -21,12 +21,6 @@ void tb_power_sample_clear(struct tb_power_sample *s)
     s->has_reasons = false;
 }
 
-void tb_power_sample_stamp_all(struct tb_power_sample *s, int64_t t_ns)
-{
-    for (int i = 0; i < TB_POWER_MAX_RAILS; i++)
-        s->rail_t_ns[i] = t_ns;
-}
-
 bool tb_power_cadence_counter(const struct tb_power_cadence *c)
 {
     return !strcmp(c->how, "energy counter");

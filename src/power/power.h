@@ -51,8 +51,8 @@ struct tb_power_sample {
     /* when each rail's value was read (issue #57): where reads block (JetPack 5's 5.10
      * INA3221 driver, 100-430 ms a file), one rail's value is that much older or newer
      * than the poll's stamp. A source that reads rails one by one stamps each (ina3221.c
-     * says when); one with one time for all gives that time to every rail; 0 where the
-     * source gave none, which the sampler fills with t_ns (tb_power_rail_t_ns reads it). */
+     * says when); one with one time for all leaves them 0: a rail's stamp is then its poll's,
+     * t_ns (tb_power_rail_t_ns, the one reader of this field, says so). */
     int64_t rail_t_ns[TB_POWER_MAX_RAILS];
     float gpu_load_pct, gpu_clock_mhz;
     float emc_load_pct, emc_clock_mhz;
@@ -170,8 +170,6 @@ extern const struct tb_power_ops tb_power_none;
 
 /* Every value NAN, no time, no reasons (power.c). */
 void tb_power_sample_clear(struct tb_power_sample *s);
-/* Every rail stamped t_ns (a source with one time for all its rails). */
-void tb_power_sample_stamp_all(struct tb_power_sample *s, int64_t t_ns);
 /* When rail r's value in s was read: its own stamp, else the poll's. */
 static inline int64_t tb_power_rail_t_ns(const struct tb_power_sample *s, int r)
 {

@@ -112,9 +112,6 @@ static void *sampler_main(void *arg)
         if (rc == 0) {
             if (!smp.t_ns)
                 smp.t_ns = now;
-            for (int i = 0; i < TB_POWER_MAX_RAILS; i++)   /* a rail the source left */
-                if (!smp.rail_t_ns[i])
-                    smp.rail_t_ns[i] = smp.t_ns;
             if (silent)
                 note("power source '%s' speaks again", s->ops->name);
             silent = false;

@@ -390,7 +390,6 @@ static int tegra_sample(void *st, struct tb_power_sample *out, char *why, size_t
         return -EAGAIN;
     s->have_new = false;
     out->t_ns = s->latest_t;
-    tb_power_sample_stamp_all(out, s->latest_t);   /* one line, one time for every rail */
     /* rails by name: a line that lacks one leaves it NAN */
     for (int i = 0; i < s->rails.n; i++)
         for (int j = 0; j < s->latest.n_rails; j++)
