@@ -49,9 +49,14 @@ if [ -z "${ZIG:-}" ]; then
     fi
     ZIG="$top/build-tools/venv/bin/python3 -m ziglang"
 fi
-# zig's caches under the build folder, never $HOME (a board user's or cron's $HOME may be
-# read-only or missing: zig said a bare "error: AccessDenied")
-zig_cache=$top/build-dist-$name/zig-cache
+# zig's caches in the checkout, never $HOME (a board user's or cron's $HOME may be read-only or
+# missing: zig said a bare "error: AccessDenied"); one cache for every board of this checkout:
+# zig keys each object by its source, headers and command line and locks its entries, so the
+# boards of one CPU compile the host code once (the five Jetson boards built the same 119
+# objects five times, 45 s of CPU each, #59) and an object from the cache is the bytes a fresh
+# compile makes (make dist-check builds jetson-nano last, from the cache, and dist-repro
+# compares it with a fresh clone's)
+zig_cache=$top/build-dist-zig-cache
 mkdir -p "$zig_cache" || { echo "make dist: cannot make $zig_cache; run: chmod u+w $top" >&2; exit 1; }
 export ZIG_GLOBAL_CACHE_DIR=$zig_cache/global ZIG_LOCAL_CACHE_DIR=$zig_cache/local
 zv=$($ZIG version 2>&1) || { echo "make dist: '$ZIG version' failed: $zv; run: scripts/ensure-deps.sh dist" >&2; exit 1; }
@@ -131,13 +136,19 @@ EOT
 }
 
 # a fresh build each time: the toolchain (zig's version) is not in the flags make compares;
-# zig's cache survives (it is keyed by content)
-find "$build" -mindepth 1 -maxdepth 1 ! -name zig-cache -exec rm -rf {} + 2>/dev/null
+# zig's cache, a folder of its own, survives (it is keyed by content)
+find "$build" -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null
 # their headers alone, so that the host's glibc headers never mix with zig's 2.27 ones
-mkdir -p "$build/include"
+# (in the shared cache's folder, one per CPU, so that every board's command lines are the
+# same; each header replaced by a rename only when it changed, never half-written for a
+# compile beside)
+inc=$zig_cache/include-$multiarch
+mkdir -p "$inc"
 for h in libconfig.h zlib.h zconf.h; do
     src=/usr/include/$multiarch/$h; [ -f "$src" ] || src=/usr/include/$h
-    cp "$src" "$build/include/$h"
+    cmp -s "$src" "$inc/$h" && continue
+    cp "$src" "$inc/$h.tmp.$$" && mv -f "$inc/$h.tmp.$$" "$inc/$h" ||
+        { echo "make dist: cannot copy $src into $inc" >&2; exit 1; }
 done
 
 # a clang for the board's SM (a Jetson needs one unless this nvcc is as old as its CUDA)
@@ -151,7 +162,7 @@ map="-fdebug-prefix-map=$zig_cache=/zig-cache -fdebug-prefix-map=$top=."
 [ -n "$zig_lib" ] && map="-fdebug-prefix-map=$zig_lib=/zig-lib $map"
 make --no-print-directory BOARD="$board_file" BUILD="$build" BIN="$build/transpose-bench" \
     CC="$ZIG cc -target $target -fno-sanitize=undefined" AR="$ZIG ar" CROSS_COMPILE= \
-    DEP_CFLAGS="-I$build/include" DEP_LIBS="$libdir/libconfig.a $libdir/libz.a" \
+    DEP_CFLAGS="-I$inc" DEP_LIBS="$libdir/libconfig.a $libdir/libz.a" \
     CFLAGS="$map" \
     "$build/transpose-bench" 2>&1 | tee "$build/images.all"
 grep '^kernel-images: ' "$build/images.all" > "$build/images.log" || true
