@@ -138,6 +138,7 @@ EOT
 # a fresh build each time: the toolchain (zig's version) is not in the flags make compares;
 # zig's cache, a folder of its own, survives (it is keyed by content)
 if [ -d "$build" ]; then find "$build" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; fi
+mkdir -p "$build"   # (before make: the build's output is kept there as it runs, tee below)
 # their headers alone, so that the host's glibc headers never mix with zig's 2.27 ones
 # (in the shared cache's folder, one per CPU, so that every board's command lines are the
 # same; each header replaced by a rename only when it changed, never half-written for a
