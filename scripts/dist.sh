@@ -148,8 +148,8 @@ mkdir -p "$inc"
 for h in libconfig.h zlib.h zconf.h; do
     src=/usr/include/$multiarch/$h; [ -f "$src" ] || src=/usr/include/$h
     cmp -s "$src" "$inc/$h" && continue
-    cp "$src" "$inc/$h.tmp.$$" && mv -f "$inc/$h.tmp.$$" "$inc/$h" ||
-        { echo "make dist: cannot copy $src into $inc" >&2; exit 1; }
+    t=$(mktemp "$inc/.$h.XXXXXX") && cp "$src" "$t" && chmod 644 "$t" && mv -f "$t" "$inc/$h" ||
+        { echo "make dist: cannot copy $src into $inc" >&2; rm -f "${t:-}"; exit 1; }
 done
 
 # a clang for the board's SM (a Jetson needs one unless this nvcc is as old as its CUDA)
