@@ -7,7 +7,7 @@
 # (relink/README; tests/dist-relink.sh runs it). The executable is built for the
 # board's CPU (board.cpu) against glibc 2.27, the oldest a board runs (JetPack 4, Ubuntu
 # 18.04), with `zig cc` (PyPI's ziglang 0.14.1 in the project's venv, build-tools/venv, which
-# `scripts/ensure-deps.sh dist` makes; zig's cache under the build folder), and links
+# `scripts/ensure-deps.sh dist` makes; zig's cache in build-dist-zig-cache/), and links
 # libconfig and zlib statically: on the board it needs glibc and the driver, nothing else.
 # Reproducible: the same source at the same revision gives the same bytes on any x86 host,
 # from any checkout path, as root or not: build paths mapped out of the debug info and the
@@ -51,13 +51,27 @@ if [ -z "${ZIG:-}" ]; then
 fi
 # zig's caches in the checkout, never $HOME (a board user's or cron's $HOME may be read-only or
 # missing: zig said a bare "error: AccessDenied"); one cache for every board of this checkout:
-# zig keys each object by its source, headers and command line and locks its entries, so the
-# boards of one CPU compile the host code once (the five Jetson boards built the same 119
-# objects five times, 45 s of CPU each, #59) and an object from the cache is the bytes a fresh
-# compile makes (make dist-check builds jetson-nano last, from the cache, and dist-repro
-# compares it with a fresh clone's)
+# zig builds its runtime for a target there (the start files, glibc 2.27's stubs, compiler_rt:
+# most of what a board's build cost beside our objects) and keys it by its inputs, so the
+# boards of one CPU build it once (#59); our own objects (`zig cc -c` runs clang itself, no
+# cache) are compiled for each board. make dist-check builds jetson-nano last, its runtime from
+# the cache, and dist-repro compares it with a fresh clone's. The cache is used only where it
+# is this user's, no link and writable by no one else (as the image cache,
+# scripts/kernel-images.sh); else a private one for this build, said (root's cache in a
+# checkout also blocked every other user's make dist, AccessDenied)
+owned() {   # PATH: ours, no link, writable by no one else
+    [ ! -L "$1" ] && [ -n "$(find "$1" -maxdepth 0 -user "$(id -u)" ! -perm /022 -print 2>/dev/null)" ]
+}
 zig_cache=$top/build-dist-zig-cache
-mkdir -p "$zig_cache" || { echo "make dist: cannot make $zig_cache; run: chmod u+w $top" >&2; exit 1; }
+(umask 022; mkdir -p "$zig_cache/include-$multiarch") 2>/dev/null
+if ! owned "$zig_cache" || ! owned "$zig_cache/include-$multiarch"; then
+    priv=$(mktemp -d "${TMPDIR:-/tmp}/tb-dist-zig-XXXXXX") ||
+        { echo "make dist: cannot make a private folder for zig's cache in ${TMPDIR:-/tmp}" >&2; exit 1; }
+    trap 'rm -rf "$priv"' EXIT
+    echo "make dist: zig's cache '$zig_cache' not used (not a folder of $(id -un) that no one else may write): a private one, $priv" >&2
+    zig_cache=$priv
+    mkdir -p "$zig_cache/include-$multiarch"
+fi
 export ZIG_GLOBAL_CACHE_DIR=$zig_cache/global ZIG_LOCAL_CACHE_DIR=$zig_cache/local
 zv=$($ZIG version 2>&1) || { echo "make dist: '$ZIG version' failed: $zv; run: scripts/ensure-deps.sh dist" >&2; exit 1; }
 [ "$zv" = "$ZIG_VERSION" ] || {
@@ -137,14 +151,13 @@ EOT
 
 # a fresh build each time: the toolchain (zig's version) is not in the flags make compares;
 # zig's cache, a folder of its own, survives (it is keyed by content)
+[ -L "$build" ] && { echo "make dist: $build is a link: not built through it; run: rm $build" >&2; exit 1; }
 if [ -d "$build" ]; then find "$build" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; fi
 mkdir -p "$build"   # (before make: the build's output is kept there as it runs, tee below)
 # their headers alone, so that the host's glibc headers never mix with zig's 2.27 ones
-# (in the shared cache's folder, one per CPU, so that every board's command lines are the
-# same; each header replaced by a rename only when it changed, never half-written for a
-# compile beside)
+# (in zig's cache folder, one per CPU; each header replaced by a rename only when it changed,
+# never half-written for a compile beside)
 inc=$zig_cache/include-$multiarch
-mkdir -p "$inc"
 for h in libconfig.h zlib.h zconf.h; do
     src=/usr/include/$multiarch/$h; [ -f "$src" ] || src=/usr/include/$h
     cmp -s "$src" "$inc/$h" && continue

@@ -22,7 +22,9 @@ name=$(sed -n 's/^[[:space:]]*name[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' "
 head=$(git -C "$top" rev-parse --short=12 HEAD) || { echo "dist-repro: FAILED: no git HEAD in $top"; exit 1; }
 own=$top/dist/transpose-bench-$name.tar.gz
 own_rev=$(tar -xzOf "$own" "transpose-bench-$name/INSTALL" 2>/dev/null | sed -n '1s/.*, git \([^ ,]*\), dated .*/\1/p')
-[ "$own_rev" = "$head" ] || own=""
+[ "$own_rev" = "$head" ] || {
+    [ -f "$own" ] && echo "dist-repro: the first is a fresh clone (this checkout's $(basename "$own") is at '${own_rev:-?}', not $head)"
+    own=""; }
 git clone -q --no-hardlinks "$top" "$b" || { echo "dist-repro: FAILED: git clone"; exit 1; }
 [ -n "$own" ] || git clone -q --no-hardlinks "$top" "$a" || { echo "dist-repro: FAILED: git clone"; exit 1; }
 # (asked before b changes owner: git, as root, refuses a repository another user owns)

@@ -148,13 +148,14 @@ static void test_block_mean_probe_layout(void **state)
  * that stalled on a staircase's plateau): the datasheet's average and a block mean at 100,
  * 250, 430, 700 and 1000 ms, 2% noise a conversion, the probe's layout; the constant or
  * the window within 3%. The quick form (valgrind, qemu: 45 s of test_stepfit's 56 under
- * valgrind) fits each length once, the two models in turn: the same paths, half the fits. */
+ * valgrind) fits each length once, the two models in turn: the block mean at 100, 430 and
+ * 1000 ms (100 ms was one of #57's failing lengths), the average at 250 and 700. */
 static void test_model_choice_100_to_1000(void **state)
 {
     static const double ms[] = { 100, 250, 430, 700, 1000 };
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 5; i++) {
-            if (th_quick() && (i + k) % 2)
+            if (th_quick() && (i + k + 1) % 2)
                 continue;
             struct step_sensor s = { k ? SS_BLOCK_MEAN : SS_EMA, 0.84,
                                      (int)lround(ms[i] / 0.84), 4.6, 7.6, 0.02, 0,
