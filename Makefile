@@ -191,13 +191,21 @@ all: $(BIN)
 all-images:
 	+@$(MAKE) --no-print-directory SMS=all $(BIN)
 
-# Rebuild everything when the flags change (CUDA=0 after CUDA=1, SAN=1, SMS=...), as
-# git does with GIT-CFLAGS: the file changes only when its content would.
-FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(IMAGE_ENV) $(LIBS) $(NO_IMAGES_WHY)
+# Rebuild what the flags reach when they change, as git does with GIT-CFLAGS: each file
+# changes only when its content would. .flags, the compiler's (CUDA=0 after CUDA=1, SAN=1):
+# every object; .imgflags, the images' (SMS, PTX_ISA, the board's CUDA, the compilers of the
+# kernels): the image table alone, so that boards of one CPU share their objects (make dist,
+# scripts/dist.sh: one build folder a CPU, #59).
+FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(LIBS)
+IMGFLAGS_NOW := $(IMAGE_ENV) $(NO_IMAGES_WHY)
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FLAGS_NOW))' ]; then \
 		echo '$(subst ','\'',$(FLAGS_NOW))' > $@; fi
+$(BUILD)/.imgflags: FORCE
+	@mkdir -p $(BUILD)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(IMGFLAGS_NOW))' ]; then \
+		echo '$(subst ','\'',$(IMGFLAGS_NOW))' > $@; fi
 FORCE:
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/libtb.a
@@ -235,7 +243,7 @@ $(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
 # each image is compiled once per compiler, command line and source into IMAGE_CACHE and
 # reused by every build folder of this checkout (scripts/kernel-images.sh: TB_IMAGE_CACHE).
 IMAGE_CACHE ?= $(CURDIR)/build-images
-$(IMAGES): $(wildcard kernels/*.cu kernels/*.h) scripts/kernel-images.sh $(BUILD)/.flags
+$(IMAGES): $(wildcard kernels/*.cu kernels/*.h) scripts/kernel-images.sh $(BUILD)/.flags $(BUILD)/.imgflags
 	@mkdir -p $(BUILD)/images
 ifeq ($(IMAGES_BUILT),1)
 	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) TB_IMAGE_CACHE='$(IMAGE_CACHE)' scripts/kernel-images.sh $(BUILD)/images

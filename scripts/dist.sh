@@ -35,7 +35,10 @@ x86_64) multiarch=x86_64-linux-gnu; pkgarch=amd64 ;;
 *) echo "make dist: $board_file: board.cpu '$cpu' is not aarch64 or x86_64" >&2; exit 2 ;;
 esac
 top=$(pwd)
-build=build-dist-$name
+# one build folder a CPU: the boards of one CPU share their objects, and only the image table
+# and the link are made again for each (the Makefile keeps the images' flags apart, .imgflags;
+# #59: the five Jetson boards compiled the same 119 objects five times)
+build=build-dist-$multiarch
 stage=dist/transpose-bench-$name
 
 # zig: ZIG, else the project's venv (scripts/ensure-deps.sh dist installs it, no root, PEP 668
@@ -54,8 +57,9 @@ fi
 # zig builds its runtime for a target there (the start files, glibc 2.27's stubs, compiler_rt:
 # most of what a board's build cost beside our objects) and keys it by its inputs, so the
 # boards of one CPU build it once (#59); our own objects (`zig cc -c` runs clang itself, no
-# cache) are compiled for each board. make dist-check builds jetson-nano last, its runtime from
-# the cache, and dist-repro compares it with a fresh clone's. The cache is used only where it
+# cache) are shared through the build folder of that CPU (below). make dist-check builds
+# jetson-nano last, its objects and runtime from the boards before it, and dist-repro
+# compares it with a fresh clone's. The cache is used only where it
 # is this user's, no link and writable by no one else (as the image cache,
 # scripts/kernel-images.sh); else a private one for this build, said (root's cache in a
 # checkout also blocked every other user's make dist, AccessDenied)
@@ -149,11 +153,19 @@ $cross
 EOT
 }
 
-# a fresh build each time: the toolchain (zig's version) is not in the flags make compares;
-# zig's cache, a folder of its own, survives (it is keyed by content)
+# The build folder: no link; one make dist in it at a time (boards of one CPU share it: a
+# second waits, said); emptied when zig's version differs from the one that built it (the
+# toolchain is not in the flags make compares); zig's cache, a folder of its own, survives
 [ -L "$build" ] && { echo "make dist: $build is a link: not built through it; run: rm $build" >&2; exit 1; }
-if [ -d "$build" ]; then find "$build" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; fi
-mkdir -p "$build"   # (before make: the build's output is kept there as it runs, tee below)
+mkdir -p "$build"
+if command -v flock > /dev/null 2>&1; then
+    exec 9< "$build"
+    flock -n 9 || { echo "make dist: another make dist is building in $build; waiting for it" >&2; flock 9; }
+fi
+if [ "$(cat "$build/.zig-version" 2>/dev/null)" != "$ZIG_VERSION" ]; then
+    find "$build" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+    t=$(mktemp "$build/.zig-version.XXXXXX") && echo "$ZIG_VERSION" > "$t" && mv -f "$t" "$build/.zig-version"
+fi
 # their headers alone, so that the host's glibc headers never mix with zig's 2.27 ones
 # (in zig's cache folder, one per CPU; each header replaced by a rename only when it changed,
 # never half-written for a compile beside)

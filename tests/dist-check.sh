@@ -82,9 +82,10 @@ check_images() {   # board sm isa
 # this in CI: a name another user could plant as a link, or a second check at once, #59)
 logs=build-dist-check/logs; mkdir -p "$logs"
 setting() { sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*\"\([^\"]*\)\".*/\1/p" "boards/$1.cfg" | head -n 1; }
-# jetson-nano last: zig's runtime for it (start files, glibc stubs, compiler_rt) then comes
-# from the cache the boards share (scripts/dist.sh), and dist-repro (REPRO_BOARD, the
-# Makefile) compares that tarball with a fresh clone's
+# jetson-nano last: its objects (the build folder the boards of one CPU share) and zig's
+# runtime for it (start files, glibc stubs, compiler_rt: zig's cache) then come from the boards
+# before it (scripts/dist.sh), and dist-repro (REPRO_BOARD, the Makefile) compares that
+# tarball with a fresh clone's
 for board in jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano jetson-nano; do
     sm=$(setting $board sms); isa=$(setting $board ptx_isa)
     if make --no-print-directory dist BOARD=boards/$board.cfg > "$logs/dist-$board.log" 2>&1; then
