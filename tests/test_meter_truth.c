@@ -160,6 +160,59 @@ static void test_zero_noise_covers(void **state)
     holds(o, "zero noise, one chip", -1, 4);
 }
 
+/* The cycles' interval where its model holds exactly: a size of one kernel (C K C K ... C),
+ * every block's J per byte off by an independent normal error of one spread (the design's
+ * assumption), no sensor. A 95% interval then covers the truth in a share p of the nights
+ * with p = 0.95 if and only if it is calibrated, and the covered count of N nights is
+ * binomial: over 4,000 nights a calibrated one lands within 4 sds, 95 +- 1.38 points, with
+ * probability 0.99994. Two cycles (two chips read slowly run two: doc/results/
+ * meter-sim-2026-12-07e.md, group A) covered 97.8% until #57: the ratios' variance and the
+ * copy's successive differences share the copy's blocks and move with the mean's error,
+ * and their Welch-Satterthwaite t of 1.78 degrees (5.33 by interpolation in 1 / df) is too
+ * wide; the residual mean square orthogonal to the mean's direction gives t(2n - 2) exactly
+ * (meter_figures.c). Three and five cycles as well. */
+static double cycles_coverage(int cycles, unsigned long long seed, int nights)
+{
+    static struct tb_meter_track tr[2];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    const double truth = 0.8, sd = 1e-3;
+    int covered = 0;
+    for (int night = 0; night < nights; night++) {
+        memset(tr, 0, sizeof(tr));
+        for (int j = 0; j <= cycles; j++)
+            tr[0].jpb[j] = 1e-10 * exp(sd * sim_gauss(&seed));
+        for (int i = 0; i < cycles; i++) {
+            double around = 0.5 * (tr[0].jpb[i] + tr[0].jpb[i + 1]);
+            tr[1].jpb[i] = truth * 1e-10 * exp(sd * sim_gauss(&seed));
+            tr[1].ratio[i] = tr[1].jpb[i] / around;
+            tr[1].around[i] = around;
+            tr[1].cb[i][0] = (short)i;
+            tr[1].cb[i][1] = (short)(i + 1);
+        }
+        tr[0].n = cycles + 1;
+        tr[1].n = cycles;
+        tb_meter_pool(&m, tr, 2, 0);
+        struct tb_meter_end end = { 0 };
+        struct tb_meter_result out;
+        tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+        covered += fabs(out.energy_ratio - truth) <= out.energy_ratio_ci95;
+    }
+    return 100.0 * covered / nights;
+}
+
+static void test_cycles_interval_calibrated(void **state)
+{
+    const int nights = 4000;
+    const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
+    for (int cycles = 2; cycles <= 5; cycles += cycles == 2 ? 1 : 2) {
+        double c = cycles_coverage(cycles, 57000 + (unsigned long long)cycles, nights);
+        if (!(c >= lo && c <= hi))
+            th_fail("%d cycles: the interval covered %.2f%% of %d nights, outside %.2f-%.2f%%",
+                    cycles, c, nights, lo, hi);
+    }
+}
+
 /* Reads that block 430 ms (JetPack 5's 5.10 driver) poll a 344 ms average every 430-550
  * ms: the trapezoid's end correction by its first term alone (h^2 / 12) left -0.022% at
  * ratio 0.8 at zero noise, outside an interval of +-0.021% on 22% of the nights; with the
@@ -468,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_two_chip_blend),
         cmocka_unit_test(test_dead_time),
         cmocka_unit_test(test_zero_noise_covers),
+        cmocka_unit_test(test_cycles_interval_calibrated),
         cmocka_unit_test(test_interval_parts),
         cmocka_unit_test(test_slow_reads_trapezoid),
         cmocka_unit_test(test_two_chips_slow_reads),

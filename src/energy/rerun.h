@@ -88,10 +88,12 @@ struct tb_rerun_run {
  * cycles (energy_ratio_ci95: t x the mean's sd, t by tb_rerun_cycles_df). */
 double tb_rerun_own_var(double ratio, double ci, int cycles);
 /* The degrees of freedom of energy_ratio_ci95's t over n cycles of a size of one kernel (its
- * cycles share their copy blocks: meter_figures.c, ratio_var): the ratios' n - 1 and the
- * copy's n + 1 blocks' successive differences (2 n^2 / (3n - 1)) by Welch-Satterthwaite at
- * equal spreads. A size of several kernels has n - 1 (a wider t: its own variance read a
- * little low, its between-night term a little high). */
+ * cycles share their copy blocks: meter_figures.c, blocks_ss): its n kernel blocks and the
+ * copy's n + 1 less the two levels and the mean's own direction among the copy's, 2n - 2
+ * (until #57 the ratios' n - 1 and the copy's successive differences by Welch-Satterthwaite,
+ * 3.4 at three cycles: a log written before reads its own variance 18% high at three cycles,
+ * 53% at two, 4% at twelve). A kernel whose ratios were taken against more copy blocks (n +
+ * m - 3 for m) reads it a little high. */
 double tb_rerun_cycles_df(int cycles);
 
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
