@@ -170,21 +170,32 @@ static void test_zero_noise_covers(void **state)
  * copy's successive differences share the copy's blocks and move with the mean's error,
  * and their Welch-Satterthwaite t of 1.78 degrees (5.33 by interpolation in 1 / df) is too
  * wide; the residual mean square orthogonal to the mean's direction gives t(2n - 2) exactly
- * (meter_figures.c). Three and five cycles as well. */
-static double cycles_coverage(int cycles, unsigned long long seed, int nights)
+ * (meter_figures.c). Three and five cycles as well. Each block's J per byte drifts by drift
+ * spreads a block (a board warming: kernel and copy alike, block k of the night at k x drift
+ * x sd); *median the nights' median relative half-width. */
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double cycles_coverage(int cycles, double drift, unsigned long long seed, int nights,
+                              double *median)
 {
     static struct tb_meter_track tr[2];
     struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
     struct tb_meter m = { .pc = &pc, .steady = true };
     const double truth = 0.8, sd = 1e-3;
+    double *hw = calloc((size_t)nights, sizeof(*hw));
     int covered = 0;
+    assert_non_null(hw);
     for (int night = 0; night < nights; night++) {
         memset(tr, 0, sizeof(tr));
-        for (int j = 0; j <= cycles; j++)
-            tr[0].jpb[j] = 1e-10 * exp(sd * sim_gauss(&seed));
+        for (int j = 0; j <= cycles; j++)   /* the copy's blocks: 0, 2, 4, ... of the night */
+            tr[0].jpb[j] = 1e-10 * exp(sd * (sim_gauss(&seed) + drift * 2 * j));
         for (int i = 0; i < cycles; i++) {
             double around = 0.5 * (tr[0].jpb[i] + tr[0].jpb[i + 1]);
-            tr[1].jpb[i] = truth * 1e-10 * exp(sd * sim_gauss(&seed));
+            tr[1].jpb[i] = truth * 1e-10 * exp(sd * (sim_gauss(&seed) + drift * (2 * i + 1)));
             tr[1].ratio[i] = tr[1].jpb[i] / around;
             tr[1].around[i] = around;
             tr[1].cb[i][0] = (short)i;
@@ -197,7 +208,11 @@ static double cycles_coverage(int cycles, unsigned long long seed, int nights)
         struct tb_meter_result out;
         tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
         covered += fabs(out.energy_ratio - truth) <= out.energy_ratio_ci95;
+        hw[night] = out.energy_ratio_ci95 / out.energy_ratio;
     }
+    qsort(hw, (size_t)nights, sizeof(*hw), by_value);
+    *median = hw[nights / 2];
+    free(hw);
     return 100.0 * covered / nights;
 }
 
@@ -205,11 +220,42 @@ static void test_cycles_interval_calibrated(void **state)
 {
     const int nights = 4000;
     const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
+    double median;
     for (int cycles = 2; cycles <= 5; cycles += cycles == 2 ? 1 : 2) {
-        double c = cycles_coverage(cycles, 57000 + (unsigned long long)cycles, nights);
+        double c = cycles_coverage(cycles, 0, 57000 + (unsigned long long)cycles, nights,
+                                   &median);
         if (!(c >= lo && c <= hi))
             th_fail("%d cycles: the interval covered %.2f%% of %d nights, outside %.2f-%.2f%%",
                     cycles, c, nights, lo, hi);
+    }
+}
+
+/* A drift the kernel's and the copy's blocks share (a warming board, 0.25 and 1 block
+ * spreads a block) cancels in the ratios, and must not widen the interval: the blocks'
+ * residual about two levels alone kept it, and the median half-width went 1.80 -> 1.81
+ * (0.25) and 5.5 -> 6.5 (1) block spreads from 6 to 12 cycles. Without drift the median
+ * goes as t(2n - 3) sqrt(|a|^2) (|a|^2 = (2n - 1/2) / n^2, the mean's weights), 12 cycles
+ * over 6: 2.080 / 2.262 x sqrt((23.5 / 144) / (11.5 / 36)) = 0.66, and the median residual
+ * sd a little closer to its mean at more degrees: under 0.75 with room. The mean's weights
+ * are orthogonal to the trend, so the drifting nights (the same seeds) are covered as the
+ * still ones are: within the binomial's 4 sds of 95% at 12 cycles; at 6 the ratios' lag-1
+ * floor (meter_figures.c, lag_var, from 6 ratios) covers 97.6% drift or none. */
+static void test_cycles_interval_drift(void **state)
+{
+    const int nights = 2000;
+    const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
+    const double drift[] = { 0.25, 1 };
+    double still6, still12, s6 = cycles_coverage(6, 0, 5706, nights, &still6);
+    double s12 = cycles_coverage(12, 0, 5712, nights, &still12);
+    for (size_t k = 0; k < sizeof(drift) / sizeof(drift[0]); k++) {
+        double m6, m12, c6 = cycles_coverage(6, drift[k], 5706, nights, &m6);
+        double c12 = cycles_coverage(12, drift[k], 5712, nights, &m12);
+        if (!(m12 < 0.75 * m6))
+            th_fail("drift %.2f: median half-width %.4f%% at 6 cycles, %.4f%% at 12",
+                    drift[k], 100 * m6, 100 * m12);
+        if (!(c12 >= lo && c12 <= hi) || c6 != s6 || c12 != s12)
+            th_fail("drift %.2f: covered %.2f%% (6 cycles), %.2f%% (12), still %.2f%% and "
+                    "%.2f%%, 12 cycles' bounds %.2f-%.2f%%", drift[k], c6, c12, s6, s12, lo, hi);
     }
 }
 
@@ -522,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_dead_time),
         cmocka_unit_test(test_zero_noise_covers),
         cmocka_unit_test(test_cycles_interval_calibrated),
+        cmocka_unit_test(test_cycles_interval_drift),
         cmocka_unit_test(test_interval_parts),
         cmocka_unit_test(test_slow_reads_trapezoid),
         cmocka_unit_test(test_two_chips_slow_reads),

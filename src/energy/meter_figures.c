@@ -49,34 +49,43 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * each side (1 where one side alone had a figure). The mean ratio is a'x over the blocks x =
  * (y, c), a = (1/n each kernel block, -A'1/n on the copy's), and a'x - (mu_k - mu_c) its
  * error. At equal spreads s^2 of every block (blocks of one length and like power, the
- * design's assumption since #49) the blocks are a linear model with two levels, and the
- * residual mean square over the contrasts orthogonal to both levels and to a is independent
- * of the mean's error (Cochran's theorem: W. G. Cochran, Proc. Camb. Phil. Soc. 30 (1934)
- * 178-191; S. R. Searle, Linear Models (1971), ch. 2): |a|^2 s^2 is then the mean's variance
- * and the interval's t exact, of n + m - 3 degrees of freedom for n kernel blocks and m copy
- * blocks (2n - 2 where a size runs one kernel, C K C K ... C), n + m - 2 where a has no part
- * within the copy's blocks (one copy block). Until #57 the variance was s_r^2 / n + D s_c^2
+ * design's assumption since #49) the blocks are a linear model with two levels and, from
+ * three cycles, a drift both share (each block's level moving linearly with its time: a
+ * warming board, which the ratios cancel), and the residual mean square over the contrasts
+ * orthogonal to the model's columns and to a is independent of the mean's error
+ * (Cochran's theorem: W. G. Cochran, Proc. Camb. Phil. Soc. 30 (1934) 178-191; S. R.
+ * Searle, Linear Models (1971), ch. 2): |a|^2 s^2 is then the mean's variance and the
+ * interval's t exact, of n + m less the columns kept degrees of freedom for n kernel blocks
+ * and m copy blocks: one kernel (C K C ... C, m = n + 1), 2n - 2 at two cycles and 2n - 3
+ * from three; where a's copy weights are all equal (a within the levels: one copy block,
+ * or kernels interleaved, C0 K1 C1 K2 C2 ..., m = 2n) one degree more, 3n - 2 and 3n - 3
+ * (blocks_ss). At two cycles of one kernel the trend would leave one degree, t(1) 12.7:
+ * there a drift still enters the residual. Until #57 the variance was s_r^2 / n + D s_c^2
  * (the ratios' sample variance and the copy's successive differences, von Neumann et al.,
  * Ann. Math. Statist. 12 (1941)), unbiased, but its parts share the copy's blocks and the
  * copy's differences move with the mean's error, and their Welch-Satterthwaite degrees (1.8
  * at two cycles, t by interpolation in 1 / df 5.33 where t(1.78) is 4.86) covered 97.8% of
  * ideal normal nights at two cycles (doc/results/meter-sim-2026-12-07f.md); this one covers
- * 95.0% at two to four cycles, 93.4-94.5% where the kernel's blocks spread half or twice
- * the copy's. */
+ * 95% at two, three, five and twelve cycles with a drift or none (at six the ratios' lag
+ * floor, lag_var, 97.6%: tests/test_meter_truth.c), less where
+ * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
+ * 93.6% at twice, the two-level model at two to five cycles). */
 
 /* A track's blocks as the mean sees them, in logs: the kernel's (each ratio's log plus the
  * logs of the copy blocks it was taken against at its weights: its J per byte to second
  * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
  * against, each once, and the mean's weights on them. An index -2 (a copy block past the
  * copy's track) is a block of its own, its value from the copy's mean beside the ratio
- * (t->around) less the other side's. */
+ * (t->around) less the other side's. Each block's time in copy blocks (ty, tc: copy block j
+ * at j, a kernel's block midway between the copy blocks beside it), for the drift. */
 #define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
 struct tb_meter_blocks {
     double y[TB_METER_MAX_CYCLES], cy[TB_METER_COPY_SLOTS], w[TB_METER_COPY_SLOTS];
+    double ty[TB_METER_MAX_CYCLES], tc[TB_METER_COPY_SLOTS];
     int n, m, slot[TB_METER_COPY_SLOTS];   /* each cy[]: the copy's index, -2 past its track */
 };
 
-static int copy_slot(struct tb_meter_blocks *b, int j, double v)
+static int copy_slot(struct tb_meter_blocks *b, int j, double v, double at)
 {
     if (j >= 0)
         for (int s = 0; s < b->m; s++)
@@ -87,7 +96,18 @@ static int copy_slot(struct tb_meter_blocks *b, int j, double v)
     b->slot[b->m] = j;
     b->cy[b->m] = log(v);
     b->w[b->m] = 0;
+    b->tc[b->m] = at;
     return b->m++;
+}
+
+/* Whether side k of t's ratio i had a figure (the ratio was taken against it): a copy block
+ * of ref's with a finite J per byte, or one past the copy's track (-2: in t->around). */
+static bool side_known(const struct tb_meter_track *t, const struct tb_meter_track *ref, int i,
+                       int k)
+{
+    int j = t->cb[i][k];
+    return j == -2 || (j >= 0 && ref && j < ref->n && j < TB_METER_MAX_CYCLES &&
+                       isfinite(ref->jpb[j]));
 }
 
 static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
@@ -98,57 +118,110 @@ static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_t
         if (!(t->ratio[i] > 0))
             continue;
         int side[2] = { t->cb[i][0], t->cb[i][1] }, s[2] = { -1, -1 };
-        double e = side[0] != -1 && side[1] != -1 ? 0.5 : 1.0, known = NAN;
+        bool has[2] = { side_known(t, ref, i, 0), side_known(t, ref, i, 1) };
+        double e = has[0] && has[1] ? 0.5 : 1.0, known = NAN, at = i;
+        if (side[0] >= 0 || side[1] >= 0)   /* midway: half a copy block from either side */
+            at = side[0] >= 0 ? side[0] + 0.5 : side[1] - 0.5;
         for (int k = 0; k < 2; k++)
-            if (side[k] >= 0 && ref && side[k] < ref->n && side[k] < TB_METER_MAX_CYCLES &&
-                isfinite(ref->jpb[side[k]])) {
-                s[k] = copy_slot(b, side[k], ref->jpb[side[k]]);
+            if (side[k] >= 0 && has[k]) {
+                s[k] = copy_slot(b, side[k], ref->jpb[side[k]], side[k]);
                 known = ref->jpb[side[k]];
             }
         for (int k = 0; k < 2; k++)   /* a block past the copy's track: from around */
             if (side[k] == -2)
                 s[k] = copy_slot(b, -2, e < 1 && isfinite(known) ? 2 * t->around[i] - known
-                                                                 : t->around[i]);
+                                                                 : t->around[i],
+                                 at + (k ? 0.5 : -0.5));
         double y = log(t->ratio[i]);
         for (int k = 0; k < 2; k++)
             if (s[k] >= 0) {
                 y += e * b->cy[s[k]];
                 b->w[s[k]] += e;
             }
+        b->ty[b->n] = at;
         b->y[b->n++] = y;
     }
     for (int s = 0; s < b->m; s++)
         b->w[s] /= b->n;
 }
 
-/* The blocks' residual sum of squares orthogonal to both levels and to the mean's weights
- * (above), into *ss, its degrees of freedom (0: none) and |a|^2, the mean's variance over a
- * block's. */
+/* The model's columns and the mean's direction over the blocks (kernel's first, then the
+ * copy's), in u[0..cols): the two levels, the mean's weights a (1/n on the kernel's, -w on
+ * the copy's) and, from TB_METER_TREND_CYCLES kernel blocks on, the blocks' time: a drift
+ * both share (a warming board) that the ratios cancel. */
+#define TB_METER_BLOCKS (TB_METER_MAX_CYCLES + TB_METER_COPY_SLOTS)
+#define TB_METER_TREND_CYCLES 3
+static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_BLOCKS])
+{
+    int cols = b->n >= TB_METER_TREND_CYCLES ? 4 : 3;
+    for (int i = 0; i < b->n; i++) {
+        u[0][i] = 1;
+        u[1][i] = 0;
+        u[2][i] = 1.0 / b->n;
+        u[3][i] = b->ty[i];
+    }
+    for (int s = 0; s < b->m; s++) {
+        u[0][b->n + s] = 0;
+        u[1][b->n + s] = 1;
+        u[2][b->n + s] = -b->w[s];
+        u[3][b->n + s] = b->tc[s];
+    }
+    return cols;
+}
+
+/* The blocks' residual sum of squares orthogonal to the model's columns and to the mean's
+ * weights (model_columns: Gram-Schmidt, a column within the others' span dropped), into
+ * *ss, its degrees of freedom (the blocks less the columns kept; 0: none) and |a|^2, the
+ * mean's variance over a block's. One kernel (C K C K ... C, n cycles): n + (n + 1) blocks
+ * less the two levels, the mean's direction among the copy's and, from three cycles, the
+ * trend: 2n - 2 at two cycles, 2n - 3 from three. Where a's copy weights are all equal
+ * (kernels interleaved, C0 K1 C1 K2 C2 ...: each of a kernel's 2n copy blocks once) a is
+ * within the levels' span: 3n - 2 at two cycles, 3n - 3 from three. Where the copy's weights
+ * are symmetric about the middle (both designs above) a is orthogonal to the trend, so a
+ * linear drift leaves the mean and the residual alike. */
 static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
                         double *df, double *a2)
 {
+    double u[4][TB_METER_BLOCKS];
     struct tb_meter_blocks b;
     track_blocks(t, ref, &b);
-    double yk = 0, cm = 0, wm = 0, ss = 0, proj = 0, r2 = 0;
+    int len = b.n + b.m, cols = model_columns(&b, u), rank = 0;
+    double x[TB_METER_BLOCKS], ss = 0;
     for (int i = 0; i < b.n; i++)
-        yk += b.y[i] / b.n;
-    for (int s = 0; s < b.m; s++) {
-        cm += b.cy[s] / b.m;
-        wm += b.w[s] / b.m;
+        x[i] = b.y[i];
+    for (int s = 0; s < b.m; s++)
+        x[b.n + s] = b.cy[s];
+    *a2 = 0;
+    for (int i = 0; i < len; i++)
+        *a2 += u[2][i] * u[2][i];
+    for (int c = 0; c < cols; c++) {
+        double n0 = 0, nn = 0, px = 0;
+        for (int i = 0; i < len; i++)
+            n0 += u[c][i] * u[c][i];
+        for (int p = 0; p < rank; p++) {   /* off the columns kept before it */
+            double d = 0;
+            for (int i = 0; i < len; i++)
+                d += u[p][i] * u[c][i];
+            for (int i = 0; i < len; i++)
+                u[c][i] -= d * u[p][i];
+        }
+        for (int i = 0; i < len; i++)
+            nn += u[c][i] * u[c][i];
+        if (!(nn > 1e-12 * n0))   /* within the span kept */
+            continue;
+        for (int i = 0; i < len; i++) {
+            u[rank][i] = u[c][i] / sqrt(nn);
+            px += u[rank][i] * x[i];
+        }
+        for (int i = 0; i < len; i++)   /* x's residual itself: no cancellation in ss */
+            x[i] -= px * u[rank][i];
+        rank++;
     }
-    *a2 = b.n ? 1.0 / b.n : NAN;
-    for (int i = 0; i < b.n; i++)
-        ss += (b.y[i] - yk) * (b.y[i] - yk);
-    for (int s = 0; s < b.m; s++) {
-        ss += (b.cy[s] - cm) * (b.cy[s] - cm);
-        proj += (b.w[s] - wm) * (b.cy[s] - cm);
-        r2 += (b.w[s] - wm) * (b.w[s] - wm);
-        *a2 += b.w[s] * b.w[s];
-    }
-    bool within = r2 > 1e-12;   /* a part of the mean within the copy's blocks */
-    if (within)
-        ss -= proj * proj / r2;
-    *df = b.n + b.m - (b.m ? 2 : 1) - (within ? 1 : 0);
+    for (int i = 0; i < len; i++)
+        ss += x[i] * x[i];
+    *df = len - rank;
+    if (!b.n)
+        *a2 = NAN;
     if (b.n < 2 || *df < 1) {
         *df = 0;
         return NAN;
