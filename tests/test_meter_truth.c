@@ -259,6 +259,42 @@ static void test_cycles_interval_drift(void **state)
     }
 }
 
+/* A copy block without a figure (NAN) beside two of the kernel's: their ratios were taken
+ * against the other side alone (meter_cal.c), so each kernel block is its ratio times that
+ * one block, at weight 1. The blocks were rebuilt at weight 1/2 each side whenever both
+ * sides had an index, the lost side's half left out: those two kernel blocks then sat half
+ * a log J per byte (about 11.5) off their level and the interval was hundreds of percent
+ * wide. Six cycles of a 0.1% spread: its half-width is a few tenths of a percent. */
+static void test_cycles_interval_lost_copy_block(void **state)
+{
+    static struct tb_meter_track tr[2];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    unsigned long long seed = 5760;
+    const int cycles = 6, lost = 3;
+    memset(tr, 0, sizeof(tr));
+    for (int j = 0; j <= cycles; j++)
+        tr[0].jpb[j] = j == lost ? NAN : 1e-10 * exp(1e-3 * sim_gauss(&seed));
+    for (int i = 0; i < cycles; i++) {
+        double a = tr[0].jpb[i], b = tr[0].jpb[i + 1];
+        double around = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
+        tr[1].jpb[i] = 0.8e-10 * exp(1e-3 * sim_gauss(&seed));
+        tr[1].ratio[i] = tr[1].jpb[i] / around;
+        tr[1].around[i] = around;
+        tr[1].cb[i][0] = (short)i;
+        tr[1].cb[i][1] = (short)(i + 1);
+    }
+    tr[0].n = cycles + 1;
+    tr[1].n = cycles;
+    tb_meter_pool(&m, tr, 2, 0);
+    struct tb_meter_end end = { 0 };
+    struct tb_meter_result out;
+    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+    double rel = out.energy_ratio_ci95 / out.energy_ratio;
+    if (!(rel > 0 && rel < 0.01))
+        th_fail("a lost copy block: ratio %.5f +- %.4f%%", out.energy_ratio, 100 * rel);
+}
+
 /* Reads that block 430 ms (JetPack 5's 5.10 driver) poll a 344 ms average every 430-550
  * ms: the trapezoid's end correction by its first term alone (h^2 / 12) left -0.022% at
  * ratio 0.8 at zero noise, outside an interval of +-0.021% on 22% of the nights; with the
@@ -569,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_zero_noise_covers),
         cmocka_unit_test(test_cycles_interval_calibrated),
         cmocka_unit_test(test_cycles_interval_drift),
+        cmocka_unit_test(test_cycles_interval_lost_copy_block),
         cmocka_unit_test(test_interval_parts),
         cmocka_unit_test(test_slow_reads_trapezoid),
         cmocka_unit_test(test_two_chips_slow_reads),
