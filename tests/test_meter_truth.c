@@ -295,6 +295,38 @@ static void test_cycles_interval_lost_copy_block(void **state)
         th_fail("a lost copy block: ratio %.5f +- %.4f%%", out.energy_ratio, 100 * rel);
 }
 
+/* A track of one ratio has no cycles' interval (paired_rel: none below two ratios, the
+ * size's pool or not), and so no rerun interval: with a pool beside it, its rerun interval
+ * was |a|^2 times the pooled variance, as if its own ratio had been spread. The size's
+ * pool is set by hand (another kernel's cycles). */
+static void test_one_ratio_no_rerun_interval(void **state)
+{
+    static struct tb_meter_track tr[2];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true, .pooled_df = 10,
+                          .pooled_rel_sd = 2e-3 };
+    struct tb_rerun_sd bw = { .ratio = 0.01, .abs = 0.01, .runs = 5, .pairs = 4,
+                              .ratio_df = 4, .within_rel_sd = NAN, .within_df = 0,
+                              .ratio_excess = NAN, .ratio_q95 = NAN };
+    bw.cap = (struct tb_rerun_cap){ .ratio = NAN, .abs = NAN, .within_rel_sd = NAN,
+                                    .ratio_excess = NAN, .ratio_q95 = NAN };
+    memset(tr, 0, sizeof(tr));
+    tr[0].jpb[0] = 1e-10;
+    tr[0].jpb[1] = 1.001e-10;
+    tr[1].jpb[0] = 0.8e-10;
+    tr[1].around[0] = 0.5 * (tr[0].jpb[0] + tr[0].jpb[1]);
+    tr[1].ratio[0] = tr[1].jpb[0] / tr[1].around[0];
+    tr[1].cb[0][1] = 1;
+    tr[0].n = 2;
+    tr[1].n = 1;
+    struct tb_meter_end end = { 0 };
+    struct tb_meter_result out;
+    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, &bw, &out);
+    if (!isnan(out.energy_ratio_ci95) || !isnan(out.energy_ratio_rerun_ci95))
+        th_fail("one ratio: cycles' interval %g, rerun interval %g", out.energy_ratio_ci95,
+                out.energy_ratio_rerun_ci95);
+}
+
 /* Reads that block 430 ms (JetPack 5's 5.10 driver) poll a 344 ms average every 430-550
  * ms: the trapezoid's end correction by its first term alone (h^2 / 12) left -0.022% at
  * ratio 0.8 at zero noise, outside an interval of +-0.021% on 22% of the nights; with the
@@ -606,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_cycles_interval_calibrated),
         cmocka_unit_test(test_cycles_interval_drift),
         cmocka_unit_test(test_cycles_interval_lost_copy_block),
+        cmocka_unit_test(test_one_ratio_no_rerun_interval),
         cmocka_unit_test(test_interval_parts),
         cmocka_unit_test(test_slow_reads_trapezoid),
         cmocka_unit_test(test_two_chips_slow_reads),

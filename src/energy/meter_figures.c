@@ -292,7 +292,8 @@ static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t
     double sd = NAN, df = 0, s2 = NAN;
     if (!bw)
         return rr * rerun_factor();   /* no night's spread given: the cycles' own */
-    bool pooled = m->pooled_df > 0 && isfinite(m->pooled_rel_sd);
+    /* the size's pool for a track of two ratios or more, as paired_rel takes it */
+    bool pooled = m->pooled_df > 0 && isfinite(m->pooled_rel_sd) && t->n >= 2;
     if (pooled)
         s2 = m->pooled_rel_sd * m->pooled_rel_sd;
     /* the per-cycle spread whose s^2 / n is the mean's variance (shared copy blocks too) */
