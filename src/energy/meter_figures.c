@@ -50,17 +50,21 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * (y, c), a = (1/n each kernel block, -A'1/n on the copy's), and a'x - (mu_k - mu_c) its
  * error. At equal spreads s^2 of every block (blocks of one length and like power, the
  * design's assumption since #49) the blocks are a linear model with two levels and, from
- * three cycles, a drift both share (each block's level moving linearly with its time: a
+ * six cycles, a drift both share (each block's level moving linearly with its time: a
  * warming board, which the ratios cancel), and the residual mean square over the contrasts
  * orthogonal to the model's columns and to a is independent of the mean's error
  * (Cochran's theorem: W. G. Cochran, Proc. Camb. Phil. Soc. 30 (1934) 178-191; S. R.
  * Searle, Linear Models (1971), ch. 2): |a|^2 s^2 is then the mean's variance and the
  * interval's t exact, of n + m less the columns kept degrees of freedom for n kernel blocks
- * and m copy blocks: one kernel (C K C ... C, m = n + 1), 2n - 2 at two cycles and 2n - 3
- * from three; where a's copy weights are all equal (a within the levels: one copy block,
- * or kernels interleaved, C0 K1 C1 K2 C2 ..., m = 2n) one degree more, 3n - 2 and 3n - 3
- * (blocks_ss). At two cycles of one kernel the trend would leave one degree, t(1) 12.7:
- * there a drift still enters the residual. Until #57 the variance was s_r^2 / n + D s_c^2
+ * and m copy blocks: one kernel (C K C ... C, m = n + 1), 2n - 2 below six cycles and
+ * 2n - 3 from six; where a's copy weights are all equal (a within the levels: one copy
+ * block, or kernels interleaved, C0 K1 C1 K2 C2 ..., m = 2n) one degree more, 3n - 2 and
+ * 3n - 3 (blocks_ss). Below six cycles a drift still enters the residual (wider, not
+ * narrower): there the trend cost coverage in meter-sim, whose neighbouring blocks share
+ * readings (one chip read fast, 5% noise, 200 nights: 94.2% -> 91.9% at three cycles,
+ * 91.1% -> 89.9% at four, 91.1% -> 91.0% at six; doc/results/meter-sim-2026-12-07f.md),
+ * and at two it would leave one degree, t(1) 12.7; from six the ratios' lag-1 floor
+ * (lag_var) holds that sharing. Until #57 the variance was s_r^2 / n + D s_c^2
  * (the ratios' sample variance and the copy's successive differences, von Neumann et al.,
  * Ann. Math. Statist. 12 (1941)), unbiased, but its parts share the copy's blocks and the
  * copy's differences move with the mean's error, and their Welch-Satterthwaite degrees (1.8
@@ -150,7 +154,7 @@ static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_t
  * the copy's) and, from TB_METER_TREND_CYCLES kernel blocks on, the blocks' time: a drift
  * both share (a warming board) that the ratios cancel. */
 #define TB_METER_BLOCKS (TB_METER_MAX_CYCLES + TB_METER_COPY_SLOTS)
-#define TB_METER_TREND_CYCLES 3
+#define TB_METER_TREND_CYCLES 6
 static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_BLOCKS])
 {
     int cols = b->n >= TB_METER_TREND_CYCLES ? 4 : 3;
@@ -173,10 +177,10 @@ static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_B
  * weights (model_columns: Gram-Schmidt, a column within the others' span dropped), into
  * *ss, its degrees of freedom (the blocks less the columns kept; 0: none) and |a|^2, the
  * mean's variance over a block's. One kernel (C K C K ... C, n cycles): n + (n + 1) blocks
- * less the two levels, the mean's direction among the copy's and, from three cycles, the
- * trend: 2n - 2 at two cycles, 2n - 3 from three. Where a's copy weights are all equal
+ * less the two levels, the mean's direction among the copy's and, from six cycles, the
+ * trend: 2n - 2 below six cycles, 2n - 3 from six. Where a's copy weights are all equal
  * (kernels interleaved, C0 K1 C1 K2 C2 ...: each of a kernel's 2n copy blocks once) a is
- * within the levels' span: 3n - 2 at two cycles, 3n - 3 from three. Where the copy's weights
+ * within the levels' span: 3n - 2 below six cycles, 3n - 3 from six. Where the copy's weights
  * are symmetric about the middle (both designs above) a is orthogonal to the trend, so a
  * linear drift leaves the mean and the residual alike. */
 static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
