@@ -170,7 +170,8 @@ static void test_zero_noise_covers(void **state)
  * copy's successive differences share the copy's blocks and move with the mean's error,
  * and their Welch-Satterthwaite t of 1.78 degrees (5.33 by interpolation in 1 / df) is too
  * wide; the residual mean square orthogonal to the mean's direction gives t(2n - 2) exactly
- * (meter_figures.c). Three and five cycles as well. Each block's J per byte drifts by drift
+ * below six cycles (meter_figures.c; 2n - 3 from six, the drift's column). Three and five
+ * cycles as well. Each block's J per byte drifts by drift
  * spreads a block (a board warming: kernel and copy alike, block k of the night at k x drift
  * x sd); *median the nights' median relative half-width. */
 static int by_value(const void *a, const void *b)
