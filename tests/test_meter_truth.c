@@ -160,6 +160,174 @@ static void test_zero_noise_covers(void **state)
     holds(o, "zero noise, one chip", -1, 4);
 }
 
+/* The cycles' interval where its model holds exactly: a size of one kernel (C K C K ... C),
+ * every block's J per byte off by an independent normal error of one spread (the design's
+ * assumption), no sensor. A 95% interval then covers the truth in a share p of the nights
+ * with p = 0.95 if and only if it is calibrated, and the covered count of N nights is
+ * binomial: over 4,000 nights a calibrated one lands within 4 sds, 95 +- 1.38 points, with
+ * probability 0.99994. Two cycles (two chips read slowly run two: doc/results/
+ * meter-sim-2026-12-07e.md, group A) covered 97.8% until #57: the ratios' variance and the
+ * copy's successive differences share the copy's blocks and move with the mean's error,
+ * and their Welch-Satterthwaite t of 1.78 degrees (5.33 by interpolation in 1 / df) is too
+ * wide; the residual mean square orthogonal to the mean's direction gives t(2n - 2) exactly
+ * below six cycles (meter_figures.c; 2n - 3 from six, the drift's column). Three and five
+ * cycles as well. Each block's J per byte drifts by drift
+ * spreads a block (a board warming: kernel and copy alike, block k of the night at k x drift
+ * x sd); *median the nights' median relative half-width. */
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double cycles_coverage(int cycles, double drift, unsigned long long seed, int nights,
+                              double *median)
+{
+    static struct tb_meter_track tr[2];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    const double truth = 0.8, sd = 1e-3;
+    double *hw = calloc((size_t)nights, sizeof(*hw));
+    int covered = 0;
+    assert_non_null(hw);
+    for (int night = 0; night < nights; night++) {
+        memset(tr, 0, sizeof(tr));
+        for (int j = 0; j <= cycles; j++)   /* the copy's blocks: 0, 2, 4, ... of the night */
+            tr[0].jpb[j] = 1e-10 * exp(sd * (sim_gauss(&seed) + drift * 2 * j));
+        for (int i = 0; i < cycles; i++) {
+            double around = 0.5 * (tr[0].jpb[i] + tr[0].jpb[i + 1]);
+            tr[1].jpb[i] = truth * 1e-10 * exp(sd * (sim_gauss(&seed) + drift * (2 * i + 1)));
+            tr[1].ratio[i] = tr[1].jpb[i] / around;
+            tr[1].around[i] = around;
+            tr[1].cb[i][0] = (short)i;
+            tr[1].cb[i][1] = (short)(i + 1);
+        }
+        tr[0].n = cycles + 1;
+        tr[1].n = cycles;
+        tb_meter_pool(&m, tr, 2, 0);
+        struct tb_meter_end end = { 0 };
+        struct tb_meter_result out;
+        tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+        covered += fabs(out.energy_ratio - truth) <= out.energy_ratio_ci95;
+        hw[night] = out.energy_ratio_ci95 / out.energy_ratio;
+    }
+    qsort(hw, (size_t)nights, sizeof(*hw), by_value);
+    *median = hw[nights / 2];
+    free(hw);
+    return 100.0 * covered / nights;
+}
+
+static void test_cycles_interval_calibrated(void **state)
+{
+    const int nights = 4000;
+    const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
+    double median;
+    for (int cycles = 2; cycles <= 5; cycles += cycles == 2 ? 1 : 2) {
+        double c = cycles_coverage(cycles, 0, 57000 + (unsigned long long)cycles, nights,
+                                   &median);
+        if (!(c >= lo && c <= hi))
+            th_fail("%d cycles: the interval covered %.2f%% of %d nights, outside %.2f-%.2f%%",
+                    cycles, c, nights, lo, hi);
+    }
+}
+
+/* A drift the kernel's and the copy's blocks share (a warming board, 0.25 and 1 block
+ * spreads a block) cancels in the ratios, and must not widen the interval: the blocks'
+ * residual about two levels alone kept it, and the median half-width went 1.80 -> 1.81
+ * (0.25) and 5.5 -> 6.5 (1) block spreads from 6 to 12 cycles. Without drift the median
+ * goes as t(2n - 3) sqrt(|a|^2) (|a|^2 = (2n - 1/2) / n^2, the mean's weights), 12 cycles
+ * over 6: 2.080 / 2.262 x sqrt((23.5 / 144) / (11.5 / 36)) = 0.66, and the median residual
+ * sd a little closer to its mean at more degrees: under 0.75 with room. The mean's weights
+ * are orthogonal to the trend, so the drifting nights (the same seeds) are covered as the
+ * still ones are: within the binomial's 4 sds of 95% at 12 cycles; at 6 the ratios' lag-1
+ * floor (meter_figures.c, lag_var, from 6 ratios) covers 97.6% drift or none. */
+static void test_cycles_interval_drift(void **state)
+{
+    const int nights = 2000;
+    const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
+    const double drift[] = { 0.25, 1 };
+    double still6, still12, s6 = cycles_coverage(6, 0, 5706, nights, &still6);
+    double s12 = cycles_coverage(12, 0, 5712, nights, &still12);
+    for (size_t k = 0; k < sizeof(drift) / sizeof(drift[0]); k++) {
+        double m6, m12, c6 = cycles_coverage(6, drift[k], 5706, nights, &m6);
+        double c12 = cycles_coverage(12, drift[k], 5712, nights, &m12);
+        if (!(m12 < 0.75 * m6))
+            th_fail("drift %.2f: median half-width %.4f%% at 6 cycles, %.4f%% at 12",
+                    drift[k], 100 * m6, 100 * m12);
+        if (!(c12 >= lo && c12 <= hi) || c6 != s6 || c12 != s12)
+            th_fail("drift %.2f: covered %.2f%% (6 cycles), %.2f%% (12), still %.2f%% and "
+                    "%.2f%%, 12 cycles' bounds %.2f-%.2f%%", drift[k], c6, c12, s6, s12, lo, hi);
+    }
+}
+
+/* A copy block without a figure (NAN) beside two of the kernel's: their ratios were taken
+ * against the other side alone (meter_cal.c), so each kernel block is its ratio times that
+ * one block, at weight 1. The blocks were rebuilt at weight 1/2 each side whenever both
+ * sides had an index, the lost side's half left out: those two kernel blocks then sat half
+ * a log J per byte (about 11.5) off their level and the interval was hundreds of percent
+ * wide. Six cycles of a 0.1% spread: its half-width is a few tenths of a percent. */
+static void test_cycles_interval_lost_copy_block(void **state)
+{
+    static struct tb_meter_track tr[2];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    unsigned long long seed = 5760;
+    const int cycles = 6, lost = 3;
+    memset(tr, 0, sizeof(tr));
+    for (int j = 0; j <= cycles; j++)
+        tr[0].jpb[j] = j == lost ? NAN : 1e-10 * exp(1e-3 * sim_gauss(&seed));
+    for (int i = 0; i < cycles; i++) {
+        double a = tr[0].jpb[i], b = tr[0].jpb[i + 1];
+        double around = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
+        tr[1].jpb[i] = 0.8e-10 * exp(1e-3 * sim_gauss(&seed));
+        tr[1].ratio[i] = tr[1].jpb[i] / around;
+        tr[1].around[i] = around;
+        tr[1].cb[i][0] = (short)i;
+        tr[1].cb[i][1] = (short)(i + 1);
+    }
+    tr[0].n = cycles + 1;
+    tr[1].n = cycles;
+    tb_meter_pool(&m, tr, 2, 0);
+    struct tb_meter_end end = { 0 };
+    struct tb_meter_result out;
+    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+    double rel = out.energy_ratio_ci95 / out.energy_ratio;
+    if (!(rel > 0 && rel < 0.01))
+        th_fail("a lost copy block: ratio %.5f +- %.4f%%", out.energy_ratio, 100 * rel);
+}
+
+/* A track of one ratio has no cycles' interval (paired_rel: none below two ratios, the
+ * size's pool or not), and so no rerun interval: with a pool beside it, its rerun interval
+ * was |a|^2 times the pooled variance, as if its own ratio had been spread. The size's
+ * pool is set by hand (another kernel's cycles). */
+static void test_one_ratio_no_rerun_interval(void **state)
+{
+    static struct tb_meter_track tr[2];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true, .pooled_df = 10,
+                          .pooled_rel_sd = 2e-3 };
+    struct tb_rerun_sd bw = { .ratio = 0.01, .abs = 0.01, .runs = 5, .pairs = 4,
+                              .ratio_df = 4, .within_rel_sd = NAN, .within_df = 0,
+                              .ratio_excess = NAN, .ratio_q95 = NAN };
+    bw.cap = (struct tb_rerun_cap){ .ratio = NAN, .abs = NAN, .within_rel_sd = NAN,
+                                    .ratio_excess = NAN, .ratio_q95 = NAN };
+    memset(tr, 0, sizeof(tr));
+    tr[0].jpb[0] = 1e-10;
+    tr[0].jpb[1] = 1.001e-10;
+    tr[1].jpb[0] = 0.8e-10;
+    tr[1].around[0] = 0.5 * (tr[0].jpb[0] + tr[0].jpb[1]);
+    tr[1].ratio[0] = tr[1].jpb[0] / tr[1].around[0];
+    tr[1].cb[0][1] = 1;
+    tr[0].n = 2;
+    tr[1].n = 1;
+    struct tb_meter_end end = { 0 };
+    struct tb_meter_result out;
+    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, &bw, &out);
+    if (!isnan(out.energy_ratio_ci95) || !isnan(out.energy_ratio_rerun_ci95))
+        th_fail("one ratio: cycles' interval %g, rerun interval %g", out.energy_ratio_ci95,
+                out.energy_ratio_rerun_ci95);
+}
+
 /* Reads that block 430 ms (JetPack 5's 5.10 driver) poll a 344 ms average every 430-550
  * ms: the trapezoid's end correction by its first term alone (h^2 / 12) left -0.022% at
  * ratio 0.8 at zero noise, outside an interval of +-0.021% on 22% of the nights; with the
@@ -468,6 +636,10 @@ int main(void)
         cmocka_unit_test(test_two_chip_blend),
         cmocka_unit_test(test_dead_time),
         cmocka_unit_test(test_zero_noise_covers),
+        cmocka_unit_test(test_cycles_interval_calibrated),
+        cmocka_unit_test(test_cycles_interval_drift),
+        cmocka_unit_test(test_cycles_interval_lost_copy_block),
+        cmocka_unit_test(test_one_ratio_no_rerun_interval),
         cmocka_unit_test(test_interval_parts),
         cmocka_unit_test(test_slow_reads_trapezoid),
         cmocka_unit_test(test_two_chips_slow_reads),

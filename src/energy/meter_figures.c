@@ -42,77 +42,195 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
     return tb_meter_rel_ci(v, n, mean) * rerun_factor();
 }
 
-/* ---- the variance of a night's mean ratio (#49) -----------------------------------------
+/* ---- the variance of a night's mean ratio (#49, #57) ------------------------------------
  * Each cycle's ratio is its block's J per byte over the mean of the copy's blocks on either
- * side (meter.c, kernel_pair): log r_i = k_i - sum_j A_ij c_j, k the kernel's blocks' and c
- * the copy's relative errors, independent, of variances sk2 and sc2, A_ij 1/2 each side (1
- * where one side alone had a figure). With w = A'1 / n the mean's variance is
- *     Var(mean) = sk2 / n + sc2 |w|^2,    while    E[s_r^2] = sk2 + sc2 (tr AA' - n|w|^2)/(n-1)
- * for the ratios' sample variance s_r^2, whence Var(mean) = E[s_r^2] / n + sc2 D with
- * D = |w|^2 - (tr AA' - n|w|^2) / (n (n - 1)). Where a size runs one kernel its cycles share
- * their copy blocks (C K C K C ...) and D = 1/(2n): the ratios' s^2/n alone is 3/4 of the
- * truth at equal spreads (neighbours are positively correlated, the lag-1 covariance
- * sc2/4); where no copy block is shared D = 0 and s^2/n is the truth. sc2 comes from the
- * copy's blocks by their mean square successive difference (von Neumann, Kent, Bellinson
- * and Hart, Ann. Math. Statist. 12 (1941) 153-162: a drift between neighbours cancels),
- * which for m blocks has the variance of a chi-square of 2(m-1)^2 / (3m-4) degrees of
- * freedom. The two parts' degrees of freedom are combined by Welch-Satterthwaite at their
- * expected sizes with equal kernel and copy spreads (blocks of one length and like
- * power): the t a figure takes then follows from its design alone, and a reader of the
- * log inverts it (rerun.c, tb_rerun_own_var). The interval is the mean's: it holds the
- * night's own true ratio, 95% of the time (meter-sim's coverage_pct); where another night
- * lands is energy_ratio_rerun_ci95. */
+ * side (meter.c, kernel_pair): in logs, r_i = y_i - sum_j A_ij c_j, y the kernel's blocks and
+ * c the copy's, each a level of its own (mu_k, mu_c) plus an independent error, A_ij 1/2
+ * each side (1 where one side alone had a figure). The mean ratio is a'x over the blocks x =
+ * (y, c), a = (1/n each kernel block, -A'1/n on the copy's), and a'x - (mu_k - mu_c) its
+ * error. At equal spreads s^2 of every block (blocks of one length and like power, the
+ * design's assumption since #49) the blocks are a linear model with two levels and, from
+ * six cycles, a drift both share (each block's level moving linearly with its time: a
+ * warming board, which the ratios cancel), and the residual mean square over the contrasts
+ * orthogonal to the model's columns and to a is independent of the mean's error
+ * (Cochran's theorem: W. G. Cochran, Proc. Camb. Phil. Soc. 30 (1934) 178-191; S. R.
+ * Searle, Linear Models (1971), ch. 2): |a|^2 s^2 is then the mean's variance and the
+ * interval's t exact, of n + m less the columns kept degrees of freedom for n kernel blocks
+ * and m copy blocks: one kernel (C K C ... C, m = n + 1), 2n - 2 below six cycles and
+ * 2n - 3 from six; where a's copy weights are all equal (a within the levels: one copy
+ * block, or kernels interleaved, C0 K1 C1 K2 C2 ..., m = 2n) one degree more, 3n - 2 and
+ * 3n - 3 (blocks_ss). Below six cycles a drift still enters the residual (wider, not
+ * narrower): there the trend cost coverage in meter-sim, whose neighbouring blocks share
+ * readings (one chip read fast, 5% noise, 200 nights: 94.2% -> 91.9% at three cycles,
+ * 91.1% -> 89.9% at four, 91.1% -> 91.0% at six; doc/results/meter-sim-2026-12-07f.md),
+ * and at two it would leave one degree, t(1) 12.7; from six the ratios' lag-1 floor
+ * (lag_var) holds that sharing. Until #57 the variance was s_r^2 / n + D s_c^2
+ * (the ratios' sample variance and the copy's successive differences, von Neumann et al.,
+ * Ann. Math. Statist. 12 (1941)), unbiased, but its parts share the copy's blocks and the
+ * copy's differences move with the mean's error, and their Welch-Satterthwaite degrees (1.8
+ * at two cycles, t by interpolation in 1 / df 5.33 where t(1.78) is 4.86) covered 97.8% of
+ * ideal normal nights at two cycles (doc/results/meter-sim-2026-12-07f.md); this one covers
+ * 95% at two, three, five and twelve cycles with a drift or none (at six the ratios' lag
+ * floor, lag_var, 97.6%: tests/test_meter_truth.c), less where
+ * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
+ * 93.6% at twice, the two-level model at two to five cycles). */
 
-/* The copy's blocks' relative variance by successive differences, and its degrees of
- * freedom; NAN with fewer than two blocks in a row. */
-static double copy_var(const struct tb_meter_track *ref, double *df)
+/* A track's blocks as the mean sees them, in logs: the kernel's (each ratio's log plus the
+ * logs of the copy blocks it was taken against at its weights: its J per byte to second
+ * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
+ * against, each once, and the mean's weights on them. An index -2 (a copy block past the
+ * copy's track) is a block of its own, its value from the copy's mean beside the ratio
+ * (t->around) less the other side's. Each block's time in copy blocks (ty, tc: copy block j
+ * at j, a kernel's block midway between the copy blocks beside it), for the drift. */
+#define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
+struct tb_meter_blocks {
+    double y[TB_METER_MAX_CYCLES], cy[TB_METER_COPY_SLOTS], w[TB_METER_COPY_SLOTS];
+    double ty[TB_METER_MAX_CYCLES], tc[TB_METER_COPY_SLOTS];
+    int n, m, slot[TB_METER_COPY_SLOTS];   /* each cy[]: the copy's index, -2 past its track */
+};
+
+static int copy_slot(struct tb_meter_blocks *b, int j, double v, double at)
 {
-    double sum = 0, ss = 0, prev = NAN;
-    int m = 0, d = 0;
-    for (int i = 0; ref && i < ref->n && i < TB_METER_MAX_CYCLES; i++) {
-        double x = ref->jpb[i];
-        if (isfinite(x) && isfinite(prev)) {
-            ss += (x - prev) * (x - prev);
-            d++;
-        }
-        if (isfinite(x)) {
-            sum += x;
-            m++;
-        }
-        prev = x;
-    }
-    *df = d ? 2.0 * d * d / (3.0 * d - 1.0) : 0;
-    double mean = m ? sum / m : NAN;
-    return d && mean > 0 ? ss / (2.0 * d) / (mean * mean) : NAN;
+    if (j >= 0)
+        for (int s = 0; s < b->m; s++)
+            if (b->slot[s] == j)
+                return s;
+    if (b->m >= TB_METER_COPY_SLOTS || !(v > 0))
+        return -1;
+    b->slot[b->m] = j;
+    b->cy[b->m] = log(v);
+    b->w[b->m] = 0;
+    b->tc[b->m] = at;
+    return b->m++;
 }
 
-/* The design's D and the copy's share of E[s_r^2], cs = (tr AA' - n|w|^2) / (n - 1), over t's
- * n finite ratios (an index -2: a copy block with a figure but past the copy's track, a
- * block of its own). */
-static void design(const struct tb_meter_track *t, int n, double *D, double *cs)
+/* Whether side k of t's ratio i had a figure (the ratio was taken against it): a copy block
+ * of ref's with a finite J per byte, or one past the copy's track (-2: in t->around). */
+static bool side_known(const struct tb_meter_track *t, const struct tb_meter_track *ref, int i,
+                       int k)
 {
-    double w[TB_METER_MAX_CYCLES] = { 0 }, tr = 0, own = 0, w2 = 0;
+    int j = t->cb[i][k];
+    return j == -2 || (j >= 0 && ref && j < ref->n && j < TB_METER_MAX_CYCLES &&
+                       isfinite(ref->jpb[j]));
+}
+
+static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                         struct tb_meter_blocks *b)
+{
+    b->n = b->m = 0;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++) {
-        if (!isfinite(t->ratio[i]))
+        if (!(t->ratio[i] > 0))
             continue;
-        int a = t->cb[i][0], b = t->cb[i][1];
-        double e = a != -1 && b != -1 ? 0.5 : 1.0;
-        for (int s = 0; s < 2; s++) {
-            int j = s ? b : a;
-            if (j == -1)
-                continue;
-            tr += e * e;
-            if (j >= 0 && j < TB_METER_MAX_CYCLES)
-                w[j] += e;
-            else
-                own += e * e;
-        }
+        int side[2] = { t->cb[i][0], t->cb[i][1] }, s[2] = { -1, -1 };
+        bool has[2] = { side_known(t, ref, i, 0), side_known(t, ref, i, 1) };
+        double e = has[0] && has[1] ? 0.5 : 1.0, known = NAN, at = i;
+        if (side[0] >= 0 || side[1] >= 0)   /* midway: half a copy block from either side */
+            at = side[0] >= 0 ? side[0] + 0.5 : side[1] - 0.5;
+        for (int k = 0; k < 2; k++)
+            if (side[k] >= 0 && has[k]) {
+                s[k] = copy_slot(b, side[k], ref->jpb[side[k]], side[k]);
+                known = ref->jpb[side[k]];
+            }
+        for (int k = 0; k < 2; k++)   /* a block past the copy's track: from around */
+            if (side[k] == -2)
+                s[k] = copy_slot(b, -2, e < 1 && isfinite(known) ? 2 * t->around[i] - known
+                                                                 : t->around[i],
+                                 at + (k ? 0.5 : -0.5));
+        double y = log(t->ratio[i]);
+        for (int k = 0; k < 2; k++)
+            if (s[k] >= 0) {
+                y += e * b->cy[s[k]];
+                b->w[s[k]] += e;
+            }
+        b->ty[b->n] = at;
+        b->y[b->n++] = y;
     }
-    for (int j = 0; j < TB_METER_MAX_CYCLES; j++)
-        w2 += w[j] * w[j];
-    w2 = (w2 + own) / ((double)n * n);
-    *cs = n > 1 ? (tr - n * w2) / (n - 1) : 0;
-    *D = n > 1 ? fmax(0.0, w2 - *cs / n) : 0;
+    for (int s = 0; s < b->m; s++)
+        b->w[s] /= b->n;
+}
+
+/* The model's columns and the mean's direction over the blocks (kernel's first, then the
+ * copy's), in u[0..cols): the two levels, the mean's weights a (1/n on the kernel's, -w on
+ * the copy's) and, from TB_METER_TREND_CYCLES kernel blocks on, the blocks' time: a drift
+ * both share (a warming board) that the ratios cancel. */
+#define TB_METER_BLOCKS (TB_METER_MAX_CYCLES + TB_METER_COPY_SLOTS)
+#define TB_METER_TREND_CYCLES 6
+static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_BLOCKS])
+{
+    int cols = b->n >= TB_METER_TREND_CYCLES ? 4 : 3;
+    for (int i = 0; i < b->n; i++) {
+        u[0][i] = 1;
+        u[1][i] = 0;
+        u[2][i] = 1.0 / b->n;
+        u[3][i] = b->ty[i];
+    }
+    for (int s = 0; s < b->m; s++) {
+        u[0][b->n + s] = 0;
+        u[1][b->n + s] = 1;
+        u[2][b->n + s] = -b->w[s];
+        u[3][b->n + s] = b->tc[s];
+    }
+    return cols;
+}
+
+/* The blocks' residual sum of squares orthogonal to the model's columns and to the mean's
+ * weights (model_columns: Gram-Schmidt, a column within the others' span dropped), into
+ * *ss, its degrees of freedom (the blocks less the columns kept; 0: none) and |a|^2, the
+ * mean's variance over a block's. One kernel (C K C K ... C, n cycles): n + (n + 1) blocks
+ * less the two levels, the mean's direction among the copy's and, from six cycles, the
+ * trend: 2n - 2 below six cycles, 2n - 3 from six. Where a's copy weights are all equal
+ * (kernels interleaved, C0 K1 C1 K2 C2 ...: each of a kernel's 2n copy blocks once) a is
+ * within the levels' span: 3n - 2 below six cycles, 3n - 3 from six. Where the copy's weights
+ * are symmetric about the middle (both designs above) a is orthogonal to the trend, so a
+ * linear drift leaves the mean and the residual alike. */
+static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                        double *df, double *a2)
+{
+    double u[4][TB_METER_BLOCKS];
+    struct tb_meter_blocks b;
+    track_blocks(t, ref, &b);
+    int len = b.n + b.m, cols = model_columns(&b, u), rank = 0;
+    double x[TB_METER_BLOCKS], ss = 0;
+    for (int i = 0; i < b.n; i++)
+        x[i] = b.y[i];
+    for (int s = 0; s < b.m; s++)
+        x[b.n + s] = b.cy[s];
+    *a2 = 0;
+    for (int i = 0; i < len; i++)
+        *a2 += u[2][i] * u[2][i];
+    for (int c = 0; c < cols; c++) {
+        double n0 = 0, nn = 0, px = 0;
+        for (int i = 0; i < len; i++)
+            n0 += u[c][i] * u[c][i];
+        for (int p = 0; p < rank; p++) {   /* off the columns kept before it */
+            double d = 0;
+            for (int i = 0; i < len; i++)
+                d += u[p][i] * u[c][i];
+            for (int i = 0; i < len; i++)
+                u[c][i] -= d * u[p][i];
+        }
+        for (int i = 0; i < len; i++)
+            nn += u[c][i] * u[c][i];
+        if (!(nn > 1e-12 * n0))   /* within the span kept */
+            continue;
+        for (int i = 0; i < len; i++) {
+            u[rank][i] = u[c][i] / sqrt(nn);
+            px += u[rank][i] * x[i];
+        }
+        for (int i = 0; i < len; i++)   /* x's residual itself: no cancellation in ss */
+            x[i] -= px * u[rank][i];
+        rank++;
+    }
+    for (int i = 0; i < len; i++)
+        ss += x[i] * x[i];
+    *df = len - rank;
+    if (!b.n)
+        *a2 = NAN;
+    if (b.n < 2 || *df < 1) {
+        *df = 0;
+        return NAN;
+    }
+    return fmax(ss, 0.0);
 }
 
 /* The variance of t's mean ratio from its ratios' own lag-1 autocovariance, where there are
@@ -122,8 +240,8 @@ static void design(const struct tb_meter_track *t, int n, double *D, double *cs)
  * three of the mean's variances from S0 + 2 S1 (unbiased where cycles are independent).
  * What a reading shared by two neighbouring blocks adds (an averaging sensor's inversion
  * and an energy counter read at each block's edges: the kernel block and the copy beside
- * it move in opposite ways, neighbouring ratios together) is in it; the design's
- * (ratio_var) is not, so the larger is taken. */
+ * it move in opposite ways, neighbouring ratios together) is in it; the blocks'
+ * (blocks_ss: independent blocks) is not, so the larger is taken. */
 #define TB_METER_LAG_MIN 6
 static double lag_var(const struct tb_meter_track *t)
 {
@@ -143,37 +261,19 @@ static double lag_var(const struct tb_meter_track *t)
     return (s0 + 2 * s1) / ((double)n * (n - 3)) / (mean * mean);
 }
 
-/* The relative variance of t's mean ratio from a per-cycle relative variance sr2 of df_r
- * degrees of freedom (the track's own or the size's pooled), and its degrees of freedom
- * into *df; NAN with fewer than two ratios. */
-static double ratio_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                        double sr2, double df_r, double *df)
+/* The relative variance of t's mean ratio, a block's variance s2 (the track's own where s2 is
+ * NAN, its df into *df) times |a|^2, never below what the ratios' lag-1 autocovariance gives;
+ * NAN with fewer than two ratios. */
+static double mean_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                       double s2, double *df)
 {
-    int n = 0;
-    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
-        n += isfinite(t->ratio[i]);
-    *df = df_r;
-    if (n < 2 || !isfinite(sr2))
+    double a2, ss = blocks_ss(t, ref, df, &a2);
+    if (isnan(s2))
+        s2 = *df > 0 ? ss / *df : NAN;
+    if (!isfinite(s2) || !isfinite(a2))
         return NAN;
-    double D, cs, dfc, sc2 = copy_var(ref, &dfc);
-    design(t, n, &D, &cs);
-    if (!(D > 0) || !isfinite(sc2) || !(dfc > 0))
-        return sr2 / n;
-    double a = (1.0 + cs) / n;   /* the two parts at equal spreads */
-    *df = (a + D) * (a + D) / (a * a / df_r + D * D / dfc);
-    double v = sr2 / n + D * sc2, lag = lag_var(t);
+    double v = a2 * s2, lag = lag_var(t);
     return isfinite(lag) && lag > v ? lag : v;
-}
-
-/* The ratios' relative sample variance (over their mean) and its degrees of freedom. */
-static double own_var(const struct tb_meter_track *t, double *mean, double *df)
-{
-    double rel = tb_meter_rel_ci(t->ratio, t->n, mean);
-    int n = 0;
-    for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
-        n += isfinite(t->ratio[i]);
-    *df = n - 1;
-    return isfinite(rel) ? pow(rel * sqrt((double)n) / tb_t95((size_t)n - 1), 2) : NAN;
 }
 
 /* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
@@ -193,17 +293,17 @@ static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t
                         const struct tb_meter_track *ref, const struct tb_rerun_sd *bw,
                         double rr, double between)
 {
-    double sd = NAN, df = 0, mean, sr2, df_r;
+    double sd = NAN, df = 0, s2 = NAN;
     if (!bw)
         return rr * rerun_factor();   /* no night's spread given: the cycles' own */
-    if (m->pooled_df > 0 && isfinite(m->pooled_rel_sd)) {
-        sr2 = m->pooled_rel_sd * m->pooled_rel_sd;
-        df_r = (double)m->pooled_df;
-    } else {
-        sr2 = own_var(t, &mean, &df_r);
-    }
+    /* the size's pool for a track of two ratios or more, as paired_rel takes it */
+    bool pooled = m->pooled_df > 0 && isfinite(m->pooled_rel_sd) && t->n >= 2;
+    if (pooled)
+        s2 = m->pooled_rel_sd * m->pooled_rel_sd;
     /* the per-cycle spread whose s^2 / n is the mean's variance (shared copy blocks too) */
-    double v = ratio_var(t, ref, sr2, df_r, &df);
+    double v = mean_var(t, ref, s2, &df);
+    if (pooled)
+        df = (double)m->pooled_df;
     if (isfinite(v) && t->n > 0)
         sd = sqrt(v * t->n);
     double hw = tb_rerun_halfwidth(bw, sd, df, t->n);
@@ -225,38 +325,39 @@ static double drift_rel(const double *v, int n, double *mean)
     return hypot(rel, 0.5 * (hi - lo) / *mean);
 }
 
+/* A block's relative variance pooled over the size's paired tracks: each track's residual
+ * sum of squares and degrees of freedom (blocks_ss; the copy's blocks count in each track
+ * that was taken against them). */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref)
 {
     double ss = 0;
     size_t df = 0;
     for (size_t j = 0; j < n; j++) {
-        double mean;
-        if (j == ref || tr[j].n < 2 || isnan(tb_meter_rel_ci(tr[j].ratio, tr[j].n, &mean)))
+        double a2, dfj, ssj;
+        if (j == ref || tr[j].n < 2)
             continue;
-        for (int k = 0; k < tr[j].n && k < TB_METER_MAX_CYCLES; k++)
-            if (isfinite(tr[j].ratio[k])) {
-                double d = tr[j].ratio[k] / mean - 1.0;
-                ss += d * d;
-                df++;
-            }
-        df--;   /* its own mean */
+        ssj = blocks_ss(&tr[j], ref < n ? &tr[ref] : NULL, &dfj, &a2);
+        if (!(dfj > 0) || !isfinite(ssj))
+            continue;
+        ss += ssj;
+        df += (size_t)dfj;
     }
     m->pooled_df = df;
     m->pooled_rel_sd = df > 0 ? sqrt(ss / (double)df) : NAN;
 }
 
-/* A paired track's relative 95% half-width of its mean ratio (ratio_var): its own, never
+/* A paired track's relative 95% half-width of its mean ratio (mean_var): its own, never
  * narrower than the size's pooled spread gives for its cycles. */
 static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                          const struct tb_meter_track *ref, double *mean)
 {
-    double df, dfo, so2 = own_var(t, mean, &dfo), v = ratio_var(t, ref, so2, dfo, &df);
-    double own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
+    double df;
+    tb_meter_rel_ci(t->ratio, t->n, mean);
+    double v = mean_var(t, ref, NAN, &df), own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
     if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
         return own;
-    double sp2 = m->pooled_rel_sd * m->pooled_rel_sd;
-    double vp = ratio_var(t, ref, sp2, (double)m->pooled_df, &df);
-    double pooled = isfinite(vp) ? tb_t95_df(df) * sqrt(vp) : NAN;
+    double vp = mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd, &df);
+    double pooled = isfinite(vp) ? tb_t95_df((double)m->pooled_df) * sqrt(vp) : NAN;
     return isfinite(own) && !(own <= pooled) ? own : pooled;
 }
 

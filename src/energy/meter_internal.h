@@ -36,8 +36,8 @@ struct tb_meter {
     double idle_rel_sd;           /* a reading's relative sd in the first idle; NAN: unknown */
     double announced_s;           /* the night's time said at its start; 0: not said yet */
     int64_t announced_ns;         /* when it was said (tb_now_ns) */
-    /* the size's kernels' cycle-to-cycle spread of their ratios, pooled (tb_meter_pool):
-     * relative sd and its degrees of freedom (0: none) */
+    /* the size's kernels' block-to-block spread, pooled (tb_meter_pool): relative sd and
+     * its degrees of freedom (0: none) */
     double pooled_rel_sd;
     size_t pooled_df;
     unsigned long long rng;       /* the jitter of blocks on a part-time counter */
@@ -87,7 +87,7 @@ struct tb_meter_track {
         mem_temp[TB_METER_MAX_CYCLES];
     /* each ratio's copy blocks, before and after it, as indices into the copy's track (-1:
      * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
-     * are correlated (tb_meter_ratio_var) */
+     * are correlated (meter_figures.c, blocks_ss) */
     short cb[TB_METER_MAX_CYCLES][2];
     /* each block's t_switch, ta, tb and rate (struct tb_meter_block): refigured once the
      * night's own sensor constants are known (meter_cal.c) */
@@ -124,7 +124,7 @@ struct tb_meter_end {
 double tb_meter_rel_ci(const double *v, int n, double *mean);
 /* The relative 95% half-width within which a rerun of as many cycles lands: t x s x
  * sqrt(1/n + 1/n) over the mean, sqrt(2) times tb_meter_rel_ci; NAN when n < 2. An absolute
- * series' (a copy's own J per byte); a ratio's is its mean's (meter_figures.c, ratio_var). */
+ * series' (a copy's own J per byte); a ratio's is its mean's (meter_figures.c, mean_var). */
 double tb_meter_rerun_rel(const double *v, int n, double *mean);
 /* Fills out from the track of a point: its figures and its note. ref: the reference's
  * track (NULL: none, or this is it). bw: the point's run-to-run spread (NULL: none). */
@@ -132,9 +132,10 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
                       const struct tb_rerun_sd *bw, struct tb_meter_result *out);
-/* The relative sd of the ratios of the size's kernels' tracks tr[0..n) but ref, pooled
- * (each track's squared deviations from its own mean, over their degrees of freedom
- * together), into m->pooled_rel_sd and m->pooled_df. The sensor's noise and the card's
+/* A block's relative sd pooled over the size's kernels' tracks tr[0..n) but ref (each
+ * track's residual sum of squares orthogonal to its two levels and its mean, over their
+ * degrees of freedom together: meter_figures.c, blocks_ss), into m->pooled_rel_sd and
+ * m->pooled_df. The sensor's noise and the card's
  * drift hit every kernel of a size alike, so three cycles whose ratios happen to agree
  * never give one kernel an interval narrower than what the others show a cycle moves. */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);

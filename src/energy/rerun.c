@@ -164,8 +164,7 @@ static int by_series_run(const void *p, const void *q)
 
 double tb_rerun_cycles_df(int cycles)
 {
-    double n = cycles, a = (3 * n - 1) / (2 * n * n), b = 1 / (2 * n), dfc = 2 * n * n / (3 * n - 1);
-    return cycles < 2 ? 0 : (a + b) * (a + b) / (a * a / (n - 1) + b * b / dfc);
+    return cycles < 2 ? 0 : cycles < 6 ? 2.0 * cycles - 2 : 2.0 * cycles - 3;
 }
 
 /* Logs written before the cycles' interval was the mean's (2026-11-28) logged where a rerun of

@@ -88,10 +88,18 @@ struct tb_rerun_run {
  * cycles (energy_ratio_ci95: t x the mean's sd, t by tb_rerun_cycles_df). */
 double tb_rerun_own_var(double ratio, double ci, int cycles);
 /* The degrees of freedom of energy_ratio_ci95's t over n cycles of a size of one kernel (its
- * cycles share their copy blocks: meter_figures.c, ratio_var): the ratios' n - 1 and the
- * copy's n + 1 blocks' successive differences (2 n^2 / (3n - 1)) by Welch-Satterthwaite at
- * equal spreads. A size of several kernels has n - 1 (a wider t: its own variance read a
- * little low, its between-night term a little high). */
+ * cycles share their copy blocks: meter_figures.c, blocks_ss): its n kernel blocks and the
+ * copy's n + 1 less the two levels and the mean's own direction among the copy's, 2n - 2
+ * below six cycles, and from six less the drift both share as well, 2n - 3 (until #57
+ * the ratios' n - 1 and the copy's successive differences by Welch-Satterthwaite, 3.4 at
+ * three cycles: a log written before reads its own variance 18% high at three cycles, 53%
+ * at two). A size of several kernels interleaved (C0 K1 C1 K2 C2 ...) gives each kernel 2n
+ * copy blocks at equal weights, the mean's direction within the levels: 3n - 2 below six
+ * cycles, 3n - 3 from six; the reader knows the cycles alone, not the kernels at the size,
+ * so such a run reads its own variance low, (t(3n - 2) / t(2n - 2))^2 below six cycles:
+ * 0.42x at two (t(4) for t(2)), 0.73x at three, 0.88x at five; 0.89x at six, 0.96x at
+ * twelve; a size's pooled t
+ * (more degrees still) lower yet. Not corrected: the log has no column of the degrees. */
 double tb_rerun_cycles_df(int cycles);
 
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.

@@ -89,6 +89,7 @@ static double sim_power(void *arg, int64_t t, int c)
 {
     int p = sim_point_at(t);
     double w = p < 0 ? SIM_IDLE_W : p == 0 ? SIM_COPY_W : sim_b.kernel_w * sim_wander(t);
+    w *= 1 + sim_b.o->drift_pct_s / 100 * (double)(t - sim_b.t0) * 1e-9;   /* warming */
     if (sim_b.z.chips < 2)
         return w;
     double share = p < 0 ? 0.5 : p == 0 ? 0.6 : 0.7;
@@ -570,8 +571,8 @@ static inline void sim_print(FILE *f, const struct sim_opts *o, const struct sim
             o->switch_pct, sm->tau_used[0], o->tau2_ms > 0 ? sm->tau_used[1] : 0,
             sm->delay_used);
     fprintf(f, " between_pct=%g rerun_coverage_pct=%.1f rerun_halfwidth_pct_median=%.3f "
-            "oracle_halfwidth_pct=%.3f", o->between_pct, sm->rerun_coverage_pct,
-            sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct);
+            "oracle_halfwidth_pct=%.3f drift_pct_s=%g", o->between_pct, sm->rerun_coverage_pct,
+            sm->rerun_halfwidth_pct_median, sm->oracle_halfwidth_pct, o->drift_pct_s);
     fprintf(f, " err_rms_pct=%.4f ci_parts_pct_median=%.4f/%.4f/%.4f/%.4f", sm->err_rms_pct,
             sm->part_pct_median[TB_METER_CI_CYCLES], sm->part_pct_median[TB_METER_CI_TAU],
             sm->part_pct_median[TB_METER_CI_LSB], sm->part_pct_median[TB_METER_CI_FLOOR]);

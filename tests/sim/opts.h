@@ -28,6 +28,8 @@ struct sim_opts {
     double jitter_ms;        /* each poll late by up to this, uniformly */
     double wander_pct;       /* the kernel's power wanders this much (sd, %) on a 2 s scale */
     double switch_pct;       /* the card in one of two states a night, this far apart (%) */
+    double drift_pct_s;      /* the board's power rises this much (%) a second, every load
+                              * alike (a warming board), from the night's start */
     int avg;                 /* conversions averaged: the cycle is tau / avg */
     double ratio;            /* the kernel's true J per byte over the copy's */
     double noise_pct;        /* one conversion's relative sd, % */
@@ -92,6 +94,8 @@ static const struct sim_opt_row sim_opt_rows[] = {
             "the kernel's power wanders W% (sd) on a 2 s scale, 0-50 (0)"),
     SIM_OPT("--switch-pct", "S", SIM_OPT_DBL, switch_pct, 0, 100, 0,
             "the card in one of two states a night, S% apart, 0-100 (0)"),
+    SIM_OPT("--drift-pct-s", "DR", SIM_OPT_DBL, drift_pct_s, 0, 1, 0,
+            "the board's power rises DR% a second, every load alike, 0-1 (0)"),
     SIM_OPT("--avg", "N", SIM_OPT_INT, avg, 1, 4096, 0,
             "conversions averaged: cycle = T / N, 1-4096 (512)"),
     SIM_OPT("--ratio", "R", SIM_OPT_DBL, ratio, 0.01, 100, 0,
