@@ -192,7 +192,9 @@ void tb_meter_note_switch(struct tb_meter *m, size_t i, int64_t t0);
  * is a cell's bias at zero noise: over meter-sim's 135 zero-noise cells (#57's grid, 40
  * nights each) |bias| had a 95th percentile of 0.003% (the largest 0.007%). Until
  * 2026-12-07 0.01%, which with the cycles' spread covered 99.8% at zero noise
- * (doc/power.md, doc/results/meter-sim-2026-12-07b.md). */
+ * (doc/power.md, doc/results/meter-sim-2026-12-07b.md). Measured again at 0: three slow-read
+ * zero-noise cells then cover 81.5-89.5% (residues of 0.1-1 ppm the cycles do not see, none
+ * that a night's readings show), so it stays (doc/results/meter-sim-2026-12-07g.md). */
 #define TB_METER_MODEL_FLOOR 0.00003
 /* The register's step q left in a ratio, as a share of q over the copy's power: the 95th
  * percentile of the ratio's error at zero noise in meter-sim (steps of 0.5% and 2% of the
