@@ -197,7 +197,7 @@ all-images:
 # kernels): the image table alone, so that boards of one CPU share their objects (make dist,
 # scripts/dist.sh: one build folder a CPU, #59).
 FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(LIBS)
-IMGFLAGS_NOW := $(IMAGE_ENV) $(NO_IMAGES_WHY)
+IMGFLAGS_NOW := $(filter-out V=%,$(IMAGE_ENV)) $(NO_IMAGES_WHY)
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FLAGS_NOW))' ]; then \
@@ -243,7 +243,7 @@ $(BUILD)/version_rev.o: $(BUILD)/version_rev.c $(BUILD)/.flags
 # each image is compiled once per compiler, command line and source into IMAGE_CACHE and
 # reused by every build folder of this checkout (scripts/kernel-images.sh: TB_IMAGE_CACHE).
 IMAGE_CACHE ?= $(CURDIR)/build-images
-$(IMAGES): $(wildcard kernels/*.cu kernels/*.h) scripts/kernel-images.sh $(BUILD)/.flags $(BUILD)/.imgflags
+$(IMAGES): $(wildcard kernels/*.cu kernels/*.h) scripts/kernel-images.sh $(BUILD)/.imgflags
 	@mkdir -p $(BUILD)/images
 ifeq ($(IMAGES_BUILT),1)
 	$(call say,IMAGES,$(BUILD)/images)$(IMAGE_ENV) TB_IMAGE_CACHE='$(IMAGE_CACHE)' scripts/kernel-images.sh $(BUILD)/images
@@ -255,7 +255,7 @@ else
 		'const char tb_images_sha256[] = "none";' \
 		'const char tb_images_none_why[] = "$(subst ','\'',$(subst ",\",$(NO_IMAGES_WHY)))";' > $@
 endif
-$(BUILD)/kernel_images.o: $(IMAGES)
+$(BUILD)/kernel_images.o: $(IMAGES) $(BUILD)/.flags
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # kept (not removed as make's intermediates): a new revision relinks the test programs

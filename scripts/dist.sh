@@ -35,8 +35,8 @@ x86_64) multiarch=x86_64-linux-gnu; pkgarch=amd64 ;;
 *) echo "make dist: $board_file: board.cpu '$cpu' is not aarch64 or x86_64" >&2; exit 2 ;;
 esac
 top=$(pwd)
-# one build folder a CPU: the boards of one CPU share their objects, and only the image table
-# and the link are made again for each (the Makefile keeps the images' flags apart, .imgflags;
+# one build folder a CPU: the boards of one CPU share their objects; the image table and the
+# link are made again for each board (below) (the Makefile keeps the images' flags apart, .imgflags;
 # #59: the five Jetson boards compiled the same 119 objects five times)
 build=build-dist-$multiarch
 stage=dist/transpose-bench-$name
@@ -158,14 +158,23 @@ EOT
 # toolchain is not in the flags make compares); zig's cache, a folder of its own, survives
 [ -L "$build" ] && { echo "make dist: $build is a link: not built through it; run: rm $build" >&2; exit 1; }
 mkdir -p "$build"
+exec 9< "$build"
 if command -v flock > /dev/null 2>&1; then
-    exec 9< "$build"
     flock -n 9 || { echo "make dist: another make dist is building in $build; waiting for it" >&2; flock 9; }
-fi
+else echo "make dist: no flock here (util-linux): two make dist at once in $build would meet" >&2; fi
+# the folder opened and locked is the one built in, and this user's alone (objects are kept
+# in it from board to board: one planted by another user would be linked in)
+{ owned "$build" && [ "$build" -ef "/proc/$$/fd/9" ]; } || {
+    echo "make dist: $build is not a folder of $(id -un) that no one else may write; run: rm -rf $build" >&2; exit 1; }
 if [ "$(cat "$build/.zig-version" 2>/dev/null)" != "$ZIG_VERSION" ]; then
     find "$build" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
     t=$(mktemp "$build/.zig-version.XXXXXX") && echo "$ZIG_VERSION" > "$t" && mv -f "$t" "$build/.zig-version"
 fi
+# what is this board's own made again each time: its image table (kernel-images.sh runs, its
+# images from the image cache, and says which in INSTALL's line below), the link (the
+# libraries of this system as they are now), the log; the objects are kept
+rm -rf "$build/transpose-bench" "$build/kernel_images.c" "$build/images" "$build/images.all" \
+    "$build/images.log" "$build/make.failed"
 # their headers alone, so that the host's glibc headers never mix with zig's 2.27 ones
 # (in zig's cache folder, one per CPU; each header replaced by a rename only when it changed,
 # never half-written for a compile beside)
@@ -186,13 +195,14 @@ echo "make dist: $board_file -> $stage.tar.gz ($target, static libconfig and zli
 zig_lib=$($ZIG env 2>/dev/null | sed -n 's/.*"lib_dir": *"\([^"]*\)".*/\1/p' | head -n 1)
 map="-fdebug-prefix-map=$zig_cache=/zig-cache -fdebug-prefix-map=$top=."
 [ -n "$zig_lib" ] && map="-fdebug-prefix-map=$zig_lib=/zig-lib $map"
-make --no-print-directory BOARD="$board_file" BUILD="$build" BIN="$build/transpose-bench" \
+# (make's status kept past the pipe: a failed make never ships an executable of before)
+{ make --no-print-directory BOARD="$board_file" BUILD="$build" BIN="$build/transpose-bench" \
     CC="$ZIG cc -target $target -fno-sanitize=undefined" AR="$ZIG ar" CROSS_COMPILE= \
     DEP_CFLAGS="-I$inc" DEP_LIBS="$libdir/libconfig.a $libdir/libz.a" \
     CFLAGS="$map" \
-    "$build/transpose-bench" 2>&1 | tee "$build/images.all"
+    "$build/transpose-bench" 9<&- 2>&1 || echo failed > "$build/make.failed"; } | tee "$build/images.all"
 grep '^kernel-images: ' "$build/images.all" > "$build/images.log" || true
-[ -x "$build/transpose-bench" ] || { echo "make dist: the build failed" >&2; exit 1; }
+[ ! -e "$build/make.failed" ] && [ -x "$build/transpose-bench" ] || { echo "make dist: the build failed" >&2; exit 1; }
 
 rm -rf "$stage"
 mkdir -p "$stage/boards" "$stage/conf"

@@ -90,6 +90,11 @@ for board in jetson-tx2 jetson-xavier-nx jetson-agx-orin jetson-orin-nano jetson
     sm=$(setting $board sms); isa=$(setting $board ptx_isa)
     if make --no-print-directory dist BOARD=boards/$board.cfg > "$logs/dist-$board.log" 2>&1; then
         check_binary $board aarch64 aarch64-linux-gnu-objdump qemu-aarch64 "PTX sm_$sm ISA $isa"
+        # INSTALL names the board's image (empty when the image table of a board before it
+        # was kept in the build folder the boards share, #59's review)
+        if tar -xzOf "dist/transpose-bench-$board.tar.gz" "transpose-bench-$board/INSTALL" 2>/dev/null |
+            grep -q "^kernel images: sm_$sm ptx ISA $isa "; then ok "$board: INSTALL names its image, sm_$sm ptx ISA $isa"
+        else bad "$board: INSTALL's 'kernel images:' line does not name sm_$sm ptx ISA $isa"; fi
         check_images $board "$sm" "$isa"
     else tail -20 "$logs/dist-$board.log"; bad "make dist BOARD=boards/$board.cfg failed"; fi
 done
