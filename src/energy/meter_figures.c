@@ -70,7 +70,8 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * copy's differences move with the mean's error, and their Welch-Satterthwaite degrees (1.8
  * at two cycles, t by interpolation in 1 / df 5.33 where t(1.78) is 4.86) covered 97.8% of
  * ideal normal nights at two cycles (doc/results/meter-sim-2026-12-07f.md); this one covers
- * 95% at two, three, five and twelve cycles with a drift or none (at six the ratios' lag
+ * 95% at two, three and five cycles without a drift (below six a drift enters the residual:
+ * wider), and at twelve with a drift or none (at six the ratios' lag
  * floor, lag_var, 97.6%: tests/test_meter_truth.c), less where
  * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
  * 93.6% at twice, the two-level model at two to five cycles). */
