@@ -180,6 +180,30 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A night's two tracks as the meter keeps them, from tr[0].jpb (the copy's cycles + 1 blocks)
+ * and tr[1].jpb (the kernel's cycles): each ratio against the copy blocks either side (the
+ * one side where the other is lost, NAN, as meter_cal.c takes it), the pool, then the
+ * figures. */
+static struct tb_meter_result paired_night(struct tb_meter *m, struct tb_meter_track tr[2],
+                                           int cycles)
+{
+    for (int i = 0; i < cycles; i++) {
+        double a = tr[0].jpb[i], b = tr[0].jpb[i + 1];
+        double around = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
+        tr[1].ratio[i] = tr[1].jpb[i] / around;
+        tr[1].around[i] = around;
+        tr[1].cb[i][0] = (short)i;
+        tr[1].cb[i][1] = (short)(i + 1);
+    }
+    tr[0].n = cycles + 1;
+    tr[1].n = cycles;
+    tb_meter_pool(m, tr, 2, 0);
+    struct tb_meter_end end = { 0 };
+    struct tb_meter_result out;
+    tb_meter_figures(m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+    return out;
+}
+
 static double cycles_coverage(int cycles, double drift, unsigned long long seed, int nights,
                               double *median)
 {
@@ -194,20 +218,9 @@ static double cycles_coverage(int cycles, double drift, unsigned long long seed,
         memset(tr, 0, sizeof(tr));
         for (int j = 0; j <= cycles; j++)   /* the copy's blocks: 0, 2, 4, ... of the night */
             tr[0].jpb[j] = 1e-10 * exp(sd * (sim_gauss(&seed) + drift * 2 * j));
-        for (int i = 0; i < cycles; i++) {
-            double around = 0.5 * (tr[0].jpb[i] + tr[0].jpb[i + 1]);
+        for (int i = 0; i < cycles; i++)
             tr[1].jpb[i] = truth * 1e-10 * exp(sd * (sim_gauss(&seed) + drift * (2 * i + 1)));
-            tr[1].ratio[i] = tr[1].jpb[i] / around;
-            tr[1].around[i] = around;
-            tr[1].cb[i][0] = (short)i;
-            tr[1].cb[i][1] = (short)(i + 1);
-        }
-        tr[0].n = cycles + 1;
-        tr[1].n = cycles;
-        tb_meter_pool(&m, tr, 2, 0);
-        struct tb_meter_end end = { 0 };
-        struct tb_meter_result out;
-        tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+        struct tb_meter_result out = paired_night(&m, tr, cycles);
         covered += fabs(out.energy_ratio - truth) <= out.energy_ratio_ci95;
         hw[night] = out.energy_ratio_ci95 / out.energy_ratio;
     }
@@ -276,21 +289,9 @@ static void test_cycles_interval_lost_copy_block(void **state)
     memset(tr, 0, sizeof(tr));
     for (int j = 0; j <= cycles; j++)
         tr[0].jpb[j] = j == lost ? NAN : 1e-10 * exp(1e-3 * sim_gauss(&seed));
-    for (int i = 0; i < cycles; i++) {
-        double a = tr[0].jpb[i], b = tr[0].jpb[i + 1];
-        double around = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
+    for (int i = 0; i < cycles; i++)
         tr[1].jpb[i] = 0.8e-10 * exp(1e-3 * sim_gauss(&seed));
-        tr[1].ratio[i] = tr[1].jpb[i] / around;
-        tr[1].around[i] = around;
-        tr[1].cb[i][0] = (short)i;
-        tr[1].cb[i][1] = (short)(i + 1);
-    }
-    tr[0].n = cycles + 1;
-    tr[1].n = cycles;
-    tb_meter_pool(&m, tr, 2, 0);
-    struct tb_meter_end end = { 0 };
-    struct tb_meter_result out;
-    tb_meter_figures(&m, &tr[1], &tr[0], false, NAN, NAN, &end, NULL, &out);
+    struct tb_meter_result out = paired_night(&m, tr, cycles);
     double rel = out.energy_ratio_ci95 / out.energy_ratio;
     if (!(rel > 0 && rel < 0.01))
         th_fail("a lost copy block: ratio %.5f +- %.4f%%", out.energy_ratio, 100 * rel);
