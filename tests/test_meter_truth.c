@@ -232,7 +232,7 @@ static double cycles_coverage(int cycles, double drift, unsigned long long seed,
 
 static void test_cycles_interval_calibrated(void **state)
 {
-    const int nights = 4000;
+    const int nights = th_quick() ? 1000 : 4000;   /* quick (valgrind, qemu): the bounds follow */
     const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
     double median;
     for (int cycles = 2; cycles <= 5; cycles += cycles == 2 ? 1 : 2) {
@@ -256,7 +256,7 @@ static void test_cycles_interval_calibrated(void **state)
  * floor (meter_figures.c, lag_var, from 6 ratios) covers 97.6% drift or none. */
 static void test_cycles_interval_drift(void **state)
 {
-    const int nights = 2000;
+    const int nights = th_quick() ? 500 : 2000;   /* quick (valgrind, qemu): the bounds follow */
     const double lo = 95 - 4 * 100 * sqrt(0.95 * 0.05 / nights), hi = 2 * 95 - lo;
     const double drift[] = { 0.25, 1 };
     double still6, still12, s6 = cycles_coverage(6, 0, 5706, nights, &still6);
