@@ -7,6 +7,7 @@
  * jump). A wide interval is printed with the figure, and said. */
 #include "energy/meter.h"
 #include "energy/meter_internal.h"
+#include "energy/rerun.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -152,13 +153,12 @@ static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_t
 
 /* The model's columns and the mean's direction over the blocks (kernel's first, then the
  * copy's), in u[0..cols): the two levels, the mean's weights a (1/n on the kernel's, -w on
- * the copy's) and, from TB_METER_TREND_CYCLES kernel blocks on, the blocks' time: a drift
+ * the copy's) and, from TB_RERUN_TREND_CYCLES kernel blocks on, the blocks' time: a drift
  * both share (a warming board) that the ratios cancel. */
 #define TB_METER_BLOCKS (TB_METER_MAX_CYCLES + TB_METER_COPY_SLOTS)
-#define TB_METER_TREND_CYCLES 6
 static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_BLOCKS])
 {
-    int cols = b->n >= TB_METER_TREND_CYCLES ? 4 : 3;
+    int cols = b->n >= TB_RERUN_TREND_CYCLES ? 4 : 3;
     for (int i = 0; i < b->n; i++) {
         u[0][i] = 1;
         u[1][i] = 0;

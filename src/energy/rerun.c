@@ -164,7 +164,7 @@ static int by_series_run(const void *p, const void *q)
 
 double tb_rerun_cycles_df(int cycles)
 {
-    return cycles < 2 ? 0 : cycles < 6 ? 2.0 * cycles - 2 : 2.0 * cycles - 3;
+    return cycles < 2 ? 0 : cycles < TB_RERUN_TREND_CYCLES ? 2.0 * cycles - 2 : 2.0 * cycles - 3;
 }
 
 /* Logs written before the cycles' interval was the mean's (2026-11-28) logged where a rerun of

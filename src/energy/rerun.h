@@ -101,6 +101,10 @@ double tb_rerun_own_var(double ratio, double ci, int cycles);
  * twelve; a size's pooled t
  * (more degrees still) lower yet. Not corrected: the log has no column of the degrees. */
 double tb_rerun_cycles_df(int cycles);
+/* From this many of a kernel's blocks the meter's model of them takes the drift both sides
+ * share (meter_figures.c, model_columns), one degree less: the meter and the reader's
+ * tb_rerun_cycles_df go by this one number. */
+#define TB_RERUN_TREND_CYCLES 6
 
 /* THE pool: the spread of runs[0..n) (grouped by series, newest first in each) into out.
  * A difference is ln(x[i+1] / x[i]) of two successive runs of one series. With D of them:
