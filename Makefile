@@ -198,14 +198,13 @@ all-images:
 # scripts/dist.sh: one build folder a CPU, #59).
 FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(LIBS)
 IMGFLAGS_NOW := $(filter-out V=%,$(IMAGE_ENV)) $(NO_IMAGES_WHY)
+# (stamp TEXT: the target's file rewritten only when TEXT differs from it)
+stamp = @mkdir -p $(BUILD); if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(1))' ]; then \
+	echo '$(subst ','\'',$(1))' > $@; fi
 $(BUILD)/.flags: FORCE
-	@mkdir -p $(BUILD)
-	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(FLAGS_NOW))' ]; then \
-		echo '$(subst ','\'',$(FLAGS_NOW))' > $@; fi
+	$(call stamp,$(FLAGS_NOW))
 $(BUILD)/.imgflags: FORCE
-	@mkdir -p $(BUILD)
-	@if [ "$$(cat $@ 2>/dev/null)" != '$(subst ','\'',$(IMGFLAGS_NOW))' ]; then \
-		echo '$(subst ','\'',$(IMGFLAGS_NOW))' > $@; fi
+	$(call stamp,$(IMGFLAGS_NOW))
 FORCE:
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/libtb.a
