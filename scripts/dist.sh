@@ -63,9 +63,7 @@ fi
 # is this user's, no link and writable by no one else (as the image cache,
 # scripts/kernel-images.sh); else a private one for this build, said (root's cache in a
 # checkout also blocked every other user's make dist, AccessDenied)
-owned() {   # PATH: ours, no link, writable by no one else
-    [ ! -L "$1" ] && [ -n "$(find "$1" -maxdepth 0 -user "$(id -u)" ! -perm /022 -print 2>/dev/null)" ]
-}
+. "$(dirname "$0")/owned.sh"   # owned PATH: ours, no link, writable by no one else
 zig_cache=$top/build-dist-zig-cache
 (umask 022; mkdir -p "$zig_cache/include-$multiarch") 2>/dev/null
 if ! owned "$zig_cache" || ! owned "$zig_cache/include-$multiarch"; then

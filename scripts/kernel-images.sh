@@ -118,9 +118,7 @@ clang_warn() {
 
 # ---- the image cache: a hit copies the image, a miss compiles it and stores it ----
 cache=${TB_IMAGE_CACHE:-}
-owned() {   # PATH: ours, no link, writable by no one else
-    [ ! -L "$1" ] && [ -n "$(find "$1" -maxdepth 0 -user "$(id -u)" ! -perm /022 -print 2>/dev/null)" ]
-}
+. "$(dirname "$0")/owned.sh"   # owned PATH: ours, no link, writable by no one else
 if [ -n "$cache" ]; then
     (umask 022; mkdir -p "$cache") 2>/dev/null
     if ! owned "$cache"; then
