@@ -348,25 +348,27 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
 }
 
 /* A paired track's relative 95% half-width of its mean ratio (mean_var): its own, never
- * narrower than the size's pooled spread gives for its cycles. */
+ * narrower than the size's pooled spread gives for its cycles; *t_df the degrees of freedom
+ * of the t it took (the log's energy_ratio_df; NAN: no interval). */
 static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t,
-                         const struct tb_meter_track *ref, double *mean)
+                         const struct tb_meter_track *ref, double *mean, double *t_df)
 {
-    double df;
+    double df, dfp;
     tb_meter_rel_ci(t->ratio, t->n, mean);
     double v = mean_var(t, ref, NAN, &df), own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
-    if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
-        return own;
-    double vp = mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd, &df);
+    bool pool = m->pooled_df > 0 && isfinite(m->pooled_rel_sd) && t->n >= 2;
+    double vp = pool ? mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd, &dfp) : NAN;
     double pooled = isfinite(vp) ? tb_t95_df((double)m->pooled_df) * sqrt(vp) : NAN;
-    return isfinite(own) && !(own <= pooled) ? own : pooled;
+    bool take_own = !pool || (isfinite(own) && !(own <= pooled));
+    *t_df = take_own ? (isfinite(own) ? df : NAN) : isfinite(pooled) ? (double)m->pooled_df : NAN;
+    return take_own ? own : pooled;
 }
 
 double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                           const struct tb_meter_track *ref)
 {
-    double mean;
-    return ref ? paired_rel(m, t, ref, &mean) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
+    double mean, df;
+    return ref ? paired_rel(m, t, ref, &mean, &df) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
 }
 
 static void mean_range(const double *v, int n, double *mean, double *lo, double *hi)
@@ -561,7 +563,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double rel;
     if (paired) {
         /* the cycles' spread, and what they do not average (meter_cal.c) */
-        double cyc = paired_rel(m, t, ref, &o->energy_ratio), rr = hypot(cyc, t->sys_rel);
+        double cyc = paired_rel(m, t, ref, &o->energy_ratio, &o->energy_ratio_df), rr = hypot(cyc, t->sys_rel);
         o->ratio_ci_part[TB_METER_CI_CYCLES] = cyc;
         for (int k = TB_METER_CI_TAU; k < TB_METER_CI_PARTS; k++)
             o->ratio_ci_part[k] = t->sys_rel > 0 ? t->sys_part[k] : 0;

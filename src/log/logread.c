@@ -165,6 +165,19 @@ static void from_run_id(const char *run_id, char *night, size_t nn, char *host, 
         *why = "with an impossible date";
 }
 
+/* A row without energy_ratio_df whose run started before #57's energy_ratio_ci95 reached
+ * main (TB_LOG_CI95_RESIDUAL_SINCE), by its log's run_id (else the row's): its t was
+ * Welch-Satterthwaite's (logread.h). A run_id that names no time: today's definition. */
+static bool ci95_welch(const struct reader *rd, const char *row_run_id)
+{
+    const char *id = rd->info->run_id[0] ? rd->info->run_id : row_run_id;
+    char name[NAME_MAX + 16];
+    time_t t;
+    snprintf(name, sizeof(name), "%.200s.csv.gz", id ? id : "");
+    return tb_log_name_parse(name, NULL, 0, NULL, 0, &t) &&
+           (long long)t < TB_LOG_CI95_RESIDUAL_SINCE;
+}
+
 /* Says once per log that its stamp cannot be true; its rows get no night. */
 static void flag_time(struct reader *rd, const char *run_id, const char *bad)
 {
@@ -430,6 +443,9 @@ static void row(struct reader *rd, char *line)
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
     tb_strlcpy(r.device_id, rd->info->device_id, sizeof(r.device_id));
     figures(rd, &r);
+    r.ci95_welch = isnan(r.energy_ratio_df) &&
+                   ci95_welch(rd, rd->col[TB_LR_run_id] >= 0 ? rd->fields[rd->col[TB_LR_run_id]]
+                                                             : NULL);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
         error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);
         problem(rd);
