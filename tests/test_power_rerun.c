@@ -83,7 +83,8 @@ static void test_spread_pulled_toward_the_settings(void **state)
 
 /* The same nights, each with cycles whose own interval explains their whole spread (a run's
  * mean has variance (ci / t)^2, t at its definition's degrees: these logs of November 2026,
- * without energy_ratio_df, Welch-Satterthwaite's): nothing beyond the cycles is learned for the ratio
+ * without energy_ratio_df, Welch-Satterthwaite's): nothing beyond the cycles is learned for
+ * the ratio
  * (the setting's weight alone is left, shrunk by three runs that saw nothing more); J/GB's
  * logged interval already holds such a term, so its spread is taken whole. */
 static void test_spread_the_cycles_explain_teaches_nothing(void **state)

@@ -77,19 +77,7 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
  * 93.6% at twice, the two-level model at two to five cycles). */
 
-/* A track's blocks as the mean sees them, in logs: the kernel's (each ratio's log plus the
- * logs of the copy blocks it was taken against at its weights: its J per byte to second
- * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
- * against, each once, and the mean's weights on them. An index -2 (a copy block past the
- * copy's track) is a block of its own, its value from the copy's mean beside the ratio
- * (t->around) less the other side's. Each block's time in copy blocks (ty, tc: copy block j
- * at j, a kernel's block midway between the copy blocks beside it), for the drift. */
-#define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
-struct tb_meter_blocks {
-    double y[TB_METER_MAX_CYCLES], cy[TB_METER_COPY_SLOTS], w[TB_METER_COPY_SLOTS];
-    double ty[TB_METER_MAX_CYCLES], tc[TB_METER_COPY_SLOTS];
-    int n, m, slot[TB_METER_COPY_SLOTS];   /* each cy[]: the copy's index, -2 past its track */
-};
+/* A track's blocks as the mean sees them (struct tb_meter_blocks: meter_internal.h). */
 
 static int copy_slot(struct tb_meter_blocks *b, int j, double v, double at)
 {
@@ -116,8 +104,8 @@ static bool side_known(const struct tb_meter_track *t, const struct tb_meter_tra
                        isfinite(ref->jpb[j]));
 }
 
-static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                         struct tb_meter_blocks *b)
+void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                           struct tb_meter_blocks *b)
 {
     b->n = b->m = 0;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++) {
@@ -184,12 +172,12 @@ static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_B
  * within the levels' span: 3n - 2 below six cycles, 3n - 3 from six. Where the copy's weights
  * are symmetric about the middle (both designs above) a is orthogonal to the trend, so a
  * linear drift leaves the mean and the residual alike. */
-static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                        double *df, double *a2)
+double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                          double *df, double *a2)
 {
     double u[4][TB_METER_BLOCKS];
     struct tb_meter_blocks b;
-    track_blocks(t, ref, &b);
+    tb_meter_track_blocks(t, ref, &b);
     int len = b.n + b.m, cols = model_columns(&b, u), rank = 0;
     double x[TB_METER_BLOCKS], ss = 0;
     for (int i = 0; i < b.n; i++)
@@ -268,7 +256,7 @@ static double lag_var(const struct tb_meter_track *t)
 static double mean_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
                        double s2, double *df)
 {
-    double a2, ss = blocks_ss(t, ref, df, &a2);
+    double a2, ss = tb_meter_blocks_ss(t, ref, df, &a2);
     if (isnan(s2))
         s2 = *df > 0 ? ss / *df : NAN;
     if (!isfinite(s2) || !isfinite(a2))
@@ -324,27 +312,6 @@ static double drift_rel(const double *v, int n, double *mean)
     if (isnan(rel))
         return NAN;
     return hypot(rel, 0.5 * (hi - lo) / *mean);
-}
-
-/* A block's relative variance pooled over the size's paired tracks: each track's residual
- * sum of squares and degrees of freedom (blocks_ss; the copy's blocks count in each track
- * that was taken against them). */
-void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref)
-{
-    double ss = 0;
-    size_t df = 0;
-    for (size_t j = 0; j < n; j++) {
-        double a2, dfj, ssj;
-        if (j == ref || tr[j].n < 2)
-            continue;
-        ssj = blocks_ss(&tr[j], ref < n ? &tr[ref] : NULL, &dfj, &a2);
-        if (!(dfj > 0) || !isfinite(ssj))
-            continue;
-        ss += ssj;
-        df += (size_t)dfj;
-    }
-    m->pooled_df = df;
-    m->pooled_rel_sd = df > 0 ? sqrt(ss / (double)df) : NAN;
 }
 
 /* A paired track's relative 95% half-width of its mean ratio (mean_var): its own, never
@@ -563,7 +530,8 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double rel;
     if (paired) {
         /* the cycles' spread, and what they do not average (meter_cal.c) */
-        double cyc = paired_rel(m, t, ref, &o->energy_ratio, &o->energy_ratio_df), rr = hypot(cyc, t->sys_rel);
+        double cyc = paired_rel(m, t, ref, &o->energy_ratio, &o->energy_ratio_df);
+        double rr = hypot(cyc, t->sys_rel);
         o->ratio_ci_part[TB_METER_CI_CYCLES] = cyc;
         for (int k = TB_METER_CI_TAU; k < TB_METER_CI_PARTS; k++)
             o->ratio_ci_part[k] = t->sys_rel > 0 ? t->sys_part[k] : 0;

@@ -132,12 +132,32 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
                       const struct tb_rerun_sd *bw, struct tb_meter_result *out);
-/* A block's relative sd pooled over the size's kernels' tracks tr[0..n) but ref (each
- * track's residual sum of squares orthogonal to its two levels and its mean, over their
- * degrees of freedom together: meter_figures.c, blocks_ss), into m->pooled_rel_sd and
- * m->pooled_df. The sensor's noise and the card's
- * drift hit every kernel of a size alike, so three cycles whose ratios happen to agree
- * never give one kernel an interval narrower than what the others show a cycle moves. */
+/* A track's blocks as the mean sees them, in logs: the kernel's (each ratio's log plus the
+ * logs of the copy blocks it was taken against at its weights: its J per byte to second
+ * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
+ * against, each once, and the mean's weights on them. An index -2 (a copy block past the
+ * copy's track) is a block of its own, its value from the copy's mean beside the ratio
+ * (t->around) less the other side's. Each block's time in copy blocks (ty, tc: copy block j
+ * at j, a kernel's block midway between the copy blocks beside it), for the drift. */
+#define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
+struct tb_meter_blocks {
+    double y[TB_METER_MAX_CYCLES], cy[TB_METER_COPY_SLOTS], w[TB_METER_COPY_SLOTS];
+    double ty[TB_METER_MAX_CYCLES], tc[TB_METER_COPY_SLOTS];
+    int n, m, slot[TB_METER_COPY_SLOTS];   /* each cy[]: the copy's index, -2 past its track */
+};
+/* t's blocks (taken against the copy's track ref) into b (meter_figures.c). */
+void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                           struct tb_meter_blocks *b);
+/* t's blocks' residual sum of squares orthogonal to its model and to its mean's weights, its
+ * degrees of freedom into *df (0: none) and |a|^2 into *a2 (meter_figures.c). */
+double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                          double *df, double *a2);
+/* A block's relative sd pooled over the size's kernels' tracks tr[0..n) but ref (the
+ * residual sum of squares of all their blocks together, each copy block once, orthogonal to
+ * the copy's level and each kernel's level and mean (and drift), over the blocks less those
+ * columns: meter_pool.c), into m->pooled_rel_sd and m->pooled_df. The sensor's noise and
+ * the card's drift hit every kernel of a size alike, so three cycles whose ratios happen to
+ * agree never give one kernel an interval narrower than what the others show a cycle moves. */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);
 /* The relative interval the stopping rule judges a track by, as printed: ref the copy's
  * track where t is paired with it (its ratio's interval), NULL where not (a rerun's). */
