@@ -60,7 +60,7 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * and m copy blocks: one kernel (C K C ... C, m = n + 1), 2n - 2 below six cycles and
  * 2n - 3 from six; where a's copy weights are all equal (a within the levels: one copy
  * block, or kernels interleaved, C0 K1 C1 K2 C2 ..., m = 2n) one degree more, 3n - 2 and
- * 3n - 3 (blocks_ss). Below six cycles a drift still enters the residual (wider, not
+ * 3n - 3 (tb_meter_blocks_ss). Below six cycles a drift still enters the residual (wider, not
  * narrower): there the trend cost coverage in meter-sim, whose neighbouring blocks share
  * readings (one chip read fast, 5% noise, 200 nights: 94.2% -> 91.9% at three cycles,
  * 91.1% -> 89.9% at four, 91.1% -> 91.0% at six; doc/results/meter-sim-2026-12-07f.md),
@@ -230,7 +230,7 @@ double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_
  * What a reading shared by two neighbouring blocks adds (an averaging sensor's inversion
  * and an energy counter read at each block's edges: the kernel block and the copy beside
  * it move in opposite ways, neighbouring ratios together) is in it; the blocks'
- * (blocks_ss: independent blocks) is not, so the larger is taken. */
+ * (tb_meter_blocks_ss: independent blocks) is not, so the larger is taken. */
 #define TB_METER_LAG_MIN 6
 static double lag_var(const struct tb_meter_track *t)
 {

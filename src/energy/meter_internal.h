@@ -87,7 +87,7 @@ struct tb_meter_track {
         mem_temp[TB_METER_MAX_CYCLES];
     /* each ratio's copy blocks, before and after it, as indices into the copy's track (-1:
      * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
-     * are correlated (meter_figures.c, blocks_ss) */
+     * are correlated (meter_figures.c, tb_meter_blocks_ss) */
     short cb[TB_METER_MAX_CYCLES][2];
     /* each block's t_switch, ta, tb and rate (struct tb_meter_block): refigured once the
      * night's own sensor constants are known (meter_cal.c) */

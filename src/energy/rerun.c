@@ -194,11 +194,7 @@ double tb_rerun_own_var(double ratio, double ci, int cycles)
     return tb_rerun_own_var_df(ratio, ci, tb_rerun_cycles_df(cycles));
 }
 
-/* The degrees of freedom of a's energy_ratio_ci95's t: the row's own (energy_ratio_df, since
- * 2026-12-08); in a log without that column, its definition's by the log's start
- * (logread.c): Welch-Satterthwaite's before #57's reached main, one kernel's residual
- * degrees after (the log does not say how many kernels its size had: rerun.h). */
-static double ratio_df(const struct tb_log_rec *a)
+double tb_rerun_row_df(const struct tb_log_rec *a)
 {
     if (a->energy_ratio_df > 0)
         return a->energy_ratio_df;
@@ -234,7 +230,7 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
         if (kept++ >= TB_RERUN_MAX_RUNS)
             continue;
         const struct tb_log_rec *a = c[i].a;
-        double df = ratio_df(a);
+        double df = tb_rerun_row_df(a);
         v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb,
                                         tb_rerun_own_var_df(a->energy_ratio,
                                                             a->energy_ratio_ci95, df),

@@ -91,8 +91,14 @@ struct tb_rerun_run {
 double tb_rerun_own_var_df(double ratio, double ci, double df);
 /* The same where the run is one kernel's of cycles cycles (t by tb_rerun_cycles_df). */
 double tb_rerun_own_var(double ratio, double ci, int cycles);
+/* The degrees of freedom of row a's energy_ratio_ci95's t, as the learner reads it: the row's
+ * own (energy_ratio_df, since 2026-12-08); in a log without that column its definition's by
+ * the log's start (logread.c, ci95_welch): tb_rerun_cycles_df_welch before #57's reached
+ * main, tb_rerun_cycles_df from then (one kernel's: the log does not say how many kernels its
+ * size had). */
+double tb_rerun_row_df(const struct tb_log_rec *a);
 /* The degrees of freedom of energy_ratio_ci95's t over n cycles of a size of one kernel (its
- * cycles share their copy blocks: meter_figures.c, blocks_ss): its n kernel blocks and the
+ * cycles share their copy blocks: meter_figures.c, tb_meter_blocks_ss): its n kernel blocks and the
  * copy's n + 1 less the two levels and the mean's own direction among the copy's, 2n - 2
  * below six cycles, and from six less the drift both share as well, 2n - 3. A size of
  * several kernels interleaved (C0 K1 C1 K2 C2 ...) gives each kernel 2n copy blocks at equal
@@ -100,7 +106,7 @@ double tb_rerun_own_var(double ratio, double ci, int cycles);
  * and where the size's pool was the wider interval its t is the pool's. The meter writes the
  * degrees it took in the row (energy_ratio_df, since 2026-12-08); the reader takes these, one
  * kernel's, only for a log without that column written from #57's definition on
- * (2026-12-07T21:05:54Z; rerun.c, ratio_df), where an interleaved kernel's own variance reads
+ * (2026-12-07T21:05:54Z; tb_rerun_row_df), where an interleaved kernel's own variance reads
  * (t(3n - 2) / t(2n - 2))^2 low: 0.42x at two cycles, 0.73x at three, 0.89x at six. */
 double tb_rerun_cycles_df(int cycles);
 /* The same as energy_ratio_ci95 was defined before #57 (2026-11-28 until 2026-12-07T21:05:54Z:

@@ -30,7 +30,7 @@
     X(energy_ratio_ci95,       POS,    1e4) /* the cycles' interval of the mean */ \
     X(energy_ratio_df,         POS,    1e6) /* its t's degrees of freedom; NAN in logs \
                                              * before the column (the reader's rule: \
-                                             * rerun.c, ratio_df) */ \
+                                             * rerun.c, tb_rerun_row_df) */ \
     X(energy_ratio_rerun_ci95, POS,    1e4) /* another night's; the reader's falls back to \
                                              * energy_ratio_ci95 in logs before it */ \
     X(gbps_per_w,              POS,    1e5) \

@@ -98,7 +98,7 @@ struct tb_log_rec {
     bool ci95_welch;                /* no energy_ratio_df and its log started before #57's
                                      * energy_ratio_ci95 reached main (TB_LOG_CI95_RESIDUAL_
                                      * SINCE): its t at Welch-Satterthwaite's degrees, the
-                                     * rerun learner reads it so (rerun.c, ratio_df) */
+                                     * rerun learner reads it so (rerun.c, tb_rerun_row_df) */
 };
 
 /* When #57's energy_ratio_ci95 (the blocks' residual, t at 2n - 2 below 6 cycles and 2n - 3
