@@ -181,8 +181,9 @@ double tb_rerun_cycles_df_welch(int cycles)
 
 /* Logs written before the cycles' interval was the mean's (2026-11-28) logged where a rerun of
  * as many cycles lands, sqrt(2) t(n - 1) times the mean's sd from the ratios alone: read as
- * the Welch-Satterthwaite ones after them, their own variance reads about 2 to 3.7 times too
- * high and the between-night term low, until they age out of the newest TB_RERUN_MAX_RUNS. */
+ * the Welch-Satterthwaite ones after them (their date's definition: tb_rerun_row_df), their
+ * own variance reads 2.2 (12 cycles) to 3.7 (3) times too high and the between-night term
+ * low, until they age out of the newest TB_RERUN_MAX_RUNS. */
 double tb_rerun_own_var_df(double ratio, double ci, double df)
 {
     double se = ci / ratio / tb_t95_df(df);
