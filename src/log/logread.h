@@ -76,8 +76,9 @@ struct tb_log_rec {
      * energy_ratio and its energy_ratio_ci95 (the cycles', its t's degrees energy_ratio_df) and
      * energy_ratio_rerun_ci95 (where a rerun on another night lands), gbps_per_w, j_per_gb,
      * dyn_pj_per_byte and their _ci95, power_cycles, gpu_temp_c), named and meant as their log
-     * columns; NAN none (power_cycles 0). One fallback: in logs from before energy_ratio_rerun_ci95 its field
-     * holds energy_ratio_ci95, then defined as where a rerun lands (logread.c, figures). */
+     * columns; NAN none (power_cycles 0). One fallback: in logs from before
+     * energy_ratio_rerun_ci95 its field holds energy_ratio_ci95, then defined as where a rerun
+     * lands (logread.c, figures). */
 #define TB_LOG_REC_FIGURE(name, keep, max) TB_FIG_FIELD_##keep(name)
     TB_ENERGY_FIGURES(TB_LOG_REC_FIGURE)
 #undef TB_LOG_REC_FIGURE
