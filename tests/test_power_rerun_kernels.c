@@ -113,7 +113,7 @@ static struct cover interleaved_coverage(int cycles, unsigned long long seed, in
  * 97.1% at six of 40,000 nights, where the own alone and the pool alone hold 95.0-95.2%. */
 static void test_two_kernels_coverage(void **state)
 {
-    const int nights = th_quick() ? 2000 : 20000;   /* quick (valgrind, qemu): the band follows */
+    const int nights = th_quick() ? 500 : 20000;   /* quick (valgrind, qemu): the band follows */
     const int cycles[] = { 2, 3, 6, 12 };
     double lo, hi;
     band(nights, &lo, &hi);
@@ -144,7 +144,7 @@ static void test_two_kernels_pool_degrees(void **state)
     struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
     struct tb_meter m = { .pc = &pc, .steady = true };
     const double truth[KERNELS] = { 0.8, 1.3 };
-    const int nights = th_quick() ? 1000 : 4000, cycles[] = { 2, 3, 6 };
+    const int nights = th_quick() ? 300 : 4000, cycles[] = { 2, 3, 6 };
     unsigned long long seed = 5744;
     for (size_t i = 0; i < sizeof(cycles) / sizeof(cycles[0]); i++) {
         int n = cycles[i];
