@@ -213,12 +213,139 @@ static void test_row_says_its_degrees(void **state)
     assert_true(isnan(copy.energy_ratio_df));
 }
 
+/* ---- past the copy's track: nights as the meter stores them (meter.c, kernel_pair) ---- */
+
+#define MAX_K 6
+#define SEQ (2 * MAX_K * TB_METER_MAX_CYCLES + 1)
+
+/* Block p of the night's sequence (C0 K C1 K C2 ..., a second each): its stamp, the
+ * midpoint of its span (a tenth of a second in to nine tenths). */
+static int64_t seq_mid(int p)
+{
+    return (int64_t)p * 1000000000 + 500000000;
+}
+
+/* A night of k kernels interleaved over cycles cycles as the meter keeps it: the copy's track
+ * holds its first TB_METER_MAX_CYCLES blocks, a block past it is -2 in the kernels' tracks
+ * with its J per byte and stamp (cj, ct); every block's stamps ta and tb. Each block's log
+ * J per byte off by an independent normal error of sd, plus drift per second of its time.
+ * The size's pool (tb_meter_pool), then each kernel's figures into out[0..k). */
+static void metered_night(struct tb_meter *m, struct tb_meter_track *tr, int k, int cycles,
+                          double sd, double drift, unsigned long long *seed,
+                          struct tb_meter_result *out)
+{
+    static double c[SEQ];
+    memset(tr, 0, (size_t)(1 + k) * sizeof(*tr));
+    for (int j = 0; j <= k * cycles; j++) {
+        c[j] = 1e-10 * exp(sd * sim_gauss(seed) + drift * (double)seq_mid(2 * j) * 1e-9);
+        if (j < TB_METER_MAX_CYCLES) {
+            tr[0].jpb[j] = c[j];
+            tr[0].ratio[j] = 1;
+            tr[0].ta[j] = seq_mid(2 * j) - 400000000;
+            tr[0].tb[j] = seq_mid(2 * j) + 400000000;
+            tr[0].n = j + 1;
+        }
+    }
+    for (int q = 0; q < k; q++) {
+        struct tb_meter_track *t = &tr[1 + q];
+        for (int i = 0; i < cycles; i++) {
+            int a = k * i + q, p = 2 * a + 1;
+            double jpb = (0.8 + 0.1 * q) * 1e-10 *
+                         exp(sd * sim_gauss(seed) + drift * (double)seq_mid(p) * 1e-9);
+            t->around[i] = 0.5 * (c[a] + c[a + 1]);
+            t->ratio[i] = jpb / t->around[i];
+            t->jpb[i] = jpb;
+            t->ta[i] = seq_mid(p) - 400000000;
+            t->tb[i] = seq_mid(p) + 400000000;
+            for (int s = 0; s < 2; s++) {
+                t->cb[i][s] = (short)(a + s < TB_METER_MAX_CYCLES ? a + s : -2);
+                t->cj[i][s] = c[a + s];
+                t->ct[i][s] = seq_mid(2 * (a + s));
+            }
+        }
+        t->n = cycles;
+    }
+    tb_meter_pool(m, tr, 1 + (size_t)k, 0);
+    struct tb_meter_end end = { 0 };
+    for (int q = 0; q < k; q++)
+        tb_meter_figures(m, &tr[1 + q], &tr[0], false, NAN, NAN, &end, NULL, &out[q]);
+}
+
+/* #57, the review: past the copy's 64-block track each copy block counts once in the size's
+ * pool, however many kernels took it (matched by its stamp), and each block's time for the
+ * drift is its own stamp's. Two kernels over 40 cycles and six over 12 fill the copy's track
+ * (81 and 73 copy blocks): the pool's degrees are the blocks less the columns, 4n + 1 - 6 =
+ * 155 and 145 - 14 = 131, and its variance estimate's mean over ideal nights is the true
+ * variance within 4 sds of a chi-square's mean (2 / df / nights). Before: 171 and 139
+ * degrees (each block past the track once per kernel), E[s^2] / sigma^2 0.91 and 0.94. */
+static void test_pool_past_the_copy_track(void **state)
+{
+    static struct tb_meter_track tr[1 + MAX_K];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    const int shape[][2] = { { 2, 40 }, { 6, 12 } }, nights = th_quick() ? 60 : 400;
+    unsigned long long seed = 5746;
+    for (size_t c = 0; c < sizeof(shape) / sizeof(shape[0]); c++) {
+        int k = shape[c][0], n = shape[c][1];
+        double df = 2.0 * k * n + 1 - (2 * k + 2), s = 0;
+        for (int night = 0; night < nights; night++) {
+            struct tb_meter_result out[MAX_K];
+            metered_night(&m, tr, k, n, 1e-3, 0, &seed, out);
+            if ((double)m.pooled_df != df)
+                th_fail("%d kernels x %d cycles: the pool's degrees %zu, %g blocks less "
+                        "columns", k, n, m.pooled_df, df);
+            s += m.pooled_rel_sd * m.pooled_rel_sd / 1e-6;
+        }
+        print_message("%d x %d: E[s^2] / sigma^2 %.4f over %d nights\n", k, n, s / nights,
+                      nights);
+        if (!(fabs(s / nights - 1) <= 4 * sqrt(2 / df / nights)))
+            th_fail("%d kernels x %d cycles: E[s^2] / sigma^2 %.4f, 1 +- %.4f", k, n,
+                    s / nights, 4 * sqrt(2 / df / nights));
+    }
+}
+
+/* A linear drift both the copy and the kernels share (a warming board), over blocks past the
+ * copy's track: the ratios cancel it and the model's time column holds it, so the pool's
+ * spread and every row's half-width are those of the same night without it (to the second
+ * order of a ratio's arithmetic mean of two copy blocks). Before: each kernel's blocks past
+ * the track timed by its cycle's index, a sawtooth against the copy's: the pool's sd 4.1x
+ * at 2 x 40. */
+static void test_drift_past_the_copy_track(void **state)
+{
+    static struct tb_meter_track tr[1 + MAX_K];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    const int shape[][2] = { { 2, 40 }, { 6, 12 } };
+    for (size_t c = 0; c < sizeof(shape) / sizeof(shape[0]); c++) {
+        int k = shape[c][0], n = shape[c][1];
+        struct tb_meter_result flat[MAX_K], drift[MAX_K];
+        unsigned long long s0 = 5747 + c, s1 = s0;
+        metered_night(&m, tr, k, n, 1e-3, 0, &s0, flat);
+        double sd0 = m.pooled_rel_sd;
+        metered_night(&m, tr, k, n, 1e-3, 2e-4, &s1, drift);
+        print_message("%d x %d: pooled sd %.3g without a drift, %.3g with\n", k, n, sd0,
+                      m.pooled_rel_sd);
+        if (!(fabs(m.pooled_rel_sd / sd0 - 1) < 0.01))
+            th_fail("%d kernels x %d cycles: pooled sd %.4g with a drift, %.4g without", k, n,
+                    m.pooled_rel_sd, sd0);
+        for (int q = 0; q < k; q++) {
+            double a = flat[q].energy_ratio_ci95 / flat[q].energy_ratio,
+                   b = drift[q].energy_ratio_ci95 / drift[q].energy_ratio;
+            if (!(fabs(b / a - 1) < 0.02))
+                th_fail("%d kernels x %d cycles, kernel %d: half-width %.4g%% with a drift, "
+                        "%.4g%% without", k, n, q, 100 * b, 100 * a);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_two_kernels_coverage),
         TH_TEST(test_two_kernels_pool_degrees),
         TH_TEST(test_row_says_its_degrees),
+        TH_TEST(test_pool_past_the_copy_track),
+        TH_TEST(test_drift_past_the_copy_track),
     };
     return cmocka_run_group_tests_name("power_rerun_kernels", tests, NULL, NULL);
 }

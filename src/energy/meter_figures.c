@@ -79,18 +79,22 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
 
 /* A track's blocks as the mean sees them (struct tb_meter_blocks: meter_internal.h). */
 
-static int copy_slot(struct tb_meter_blocks *b, int j, double v, double at)
+/* The slot of copy block j (stamp st, 0: none) in b, added at value v and index time at
+ * where not yet there: one of the copy's track by its index, one past it (-2) by its stamp
+ * where it has one. -1 where b is full or v no figure. */
+static int copy_slot(struct tb_meter_blocks *b, int j, int64_t st, double v, double at)
 {
-    if (j >= 0)
-        for (int s = 0; s < b->m; s++)
-            if (b->slot[s] == j)
-                return s;
+    for (int s = 0; s < b->m; s++)
+        if (j >= 0 ? b->slot[s] == j : st > 0 && b->slot[s] == j && b->cs[s] == st)
+            return s;
     if (b->m >= TB_METER_COPY_SLOTS || !(v > 0))
         return -1;
     b->slot[b->m] = j;
     b->cy[b->m] = log(v);
     b->w[b->m] = 0;
     b->tc[b->m] = at;
+    b->cs[b->m] = st;
+    b->stamped &= st > 0;
     return b->m++;
 }
 
@@ -104,10 +108,29 @@ static bool side_known(const struct tb_meter_track *t, const struct tb_meter_tra
                        isfinite(ref->jpb[j]));
 }
 
+/* A block's stamp: the midpoint of its span's first and last poll (0: never set). */
+static int64_t stamp_of(const struct tb_meter_track *t, int i)
+{
+    return t->tb[i] > 0 ? t->ta[i] + (t->tb[i] - t->ta[i]) / 2 : 0;
+}
+
+/* Side k of t's ratio i, a copy block past the copy's track (-2), into b at index time at: its
+ * own J per byte and stamp where the track kept them, else from the copy's mean beside the
+ * ratio (t->around) less the other side's (known, NAN: none; e 1/2 where both sides). */
+static int past_slot(struct tb_meter_blocks *b, const struct tb_meter_track *t, int i, int k,
+                     double e, double known, double at)
+{
+    if (t->ct[i][k] > 0 && t->cj[i][k] > 0)
+        return copy_slot(b, -2, t->ct[i][k], t->cj[i][k], at);
+    return copy_slot(b, -2, 0, e < 1 && isfinite(known) ? 2 * t->around[i] - known
+                                                         : t->around[i], at);
+}
+
 void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
                            struct tb_meter_blocks *b)
 {
     b->n = b->m = 0;
+    b->stamped = true;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++) {
         if (!(t->ratio[i] > 0))
             continue;
@@ -118,25 +141,33 @@ void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter
             at = side[0] >= 0 ? side[0] + 0.5 : side[1] - 0.5;
         for (int k = 0; k < 2; k++)
             if (side[k] >= 0 && has[k]) {
-                s[k] = copy_slot(b, side[k], ref->jpb[side[k]], side[k]);
+                s[k] = copy_slot(b, side[k], stamp_of(ref, side[k]), ref->jpb[side[k]],
+                                 side[k]);
                 known = ref->jpb[side[k]];
             }
-        for (int k = 0; k < 2; k++)   /* a block past the copy's track: from around */
+        for (int k = 0; k < 2; k++)
             if (side[k] == -2)
-                s[k] = copy_slot(b, -2, e < 1 && isfinite(known) ? 2 * t->around[i] - known
-                                                                 : t->around[i],
-                                 at + (k ? 0.5 : -0.5));
+                s[k] = past_slot(b, t, i, k, e, known, at + (k ? 0.5 : -0.5));
         double y = log(t->ratio[i]);
         for (int k = 0; k < 2; k++)
             if (s[k] >= 0) {
                 y += e * b->cy[s[k]];
                 b->w[s[k]] += e;
             }
+        b->ks[b->n] = stamp_of(t, i);
+        b->stamped &= b->ks[b->n] > 0;
         b->ty[b->n] = at;
         b->y[b->n++] = y;
     }
     for (int s = 0; s < b->m; s++)
         b->w[s] /= b->n;
+}
+
+double tb_meter_block_time(const struct tb_meter_blocks *b, int i, bool stamped, int64_t origin)
+{
+    if (stamped)
+        return (double)((i < b->n ? b->ks[i] : b->cs[i - b->n]) - origin) * 1e-9;
+    return i < b->n ? b->ty[i] : b->tc[i - b->n];
 }
 
 /* The model's columns and the mean's direction over the blocks (kernel's first, then the
@@ -147,19 +178,51 @@ void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter
 static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_BLOCKS])
 {
     int cols = b->n >= TB_RERUN_TREND_CYCLES ? 4 : 3;
+    int64_t origin = b->n ? b->ks[0] : 0;
     for (int i = 0; i < b->n; i++) {
         u[0][i] = 1;
         u[1][i] = 0;
         u[2][i] = 1.0 / b->n;
-        u[3][i] = b->ty[i];
     }
     for (int s = 0; s < b->m; s++) {
         u[0][b->n + s] = 0;
         u[1][b->n + s] = 1;
         u[2][b->n + s] = -b->w[s];
-        u[3][b->n + s] = b->tc[s];
     }
+    for (int i = 0; i < b->n + b->m; i++)
+        u[3][i] = tb_meter_block_time(b, i, b->stamped, origin);
     return cols;
+}
+
+int tb_meter_residual(double *u, size_t stride, int cols, int len, double *x)
+{
+    int rank = 0;
+    for (int c = 0; c < cols; c++) {
+        double *uc = u + (size_t)c * stride, n0 = 0, nn = 0, px = 0;
+        for (int i = 0; i < len; i++)
+            n0 += uc[i] * uc[i];
+        for (int p = 0; p < rank; p++) {   /* off the columns kept before it */
+            const double *up = u + (size_t)p * stride;
+            double d = 0;
+            for (int i = 0; i < len; i++)
+                d += up[i] * uc[i];
+            for (int i = 0; i < len; i++)
+                uc[i] -= d * up[i];
+        }
+        for (int i = 0; i < len; i++)
+            nn += uc[i] * uc[i];
+        if (!(nn > 1e-12 * n0))   /* within the span kept */
+            continue;
+        double *ur = u + (size_t)rank * stride;
+        for (int i = 0; i < len; i++) {
+            ur[i] = uc[i] / sqrt(nn);
+            px += ur[i] * x[i];
+        }
+        for (int i = 0; i < len; i++)   /* x's residual itself: no cancellation in ss */
+            x[i] -= px * ur[i];
+        rank++;
+    }
+    return rank;
 }
 
 /* The blocks' residual sum of squares orthogonal to the model's columns and to the mean's
@@ -187,29 +250,7 @@ double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_
     *a2 = 0;
     for (int i = 0; i < len; i++)
         *a2 += u[2][i] * u[2][i];
-    for (int c = 0; c < cols; c++) {
-        double n0 = 0, nn = 0, px = 0;
-        for (int i = 0; i < len; i++)
-            n0 += u[c][i] * u[c][i];
-        for (int p = 0; p < rank; p++) {   /* off the columns kept before it */
-            double d = 0;
-            for (int i = 0; i < len; i++)
-                d += u[p][i] * u[c][i];
-            for (int i = 0; i < len; i++)
-                u[c][i] -= d * u[p][i];
-        }
-        for (int i = 0; i < len; i++)
-            nn += u[c][i] * u[c][i];
-        if (!(nn > 1e-12 * n0))   /* within the span kept */
-            continue;
-        for (int i = 0; i < len; i++) {
-            u[rank][i] = u[c][i] / sqrt(nn);
-            px += u[rank][i] * x[i];
-        }
-        for (int i = 0; i < len; i++)   /* x's residual itself: no cancellation in ss */
-            x[i] -= px * u[rank][i];
-        rank++;
-    }
+    rank = tb_meter_residual(&u[0][0], TB_METER_BLOCKS, cols, len, x);
     for (int i = 0; i < len; i++)
         ss += x[i] * x[i];
     *df = len - rank;

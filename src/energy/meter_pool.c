@@ -9,72 +9,59 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* x's residual orthogonal to the columns u[0..cols) (each len long, stride apart), in place,
- * by Gram-Schmidt as tb_meter_blocks_ss (a column within the others' span dropped); the rank
- * kept. */
-static int residual_of(double *u, size_t stride, int cols, int len, double *x)
+/* Where copy block j (stamp st) of a kernel's blocks already is in the set (pos: the copy's
+ * track's by index; stamps[from..at): those past it), or -1: one past the copy's track is
+ * known by its stamp in every kernel's track that took it (none: its kernel's own). */
+static int copy_at(const int *pos, const int64_t *stamps, int from, int at, int j, int64_t st)
 {
-    int rank = 0;
-    for (int c = 0; c < cols; c++) {
-        double *uc = u + (size_t)c * stride, n0 = 0, nn = 0, px = 0;
-        for (int i = 0; i < len; i++)
-            n0 += uc[i] * uc[i];
-        for (int p = 0; p < rank; p++) {
-            const double *up = u + (size_t)p * stride;
-            double d = 0;
-            for (int i = 0; i < len; i++)
-                d += up[i] * uc[i];
-            for (int i = 0; i < len; i++)
-                uc[i] -= d * up[i];
-        }
-        for (int i = 0; i < len; i++)
-            nn += uc[i] * uc[i];
-        if (!(nn > 1e-12 * n0))
-            continue;
-        double *ur = u + (size_t)rank * stride;
-        for (int i = 0; i < len; i++) {
-            ur[i] = uc[i] / sqrt(nn);
-            px += ur[i] * x[i];
-        }
-        for (int i = 0; i < len; i++)
-            x[i] -= px * ur[i];
-        rank++;
-    }
-    return rank;
+    if (j >= 0)
+        return j < TB_METER_MAX_CYCLES ? pos[j] : -1;
+    for (int p = from; st > 0 && p < at; p++)
+        if (stamps[p] == st)
+            return p;
+    return -1;
 }
 
 /* The size's k paired tracks' blocks b[0..k) as one set, into x (their logs) and u (the
  * columns, stride apart): each kernel's blocks, then the copy's, each copy block once however
- * many kernels were taken against it (a block past the copy's track, -2, is its kernel's
- * own); the columns the copy's level, each kernel's level and mean's weights and, from
- * TB_RERUN_TREND_CYCLES blocks of a kernel, the blocks' time (meter_figures.c's model_columns,
- * per kernel).
- * The blocks' count into *len; the columns'. */
+ * many kernels were taken against it (copy_at); the columns the copy's level, each kernel's
+ * level and mean's weights and, from TB_RERUN_TREND_CYCLES blocks of a kernel, the blocks'
+ * time (meter_figures.c's model_columns, per kernel): their stamps where every block of the
+ * set has one (a drift in time, whatever each kernel's place in the cycle), else their index
+ * times. stamps: len entries for the copy blocks' stamps. The blocks' count into *len; the
+ * columns'. */
 static int pool_columns(const struct tb_meter_blocks *b, int k, double *x, double *u,
-                        size_t stride, int *len)
+                        int64_t *stamps, size_t stride, int *len)
 {
-    int pos[TB_METER_MAX_CYCLES], at = 0, cols = 2 * k + 1, trend = 0;
+    int pos[TB_METER_MAX_CYCLES], at = 0, cols = 2 * k + 1, trend = 0, from;
+    bool stamped = true;
     for (int j = 0; j < TB_METER_MAX_CYCLES; j++)
         pos[j] = -1;
+    for (int q = 0; q < k; q++)
+        stamped &= b[q].stamped;
+    int64_t origin = k && b[0].n ? b[0].ks[0] : 0;
     for (int q = 0; q < k; q++) {
         trend |= b[q].n >= TB_RERUN_TREND_CYCLES;
         for (int i = 0; i < b[q].n; i++, at++) {
             x[at] = b[q].y[i];
             u[(size_t)(1 + q) * stride + at] = 1;
             u[(size_t)(1 + k + q) * stride + at] = 1.0 / b[q].n;
-            u[(size_t)cols * stride + at] = b[q].ty[i];
+            u[(size_t)cols * stride + at] = tb_meter_block_time(&b[q], i, stamped, origin);
         }
     }
+    from = at;
     for (int q = 0; q < k; q++)
         for (int sl = 0; sl < b[q].m; sl++) {
-            int j = b[q].slot[sl], p = j >= 0 && j < TB_METER_MAX_CYCLES ? pos[j] : -1;
+            int j = b[q].slot[sl], p = copy_at(pos, stamps, from, at, j, b[q].cs[sl]);
             if (p < 0) {   /* a copy block not yet in the set */
                 p = at++;
                 if (j >= 0 && j < TB_METER_MAX_CYCLES)
                     pos[j] = p;
+                stamps[p] = j >= 0 ? 0 : b[q].cs[sl];
                 x[p] = b[q].cy[sl];
                 u[p] = 1;
-                u[(size_t)cols * stride + p] = b[q].tc[sl];
+                u[(size_t)cols * stride + p] =
+                    tb_meter_block_time(&b[q], b[q].n + sl, stamped, origin);
             }
             u[(size_t)(1 + k + q) * stride + p] -= b[q].w[sl];
         }
@@ -107,19 +94,22 @@ void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n
     }
     size_t stride = (size_t)len;
     double *x = k ? calloc(stride * (size_t)(2 * k + 3), sizeof(*x)) : NULL;
-    if (!x) {   /* none, or no memory: no pool */
+    int64_t *stamps = x ? malloc(stride * sizeof(*stamps)) : NULL;
+    if (!stamps) {   /* none, or no memory: no pool */
+        free(x);
         free(b);
         return;
     }
     double *u = x + stride, ss = 0;
-    cols = pool_columns(b, k, x, u, stride, &len);
-    rank = residual_of(u, stride, cols, len, x);
+    cols = pool_columns(b, k, x, u, stamps, stride, &len);
+    rank = tb_meter_residual(u, stride, cols, len, x);
     for (int i = 0; i < len; i++)
         ss += x[i] * x[i];
     if (len > rank) {
         m->pooled_df = (size_t)(len - rank);
         m->pooled_rel_sd = sqrt(ss / (double)(len - rank));
     }
+    free(stamps);
     free(x);
     free(b);
 }
