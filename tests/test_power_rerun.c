@@ -375,19 +375,27 @@ static void test_a_first_switch_is_kept(void **state)
 /* One log of vec16 on host lab started at stamp (YYYYMMDDTHHMMSSZ), one row of a night of
  * cycles cycles whose mean's relative sd is sd_mean, its energy_ratio_ci95 t(t_df) times that;
  * where df > 0 the log has the energy_ratio_df column and the row says df there. */
-static void df_log(const char *dir, const char *stamp, int cycles, double sd_mean, double t_df,
-                   double df)
+static void df_log_text(const char *dir, const char *stamp, int cycles, double sd_mean,
+                        double t_df, const char *df)
 {
     char name[128], text[2048], row[256];
     vec16_row(row, sizeof(row), 1.2, 1.2 * sd_mean * tb_t95_df(t_df), 0.18, cycles, 0);
-    if (df > 0)   /* the same row, its degrees after the last column */
-        snprintf(strchr(row, '\n'), sizeof(row) - strlen(row), ",%g\n", df);
+    if (df)   /* the same row, its degrees after the last column */
+        snprintf(strchr(row, '\n'), sizeof(row) - strlen(row), ",%s\n", df);
     snprintf(name, sizeof(name), "lab_lab-h200_%s.csv.gz", stamp);
     snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
              "# run_id: lab_lab-h200_%s\n# images_sha256: " IMAGES "\n# host: lab\n"
-             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n%.*s%s\n%s# end: complete\n",
-             stamp, (int)strlen(HEADER) - 1, HEADER, df > 0 ? ",energy_ratio_df" : "", row);
+             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n%.*s%s\n%s%s# end: complete\n",
+             stamp, (int)strlen(HEADER) - 1, HEADER, df ? ",energy_ratio_df" : "", row, row);
     free(th_write(dir, name, text));
+}
+
+static void df_log(const char *dir, const char *stamp, int cycles, double sd_mean, double t_df,
+                   double df)
+{
+    char text[32];
+    snprintf(text, sizeof(text), "%g", df);
+    df_log_text(dir, stamp, cycles, sd_mean, t_df, df > 0 ? text : NULL);
 }
 
 /* The per-cycle spread the reader reads back from one row (tb_rerun_sd's within_rel_sd, the
@@ -438,6 +446,45 @@ static void test_each_row_read_with_its_own_degrees(void **state)
                     1e-12);
 }
 
+/* #57, the review: an energy_ratio_df that is no whole number of degrees from 1 to
+ * TB_LOG_RATIO_DF_MAX (a hand edit, a broken writer) is no figure: the row is read by its
+ * log's start (here after #57's definition: one kernel's 2n - 2 at two cycles), and the log
+ * says so once, naming its file, the line and the column. Before: 1e6 was read at t = 1.96
+ * (the per-cycle spread 0.439% where the date's t(2) gives 0.239%, 1.84x), 0.5 and 0.01 at
+ * t(1) while within_df kept them, 0, -3, nan, inf and abc fell back without a word. A whole
+ * 3 is read as it is, without a word. */
+static void test_degrees_that_cannot_be(void **state)
+{
+    const char *bad[] = { "1e6", "0.5", "0.01", "0", "-3", "nan", "inf", "abc", "2.5",
+                          "8193" };
+    const double sd = 0.002, b = 1 - 2 / (9 * 2.0), want = sd / pow(b, 1.5);
+    for (size_t k = 0; k <= sizeof(bad) / sizeof(bad[0]); k++) {
+        bool ok = k == sizeof(bad) / sizeof(bad[0]);
+        char *dir = th_tmpdir();
+        df_log_text(dir, "20261207T220000Z", 2, sd / sqrt(2), ok ? 3 : 2, ok ? "3" : bad[k]);
+        th_stderr_begin();
+        struct tb_rerun *r = learn(dir);
+        char *err = th_stderr_end();
+        struct tb_log_rec me;
+        me_vec16(&me);
+        struct tb_rerun_sd out;
+        tb_rerun_sd(r, &me, &pc, &out);
+        tb_rerun_free(r);
+        double read_df = ok ? 3 : 2, w = ok ? sd / pow(1 - 2 / 27.0, 1.5) : want;
+        const char *said = strstr(err, "energy_ratio_df");
+        bool once = said && !strstr(said + 1, "energy_ratio_df") &&
+                    strstr(err, "lab_lab-h200_20261207T220000Z.csv.gz:8: column ");
+        if (fabs(out.within_df - read_df) > 1e-9 || fabs(out.within_rel_sd / w - 1) > 1e-6 ||
+            (ok ? said != NULL : !once))
+            th_fail("energy_ratio_df '%s': read at %g degrees (%g wanted), sd %.6f%% (%.6f%%); "
+                    "said: %s", ok ? "3" : bad[k], out.within_df, read_df,
+                    100 * out.within_rel_sd, 100 * w, err);
+        free(err);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +501,7 @@ int main(void)
         TH_TEST(test_a_two_state_card_takes_its_own_bound),
         TH_TEST(test_a_first_switch_is_kept),
         TH_TEST(test_each_row_read_with_its_own_degrees),
+        TH_TEST(test_degrees_that_cannot_be),
     };
     return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
 }
