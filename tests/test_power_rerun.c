@@ -446,22 +446,23 @@ static void test_each_row_read_with_its_own_degrees(void **state)
                     1e-12);
 }
 
-/* #57, the review: an energy_ratio_df that is no whole number of degrees from 1 to
+/* #57, the review: an energy_ratio_df that is no number of degrees from 1 to
  * TB_LOG_RATIO_DF_MAX (a hand edit, a broken writer) is no figure: the row is read by its
  * log's start (here after #57's definition: one kernel's 2n - 2 at two cycles), and the log
  * says so once, naming its file, the line and the column. Before: 1e6 was read at t = 1.96
  * (the per-cycle spread 0.439% where the date's t(2) gives 0.239%, 1.84x), 0.5 and 0.01 at
- * t(1) while within_df kept them, 0, -3, nan, inf and abc fell back without a word. A whole
- * 3 is read as it is, without a word. */
+ * t(1) while within_df kept them, 0, -3, nan, inf and abc fell back without a word. The lag
+ * floor's 1.31579 (six cycles: meter_figures.c) is read as it is, without a word. */
 static void test_degrees_that_cannot_be(void **state)
 {
-    const char *bad[] = { "1e6", "0.5", "0.01", "0", "-3", "nan", "inf", "abc", "2.5",
+    const char *bad[] = { "1e6", "0.5", "0.01", "0", "-3", "nan", "inf", "abc", "0.999",
                           "8193" };
     const double sd = 0.002, b = 1 - 2 / (9 * 2.0), want = sd / pow(b, 1.5);
     for (size_t k = 0; k <= sizeof(bad) / sizeof(bad[0]); k++) {
         bool ok = k == sizeof(bad) / sizeof(bad[0]);
         char *dir = th_tmpdir();
-        df_log_text(dir, "20261207T220000Z", 2, sd / sqrt(2), ok ? 3 : 2, ok ? "3" : bad[k]);
+        df_log_text(dir, "20261207T220000Z", 2, sd / sqrt(2), ok ? 1.31579 : 2,
+                    ok ? "1.31579" : bad[k]);
         th_stderr_begin();
         struct tb_rerun *r = learn(dir);
         char *err = th_stderr_end();
@@ -470,14 +471,15 @@ static void test_degrees_that_cannot_be(void **state)
         struct tb_rerun_sd out;
         tb_rerun_sd(r, &me, &pc, &out);
         tb_rerun_free(r);
-        double read_df = ok ? 3 : 2, w = ok ? sd / pow(1 - 2 / 27.0, 1.5) : want;
+        double read_df = ok ? 1.31579 : 2,
+               w = ok ? sd / pow(1 - 2 / (9 * 1.31579), 1.5) : want;
         const char *said = strstr(err, "energy_ratio_df");
         bool once = said && !strstr(said + 1, "energy_ratio_df") &&
                     strstr(err, "lab_lab-h200_20261207T220000Z.csv.gz:8: column ");
         if (fabs(out.within_df - read_df) > 1e-9 || fabs(out.within_rel_sd / w - 1) > 1e-6 ||
             (ok ? said != NULL : !once))
             th_fail("energy_ratio_df '%s': read at %g degrees (%g wanted), sd %.6f%% (%.6f%%); "
-                    "said: %s", ok ? "3" : bad[k], out.within_df, read_df,
+                    "said: %s", ok ? "1.31579" : bad[k], out.within_df, read_df,
                     100 * out.within_rel_sd, 100 * w, err);
         free(err);
         th_rmtree(dir);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/stats.h"
@@ -72,8 +73,9 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * at two cycles, t by interpolation in 1 / df 5.33 where t(1.78) is 4.86) covered 97.8% of
  * ideal normal nights at two cycles (doc/results/meter-sim-2026-12-07f.md); this one covers
  * 95% at two, three and five cycles without a drift (below six a drift enters the residual:
- * wider), and at twelve with a drift or none (at six the ratios' lag
- * floor, lag_var, 97.6%: tests/test_meter_truth.c), less where
+ * wider); from six the ratios' lag floor (lag_var) at its own degrees makes it
+ * deliberately conservative, 98.3% at six and 97.05% at twelve with a drift or none
+ * (tests/test_meter_truth.c), less where
  * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
  * 93.6% at twice, the two-level model at two to five cycles). */
 
@@ -271,12 +273,23 @@ double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_
  * What a reading shared by two neighbouring blocks adds (an averaging sensor's inversion
  * and an energy counter read at each block's edges: the kernel block and the copy beside
  * it move in opposite ways, neighbouring ratios together) is in it; the blocks'
- * (tb_meter_blocks_ss: independent blocks) is not, so the larger is taken. */
+ * (tb_meter_blocks_ss: independent blocks) is not, so the larger is taken.
+ * Its degrees of freedom into *df: S0 + 2 S1 is x'Qx, x the n ratios, Q = C A C with C the
+ * centring I - J / n and A ones on the diagonal and beside it; where cycles are independent
+ * of one variance sigma^2 (normal) its mean is sigma^2 tr Q and its variance 2 sigma^4
+ * tr Q^2, the moments of a scaled chi-square of (tr Q)^2 / tr Q^2 degrees (Satterthwaite,
+ * Biometrics Bull. 2 (1946) 110-114; Box, Ann. Math. Statist. 25 (1954) 290-302): 1.32 at
+ * six cycles, 3.27 at twelve, 12.6 at forty (about n / 3.1 beyond), where the residual's
+ * are 2n - 3 to 3n - 3. A row the floor sets takes its t at these degrees and says them
+ * (energy_ratio_df), so that the rerun learner weighs its variance as the few it has: two
+ * kernels over ideal nights, the row's interval then held 97.70% at six cycles and 97.48%
+ * at twelve (97.06% and 96.52% at the residual's t; tests/test_power_rerun_kernels.c). */
 #define TB_METER_LAG_MIN 6
-static double lag_var(const struct tb_meter_track *t)
+static double lag_var(const struct tb_meter_track *t, double *df)
 {
     double x[TB_METER_MAX_CYCLES], mean = 0, s0 = 0, s1 = 0;
     int n = 0;
+    *df = 0;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
         if (isfinite(t->ratio[i]))
             mean += x[n++] = t->ratio[i];
@@ -288,22 +301,39 @@ static double lag_var(const struct tb_meter_track *t)
         if (i + 1 < n)
             s1 += (x[i] - mean) * (x[i + 1] - mean);
     }
+    /* Q_ij = A_ij - (r_i + r_j) / n + R / n^2, r_i A's row sums (2 at the ends, 3 between),
+     * R = 3n - 2 their sum; tr Q = n - R / n */
+    double R = 3.0 * n - 2, q2 = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double ri = i == 0 || i == n - 1 ? 2 : 3, rj = j == 0 || j == n - 1 ? 2 : 3;
+            double q = (abs(i - j) <= 1) - (ri + rj) / n + R / ((double)n * n);
+            q2 += q * q;
+        }
+    *df = (n - R / n) * (n - R / n) / q2;
     return (s0 + 2 * s1) / ((double)n * (n - 3)) / (mean * mean);
 }
 
-/* The relative variance of t's mean ratio, a block's variance s2 (the track's own where s2 is
- * NAN, its df into *df) times |a|^2, never below what the ratios' lag-1 autocovariance gives;
- * NAN with fewer than two ratios. */
+/* The relative variance of t's mean ratio and its estimate's degrees of freedom (*df): a
+ * block's variance s2 of s2_df degrees (the track's own residual's where s2 is NAN) times
+ * |a|^2, or what the ratios' lag-1 autocovariance gives (lag_var) where that is larger, at
+ * its own degrees; NAN with fewer than two ratios. */
 static double mean_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                       double s2, double *df)
+                       double s2, double s2_df, double *df)
 {
-    double a2, ss = tb_meter_blocks_ss(t, ref, df, &a2);
+    double a2, dl, ss = tb_meter_blocks_ss(t, ref, df, &a2);
     if (isnan(s2))
         s2 = *df > 0 ? ss / *df : NAN;
+    else
+        *df = s2_df;
     if (!isfinite(s2) || !isfinite(a2))
         return NAN;
-    double v = a2 * s2, lag = lag_var(t);
-    return isfinite(lag) && lag > v ? lag : v;
+    double v = a2 * s2, lag = lag_var(t, &dl);
+    if (lag > v) {
+        *df = dl;
+        return lag;
+    }
+    return v;
 }
 
 /* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
@@ -331,9 +361,7 @@ static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t
     if (pooled)
         s2 = m->pooled_rel_sd * m->pooled_rel_sd;
     /* the per-cycle spread whose s^2 / n is the mean's variance (shared copy blocks too) */
-    double v = mean_var(t, ref, s2, &df);
-    if (pooled)
-        df = (double)m->pooled_df;
+    double v = mean_var(t, ref, s2, (double)m->pooled_df, &df);
     if (isfinite(v) && t->n > 0)
         sd = sqrt(v * t->n);
     double hw = tb_rerun_halfwidth(bw, sd, df, t->n);
@@ -363,12 +391,13 @@ static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *
 {
     double df, dfp;
     tb_meter_rel_ci(t->ratio, t->n, mean);
-    double v = mean_var(t, ref, NAN, &df), own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
+    double v = mean_var(t, ref, NAN, 0, &df), own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
     bool pool = m->pooled_df > 0 && isfinite(m->pooled_rel_sd) && t->n >= 2;
-    double vp = pool ? mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd, &dfp) : NAN;
-    double pooled = isfinite(vp) ? tb_t95_df((double)m->pooled_df) * sqrt(vp) : NAN;
+    double vp = pool ? mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd,
+                                (double)m->pooled_df, &dfp) : NAN;
+    double pooled = isfinite(vp) ? tb_t95_df(dfp) * sqrt(vp) : NAN;
     bool take_own = !pool || (isfinite(own) && !(own <= pooled));
-    *t_df = take_own ? (isfinite(own) ? df : NAN) : isfinite(pooled) ? (double)m->pooled_df : NAN;
+    *t_df = take_own ? (isfinite(own) ? df : NAN) : isfinite(pooled) ? dfp : NAN;
     return take_own ? own : pooled;
 }
 

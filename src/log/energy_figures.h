@@ -35,7 +35,7 @@
     X(energy_ratio,            POS,    1e4) \
     X(energy_ratio_ci95,       POS,    1e4) /* the cycles' interval of the mean */ \
     X(energy_ratio_df,         POS,    TB_LOG_RATIO_DF_MAX) /* its t's degrees of \
-                                             * freedom, whole (logread.c, ratio_df); NAN \
+                                             * freedom, from 1 (logread.c, ratio_df); NAN \
                                              * in logs before the column (the reader's \
                                              * rule: rerun.c, tb_rerun_row_df) */ \
     X(energy_ratio_rerun_ci95, POS,    1e4) /* another night's; the reader's falls back to \

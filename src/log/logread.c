@@ -179,8 +179,9 @@ static bool ci95_welch(const struct reader *rd, const char *row_run_id)
            (long long)t < TB_LOG_CI95_RESIDUAL_SINCE;
 }
 
-/* energy_ratio_df as the meter writes it: a whole number of degrees from 1 to
- * TB_LOG_RATIO_DF_MAX. Any other text (1e6, 0.5, 0, -3, nan, inf, abc) is no figure: t(0.5)
+/* energy_ratio_df as the meter writes it: degrees from 1 to TB_LOG_RATIO_DF_MAX (whole but
+ * for the lag-1 floor's, 1.32 and up: meter_figures.c, lag_var). Any other text (1e6, 0.5,
+ * 0, -3, nan, inf, abc) is no figure: t(0.5)
  * would be read as t(1) (tb_t95_df's floor) and 1e6 as the normal's 1.96, each silently
  * misweighing the row's own variance in the rerun learner; said once per log, the row read
  * by its log's start as a log without the column (tb_rerun_row_df). An empty field is none
@@ -190,14 +191,14 @@ static void ratio_df(struct reader *rd, struct tb_log_rec *r)
     int c = rd->col[TB_LR_energy_ratio_df];
     const char *t = c >= 0 ? rd->fields[c] : "";
     double v = num(t);
-    if (!t[0] || (v >= 1 && v <= TB_LOG_RATIO_DF_MAX && v == floor(v)))
+    if (!t[0] || (v >= 1 && v <= TB_LOG_RATIO_DF_MAX))
         return;
     r->energy_ratio_df = NAN;
     if (rd->bad_df++)
         return;
     char a[64];
-    warning("%s: %s:%ld: column %d 'energy_ratio_df': '%s' is not a whole number of degrees "
-            "from 1 to %d; such rows are read by the log's start (Welch-Satterthwaite's degrees "
+    warning("%s: %s:%ld: column %d 'energy_ratio_df': '%s' is not a number of degrees from 1 "
+            "to %d; such rows are read by the log's start (Welch-Satterthwaite's degrees "
             "before 2026-12-07T21:05:54Z, one kernel's 2n - 2 and 2n - 3 after)", rd->s->who,
             rd->path, rd->lineno, c + 1, tb_table_clean(a, sizeof(a), t), TB_LOG_RATIO_DF_MAX);
 }
