@@ -375,19 +375,28 @@ static void test_a_first_switch_is_kept(void **state)
 /* One log of vec16 on host lab started at stamp (YYYYMMDDTHHMMSSZ), one row of a night of
  * cycles cycles whose mean's relative sd is sd_mean, its energy_ratio_ci95 t(t_df) times that;
  * where df > 0 the log has the energy_ratio_df column and the row says df there. */
-static void df_log_text(const char *dir, const char *stamp, int cycles, double sd_mean,
-                        double t_df, const char *df)
+static void sys_log(const char *dir, const char *stamp, int cycles, double sd_mean,
+                    double t_df, const char *df, double sys)
 {
     char name[128], text[2048], row[256];
-    vec16_row(row, sizeof(row), 1.2, 1.2 * sd_mean * tb_t95_df(t_df), 0.18, cycles, 0);
-    if (df)   /* the same row, its degrees after the last column */
-        snprintf(strchr(row, '\n'), sizeof(row) - strlen(row), ",%s\n", df);
+    double cyc = sd_mean * tb_t95_df(t_df);
+    vec16_row(row, sizeof(row), 1.2, 1.2 * (sys > 0 ? hypot(cyc, sys) : cyc), 0.18, cycles, 0);
+    if (df)   /* the same row, its degrees (and its systematic part) after the last column */
+        snprintf(strchr(row, '\n'), sizeof(row) - strlen(row), sys > 0 ? ",%s,%.6g\n" :
+                 ",%s\n", df, 1.2 * sys);
     snprintf(name, sizeof(name), "lab_lab-h200_%s.csv.gz", stamp);
     snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
              "# run_id: lab_lab-h200_%s\n# images_sha256: " IMAGES "\n# host: lab\n"
              "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n%.*s%s\n%s%s# end: complete\n",
-             stamp, (int)strlen(HEADER) - 1, HEADER, df ? ",energy_ratio_df" : "", row, row);
+             stamp, (int)strlen(HEADER) - 1, HEADER, !df ? "" : sys > 0 ?
+             ",energy_ratio_df,energy_ratio_sys_ci95" : ",energy_ratio_df", row, row);
     free(th_write(dir, name, text));
+}
+
+static void df_log_text(const char *dir, const char *stamp, int cycles, double sd_mean,
+                        double t_df, const char *df)
+{
+    sys_log(dir, stamp, cycles, sd_mean, t_df, df, 0);
 }
 
 static void df_log(const char *dir, const char *stamp, int cycles, double sd_mean, double t_df,
@@ -487,6 +496,35 @@ static void test_degrees_that_cannot_be(void **state)
     }
 }
 
+/* #57, the review: energy_ratio_ci95 holds the cycles' part and the systematic one (the
+ * sensor constants, the register's step, the model's floor: energy_ratio_sys_ci95), and only
+ * the cycles' part is t(df) times the night's own sd. A row of a cycles' part of 0.17% beside
+ * a systematic 0.10% is read back as the cycles' part alone; before, the whole was divided
+ * by t(df) and the own variance read (0.17^2 + 0.10^2) / 0.17^2 = 1.35x high. A log without
+ * the column is read as before, the whole as the cycles'. */
+static void test_own_variance_without_the_systematic_part(void **state)
+{
+    const double cyc = 0.0017, sys = 0.0010, sd = cyc / tb_t95_df(2) * sqrt(2);
+    const double want = sd / pow(1 - 2 / (9 * 2.0), 1.5);
+    for (int with = 1; with >= 0; with--) {
+        char *dir = th_tmpdir();
+        sys_log(dir, "20261208T010000Z", 2, sd / sqrt(2), 2, with ? "2" : NULL, sys);
+        struct tb_rerun *r = learn(dir);
+        struct tb_log_rec me;
+        me_vec16(&me);
+        struct tb_rerun_sd out;
+        tb_rerun_sd(r, &me, &pc, &out);
+        tb_rerun_free(r);
+        th_rmtree(dir);
+        free(dir);
+        double w = with ? want : want * hypot(cyc, sys) / cyc;
+        if (fabs(out.within_rel_sd / w - 1) > 1e-4)
+            th_fail("%s energy_ratio_sys_ci95: per-cycle sd %.6f%% read back, %.6f%% wanted "
+                    "(the variance %.3fx)", with ? "with" : "without", 100 * out.within_rel_sd,
+                    100 * w, pow(out.within_rel_sd / w, 2));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +542,7 @@ int main(void)
         TH_TEST(test_a_first_switch_is_kept),
         TH_TEST(test_each_row_read_with_its_own_degrees),
         TH_TEST(test_degrees_that_cannot_be),
+        TH_TEST(test_own_variance_without_the_systematic_part),
     };
     return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
 }

@@ -267,6 +267,30 @@ static void test_row_says_its_degrees(void **state)
     assert_true(isnan(copy.energy_ratio_df));
 }
 
+/* The row's systematic part (energy_ratio_sys_ci95) is its track's sys_rel in the ratio's
+ * units, and energy_ratio_ci95 its root sum of squares with the cycles' part; empty (NAN)
+ * where the track has none and for the copy. */
+static void test_row_says_its_systematic_part(void **state)
+{
+    static struct tb_meter_track tr[1 + KERNELS];
+    struct tb_power_cfg pc = { .max_rel_ci = 1, .target_rel_ci = 1, .max_power_w = 1e3 };
+    struct tb_meter m = { .pc = &pc, .steady = true };
+    const double truth[KERNELS] = { 0.8, 1.3 };
+    unsigned long long seed = 5748;
+    struct tb_meter_result bare[KERNELS], out[KERNELS], copy;
+    ideal_blocks(tr, 4, truth, 1e-3, &seed);
+    interleaved_night(&m, tr, 4, bare);
+    tr[1].sys_rel = 0.001;
+    interleaved_night(&m, tr, 4, out);
+    th_assert_close(out[0].energy_ratio_sys_ci95, 0.001 * out[0].energy_ratio, 1e-15);
+    th_assert_close(out[0].energy_ratio_ci95, hypot(bare[0].energy_ratio_ci95,
+                                                    0.001 * out[0].energy_ratio), 1e-15);
+    assert_true(isnan(out[1].energy_ratio_sys_ci95));
+    struct tb_meter_end end = { 0 };
+    tb_meter_figures(&m, &tr[0], &tr[0], true, NAN, NAN, &end, NULL, &copy);
+    assert_true(isnan(copy.energy_ratio_sys_ci95));
+}
+
 /* ---- past the copy's track: nights as the meter stores them (meter.c, kernel_pair) ---- */
 
 #define MAX_K 6
@@ -398,6 +422,7 @@ int main(void)
         TH_TEST(test_two_kernels_coverage),
         TH_TEST(test_two_kernels_pool_degrees),
         TH_TEST(test_row_says_its_degrees),
+        TH_TEST(test_row_says_its_systematic_part),
         TH_TEST(test_pool_past_the_copy_track),
         TH_TEST(test_drift_past_the_copy_track),
     };

@@ -606,6 +606,7 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
         for (int k = TB_METER_CI_TAU; k < TB_METER_CI_PARTS; k++)
             o->ratio_ci_part[k] = t->sys_rel > 0 ? t->sys_part[k] : 0;
         o->energy_ratio_ci95 = rr * o->energy_ratio;
+        o->energy_ratio_sys_ci95 = t->sys_rel > 0 ? t->sys_rel * o->energy_ratio : NAN;
         o->energy_ratio_rerun_ci95 = rerun_rel(m, t, ref, bw, rr, between_ratio)
                                      * o->energy_ratio;
         rel = hypot(rr, copy_rel);

@@ -38,6 +38,8 @@
                                              * freedom, from 1 (logread.c, ratio_df); NAN \
                                              * in logs before the column (the reader's \
                                              * rule: rerun.c, tb_rerun_row_df) */ \
+    X(energy_ratio_sys_ci95,   POS,    1e4) /* energy_ratio_ci95's part the cycles do \
+                                             * not average; NAN: none, or a log before it */ \
     X(energy_ratio_rerun_ci95, POS,    1e4) /* another night's; the reader's falls back to \
                                              * energy_ratio_ci95 in logs before it */ \
     X(gbps_per_w,              POS,    1e5) \

@@ -29,7 +29,7 @@ struct tb_row;
     X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false) X(power_note, false) \
     X(energy_ratio, false) X(energy_ratio_ci95, false) X(gpu_temp_c, false) \
     X(power_capped_blocks, false) X(power_cycles, false) X(energy_ratio_rerun_ci95, false) \
-    X(energy_ratio_df, false)
+    X(energy_ratio_df, false) X(energy_ratio_sys_ci95, false)
 
 enum tb_logread_col {
 #define TB_LR_ENUM(name, req) TB_LR_##name,
@@ -73,7 +73,8 @@ struct tb_log_rec {
     int bx, by;
     double gbps, frac_peak, frac_copy, rel_sem;
     /* The energy figures the reader keeps (energy_figures.h's POS, SIGNED and COUNT ones:
-     * energy_ratio and its energy_ratio_ci95 (the cycles', its t's degrees energy_ratio_df) and
+     * energy_ratio and its energy_ratio_ci95 (the cycles', its t's degrees energy_ratio_df,
+     * with the systematic part energy_ratio_sys_ci95) and
      * energy_ratio_rerun_ci95 (where a rerun on another night lands), gbps_per_w, j_per_gb,
      * dyn_pj_per_byte and their _ci95, power_cycles, gpu_temp_c), named and meant as their log
      * columns; NAN none (power_cycles 0). One fallback: in logs from before
