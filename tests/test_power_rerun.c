@@ -82,14 +82,16 @@ static void test_spread_pulled_toward_the_settings(void **state)
 }
 
 /* The same nights, each with cycles whose own interval explains their whole spread (a run's
- * mean has variance (ci / t)^2, t by tb_rerun_cycles_df): nothing beyond the cycles is learned for the ratio
+ * mean has variance (ci / t)^2, t at its definition's degrees: these logs of November 2026,
+ * without energy_ratio_df, Welch-Satterthwaite's): nothing beyond the cycles is learned for
+ * the ratio
  * (the setting's weight alone is left, shrunk by three runs that saw nothing more); J/GB's
  * logged interval already holds such a term, so its spread is taken whole. */
 static void test_spread_the_cycles_explain_teaches_nothing(void **state)
 {
     int cycles = 4;
     double e1 = exp(0.01), s = sd_of_steps(0.01);
-    double c = s * tb_t95((size_t)tb_rerun_cycles_df(cycles));
+    double c = s * tb_t95_df(tb_rerun_cycles_df_welch(cycles));
     const double ratio[] = { 1, e1, 1, e1 }, ci[] = { c, c, c, c };
     struct tb_rerun_sd sd;
     nights(ratio, ci, ratio, 4, cycles, &sd);
@@ -186,18 +188,18 @@ static void test_pooled_degrees_of_freedom(void **state)
     const double a[] = { 1.000, 1.003, 0.998, 1.002, 0.999 }, b[] = { 2.000, 2.004, 1.997 };
     int n = 0;
     for (int i = 0; i < 5; i++)
-        v[n++] = (struct tb_rerun_run){ 0, a[i], a[i], 1e-12, 4 };
+        v[n++] = (struct tb_rerun_run){ 0, a[i], a[i], 1e-12, 4, 2 * 4 - 2 };
     for (int i = 0; i < 3; i++)
-        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4 };
+        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4, 2 * 4 - 2 };
     tb_rerun_pool(v, (size_t)n, &pc, &sd);
     assert_int_equal(sd.pairs, 6);
     th_assert_close(sd.ratio_df, 32.0 / 11.0 + 8.0 / 5.0, 1e-12);
     const double c[] = { 1.000, 1.003, 0.998, 9000, 1.002, 0.999 };
     n = 0;
     for (int i = 0; i < 6; i++)
-        v[n++] = (struct tb_rerun_run){ 0, c[i], c[i], 1e-12, 4 };
+        v[n++] = (struct tb_rerun_run){ 0, c[i], c[i], 1e-12, 4, 2 * 4 - 2 };
     for (int i = 0; i < 3; i++)
-        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4 };
+        v[n++] = (struct tb_rerun_run){ 1, b[i], b[i], 1e-12, 4, 2 * 4 - 2 };
     tb_rerun_pool(v, (size_t)n, &pc, &sd);
     assert_int_equal(sd.pairs, 7);
     th_assert_close(sd.ratio_df, (50.0 / 14.0 + 8.0 / 5.0) * 5.0 / 7.0, 1e-12);
@@ -257,7 +259,7 @@ static void test_prior_only_interval_carries_its_uncertainty(void **state)
     /* five runs 0.3% apart in turn: learned alone, its own degrees of freedom */
     struct tb_rerun_run v[5];
     for (int i = 0; i < 5; i++)
-        v[i] = (struct tb_rerun_run){ 0, i % 2 ? 1.003 : 1.0, 1.0, 1e-12, 4 };
+        v[i] = (struct tb_rerun_run){ 0, i % 2 ? 1.003 : 1.0, 1.0, 1e-12, 4, 2 * 4 - 2 };
     tb_rerun_pool(v, 5, &pc, &sd);
     th_assert_close(sd.ratio_df, 32.0 / 11.0, 1e-12);
 }
@@ -275,7 +277,7 @@ static void test_a_two_state_card_keeps_its_switches(void **state)
     double ss = 0, prev = 0;
     for (int i = 0; i < 13; i++) {
         double x = 1.2 * (st[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
-        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4, 2 * 4 - 2 };
         if (i)
             ss += pow(log(x / prev), 2);
         prev = x;
@@ -289,7 +291,7 @@ static void test_a_two_state_card_keeps_its_switches(void **state)
      * one it stands in for (the sixth to the seventh) is not there */
     double gone = pow(log(v[6].ratio / v[5].ratio), 2);
     memmove(v + 7, v + 6, 7 * sizeof(v[0]));
-    v[6] = (struct tb_rerun_run){ 0, 9000, 9000, 1e-12, 4 };
+    v[6] = (struct tb_rerun_run){ 0, 9000, 9000, 1e-12, 4, 2 * 4 - 2 };
     tb_rerun_pool(v, 14, &pc, &sd);
     assert_int_equal(sd.pairs, 13);
     th_assert_close(sd.ratio, sqrt((ss - gone) / 22), 1e-9);
@@ -310,7 +312,7 @@ static void test_a_two_state_card_takes_its_own_bound(void **state)
     double hi = 0, prev = 0, ss = 0;
     for (int i = 0; i < 25; i++) {
         double x = 1.2 * (st[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
-        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4, 2 * 4 - 2 };
         if (i) {
             hi = fmax(hi, fabs(log(x / prev)));
             ss += pow(log(x / prev), 2);
@@ -337,7 +339,7 @@ static void test_a_two_state_card_takes_its_own_bound(void **state)
     hi = 0;
     for (int i = 0; i < 25; i++) {
         double x = 1.2 * (st2[i] ? 1.02 : 1.0) * (1 + 0.0005 * ((i * 7) % 5 - 2));
-        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4 };
+        v[i] = (struct tb_rerun_run){ 0, x, x, 1e-12, 4, 2 * 4 - 2 };
         if (i)
             hi = fmax(hi, fabs(log(x / v[i - 1].ratio)));
     }
@@ -358,7 +360,7 @@ static void test_a_first_switch_is_kept(void **state)
     struct tb_rerun_run v[4];
     double ss = 0;
     for (int i = 0; i < 4; i++) {
-        v[i] = (struct tb_rerun_run){ 0, x[i], x[i], 1e-12, 4 };
+        v[i] = (struct tb_rerun_run){ 0, x[i], x[i], 1e-12, 4, 2 * 4 - 2 };
         ss += i ? pow(log(x[i] / x[i - 1]), 2) : 0;
     }
     struct tb_rerun_sd sd;
@@ -368,6 +370,159 @@ static void test_a_first_switch_is_kept(void **state)
     double hw = tb_rerun_halfwidth(&sd, 1e-4, 30, 4);
     if (!(hw > log(1.04)))
         th_fail("a first switch of 3.9%%: the next night's interval +-%.2f%%", 100 * hw);
+}
+
+/* One log of vec16 on host lab started at stamp (YYYYMMDDTHHMMSSZ), one row of a night of
+ * cycles cycles whose mean's relative sd is sd_mean, its energy_ratio_ci95 t(t_df) times that;
+ * where df > 0 the log has the energy_ratio_df column and the row says df there. */
+static void sys_log(const char *dir, const char *stamp, int cycles, double sd_mean,
+                    double t_df, const char *df, double sys)
+{
+    char name[128], text[2048], row[256];
+    double cyc = sd_mean * tb_t95_df(t_df);
+    vec16_row(row, sizeof(row), 1.2, 1.2 * (sys > 0 ? hypot(cyc, sys) : cyc), 0.18, cycles, 0);
+    if (df)   /* the same row, its degrees (and its systematic part) after the last column */
+        snprintf(strchr(row, '\n'), sizeof(row) - strlen(row), sys > 0 ? ",%s,%.6g\n" :
+                 ",%s\n", df, 1.2 * sys);
+    snprintf(name, sizeof(name), "lab_lab-h200_%s.csv.gz", stamp);
+    snprintf(text, sizeof(text), "# transpose-bench: 0.1.0\n# log_format: 1\n"
+             "# run_id: lab_lab-h200_%s\n# images_sha256: " IMAGES "\n# host: lab\n"
+             "# board: lab-h200, peak 4800.0 GB/s, has a GPU\n%.*s%s\n%s%s# end: complete\n",
+             stamp, (int)strlen(HEADER) - 1, HEADER, !df ? "" : sys > 0 ?
+             ",energy_ratio_df,energy_ratio_sys_ci95" : ",energy_ratio_df", row, row);
+    free(th_write(dir, name, text));
+}
+
+static void df_log_text(const char *dir, const char *stamp, int cycles, double sd_mean,
+                        double t_df, const char *df)
+{
+    sys_log(dir, stamp, cycles, sd_mean, t_df, df, 0);
+}
+
+static void df_log(const char *dir, const char *stamp, int cycles, double sd_mean, double t_df,
+                   double df)
+{
+    char text[32];
+    snprintf(text, sizeof(text), "%g", df);
+    df_log_text(dir, stamp, cycles, sd_mean, t_df, df > 0 ? text : NULL);
+}
+
+/* The per-cycle spread the reader reads back from one row (tb_rerun_sd's within_rel_sd, the
+ * median of one over its bias at the row's degrees), and those degrees (within_df). */
+static double within_of(const char *stamp, int cycles, double sd, double t_df, double df,
+                        double *within_df)
+{
+    char *dir = th_tmpdir();
+    df_log(dir, stamp, cycles, sd / sqrt(cycles), t_df, df);
+    struct tb_rerun *r = learn(dir);
+    struct tb_log_rec me;
+    me_vec16(&me);
+    struct tb_rerun_sd out;
+    tb_rerun_sd(r, &me, &pc, &out);
+    tb_rerun_free(r);
+    th_rmtree(dir);
+    free(dir);
+    *within_df = out.within_df;
+    return out.within_rel_sd;
+}
+
+/* #57: each row's energy_ratio_ci95 is read back with the degrees its t had. A size of two
+ * kernels interleaved over two cycles took t(4) (3n - 2), which the row says
+ * (energy_ratio_df); read with one kernel's t(2) its per-cycle spread came back
+ * t(4) / t(2) = 0.65x. A log without the column is read by its start: from #57's definition
+ * on (2026-12-07T21:05:54Z) one kernel's 2n - 2; before it Welch-Satterthwaite's degrees
+ * (1.78 at two cycles: read with t(2) the spread came back 1.24x, its variance 53% high).
+ * The spread read back is the row's over the median's bias at those degrees,
+ * (1 - 2 / (9 df))^(3/2) (rerun.c, median_var). */
+static void test_each_row_read_with_its_own_degrees(void **state)
+{
+    const double sd = 0.002;
+    const struct { const char *stamp; double t_df, df, read_df; } c[] = {
+        { "20261207T220000Z", 4, 4, 4 },   /* interleaved, the column said */
+        { "20261207T220000Z", 2, 0, 2 },   /* no column, #57's definition */
+        { "20261120T010000Z", tb_rerun_cycles_df_welch(2), 0, tb_rerun_cycles_df_welch(2) },
+        { "20261207T210553Z", tb_rerun_cycles_df_welch(2), 0, tb_rerun_cycles_df_welch(2) },
+    };
+    for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+        double wdf, w = within_of(c[k].stamp, 2, sd, c[k].t_df, c[k].df, &wdf);
+        double b = 1 - 2 / (9 * c[k].read_df), want = sd / pow(b, 1.5);
+        if (fabs(w / want - 1) > 1e-6 || fabs(wdf - c[k].read_df) > 1e-9)
+            th_fail("%s, t(%.2f), column %g: per-cycle sd %.6f%% of %.2f degrees read back, "
+                    "%.6f%% of %.2f wanted", c[k].stamp, c[k].t_df, c[k].df, 100 * w, wdf,
+                    100 * want, c[k].read_df);
+    }
+    th_assert_close(tb_rerun_cycles_df_welch(2), 0.875 * 0.875 / (0.625 * 0.625 + 0.0625 / 1.6),
+                    1e-12);
+}
+
+/* #57, the review: an energy_ratio_df that is no number of degrees from 1 to
+ * TB_LOG_RATIO_DF_MAX (a hand edit, a broken writer) is no figure: the row is read by its
+ * log's start (here after #57's definition: one kernel's 2n - 2 at two cycles), and the log
+ * says so once, naming its file, the line and the column. Before: 1e6 was read at t = 1.96
+ * (the per-cycle spread 0.439% where the date's t(2) gives 0.239%, 1.84x), 0.5 and 0.01 at
+ * t(1) while within_df kept them, 0, -3, nan, inf and abc fell back without a word. The lag
+ * floor's 1.31579 (six cycles: meter_figures.c) is read as it is, without a word. */
+static void test_degrees_that_cannot_be(void **state)
+{
+    const char *bad[] = { "1e6", "0.5", "0.01", "0", "-3", "nan", "inf", "abc", "0.999",
+                          "8193" };
+    const double sd = 0.002, b = 1 - 2 / (9 * 2.0), want = sd / pow(b, 1.5);
+    for (size_t k = 0; k <= sizeof(bad) / sizeof(bad[0]); k++) {
+        bool ok = k == sizeof(bad) / sizeof(bad[0]);
+        char *dir = th_tmpdir();
+        df_log_text(dir, "20261207T220000Z", 2, sd / sqrt(2), ok ? 1.31579 : 2,
+                    ok ? "1.31579" : bad[k]);
+        th_stderr_begin();
+        struct tb_rerun *r = learn(dir);
+        char *err = th_stderr_end();
+        struct tb_log_rec me;
+        me_vec16(&me);
+        struct tb_rerun_sd out;
+        tb_rerun_sd(r, &me, &pc, &out);
+        tb_rerun_free(r);
+        double read_df = ok ? 1.31579 : 2,
+               w = ok ? sd / pow(1 - 2 / (9 * 1.31579), 1.5) : want;
+        const char *said = strstr(err, "energy_ratio_df");
+        bool once = said && !strstr(said + 1, "energy_ratio_df") &&
+                    strstr(err, "lab_lab-h200_20261207T220000Z.csv.gz:8: column ");
+        if (fabs(out.within_df - read_df) > 1e-9 || fabs(out.within_rel_sd / w - 1) > 1e-6 ||
+            (ok ? said != NULL : !once))
+            th_fail("energy_ratio_df '%s': read at %g degrees (%g wanted), sd %.6f%% (%.6f%%); "
+                    "said: %s", ok ? "1.31579" : bad[k], out.within_df, read_df,
+                    100 * out.within_rel_sd, 100 * w, err);
+        free(err);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
+/* #57, the review: energy_ratio_ci95 holds the cycles' part and the systematic one (the
+ * sensor constants, the register's step, the model's floor: energy_ratio_sys_ci95), and only
+ * the cycles' part is t(df) times the night's own sd. A row of a cycles' part of 0.17% beside
+ * a systematic 0.10% is read back as the cycles' part alone; before, the whole was divided
+ * by t(df) and the own variance read (0.17^2 + 0.10^2) / 0.17^2 = 1.35x high. A log without
+ * the column is read as before, the whole as the cycles'. */
+static void test_own_variance_without_the_systematic_part(void **state)
+{
+    const double cyc = 0.0017, sys = 0.0010, sd = cyc / tb_t95_df(2) * sqrt(2);
+    const double want = sd / pow(1 - 2 / (9 * 2.0), 1.5);
+    for (int with = 1; with >= 0; with--) {
+        char *dir = th_tmpdir();
+        sys_log(dir, "20261208T010000Z", 2, sd / sqrt(2), 2, with ? "2" : NULL, sys);
+        struct tb_rerun *r = learn(dir);
+        struct tb_log_rec me;
+        me_vec16(&me);
+        struct tb_rerun_sd out;
+        tb_rerun_sd(r, &me, &pc, &out);
+        tb_rerun_free(r);
+        th_rmtree(dir);
+        free(dir);
+        double w = with ? want : want * hypot(cyc, sys) / cyc;
+        if (fabs(out.within_rel_sd / w - 1) > 1e-4)
+            th_fail("%s energy_ratio_sys_ci95: per-cycle sd %.6f%% read back, %.6f%% wanted "
+                    "(the variance %.3fx)", with ? "with" : "without", 100 * out.within_rel_sd,
+                    100 * w, pow(out.within_rel_sd / w, 2));
+    }
 }
 
 int main(void)
@@ -385,6 +540,9 @@ int main(void)
         TH_TEST(test_a_two_state_card_keeps_its_switches),
         TH_TEST(test_a_two_state_card_takes_its_own_bound),
         TH_TEST(test_a_first_switch_is_kept),
+        TH_TEST(test_each_row_read_with_its_own_degrees),
+        TH_TEST(test_degrees_that_cannot_be),
+        TH_TEST(test_own_variance_without_the_systematic_part),
     };
     return cmocka_run_group_tests_name("power_rerun", tests, NULL, NULL);
 }

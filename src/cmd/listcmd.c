@@ -24,12 +24,17 @@
 #include "lib/cli.h"
 
 /* Whether everything written to out reached it: a full disk or /dev/full must not pass for a
- * whole listing. 0, or -EIO after the error. */
+ * whole listing. 0, or -EIO after the error. A write that failed before the last flush (stdio
+ * keeps only its flag, and the flush may have nothing left to write) left its cause in errno,
+ * which each lister clears before it prints: said where the flush sets none (a lister that
+ * probes between its prints may leave a probe's there instead). */
 static int out_done(FILE *out)
 {
+    int before = errno;
     errno = 0;
     if (fflush(out) != 0 || ferror(out)) {
-        error("list: cannot write the output: %s", strerror(errno ? errno : EIO));
+        error("list: cannot write the output: %s",
+              strerror(errno ? errno : before ? before : EIO));
         return -EIO;
     }
     return 0;
@@ -37,6 +42,7 @@ static int out_done(FILE *out)
 
 int tb_list_columns(FILE *out)
 {
+    errno = 0;
     fprintf(out, "| column | unit | meaning |\n|---|---|---|\n");
     for (size_t i = 0; i < tb_n_columns; i++)
         fprintf(out, "| `%s` | %s | %s |\n", tb_columns[i].name, tb_columns[i].unit,
@@ -103,6 +109,7 @@ int tb_list(struct tb_config *cfg, struct tb_diag *diag, const char *board_file,
         gpu_why[0] = '\0';
     else if (!gpu_why[0])
         tb_strlcpy(gpu_why, "the driver gave no reason", sizeof(gpu_why));
+    errno = 0;
     list_kernels(out, !gpu_why[0]);
     list_gpu(out, cuda, gpu_why);
     char board_path[PATH_MAX], board_why[512];
@@ -234,6 +241,7 @@ int tb_list_images(const char *dir, FILE *out)
                 be->images(buf, sizeof(buf)));
         return -ENOENT;
     }
+    errno = 0;
     for (size_t i = 0; be->image(i, desc, sizeof(desc), file, sizeof(file), NULL, NULL) == 0;
          i++) {
         int rc = write_image(dir, i, be, out);

@@ -190,6 +190,8 @@ static int block_figures(struct tb_meter *m, int64_t ta, double rate,
         int64_t tb = tc[j + k - 1];
         b->w = block_power(m, tc + j, vc + j, k);
         b->secs = (double)(tb - ta) * 1e-9;
+        b->ta = ta;   /* its stamps, as an inverted block's (meter_ema.c) */
+        b->tb = tb;
         b->bytes = rate * b->secs;
         b->updates = k - 1;
         b->jpb = b->w > 0 && b->bytes > 0 ? b->w * b->secs / b->bytes : NAN;
@@ -260,6 +262,8 @@ static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, d
     if (t->n >= TB_METER_MAX_CYCLES)
         return -1;
     t->cb[t->n][0] = t->cb[t->n][1] = -1;
+    t->cj[t->n][0] = t->cj[t->n][1] = NAN;
+    t->ct[t->n][0] = t->ct[t->n][1] = 0;
     t->sw[t->n] = b->t_switch;
     t->ta[t->n] = b->ta;
     t->tb[t->n] = b->tb;
@@ -343,6 +347,16 @@ static int block_into(struct size_run *r, size_t i, struct tb_meter_block *b)
     return 0;
 }
 
+/* Side k of t's ratio at: the copy block c's J per byte and stamp (none where c is NULL or
+ * had no figure), so that one past the copy's track is known by it (meter_internal.h). */
+static void copy_side(struct tb_meter_track *t, int at, int k, const struct tb_meter_block *c)
+{
+    if (!c || !isfinite(c->jpb))
+        return;
+    t->cj[at][k] = c->jpb;
+    t->ct[at][k] = c->tb > 0 ? c->ta + (c->tb - c->ta) / 2 : 0;
+}
+
 /* A kernel's block and the copy block after it: the ratio of its J per byte to the mean
  * of the copy's on either side. <0 ends the cycles. */
 static int kernel_pair(struct size_run *r, size_t k)
@@ -369,6 +383,8 @@ static int kernel_pair(struct size_run *r, size_t k)
     if (at >= 0) {   /* -2: a copy block with a figure past the copy's track */
         r->tr[k].cb[at][0] = (short)(isnan(before) ? -1 : r->prev_idx < 0 ? -2 : r->prev_idx);
         r->tr[k].cb[at][1] = (short)(isnan(after) ? -1 : after_idx < 0 ? -2 : after_idx);
+        copy_side(&r->tr[k], at, 0, &r->prev_ref);
+        copy_side(&r->tr[k], at, 1, rc == 0 ? &cb : NULL);
     } else if (rk == 0 && !isfinite(around)) {
         r->tr[k].failed++;
         snprintf(r->tr[k].fail_why, sizeof(r->tr[k].fail_why), "no copy block with a figure "

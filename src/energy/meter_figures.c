@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/stats.h"
@@ -60,7 +61,7 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * and m copy blocks: one kernel (C K C ... C, m = n + 1), 2n - 2 below six cycles and
  * 2n - 3 from six; where a's copy weights are all equal (a within the levels: one copy
  * block, or kernels interleaved, C0 K1 C1 K2 C2 ..., m = 2n) one degree more, 3n - 2 and
- * 3n - 3 (blocks_ss). Below six cycles a drift still enters the residual (wider, not
+ * 3n - 3 (tb_meter_blocks_ss). Below six cycles a drift still enters the residual (wider, not
  * narrower): there the trend cost coverage in meter-sim, whose neighbouring blocks share
  * readings (one chip read fast, 5% noise, 200 nights: 94.2% -> 91.9% at three cycles,
  * 91.1% -> 89.9% at four, 91.1% -> 91.0% at six; doc/results/meter-sim-2026-12-07f.md),
@@ -72,37 +73,30 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * at two cycles, t by interpolation in 1 / df 5.33 where t(1.78) is 4.86) covered 97.8% of
  * ideal normal nights at two cycles (doc/results/meter-sim-2026-12-07f.md); this one covers
  * 95% at two, three and five cycles without a drift (below six a drift enters the residual:
- * wider), and at twelve with a drift or none (at six the ratios' lag
- * floor, lag_var, 97.6%: tests/test_meter_truth.c), less where
+ * wider); from six the ratios' lag floor (lag_var) at its own degrees makes it
+ * deliberately conservative, 98.3% at six and 97.05% at twelve with a drift or none
+ * (tests/test_meter_truth.c), less where
  * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
  * 93.6% at twice, the two-level model at two to five cycles). */
 
-/* A track's blocks as the mean sees them, in logs: the kernel's (each ratio's log plus the
- * logs of the copy blocks it was taken against at its weights: its J per byte to second
- * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
- * against, each once, and the mean's weights on them. An index -2 (a copy block past the
- * copy's track) is a block of its own, its value from the copy's mean beside the ratio
- * (t->around) less the other side's. Each block's time in copy blocks (ty, tc: copy block j
- * at j, a kernel's block midway between the copy blocks beside it), for the drift. */
-#define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
-struct tb_meter_blocks {
-    double y[TB_METER_MAX_CYCLES], cy[TB_METER_COPY_SLOTS], w[TB_METER_COPY_SLOTS];
-    double ty[TB_METER_MAX_CYCLES], tc[TB_METER_COPY_SLOTS];
-    int n, m, slot[TB_METER_COPY_SLOTS];   /* each cy[]: the copy's index, -2 past its track */
-};
+/* A track's blocks as the mean sees them (struct tb_meter_blocks: meter_internal.h). */
 
-static int copy_slot(struct tb_meter_blocks *b, int j, double v, double at)
+/* The slot of copy block j (stamp st, 0: none) in b, added at value v and index time at
+ * where not yet there: one of the copy's track by its index, one past it (-2) by its stamp
+ * where it has one. -1 where b is full or v no figure. */
+static int copy_slot(struct tb_meter_blocks *b, int j, int64_t st, double v, double at)
 {
-    if (j >= 0)
-        for (int s = 0; s < b->m; s++)
-            if (b->slot[s] == j)
-                return s;
+    for (int s = 0; s < b->m; s++)
+        if (j >= 0 ? b->slot[s] == j : st > 0 && b->slot[s] == j && b->cs[s] == st)
+            return s;
     if (b->m >= TB_METER_COPY_SLOTS || !(v > 0))
         return -1;
     b->slot[b->m] = j;
     b->cy[b->m] = log(v);
     b->w[b->m] = 0;
     b->tc[b->m] = at;
+    b->cs[b->m] = st;
+    b->stamped &= st > 0;
     return b->m++;
 }
 
@@ -116,10 +110,29 @@ static bool side_known(const struct tb_meter_track *t, const struct tb_meter_tra
                        isfinite(ref->jpb[j]));
 }
 
-static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                         struct tb_meter_blocks *b)
+/* A block's stamp: the midpoint of its span's first and last poll (0: never set). */
+static int64_t stamp_of(const struct tb_meter_track *t, int i)
+{
+    return t->tb[i] > 0 ? t->ta[i] + (t->tb[i] - t->ta[i]) / 2 : 0;
+}
+
+/* Side k of t's ratio i, a copy block past the copy's track (-2), into b at index time at: its
+ * own J per byte and stamp where the track kept them, else from the copy's mean beside the
+ * ratio (t->around) less the other side's (known, NAN: none; e 1/2 where both sides). */
+static int past_slot(struct tb_meter_blocks *b, const struct tb_meter_track *t, int i, int k,
+                     double e, double known, double at)
+{
+    if (t->ct[i][k] > 0 && t->cj[i][k] > 0)
+        return copy_slot(b, -2, t->ct[i][k], t->cj[i][k], at);
+    return copy_slot(b, -2, 0, e < 1 && isfinite(known) ? 2 * t->around[i] - known
+                                                         : t->around[i], at);
+}
+
+void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                           struct tb_meter_blocks *b)
 {
     b->n = b->m = 0;
+    b->stamped = true;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++) {
         if (!(t->ratio[i] > 0))
             continue;
@@ -130,25 +143,33 @@ static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_t
             at = side[0] >= 0 ? side[0] + 0.5 : side[1] - 0.5;
         for (int k = 0; k < 2; k++)
             if (side[k] >= 0 && has[k]) {
-                s[k] = copy_slot(b, side[k], ref->jpb[side[k]], side[k]);
+                s[k] = copy_slot(b, side[k], stamp_of(ref, side[k]), ref->jpb[side[k]],
+                                 side[k]);
                 known = ref->jpb[side[k]];
             }
-        for (int k = 0; k < 2; k++)   /* a block past the copy's track: from around */
+        for (int k = 0; k < 2; k++)
             if (side[k] == -2)
-                s[k] = copy_slot(b, -2, e < 1 && isfinite(known) ? 2 * t->around[i] - known
-                                                                 : t->around[i],
-                                 at + (k ? 0.5 : -0.5));
+                s[k] = past_slot(b, t, i, k, e, known, at + (k ? 0.5 : -0.5));
         double y = log(t->ratio[i]);
         for (int k = 0; k < 2; k++)
             if (s[k] >= 0) {
                 y += e * b->cy[s[k]];
                 b->w[s[k]] += e;
             }
+        b->ks[b->n] = stamp_of(t, i);
+        b->stamped &= b->ks[b->n] > 0;
         b->ty[b->n] = at;
         b->y[b->n++] = y;
     }
     for (int s = 0; s < b->m; s++)
         b->w[s] /= b->n;
+}
+
+double tb_meter_block_time(const struct tb_meter_blocks *b, int i, bool stamped, int64_t origin)
+{
+    if (stamped)
+        return (double)((i < b->n ? b->ks[i] : b->cs[i - b->n]) - origin) * 1e-9;
+    return i < b->n ? b->ty[i] : b->tc[i - b->n];
 }
 
 /* The model's columns and the mean's direction over the blocks (kernel's first, then the
@@ -159,19 +180,51 @@ static void track_blocks(const struct tb_meter_track *t, const struct tb_meter_t
 static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_BLOCKS])
 {
     int cols = b->n >= TB_RERUN_TREND_CYCLES ? 4 : 3;
+    int64_t origin = b->n ? b->ks[0] : 0;
     for (int i = 0; i < b->n; i++) {
         u[0][i] = 1;
         u[1][i] = 0;
         u[2][i] = 1.0 / b->n;
-        u[3][i] = b->ty[i];
     }
     for (int s = 0; s < b->m; s++) {
         u[0][b->n + s] = 0;
         u[1][b->n + s] = 1;
         u[2][b->n + s] = -b->w[s];
-        u[3][b->n + s] = b->tc[s];
     }
+    for (int i = 0; i < b->n + b->m; i++)
+        u[3][i] = tb_meter_block_time(b, i, b->stamped, origin);
     return cols;
+}
+
+int tb_meter_residual(double *u, size_t stride, int cols, int len, double *x)
+{
+    int rank = 0;
+    for (int c = 0; c < cols; c++) {
+        double *uc = u + (size_t)c * stride, n0 = 0, nn = 0, px = 0;
+        for (int i = 0; i < len; i++)
+            n0 += uc[i] * uc[i];
+        for (int p = 0; p < rank; p++) {   /* off the columns kept before it */
+            const double *up = u + (size_t)p * stride;
+            double d = 0;
+            for (int i = 0; i < len; i++)
+                d += up[i] * uc[i];
+            for (int i = 0; i < len; i++)
+                uc[i] -= d * up[i];
+        }
+        for (int i = 0; i < len; i++)
+            nn += uc[i] * uc[i];
+        if (!(nn > 1e-12 * n0))   /* within the span kept */
+            continue;
+        double *ur = u + (size_t)rank * stride;
+        for (int i = 0; i < len; i++) {
+            ur[i] = uc[i] / sqrt(nn);
+            px += ur[i] * x[i];
+        }
+        for (int i = 0; i < len; i++)   /* x's residual itself: no cancellation in ss */
+            x[i] -= px * ur[i];
+        rank++;
+    }
+    return rank;
 }
 
 /* The blocks' residual sum of squares orthogonal to the model's columns and to the mean's
@@ -184,12 +237,12 @@ static int model_columns(const struct tb_meter_blocks *b, double u[4][TB_METER_B
  * within the levels' span: 3n - 2 below six cycles, 3n - 3 from six. Where the copy's weights
  * are symmetric about the middle (both designs above) a is orthogonal to the trend, so a
  * linear drift leaves the mean and the residual alike. */
-static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                        double *df, double *a2)
+double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                          double *df, double *a2)
 {
     double u[4][TB_METER_BLOCKS];
     struct tb_meter_blocks b;
-    track_blocks(t, ref, &b);
+    tb_meter_track_blocks(t, ref, &b);
     int len = b.n + b.m, cols = model_columns(&b, u), rank = 0;
     double x[TB_METER_BLOCKS], ss = 0;
     for (int i = 0; i < b.n; i++)
@@ -199,29 +252,7 @@ static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_tr
     *a2 = 0;
     for (int i = 0; i < len; i++)
         *a2 += u[2][i] * u[2][i];
-    for (int c = 0; c < cols; c++) {
-        double n0 = 0, nn = 0, px = 0;
-        for (int i = 0; i < len; i++)
-            n0 += u[c][i] * u[c][i];
-        for (int p = 0; p < rank; p++) {   /* off the columns kept before it */
-            double d = 0;
-            for (int i = 0; i < len; i++)
-                d += u[p][i] * u[c][i];
-            for (int i = 0; i < len; i++)
-                u[c][i] -= d * u[p][i];
-        }
-        for (int i = 0; i < len; i++)
-            nn += u[c][i] * u[c][i];
-        if (!(nn > 1e-12 * n0))   /* within the span kept */
-            continue;
-        for (int i = 0; i < len; i++) {
-            u[rank][i] = u[c][i] / sqrt(nn);
-            px += u[rank][i] * x[i];
-        }
-        for (int i = 0; i < len; i++)   /* x's residual itself: no cancellation in ss */
-            x[i] -= px * u[rank][i];
-        rank++;
-    }
+    rank = tb_meter_residual(&u[0][0], TB_METER_BLOCKS, cols, len, x);
     for (int i = 0; i < len; i++)
         ss += x[i] * x[i];
     *df = len - rank;
@@ -242,12 +273,23 @@ static double blocks_ss(const struct tb_meter_track *t, const struct tb_meter_tr
  * What a reading shared by two neighbouring blocks adds (an averaging sensor's inversion
  * and an energy counter read at each block's edges: the kernel block and the copy beside
  * it move in opposite ways, neighbouring ratios together) is in it; the blocks'
- * (blocks_ss: independent blocks) is not, so the larger is taken. */
+ * (tb_meter_blocks_ss: independent blocks) is not, so the larger is taken.
+ * Its degrees of freedom into *df: S0 + 2 S1 is x'Qx, x the n ratios, Q = C A C with C the
+ * centring I - J / n and A ones on the diagonal and beside it; where cycles are independent
+ * of one variance sigma^2 (normal) its mean is sigma^2 tr Q and its variance 2 sigma^4
+ * tr Q^2, the moments of a scaled chi-square of (tr Q)^2 / tr Q^2 degrees (Satterthwaite,
+ * Biometrics Bull. 2 (1946) 110-114; Box, Ann. Math. Statist. 25 (1954) 290-302): 1.32 at
+ * six cycles, 3.27 at twelve, 12.6 at forty (about n / 3.1 beyond), where the residual's
+ * are 2n - 3 to 3n - 3. A row the floor sets takes its t at these degrees and says them
+ * (energy_ratio_df), so that the rerun learner weighs its variance as the few it has: two
+ * kernels over ideal nights, the row's interval then held 97.70% at six cycles and 97.48%
+ * at twelve (97.06% and 96.52% at the residual's t; tests/test_power_rerun_kernels.c). */
 #define TB_METER_LAG_MIN 6
-static double lag_var(const struct tb_meter_track *t)
+static double lag_var(const struct tb_meter_track *t, double *df)
 {
     double x[TB_METER_MAX_CYCLES], mean = 0, s0 = 0, s1 = 0;
     int n = 0;
+    *df = 0;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
         if (isfinite(t->ratio[i]))
             mean += x[n++] = t->ratio[i];
@@ -259,22 +301,39 @@ static double lag_var(const struct tb_meter_track *t)
         if (i + 1 < n)
             s1 += (x[i] - mean) * (x[i + 1] - mean);
     }
+    /* Q_ij = A_ij - (r_i + r_j) / n + R / n^2, r_i A's row sums (2 at the ends, 3 between),
+     * R = 3n - 2 their sum; tr Q = n - R / n */
+    double R = 3.0 * n - 2, q2 = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double ri = i == 0 || i == n - 1 ? 2 : 3, rj = j == 0 || j == n - 1 ? 2 : 3;
+            double q = (abs(i - j) <= 1) - (ri + rj) / n + R / ((double)n * n);
+            q2 += q * q;
+        }
+    *df = (n - R / n) * (n - R / n) / q2;
     return (s0 + 2 * s1) / ((double)n * (n - 3)) / (mean * mean);
 }
 
-/* The relative variance of t's mean ratio, a block's variance s2 (the track's own where s2 is
- * NAN, its df into *df) times |a|^2, never below what the ratios' lag-1 autocovariance gives;
- * NAN with fewer than two ratios. */
+/* The relative variance of t's mean ratio and its estimate's degrees of freedom (*df): a
+ * block's variance s2 of s2_df degrees (the track's own residual's where s2 is NAN) times
+ * |a|^2, or what the ratios' lag-1 autocovariance gives (lag_var) where that is larger, at
+ * its own degrees; NAN with fewer than two ratios. */
 static double mean_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
-                       double s2, double *df)
+                       double s2, double s2_df, double *df)
 {
-    double a2, ss = blocks_ss(t, ref, df, &a2);
+    double a2, dl, ss = tb_meter_blocks_ss(t, ref, df, &a2);
     if (isnan(s2))
         s2 = *df > 0 ? ss / *df : NAN;
+    else
+        *df = s2_df;
     if (!isfinite(s2) || !isfinite(a2))
         return NAN;
-    double v = a2 * s2, lag = lag_var(t);
-    return isfinite(lag) && lag > v ? lag : v;
+    double v = a2 * s2, lag = lag_var(t, &dl);
+    if (lag > v) {
+        *df = dl;
+        return lag;
+    }
+    return v;
 }
 
 /* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
@@ -302,9 +361,7 @@ static double rerun_rel(const struct tb_meter *m, const struct tb_meter_track *t
     if (pooled)
         s2 = m->pooled_rel_sd * m->pooled_rel_sd;
     /* the per-cycle spread whose s^2 / n is the mean's variance (shared copy blocks too) */
-    double v = mean_var(t, ref, s2, &df);
-    if (pooled)
-        df = (double)m->pooled_df;
+    double v = mean_var(t, ref, s2, (double)m->pooled_df, &df);
     if (isfinite(v) && t->n > 0)
         sd = sqrt(v * t->n);
     double hw = tb_rerun_halfwidth(bw, sd, df, t->n);
@@ -326,47 +383,29 @@ static double drift_rel(const double *v, int n, double *mean)
     return hypot(rel, 0.5 * (hi - lo) / *mean);
 }
 
-/* A block's relative variance pooled over the size's paired tracks: each track's residual
- * sum of squares and degrees of freedom (blocks_ss; the copy's blocks count in each track
- * that was taken against them). */
-void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref)
-{
-    double ss = 0;
-    size_t df = 0;
-    for (size_t j = 0; j < n; j++) {
-        double a2, dfj, ssj;
-        if (j == ref || tr[j].n < 2)
-            continue;
-        ssj = blocks_ss(&tr[j], ref < n ? &tr[ref] : NULL, &dfj, &a2);
-        if (!(dfj > 0) || !isfinite(ssj))
-            continue;
-        ss += ssj;
-        df += (size_t)dfj;
-    }
-    m->pooled_df = df;
-    m->pooled_rel_sd = df > 0 ? sqrt(ss / (double)df) : NAN;
-}
-
 /* A paired track's relative 95% half-width of its mean ratio (mean_var): its own, never
- * narrower than the size's pooled spread gives for its cycles. */
+ * narrower than the size's pooled spread gives for its cycles; *t_df the degrees of freedom
+ * of the t it took (the log's energy_ratio_df; NAN: no interval). */
 static double paired_rel(const struct tb_meter *m, const struct tb_meter_track *t,
-                         const struct tb_meter_track *ref, double *mean)
+                         const struct tb_meter_track *ref, double *mean, double *t_df)
 {
-    double df;
+    double df, dfp;
     tb_meter_rel_ci(t->ratio, t->n, mean);
-    double v = mean_var(t, ref, NAN, &df), own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
-    if (m->pooled_df == 0 || !isfinite(m->pooled_rel_sd) || t->n < 2)
-        return own;
-    double vp = mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd, &df);
-    double pooled = isfinite(vp) ? tb_t95_df((double)m->pooled_df) * sqrt(vp) : NAN;
-    return isfinite(own) && !(own <= pooled) ? own : pooled;
+    double v = mean_var(t, ref, NAN, 0, &df), own = isfinite(v) ? tb_t95_df(df) * sqrt(v) : NAN;
+    bool pool = m->pooled_df > 0 && isfinite(m->pooled_rel_sd) && t->n >= 2;
+    double vp = pool ? mean_var(t, ref, m->pooled_rel_sd * m->pooled_rel_sd,
+                                (double)m->pooled_df, &dfp) : NAN;
+    double pooled = isfinite(vp) ? tb_t95_df(dfp) * sqrt(vp) : NAN;
+    bool take_own = !pool || (isfinite(own) && !(own <= pooled));
+    *t_df = take_own ? (isfinite(own) ? df : NAN) : isfinite(pooled) ? dfp : NAN;
+    return take_own ? own : pooled;
 }
 
 double tb_meter_track_rel(const struct tb_meter *m, const struct tb_meter_track *t,
                           const struct tb_meter_track *ref)
 {
-    double mean;
-    return ref ? paired_rel(m, t, ref, &mean) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
+    double mean, df;
+    return ref ? paired_rel(m, t, ref, &mean, &df) : tb_meter_rerun_rel(t->jpb, t->n, &mean);
 }
 
 static void mean_range(const double *v, int n, double *mean, double *lo, double *hi)
@@ -561,11 +600,13 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
     double rel;
     if (paired) {
         /* the cycles' spread, and what they do not average (meter_cal.c) */
-        double cyc = paired_rel(m, t, ref, &o->energy_ratio), rr = hypot(cyc, t->sys_rel);
+        double cyc = paired_rel(m, t, ref, &o->energy_ratio, &o->energy_ratio_df);
+        double rr = hypot(cyc, t->sys_rel);
         o->ratio_ci_part[TB_METER_CI_CYCLES] = cyc;
         for (int k = TB_METER_CI_TAU; k < TB_METER_CI_PARTS; k++)
             o->ratio_ci_part[k] = t->sys_rel > 0 ? t->sys_part[k] : 0;
         o->energy_ratio_ci95 = rr * o->energy_ratio;
+        o->energy_ratio_sys_ci95 = t->sys_rel > 0 ? t->sys_rel * o->energy_ratio : NAN;
         o->energy_ratio_rerun_ci95 = rerun_rel(m, t, ref, bw, rr, between_ratio)
                                      * o->energy_ratio;
         rel = hypot(rr, copy_rel);

@@ -87,8 +87,14 @@ struct tb_meter_track {
         mem_temp[TB_METER_MAX_CYCLES];
     /* each ratio's copy blocks, before and after it, as indices into the copy's track (-1:
      * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
-     * are correlated (meter_figures.c, blocks_ss) */
+     * are correlated (meter_figures.c, tb_meter_blocks_ss) */
     short cb[TB_METER_MAX_CYCLES][2];
+    /* each side's copy block as the ratio took it: its J per byte (NAN: none) and its stamp,
+     * the midpoint of its span's first and last poll (ns; 0: not kept, as in a track built
+     * by hand), by which a block past the copy's track (-2) is one block in every kernel's
+     * track that took it, and is placed in time (meter.c, kernel_pair) */
+    double cj[TB_METER_MAX_CYCLES][2];
+    int64_t ct[TB_METER_MAX_CYCLES][2];
     /* each block's t_switch, ta, tb and rate (struct tb_meter_block): refigured once the
      * night's own sensor constants are known (meter_cal.c) */
     int64_t sw[TB_METER_MAX_CYCLES], ta[TB_METER_MAX_CYCLES], tb[TB_METER_MAX_CYCLES];
@@ -132,12 +138,43 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
                       const struct tb_meter_track *ref, bool is_ref, double idle_w,
                       double idle_ci, const struct tb_meter_end *end,
                       const struct tb_rerun_sd *bw, struct tb_meter_result *out);
-/* A block's relative sd pooled over the size's kernels' tracks tr[0..n) but ref (each
- * track's residual sum of squares orthogonal to its two levels and its mean, over their
- * degrees of freedom together: meter_figures.c, blocks_ss), into m->pooled_rel_sd and
- * m->pooled_df. The sensor's noise and the card's
- * drift hit every kernel of a size alike, so three cycles whose ratios happen to agree
- * never give one kernel an interval narrower than what the others show a cycle moves. */
+/* A track's blocks as the mean sees them, in logs: the kernel's (each ratio's log plus the
+ * logs of the copy blocks it was taken against at its weights: its J per byte to second
+ * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
+ * against, each once, and the mean's weights on them. An index -2 (a copy block past the
+ * copy's track) is known by its stamp (t->ct) and valued by its own J per byte (t->cj); in a
+ * track that kept neither (built by hand) it is a block of its own, its value from the
+ * copy's mean beside the ratio (t->around) less the other side's. Each block's time for the
+ * drift: by index (ty, tc: copy block j at j, a kernel's block midway between the copy
+ * blocks beside it) and, where every block has one (stamped), its stamp (ks, cs, ns). */
+#define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
+struct tb_meter_blocks {
+    double y[TB_METER_MAX_CYCLES], cy[TB_METER_COPY_SLOTS], w[TB_METER_COPY_SLOTS];
+    double ty[TB_METER_MAX_CYCLES], tc[TB_METER_COPY_SLOTS];
+    int64_t ks[TB_METER_MAX_CYCLES], cs[TB_METER_COPY_SLOTS];
+    bool stamped;
+    int n, m, slot[TB_METER_COPY_SLOTS];   /* each cy[]: the copy's index, -2 past its track */
+};
+/* Block i's time for the drift (b's n kernel blocks, then its copy slots): seconds from
+ * origin (ns) by its stamp where stamped, else its index time (meter_figures.c). */
+double tb_meter_block_time(const struct tb_meter_blocks *b, int i, bool stamped, int64_t origin);
+/* x's residual orthogonal to the columns u[0..cols) (each len long, stride apart), in place,
+ * by Gram-Schmidt (a column within the span of those kept before it dropped; the columns
+ * kept become their orthonormal basis); the rank kept (meter_figures.c). */
+int tb_meter_residual(double *u, size_t stride, int cols, int len, double *x);
+/* t's blocks (taken against the copy's track ref) into b (meter_figures.c). */
+void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                           struct tb_meter_blocks *b);
+/* t's blocks' residual sum of squares orthogonal to its model and to its mean's weights, its
+ * degrees of freedom into *df (0: none) and |a|^2 into *a2 (meter_figures.c). */
+double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_track *ref,
+                          double *df, double *a2);
+/* A block's relative sd pooled over the size's kernels' tracks tr[0..n) but ref (the
+ * residual sum of squares of all their blocks together, each copy block once, orthogonal to
+ * the copy's level and each kernel's level and mean (and drift), over the blocks less those
+ * columns: meter_pool.c), into m->pooled_rel_sd and m->pooled_df. The sensor's noise and
+ * the card's drift hit every kernel of a size alike, so three cycles whose ratios happen to
+ * agree never give one kernel an interval narrower than what the others show a cycle moves. */
 void tb_meter_pool(struct tb_meter *m, const struct tb_meter_track *tr, size_t n, size_t ref);
 /* The relative interval the stopping rule judges a track by, as printed: ref the copy's
  * track where t is paired with it (its ratio's interval), NULL where not (a rerun's). */

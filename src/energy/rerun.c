@@ -167,14 +167,53 @@ double tb_rerun_cycles_df(int cycles)
     return cycles < 2 ? 0 : cycles < TB_RERUN_TREND_CYCLES ? 2.0 * cycles - 2 : 2.0 * cycles - 3;
 }
 
+/* At equal spreads s^2 of every block the old variance's two parts were a s^2 and b s^2: the
+ * ratios' sample variance over n, a = (3n - 1) / (2n^2), of n - 1 degrees, and the copy's n
+ * successive differences, b = 1 / (2n), of 2n^2 / (3n - 1) (von Neumann et al., Ann. Math.
+ * Statist. 12 (1941) 153-162); Welch-Satterthwaite combined them (meter_figures.c as of
+ * 7a838f5, and this function's body until 54ebd8f). */
+double tb_rerun_cycles_df_welch(int cycles)
+{
+    double n = cycles, a = (3 * n - 1) / (2 * n * n), b = 1 / (2 * n);
+    double dfc = 2 * n * n / (3 * n - 1);
+    return cycles < 2 ? 0 : (a + b) * (a + b) / (a * a / (n - 1) + b * b / dfc);
+}
+
 /* Logs written before the cycles' interval was the mean's (2026-11-28) logged where a rerun of
  * as many cycles lands, sqrt(2) t(n - 1) times the mean's sd from the ratios alone: read as
- * today's, their own variance reads 2.2 (12 cycles) to 3.7 (3) times too high and the
- * between-night term low, until they age out of the newest TB_RERUN_MAX_RUNS. */
+ * the Welch-Satterthwaite ones after them (their date's definition: tb_rerun_row_df), their
+ * own variance reads 2.2 (12 cycles) to 3.7 (3) times too high and the between-night term
+ * low, until they age out of the newest TB_RERUN_MAX_RUNS. */
+double tb_rerun_own_var_df(double ratio, double ci, double df)
+{
+    double se = ci / ratio / tb_t95_df(df);
+    return se * se;
+}
+
 double tb_rerun_own_var(double ratio, double ci, int cycles)
 {
-    double se = ci / ratio / tb_t95_df(tb_rerun_cycles_df(cycles));
-    return se * se;
+    return tb_rerun_own_var_df(ratio, ci, tb_rerun_cycles_df(cycles));
+}
+
+double tb_rerun_row_df(const struct tb_log_rec *a)
+{
+    if (a->energy_ratio_df > 0)
+        return a->energy_ratio_df;
+    return a->ci95_welch ? tb_rerun_cycles_df_welch(a->power_cycles)
+                         : tb_rerun_cycles_df(a->power_cycles);
+}
+
+/* The cycles' part of a row's energy_ratio_ci95, whose t its degrees are: the interval less
+ * its systematic part (energy_ratio_sys_ci95: the sensor constants, the register's step, the
+ * model's floor, which do not shrink as 1 / sqrt(cycles) and are no night's own variance),
+ * sqrt(ci^2 - sys^2), 0 where rounding leaves less. A log without the column (before
+ * 2026-12-08), or a row without that part: the whole interval, as it was read until then;
+ * on an inverted Jetson sensor its own variance then reads (1 + (sys / cycles)^2) times
+ * high, 1.35x at a cycles' part of 0.17% beside 0.10%, and the between-night term low. */
+static double cycles_ci(const struct tb_log_rec *a)
+{
+    double ci = a->energy_ratio_ci95, sys = a->energy_ratio_sys_ci95;
+    return isfinite(sys) && isfinite(ci) ? sqrt(fmax(ci * ci - sys * sys, 0.0)) : ci;
 }
 
 /* The card's runs as the pool takes them, into *out (malloc); how many (0: none). */
@@ -205,10 +244,10 @@ static size_t card_runs(const struct tb_rerun *r, const struct tb_log_rec *me, b
         if (kept++ >= TB_RERUN_MAX_RUNS)
             continue;
         const struct tb_log_rec *a = c[i].a;
+        double df = tb_rerun_row_df(a);
         v[n++] = (struct tb_rerun_run){ series, a->energy_ratio, a->j_per_gb,
-                                        tb_rerun_own_var(a->energy_ratio, a->energy_ratio_ci95,
-                                                         a->power_cycles),
-                                        a->power_cycles };
+                                        tb_rerun_own_var_df(a->energy_ratio, cycles_ci(a), df),
+                                        a->power_cycles, df };
     }
     free(c);
     *out = v;
@@ -384,7 +423,7 @@ void tb_rerun_pool(const struct tb_rerun_run *v, size_t n, const struct tb_power
     size_t d = 0, runs = 0, m = 0;   /* m: the differences of the series at hand */
     for (size_t i = 0; i < n; i++) {
         own[i] = v[i].own;
-        cyc[i] = tb_rerun_cycles_df(v[i].cycles);   /* its own variance's, as logged */
+        cyc[i] = v[i].df;   /* its own variance's, as logged */
         wv[i] = v[i].own * v[i].cycles;   /* per cycle */
         wdf += cyc[i];
         if (i + 1 < n && v[i + 1].series == v[i].series) {

@@ -82,25 +82,37 @@ struct tb_rerun_run {
     int series;                   /* runs of one series are adjacent, newest first */
     double ratio, jpb, own;
     int cycles;
+    double df;                    /* the degrees of freedom own was read with (the row's
+                                   * energy_ratio_df, or its log's definition's: rerun.c) */
 };
 
-/* A run's mean's own relative variance from its logged cycles' interval ci of ratio over
- * cycles (energy_ratio_ci95: t x the mean's sd, t by tb_rerun_cycles_df). */
+/* A run's mean's own relative variance from its logged cycles' interval ci of ratio, whose t
+ * has df degrees of freedom (energy_ratio_ci95: t x the mean's sd; energy_ratio_df). */
+double tb_rerun_own_var_df(double ratio, double ci, double df);
+/* The same where the run is one kernel's of cycles cycles (t by tb_rerun_cycles_df). */
 double tb_rerun_own_var(double ratio, double ci, int cycles);
+/* The degrees of freedom of row a's energy_ratio_ci95's t, as the learner reads it: the row's
+ * own (energy_ratio_df, since 2026-12-08); in a log without that column its definition's by
+ * the log's start (logread.c, ci95_welch): tb_rerun_cycles_df_welch before #57's reached
+ * main, tb_rerun_cycles_df from then (one kernel's: the log does not say how many kernels its
+ * size had). */
+double tb_rerun_row_df(const struct tb_log_rec *a);
 /* The degrees of freedom of energy_ratio_ci95's t over n cycles of a size of one kernel (its
- * cycles share their copy blocks: meter_figures.c, blocks_ss): its n kernel blocks and the
+ * cycles share their copy blocks: meter_figures.c, tb_meter_blocks_ss): its n kernel blocks and the
  * copy's n + 1 less the two levels and the mean's own direction among the copy's, 2n - 2
- * below six cycles, and from six less the drift both share as well, 2n - 3 (until #57
- * the ratios' n - 1 and the copy's successive differences by Welch-Satterthwaite, 3.4 at
- * three cycles: a log written before reads its own variance 18% high at three cycles, 53%
- * at two). A size of several kernels interleaved (C0 K1 C1 K2 C2 ...) gives each kernel 2n
- * copy blocks at equal weights, the mean's direction within the levels: 3n - 2 below six
- * cycles, 3n - 3 from six; the reader knows the cycles alone, not the kernels at the size,
- * so such a run reads its own variance low, (t(3n - 2) / t(2n - 2))^2 below six cycles:
- * 0.42x at two (t(4) for t(2)), 0.73x at three, 0.88x at five; 0.89x at six, 0.96x at
- * twelve; a size's pooled t
- * (more degrees still) lower yet. Not corrected: the log has no column of the degrees. */
+ * below six cycles, and from six less the drift both share as well, 2n - 3. A size of
+ * several kernels interleaved (C0 K1 C1 K2 C2 ...) gives each kernel 2n copy blocks at equal
+ * weights, the mean's direction within the levels: 3n - 2 below six cycles, 3n - 3 from six;
+ * and where the size's pool was the wider interval its t is the pool's. The meter writes the
+ * degrees it took in the row (energy_ratio_df, since 2026-12-08); the reader takes these, one
+ * kernel's, only for a log without that column written from #57's definition on
+ * (2026-12-07T21:05:54Z; tb_rerun_row_df), where an interleaved kernel's own variance reads
+ * (t(3n - 2) / t(2n - 2))^2 low: 0.42x at two cycles, 0.73x at three, 0.89x at six. */
 double tb_rerun_cycles_df(int cycles);
+/* The same as energy_ratio_ci95 was defined before #57 (2026-11-28 until 2026-12-07T21:05:54Z:
+ * the ratios' s_r^2 / n and the copy's successive differences, one kernel's design, at
+ * Welch-Satterthwaite's degrees at equal spreads): 1.78 at two cycles, 3.36 at three. */
+double tb_rerun_cycles_df_welch(int cycles);
 /* From this many of a kernel's blocks the meter's model of them takes the drift both sides
  * share (meter_figures.c, model_columns), one degree less: the meter and the reader's
  * tb_rerun_cycles_df go by this one number. */

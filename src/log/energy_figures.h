@@ -19,6 +19,12 @@
 #ifndef TB_ENERGY_FIGURES_H
 #define TB_ENERGY_FIGURES_H
 
+/* The most degrees of freedom an energy_ratio_df can say: the size's pool (meter_pool.c)
+ * counts a kernel's blocks over at most 64 cycles (TB_METER_MAX_CYCLES) and the copy blocks
+ * beside them, 2 x 64 a kernel and one, less its columns; a size of 64 kernels (the kernel
+ * table has 30 rows, a kernel is listed once) holds fewer than 2 x 64 x 64. */
+#define TB_LOG_RATIO_DF_MAX 8192
+
 #define TB_ENERGY_FIGURES(X) \
     X(power_total_w,           NO,     0)   \
     X(power_gpu_w,             NO,     0)   \
@@ -28,6 +34,12 @@
     X(window_bytes,            NO,     0)   \
     X(energy_ratio,            POS,    1e4) \
     X(energy_ratio_ci95,       POS,    1e4) /* the cycles' interval of the mean */ \
+    X(energy_ratio_df,         POS,    TB_LOG_RATIO_DF_MAX) /* its t's degrees of \
+                                             * freedom, from 1 (logread.c, ratio_df); NAN \
+                                             * in logs before the column (the reader's \
+                                             * rule: rerun.c, tb_rerun_row_df) */ \
+    X(energy_ratio_sys_ci95,   POS,    1e4) /* energy_ratio_ci95's part the cycles do \
+                                             * not average; NAN: none, or a log before it */ \
     X(energy_ratio_rerun_ci95, POS,    1e4) /* another night's; the reader's falls back to \
                                              * energy_ratio_ci95 in logs before it */ \
     X(gbps_per_w,              POS,    1e5) \

@@ -106,6 +106,7 @@ struct reader {
     bool have_header, ended, capped;
     long lineno, impossible, unknown_outcome;
     long after_end, other_run;   /* rows after the end line; rows naming another run */
+    long bad_df;                 /* rows whose energy_ratio_df is no degrees (ratio_df) */
     char *fields[MAX_FIELDS];
 };
 
@@ -163,6 +164,43 @@ static void from_run_id(const char *run_id, char *night, size_t nn, char *host, 
     if (why && u && strlen(u + 1) >= 16 && u[9] == 'T' && u[16] == 'Z' &&
         strspn(u + 1, "0123456789") == 8 && strspn(u + 10, "0123456789") == 6)
         *why = "with an impossible date";
+}
+
+/* A row without energy_ratio_df whose run started before #57's energy_ratio_ci95 reached
+ * main (TB_LOG_CI95_RESIDUAL_SINCE), by its log's run_id (else the row's): its t was
+ * Welch-Satterthwaite's (logread.h). A run_id that names no time: today's definition. */
+static bool ci95_welch(const struct reader *rd, const char *row_run_id)
+{
+    const char *id = rd->info->run_id[0] ? rd->info->run_id : row_run_id;
+    char name[NAME_MAX + 16];
+    time_t t;
+    snprintf(name, sizeof(name), "%.200s.csv.gz", id ? id : "");
+    return tb_log_name_parse(name, NULL, 0, NULL, 0, &t) &&
+           (long long)t < TB_LOG_CI95_RESIDUAL_SINCE;
+}
+
+/* energy_ratio_df as the meter writes it: degrees from 1 to TB_LOG_RATIO_DF_MAX (whole but
+ * for the lag-1 floor's, 1.32 and up: meter_figures.c, lag_var). Any other text (1e6, 0.5,
+ * 0, -3, nan, inf, abc) is no figure: t(0.5)
+ * would be read as t(1) (tb_t95_df's floor) and 1e6 as the normal's 1.96, each silently
+ * misweighing the row's own variance in the rerun learner; said once per log, the row read
+ * by its log's start as a log without the column (tb_rerun_row_df). An empty field is none
+ * (the copy's row, a row without an interval). */
+static void ratio_df(struct reader *rd, struct tb_log_rec *r)
+{
+    int c = rd->col[TB_LR_energy_ratio_df];
+    const char *t = c >= 0 ? rd->fields[c] : "";
+    double v = num(t);
+    if (!t[0] || (v >= 1 && v <= TB_LOG_RATIO_DF_MAX))
+        return;
+    r->energy_ratio_df = NAN;
+    if (rd->bad_df++)
+        return;
+    char a[64];
+    warning("%s: %s:%ld: column %d 'energy_ratio_df': '%s' is not a number of degrees from 1 "
+            "to %d; such rows are read by the log's start (Welch-Satterthwaite's degrees "
+            "before 2026-12-07T21:05:54Z, one kernel's 2n - 2 and 2n - 3 after)", rd->s->who,
+            rd->path, rd->lineno, c + 1, tb_table_clean(a, sizeof(a), t), TB_LOG_RATIO_DF_MAX);
 }
 
 /* Says once per log that its stamp cannot be true; its rows get no night. */
@@ -430,6 +468,10 @@ static void row(struct reader *rd, char *line)
     tb_strlcpy(r.host_id, rd->info->host_id, sizeof(r.host_id));
     tb_strlcpy(r.device_id, rd->info->device_id, sizeof(r.device_id));
     figures(rd, &r);
+    ratio_df(rd, &r);
+    r.ci95_welch = isnan(r.energy_ratio_df) &&
+                   ci95_welch(rd, rd->col[TB_LR_run_id] >= 0 ? rd->fields[rd->col[TB_LR_run_id]]
+                                                             : NULL);
     if (r.rows <= 0 || r.cols <= 0 || !r.kernel[0]) {
         error("%s: %s:%ld: row without a kernel or size; skipped", s->who, rd->path, rd->lineno);
         problem(rd);

@@ -28,7 +28,8 @@ struct tb_row;
     X(dyn_pj_per_byte_ci95, false) X(throttle_cause, false) X(peak_gbps, false) \
     X(gpu_cap_asked_mhz, false) X(emc_cap_asked_mhz, false) X(power_note, false) \
     X(energy_ratio, false) X(energy_ratio_ci95, false) X(gpu_temp_c, false) \
-    X(power_capped_blocks, false) X(power_cycles, false) X(energy_ratio_rerun_ci95, false)
+    X(power_capped_blocks, false) X(power_cycles, false) X(energy_ratio_rerun_ci95, false) \
+    X(energy_ratio_df, false) X(energy_ratio_sys_ci95, false)
 
 enum tb_logread_col {
 #define TB_LR_ENUM(name, req) TB_LR_##name,
@@ -72,11 +73,13 @@ struct tb_log_rec {
     int bx, by;
     double gbps, frac_peak, frac_copy, rel_sem;
     /* The energy figures the reader keeps (energy_figures.h's POS, SIGNED and COUNT ones:
-     * energy_ratio and its energy_ratio_ci95 (the cycles') and energy_ratio_rerun_ci95 (where
-     * a rerun on another night lands), gbps_per_w, j_per_gb, dyn_pj_per_byte and their
-     * _ci95, power_cycles, gpu_temp_c), named and meant as their log columns; NAN none
-     * (power_cycles 0). One fallback: in logs from before energy_ratio_rerun_ci95 its field
-     * holds energy_ratio_ci95, then defined as where a rerun lands (logread.c, figures). */
+     * energy_ratio and its energy_ratio_ci95 (the cycles', its t's degrees energy_ratio_df,
+     * with the systematic part energy_ratio_sys_ci95) and
+     * energy_ratio_rerun_ci95 (where a rerun on another night lands), gbps_per_w, j_per_gb,
+     * dyn_pj_per_byte and their _ci95, power_cycles, gpu_temp_c), named and meant as their log
+     * columns; NAN none (power_cycles 0). One fallback: in logs from before
+     * energy_ratio_rerun_ci95 its field holds energy_ratio_ci95, then defined as where a rerun
+     * lands (logread.c, figures). */
 #define TB_LOG_REC_FIGURE(name, keep, max) TB_FIG_FIELD_##keep(name)
     TB_ENERGY_FIGURES(TB_LOG_REC_FIGURE)
 #undef TB_LOG_REC_FIGURE
@@ -94,7 +97,17 @@ struct tb_log_rec {
     bool impossible;                /* gbps non-finite, negative or beyond the limits above */
     bool bad_time;                  /* its run's stamp cannot be true: never a baseline */
     bool failed_night;              /* in a log that ended "nothing measured": never counts */
+    bool ci95_welch;                /* no energy_ratio_df and its log started before #57's
+                                     * energy_ratio_ci95 reached main (TB_LOG_CI95_RESIDUAL_
+                                     * SINCE): its t at Welch-Satterthwaite's degrees, the
+                                     * rerun learner reads it so (rerun.c, tb_rerun_row_df) */
 };
+
+/* When #57's energy_ratio_ci95 (the blocks' residual, t at 2n - 2 below 6 cycles and 2n - 3
+ * from 6 for one kernel) reached main: 2026-12-07T21:05:54Z, the merge 4a3c141 of branch
+ * cyc57 (git log --first-parent main), in seconds of the epoch. A log started before it took
+ * that t at the Welch-Satterthwaite degrees of s_r^2 / n + D s_c^2. */
+#define TB_LOG_CI95_RESIDUAL_SINCE 1796677554LL
 
 /* One log as a whole: what a failed night is shown by. */
 struct tb_log_info {

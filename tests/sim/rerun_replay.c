@@ -8,8 +8,9 @@
  *   build/rerun-replay EARLIER_DIR LOG  # LOG's rows with what EARLIER_DIR's logs teach
  * A row's line: kernel, ratio, cycles, capped, and the spread its kind learns (the capped
  * pool for a capped row: rerun.h's cap), and the rerun interval it gives with the night's
- * own per-cycle spread read back from its energy_ratio_ci95 (tb_rerun_own_var's reading)
- * over its cycles. Logs from before 2026-11-28's definition of energy_ratio_ci95 hold sqrt(2)
+ * own per-cycle spread read back from its energy_ratio_ci95 over its cycles, at the degrees
+ * the learner reads it with (tb_rerun_row_df: the row's energy_ratio_df, else its log's
+ * definition's). Logs from before 2026-11-28's definition of energy_ratio_ci95 hold sqrt(2)
  * t(n - 1) times the mean's sd: scale them by `factors`' figure first
  * (doc/results/h200-2026-11-28-cal49.md says how it was done). */
 #include <math.h>
@@ -73,8 +74,8 @@ int main(int argc, char **argv)
         else
             kind = sd;
         int n = me.power_cycles;
-        double df = tb_rerun_cycles_df(n);
-        double own = tb_rerun_own_var(me.energy_ratio, me.energy_ratio_ci95, n);
+        double df = tb_rerun_row_df(&me);   /* the row's, or its log's definition's */
+        double own = tb_rerun_own_var_df(me.energy_ratio, me.energy_ratio_ci95, df);
         double hw = tb_rerun_halfwidth(&kind, sqrt(own * n), df, n);
         printf("%s %dx%d ratio %.4f cycles %d capped %d learned_runs %d pairs %d "
                "between_sd_pct %.3f within_sd_pct %.3f rerun_hw_pct %.3f rerun_hw %.4f\n",

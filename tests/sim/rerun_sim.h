@@ -96,7 +96,7 @@ static inline void sim_rerun_record(double ratio, double ci, double rerun_ci, do
         return;
     memmove(sim_rr.hist + 1, sim_rr.hist, sizeof(sim_rr.hist) - sizeof(sim_rr.hist[0]));
     sim_rr.hist[0] = (struct tb_rerun_run){ 0, ratio, ratio, tb_rerun_own_var(ratio, ci, cycles),
-                                            cycles };
+                                            cycles, tb_rerun_cycles_df(cycles) };
     sim_rr.nh += sim_rr.nh < TB_RERUN_MAX_RUNS;
 }
 
