@@ -287,10 +287,11 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
     for (int r = 0; tmp && mean && ss && r < count; r++) {
         double t2[TB_SENSOR_MAX_RAILS];
         memcpy(t2, tau, (size_t)count * sizeof(*t2));
-        /* all of the constant's sd: its error moves every block of the night alike, which
-         * the cycles' spread does not hold (issue #57, doc/power.md: the half counted
-         * before held 0.55-0.87 of what the error explains from 12 cycles) */
-        double sd = m->cal_size[first + r].tau_sd_ms;
+        /* a constant fitted to this size's own steps moves with the levels it was fitted
+         * with, and part of its error is in the cycles' spread already: TB_METER_TAU_SHARE
+         * of its sd counts; a constant the steps could not fit is the prior's, all of it */
+        const struct tb_selfcal *c = &m->cal_size[first + r];
+        double sd = c->tau_sd_ms * (c->steps >= TB_SELFCAL_MIN_STEPS ? TB_METER_TAU_SHARE : 1);
         if (!(sd > 0))
             continue;
         t2[r] += sd;

@@ -89,21 +89,12 @@ static int solve3(double a[3][3], double y[3], double x[3])
     return 0;
 }
 
-/* Step j's window at dead time d: its readings [w0, w2), those from w1 on after the switch. */
-static void window(const struct ctx *c, size_t j, double d, size_t w[3])
+/* Step j's least squares at (tau, D): its residuals' sum of squares. */
+static double sse_step(const struct ctx *c, size_t j, double tau, double d)
 {
-    w[0] = lower_bound(c->tm, c->n, c->sm[j - 1] + d);
-    w[1] = lower_bound(c->tm, c->n, c->sm[j] + d);
-    w[2] = lower_bound(c->tm, c->n, c->sm[j + 1] + d);
-}
-
-/* Step j's least squares at (tau, D) over window w: its residuals' sum of squares, and the
- * residuals into e (e[0] the window's first) where e is not NULL. */
-static double fit_window(const struct ctx *c, size_t j, const size_t w[3], double tau, double d,
-                         double *e)
-{
-    double s0 = c->sm[j - 1] + d, s1 = c->sm[j] + d;
-    size_t lo = w[0], mid = w[1], hi = w[2];
+    double s0 = c->sm[j - 1] + d, s1 = c->sm[j] + d, s2 = c->sm[j + 1] + d;
+    size_t lo = lower_bound(c->tm, c->n, s0), mid = lower_bound(c->tm, c->n, s1),
+           hi = lower_bound(c->tm, c->n, s2);
     double mean = 0, g = exp(-(s1 - s0) / tau), a[3][3] = { { 0 } }, y[3] = { 0 }, x[3], b[3];
     for (size_t i = lo; i < hi; i++)
         mean += c->r[i];
@@ -121,20 +112,10 @@ static double fit_window(const struct ctx *c, size_t j, const size_t w[3], doubl
     double sse = 0;
     for (size_t i = lo; i < hi; i++) {
         basis(c, i, mid, s0, s1, tau, g, b);
-        double r = c->r[i] - mean - (x[0] * b[0] + x[1] * b[1] + x[2] * b[2]);
-        sse += r * r;
-        if (e)
-            e[i - lo] = r;
+        double e = c->r[i] - mean - (x[0] * b[0] + x[1] * b[1] + x[2] * b[2]);
+        sse += e * e;
     }
     return sse;
-}
-
-/* Step j's least squares at (tau, D): its residuals' sum of squares. */
-static double sse_step(const struct ctx *c, size_t j, double tau, double d)
-{
-    size_t w[3];
-    window(c, j, d, w);
-    return fit_window(c, j, w, tau, d, NULL);
 }
 
 static double sse(const struct ctx *c, double tau, double d)
@@ -206,97 +187,10 @@ static double best_tau(const struct ctx *c, double lo, double hi, int its, doubl
     return f1 <= f2 ? x1 : x2;
 }
 
-/* sum over i, k of a_i b_k exp(-|t_i - t_k| / tau): the readings' noise correlation (below),
- * by a recursion each way, O(n). */
-static double rsum(const double *t, const double *a, const double *b, size_t n, double tau)
-{
-    double f = 0, g = 0, s = 0;
-    for (size_t i = 0; i < n; i++) {
-        f = b[i] + (i ? exp(-(t[i] - t[i - 1]) / tau) * f : 0);
-        s += a[i] * f;
-    }
-    for (size_t i = n; i-- > 0;) {
-        g = b[i] + (i + 1 < n ? exp(-(t[i + 1] - t[i]) / tau) * g : 0);
-        s += a[i] * (g - b[i]);
-    }
-    return s;
-}
-
-/* tr(P R) over step j's window, P the projection on its three terms at (tau, d): what the
- * fit takes of the noise's variance there, in readings (bs: 3 x the window's room). */
-static double trace_pr(const struct ctx *c, size_t j, const size_t w[3], double tau, double d,
-                       double *bs)
-{
-    size_t m = w[2] - w[0];
-    double s0 = c->sm[j - 1] + d, s1 = c->sm[j] + d, g = exp(-(s1 - s0) / tau), b[3];
-    double bb[3][3] = { { 0 } }, br[3][3], y[3] = { 0 }, x[3], tr = 0;
-    for (size_t i = w[0]; i < w[2]; i++) {
-        basis(c, i, w[1], s0, s1, tau, g, b);
-        for (int p = 0; p < 3; p++) {
-            bs[p * m + i - w[0]] = b[p];
-            for (int q = 0; q < 3; q++)
-                bb[p][q] += b[p] * b[q];
-        }
-    }
-    for (int p = 0; p < 3; p++)
-        for (int q = 0; q < 3; q++)
-            br[p][q] = rsum(c->tm + w[0], bs + p * m, bs + q * m, m, tau);
-    for (int q = 0; q < 3; q++) {   /* tr(inv(B'B) B'RB), column by column */
-        for (int p = 0; p < 3; p++)
-            y[p] = br[p][q];
-        if (solve3(bb, y, x))
-            return NAN;
-        tr += x[q];
-    }
-    return tr;
-}
-
-/* tau's sd from the fit itself: to first order its error is -S'/S'', S the steps' sse along
- * the profile over D, S' = -2 sum_i c_i n_i over the readings' noise n, c_i the residuals'
- * slope in tau summed over the windows holding reading i, S'' = 2 sum of their squares
- * (Gauss-Newton: Seber and Wild, Nonlinear Regression (1989), 2.1 and 12.2). The noise is
- * no white noise: each reading is the INA3221's average of its conversions (TI SBOS576), so
- * two readings dt apart correlate by exp(-dt / tau); its variance is read off the residuals
- * with what the fits take of it, tr(P R), given back. */
-static double model_sd(const struct ctx *c, double tau, double d)
-{
-    double h = 0.005 * tau, f, dm = best_delay(c, tau - h, d - 4, d + 4, 26, &f),
-           dp = best_delay(c, tau + h, d - 4, d + 4, 26, &f);
-    double *cv = calloc(c->n, sizeof(*cv)), *em = malloc(c->n * sizeof(*em)),
-           *ep = malloc(c->n * sizeof(*ep)), *bs = malloc(3 * c->n * sizeof(*bs));
-    double ss = 0, dof = 0, dd = 0, out = NAN;
-    for (size_t j = 1; cv && em && ep && bs && j + 1 < c->k; j++) {
-        size_t w[3];
-        window(c, j, d, w);
-        if (!c->use[j] || w[2] <= w[0])
-            continue;
-        double e0 = fit_window(c, j, w, tau, d, NULL), tr = trace_pr(c, j, w, tau, d, bs);
-        if (!isfinite(fit_window(c, j, w, tau - h, dm, em)) ||
-            !isfinite(fit_window(c, j, w, tau + h, dp, ep)) || !isfinite(e0) || !isfinite(tr))
-            continue;
-        for (size_t i = w[0]; i < w[2]; i++) {
-            double s = (em[i - w[0]] - ep[i - w[0]]) / (2 * h);
-            cv[i] += s;
-            dd += s * s;
-        }
-        ss += e0;
-        dof += (double)(w[2] - w[0]) - tr;
-    }
-    if (cv && em && ep && bs && dof > 0 && dd > 0)
-        out = sqrt(ss / dof * rsum(c->tm, cv, cv, c->n, tau)) / dd;
-    free(cv);
-    free(em);
-    free(ep);
-    free(bs);
-    return out;
-}
-
-/* The night's own fit into out (night_tau_*, delay_*, df): tau on a coarse grid over the
- * prior's factor 2.5 each way, each with its best D over the whole range searched, then the
- * profile around the best. tau's sd is the fit's own (model_sd); D's the jackknife's, each
- * group left out in turn from there (the jackknife's sd of tau, where model_sd has none:
- * issue #57 measured it 1.4-4x the constant's error across nights below 12 cycles, where
- * one step, the first, carries most of what the night knows of tau). */
+/* The night's own fit and its jackknife sds into out (night_tau_*, delay_*, df): tau on a
+ * coarse grid over the prior's factor 2.5 each way, each with its best D over the whole
+ * range searched, then the profile around the best; each group left out in turn from
+ * there. */
 static void night_fit(struct ctx *c, double prior, int groups, struct tb_selfcal *out)
 {
     c->skip = -1;
@@ -327,9 +221,7 @@ static void night_fit(struct ctx *c, double prior, int groups, struct tb_selfcal
     }
     double f = (double)(groups - 1) / groups;
     out->night_tau_ms = tau;
-    double sd = model_sd(c, tau, d);
-    out->night_tau_sd_ms = isfinite(sd) ? sd : sqrt(f * vt);
-    out->tau_df = isfinite(sd) ? 0 : groups - 1;
+    out->night_tau_sd_ms = sqrt(f * vt);
     out->delay_ms = d;
     out->delay_sd_ms = sqrt(f * vd);
     out->df = groups - 1;
@@ -351,15 +243,13 @@ static int usable(const struct ctx *c, bool *use)
     return k;
 }
 
-/* The night's fit weighed with the prior into out->tau_ms. A jackknife's sd of few groups
- * is first widened to a normal one's 95%: what the interval (meter_cal.c) multiplies by
- * 1.96 then holds t's. model_sd's is not: its noise variance has the night's readings'
- * degrees, hundreds. */
+/* The night's fit weighed with the prior into out->tau_ms. The jackknife's sd of few
+ * groups is first widened to a normal one's 95%: what the interval (meter_cal.c)
+ * multiplies by 1.96 then holds t's. */
 static void weigh(struct tb_selfcal *out, double prior, double psd)
 {
     double widen = tb_t95((size_t)out->df) / 1.96;
-    if (out->tau_df > 0)
-        out->night_tau_sd_ms *= tb_t95((size_t)out->tau_df) / 1.96;
+    out->night_tau_sd_ms *= widen;
     out->delay_sd_ms *= widen;
     /* the prior's own spread where the night disagrees with it: the board's word is a
      * claim (issue #57: update_interval 0.8 to 1.25 of what the chip runs), and held at
@@ -378,7 +268,7 @@ static void weigh(struct tb_selfcal *out, double prior, double psd)
 int tb_selfcal_fit(const struct tb_selfcal_in *in, struct tb_selfcal *out)
 {
     double prior = in->tau_prior_ms, psd = in->tau_prior_rel_sd * prior;
-    *out = (struct tb_selfcal){ prior, psd, 0, NAN, NAN, NAN, 0, 0, 0, 0 };
+    *out = (struct tb_selfcal){ prior, psd, 0, NAN, NAN, NAN, 0, 0, 0 };
     if (in->steps < 3 || in->n < 8 || !(prior > 0))
         return 0;
     double *tm = malloc(in->n * sizeof(*tm)), *sm = malloc(in->steps * sizeof(*sm));

@@ -31,8 +31,7 @@ struct tb_selfcal {
     double delay_ms, delay_sd_ms;   /* the dead time and its sd (0 and NAN: not fitted) */
     double night_tau_ms, night_tau_sd_ms;   /* the night's steps alone (NAN: too few) */
     int steps;                   /* steps with readings on both sides */
-    int df;                      /* the degrees of freedom of delay_sd_ms (0: the prior's) */
-    int tau_df;                  /* night_tau_sd_ms's (0: many, the fit's own sd) */
+    int df;                      /* the degrees of freedom of the sds (0: the prior's) */
     int at_bound;                /* the night's fit ended at its search's bound (tau at the
                                   * grid's end, D at TB_SELFCAL_MAX_DELAY_MS): the pair
                                   * fits the readings, but does not identify the chip */
@@ -41,10 +40,9 @@ struct tb_selfcal {
 /* The fit: the time constant tau and dead time D whose average of a load that is constant
  * between the switches (each at its switch plus D) fits the readings best in least squares,
  * each step in a window from the step before to the step after (three linear terms: the
- * level before, the swing left from the step before, the level after); tau's sd from the
- * fit's own curvature with the readings' noise as the average makes it (correlated by
- * exp(-dt / tau)), D's by the jackknife over groups of steps; the prior weighed in by
- * inverse variance. 0, or -1
+ * level before, the swing left from the step before, the level after); the sds by the
+ * jackknife over groups of steps (their readings' noise is correlated, so the fit's own
+ * curvature would claim too little); the prior weighed in by inverse variance. 0, or -1
  * (out of memory: out holds the prior). A fit that ends at a bound of its search is no
  * estimate of the chip: at_bound says so. */
 int tb_selfcal_fit(const struct tb_selfcal_in *in, struct tb_selfcal *out);
