@@ -239,6 +239,8 @@ struct sim_night {
     double tau_used[2], delay_used;   /* what the meter inverted with (tb_meter_tau_used) */
     double fit_delay[2];       /* each chip's dead time as the night fitted it (m->cal) */
     bool at_bound[2];          /* ... and whether its fit ended at the search's bound */
+    double tau_sd[2];          /* each chip's constant's sd as the cadence line says it
+                                * (selfcal.c: the jackknife's, widened to its t) */
     bool ok;                   /* a ratio came */
     char note[320];
     char cadence[TB_METER_CADENCE_LINE];   /* the night's cadence line (# power_cadence:) */
@@ -340,6 +342,7 @@ static inline int sim_run_night(const struct sim_opts *o, const struct tb_power_
     for (int c = 0; c < 2; c++) {   /* what the cadence line says of each chip */
         bool fit = c < sim_b.z.chips && m->cal_sizes && m->cal[c].steps >= TB_SELFCAL_MIN_STEPS;
         nt->fit_delay[c] = fit ? m->cal[c].delay_ms : NAN;
+        nt->tau_sd[c] = c < sim_b.z.chips && m->cal_sizes ? m->cal[c].tau_sd_ms : NAN;
         nt->at_bound[c] = fit && m->cal[c].at_bound;
     }
     nt->ok = isfinite(nt->ratio);
@@ -535,11 +538,12 @@ static inline void sim_nights(const struct sim_opts *o, struct sim_night *nt,
         sim_rerun_record(nt[i].ratio, nt[i].ci, nt[i].rerun_ci, nt[i].truth, nt[i].cycles);
         if (o->verbose)
             fprintf(stderr, "night %d: ratio %.7f +- %.7f (truth %.6f; parts %% cycles %.4f "
-                    "tau %.4f lsb %.4f floor %.4f), %d cycles, %.1f s (planned %.1f)%s%s\n",
-                    i, nt[i].ratio, nt[i].ci, nt[i].truth, 100 * nt[i].part[0],
-                    100 * nt[i].part[1], 100 * nt[i].part[2], 100 * nt[i].part[3],
-                    nt[i].cycles, nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "",
-                    nt[i].note);
+                    "tau %.4f lsb %.4f floor %.4f), %d cycles, tau_used %.2f/%.2f +- "
+                    "%.2f/%.2f, %.1f s (planned %.1f)%s%s\n", i, nt[i].ratio, nt[i].ci,
+                    nt[i].truth, 100 * nt[i].part[0], 100 * nt[i].part[1],
+                    100 * nt[i].part[2], 100 * nt[i].part[3], nt[i].cycles,
+                    nt[i].tau_used[0], nt[i].tau_used[1], nt[i].tau_sd[0], nt[i].tau_sd[1],
+                    nt[i].secs, nt[i].planned_s, nt[i].note[0] ? ": " : "", nt[i].note);
     }
     if (o->verbose && o->nights > 0)
         fprintf(stderr, "power_cadence: %s; %s\n", nt[0].cadence, nt[0].selfcal);
