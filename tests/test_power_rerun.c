@@ -460,8 +460,8 @@ static void test_each_row_read_with_its_own_degrees(void **state)
  * log's start (here after #57's definition: one kernel's 2n - 2 at two cycles), and the log
  * says so once, naming its file, the line and the column. Before: 1e6 was read at t = 1.96
  * (the per-cycle spread 0.439% where the date's t(2) gives 0.239%, 1.84x), 0.5 and 0.01 at
- * t(1) while within_df kept them, 0, -3, nan, inf and abc fell back without a word. The lag
- * floor's 1.31579 (six cycles: meter_figures.c) is read as it is, without a word. */
+ * t(1) while within_df kept them, 0, -3, nan, inf and abc fell back without a word. Degrees
+ * that are not whole (1.31579, a Satterthwaite count) are read as they are, without a word. */
 static void test_degrees_that_cannot_be(void **state)
 {
     const char *bad[] = { "1e6", "0.5", "0.01", "0", "-3", "nan", "inf", "abc", "0.999",
@@ -508,7 +508,7 @@ static void test_own_variance_without_the_systematic_part(void **state)
     const double want = sd / pow(1 - 2 / (9 * 2.0), 1.5);
     for (int with = 1; with >= 0; with--) {
         char *dir = th_tmpdir();
-        sys_log(dir, "20261208T010000Z", 2, sd / sqrt(2), 2, with ? "2" : NULL, sys);
+        sys_log(dir, "20261207T223000Z", 2, sd / sqrt(2), 2, with ? "2" : NULL, sys);
         struct tb_rerun *r = learn(dir);
         struct tb_log_rec me;
         me_vec16(&me);

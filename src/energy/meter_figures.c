@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lib/stats.h"
@@ -73,9 +72,8 @@ double tb_meter_rerun_rel(const double *v, int n, double *mean)
  * at two cycles, t by interpolation in 1 / df 5.33 where t(1.78) is 4.86) covered 97.8% of
  * ideal normal nights at two cycles (doc/results/meter-sim-2026-12-07f.md); this one covers
  * 95% at two, three and five cycles without a drift (below six a drift enters the residual:
- * wider); from six the ratios' lag floor (lag_var) at its own degrees makes it
- * deliberately conservative, 98.3% at six and 97.05% at twelve with a drift or none
- * (tests/test_meter_truth.c), less where
+ * wider), and at twelve with a drift or none (at six the ratios' lag
+ * floor, lag_var, 97.6%: tests/test_meter_truth.c), less where
  * the kernel's blocks spread unlike the copy's (the model's equal spreads: 94.5% at half,
  * 93.6% at twice, the two-level model at two to five cycles). */
 
@@ -274,22 +272,19 @@ double tb_meter_blocks_ss(const struct tb_meter_track *t, const struct tb_meter_
  * and an energy counter read at each block's edges: the kernel block and the copy beside
  * it move in opposite ways, neighbouring ratios together) is in it; the blocks'
  * (tb_meter_blocks_ss: independent blocks) is not, so the larger is taken.
- * Its degrees of freedom into *df: S0 + 2 S1 is x'Qx, x the n ratios, Q = C A C with C the
- * centring I - J / n and A ones on the diagonal and beside it; where cycles are independent
- * of one variance sigma^2 (normal) its mean is sigma^2 tr Q and its variance 2 sigma^4
- * tr Q^2, the moments of a scaled chi-square of (tr Q)^2 / tr Q^2 degrees (Satterthwaite,
- * Biometrics Bull. 2 (1946) 110-114; Box, Ann. Math. Statist. 25 (1954) 290-302): 1.32 at
- * six cycles, 3.27 at twelve, 12.6 at forty (about n / 3.1 beyond), where the residual's
- * are 2n - 3 to 3n - 3. A row the floor sets takes its t at these degrees and says them
- * (energy_ratio_df), so that the rerun learner weighs its variance as the few it has: two
- * kernels over ideal nights, the row's interval then held 97.70% at six cycles and 97.48%
- * at twelve (97.06% and 96.52% at the residual's t; tests/test_power_rerun_kernels.c). */
+ * Its own degrees are few: S0 + 2 S1 is x'Qx, x the n ratios, Q = C A C with C the
+ * centring and A ones on and beside the diagonal, a scaled chi-square of (tr Q)^2 / tr Q^2
+ * degrees where cycles are independent (Satterthwaite, Biometrics Bull. 2 (1946) 110-114;
+ * Box, Ann. Math. Statist. 25 (1954) 290-302): 1.32 at six cycles, 3.27 at twelve. A row it
+ * sets keeps the residual's t and says those degrees (energy_ratio_df): at its own t, a
+ * floor taken as the larger of two noisy estimates made the interval 7.5 times the ideal
+ * at the 90th percentile of ideal nights (18 at most; the second review of #57). The
+ * rerun learner then weighs such a row's variance at more degrees than it has (doc/power.md). */
 #define TB_METER_LAG_MIN 6
-static double lag_var(const struct tb_meter_track *t, double *df)
+static double lag_var(const struct tb_meter_track *t)
 {
     double x[TB_METER_MAX_CYCLES], mean = 0, s0 = 0, s1 = 0;
     int n = 0;
-    *df = 0;
     for (int i = 0; i < t->n && i < TB_METER_MAX_CYCLES; i++)
         if (isfinite(t->ratio[i]))
             mean += x[n++] = t->ratio[i];
@@ -301,39 +296,25 @@ static double lag_var(const struct tb_meter_track *t, double *df)
         if (i + 1 < n)
             s1 += (x[i] - mean) * (x[i + 1] - mean);
     }
-    /* Q_ij = A_ij - (r_i + r_j) / n + R / n^2, r_i A's row sums (2 at the ends, 3 between),
-     * R = 3n - 2 their sum; tr Q = n - R / n */
-    double R = 3.0 * n - 2, q2 = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            double ri = i == 0 || i == n - 1 ? 2 : 3, rj = j == 0 || j == n - 1 ? 2 : 3;
-            double q = (abs(i - j) <= 1) - (ri + rj) / n + R / ((double)n * n);
-            q2 += q * q;
-        }
-    *df = (n - R / n) * (n - R / n) / q2;
     return (s0 + 2 * s1) / ((double)n * (n - 3)) / (mean * mean);
 }
 
 /* The relative variance of t's mean ratio and its estimate's degrees of freedom (*df): a
  * block's variance s2 of s2_df degrees (the track's own residual's where s2 is NAN) times
- * |a|^2, or what the ratios' lag-1 autocovariance gives (lag_var) where that is larger, at
- * its own degrees; NAN with fewer than two ratios. */
+ * |a|^2, or what the ratios' lag-1 autocovariance gives (lag_var) where that is larger,
+ * the degrees still s2's; NAN with fewer than two ratios. */
 static double mean_var(const struct tb_meter_track *t, const struct tb_meter_track *ref,
                        double s2, double s2_df, double *df)
 {
-    double a2, dl, ss = tb_meter_blocks_ss(t, ref, df, &a2);
+    double a2, ss = tb_meter_blocks_ss(t, ref, df, &a2);
     if (isnan(s2))
         s2 = *df > 0 ? ss / *df : NAN;
     else
         *df = s2_df;
     if (!isfinite(s2) || !isfinite(a2))
         return NAN;
-    double v = a2 * s2, lag = lag_var(t, &dl);
-    if (lag > v) {
-        *df = dl;
-        return lag;
-    }
-    return v;
+    double v = a2 * s2, lag = lag_var(t);
+    return isfinite(lag) && lag > v ? lag : v;
 }
 
 /* A run-to-run relative sd as the half-width it adds where a rerun on another night lands:
