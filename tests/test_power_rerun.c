@@ -407,13 +407,9 @@ static void df_log(const char *dir, const char *stamp, int cycles, double sd_mea
     df_log_text(dir, stamp, cycles, sd_mean, t_df, df > 0 ? text : NULL);
 }
 
-/* The per-cycle spread the reader reads back from one row (tb_rerun_sd's within_rel_sd, the
- * median of one over its bias at the row's degrees), and those degrees (within_df). */
-static double within_of(const char *stamp, int cycles, double sd, double t_df, double df,
-                        double *within_df)
+/* What the reader learns from the logs in dir, for the vector16 row; dir removed, freed. */
+static struct tb_rerun_sd learned(char *dir)
 {
-    char *dir = th_tmpdir();
-    df_log(dir, stamp, cycles, sd / sqrt(cycles), t_df, df);
     struct tb_rerun *r = learn(dir);
     struct tb_log_rec me;
     me_vec16(&me);
@@ -422,6 +418,17 @@ static double within_of(const char *stamp, int cycles, double sd, double t_df, d
     tb_rerun_free(r);
     th_rmtree(dir);
     free(dir);
+    return out;
+}
+
+/* The per-cycle spread the reader reads back from one row (tb_rerun_sd's within_rel_sd, the
+ * median of one over its bias at the row's degrees), and those degrees (within_df). */
+static double within_of(const char *stamp, int cycles, double sd, double t_df, double df,
+                        double *within_df)
+{
+    char *dir = th_tmpdir();
+    df_log(dir, stamp, cycles, sd / sqrt(cycles), t_df, df);
+    struct tb_rerun_sd out = learned(dir);
     *within_df = out.within_df;
     return out.within_rel_sd;
 }
@@ -509,14 +516,7 @@ static void test_own_variance_without_the_systematic_part(void **state)
     for (int with = 1; with >= 0; with--) {
         char *dir = th_tmpdir();
         sys_log(dir, "20261207T223000Z", 2, sd / sqrt(2), 2, with ? "2" : NULL, sys);
-        struct tb_rerun *r = learn(dir);
-        struct tb_log_rec me;
-        me_vec16(&me);
-        struct tb_rerun_sd out;
-        tb_rerun_sd(r, &me, &pc, &out);
-        tb_rerun_free(r);
-        th_rmtree(dir);
-        free(dir);
+        struct tb_rerun_sd out = learned(dir);
         double w = with ? want : want * hypot(cyc, sys) / cyc;
         if (fabs(out.within_rel_sd / w - 1) > 1e-4)
             th_fail("%s energy_ratio_sys_ci95: per-cycle sd %.6f%% read back, %.6f%% wanted "

@@ -202,7 +202,7 @@ static double lag_floor(const struct tb_meter_track *t)
  * interval is that t times the mean's sd: the kernel's own residual's (3n - 2 interleaved
  * below six cycles, 3n - 3 from six: t x s |a|), the size's pool's where the pool's interval
  * was the wider (t x s_pool |a|); from six cycles the ratios' lag-1 floor's variance where it
- * was the larger of either's, at that estimate's t (the floor's own 1.32 degrees at six
+ * was the larger of either's, at the own's or the pool's t (the floor's own 1.32 degrees at six
  * cycles made the interval 7.5 times the ideal at the 90th percentile: not taken). */
 static void test_row_says_its_degrees(void **state)
 {
