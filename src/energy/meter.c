@@ -264,6 +264,7 @@ static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, d
     t->cb[t->n][0] = t->cb[t->n][1] = -1;
     t->cj[t->n][0] = t->cj[t->n][1] = NAN;
     t->ct[t->n][0] = t->ct[t->n][1] = 0;
+    t->cta[t->n][0] = t->cta[t->n][1] = 0;
     t->sw[t->n] = b->t_switch;
     t->ta[t->n] = b->ta;
     t->tb[t->n] = b->tb;
@@ -347,14 +348,19 @@ static int block_into(struct size_run *r, size_t i, struct tb_meter_block *b)
     return 0;
 }
 
-/* Side k of t's ratio at: the copy block c's J per byte and stamp (none where c is NULL or
- * had no figure), so that one past the copy's track is known by it (meter_internal.h). */
+/* Side k of t's ratio at: the copy block c's J per byte, stamp and span (none where c is
+ * NULL or had no figure), so that one past the copy's track is known by it and refigured
+ * (meter_internal.h). */
 static void copy_side(struct tb_meter_track *t, int at, int k, const struct tb_meter_block *c)
 {
     if (!c || !isfinite(c->jpb))
         return;
     t->cj[at][k] = c->jpb;
     t->ct[at][k] = c->tb > 0 ? c->ta + (c->tb - c->ta) / 2 : 0;
+    t->csw[at][k] = c->t_switch;   /* for the night's constants (meter_cal.c) */
+    t->cta[at][k] = c->ta;
+    t->ctb[at][k] = c->tb;
+    t->crate[at][k] = c->rate;
 }
 
 /* A kernel's block and the copy block after it: the ratio of its J per byte to the mean

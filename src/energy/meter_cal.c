@@ -189,61 +189,122 @@ static double block_jpb(const struct series *se, int count, const double *tau, i
     return w / rate;
 }
 
-/* Every block of the tracks inverted with tau: the new J per byte into jpb[j][k] (the old
- * where none), then each track's mean figure: a paired track's mean ratio to the copy's
- * blocks beside it, the others' mean J per byte, into mean[j]. */
+/* The tracks' figures inverted again: each block's J per byte (jpb), each paired ratio's
+ * copy blocks' (side; NAN: none) and the copy's J per byte beside it (around; NAN: the
+ * track's own kept, where a side past the copy's track kept no span), each track's mean
+ * figure (mean). */
+struct refig {
+    double (*jpb)[TB_METER_MAX_CYCLES];
+    double (*side)[TB_METER_MAX_CYCLES][2];
+    double (*around)[TB_METER_MAX_CYCLES];
+    double *mean;
+};
+
+static int refig_alloc(struct refig *f, size_t n)
+{
+    size_t k = n ? n : 1;
+    f->jpb = malloc(k * sizeof(*f->jpb));
+    f->side = malloc(k * sizeof(*f->side));
+    f->around = malloc(k * sizeof(*f->around));
+    f->mean = malloc(k * sizeof(*f->mean));
+    return f->jpb && f->side && f->around && f->mean ? 0 : -1;
+}
+
+static void refig_free(struct refig *f)
+{
+    free(f->jpb);
+    free(f->side);
+    free(f->around);
+    free(f->mean);
+}
+
+/* Side s of t's ratio k with the copy's track's blocks as refigured (jr): a block of that
+ * track by its index; one past it (-2) inverted here with tau from the span the ratio kept
+ * of it, as the track's own are (a switch, a span and a rate each copy block of the size has
+ * alike), else NAN (a track built by hand keeps none; so does a span the ring lost). */
+static double side_jpb(const struct tb_meter_track *t, int k, int s, const double *jr,
+                       const struct series *se, int count, const double *tau, double d_ms)
+{
+    short c = t->cb[k][s];
+    if (c >= 0)
+        return jr[c];
+    if (c != -2 || !(t->cta[k][s] > 0))
+        return NAN;
+    return block_jpb(se, count, tau, t->csw[k][s], t->cta[k][s], t->ctb[k][s], t->crate[k][s],
+                     d_ms);
+}
+
+/* Track j's ratios' copy sides and around into f (the copy's track ref refigured already). */
+static void refigure_sides(const struct tb_meter_track *tr, size_t j, size_t ref,
+                           const struct series *se, int count, const double *tau, double d_ms,
+                           struct refig *f)
+{
+    for (int k = 0; k < tr[j].n; k++) {
+        double v[2];
+        bool lost = false;
+        for (int s = 0; s < 2; s++) {
+            v[s] = side_jpb(&tr[j], k, s, f->jpb[ref], se, count, tau, d_ms);
+            lost |= tr[j].cb[k][s] == -2 && !isfinite(v[s]);
+            f->side[j][k][s] = v[s];
+        }
+        f->around[j][k] = lost ? NAN : isnan(v[0]) ? v[1] : isnan(v[1]) ? v[0]
+                          : 0.5 * (v[0] + v[1]);
+    }
+}
+
+/* Every block of the tracks inverted with tau, the copy blocks past the copy's track
+ * beside them, into f: the new J per byte (the old where none), then each track's mean
+ * figure: a paired track's mean ratio to the copy's blocks beside it, the others' mean J
+ * per byte. */
 static void refigure(const struct tb_meter_track *tr, size_t n, size_t ref,
                      const struct series *se, int count, const double *tau, double d_ms,
-                     double (*jpb)[TB_METER_MAX_CYCLES], double *mean)
+                     struct refig *f)
 {
     for (size_t j = 0; j < n; j++)
         for (int k = 0; k < tr[j].n; k++) {
             double x = block_jpb(se, count, tau, tr[j].sw[k], tr[j].ta[k], tr[j].tb[k],
                                  tr[j].rate[k], d_ms);
-            jpb[j][k] = isfinite(x) ? x : tr[j].jpb[k];
+            f->jpb[j][k] = isfinite(x) ? x : tr[j].jpb[k];
         }
     for (size_t j = 0; j < n; j++) {
+        bool paired = ref < n && j != ref;
+        if (paired)
+            refigure_sides(tr, j, ref, se, count, tau, d_ms, f);
         double sum = 0;
         int got = 0;
         for (int k = 0; k < tr[j].n; k++) {
-            double x = jpb[j][k];
-            if (ref < n && j != ref) {
-                const short *cb = tr[j].cb[k];
-                double a = cb[0] >= 0 ? jpb[ref][cb[0]] : NAN, b = cb[1] >= 0 ? jpb[ref][cb[1]] : NAN;
-                double around = cb[0] == -2 || cb[1] == -2 ? tr[j].around[k] : isnan(a) ? b
-                                : isnan(b) ? a : 0.5 * (a + b);
-                x /= around;
-            }
+            double x = f->jpb[j][k];
+            if (paired)
+                x /= isfinite(f->around[j][k]) ? f->around[j][k] : tr[j].around[k];
             if (isfinite(x)) {
                 sum += x;
                 got++;
             }
         }
-        mean[j] = got ? sum / got : NAN;
+        f->mean[j] = got ? sum / got : NAN;
     }
 }
 
-/* The new figures written into the tracks: J per byte, power, and a paired track's ratio
- * and the copy's J per byte beside it. */
-static void write_back(struct tb_meter_track *tr, size_t n, size_t ref,
-                       double (*jpb)[TB_METER_MAX_CYCLES])
+/* The new figures written into the tracks: J per byte, power, and a paired track's ratio,
+ * the copy's J per byte beside it and that of each side past the copy's track (issue #57:
+ * before 2026-12-08 those ratios kept the constants from before the calibration). */
+static void write_back(struct tb_meter_track *tr, size_t n, size_t ref, const struct refig *f)
 {
     for (size_t j = 0; j < n; j++)
         for (int k = 0; k < tr[j].n; k++) {
-            tr[j].jpb[k] = jpb[j][k];
-            tr[j].w[k] = jpb[j][k] * tr[j].rate[k];
+            tr[j].jpb[k] = f->jpb[j][k];
+            tr[j].w[k] = f->jpb[j][k] * tr[j].rate[k];
         }
     for (size_t j = 0; j < n && ref < n; j++)
         for (int k = 0; k < tr[j].n && j != ref; k++) {
-            const short *cb = tr[j].cb[k];
-            if (cb[0] == -2 || cb[1] == -2)
+            double around = f->around[j][k];
+            if (!isfinite(around))
                 continue;
-            double a = cb[0] >= 0 ? tr[ref].jpb[cb[0]] : NAN, b = cb[1] >= 0 ? tr[ref].jpb[cb[1]] : NAN;
-            double around = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
-            if (isfinite(around)) {
-                tr[j].around[k] = around;
-                tr[j].ratio[k] = tr[j].jpb[k] / around;
-            }
+            tr[j].around[k] = around;
+            tr[j].ratio[k] = tr[j].jpb[k] / around;
+            for (int s = 0; s < 2; s++)
+                if (tr[j].cb[k][s] == -2)
+                    tr[j].cj[k][s] = f->side[j][k][s];
         }
 }
 
@@ -279,12 +340,13 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
                        const struct series *se, int first, int count, const double *tau,
                        double d_ms, const double *mean0)
 {
-    double (*tmp)[TB_METER_MAX_CYCLES] = malloc((n ? n : 1) * sizeof(*tmp));
-    double *mean = malloc((n ? n : 1) * sizeof(*mean)), *ss = calloc(n ? n : 1, sizeof(*ss));
+    struct refig tmp;
+    bool ok = refig_alloc(&tmp, n) == 0;
+    double *ss = calloc(n ? n : 1, sizeof(*ss));
     double lsb2 = 0;
     for (int r = 0; r < count; r++)
         lsb2 += se[r].lsb * se[r].lsb;
-    for (int r = 0; tmp && mean && ss && r < count; r++) {
+    for (int r = 0; ok && ss && r < count; r++) {
         double t2[TB_SENSOR_MAX_RAILS];
         memcpy(t2, tau, (size_t)count * sizeof(*t2));
         /* a constant fitted to this size's own steps moves with the levels it was fitted
@@ -295,10 +357,10 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
         if (!(sd > 0))
             continue;
         t2[r] += sd;
-        refigure(tr, n, ref, se, count, t2, d_ms, tmp, mean);
+        refigure(tr, n, ref, se, count, t2, d_ms, &tmp);
         for (size_t j = 0; j < n; j++)
-            if (isfinite(mean[j]) && isfinite(mean0[j]))
-                ss[j] += (mean[j] - mean0[j]) * (mean[j] - mean0[j]);
+            if (isfinite(tmp.mean[j]) && isfinite(mean0[j]))
+                ss[j] += (tmp.mean[j] - mean0[j]) * (tmp.mean[j] - mean0[j]);
     }
     for (size_t j = 0; j < n; j++) {
         double p_mw = 0;   /* the level the step is judged against: the copy's, or its own */
@@ -313,8 +375,7 @@ static void systematic(struct tb_meter *m, struct tb_meter_track *tr, size_t n, 
         part[TB_METER_CI_FLOOR] = TB_METER_MODEL_FLOOR;
         tr[j].sys_rel = hypot(hypot(part[TB_METER_CI_TAU], lsb_rel), TB_METER_MODEL_FLOOR);
     }
-    free(tmp);
-    free(mean);
+    refig_free(&tmp);
     free(ss);
 }
 
@@ -339,15 +400,13 @@ static void calibrate_with(struct tb_meter *m, struct tb_meter_track *tr, size_t
         m->cal_steps += steps;
         m->cal_sizes++;
     }
-    double (*jpb)[TB_METER_MAX_CYCLES] = malloc((n ? n : 1) * sizeof(*jpb));
-    double *mean0 = malloc((n ? n : 1) * sizeof(*mean0));
-    if (jpb && mean0) {
-        refigure(tr, n, ref, se, count, tau, d_hi, jpb, mean0);
-        write_back(tr, n, ref, jpb);
-        systematic(m, tr, n, ref, se, first, count, tau, d_hi, mean0);
+    struct refig f;
+    if (refig_alloc(&f, n) == 0) {
+        refigure(tr, n, ref, se, count, tau, d_hi, &f);
+        write_back(tr, n, ref, &f);
+        systematic(m, tr, n, ref, se, first, count, tau, d_hi, f.mean);
     }
-    free(jpb);
-    free(mean0);
+    refig_free(&f);
 }
 
 void tb_meter_calibrate(struct tb_meter *m, struct tb_meter_track *tr, size_t n, size_t ref,

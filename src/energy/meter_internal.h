@@ -95,6 +95,12 @@ struct tb_meter_track {
      * track that took it, and is placed in time (meter.c, kernel_pair) */
     double cj[TB_METER_MAX_CYCLES][2];
     int64_t ct[TB_METER_MAX_CYCLES][2];
+    /* each side's copy block's t_switch, ta, tb and rate (0: not kept): one past the copy's
+     * track is refigured from these with the night's constants, as the track's own blocks
+     * are, and cj, around and the ratio made again with it (meter_cal.c) */
+    int64_t csw[TB_METER_MAX_CYCLES][2], cta[TB_METER_MAX_CYCLES][2],
+        ctb[TB_METER_MAX_CYCLES][2];
+    double crate[TB_METER_MAX_CYCLES][2];
     /* each block's t_switch, ta, tb and rate (struct tb_meter_block): refigured once the
      * night's own sensor constants are known (meter_cal.c) */
     int64_t sw[TB_METER_MAX_CYCLES], ta[TB_METER_MAX_CYCLES], tb[TB_METER_MAX_CYCLES];
