@@ -329,8 +329,8 @@ TEST_LIBS = $(BUILD)/tests/transpose-bench-hooks $(BUILD)/tests/libfake-nvml.so 
 # when it grows past the line. The quick tier is for the passes that run the suite again
 # under a slower lens (SAN=1, valgrind, qemu, CUDA=0: .ci/run); the full tier runs once.
 TIER ?= full
-SLOW_TESTS := test_rerun_calib test_meter_sim test_modes_e2e test_meter_night test_driver_faults test_e2e_power test_nvml_hang \
-	test_nightly test_nvml test_meter_past_track
+SLOW_TESTS := test_rerun_calib test_meter_sim test_modes_e2e test_meter_past_track test_meter_night test_driver_faults \
+	test_e2e_power test_nvml_hang test_nightly test_nvml
 # The quick tier's slowest under valgrind and qemu (20-56 s there, 2-5 s plainly: .ci/run at
 # da67c13), which started last in the name order and left a core idle at the pass's end
 QUICK_FIRST := test_stepfit test_meter_truth test_probe test_power_rerun_logs test_night_pages \

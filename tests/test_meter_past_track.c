@@ -78,8 +78,10 @@ static double worst_error(const struct tb_meter_result *out, double *least, int 
 /* A chip 10% slower than its claim: the night finds its constant, and every ratio, those
  * past the copy's track included, is figured with it. Before the fix the ratios past the
  * track kept the claimed constant's bias, and every kernel's mean with them: -0.26% to
- * -0.57% over these 12 kernels at 10-11 cycles (+0.0004% to +0.0022% after; at the true
- * constant claimed, -0.003% to -0.008% before). */
+ * -0.57% over these 12 kernels at 10-11 cycles (within 0.0025% either way after; at the
+ * true constant claimed, -0.003% to -0.008% before). The intervals are held to their
+ * binomial: 12 calibrated 95% intervals all cover only 54% of the time, more than three
+ * miss 0.2% of it. */
 static void test_ratios_past_the_track_refigured(void **state)
 {
     (void)state;
@@ -91,7 +93,9 @@ static void test_ratios_past_the_track_refigured(void **state)
     if (!(least * KERNELS > TB_METER_MAX_CYCLES + 2 * KERNELS))
         th_fail("only %.0f cycles of %d kernels: the copy's track never filled", least,
                 KERNELS);
-    if (!(worst <= 0.0005) || missed)
+    print_message("worst ratio %.4f%% off its truth, %d of %d intervals missed it\n",
+                  100 * worst, missed, KERNELS);
+    if (!(worst <= 0.0005) || missed > 3)
         th_fail("worst ratio %.4f%% off its truth, %d interval(s) missed it (10%% tau "
                 "error, self-calibrated)", 100 * worst, missed);
 }
