@@ -317,7 +317,8 @@ static void metered_night(struct tb_meter *m, struct tb_meter_track *tr, int k, 
             for (int s = 0; s < 2; s++) {
                 t->cb[i][s] = (short)(a + s < TB_METER_MAX_CYCLES ? a + s : -2);
                 t->cj[i][s] = c[a + s];
-                t->ct[i][s] = seq_mid(2 * (a + s));
+                t->cta[i][s] = seq_mid(2 * (a + s)) - 400000000;
+                t->ctb[i][s] = seq_mid(2 * (a + s)) + 400000000;
             }
         }
         t->n = cycles;

@@ -263,8 +263,7 @@ static int track_add(struct tb_meter_track *t, const struct tb_meter_block *b, d
         return -1;
     t->cb[t->n][0] = t->cb[t->n][1] = -1;
     t->cj[t->n][0] = t->cj[t->n][1] = NAN;
-    t->ct[t->n][0] = t->ct[t->n][1] = 0;
-    t->cta[t->n][0] = t->cta[t->n][1] = 0;
+    t->cta[t->n][0] = t->cta[t->n][1] = t->ctb[t->n][0] = t->ctb[t->n][1] = 0;
     t->sw[t->n] = b->t_switch;
     t->ta[t->n] = b->ta;
     t->tb[t->n] = b->tb;
@@ -356,7 +355,6 @@ static void copy_side(struct tb_meter_track *t, int at, int k, const struct tb_m
     if (!c || !isfinite(c->jpb))
         return;
     t->cj[at][k] = c->jpb;
-    t->ct[at][k] = c->tb > 0 ? c->ta + (c->tb - c->ta) / 2 : 0;
     t->csw[at][k] = c->t_switch;   /* for the night's constants (meter_cal.c) */
     t->cta[at][k] = c->ta;
     t->ctb[at][k] = c->tb;

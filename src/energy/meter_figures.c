@@ -108,10 +108,10 @@ static bool side_known(const struct tb_meter_track *t, const struct tb_meter_tra
                        isfinite(ref->jpb[j]));
 }
 
-/* A block's stamp: the midpoint of its span's first and last poll (0: never set). */
-static int64_t stamp_of(const struct tb_meter_track *t, int i)
+/* A block's stamp: the midpoint of its span's first and last poll, ta and tb (0: never set). */
+static int64_t mid_ns(int64_t ta, int64_t tb)
 {
-    return t->tb[i] > 0 ? t->ta[i] + (t->tb[i] - t->ta[i]) / 2 : 0;
+    return tb > 0 ? ta + (tb - ta) / 2 : 0;
 }
 
 /* Side k of t's ratio i, a copy block past the copy's track (-2), into b at index time at: its
@@ -120,8 +120,9 @@ static int64_t stamp_of(const struct tb_meter_track *t, int i)
 static int past_slot(struct tb_meter_blocks *b, const struct tb_meter_track *t, int i, int k,
                      double e, double known, double at)
 {
-    if (t->ct[i][k] > 0 && t->cj[i][k] > 0)
-        return copy_slot(b, -2, t->ct[i][k], t->cj[i][k], at);
+    int64_t st = mid_ns(t->cta[i][k], t->ctb[i][k]);
+    if (st > 0 && t->cj[i][k] > 0)
+        return copy_slot(b, -2, st, t->cj[i][k], at);
     return copy_slot(b, -2, 0, e < 1 && isfinite(known) ? 2 * t->around[i] - known
                                                          : t->around[i], at);
 }
@@ -141,9 +142,9 @@ void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter
             at = side[0] >= 0 ? side[0] + 0.5 : side[1] - 0.5;
         for (int k = 0; k < 2; k++)
             if (side[k] >= 0 && has[k]) {
-                s[k] = copy_slot(b, side[k], stamp_of(ref, side[k]), ref->jpb[side[k]],
-                                 side[k]);
-                known = ref->jpb[side[k]];
+                int j = side[k];
+                s[k] = copy_slot(b, j, mid_ns(ref->ta[j], ref->tb[j]), ref->jpb[j], j);
+                known = ref->jpb[j];
             }
         for (int k = 0; k < 2; k++)
             if (side[k] == -2)
@@ -154,7 +155,7 @@ void tb_meter_track_blocks(const struct tb_meter_track *t, const struct tb_meter
                 y += e * b->cy[s[k]];
                 b->w[s[k]] += e;
             }
-        b->ks[b->n] = stamp_of(t, i);
+        b->ks[b->n] = mid_ns(t->ta[i], t->tb[i]);
         b->stamped &= b->ks[b->n] > 0;
         b->ty[b->n] = at;
         b->y[b->n++] = y;

@@ -89,15 +89,13 @@ struct tb_meter_track {
      * none, or past its TB_METER_MAX_CYCLES): neighbouring cycles that share a copy block
      * are correlated (meter_figures.c, tb_meter_blocks_ss) */
     short cb[TB_METER_MAX_CYCLES][2];
-    /* each side's copy block as the ratio took it: its J per byte (NAN: none) and its stamp,
-     * the midpoint of its span's first and last poll (ns; 0: not kept, as in a track built
-     * by hand), by which a block past the copy's track (-2) is one block in every kernel's
-     * track that took it, and is placed in time (meter.c, kernel_pair) */
+    /* each side's copy block as the ratio took it: its J per byte (NAN: none), its t_switch,
+     * ta, tb and rate (0: not kept, as in a track built by hand; meter.c, kernel_pair). A
+     * block past the copy's track (-2) is known by its stamp, the midpoint of ta and tb, as
+     * one block in every kernel's track that took it, and placed in time by it
+     * (meter_figures.c); it is refigured from these with the night's constants, as the
+     * track's own blocks are, and cj, around and the ratio made again with it (meter_cal.c) */
     double cj[TB_METER_MAX_CYCLES][2];
-    int64_t ct[TB_METER_MAX_CYCLES][2];
-    /* each side's copy block's t_switch, ta, tb and rate (0: not kept): one past the copy's
-     * track is refigured from these with the night's constants, as the track's own blocks
-     * are, and cj, around and the ratio made again with it (meter_cal.c) */
     int64_t csw[TB_METER_MAX_CYCLES][2], cta[TB_METER_MAX_CYCLES][2],
         ctb[TB_METER_MAX_CYCLES][2];
     double crate[TB_METER_MAX_CYCLES][2];
@@ -148,10 +146,10 @@ void tb_meter_figures(const struct tb_meter *m, const struct tb_meter_track *t,
  * logs of the copy blocks it was taken against at its weights: its J per byte to second
  * order in the copy's spread, from the ratio itself), the copy blocks its ratios were taken
  * against, each once, and the mean's weights on them. An index -2 (a copy block past the
- * copy's track) is known by its stamp (t->ct) and valued by its own J per byte (t->cj); in a
- * track that kept neither (built by hand) it is a block of its own, its value from the
- * copy's mean beside the ratio (t->around) less the other side's. Each block's time for the
- * drift: by index (ty, tc: copy block j at j, a kernel's block midway between the copy
+ * copy's track) is known by its stamp (t->cta, t->ctb) and valued by its own J per byte
+ * (t->cj); in a track that kept neither (built by hand) it is a block of its own, its value
+ * from the copy's mean beside the ratio (t->around) less the other side's. Each block's time
+ * for the drift: by index (ty, tc: copy block j at j, a kernel's block midway between the copy
  * blocks beside it) and, where every block has one (stamped), its stamp (ks, cs, ns). */
 #define TB_METER_COPY_SLOTS (3 * TB_METER_MAX_CYCLES)
 struct tb_meter_blocks {
