@@ -179,13 +179,12 @@ static bool ci95_welch(const struct reader *rd, const char *row_run_id)
            (long long)t < TB_LOG_CI95_RESIDUAL_SINCE;
 }
 
-/* energy_ratio_df as the meter writes it: degrees from 1 to TB_LOG_RATIO_DF_MAX (whole but
- * for the lag-1 floor's, 1.32 and up: meter_figures.c, lag_var). Any other text (1e6, 0.5,
- * 0, -3, nan, inf, abc) is no figure: t(0.5)
- * would be read as t(1) (tb_t95_df's floor) and 1e6 as the normal's 1.96, each silently
- * misweighing the row's own variance in the rerun learner; said once per log, the row read
- * by its log's start as a log without the column (tb_rerun_row_df). An empty field is none
- * (the copy's row, a row without an interval). */
+/* energy_ratio_df as the meter writes it: whole degrees from 1 to TB_LOG_RATIO_DF_MAX (one
+ * that is not whole, within those, is read as it is). Any other text (1e6, 0.5, 0, -3, nan,
+ * inf, abc) is no figure: t(0.5) would be read as t(1) (tb_t95_df's floor) and 1e6 as the
+ * normal's 1.96, each silently misweighing the row's own variance in the rerun learner;
+ * said once per log, the row read by its log's start as a log without the column
+ * (tb_rerun_row_df). An empty field is none (the copy's row, a row without an interval). */
 static void ratio_df(struct reader *rd, struct tb_log_rec *r)
 {
     int c = rd->col[TB_LR_energy_ratio_df];
