@@ -36,29 +36,49 @@ struct fitres {
     double rms, a, b, var_y;
 };
 
-/* The first-order response to the ideal input (0 before the first edge, alternating at
- * each edge) at time x: the sum of each edge's own step response. */
-static double resp_ema(const struct fitctx *c, double x, double tau)
+/* The responses to the ideal input (0 before the first edge, alternating at each edge) at
+ * every poll, in one pass: the polls' times and the edges both increase (checks()), so each
+ * walk only moves forward. Each edge adds its own response; a fresh sum over every edge at
+ * every poll cost one expm1 per edge per poll, the whole of the fit's time (eval: 90% of a
+ * probe's CPU, 48 s of test_stepfit's under valgrind, #59). */
+
+/* The first-order response at x: sum_k s_k (1 - exp(-(x - e_k) / tau)) over the edges
+ * before x, kept as p - a with a = sum_k s_k exp(-(x - e_k) / tau), which decays by
+ * exp(-dx / tau) from one poll to the next: one exp a poll and one an edge. The same sum to
+ * within rounding (1e-16 of the step; the fits agree to 1e-9 relative, doc/results/
+ * test-times-2026-12-08.md). */
+struct ema_walk {
+    size_t k;      /* edges passed */
+    double x;      /* where a was last taken */
+    double a, p;   /* the decaying sum, and the level the edges passed lead to */
+};
+
+static double resp_ema(const struct fitctx *c, struct ema_walk *s, double x, double tau)
 {
-    double y = 0;
-    for (size_t k = 0; k < c->ne && c->e[k] < x; k++) {
-        double s = (k % 2 == 0) ? 1.0 : -1.0;
-        y += s * -expm1(-(x - c->e[k]) / tau);
+    if (s->a != 0)
+        s->a *= exp(-(x - s->x) / tau);
+    s->x = x;
+    for (; s->k < c->ne && c->e[s->k] < x; s->k++) {
+        double sg = (s->k % 2 == 0) ? 1.0 : -1.0;
+        s->a += sg * exp(-(x - c->e[s->k]) / tau);
+        s->p += sg;
     }
-    return y;
+    return s->p - s->a;
 }
 
-/* The boxcar's: the fraction of [x - w, x] the load was on. */
-static double resp_box(const struct fitctx *c, double x, double w)
+/* The boxcar's: the fraction of [x - w, x] the load was on, as the load's on-time up to x
+ * less its on-time up to x - w, each walked forward by a walk of its own. */
+struct on_walk {
+    size_t k;      /* edges at or before the point passed */
+    double done;   /* the on-time of the on-spans closed by them */
+};
+
+static double on_upto(const struct fitctx *c, struct on_walk *s, double x)
 {
-    double lo = x - w, on = 0;
-    for (size_t k = 0; k < c->ne; k += 2) {
-        double a = c->e[k], b = k + 1 < c->ne ? c->e[k + 1] : INFINITY;
-        double s = a > lo ? a : lo, t = b < x ? b : x;
-        if (t > s)
-            on += t - s;
-    }
-    return on / w;
+    for (; s->k < c->ne && c->e[s->k] <= x; s->k++)
+        if (s->k % 2 == 1)
+            s->done += c->e[s->k] - c->e[s->k - 1];
+    return s->k % 2 == 1 ? s->done + (x - c->e[s->k - 1]) : s->done;
 }
 
 /* When the reading seen at poll time t was made: the last refresh at or before t. */
@@ -73,9 +93,12 @@ static double held_at(const struct fitctx *c, double t)
 static struct fitres eval(const struct fitctx *c, double len, double d)
 {
     double sy = 0, sw = 0, syy = 0, syw = 0, sww = 0;
+    struct ema_walk ew = { 0, 0, 0, 0 };
+    struct on_walk hi = { 0, 0 }, lo = { 0, 0 };
     for (size_t i = 0; i < c->n; i++) {
         double x = held_at(c, c->t[i]) - d;
-        double y = c->boxcar ? resp_box(c, x, len) : resp_ema(c, x, len);
+        double y = c->boxcar ? (on_upto(c, &hi, x) - on_upto(c, &lo, x - len)) / len
+                             : resp_ema(c, &ew, x, len);
         sy += y, sw += c->w[i], syy += y * y, syw += y * c->w[i], sww += c->w[i] * c->w[i];
     }
     double n = (double)c->n, my = sy / n, mw = sw / n;
