@@ -100,6 +100,60 @@ static void test_cut_gzip_keeps_the_rows_before_the_cut(void **state)
     free(dir);
 }
 
+/* Line numbers past a run of empty lines and past the longest lines, plain and gzipped (the
+ * bytes come in 16 kB reads, or 64 kB inflated, so the runs and the long lines cross them):
+ * a line of 65,535 bytes is read (a row of one field, said at its own line), one of 65,536
+ * is skipped and said, and the rows before and after are kept. */
+static void test_line_numbers_past_blank_and_long_lines(void **state)
+{
+    const long blanks = 100003;
+    size_t cap = 400000, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)sprintf(text + n, "%sh_b_20261101T020000Z,b,d,k,float,64,64,8,8,12.5,0.01,ok,"
+                         "0.5,0.5,1\n", HEAD);                        /* lines 1-3 */
+    memset(text + n, '\n', (size_t)blanks);                           /* 4 .. 100006 */
+    n += (size_t)blanks;
+    memset(text + n, 'x', 65536);                                      /* 100007: skipped */
+    n += 65536;
+    text[n++] = '\n';
+    memset(text + n, 'y', 65535);                                      /* 100008: read */
+    n += 65535;
+    n += (size_t)sprintf(text + n, "\n\r\nh_b_20261101T020000Z,b,d,k2,float,64,64,8,8,12.5,0.01,"
+                         "ok,0.5,0.5,1\n");                            /* 100009, 100010 */
+    char *dir = th_tmpdir();
+    for (int gz = 0; gz <= 1; gz++) {
+        char path[PATH_MAX], *said;
+        snprintf(path, sizeof(path), "%s/lines%d.csv%s", dir, gz, gz ? ".gz" : "");
+        if (gz) {
+            gzFile g = gzopen(path, "wb1");
+            assert_non_null(g);
+            assert_int_equal(gzwrite(g, text, (unsigned)n), (int)n);
+            assert_int_equal(gzclose(g), Z_OK);
+        } else {
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            assert_int_equal(fwrite(text, 1, n, f), n);
+            assert_int_equal(fclose(f), 0);
+        }
+        struct tb_logset s;
+        assert_int_equal(read_one(&s, path, &said), 2);
+        assert_string_equal(s.v[1].kernel, "k2");
+        char want[120];
+        snprintf(want, sizeof(want), "lines%d.csv%s:100007: line longer than 65536 bytes; "
+                 "skipped", gz, gz ? ".gz" : "");
+        must_have(said, want);
+        snprintf(want, sizeof(want), ":100008: 1 fields where the header has 15");
+        must_have(said, want);
+        assert_int_equal(s.problems, 2);
+        free(said);
+        tb_logset_free(&s);
+    }
+    free(text);
+    th_rmtree(dir);
+    free(dir);
+}
+
 /* A FIFO with no writer, /dev/zero and a directory as logs: refused at once (the alarm kills
  * the test if a read blocks or never ends). */
 static void test_fifo_device_and_directory_are_no_logs(void **state)
@@ -373,6 +427,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bit_flip_in_the_trailer_keeps_the_rows),
         cmocka_unit_test(test_cut_gzip_keeps_the_rows_before_the_cut),
+        cmocka_unit_test(test_line_numbers_past_blank_and_long_lines),
         cmocka_unit_test(test_fifo_device_and_directory_are_no_logs),
         cmocka_unit_test(test_gzip_bomb_stops_at_the_cap),
         cmocka_unit_test(test_total_and_byte_caps),

@@ -15,7 +15,8 @@ struct tb_logbytes {
     unsigned long long max_bytes;    /* uncompressed bytes read at most */
     bool bounds_quiet;               /* that bound reached is counted, not said */
     /* One whole line (no newline; lineno counts from 1, skipped lines too); < 0: read no
-     * further (not a log, a bound of the caller's reached). */
+     * further (not a log, a bound of the caller's reached). An empty line is counted, never
+     * handed over (no line of a log says anything by being empty). */
     int (*line)(void *arg, long lineno, char *line);
     long (*rows)(void *arg);         /* the rows kept so far, for "using the N rows before it" */
     void *arg;

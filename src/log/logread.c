@@ -107,6 +107,8 @@ struct reader {
     long lineno, impossible, unknown_outcome;
     long after_end, other_run;   /* rows after the end line; rows naming another run */
     long bad_df;                 /* rows whose energy_ratio_df is no degrees (ratio_df) */
+    char welch_id[208];          /* the run id ci95_welch last dated, and its answer: */
+    bool welch;                  /* once a log, not once a row (#59: 200,000 rows) */
     char *fields[MAX_FIELDS];
 };
 
@@ -169,14 +171,18 @@ static void from_run_id(const char *run_id, char *night, size_t nn, char *host, 
 /* A row without energy_ratio_df whose run started before #57's energy_ratio_ci95 reached
  * main (TB_LOG_CI95_RESIDUAL_SINCE), by its log's run_id (else the row's): its t was
  * Welch-Satterthwaite's (logread.h). A run_id that names no time: today's definition. */
-static bool ci95_welch(const struct reader *rd, const char *row_run_id)
+static bool ci95_welch(struct reader *rd, const char *row_run_id)
 {
-    const char *id = rd->info->run_id[0] ? rd->info->run_id : row_run_id;
+    const char *id = rd->info->run_id[0] ? rd->info->run_id : row_run_id ? row_run_id : "";
+    if (rd->welch_id[0] && !strcmp(id, rd->welch_id))
+        return rd->welch;
     char name[NAME_MAX + 16];
     time_t t;
-    snprintf(name, sizeof(name), "%.200s.csv.gz", id ? id : "");
-    return tb_log_name_parse(name, NULL, 0, NULL, 0, &t) &&
-           (long long)t < TB_LOG_CI95_RESIDUAL_SINCE;
+    snprintf(name, sizeof(name), "%.200s.csv.gz", id);
+    rd->welch = tb_log_name_parse(name, NULL, 0, NULL, 0, &t) &&
+                (long long)t < TB_LOG_CI95_RESIDUAL_SINCE;
+    tb_strlcpy(rd->welch_id, id, sizeof(rd->welch_id));
+    return rd->welch;
 }
 
 /* energy_ratio_df as the meter writes it: whole degrees from 1 to TB_LOG_RATIO_DF_MAX (one
@@ -508,6 +514,8 @@ static void row(struct reader *rd, char *line)
 /* One whole line (no newline). -1 when the file is no log. */
 static int line(struct reader *rd, char *l)
 {
+    if (!l[0])
+        return 0;   /* first: a bomb of empty lines costs a test each, no more */
     if (rd->lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
         l += 3;   /* a log saved by a Windows editor: its byte-order mark is no text */
     l[strcspn(l, "\r")] = '\0';
@@ -516,7 +524,7 @@ static int line(struct reader *rd, char *l)
         return 0;
     }
     if (!l[0])
-        return 0;
+        return 0;   /* a line of "\r" alone */
     if (!rd->have_header)
         return header(rd, l);
     if (rd->ended) {   /* the end line is a log's last word: a row after it was added later */
