@@ -1,9 +1,11 @@
-/* test_stats.c: statistics, the stopping rule and bandwidth arithmetic. */
+/* test_stats.c: statistics, the stopping rule, bandwidth arithmetic, and grouping (lib/groups.h:
+ * the sizes compare shows). */
 #include "helpers.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "lib/groups.h"
 #include "lib/stats.h"
 
 static void test_stats_odd_even(void **state)
@@ -153,6 +155,51 @@ static void test_capped_majority(void **state)
     assert_false(tb_power_capped_majority(INFINITY, INFINITY));
 }
 
+static double next01(uint64_t *s)   /* a 64-bit LCG's top bits, in [0, 1) */
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Groups as one scan a group made them (the groups in the order of their first item, each
+ * group's items in theirs), over seeded keys with few and with many groups, one item, none. */
+static void test_groups_in_order_of_first_item(void **state)
+{
+    uint64_t seed = 3;
+    for (int round = 0; round < 40; round++) {
+        size_t n = round == 0 ? 0 : round == 1 ? 1 : (size_t)(next01(&seed) * 300);
+        int keys[300], span = round % 2 ? 5 : 1000;
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (int)(next01(&seed) * span) - span / 2;
+        size_t *order, *start, ng;
+        assert_int_equal(tb_groups(keys, n, sizeof(int), by_int, &order, &start, &ng), 0);
+        bool done[300] = { false };
+        size_t g = 0, k = 0;
+        for (size_t i = 0; i < n; i++) {   /* the reference: one scan a group */
+            if (done[i])
+                continue;
+            assert_true(g < ng);
+            assert_int_equal(start[g], k);
+            for (size_t j = i; j < n; j++)
+                if (!done[j] && keys[j] == keys[i]) {
+                    assert_int_equal(order[k++], j);
+                    done[j] = true;
+                }
+            g++;
+        }
+        assert_int_equal(ng, g);
+        assert_int_equal(start[ng], n);
+        free(order);
+        free(start);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_sd_of_steps_rms),
         cmocka_unit_test(test_t95_fractional),
         cmocka_unit_test(test_capped_majority),
+        cmocka_unit_test(test_groups_in_order_of_first_item),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }

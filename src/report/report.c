@@ -16,6 +16,7 @@
 
 #include "report/html.h"
 #include "report/plot.h"
+#include "lib/groups.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 
@@ -163,11 +164,15 @@ static void cell(FILE *f, const char *s)
     fputs("</td>", f);
 }
 
-static bool same_size(const void *v, size_t i, size_t j)
+/* The order of sizes (rows, columns, element type) that puts each size's points together */
+static int by_size(const void *x, const void *y)
 {
-    const struct tb_log_rec *a = (const struct tb_log_rec *)v + i,
-                                *b = (const struct tb_log_rec *)v + j;
-    return a->rows == b->rows && a->cols == b->cols && !strcmp(a->elem, b->elem);
+    const struct tb_log_rec *a = x, *b = y;
+    if (a->rows != b->rows)
+        return a->rows < b->rows ? -1 : 1;
+    if (a->cols != b->cols)
+        return a->cols < b->cols ? -1 : 1;
+    return strcmp(a->elem, b->elem);
 }
 
 /* Items v[0..n) fall into groups by same(); take_group fills idx with the group of item i
@@ -296,26 +301,22 @@ static int compare_all(const struct canvas *cv, const struct tb_log_rec *best, s
     size_t nb = 0;
     for (size_t i = 0; i < n; i++)
         find_or_add(boards, &nb, best[i].board);
-    bool *done = calloc(n ? n : 1, sizeof(*done));
-    size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+    size_t *order = NULL, *start = NULL, sizes = 0, shown = 0;
     struct tb_log_rec *grp = malloc((n ? n : 1) * sizeof(*grp));
-    int rc = done && idx && grp ? 0 : -1;
-    size_t groups = 0, shown = 0;   /* a page past its bound shows no more (html.h, #58) */
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (done[i])
-            continue;
-        size_t m = take_group(best, n, i, done, same_size, idx);
-        if (groups++, cv->html && tb_html_full(cv->html))
-            continue;
+    int rc = grp ? tb_groups(best, n, sizeof(*best), by_size, &order, &start, &sizes) : -1;
+    for (size_t g = 0; g < sizes && rc == 0; g++) {
+        if (cv->html && tb_html_full(cv->html))   /* a page past its bound shows no more */
+            break;                                 /* (html.h, #58) */
+        size_t m = start[g + 1] - start[g];
         for (size_t k = 0; k < m; k++)
-            grp[k] = best[idx[k]];
+            grp[k] = best[order[start[g] + k]];
         compare_size(cv, grp, m, boards, nb);
         shown++;
     }
-    if (rc == 0 && shown < groups)
-        tb_html_left_out(cv->html, "compare", groups - shown, groups, "sizes");
-    free(done);
-    free(idx);
+    if (rc == 0 && shown < sizes)
+        tb_html_left_out(cv->html, "compare", sizes - shown, sizes, "sizes");
+    free(order);
+    free(start);
     free(grp);
     if (rc)
         error("compare: out of memory for the charts");
