@@ -45,8 +45,8 @@ struct fitres {
 /* The first-order response at x: sum_k s_k (1 - exp(-(x - e_k) / tau)) over the edges
  * before x, kept as p - a with a = sum_k s_k exp(-(x - e_k) / tau), which decays by
  * exp(-dx / tau) from one poll to the next: one exp a poll and one an edge. The same sum to
- * within rounding (1e-16 of the step; the fits agree to 1e-9 relative, doc/results/
- * test-times-2026-12-08.md). */
+ * within rounding (1e-16 of the step: over 72 synthetic fits, 0.5-900 ms, the same model
+ * and length, the rms within 2e-10 relative, commit bd4facb). */
 struct ema_walk {
     size_t k;      /* edges passed */
     double x;      /* where a was last taken */

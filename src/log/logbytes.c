@@ -41,8 +41,9 @@ static void piece(struct tb_logbytes *lb, struct lines *ls, const char *p, size_
     if (ls->skipping)
         return;
     size_t room = TB_LOGBYTES_MAX_LINE - 1 - ls->len;   /* ls->len + 1 < MAX_LINE kept */
-    memcpy(ls->buf + ls->len, p, n < room ? n : room);
-    ls->len += n < room ? n : room;
+    size_t take = n < room ? n : room;
+    memcpy(ls->buf + ls->len, p, take);
+    ls->len += take;
     if (n > room) {
         ls->skipping = true;
         error("%s: %s:%ld: line longer than %d bytes; skipped", lb->who, lb->path,
